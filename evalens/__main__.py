@@ -1,0 +1,5 @@
+"""Allow ``python -m evalens``."""
+
+from evalens.cli import main
+
+raise SystemExit(main())

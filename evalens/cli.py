@@ -1,0 +1,54 @@
+"""The ``evalens`` command line: a thin dispatcher; each subcommand imports its module lazily.
+
+Start-up time matters (editors spawn ``evalens lsp``), so nothing heavy is imported here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+USAGE = """usage: evalens <command> [options]
+
+commands:
+  lsp                      start the language server on stdio
+  validate PATH...         validate eval files or folders (path:line:col: severity: message)
+  schema [--export DIR]    list the bundled JSON Schemas or write them to DIR
+  eval [CASE...]           run UAAPS eval cases (evalens eval --help)
+  run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
+"""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(USAGE, end="")
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command in {"--version", "-V"}:
+        from evalens import __version__
+
+        print(f"evalens {__version__}")
+        return 0
+    if command == "lsp":
+        from evalens.server.main import main as lsp_main
+
+        return lsp_main(rest)
+    if command == "validate":
+        from evalens.runner.cli_validate import main as validate_main
+
+        return validate_main(rest)
+    if command == "schema":
+        from evalens.runner.cli_schema import main as schema_main
+
+        return schema_main(rest)
+    if command == "eval":
+        from evalens.runner.cli_eval import main as eval_main
+
+        return eval_main(rest)
+    if command == "run":
+        from evalens.runner.cli_run import main as run_main
+
+        return run_main(rest)
+    print(f"evalens: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
+    return 2
