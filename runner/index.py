@@ -1,0 +1,218 @@
+"""The package index: what a skill package holds (skills, hooks, agents, fixtures, cases).
+
+Cross-file rules, completion and definition all ask this one index. It is cached per package root and
+dropped when the server learns that files changed (watched files, saves, edits of case files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from evalens.runner.problems import Span
+
+TextReader = Callable[[Path], str | None]
+
+
+def read_disk(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+@dataclass(slots=True)
+class SkillInfo:
+    name: str
+    path: Path  # SKILL.md
+    description: str = ""
+
+
+@dataclass(slots=True)
+class HookInfo:
+    event: str
+    path: Path  # hooks.json
+    line: int = 0
+
+
+@dataclass(slots=True)
+class CaseRef:
+    name: str
+    path: Path
+    span: Span
+
+
+def normalise_event(event: str) -> str:
+    """`pre-tool-use`, `PreToolUse` and `pre_tool_use` name the same hook event."""
+    return re.sub(r"[-_\s]", "", event).lower()
+
+
+def find_package_root(path: Path) -> Path | None:
+    """The package a file belongs to: the parent of its nearest ``evals/`` or ``skills/`` ancestor."""
+    path = path.resolve() if not path.is_absolute() else path
+    for parent in [path, *path.parents]:
+        if parent.name in {"evals", "skills"} and parent != path:
+            return parent.parent
+    return None
+
+
+def frontmatter_fields(text: str) -> dict[str, str]:
+    """`name` and `description` from a SKILL.md without a full parse (fast, tolerant)."""
+    from evalens.runner.documents import parse
+
+    doc = parse(text, "markdown")
+    if isinstance(doc.data, dict):
+        return {k: str(v) for k, v in doc.data.items() if isinstance(v, str | int | float)}
+    return {}
+
+
+@dataclass
+class PackageIndex:
+    """Lazily computed facts about one package root; cheap to rebuild."""
+
+    root: Path
+    reader: TextReader = read_disk
+    extra_cases: dict[Path, list[CaseRef]] = field(default_factory=dict)
+
+    @property
+    def evals_dir(self) -> Path:
+        return self.root / "evals"
+
+    @cached_property
+    def skills(self) -> dict[str, SkillInfo]:
+        out: dict[str, SkillInfo] = {}
+        base = self.root / "skills"
+        if base.is_dir():
+            for entry in sorted(base.iterdir()):
+                skill_md = entry / "SKILL.md"
+                if not skill_md.is_file():
+                    skill_md = entry / "skill.md"
+                if skill_md.is_file():
+                    fields = frontmatter_fields(self.reader(skill_md) or "")
+                    out[entry.name] = SkillInfo(entry.name, skill_md, fields.get("description", ""))
+        return out
+
+    @cached_property
+    def hooks(self) -> dict[str, HookInfo]:
+        """Events configured in ``hooks/hooks.json`` (Claude Code style or a flat event map)."""
+        path = self.root / "hooks" / "hooks.json"
+        text = self.reader(path) if path.is_file() else None
+        if not text:
+            return {}
+        try:
+            data = json.loads(text)
+        except ValueError:
+            return {}
+        events = data.get("hooks", data) if isinstance(data, dict) else {}
+        out: dict[str, HookInfo] = {}
+        if isinstance(events, dict):
+            lines = text.splitlines()
+            for event in events:
+                line = next((i for i, s in enumerate(lines) if f'"{event}"' in s), 0)
+                out[normalise_event(event)] = HookInfo(event, path, line)
+        return out
+
+    @cached_property
+    def agents(self) -> dict[str, Path]:
+        base = self.root / "agents"
+        if not base.is_dir():
+            return {}
+        out: dict[str, Path] = {}
+        for entry in sorted(base.iterdir()):
+            if entry.is_dir():
+                out[entry.name] = entry
+            elif entry.suffix == ".md":
+                out[entry.stem] = entry
+        return out
+
+    @cached_property
+    def fixtures(self) -> list[str]:
+        """Every file under ``evals/`` except cases and reports, relative to ``evals/``."""
+        out: list[str] = []
+        base = self.evals_dir
+        if not base.is_dir():
+            return out
+        for dirpath, dirnames, filenames in os.walk(base):
+            rel_dir = os.path.relpath(dirpath, base)
+            if rel_dir == ".":
+                dirnames[:] = [d for d in dirnames if d not in {"cases", "reports"}]
+            for name in filenames:
+                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
+                if rel != "eval-config.json":
+                    out.append(rel.replace(os.sep, "/"))
+        return sorted(out)
+
+    @cached_property
+    def case_files(self) -> list[Path]:
+        base = self.evals_dir / "cases"
+        if not base.is_dir():
+            return []
+        return sorted(p for p in base.iterdir() if p.suffix in {".yaml", ".yml"} and p.is_file())
+
+    @cached_property
+    def case_names(self) -> dict[str, list[CaseRef]]:
+        """Case name → every case file declaring it (for duplicate detection and selection)."""
+        from evalens.runner.documents import parse
+
+        out: dict[str, list[CaseRef]] = {}
+        for path in self.case_files:
+            refs = self.extra_cases.get(path)
+            if refs is None:
+                text = self.reader(path)
+                if text is None:
+                    continue
+                doc = parse(text, "yaml")
+                refs = []
+                if doc.root is not None and doc.root.kind == "map":
+                    node = doc.root.get("name")
+                    if node is not None and isinstance(node.value, str):
+                        refs.append(CaseRef(node.value, path, node.span))
+            for ref in refs:
+                out.setdefault(ref.name, []).append(ref)
+        return out
+
+    def fixture_exists(self, rel: str) -> bool:
+        return (self.evals_dir / rel).is_file()
+
+    @cached_property
+    def package_name(self) -> str:
+        manifest = self.root / "package.agent.json"
+        text = self.reader(manifest) if manifest.is_file() else None
+        if text:
+            try:
+                name = json.loads(text).get("name")
+                if isinstance(name, str):
+                    return name
+            except (ValueError, AttributeError):
+                pass
+        return self.root.name
+
+
+class IndexCache:
+    """One index per package root; ``invalidate`` drops what a file change may have altered."""
+
+    def __init__(self, reader: TextReader = read_disk) -> None:
+        self.reader = reader
+        self._by_root: dict[Path, PackageIndex] = {}
+
+    def for_file(self, path: Path) -> PackageIndex | None:
+        root = find_package_root(path)
+        if root is None:
+            return None
+        index = self._by_root.get(root)
+        if index is None:
+            index = self._by_root[root] = PackageIndex(root, self.reader)
+        return index
+
+    def invalidate(self, path: Path | None = None) -> None:
+        if path is None:
+            self._by_root.clear()
+            return
+        root = find_package_root(path)
+        if root is not None:
+            self._by_root.pop(root, None)

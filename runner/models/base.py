@@ -1,0 +1,114 @@
+"""Shared machinery for the eval-file models: documented fields and schema export.
+
+The pydantic models are the single source of truth for every file kind: the JSON Schemas in
+``schemas/`` are generated from them (``evalens schema --export``) and a test fails if they drift.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import GenerateJsonSchema
+
+SCHEMA_BASE_URI = "https://evalens.dev/schemas/"
+
+
+class EvalModel(BaseModel):
+    """Base of every file model: unknown keys are kept (forward compatibility), aliases accepted."""
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+
+class StrictEvalModel(BaseModel):
+    """For file kinds whose original tool rejects unknown keys."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def doc(
+    description: str,
+    *,
+    type_: str,
+    default: Any = ...,
+    unit: str | None = None,
+    example: Any = None,
+    required: bool = False,
+    alias: str | None = None,
+    extra_md: str = "",
+    **field_kwargs: Any,
+) -> Any:
+    """A ``Field`` whose plain and markdown descriptions name type, default, unit and example."""
+    md = [description.strip(), "", f"- **Type:** `{type_}`"]
+    md.append("- **Required:** yes" if required else "- **Required:** no")
+    if default is not ... and default is not None and default != [] and default != {}:
+        md.append(f"- **Default:** `{json.dumps(default)}`")
+    if unit:
+        md.append(f"- **Unit:** {unit}")
+    if example is not None:
+        shown = example if isinstance(example, str) else json.dumps(example)
+        md.append(f"- **Example:** `{shown}`")
+    if extra_md:
+        md += ["", extra_md.strip()]
+    plain = description.strip()
+    if default is not ... and default is not None and default != [] and default != {}:
+        plain += f" Default: {json.dumps(default)}."
+    if unit:
+        plain += f" Unit: {unit}."
+    schema_extra: dict[str, Any] = {"markdownDescription": "\n".join(md)}
+    if example is not None:
+        schema_extra["examples"] = [example]
+    kwargs: dict[str, Any] = {"description": plain, "json_schema_extra": schema_extra, **field_kwargs}
+    if alias:
+        kwargs["alias"] = alias
+    if default is ...:
+        return Field(..., **kwargs)
+    if isinstance(default, list | dict):
+        return Field(default_factory=lambda d=default: type(d)(d), **kwargs)
+    return Field(default, **kwargs)
+
+
+class _Generator(GenerateJsonSchema):
+    """Plain JSON Schema: optional fields are 'may be absent', not 'may be null'."""
+
+    def nullable_schema(self, schema):  # type: ignore[override]
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema):  # type: ignore[override]
+        out = super().default_schema(schema)
+        if out.get("default", 0) is None:
+            out.pop("default")
+        return out
+
+
+def export_schema(model: type[BaseModel], *, file_name: str, title: str, description: str) -> dict[str, Any]:
+    """Render ``model`` as a 2020-12 schema with ``$id``, title and markdown docs on every field."""
+    body = model.model_json_schema(by_alias=True, mode="validation", schema_generator=_Generator)
+    body.pop("title", None)
+    _clean(body)
+    body.pop("description", None)
+    out: dict[str, Any] = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": SCHEMA_BASE_URI + file_name,
+        "title": title,
+        "description": description,
+        "markdownDescription": description,
+    }
+    out.update(body)
+    return out
+
+
+def _clean(node: Any) -> None:
+    """Drop pydantic's auto-generated property titles; editors would show them instead of the docs."""
+    if isinstance(node, dict):
+        props = node.get("properties")
+        if isinstance(props, dict):
+            for sub in props.values():
+                if isinstance(sub, dict):
+                    sub.pop("title", None)
+        for value in node.values():
+            _clean(value)
+    elif isinstance(node, list):
+        for item in node:
+            _clean(item)

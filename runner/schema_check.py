@@ -1,0 +1,249 @@
+"""JSON Schema validation of a positioned document, with errors placed on the exact key or value.
+
+Range rules follow yaml-language-server: type/enum/pattern/bounds on the value; unknown and missing keys
+on the key. Unknown keys are warnings (UAAPS forward compatibility) with a "did you mean".
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from evalens.runner.documents import Node, ParsedDocument, Path
+from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
+
+_TYPE_WORDS = {
+    "string": "a string", "number": "a number", "integer": "an integer", "boolean": "`true` or `false`",
+    "array": "a list", "object": "a mapping", "null": "null",
+}
+
+
+def type_word(value: Any) -> str:
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return "null" if value is None else type(value).__name__
+
+
+def dotted(path: Path) -> str:
+    """``input.files[0]`` style name of a path, for messages."""
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "the document"
+
+
+@cache
+def validator_for(schema_json: str) -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(schema_json)
+    return Draft202012Validator(schema)
+
+
+def _cached_validator(schema: dict[str, Any]) -> Any:
+    key = schema.get("$id") or json.dumps(schema, sort_keys=True)
+    cached = _BY_ID.get(key)
+    if cached is None or cached[0] is not schema:
+        from jsonschema import Draft202012Validator
+
+        cached = (schema, Draft202012Validator(schema))
+        _BY_ID[key] = cached
+    return cached[1]
+
+
+_BY_ID: dict[str, tuple[dict[str, Any], Any]] = {}
+
+
+def check(doc: ParsedDocument, schema: dict[str, Any]) -> list[Problem]:
+    """Schema problems of ``doc`` (which must have parsed)."""
+    if doc.root is None:
+        return []
+    validator = _cached_validator(schema)
+    problems: list[Problem] = []
+    seen: set[tuple[Span, str]] = set()
+    for error in validator.iter_errors(doc.data):
+        for problem in _translate(doc, error):
+            key = (problem.span, problem.message)
+            if key not in seen:
+                seen.add(key)
+                problems.append(problem)
+    problems.extend(unknown_keys(doc, schema))
+    return problems
+
+
+def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
+    path: Path = tuple(error.absolute_path)
+    kind = error.validator
+    value = error.instance
+    name = dotted(path)
+    data = {"path": list(path), "validator": kind}
+    if kind in {"anyOf", "oneOf"} and error.context:
+        from jsonschema.exceptions import best_match
+
+        yield from _translate(doc, best_match(error.context))
+        return
+    if kind == "required":
+        missing = [k for k in error.validator_value if not (isinstance(value, dict) and k in value)]
+        span = _required_span(doc, path)
+        for key in missing:
+            where = f" in `{name}`" if path else ""
+            yield Problem(span, Severity.ERROR, "missing-key", f"Missing required field `{key}`{where}.",
+                          data={**data, "missing": key})
+        return
+    span = doc.span_for(path)
+    if kind == "type":
+        want = error.validator_value
+        wants = " or ".join(_TYPE_WORDS.get(w, w) for w in (want if isinstance(want, list) else [want]))
+        msg = f"`{name}` must be {wants}, not {type_word(value)}."
+    elif kind == "enum":
+        options = ", ".join(f"`{o}`" for o in error.validator_value)
+        msg = f"`{value}` is not a valid `{name}`; expected one of {options}."
+        data["options"] = list(error.validator_value)
+    elif kind == "const":
+        msg = f"`{name}` must be `{json.dumps(error.validator_value)}`, not `{json.dumps(value)}`."
+    elif kind == "pattern":
+        msg = f"`{value}` is not a valid `{name}` (must match `{error.validator_value}`)."
+    elif kind == "maxLength":
+        msg = f"`{name}` is {len(value)} characters long; at most {error.validator_value} are allowed."
+    elif kind == "minLength":
+        msg = (f"`{name}` must not be empty." if error.validator_value == 1
+               else f"`{name}` must be at least {error.validator_value} characters long.")
+    elif kind in {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}:
+        rel = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
+               "exclusiveMaximum": "less than"}[kind]
+        msg = f"`{name}` must be {rel} {error.validator_value}, not {value}."
+    elif kind == "minItems":
+        msg = f"`{name}` needs at least {error.validator_value} item(s)."
+    elif kind == "uniqueItems":
+        msg = f"`{name}` must not repeat items."
+    elif kind == "additionalProperties" and error.validator_value is False:
+        extras = [k for k in value if k not in error.schema.get("properties", {})] if isinstance(value, dict) else []
+        for key in extras:
+            yield _unknown_key_problem(doc, (*path, key), key, list(error.schema.get("properties", {})),
+                                       Severity.ERROR)
+        return
+    else:
+        msg = f"`{name}`: {error.message}"
+    yield Problem(span, Severity.ERROR, f"schema-{kind}", msg, data=data)
+
+
+def _required_span(doc: ParsedDocument, path: Path) -> Span:
+    """Missing keys go on the parent's key, or the first character of a list item / the document."""
+    if path and isinstance(path[-1], str):
+        ks = doc.key_span_at_path(path)
+        if ks is not None:
+            return ks
+    node = doc.node_at_path(path)
+    if node is not None:
+        s = node.span
+        if node.kind == "map" and node.entries:
+            first = node.entries[0][1]
+            return Span(first.start_line, first.start_col, first.end_line, first.end_col)
+        return Span(s.start_line, s.start_col, s.start_line, s.start_col + 1)
+    return doc.span_for(path, prefer_key=True)
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    while isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        schema = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        ref = target.get("$ref") if isinstance(target, dict) else None
+    return schema
+
+
+def subschema(root: dict[str, Any], path: Path) -> dict[str, Any] | None:
+    """The schema that applies at ``path`` (following properties / items / $ref), if it can be known."""
+    schema = _resolve(root, root)
+    for part in path:
+        if isinstance(part, int):
+            items = schema.get("items")
+            if not isinstance(items, dict):
+                return None
+            schema = _resolve(items, root)
+        else:
+            props = schema.get("properties", {})
+            if part in props:
+                schema = _resolve(props[part], root)
+            elif isinstance(schema.get("additionalProperties"), dict):
+                schema = _resolve(schema["additionalProperties"], root)
+            else:
+                return None
+        if "anyOf" in schema and "properties" not in schema:
+            objects = [_resolve(s, root) for s in schema["anyOf"] if isinstance(s, dict)]
+            objects = [s for s in objects if s.get("type") in {"object", "array"} or "properties" in s]
+            if len(objects) == 1:
+                schema = objects[0]
+    return schema
+
+
+def unknown_keys(doc: ParsedDocument, root_schema: dict[str, Any]) -> list[Problem]:
+    """Keys a schema does not define, where it allows extras: warnings with a did-you-mean fix."""
+    out: list[Problem] = []
+
+    def walk(node: Node, schema: dict[str, Any], path: Path) -> None:
+        if node.kind == "map":
+            props = schema.get("properties")
+            addl = schema.get("additionalProperties", True)
+            for key, _kspan, child in node.entries:
+                if isinstance(props, dict) and key in props:
+                    walk(child, _resolve(props[key], root_schema), (*path, key))
+                elif isinstance(addl, dict):
+                    walk(child, _resolve(addl, root_schema), (*path, key))
+                elif isinstance(props, dict) and props and addl is not False and not key.startswith("$"):
+                    out.append(_unknown_key_problem(doc, (*path, key), key, list(props), Severity.WARNING))
+        elif node.kind == "seq":
+            items = schema.get("items")
+            if isinstance(items, dict):
+                item_schema = _resolve(items, root_schema)
+                for i, child in enumerate(node.items):
+                    walk(child, item_schema, (*path, i))
+
+    if doc.root is not None:
+        walk(doc.root, _resolve(root_schema, root_schema), ())
+    return out
+
+
+def suggest(word: str, options: list[str]) -> str | None:
+    """The closest known name to a misspelt one, if any is close."""
+    lowered = {o.lower().replace("_", "-"): o for o in options}
+    match = difflib.get_close_matches(word.lower().replace("_", "-"), list(lowered), n=1, cutoff=0.72)
+    return lowered[match[0]] if match else None
+
+
+def _unknown_key_problem(doc: ParsedDocument, path: Path, key: str, known: list[str],
+                         severity: Severity) -> Problem:
+    parent = dotted(path[:-1])
+    where = f"`{parent}`" if path[:-1] else "this file"
+    span = doc.key_span_at_path(path) or doc.span_for(path)
+    near = suggest(key, known)
+    fixes: list[Fix] = []
+    if near:
+        msg = f"`{key}` is not a field of {where}; did you mean `{near}`?"
+        fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(_key_text_span(doc, span), near),)))
+    else:
+        msg = f"`{key}` is not a field of {where}; it is ignored. Known fields: {', '.join(known)}."
+    return Problem(span, severity, "unknown-key", msg, fixes=fixes,
+                   data={"path": list(path), "suggestion": near})
+
+
+def _key_text_span(doc: ParsedDocument, span: Span) -> Span:
+    """The key's text without its quotes, so a rename keeps the quoting style."""
+    if span.start_line == span.end_line and span.start_line < len(doc.lines):
+        text = doc.lines[span.start_line][span.start_col:span.end_col]
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
+    return span

@@ -1,0 +1,99 @@
+"""One validation path for the server and ``evalens validate``: detect → parse → schema → rules."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.runner import schema_check
+from evalens.runner.documents import ParsedDocument
+from evalens.runner.formats.base import Format, RuleContext
+from evalens.runner.formats.registry import candidates, detect
+from evalens.runner.index import IndexCache
+from evalens.runner.problems import Problem, Severity, Span
+
+
+@dataclass(slots=True)
+class Validation:
+    """Everything features need about one document version."""
+
+    path: str
+    format: Format | None
+    doc: ParsedDocument | None
+    problems: list[Problem] = field(default_factory=list)
+    lookalike: Format | None = None
+
+
+def validate_text(path: str, text: str, indexes: IndexCache | None = None,
+                  settings: dict[str, Any] | None = None) -> Validation:
+    """Validate one document; never raises for bad input."""
+    detection = detect(path, text)
+    fmt, doc = detection.format, detection.doc
+    if fmt is None:
+        problems: list[Problem] = []
+        if detection.lookalike is not None and doc is not None:
+            first = doc.lines[0] if doc.lines else ""
+            problems.append(Problem(Span(0, 0, 0, max(1, len(first))), Severity.HINT, "lookalike",
+                                    detection.lookalike.lookalike_hint))
+        return Validation(path, None, doc, problems, detection.lookalike)
+    assert doc is not None
+    problems = list(doc.problems)
+    if doc.ok:
+        index = indexes.for_file(Path(path)) if indexes is not None else None
+        ctx = RuleContext(path, index, settings or {})
+        schema = fmt.schema()
+        found = schema_check.check(doc, schema) if schema is not None and doc.data is not None else []
+        problems += fmt.refine(doc, found, ctx)
+        problems += fmt.rules(doc, ctx)
+    problems.sort(key=Problem.sort_key)
+    return Validation(path, fmt, doc, problems)
+
+
+def rule_context(path: str, indexes: IndexCache | None, settings: dict[str, Any] | None = None) -> RuleContext:
+    index = indexes.for_file(Path(path)) if indexes is not None else None
+    return RuleContext(path, index, settings or {})
+
+
+def read_source(path: Path) -> tuple[str | None, Problem | None]:
+    """Read a file as UTF-8; undecodable bytes become a problem at their position."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        return None, Problem(Span.point(0), Severity.ERROR, "unreadable", f"Cannot read file: {exc.strerror}")
+    try:
+        return raw.decode("utf-8-sig"), None
+    except UnicodeDecodeError as exc:
+        before = raw[: exc.start].decode("utf-8", errors="replace")
+        line = before.count("\n")
+        col = len(before) - (before.rfind("\n") + 1)
+        return None, Problem(Span(line, col, line, col + 1), Severity.ERROR, "encoding",
+                             f"File is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}).")
+
+
+SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "build", "dist", ".tools"}
+
+
+def iter_candidate_files(paths: Iterable[Path]) -> Iterator[Path]:
+    """Files under ``paths`` that some format claims by path (folders are walked)."""
+    for path in paths:
+        if path.is_file():
+            yield path
+            continue
+        for dirpath, dirnames, filenames in os.walk(path):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+            for name in sorted(filenames):
+                full = os.path.join(dirpath, name)
+                if candidates(full):
+                    yield Path(full)
+
+
+def validate_file(path: Path, indexes: IndexCache | None = None,
+                  settings: dict[str, Any] | None = None) -> Validation:
+    text, problem = read_source(path)
+    if text is None:
+        fmts = candidates(str(path))
+        return Validation(str(path), fmts[0] if fmts else None, None, [problem] if problem else [])
+    return validate_text(str(path), text, indexes, settings)
