@@ -227,6 +227,29 @@ class JudgeVerdict(EvalModel):
     model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
 
 
+class ReportCheck(EvalModel):
+    """One entry of a case's `expected` block and whether it held (evalens extension)."""
+
+    kind: Literal["contains", "not_contains", "files_created", "agent_blocked"] = doc(
+        "Check kind, snake_case as in `deterministic_checks`.", type_="string", example="contains")
+    value: str | bool = doc("The exact entry: substring, path, or expected boolean.", type_="string | boolean",
+                            example="EXTRACTED")
+    status: CheckStatus = doc("PASS or FAIL.", type_="string", example="FAIL")
+    detail: str | None = doc("Why it failed.", type_="string", default=None,
+                             example="output does not contain 'EXTRACTED'")
+
+
+class ReportSandbox(EvalModel):
+    """How the agent was isolated (evalens extension)."""
+
+    enforced: bool = doc("True when bubblewrap enforced network and writable paths; false when the run fell "
+                         "back to the engine's own sandbox.", type_="boolean", example=True)
+    method: str = doc("`bubblewrap` or `engine`.", type_="string", example="bubblewrap")
+    network: bool = doc("Whether the agent's tools had network access.", type_="boolean", example=False)
+    writable_paths: list[str] | None = doc("Writable paths relative to the workspace (absent: all of it).",
+                                           type_="string[]", default=None, example=["output/"])
+
+
 class ReportCase(EvalModel):
     """One case's outcome."""
 
@@ -244,6 +267,20 @@ class ReportCase(EvalModel):
                                            type_="string", default=None, example="| Quarter | Revenue |")
     error: str | None = doc("Why the case errored or was skipped.", type_="string", default=None,
                             example="timed out after 120 s")
+    checks: list[ReportCheck] = doc("Every deterministic check entry with its exact value (evalens extension).",
+                                    type_="object[]", default=[],
+                                    example=[{"kind": "contains", "value": "EXTRACTED", "status": "PASS"}])
+    runs: int | None = doc("How many times the case ran (`--runs`); absent for a single run.", type_="integer",
+                           default=None, example=3)
+    pass_rate: float | None = doc("Passing runs / runs, with `--runs` (evalens extension).", type_="number",
+                                  default=None, example=0.67)
+    run_verdicts: list[Verdict] = doc("Verdict of each run, with `--runs` (evalens extension).",
+                                      type_="string[]", default=[], example=["PASS", "FAIL", "PASS"])
+    case_file: str | None = doc("Case file the case came from (evalens extension).", type_="string",
+                                default=None, example="evals/cases/01-extract-text.yaml")
+    artifacts: str | None = doc("Folder with the transcript and captured files, relative to the report "
+                                "(evalens extension; used by `evalens eval --rejudge`).", type_="string",
+                                default=None, example="2026-02-22T14-30-00Z/extract-text")
 
 
 class EvalReport(EvalModel):
@@ -266,6 +303,11 @@ class EvalReport(EvalModel):
                                  example={"total": 1, "passed": 1, "failed": 0, "skipped": 0, "pass_rate": 1.0})
     cases: list[ReportCase] = doc("Per-case outcomes.", type_="object[]", default=[],
                                   example=[{"name": "pdf-table-extraction", "verdict": "PASS"}])
+    sandbox: ReportSandbox | None = doc("How the agent was isolated (evalens extension).", type_="object",
+                                        default=None, example={"enforced": True, "method": "bubblewrap",
+                                                               "network": False})
+    interrupted: bool = doc("True when the run was interrupted (Ctrl-C / cancelled) and the report is partial "
+                            "(evalens extension).", type_="boolean", default=False, example=False)
 
 
 def load_config(path: Path) -> EvalConfig:

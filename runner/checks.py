@@ -1,0 +1,70 @@
+"""Deterministic checks of a case's `expected` block against the agent's output, workspace and event stream.
+
+Each declared entry yields one :class:`CheckResult` naming the exact value that failed (the missing `contains`
+string, the absent `files-created` path), so editors can point at it. Kinds use the report's snake_case names.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from evalens.runner.engines.base import Transcript
+from evalens.runner.models.uaaps import CaseExpected
+from pydantic import BaseModel, Field
+
+CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
+
+
+class CheckResult(BaseModel):
+    """One entry of `expected` and whether it held."""
+
+    kind: CheckKind = Field(description="Check kind, snake_case as in the report (`not_contains`, ...).")
+    value: str | bool = Field(description="The exact entry: the substring, the path, or the expected boolean.")
+    status: Literal["PASS", "FAIL"] = Field(description="Whether this entry held.")
+    detail: str = Field(default="", description="Why it failed, in words a user can act on.")
+
+
+def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str]) -> list[CheckResult]:
+    """All declared checks (not fail-fast within the list: every failing entry is reported)."""
+    results: list[CheckResult] = []
+    output = transcript.output
+    for needle in expected.contains:
+        ok = needle in output
+        results.append(CheckResult(kind="contains", value=needle, status="PASS" if ok else "FAIL",
+                                   detail="" if ok else f"output does not contain {needle!r}"))
+    for needle in expected.not_contains:
+        ok = needle not in output
+        results.append(CheckResult(kind="not_contains", value=needle, status="PASS" if ok else "FAIL",
+                                   detail="" if ok else f"output contains forbidden {needle!r}"))
+    created = set(files_created)
+    for path in expected.files_created:
+        norm = path.strip()[2:] if path.strip().startswith("./") else path.strip()
+        ok = norm in created
+        results.append(CheckResult(kind="files_created", value=path, status="PASS" if ok else "FAIL",
+                                   detail="" if ok else f"the agent did not create {path}"))
+    if expected.agent_blocked is not None:
+        ok = transcript.blocked == expected.agent_blocked
+        if ok:
+            detail = ""
+        elif expected.agent_blocked:
+            detail = "expected the agent to be blocked by a hook, but no tool call was denied"
+        else:
+            detail = "the agent was blocked: " + "; ".join(transcript.blocked_reasons)[:300]
+        results.append(CheckResult(kind="agent_blocked", value=expected.agent_blocked,
+                                   status="PASS" if ok else "FAIL", detail=detail))
+    return results
+
+
+def summarise(results: list[CheckResult]) -> dict[str, str]:
+    """Per-kind PASS/FAIL for the report's `deterministic_checks` (a kind fails if any entry fails)."""
+    out: dict[str, str] = {}
+    for r in results:
+        if out.get(r.kind) != "FAIL":
+            out[r.kind] = r.status
+    return out
+
+
+def files_created(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """Paths that exist after the run and did not before, or whose size/mtime changed (an empty placeholder
+    that the agent filled counts as created)."""
+    return sorted(p for p, meta in after.items() if before.get(p) != meta)

@@ -1,0 +1,180 @@
+"""What every agent engine adapter provides: how to install into a workspace, launch headless, and read the trace.
+
+An engine knows its CLI (flags, env, config files) and its event-stream shape; it knows nothing of sandboxing,
+timeouts or verdicts. The runner gives it a :class:`SandboxPaths` and gets back an :class:`AgentCommand`, then
+hands the captured streams to :meth:`Engine.parse` to get a typed :class:`Transcript`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+
+class EngineNotFound(Exception):
+    """The engine's CLI binary cannot be found; the message says where evalens looked."""
+
+
+@dataclass(slots=True)
+class SandboxPaths:
+    """Per-run directories; all private to one case run and removed afterwards."""
+
+    root: Path  # the run directory (holds everything below)
+    workspace: Path  # the agent's cwd
+    home: Path  # fresh HOME
+    config_home: Path  # engine config dir (CLAUDE_CONFIG_DIR / CODEX_HOME)
+    logs: Path  # captured stdout/stderr, bridge sockets
+
+
+@dataclass(slots=True)
+class AgentCommand:
+    """A fully specified headless invocation: argv, the engine's own env additions, files it reads at start."""
+
+    argv: list[str]
+    env: dict[str, str]
+    stdout_name: str = "stdout.jsonl"
+    stderr_name: str = "stderr.txt"
+    # Whether the engine should rely on its own sandbox (no outer bubblewrap) — informative only.
+    engine_sandbox: bool = False
+
+
+@dataclass(slots=True)
+class Transcript:
+    """The engine-neutral facts the checks and the judge need, extracted from the event stream."""
+
+    output: str = ""
+    events: list[dict[str, Any]] = field(default_factory=list)
+    model: str | None = None
+    session_id: str | None = None
+    blocked: bool = False
+    blocked_reasons: list[str] = field(default_factory=list)
+    skills_activated: list[str] = field(default_factory=list)
+    error: str | None = None  # set when the agent failed (API error, crash, missing result)
+    exit_code: int | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    extra_files: dict[str, Path] = field(default_factory=dict)  # artifact name → source (rollout, transcript)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "output": self.output,
+            "model": self.model,
+            "session_id": self.session_id,
+            "blocked": self.blocked,
+            "blocked_reasons": self.blocked_reasons,
+            "skills_activated": self.skills_activated,
+            "error": self.error,
+            "exit_code": self.exit_code,
+            "usage": self.usage,
+        }
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Parse JSON lines, skipping non-JSON noise (both CLIs may print warnings to stdout)."""
+    import json
+
+    events: list[dict[str, Any]] = []
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return events
+    for line in text.splitlines():
+        line = line.strip()
+        if not line.startswith("{"):
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            events.append(value)
+    return events
+
+
+def tools_bin_dirs() -> list[Path]:
+    """Where ``.ci/install-agents.sh`` puts the CLIs: ``$EVALENS_TOOLS_DIR`` or the checkout's ``.tools``."""
+    dirs: list[Path] = []
+    env_dir = os.environ.get("EVALENS_TOOLS_DIR")
+    if env_dir:
+        dirs.append(Path(env_dir) / "node" / "node_modules" / ".bin")
+    dirs.append(Path(__file__).resolve().parents[2] / ".tools" / "node" / "node_modules" / ".bin")
+    return dirs
+
+
+def find_binary(name: str, override_env: str) -> Path:
+    """Locate a CLI: ``$<override_env>``, then the tools dirs, then PATH."""
+    override = os.environ.get(override_env)
+    if override:
+        path = Path(override)
+        if path.is_file() and os.access(path, os.X_OK):
+            return path
+        raise EngineNotFound(f"{override_env}={override} is not an executable file")
+    for directory in tools_bin_dirs():
+        candidate = directory / name
+        if candidate.exists() and os.access(candidate, os.X_OK):
+            return candidate
+    found = shutil.which(name)
+    if found:
+        return Path(found)
+    looked = ", ".join(str(d) for d in tools_bin_dirs())
+    raise EngineNotFound(
+        f"`{name}` not found (looked in ${override_env}, {looked} and PATH); run .ci/install-agents.sh"
+    )
+
+
+@lru_cache(maxsize=16)
+def binary_version(binary: str) -> str | None:
+    """``<binary> --version``, cached per path (a few hundred ms per call, so once per process)."""
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = (out.stdout or out.stderr).strip().splitlines()
+    return text[0].strip() if text else None
+
+
+class Engine(ABC):
+    """One agent CLI. Subclasses are stateless apart from the resolved binary."""
+
+    name: str
+    binary_name: str
+    binary_env: str
+    skills_dir: str  # where skills are discovered, relative to the workspace
+    rules_file: str  # CLAUDE.md / AGENTS.md
+    default_provider: str  # "anthropic" / "openai": provider of the agent's own model
+    key_env: tuple[str, ...]  # env vars that may carry the agent's API key
+
+    def __init__(self) -> None:
+        self._binary: Path | None = None
+
+    @property
+    def binary(self) -> Path:
+        if self._binary is None:
+            self._binary = find_binary(self.binary_name, self.binary_env)
+        return self._binary
+
+    def version(self) -> str | None:
+        return binary_version(str(self.binary))
+
+    @abstractmethod
+    def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
+                outer_sandbox: bool, network: bool) -> AgentCommand:
+        """Build the headless invocation. ``env`` is the already-filtered environment the agent will get."""
+
+    @abstractmethod
+    def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
+        """Write normalised Claude-style hook settings where this engine reads project hooks."""
+
+    @abstractmethod
+    def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
+        """Turn captured output into a :class:`Transcript`; sets ``error`` when the run is unusable."""
+
+    def model_endpoints(self, env: dict[str, str]) -> list[str]:
+        """Base URLs the agent must reach for its model (bridged into a network-less sandbox)."""
+        return []

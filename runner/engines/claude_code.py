@@ -1,0 +1,155 @@
+"""Claude Code (`claude -p`) as an eval engine: stream-json events, project hooks, `.claude/skills`.
+
+Invocation, env and detection follow shared/reference/agent-clis.md §2 (verified against claude 2.1.x).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
+
+BLOCKED_PREFIX = "PreToolUse:"
+
+
+def _settings_path(paths: SandboxPaths) -> Path:
+    return paths.workspace / ".claude" / "settings.json"
+
+
+def merge_settings(paths: SandboxPaths, extra: dict[str, Any]) -> None:
+    """Merge keys into the workspace's `.claude/settings.json` (project settings are the only source loaded)."""
+    path = _settings_path(paths)
+    data: dict[str, Any] = {}
+    if path.is_file():
+        data = json.loads(path.read_text(encoding="utf-8"))
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key].update(value)
+        else:
+            data[key] = value
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+
+
+def _text_blocks(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    out = []
+    for block in content or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            out.append(str(block.get("text", "")))
+    return out
+
+
+def _tool_result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, list):
+        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
+    return str(content or "")
+
+
+class ClaudeCode(Engine):
+    name = "claude-code"
+    binary_name = "claude"
+    binary_env = "EVALENS_CLAUDE_BIN"
+    skills_dir = ".claude/skills"
+    rules_file = "CLAUDE.md"
+    default_provider = "anthropic"
+    key_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+
+    def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
+                outer_sandbox: bool, network: bool) -> AgentCommand:
+        if not outer_sandbox and not network:
+            # No bubblewrap: the best the engine itself offers is denying its web tools.
+            merge_settings(paths, {"permissions": {"deny": ["WebFetch", "WebSearch"]}})
+        argv = [str(self.binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
+                "--include-hook-events", "--setting-sources", "project", "--dangerously-skip-permissions"]
+        if model:
+            argv += ["--model", model]
+        own_env = {
+            "HOME": str(paths.home),
+            "CLAUDE_CONFIG_DIR": str(paths.config_home),
+            "IS_SANDBOX": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "CLAUDE_CODE_MAX_RETRIES": env.get("CLAUDE_CODE_MAX_RETRIES", "1"),
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+        }
+        return AgentCommand(argv=argv, env=own_env, engine_sandbox=not outer_sandbox)
+
+    def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
+        merge_settings(paths, {"hooks": hooks})
+
+    def model_endpoints(self, env: dict[str, str]) -> list[str]:
+        return [env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"]
+
+    def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
+        events = read_jsonl(stdout)
+        t = Transcript(events=events, exit_code=exit_code)
+        texts: list[str] = []
+        result: dict[str, Any] | None = None
+        for ev in events:
+            kind = ev.get("type")
+            if kind == "system" and ev.get("subtype") == "init":
+                t.model = ev.get("model") or t.model
+                t.session_id = ev.get("session_id") or t.session_id
+            elif kind == "system" and ev.get("subtype") == "hook_response":
+                if ev.get("exit_code") == 2:
+                    t.blocked = True
+                    t.blocked_reasons.append(str(ev.get("stderr") or ev.get("hook_name") or "hook exited 2"))
+                elif '"permissionDecision": "deny"' in json.dumps(ev.get("output") or "") or \
+                        '"permissionDecision":"deny"' in str(ev.get("stdout") or ""):
+                    t.blocked = True
+                    t.blocked_reasons.append(f"{ev.get('hook_name')}: permissionDecision deny")
+            elif kind == "assistant":
+                message = ev.get("message") or {}
+                texts.extend(_text_blocks(message.get("content")))
+                for block in message.get("content") or []:
+                    if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Skill":
+                        skill = (block.get("input") or {}).get("skill")
+                        if skill:
+                            t.skills_activated.append(str(skill))
+            elif kind == "user":
+                for block in (ev.get("message") or {}).get("content") or []:
+                    if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
+                        text = _tool_result_text(block)
+                        if text.startswith(BLOCKED_PREFIX):
+                            t.blocked = True
+                            t.blocked_reasons.append(text[:300])
+            elif kind == "result":
+                result = ev
+        if result is not None:
+            t.session_id = result.get("session_id") or t.session_id
+            usage_models = list((result.get("modelUsage") or {}).keys())
+            if not t.model and usage_models:
+                t.model = usage_models[0].split("[", 1)[0]
+            t.usage = {"usage": result.get("usage"), "total_cost_usd": result.get("total_cost_usd"),
+                       "num_turns": result.get("num_turns"), "duration_ms": result.get("duration_ms")}
+            for denial in result.get("permission_denials") or []:
+                t.blocked = True
+                t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
+            t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
+            if result.get("is_error"):
+                status = result.get("api_error_status")
+                detail = str(result.get("result") or result.get("subtype") or "error")[:300]
+                t.error = f"agent error{f' (API status {status})' if status else ''}: {detail}"
+        else:
+            t.output = "\n".join(texts)
+            t.error = "the agent produced no result event" + _stderr_tail(stderr)
+        if t.error is None and exit_code not in (0, None):
+            t.error = f"agent exited with status {exit_code}" + _stderr_tail(stderr)
+        if t.session_id:
+            for found in paths.config_home.glob(f"projects/*/{t.session_id}.jsonl"):
+                t.extra_files["claude-session.jsonl"] = found
+        return t
+
+
+def _stderr_tail(stderr: Path) -> str:
+    try:
+        text = stderr.read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        return ""
+    return f": {text[-300:]}" if text else ""

@@ -1,0 +1,154 @@
+"""Install a skill package into a sandbox workspace the way the chosen engine discovers it.
+
+Skills go to the engine's skills folder, ``hooks/hooks.json`` becomes project hook settings (script paths made
+absolute), ``rules/*.md`` become CLAUDE.md / AGENTS.md, and a minimal ``package.agent.json`` is generated — the
+UAAPS eval flow's "install the package" step (formats.md §2.7).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.engines.base import Engine, SandboxPaths
+
+PACKAGE_COPY = ".evalens-package"  # holds hook scripts and helper files, relative to the workspace
+ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT", "${PACKAGE_ROOT}", "$PACKAGE_ROOT")
+COPIED_DIRS = ("hooks", "scripts", "bin")
+
+
+class PackageError(Exception):
+    """The package cannot be installed (e.g. malformed hooks.json); the message names the file."""
+
+
+@dataclass(slots=True)
+class PackageInfo:
+    """What the runner reports and installs about a package."""
+
+    root: Path
+    name: str
+    version: str | None
+    skills: dict[str, Path] = field(default_factory=dict)  # name → skill directory
+    hooks: dict[str, Any] = field(default_factory=dict)  # normalised Claude-style event map (relative commands)
+    rules: list[Path] = field(default_factory=list)
+
+
+def _pascal_event(event: str) -> str:
+    """``preToolUse`` / ``pre-tool-use`` / ``PreToolUse`` → ``PreToolUse`` (what both CLIs expect)."""
+    parts = re.split(r"[-_\s]+", event)
+    if len(parts) > 1:
+        return "".join(p[:1].upper() + p[1:] for p in parts)
+    return event[:1].upper() + event[1:]
+
+
+def _normalise_hooks(data: Any, source: Path) -> dict[str, Any]:
+    events = data.get("hooks", data) if isinstance(data, dict) else None
+    if not isinstance(events, dict):
+        raise PackageError(f"{source}: expected an object with a `hooks` map of events")
+    out: dict[str, Any] = {}
+    for event, groups in events.items():
+        if not isinstance(groups, list):
+            raise PackageError(f"{source}: hooks.{event} must be a list")
+        norm_groups = []
+        for group in groups:
+            if not isinstance(group, dict):
+                raise PackageError(f"{source}: hooks.{event} entries must be objects")
+            if "hooks" in group:
+                handlers = group["hooks"]
+            else:  # flat form {command, matcher, timeout}
+                handlers = [{k: v for k, v in group.items() if k != "matcher"}]
+            norm_handlers = []
+            for handler in handlers:
+                handler = dict(handler)
+                handler.setdefault("type", "command")
+                norm_handlers.append(handler)
+            norm = {"hooks": norm_handlers}
+            if "matcher" in group:
+                norm["matcher"] = group["matcher"]
+            norm_groups.append(norm)
+        out[_pascal_event(str(event))] = norm_groups
+    return out
+
+
+def read_package(root: Path) -> PackageInfo:
+    """Read name, version, skills, hooks and rules from a package root (no copying)."""
+    name, version = root.name, None
+    manifest = root / "package.agent.json"
+    if manifest.is_file():
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise PackageError(f"{manifest}: not valid JSON ({exc})") from exc
+        if isinstance(data, dict):
+            name = str(data.get("name") or name)
+            version = str(data["version"]) if data.get("version") is not None else None
+    info = PackageInfo(root=root, name=name, version=version)
+    skills_base = root / "skills"
+    if skills_base.is_dir():
+        for entry in sorted(skills_base.iterdir()):
+            if (entry / "SKILL.md").is_file() or (entry / "skill.md").is_file():
+                info.skills[entry.name] = entry
+    hooks_file = root / "hooks" / "hooks.json"
+    if hooks_file.is_file():
+        try:
+            info.hooks = _normalise_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), hooks_file)
+        except ValueError as exc:
+            raise PackageError(f"{hooks_file}: not valid JSON ({exc})") from exc
+    rules_base = root / "rules"
+    if rules_base.is_dir():
+        info.rules = sorted(p for p in rules_base.glob("*.md") if p.is_file())
+    return info
+
+
+def _absolute_command(command: str, copy_root: Path) -> str:
+    """Point a hook command at the installed copy: expand root variables and make a relative script absolute."""
+    for var in ROOT_VARS:
+        command = command.replace(var, str(copy_root))
+    try:
+        first = shlex.split(command)[0] if command.strip() else ""
+    except ValueError:
+        return command
+    rel = first[2:] if first.startswith("./") else first
+    if rel and not rel.startswith(("/", "$", "~")) and (copy_root / rel).exists():
+        command = shlex.quote(str(copy_root / rel)) + command.strip()[len(first):]
+    return command
+
+
+def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> list[str]:
+    """Install into ``paths.workspace``; returns the workspace-relative paths written (excluded from checks)."""
+    ws = paths.workspace
+    written: list[str] = []
+    for name, src in info.skills.items():
+        dest = ws / engine.skills_dir / name
+        shutil.copytree(src, dest, symlinks=False, dirs_exist_ok=True)
+        written.append(f"{engine.skills_dir}/{name}")
+    copy_root = ws / PACKAGE_COPY
+    if info.hooks:
+        for dirname in COPIED_DIRS:
+            src = info.root / dirname
+            if src.is_dir():
+                shutil.copytree(src, copy_root / dirname, symlinks=False, dirs_exist_ok=True)
+        hooks = json.loads(json.dumps(info.hooks))
+        for groups in hooks.values():
+            for group in groups:
+                for handler in group["hooks"]:
+                    if isinstance(handler.get("command"), str):
+                        handler["command"] = _absolute_command(handler["command"], copy_root)
+        engine.install_hooks(paths, hooks)
+        written.append(PACKAGE_COPY)
+    if info.rules:
+        text = "\n\n".join(p.read_text(encoding="utf-8") for p in info.rules)
+        (ws / engine.rules_file).write_text(text, encoding="utf-8")
+        written.append(engine.rules_file)
+    manifest = {"name": info.name, "version": info.version or "0.0.0",
+                "skills": [f"skills/{n}" for n in info.skills]}
+    if info.hooks:
+        manifest["hooks"] = "hooks/hooks.json"
+    (ws / "package.agent.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    written.append("package.agent.json")
+    return written

@@ -1,0 +1,741 @@
+"""A scripted fake model server for offline agent-CLI and SDK tests (stdlib only, 127.0.0.1 only).
+
+It speaks the Anthropic Messages API (streaming SSE and non-stream), the OpenAI Responses API (streaming and
+non-stream) and OpenAI Chat Completions (streaming and non-stream), so the real ``claude`` and ``codex`` CLIs and the
+``anthropic`` / ``openai`` SDKs can all talk to it.
+
+Run it standalone::
+
+    python tests/fakemodel/server.py --port-file /tmp/port [--log-dir DIR] [--idle-timeout 300]
+
+It binds 127.0.0.1 on port 0 (or ``--port``), writes the bound port to ``--port-file`` and stops by itself after
+``--idle-timeout`` seconds without a request.
+
+How a reply is chosen
+---------------------
+* The scenario is picked by a ``SCENARIO=<name>`` token in the *user-authored* content (not the system prompt);
+  otherwise the server default (``--default-scenario``, default ``done``) is used.
+* A scenario is a list of steps. Step *i* is played when the conversation already holds *i* tool results, so the
+  server is stateless; past the end the last step repeats.
+* A request offering no tools is a side call: if its text mentions ``verdict`` it is a *judge* call and gets the judge
+  reply chosen by a ``JUDGE=<pass|fail|garbage|flaky>`` token anywhere in the request (default ``pass``); other side
+  calls (Claude's session title) get a short text.
+* Placeholders in step strings: ``{cwd}`` (from Claude's ``Primary working directory:`` line or Codex's ``<cwd>``),
+  ``{marker}`` (from a ``MARKER=<word>`` token in user content), ``{fake_port}`` (this server's port) and
+  ``{last_tool_output}`` (the text of the newest tool result, bounded to 4000 characters).
+* Generic steps map to whatever the request offers: ``write`` becomes Claude's ``Write`` tool (absolute path) or a
+  shell command for Codex; ``shell`` becomes ``Bash`` (Claude), ``exec_command`` (``{"cmd": ...}``) or ``shell``
+  (argv list). If the needed tool is not offered the reply says so in text, which makes failures visible.
+
+Scenarios
+---------
+``done``            reply ``DONE``.
+``pass``            write ``output/result.txt`` (``hello from the fake agent``), then reply
+                    ``DONE: wrote output/result.txt. GREETING-OK``.
+``fail-contains``   write ``output/result.txt``, then reply ``DONE: wrote the file.`` (no ``GREETING-OK``).
+``forbidden``       write ``output/result.txt``, then reply ``DONE GREETING-OK but also FORBIDDEN-TEXT``.
+``no-file``         write nothing, reply ``DONE: nothing written. GREETING-OK``.
+``hook-blocked``    try to write ``output/blocked.txt`` (a blocking PreToolUse hook denies it), then reply
+                    ``I was blocked: {last_tool_output}``.
+``slow``            run ``exec -a evalens-slow-{marker} sleep 300`` in the agent's shell (tests hard timeouts and
+                    process-tree cleanup), then reply ``DONE``.
+``slow-model``      the server waits 300 s (or until stopped) before answering.
+``network-probe``   run a shell probe that opens a TCP connection to this server's port, prints ``NET-OPEN`` or
+                    ``NET-BLOCKED``, then reply with ``{last_tool_output}``.
+``env-probe``       run ``env`` in the agent's shell, then reply with ``{last_tool_output}``.
+``err401``, ``err429``, ``err500``, ``err529``
+                    answer that HTTP status with the provider's error body.
+
+Judge replies (``JUDGE=<name>``): ``pass`` → ``{"verdict": "PASS", ...}``; ``fail`` → ``{"verdict": "FAIL", ...}``;
+``garbage`` → text that is not JSON; ``flaky`` → garbage for the first request with a given body, PASS on a retry.
+
+More scenarios can be loaded from a JSON file (``--scenarios FILE``: ``{"name": [step, ...]}``); a step is one of
+``{"text": s}``, ``{"write": {"path": p, "content": c}}``, ``{"shell": cmd}``, ``{"tool": name, "input": {...}}``,
+``{"error": status}``, ``{"sleep": seconds}`` (then the next step's reply is sent in the same response).
+
+Observability: with ``--log-dir``, each request appends one JSON line to ``requests.jsonl`` (method, path, selected
+headers, scenario, step, model, stream flag, counts) and its full body is saved as ``NNNN-body.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+JUDGE_REPLIES: dict[str, str] = {
+    "pass": json.dumps({"verdict": "PASS", "reason": "fake judge: the criteria are met"}),
+    "fail": json.dumps({"verdict": "FAIL", "reason": "fake judge: the criteria are not met"}),
+    "garbage": "Sure! I think it went well overall :) (this is not JSON)",
+}
+
+PROBE_NET = (
+    "if (exec 3<>/dev/tcp/127.0.0.1/{fake_port}) 2>/dev/null; then echo NET-OPEN; else echo NET-BLOCKED; fi"
+)
+
+SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    "done": [{"text": "DONE"}],
+    "pass": [
+        {"write": {"path": "output/result.txt", "content": "hello from the fake agent\n"}},
+        {"text": "DONE: wrote output/result.txt. GREETING-OK"},
+    ],
+    "fail-contains": [
+        {"write": {"path": "output/result.txt", "content": "hello from the fake agent\n"}},
+        {"text": "DONE: wrote the file."},
+    ],
+    "forbidden": [
+        {"write": {"path": "output/result.txt", "content": "hello from the fake agent\n"}},
+        {"text": "DONE GREETING-OK but also FORBIDDEN-TEXT"},
+    ],
+    "no-file": [{"text": "DONE: nothing written. GREETING-OK"}],
+    "hook-blocked": [
+        {"write": {"path": "output/blocked.txt", "content": "this write must be blocked\n"}},
+        {"text": "I was blocked: {last_tool_output}"},
+    ],
+    "slow": [{"shell": "exec -a evalens-slow-{marker} sleep 300"}, {"text": "DONE"}],
+    "slow-model": [{"sleep": 300}, {"text": "DONE (slow)"}],
+    "network-probe": [{"shell": PROBE_NET}, {"text": "probe: {last_tool_output}"}],
+    "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
+    "err401": [{"error": 401}],
+    "err429": [{"error": 429}],
+    "err500": [{"error": 500}],
+    "err529": [{"error": 529}],
+}
+
+ANTHROPIC_ERRORS = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "container.exec")
+TOKEN = re.compile(r"\b(SCENARIO|JUDGE|MARKER)=([A-Za-z0-9_.-]+)")
+
+
+class FakeState:
+    """Server-wide settings and the request log; the only mutable state is the log counter and flaky counts."""
+
+    def __init__(self, default_scenario: str = "done", judge_default: str = "pass", log_dir: Path | None = None,
+                 scenarios: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        self.default_scenario = default_scenario
+        self.judge_default = judge_default
+        self.log_dir = log_dir
+        self.scenarios = dict(SCENARIOS)
+        self.scenarios.update(scenarios or {})
+        self.port = 0
+        self.last_request = time.monotonic()
+        self.counter = 0
+        self.lock = threading.Lock()
+        self.seen_bodies: dict[str, int] = {}
+        self.records: list[dict[str, Any]] = []
+        self.stopping = threading.Event()
+        if log_dir:
+            log_dir.mkdir(parents=True, exist_ok=True)
+
+    def record(self, entry: dict[str, Any], body: bytes) -> None:
+        with self.lock:
+            self.counter += 1
+            entry["n"] = self.counter
+            self.records.append(entry)
+            if self.log_dir:
+                (self.log_dir / f"{self.counter:04d}-body.json").write_bytes(body)
+                with (self.log_dir / "requests.jsonl").open("a") as fh:
+                    fh.write(json.dumps(entry) + "\n")
+
+    def seen_count(self, body: bytes) -> int:
+        digest = hashlib.sha256(body).hexdigest()
+        with self.lock:
+            self.seen_bodies[digest] = self.seen_bodies.get(digest, 0) + 1
+            return self.seen_bodies[digest]
+
+
+# --------------------------------------------------------------------------- request parsing
+
+
+def _text_of(content: Any) -> str:
+    """Flatten any provider's content (string, block list, nested tool results) to plain text."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(_text_of(c) for c in content)
+    if isinstance(content, dict):
+        for key in ("text", "content", "output", "input_text"):
+            if key in content:
+                return _text_of(content[key])
+    return ""
+
+
+class Conversation:
+    """What the server needs to know about one request, independent of the wire API."""
+
+    def __init__(self, api: str, body: dict[str, Any]) -> None:
+        self.api = api
+        self.body = body
+        self.user_texts: list[str] = []
+        self.all_texts: list[str] = []
+        self.tool_results: list[str] = []
+        self.tools: list[str] = []
+        if api == "anthropic":
+            self._parse_anthropic()
+        elif api == "responses":
+            self._parse_responses()
+        else:
+            self._parse_chat()
+
+    def _parse_anthropic(self) -> None:
+        system = self.body.get("system")
+        self.all_texts.append(_text_of(system))
+        for msg in self.body.get("messages", []):
+            content = msg.get("content")
+            blocks = [content] if isinstance(content, str) else content or []
+            for block in blocks:
+                if isinstance(block, str):
+                    text = block
+                    kind = "text"
+                else:
+                    kind = block.get("type", "text")
+                    text = _text_of(block.get("content")) if kind == "tool_result" else _text_of(block)
+                self.all_texts.append(text)
+                if kind == "tool_result":
+                    self.tool_results.append(text)
+                elif msg.get("role") == "user":
+                    self.user_texts.append(text)
+        self.tools = [t.get("name", "") for t in self.body.get("tools") or []]
+
+    def _parse_responses(self) -> None:
+        self.all_texts.append(_text_of(self.body.get("instructions")))
+        items = self.body.get("input")
+        if isinstance(items, str):
+            items = [{"type": "message", "role": "user", "content": items}]
+        for item in items or []:
+            kind = item.get("type", "message")
+            if kind in ("function_call_output", "custom_tool_call_output"):
+                text = _text_of(item.get("output"))
+                self.tool_results.append(text)
+            elif kind == "message":
+                text = _text_of(item.get("content"))
+                if item.get("role") == "user":
+                    self.user_texts.append(text)
+            else:
+                text = ""
+            self.all_texts.append(text)
+        for tool in self.body.get("tools") or []:
+            self.tools.append(tool.get("name") or tool.get("type", ""))
+
+    def _parse_chat(self) -> None:
+        for msg in self.body.get("messages", []):
+            text = _text_of(msg.get("content"))
+            self.all_texts.append(text)
+            if msg.get("role") == "tool":
+                self.tool_results.append(text)
+            elif msg.get("role") == "user":
+                self.user_texts.append(text)
+        for tool in self.body.get("tools") or []:
+            self.tools.append((tool.get("function") or {}).get("name") or tool.get("name", ""))
+
+    def token(self, name: str, *, user_only: bool = True) -> str | None:
+        texts = self.user_texts if user_only else self.all_texts + self.user_texts
+        found = None
+        for text in texts:
+            for key, value in TOKEN.findall(text):
+                if key == name:
+                    found = value
+        return found
+
+    @property
+    def cwd(self) -> str:
+        joined = "\n".join(self.all_texts)
+        match = re.search(r"Primary working directory: (\S+)", joined) or re.search(r"<cwd>([^<]+)</cwd>", joined)
+        return match.group(1).strip() if match else "."
+
+    @property
+    def is_judge(self) -> bool:
+        return not self.tools and "verdict" in "\n".join(self.all_texts).lower()
+
+
+# --------------------------------------------------------------------------- choosing the reply
+
+
+class Reply:
+    """A provider-neutral reply: text, one tool call, or an HTTP error."""
+
+    def __init__(self, *, text: str | None = None, tool: str | None = None, tool_input: dict[str, Any] | None = None,
+                 error: int | None = None, delay: float = 0.0, scenario: str = "", step: int = 0) -> None:
+        self.text = text
+        self.tool = tool
+        self.tool_input = tool_input or {}
+        self.error = error
+        self.delay = delay
+        self.scenario = scenario
+        self.step = step
+
+
+def _fill(value: Any, values: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        for key, repl in values.items():
+            value = value.replace("{" + key + "}", repl)
+        return value
+    if isinstance(value, dict):
+        return {k: _fill(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill(v, values) for v in value]
+    return value
+
+
+def _shell_call(conv: Conversation, command: str) -> tuple[str, dict[str, Any]] | None:
+    for name in SHELL_TOOLS:
+        if name in conv.tools:
+            if name == "Bash":
+                return name, {"command": command, "description": "scripted command"}
+            if name == "exec_command":
+                return name, {"cmd": command}
+            return name, {"command": ["bash", "-lc", command]}
+    return None
+
+
+def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply:
+    """Pick the reply for one request (see the module docstring for the rules)."""
+    if not conv.tools:
+        if conv.is_judge:
+            judge = conv.token("JUDGE", user_only=False) or state.judge_default
+            if judge == "flaky":
+                judge = "garbage" if state.seen_count(raw_body) == 1 else "pass"
+            return Reply(text=JUDGE_REPLIES.get(judge, JUDGE_REPLIES["pass"]), scenario=f"judge:{judge}")
+        scenario = conv.token("SCENARIO")
+        if scenario and scenario.startswith("err"):
+            pass  # errors apply to side calls too, so the agent's first call fails like a real outage
+        else:
+            return Reply(text="Eval run", scenario="side-call")
+    name = conv.token("SCENARIO") or state.default_scenario
+    steps = state.scenarios.get(name)
+    if steps is None:
+        return Reply(text=f"fake model: unknown scenario {name!r}", scenario=name)
+    index = min(len(conv.tool_results), len(steps) - 1)
+    step = steps[index]
+    values = {
+        "cwd": conv.cwd,
+        "marker": conv.token("MARKER") or "none",
+        "fake_port": str(state.port),
+        "last_tool_output": (conv.tool_results[-1] if conv.tool_results else "")[:4000],
+    }
+    delay = 0.0
+    if "sleep" in step:
+        delay = float(step["sleep"])
+        step = steps[min(index + 1, len(steps) - 1)]
+    step = _fill(step, values)
+    reply = Reply(scenario=name, step=index, delay=delay)
+    if "error" in step:
+        reply.error = int(step["error"])
+    elif "text" in step:
+        reply.text = step["text"]
+    elif "write" in step:
+        path, content = step["write"]["path"], step["write"]["content"]
+        if "Write" in conv.tools:
+            reply.tool, reply.tool_input = "Write", {"file_path": os.path.join(values["cwd"], path), "content": content}
+        else:
+            directory = os.path.dirname(path) or "."
+            command = f"mkdir -p {shlex.quote(directory)} && printf %s {shlex.quote(content)} > {shlex.quote(path)}"
+            call = _shell_call(conv, command)
+            if call is None:
+                reply.text = f"fake model: no Write or shell tool offered (tools: {conv.tools})"
+            else:
+                reply.tool, reply.tool_input = call
+    elif "shell" in step:
+        call = _shell_call(conv, step["shell"])
+        if call is None:
+            reply.text = f"fake model: no shell tool offered (tools: {conv.tools})"
+        else:
+            reply.tool, reply.tool_input = call
+    elif "tool" in step:
+        if step["tool"] in conv.tools:
+            reply.tool, reply.tool_input = step["tool"], step.get("input", {})
+        else:
+            reply.text = f"fake model: tool {step['tool']!r} not offered"
+    else:
+        reply.text = "DONE"
+    return reply
+
+
+# --------------------------------------------------------------------------- wire formats
+
+
+def _chunks(text: str, size: int = 24) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def anthropic_message(reply: Reply, model: str) -> dict[str, Any]:
+    if reply.tool:
+        content = [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": reply.tool,
+                    "input": reply.tool_input}]
+        stop = "tool_use"
+    else:
+        content = [{"type": "text", "text": reply.text or ""}]
+        stop = "end_turn"
+    return {"id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
+            "content": content, "stop_reason": stop, "stop_sequence": None,
+            "usage": {"input_tokens": 17, "output_tokens": 7}}
+
+
+def anthropic_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
+    msg = anthropic_message(reply, model)
+    start = dict(msg, content=[], stop_reason=None)
+    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    block = msg["content"][0]
+    if block["type"] == "tool_use":
+        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                               "content_block": dict(block, input={})}))
+        for part in _chunks(json.dumps(block["input"]), 40):
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                   "delta": {"type": "input_json_delta", "partial_json": part}}))
+    else:
+        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                               "content_block": {"type": "text", "text": ""}}))
+        for part in _chunks(block["text"]):
+            events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                                   "delta": {"type": "text_delta", "text": part}}))
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events.append(("message_delta", {"type": "message_delta",
+                                     "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+                                     "usage": {"output_tokens": 7}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def responses_item(reply: Reply) -> dict[str, Any]:
+    if reply.tool:
+        return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:16]}", "status": "completed",
+                "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": reply.tool,
+                "arguments": json.dumps(reply.tool_input)}
+    return {"type": "message", "id": f"msg_{uuid.uuid4().hex[:16]}", "role": "assistant", "status": "completed",
+            "content": [{"type": "output_text", "text": reply.text or "", "annotations": []}]}
+
+
+def responses_object(reply: Reply, model: str, status: str = "completed", output: list | None = None) -> dict:
+    usage = {"input_tokens": 17, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 24}
+    return {"id": f"resp_{uuid.uuid4().hex[:16]}", "object": "response", "created_at": int(time.time()),
+            "model": model, "status": status, "output": output if output is not None else [responses_item(reply)],
+            "usage": usage if status == "completed" else None, "error": None, "incomplete_details": None,
+            "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": 1.0,
+            "tool_choice": "auto", "tools": [], "top_p": 1.0}
+
+
+def responses_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
+    final = responses_object(reply, model)
+    item = final["output"][0]
+    pending = responses_object(reply, model, status="in_progress", output=[])
+    pending["id"] = final["id"]
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": pending}),
+        ("response.in_progress", {"response": pending}),
+    ]
+    if item["type"] == "function_call":
+        events.append(("response.output_item.added", {"output_index": 0,
+                                                      "item": dict(item, status="in_progress", arguments="")}))
+        for part in _chunks(item["arguments"], 40):
+            events.append(("response.function_call_arguments.delta",
+                           {"item_id": item["id"], "output_index": 0, "delta": part}))
+        events.append(("response.function_call_arguments.done",
+                       {"item_id": item["id"], "output_index": 0, "arguments": item["arguments"]}))
+    else:
+        text = item["content"][0]["text"]
+        events.append(("response.output_item.added", {"output_index": 0,
+                                                      "item": dict(item, status="in_progress", content=[])}))
+        part = {"type": "output_text", "text": "", "annotations": []}
+        events.append(("response.content_part.added",
+                       {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part}))
+        for chunk in _chunks(text):
+            events.append(("response.output_text.delta", {"item_id": item["id"], "output_index": 0,
+                                                          "content_index": 0, "delta": chunk, "logprobs": []}))
+        events.append(("response.output_text.done", {"item_id": item["id"], "output_index": 0, "content_index": 0,
+                                                     "text": text, "logprobs": []}))
+        events.append(("response.content_part.done", {"item_id": item["id"], "output_index": 0, "content_index": 0,
+                                                      "part": dict(part, text=text)}))
+    events.append(("response.output_item.done", {"output_index": 0, "item": item}))
+    events.append(("response.completed", {"response": final}))
+    out = []
+    for seq, (name, data) in enumerate(events):
+        out.append((name, dict({"type": name, "sequence_number": seq}, **data)))
+    return out
+
+
+def chat_completion(reply: Reply, model: str) -> dict[str, Any]:
+    if reply.tool:
+        message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [
+            {"id": f"call_{uuid.uuid4().hex[:16]}", "type": "function",
+             "function": {"name": reply.tool, "arguments": json.dumps(reply.tool_input)}}]}
+        finish = "tool_calls"
+    else:
+        message = {"role": "assistant", "content": reply.text or "", "refusal": None}
+        finish = "stop"
+    return {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+            "usage": {"prompt_tokens": 17, "completion_tokens": 7, "total_tokens": 24}}
+
+
+def chat_chunks(reply: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
+    full = chat_completion(reply, model)
+    base = {"id": full["id"], "object": "chat.completion.chunk", "created": full["created"], "model": model}
+    message = full["choices"][0]["message"]
+    chunks = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+    if message.get("tool_calls"):
+        call = message["tool_calls"][0]
+        chunks.append(dict(base, choices=[{"index": 0, "finish_reason": None,
+                                           "delta": {"tool_calls": [dict(call, index=0)]}}]))
+    else:
+        for part in _chunks(message["content"]):
+            chunks.append(dict(base, choices=[{"index": 0, "delta": {"content": part}, "finish_reason": None}]))
+    chunks.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": full["choices"][0]["finish_reason"]}]))
+    if include_usage:
+        chunks.append(dict(base, choices=[], usage=full["usage"]))
+    return chunks
+
+
+def error_body(api: str, status: int) -> dict[str, Any]:
+    message = f"fake {status}"
+    if api == "anthropic":
+        return {"type": "error", "error": {"type": ANTHROPIC_ERRORS.get(status, "api_error"), "message": message}}
+    return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error",
+                      "param": None, "code": str(status)}}
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: FakeHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default stderr log
+        return
+
+    def _send_json(self, status: int, payload: Any) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        if status >= 400:
+            self.send_header("x-should-retry", "false")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _start_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def _chunk(self, data: str) -> None:
+        raw = data.encode()
+        self.wfile.write(f"{len(raw):x}\r\n".encode() + raw + b"\r\n")
+        self.wfile.flush()
+
+    def _end_stream(self) -> None:
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def do_HEAD(self) -> None:
+        self.server.state.last_request = time.monotonic()
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def do_GET(self) -> None:
+        self.server.state.last_request = time.monotonic()
+        path = self.path.split("?", 1)[0]
+        if path.endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model",
+                                                              "created": 0, "owned_by": "fake"}]})
+        elif path in ("/", "/health", "/healthz"):
+            self._send_json(200, {"ok": True})
+        else:
+            self._send_json(404, {"error": {"message": f"no route {path}", "type": "not_found"}})
+
+    def do_POST(self) -> None:
+        state = self.server.state
+        state.last_request = time.monotonic()
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        path = self.path.split("?", 1)[0]
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._send_json(400, {"error": {"message": "body is not JSON"}})
+            return
+        if path.endswith("/messages/count_tokens"):
+            self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
+            return
+        if path.endswith("/messages"):
+            api = "anthropic"
+        elif path.endswith("/responses"):
+            api = "responses"
+        elif path.endswith("/chat/completions"):
+            api = "chat"
+        else:
+            self._send_json(404, {"error": {"message": f"no route {path}"}})
+            return
+        conv = Conversation(api, body)
+        reply = choose_reply(state, conv, raw)
+        model = str(body.get("model") or "fake-model")
+        stream = bool(body.get("stream"))
+        state.record({"method": "POST", "path": self.path, "api": api, "model": model, "stream": stream,
+                      "scenario": reply.scenario, "step": reply.step, "tools": len(conv.tools),
+                      "tool_results": len(conv.tool_results), "judge": conv.is_judge,
+                      "user_agent": self.headers.get("User-Agent", ""),
+                      "reply": {"text": (reply.text or "")[:200], "tool": reply.tool, "error": reply.error}}, raw)
+        if reply.delay:
+            state.stopping.wait(reply.delay)
+        if reply.error:
+            self._send_json(reply.error, error_body(api, reply.error))
+            return
+        if api == "anthropic":
+            if stream:
+                self._start_stream()
+                for name, data in anthropic_events(reply, model):
+                    self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
+                self._end_stream()
+            else:
+                self._send_json(200, anthropic_message(reply, model))
+        elif api == "responses":
+            if stream:
+                self._start_stream()
+                for name, data in responses_events(reply, model):
+                    self._chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
+                self._end_stream()
+            else:
+                self._send_json(200, responses_object(reply, model))
+        else:
+            if stream:
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                self._start_stream()
+                for chunk in chat_chunks(reply, model, include_usage):
+                    self._chunk(f"data: {json.dumps(chunk)}\n\n")
+                self._chunk("data: [DONE]\n\n")
+                self._end_stream()
+            else:
+                self._send_json(200, chat_completion(reply, model))
+
+
+class FakeHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, state: FakeState, port: int = 0) -> None:
+        super().__init__(("127.0.0.1", port), Handler)
+        self.state = state
+        state.port = self.server_address[1]
+
+
+class FakeModelServer:
+    """Run the fake in a background thread; stops on ``stop()``, on context exit, or after the idle timeout."""
+
+    def __init__(self, *, port: int = 0, log_dir: Path | None = None, default_scenario: str = "done",
+                 judge_default: str = "pass", idle_timeout: float = 300.0,
+                 scenarios: dict[str, list[dict[str, Any]]] | None = None) -> None:
+        self.state = FakeState(default_scenario, judge_default, log_dir, scenarios)
+        self.idle_timeout = idle_timeout
+        self.httpd = FakeHTTPServer(self.state, port)
+        self._threads: list[threading.Thread] = []
+
+    @property
+    def port(self) -> int:
+        return self.state.port
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """For ``ANTHROPIC_BASE_URL`` and the anthropic SDK (no ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        """For ``OPENAI_BASE_URL``, the openai SDK and Codex providers (with ``/v1``)."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        """One summary dict per request, in arrival order."""
+        with self.state.lock:
+            return list(self.state.records)
+
+    def start(self) -> FakeModelServer:
+        def watchdog() -> None:
+            while not self.state.stopping.wait(0.5):
+                if time.monotonic() - self.state.last_request > self.idle_timeout:
+                    self.state.stopping.set()
+            self.httpd.shutdown()
+
+        serve = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
+                                 name="fakemodel")
+        guard = threading.Thread(target=watchdog, daemon=True, name="fakemodel-idle")
+        self._threads = [serve, guard]
+        serve.start()
+        guard.start()
+        return self
+
+    def wait(self) -> None:
+        """Block until the server stops (idle timeout or ``stop()``)."""
+        while not self.state.stopping.wait(0.5):
+            pass
+        for thread in self._threads:
+            thread.join(timeout=5)
+
+    def stop(self) -> None:
+        self.state.stopping.set()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeModelServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Scripted fake model server (127.0.0.1 only).")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--port-file", type=Path)
+    parser.add_argument("--log-dir", type=Path)
+    parser.add_argument("--idle-timeout", type=float, default=300.0)
+    parser.add_argument("--default-scenario", default="done")
+    parser.add_argument("--judge-default", default="pass", choices=sorted(JUDGE_REPLIES) + ["flaky"])
+    parser.add_argument("--scenarios", type=Path, help="JSON file with extra scenarios")
+    args = parser.parse_args(argv)
+    extra = json.loads(args.scenarios.read_text()) if args.scenarios else None
+    server = FakeModelServer(port=args.port, log_dir=args.log_dir, default_scenario=args.default_scenario,
+                             judge_default=args.judge_default, idle_timeout=args.idle_timeout, scenarios=extra)
+    if args.port_file:
+        tmp = args.port_file.with_name(args.port_file.name + ".tmp")
+        tmp.write_text(str(server.port))
+        tmp.replace(args.port_file)
+    print(f"fakemodel listening on 127.0.0.1:{server.port}", file=sys.stderr, flush=True)
+    server.start()
+    try:
+        server.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
