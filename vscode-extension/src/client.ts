@@ -1,0 +1,302 @@
+/** Owns the language server process: resolves how to start it, starts, restarts and stops the LanguageClient. */
+import * as vscode from "vscode";
+import {
+  CancellationToken as LspCancellationToken,
+  DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  TransportKind,
+} from "vscode-languageclient/node";
+import { DOCUMENT_SELECTOR, EVAL_FILES_GLOB } from "./documentSelector";
+import { execProcess, Exec, isEvalensImportable, pipInstallArgs } from "./install";
+import type { InterpreterSource } from "./interpreter";
+import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
+import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
+import { EvalensSettings, needsRestart, readSettings, toWire } from "./settings";
+
+export type ServerState = "stopped" | "starting" | "running" | "failed" | "notInstalled";
+
+/** A run started outside the Test Explorer, i.e. the server's `▶ Run eval` code lens. */
+export interface LensRunHooks {
+  lensRunStarted(uri: string, name: string): void;
+  lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void;
+}
+
+/** What the rest of the extension needs from the server; the test controller and commands see only this. */
+export interface EvalServer {
+  readonly state: ServerState;
+  readonly onDidChangeState: vscode.Event<ServerState>;
+  readonly onVerdictChanged: vscode.Event<VerdictChangedParams>;
+  readonly onRunState: vscode.Event<RunStateParams>;
+  executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T>;
+  supports(command: string): boolean;
+}
+
+export function currentSettings(scope?: vscode.ConfigurationScope): EvalensSettings {
+  return readSettings(vscode.workspace.getConfiguration("evalens", scope));
+}
+
+export class ServerManager implements EvalServer, vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private _state: ServerState = "stopped";
+  private settings: EvalensSettings = currentSettings();
+  private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
+  private readonly verdictEmitter = new vscode.EventEmitter<VerdictChangedParams>();
+  private readonly runStateEmitter = new vscode.EventEmitter<RunStateParams>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private restartTimer: NodeJS.Timeout | undefined;
+  private starting: Promise<void> | undefined;
+  private readonly watcher = vscode.workspace.createFileSystemWatcher(EVAL_FILES_GLOB);
+  lensHooks: LensRunHooks | undefined;
+
+  readonly onDidChangeState = this.stateEmitter.event;
+  readonly onVerdictChanged = this.verdictEmitter.event;
+  readonly onRunState = this.runStateEmitter.event;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly interpreters: InterpreterSource,
+    private readonly exec: Exec = execProcess,
+  ) {
+    this.disposables.push(
+      this.watcher,
+      this.stateEmitter,
+      this.verdictEmitter,
+      this.runStateEmitter,
+      vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      interpreters.onDidChange(() => {
+        if (!this.settings.server.path) {
+          this.log.info("Python interpreter changed; restarting the server");
+          this.scheduleRestart();
+        }
+      }),
+    );
+  }
+
+  get state(): ServerState {
+    return this._state;
+  }
+
+  private setState(state: ServerState): void {
+    if (state !== this._state) {
+      this._state = state;
+      this.stateEmitter.fire(state);
+    }
+  }
+
+  supports(command: string): boolean {
+    const commands = this.client?.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+    return commands.includes(command);
+  }
+
+  async executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T> {
+    if (!this.client || this._state !== "running") {
+      throw new Error(`the evalens server is ${this._state}`);
+    }
+    return (await this.client.sendRequest(
+      ExecuteCommandRequest.type,
+      { command, arguments: [argument] },
+      token as LspCancellationToken | undefined,
+    )) as T;
+  }
+
+  /** Starts the server unless it is already starting or running. */
+  start(): Promise<void> {
+    if (!this.starting) {
+      this.starting = this.doStart().finally(() => {
+        this.starting = undefined;
+      });
+    }
+    return this.starting;
+  }
+
+  private async doStart(): Promise<void> {
+    if (this.client) {
+      return;
+    }
+    this.setState("starting");
+    this.settings = currentSettings();
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const interpreter = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
+    const cmd = resolveServerCommand(this.settings, interpreter);
+    this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
+    if (cmd.python && !(await isEvalensImportable(this.exec, cmd.python))) {
+      this.setState("notInstalled");
+      this.log.error(`evalens is not importable by ${cmd.python}`);
+      void this.offerInstall(cmd);
+      return;
+    }
+    const serverOptions: ServerOptions = {
+      command: cmd.command,
+      args: cmd.args,
+      transport: TransportKind.stdio,
+      options: { cwd: folder?.uri.fsPath, env: { ...process.env } },
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: DOCUMENT_SELECTOR,
+      outputChannel: this.log,
+      revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
+      initializationOptions: toWire(this.settings),
+      synchronize: { fileEvents: this.watcher },
+      middleware: {
+        workspace: {
+          configuration: (params, token, next) => this.answerConfiguration(params.items, () => next(params, token)),
+        },
+        executeCommand: (command, args, next) => this.executeLensCommand(command, args, next),
+      },
+    };
+    const client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);
+    this.client = client;
+    client.onDidChangeState((e) => {
+      if (this.client !== client) {
+        return;
+      }
+      if (e.newState === State.Running) {
+        this.setState("running");
+      } else if (e.newState === State.Stopped) {
+        this.setState(this._state === "starting" ? "failed" : "stopped");
+      }
+    });
+    client.onNotification(Notifications.verdictChanged, (p: VerdictChangedParams) => this.verdictEmitter.fire(p));
+    client.onNotification(Notifications.runState, (p: RunStateParams) => this.runStateEmitter.fire(p));
+    try {
+      await client.start();
+      this.setState("running");
+      const commands = client.initializeResult?.capabilities.executeCommandProvider?.commands ?? [];
+      this.log.info(`evalens server running; commands: ${commands.join(", ") || "(none)"}`);
+    } catch (err) {
+      this.log.error(`The evalens server failed to start: ${String(err)}`);
+      this.setState("failed");
+      this.client = undefined;
+      void vscode.window
+        .showErrorMessage(`The evalens server failed to start: ${String(err)}`, "Show Log")
+        .then((pick) => pick && this.log.show());
+    }
+  }
+
+  /** `workspace/configuration` for section `evalens` is answered with the normalised settings object. */
+  private async answerConfiguration(
+    items: { section?: string; scopeUri?: string }[],
+    fallback: () => unknown,
+  ): Promise<unknown[]> {
+    const wantsOther = items.some((i) => !i.section?.startsWith("evalens"));
+    const others = wantsOther ? ((await fallback()) as unknown[]) : [];
+    return items.map((item, index) => {
+      if (!item.section?.startsWith("evalens")) {
+        return others[index] ?? null;
+      }
+      const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
+      const settings = toWire(currentSettings(scope)) as unknown as Record<string, unknown>;
+      const sub = item.section.slice("evalens".length).replace(/^\./, "");
+      return sub ? (sub.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], settings) ?? null) : settings;
+    });
+  }
+
+  /** Lens clicks go through the client's `evalens.runCase` command: tell the Test Explorer about them. */
+  private async executeLensCommand(
+    command: string,
+    args: unknown[],
+    next: (command: string, args: unknown[]) => vscode.ProviderResult<unknown>,
+  ): Promise<unknown> {
+    const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
+    if (!target || !this.lensHooks) {
+      return next(command, args);
+    }
+    this.lensHooks.lensRunStarted(target.uri, target.name);
+    try {
+      const result = await next(command, args);
+      this.lensHooks.lensRunFinished(target.uri, target.name, result);
+      return result;
+    } catch (err) {
+      this.lensHooks.lensRunFinished(target.uri, target.name, undefined, err);
+      throw err;
+    }
+  }
+
+  private async offerInstall(cmd: ServerCommand): Promise<void> {
+    const python = cmd.python ?? "python3";
+    const install = "Install with pip";
+    const settings = "Open Settings";
+    const pick = await vscode.window.showWarningMessage(
+      `evalens is not installed for ${python}. Install it into that environment?`,
+      install,
+      settings,
+    );
+    if (pick === settings) {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server");
+      return;
+    }
+    if (pick !== install) {
+      return;
+    }
+    const args = pipInstallArgs();
+    this.log.info(`Running ${python} ${args.join(" ")}`);
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Installing evalens into ${python}…` },
+      () => this.exec(python, args, 10 * 60_000),
+    );
+    this.log.info(result.stdout);
+    if (result.code !== 0) {
+      this.log.error(result.stderr);
+      void vscode.window
+        .showErrorMessage(`pip install evalens failed (exit ${result.code}).`, "Show Log")
+        .then((p) => p && this.log.show());
+      return;
+    }
+    void vscode.window.showInformationMessage("evalens installed; starting the server.");
+    await this.restart();
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) {
+      try {
+        await client.stop(3000);
+      } catch (err) {
+        this.log.warn(`Stopping the server: ${String(err)}`);
+      }
+      try {
+        await client.dispose();
+      } catch {
+        /* already disposed */
+      }
+    }
+    this.setState("stopped");
+  }
+
+  async restart(): Promise<void> {
+    this.log.info("Restarting the evalens server");
+    await this.starting;
+    await this.stop();
+    await this.start();
+  }
+
+  private scheduleRestart(): void {
+    clearTimeout(this.restartTimer);
+    this.restartTimer = setTimeout(() => void this.restart(), 500);
+  }
+
+  private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+    if (!e.affectsConfiguration("evalens")) {
+      return;
+    }
+    const next = currentSettings();
+    const restart = needsRestart(this.settings, next);
+    this.settings = next;
+    if (restart) {
+      this.scheduleRestart();
+    } else if (this.client && this._state === "running") {
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { evalens: toWire(next) } });
+    }
+  }
+
+  async dispose(): Promise<void> {
+    clearTimeout(this.restartTimer);
+    await this.stop();
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

@@ -1,0 +1,97 @@
+/** The palette commands: run at cursor / file / workspace, dry run, last report, restart, log. */
+import * as vscode from "vscode";
+import type { EvalServer, ServerManager } from "./client";
+import { caseAtLine } from "./cases";
+import { Commands } from "./protocol";
+import type { EvalTestController } from "./testController";
+
+export const CommandIds = {
+  runAtCursor: "evalens.runEvalAtCursor",
+  runFile: "evalens.runEvalsInFile",
+  runWorkspace: "evalens.runEvalsInWorkspace",
+  dryRunAtCursor: "evalens.dryRunEvalAtCursor",
+  openLastReport: "evalens.openLastReport",
+  restart: "evalens.restartServer",
+  showLog: "evalens.showLog",
+} as const;
+
+export function registerCommands(
+  server: ServerManager & EvalServer,
+  tests: EvalTestController,
+  log: vscode.LogOutputChannel,
+): vscode.Disposable[] {
+  const activeUri = (uri?: vscode.Uri) => uri ?? vscode.window.activeTextEditor?.document.uri;
+
+  const runAtCursor = async (dryRun: boolean) => {
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      void vscode.window.showInformationMessage("Open an eval file to run the case at the cursor.");
+      return;
+    }
+    await tests.refreshFile(editor.document.uri);
+    const file = tests.fileItem(editor.document.uri);
+    const items = file ? [...iterate(file.children)] : [];
+    const line = editor.selection.active.line;
+    const hit = caseAtLine(
+      items.map((item) => ({ item, range: tests.caseData(item)!.range })),
+      line,
+    );
+    if (!hit) {
+      void vscode.window.showInformationMessage("No eval case at the cursor.");
+      return;
+    }
+    await tests.runItems([hit.item], dryRun);
+  };
+
+  return [
+    vscode.commands.registerCommand(CommandIds.runAtCursor, () => runAtCursor(false)),
+    vscode.commands.registerCommand(CommandIds.dryRunAtCursor, () => runAtCursor(true)),
+    vscode.commands.registerCommand(CommandIds.runFile, async (uri?: vscode.Uri) => {
+      const target = activeUri(uri);
+      if (!target) {
+        return;
+      }
+      await tests.refreshFile(target);
+      const file = tests.fileItem(target);
+      if (!file) {
+        void vscode.window.showInformationMessage("No eval cases in this file.");
+        return;
+      }
+      await tests.runItems([file], false);
+    }),
+    vscode.commands.registerCommand(CommandIds.runWorkspace, async () => {
+      await tests.refreshAll();
+      const all = tests.allCases();
+      if (all.length === 0) {
+        void vscode.window.showInformationMessage("No eval cases found in the workspace.");
+        return;
+      }
+      await tests.runItems(all, false);
+    }),
+    vscode.commands.registerCommand(CommandIds.openLastReport, async () => {
+      const uri = activeUri();
+      try {
+        const report = await server.executeCommand<{ path: string } | null>(
+          Commands.lastReport,
+          uri ? { uri: uri.toString() } : {},
+        );
+        if (!report?.path) {
+          void vscode.window.showInformationMessage("No eval report yet: run an eval first.");
+          return;
+        }
+        await vscode.commands.executeCommand("vscode.open", vscode.Uri.file(report.path));
+      } catch (err) {
+        log.error(`evalens.lastReport failed: ${String(err)}`);
+        void vscode.window.showErrorMessage(`Could not open the last report: ${String(err)}`);
+      }
+    }),
+    vscode.commands.registerCommand(CommandIds.restart, () => server.restart()),
+    vscode.commands.registerCommand(CommandIds.showLog, () => log.show()),
+  ];
+}
+
+function* iterate(collection: vscode.TestItemCollection): Generator<vscode.TestItem> {
+  const items: vscode.TestItem[] = [];
+  collection.forEach((i) => items.push(i));
+  yield* items;
+}

@@ -1,0 +1,31 @@
+/** Entry point: wires the server, the Test Explorer, the status bar and the commands together. */
+import * as vscode from "vscode";
+import { currentSettings, ServerManager } from "./client";
+import { registerCommands } from "./commands";
+import { PythonExtensionInterpreter } from "./interpreter";
+import { StatusBar } from "./statusBar";
+import { EvalTestController } from "./testController";
+
+let server: ServerManager | undefined;
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel("evalens", { log: true });
+  const interpreters = new PythonExtensionInterpreter(log);
+  server = new ServerManager(log, interpreters);
+  const tests = new EvalTestController(server, () => currentSettings(), log);
+  server.lensHooks = tests;
+  context.subscriptions.push(
+    log,
+    interpreters,
+    tests,
+    new StatusBar(server),
+    ...registerCommands(server, tests, log),
+    { dispose: () => void server?.dispose() },
+  );
+  void server.start();
+}
+
+export async function deactivate(): Promise<void> {
+  await server?.dispose();
+  server = undefined;
+}

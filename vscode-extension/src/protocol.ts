@@ -1,0 +1,96 @@
+/** The evalens server's custom commands and notifications (see vscode-extension/README.md, "Server contract"). */
+
+export interface LspPosition {
+  line: number;
+  character: number;
+}
+export interface LspRange {
+  start: LspPosition;
+  end: LspPosition;
+}
+
+export type Verdict = "PASS" | "FAIL" | "SKIP" | "ERROR";
+
+/** One entry of `evalens.discoverCases`. */
+export interface DiscoveredCase {
+  uri: string;
+  name: string;
+  format: string;
+  range: LspRange;
+  packageRoot: string;
+  lastVerdict?: Verdict;
+  lastReason?: string;
+  lastDurationSeconds?: number;
+}
+
+export interface FailedCheck {
+  check: string;
+  value?: unknown;
+  message: string;
+  range?: LspRange;
+}
+
+/** The answer of `evalens.runCase` (and one element of `evalens.runFile` / `evalens.runAll`). */
+export interface CaseResult {
+  uri: string;
+  name: string;
+  verdict: Verdict;
+  reason?: string;
+  durationSeconds?: number;
+  failedChecks?: FailedCheck[];
+  judge?: { verdict: string; reason: string; model?: string };
+  engine?: string;
+  model?: string;
+  outputSnippet?: string;
+  reportPath?: string;
+  error?: string;
+}
+
+/** `evalens/verdictChanged`: sent after every run, also those started from the code lens. */
+export interface VerdictChangedParams {
+  uri: string;
+  name: string;
+  verdict: Verdict;
+  reason?: string;
+  durationSeconds?: number;
+  range?: LspRange;
+}
+
+/** `evalens/runState`: how many runs the server has in flight. */
+export interface RunStateParams {
+  running: number;
+}
+
+export const Commands = {
+  discoverCases: "evalens.discoverCases",
+  runCase: "evalens.runCase",
+  runFile: "evalens.runFile",
+  runAll: "evalens.runAll",
+  cancelRun: "evalens.cancelRun",
+  lastReport: "evalens.lastReport",
+} as const;
+
+export const Notifications = {
+  verdictChanged: "evalens/verdictChanged",
+  runState: "evalens/runState",
+} as const;
+
+/** Identity of a case across discovery, runs and notifications. */
+export function caseKey(uri: string, name: string): string {
+  return `${uri}#${name}`;
+}
+
+/** Arguments of an `evalens.runCase` lens command: one object `{uri, name}` (positional `[uri, name]` also accepted). */
+export function lensRunTarget(args: unknown[]): { uri: string; name: string } | undefined {
+  const [first, second] = args;
+  if (first && typeof first === "object") {
+    const o = first as Record<string, unknown>;
+    if (typeof o.uri === "string" && typeof o.name === "string") {
+      return { uri: o.uri, name: o.name };
+    }
+  }
+  if (typeof first === "string" && typeof second === "string") {
+    return { uri: first, name: second };
+  }
+  return undefined;
+}

@@ -1,0 +1,101 @@
+/** Turns server results into what the Testing UI shows; no VS Code types, so it is unit-tested directly. */
+import type { CaseResult, LspRange, Verdict, VerdictChangedParams } from "./protocol";
+
+export type TestOutcome = "passed" | "failed" | "errored" | "skipped";
+
+export interface OutcomeMessage {
+  text: string;
+  /** Where the message belongs; undefined means the case's own range. */
+  range?: LspRange;
+}
+
+export interface Outcome {
+  outcome: TestOutcome;
+  durationMs?: number;
+  messages: OutcomeMessage[];
+  output: string;
+}
+
+export function outcomeOf(verdict: Verdict | string): TestOutcome {
+  switch (verdict) {
+    case "PASS":
+      return "passed";
+    case "FAIL":
+      return "failed";
+    case "SKIP":
+      return "skipped";
+    default:
+      return "errored";
+  }
+}
+
+function durationMs(seconds: number | undefined): number | undefined {
+  return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
+}
+
+export function formatDuration(seconds: number | undefined): string {
+  if (typeof seconds !== "number") {
+    return "";
+  }
+  return seconds < 10 ? `${seconds.toFixed(1)}s` : `${Math.round(seconds)}s`;
+}
+
+/** Failure messages: the judge's reason, each failed check at its own range, or the error. */
+export function outcomeFromResult(result: CaseResult): Outcome {
+  const outcome = outcomeOf(result.verdict);
+  const messages: OutcomeMessage[] = [];
+  if (outcome === "errored") {
+    messages.push({ text: result.error || result.reason || `run ended with verdict ${result.verdict}` });
+  } else if (outcome === "failed") {
+    if (result.judge && result.judge.verdict !== "PASS" && result.judge.reason) {
+      const model = result.judge.model ? ` (${result.judge.model})` : "";
+      messages.push({ text: `Judge${model}: ${result.judge.reason}` });
+    }
+    for (const check of result.failedChecks ?? []) {
+      messages.push({ text: `${check.check}: ${check.message}`, range: check.range });
+    }
+    if (messages.length === 0) {
+      messages.push({ text: result.reason || "FAIL" });
+    }
+  }
+  return { outcome, durationMs: durationMs(result.durationSeconds), messages, output: resultOutput(result) };
+}
+
+/** Outcome of a run that only reached us as an `evalens/verdictChanged` notification. */
+export function outcomeFromNotification(p: VerdictChangedParams): Outcome {
+  const outcome = outcomeOf(p.verdict);
+  const messages = outcome === "failed" || outcome === "errored" ? [{ text: p.reason || p.verdict }] : [];
+  const line = `${p.verdict} ${p.name}${p.durationSeconds !== undefined ? ` (${formatDuration(p.durationSeconds)})` : ""}`;
+  return {
+    outcome,
+    durationMs: durationMs(p.durationSeconds),
+    messages,
+    output: `${line}${p.reason ? `: ${p.reason}` : ""}\r\n`,
+  };
+}
+
+/** Text for the test output terminal (CRLF line ends, as the Testing API wants). */
+export function resultOutput(r: CaseResult): string {
+  const lines: string[] = [];
+  const who = [r.engine, r.model].filter(Boolean).join(" / ");
+  lines.push(`${r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}${who ? ` [${who}]` : ""}`);
+  if (r.reason) {
+    lines.push(`  reason: ${r.reason}`);
+  }
+  if (r.judge?.reason) {
+    lines.push(`  judge${r.judge.model ? ` ${r.judge.model}` : ""}: ${r.judge.verdict} ${r.judge.reason}`);
+  }
+  for (const c of r.failedChecks ?? []) {
+    lines.push(`  failed check ${c.check}: ${c.message}`);
+  }
+  if (r.error) {
+    lines.push(`  error: ${r.error}`);
+  }
+  if (r.outputSnippet) {
+    lines.push("  output:", ...r.outputSnippet.split(/\r?\n/).map((l) => `    ${l}`));
+  }
+  if (r.reportPath) {
+    lines.push(`  report: ${r.reportPath}`);
+  }
+  return lines.join("\r\n") + "\r\n";
+}

@@ -1,0 +1,51 @@
+/** Decides which process runs the language server: explicit setting, the Python extension's interpreter, or python3. */
+import type { EvalensSettings } from "./settings";
+
+export type ServerSource = "setting" | "python-extension" | "path";
+
+export interface ServerCommand {
+  command: string;
+  args: string[];
+  source: ServerSource;
+  /** The interpreter that must be able to `import evalens`; undefined when an `evalens` executable is used. */
+  python?: string;
+}
+
+/** `python`, `python3`, `python3.12`, `pypy3`, `python.exe`, … */
+export function looksLikePython(executable: string): boolean {
+  const base = (executable.split(/[\\/]/).pop() ?? "").toLowerCase().replace(/\.exe$/, "");
+  return /^(python|pypy)(\d+(\.\d+)?)?$/.test(base);
+}
+
+/**
+ * `evalens.server.path` wins; it may name an `evalens` executable (→ `evalens lsp`) or a Python interpreter
+ * (→ `python -m evalens lsp`). Else the Python extension's interpreter, else `python3` on PATH.
+ */
+export function resolveServerCommand(settings: EvalensSettings, extensionInterpreter?: string): ServerCommand {
+  const extra = settings.server.args;
+  const configured = settings.server.path;
+  if (configured) {
+    if (looksLikePython(configured)) {
+      return { command: configured, args: ["-m", "evalens", "lsp", ...extra], source: "setting", python: configured };
+    }
+    return { command: configured, args: ["lsp", ...extra], source: "setting" };
+  }
+  if (extensionInterpreter) {
+    return {
+      command: extensionInterpreter,
+      args: ["-m", "evalens", "lsp", ...extra],
+      source: "python-extension",
+      python: extensionInterpreter,
+    };
+  }
+  return { command: "python3", args: ["-m", "evalens", "lsp", ...extra], source: "path", python: "python3" };
+}
+
+export function describeServerCommand(cmd: ServerCommand): string {
+  const origin = {
+    setting: "from evalens.server.path",
+    "python-extension": "interpreter selected in the Python extension",
+    path: "python3 on PATH",
+  }[cmd.source];
+  return `${[cmd.command, ...cmd.args].join(" ")} (${origin})`;
+}

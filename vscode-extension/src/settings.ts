@@ -1,0 +1,78 @@
+/** The `evalens.*` settings, read once into a plain object that travels to the server unchanged. */
+
+export interface EvalensSettings {
+  engine: string;
+  judge: string;
+  timeout: number;
+  maxParallelRuns: number;
+  server: { path: string; args: string[] };
+  apiKeyEnvVars: string[];
+}
+
+export const DEFAULT_SETTINGS: EvalensSettings = {
+  engine: "auto",
+  judge: "",
+  timeout: 0,
+  maxParallelRuns: 2,
+  server: { path: "", args: [] },
+  apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
+};
+
+/** What `vscode.workspace.getConfiguration("evalens")` offers; kept minimal so tests can fake it. */
+export interface ConfigurationReader {
+  get<T>(key: string): T | undefined;
+}
+
+function stringList(value: unknown, fallback: string[]): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : fallback;
+}
+
+function positive(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value > 0 ? value : fallback;
+}
+
+/** Settings as the server reads them (initializationOptions, workspace/configuration `evalens`): "use the
+ * eval config's value" travels as null, so the server keeps its own precedence. */
+export interface WireSettings {
+  engine: string | null;
+  judge: string | null;
+  timeout: number | null;
+  maxParallelRuns: number;
+  apiKeyEnvVars: string[];
+  server: { path: string; args: string[] };
+}
+
+export function toWire(s: EvalensSettings): WireSettings {
+  return {
+    engine: s.engine && s.engine !== "auto" ? s.engine : null,
+    judge: s.judge || null,
+    timeout: s.timeout > 0 ? s.timeout : null,
+    maxParallelRuns: s.maxParallelRuns,
+    apiKeyEnvVars: s.apiKeyEnvVars,
+    server: s.server,
+  };
+}
+
+export function readSettings(config: ConfigurationReader): EvalensSettings {
+  const d = DEFAULT_SETTINGS;
+  return {
+    engine: config.get<string>("engine") || d.engine,
+    judge: (config.get<string>("judge") ?? d.judge).trim(),
+    timeout: positive(config.get("timeout"), 0),
+    maxParallelRuns: Math.floor(positive(config.get("maxParallelRuns"), d.maxParallelRuns)),
+    server: {
+      path: (config.get<string>("server.path") ?? "").trim(),
+      args: stringList(config.get("server.args"), []),
+    },
+    apiKeyEnvVars: stringList(config.get("apiKeyEnvVars"), d.apiKeyEnvVars).filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)),
+  };
+}
+
+/** Settings whose change needs a new server process (the others are sent as didChangeConfiguration). */
+export function needsRestart(before: EvalensSettings, after: EvalensSettings): boolean {
+  return (
+    before.server.path !== after.server.path ||
+    JSON.stringify(before.server.args) !== JSON.stringify(after.server.args) ||
+    JSON.stringify(before.apiKeyEnvVars) !== JSON.stringify(after.apiKeyEnvVars)
+  );
+}

@@ -1,0 +1,401 @@
+/** Eval cases in VS Code's Test Explorer: package → file → case, discovered and run through the server. */
+import * as path from "node:path";
+import * as vscode from "vscode";
+import type { EvalServer, LensRunHooks } from "./client";
+import { EVAL_FILES_GLOB, isEvalFile } from "./documentSelector";
+import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, VerdictChangedParams } from "./protocol";
+import { Outcome, outcomeFromNotification, outcomeFromResult } from "./results";
+import type { EvalensSettings } from "./settings";
+
+export function toRange(r: LspRange): vscode.Range {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+/** URIs from the server and from VS Code may differ in escaping; compare them in VS Code's spelling. */
+export function normalizeUri(uri: string): string {
+  return vscode.Uri.parse(uri).toString();
+}
+
+function packageUri(root: string): vscode.Uri {
+  return /^[a-z][a-z0-9+.-]*:/i.test(root) && !/^[a-z]:[\\/]/i.test(root) ? vscode.Uri.parse(root) : vscode.Uri.file(root);
+}
+
+/** Runs `work` over `items` with at most `limit` at a time. */
+export async function inPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      await work(item);
+    }
+  });
+  await Promise.all(workers);
+}
+
+export class EvalTestController implements LensRunHooks, vscode.Disposable {
+  readonly controller: vscode.TestController;
+  readonly runProfile: vscode.TestRunProfile;
+  readonly dryRunProfile: vscode.TestRunProfile;
+  private readonly cases = new Map<string, vscode.TestItem>();
+  private readonly data = new WeakMap<vscode.TestItem, DiscoveredCase>();
+  /** Cases being run by a Test Explorer run: their verdict notifications are already handled. */
+  private readonly active = new Set<string>();
+  /** Runs started from the code lens, by case key. */
+  private readonly lensRuns = new Map<string, vscode.TestRun>();
+  private readonly pending = new Map<string, NodeJS.Timeout>();
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(
+    private readonly server: EvalServer,
+    private readonly settings: () => EvalensSettings,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    this.controller = vscode.tests.createTestController("evalens", "evalens evals");
+    this.controller.resolveHandler = async (item) => {
+      if (!item) {
+        await this.refreshAll();
+      }
+    };
+    this.controller.refreshHandler = () => this.refreshAll();
+    this.runProfile = this.controller.createRunProfile(
+      "Run eval",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.runHandler(request, token, false),
+      true,
+    );
+    this.dryRunProfile = this.controller.createRunProfile(
+      "Dry run (no agent)",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.runHandler(request, token, true),
+      false,
+    );
+    this.disposables.push(
+      this.controller,
+      server.onDidChangeState((state) => {
+        if (state === "running") {
+          void this.refreshAll();
+        }
+      }),
+      server.onVerdictChanged((p) => this.verdictChanged(p)),
+      vscode.workspace.onDidChangeTextDocument((e) => {
+        if (e.contentChanges.length > 0) {
+          this.scheduleRefresh(e.document.uri, 400);
+        }
+      }),
+      vscode.workspace.onDidSaveTextDocument((d) => this.scheduleRefresh(d.uri, 0)),
+    );
+    const watcher = vscode.workspace.createFileSystemWatcher(EVAL_FILES_GLOB);
+    this.disposables.push(
+      watcher,
+      watcher.onDidCreate((u) => this.scheduleRefresh(u, 200)),
+      watcher.onDidChange((u) => this.scheduleRefresh(u, 200)),
+      watcher.onDidDelete((u) => this.removeFile(u)),
+    );
+  }
+
+  /** The test item of a case, if discovered. */
+  caseItem(uri: string, name: string): vscode.TestItem | undefined {
+    return this.cases.get(caseKey(normalizeUri(uri), name));
+  }
+
+  caseData(item: vscode.TestItem): DiscoveredCase | undefined {
+    return this.data.get(item);
+  }
+
+  fileItem(uri: vscode.Uri): vscode.TestItem | undefined {
+    for (const [, pkg] of this.controller.items) {
+      const file = pkg.children.get(uri.toString());
+      if (file) {
+        return file;
+      }
+    }
+    return undefined;
+  }
+
+  allCases(): vscode.TestItem[] {
+    return [...this.cases.values()];
+  }
+
+  private async discover(uri?: string): Promise<DiscoveredCase[] | undefined> {
+    if (this.server.state !== "running") {
+      return undefined;
+    }
+    try {
+      const found = await this.server.executeCommand<DiscoveredCase[] | null>(Commands.discoverCases, uri ? { uri } : {});
+      return found ?? [];
+    } catch (err) {
+      this.log.warn(`evalens.discoverCases failed: ${String(err)}`);
+      return undefined;
+    }
+  }
+
+  async refreshAll(): Promise<void> {
+    const found = await this.discover();
+    if (!found) {
+      return;
+    }
+    const byFile = new Map<string, DiscoveredCase[]>();
+    for (const c of found) {
+      const uri = normalizeUri(c.uri);
+      byFile.set(uri, [...(byFile.get(uri) ?? []), c]);
+    }
+    const keep = new Set<string>();
+    for (const [uri, cases] of byFile) {
+      this.setFileCases(vscode.Uri.parse(uri), cases);
+      cases.forEach((c) => keep.add(caseKey(uri, c.name)));
+    }
+    for (const [key, item] of [...this.cases]) {
+      if (!keep.has(key) && item.uri) {
+        this.removeFile(item.uri);
+      }
+    }
+  }
+
+  async refreshFile(uri: vscode.Uri): Promise<void> {
+    const found = await this.discover(uri.toString());
+    if (found) {
+      this.setFileCases(uri, found.filter((c) => normalizeUri(c.uri) === uri.toString()));
+    }
+  }
+
+  private scheduleRefresh(uri: vscode.Uri, delayMs: number): void {
+    if (uri.scheme !== "file" || !isEvalFile(uri.path)) {
+      return;
+    }
+    const key = uri.toString();
+    clearTimeout(this.pending.get(key));
+    this.pending.set(
+      key,
+      setTimeout(() => {
+        this.pending.delete(key);
+        void this.refreshFile(uri);
+      }, delayMs),
+    );
+  }
+
+  /** Replaces one file's cases, reusing items (and so their results) whose names did not change. */
+  setFileCases(uri: vscode.Uri, cases: DiscoveredCase[]): void {
+    const fileId = uri.toString();
+    for (const [key] of [...this.cases]) {
+      if (key.startsWith(`${fileId}#`) && !cases.some((c) => caseKey(fileId, c.name) === key)) {
+        this.cases.delete(key);
+      }
+    }
+    if (cases.length === 0) {
+      this.removeFile(uri);
+      return;
+    }
+    const root = cases[0].packageRoot || path.dirname(uri.fsPath);
+    const pkgUri = packageUri(root);
+    let pkg = this.controller.items.get(pkgUri.toString());
+    if (!pkg) {
+      pkg = this.controller.createTestItem(pkgUri.toString(), path.basename(pkgUri.fsPath) || pkgUri.fsPath, pkgUri);
+      pkg.description = "skill package";
+      this.controller.items.add(pkg);
+    }
+    for (const [, other] of this.controller.items) {
+      if (other !== pkg && other.children.get(fileId)) {
+        other.children.delete(fileId);
+        if (other.children.size === 0) {
+          this.controller.items.delete(other.id);
+        }
+      }
+    }
+    let file = pkg.children.get(fileId);
+    if (!file) {
+      const rel = path.relative(pkgUri.fsPath, uri.fsPath) || path.basename(uri.fsPath);
+      file = this.controller.createTestItem(fileId, rel.split(path.sep).join("/"), uri);
+      pkg.children.add(file);
+    }
+    const items: vscode.TestItem[] = [];
+    for (const c of cases) {
+      const key = caseKey(fileId, c.name);
+      let item = file.children.get(key);
+      if (!item) {
+        item = this.controller.createTestItem(key, c.name, uri);
+      }
+      item.range = toRange(c.range);
+      item.description = c.format;
+      this.data.set(item, c);
+      this.cases.set(key, item);
+      items.push(item);
+    }
+    file.children.replace(items);
+    file.range = undefined;
+  }
+
+  private removeFile(uri: vscode.Uri): void {
+    const fileId = uri.toString();
+    for (const [key] of [...this.cases]) {
+      if (key.startsWith(`${fileId}#`)) {
+        this.cases.delete(key);
+      }
+    }
+    for (const [, pkg] of this.controller.items) {
+      if (pkg.children.get(fileId)) {
+        pkg.children.delete(fileId);
+        if (pkg.children.size === 0) {
+          this.controller.items.delete(pkg.id);
+        }
+      }
+    }
+  }
+
+  /** The case leaves a request covers (all cases when it names none), minus its exclusions. */
+  collect(request: vscode.TestRunRequest): vscode.TestItem[] {
+    const excluded = new Set((request.exclude ?? []).map((i) => i.id));
+    const out: vscode.TestItem[] = [];
+    const visit = (item: vscode.TestItem) => {
+      if (excluded.has(item.id)) {
+        return;
+      }
+      if (this.data.has(item)) {
+        out.push(item);
+      } else {
+        item.children.forEach(visit);
+      }
+    };
+    if (request.include) {
+      request.include.forEach(visit);
+    } else {
+      this.controller.items.forEach(visit);
+    }
+    return [...new Map(out.map((i) => [i.id, i])).values()];
+  }
+
+  /** Runs cases through the Test Explorer (also used by the Run commands). */
+  async runItems(items: vscode.TestItem[], dryRun: boolean): Promise<void> {
+    const profile = dryRun ? this.dryRunProfile : this.runProfile;
+    const cts = new vscode.CancellationTokenSource();
+    try {
+      await this.runHandler(new vscode.TestRunRequest(items, undefined, profile), cts.token, dryRun);
+    } finally {
+      cts.dispose();
+    }
+  }
+
+  async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, dryRun: boolean): Promise<void> {
+    const run = this.controller.createTestRun(request, dryRun ? "evalens dry run" : "evalens", true);
+    const items = this.collect(request);
+    items.forEach((item) => run.enqueued(item));
+    const limit = this.settings().maxParallelRuns;
+    try {
+      await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun));
+    } finally {
+      run.end();
+    }
+  }
+
+  private async runOne(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken, dryRun: boolean) {
+    const c = this.data.get(item);
+    if (!c) {
+      return;
+    }
+    if (token.isCancellationRequested) {
+      run.skipped(item);
+      return;
+    }
+    const key = item.id;
+    this.active.add(key);
+    run.started(item);
+    const cancelled = new Promise<"cancelled">((resolve) => token.onCancellationRequested(() => resolve("cancelled")));
+    try {
+      const request = this.server.executeCommand<CaseResult>(Commands.runCase, { uri: c.uri, name: c.name, dryRun }, token);
+      const result = await Promise.race([request, cancelled]);
+      if (result === "cancelled") {
+        request.catch(() => undefined);
+        if (this.server.supports(Commands.cancelRun)) {
+          this.server.executeCommand(Commands.cancelRun, { uri: c.uri, name: c.name }).catch(() => undefined);
+        }
+        run.appendOutput(`cancelled ${c.name}\r\n`, undefined, item);
+        run.skipped(item);
+        return;
+      }
+      this.report(run, item, outcomeFromResult(result));
+    } catch (err) {
+      if (token.isCancellationRequested) {
+        run.skipped(item);
+      } else {
+        this.report(run, item, { outcome: "errored", messages: [{ text: String(err) }], output: `${String(err)}\r\n` });
+      }
+    } finally {
+      this.active.delete(key);
+    }
+  }
+
+  report(run: vscode.TestRun, item: vscode.TestItem, o: Outcome): void {
+    const messages = o.messages.map((m) => {
+      const message = new vscode.TestMessage(m.text);
+      if (item.uri) {
+        message.location = new vscode.Location(item.uri, m.range ? toRange(m.range) : (item.range ?? new vscode.Range(0, 0, 0, 0)));
+      }
+      return message;
+    });
+    if (o.output) {
+      run.appendOutput(o.output, undefined, item);
+    }
+    switch (o.outcome) {
+      case "passed":
+        run.passed(item, o.durationMs);
+        break;
+      case "failed":
+        run.failed(item, messages, o.durationMs);
+        break;
+      case "errored":
+        run.errored(item, messages, o.durationMs);
+        break;
+      default:
+        run.skipped(item);
+    }
+  }
+
+  lensRunStarted(uri: string, name: string): void {
+    const item = this.caseItem(uri, name);
+    if (!item || this.lensRuns.has(item.id)) {
+      return;
+    }
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens (code lens)", false);
+    run.started(item);
+    this.lensRuns.set(item.id, run);
+  }
+
+  lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void {
+    const item = this.caseItem(uri, name);
+    const run = item && this.lensRuns.get(item.id);
+    if (!item || !run) {
+      return;
+    }
+    this.lensRuns.delete(item.id);
+    const r = result as CaseResult | undefined;
+    if (r && typeof r === "object" && typeof r.verdict === "string") {
+      this.report(run, item, outcomeFromResult(r));
+    } else if (error !== undefined) {
+      this.report(run, item, { outcome: "errored", messages: [{ text: String(error) }], output: "" });
+    }
+    run.end();
+  }
+
+  /** A verdict from a run the Test Explorer did not start (another client, or a lens run before discovery). */
+  private async verdictChanged(p: VerdictChangedParams): Promise<void> {
+    let item = this.caseItem(p.uri, p.name);
+    if (!item) {
+      await this.refreshFile(vscode.Uri.parse(p.uri));
+      item = this.caseItem(p.uri, p.name);
+    }
+    if (!item || this.active.has(item.id) || this.lensRuns.has(item.id)) {
+      return;
+    }
+    if (p.range) {
+      item.range = toRange(p.range);
+    }
+    const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens", false);
+    this.report(run, item, outcomeFromNotification(p));
+    run.end();
+  }
+
+  dispose(): void {
+    this.pending.forEach((t) => clearTimeout(t));
+    this.lensRuns.forEach((r) => r.end());
+    this.disposables.forEach((d) => d.dispose());
+  }
+}

@@ -1,0 +1,173 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import { caseAtLine } from "../src/cases";
+import { globToRegExp, isEvalFile } from "../src/documentSelector";
+import { lensRunTarget } from "../src/protocol";
+import { outcomeFromNotification, outcomeFromResult, resultOutput } from "../src/results";
+import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
+import { DEFAULT_SETTINGS, needsRestart, readSettings, toWire } from "../src/settings";
+import { statusView } from "../src/statusBar";
+import { range } from "./support/fakeServer";
+
+const settings = (over: Record<string, unknown> = {}) =>
+  readSettings({ get: <T>(key: string) => over[key] as T | undefined });
+
+test("readSettings fills defaults and drops invalid values", () => {
+  assert.deepEqual(settings(), DEFAULT_SETTINGS);
+  const s = settings({
+    engine: "codex",
+    timeout: -4,
+    maxParallelRuns: 3.7,
+    "server.path": "  /opt/venv/bin/python ",
+    "server.args": ["--log", 3, "x"],
+    apiKeyEnvVars: ["ANTHROPIC_API_KEY", "not a name", "MY_KEY"],
+  });
+  assert.equal(s.engine, "codex");
+  assert.equal(s.timeout, 0);
+  assert.equal(s.maxParallelRuns, 3);
+  assert.deepEqual(s.server, { path: "/opt/venv/bin/python", args: ["--log", "x"] });
+  assert.deepEqual(s.apiKeyEnvVars, ["ANTHROPIC_API_KEY", "MY_KEY"]);
+});
+
+test("wire settings send null for 'use the eval config'", () => {
+  assert.deepEqual(toWire(settings()), {
+    engine: null,
+    judge: null,
+    timeout: null,
+    maxParallelRuns: 2,
+    apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
+    server: { path: "", args: [] },
+  });
+  const w = toWire(settings({ engine: "claude-code", judge: " claude-haiku-4-5 ", timeout: 90 }));
+  assert.equal(w.engine, "claude-code");
+  assert.equal(w.judge, "claude-haiku-4-5");
+  assert.equal(w.timeout, 90);
+});
+
+test("only server path, args and key names need a restart", () => {
+  const a = settings();
+  assert.equal(needsRestart(a, settings({ engine: "codex", timeout: 20 })), false);
+  assert.equal(needsRestart(a, settings({ "server.path": "/x/evalens" })), true);
+  assert.equal(needsRestart(a, settings({ "server.args": ["-v"] })), true);
+});
+
+test("server command: setting, then the Python extension, then python3", () => {
+  assert.deepEqual(resolveServerCommand(settings({ "server.path": "/venv/bin/evalens", "server.args": ["-v"] }), "/py"), {
+    command: "/venv/bin/evalens",
+    args: ["lsp", "-v"],
+    source: "setting",
+  });
+  assert.deepEqual(resolveServerCommand(settings({ "server.path": "/venv/bin/python3.12" }), "/py"), {
+    command: "/venv/bin/python3.12",
+    args: ["-m", "evalens", "lsp"],
+    source: "setting",
+    python: "/venv/bin/python3.12",
+  });
+  assert.equal(resolveServerCommand(settings(), "/home/u/.venv/bin/python").command, "/home/u/.venv/bin/python");
+  assert.equal(resolveServerCommand(settings(), "/home/u/.venv/bin/python").source, "python-extension");
+  assert.deepEqual(resolveServerCommand(settings(), undefined), {
+    command: "python3",
+    args: ["-m", "evalens", "lsp"],
+    source: "path",
+    python: "python3",
+  });
+});
+
+test("looksLikePython", () => {
+  for (const p of ["python", "/usr/bin/python3", "python3.11", "C:\\Py\\python.exe", "pypy3"]) {
+    assert.equal(looksLikePython(p), true, p);
+  }
+  for (const p of ["evalens", "/venv/bin/evalens", "python-evalens", "pythonx"]) {
+    assert.equal(looksLikePython(p), false, p);
+  }
+});
+
+test("document selector covers every eval file kind and nothing else", () => {
+  const yes = [
+    "/w/pkg/evals/eval-config.json",
+    "/w/pkg/evals/cases/basic.yaml",
+    "/w/pkg/evals/cases/deep/x.yml",
+    "/w/tasks.yaml",
+    "/w/a/eval.config.yaml",
+    "/w/skills/x/evals.json",
+    "/w/x/trigger-evals.json",
+    "/w/x/evals/grading.json",
+    "/w/ws/grading.json",
+    "/w/ws/benchmark_history.json",
+    "/w/skills/pdf/SKILL.md",
+  ];
+  const no = ["/w/README.md", "/w/pkg/cases/basic.yaml", "/w/package.json", "/w/skill.md.bak", "/w/tasks.yaml.orig"];
+  yes.forEach((p) => assert.equal(isEvalFile(p), true, p));
+  no.forEach((p) => assert.equal(isEvalFile(p), false, p));
+  assert.ok(globToRegExp("**/x.{a,b}").test("x.b"));
+});
+
+test("caseAtLine picks the case whose name line is at or above the cursor", () => {
+  const cases = [{ name: "b", range: range(10) }, { name: "a", range: range(2) }, { name: "c", range: range(20) }];
+  assert.equal(caseAtLine(cases, 0), undefined);
+  assert.equal(caseAtLine(cases, 2)?.name, "a");
+  assert.equal(caseAtLine(cases, 15)?.name, "b");
+  assert.equal(caseAtLine(cases, 99)?.name, "c");
+  assert.equal(caseAtLine([{ name: "only", range: range(5) }], 0)?.name, "only");
+});
+
+test("lens arguments: one object, or positional uri and name", () => {
+  assert.deepEqual(lensRunTarget([{ uri: "file:///a.yaml", name: "x", extra: 1 }]), { uri: "file:///a.yaml", name: "x" });
+  assert.deepEqual(lensRunTarget(["file:///a.yaml", "x"]), { uri: "file:///a.yaml", name: "x" });
+  assert.equal(lensRunTarget([{ uri: "file:///a.yaml" }]), undefined);
+  assert.equal(lensRunTarget([]), undefined);
+});
+
+test("a FAIL result carries the judge reason and each failed check at its range", () => {
+  const o = outcomeFromResult({
+    uri: "file:///a.yaml",
+    name: "x",
+    verdict: "FAIL",
+    reason: "2 checks failed",
+    durationSeconds: 1.234,
+    judge: { verdict: "FAIL", reason: "the summary misses the totals", model: "claude-haiku" },
+    failedChecks: [
+      { check: "contains", value: "total", message: "output does not contain 'total'", range: range(7, 4, 20) },
+      { check: "exit_code", message: "exit code 1 != 0" },
+    ],
+    engine: "claude",
+    model: "claude-opus",
+    outputSnippet: "line 1\nline 2",
+    reportPath: "/r/report.json",
+  });
+  assert.equal(o.outcome, "failed");
+  assert.equal(o.durationMs, 1234);
+  assert.deepEqual(
+    o.messages.map((m) => m.text),
+    ["Judge (claude-haiku): the summary misses the totals", "contains: output does not contain 'total'", "exit_code: exit code 1 != 0"],
+  );
+  assert.deepEqual(o.messages[1].range, range(7, 4, 20));
+  assert.equal(o.messages[2].range, undefined);
+  assert.match(o.output, /FAIL x \(1\.2s\) \[claude \/ claude-opus\]\r\n/);
+  assert.match(o.output, /    line 2\r\n/);
+  assert.match(o.output, /report: \/r\/report\.json/);
+});
+
+test("PASS, SKIP and ERROR outcomes", () => {
+  assert.equal(outcomeFromResult({ uri: "u", name: "n", verdict: "PASS", durationSeconds: 2 }).outcome, "passed");
+  assert.deepEqual(outcomeFromResult({ uri: "u", name: "n", verdict: "PASS" }).messages, []);
+  assert.equal(outcomeFromResult({ uri: "u", name: "n", verdict: "SKIP" }).outcome, "skipped");
+  const err = outcomeFromResult({ uri: "u", name: "n", verdict: "ERROR", error: "claude not found" });
+  assert.equal(err.outcome, "errored");
+  assert.deepEqual(err.messages, [{ text: "claude not found" }]);
+  const failNoDetail = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", reason: "judge said no" });
+  assert.deepEqual(failNoDetail.messages, [{ text: "judge said no" }]);
+  const n = outcomeFromNotification({ uri: "u", name: "n", verdict: "FAIL", reason: "nope", durationSeconds: 12.4 });
+  assert.equal(n.outcome, "failed");
+  assert.equal(n.durationMs, 12400);
+  assert.deepEqual(n.messages, [{ text: "nope" }]);
+  assert.equal(resultOutput({ uri: "u", name: "n", verdict: "PASS" }), "PASS n\r\n");
+});
+
+test("status bar text follows server state and running evals", () => {
+  assert.equal(statusView("running", 0).text, "$(beaker) evalens");
+  assert.equal(statusView("running", 2).text, "$(sync~spin) evalens: 2 running");
+  assert.equal(statusView("failed", 0).error, true);
+  assert.equal(statusView("notInstalled", 0).error, true);
+  assert.match(statusView("starting", 0).text, /loading~spin/);
+});

@@ -1,0 +1,284 @@
+/**
+ * A small in-memory stand-in for the parts of the `vscode` API the extension logic uses (Testing API, Uri,
+ * ranges, events, configuration, status bar). Unit tests only: the e2e test runs the real VS Code.
+ */
+import * as path from "node:path";
+import { URL } from "node:url";
+
+export type Listener<T> = (e: T) => unknown;
+
+export class Disposable {
+  constructor(private readonly fn: () => void = () => undefined) {}
+  dispose(): void {
+    this.fn();
+  }
+}
+
+export class EventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.push(listener);
+    return new Disposable(() => {
+      this.listeners = this.listeners.filter((l) => l !== listener);
+    });
+  };
+  fire(e: T): void {
+    [...this.listeners].forEach((l) => l(e));
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export class Uri {
+  private constructor(
+    readonly scheme: string,
+    readonly path: string,
+  ) {}
+  static file(p: string): Uri {
+    return new Uri("file", path.posix.normalize(p.replace(/\\/g, "/")));
+  }
+  static parse(s: string): Uri {
+    const u = new URL(s);
+    return new Uri(u.protocol.replace(/:$/, ""), decodeURIComponent(u.pathname));
+  }
+  get fsPath(): string {
+    return this.path;
+  }
+  toString(): string {
+    return `${this.scheme}://${this.path.split("/").map(encodeURIComponent).join("/")}`;
+  }
+}
+
+export class Position {
+  constructor(
+    readonly line: number,
+    readonly character: number,
+  ) {}
+}
+
+export class Range {
+  readonly start: Position;
+  readonly end: Position;
+  constructor(sl: number, sc: number, el: number, ec: number) {
+    this.start = new Position(sl, sc);
+    this.end = new Position(el, ec);
+  }
+}
+
+export class Location {
+  constructor(
+    readonly uri: Uri,
+    readonly range: Range,
+  ) {}
+}
+
+export class TestMessage {
+  location?: Location;
+  constructor(readonly message: string) {}
+}
+
+export enum TestRunProfileKind {
+  Run = 1,
+  Debug = 2,
+  Coverage = 3,
+}
+
+export class TestRunRequest {
+  constructor(
+    readonly include?: TestItem[],
+    readonly exclude?: TestItem[],
+    readonly profile?: unknown,
+  ) {}
+}
+
+export class TestItemCollection {
+  private readonly map = new Map<string, TestItem>();
+  get size(): number {
+    return this.map.size;
+  }
+  add(item: TestItem): void {
+    this.map.set(item.id, item);
+  }
+  delete(id: string): void {
+    this.map.delete(id);
+  }
+  get(id: string): TestItem | undefined {
+    return this.map.get(id);
+  }
+  replace(items: TestItem[]): void {
+    this.map.clear();
+    items.forEach((i) => this.add(i));
+  }
+  forEach(fn: (item: TestItem, collection: TestItemCollection) => void): void {
+    [...this.map.values()].forEach((i) => fn(i, this));
+  }
+  [Symbol.iterator](): Iterator<[string, TestItem]> {
+    return this.map[Symbol.iterator]();
+  }
+}
+
+export class TestItem {
+  readonly children = new TestItemCollection();
+  range?: Range;
+  description?: string;
+  constructor(
+    readonly id: string,
+    public label: string,
+    readonly uri?: Uri,
+  ) {}
+}
+
+export interface RecordedEvent {
+  kind: "enqueued" | "started" | "passed" | "failed" | "errored" | "skipped" | "output" | "end";
+  id?: string;
+  duration?: number;
+  messages?: TestMessage[];
+  text?: string;
+}
+
+export class FakeTestRun {
+  readonly events: RecordedEvent[] = [];
+  ended = false;
+  constructor(
+    readonly request: TestRunRequest,
+    readonly name: string | undefined,
+    readonly persist: boolean,
+  ) {}
+  enqueued(item: TestItem) {
+    this.events.push({ kind: "enqueued", id: item.id });
+  }
+  started(item: TestItem) {
+    this.events.push({ kind: "started", id: item.id });
+  }
+  passed(item: TestItem, duration?: number) {
+    this.events.push({ kind: "passed", id: item.id, duration });
+  }
+  failed(item: TestItem, messages: TestMessage | TestMessage[], duration?: number) {
+    this.events.push({ kind: "failed", id: item.id, duration, messages: ([] as TestMessage[]).concat(messages) });
+  }
+  errored(item: TestItem, messages: TestMessage | TestMessage[], duration?: number) {
+    this.events.push({ kind: "errored", id: item.id, duration, messages: ([] as TestMessage[]).concat(messages) });
+  }
+  skipped(item: TestItem) {
+    this.events.push({ kind: "skipped", id: item.id });
+  }
+  appendOutput(text: string, _loc?: Location, item?: TestItem) {
+    this.events.push({ kind: "output", id: item?.id, text });
+  }
+  end() {
+    this.ended = true;
+    this.events.push({ kind: "end" });
+  }
+}
+
+export class FakeTestController {
+  readonly items = new TestItemCollection();
+  readonly runs: FakeTestRun[] = [];
+  readonly profiles: { label: string; handler: unknown; isDefault?: boolean }[] = [];
+  resolveHandler?: (item?: TestItem) => Promise<void>;
+  refreshHandler?: () => Promise<void>;
+  constructor(
+    readonly id: string,
+    readonly label: string,
+  ) {}
+  createTestItem(id: string, label: string, uri?: Uri): TestItem {
+    return new TestItem(id, label, uri);
+  }
+  createRunProfile(label: string, _kind: TestRunProfileKind, handler: unknown, isDefault?: boolean) {
+    const profile = { label, handler, isDefault };
+    this.profiles.push(profile);
+    return profile;
+  }
+  createTestRun(request: TestRunRequest, name?: string, persist = true): FakeTestRun {
+    const run = new FakeTestRun(request, name, persist);
+    this.runs.push(run);
+    return run;
+  }
+  dispose(): void {}
+}
+
+export const createdControllers: FakeTestController[] = [];
+export const tests = {
+  createTestController(id: string, label: string) {
+    const c = new FakeTestController(id, label);
+    createdControllers.push(c);
+    return c;
+  },
+};
+
+export class CancellationTokenSource {
+  private readonly emitter = new EventEmitter<void>();
+  readonly token = {
+    isCancellationRequested: false,
+    onCancellationRequested: this.emitter.event,
+  };
+  cancel(): void {
+    if (!this.token.isCancellationRequested) {
+      this.token.isCancellationRequested = true;
+      this.emitter.fire();
+    }
+  }
+  dispose(): void {}
+}
+
+class FakeWatcher extends Disposable {
+  private readonly created = new EventEmitter<Uri>();
+  private readonly changed = new EventEmitter<Uri>();
+  private readonly deleted = new EventEmitter<Uri>();
+  readonly onDidCreate = this.created.event;
+  readonly onDidChange = this.changed.event;
+  readonly onDidDelete = this.deleted.event;
+}
+
+export const configurationValues: Record<string, unknown> = {};
+export const workspaceEvents = {
+  changeText: new EventEmitter<{ document: { uri: Uri }; contentChanges: unknown[] }>(),
+  save: new EventEmitter<{ uri: Uri }>(),
+  configuration: new EventEmitter<{ affectsConfiguration(section: string): boolean }>(),
+};
+
+export const workspace = {
+  workspaceFolders: undefined as unknown,
+  getConfiguration(section: string) {
+    return {
+      get<T>(key: string): T | undefined {
+        return configurationValues[`${section}.${key}`] as T | undefined;
+      },
+    };
+  },
+  onDidChangeTextDocument: workspaceEvents.changeText.event,
+  onDidSaveTextDocument: workspaceEvents.save.event,
+  onDidChangeConfiguration: workspaceEvents.configuration.event,
+  createFileSystemWatcher: () => new FakeWatcher(),
+};
+
+export enum StatusBarAlignment {
+  Left = 1,
+  Right = 2,
+}
+
+export class ThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export const window = {
+  createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
+    return { id, alignment, priority, text: "", tooltip: "", name: "", command: "", backgroundColor: undefined as unknown, show() {}, dispose() {} };
+  },
+  messages: [] as string[],
+  async showInformationMessage(m: string) {
+    window.messages.push(m);
+    return undefined;
+  },
+  async showWarningMessage(m: string) {
+    window.messages.push(m);
+    return undefined;
+  },
+  async showErrorMessage(m: string) {
+    window.messages.push(m);
+    return undefined;
+  },
+};
+
+export const extensions = { getExtension: () => undefined };

@@ -1,0 +1,254 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import * as vscode from "vscode";
+import type { CaseResult, DiscoveredCase } from "../src/protocol";
+import { DEFAULT_SETTINGS } from "../src/settings";
+import { EvalTestController, inPool } from "../src/testController";
+import { FakeServer, range } from "./support/fakeServer";
+import type { FakeTestController, FakeTestRun } from "./support/vscode-mock";
+
+const PKG = "/ws/examples/pdf-report";
+const CASES_URI = `file://${PKG}/evals/cases/basic.yaml`;
+const TASKS_URI = "file:///ws/other/tasks.yaml";
+
+const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as vscode.LogOutputChannel;
+
+function discovered(): DiscoveredCase[] {
+  return [
+    { uri: CASES_URI, name: "summarises-pdf", format: "uaaps", range: range(1), packageRoot: PKG },
+    { uri: CASES_URI, name: "rejects-empty", format: "uaaps", range: range(9), packageRoot: PKG },
+    { uri: TASKS_URI, name: "task-1", format: "skilljack", range: range(3), packageRoot: "/ws/other" },
+  ];
+}
+
+function result(name: string, verdict: CaseResult["verdict"], extra: Partial<CaseResult> = {}): CaseResult {
+  return { uri: CASES_URI, name, verdict, durationSeconds: 0.5, reason: `${verdict} reason`, ...extra };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 0));
+
+function setup(handlers: ConstructorParameters<typeof FakeServer>[0] = {}, maxParallelRuns = 2) {
+  const server = new FakeServer({ "evalens.discoverCases": () => discovered(), ...handlers });
+  const tc = new EvalTestController(server, () => ({ ...DEFAULT_SETTINGS, maxParallelRuns }), log);
+  const controller = tc.controller as unknown as FakeTestController;
+  return { server, tc, controller };
+}
+
+function tree(controller: FakeTestController): string[] {
+  const out: string[] = [];
+  controller.items.forEach((pkg) => {
+    out.push(pkg.label);
+    pkg.children.forEach((file) => {
+      out.push(`  ${file.label}`);
+      file.children.forEach((c) => out.push(`    ${c.label} @${c.range?.start.line}`));
+    });
+  });
+  return out;
+}
+
+test("cases are grouped by package and file, with their ranges", async () => {
+  const { tc, controller } = setup();
+  await controller.resolveHandler!(undefined);
+  assert.deepEqual(tree(controller), [
+    "pdf-report",
+    "  evals/cases/basic.yaml",
+    "    summarises-pdf @1",
+    "    rejects-empty @9",
+    "other",
+    "  tasks.yaml",
+    "    task-1 @3",
+  ]);
+  assert.equal(tc.allCases().length, 3);
+  tc.dispose();
+});
+
+test("refreshing one file after an edit keeps the other files and moves ranges", async () => {
+  const { server, tc, controller } = setup();
+  await tc.refreshAll();
+  server.handlers["evalens.discoverCases"] = (arg) => {
+    assert.equal(arg.uri, vscode.Uri.parse(CASES_URI).toString());
+    return [
+      { uri: CASES_URI, name: "rejects-empty", format: "uaaps", range: range(4), packageRoot: PKG },
+      { uri: CASES_URI, name: "new-case", format: "uaaps", range: range(12), packageRoot: PKG },
+    ];
+  };
+  const before = tc.caseItem(CASES_URI, "rejects-empty");
+  await tc.refreshFile(vscode.Uri.parse(CASES_URI));
+  assert.equal(tc.caseItem(CASES_URI, "rejects-empty"), before, "items are reused, so results stay");
+  assert.equal(tc.caseItem(CASES_URI, "summarises-pdf"), undefined);
+  assert.deepEqual(tree(controller), [
+    "pdf-report",
+    "  evals/cases/basic.yaml",
+    "    rejects-empty @4",
+    "    new-case @12",
+    "other",
+    "  tasks.yaml",
+    "    task-1 @3",
+  ]);
+  server.handlers["evalens.discoverCases"] = () => [];
+  await tc.refreshFile(vscode.Uri.parse(TASKS_URI));
+  assert.deepEqual(tree(controller).slice(4), [], "a file without cases leaves the tree, and so does its package");
+  tc.dispose();
+});
+
+test("discovery waits for a running server and tolerates a server without the command", async () => {
+  const { server, tc, controller } = setup();
+  server.state = "starting";
+  await tc.refreshAll();
+  assert.equal(controller.items.size, 0);
+  delete server.handlers["evalens.discoverCases"];
+  server.setState("running");
+  await tick();
+  assert.equal(controller.items.size, 0);
+  server.handlers["evalens.discoverCases"] = () => discovered();
+  server.setState("stopped");
+  server.setState("running");
+  await tick();
+  assert.equal(controller.items.size, 2);
+  tc.dispose();
+});
+
+test("a run reports passed, failed (with messages at ranges) and errored with durations", async () => {
+  const { server, tc, controller } = setup({
+    "evalens.runCase": (arg) => {
+      if (arg.name === "summarises-pdf") {
+        return result("summarises-pdf", "PASS");
+      }
+      if (arg.name === "rejects-empty") {
+        return result("rejects-empty", "FAIL", {
+          durationSeconds: 2,
+          judge: { verdict: "FAIL", reason: "did not refuse", model: "judge-model" },
+          failedChecks: [{ check: "contains", message: "missing 'empty'", range: range(11, 6, 30) }],
+        });
+      }
+      throw new Error("claude: command not found");
+    },
+  });
+  await tc.refreshAll();
+  await tc.runItems(tc.allCases(), false);
+  const run = controller.runs.at(-1) as FakeTestRun;
+  const final = (id: string) => run.events.filter((e) => e.id === id && !["enqueued", "started", "output"].includes(e.kind));
+  const pass = tc.caseItem(CASES_URI, "summarises-pdf")!;
+  const fail = tc.caseItem(CASES_URI, "rejects-empty")!;
+  const err = tc.caseItem(TASKS_URI, "task-1")!;
+  assert.deepEqual(final(pass.id), [{ kind: "passed", id: pass.id, duration: 500 }]);
+  const [failed] = final(fail.id);
+  assert.equal(failed.kind, "failed");
+  assert.equal(failed.duration, 2000);
+  assert.deepEqual(failed.messages!.map((m) => m.message), ["Judge (judge-model): did not refuse", "contains: missing 'empty'"]);
+  assert.equal(failed.messages![0].location!.range.start.line, 9, "judge reason at the case's range");
+  assert.equal(failed.messages![1].location!.range.start.line, 11, "check at its own range");
+  const [errored] = final(err.id);
+  assert.equal(errored.kind, "errored");
+  assert.match(errored.messages![0].message, /claude: command not found/);
+  assert.ok(run.ended);
+  const runCalls = server.calls.filter((c) => c.command === "evalens.runCase");
+  assert.deepEqual(runCalls[0].argument, { uri: CASES_URI, name: "summarises-pdf", dryRun: false });
+  tc.dispose();
+});
+
+test("runs respect maxParallelRuns, and a dry run passes dryRun", async () => {
+  let inFlight = 0;
+  let peak = 0;
+  const { server, tc } = setup(
+    {
+      "evalens.runCase": async (arg) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 5));
+        inFlight--;
+        return result(String(arg.name), "PASS");
+      },
+    },
+    1,
+  );
+  await tc.refreshAll();
+  await tc.runItems(tc.allCases(), true);
+  assert.equal(peak, 1);
+  assert.ok(server.calls.filter((c) => c.command === "evalens.runCase").every((c) => c.argument.dryRun === true));
+  tc.dispose();
+});
+
+test("cancelling a run skips the running and the queued cases and asks the server to cancel", async () => {
+  let release: () => void = () => undefined;
+  const { server, tc, controller } = setup(
+    {
+      "evalens.runCase": (_arg, token) =>
+        new Promise((resolve, reject) => {
+          release = () => resolve(result("summarises-pdf", "PASS"));
+          token?.onCancellationRequested(() => reject(new Error("RequestCancelled")));
+        }),
+      "evalens.cancelRun": () => null,
+    },
+    1,
+  );
+  await tc.refreshAll();
+  const cts = new vscode.CancellationTokenSource();
+  const profile = controller.profiles[0].handler as (r: vscode.TestRunRequest, t: vscode.CancellationToken) => Promise<void>;
+  const done = profile(new vscode.TestRunRequest(tc.allCases()), cts.token);
+  await tick();
+  cts.cancel();
+  await done;
+  release();
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(
+    run.events.filter((e) => e.kind === "skipped").map((e) => e.id),
+    tc.allCases().map((i) => i.id),
+  );
+  assert.equal(run.events.filter((e) => e.kind === "passed").length, 0);
+  assert.deepEqual(server.calls.find((c) => c.command === "evalens.cancelRun")?.argument, {
+    uri: CASES_URI,
+    name: "summarises-pdf",
+  });
+  tc.dispose();
+});
+
+test("a code-lens run shows as started, then reports the command's result; its notification is not doubled", async () => {
+  const { server, tc, controller } = setup();
+  await tc.refreshAll();
+  tc.lensRunStarted(CASES_URI, "rejects-empty");
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.equal(run.name, "evalens (code lens)");
+  assert.deepEqual(run.events.map((e) => e.kind), ["started"]);
+  server.verdictEmitter.fire({ uri: CASES_URI, name: "rejects-empty", verdict: "FAIL", reason: "x" });
+  await tick();
+  assert.equal(controller.runs.length, 1, "notification during a lens run opens no second run");
+  tc.lensRunFinished(CASES_URI, "rejects-empty", result("rejects-empty", "FAIL", { failedChecks: [{ check: "c", message: "m" }] }));
+  assert.deepEqual(run.events.filter((e) => e.kind !== "output").map((e) => e.kind), ["started", "failed", "end"]);
+  tc.dispose();
+});
+
+test("verdict notifications from elsewhere update the Test Explorer, discovering the file when needed", async () => {
+  const { server, tc, controller } = setup();
+  server.verdictEmitter.fire({
+    uri: TASKS_URI,
+    name: "task-1",
+    verdict: "PASS",
+    durationSeconds: 3,
+    range: range(5),
+  });
+  await new Promise((r) => setTimeout(r, 10));
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.ok(run, "a run was created");
+  assert.equal(run.persist, false);
+  const item = tc.caseItem(TASKS_URI, "task-1")!;
+  assert.equal(item.range!.start.line, 5);
+  assert.deepEqual(run.events.filter((e) => e.kind === "passed"), [{ kind: "passed", id: item.id, duration: 3000 }]);
+  tc.dispose();
+});
+
+test("inPool never exceeds its limit and runs everything", async () => {
+  let active = 0;
+  let peak = 0;
+  const seen: number[] = [];
+  await inPool([1, 2, 3, 4, 5], 2, async (n) => {
+    active++;
+    peak = Math.max(peak, active);
+    await new Promise((r) => setTimeout(r, 1));
+    seen.push(n);
+    active--;
+  });
+  assert.equal(peak, 2);
+  assert.deepEqual(seen.sort(), [1, 2, 3, 4, 5]);
+  await inPool([], 3, async () => assert.fail());
+});
