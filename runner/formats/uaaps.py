@@ -13,10 +13,11 @@ from typing import Any
 
 from evalens.runner.documents import ParsedDocument, Path
 from evalens.runner.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
-from evalens.runner.models.uaaps import RESERVED_ENGINES, SUPPORTED_ENGINES
 from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
 from evalens.runner.schema_check import suggest
 
+SUPPORTED_ENGINES = ("claude-code", "codex")  # kept in sync with models.uaaps (tested)
+RESERVED_ENGINES = ("copilot", "cursor")
 VAGUE_WORDS = ("appropriate", "appropriately", "reasonable", "reasonably", "good", "well", "properly",
                "correctly", "nice", "sensible", "adequate", "helpful", "quality", "correct")
 _CONCRETE = re.compile(

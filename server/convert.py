@@ -1,0 +1,65 @@
+"""Conversions between evalens' problems/spans (code-point columns) and LSP types (client units)."""
+
+from __future__ import annotations
+
+from evalens.runner.problems import Fix, Problem, Span
+from lsprotocol import types
+
+SOURCE = "evalens"
+
+
+def col_to_client(line_text: str, col: int, encoding: str) -> int:
+    """Code-point column → the client's unit (UTF-16 by default; Neovim 0.11 may pick UTF-8/32)."""
+    col = min(col, len(line_text))
+    prefix = line_text[:col]
+    if encoding == types.PositionEncodingKind.Utf32 or prefix.isascii():
+        return col
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(prefix.encode("utf-8"))
+    return len(prefix.encode("utf-16-le")) // 2
+
+
+def col_from_client(line_text: str, units: int, encoding: str) -> int:
+    if encoding == types.PositionEncodingKind.Utf32 or line_text.isascii():
+        return min(units, len(line_text))
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(line_text.encode("utf-8")[:units].decode("utf-8", errors="ignore"))
+    count = 0
+    for i, ch in enumerate(line_text):
+        if count >= units:
+            return i
+        count += 2 if ord(ch) > 0xFFFF else 1
+    return len(line_text)
+
+
+def to_position(lines: list[str], line: int, col: int, encoding: str) -> types.Position:
+    text = lines[line] if 0 <= line < len(lines) else ""
+    return types.Position(line=max(0, line), character=col_to_client(text, max(0, col), encoding))
+
+
+def to_range(span: Span, lines: list[str], encoding: str) -> types.Range:
+    return types.Range(start=to_position(lines, span.start_line, span.start_col, encoding),
+                       end=to_position(lines, span.end_line, span.end_col, encoding))
+
+
+def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple[int, int]:
+    text = lines[pos.line] if 0 <= pos.line < len(lines) else ""
+    return pos.line, col_from_client(text, pos.character, encoding)
+
+
+def to_diagnostic(problem: Problem, lines: list[str], encoding: str) -> types.Diagnostic:
+    return types.Diagnostic(
+        range=to_range(problem.span, lines, encoding),
+        message=problem.message,
+        severity=types.DiagnosticSeverity(int(problem.severity)),
+        code=problem.code,
+        source=SOURCE,
+    )
+
+
+def fix_to_edit(fix: Fix, uri: str, lines: list[str], encoding: str) -> types.WorkspaceEdit:
+    changes: dict[str, list[types.TextEdit]] = {}
+    for edit in fix.edits:
+        changes.setdefault(edit.uri or uri, []).append(
+            types.TextEdit(range=to_range(edit.span, lines, encoding), new_text=edit.text))
+    return types.WorkspaceEdit(changes=changes)

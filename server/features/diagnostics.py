@@ -1,0 +1,132 @@
+"""Diagnostics: push on open/change/save for clients that cannot pull, pull for those that can.
+
+Also re-validates open documents when package files appear or vanish (watched files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalens.server.convert import to_diagnostic
+from evalens.server.server import EvalensServer, log
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+
+def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:
+    if result is None or result.doc is None:
+        lines = [""]
+    else:
+        lines = result.doc.lines
+    extra = ls.runs.diagnostics_for(result.path) if ls.runs is not None and result is not None else []
+    return [to_diagnostic(p, lines, ls.encoding) for p in (result.problems if result else [])] + extra
+
+
+def publish(ls: EvalensServer, uri: str, result: Any, version: int | None) -> None:
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+        uri=uri, version=version, diagnostics=diagnostics_of(ls, result)))
+
+
+def refresh(ls: EvalensServer, uri: str) -> None:
+    """Validate an open document and deliver its diagnostics the way the client wants them."""
+    try:
+        result = ls.validate_uri(uri)
+    except Exception:  # noqa: BLE001 - never let one bad document kill the server
+        log.exception("validation failed for %s", uri)
+        return
+    on_validated(ls, uri, result)
+
+
+def on_validated(ls: EvalensServer, uri: str, result: Any) -> None:
+    if not ls.client_pulls:
+        doc = ls.workspace.text_documents.get(uri)
+        publish(ls, uri, result, doc.version if doc else None)
+
+
+def revalidate_open(ls: EvalensServer, except_uri: str | None = None) -> None:
+    with ls.lock:
+        ls.validations.clear()
+    for uri in list(ls.workspace.text_documents):
+        if uri != except_uri:
+            refresh(ls, uri)
+    if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
+        ls.workspace_diagnostic_refresh(None)
+
+
+def _case_names(result: Any) -> tuple[str, ...]:
+    fmt = getattr(result, "format", None)
+    if fmt is None or result.doc is None or not result.doc.ok:
+        return ()
+    return tuple(c.name for c in fmt.cases(result.doc))
+
+
+def register(server: EvalensServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: EvalensServer, params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.disk_validations.pop(uri, None)
+        refresh(ls, uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: EvalensServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        before = ls.validations.get(uri)
+        old_names = _case_names(before[1]) if before else ()
+        path = to_fs_path(uri)
+        refresh(ls, uri)
+        after = ls.validations.get(uri)
+        if path and after and _case_names(after[1]) != old_names:
+            ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
+            revalidate_open(ls, except_uri=uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: EvalensServer, params: types.DidSaveTextDocumentParams) -> None:
+        path = to_fs_path(params.text_document.uri)
+        if path:
+            ls.indexes.invalidate(Path(path))
+        ls.forget(params.text_document.uri)
+        refresh(ls, params.text_document.uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: EvalensServer, params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        ls.forget(uri)
+        if not ls.client_pulls:
+            ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:
+        for change in params.changes:
+            path = to_fs_path(change.uri)
+            if path:
+                ls.indexes.invalidate(Path(path))
+            if change.type == types.FileChangeType.Deleted:
+                ls.disk_validations.pop(change.uri, None)
+        revalidate_open(ls)
+
+    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
+                    types.DiagnosticOptions(identifier="evalens", inter_file_dependencies=True,
+                                            workspace_diagnostics=True))
+    def pull(ls: EvalensServer, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
+        uri = params.text_document.uri
+        result = ls.validation_for(uri)
+        if result is None and uri not in ls.workspace.text_documents:
+            path = to_fs_path(uri)
+            if path and Path(path).is_file():
+                from evalens.runner.validate import validate_file
+
+                result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings())
+        return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
+
+    @server.feature(types.WORKSPACE_DIAGNOSTIC)
+    def pull_workspace(ls: EvalensServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+        items: list[types.WorkspaceDocumentDiagnosticReport] = []
+        with ls.lock:
+            disk = dict(ls.disk_validations)
+        for uri, result in disk.items():
+            if uri in ls.workspace.text_documents:
+                continue
+            items.append(types.WorkspaceFullDocumentDiagnosticReport(
+                uri=uri, version=None, items=diagnostics_of(ls, result)))
+        return types.WorkspaceDiagnosticReport(items=items)

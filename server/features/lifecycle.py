@@ -1,0 +1,99 @@
+"""Initialize / initialized / configuration: settings, file watching and the start-up workspace scan."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from evalens.server.server import EvalensServer, log
+from lsprotocol import types
+
+WATCH_GLOBS = ("**/evals/**", "**/SKILL.md", "**/skill.md", "**/hooks/hooks.json", "**/agents/**",
+               "**/tasks.yaml", "**/eval.config.yaml")
+
+
+def register(server: EvalensServer) -> None:
+    @server.feature(types.INITIALIZE)
+    def on_initialize(ls: EvalensServer, params: types.InitializeParams) -> None:
+        ls.settings.update(params.initialization_options)
+
+    @server.feature(types.INITIALIZED)
+    async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:
+        if ls.cap("workspace.did_change_watched_files.dynamic_registration", False):
+            watchers = [types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]
+            try:
+                await ls.client_register_capability_async(types.RegistrationParams(registrations=[
+                    types.Registration(id="evalens-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                       register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                           watchers=watchers))]))
+            except Exception as exc:  # noqa: BLE001 - a client may refuse; we still work without it
+                log.warning("file watching not registered: %s", exc)
+        await pull_configuration(ls)
+        threading.Thread(target=scan_workspace, args=(ls,), name="evalens-scan", daemon=True).start()
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
+        ls.settings.update(params.settings)
+        await pull_configuration(ls)
+        from evalens.server.features.diagnostics import revalidate_open
+
+        revalidate_open(ls)
+
+
+async def pull_configuration(ls: EvalensServer) -> None:
+    """Ask for the ``evalens`` section when the client advertises it (others use initializationOptions)."""
+    if not ls.cap("workspace.configuration", False):
+        return
+    try:
+        result = await ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="evalens")]))
+    except Exception:  # noqa: BLE001 - clients without workspace/configuration
+        return
+    if result and isinstance(result[0], dict):
+        ls.settings.update(result[0])
+
+
+def workspace_roots(ls: EvalensServer) -> list[str]:
+    from pygls.uris import to_fs_path
+
+    roots = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
+    if not roots and ls.workspace.root_path:
+        roots = [ls.workspace.root_path]
+    return [r for r in roots if r]
+
+
+def scan_workspace(ls: EvalensServer) -> None:
+    """Validate every eval file of every workspace folder once at start-up (push diagnostics)."""
+    from pathlib import Path
+
+    from evalens.runner.validate import iter_candidate_files, validate_file
+    from evalens.server.features.diagnostics import publish
+    from pygls.uris import from_fs_path
+
+    started = time.perf_counter()
+    count = 0
+    try:
+        for root in workspace_roots(ls):
+            for path in iter_candidate_files([Path(root)]):
+                uri = from_fs_path(str(path))
+                if not uri or uri in ls.workspace.text_documents:
+                    continue
+                result = validate_file(path, ls.indexes, ls.settings.rule_settings())
+                count += 1
+                if result.format is None and not result.problems:
+                    continue
+                with ls.lock:
+                    ls.disk_validations[uri] = result
+                if result.problems and not ls.client_pulls:
+                    publish(ls, uri, result, None)
+    except Exception:  # noqa: BLE001 - a scan failure must not take the server down
+        log.exception("workspace scan failed")
+    elapsed = time.perf_counter() - started
+    ls.window_log_message(types.LogMessageParams(
+        type=types.MessageType.Info, message=f"evalens: validated {count} eval file(s) in {elapsed:.2f}s"))
+    ls.protocol.notify("evalens/scanComplete", {"files": count, "seconds": round(elapsed, 3)})
+    if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
+        try:
+            ls.workspace_diagnostic_refresh(None)
+        except Exception:  # noqa: BLE001
+            pass

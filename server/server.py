@@ -1,0 +1,143 @@
+"""The evalens language server: state shared by the feature modules, nothing feature-specific.
+
+Handlers live in ``features/<feature>.py``; each is thin and reads the one ``Validation`` the store keeps
+per open document version.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.capabilities import get_capability
+from pygls.lsp.server import LanguageServer
+from pygls.uris import from_fs_path, to_fs_path
+
+from evalens import __version__
+
+log = logging.getLogger("evalens.server")
+
+
+@dataclass
+class Settings:
+    """User settings (initializationOptions + workspace/configuration section ``evalens``)."""
+
+    engine: str | None = None
+    judge: str | None = None
+    timeout: float | None = None
+    max_parallel_runs: int = 2
+    keep_sandbox: bool = False
+    api_key_env_vars: list[str] = field(default_factory=list)
+    skill_profile: str = "agentskills"
+    code_lens: bool = True
+
+    def update(self, raw: Any) -> None:
+        if not isinstance(raw, dict):
+            return
+        raw = raw.get("evalens", raw)
+        if not isinstance(raw, dict):
+            return
+        mapping = {"engine": "engine", "judge": "judge", "timeout": "timeout",
+                   "maxParallelRuns": "max_parallel_runs", "keepSandbox": "keep_sandbox",
+                   "apiKeyEnvVars": "api_key_env_vars", "skillProfile": "skill_profile", "codeLens": "code_lens"}
+        for key, attr in mapping.items():
+            if key in raw and raw[key] is not None:
+                setattr(self, attr, raw[key])
+
+    def rule_settings(self) -> dict[str, Any]:
+        return {"skillProfile": self.skill_profile}
+
+
+class EvalensServer(LanguageServer):
+    """pygls server plus evalens state: validations per document and the package indexes."""
+
+    def __init__(self) -> None:
+        super().__init__("evalens", __version__,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        from evalens.runner.index import IndexCache
+
+        self.settings = Settings()
+        self.indexes = IndexCache(self.read_text)
+        self.validations: dict[str, Any] = {}  # uri -> (version, Validation)
+        self.last_good: dict[str, Any] = {}  # uri -> last Validation whose document parsed
+        self.disk_validations: dict[str, Any] = {}  # uri -> Validation of unopened files (start-up scan)
+        self.lock = threading.RLock()
+        self.runs: Any = None  # set by features.run (the "Run eval" machinery)
+
+    # ----------------------------------------------------------------------------------- capabilities
+    def cap(self, dotted: str, default: Any = None) -> Any:
+        return get_capability(self.client_capabilities, dotted, default)
+
+    @property
+    def client_pulls(self) -> bool:
+        return self.cap("text_document.diagnostic", None) is not None
+
+    @property
+    def snippets(self) -> bool:
+        return bool(self.cap("text_document.completion.completion_item.snippet_support", False))
+
+    @property
+    def encoding(self) -> str:
+        return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
+
+    # ----------------------------------------------------------------------------------- documents
+    def read_text(self, path: Path) -> str | None:
+        """Open documents win over the disk (the index sees unsaved edits)."""
+        uri = from_fs_path(str(path))
+        doc = self.workspace.text_documents.get(uri) if uri else None
+        if doc is not None:
+            return doc.source
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def validate_uri(self, uri: str) -> Any:
+        """Validate the open document at ``uri`` (cached per version)."""
+        from evalens.runner.validate import validate_text
+
+        doc = self.workspace.get_text_document(uri)
+        with self.lock:
+            cached = self.validations.get(uri)
+            if cached is not None and cached[0] == doc.version and doc.version is not None:
+                return cached[1]
+        path = to_fs_path(uri) or uri
+        result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings())
+        with self.lock:
+            self.validations[uri] = (doc.version, result)
+            if result.doc is not None and result.doc.ok:
+                self.last_good[uri] = result
+        return result
+
+    def validation_for(self, uri: str) -> Any:
+        if uri in self.workspace.text_documents:
+            return self.validate_uri(uri)
+        return self.disk_validations.get(uri)
+
+    def forget(self, uri: str) -> None:
+        with self.lock:
+            self.validations.pop(uri, None)
+            self.last_good.pop(uri, None)
+
+
+def create_server() -> EvalensServer:
+    """Build the server with every feature module registered."""
+    from evalens.server.features import (
+        code_actions,
+        code_lens,
+        completion,
+        definition,
+        diagnostics,
+        hover,
+        lifecycle,
+        symbols,
+    )
+
+    server = EvalensServer()
+    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens):
+        module.register(server)
+    return server
