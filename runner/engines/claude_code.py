@@ -94,7 +94,7 @@ class ClaudeCode(Engine):
         for ev in events:
             kind = ev.get("type")
             if kind == "system" and ev.get("subtype") == "init":
-                t.model = ev.get("model") or t.model
+                t.model = str(ev.get("model") or t.model or "").split("[", 1)[0] or None
                 t.session_id = ev.get("session_id") or t.session_id
             elif kind == "system" and ev.get("subtype") == "hook_response":
                 if ev.get("exit_code") == 2:

@@ -21,7 +21,8 @@ How a reply is chosen
   reply chosen by a ``JUDGE=<pass|fail|garbage|flaky>`` token anywhere in the request (default ``pass``); other side
   calls (Claude's session title) get a short text.
 * Placeholders in step strings: ``{cwd}`` (from Claude's ``Primary working directory:`` line or Codex's ``<cwd>``),
-  ``{marker}`` (from a ``MARKER=<word>`` token in user content), ``{fake_port}`` (this server's port) and
+  ``{marker}`` (from a ``MARKER=<word>`` token in user content), ``{fake_port}`` (this server's port),
+  ``{probe_port}`` (from a ``PROBE_PORT=<n>`` token) and
   ``{last_tool_output}`` (the text of the newest tool result, bounded to 4000 characters).
 * Generic steps map to whatever the request offers: ``write`` becomes Claude's ``Write`` tool (absolute path) or a
   shell command for Codex; ``shell`` becomes ``Bash`` (Claude), ``exec_command`` (``{"cmd": ...}``) or ``shell``
@@ -40,8 +41,9 @@ Scenarios
 ``slow``            run ``exec -a evalens-slow-{marker} sleep 300`` in the agent's shell (tests hard timeouts and
                     process-tree cleanup), then reply ``DONE``.
 ``slow-model``      the server waits 300 s (or until stopped) before answering.
-``network-probe``   run a shell probe that opens a TCP connection to this server's port, prints ``NET-OPEN`` or
-                    ``NET-BLOCKED``, then reply with ``{last_tool_output}``.
+``network-probe``   run a shell probe that opens a TCP connection to 127.0.0.1:``PROBE_PORT`` (a ``PROBE_PORT=<n>``
+                    token; default this server's port, which a model bridge may legitimately expose), prints
+                    ``NET-OPEN`` or ``NET-BLOCKED``, then reply with ``probe: {last_tool_output}``.
 ``env-probe``       run ``env`` in the agent's shell, then reply with ``{last_tool_output}``.
 ``err401``, ``err429``, ``err500``, ``err529``
                     answer that HTTP status with the provider's error body.
@@ -80,7 +82,7 @@ JUDGE_REPLIES: dict[str, str] = {
 }
 
 PROBE_NET = (
-    "if (exec 3<>/dev/tcp/127.0.0.1/{fake_port}) 2>/dev/null; then echo NET-OPEN; else echo NET-BLOCKED; fi"
+    "if (exec 3<>/dev/tcp/127.0.0.1/{probe_port}) 2>/dev/null; then echo NET-OPEN; else echo NET-BLOCKED; fi"
 )
 
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
@@ -123,7 +125,7 @@ ANTHROPIC_ERRORS = {
 }
 
 SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "container.exec")
-TOKEN = re.compile(r"\b(SCENARIO|JUDGE|MARKER)=([A-Za-z0-9_.-]+)")
+TOKEN = re.compile(r"\b(SCENARIO|JUDGE|MARKER|PROBE_PORT)=([A-Za-z0-9_.-]+)")
 
 
 class FakeState:
@@ -133,7 +135,7 @@ class FakeState:
                  scenarios: dict[str, list[dict[str, Any]]] | None = None) -> None:
         self.default_scenario = default_scenario
         self.judge_default = judge_default
-        self.log_dir = log_dir
+        self.log_dir = Path(log_dir) if log_dir else None
         self.scenarios = dict(SCENARIOS)
         self.scenarios.update(scenarios or {})
         self.port = 0
@@ -143,8 +145,8 @@ class FakeState:
         self.seen_bodies: dict[str, int] = {}
         self.records: list[dict[str, Any]] = []
         self.stopping = threading.Event()
-        if log_dir:
-            log_dir.mkdir(parents=True, exist_ok=True)
+        if self.log_dir:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
 
     def record(self, entry: dict[str, Any], body: bytes) -> None:
         with self.lock:
@@ -332,6 +334,7 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
         "cwd": conv.cwd,
         "marker": conv.token("MARKER") or "none",
         "fake_port": str(state.port),
+        "probe_port": conv.token("PROBE_PORT") or str(state.port),
         "last_tool_output": (conv.tool_results[-1] if conv.tool_results else "")[:4000],
     }
     delay = 0.0

@@ -1,0 +1,101 @@
+"""Live progress on stderr (one line per case run) and the end-of-run summary table, drawn with rich.
+
+rich is imported when the first progress line is drawn, not at CLI start-up.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
+
+
+class ProgressView:
+    """Consumes :class:`evalens.runner.api.ProgressEvent` and renders a live table of case runs on stderr."""
+
+    def __init__(self, *, stream: Any = None, live: bool | None = None) -> None:
+        from rich.console import Console
+
+        self.console = Console(file=stream or sys.stderr, highlight=False)
+        self.live_enabled = self.console.is_terminal if live is None else live
+        self.rows: dict[tuple[str, int], dict[str, Any]] = {}
+        self.live: Any = None
+        self.runs_seen = 1
+
+    def __enter__(self) -> ProgressView:
+        if self.live_enabled:
+            from rich.live import Live
+
+            self.live = Live(self._render(), console=self.console, refresh_per_second=8, transient=False)
+            self.live.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live is not None:
+            self.live.update(self._render())
+            self.live.__exit__(None, None, None)
+            self.live = None
+
+    def _render(self) -> Any:
+        from rich.table import Table
+
+        table = Table.grid(padding=(0, 2))
+        now = time.monotonic()
+        for (name, index), row in self.rows.items():
+            label = name if self.runs_seen == 1 else f"{name} #{index}"
+            verdict = row.get("verdict")
+            if verdict:
+                status = f"[{VERDICT_STYLES.get(verdict, '')}]{verdict}[/]"
+                elapsed = row["end"] - row["start"]
+            else:
+                status = f"[cyan]{row['stage']}[/]"
+                elapsed = now - row["start"]
+            table.add_row(status, label, f"{elapsed:5.1f}s", row.get("message", "")[:90])
+        return table
+
+    def __call__(self, event: Any) -> None:
+        if event.case_name is None:
+            if event.stage == "plan" and event.message:
+                self.console.print(f"[yellow]{event.message}[/]")
+            return
+        self.runs_seen = max(self.runs_seen, event.run_index)
+        key = (event.case_name, event.run_index)
+        row = self.rows.setdefault(key, {"start": time.monotonic(), "stage": event.stage})
+        row["stage"] = event.stage
+        row["message"] = event.message
+        if event.stage == "done":
+            row["verdict"] = event.verdict
+            row["end"] = time.monotonic()
+            if self.live is None:
+                label = event.case_name if event.run_index == 1 and self.runs_seen == 1 else \
+                    f"{event.case_name} #{event.run_index}"
+                style = VERDICT_STYLES.get(event.verdict or "", "")
+                self.console.print(f"[{style}]{event.verdict:5}[/] {label}  {row['end'] - row['start']:.1f}s  "
+                                   f"{event.message[:120]}")
+        if self.live is not None:
+            self.live.update(self._render())
+
+
+def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -> None:
+    """The closing table: one row per case with verdict, pass rate, duration and reason."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=stream or sys.stderr, highlight=False)
+    table = Table(title="evalens eval", show_lines=False)
+    table.add_column("case")
+    table.add_column("verdict")
+    table.add_column("pass rate", justify="right")
+    table.add_column("time", justify="right")
+    table.add_column("reason", overflow="fold", max_width=70)
+    for r in results:
+        rate = f"{r.pass_rate:.0%}" if r.pass_rate is not None else ""
+        table.add_row(r.name, f"[{VERDICT_STYLES.get(r.verdict, '')}]{r.verdict}[/]", rate,
+                      f"{r.duration_seconds:.1f}s", (r.reason or "")[:300])
+    console.print(table)
+    counts = {v: sum(r.verdict == v for r in results) for v in ("PASS", "FAIL", "ERROR", "SKIP")}
+    console.print(" ".join(f"{k.lower()}: {n}" for k, n in counts.items()))
+    if report_path:
+        console.print(f"report: {report_path}")

@@ -1,0 +1,145 @@
+"""Eval reports: naming, provenance, atomic writing, reading the newest one, and diffing two.
+
+A report is never half-written: it goes to a temporary file in the same folder and is renamed into place.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.models.uaaps import EvalReport, ReportEnvironment
+
+VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC).replace(microsecond=0)
+
+
+def stamp(moment: datetime) -> str:
+    """File-name-safe ISO timestamp, e.g. ``2026-02-22T14-30-00Z``."""
+    return moment.strftime("%Y-%m-%dT%H-%M-%SZ")
+
+
+def iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def reports_dir(package_root: Path) -> Path:
+    return package_root / "evals" / "reports"
+
+
+def allocate_report_path(package_root: Path, moment: datetime, output: Path | None = None) -> Path:
+    """``evals/reports/<stamp>.json`` (``-2``, ``-3``… if taken), or ``output`` when given."""
+    if output is not None:
+        return output
+    base = reports_dir(package_root)
+    base.mkdir(parents=True, exist_ok=True)
+    name = stamp(moment)
+    candidate = base / f"{name}.json"
+    n = 2
+    while candidate.exists() or candidate.with_suffix("").exists():
+        candidate = base / f"{name}-{n}.json"
+        n += 1
+    # Reserve the name so a concurrent run in the same second picks another one.
+    candidate.with_suffix("").mkdir(parents=True, exist_ok=True)
+    return candidate
+
+
+def artifacts_root(report_path: Path) -> Path:
+    """Folder next to the report holding each case's transcript and captured files."""
+    return report_path.with_suffix("")
+
+
+@lru_cache(maxsize=1)
+def _node_version() -> str | None:
+    try:
+        out = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10,
+                             stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def environment_info() -> ReportEnvironment:
+    from evalens import __version__
+
+    return ReportEnvironment(os=sys.platform, arch=platform.machine(), aam_version=__version__,
+                             node_version=_node_version(), python_version=platform.python_version())
+
+
+def write_report(report: EvalReport, path: Path) -> Path:
+    """Validate and write atomically (temp file + fsync + rename)."""
+    data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
+    EvalReport.model_validate(data)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def load_report(path: Path) -> EvalReport:
+    return EvalReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def newest_report(package_root: Path) -> Path | None:
+    """The most recent report in ``evals/reports/`` (by file name, which starts with the UTC timestamp)."""
+    base = reports_dir(package_root)
+    if not base.is_dir():
+        return None
+    reports = [p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")]
+    if not reports:
+        return None
+    return max(reports, key=lambda p: (p.stat().st_mtime_ns, p.name))
+
+
+def aggregate(verdicts: list[str]) -> str:
+    """One verdict for repeated runs: PASS only if every run passed; any FAIL fails; else ERROR; all SKIP skips."""
+    if verdicts and all(v == "PASS" for v in verdicts):
+        return "PASS"
+    if "FAIL" in verdicts:
+        return "FAIL"
+    if "ERROR" in verdicts:
+        return "ERROR"
+    if verdicts and all(v == "SKIP" for v in verdicts):
+        return "SKIP"
+    return "ERROR" if verdicts else "SKIP"
+
+
+def diff_reports(a: EvalReport, b: EvalReport) -> dict[str, Any]:
+    """Pass-rate change and per-case verdict changes from ``a`` to ``b``."""
+    before = {c.name: c.verdict for c in a.cases}
+    after = {c.name: c.verdict for c in b.cases}
+    changes = []
+    for name in sorted(set(before) | set(after)):
+        old, new = before.get(name), after.get(name)
+        if old != new:
+            changes.append({"name": name, "before": old, "after": new})
+    return {
+        "a": a.id,
+        "b": b.id,
+        "pass_rate_before": a.summary.pass_rate,
+        "pass_rate_after": b.summary.pass_rate,
+        "pass_rate_change": round(b.summary.pass_rate - a.summary.pass_rate, 4),
+        "changes": changes,
+    }
