@@ -216,14 +216,26 @@ class _RunRecord:
     state: str = "pending"  # pending | running | finished
 
 
+def _normalised_case(case: EvalCase) -> EvalCase:
+    """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
+    from evalens.runner.models.uaaps import CaseExpected
+
+    if not isinstance(case.expected, CaseExpected):
+        case.expected = CaseExpected.model_validate(case.expected or {})
+    return case
+
+
 def _load_config(root: Path) -> EvalConfig:
-    from evalens.runner.models.uaaps import load_config
+    from evalens.runner.models.uaaps import SandboxConfig, load_config
 
     path = root / "evals" / "eval-config.json"
     if not path.is_file():
         raise RunError(f"no eval config: {path} not found")
     try:
-        return load_config(path)
+        config = load_config(path)
+        if not isinstance(config.sandbox, SandboxConfig):
+            config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
+        return config
     except Exception as exc:
         raw: dict[str, Any] = {}
         try:
@@ -254,7 +266,7 @@ def _select_cases(root: Path, names: list[str], target: str | None) -> list[tupl
         if names and path.resolve() not in wanted_files and not wanted_names:
             continue
         try:
-            case = load_case(path)
+            case = _normalised_case(load_case(path))
         except Exception as exc:
             if not names or path.resolve() in wanted_files:
                 problems.append(f"{path}: invalid case: {str(exc).splitlines()[0]}")
@@ -263,7 +275,7 @@ def _select_cases(root: Path, names: list[str], target: str | None) -> list[tupl
     for path in wanted_files:
         if path not in {p.resolve() for p in files}:
             try:
-                loaded.append((load_case(path), path))
+                loaded.append((_normalised_case(load_case(path)), path))
             except FileNotFoundError:
                 problems.append(f"case file {path} not found")
             except Exception as exc:
@@ -334,13 +346,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     if not request.no_judge:
         judge_spec = resolve_judge(request.judge or config.judge, default_provider=engine.default_provider,
                                    key_env=tuple(request.judge_key_env) if request.judge_key_env else None)
-    binary = None
-    try:
-        binary = str(engine.binary)
-    except EngineNotFound as exc:
-        if not request.dry_run:
-            raise RunError(str(exc)) from None
-        warnings.append(str(exc))
     key_checks = [(tuple(request.agent_key_env or engine.key_env), f"the {engine.name} agent")]
     if judge_spec is not None:
         key_checks.append((judge_spec.key_env, f"the {judge_spec.provider} judge ({judge_spec.model})"))
@@ -351,6 +356,13 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
             if not request.dry_run:
                 raise RunError(str(exc)) from None
             warnings.append(str(exc))
+    binary = None
+    try:
+        binary = str(engine.binary)
+    except EngineNotFound as exc:
+        if not request.dry_run:
+            raise RunError(str(exc)) from None
+        warnings.append(str(exc))
     if sandbox_plan.warning:
         warnings.append(sandbox_plan.warning)
     planned = []

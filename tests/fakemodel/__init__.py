@@ -2,13 +2,13 @@
 
 Use in-process::
 
-    from fakemodel import FakeModelServer
+    from tests.fakemodel import FakeModelServer
     with FakeModelServer(log_dir=tmp_path / "model-log") as fake:
         env = {"ANTHROPIC_BASE_URL": fake.anthropic_base_url, "ANTHROPIC_API_KEY": "test"}
 
-or as a pytest fixture (add ``tests/`` to ``sys.path`` first, e.g. in a ``conftest.py``)::
+or as a pytest fixture (``tests`` is a package; run pytest from the repo root)::
 
-    from fakemodel import fake_model_fixture
+    from tests.fakemodel import fake_model_fixture
     fake_model = fake_model_fixture(scope="session")
 
 or as a separate process with :func:`spawn_fake_model` (what editor e2e tests use).

@@ -44,7 +44,9 @@ Scenarios
 ``network-probe``   run a shell probe that opens a TCP connection to 127.0.0.1:``PROBE_PORT`` (a ``PROBE_PORT=<n>``
                     token; default this server's port, which a model bridge may legitimately expose), prints
                     ``NET-OPEN`` or ``NET-BLOCKED``, then reply with ``probe: {last_tool_output}``.
-``env-probe``       run ``env`` in the agent's shell, then reply with ``{last_tool_output}``.
+``env-probe``       run ``env`` in the agent's shell, then reply with ``env: {last_tool_output}``.
+``write-probe``     try to write ``evalens-write-probe.txt`` at the workspace root, print ``WRITE-OK`` or
+                    ``WRITE-DENIED``, then reply with ``probe: {last_tool_output}``.
 ``err401``, ``err429``, ``err500``, ``err529``
                     answer that HTTP status with the provider's error body.
 
@@ -108,6 +110,10 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "slow-model": [{"sleep": 300}, {"text": "DONE (slow)"}],
     "network-probe": [{"shell": PROBE_NET}, {"text": "probe: {last_tool_output}"}],
     "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
+    "write-probe": [
+        {"shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"},
+        {"text": "probe: {last_tool_output}"},
+    ],
     "err401": [{"error": 401}],
     "err429": [{"error": 429}],
     "err500": [{"error": 500}],

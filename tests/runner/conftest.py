@@ -1,0 +1,52 @@
+"""Fixtures for runner tests: the fake model server, scratch packages, and isolated sandbox/env settings."""
+
+from __future__ import annotations
+
+import socket
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakemodel import FakeModelServer
+
+
+@pytest.fixture(scope="session")
+def fake_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeModelServer]:
+    with FakeModelServer(log_dir=tmp_path_factory.mktemp("fakemodel-log"), idle_timeout=900) as server:
+        yield server
+
+
+@pytest.fixture
+def sandbox_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private sandbox base (outside /tmp, which Codex and bubblewrap treat specially); must end up empty."""
+    base = Path("/var/tmp/evalens-tests") / uuid.uuid4().hex[:10]
+    base.mkdir(parents=True)
+    monkeypatch.setenv("EVALENS_SANDBOX_DIR", str(base))
+    yield base
+    import shutil
+
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def model_env(fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
+    """Point agents and judges at the fake server with dummy keys."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.anthropic_base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_model.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    return fake_model
+
+
+@pytest.fixture
+def probe_port() -> Iterator[int]:
+    """A host-loopback TCP listener the agent's shell tries to reach in the network tests."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    yield sock.getsockname()[1]
+    sock.close()

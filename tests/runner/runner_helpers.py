@@ -1,0 +1,84 @@
+"""Helpers for runner tests: scratch packages, case bodies, process checks."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+BLOCK_HOOK = """#!/bin/sh
+# Deny any tool call that touches blocked.txt: exit 2 + a reason on stderr (Claude Code and Codex semantics).
+input=$(cat)
+case "$input" in
+  *blocked.txt*) echo "BLOCKED_BY_POLICY: writes to blocked.txt are forbidden" >&2; exit 2 ;;
+esac
+exit 0
+"""
+
+
+def make_package(root: Path, *, engine: str = "claude-code", cases: dict[str, dict] | None = None,
+                 timeout: float = 60, judge: str | None = None, network: bool = False,
+                 writable: list[str] | None = None, env: dict[str, str] | None = None) -> Path:
+    """A small skill package: one skill, a blocking PreToolUse hook, a fixture, and the given cases."""
+    import yaml
+
+    (root / "evals" / "cases").mkdir(parents=True)
+    (root / "evals" / "fixtures").mkdir()
+    (root / "evals" / "fixtures" / "data.txt").write_text("fixture data\n")
+    (root / "skills" / "greeter").mkdir(parents=True)
+    (root / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Writes greetings into output/.\n---\nWrite a greeting.\n")
+    (root / "hooks").mkdir()
+    hook = root / "hooks" / "block.sh"
+    hook.write_text(BLOCK_HOOK)
+    hook.chmod(0o755)
+    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
+        {"matcher": "Write|Edit|Bash", "hooks": [{"type": "command", "command": "hooks/block.sh"}]}]}}))
+    (root / "package.agent.json").write_text(json.dumps({"name": "test-pkg", "version": "1.2.3",
+                                                         "skills": ["skills/greeter"]}))
+    config: dict = {"version": 1, "engine": engine, "timeout": timeout,
+                    "sandbox": {"network": network}, "env": env or {"EVAL_CFG_VAR": "from-config"}}
+    if writable is not None:
+        config["sandbox"]["writable-paths"] = writable
+    if judge:
+        config["judge"] = judge
+    (root / "evals" / "eval-config.json").write_text(json.dumps(config))
+    for i, (name, body) in enumerate((cases or {}).items()):
+        data = {"name": name, **body}
+        data.setdefault("judge", {"criteria": "The agent did what was asked."})
+        (root / "evals" / "cases" / f"{i:02d}-{name}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return root
+
+
+def case(scenario: str, *, judge: str = "pass", extra: str = "", **expected) -> dict:
+    """A case body whose prompt selects a fake-model scenario and whose criteria select the judge reply."""
+    body: dict = {"input": {"prompt": f"SCENARIO={scenario} {extra}".strip()},
+                  "judge": {"criteria": f"The agent completed the task. JUDGE={judge}"}}
+    exp = {k.replace("_", "-"): v for k, v in expected.items()}
+    if exp:
+        body["expected"] = exp
+    return body
+
+
+def surviving(marker: str) -> list[int]:
+    """PIDs whose command line carries ``marker`` (processes that escaped cleanup)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if marker in cmdline and int(entry) != os.getpid():
+                found.append(int(entry))
+    return found
+
+
+def agents_available(engine: str) -> bool:
+    from evalens.runner.engines import EngineNotFound, get_engine
+
+    try:
+        get_engine(engine).binary  # noqa: B018 - resolving the binary is the check
+    except EngineNotFound:
+        return False
+    return True
