@@ -117,7 +117,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   }
 
   private async discover(uri?: string): Promise<DiscoveredCase[] | undefined> {
-    if (this.server.state !== "running") {
+    if (this.server.state !== "running" || !this.server.supports(Commands.discoverCases)) {
       return undefined;
     }
     try {

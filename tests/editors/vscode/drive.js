@@ -1,0 +1,186 @@
+// Drives code-server (real VS Code 1.100) with the evalens extension through Debian's chromium.
+// Usage: node drive.js <baseUrl> <workspaceFolder>
+// Env: SHOT_DIR (screenshots), RESULT_FILE (JSON facts for pytest), RUN_LENS=1 (click "Run eval" and wait
+// for the verdict), LENS_TIMEOUT_MS (default 240000).
+// Each step waits for what a user would see, records it in the result file, and fails with a clear message.
+const { chromium } = require('playwright-core');
+const fs = require('fs');
+const path = require('path');
+
+const [BASE, FOLDER] = process.argv.slice(2);
+const OUT = process.env.SHOT_DIR || '.';
+const RESULT_FILE = process.env.RESULT_FILE || path.join(OUT, 'result.json');
+const RUN_LENS = process.env.RUN_LENS === '1';
+const LENS_TIMEOUT = Number(process.env.LENS_TIMEOUT_MS || 240000);
+const BROKEN = process.env.BROKEN_FILE || '03-broken.yaml';
+const GOOD = process.env.GOOD_FILE || '01-extract-text.yaml';
+const CASE = process.env.CASE_NAME || 'extract-text';
+
+const result = { steps: [] };
+const t0 = Date.now();
+const log = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const save = () => fs.writeFileSync(RESULT_FILE, JSON.stringify(result, null, 2));
+async function step(name, fn) {
+  log(`${name} …`);
+  try {
+    const value = await fn();
+    result.steps.push({ name, ok: true, seconds: (Date.now() - t0) / 1000 });
+    save();
+    return value;
+  } catch (e) {
+    result.steps.push({ name, ok: false, error: String(e && e.message ? e.message : e).split('\n')[0] });
+    save();
+    throw new Error(`step "${name}" failed: ${e && e.message ? e.message : e}`);
+  }
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 30000 });
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 30000 });
+}
+
+async function gotoLine(page, line, column = 1) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10000 });
+}
+
+async function dismissWidgets(page) {
+  await page.keyboard.press('Escape');
+  await page.mouse.move(5, 790);
+  await page.locator('.monaco-hover:visible').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+(async () => {
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+  page.on('pageerror', (e) => log('pageerror: ' + e.message));
+  try {
+    await step('workbench', async () => {
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(FOLDER)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      await page.locator('.statusbar-item', { hasText: 'evalens' }).first().waitFor({ timeout: 90000 });
+    });
+
+    await step('diagnostics', async () => {
+      await openFile(page, BROKEN);
+      await page.waitForSelector('.editor-instance .squiggly-error', { timeout: 60000 });
+      await page.keyboard.press('Control+Shift+M');
+      const rows = page.locator('.markers-panel .monaco-list-row');
+      await rows.filter({ hasText: 'pdf-tool' }).first().waitFor({ timeout: 30000 });
+      await page.waitForTimeout(300);
+      result.problems = (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      result.squiggles = await page.locator('.editor-instance .squiggly-error').count();
+      result.status = (await page.locator('.statusbar-item', { hasText: 'evalens' }).first().innerText()).trim();
+      await page.screenshot({ path: `${OUT}/diagnostics.png` });
+    });
+
+    await step('hover', async () => {
+      await openFile(page, GOOD);
+      await page.keyboard.press('Control+Shift+M'); // close the panel again: more room for the editor
+      await gotoLine(page, 3, 2); // "target: skill:pdf-tools"
+      await page.keyboard.press('Control+K');
+      await page.keyboard.press('Control+I');
+      const hover = page.locator('.monaco-hover:visible .hover-contents, .monaco-hover:visible .rendered-markdown').first();
+      await hover.waitFor({ state: 'visible', timeout: 30000 });
+      await page.waitForTimeout(500);
+      result.hover = (await page.locator('.monaco-hover:visible').first().innerText()).trim();
+      await page.screenshot({ path: `${OUT}/hover.png` });
+      await dismissWidgets(page);
+    });
+
+    await step('completion', async () => {
+      await gotoLine(page, Number(process.env.COMPLETION_LINE || 11), Number(process.env.COMPLETION_COLUMN || 3));
+      await page.keyboard.press('Control+Space');
+      const rows = page.locator('.suggest-widget.visible .monaco-list-row');
+      await rows.first().waitFor({ timeout: 30000 });
+      await page.waitForTimeout(300);
+      result.completions = (await rows.allInnerTexts()).map((t) => t.split('\n')[0].trim());
+      await page.screenshot({ path: `${OUT}/completion.png` });
+      await page.keyboard.press('Escape');
+    });
+
+    const lens = page.locator('.editor-instance .codelens-decoration', { hasText: 'Run eval' }).first();
+    await step('lens', async () => {
+      await gotoLine(page, 1, 1);
+      await lens.waitFor({ timeout: 60000 });
+      result.lensBefore = (await lens.innerText()).trim();
+    });
+
+    if (RUN_LENS) {
+      await step('lens-run', async () => {
+        await dismissWidgets(page);
+        await lens.locator('a', { hasText: 'Run eval' }).first().click();
+        const verdict = page.locator('.editor-instance .codelens-decoration', { hasText: /PASS|FAIL|ERROR|SKIP/ }).first();
+        await verdict.waitFor({ timeout: LENS_TIMEOUT });
+        await page.waitForTimeout(500);
+        result.lensAfter = (await verdict.innerText()).trim();
+        await dismissWidgets(page);
+        await page.screenshot({ path: `${OUT}/lens-verdict.png` });
+        const box = await page.locator('.editor-instance .monaco-editor').first().boundingBox();
+        if (box) {
+          await page.screenshot({
+            path: `${OUT}/lens-verdict-editor.png`,
+            clip: { x: box.x, y: box.y, width: Math.min(box.width, 900), height: Math.min(box.height, 330) },
+          });
+        }
+      });
+
+      await step('test-explorer', async () => {
+        await runCommand(page, 'View: Show Testing');
+        const tree = page.locator('.test-explorer .monaco-list-row');
+        await tree.first().waitFor({ timeout: 30000 });
+        for (let i = 0; i < 6; i++) {
+          if (await tree.filter({ hasText: CASE }).count()) break;
+          const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"] .monaco-tl-twistie');
+          const n = await closed.count();
+          for (let j = 0; j < n; j++) await closed.nth(0).click().catch(() => undefined);
+          await page.waitForTimeout(300);
+        }
+        const row = tree.filter({ hasText: CASE }).first();
+        await row.waitFor({ timeout: 30000 });
+        await page.waitForTimeout(500);
+        result.testExplorerRows = await tree.evaluateAll((rows) => rows.map((r) => ({
+          label: (r.getAttribute('aria-label') || r.textContent || '').trim(),
+          icons: [...r.querySelectorAll('[class*="codicon-testing-"]')].map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
+        })));
+        await page.screenshot({ path: `${OUT}/test-explorer.png` });
+      });
+    }
+    result.ok = true;
+    save();
+    log('ALL OK');
+  } catch (e) {
+    console.error('FAIL', e.message);
+    await page.screenshot({ path: `${OUT}/failure.png` }).catch(() => undefined);
+    result.ok = false;
+    result.error = e.message;
+    save();
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+})();
