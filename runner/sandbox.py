@@ -277,7 +277,7 @@ async def stop_bridges(bridges: list[Bridge]) -> None:
 
 
 def _proc_table() -> dict[int, tuple[int, int]]:
-    """pid → (ppid, session id) for every visible process."""
+    """pid → (ppid, session id) for every live (non-zombie) process."""
     table: dict[int, tuple[int, int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -288,6 +288,8 @@ def _proc_table() -> dict[int, tuple[int, int]]:
         except OSError:
             continue
         fields = stat[stat.rfind(")") + 2 :].split()
+        if fields and fields[0] in ("Z", "X"):
+            continue  # already dead, only waiting to be reaped
         try:
             table[int(entry)] = (int(fields[1]), int(fields[3]))
         except (IndexError, ValueError):

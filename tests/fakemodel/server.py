@@ -18,8 +18,9 @@ How a reply is chosen
 * A scenario is a list of steps. Step *i* is played when the conversation already holds *i* tool results, so the
   server is stateless; past the end the last step repeats.
 * A request offering no tools is a side call: if its text mentions ``verdict`` it is a *judge* call and gets the judge
-  reply chosen by a ``JUDGE=<pass|fail|garbage|flaky>`` token anywhere in the request (default ``pass``); other side
-  calls (Claude's session title) get a short text.
+  reply chosen by a ``JUDGE=<pass|fail|garbage|flaky>`` token anywhere in the request (default ``pass``); otherwise a
+  scenario step that needs no tool (text, error, sleep) is played, and anything else (Claude's session title call)
+  gets the short text ``Eval run``.
 * Placeholders in step strings: ``{cwd}`` (from Claude's ``Primary working directory:`` line or Codex's ``<cwd>``),
   ``{marker}`` (from a ``MARKER=<word>`` token in user content), ``{fake_port}`` (this server's port),
   ``{probe_port}`` (from a ``PROBE_PORT=<n>`` token) and
@@ -326,9 +327,10 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
                 judge = "garbage" if state.seen_count(raw_body) == 1 else "pass"
             return Reply(text=JUDGE_REPLIES.get(judge, JUDGE_REPLIES["pass"]), scenario=f"judge:{judge}")
         scenario = conv.token("SCENARIO")
-        if scenario and scenario.startswith("err"):
-            pass  # errors apply to side calls too, so the agent's first call fails like a real outage
-        else:
+        steps = state.scenarios.get(scenario or "", [])
+        step = steps[min(len(conv.tool_results), len(steps) - 1)] if steps else {}
+        if not any(k in step for k in ("text", "error", "sleep")):
+            # A side call (Claude's session title) or a tool step with no tools offered: plain text.
             return Reply(text="Eval run", scenario="side-call")
     name = conv.token("SCENARIO") or state.default_scenario
     steps = state.scenarios.get(name)
