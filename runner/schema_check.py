@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
@@ -72,7 +73,8 @@ def check(doc: ParsedDocument, schema: dict[str, Any]) -> list[Problem]:
     validator = _cached_validator(schema)
     problems: list[Problem] = []
     seen: set[tuple[Span, str]] = set()
-    for error in validator.iter_errors(doc.data):
+    errors = () if _quick_valid(schema, doc.data) else validator.iter_errors(doc.data)
+    for error in errors:
         for problem in _translate(doc, error):
             key = (problem.span, problem.message)
             if key not in seen:
@@ -80,6 +82,41 @@ def check(doc: ParsedDocument, schema: dict[str, Any]) -> list[Problem]:
                 problems.append(problem)
     problems.extend(unknown_keys(doc, schema))
     return problems
+
+
+_NULL = re.compile(r"[:\[,]\s*null\b")
+
+
+def _quick_valid(schema: dict[str, Any], data: Any) -> bool:
+    """True when the schema's source model accepts ``data`` strictly (pydantic-core, ~20x faster than
+    jsonschema on a 500-task file), so the slow validator need not run. Nulls always take the slow path:
+    the models allow ``None`` for absent optionals where the schemas do not. False means "don't know"."""
+    model = _model_for(schema.get("$id"))
+    if model is None:
+        return False
+    try:
+        if _NULL.search(json.dumps(data)):
+            return False
+        model.model_validate(data, strict=True, by_alias=True, by_name=False)
+    except Exception:  # noqa: BLE001 - any failure: let jsonschema report it
+        return False
+    return True
+
+
+def _model_for(schema_id: Any) -> Any:
+    if not isinstance(schema_id, str):
+        return None
+    from evalens.runner.models.catalog import SCHEMAS
+
+    if len(_MODELS) != len(SCHEMAS):  # format modules register their schemas as they load
+        from evalens.runner.models.base import SCHEMA_BASE_URI
+
+        _MODELS.clear()
+        _MODELS.update({SCHEMA_BASE_URI + s.file_name: s.model for s in SCHEMAS})
+    return _MODELS.get(schema_id)
+
+
+_MODELS: dict[str, Any] = {}
 
 
 def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:

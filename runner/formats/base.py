@@ -62,6 +62,7 @@ class RuleContext:
     file_path: str
     index: PackageIndex | None
     settings: dict[str, Any] = field(default_factory=dict)
+    doc: ParsedDocument | None = None  # the open document, when a feature (e.g. hover) has it at hand
 
 
 @cache

@@ -94,8 +94,9 @@ def detect(path: str, text: str) -> Detection:
         if forced.language != language:
             doc = parse(text, forced.language)
         return Detection(forced, doc)
-    if not doc.ok:  # syntax errors: trust the path
-        return Detection(cands[0] if cands else None, doc)
+    if not doc.ok:  # syntax errors: trust the path (unless the format says such a file is not its own)
+        claimed = [f for f in cands if getattr(f, "claims_unparsed", lambda _d: True)(doc)]
+        return Detection(claimed[0] if claimed else None, doc)
     lookalike = None
     for fmt in cands:
         if fmt.language != doc.language:

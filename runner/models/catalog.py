@@ -42,7 +42,9 @@ def register(spec: SchemaSpec) -> None:
 
 def render_all() -> dict[str, dict]:
     """Generate every schema from its model (the source of truth)."""
-    from evalens.runner.formats import registry  # noqa: F401  (format modules register their schemas)
+    from evalens.runner.formats import registry  # format modules register their schemas on import
+
+    registry._ensure_loaded()
     from evalens.runner.models.base import export_schema
 
     return {s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)

@@ -1,0 +1,150 @@
+"""Small helpers shared by the skilljack, writing-skills, skill-creator and SKILL.md formats.
+
+They work on plain values and spans so each rule stays a few lines; nothing here knows a file kind.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path as FsPath
+from typing import Any
+
+from evalens.runner.documents import ParsedDocument, Path, parse
+from evalens.runner.formats.base import RuleContext
+from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
+
+_EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
+
+
+def inner(doc: ParsedDocument, span: Span) -> Span:
+    """A scalar's text without its quotes, so replacing it keeps the quoting style."""
+    if span.start_line == span.end_line and span.start_line < len(doc.lines):
+        text = doc.lines[span.start_line][span.start_col:span.end_col]
+        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+            return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
+    return span
+
+
+def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix:
+    """A fix that replaces the scalar at ``path`` (keeping its quotes)."""
+    return Fix(title or f"Change to `{new}`", (Edit(inner(doc, doc.span_for(path)), new),))
+
+
+def rename_key_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix | None:
+    span = doc.key_span_at_path(path)
+    if span is None:
+        return None
+    return Fix(title or f"Rename `{path[-1]}` to `{new}`", (Edit(inner(doc, span), new),))
+
+
+def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, message: str, *,
+            on_key: bool = False, fixes: list[Fix] | None = None) -> Problem:
+    """A problem on the value (or key) at ``path``, with ``path`` in its data for code actions."""
+    return Problem(doc.span_for(path, prefer_key=on_key), severity, code, message, fixes=list(fixes or []),
+                   data={"path": list(path)})
+
+
+_JS_NAMED = re.compile(r"\(\?<(?![=!])")
+_JS_BACKREF = re.compile(r"\\k<([A-Za-z_]\w*)>")
+
+
+@lru_cache(maxsize=1024)
+def js_regex_error(pattern: str) -> str | None:
+    """Why a JavaScript regex would not compile (checked with Python's engine after mapping the syntax
+    the two spell differently: named groups and their back-references), or None."""
+    if not isinstance(pattern, str):
+        return "not a string"
+    translated = _JS_BACKREF.sub(r"(?P=\1)", _JS_NAMED.sub("(?P<", pattern))
+    try:
+        re.compile(translated)
+    except re.error as exc:
+        return str(exc)
+    except (RecursionError, OverflowError):
+        return "pattern too complex"
+    return None
+
+
+def skills_in(base: FsPath) -> dict[str, FsPath]:
+    """Skills in a skills folder: ``<name>/SKILL.md`` (or ``skill.md``), or a root-level ``SKILL.md``
+    (skilljack copies that one as ``<folder name>/SKILL.md``)."""
+    out: dict[str, FsPath] = {}
+    try:
+        entries = sorted(base.iterdir())
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.is_dir():
+            for name in ("SKILL.md", "skill.md"):
+                md = entry / name
+                if md.is_file():
+                    out[entry.name] = md
+                    break
+        elif entry.name in ("SKILL.md", "skill.md"):
+            out[base.name] = entry
+    return out
+
+
+def frontmatter_name(skill_md: FsPath) -> str | None:
+    """The ``name`` in a SKILL.md's frontmatter, if readable."""
+    try:
+        text = skill_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    data = parse(text, "markdown").data
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w-])--?[a-z][\w-]*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\(|\b[A-Z]{2,}\b"
+)
+
+
+def is_unfalsifiable(text: str) -> bool:
+    """An expectation a grader cannot fail: vague words with nothing concrete, or too short to say
+    anything ("Produces output", "Does the thing"). Flags, identifiers and acronyms count as concrete."""
+    from evalens.runner.formats.uaaps import VAGUE_WORDS, is_concrete
+
+    if is_concrete(text) or _IDENTIFIER.search(text):
+        return False
+    words = re.findall(r"[A-Za-z']+", text.lower())
+    return not words or bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS))) or len(words) <= 3
+
+
+_DOC_CACHE: dict[str, tuple[float, Any]] = {}
+
+
+def document_data(ctx: RuleContext, language: str) -> Any:
+    """The plain data of the file a context belongs to: the open document when the caller put it on the
+    context (``ctx.doc``), else the file on disk (cached by modification time)."""
+    doc = getattr(ctx, "doc", None)
+    if doc is not None:
+        return doc.data
+    path = FsPath(ctx.file_path)
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    hit = _DOC_CACHE.get(ctx.file_path)
+    if hit and hit[0] == mtime:
+        return hit[1]
+    try:
+        data = parse(path.read_text(encoding="utf-8"), language).data  # type: ignore[arg-type]
+    except (OSError, UnicodeDecodeError):
+        return None
+    _DOC_CACHE[ctx.file_path] = (mtime, data)
+    return data
+
+
+def path_error(value: str) -> str | None:
+    """Why a path relative to a root is unsafe (absolute, drive letter, ``..`` escape), or None."""
+    from evalens.runner.formats.uaaps import path_escape
+
+    return path_escape(value)
+
+
+def item_spans(doc: ParsedDocument, path: Path) -> list[Any]:
+    """The nodes of the list at ``path`` ([] if it is not a list)."""
+    node = doc.node_at_path(path)
+    return node.items if node is not None and node.kind == "seq" else []

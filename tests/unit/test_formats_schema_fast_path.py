@@ -1,0 +1,75 @@
+"""The pydantic fast path of ``schema_check`` must never call a document valid that jsonschema rejects.
+
+Differential test: every corpus and example file of every format, mutated one scalar at a time into other
+JSON types; whenever the fast path says "valid", the generated JSON Schema must agree.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalens.runner import schema_check
+from evalens.runner.formats.registry import detect
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus"
+REPLACEMENTS: list[Any] = [True, False, 0, 1, 1.0, 1.5, -1, "", "x", "1", [], {}, ["x"], {"x": 1}, 10**6]
+
+
+def _samples() -> list[tuple[Path, str]]:
+    """(file, path it lives at) for every corpus row and every example file."""
+    out: list[tuple[Path, str]] = []
+    if (CORPUS / "MANIFEST.tsv").is_file():
+        with open(CORPUS / "MANIFEST.tsv", encoding="utf-8") as fh:
+            for row in csv.DictReader(fh, delimiter="\t"):
+                intended = re.search(r"intended path (\S+?)\)", row["notes"])
+                out.append((CORPUS / row["file"], intended.group(1) if intended else row["path_in_repo"]))
+    for p in sorted((ROOT / "examples").rglob("*")):
+        if p.suffix in {".json", ".yaml", ".md"}:
+            out.append((p, str(p.relative_to(ROOT))))
+    return out
+
+
+def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:3]):
+            out += _paths(v, (*prefix, i))
+    return out
+
+
+def _set(data: Any, path: tuple, new: Any) -> Any:
+    if not path:
+        return new
+    target = data
+    for part in path[:-1]:
+        target = target[part]
+    target[path[-1]] = new
+    return data
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda s: s[0].name[:60])
+def test_fast_path_agrees_with_jsonschema(sample: tuple[Path, str]) -> None:
+    file, where = sample
+    detection = detect(f"/repo/{where}", file.read_text(encoding="utf-8"))
+    if detection.format is None or detection.doc is None or not detection.doc.ok or detection.format.schema() is None:
+        pytest.skip("not a schema-backed format at this path")
+    schema = detection.format.schema()
+    validator = schema_check._cached_validator(schema)
+    rng = random.Random(file.name)
+    paths = _paths(detection.doc.data)
+    for target in rng.sample(paths, min(len(paths), 40)):
+        for new in rng.sample(REPLACEMENTS, 5):
+            data = _set(copy.deepcopy(detection.doc.data), target, copy.deepcopy(new))
+            if schema_check._quick_valid(schema, data):
+                errors = [e.message for e in validator.iter_errors(data)]
+                assert not errors, f"fast path accepted {target} = {new!r}: {errors[:2]}"
