@@ -149,13 +149,14 @@ def split_lines(text: str) -> list[str]:
 
 def parse(text: str, language: Language) -> ParsedDocument:
     """Parse ``text``; never raises."""
-    lines = split_lines(text)
     size = len(text.encode("utf-8", errors="replace")) if len(text) > MAX_BYTES // 4 else len(text)
     if size > MAX_BYTES:
+        lines = split_lines(text[: text.find("\n") if "\n" in text[:10_000] else 10_000])[:1]
         prob = Problem(Span(0, 0, 0, max(1, len(lines[0]))), Severity.ERROR, "file-too-large",
                        f"File is {size / 1_048_576:.1f} MB; evalens does not validate eval files over "
                        f"{MAX_BYTES // 1_048_576} MB.")
         return ParsedDocument(text, language, None, None, [prob], lines)
+    lines = split_lines(text)
     if "\x00" in text:
         line = next(i for i, s in enumerate(lines) if "\x00" in s)
         prob = Problem(Span.point(line, lines[line].index("\x00")), Severity.ERROR, "binary-content",
@@ -210,51 +211,71 @@ class _Builder:
         self.problems: list[Problem] = []
         self.line_offset = line_offset
         self.stack: set[int] = set()
+        self.memo: dict[int, tuple[Node, Any, int]] = {}
 
     def span(self, node: yaml.Node) -> Span:
         s, e = node.start_mark, node.end_mark
         return Span(s.line + self.line_offset, s.column, e.line + self.line_offset, e.column)
 
     def build(self, node: yaml.Node, depth: int = 0) -> tuple[Node, Any]:
-        self.count += 1
-        if self.count > MAX_NODES or depth > MAX_DEPTH:
+        out, value, size = self._build(node, depth)
+        return out, value
+
+    def _build(self, node: yaml.Node, depth: int) -> tuple[Node, Any, int]:
+        """Aliased nodes are built once (memo); their expanded size still counts toward the bound."""
+        memo = self.memo.get(id(node))
+        if memo is not None:
+            self.count += memo[2]
+            if self.count > MAX_NODES:
+                raise _TooBig(self.span(node))
+            return memo
+        if depth > MAX_DEPTH:
             raise _TooBig(self.span(node))
         if isinstance(node, yaml.ScalarNode):
-            return self.scalar(node)
+            self.count += 1
+            built = (*self.scalar(node), 1)
+            return built
         if id(node) in self.stack:
             raise _TooBig(self.span(node), recursive=True)
         self.stack.add(id(node))
+        start_count = self.count
+        self.count += 1
         try:
             if isinstance(node, yaml.SequenceNode):
                 out = Node("seq", self.span(node))
                 values = []
                 for item in node.value:
-                    child, value = self.build(item, depth + 1)
+                    child, value, _ = self._build(item, depth + 1)
                     out.items.append(child)
                     values.append(value)
-                return out, values
-            out = Node("map", self.span(node))
-            mapping: dict[str, Any] = {}
-            first: dict[str, Span] = {}
-            for key_node, value_node in node.value:
-                kspan = self.span(key_node)
-                if isinstance(key_node, yaml.ScalarNode):
-                    key = str(key_node.value)
-                else:
-                    self.problems.append(Problem(kspan, Severity.ERROR, "complex-key",
-                                                 "Only plain scalar keys are supported here."))
-                    continue
-                child, value = self.build(value_node, depth + 1)
-                if key in first:
-                    self.problems.append(Problem(
-                        kspan, Severity.ERROR, "duplicate-key",
-                        f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
-                        "the last one wins."))
-                else:
-                    first[key] = kspan
-                out.entries.append((key, kspan, child))
-                mapping[key] = value
-            return out, mapping
+                built = (out, values, self.count - start_count)
+            else:
+                out = Node("map", self.span(node))
+                mapping: dict[str, Any] = {}
+                first: dict[str, Span] = {}
+                for key_node, value_node in node.value:
+                    kspan = self.span(key_node)
+                    if isinstance(key_node, yaml.ScalarNode):
+                        key = str(key_node.value)
+                    else:
+                        self.problems.append(Problem(kspan, Severity.ERROR, "complex-key",
+                                                     "Only plain scalar keys are supported here."))
+                        continue
+                    child, value, _ = self._build(value_node, depth + 1)
+                    if key in first:
+                        self.problems.append(Problem(
+                            kspan, Severity.ERROR, "duplicate-key",
+                            f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
+                            "the last one wins."))
+                    else:
+                        first[key] = kspan
+                    out.entries.append((key, kspan, child))
+                    mapping[key] = value
+                built = (out, mapping, self.count - start_count)
+            if self.count > MAX_NODES:
+                raise _TooBig(self.span(node))
+            self.memo[id(node)] = built
+            return built
         finally:
             self.stack.discard(id(node))
 

@@ -107,6 +107,9 @@ def _clean(node: Any) -> None:
             for sub in props.values():
                 if isinstance(sub, dict):
                     sub.pop("title", None)
+                    if "description" not in sub and sub.get("markdownDescription"):
+                        # pydantic drops a field description equal to its model's docstring
+                        sub["description"] = sub["markdownDescription"].split("\n\n")[0]
         for value in node.values():
             _clean(value)
     elif isinstance(node, list):

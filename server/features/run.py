@@ -1,0 +1,628 @@
+"""The "Run eval" code lens and the run commands: one case from the editor through ``runner.api.run_cases``.
+
+Runs are asyncio tasks on the server's loop (the runner awaits its subprocesses), so completion, hover and
+diagnostics keep answering during a run. Every face of a run — lens, diagnostic, hover, command answer,
+``evalens/verdictChanged`` — reads the same :class:`~evalens.server.features.run_memory.CaseRecord`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.server.convert import to_range
+from evalens.server.features import run_present as present
+from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
+from evalens.server.server import EvalensServer
+from lsprotocol import types
+from pygls.uris import from_fs_path, to_fs_path
+
+log = logging.getLogger("evalens.server.run")
+
+RUNNABLE = "uaaps-case"  # the formats runner.api.run_cases can run
+CONFIG = "uaaps-config"
+STAGES = {"sandbox": 10, "agent": 25, "checks": 70, "judge": 80, "cleanup": 95}
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "reports", "build", "dist"}
+
+
+class Slots:
+    """Bounded parallelism that follows the ``maxParallelRuns`` setting as it changes."""
+
+    def __init__(self, limit: Callable[[], int]) -> None:
+        self._limit = limit
+        self._active = 0
+        self._cond: asyncio.Condition | None = None
+
+    def _condition(self) -> asyncio.Condition:
+        if self._cond is None:
+            self._cond = asyncio.Condition()
+        return self._cond
+
+    async def __aenter__(self) -> None:
+        cond = self._condition()
+        async with cond:
+            await cond.wait_for(lambda: self._active < max(1, int(self._limit() or 1)))
+            self._active += 1
+
+    async def __aexit__(self, *exc: object) -> None:
+        cond = self._condition()
+        async with cond:
+            self._active -= 1
+            cond.notify_all()
+
+
+@dataclass(eq=False)
+class RunHandle:
+    """One case run in flight (queued or running)."""
+
+    root: Path
+    name: str
+    uri: str
+    case_file: Path
+    task: asyncio.Task | None = None
+    stage: str = "queued"
+    token: str | None = None
+    cancelled: bool = False
+    started: float = field(default_factory=time.monotonic)
+
+
+@dataclass(slots=True)
+class Target:
+    """A case resolved from a command's ``{uri, name}``."""
+
+    uri: str
+    root: Path
+    name: str
+    case_file: Path
+    validation: Any
+    case: Any  # CaseInfo or None when the file no longer parses
+
+
+def _arg(args: tuple[Any, ...]) -> dict[str, Any]:
+    """Commands take ONE dict argument; ``[uri, name]`` positional is tolerated for hand-written clients."""
+    if args and isinstance(args[0], dict):
+        return args[0]
+    out: dict[str, Any] = {}
+    for key, value in zip(("uri", "name"), args, strict=False):
+        out[key] = value
+    return out
+
+
+class Runs:
+    """Runs in flight, the verdict memory, and what they look like in the editor."""
+
+    def __init__(self, ls: EvalensServer) -> None:
+        self.ls = ls
+        self.memory = Memory()
+        self.active: dict[tuple[str, str], RunHandle] = {}
+        self.slots = Slots(lambda: ls.settings.max_parallel_runs)
+        self._pushed: dict[str, list[types.Diagnostic]] = {}
+
+    # ------------------------------------------------------------------------------------ documents
+    def _validation(self, uri: str) -> Any:
+        if uri in self.ls.workspace.text_documents:
+            return self.ls.validate_uri(uri)
+        found = self.ls.validation_for(uri)
+        if found is not None:
+            return found
+        path = to_fs_path(uri)
+        if not path or not Path(path).is_file():
+            return None
+        from evalens.runner.validate import validate_file
+
+        return validate_file(Path(path), self.ls.indexes, self.ls.settings.rule_settings())
+
+    @staticmethod
+    def _cases(validation: Any, format_id: str = RUNNABLE) -> list[Any]:
+        if validation is None or validation.format is None or validation.format.id != format_id:
+            return []
+        if validation.doc is None or not validation.doc.ok:
+            return []
+        return list(validation.format.cases(validation.doc))
+
+    def _lines(self, validation: Any) -> list[str]:
+        return validation.doc.lines if validation is not None and validation.doc is not None else [""]
+
+    # ------------------------------------------------------------------------------------ diagnostics
+    def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
+        path = to_fs_path(uri)
+        root = package_root_of(Path(path)) if path else None
+        if root is None:
+            return []
+        out: list[types.Diagnostic] = []
+        for case in self._cases(validation):
+            record = self.memory.get(root, case.name)
+            if record is not None:
+                out += present.verdict_diagnostics(record.result, validation, case, self.ls.encoding)
+        return out
+
+    def _pulls_without_refresh(self) -> bool:
+        """Neovim 0.10/0.11 pull but cannot be told to re-pull: verdicts reach them by push instead."""
+        return self.ls.client_pulls and not self.ls.cap("workspace.diagnostics.refresh_support", False)
+
+    def diagnostics_for(self, path: str) -> list[types.Diagnostic]:
+        """Verdict diagnostics merged into a document's diagnostics by ``features.diagnostics``."""
+        uri = from_fs_path(path)
+        if not uri:
+            return []
+        try:
+            diags = self._verdict_diagnostics(uri, self.ls.validation_for(uri))
+        except Exception:  # noqa: BLE001 - a stale record must never break validation diagnostics
+            log.exception("verdict diagnostics failed for %s", path)
+            return []
+        if self._pulls_without_refresh():
+            if uri in self.ls.workspace.text_documents:
+                self._push_verdicts(uri, diags)
+            return []
+        return diags
+
+    def _push_verdicts(self, uri: str, diags: list[types.Diagnostic]) -> None:
+        if self._pushed.get(uri) == diags:
+            return
+        self._pushed[uri] = diags
+        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+
+    def _deliver_diagnostics(self, uri: str) -> None:
+        """After a verdict: re-publish, push to pull-only clients, or ask pulling clients to re-pull."""
+        from evalens.server.features import diagnostics
+
+        if self._pulls_without_refresh():
+            if uri in self.ls.workspace.text_documents:
+                self._push_verdicts(uri, self._verdict_diagnostics(uri, self._validation(uri)))
+        elif self.ls.client_pulls:
+            try:
+                self.ls.workspace_diagnostic_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.debug("diagnostic refresh failed", exc_info=True)
+        elif uri in self.ls.workspace.text_documents:
+            diagnostics.refresh(self.ls, uri)
+
+    # ------------------------------------------------------------------------------------ lenses
+    def lenses(self, uri: str) -> list[types.CodeLens]:
+        validation = self._validation(uri)
+        if validation is None or validation.format is None:
+            return []
+        path = to_fs_path(uri)
+        root = package_root_of(Path(path)) if path else None
+        if root is None:
+            return []
+        lines = self._lines(validation)
+        out: list[types.CodeLens] = []
+
+        def lens(rng: types.Range, title: str, command: str, arg: dict[str, Any]) -> None:
+            out.append(types.CodeLens(range=rng, command=types.Command(title=title, command=command,
+                                                                       arguments=[arg])))
+
+        for case in self._cases(validation):
+            rng = to_range(case.span, lines, self.ls.encoding)
+            arg = {"uri": uri, "name": case.name}
+            if (str(root), case.name) in self.active:
+                lens(rng, "■ Cancel", "evalens.cancelRun", arg)
+                continue
+            lens(rng, "▶ Run eval", "evalens.runCase", arg)
+            lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
+            record = self.memory.get(root, case.name)
+            if record is not None:
+                lens(rng, present.verdict_title(record.result), "evalens.showResult", arg)
+        for case in self._cases(validation, CONFIG):
+            rng = to_range(case.span, lines, self.ls.encoding)
+            if any(k[0] == str(root) for k in self.active):
+                lens(rng, "■ Cancel all", "evalens.cancelRun", {"uri": uri, "name": "*"})
+            else:
+                lens(rng, "▶ Run all evals", "evalens.runAll", {"uri": uri})
+            counts: dict[str, int] = {}
+            for record in self.memory.all_for(root).values():
+                counts[record.result.verdict] = counts.get(record.result.verdict, 0) + 1
+            if counts:
+                title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
+                lens(rng, title, "evalens.lastReport", {"uri": uri})
+        return out
+
+    def _refresh_lenses(self) -> None:
+        if self.ls.cap("workspace.code_lens.refresh_support", False):
+            try:
+                self.ls.workspace_code_lens_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.debug("code lens refresh failed", exc_info=True)
+
+    # ------------------------------------------------------------------------------------ hover
+    def hover(self, uri: str, validation: Any, path: tuple) -> str | None:
+        """Markdown for the last result when hovering a case's `name` (``ls.extra_hover``)."""
+        fs_path = to_fs_path(uri)
+        root = package_root_of(Path(fs_path)) if fs_path else None
+        if root is None:
+            return None
+        for case in self._cases(validation):
+            if tuple(path) != (*case.path, "name"):
+                continue
+            handle = self.active.get((str(root), case.name))
+            running = f"**Running** ({handle.stage})\n\n" if handle else ""
+            record = self.memory.get(root, case.name)
+            if record is None:
+                return running + "No run yet: use **▶ Run eval**." if not running else running.strip()
+            return running + present.hover_markdown(record)
+        return None
+
+    # ------------------------------------------------------------------------------------ targets
+    def target(self, uri: str, name: str | None) -> Target:
+        path = to_fs_path(uri)
+        if not path:
+            raise ValueError(f"not a file URI: {uri}")
+        root = package_root_of(Path(path))
+        validation = self._validation(uri)
+        cases = self._cases(validation)
+        if root is None or not cases and (validation is None or validation.format is None
+                                          or validation.format.id != RUNNABLE):
+            raise ValueError(f"{path} is not a UAAPS eval case (evals/cases/*.yaml)")
+        case = next((c for c in cases if name in (None, c.name)), None)
+        return Target(uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case)
+
+    def _package_targets(self, root: Path) -> list[Target]:
+        cases_dir = root / "evals" / "cases"
+        files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
+        out = []
+        for path in files:
+            uri = from_fs_path(str(path))
+            try:
+                out.append(self.target(uri, None))
+            except ValueError:
+                continue
+        return out
+
+    def workspace_packages(self) -> list[Path]:
+        """Every folder with an ``evals/`` holding cases or an eval config, under the workspace folders."""
+        from evalens.server.features.lifecycle import workspace_roots
+
+        found: list[Path] = []
+        for top in workspace_roots(self.ls):
+            for dirpath, dirnames, _files in os.walk(top):
+                if "evals" in dirnames:
+                    evals = Path(dirpath) / "evals"
+                    if (evals / "cases").is_dir() or (evals / "eval-config.json").is_file():
+                        found.append(Path(dirpath))
+                dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and d != "evals"]
+        return sorted(set(found))
+
+    # ------------------------------------------------------------------------------------ wire shapes
+    def wire(self, target: Target, record: CaseRecord) -> dict[str, Any]:
+        case_path = target.case.path if target.case is not None else ()
+        return present.wire_result(target.uri, target.name, record, target.validation, case_path,
+                                   self.ls.encoding)
+
+    def discovered(self, target: Target) -> dict[str, Any]:
+        lines = self._lines(target.validation)
+        span = target.case.span if target.case is not None else None
+        rng = to_range(span, lines, self.ls.encoding) if span else types.Range(
+            start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+        entry: dict[str, Any] = {
+            "uri": target.uri, "name": target.name, "format": RUNNABLE, "packageRoot": str(target.root),
+            "range": {"start": {"line": rng.start.line, "character": rng.start.character},
+                      "end": {"line": rng.end.line, "character": rng.end.character}},
+        }
+        record = self.memory.get(target.root, target.name)
+        if record is not None:
+            entry.update(lastVerdict=record.result.verdict, lastReason=record.result.reason,
+                         lastDurationSeconds=record.result.duration_seconds)
+        return entry
+
+    # ------------------------------------------------------------------------------------ running
+    def _request(self, root: Path, cases: list[str], dry_run: bool = False) -> Any:
+        from evalens.runner.api import RunRequest
+
+        s = self.ls.settings
+        names = [n for n in (s.api_key_env_vars or []) if isinstance(n, str) and ENV_NAME.match(n)]
+        if len(names) != len(s.api_key_env_vars or []):
+            log.warning("evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest")
+        return RunRequest(package_root=root, cases=cases, engine=s.engine or None, judge=s.judge or None,
+                          timeout=float(s.timeout) if s.timeout else None, keep_sandbox=bool(s.keep_sandbox),
+                          jobs=1, extra_env=names, dry_run=dry_run)
+
+    def start(self, target: Target) -> RunHandle:
+        """Start (or join) the run of one case; returns at once."""
+        key = (str(target.root), target.name)
+        handle = self.active.get(key)
+        if handle is not None:
+            return handle
+        handle = RunHandle(target.root, target.name, target.uri, target.case_file)
+        self.active[key] = handle
+        handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
+        self._state_changed()
+        return handle
+
+    async def _execute(self, handle: RunHandle, target: Target) -> CaseRecord | None:
+        from evalens.runner.api import CaseResult, RunError, run_cases
+
+        record: CaseRecord | None = None
+        try:
+            await self._progress_begin(handle)
+            async with self.slots:
+                self._progress(handle, "starting", "planning")
+                request = self._request(handle.root, [str(handle.case_file)])
+                try:
+                    outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e))
+                    result = next((r for r in outcome.results if r.name == handle.name), outcome.results[0])
+                    report = str(outcome.report_path) if outcome.report_path else None
+                except RunError as exc:
+                    result = CaseResult(name=handle.name, case_file=str(handle.case_file), verdict="ERROR",
+                                        reason=str(exc), error=str(exc))
+                    report = None
+            record = CaseRecord(result, report, time.time())
+            self.memory.put(handle.root, handle.name, record)
+        except asyncio.CancelledError:
+            handle.cancelled = True
+            task = asyncio.current_task()
+            if task is not None:
+                task.uncancel()
+        except Exception as exc:  # noqa: BLE001 - a runner bug becomes this case's ERROR, not a dead server
+            log.exception("run of %s failed", handle.name)
+            result = CaseResult(name=handle.name, case_file=str(handle.case_file), verdict="ERROR",
+                                reason=f"internal error: {exc}", error=f"{type(exc).__name__}: {exc}")
+            record = CaseRecord(result, None, time.time())
+            self.memory.put(handle.root, handle.name, record)
+        finally:
+            self.active.pop((str(handle.root), handle.name), None)
+            self._progress_end(handle, record)
+            if record is not None:
+                self._announce(target, record)
+            self._state_changed()
+        return record
+
+    def _on_event(self, handle: RunHandle, event: Any) -> None:
+        if event.case_name and event.stage in STAGES:
+            self._progress(handle, event.stage, event.message)
+
+    def _state_changed(self) -> None:
+        self.ls.protocol.notify("evalens/runState", {"running": len(self.active)})
+        self._refresh_lenses()
+
+    def _announce(self, target: Target, record: CaseRecord) -> None:
+        """Tell every face: diagnostics, the verdict notification (lens refresh follows in _state_changed)."""
+        validation = self._validation(target.uri)
+        case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
+        rng = to_range(case.span, self._lines(validation), self.ls.encoding) if case is not None else None
+        r = record.result
+        params: dict[str, Any] = {"uri": target.uri, "name": target.name, "verdict": r.verdict, "reason": r.reason,
+                                  "durationSeconds": r.duration_seconds}
+        if rng is not None:
+            params["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
+                               "end": {"line": rng.end.line, "character": rng.end.character}}
+        try:
+            self._deliver_diagnostics(target.uri)
+        except Exception:  # noqa: BLE001
+            log.exception("publishing verdict diagnostics failed")
+        self.ls.protocol.notify("evalens/verdictChanged", params)
+
+    # ------------------------------------------------------------------------------------ progress
+    def _progress_supported(self) -> bool:
+        return bool(self.ls.cap("window.work_done_progress", False))
+
+    async def _progress_begin(self, handle: RunHandle) -> None:
+        if not self._progress_supported():
+            return
+        token = f"evalens-run-{uuid.uuid4()}"
+        try:
+            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 10)
+        except Exception:  # noqa: BLE001 - progress is a nicety; the run goes on without it
+            return
+        handle.token = token
+        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
+            title=f"Eval {handle.name}", message="queued", cancellable=True, percentage=0))
+        future = self.ls.work_done_progress.tokens.get(token)
+        if future is not None:
+            loop = asyncio.get_running_loop()
+            future.add_done_callback(lambda f: f.cancelled() and loop.call_soon_threadsafe(self.cancel_handle,
+                                                                                              handle))
+
+    def _progress(self, handle: RunHandle, stage: str, message: str) -> None:
+        handle.stage = stage
+        if handle.token is None:
+            return
+        self.ls.work_done_progress.report(handle.token, types.WorkDoneProgressReport(
+            message=f"{stage}: {message}" if message else stage, percentage=STAGES.get(stage, 5)))
+
+    def _progress_end(self, handle: RunHandle, record: CaseRecord | None) -> None:
+        if handle.token is None:
+            return
+        message = present.verdict_title(record.result) if record is not None else "cancelled"
+        self.ls.work_done_progress.end(handle.token, types.WorkDoneProgressEnd(message=message))
+        self.ls.work_done_progress.tokens.pop(handle.token, None)
+
+    # ------------------------------------------------------------------------------------ cancelling
+    def cancel_handle(self, handle: RunHandle) -> bool:
+        if handle.task is None or handle.task.done():
+            return False
+        handle.cancelled = True
+        return handle.task.cancel()
+
+    def cancel(self, root: Path | None, name: str | None) -> int:
+        count = 0
+        for (r, n), handle in list(self.active.items()):
+            if (root is None or r == str(root)) and (name in (None, "*") or n == name):
+                count += self.cancel_handle(handle)
+        return count
+
+    def link_request(self, ls: EvalensServer, handles: list[RunHandle]) -> None:
+        """``$/cancelRequest`` on the executeCommand cancels its runs.
+
+        pygls cancels only the request's own future for commands (the handler task is not registered under
+        the request id), so watch that future.
+        """
+        msg_id = ls.protocol.msg_id
+        future = getattr(ls.protocol, "_request_futures", {}).get(msg_id) if msg_id is not None else None
+        if future is None:
+            return
+        loop = asyncio.get_running_loop()
+
+        def on_done(f: Any) -> None:
+            if f.cancelled():
+                for handle in handles:
+                    loop.call_soon_threadsafe(self.cancel_handle, handle)
+
+        future.add_done_callback(on_done)
+
+    async def wait(self, targets: list[Target], handles: list[RunHandle]) -> list[dict[str, Any]]:
+        """Answer only once every verdict is known (Neovim 0.7 re-requests lenses on the answer)."""
+        out = []
+        for target, handle in zip(targets, handles, strict=True):
+            assert handle.task is not None
+            try:
+                record = await asyncio.shield(handle.task)
+            except asyncio.CancelledError:
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise
+                record = None
+            if record is None:
+                out.append({"uri": target.uri, "name": target.name, "verdict": "SKIP", "reason": "cancelled",
+                            "durationSeconds": round(time.monotonic() - handle.started, 3), "failedChecks": [],
+                            "cancelled": True})
+            else:
+                out.append(self.wire(target, record))
+        return out
+
+    # ------------------------------------------------------------------------------------ dry run
+    async def dry_run(self, target: Target) -> dict[str, Any]:
+        from evalens.runner.api import RunError, run_cases
+
+        base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
+        try:
+            outcome = await run_cases(self._request(target.root, [str(target.case_file)], dry_run=True))
+        except RunError as exc:
+            self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                                message=f"evalens dry run: {exc}"))
+            return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
+        plan = outcome.plan
+        case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
+        lines = [f"Dry run of {target.name}: {plan.engine} ({plan.engine_binary or 'not found'}), "
+                 f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
+                 f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"]
+        if case is not None:
+            lines.append("checks: " + (", ".join(case.checks) or "none"))
+        lines += [f"warning: {w}" for w in plan.warnings]
+        message = "\n".join(lines)
+        self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+        return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"]),
+                "plan": plan.model_dump(mode="json")}
+
+    def warn_if_unsaved(self, target: Target) -> None:
+        doc = self.ls.workspace.text_documents.get(target.uri)
+        if doc is None:
+            return
+        try:
+            saved = target.case_file.read_text(encoding="utf-8")
+        except OSError:
+            return
+        if saved != doc.source:
+            self.ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"evalens runs the saved {target.case_file.name}; save it to include your edits"))
+
+
+def register(server: EvalensServer) -> None:
+    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
+    runs = Runs(server)
+    server.runs = runs
+    server.extra_hover = runs.hover  # type: ignore[attr-defined]
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not ls.settings.code_lens:
+            return []
+        try:
+            return runs.lenses(params.text_document.uri)
+        except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
+            log.exception("code lenses failed for %s", params.text_document.uri)
+            return []
+
+    @server.command("evalens.runCase")
+    async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        a = _arg(args)
+        target = runs.target(a["uri"], a.get("name"))
+        if a.get("dryRun"):
+            return await runs.dry_run(target)
+        runs.warn_if_unsaved(target)
+        handle = runs.start(target)
+        runs.link_request(ls, [handle])
+        return (await runs.wait([target], [handle]))[0]
+
+    async def run_many(ls: EvalensServer, targets: list[Target]) -> list[dict[str, Any]]:
+        handles = [runs.start(t) for t in targets]
+        runs.link_request(ls, handles)
+        return await runs.wait(targets, handles)
+
+    @server.command("evalens.runFile")
+    async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        uri = _arg(args)["uri"]
+        validation = runs._validation(uri)
+        if validation is not None and validation.format is not None and validation.format.id == CONFIG:
+            root = package_root_of(Path(to_fs_path(uri) or ""))
+            return await run_many(ls, runs._package_targets(root) if root else [])
+        return await run_many(ls, [runs.target(uri, None)])
+
+    @server.command("evalens.runAll")
+    async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        uri = _arg(args).get("uri")
+        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        roots = [root] if root else runs.workspace_packages()
+        return await run_many(ls, [t for r in roots for t in runs._package_targets(r)])
+
+    @server.command("evalens.cancelRun")
+    def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        a = _arg(args)
+        uri = a.get("uri")
+        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        return {"cancelled": runs.cancel(root, a.get("name"))}
+
+    @server.command("evalens.discoverCases")
+    def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        uri = _arg(args).get("uri")
+        if uri:
+            validation = runs._validation(uri)
+            if validation is not None and validation.format is not None and validation.format.id == CONFIG:
+                root = package_root_of(Path(to_fs_path(uri) or ""))
+                targets = runs._package_targets(root) if root else []
+            else:
+                try:
+                    targets = [runs.target(uri, None)]
+                except ValueError:
+                    targets = []
+        else:
+            targets = [t for r in runs.workspace_packages() for t in runs._package_targets(r)]
+        return [runs.discovered(t) for t in targets]
+
+    @server.command("evalens.lastReport")
+    def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        uri = _arg(args).get("uri")
+        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        roots = [root] if root else runs.workspace_packages()
+        found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
+        if not found:
+            return None
+        newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return {"path": str(newest)}
+
+    @server.command("evalens.showResult")
+    def show_result(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
+        a = _arg(args)
+        target = runs.target(a["uri"], a.get("name"))
+        record = runs.memory.get(target.root, target.name)
+        if record is None:
+            return None
+        wire = runs.wire(target, record)
+        text = present.summary_message(record.result)
+        if record.report_path:
+            text += f"\nreport: {record.report_path}"
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
+            message=f"{target.name}: {text}"))
+        return wire

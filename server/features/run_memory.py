@@ -1,0 +1,134 @@
+"""The server's memory of verdicts: the last result of every case, restored from ``evals/reports/``.
+
+``runner.api.load_last_results`` reads only the newest report, but a lens run writes a report holding just the
+case it ran, so the newest report rarely covers a whole package. This adapter merges reports newest-first until
+every case has its latest verdict, and re-reads when the reports folder changes (a CLI run in a terminal).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_REPORTS = 50  # how far back to look for a case's last verdict
+STALE_AFTER = 1.0  # seconds between two looks at a reports folder
+
+
+@dataclass(slots=True)
+class CaseRecord:
+    """The last known result of one case and where it came from."""
+
+    result: Any  # evalens.runner.api.CaseResult
+    report_path: str | None
+    finished_at: float  # wall clock; a report older than this does not replace the record
+
+
+def package_root_of(path: Path) -> Path | None:
+    """The folder holding ``evals/`` for a UAAPS file (``<root>/evals/cases/x.yaml``, ``<root>/evals/x.json``)."""
+    for parent in path.parents:
+        if parent.name == "evals":
+            return parent.parent
+    return None
+
+
+def _from_report_case(case: Any, report: Any, report_path: Path) -> Any:
+    from evalens.runner.api import CaseResult
+    from evalens.runner.checks import CheckResult
+
+    judge = case.judge_verdict
+    return CaseResult(
+        name=case.name, case_file=case.case_file, target=case.target, verdict=case.verdict,
+        reason=(judge.reason if judge and case.verdict != "ERROR" else None) or case.error or "",
+        duration_seconds=case.duration_seconds or 0.0,
+        checks=[CheckResult(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "") for c in case.checks],
+        judge_verdict=judge.result if judge else None, judge_reason=judge.reason if judge else None,
+        judge_model=judge.model if judge else None, engine=report.config.engine,
+        engine_version=report.config.engine_version, agent_model=report.agent.model,
+        output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1,
+        pass_rate=case.pass_rate, run_verdicts=list(case.run_verdicts),
+    )
+
+
+def _interrupted(case: Any, report: Any) -> bool:
+    """A case cut short by a cancel tells nothing about the case: keep the verdict before it."""
+    return bool(report.interrupted) and (case.error or "").startswith(("interrupted", "not run"))
+
+
+def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRecord]:
+    """Case name → record from the newest report that holds the case (at most ``MAX_REPORTS`` are read)."""
+    from evalens.runner.report import load_report, reports_dir
+
+    base = reports_dir(root)
+    try:
+        files = [p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")]
+    except OSError:
+        return {}
+    files.sort(key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    found: dict[str, CaseRecord] = {}
+    for path in files[:MAX_REPORTS]:
+        try:
+            report = load_report(path)
+            mtime = path.stat().st_mtime
+        except Exception:  # noqa: BLE001 - a half-written or foreign file is skipped, not fatal
+            continue
+        for case in report.cases:
+            if case.name in found or _interrupted(case, report):
+                continue
+            found[case.name] = CaseRecord(_from_report_case(case, report, path), str(path), mtime)
+        if names is not None and names <= set(found):
+            break
+    return found
+
+
+class Memory:
+    """Thread-safe store of case records per package root (the workspace scan runs in a thread)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._records: dict[tuple[str, str], CaseRecord] = {}
+        self._seen: dict[str, tuple[float, int]] = {}  # root -> (checked at, reports dir mtime)
+
+    def _refresh(self, root: Path) -> None:
+        key = str(root)
+        now = time.monotonic()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and now - seen[0] < STALE_AFTER:
+                return
+        try:
+            stamp = (root / "evals" / "reports").stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        with self._lock:
+            if seen is not None and seen[1] == stamp:
+                self._seen[key] = (now, stamp)
+                return
+            self._seen[key] = (now, stamp)
+        loaded = read_reports(root) if stamp else {}
+        with self._lock:
+            for name, record in loaded.items():
+                current = self._records.get((key, name))
+                if current is None or record.finished_at > current.finished_at:
+                    self._records[(key, name)] = record
+
+    def get(self, root: Path, name: str) -> CaseRecord | None:
+        self._refresh(root)
+        with self._lock:
+            return self._records.get((str(root), name))
+
+    def all_for(self, root: Path) -> dict[str, CaseRecord]:
+        self._refresh(root)
+        with self._lock:
+            return {n: r for (k, n), r in self._records.items() if k == str(root)}
+
+    def put(self, root: Path, name: str, record: CaseRecord) -> None:
+        with self._lock:
+            self._records[(str(root), name)] = record
+
+    def newest_report(self, root: Path) -> Path | None:
+        from evalens.runner.report import newest_report
+
+        return newest_report(root)

@@ -1,0 +1,166 @@
+"""How a case result looks in an editor: lens titles, diagnostics, hover text and the command answer.
+
+Pure functions of a result and the positioned document, so every face (lens, diagnostic, hover, command)
+says the same thing about a run.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from evalens.server.convert import to_range
+from lsprotocol import types
+
+SOURCE = "evalens-run"
+CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
+              "agent_blocked": "agent-blocked"}
+ICONS = {"PASS": "✓", "FAIL": "✗", "ERROR": "⚠", "SKIP": "○"}
+SEVERITY = {"PASS": types.DiagnosticSeverity.Information, "SKIP": types.DiagnosticSeverity.Information,
+            "FAIL": types.DiagnosticSeverity.Error, "ERROR": types.DiagnosticSeverity.Error}
+
+
+def short(text: str | None, limit: int = 60) -> str:
+    """One line, at most ``limit`` characters: lens titles must fit at the end of a line."""
+    line = re.sub(r"\s+", " ", (text or "").strip())
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return ""
+    return f"{seconds:.1f}s" if seconds < 100 else f"{round(seconds)}s"
+
+
+def verdict_title(result: Any) -> str:
+    """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``⚠ ERROR: <short reason>``."""
+    icon = ICONS.get(result.verdict, "•")
+    if result.verdict == "PASS":
+        return f"{icon} PASS {duration(result.duration_seconds)}".rstrip()
+    reason = short(result.reason or result.error or "")
+    return f"{icon} {result.verdict}: {reason}" if reason else f"{icon} {result.verdict}"
+
+
+def check_label(check: Any) -> str:
+    return CHECK_KEYS.get(check.kind, check.kind)
+
+
+def check_path(validation: Any, case_path: tuple, check: Any) -> tuple | None:
+    """Where the check's entry is written (``expected.contains[1]``), or None when the document changed."""
+    doc = getattr(validation, "doc", None)
+    if doc is None or not doc.ok:
+        return None
+    key = CHECK_KEYS.get(check.kind)
+    base = (*case_path, "expected", key)
+    node = doc.node_at_path(base)
+    if node is None:
+        return None
+    if node.kind == "seq":
+        for i, item in enumerate(node.items):
+            if item.kind == "scalar" and str(item.value).strip() == str(check.value).strip():
+                return (*base, i)
+        return None
+    return base
+
+
+def check_range(validation: Any, case_path: tuple, check: Any, encoding: str) -> types.Range | None:
+    path = check_path(validation, case_path, check)
+    if path is None:
+        return None
+    doc = validation.doc
+    return to_range(doc.span_for(path), doc.lines, encoding)
+
+
+def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str) -> list[dict[str, Any]]:
+    out = []
+    for check in result.checks:
+        if check.status != "FAIL":
+            continue
+        entry: dict[str, Any] = {"check": check_label(check), "value": check.value, "message": check.detail}
+        rng = check_range(validation, case_path, check, encoding)
+        if rng is not None:
+            entry["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
+                              "end": {"line": rng.end.line, "character": rng.end.character}}
+        out.append(entry)
+    return out
+
+
+def summary_message(result: Any) -> str:
+    """The diagnostic on `name`: verdict, the judge's reason and every failed check."""
+    lines = [f"eval {result.verdict} ({duration(result.duration_seconds)})" if result.duration_seconds
+             else f"eval {result.verdict}"]
+    if result.judge_reason:
+        who = f" ({result.judge_model})" if result.judge_model else ""
+        lines.append(f"judge{who}: {result.judge_verdict or ''} {result.judge_reason}".replace("  ", " "))
+    for check in result.checks:
+        if check.status == "FAIL":
+            lines.append(f"failed check {check_label(check)}: {check.detail}")
+    if result.error and result.error != result.judge_reason and result.verdict != "FAIL":
+        lines.append(f"error: {result.error}")
+    elif not result.judge_reason and not any(c.status == "FAIL" for c in result.checks) and result.reason:
+        lines.append(result.reason)
+    return "\n".join(lines)
+
+
+def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) -> list[types.Diagnostic]:
+    """A diagnostic on the case's `name` plus one on each failed check's own line."""
+    doc = validation.doc
+    out = [types.Diagnostic(
+        range=to_range(case.name_span, doc.lines, encoding), message=summary_message(result),
+        severity=SEVERITY.get(result.verdict, types.DiagnosticSeverity.Information), source=SOURCE,
+        code=f"eval-{result.verdict.lower()}")]
+    for check in result.checks:
+        if check.status != "FAIL":
+            continue
+        rng = check_range(validation, case.path, check, encoding)
+        if rng is not None:
+            out.append(types.Diagnostic(range=rng, message=f"{check_label(check)}: {check.detail}",
+                                        severity=types.DiagnosticSeverity.Error, source=SOURCE,
+                                        code="eval-check-failed"))
+    return out
+
+
+def hover_markdown(record: Any) -> str:
+    """The last result, in full: verdict, checks, judge, duration, engine + model, output, report."""
+    r = record.result
+    head = f"**Last run: {ICONS.get(r.verdict, '')} {r.verdict}**"
+    if r.duration_seconds:
+        head += f" · {duration(r.duration_seconds)}"
+    who = " / ".join(x for x in (r.engine, r.agent_model) if x)
+    if who:
+        head += f" · {who}"
+    parts = [head]
+    if r.reason and r.verdict != "PASS":
+        parts.append(f"Reason: {r.reason}")
+    if r.checks:
+        rows = [f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
+                + (f" — {c.detail}" if c.detail else "") for c in r.checks]
+        parts.append("Checks:\n" + "\n".join(rows))
+    if r.judge_verdict:
+        model = f" ({r.judge_model})" if r.judge_model else ""
+        parts.append(f"Judge{model}: **{r.judge_verdict}** — {r.judge_reason or ''}")
+    if r.error and r.verdict == "ERROR" and r.error != r.reason:
+        parts.append(f"Error: {r.error}")
+    if r.output_snippet:
+        parts.append("Output:\n```text\n" + r.output_snippet.replace("```", "ʼʼʼ") + "\n```")
+    if record.report_path:
+        parts.append(f"Report: `{record.report_path}`")
+    return "\n\n".join(parts)
+
+
+def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tuple,
+                encoding: str) -> dict[str, Any]:
+    """The answer of ``evalens.runCase`` (see vscode-extension/src/protocol.ts ``CaseResult``)."""
+    r = record.result
+    out: dict[str, Any] = {
+        "uri": uri, "name": name, "verdict": r.verdict, "reason": r.reason,
+        "durationSeconds": r.duration_seconds,
+        "failedChecks": failed_checks(r, validation, case_path, encoding),
+        "engine": r.engine, "model": r.agent_model, "outputSnippet": r.output_snippet,
+        "reportPath": record.report_path,
+    }
+    if r.judge_verdict:
+        out["judge"] = {"verdict": r.judge_verdict, "reason": r.judge_reason or "", "model": r.judge_model}
+    if r.error:
+        out["error"] = r.error
+    return out

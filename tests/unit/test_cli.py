@@ -1,0 +1,60 @@
+"""The command line: validate output/exit codes, schema export, packaging of the schemas."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from tests.conftest import EXAMPLE, REPO
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+def test_validate_example_prints_lines_and_fails():
+    proc = run("validate", str(EXAMPLE))
+    assert proc.returncode == 1
+    lines = proc.stdout.splitlines()
+    assert any(":10:3: warning: `agent-blockd` is not a field of `expected`; did you mean `agent-blocked`?" in ln
+               for ln in lines)
+    assert all(ln.startswith(str(EXAMPLE)) for ln in lines)
+    assert all("01-extract-text" not in ln for ln in lines)
+
+
+def test_validate_json_output_and_clean_exit(tmp_path):
+    proc = run("validate", "--format", "json", str(EXAMPLE / "evals" / "cases" / "03-broken.yaml"))
+    data = json.loads(proc.stdout)
+    assert {p["code"] for p in data["problems"]} >= {"unknown-key", "path-escape", "fixture-missing"}
+    assert data["files"][0]["format"] == "uaaps-case"
+    proc = run("validate", str(EXAMPLE / "evals" / "cases" / "01-extract-text.yaml"))
+    assert proc.returncode == 0 and proc.stdout == ""
+
+
+def test_validate_missing_path():
+    proc = run("validate", "/nonexistent/evals")
+    assert proc.returncode == 1 and "no such file" in proc.stderr
+
+
+def test_help_and_version():
+    assert run("--help").returncode == 0
+    assert "evalens" in run("--version").stdout
+
+
+def test_wheel_ships_schemas_and_namespaced_packages(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=300)
+    (wheel,) = tmp_path.glob("evalens-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "evalens/schemas/uaaps-eval-case.schema.json" in names
+    assert "evalens/server/server.py" in names and "evalens/runner/documents.py" in names
+    assert not any(n.startswith(("server/", "runner/")) for n in names)
+
+
+def test_precommit_hook_declared():
+    text = (REPO / ".pre-commit-hooks.yaml").read_text()
+    assert "evalens validate" in text or "entry: evalens" in text
