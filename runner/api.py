@@ -16,6 +16,7 @@ writes a partial report (``interrupted: true``) and re-raises :class:`asyncio.Ca
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -114,6 +115,7 @@ class CaseResult(BaseModel):
     verdict: Verdict
     reason: str = Field(default="", description="Why: the first failing check, the judge's reason, or the error.")
     duration_seconds: float = 0.0
+    agent_seconds: float = Field(default=0.0, description="Time spent in the agent process (all runs).")
     checks: list[CheckResult] = Field(default_factory=list)
     judge_verdict: str | None = None
     judge_reason: str | None = None
@@ -211,6 +213,7 @@ class _RunRecord:
     model: str | None = None
     session_id: str | None = None
     duration: float = 0.0
+    agent_seconds: float = 0.0
     artifacts: Path | None = None
     sandbox_path: str | None = None
     state: str = "pending"  # pending | running | finished
@@ -428,6 +431,18 @@ def _capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
     return previews
 
 
+async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
+    """Run blocking file work off the event loop; if cancelled, let the thread finish before re-raising so no
+    one races the cleanup that follows."""
+    task = asyncio.ensure_future(asyncio.to_thread(func, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(asyncio.shield(task), timeout=30)
+        raise
+
+
 async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     from evalens.runner.install import install_package
     from evalens.runner.judge import build_prompt, judge_case, resolve_judge
@@ -451,9 +466,13 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         ctx.emit(case.name, "sandbox", "creating sandbox", **extra)
         paths = create_sandbox()
         evals_dir = ctx.request.package_root.resolve() / "evals"
-        populate(paths, evals_dir, case.input.files, case.input.workspace_files)
-        install_package(ctx.package, ctx.engine, paths)
-        before = snapshot(paths.workspace)
+
+        def prepare() -> dict[str, tuple[int, int]]:
+            populate(paths, evals_dir, case.input.files, case.input.workspace_files)
+            install_package(ctx.package, ctx.engine, paths)
+            return snapshot(paths.workspace)
+
+        before = await _in_thread(prepare)
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
         command = ctx.engine.command(paths, case.input.prompt, model=ctx.request.agent_model, env=ctx.agent_env,
                                      outer_sandbox=ctx.sandbox_plan.enforced, network=ctx.sandbox_plan.network)
@@ -468,6 +487,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             run = await run_process(argv, env, paths.workspace, stdout, stderr, ctx.timeout)
         finally:
             await stop_bridges(bridges)
+        rec.agent_seconds = run.duration_seconds
         transcript = ctx.engine.parse(paths, stdout, stderr, run.exit_code)
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
@@ -543,7 +563,11 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
                 rec.sandbox_path = str(paths.root)
             else:
                 ctx.emit(case.name, "cleanup", "removing sandbox", **extra)
-                remove_sandbox(paths)
+                try:
+                    await _in_thread(remove_sandbox, paths)
+                except asyncio.CancelledError:
+                    remove_sandbox(paths)
+                    raise
         rec.state = "finished"
     ctx.emit(case.name, "done", rec.reason, verdict=rec.verdict, **extra)
     return rec
@@ -573,7 +597,8 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         snippet = main.output[:SNIPPET_CHARS] if main.output else None
         results.append(CaseResult(
             name=case.name, case_file=str(path), target=case.target, verdict=verdict, reason=main.reason,
-            duration_seconds=round(sum(r.duration for r in recs), 3), checks=main.checks,
+            duration_seconds=round(sum(r.duration for r in recs), 3),
+            agent_seconds=round(sum(r.agent_seconds for r in recs), 3), checks=main.checks,
             judge_verdict=judge.verdict if judge else None, judge_reason=judge.reason if judge else None,
             judge_model=judge.model if judge else None, engine=ctx.engine.name, engine_version=ctx.engine_version,
             agent_model=main.model, output_snippet=snippet, error=main.error, runs=runs, pass_rate=pass_rate,

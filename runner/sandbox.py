@@ -180,12 +180,14 @@ def plan_sandbox(network: bool, writable_paths: list[str] | None) -> SandboxPlan
 
 @dataclass(slots=True)
 class Bridge:
-    """One model endpoint forwarded into the sandbox: host socat on a unix socket, inner socat on loopback."""
+    """One model endpoint forwarded into the sandbox: an in-process unix-socket proxy on the host side, socat on
+    the sandbox's own loopback inside."""
 
     host: str
     port: int
     socket: Path
-    process: asyncio.subprocess.Process | None = None
+    server: asyncio.AbstractServer | None = None
+    tasks: set[asyncio.Task] = field(default_factory=set)
 
 
 def _endpoint(url: str) -> tuple[str, int]:
@@ -202,6 +204,10 @@ def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str
     base = str(paths.root.parent)
     argv = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", base]
+    # The fresh /tmp would hide an agent binary installed there: keep its folder visible (read-only).
+    for exe in {Path(agent_argv[0]), Path(agent_argv[0]).resolve()}:
+        if exe.is_absolute() and exe.parts[1:2] == ("tmp",):
+            argv += ["--ro-bind", str(exe.parent), str(exe.parent)]
     real_home = Path(os.path.expanduser("~"))
     for secret in (".claude", ".codex", ".config", ".ssh", ".aws", ".netrc", ".claude.json"):
         candidate = real_home / secret
@@ -250,27 +256,50 @@ def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str
     return argv + agent_argv, bridges
 
 
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
 async def start_bridges(bridges: list[Bridge]) -> None:
-    """Host side of each bridge: ``socat UNIX-LISTEN:<sock> TCP:<host>:<port>``; waits for the socket."""
-    socat = shutil.which("socat") or "socat"
+    """Host side of each bridge: a unix socket whose connections are piped to the real model endpoint."""
     for b in bridges:
-        b.process = await asyncio.create_subprocess_exec(
-            socat, f"UNIX-LISTEN:{b.socket},fork,mode=600", f"TCP:{b.host}:{b.port}",
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
-        )
-    deadline = time.monotonic() + 5
-    for b in bridges:
-        while not b.socket.exists() and time.monotonic() < deadline:
-            await asyncio.sleep(0.01)
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, b: Bridge = b) -> None:
+            try:
+                up_reader, up_writer = await asyncio.open_connection(b.host, b.port)
+            except OSError:
+                writer.close()
+                return
+            task = asyncio.current_task()
+            if task is not None:
+                b.tasks.add(task)
+            try:
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            finally:
+                if task is not None:
+                    b.tasks.discard(task)
+
+        b.server = await asyncio.start_unix_server(handle, path=str(b.socket))
+        b.socket.chmod(0o600)
 
 
 async def stop_bridges(bridges: list[Bridge]) -> None:
     for b in bridges:
-        if b.process is not None and b.process.returncode is None:
-            kill_tree(b.process.pid)
-            with contextlib.suppress(ProcessLookupError):
-                await b.process.wait()
+        if b.server is not None:
+            b.server.close()
+            for task in list(b.tasks):
+                task.cancel()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(b.server.wait_closed(), timeout=1)
+            b.server = None
 
 
 # --------------------------------------------------------------------------- processes
