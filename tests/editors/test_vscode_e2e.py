@@ -243,7 +243,9 @@ def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
     assert "PASS" in vscode_session["lensAfter"], vscode_session["lensAfter"]
     _step(vscode_session, "test-explorer")
     rows = vscode_session["testExplorerRows"]
-    row = next(r for r in rows if LENS_CASE in r["label"])
-    assert "passed" in row["icons"] or "Passed" in row["label"], rows
+    row = next((r for r in rows if r["label"].startswith(f"{LENS_CASE} (")), None)
+    assert row is not None, rows
+    assert "codicon-testing-passed-icon" in row["icons"], row
+    assert "Passed" in row["label"], row
     shot = ARTIFACTS / "lens-verdict-editor.png"
     assert shot.exists()

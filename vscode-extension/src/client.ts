@@ -195,14 +195,15 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     });
   }
 
-  /** Lens clicks go through the client's `evalens.runCase` command: tell the Test Explorer about them. */
+  /** Lens clicks go through the client's `evalens.runCase` command: tell the Test Explorer about real runs
+   * (a dry run has no verdict and must not replace the last one). */
   private async executeLensCommand(
     command: string,
     args: unknown[],
     next: (command: string, args: unknown[]) => vscode.ProviderResult<unknown>,
   ): Promise<unknown> {
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
-    if (!target || !this.lensHooks) {
+    if (!target || target.dryRun || !this.lensHooks) {
       return next(command, args);
     }
     this.lensHooks.lensRunStarted(target.uri, target.name);

@@ -81,16 +81,16 @@ export function caseKey(uri: string, name: string): string {
 }
 
 /** Arguments of an `evalens.runCase` lens command: one object `{uri, name}` (positional `[uri, name]` also accepted). */
-export function lensRunTarget(args: unknown[]): { uri: string; name: string } | undefined {
+export function lensRunTarget(args: unknown[]): { uri: string; name: string; dryRun: boolean } | undefined {
   const [first, second] = args;
   if (first && typeof first === "object") {
     const o = first as Record<string, unknown>;
     if (typeof o.uri === "string" && typeof o.name === "string") {
-      return { uri: o.uri, name: o.name };
+      return { uri: o.uri, name: o.name, dryRun: o.dryRun === true };
     }
   }
   if (typeof first === "string" && typeof second === "string") {
-    return { uri: first, name: second };
+    return { uri: first, name: second, dryRun: false };
   }
   return undefined;
 }

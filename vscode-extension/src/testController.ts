@@ -190,7 +190,6 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     let pkg = this.controller.items.get(pkgUri.toString());
     if (!pkg) {
       pkg = this.controller.createTestItem(pkgUri.toString(), path.basename(pkgUri.fsPath) || pkgUri.fsPath, pkgUri);
-      pkg.description = "skill package";
       this.controller.items.add(pkg);
     }
     for (const [, other] of this.controller.items) {
@@ -215,7 +214,6 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         item = this.controller.createTestItem(key, c.name, uri);
       }
       item.range = toRange(c.range);
-      item.description = c.format;
       this.data.set(item, c);
       this.cases.set(key, item);
       items.push(item);

@@ -112,8 +112,13 @@ test("caseAtLine picks the case whose name line is at or above the cursor", () =
 });
 
 test("lens arguments: one object, or positional uri and name", () => {
-  assert.deepEqual(lensRunTarget([{ uri: "file:///a.yaml", name: "x", extra: 1 }]), { uri: "file:///a.yaml", name: "x" });
-  assert.deepEqual(lensRunTarget(["file:///a.yaml", "x"]), { uri: "file:///a.yaml", name: "x" });
+  assert.deepEqual(lensRunTarget([{ uri: "file:///a.yaml", name: "x", extra: 1 }]), {
+    uri: "file:///a.yaml",
+    name: "x",
+    dryRun: false,
+  });
+  assert.equal(lensRunTarget([{ uri: "file:///a.yaml", name: "x", dryRun: true }])?.dryRun, true);
+  assert.deepEqual(lensRunTarget(["file:///a.yaml", "x"]), { uri: "file:///a.yaml", name: "x", dryRun: false });
   assert.equal(lensRunTarget([{ uri: "file:///a.yaml" }]), undefined);
   assert.equal(lensRunTarget([]), undefined);
 });

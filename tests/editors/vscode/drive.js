@@ -153,20 +153,32 @@ async function runCommand(page, title) {
         await runCommand(page, 'View: Show Testing');
         const tree = page.locator('.test-explorer .monaco-list-row');
         await tree.first().waitFor({ timeout: 30000 });
+        // expand package and file rows until the case rows show (the tree is small)
         for (let i = 0; i < 6; i++) {
-          if (await tree.filter({ hasText: CASE }).count()) break;
-          const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"] .monaco-tl-twistie');
-          const n = await closed.count();
-          for (let j = 0; j < n; j++) await closed.nth(0).click().catch(() => undefined);
-          await page.waitForTimeout(300);
+          const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
+          if ((await closed.count()) === 0) break;
+          await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
+          await page.waitForTimeout(200);
         }
-        const row = tree.filter({ hasText: CASE }).first();
-        await row.waitFor({ timeout: 30000 });
-        await page.waitForTimeout(500);
-        result.testExplorerRows = await tree.evaluateAll((rows) => rows.map((r) => ({
-          label: (r.getAttribute('aria-label') || r.textContent || '').trim(),
-          icons: [...r.querySelectorAll('[class*="codicon-testing-"]')].map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
+        // the case row: its aria-label is "<case name> (<state>)…" (file rows show their path)
+        const rowsInfo = () => tree.evaluateAll((rows) => rows.map((r) => ({
+          text: (r.textContent || '').trim(),
+          label: (r.getAttribute('aria-label') || '').trim(),
+          icons: [...r.querySelectorAll('[class*="codicon-testing-"]')]
+            .map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
         })));
+        const isCase = (r) => r.label.startsWith(`${CASE} (`);
+        let index = -1;
+        for (let i = 0; i < 60 && index < 0; i++) {
+          result.testExplorerRows = await rowsInfo();
+          index = result.testExplorerRows.findIndex((r) => isCase(r) && /passed|failed|error|skipped/.test(r.icons));
+          if (index < 0) await page.waitForTimeout(500);
+        }
+        if (index < 0) throw new Error(`no finished case row ${CASE}: ${JSON.stringify(result.testExplorerRows)}`);
+        const caseRow = tree.nth(index);
+        await caseRow.click();
+        await page.waitForTimeout(500);
+        result.testExplorerRows = await rowsInfo();
         await page.screenshot({ path: `${OUT}/test-explorer.png` });
       });
     }
