@@ -74,8 +74,8 @@ def _insert_into_map(doc: ParsedDocument, node: Node, line_text: str) -> Edit:
     s = node.span
     row = doc.lines[s.start_line] if s.start_line < len(doc.lines) else ""
     if row[s.start_col:s.start_col + 1] == "{":
-        sep = ", " if node.entries else ""
-        return Edit(Span(s.start_line, s.start_col + 1, s.start_line, s.start_col + 1), f" {line_text}{sep}")
+        text = f" {line_text}," if node.entries else f" {line_text} "
+        return Edit(Span(s.start_line, s.start_col + 1, s.start_line, s.start_col + 1), text)
     return Edit(Span(s.start_line, 0, s.start_line, 0), " " * s.start_col + line_text + "\n")
 
 
@@ -98,7 +98,7 @@ class SkilljackTasks(Format):
     def detect(self, path: str, data: Any) -> Match:
         if data is None or data == {}:
             return Match.YES
-        if isinstance(data, dict) and ("skill" in data or isinstance(data.get("tasks"), list)):
+        if isinstance(data, dict) and ({"skill", "tasks", "defaults"} & set(data)):
             return Match.YES
         return Match.LOOKALIKE if "/evals/" in "/" + path.replace("\\", "/") else Match.NO
 
@@ -125,9 +125,8 @@ class SkilljackTasks(Format):
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
-        if data is None:
-            return [Problem(Span(0, 0, 0, 1), Severity.ERROR, "empty-file",
-                            "File is empty (completion offers a tasks.yaml skeleton).")]
+        if data is None:  # an empty new file: completion offers the skeleton
+            return []
         if not isinstance(data, dict):
             return [Problem(doc.span_for(()), Severity.ERROR, "not-a-mapping",
                             "Invalid evaluation file: expected a mapping with `skill` and `tasks`.")]

@@ -16,7 +16,7 @@ from typing import Any
 
 from evalens.runner.documents import ParsedDocument, Path, parse
 from evalens.runner.formats import registry
-from evalens.runner.formats._shared import is_unfalsifiable, problem, replace_fix
+from evalens.runner.formats._shared import document_data, is_unfalsifiable, problem, replace_fix
 from evalens.runner.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.runner.formats.uaaps import kebab
 from evalens.runner.models import writing_skills as m
@@ -316,7 +316,9 @@ class WritingSkillsGrading(Format):
 
     def _against_evals(self, doc: ParsedDocument, data: dict[str, Any], results: list[tuple[int, dict]],
                        ctx: RuleContext) -> list[Problem]:
-        passed = {r.get("criterion"): r.get("passed") for _, r in results}
+        passed = {r.get("criterion"): (r["score"] >= m.PASS_SCORE if isinstance(r.get("score"), int | float)
+                                       and not isinstance(r.get("score"), bool) else r.get("passed"))
+                  for _, r in results}
         overall = data.get("overall")
         found = _find_evals(ctx.file_path, data.get("version"))
         case = None
@@ -372,7 +374,8 @@ class WritingSkillsGrading(Format):
         return out
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
-        found = _find_evals(ctx.file_path, None)
+        data = document_data(ctx, "json")
+        found = _find_evals(ctx.file_path, data.get("version") if isinstance(data, dict) else None)
         if found is None:
             return []
         cases = [c for _, c in _dicts(found[1].get("cases"))]

@@ -1,0 +1,183 @@
+"""skill-creator / agentskills.io evals.json, grading.json and trigger eval sets: every rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.formats.base import RuleContext
+from evalens.runner.formats.registry import detect
+from evalens.runner.index import IndexCache
+from evalens.runner.problems import Edit, Problem, Severity
+from evalens.runner.validate import Validation, validate_text
+
+
+def write(root: Path, rel: str, data: Any) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2), encoding="utf-8")
+    return path
+
+
+def check(path: Path, text: str | None = None) -> Validation:
+    return validate_text(str(path), path.read_text(encoding="utf-8") if text is None else text, IndexCache())
+
+
+def codes(v: Validation) -> list[str]:
+    return [p.code for p in v.problems]
+
+
+def only(v: Validation, code: str) -> Problem:
+    found = [p for p in v.problems if p.code == code]
+    assert len(found) == 1, [(p.code, p.message) for p in v.problems]
+    return found[0]
+
+
+def apply(text: str, edits: tuple[Edit, ...]) -> str:
+    lines = text.split("\n")
+    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
+        s = e.span
+        merged = lines[s.start_line][: s.start_col] + e.text + lines[s.end_line][s.end_col:]
+        lines[s.start_line: s.end_line + 1] = merged.split("\n")
+    return "\n".join(lines)
+
+
+def case(**over: Any) -> dict[str, Any]:
+    data = {"id": 1, "prompt": "Extract every table from evals/files/report.pdf into one CSV per table",
+            "expected_output": "One CSV per table with headers", "files": ["evals/files/report.pdf"],
+            "assertions": ["Writes tables/table1.csv with the header row `Quarter,Revenue`"]}
+    data.update(over)
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def skill(tmp_path: Path, cases: list[dict[str, Any]], **top: Any) -> Path:
+    write(tmp_path, "pdf/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
+    write(tmp_path, "pdf/evals/files/report.pdf", "%PDF")
+    return write(tmp_path, "pdf/evals/evals.json", {"skill_name": "pdf", "evals": cases, **top})
+
+
+def test_valid(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(), case(id=2)]))
+    assert v.format is not None and v.format.id == "skill-creator-evals"
+    assert v.problems == []
+    assert [c.name for c in v.format.cases(v.doc)] == ["1", "2"]  # type: ignore[arg-type]
+
+
+def test_expectations_hint_converts_to_assertions(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case(assertions=None, expectations=["Writes tables/table1.csv with a header row"])])
+    p = only(check(path), "legacy-expectations")
+    assert p.severity == Severity.HINT
+    fixed = apply(path.read_text(), p.fixes[0].edits)
+    assert '"assertions"' in fixed and check(path, fixed).problems == []
+
+
+def test_both_names_and_neither(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(expectations=["Writes tables/table1.csv"]), case(id=2, assertions=None)]))
+    assert "use one name per case" in only(v, "both-check-keys").message
+    assert only(v, "missing-assertions").severity == Severity.ERROR
+
+
+def test_mixed_names_across_cases_offers_both_directions(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case(), case(id=2, assertions=None, expectations=["Writes tables/table2.csv"])])
+    p = only(check(path), "mixed-check-keys")
+    assert [f.title for f in p.fixes] == ["Use `assertions` in every case", "Use `expectations` in every case"]
+    to_exp = apply(path.read_text(), p.fixes[1].edits)
+    assert '"assertions"' not in to_exp
+
+
+def test_object_assertion_fix_uses_description(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case(assertions=[{"name": "report", "description": "report.md was created",
+                                              "check": "file_exists", "path": "report.md"}])])
+    v = check(path)
+    p = only(v, "object-assertion")
+    assert "schema-type" not in codes(v)
+    fixed = apply(path.read_text(), p.fixes[0].edits)
+    assert json.loads(fixed)["evals"][0]["assertions"] == ["report.md was created"]
+
+
+def test_ids(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(), case()]))
+    assert only(v, "duplicate-id").message.startswith("duplicate case ID `1`; first seen at $.evals[0].id")
+    p = only(check(skill(tmp_path, [case(id="tables-to-csv")])), "string-id")
+    assert p.severity == Severity.WARNING
+
+
+def test_files(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(files=["evals/files/reprot.pdf", "../secret", "./evals/files/", {"path": "a"}])]))
+    missing = only(v, "file-missing")
+    assert missing.message.startswith("file does not exist: evals/files/reprot.pdf")
+    assert missing.fixes[0].edits[0].text == "evals/files/report.pdf"
+    assert "path escapes skill root" in only(v, "path-escape").message
+    assert only(v, "path-style").fixes[0].edits[0].text == "evals/files"
+    assert "inline `{path, content}`" in only(v, "schema-type").message
+
+
+def test_lints(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(prompt="Build me a thing.", assertions=["Works", "Is well written"],
+                                    expected_output=None),
+                               case(id=2, prompt="Summarise <FILE> for me"), case(id=3, assertions=[])]))
+    assert len([p for p in v.problems if p.code == "vague-assertion"]) == 2
+    assert {"abstract-prompt", "missing-expected-output", "placeholder", "no-assertions"} <= set(codes(v))
+    v = check(skill(tmp_path, [case(prompt="Search for 'TODO' comments across src/ and list their files")]))
+    assert "placeholder" not in codes(v)
+
+
+def test_skill_name_must_match_skill_md(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case()])
+    data = json.loads(path.read_text())
+    data["skill_name"] = "pdf-tools"
+    p = only(check(path, json.dumps(data)), "skill-name-mismatch")
+    assert p.fixes[0].edits[0].text == "pdf"
+
+
+def test_completion_and_definition(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case()])
+    v = check(path)
+    ctx = RuleContext(str(path), None)
+    assert v.format is not None and v.doc is not None
+    assert "evals/files/report.pdf" in [c.value for c in v.format.value_choices(("evals", 0, "files", 0), ctx)]
+    assert [c.value for c in v.format.value_choices(("skill_name",), ctx)] == ["pdf"]
+    target = v.format.definition(v.doc, ("evals", 0, "files", 0), "evals/files/report.pdf", ctx)
+    assert target and target[0].path.endswith("report.pdf")
+
+
+def test_grading(tmp_path: Path) -> None:
+    data = {"expectations": [{"text": "a", "passed": True, "evidence": "e"},
+                             {"text": "b", "passed": False, "evidence": "e"}],
+            "summary": {"passed": 2, "failed": 0, "total": 2, "pass_rate": 1.0},
+            "eval_feedback": {"suggestions": ["tighten b"], "overall": "ok"}}
+    v = check(write(tmp_path, "run-1/grading.json", data))
+    assert v.format is not None and v.format.id == "skill-creator-grading"
+    mismatches = {p.data["path"][1]: p.fixes[0].edits[0].text for p in v.problems if p.code == "summary-mismatch"}
+    assert mismatches == {"passed": "1", "failed": "1", "pass_rate": "0.5"}
+    assert only(v, "suggestion-string").severity == Severity.WARNING
+    renamed = {"assertion_results": data["expectations"], "summary": data["summary"]}
+    p = only(check(write(tmp_path, "run-2/grading.json", renamed)), "missing-key")
+    assert "assertion_results" in p.message and p.fixes[0].edits[0].text == "expectations"
+
+
+def test_trigger_sets(tmp_path: Path) -> None:
+    items = [{"query": "turn this pdf into csv", "should_trigger": True},
+             {"query": "Turn this PDF into CSV", "should_trigger": False},
+             {"query": "what's the weather", "should_trigger": False},
+             {"query": "what's the weather", "should_trigger": False}]
+    v = check(write(tmp_path, "evals/trigger-eval.json", items))
+    assert v.format is not None and v.format.id == "trigger-evals"
+    assert {"conflicting-query", "duplicate-query"} <= set(codes(v))
+    assert [c.name for c in v.format.cases(v.doc)] == ["*", "0", "1", "2", "3"]  # type: ignore[arg-type]
+    one_sided = check(write(tmp_path, "evals/trigger-eval.json", items[:1]))
+    assert "precision cannot be measured" in only(one_sided, "one-sided").message
+    text = json.dumps(items[:1])
+    assert detect(str(tmp_path / "evals/queries.json"), text).format.id == "trigger-evals"  # sniffed by content
+
+
+def test_trigger_variant_converts(tmp_path: Path) -> None:
+    data = {"skill_name": "pdf", "should_trigger": ["turn this pdf into csv"], "should_not_trigger": ["weather?"]}
+    path = write(tmp_path, "evals/trigger-cases.json", data)
+    v = check(path)
+    assert v.format is not None and v.format.id == "trigger-evals-variant"
+    fixed = apply(path.read_text(), only(v, "trigger-variant").fixes[0].edits)
+    assert json.loads(fixed) == [{"query": "turn this pdf into csv", "should_trigger": True},
+                                 {"query": "weather?", "should_trigger": False}]
+    assert check(path, fixed).format.id == "trigger-evals"

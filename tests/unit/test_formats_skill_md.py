@@ -1,0 +1,149 @@
+"""SKILL.md frontmatter under the three profiles (formats.md §6.2 messages, §6.6 severities)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from evalens.runner.formats.base import RuleContext
+from evalens.runner.index import IndexCache
+from evalens.runner.problems import Problem, Severity
+from evalens.runner.validate import Validation, validate_text
+
+GOOD = "---\nname: pdf-tools\ndescription: Extract text from PDFs. Use when the user asks to read a PDF.\n---\n# PDF\n"
+
+
+def check(tmp_path: Path, text: str, profile: str | None = None, directory: str = "pdf-tools") -> Validation:
+    path = tmp_path / "skills" / directory / "SKILL.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return validate_text(str(path), text, IndexCache(), {"skillProfile": profile} if profile else None)
+
+
+def severities(v: Validation, code: str) -> list[Severity]:
+    return [p.severity for p in v.problems if p.code == code]
+
+
+def only(v: Validation, code: str) -> Problem:
+    found = [p for p in v.problems if p.code == code]
+    assert len(found) == 1, [(p.code, p.message) for p in v.problems]
+    return found[0]
+
+
+@pytest.mark.parametrize("profile", [None, "agentskills", "claude-code", "uaaps"])
+def test_good_skill_is_clean(tmp_path: Path, profile: str | None) -> None:
+    v = check(tmp_path, GOOD, profile)
+    assert v.format is not None and v.format.id == "skill-md"
+    assert v.problems == []
+
+
+def test_frontmatter_structure_messages(tmp_path: Path) -> None:
+    assert [p.message for p in check(tmp_path, "# no frontmatter\n").problems] == \
+        ["SKILL.md must start with YAML frontmatter (---)"]
+    assert [p.message for p in check(tmp_path, "---\nname: x\n").problems] == \
+        ["SKILL.md frontmatter not properly closed with ---"]
+    assert [p.message for p in check(tmp_path, "---\n- a\n---\n").problems] == \
+        ["SKILL.md frontmatter must be a YAML mapping"]
+    messages = [p.message for p in check(tmp_path, "---\nlicense: MIT\n---\n").problems]
+    assert "Missing required field in frontmatter: name" in messages
+    assert "Missing required field in frontmatter: description" in messages
+
+
+def test_unknown_keys_by_profile(tmp_path: Path) -> None:
+    text = GOOD.replace("---\n# PDF", "argument-hint: '[file]'\nfoo: 1\n---\n# PDF")
+    strict = check(tmp_path, text)
+    assert severities(strict, "unexpected-field") == [Severity.ERROR, Severity.ERROR]
+    assert strict.problems[0].message.startswith(
+        "Unexpected fields in frontmatter: argument-hint, foo. Only ['allowed-tools', 'compatibility', "
+        "'description', 'license', 'metadata', 'name'] are allowed.")
+    assert severities(check(tmp_path, text, "claude-code"), "unexpected-field") == [Severity.HINT]
+    assert severities(check(tmp_path, text, "uaaps"), "unexpected-field") == [Severity.HINT]
+    typo = check(tmp_path, GOOD.replace("---\n# PDF", "licence: MIT\n---\n# PDF"))
+    p = only(typo, "unexpected-field")
+    assert "Did you mean `license`?" in p.message and p.fixes[0].edits[0].text == "license"
+    assert p.fixes[1].title == "Remove `licence`"
+
+
+def test_name_rules(tmp_path: Path) -> None:
+    def messages(name: str, profile: str | None = None, directory: str | None = None) -> list[str]:
+        text = GOOD.replace("name: pdf-tools", f"name: {name}")
+        return [p.message for p in check(tmp_path, text, profile, directory or name).problems]
+
+    assert messages("PDF-Tools", directory="PDF-Tools") == ["Skill name 'PDF-Tools' must be lowercase"]
+    assert messages("pdf-", directory="pdf-") == ["Skill name cannot start or end with a hyphen"]
+    assert messages("pdf--tools", directory="pdf--tools") == ["Skill name cannot contain consecutive hyphens"]
+    assert messages("pdf_tools", directory="pdf_tools") == [
+        "Skill name 'pdf_tools' contains invalid characters. Only letters, digits, and hyphens are allowed."]
+    long = "a" * 65
+    assert messages(long, directory=long) == [f"Skill name '{long}' exceeds 64 character limit (65 chars)"]
+    assert messages("pdf", directory="pdf-tools") == ["Directory name 'pdf-tools' must match skill name 'pdf'"]
+    assert messages('""', directory="x") == ["Field 'name' must be a non-empty string"]
+    assert "reserved word" in messages("claude-helper")[0]
+
+
+def test_name_under_uaaps(tmp_path: Path) -> None:
+    v = check(tmp_path, GOOD.replace("name: pdf-tools", "name: pdf--"), "uaaps", "pdf--")
+    assert severities(v, "name-hyphens") == [Severity.WARNING]
+    v = check(tmp_path, GOOD.replace("name: pdf-tools", "name: -pdf"), "uaaps", "-pdf")
+    assert severities(v, "invalid-name") == [Severity.ERROR]
+    v = check(tmp_path, GOOD.replace("name: pdf-tools", "name: pdf"), "uaaps", "pdf-tools")
+    assert severities(v, "name-directory-mismatch") == [Severity.WARNING]
+
+
+def test_description_rules(tmp_path: Path) -> None:
+    angle = GOOD.replace("read a PDF.", "read a <file>.")
+    assert severities(check(tmp_path, angle), "angle-brackets") == [Severity.WARNING]
+    assert severities(check(tmp_path, angle, "uaaps"), "angle-brackets") == [Severity.HINT]
+    long = GOOD.replace("Extract text", "x" * 1030)
+    assert only(check(tmp_path, long), "description-too-long").message.startswith(
+        "Description exceeds 1024 character limit (")
+    assert only(check(tmp_path, GOOD.replace("description: Extract", "description: ''\nx: Extract").replace(
+        "x: Extract text from PDFs. Use when the user asks to read a PDF.\n", ""), "claude-code"),
+        "invalid-description").message == "Field 'description' must be a non-empty string"
+
+
+def test_compatibility_by_profile(tmp_path: Path) -> None:
+    obj = GOOD.replace("---\n# PDF", "compatibility:\n  requires: [python3]\n---\n# PDF")
+    assert severities(check(tmp_path, obj), "compatibility-type") == [Severity.ERROR]
+    assert only(check(tmp_path, obj), "compatibility-type").message == "Field 'compatibility' must be a string"
+    assert severities(check(tmp_path, obj, "claude-code"), "compatibility-type") == [Severity.WARNING]
+    assert check(tmp_path, obj, "uaaps").problems == []
+    string = GOOD.replace("---\n# PDF", "compatibility: Python 3.10+\n---\n# PDF")
+    assert check(tmp_path, string).problems == []
+    assert severities(check(tmp_path, string, "uaaps"), "compatibility-type") == [Severity.ERROR]
+    long = GOOD.replace("---\n# PDF", f"compatibility: {'x' * 501}\n---\n# PDF")
+    assert only(check(tmp_path, long), "compatibility-too-long").message == \
+        "Compatibility exceeds 500 character limit (501 chars)"
+    bad_obj = GOOD.replace("---\n# PDF", "compatibility:\n  needs: [x]\n---\n# PDF")
+    assert severities(check(tmp_path, bad_obj, "uaaps"), "unexpected-field") == [Severity.ERROR]
+
+
+def test_typed_keys(tmp_path: Path) -> None:
+    text = GOOD.replace("---\n# PDF", "metadata:\n  version: 1.0\nallowed-tools: [Read, Bash]\n---\n# PDF")
+    v = check(tmp_path, text)
+    assert severities(v, "metadata-value") == [Severity.WARNING]
+    assert severities(v, "schema-type") == [Severity.ERROR]
+    assert severities(check(tmp_path, text, "claude-code"), "schema-type") == []
+    cc = GOOD.replace("---\n# PDF", "context: spawn\ndisable-model-invocation: 'yes'\n---\n# PDF")
+    v = check(tmp_path, cc, "claude-code")
+    assert only(v, "schema-enum").fixes[0].edits[0].text == "fork"
+    assert only(v, "schema-type").message == "Field 'disable-model-invocation' must be a boolean"
+
+
+def test_long_skill_hint(tmp_path: Path) -> None:
+    v = check(tmp_path, GOOD + "line\n" * 520)
+    assert severities(v, "long-skill") == [Severity.HINT]
+
+
+def test_editor_knowledge(tmp_path: Path) -> None:
+    v = check(tmp_path, GOOD)
+    assert v.format is not None
+    ctx = RuleContext(v.path, None, {"skillProfile": "claude-code"})
+    assert [c.value for c in v.format.value_choices(("name",), ctx)] == ["pdf-tools"]
+    assert [c.value for c in v.format.value_choices(("context",), ctx)] == ["fork"]
+    assert "Profile **claude-code**" in (v.format.hover_value(("name",), "pdf-tools", ctx) or "")
+    schema = v.format.schema() or {}
+    assert "must equal the skill's directory name" in schema["properties"]["name"]["markdownDescription"]
+    assert "argument-hint" in schema["properties"]
+    (tmp_path / "skills" / "pdf-tools" / "LICENSE.txt").write_text("MIT")
+    assert v.format.definition(v.doc, ("license",), "LICENSE.txt", ctx)  # type: ignore[arg-type]
