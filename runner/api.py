@@ -730,12 +730,16 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
 # --------------------------------------------------------------------------- reading results back
 
 
-def _result_from_report_case(case: ReportCase, report: EvalReport, report_path: Path) -> CaseResult:
+def _result_from_report_case(case: ReportCase, report: EvalReport, report_path: Path,
+                             package_root: Path | None = None) -> CaseResult:
     checks = [CheckResult(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "") for c in case.checks]
     judge = case.judge_verdict
     reason = (judge.reason if judge else None) or case.error or ""
+    case_file = case.case_file
+    if case_file and package_root is not None and not os.path.isabs(case_file):
+        case_file = str((package_root / case_file).resolve())
     return CaseResult(
-        name=case.name, case_file=case.case_file, target=case.target, verdict=case.verdict, reason=reason,
+        name=case.name, case_file=case_file, target=case.target, verdict=case.verdict, reason=reason,
         duration_seconds=case.duration_seconds or 0.0, checks=checks,
         judge_verdict=judge.result if judge else None, judge_reason=judge.reason if judge else None,
         judge_model=judge.model if judge else None, engine=report.config.engine,
@@ -748,7 +752,7 @@ def _result_from_report_case(case: ReportCase, report: EvalReport, report_path: 
 
 def load_last_results(package_root: Path) -> dict[str, CaseResult]:
     """Case name → result from the newest report in ``evals/reports/`` (empty when there is none or it is
-    unreadable). Cheap: reads one JSON file."""
+    unreadable). Cheap: reads one JSON file. ``case_file`` and ``artifacts`` come back as absolute paths."""
     from evalens.runner.report import load_report, newest_report
 
     path = newest_report(package_root)
@@ -758,7 +762,7 @@ def load_last_results(package_root: Path) -> dict[str, CaseResult]:
         report = load_report(path)
     except Exception:
         return {}
-    return {c.name: _result_from_report_case(c, report, path) for c in report.cases}
+    return {c.name: _result_from_report_case(c, report, path, package_root) for c in report.cases}
 
 
 async def rejudge(report_path: Path, *, judge: str | None = None, output: Path | None = None,

@@ -123,3 +123,31 @@ def test_network_true_is_the_control(tmp_path: Path, model_env, sandbox_dir: Pat
         "probe": case("network-probe", extra=f"PROBE_PORT={probe_port}", contains=["NET-OPEN"])})
     outcome = asyncio.run(run_cases(RunRequest(package_root=pkg, no_judge=True)))
     assert outcome.results[0].verdict == "PASS", outcome.results[0].reason
+
+
+async def test_api_cancellation_kills_agent_and_removes_sandbox(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    """What the language server does: run one case by file path with progress, then cancel the task."""
+    need("codex")
+    from evalens.runner.api import load_last_results
+
+    marker = uuid.uuid4().hex[:12]
+    pkg = make_package(tmp_path / "pkg", engine="codex", timeout=120,
+                       cases={"hangs": case("slow", extra=f"MARKER={marker}"), "other": case("pass")})
+    case_file = next((pkg / "evals" / "cases").glob("*hangs.yaml"))
+    stages: list[str] = []
+    task = asyncio.create_task(run_cases(
+        RunRequest(package_root=pkg, cases=[str(case_file)], agent_model="gpt-fake", no_judge=True),
+        on_progress=lambda e: stages.append(e.stage)))
+    deadline = time.monotonic() + 60
+    while not surviving(f"evalens-slow-{marker}"):
+        assert not task.done(), task.result()
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert stages[:3] == ["report", "sandbox", "agent"] and "cleanup" in stages
+    assert surviving(f"evalens-slow-{marker}") == [] and list(sandbox_dir.iterdir()) == []
+    last = load_last_results(pkg)
+    assert list(last) == ["hangs"] and last["hangs"].verdict == "ERROR"
+    assert last["hangs"].case_file == str(case_file.resolve())
