@@ -127,6 +127,9 @@ def _run_with_sigint(coro: Any) -> tuple[Any, bool]:
 
     def on_sigint() -> None:
         nonlocal interrupted
+        if interrupted:  # a second Ctrl-C must not abort the cleanup the first one started
+            print("evalens eval: still cleaning up (killing agents, removing sandboxes)…", file=sys.stderr)
+            return
         interrupted = True
         task.cancel()
 
@@ -205,6 +208,9 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         return 130
     print_summary(outcome.results, outcome.report_path)
+    for result in outcome.results:
+        if result.sandbox_path:
+            print(f"kept sandbox for {result.name}: {result.sandbox_path}", file=sys.stderr)
     if args.json and outcome.report is not None:
         print(outcome.report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
     bad = any(r.verdict in ("FAIL", "ERROR") for r in outcome.results)

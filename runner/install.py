@@ -1,7 +1,9 @@
 """Install a skill package into a sandbox workspace the way the chosen engine discovers it.
 
 Skills go to the engine's skills folder, ``hooks/hooks.json`` becomes project hook settings (script paths made
-absolute), ``rules/*.md`` become CLAUDE.md / AGENTS.md, and a minimal ``package.agent.json`` is generated — the
+absolute), ``rules/*.md`` become CLAUDE.md / AGENTS.md, agents become Claude Code subagents
+(``.claude/agents/<name>.md``; Codex has no project subagent folder), and a minimal ``package.agent.json`` is
+generated — the
 UAAPS eval flow's "install the package" step (formats.md §2.7).
 """
 
@@ -36,6 +38,7 @@ class PackageInfo:
     skills: dict[str, Path] = field(default_factory=dict)  # name → skill directory
     hooks: dict[str, Any] = field(default_factory=dict)  # normalised Claude-style event map (relative commands)
     rules: list[Path] = field(default_factory=list)
+    agents: dict[str, Path] = field(default_factory=dict)  # name → agent markdown (AGENT.md or <name>.md)
 
 
 def _pascal_event(event: str) -> str:
@@ -99,6 +102,13 @@ def read_package(root: Path) -> PackageInfo:
             info.hooks = _normalise_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), hooks_file)
         except ValueError as exc:
             raise PackageError(f"{hooks_file}: not valid JSON ({exc})") from exc
+    agents_base = root / "agents"
+    if agents_base.is_dir():
+        for entry in sorted(agents_base.iterdir()):
+            if entry.is_dir() and (entry / "AGENT.md").is_file():
+                info.agents[entry.name] = entry / "AGENT.md"
+            elif entry.suffix == ".md" and entry.is_file():
+                info.agents[entry.stem] = entry
     rules_base = root / "rules"
     if rules_base.is_dir():
         info.rules = sorted(p for p in rules_base.glob("*.md") if p.is_file())
@@ -141,6 +151,12 @@ def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> l
                         handler["command"] = _absolute_command(handler["command"], copy_root)
         engine.install_hooks(paths, hooks)
         written.append(PACKAGE_COPY)
+    if info.agents and engine.agents_dir:
+        for name, src in info.agents.items():
+            dest = ws / engine.agents_dir / f"{name}.md"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dest)
+            written.append(f"{engine.agents_dir}/{name}.md")
     if info.rules:
         text = "\n\n".join(p.read_text(encoding="utf-8") for p in info.rules)
         (ws / engine.rules_file).write_text(text, encoding="utf-8")

@@ -147,6 +147,7 @@ class Engine(ABC):
     binary_env: str
     skills_dir: str  # where skills are discovered, relative to the workspace
     rules_file: str  # CLAUDE.md / AGENTS.md
+    agents_dir: str | None = None  # where project subagents are discovered, if the engine has such a folder
     default_provider: str  # "anthropic" / "openai": provider of the agent's own model
     key_env: tuple[str, ...]  # env vars that may carry the agent's API key
 

@@ -56,6 +56,7 @@ class ClaudeCode(Engine):
     binary_env = "EVALENS_CLAUDE_BIN"
     skills_dir = ".claude/skills"
     rules_file = "CLAUDE.md"
+    agents_dir = ".claude/agents"
     default_provider = "anthropic"
     key_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 
