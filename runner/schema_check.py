@@ -231,23 +231,35 @@ def unknown_keys(doc: ParsedDocument, root_schema: dict[str, Any]) -> list[Probl
     """Keys a schema does not define, where it allows extras: warnings with a did-you-mean fix."""
     out: list[Problem] = []
 
+    resolved: dict[int, dict[str, Any]] = {}
+
+    def res(schema: dict[str, Any]) -> dict[str, Any]:
+        """``_resolve`` once per subschema: a 500-task file would otherwise resolve the same $ref 8,000 times."""
+        hit = resolved.get(id(schema))
+        if hit is None:
+            hit = resolved[id(schema)] = _resolve(schema, root_schema)
+        return hit
+
     def walk(node: Node, schema: dict[str, Any], path: Path) -> None:
         if node.kind == "map":
             props = schema.get("properties")
             addl = schema.get("additionalProperties", True)
             for key, _kspan, child in node.entries:
                 if isinstance(props, dict) and key in props:
-                    walk(child, _resolve(props[key], root_schema), (*path, key))
+                    if child.kind != "scalar":
+                        walk(child, res(props[key]), (*path, key))
                 elif isinstance(addl, dict):
-                    walk(child, _resolve(addl, root_schema), (*path, key))
+                    if child.kind != "scalar":
+                        walk(child, res(addl), (*path, key))
                 elif isinstance(props, dict) and props and addl is not False and not key.startswith("$"):
                     out.append(_unknown_key_problem(doc, (*path, key), key, list(props), Severity.WARNING))
         elif node.kind == "seq":
             items = schema.get("items")
             if isinstance(items, dict):
-                item_schema = _resolve(items, root_schema)
+                item_schema = res(items)
                 for i, child in enumerate(node.items):
-                    walk(child, item_schema, (*path, i))
+                    if child.kind != "scalar":
+                        walk(child, item_schema, (*path, i))
 
     if doc.root is not None:
         walk(doc.root, _resolve(root_schema, root_schema), ())

@@ -11,7 +11,7 @@ from typing import Any
 from evalens.runner import schema_check
 from evalens.runner.documents import ParsedDocument
 from evalens.runner.formats.base import Format, RuleContext
-from evalens.runner.formats.registry import candidates, detect
+from evalens.runner.formats.registry import candidates, detect, sniffs
 from evalens.runner.index import IndexCache
 from evalens.runner.problems import Problem, Severity, Span
 
@@ -86,7 +86,7 @@ def iter_candidate_files(paths: Iterable[Path]) -> Iterator[Path]:
             dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
             for name in sorted(filenames):
                 full = os.path.join(dirpath, name)
-                if candidates(full):
+                if candidates(full) or sniffs(full):
                     yield Path(full)
 
 

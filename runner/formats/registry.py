@@ -109,6 +109,20 @@ def detect(path: str, text: str) -> Detection:
     return Detection(None, doc, lookalike)
 
 
+def sniffs(path: str) -> bool:
+    """Whether a file no glob claims is claimed by a format's content sniff (reads at most 64 KB), so
+    folder walks find trigger sets and tasks files with arbitrary names."""
+    _ensure_loaded()
+    if not path.lower().endswith((".json", ".yaml", ".yml")):
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return False
+    return _sniff(path, head) is not None
+
+
 def _sniff(path: str, text: str) -> Format | None:
     """Formats that can live under any name (e.g. trigger eval sets) declare ``sniff``."""
     for fmt in FORMATS:

@@ -348,3 +348,13 @@ def test_results_consistency(tmp_path: Path) -> None:
     v = check(path)
     assert v.format is not None and v.format.id == "skilljack-results"
     assert {"passed-mismatch", "summary-mismatch"} <= set(codes(v))
+
+
+def test_folder_walk_finds_sniffed_files(tmp_path: Path) -> None:
+    from evalens.runner.validate import iter_candidate_files
+
+    write(tmp_path, "evals/suite/greeting-evals.yaml", "skill: greeting\ntasks:\n  - id: a\n    prompt: hi\n")
+    write(tmp_path, "evals/queries.json", '[{"query": "hi", "should_trigger": true}]')
+    write(tmp_path, "evals/other.json", '{"a": 1}')
+    found = sorted(p.name for p in iter_candidate_files([tmp_path]))
+    assert found == ["greeting-evals.yaml", "queries.json"]
