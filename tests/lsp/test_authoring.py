@@ -177,3 +177,20 @@ async def test_quick_fixes(client: LanguageClient, example_pkg: Path):
         text_document=types.TextDocumentIdentifier(uri=uri3), range=missing.range,
         context=types.CodeActionContext(diagnostics=[missing])))
     assert actions[0].edit.changes[uri3][0].new_text == '\n  "version": 1,'
+
+
+async def test_json_config_completion(client: LanguageClient, example_pkg: Path):
+    path = example_pkg / "evals" / "eval-config.json"
+    uri = from_fs_path(str(path))
+    text = '{\n  "version": 1,\n  "engine": "",\n  \n}\n'
+    await open_and_diagnose(client, uri, text, "json")
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(2, 13)))
+    assert {"claude-code", "codex"} <= {i.label for i in result.items}
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(3, 2)))
+    labels = {i.label for i in result.items}
+    assert {"timeout", "judge", "sandbox", "env"} <= labels and "version" not in labels
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(2, 4)))
+    assert "reserved" in hover.contents.value
