@@ -1,0 +1,23 @@
+-- evalens language server for Neovim 0.11+ (`vim.lsp.enable('evalens')`).
+--
+-- Put editors/nvim on the runtimepath (it also holds lua/evalens, used below), then:
+--   vim.lsp.enable('evalens')
+-- Override anything with vim.lsp.config('evalens', { cmd = ..., settings = { evalens = { ... } } }).
+local evalens = require('evalens')
+
+---@type vim.lsp.Config
+return {
+  cmd = { 'evalens', 'lsp' },
+  filetypes = { 'yaml', 'json' },
+  -- Only files inside a package (a folder holding `evals/`) start the server.
+  root_dir = function(bufnr, on_dir)
+    local root = evalens.root_dir(vim.api.nvim_buf_get_name(bufnr))
+    if root then
+      on_dir(root)
+    end
+  end,
+  -- engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names of env vars, never keys), codeLens
+  settings = { evalens = {} },
+  handlers = evalens.handlers(),
+  on_attach = evalens.on_attach,
+}

@@ -1,0 +1,232 @@
+-- evalens for Neovim: attach the evalens language server to eval files and make its code lenses usable.
+--
+-- Neovim 0.7-0.10:  vim.opt.runtimepath:append('/path/to/evalens/editors/nvim')
+--                   require('evalens').setup({ cmd = { 'evalens', 'lsp' } })
+-- Neovim 0.11+:     vim.opt.runtimepath:append('/path/to/evalens/editors/nvim')
+--                   vim.lsp.enable('evalens')          (uses lsp/evalens.lua, which uses this module)
+--
+-- What this handles for you (see editors/nvim/README.md):
+--   * the 0.7 code-lens wedge: codelens.refresh() before the client is initialised and attached leaves the
+--     buffer's "refresh in progress" flag set forever, so lenses never appear; we refresh only when safe;
+--   * no workspace/codeLens/refresh before Neovim 0.12: the server's evalens/runState and
+--     evalens/verdictChanged notifications trigger the refresh instead (the Cancel lens while a run is in
+--     flight, the verdict lens when it ends, also for runs started elsewhere);
+--   * key mappings to run and refresh code lenses.
+
+local M = {}
+
+M.defaults = {
+  cmd = { 'evalens', 'lsp' },
+  filetypes = { 'yaml', 'json' },
+  -- Served to workspace/configuration and sent as initializationOptions (Neovim 0.7 only does the latter).
+  -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens.
+  settings = { evalens = {} },
+  -- Buffer-local normal-mode mappings; set a key to false (or keys = false) to skip it.
+  keys = { run = '<leader>er', refresh = '<leader>el', run_all = '<leader>ea', cancel = '<leader>ec' },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+local has_010 = vim.fn.has('nvim-0.10') == 1
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+--- The package root of an eval file: the folder holding `evals/` (nil outside a package).
+function M.root_dir(path)
+  if not path or path == '' then
+    return nil
+  end
+  local found = vim.fn.finddir('evals', vim.fn.fnamemodify(path, ':p:h') .. ';')
+  if found == '' then
+    return nil
+  end
+  return vim.fn.fnamemodify(found, ':p:h:h')
+end
+
+local function clients_of(bufnr)
+  local all = has_010 and vim.lsp.get_clients({ bufnr = bufnr, name = 'evalens' }) or vim.lsp.get_active_clients()
+  local out = {}
+  for _, client in pairs(all) do
+    if client.name == 'evalens' and vim.lsp.buf_is_attached(bufnr, client.id) then
+      table.insert(out, client)
+    end
+  end
+  return out
+end
+
+--- Refresh the code lenses of a buffer, but only once an initialised evalens client is attached
+--- (refreshing earlier wedges 0.7's lens state for that buffer).
+function M.refresh(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  local ready = false
+  for _, client in ipairs(clients_of(bufnr)) do
+    if client.initialized then
+      ready = true
+    end
+  end
+  if not ready then
+    return
+  end
+  if has_010 then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  else
+    vim.api.nvim_buf_call(bufnr, function()
+      vim.lsp.codelens.refresh()
+    end)
+  end
+end
+
+local function request(client, method, params, handler, bufnr)
+  if has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+--- Run an evalens command with its one dict argument; the answer goes to `on_result(result)`.
+function M.exec(bufnr, command, arg, on_result)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = clients_of(bufnr)[1]
+  if not client then
+    vim.notify('evalens: no language server attached to this buffer', vim.log.levels.WARN)
+    return
+  end
+  request(client, 'workspace/executeCommand', { command = command, arguments = { arg } }, function(err, result)
+    if err then
+      vim.notify('evalens: ' .. command .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    elseif on_result then
+      on_result(result)
+    end
+    M.refresh(bufnr)
+  end, bufnr)
+end
+
+local function each_attached_buffer(client_id, fn)
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.lsp.buf_is_attached(bufnr, client_id) then
+      fn(bufnr)
+    end
+  end
+end
+
+--- Handlers for the server's own notifications (pass as the client's `handlers`).
+function M.handlers()
+  return {
+    ['evalens/runState'] = function(_, _, ctx)
+      each_attached_buffer(ctx.client_id, M.refresh)
+    end,
+    ['evalens/verdictChanged'] = function(_, params, ctx)
+      local bufnr = vim.fn.bufnr(vim.uri_to_fname(params.uri))
+      if bufnr ~= -1 then
+        M.refresh(bufnr)
+      end
+      each_attached_buffer(ctx.client_id, function(b)
+        if vim.api.nvim_buf_get_name(b):match('eval%-config%.json$') then
+          M.refresh(b) -- the "Run all" summary lens
+        end
+      end)
+    end,
+  }
+end
+
+local function map(bufnr, lhs, rhs, desc)
+  if lhs then
+    vim.keymap.set('n', lhs, rhs, { buffer = bufnr, silent = true, desc = 'evalens: ' .. desc })
+  end
+end
+
+--- Key mappings, user commands and lens refresh for one buffer (the client's `on_attach`).
+function M.on_attach(_, bufnr)
+  local keys = vim.g.evalens_keys
+  if keys == nil then
+    keys = M.options.keys
+  end
+  if keys then
+    map(bufnr, keys.run, vim.lsp.codelens.run, 'run the code lens on this line')
+    map(bufnr, keys.refresh, function() M.refresh(bufnr) end, 'refresh code lenses')
+    map(bufnr, keys.run_all, function() M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }) end,
+      "run every eval case of this file's package")
+    map(bufnr, keys.cancel, function()
+      M.exec(bufnr, 'evalens.cancelRun', { uri = vim.uri_from_bufnr(bufnr) })
+    end, "cancel the runs of this file's package")
+  end
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensRunAll', function()
+    M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) })
+  end, { desc = "evalens: run every eval case of this file's package" })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensCancel', function()
+    M.exec(bufnr, 'evalens.cancelRun', { uri = vim.uri_from_bufnr(bufnr) })
+  end, { desc = "evalens: cancel the runs of this file's package" })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensLastReport', function()
+    M.exec(bufnr, 'evalens.lastReport', { uri = vim.uri_from_bufnr(bufnr) }, function(result)
+      if result and result.path then
+        vim.cmd('split ' .. vim.fn.fnameescape(result.path))
+      else
+        vim.notify('evalens: no report yet')
+      end
+    end)
+  end, { desc = 'evalens: open the newest report' })
+
+  local group = vim.api.nvim_create_augroup('evalens_lenses_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave', 'BufWritePost' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      M.refresh(bufnr)
+    end,
+  })
+  M.refresh(bufnr)
+end
+
+--- The client configuration for a package root (Neovim 0.7-0.10 recipe).
+function M.client_config(root)
+  return {
+    name = 'evalens',
+    cmd = M.options.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
+    settings = M.options.settings,
+    init_options = M.options.settings,
+    handlers = M.handlers(),
+    on_attach = M.on_attach,
+  }
+end
+
+local client_ids = {} -- package root -> client id (one server per package, reused across its buffers)
+
+--- Attach a buffer to the evalens server of its package (started on first use).
+function M.attach(bufnr)
+  local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+  if not root then
+    return
+  end
+  local id = client_ids[root]
+  if not id or vim.lsp.client_is_stopped(id) then
+    id = vim.lsp.start_client(M.client_config(root))
+    client_ids[root] = id
+  end
+  if id then
+    vim.lsp.buf_attach_client(bufnr, id)
+  end
+end
+
+--- Neovim 0.7-0.10: start/attach the server on FileType. On 0.11+ prefer vim.lsp.enable('evalens').
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  local group = vim.api.nvim_create_augroup('evalens', { clear = true })
+  vim.api.nvim_create_autocmd('FileType', {
+    group = group,
+    pattern = M.options.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  for _, bufnr in ipairs(vim.api.nvim_list_bufs()) do -- buffers opened before setup()
+    if vim.api.nvim_buf_is_loaded(bufnr) and vim.tbl_contains(M.options.filetypes, vim.bo[bufnr].filetype) then
+      M.attach(bufnr)
+    end
+  end
+end
+
+return M

@@ -1,0 +1,124 @@
+-- Headless driver: the current buffer is an eval case; run its "▶ Run eval" lens the way a user does
+-- (vim.lsp.codelens.run() on the `name:` line), wait for the verdict, report what the editor shows.
+-- Exit code 0 = every step happened; the pytest wrapper asserts on the JSON written to $EVALENS_NVIM_OUT.
+local bufnr = vim.api.nvim_get_current_buf()
+local out = { steps = {} }
+local timeout = tonumber(os.getenv('EVALENS_NVIM_TIMEOUT') or '120') * 1000
+
+local function finish(code)
+  local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
+  f:write(vim.fn.json_encode(out))
+  f:close()
+  vim.cmd((code == 0 and 'qall!') or 'cquit ' .. code)
+end
+
+local function fail(msg)
+  out.error = msg
+  finish(1)
+end
+
+local function client()
+  local all = vim.fn.has('nvim-0.10') == 1 and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+  for _, c in pairs(all) do
+    if c.name == 'evalens' then
+      return c
+    end
+  end
+end
+
+local function titles()
+  local t = {}
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+    if lens.command then
+      table.insert(t, lens.command.title)
+    end
+  end
+  return t
+end
+
+local function rendered(line)
+  local c = client()
+  local ns = vim.lsp.codelens.__namespaces[c.id]
+  local text = {}
+  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, { line, 0 }, { line, -1 }, { details = true })) do
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(text, chunk[1])
+    end
+  end
+  return table.concat(text)
+end
+
+local function has_title(prefix)
+  for _, t in ipairs(titles()) do
+    if t:sub(1, #prefix) == prefix then
+      return t
+    end
+  end
+end
+
+if not vim.wait(30000, function()
+  local c = client()
+  return c ~= nil and c.initialized and vim.lsp.buf_is_attached(bufnr, c.id)
+end, 50) then
+  return fail('the evalens client did not start and attach')
+end
+table.insert(out.steps, 'attached')
+
+if not vim.wait(30000, function() return has_title('▶ Run eval') ~= nil end, 50) then
+  return fail('no "▶ Run eval" lens; lenses: ' .. vim.inspect(titles()))
+end
+out.lenses_before = titles()
+local lens_line
+for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
+  if lens.command and lens.command.title == '▶ Run eval' then
+    lens_line = lens.range.start.line
+  end
+end
+out.lens_line = lens_line
+table.insert(out.steps, 'lenses')
+
+-- Several lenses share the line, so codelens.run() asks vim.ui.select: choose "▶ Run eval" like a user would.
+vim.ui.select = function(items, opts, on_choice)
+  for i, item in ipairs(items) do
+    if opts.format_item(item) == '▶ Run eval' then
+      return on_choice(item, i)
+    end
+  end
+  on_choice(nil, nil)
+end
+vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+vim.lsp.codelens.run()
+
+if vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
+  out.saw_cancel_lens = true
+end
+
+if not vim.wait(timeout, function()
+  return has_title('✓') ~= nil or has_title('✗') ~= nil or has_title('⚠') ~= nil
+end, 100) then
+  return fail('no verdict lens; lenses: ' .. vim.inspect(titles()))
+end
+out.verdict_lens = has_title('✓') or has_title('✗') or has_title('⚠')
+vim.wait(2000, function() return rendered(lens_line):find(out.verdict_lens, 1, true) ~= nil end, 50)
+out.rendered = rendered(lens_line)
+table.insert(out.steps, 'verdict')
+
+if not vim.wait(15000, function()
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if d.source == 'evalens-run' and d.lnum == lens_line then
+      return true
+    end
+  end
+end, 50) then
+  return fail('no verdict diagnostic on the name line')
+end
+out.diagnostics = {}
+for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+  if d.source == 'evalens-run' then
+    table.insert(out.diagnostics, { lnum = d.lnum, col = d.col, severity = d.severity, message = d.message,
+      code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code) })
+  end
+end
+table.insert(out.steps, 'diagnostics')
+out.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
+finish(0)
