@@ -750,19 +750,32 @@ def _result_from_report_case(case: ReportCase, report: EvalReport, report_path: 
     )
 
 
-def load_last_results(package_root: Path) -> dict[str, CaseResult]:
-    """Case name → result from the newest report in ``evals/reports/`` (empty when there is none or it is
-    unreadable). Cheap: reads one JSON file. ``case_file`` and ``artifacts`` come back as absolute paths."""
-    from evalens.runner.report import load_report, newest_report
+def load_last_results(package_root: Path, *, max_reports: int = 50) -> dict[str, CaseResult]:
+    """Case name → its latest result across ``evals/reports/`` (newest report first, up to ``max_reports``).
 
-    path = newest_report(package_root)
-    if path is None:
+    A run of one case writes a report holding only that case, so each case is taken from the newest report that
+    has it; cases merely interrupted or never started in an interrupted run are passed over. Unreadable reports
+    are skipped. ``case_file`` and ``artifacts`` come back as absolute paths."""
+    from evalens.runner.report import load_report, reports_dir
+
+    base = reports_dir(package_root)
+    if not base.is_dir():
         return {}
-    try:
-        report = load_report(path)
-    except Exception:
-        return {}
-    return {c.name: _result_from_report_case(c, report, path, package_root) for c in report.cases}
+    paths = sorted((p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")),
+                   key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[:max_reports]
+    out: dict[str, CaseResult] = {}
+    for path in paths:
+        try:
+            report = load_report(path)
+        except Exception:
+            continue
+        for case in report.cases:
+            if case.name in out:
+                continue
+            if report.interrupted and (case.error or "").startswith(("interrupted", "not run")):
+                continue
+            out[case.name] = _result_from_report_case(case, report, path, package_root)
+    return out
 
 
 async def rejudge(report_path: Path, *, judge: str | None = None, output: Path | None = None,

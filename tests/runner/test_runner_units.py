@@ -248,5 +248,11 @@ def test_report_diff_and_last_results(tmp_path: Path) -> None:
     assert "pass rate" in evalens_cli("eval", "diff", str(a), str(b)).stdout
     last = load_last_results(pkg)
     assert set(last) == {"x", "y", "z"} and last["z"].verdict == "ERROR"
+    import time
+
+    time.sleep(0.01)
+    _fake_report(pkg, "2026-01-03T00-00-00Z", {"y": "FAIL"})  # a one-case run (e.g. from the code lens)
+    last = load_last_results(pkg)
+    assert (last["y"].verdict, last["x"].verdict, last["z"].verdict) == ("FAIL", "PASS", "ERROR")
     assert last["x"].checks[0].value == "A"
     assert not list((pkg / "evals" / "reports").glob(".*.tmp"))
