@@ -76,6 +76,15 @@ class Codex(Engine):
         return AgentCommand(argv=argv, env=own_env, engine_sandbox=not outer_sandbox)
 
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
+        """Codex edits files through its shell (hook tool name ``Bash``) and ``apply_patch``, never through
+        ``Write``/``Edit``: a matcher naming those also matches Codex's file-changing tools."""
+        hooks = json.loads(json.dumps(hooks))
+        for groups in hooks.values():
+            for group in groups:
+                matcher = group.get("matcher")
+                if isinstance(matcher, str) and any(t in matcher for t in ("Write", "Edit")) \
+                        and "Bash" not in matcher and matcher not in ("", "*"):
+                    group["matcher"] = f"{matcher}|Bash|apply_patch"
         target = paths.workspace / ".codex" / "hooks.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")

@@ -148,6 +148,14 @@ def test_install_per_engine(tmp_path: Path) -> None:
         assert (ws / rules).read_text() == "Always be brief."
         manifest = json.loads((ws / "package.agent.json").read_text())
         assert manifest["name"] == "test-pkg" and manifest["skills"] == ["skills/greeter"]
+    # Codex writes through its shell: a Write|Edit matcher must also catch it there.
+    example = read_package(REPO / "examples" / "pdf-tools")
+    ws = tmp_path / "example-codex"
+    ws.mkdir()
+    install_package(example, get_engine("codex"), SandboxPaths(ws, ws, ws / "h", ws / "c", ws / "l"))
+    group = json.loads((ws / ".codex" / "hooks.json").read_text())["hooks"]["PreToolUse"][0]
+    assert group["matcher"] == "Write|Edit|Bash|apply_patch"
+    assert group["hooks"][0]["command"] == str(ws / ".evalens-package" / "hooks" / "block-secrets.sh")
 
 
 def test_process_tree_includes_orphans_in_session() -> None:
