@@ -560,6 +560,9 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         rec.duration = time.monotonic() - start
         if paths is not None:
             if ctx.request.keep_sandbox:
+                from evalens.runner.sandbox import keep_sandbox
+
+                keep_sandbox(paths)
                 rec.sandbox_path = str(paths.root)
             else:
                 ctx.emit(case.name, "cleanup", "removing sandbox", **extra)
@@ -691,6 +694,9 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         # The SDKs take seconds to import on a busy machine: overlap that with the agents' work.
         warmup = asyncio.create_task(asyncio.to_thread(_warm_import, ctx.judge_spec.provider))
     ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
+    from evalens.runner.sandbox import sweep_stale_sandboxes
+
+    await asyncio.to_thread(sweep_stale_sandboxes)
     for case, _path in ctx.cases:
         for i in range(1, request.runs + 1):
             ctx.records[(case.name, i)] = _RunRecord()

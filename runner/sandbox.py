@@ -82,9 +82,64 @@ def safe_join(base: Path, rel: str, *, what: str) -> Path:
     return base / rel
 
 
+_LOCKS: dict[Path, int] = {}
+STALE_AFTER_SECONDS = 300
+
+
+def _lock(root: Path) -> None:
+    """Hold an flock on ``root/.lock`` while the sandbox lives, so a sweep can tell live sandboxes from leftovers."""
+    import fcntl
+
+    fd = os.open(root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    _LOCKS[root] = fd
+
+
+def _unlock(root: Path) -> None:
+    fd = _LOCKS.pop(root, None)
+    if fd is not None:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+
+
+def keep_sandbox(paths: SandboxPaths) -> None:
+    """Mark a sandbox as kept on purpose (``--keep-sandbox``): sweeps leave it alone."""
+    (paths.root / ".kept").touch()
+    _unlock(paths.root)
+
+
+def sweep_stale_sandboxes() -> list[Path]:
+    """Remove sandboxes left by a runner that was killed outright (SIGKILL, power loss): unlocked, not kept, and
+    older than a few minutes. Returns what was removed."""
+    import fcntl
+
+    removed: list[Path] = []
+    base = sandbox_base()
+    now = time.time()
+    for root in base.glob(f"{SANDBOX_PREFIX}*"):
+        try:
+            if (root / ".kept").exists() or now - root.stat().st_mtime < STALE_AFTER_SECONDS:
+                continue
+            fd = os.open(root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # a live run holds it
+        try:
+            remove_sandbox(SandboxPaths(root, root / "ws", root / "home", root / "config", root / "logs"))
+            removed.append(root)
+        finally:
+            os.close(fd)
+    return removed
+
+
 def create_sandbox() -> SandboxPaths:
     """A fresh private run directory with workspace, HOME, engine config dir and logs."""
     root = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX, dir=sandbox_base()))
+    _lock(root)
     paths = SandboxPaths(root=root, workspace=root / "ws", home=root / "home", config_home=root / "config",
                          logs=root / "logs")
     for directory in (paths.workspace, paths.home, paths.config_home, paths.logs):
@@ -139,6 +194,7 @@ def remove_sandbox(paths: SandboxPaths) -> None:
             os.chmod(path, 0o700)
             func(path)
 
+    _unlock(paths.root)
     if paths.root.exists():
         shutil.rmtree(paths.root, onerror=_retry)
 

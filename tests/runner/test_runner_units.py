@@ -264,3 +264,20 @@ def test_report_diff_and_last_results(tmp_path: Path) -> None:
     assert (last["y"].verdict, last["x"].verdict, last["z"].verdict) == ("FAIL", "PASS", "ERROR")
     assert last["x"].checks[0].value == "A"
     assert not list((pkg / "evals" / "reports").glob(".*.tmp"))
+
+
+def test_sweep_removes_only_abandoned_sandboxes(sandbox_dir: Path) -> None:
+    from evalens.runner.sandbox import create_sandbox, keep_sandbox, remove_sandbox, sweep_stale_sandboxes
+
+    live, kept, abandoned = create_sandbox(), create_sandbox(), create_sandbox()
+    keep_sandbox(kept)
+    from evalens.runner import sandbox as sb
+
+    sb._unlock(abandoned.root)  # what a SIGKILLed runner leaves: no lock holder
+    old = 1_000_000_000
+    for paths in (live, kept, abandoned):
+        os.utime(paths.root, (old, old))
+    assert sweep_stale_sandboxes() == [abandoned.root]
+    assert live.root.exists() and kept.root.exists() and not abandoned.root.exists()
+    remove_sandbox(live)
+    remove_sandbox(kept)
