@@ -610,7 +610,8 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             sandbox_path=main.sandbox_path,
         ))
         report_cases.append(ReportCase(
-            name=case.name, target=case.target, verdict=verdict, duration_seconds=round(main.duration, 3),
+            name=case.name, target=case.target, verdict=verdict,
+            duration_seconds=round(sum(r.duration for r in recs), 3),
             deterministic_checks=DeterministicChecks(**summarise(main.checks)),
             judge_verdict=JudgeVerdict(result=judge.verdict, reason=judge.reason, model=judge.model)
             if judge else None,

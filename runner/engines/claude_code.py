@@ -6,12 +6,14 @@ Invocation, env and detection follow shared/reference/agent-clis.md §2 (verifie
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
 BLOCKED_PREFIX = "PreToolUse:"
+DENY_DECISION = re.compile(r'"permissionDecision"\s*:\s*"deny"')
 
 
 def _settings_path(paths: SandboxPaths) -> Path:
@@ -101,8 +103,7 @@ class ClaudeCode(Engine):
                 if ev.get("exit_code") == 2:
                     t.blocked = True
                     t.blocked_reasons.append(str(ev.get("stderr") or ev.get("hook_name") or "hook exited 2"))
-                elif '"permissionDecision": "deny"' in json.dumps(ev.get("output") or "") or \
-                        '"permissionDecision":"deny"' in str(ev.get("stdout") or ""):
+                elif DENY_DECISION.search(f"{ev.get('stdout') or ''} {ev.get('output') or ''}"):
                     t.blocked = True
                     t.blocked_reasons.append(f"{ev.get('hook_name')}: permissionDecision deny")
             elif kind == "assistant":

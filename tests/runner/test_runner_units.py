@@ -281,3 +281,53 @@ def test_sweep_removes_only_abandoned_sandboxes(sandbox_dir: Path) -> None:
     assert live.root.exists() and kept.root.exists() and not abandoned.root.exists()
     remove_sandbox(live)
     remove_sandbox(kept)
+
+
+def _stream(tmp_path: Path, events: list[dict]) -> tuple[Path, Path]:
+    out, err = tmp_path / "events.jsonl", tmp_path / "stderr.txt"
+    out.write_text("warning: not json\n" + "\n".join(json.dumps(e) for e in events))
+    err.write_text("")
+    return out, err
+
+
+@pytest.mark.parametrize("blocking_event", [
+    {"type": "system", "subtype": "hook_response", "exit_code": 2, "stderr": "BLOCKED", "hook_name": "PreToolUse:Write"},
+    {"type": "system", "subtype": "hook_response", "exit_code": 0, "hook_name": "PreToolUse:Write",
+     "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'},
+    {"type": "user", "message": {"content": [{"type": "tool_result", "is_error": True,
+                                              "content": "PreToolUse:Write hook error: BLOCKED"}]}},
+    {"type": "result", "subtype": "success", "is_error": False, "result": "x",
+     "permission_denials": [{"tool_name": "Write"}]},
+])
+def test_claude_blocked_detection(tmp_path: Path, blocking_event: dict) -> None:
+    from evalens.runner.engines.claude_code import ClaudeCode
+
+    events = [{"type": "system", "subtype": "init", "model": "claude-x[1m]", "session_id": "s"}, blocking_event]
+    if blocking_event["type"] != "result":
+        events.append({"type": "result", "subtype": "success", "is_error": False, "result": "done"})
+    t = ClaudeCode().parse(SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path),
+                           *_stream(tmp_path, events), 0)
+    assert t.blocked and t.model == "claude-x" and t.error is None
+
+
+def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:
+    from evalens.runner.engines.claude_code import ClaudeCode
+    from evalens.runner.engines.codex import Codex
+
+    paths = SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path)
+    t = ClaudeCode().parse(paths, *_stream(tmp_path, [
+        {"type": "result", "is_error": True, "api_error_status": 500, "result": "API Error: 500"}]), 1)
+    assert t.error and "500" in t.error
+    t = ClaudeCode().parse(paths, *_stream(tmp_path, [{"type": "assistant", "message": {"content": [
+        {"type": "text", "text": "partial"}]}}]), 0)
+    assert t.output == "partial" and "no result event" in t.error
+    t = Codex().parse(paths, *_stream(tmp_path, [
+        {"type": "thread.started", "thread_id": "th"},
+        {"type": "item.completed", "item": {"type": "error", "message": "Model metadata not found"}},
+        {"type": "item.completed", "item": {"type": "command_execution", "command": "cat .agents/skills/greeter/SKILL.md"}},
+        {"type": "item.completed", "item": {"type": "agent_message", "text": "DONE"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1}}]), 0)
+    assert (t.output, t.session_id, t.error, t.skills_activated) == ("DONE", "th", None, ["greeter"])
+    t = Codex().parse(paths, *_stream(tmp_path, [{"type": "error", "message": "unexpected status 401"},
+                                                 {"type": "turn.failed", "error": {"message": "401"}}]), 1)
+    assert t.error and "401" in t.error
