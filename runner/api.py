@@ -311,8 +311,11 @@ def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str
         "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
         "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"),
     }[engine.default_provider]
-    allow = [*BASE_ENV_ALLOW, *provider_vars, *request.extra_env, *(request.agent_key_env or [])]
+    allow = [*BASE_ENV_ALLOW, *provider_vars, *request.extra_env]
     env = {k: os.environ[k] for k in allow if k in os.environ}
+    custom_key = next((os.environ[k] for k in request.agent_key_env or [] if os.environ.get(k)), None)
+    if custom_key:  # the CLIs read only their own variable names
+        env[engine.key_env[0]] = custom_key
     env.update(config.env)
     return env
 
