@@ -33,6 +33,7 @@ ARTIFACTS = REPO / "build" / "e2e" / "vscode"
 CODE_SERVER = Path(os.environ.get("CODE_SERVER", REPO / ".tools" / "code-server" / "node_modules" / ".bin" / "code-server"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 LENS_CASE = "extract-text"
+FAIL_CASE = "block-secrets"  # the fake agent writes a file and is not blocked: `agent-blocked` fails
 
 
 def _free_port() -> int:
@@ -177,7 +178,8 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         drive = subprocess.run(
             ["node", str(E2E_DIR / "drive.js"), base, str(ws)],
             env={**env, "SHOT_DIR": str(ARTIFACTS), "RESULT_FILE": str(result_file), "CHROMIUM": CHROMIUM,
-                 "RUN_LENS": "1" if run_lens else "0", "CASE_NAME": LENS_CASE},
+                 "RUN_LENS": "1" if run_lens else "0", "CASE_NAME": LENS_CASE,
+                 "FAIL_CASE_NAME": FAIL_CASE},
             cwd=E2E_DIR, capture_output=True, text=True, timeout=600)
         timings["drive"] = round(time.monotonic() - t2, 1)
         (ARTIFACTS / "drive.log").write_text(drive.stdout + drive.stderr)
@@ -249,3 +251,20 @@ def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
     assert "Passed" in row["label"], row
     shot = ARTIFACTS / "lens-verdict-editor.png"
     assert shot.exists()
+
+
+def test_test_explorer_run_shows_failure_message(vscode_session):
+    if not vscode_session["run_lens"]:
+        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
+    _step(vscode_session, "test-explorer-run")
+    assert vscode_session["failRow"].startswith(f"{FAIL_CASE} (Failed"), vscode_session["failRow"]
+    assert "agent-blocked" in vscode_session["failurePeek"], vscode_session["failurePeek"]
+
+
+def test_extension_unit_tests():
+    """The extension's own unit tests (node:test, vscode API faked) run in CI through this wrapper."""
+    if not (EXT_DIR / "node_modules" / ".bin" / "tsc").exists():
+        pytest.skip("vscode-extension/node_modules missing (run .ci/install-vscode.sh)")
+    proc = subprocess.run(["npm", "test", "--silent"], cwd=EXT_DIR, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+    assert "# fail 0" in proc.stdout, proc.stdout[-2000:]

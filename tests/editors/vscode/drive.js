@@ -1,7 +1,7 @@
 // Drives code-server (real VS Code 1.100) with the evalens extension through Debian's chromium.
 // Usage: node drive.js <baseUrl> <workspaceFolder>
 // Env: SHOT_DIR (screenshots), RESULT_FILE (JSON facts for pytest), RUN_LENS=1 (click "Run eval" and wait
-// for the verdict), LENS_TIMEOUT_MS (default 240000).
+// for the verdict, then run FAIL_CASE_NAME from the Test Explorer), LENS_TIMEOUT_MS (default 240000).
 // Each step waits for what a user would see, records it in the result file, and fails with a clear message.
 const { chromium } = require('playwright-core');
 const fs = require('fs');
@@ -15,6 +15,7 @@ const LENS_TIMEOUT = Number(process.env.LENS_TIMEOUT_MS || 240000);
 const BROKEN = process.env.BROKEN_FILE || '03-broken.yaml';
 const GOOD = process.env.GOOD_FILE || '01-extract-text.yaml';
 const CASE = process.env.CASE_NAME || 'extract-text';
+const FAIL_CASE = process.env.FAIL_CASE_NAME || '';
 
 const result = { steps: [] };
 const t0 = Date.now();
@@ -181,6 +182,31 @@ async function runCommand(page, title) {
         result.testExplorerRows = await rowsInfo();
         await page.screenshot({ path: `${OUT}/test-explorer.png` });
       });
+
+      if (FAIL_CASE) {
+        await step('test-explorer-run', async () => {
+          // run a case that fails from the Test Explorer's inline Run action; the failure peek shows why
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          const rows = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+          const index = rows.findIndex((l) => l.startsWith(`${FAIL_CASE} (`));
+          if (index < 0) throw new Error(`no Test Explorer row for ${FAIL_CASE}: ${JSON.stringify(rows)}`);
+          const row = tree.nth(index);
+          await row.hover();
+          await row.locator('.action-label.codicon-testing-run-icon').first().click();
+          let label = '';
+          for (let i = 0; i < LENS_TIMEOUT / 500; i++) {
+            label = (await tree.nth(index).getAttribute('aria-label')) || '';
+            if (/\((Failed|Errored|Passed|Skipped)/.test(label)) break;
+            await page.waitForTimeout(500);
+          }
+          result.failRow = label;
+          const peek = page.locator('.peekview-widget').first();
+          await peek.waitFor({ state: 'visible', timeout: 30000 });
+          await page.waitForTimeout(700);
+          result.failurePeek = (await peek.innerText()).trim();
+          await page.screenshot({ path: `${OUT}/test-explorer-failure.png` });
+        });
+      }
     }
     result.ok = true;
     save();
