@@ -23,9 +23,10 @@ class Severity(IntEnum):
         return {1: "error", 2: "warning", 3: "info", 4: "hint"}[int(self)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Span:
-    """A range in a document: 0-based lines, code-point columns, end exclusive."""
+    """A range in a document: 0-based lines, code-point columns, end exclusive. Treat as immutable
+    (not frozen only because frozen dataclasses are slow to create, and a document has thousands)."""
 
     start_line: int
     start_col: int

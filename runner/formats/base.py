@@ -10,7 +10,6 @@ import re
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
-from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalens.runner.documents import Language, ParsedDocument, Path
@@ -103,7 +102,7 @@ class Format:
     lookalike_hint: ClassVar[str] = ""
 
     def path_matches(self, path: str) -> bool:
-        posix = PurePosixPath(path.replace("\\", "/")).as_posix()
+        posix = path.replace("\\", "/")
         return any(glob_regex(g).search(posix) for g in self.globs)
 
     def detect(self, path: str, data: Any) -> Match:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from evalens.runner.documents import Language, ParsedDocument, parse
 from evalens.runner.formats.base import Format, Match
@@ -72,14 +73,19 @@ class Detection:
 
 
 def candidates(path: str) -> list[Format]:
+    """Formats whose globs match ``path`` (cached: start-up scans ask for thousands of paths)."""
     _ensure_loaded()
-    return [f for f in FORMATS if f.path_matches(path)]
+    return list(_candidates(path, len(FORMATS)))
+
+
+@lru_cache(maxsize=8192)
+def _candidates(path: str, _n_formats: int) -> tuple[Format, ...]:
+    return tuple(f for f in FORMATS if f.path_matches(path))
 
 
 def detect(path: str, text: str) -> Detection:
     """Pick the format of a file from its path, content and modeline; parse it once."""
-    _ensure_loaded()
-    cands = [f for f in FORMATS if f.path_matches(path)]
+    cands = candidates(path)
     language = cands[0].language if cands else language_of(path)
     has_modeline = "evalens:" in text[:2000] or "$schema" in text[:4000]
     if not cands and not has_modeline:

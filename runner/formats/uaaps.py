@@ -6,6 +6,7 @@ paths stay inside their root, targets resolve inside the package, criteria must 
 
 from __future__ import annotations
 
+import os
 import posixpath
 import re
 from pathlib import Path as FsPath
@@ -223,8 +224,8 @@ class UaapsCase(Format):
         index = ctx.index
         name = data.get("name")
         if index is not None and isinstance(name, str):
-            me = FsPath(ctx.file_path).resolve()
-            others = [r for r in index.case_names.get(name, []) if r.path.resolve() != me]
+            me = os.path.abspath(ctx.file_path)
+            others = [r for r in index.case_names.get(name, []) if os.path.abspath(r.path) != me]
             if others:
                 other = others[0]
                 out.append(Problem(doc.span_for(("name",)), Severity.ERROR, "duplicate-case-name",
