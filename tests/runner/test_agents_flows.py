@@ -148,6 +148,10 @@ async def test_api_cancellation_kills_agent_and_removes_sandbox(tmp_path: Path, 
         await task
     assert stages[:3] == ["report", "sandbox", "agent"] and "cleanup" in stages
     assert surviving(f"evalens-slow-{marker}") == [] and list(sandbox_dir.iterdir()) == []
+    (report,) = (pkg / "evals" / "reports").glob("*.json")
+    data = json.loads(report.read_text())
+    assert data["interrupted"] is True and [(c["name"], c["verdict"]) for c in data["cases"]] == [("hangs", "ERROR")]
+    assert load_last_results(pkg) == {}  # an interrupted case says nothing about the case
+    outcome = await run_cases(RunRequest(package_root=pkg, cases=["other"], agent_model="gpt-fake", no_judge=True))
     last = load_last_results(pkg)
-    assert list(last) == ["hangs"] and last["hangs"].verdict == "ERROR"
-    assert last["hangs"].case_file == str(case_file.resolve())
+    assert list(last) == ["other"] and last["other"].case_file == str(outcome.results[0].case_file)
