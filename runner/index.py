@@ -72,45 +72,6 @@ def frontmatter_fields(text: str) -> dict[str, str]:
     return {}
 
 
-_NON_STR_TAGS = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-                 "tag:yaml.org,2002:null"}
-
-
-def case_name_refs(text: str, path: Path) -> list[CaseRef]:
-    """The top-level ``name`` of a case file, from libyaml's node tree alone.
-
-    Same answer as a full ``documents.parse`` (a string ``name`` in a root mapping, last one wins) at a
-    quarter of the cost: the index reads every case of the package, so the start-up scan of a 1,000-case
-    package paid a second full parse per file here."""
-    import yaml
-    from evalens.runner.documents import MAX_BYTES, _YamlLoader
-
-    if len(text) > MAX_BYTES // 4:  # big or odd files: the full parser's limits apply
-        from evalens.runner.documents import parse
-
-        doc = parse(text, "yaml")
-        node = doc.root.get("name") if doc.root is not None and doc.root.kind == "map" else None
-        return [CaseRef(node.value, path, node.span)] if node is not None and isinstance(node.value, str) else []
-    try:
-        loader = _YamlLoader(text)
-        try:
-            root = loader.get_node() if loader.check_node() else None
-        finally:
-            loader.dispose()
-    except (yaml.YAMLError, RecursionError, ValueError):
-        return []
-    if not isinstance(root, yaml.MappingNode):
-        return []
-    found = None
-    for key, value in root.value:
-        if isinstance(key, yaml.ScalarNode) and str(key.value) == "name":
-            found = value
-    if not isinstance(found, yaml.ScalarNode) or found.tag in _NON_STR_TAGS:
-        return []
-    s, e = found.start_mark, found.end_mark
-    return [CaseRef(found.value, path, Span(s.line, s.column, e.line, e.column))]
-
-
 @dataclass
 class PackageIndex:
     """Lazily computed facts about one package root; cheap to rebuild."""
