@@ -13,9 +13,18 @@ if [ ! -f "$NODE_DIR/package.json" ]; then
   (cd "$NODE_DIR" && npm init -y >/dev/null)
 fi
 
+# Pinned to the versions the runner's event-stream parsing was verified against (shared/reference/agent-clis.md);
+# override with EVALENS_CLAUDE_CODE_VERSION / EVALENS_CODEX_VERSION (e.g. "latest").
+CLAUDE_VERSION="${EVALENS_CLAUDE_CODE_VERSION:-2.1.197}"
+CODEX_VERSION="${EVALENS_CODEX_VERSION:-0.169.0}"
+has_version() {  # has_version BIN WANTED: the installed CLI reports WANTED (or any version when WANTED=latest)
+  local out
+  out="$("$1" --version 2>/dev/null)" || return 1
+  [ "$2" = "latest" ] || [[ "$out" == *"$2"* ]]
+}
 need_npm=()
-[ -x "$BIN/claude" ] && "$BIN/claude" --version >/dev/null 2>&1 || need_npm+=("@anthropic-ai/claude-code")
-[ -x "$BIN/codex" ] && "$BIN/codex" --version >/dev/null 2>&1 || need_npm+=("@openai/codex")
+has_version "$BIN/claude" "$CLAUDE_VERSION" || need_npm+=("@anthropic-ai/claude-code@$CLAUDE_VERSION")
+has_version "$BIN/codex" "$CODEX_VERSION" || need_npm+=("@openai/codex@$CODEX_VERSION")
 if [ "${#need_npm[@]}" -gt 0 ]; then
   echo "install-agents: npm install ${need_npm[*]}" >&2
   (cd "$NODE_DIR" && npm install --no-audit --no-fund --loglevel=error "${need_npm[@]}" >&2)
