@@ -238,6 +238,13 @@ def test_run_eval_lens_is_shown(vscode_session):
     assert "Run eval" in vscode_session["lensBefore"]
 
 
+def test_dry_run_command_runs_the_case_at_the_cursor(vscode_session):
+    if not vscode_session["run_lens"]:
+        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
+    _step(vscode_session, "dry-run-command")
+    assert f"Dry run of {LENS_CASE}" in vscode_session["dryRunToast"], vscode_session["dryRunToast"]
+
+
 def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
     if not vscode_session["run_lens"]:
         pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")

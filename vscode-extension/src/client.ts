@@ -11,7 +11,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { DOCUMENT_SELECTOR, EVAL_FILES_GLOB } from "./documentSelector";
-import { execProcess, Exec, isEvalensImportable, pipInstallArgs } from "./install";
+import { execProcess, Exec, InstallUi, isEvalensImportable, offerInstall } from "./install";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
@@ -218,37 +218,21 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   }
 
   private async offerInstall(cmd: ServerCommand): Promise<void> {
-    const python = cmd.python ?? "python3";
-    const install = "Install with pip";
-    const settings = "Open Settings";
-    const pick = await vscode.window.showWarningMessage(
-      `evalens is not installed for ${python}. Install it into that environment?`,
-      install,
-      settings,
-    );
-    if (pick === settings) {
-      await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server");
-      return;
+    const ui: InstallUi = {
+      ask: (message, ...choices) => Promise.resolve(vscode.window.showWarningMessage(message, ...choices)),
+      withProgress: (title, work) =>
+        Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work)),
+      info: (message) => void vscode.window.showInformationMessage(message),
+      error: (message) =>
+        void vscode.window.showErrorMessage(message, "Show Log").then((pick) => pick && this.log.show()),
+      openSettings: async () => {
+        await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server");
+      },
+      log: (line) => line.trim() && this.log.info(line.trim()),
+    };
+    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui)) === "installed") {
+      await this.restart();
     }
-    if (pick !== install) {
-      return;
-    }
-    const args = pipInstallArgs();
-    this.log.info(`Running ${python} ${args.join(" ")}`);
-    const result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Installing evalens into ${python}…` },
-      () => this.exec(python, args, 10 * 60_000),
-    );
-    this.log.info(result.stdout);
-    if (result.code !== 0) {
-      this.log.error(result.stderr);
-      void vscode.window
-        .showErrorMessage(`pip install evalens failed (exit ${result.code}).`, "Show Log")
-        .then((p) => p && this.log.show());
-      return;
-    }
-    void vscode.window.showInformationMessage("evalens installed; starting the server.");
-    await this.restart();
   }
 
   async stop(): Promise<void> {

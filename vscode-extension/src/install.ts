@@ -27,3 +27,45 @@ export async function isEvalensImportable(exec: Exec, python: string): Promise<b
 export function pipInstallArgs(spec = "evalens"): string[] {
   return ["-m", "pip", "install", "--upgrade", spec];
 }
+
+/** The few UI calls the install offer needs; VS Code's window API in the extension, fakes in tests. */
+export interface InstallUi {
+  ask(message: string, ...choices: string[]): Promise<string | undefined>;
+  withProgress<T>(title: string, work: () => Promise<T>): Promise<T>;
+  info(message: string): void;
+  error(message: string): void;
+  openSettings(): Promise<void>;
+  log(line: string): void;
+}
+
+export type InstallOutcome = "installed" | "failed" | "declined" | "settings";
+
+export const INSTALL_CHOICE = "Install with pip";
+export const SETTINGS_CHOICE = "Open Settings";
+
+/** Asks before installing evalens into `python` with pip; the caller restarts the server on "installed". */
+export async function offerInstall(exec: Exec, python: string, ui: InstallUi): Promise<InstallOutcome> {
+  const pick = await ui.ask(
+    `evalens is not installed for ${python}. Install it into that environment?`,
+    INSTALL_CHOICE,
+    SETTINGS_CHOICE,
+  );
+  if (pick === SETTINGS_CHOICE) {
+    await ui.openSettings();
+    return "settings";
+  }
+  if (pick !== INSTALL_CHOICE) {
+    return "declined";
+  }
+  const args = pipInstallArgs();
+  ui.log(`Running ${python} ${args.join(" ")}`);
+  const result = await ui.withProgress(`Installing evalens into ${python}…`, () => exec(python, args, 10 * 60_000));
+  ui.log(result.stdout);
+  if (result.code !== 0 || !(await isEvalensImportable(exec, python))) {
+    ui.log(result.stderr);
+    ui.error(`pip install evalens failed (exit ${result.code}); see the evalens log.`);
+    return "failed";
+  }
+  ui.info("evalens installed; starting the server.");
+  return "installed";
+}

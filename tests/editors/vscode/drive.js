@@ -61,6 +61,18 @@ async function dismissWidgets(page) {
   await page.locator('.monaco-hover:visible').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
 }
 
+async function scrollEditorToTop(page) {
+  await gotoLine(page, 1, 1);
+  const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+  const box = await editor.boundingBox();
+  if (box) {
+    await page.mouse.move(box.x + box.width / 2, box.y + 40);
+    await page.mouse.wheel(0, -3000);
+    await page.waitForTimeout(300);
+    await page.mouse.move(5, 790);
+  }
+}
+
 async function runCommand(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
@@ -132,9 +144,20 @@ async function runCommand(page, title) {
     });
 
     if (RUN_LENS) {
+      await step('dry-run-command', async () => {
+        // palette command → case at the cursor → Test Explorer run with dryRun → the server's plan message
+        await gotoLine(page, 12, 1);
+        await runCommand(page, 'evalens: Dry Run Eval at Cursor');
+        const toast = page.locator('.notification-toast', { hasText: `Dry run of ${CASE}` }).first();
+        await toast.waitFor({ timeout: 60000 });
+        result.dryRunToast = (await toast.innerText()).trim();
+        await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+      });
+
       await step('lens-run', async () => {
         await dismissWidgets(page);
-        await lens.locator('a', { hasText: 'Run eval' }).first().click();
+        await scrollEditorToTop(page);
+        await lens.locator('a', { hasText: 'Run eval' }).first().click({ timeout: 15000 });
         const verdict = page.locator('.editor-instance .codelens-decoration', { hasText: /PASS|FAIL|ERROR|SKIP/ }).first();
         await verdict.waitFor({ timeout: LENS_TIMEOUT });
         await page.waitForTimeout(500);
