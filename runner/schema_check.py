@@ -15,6 +15,7 @@ from typing import Any
 
 from evalens.runner.documents import Node, ParsedDocument, Path
 from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
+from pydantic import ValidationError
 
 _TYPE_WORDS = {
     "string": "a string", "number": "a number", "integer": "an integer", "boolean": "`true` or `false`",
@@ -73,8 +74,7 @@ def check(doc: ParsedDocument, schema: dict[str, Any]) -> list[Problem]:
     validator = _cached_validator(schema)
     problems: list[Problem] = []
     seen: set[tuple[Span, str]] = set()
-    errors = () if _quick_valid(schema, doc.data) else validator.iter_errors(doc.data)
-    for error in errors:
+    for error in schema_errors(validator, schema, doc.data):
         for problem in _translate(doc, error):
             key = (problem.span, problem.message)
             if key not in seen:
@@ -85,22 +85,87 @@ def check(doc: ParsedDocument, schema: dict[str, Any]) -> list[Problem]:
 
 
 _NULL = re.compile(r"[:\[,]\s*null\b")
+_BOOL = re.compile(r"[:\[,]\s*(?:true|false)\b")
+
+
+def _numeric_literals(schema: dict[str, Any]) -> bool:
+    """Whether the schema has a numeric ``const``/``enum`` (where a boolean would fool pydantic)."""
+    key = schema.get("$id") or id(schema)
+    hit = _NUMERIC.get(key)
+    if hit is None:
+        hit = _NUMERIC[key] = bool(re.search(r'"(?:const|enum)":\s*\[?\s*-?\d', json.dumps(schema)))
+    return hit
+
+
+_NUMERIC: dict[Any, bool] = {}
 
 
 def _quick_valid(schema: dict[str, Any], data: Any) -> bool:
     """True when the schema's source model accepts ``data`` strictly (pydantic-core, ~20x faster than
     jsonschema on a 500-task file), so the slow validator need not run. Nulls always take the slow path:
     the models allow ``None`` for absent optionals where the schemas do not. False means "don't know"."""
+    return _fast_verdict(schema, data)[0]
+
+
+PRUNE_MIN_ITEMS = 16
+"""Top-level lists at least this long are pruned to their failing items before jsonschema runs."""
+_LIST_WIDE = ("minItems", "maxItems", "uniqueItems", "contains", "prefixItems", "minContains", "maxContains")
+
+
+def _fast_verdict(schema: dict[str, Any], data: Any) -> tuple[bool, list[tuple] | None, bool]:
+    """(valid, pydantic error locations or None when unknown, data contains null)."""
     model = _model_for(schema.get("$id"))
     if model is None:
-        return False
+        return False, None, True
     try:
-        if _NULL.search(json.dumps(data)):
-            return False
+        text = json.dumps(data)
+    except (TypeError, ValueError):
+        return False, None, True
+    has_null = bool(_NULL.search(text))
+    if _numeric_literals(schema) and _BOOL.search(text):
+        return False, None, has_null  # pydantic lets True stand for a literal 1; jsonschema does not
+    try:
         model.model_validate(data, strict=True, by_alias=True, by_name=False)
-    except Exception:  # noqa: BLE001 - any failure: let jsonschema report it
-        return False
-    return True
+    except ValidationError as exc:
+        return False, [tuple(e["loc"]) for e in exc.errors()], has_null
+    except Exception:  # noqa: BLE001 - any other failure: let jsonschema decide
+        return False, None, has_null
+    return not has_null, [], has_null
+
+
+def schema_errors(validator: Any, schema: dict[str, Any], data: Any) -> Iterator[Any]:
+    """jsonschema errors of ``data``, computed cheaply: none when the model accepts it, and for long
+    top-level lists (tasks, cases) only the items the model rejected (or that hold nulls) are validated;
+    error paths are mapped back to the original indices."""
+    valid, locs, has_null = _fast_verdict(schema, data)
+    if valid:
+        return iter(())
+    if locs is None or not isinstance(data, dict):
+        return validator.iter_errors(data)
+    props = _resolve(schema, schema).get("properties", {})
+    pruned, remap = dict(data), {}
+    for key, value in data.items():
+        if not isinstance(value, list) or len(value) < PRUNE_MIN_ITEMS or key not in props:
+            continue
+        list_schema = _resolve(props[key], schema)
+        if any(k in list_schema for k in _LIST_WIDE) or any(loc[:1] == (key,) and len(loc) < 2 for loc in locs):
+            continue
+        keep = {loc[1] for loc in locs if len(loc) >= 2 and loc[0] == key and isinstance(loc[1], int)}
+        if has_null:
+            keep |= {i for i, item in enumerate(value) if _NULL.search(json.dumps(item))}
+        remap[key] = sorted(keep)
+        pruned[key] = [value[i] for i in remap[key]]
+    if not remap:
+        return validator.iter_errors(data)
+    return _remapped(validator.iter_errors(pruned), remap)
+
+
+def _remapped(errors: Iterator[Any], remap: dict[str, list[int]]) -> Iterator[Any]:
+    for error in errors:
+        path = error.path  # the top-level error's own deque; sub-errors' absolute paths derive from it
+        if len(path) >= 2 and path[0] in remap and isinstance(path[1], int):
+            path[1] = remap[path[0]][path[1]]
+        yield error
 
 
 def _model_for(schema_id: Any) -> Any:

@@ -67,9 +67,32 @@ def test_fast_path_agrees_with_jsonschema(sample: tuple[Path, str]) -> None:
     validator = schema_check._cached_validator(schema)
     rng = random.Random(file.name)
     paths = _paths(detection.doc.data)
-    for target in rng.sample(paths, min(len(paths), 40)):
-        for new in rng.sample(REPLACEMENTS, 5):
+    for target in rng.sample(paths, min(len(paths), 80)):
+        for new in REPLACEMENTS:
             data = _set(copy.deepcopy(detection.doc.data), target, copy.deepcopy(new))
             if schema_check._quick_valid(schema, data):
                 errors = [e.message for e in validator.iter_errors(data)]
                 assert not errors, f"fast path accepted {target} = {new!r}: {errors[:2]}"
+
+
+@pytest.mark.parametrize("sample", _samples(), ids=lambda s: s[0].name[:60])
+def test_pruned_errors_equal_full_errors(sample: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Validating only the failing items of long lists reports exactly what a full validation reports."""
+    monkeypatch.setattr(schema_check, "PRUNE_MIN_ITEMS", 1)
+    file, where = sample
+    detection = detect(f"/repo/{where}", file.read_text(encoding="utf-8"))
+    if detection.format is None or detection.doc is None or not detection.doc.ok or detection.format.schema() is None:
+        pytest.skip("not a schema-backed format at this path")
+    schema = detection.format.schema()
+    validator = schema_check._cached_validator(schema)
+    rng = random.Random(file.name + "prune")
+    paths = _paths(detection.doc.data)
+
+    def key(errors: Any) -> list[tuple]:
+        return sorted((tuple(map(str, e.absolute_path)), e.message) for e in errors)
+
+    for target in rng.sample(paths, min(len(paths), 25)):
+        for new in rng.sample(REPLACEMENTS, 3):
+            data = _set(copy.deepcopy(detection.doc.data), target, copy.deepcopy(new))
+            assert key(schema_check.schema_errors(validator, schema, data)) == key(validator.iter_errors(data)), \
+                f"{target} = {new!r}"
