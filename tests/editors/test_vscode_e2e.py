@@ -249,6 +249,7 @@ def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
     if not vscode_session["run_lens"]:
         pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "lens-run")
+    assert vscode_session["statusWhileRunning"] == "evalens: 1 running", vscode_session["statusWhileRunning"]
     assert "PASS" in vscode_session["lensAfter"], vscode_session["lensAfter"]
     _step(vscode_session, "test-explorer")
     rows = vscode_session["testExplorerRows"]

@@ -158,6 +158,10 @@ async function runCommand(page, title) {
         await dismissWidgets(page);
         await scrollEditorToTop(page);
         await lens.locator('a', { hasText: 'Run eval' }).first().click({ timeout: 15000 });
+        // while the agent works, the status bar counts the running evals (evalens/runState)
+        const running = page.locator('.statusbar-item', { hasText: /evalens: \d+ running/ }).first();
+        await running.waitFor({ timeout: 15000 });
+        result.statusWhileRunning = (await running.innerText()).trim();
         const verdict = page.locator('.editor-instance .codelens-decoration', { hasText: /PASS|FAIL|ERROR|SKIP/ }).first();
         await verdict.waitFor({ timeout: LENS_TIMEOUT });
         await page.waitForTimeout(500);
