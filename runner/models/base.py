@@ -65,7 +65,8 @@ def doc(
     if default is ...:
         return Field(..., **kwargs)
     if isinstance(default, list | dict):
-        return Field(default_factory=lambda d=default: type(d)(d), **kwargs)
+        # validate_default: an absent sub-object becomes its model, not a bare dict
+        return Field(default_factory=lambda d=default: type(d)(d), validate_default=True, **kwargs)
     return Field(default, **kwargs)
 
 
