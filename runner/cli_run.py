@@ -36,6 +36,22 @@ class UsageError(Exception):
     """The run cannot start; the message is what the user needs."""
 
 
+@dataclass(slots=True)
+class CaseVerdict:
+    """One runnable unit's outcome, for code lenses and the Test Explorer (names match ``Format.cases``)."""
+
+    name: str
+    verdict: str  # PASS | FAIL | ERROR
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def _record(args: argparse.Namespace, verdict: CaseVerdict) -> None:
+    sink = getattr(args, "verdicts", None)
+    if isinstance(sink, list):
+        sink.append(verdict)
+
+
 # ============================================================================================ agent runs
 
 
@@ -622,6 +638,7 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
                   + (f" — {res.error}" if res.error else ""), file=sys.stderr)
         mean, rep = aggregate([s for _, s in runs])
         outcomes.append((task, runs, mean, rep))
+        _record(args, _task_verdict(task, runs, mean, discovery_threshold, score_threshold))
     report = build_results(skill, file, tasks, outcomes, cfg, args, discovery_threshold, score_threshold)
     out_dir = Path(args.output_dir or cfg.output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -643,6 +660,25 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
     print(f"results: {json_path}")
     exit_on_failure = cfg.exit_on_failure and str(os.environ.get("EVAL_EXIT_ON_FAILURE", "true")) != "false"
     return EXIT_FAILED if not report["passed"] and exit_on_failure else EXIT_OK
+
+
+def _task_verdict(task: SjTask, runs: list[tuple[AgentResult, Score]], mean: Score, discovery_threshold: float,
+                  score_threshold: float) -> CaseVerdict:
+    """A task passes when discovery meets the threshold, every deterministic check passed and the judge's mean
+    adherence and output quality meet the score threshold."""
+    details = {"discovery": mean.discovery, "adherence": mean.adherence, "output_quality": mean.output_quality,
+               "weighted": mean.weighted, "category": mean.category, "runs": len(runs)}
+    if all(r.error for r, _ in runs):
+        return CaseVerdict(task.id, "ERROR", runs[0][0].error or "error", details)
+    failed_det = [s for _, s in runs if s.deterministic is not None and not s.deterministic["passed"]]
+    if failed_det:
+        return CaseVerdict(task.id, "FAIL", "; ".join(failed_det[0].deterministic["details"]), details)
+    if mean.discovery < discovery_threshold:
+        return CaseVerdict(task.id, "FAIL", f"discovery {mean.discovery:.0%} below {discovery_threshold:.0%}", details)
+    if any(s.judge is not None for _, s in runs) and min(mean.adherence, mean.output_quality) < score_threshold:
+        return CaseVerdict(task.id, "FAIL", f"adherence {mean.adherence:.1f} / output {mean.output_quality:.1f} "
+                           f"below {score_threshold:g}", details)
+    return CaseVerdict(task.id, "PASS", mean.reasoning, details)
 
 
 def build_results(skill: str, file: Path, tasks: list[SjTask], outcomes: list[Any], cfg: SjConfig,
@@ -825,6 +861,10 @@ async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
             failed += passed < len(expectations)
+            _record(args, CaseVerdict(str(case.get("id")), "ERROR" if res.error else
+                                      "PASS" if passed == len(expectations) else "FAIL",
+                                      res.error or f"{passed}/{len(expectations)} assertions passed",
+                                      {"grading": str(target), "run": run}))
             print(f"eval {case.get('id')} run {run}: {passed}/{len(expectations)} passed → {target}")
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -877,6 +917,8 @@ async def run_writing_skills(file: Path, args: argparse.Namespace) -> int:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
             failed += overall == "fail"
+            _record(args, CaseVerdict(str(case.get("id")), "ERROR" if res.error else overall.upper(),
+                                      res.error or f"overall score {mean}", {"grading": str(target), "run": run}))
             print(f"{case.get('id')} run {run}: {overall} (score {mean}) → {target}")
     return EXIT_FAILED if failed else EXIT_OK
 
@@ -906,6 +948,10 @@ def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = 0.5)
 
 async def run_trigger(file: Path, args: argparse.Namespace) -> int:
     name, queries = trigger_queries(file)
+    indexed = list(enumerate(queries))
+    if args.tasks:
+        wanted = {t.strip() for t in args.tasks.split(",")}
+        indexed = [(i, q) for i, q in indexed if str(i) in wanted]
     root = Path(args.skill).resolve() if args.skill else skill_root_of(file)
     skills = _installed(root, None)
     if not skills:
@@ -918,7 +964,7 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
     runner = AgentRunner(args.engine, args.model, args.timeout / 1000 if args.timeout else 30,
                          keep_sandbox=args.keep_sandbox)
     rows = []
-    for q, want in queries:
+    for index, (q, want) in indexed:
         hits = 0
         for _ in range(args.runs):
             res = await runner.run(q, skills)
@@ -927,6 +973,9 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
                 for c in res.tools[:1])
         rate = hits / args.runs
         rows.append((q, want, rate))
+        _record(args, CaseVerdict(str(index), "PASS" if (rate >= 0.5) == want else "FAIL",
+                                  f"triggered {hits}/{args.runs} (should {'' if want else 'not '}trigger)",
+                                  {"query": q, "trigger_rate": rate}))
         verdict = "ok" if (rate >= 0.5) == want else "WRONG"
         print(f"{verdict:5} {'should' if want else 'should not'} trigger, triggered {hits}/{args.runs}: {q[:80]}")
     metrics = trigger_metrics(rows)
@@ -941,7 +990,44 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
 # ============================================================================================ entry point
 
 
-def main(argv: list[str]) -> int:
+async def run_file(file: Path, *, cases: list[str] | None = None, runs: int = 1, no_judge: bool = False,
+                   engine: str = "claude-code", model: str | None = None, judge_model: str | None = None,
+                   timeout_ms: float | None = None, output_dir: Path | None = None) -> list[CaseVerdict]:
+    """Run the units of one eval file programmatically (for lenses and the Test Explorer); raises
+    :class:`UsageError` when the file cannot run. Reports and grading files are written as by the CLI."""
+    from evalens.runner.validate import validate_file
+
+    checked = validate_file(file)
+    fmt = checked.format.id if checked.format else None
+    args = _parser().parse_args([str(file), "--runs", str(runs), "--engine", engine])
+    args.tasks = ",".join(cases) if cases else None
+    args.no_judge, args.model, args.judge_model = no_judge, model, judge_model
+    args.timeout, args.output_dir = timeout_ms, str(output_dir) if output_dir else None
+    args.verdicts = []
+    runner = _RUNNERS.get(fmt or "")
+    if runner is None:
+        raise UsageError(f"{file} is not a runnable eval file (detected: {fmt or 'unknown'})")
+    await runner(file, fmt, args)
+    return args.verdicts
+
+
+async def _run_creator(file: Path, fmt: str, args: argparse.Namespace) -> int:
+    return await run_skill_creator(file, args)
+
+
+async def _run_writing(file: Path, fmt: str, args: argparse.Namespace) -> int:
+    return await run_writing_skills(file, args)
+
+
+async def _run_trigger(file: Path, fmt: str, args: argparse.Namespace) -> int:
+    return await run_trigger(file, args)
+
+
+_RUNNERS = {"skilljack-tasks": run_skilljack, "skilljack-task": run_skilljack, "skill-creator-evals": _run_creator,
+            "writing-skills-evals": _run_writing, "trigger-evals": _run_trigger, "trigger-evals-variant": _run_trigger}
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalens run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path, help="tasks.yaml, task.md, evals.json or a trigger eval set")
@@ -963,6 +1049,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--github-summary", action="store_true")
     parser.add_argument("--keep-sandbox", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -977,13 +1068,7 @@ def main(argv: list[str]) -> int:
     for p in errors:
         print(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]", file=sys.stderr)
     fmt = checked.format.id if checked.format else None
-    runners = {"skilljack-tasks": lambda: run_skilljack(file, "skilljack-tasks", args),
-               "skilljack-task": lambda: run_skilljack(file, "skilljack-task", args),
-               "skill-creator-evals": lambda: run_skill_creator(file, args),
-               "writing-skills-evals": lambda: run_writing_skills(file, args),
-               "trigger-evals": lambda: run_trigger(file, args),
-               "trigger-evals-variant": lambda: run_trigger(file, args)}
-    if fmt not in runners:
+    if fmt not in _RUNNERS:
         print(f"evalens run: {file} is not a runnable eval file (detected: {fmt or 'unknown'}); UAAPS cases run "
               "with `evalens eval`", file=sys.stderr)
         return EXIT_USAGE
@@ -994,7 +1079,7 @@ def main(argv: list[str]) -> int:
         print("evalens run: grading evals.json needs the judge; --no-judge is not available here", file=sys.stderr)
         return EXIT_USAGE
     try:
-        return asyncio.run(runners[fmt]())
+        return asyncio.run(_RUNNERS[fmt](file, fmt, args))
     except UsageError as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return EXIT_USAGE

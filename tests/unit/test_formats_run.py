@@ -248,6 +248,8 @@ def test_run_tasks_yaml_with_claude(fake_env: Any, tmp_path: Path) -> None:
     assert data["passed"] and data["summary"]["discoveryAccuracy"] == 1
     assert data["tasks"][0]["result"]["skillLoads"] == ["greeting"]
     assert result.with_suffix(".md").is_file()
+    verdicts = asyncio.run(cli_run.run_file(tasks, cases=["gr-fp-001"], no_judge=True, output_dir=tmp_path / "r2"))
+    assert [(v.name, v.verdict) for v in verdicts] == [("gr-fp-001", "PASS")]
 
 
 @pytest.mark.agents
