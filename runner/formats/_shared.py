@@ -31,13 +31,6 @@ def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = N
     return Fix(title or f"Change to `{new}`", (Edit(inner(doc, doc.span_for(path)), new),))
 
 
-def rename_key_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix | None:
-    span = doc.key_span_at_path(path)
-    if span is None:
-        return None
-    return Fix(title or f"Rename `{path[-1]}` to `{new}`", (Edit(inner(doc, span), new),))
-
-
 def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, message: str, *,
             on_key: bool = False, fixes: list[Fix] | None = None) -> Problem:
     """A problem on the value (or key) at ``path``, with ``path`` in its data for code actions."""
@@ -142,9 +135,3 @@ def path_error(value: str) -> str | None:
     from evalens.runner.formats.uaaps import path_escape
 
     return path_escape(value)
-
-
-def item_spans(doc: ParsedDocument, path: Path) -> list[Any]:
-    """The nodes of the list at ``path`` ([] if it is not a list)."""
-    node = doc.node_at_path(path)
-    return node.items if node is not None and node.kind == "seq" else []

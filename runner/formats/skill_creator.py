@@ -267,6 +267,23 @@ class SkillCreatorEvals(Format):
             return [Target(str(root / value))]
         return []
 
+    def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
+        root = skill_dir_of(ctx.file_path)
+        if path == ("skill_name",) and (root / "SKILL.md").is_file():
+            from evalens.runner.index import frontmatter_fields
+
+            fields = frontmatter_fields((root / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
+            return f"**Skill `{fields.get('name', root.name)}`** — {fields.get('description') or '(no description)'}"
+        if len(path) == 4 and path[0] == "evals" and path[2] == "files" and isinstance(value, str) and \
+                not path_error(value):
+            target = root / value
+            if target.is_file():
+                return f"`{target}` — {target.stat().st_size:,} bytes, copied into the workspace at `{value}`"
+            if target.is_dir():
+                return f"`{target}/` — a folder, copied into the workspace at `{value}`"
+            return f"`{value}` does not exist under the skill root `{root}`"
+        return None
+
     def skeleton(self, snippets: bool) -> str | None:
         return json.dumps({"skill_name": "my-skill", "evals": [
             {"id": 1, "prompt": "A realistic user request that names its files and context",

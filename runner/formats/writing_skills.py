@@ -387,6 +387,23 @@ class WritingSkillsGrading(Format):
                     for _, e in _dicts(c.get("expectations"))]
         return []
 
+    def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
+        """The expectation a criterion grades, or the prompt of the graded case."""
+        data = document_data(ctx, "json")
+        found = _find_evals(ctx.file_path, data.get("version") if isinstance(data, dict) else None)
+        if found is None:
+            return None
+        cases = {c.get("id"): c for _, c in _dicts(found[1].get("cases"))}
+        case = cases.get(data.get("case_id")) if isinstance(data, dict) else None
+        if path == ("case_id",) and value in cases:
+            return f"**Case `{value}`** — {str(cases[value].get('prompt', ''))[:400]}"
+        if len(path) == 3 and path[0] == "results" and path[2] == "criterion" and case is not None:
+            for _, e in _dicts(case.get("expectations")):
+                if e.get("criterion") == value:
+                    kind = "required" if e.get("required") is True else "optional"
+                    return f"**{kind}** — {e.get('description', '')}"
+        return None
+
     def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
         version = doc.data.get("version") if isinstance(doc.data, dict) else None
         found = _find_evals(ctx.file_path, version)

@@ -181,3 +181,13 @@ def test_trigger_variant_converts(tmp_path: Path) -> None:
     assert json.loads(fixed) == [{"query": "turn this pdf into csv", "should_trigger": True},
                                  {"query": "weather?", "should_trigger": False}]
     assert check(path, fixed).format.id == "trigger-evals"
+
+
+def test_hover_values(tmp_path: Path) -> None:
+    path = skill(tmp_path, [case()])
+    v = check(path)
+    ctx = RuleContext(str(path), None)
+    assert v.format is not None
+    assert "PDFs. Use for PDFs." in (v.format.hover_value(("skill_name",), "pdf", ctx) or "")
+    assert "4 bytes" in (v.format.hover_value(("evals", 0, "files", 0), "evals/files/report.pdf", ctx) or "")
+    assert "does not exist" in (v.format.hover_value(("evals", 0, "files", 0), "nope.pdf", ctx) or "")

@@ -170,3 +170,12 @@ def test_comparison_and_analysis(tmp_path: Path) -> None:
                 "suggestions": [{"area": "a", "before": "b", "reasoning": "r"}]}
     v = check(write(tmp_path, "ws/analysis.json", analysis))
     assert {"same-version", "missing-key"} <= set(codes(v))
+
+
+def test_grading_hover(tmp_path: Path) -> None:
+    write(tmp_path, "commit-workspace/v1/skill/evals/evals.json", evals())
+    v = check(write(tmp_path, "commit-workspace/grading/stages-first_v1_run2.json", grading()))
+    ctx = RuleContext(v.path, None)
+    assert v.format is not None
+    assert (v.format.hover_value(("results", 1, "criterion"), "conventional", ctx) or "").startswith("**optional**")
+    assert "commit my work" in (v.format.hover_value(("case_id",), "stages-first", ctx) or "")
