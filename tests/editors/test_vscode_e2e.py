@@ -269,6 +269,15 @@ def test_test_explorer_run_shows_failure_message(vscode_session):
     assert "agent-blocked" in vscode_session["failurePeek"], vscode_session["failurePeek"]
 
 
+def test_test_explorer_follows_edits(vscode_session):
+    if not vscode_session["run_lens"]:
+        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
+    _step(vscode_session, "test-explorer-sync")
+    labels = vscode_session["rowsAfterEdit"]
+    assert any(label.startswith("renamed-case (") for label in labels), labels
+    assert not any(label.startswith("Broken Case (") for label in labels), labels
+
+
 def test_extension_unit_tests():
     """The extension's own unit tests (node:test, vscode API faked) run in CI through this wrapper."""
     if not (EXT_DIR / "node_modules" / ".bin" / "tsc").exists():

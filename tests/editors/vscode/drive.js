@@ -235,6 +235,26 @@ async function runCommand(page, title) {
         });
       }
     }
+    if (RUN_LENS) {
+      await step('test-explorer-sync', async () => {
+        // rename the broken case in the editor (unsaved): the Test Explorer follows the edit
+        await page.keyboard.press('Escape'); // close the failure peek
+        await page.locator('.tabs-container .tab', { hasText: BROKEN }).first().click();
+        await page.locator('.tab.active', { hasText: BROKEN }).waitFor({ timeout: 15000 });
+        await gotoLine(page, 2, 7);
+        await page.keyboard.press('Shift+End');
+        await page.keyboard.type('renamed-case');
+        const tree = page.locator('.test-explorer .monaco-list-row');
+        let labels = [];
+        for (let i = 0; i < 40; i++) {
+          labels = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+          if (labels.some((l) => l.startsWith('renamed-case ('))) break;
+          await page.waitForTimeout(250);
+        }
+        result.rowsAfterEdit = labels;
+        await page.screenshot({ path: `${OUT}/test-explorer-sync.png` });
+      });
+    }
     result.ok = true;
     save();
     log('ALL OK');
