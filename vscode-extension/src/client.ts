@@ -6,12 +6,13 @@ import {
   ExecuteCommandRequest,
   LanguageClient,
   LanguageClientOptions,
+  RevealOutputChannelOn,
   ServerOptions,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
 import { DOCUMENT_SELECTOR, EVAL_FILES_GLOB } from "./documentSelector";
-import { execProcess, Exec, InstallUi, isEvalensImportable, offerInstall } from "./install";
+import { checkInterpreter, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
@@ -123,7 +124,19 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const interpreter = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
     const cmd = resolveServerCommand(this.settings, interpreter);
     this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
-    if (cmd.python && !(await isEvalensImportable(this.exec, cmd.python))) {
+    const check = cmd.python ? await checkInterpreter(this.exec, cmd.python) : "ok";
+    if (check === "noInterpreter") {
+      this.setState("failed");
+      this.log.error(`Cannot run ${cmd.python}`);
+      void vscode.window
+        .showErrorMessage(
+          `evalens: cannot run ${cmd.python}. Select a Python interpreter or set evalens.server.path.`,
+          "Open Settings",
+        )
+        .then((pick) => pick && vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server"));
+      return;
+    }
+    if (check === "notInstalled") {
       this.setState("notInstalled");
       this.log.error(`evalens is not importable by ${cmd.python}`);
       void this.offerInstall(cmd);
@@ -138,7 +151,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       outputChannel: this.log,
-      revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
+      revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: toWire(this.settings),
       synchronize: { fileEvents: this.watcher },
       middleware: {
@@ -156,6 +169,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       }
       if (e.newState === State.Running) {
         this.setState("running");
+      } else if (e.newState === State.Starting) {
+        this.setState("starting");
       } else if (e.newState === State.Stopped) {
         this.setState(this._state === "starting" ? "failed" : "stopped");
       }

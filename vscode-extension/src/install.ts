@@ -17,10 +17,20 @@ export const execProcess: Exec = (command, args, timeoutMs) =>
     });
   });
 
+export type InterpreterCheck = "ok" | "notInstalled" | "noInterpreter";
+
+/** Whether `python -c "import evalens.server"` works, fails, or the interpreter itself cannot be run. */
+export async function checkInterpreter(exec: Exec, python: string): Promise<InterpreterCheck> {
+  const r = await exec(python, ["-c", "import evalens.server"], 30_000);
+  if (r.code === 0) {
+    return "ok";
+  }
+  return r.code === -1 || r.code === 126 || r.code === 127 ? "noInterpreter" : "notInstalled";
+}
+
 /** True when `python -c "import evalens.server"` succeeds. */
 export async function isEvalensImportable(exec: Exec, python: string): Promise<boolean> {
-  const r = await exec(python, ["-c", "import evalens.server"], 30_000);
-  return r.code === 0;
+  return (await checkInterpreter(exec, python)) === "ok";
 }
 
 /** The pip command that installs evalens into the given interpreter. */

@@ -1,6 +1,6 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
-import { Exec, INSTALL_CHOICE, InstallUi, isEvalensImportable, offerInstall, SETTINGS_CHOICE } from "../src/install";
+import { checkInterpreter, Exec, INSTALL_CHOICE, InstallUi, isEvalensImportable, offerInstall, SETTINGS_CHOICE } from "../src/install";
 
 function fakeUi(answer: string | undefined) {
   const seen = { asked: [] as string[], info: [] as string[], error: [] as string[], settings: 0, progress: [] as string[] };
@@ -45,6 +45,13 @@ test("importability is checked with the interpreter itself", async () => {
   const { exec, calls } = fakePython(true);
   assert.equal(await isEvalensImportable(exec, "/venv/bin/python"), false);
   assert.deepEqual(calls[0], ["/venv/bin/python", "-c", "import evalens.server"]);
+});
+
+test("a missing interpreter is told apart from a missing module", async () => {
+  const gone: Exec = async () => ({ code: -1, stdout: "", stderr: "spawn python3 ENOENT" });
+  assert.equal(await checkInterpreter(gone, "python3"), "noInterpreter");
+  const { exec } = fakePython(true);
+  assert.equal(await checkInterpreter(exec, "python3"), "notInstalled");
 });
 
 test("accepting the offer pip-installs into that interpreter and verifies the import", async () => {
