@@ -278,6 +278,13 @@ def test_test_explorer_follows_edits(vscode_session):
     assert not any(label.startswith("Broken Case (") for label in labels), labels
 
 
+def test_open_last_report_command(vscode_session):
+    if not vscode_session["run_lens"]:
+        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
+    _step(vscode_session, "open-last-report")
+    assert vscode_session["reportTab"].endswith(".json"), vscode_session["reportTab"]
+
+
 def test_extension_unit_tests():
     """The extension's own unit tests (node:test, vscode API faked) run in CI through this wrapper."""
     if not (EXT_DIR / "node_modules" / ".bin" / "tsc").exists():

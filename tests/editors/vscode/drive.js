@@ -255,6 +255,14 @@ async function runCommand(page, title) {
         await page.screenshot({ path: `${OUT}/test-explorer-sync.png` });
       });
     }
+    if (RUN_LENS) {
+      await step('open-last-report', async () => {
+        await runCommand(page, 'evalens: Open Last Report');
+        const tab = page.locator('.tab.active', { hasText: /\d{4}-\d\d-\d\dT[\d-]+Z\.json/ }).first();
+        await tab.waitFor({ timeout: 30000 });
+        result.reportTab = (await tab.innerText()).trim();
+      });
+    }
     result.ok = true;
     save();
     log('ALL OK');
