@@ -30,7 +30,9 @@ E2E_DIR = Path(__file__).resolve().parent / "vscode"
 EXAMPLE = REPO / "examples" / "pdf-tools"
 VSIX = EXT_DIR / "evalens.vsix"
 ARTIFACTS = REPO / "build" / "e2e" / "vscode"
-CODE_SERVER = Path(os.environ.get("CODE_SERVER", REPO / ".tools" / "code-server" / "node_modules" / ".bin" / "code-server"))
+CODE_SERVER = Path(
+    os.environ.get("CODE_SERVER", REPO / ".tools" / "code-server" / "node_modules" / ".bin" / "code-server")
+)
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 LENS_CASE = "extract-text"
 FAIL_CASE = "block-secrets"  # the fake agent writes a file and is not blocked: `agent-blocked` fails
@@ -54,7 +56,9 @@ def _kill_group(proc: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             pass
     try:
-        os.killpg(proc.pid, signal.SIGKILL)  # children (extension host, language server, agents) may outlive it
+        os.killpg(
+            proc.pid, signal.SIGKILL
+        )  # children (extension host, language server, agents) may outlive it
     except ProcessLookupError:
         pass
     proc.wait(timeout=5)
@@ -135,10 +139,24 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         fm_log = open(ARTIFACTS / "fakemodel.log", "w")  # noqa: SIM115 - closed in teardown
         logs.append(fm_log)
         fake = subprocess.Popen(
-            [sys.executable, str(REPO / "tests" / "fakemodel" / "server.py"), "--port-file", str(port_file),
-             "--log-dir", str(ARTIFACTS / "fakemodel"), "--idle-timeout", "600",
-             "--scenarios", str(E2E_DIR / "scenarios.json"), "--default-scenario", "extract"],
-            stdout=fm_log, stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                str(REPO / "tests" / "fakemodel" / "server.py"),
+                "--port-file",
+                str(port_file),
+                "--log-dir",
+                str(ARTIFACTS / "fakemodel"),
+                "--idle-timeout",
+                "600",
+                "--scenarios",
+                str(E2E_DIR / "scenarios.json"),
+                "--default-scenario",
+                "extract",
+            ],
+            stdout=fm_log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         procs.append(fake)
         fake_port = _wait_for_port_file(port_file, fake)
 
@@ -151,22 +169,45 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         config.write_text(f"bind-addr: 127.0.0.1:{port}\nauth: none\ncert: false\n")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_", "CLAUDE"))}
         env.update(
-            HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-            XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
-            ANTHROPIC_BASE_URL=f"http://127.0.0.1:{fake_port}", ANTHROPIC_API_KEY="sk-ant-fake-e2e",
-            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1", CLAUDE_CODE_MAX_RETRIES="1",
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local/share"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            XDG_STATE_HOME=str(home / ".local/state"),
+            ANTHROPIC_BASE_URL=f"http://127.0.0.1:{fake_port}",
+            ANTHROPIC_API_KEY="sk-ant-fake-e2e",
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            CLAUDE_CODE_MAX_RETRIES="1",
             EVALENS_TOOLS_DIR=os.environ.get("EVALENS_TOOLS_DIR", str(REPO / ".tools")),
         )
-        cs_args = [str(CODE_SERVER), "--config", str(config), "--user-data-dir", str(ud), "--extensions-dir", str(ext)]
+        cs_args = [
+            str(CODE_SERVER),
+            "--config",
+            str(config),
+            "--user-data-dir",
+            str(ud),
+            "--extensions-dir",
+            str(ext),
+        ]
         t1 = time.monotonic()
-        subprocess.run([*cs_args, "--install-extension", str(VSIX)], env=env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, timeout=120)
+        subprocess.run(
+            [*cs_args, "--install-extension", str(VSIX)],
+            env=env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+            timeout=120,
+        )
         timings["install"] = round(time.monotonic() - t1, 1)
         cs_log = open(ARTIFACTS / "code-server.log", "w")  # noqa: SIM115 - closed in teardown
         logs.append(cs_log)
         cs = subprocess.Popen(
             [*cs_args, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(ws)],
-            env=env, stdout=cs_log, stderr=subprocess.STDOUT, start_new_session=True)
+            env=env,
+            stdout=cs_log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         procs.append(cs)
         base = f"http://127.0.0.1:{port}"
         _wait_healthy(base, cs)
@@ -177,15 +218,29 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         t2 = time.monotonic()
         drive = subprocess.run(
             ["node", str(E2E_DIR / "drive.js"), base, str(ws)],
-            env={**env, "SHOT_DIR": str(ARTIFACTS), "RESULT_FILE": str(result_file), "CHROMIUM": CHROMIUM,
-                 "RUN_LENS": "1" if run_lens else "0", "CASE_NAME": LENS_CASE,
-                 "FAIL_CASE_NAME": FAIL_CASE},
-            cwd=E2E_DIR, capture_output=True, text=True, timeout=600)
+            env={
+                **env,
+                "SHOT_DIR": str(ARTIFACTS),
+                "RESULT_FILE": str(result_file),
+                "CHROMIUM": CHROMIUM,
+                "RUN_LENS": "1" if run_lens else "0",
+                "CASE_NAME": LENS_CASE,
+                "FAIL_CASE_NAME": FAIL_CASE,
+            },
+            cwd=E2E_DIR,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         timings["drive"] = round(time.monotonic() - t2, 1)
         (ARTIFACTS / "drive.log").write_text(drive.stdout + drive.stderr)
         result = json.loads(result_file.read_text()) if result_file.exists() else {"steps": []}
-        result.update(run_lens=run_lens, timings=timings, driver_output=drive.stdout + drive.stderr,
-                      ext_log=_extension_log(ud))
+        result.update(
+            run_lens=run_lens,
+            timings=timings,
+            driver_output=drive.stdout + drive.stderr,
+            ext_log=_extension_log(ud),
+        )
         print(f"vscode e2e timings: {timings}")
         yield result
     finally:
@@ -207,7 +262,9 @@ def _extension_log(ud: Path) -> str:
 def _step(result: dict, name: str) -> None:
     for step in result["steps"]:
         if step["name"] == name:
-            assert step["ok"], f"{name}: {step.get('error')}\n{result['driver_output'][-3000:]}\n{result['ext_log'][-3000:]}"
+            assert step["ok"], (
+                f"{name}: {step.get('error')}\n{result['driver_output'][-3000:]}\n{result['ext_log'][-3000:]}"
+            )
             return
     pytest.fail(f"step {name!r} did not run:\n{result['driver_output'][-3000:]}\n{result['ext_log'][-3000:]}")
 
@@ -289,6 +346,8 @@ def test_extension_unit_tests():
     """The extension's own unit tests (node:test, vscode API faked) run in CI through this wrapper."""
     if not (EXT_DIR / "node_modules" / ".bin" / "tsc").exists():
         pytest.skip("vscode-extension/node_modules missing (run .ci/install-vscode.sh)")
-    proc = subprocess.run(["npm", "test", "--silent"], cwd=EXT_DIR, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        ["npm", "test", "--silent"], cwd=EXT_DIR, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     assert "# fail 0" in proc.stdout, proc.stdout[-2000:]
