@@ -253,6 +253,17 @@ def _endpoint(url: str) -> tuple[str, int]:
     return host, port
 
 
+def _install_roots(executable: str) -> set[str]:
+    """Folders under /tmp that an agent executable needs: its outermost node_modules, else its folder."""
+    roots: set[str] = set()
+    for exe in {Path(executable), Path(executable).resolve()}:
+        if not (exe.is_absolute() and exe.parts[1:2] == ("tmp",)):
+            continue
+        modules = [p for p in exe.parents if p.name == "node_modules"]
+        roots.add(str(modules[-1] if modules else exe.parent))
+    return roots
+
+
 def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str],
                     endpoints: list[str]) -> tuple[list[str], list[Bridge]]:
     """The agent argv wrapped in bwrap, plus the bridges the caller must start first (network off only)."""
@@ -260,10 +271,10 @@ def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str
     base = str(paths.root.parent)
     argv = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
             "--tmpfs", "/tmp", "--tmpfs", base]
-    # The fresh /tmp would hide an agent binary installed there: keep its folder visible (read-only).
-    for exe in {Path(agent_argv[0]), Path(agent_argv[0]).resolve()}:
-        if exe.is_absolute() and exe.parts[1:2] == ("tmp",):
-            argv += ["--ro-bind", str(exe.parent), str(exe.parent)]
+    # The fresh /tmp would hide an agent installed there (e.g. a CI checkout under /tmp): keep its whole
+    # node_modules tree visible, read-only — npm wrappers load their native binary from sibling packages.
+    for folder in sorted(_install_roots(agent_argv[0])):
+        argv += ["--ro-bind", folder, folder]
     real_home = Path(os.path.expanduser("~"))
     for secret in (".claude", ".codex", ".config", ".ssh", ".aws", ".netrc", ".claude.json"):
         candidate = real_home / secret
