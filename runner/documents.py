@@ -299,6 +299,11 @@ class _TooBig(Exception):
 
 
 def _compose_yaml(text: str, lines: list[str], line_offset: int = 0) -> tuple[Node | None, Any, list[Problem]]:
+    from evalens.runner import yaml_events  # plain documents: built from the event stream, ~2x faster
+
+    fast = yaml_events.compose(text, line_offset, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    if fast is not None:
+        return fast
     problems: list[Problem] = []
     try:
         loader = _YamlLoader(text)
