@@ -256,7 +256,22 @@ def _load_config(root: Path) -> EvalConfig:
         raise RunError(f"{path}: invalid eval config: {exc}") from None
 
 
-def _select_cases(root: Path, names: list[str], target: str | None) -> list[tuple[EvalCase, Path]]:
+def _why(exc: Exception) -> str:
+    """One line a user can act on, from a pydantic error or anything else."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"`{where}`: {first.get('msg', '')}" if where else str(first.get("msg", exc))
+        except Exception:  # noqa: BLE001
+            pass
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _select_cases(root: Path, names: list[str], target: str | None,
+                  skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
+    """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
     from evalens.runner.models.uaaps import load_case
 
     cases_dir = root / "evals" / "cases"
@@ -272,7 +287,7 @@ def _select_cases(root: Path, names: list[str], target: str | None) -> list[tupl
             case = _normalised_case(load_case(path))
         except Exception as exc:
             if not names or path.resolve() in wanted_files:
-                problems.append(f"{path}: invalid case: {str(exc).splitlines()[0]}")
+                problems.append(f"{path}: invalid case: {_why(exc)}")
             continue
         loaded.append((case, path))
     for path in wanted_files:
@@ -282,7 +297,7 @@ def _select_cases(root: Path, names: list[str], target: str | None) -> list[tupl
             except FileNotFoundError:
                 problems.append(f"case file {path} not found")
             except Exception as exc:
-                problems.append(f"{path}: invalid case: {str(exc).splitlines()[0]}")
+                problems.append(f"{path}: invalid case: {_why(exc)}")
     if wanted_names:
         by_name = {c.name: (c, p) for c, p in loaded}
         missing = sorted(wanted_names - set(by_name))
@@ -293,6 +308,8 @@ def _select_cases(root: Path, names: list[str], target: str | None) -> list[tupl
         loaded = [(c, p) for c, p in loaded if c.target == target]
     if problems and names:
         raise RunError("; ".join(problems))
+    if skipped is not None:
+        skipped.extend(f"{p} — not run (`evalens validate` shows why)" for p in problems)
     seen: set[str] = set()
     unique = []
     for case, path in loaded:
@@ -339,7 +356,8 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         engine = get_engine(engine_name)
     except UnsupportedEngine as exc:
         raise RunError(str(exc)) from None
-    cases = _select_cases(root, request.cases, request.target)
+    invalid: list[str] = []
+    cases = _select_cases(root, request.cases, request.target, invalid)
     try:
         package = read_package(root)
     except PackageError as exc:
@@ -347,7 +365,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     timeout = float(request.timeout or config.timeout)
     sandbox_plan = plan_sandbox(config.sandbox.network, config.sandbox.writable_paths)
     agent_env = _agent_env(engine, config, request)
-    warnings: list[str] = []
+    warnings: list[str] = list(invalid)
     judge_spec = None
     if not request.no_judge:
         judge_spec = resolve_judge(request.judge or config.judge, default_provider=engine.default_provider,
