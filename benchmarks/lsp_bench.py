@@ -200,6 +200,16 @@ def evalens_server() -> Server:
                   lambda section: {} if section in (None, "", "evalens") else None, True)
 
 
+FLOOR_NAME = "empty pygls server"
+FLOOR_CODE = ("from pygls.lsp.server import LanguageServer\n"
+              "LanguageServer('floor', '1').start_io()\n")
+
+
+def floor_server() -> Server:
+    """An empty pygls 2 server: the initialize time no Python server on pygls can beat here."""
+    return Server(FLOOR_NAME, [sys.executable, "-c", FLOOR_CODE], lambda section: {}, False)
+
+
 def yls_server() -> Server:
     def configuration(section: str | None) -> Any:
         if section == "yaml":
@@ -336,15 +346,20 @@ async def open_and_wait(session: Session, doc: Doc) -> float:
     return (t - t0) * 1000
 
 
-async def measure_changes(session: Session, doc: Doc, probe: Probe, n: int, warmup: int = 2) -> dict[str, Any]:
-    """Alternately delete and re-insert one character; each change must yield different diagnostics."""
-    client = session.client
-    latencies: list[float] = []
-    by_state: dict[str, list[float]] = {"broken": [], "repaired": []}
-    last = client.published.get(doc.uri, [(0, [])])[-1][1]
-    stale = 0
-    counts: dict[str, int] = {}
-    for i in range(n + warmup):
+class ChangeMeter:
+    """didChange -> publishDiagnostics: alternately delete and re-insert one character, so that every
+    change yields a publish with different diagnostics (a stale or unrelated publish is waited past)."""
+
+    def __init__(self, session: Session, doc: Doc, probe: Probe) -> None:
+        self.session, self.doc, self.probe = session, doc, probe
+        self.latencies: list[float] = []
+        self.by_state: dict[str, list[float]] = {"broken": [], "repaired": []}
+        self.last = session.client.published.get(doc.uri, [(0, [])])[-1][1]
+        self.stale = 0
+        self.counts: dict[str, int] = {}
+
+    async def step(self, i: int, record: bool) -> None:
+        client, doc, probe = self.session.client, self.doc, self.probe
         fut = client.next_publish(doc.uri)
         t0 = time.perf_counter()
         if i % 2 == 0:
@@ -352,98 +367,165 @@ async def measure_changes(session: Session, doc: Doc, probe: Probe, n: int, warm
         else:
             doc.edit(client, probe.toggle_line, probe.toggle_col, probe.toggle_col, probe.toggle_char)
         t, diags = await asyncio.wait_for(fut, TIMEOUT)
-        # A publish whose diagnostics did not change would mean a stale or unrelated publish: wait on.
-        while signature(diags) == signature(last):
-            stale += 1
+        while signature(diags) == signature(self.last):
+            self.stale += 1
             fut = client.next_publish(doc.uri)
             t, diags = await asyncio.wait_for(fut, TIMEOUT)
-        last = diags
+        self.last = diags
         state = "broken" if i % 2 == 0 else "repaired"
-        counts[state] = len(diags)
-        if i >= warmup:
-            latencies.append((t - t0) * 1000)
-            by_state[state].append((t - t0) * 1000)
-        await asyncio.sleep(0.01)
-    out = summary(latencies)
-    out["stale_publishes"] = stale
-    out["diagnostics"] = counts
-    out["p50_breaking_edit"] = pct(by_state["broken"], 0.5)
-    out["p50_repairing_edit"] = pct(by_state["repaired"], 0.5)
-    return out
+        self.counts[state] = len(diags)
+        if record:
+            self.latencies.append((t - t0) * 1000)
+            self.by_state[state].append((t - t0) * 1000)
+
+    def result(self) -> dict[str, Any]:
+        out = summary(self.latencies)
+        out.update(stale_publishes=self.stale, diagnostics=self.counts,
+                   p50_breaking_edit=pct(self.by_state["broken"], 0.5),
+                   p50_repairing_edit=pct(self.by_state["repaired"], 0.5))
+        return out
 
 
-async def measure_requests(session: Session, doc: Doc, kind: str, pos: tuple[int, int], n: int,
-                           warmup: int = 2) -> dict[str, Any]:
-    client = session.client
-    ident = types.TextDocumentIdentifier(uri=doc.uri)
-    position = types.Position(*pos)
-    latencies: list[float] = []
-    size = 0
-    first = None
-    for i in range(n + warmup):
+class RequestMeter:
+    """completion or hover at one position."""
+
+    def __init__(self, session: Session, doc: Doc, kind: str, pos: tuple[int, int]) -> None:
+        self.session, self.kind = session, kind
+        self.ident = types.TextDocumentIdentifier(uri=doc.uri)
+        self.position = types.Position(*pos)
+        self.latencies: list[float] = []
+        self.size = 0
+        self.first: float | None = None
+
+    async def step(self, i: int, record: bool) -> None:
+        client = self.session.client
         t0 = time.perf_counter()
-        if kind == "completion":
+        if self.kind == "completion":
             result = await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(
-                text_document=ident, position=position,
+                text_document=self.ident, position=self.position,
                 context=types.CompletionContext(trigger_kind=types.CompletionTriggerKind.Invoked))), TIMEOUT)
             items = result.items if isinstance(result, types.CompletionList) else (result or [])
-            size = len(items)
+            self.size = len(items)
         else:
             result = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-                text_document=ident, position=position)), TIMEOUT)
-            size = 1 if result else 0
+                text_document=self.ident, position=self.position)), TIMEOUT)
+            self.size = 1 if result else 0
         ms = (time.perf_counter() - t0) * 1000
-        if i == 0:
-            first = ms
-        if i >= warmup:
-            latencies.append(ms)
-        await asyncio.sleep(0.005)
-    out = summary(latencies)
-    out["first"] = first
-    out["result_size"] = size
+        if self.first is None:
+            self.first = ms
+        if record:
+            self.latencies.append(ms)
+
+    def result(self) -> dict[str, Any]:
+        out = summary(self.latencies)
+        out.update(first=self.first, result_size=self.size)
+        return out
+
+
+def _error(exc: BaseException, session: Session | None = None) -> dict[str, str]:
+    out = {"error": f"{type(exc).__name__}: {exc}"}
+    tail = session.client.stderr_tail.decode(errors="replace").strip() if session is not None else ""
+    if tail:
+        out["stderr_tail"] = tail[-1500:]
     return out
 
 
-async def measure_inits(server: Server, n: int, root: Path) -> dict[str, Any]:
-    times = []
+async def measure_inits(servers: list[tuple[str, Server]], n: int, root: Path,
+                        doc_path: Path) -> dict[str, dict[str, Any]]:
+    """``initialize`` incl. process start, the servers taking turns (so load swings hit all of them);
+    also spawn -> first publishDiagnostics of a file opened right after ``initialized`` (the cold path:
+    lazy imports, schema loading, a concurrent start-up scan)."""
+    times: dict[str, list[float]] = {k: [] for k, _ in servers}
+    firsts: dict[str, list[float]] = {k: [] for k, _ in servers}
+    errors: dict[str, dict[str, str]] = {}
     for _ in range(n):
-        session = await start(server, root)
-        times.append(session.init_seconds)
-        if server.has_scan:  # let the start-up scan finish so the next start is not disturbed
-            with contextlib.suppress(Exception):
-                await wait_scan(session)
-        await stop(session)
-    out = summary(times)
-    out["median"] = statistics.median(times)
+        for key, server in servers:
+            if key in errors:
+                continue
+            floor = server.name == FLOOR_NAME
+            t0 = time.perf_counter()
+            session = None
+            try:
+                session = await start(server, None if floor else root)
+                times[key].append(session.init_seconds)
+                if not floor:
+                    doc = Doc(from_fs_path(str(doc_path)), doc_path.read_text(encoding="utf-8"))
+                    fut = session.client.next_publish(doc.uri)
+                    doc.open(session.client)
+                    t, _ = await asyncio.wait_for(fut, TIMEOUT)
+                    firsts[key].append(t - t0)
+                if server.has_scan:  # let the start-up scan finish so the next start is not disturbed
+                    await wait_scan(session)
+            except BaseException as exc:  # noqa: BLE001
+                errors[key] = _error(exc, session)
+            finally:
+                if session is not None:
+                    await stop(session)
+    out: dict[str, dict[str, Any]] = {}
+    for key, _ in servers:
+        if key in errors:
+            out[key] = errors[key]
+            continue
+        part = summary(times[key])
+        part["median"] = statistics.median(times[key])
+        part["spawn_to_first_diagnostics_s"] = statistics.median(firsts[key]) if firsts[key] else None
+        part["spawn_to_first_diagnostics_samples"] = [round(v, 3) for v in firsts[key]]
+        out[key] = part
+    print("  initialize: done", file=sys.stderr)
     return out
 
 
-async def single_file_scenario(server: Server, pkg: Path, doc_path: Path, probe: Probe, iters: dict[str, int],
-                               label: str) -> dict[str, Any]:
-    """One session: open, change latency, completion, hover, peak RSS."""
-    res: dict[str, Any] = {}
-    session = await start(server, pkg)
+async def single_file_scenario(servers: list[tuple[str, Server]], pkg: Path, doc_path: Path, probe: Probe,
+                               iters: dict[str, int], label: str, warmup: int = 2) -> dict[str, dict[str, Any]]:
+    """All servers at once on the same document, taking turns iteration by iteration: open, change
+    latency, completion, hover; then peak RSS at shutdown."""
+    res: dict[str, dict[str, Any]] = {k: {} for k, _ in servers}
+    sessions: dict[str, Session] = {}
+    docs: dict[str, Doc] = {}
+    active: list[str] = []
     try:
-        res["initialize_s"] = session.init_seconds
-        scan = await wait_scan(session)
-        if scan is not None:
-            res["scan"] = {"files": _get(scan[1], "files"), "seconds": _get(scan[1], "seconds")}
-        doc = Doc(from_fs_path(str(doc_path)), doc_path.read_text(encoding="utf-8"))
-        res["open_to_diagnostics_ms"] = await open_and_wait(session, doc)
-        res["diagnostics_on_open"] = len(session.client.published[doc.uri][-1][1])
-        res["change"] = await measure_changes(session, doc, probe, iters["changes"])
-        res["completion"] = await measure_requests(session, doc, "completion", probe.completion,
-                                                   iters["requests"])
-        res["hover"] = await measure_requests(session, doc, "hover", probe.hover, iters["requests"])
-        res["rss_now_kib"] = _proc_status(session.client.pid, "VmRSS")
-    except BaseException as exc:
-        res["error"] = f"{type(exc).__name__}: {exc}"
-        tail = session.client.stderr_tail.decode(errors="replace").strip()
-        if tail:
-            res["stderr_tail"] = tail[-1500:]
+        for key, server in servers:
+            try:
+                session = sessions[key] = await start(server, pkg)
+                res[key]["initialize_s"] = session.init_seconds
+                scan = await wait_scan(session)
+                if scan is not None:
+                    res[key]["scan"] = {"files": _get(scan[1], "files"), "seconds": _get(scan[1], "seconds")}
+                active.append(key)
+            except BaseException as exc:  # noqa: BLE001
+                res[key].update(_error(exc, sessions.get(key)))
+        for key in list(active):
+            try:
+                doc = docs[key] = Doc(from_fs_path(str(doc_path)), doc_path.read_text(encoding="utf-8"))
+                res[key]["open_to_diagnostics_ms"] = await open_and_wait(sessions[key], doc)
+                res[key]["diagnostics_on_open"] = len(sessions[key].client.published[doc.uri][-1][1])
+            except BaseException as exc:  # noqa: BLE001
+                res[key].update(_error(exc, sessions[key]))
+                active.remove(key)
+        phases: list[tuple[str, int, Callable[[str], Any]]] = [
+            ("change", iters["changes"], lambda k: ChangeMeter(sessions[k], docs[k], probe)),
+            ("completion", iters["requests"],
+             lambda k: RequestMeter(sessions[k], docs[k], "completion", probe.completion)),
+            ("hover", iters["requests"], lambda k: RequestMeter(sessions[k], docs[k], "hover", probe.hover)),
+        ]
+        for name, n, make in phases:
+            meters = {k: make(k) for k in active}
+            for i in range(n + warmup):
+                for key in list(active):
+                    try:
+                        await meters[key].step(i, record=i >= warmup)
+                    except BaseException as exc:  # noqa: BLE001
+                        res[key].update(_error(exc, sessions[key]))
+                        active.remove(key)
+                    await asyncio.sleep(0.01)
+            for key, meter in meters.items():
+                res[key][name] = meter.result()
+        for key in active:
+            res[key]["rss_now_kib"] = _proc_status(sessions[key].client.pid, "VmRSS")
     finally:
-        res["peak_rss_kib"] = await stop(session)
-    print(f"  {label} / {server.name}: done", file=sys.stderr)
+        for key, session in sessions.items():
+            res[key]["peak_rss_kib"] = await stop(session)
+    print(f"  {label}: done", file=sys.stderr)
     return res
 
 
@@ -738,7 +820,11 @@ def report(results: dict[str, Any]) -> None:
     rows = [
         row(f"initialize incl. process start (median of {dig(ev, 'init', 'n')})", init_e, init_y, fmt_s,
             f"<= {TARGET_INIT_S} s", None if init_e is None else init_e <= TARGET_INIT_S),
-        row("didOpen -> first publishDiagnostics", dig(A, "open_to_diagnostics_ms"),
+        [f"  same for an empty pygls 2 server (floor, median of {dig(ev, 'init_floor', 'n')})",
+         fmt_s(dig(ev, "init_floor", "median")), "-", "-", "", "-"],
+        row("cold: process start -> first publishDiagnostics of the case (median)",
+            dig(ev, "init", "spawn_to_first_diagnostics_s"), dig(yl, "init", "spawn_to_first_diagnostics_s"), fmt_s),
+        row("didOpen -> first publishDiagnostics (warm server)", dig(A, "open_to_diagnostics_ms"),
             dig(B, "open_to_diagnostics_ms"), fmt_ms),
         row(f"didChange -> publishDiagnostics p50 (n={dig(A, 'change', 'n')})", ch50, dig(B, "change", "p50"),
             fmt_ms, f"<= {TARGET_CHANGE_P50_MS:.0f} ms", None if ch50 is None else ch50 <= TARGET_CHANGE_P50_MS),
@@ -800,6 +886,7 @@ def report(results: dict[str, Any]) -> None:
              f"{nf}-case workspace (every 10th case has a problem): evalens scanned "
              f"{dig(ev, 'workspace', 'files')} eval files and pushed {dig(ev, 'workspace', 'publishes')} "
              "publishDiagnostics (files with problems) before scanComplete",
+             f"machine load (other sessions share it): {'; '.join(m.get('load_during', []))}",
              f"machine: {m['cpus']} CPUs, load average {m['load_before']} before / {m['load_after']} after; "
              f"Python {m['python']}, Node {m['node']}; {m['started']} UTC; commit {m['commit']}; "
              f"mode {'quick' if m['quick'] else 'full'}; 2 warm-up iterations excluded from every percentile"]
@@ -815,6 +902,15 @@ def report(results: dict[str, Any]) -> None:
 
 
 # ------------------------------------------------------------------------------------------- main
+def machine_load() -> str:
+    """1-minute load average and the share of time runnable tasks waited for a CPU (PSI, last 60 s)."""
+    psi = "?"
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        first = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+        psi = next(f.split("=")[1] for f in first.split() if f.startswith("avg60="))
+    return f"load {os.getloadavg()[0]:.2f}, cpu pressure {psi}%"
+
+
 def node_version() -> str:
     try:
         return subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
@@ -856,21 +952,29 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         meta.update(case_lines=len(case.read_text().splitlines()), case_schema=f"schemas/{CASE_SCHEMA.name}",
                     skilljack_schema=sj_note, skilljack_tasks=args.tasks,
                     skilljack_lines=len(sj_path.read_text().splitlines()), workspace_files=args.files)
+        for key, _ in servers:
+            results[key] = {}
+        init_servers = [*servers[:1], ("floor", floor_server()), *servers[1:]]
+        loads = meta["load_during"] = [f"start: {machine_load()}"]
+        inits = await measure_inits(init_servers, iters["inits"], pkg, case)
+        loads.append(f"after initialize: {machine_load()}")
+        results["evalens"]["init_floor"] = inits.pop("floor")
+        for key, part in inits.items():
+            results[key]["init"] = part
+        for key, part in (await single_file_scenario(servers, pkg, case, probe, iters, "case")).items():
+            results[key]["case"] = part
+        loads.append(f"after the case scenario: {machine_load()}")
         for key, server in servers:
-            print(f"{server.name}:", file=sys.stderr)
-            part: dict[str, Any] = {}
-            results[key] = part
-            try:
-                part["init"] = await measure_inits(server, iters["inits"], pkg)
-            except BaseException as exc:  # noqa: BLE001
-                part["init"] = {"error": f"{type(exc).__name__}: {exc}"}
-            part["case"] = await single_file_scenario(server, pkg, case, probe, iters, "case")
             if key == "evalens":
-                part["workspace"] = await workspace_scenario_evalens(server, ws, ws_paths, iters["ws_runs"])
+                results[key]["workspace"] = await workspace_scenario_evalens(server, ws, ws_paths,
+                                                                              iters["ws_runs"])
             else:
-                part["workspace"] = await workspace_scenario_yls(server, ws, ws_paths)
-            part["skilljack"] = await single_file_scenario(server, sj_dir.parent.parent, sj_path, sj_probe,
-                                                           sj_iters, "skilljack")
+                results[key]["workspace"] = await workspace_scenario_yls(server, ws, ws_paths)
+        loads.append(f"after the workspace scenario: {machine_load()}")
+        sj = await single_file_scenario(servers, sj_dir.parent.parent, sj_path, sj_probe, sj_iters, "skilljack")
+        for key, part in sj.items():
+            results[key]["skilljack"] = part
+        loads.append(f"after the skilljack scenario: {machine_load()}")
     results["meta"]["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return results
 
