@@ -16,7 +16,7 @@ import { checkInterpreter, execProcess, Exec, InstallUi, offerInstall } from "./
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
-import { EvalensSettings, needsRestart, readSettings, toWire } from "./settings";
+import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
 
 export type ServerState = "stopped" | "starting" | "running" | "failed" | "notInstalled";
 
@@ -197,16 +197,13 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     items: { section?: string; scopeUri?: string }[],
     fallback: () => unknown,
   ): Promise<unknown[]> {
-    const wantsOther = items.some((i) => !i.section?.startsWith("evalens"));
-    const others = wantsOther ? ((await fallback()) as unknown[]) : [];
+    const others = items.some((i) => !isEvalensSection(i.section)) ? ((await fallback()) as unknown[]) : [];
     return items.map((item, index) => {
-      if (!item.section?.startsWith("evalens")) {
+      if (!isEvalensSection(item.section)) {
         return others[index] ?? null;
       }
       const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-      const settings = toWire(currentSettings(scope)) as unknown as Record<string, unknown>;
-      const sub = item.section.slice("evalens".length).replace(/^\./, "");
-      return sub ? (sub.split(".").reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], settings) ?? null) : settings;
+      return configurationValue(item.section, currentSettings(scope));
     });
   }
 

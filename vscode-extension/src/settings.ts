@@ -76,3 +76,18 @@ export function needsRestart(before: EvalensSettings, after: EvalensSettings): b
     JSON.stringify(before.apiKeyEnvVars) !== JSON.stringify(after.apiKeyEnvVars)
   );
 }
+
+/** The value of one `workspace/configuration` item whose section is `evalens` or `evalens.<key…>`. */
+export function configurationValue(section: string, settings: EvalensSettings): unknown {
+  const wire = toWire(settings) as unknown as Record<string, unknown>;
+  const sub = section.slice("evalens".length).replace(/^\./, "");
+  if (!sub) {
+    return wire;
+  }
+  const value = sub.split(".").reduce<unknown>((o, k) => (o && typeof o === "object" ? (o as Record<string, unknown>)[k] : undefined), wire);
+  return value === undefined ? null : value;
+}
+
+export function isEvalensSection(section: string | undefined): section is string {
+  return section === "evalens" || (section ?? "").startsWith("evalens.");
+}

@@ -5,7 +5,7 @@ import { globToRegExp, isEvalFile } from "../src/documentSelector";
 import { lensRunTarget } from "../src/protocol";
 import { outcomeFromNotification, outcomeFromResult, resultOutput } from "../src/results";
 import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
-import { DEFAULT_SETTINGS, needsRestart, readSettings, toWire } from "../src/settings";
+import { configurationValue, DEFAULT_SETTINGS, isEvalensSection, needsRestart, readSettings, toWire } from "../src/settings";
 import { statusView } from "../src/statusBar";
 import { range } from "./support/fakeServer";
 
@@ -42,6 +42,19 @@ test("wire settings send null for 'use the eval config'", () => {
   assert.equal(w.engine, "claude-code");
   assert.equal(w.judge, "claude-haiku-4-5");
   assert.equal(w.timeout, 90);
+});
+
+test("workspace/configuration answers the evalens section and its sub-keys", () => {
+  const s = settings({ engine: "codex", maxParallelRuns: 4, "server.args": ["-v"] });
+  assert.deepEqual(configurationValue("evalens", s), toWire(s));
+  assert.equal(configurationValue("evalens.engine", s), "codex");
+  assert.equal(configurationValue("evalens.maxParallelRuns", s), 4);
+  assert.deepEqual(configurationValue("evalens.server.args", s), ["-v"]);
+  assert.equal(configurationValue("evalens.nope", s), null);
+  assert.equal(isEvalensSection("evalens"), true);
+  assert.equal(isEvalensSection("evalens.engine"), true);
+  assert.equal(isEvalensSection("evalensx"), false);
+  assert.equal(isEvalensSection(undefined), false);
 });
 
 test("only server path, args and key names need a restart", () => {
