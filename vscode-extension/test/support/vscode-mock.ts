@@ -281,4 +281,6 @@ export const window = {
   },
 };
 
-export const extensions = { getExtension: () => undefined };
+/** Installed extensions by id; tests put a fake Python extension here. */
+export const installedExtensions: Record<string, { isActive: boolean; exports: unknown; activate(): Promise<unknown> }> = {};
+export const extensions = { getExtension: (id: string) => installedExtensions[id] };
