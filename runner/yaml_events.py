@@ -51,7 +51,8 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
     ScalarEvent, MappingStart, SequenceStart = ev.ScalarEvent, ev.MappingStartEvent, ev.SequenceStartEvent
     MappingEnd, SequenceEnd = ev.MappingEndEvent, ev.SequenceEndEvent
     problems: list[Problem] = []
-    stack: list[list[Any]] = []  # [node, value, pending key (str, Span) | None, first-seen key spans]
+    # One frame per open collection: [is_map, start line, start col, value, pending key, seen keys, children]
+    stack: list[list[Any]] = []
     root: Any = None
     data: Any = None
     count = 0
@@ -70,6 +71,13 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
                 if event.anchor is not None or (event.tag is not None and event.tag != "!"):
                     return None
                 s, e = event.start_mark, event.end_mark
+                span = Span(s.line + line_offset, s.column, e.line + line_offset, e.column)
+                count += 1
+                if stack:
+                    frame = stack[-1]
+                    if frame[0] and frame[4] is None:  # a key: only its text and range are kept
+                        frame[4] = (event.value, span)
+                        continue
                 raw = event.value
                 if event.implicit[0]:
                     value = cache.get(raw, cache)
@@ -77,28 +85,23 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
                         value = cache[raw] = _plain_value(loader_cls, raw)
                 else:
                     value = raw
-                key_text = raw
-                node = node_cls("scalar", Span(s.line + line_offset, s.column, e.line + line_offset, e.column),
-                                value, style=event.style)
-                count += 1
+                node = node_cls("scalar", span, value, style=event.style)
             elif cls is MappingStart or cls is SequenceStart:
                 if event.anchor is not None or (event.tag is not None and event.tag != "!") or \
                         len(stack) >= max_depth:
                     return None
-                if stack and stack[-1][0].kind == "map" and stack[-1][2] is None:
+                if stack and stack[-1][0] and stack[-1][4] is None:
                     return None  # a collection used as a key
                 s = event.start_mark
-                kind = "map" if cls is MappingStart else "seq"
-                stack.append([node_cls(kind, Span(s.line + line_offset, s.column, 0, 0)),
-                              {} if kind == "map" else [], None, {}])
+                is_map = cls is MappingStart
+                stack.append([is_map, s.line + line_offset, s.column, {} if is_map else [], None, {}, []])
                 count += 1
                 continue
             elif cls is MappingEnd or cls is SequenceEnd:
-                top = stack.pop()
-                node, value = top[0], top[1]
+                is_map, line, col, value, _pending, _seen, children = stack.pop()
                 e = event.end_mark
-                sp = node.span
-                node.span = Span(sp.start_line, sp.start_col, e.line + line_offset, e.column)
+                span = Span(line, col, e.line + line_offset, e.column)
+                node = node_cls("map", span, None, children) if is_map else node_cls("seq", span, None, [], children)
             elif cls is ev.DocumentEndEvent:
                 break
             else:
@@ -108,25 +111,22 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
             if not stack:
                 root, data = node, value
                 continue
-            top = stack[-1]
-            parent = top[0]
-            if parent.kind == "seq":
-                parent.items.append(node)
-                top[1].append(value)
-            elif top[2] is None:
-                top[2] = (key_text, node.span)  # keys are their source text, as in _Builder
+            frame = stack[-1]
+            if not frame[0]:
+                frame[6].append(node)
+                frame[3].append(value)
+                continue
+            key, kspan = frame[4]
+            frame[4] = None
+            seen = frame[5]
+            if key in seen:
+                problems.append(Problem(kspan, Severity.ERROR, "duplicate-key",
+                                        f"Duplicate key `{key}` (first defined on line "
+                                        f"{seen[key].start_line + 1}); the last one wins."))
             else:
-                key, kspan = top[2]
-                top[2] = None
-                seen = top[3]
-                if key in seen:
-                    problems.append(Problem(kspan, Severity.ERROR, "duplicate-key",
-                                            f"Duplicate key `{key}` (first defined on line "
-                                            f"{seen[key].start_line + 1}); the last one wins."))
-                else:
-                    seen[key] = kspan
-                parent.entries.append((key, kspan, node))
-                top[1][key] = value
+                seen[key] = kspan
+            frame[6].append((key, kspan, node))
+            frame[3][key] = value
         if get().__class__ is not ev.StreamEndEvent:
             return None  # several documents: the composer reports it
     except yaml.YAMLError:
