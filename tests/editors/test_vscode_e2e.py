@@ -8,7 +8,6 @@ fake model server (tests/fakemodel). Screenshots and logs land in build/e2e/vsco
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -78,9 +77,16 @@ def _build_vsix() -> None:
     subprocess.run(["npm", "run", "--silent", "package"], cwd=EXT_DIR, check=True, stdout=subprocess.DEVNULL)
 
 
-def _server_can_run() -> bool:
-    """The "Run eval" feature of the server (issue #4) is present."""
-    return importlib.util.find_spec("evalens.server.features.run") is not None
+def _claude_binary() -> str | None:
+    """Where the runner will find `claude` (see runner/engines/base.py): override, .tools, PATH."""
+    tools = Path(os.environ.get("EVALENS_TOOLS_DIR", REPO / ".tools"))
+    for candidate in (
+        os.environ.get("EVALENS_CLAUDE_BIN"),
+        tools / "node" / "node_modules" / ".bin" / "claude",
+    ):
+        if candidate and Path(candidate).exists():
+            return str(candidate)
+    return shutil.which("claude")
 
 
 def _wait_for_port_file(path: Path, proc: subprocess.Popen, timeout: float = 20) -> int:
@@ -115,6 +121,8 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         pytest.skip(f"chromium not installed at {CHROMIUM} (run .ci/install-vscode.sh)")
     if not (E2E_DIR / "node_modules" / "playwright-core").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=E2E_DIR, check=True)
+    if _claude_binary() is None:
+        pytest.fail("the claude CLI is not installed (run .ci/install-agents.sh): the lens run needs it")
     t0 = time.monotonic()
     if _vsix_is_stale():
         _build_vsix()
@@ -213,7 +221,6 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         _wait_healthy(base, cs)
 
         # 3. drive it
-        run_lens = _server_can_run()
         result_file = ARTIFACTS / "result.json"
         t2 = time.monotonic()
         drive = subprocess.run(
@@ -223,7 +230,7 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
                 "SHOT_DIR": str(ARTIFACTS),
                 "RESULT_FILE": str(result_file),
                 "CHROMIUM": CHROMIUM,
-                "RUN_LENS": "1" if run_lens else "0",
+                "RUN_LENS": "1",
                 "CASE_NAME": LENS_CASE,
                 "FAIL_CASE_NAME": FAIL_CASE,
             },
@@ -236,7 +243,6 @@ def vscode_session(tmp_path_factory: pytest.TempPathFactory):
         (ARTIFACTS / "drive.log").write_text(drive.stdout + drive.stderr)
         result = json.loads(result_file.read_text()) if result_file.exists() else {"steps": []}
         result.update(
-            run_lens=run_lens,
             timings=timings,
             driver_output=drive.stdout + drive.stderr,
             ext_log=_extension_log(ud),
@@ -296,15 +302,11 @@ def test_run_eval_lens_is_shown(vscode_session):
 
 
 def test_dry_run_command_runs_the_case_at_the_cursor(vscode_session):
-    if not vscode_session["run_lens"]:
-        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "dry-run-command")
     assert f"Dry run of {LENS_CASE}" in vscode_session["dryRunToast"], vscode_session["dryRunToast"]
 
 
 def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
-    if not vscode_session["run_lens"]:
-        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "lens-run")
     assert vscode_session["statusWhileRunning"] == "evalens: 1 running", vscode_session["statusWhileRunning"]
     assert "PASS" in vscode_session["lensAfter"], vscode_session["lensAfter"]
@@ -319,16 +321,12 @@ def test_lens_click_shows_verdict_in_lens_and_test_explorer(vscode_session):
 
 
 def test_test_explorer_run_shows_failure_message(vscode_session):
-    if not vscode_session["run_lens"]:
-        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "test-explorer-run")
     assert vscode_session["failRow"].startswith(f"{FAIL_CASE} (Failed"), vscode_session["failRow"]
     assert "agent-blocked" in vscode_session["failurePeek"], vscode_session["failurePeek"]
 
 
 def test_test_explorer_follows_edits(vscode_session):
-    if not vscode_session["run_lens"]:
-        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "test-explorer-sync")
     labels = vscode_session["rowsAfterEdit"]
     assert any(label.startswith("renamed-case (") for label in labels), labels
@@ -336,8 +334,6 @@ def test_test_explorer_follows_edits(vscode_session):
 
 
 def test_open_last_report_command(vscode_session):
-    if not vscode_session["run_lens"]:
-        pytest.skip("the server has no run feature yet (evalens.server.features.run, issue #4)")
     _step(vscode_session, "open-last-report")
     assert vscode_session["reportTab"].endswith(".json"), vscode_session["reportTab"]
 
