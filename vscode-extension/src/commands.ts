@@ -22,7 +22,27 @@ export function registerCommands(
 ): vscode.Disposable[] {
   const activeUri = (uri?: vscode.Uri) => uri ?? vscode.window.activeTextEditor?.document.uri;
 
+  /** Runs need a running server; say so (with the log) instead of "no eval case here". */
+  const serverReady = (): boolean => {
+    if (server.state === "running") {
+      return true;
+    }
+    void vscode.window
+      .showWarningMessage(`The evalens server is ${server.state}.`, "Show Log", "Restart Server")
+      .then((pick) => {
+        if (pick === "Show Log") {
+          log.show();
+        } else if (pick === "Restart Server") {
+          void server.restart();
+        }
+      });
+    return false;
+  };
+
   const runAtCursor = async (dryRun: boolean) => {
+    if (!serverReady()) {
+      return;
+    }
     const editor = vscode.window.activeTextEditor;
     if (!editor) {
       void vscode.window.showInformationMessage("Open an eval file to run the case at the cursor.");
@@ -48,7 +68,7 @@ export function registerCommands(
     vscode.commands.registerCommand(CommandIds.dryRunAtCursor, () => runAtCursor(true)),
     vscode.commands.registerCommand(CommandIds.runFile, async (uri?: vscode.Uri) => {
       const target = activeUri(uri);
-      if (!target) {
+      if (!target || !serverReady()) {
         return;
       }
       await tests.refreshFile(target);
@@ -60,6 +80,9 @@ export function registerCommands(
       await tests.runItems([file], false);
     }),
     vscode.commands.registerCommand(CommandIds.runWorkspace, async () => {
+      if (!serverReady()) {
+        return;
+      }
       await tests.refreshAll();
       const all = tests.allCases();
       if (all.length === 0) {
@@ -69,6 +92,9 @@ export function registerCommands(
       await tests.runItems(all, false);
     }),
     vscode.commands.registerCommand(CommandIds.openLastReport, async () => {
+      if (!serverReady()) {
+        return;
+      }
       const uri = activeUri();
       try {
         const report = await server.executeCommand<{ path: string } | null>(

@@ -262,7 +262,21 @@ export class ThemeColor {
   constructor(readonly id: string) {}
 }
 
+export const registeredCommands = new Map<string, (...args: unknown[]) => unknown>();
+export const executedCommands: unknown[][] = [];
+export const commands = {
+  registerCommand(id: string, fn: (...args: unknown[]) => unknown) {
+    registeredCommands.set(id, fn);
+    return new Disposable(() => registeredCommands.delete(id));
+  },
+  async executeCommand(...args: unknown[]) {
+    executedCommands.push(args);
+    return undefined;
+  },
+};
+
 export const window = {
+  activeTextEditor: undefined as unknown,
   createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
     return { id, alignment, priority, text: "", tooltip: "", name: "", command: "", backgroundColor: undefined as unknown, show() {}, dispose() {} };
   },
