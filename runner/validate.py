@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -29,7 +30,21 @@ class Validation:
 
 def validate_text(path: str, text: str, indexes: IndexCache | None = None,
                   settings: dict[str, Any] | None = None) -> Validation:
-    """Validate one document; never raises for bad input."""
+    """Validate one document; never raises for bad input.
+
+    The cyclic garbage collector is paused meanwhile: a 6,500-line file allocates ~30k acyclic nodes, and
+    the collections they trigger would rescan every document the server holds (2-3x the validation time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _validate_text(path, text, indexes, settings)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _validate_text(path: str, text: str, indexes: IndexCache | None,
+                   settings: dict[str, Any] | None) -> Validation:
     detection = detect(path, text)
     fmt, doc = detection.format, detection.doc
     if fmt is None:
