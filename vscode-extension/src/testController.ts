@@ -76,7 +76,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
           void this.refreshAll();
         }
       }),
-      server.onVerdictChanged((p) => this.verdictChanged(p)),
+      server.onVerdictChanged((p) => {
+        this.verdictChanged(p).catch((err) => this.log.warn(`evalens/verdictChanged: ${String(err)}`));
+      }),
       vscode.workspace.onDidChangeTextDocument((e) => {
         if (e.contentChanges.length > 0) {
           this.scheduleRefresh(e.document.uri, 400);
