@@ -543,6 +543,16 @@ def register(server: EvalensServer) -> None:
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
 
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: EvalensServer, params: None) -> None:
+        """Cancel runs in flight so no agent process or sandbox outlives the server."""
+        handles = list(runs.active.values())
+        for handle in handles:
+            runs.cancel_handle(handle)
+        tasks = [h.task for h in handles if h.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=15)
+
     @server.command("evalens.runCase")
     async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         a = _arg(args)

@@ -150,9 +150,14 @@ async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path,
     client.profile = request.param  # type: ignore[attr-defined]
     yield client
     try:
-        await asyncio.wait_for(client.shutdown_session(), 20)
+        if not getattr(client, "shut_down", False):
+            await asyncio.wait_for(client.shutdown_async(None), 30)
+        client.exit(None)
+        await asyncio.wait_for(client.stop(), 30)
     finally:
-        await client.stop()
+        if client._server is not None and client._server.returncode is None:
+            client._server.kill()  # never hang the suite on a server that did not exit
+            await client.stop()
         shutil.rmtree(sandboxes, ignore_errors=True)
 
 

@@ -212,3 +212,39 @@ async def test_config_lens_and_dry_run(run_client: LanguageClient, run_pkg: Path
     assert "contains 'GREETING-OK'" in result["plan"]["cases"][0]["checks"]
     assert any("Dry run of greet" in m.message for m in client.messages)
     assert list((run_pkg / "evals" / "reports").iterdir()) == []  # a dry run writes no report
+
+
+@needs_claude
+async def test_run_all_from_config_lens(run_client: LanguageClient, run_pkg: Path):
+    """`▶ Run all evals` runs every case file in parallel; a broken case is an ERROR, not a crash."""
+    client = run_client
+    cases = run_pkg / "evals" / "cases"
+    for name in ("01-extract-text.yaml", "02-block-secrets.yaml", "10-pass.yaml", "12-slow.yaml"):
+        (cases / name).unlink()
+    config_uri = await open_doc(client, run_pkg / "evals" / "eval-config.json")
+    results = await run_lens(client, _by_title(await lenses(client, config_uri), "▶ Run all evals"))
+
+    by_name = {r["name"]: r for r in results}
+    assert set(by_name) == {"Broken Case", "greet-missing"}
+    assert by_name["Broken Case"]["verdict"] == "ERROR" and "invalid case" in by_name["Broken Case"]["reason"]
+    assert by_name["greet-missing"]["verdict"] == "FAIL"
+    assert max(s["running"] for s in client.run_states) == 2  # maxParallelRuns = 2
+    assert {v["name"] for v in client.verdicts} == {"Broken Case", "greet-missing"}
+    titles = lens_titles(await lenses(client, config_uri))
+    assert titles == ["▶ Run all evals", "✗ 1 fail · ⚠ 1 error"]
+
+
+@needs_claude
+async def test_shutdown_cancels_runs(run_client: LanguageClient, run_pkg: Path):
+    """An editor quitting mid-run leaves no agent process and no sandbox behind."""
+    client = run_client
+    marker = (run_pkg / ".slow-marker").read_text()
+    uri = await open_doc(client, run_pkg / "evals" / "cases" / "12-slow.yaml")
+    pending = asyncio.ensure_future(run_lens(client, _by_title(await lenses(client, uri), "▶ Run eval")))
+    await wait_until(lambda: processes_with(f"evalens-slow-{marker}"), timeout=60, interval=0.1)
+    await asyncio.wait_for(client.shutdown_async(None), 30)
+    client.shut_down = True  # type: ignore[attr-defined]
+    assert not processes_with(marker)
+    assert list(client.sandboxes.iterdir()) == []
+    result = await asyncio.wait_for(pending, 10)
+    assert result["cancelled"] is True
