@@ -44,9 +44,10 @@ class Settings:
         mapping = {"engine": "engine", "judge": "judge", "timeout": "timeout",
                    "maxParallelRuns": "max_parallel_runs", "keepSandbox": "keep_sandbox",
                    "apiKeyEnvVars": "api_key_env_vars", "skillProfile": "skill_profile", "codeLens": "code_lens"}
+        defaults = Settings()
         for key, attr in mapping.items():
-            if key in raw and raw[key] is not None:
-                setattr(self, attr, raw[key])
+            if key in raw:  # null means "back to the default" (e.g. use the eval config's engine again)
+                setattr(self, attr, getattr(defaults, attr) if raw[key] is None else raw[key])
 
     def rule_settings(self) -> dict[str, Any]:
         return {"skillProfile": self.skill_profile}

@@ -56,7 +56,7 @@ def doc(
         plain += f" Default: {json.dumps(default)}."
     if unit:
         plain += f" Unit: {unit}."
-    schema_extra: dict[str, Any] = {"markdownDescription": "\n".join(md)}
+    schema_extra: dict[str, Any] = {"markdownDescription": md_escape("\n".join(md))}
     if example is not None:
         schema_extra["examples"] = [example]
     kwargs: dict[str, Any] = {"description": plain, "json_schema_extra": schema_extra, **field_kwargs}
@@ -68,6 +68,14 @@ def doc(
         # validate_default: an absent sub-object becomes its model, not a bare dict
         return Field(default_factory=lambda d=default: type(d)(d), validate_default=True, **kwargs)
     return Field(default, **kwargs)
+
+
+def md_escape(text: str) -> str:
+    """Escape ``<``/``>`` outside code spans: markdown renderers would eat ``<name>`` as an HTML tag."""
+    parts = text.split("`")
+    for i in range(0, len(parts), 2):
+        parts[i] = parts[i].replace("<", "\\<").replace(">", "\\>")
+    return "`".join(parts)
 
 
 class _Generator(GenerateJsonSchema):
