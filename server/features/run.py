@@ -105,7 +105,7 @@ class Runs:
         self.memory = Memory()
         self.active: dict[tuple[str, str], RunHandle] = {}
         self.slots = Slots(lambda: ls.settings.max_parallel_runs)
-        self._pushed: dict[str, list[types.Diagnostic]] = {}
+        self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
 
     # ------------------------------------------------------------------------------------ documents
     def _validation(self, uri: str) -> Any:
@@ -166,9 +166,11 @@ class Runs:
         return diags
 
     def _push_verdicts(self, uri: str, diags: list[types.Diagnostic]) -> None:
-        if self._pushed.get(uri) == diags:
+        doc = self.ls.workspace.text_documents.get(uri)
+        key = (id(doc), getattr(doc, "version", None), diags)  # a reopened document is a new object
+        if self._pushed.get(uri) == key:
             return
-        self._pushed[uri] = diags
+        self._pushed[uri] = key
         self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
 
     def _deliver_diagnostics(self, uri: str) -> None:

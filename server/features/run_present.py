@@ -145,6 +145,8 @@ def hover_markdown(record: Any) -> str:
         parts.append("Output:\n```text\n" + r.output_snippet.replace("```", "ʼʼʼ") + "\n```")
     if record.report_path:
         parts.append(f"Report: `{record.report_path}`")
+    if r.sandbox_path:
+        parts.append(f"Sandbox kept: `{r.sandbox_path}`")
     return "\n\n".join(parts)
 
 

@@ -248,3 +248,42 @@ async def test_shutdown_cancels_runs(run_client: LanguageClient, run_pkg: Path):
     assert list(client.sandboxes.iterdir()) == []
     result = await asyncio.wait_for(pending, 10)
     assert result["cancelled"] is True
+
+
+def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
+    """The newest report holding a case wins; a case cut short by a cancel keeps the verdict before it."""
+    from evalens.runner.models.uaaps import (
+        EvalReport,
+        ReportAgent,
+        ReportCase,
+        ReportConfig,
+        ReportEnvironment,
+        ReportJudge,
+        ReportPackage,
+        ReportSummary,
+    )
+    from evalens.runner.report import write_report
+    from evalens.server.features.run_memory import Memory, package_root_of
+
+    def report(stamp: str, cases: list[ReportCase], interrupted: bool = False) -> None:
+        write_report(EvalReport(version=1, id=stamp, timestamp="2026-01-01T00:00:00Z",
+                                config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
+                                environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"),
+                                summary=ReportSummary(total=len(cases), passed=0, failed=0, skipped=0, pass_rate=0.0),
+                                cases=cases, interrupted=interrupted),
+                     run_pkg / "evals" / "reports" / f"{stamp}.json")
+        time.sleep(0.02)
+
+    report("2026-01-01T00-00-00Z", [ReportCase(name="a", verdict="PASS"), ReportCase(name="b", verdict="FAIL",
+                                                                                      error="nope")])
+    report("2026-01-02T00-00-00Z", [ReportCase(name="a", verdict="FAIL", error="output does not contain 'x'")])
+    report("2026-01-03T00-00-00Z", [ReportCase(name="b", verdict="ERROR", error="interrupted before the case finished")],
+           interrupted=True)
+    root = package_root_of(run_pkg / "evals" / "cases" / "10-pass.yaml")
+    assert root == run_pkg
+    memory = Memory()
+    a, b = memory.get(root, "a"), memory.get(root, "b")
+    assert (a.result.verdict, a.result.reason) == ("FAIL", "output does not contain 'x'")
+    assert a.report_path.endswith("2026-01-02T00-00-00Z.json")
+    assert (b.result.verdict, b.result.reason) == ("FAIL", "nope")
+    assert memory.get(root, "c") is None
