@@ -110,7 +110,9 @@ class SkilljackTasks(Format):
             data = p.data or {}
             path = tuple(data.get("path", ()))
             missing = data.get("missing")
-            if p.code == "missing-key" and not path and missing == "skill":
+            if p.code == "schema-type" and not path:
+                p.message = "Invalid evaluation file: expected a mapping with `skill` and `tasks`."
+            elif p.code == "missing-key" and not path and missing == "skill":
                 p.message = "Missing required field: 'skill'"
                 p.fixes.append(Fix("Add `skill:`", (Edit(Span(0, 0, 0, 0), "skill: \n"),)))
             elif (p.code == "missing-key" and not path and missing == "tasks") or \
@@ -128,8 +130,7 @@ class SkilljackTasks(Format):
         if data is None:  # an empty new file: completion offers the skeleton
             return []
         if not isinstance(data, dict):
-            return [Problem(doc.span_for(()), Severity.ERROR, "not-a-mapping",
-                            "Invalid evaluation file: expected a mapping with `skill` and `tasks`.")]
+            return []  # the schema's type error (reworded in refine) says it
         out: list[Problem] = []
         skills, where = suite_skills(ctx.file_path, ctx)
         if isinstance(data.get("version"), int | float) and not isinstance(data.get("version"), bool):
@@ -467,10 +468,8 @@ class SkilljackTaskMd(Format):
         return not any(p.code == "frontmatter-missing" for p in doc.problems)
 
     def detect(self, path: str, data: Any) -> Match:
-        if data is None:
-            return Match.YES
-        if isinstance(data, dict) and self._KEYS & set(data):
-            return Match.YES
+        if not isinstance(data, dict) or self._KEYS & set(data):
+            return Match.YES  # no frontmatter values, or a broken one: a task that needs fixing
         return Match.LOOKALIKE
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
@@ -479,6 +478,8 @@ class SkilljackTaskMd(Format):
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
             value = _value_at(doc.data, path)
+            if not path and p.code == "schema-type":
+                continue  # rules() says it in skilljack's words
             if p.code == "unknown-key":
                 group = "checks key(s)" if path[:1] == ("checks",) else "frontmatter key(s)"
                 near = (p.data or {}).get("suggestion")

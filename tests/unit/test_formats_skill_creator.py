@@ -191,3 +191,9 @@ def test_hover_values(tmp_path: Path) -> None:
     assert "PDFs. Use for PDFs." in (v.format.hover_value(("skill_name",), "pdf", ctx) or "")
     assert "4 bytes" in (v.format.hover_value(("evals", 0, "files", 0), "evals/files/report.pdf", ctx) or "")
     assert "does not exist" in (v.format.hover_value(("evals", 0, "files", 0), "nope.pdf", ctx) or "")
+
+
+def test_variant_conflicting_query(tmp_path: Path) -> None:
+    data = {"skill_name": "pdf", "should_trigger": ["same"], "should_not_trigger": ["same", "other"]}
+    v = check(write(tmp_path, "evals/trigger-cases.json", data))
+    assert only(v, "conflicting-query").span.start_line == 6

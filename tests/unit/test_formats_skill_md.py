@@ -147,3 +147,10 @@ def test_editor_knowledge(tmp_path: Path) -> None:
     assert "argument-hint" in schema["properties"]
     (tmp_path / "skills" / "pdf-tools" / "LICENSE.txt").write_text("MIT")
     assert v.format.definition(v.doc, ("license",), "LICENSE.txt", ctx)  # type: ignore[arg-type]
+
+
+def test_non_ascii_name_and_empty_compatibility(tmp_path: Path) -> None:
+    v = check(tmp_path, GOOD.replace("name: pdf-tools", "name: pdf-tööls"), directory="pdf-tööls")
+    assert severities(v, "non-ascii-name") == [Severity.WARNING]
+    v = check(tmp_path, GOOD.replace("---\n# PDF", "compatibility: ''\n---\n# PDF"))
+    assert only(v, "compatibility-empty").severity == Severity.ERROR

@@ -358,3 +358,16 @@ def test_folder_walk_finds_sniffed_files(tmp_path: Path) -> None:
     write(tmp_path, "evals/other.json", '{"a": 1}')
     found = sorted(p.name for p in iter_candidate_files([tmp_path]))
     assert found == ["greeting-evals.yaml", "queries.json"]
+
+
+def test_top_level_shape_and_skill_name(suite: Path) -> None:
+    v = check(write(suite, "tasks.yaml", TASKS.replace("skill: greeting", "skill: greetings")))
+    p = only(v, "unknown-skill")
+    assert p.severity == Severity.WARNING and p.span.start_line == 0
+    v = check(write(suite, "tasks.yaml", "# evalens: format=skilljack-tasks\n- a\n"))
+    assert [p.message for p in v.problems] == ["Invalid evaluation file: expected a mapping with `skill` and `tasks`."]
+
+
+def test_task_md_frontmatter_must_be_a_mapping(suite: Path) -> None:
+    v = check(write(suite, "t/task.md", "---\n- a\n---\nHi\n"))
+    assert [p.message for p in v.problems] == ["frontmatter must be a YAML mapping"]

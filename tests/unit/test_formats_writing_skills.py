@@ -179,3 +179,14 @@ def test_grading_hover(tmp_path: Path) -> None:
     assert v.format is not None
     assert (v.format.hover_value(("results", 1, "criterion"), "conventional", ctx) or "").startswith("**optional**")
     assert "commit my work" in (v.format.hover_value(("case_id",), "stages-first", ctx) or "")
+
+
+def test_empty_cases_missing_version_dir_and_required_score(tmp_path: Path) -> None:
+    assert "no-cases" in codes(check(write(tmp_path, "commit/evals/evals.json", evals(cases=[]))))
+    data = {"versions": [{"version": 0, "timestamp": "t", "description": "baseline", "git_hash": None,
+                          "path": "v0/skill", "average_score": 3.5}], "current_version": 0}
+    assert codes(check(write(tmp_path, "ws/history.json", data))) == ["version-missing"]
+    write(tmp_path, "commit-workspace/v1/skill/evals/evals.json", evals())
+    p = only(check(write(tmp_path, "commit-workspace/grading/stages-first_v1_run2.json",
+                         grading(required_score=2.0))), "score-mismatch")
+    assert "mean of the required criteria's scores is 4.0" in p.message
