@@ -126,6 +126,8 @@ def document_data(ctx: RuleContext, language: str) -> Any:
         data = parse(path.read_text(encoding="utf-8"), language).data  # type: ignore[arg-type]
     except (OSError, UnicodeDecodeError):
         return None
+    if len(_DOC_CACHE) >= 32:  # hover touches few files; keep the cache small
+        _DOC_CACHE.pop(next(iter(_DOC_CACHE)))
     _DOC_CACHE[ctx.file_path] = (mtime, data)
     return data
 
