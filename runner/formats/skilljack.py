@@ -464,7 +464,13 @@ class SkilljackTaskMd(Format):
     _KEYS = frozenset(m.TaskFrontmatter.model_fields)
 
     def claims_unparsed(self, doc: ParsedDocument) -> bool:
-        """A task.md without any frontmatter is someone else's markdown, not a broken task."""
+        """A task.md without any frontmatter is someone else's markdown, not a broken task; a broken one is
+        ours, and its syntax problems are worded as skilljack's loader words them (not as SKILL.md's)."""
+        for p in doc.problems:
+            if p.code == "frontmatter-unclosed":
+                p.message = "invalid YAML frontmatter — not closed with ---"
+            elif p.code == "syntax" and not p.message.startswith("invalid YAML frontmatter"):
+                p.message = "invalid YAML frontmatter — " + p.message.removeprefix("YAML syntax error: ")
         return not any(p.code == "frontmatter-missing" for p in doc.problems)
 
     def detect(self, path: str, data: Any) -> Match:

@@ -371,3 +371,10 @@ def test_top_level_shape_and_skill_name(suite: Path) -> None:
 def test_task_md_frontmatter_must_be_a_mapping(suite: Path) -> None:
     v = check(write(suite, "t/task.md", "---\n- a\n---\nHi\n"))
     assert [p.message for p in v.problems] == ["frontmatter must be a YAML mapping"]
+
+
+def test_task_md_syntax_messages(suite: Path) -> None:
+    v = check(write(suite, "t/task.md", "---\nexpected_skill: [x\n---\nHi\n"))
+    assert v.problems and v.problems[0].message.startswith("invalid YAML frontmatter — ")
+    v = check(write(suite, "t/task.md", "---\nexpected_skill: x\n"))
+    assert [p.message for p in v.problems] == ["invalid YAML frontmatter — not closed with ---"]
