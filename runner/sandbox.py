@@ -244,6 +244,18 @@ class Bridge:
     socket: Path
     server: asyncio.AbstractServer | None = None
     tasks: set[asyncio.Task] = field(default_factory=set)
+    own_dir: bool = False  # the socket lives in a short side folder that stop_bridges removes
+
+
+_MAX_SOCKET_PATH = 100
+
+
+def _short_tmp() -> str:
+    """A short, writable folder outside /tmp (bubblewrap hides /tmp) for bridge sockets."""
+    for candidate in ("/var/tmp", "/dev/shm"):
+        if os.access(candidate, os.W_OK):
+            return candidate
+    return tempfile.gettempdir()
 
 
 def _endpoint(url: str) -> tuple[str, int]:
@@ -297,9 +309,14 @@ def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str
     if not plan.network:
         argv.append("--unshare-net")
         hosts_lines = []
+        sock_dir = paths.logs
+        if len(str(sock_dir / "model-00.sock")) > _MAX_SOCKET_PATH:
+            # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
+            sock_dir = Path(tempfile.mkdtemp(prefix="evb-", dir=_short_tmp()))
+            argv += ["--bind", str(sock_dir), str(sock_dir)]
         for i, url in enumerate(endpoints):
             host, port = _endpoint(url)
-            bridges.append(Bridge(host, port, paths.logs / f"model-{i}.sock"))
+            bridges.append(Bridge(host, port, sock_dir / f"model-{i}.sock", own_dir=sock_dir != paths.logs))
             if host not in ("127.0.0.1", "localhost", "::1"):
                 hosts_lines.append(f"127.0.0.1 {host}")
         if hosts_lines:
@@ -367,6 +384,8 @@ async def stop_bridges(bridges: list[Bridge]) -> None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(b.server.wait_closed(), timeout=1)
             b.server = None
+        if b.own_dir:
+            shutil.rmtree(b.socket.parent, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- processes

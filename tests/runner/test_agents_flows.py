@@ -155,3 +155,21 @@ async def test_api_cancellation_kills_agent_and_removes_sandbox(tmp_path: Path, 
     outcome = await run_cases(RunRequest(package_root=pkg, cases=["other"], agent_model="gpt-fake", no_judge=True))
     last = load_last_results(pkg)
     assert list(last) == ["other"] and last["other"].case_file == str(outcome.results[0].case_file)
+
+
+def test_deep_sandbox_dir_still_reaches_the_model(tmp_path: Path, model_env, monkeypatch) -> None:
+    """Unix socket paths max out at 108 bytes: a deep sandbox base must not cut the agent off its model."""
+    need("claude-code")
+    deep = Path("/var/tmp/evalens-tests") / ("deep-" + "x" * 60) / uuid.uuid4().hex
+    deep.mkdir(parents=True)
+    monkeypatch.setenv("EVALENS_SANDBOX_DIR", str(deep))
+    try:
+        pkg = make_package(tmp_path / "pkg", cases={"deep": case("pass", contains=["GREETING-OK"])})
+        outcome = asyncio.run(run_cases(RunRequest(package_root=pkg, no_judge=True)))
+        assert outcome.results[0].verdict == "PASS", outcome.results[0].reason
+        assert list(deep.iterdir()) == []
+        assert not list(Path("/var/tmp").glob("evb-*"))  # the short socket folder is gone too
+    finally:
+        import shutil
+
+        shutil.rmtree(deep.parent, ignore_errors=True)
