@@ -14,12 +14,14 @@ import re
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import to_range
+from evalens.server.features import run_formats
 from evalens.server.features import run_present as present
+from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.server import EvalensServer
 from lsprotocol import types
@@ -27,7 +29,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 log = logging.getLogger("evalens.server.run")
 
-RUNNABLE = "uaaps-case"  # the formats runner.api.run_cases can run
+RUNNABLE = "uaaps-case"  # the format runner.api.run_cases runs; CLI_FORMATS run through runner.cli_run
 CONFIG = "uaaps-config"
 STAGES = {"sandbox": 10, "agent": 25, "checks": 70, "judge": 80, "cleanup": 95}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -68,6 +70,7 @@ class RunHandle:
     name: str
     uri: str
     case_file: Path
+    format_id: str = RUNNABLE
     task: asyncio.Task | None = None
     stage: str = "queued"
     token: str | None = None
@@ -85,6 +88,8 @@ class Target:
     case_file: Path
     validation: Any
     case: Any  # CaseInfo or None when the file no longer parses
+    format_id: str = RUNNABLE
+    package_root: Path | None = None  # what the Test Explorer groups by (``root`` keys memory and runs)
 
 
 def _arg(args: tuple[Any, ...]) -> dict[str, Any]:
@@ -123,19 +128,46 @@ class Runs:
 
     @staticmethod
     def _cases(validation: Any, format_id: str = RUNNABLE) -> list[Any]:
-        if validation is None or validation.format is None or validation.format.id != format_id:
+        """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``)."""
+        if validation is None or validation.format is None:
+            return []
+        fid = validation.format.id
+        if fid != format_id and not (format_id == RUNNABLE and fid in CLI_FORMATS):
             return []
         if validation.doc is None or not validation.doc.ok:
             return []
-        return list(validation.format.cases(validation.doc))
+        cases = list(validation.format.cases(validation.doc))
+        if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
+            cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
+        return cases
+
+    @staticmethod
+    def _format_id(validation: Any) -> str | None:
+        return validation.format.id if validation is not None and validation.format is not None else None
+
+    def _root(self, path: Path | None, validation: Any) -> Path | None:
+        """What keys a unit's runs and verdicts: the package root for UAAPS, the eval file itself for the
+        formats whose unit names (task ids, query indexes) are only unique within one file."""
+        if path is None:
+            return None
+        fid = self._format_id(validation)
+        if fid in CLI_FORMATS:
+            self.memory.watch(path, fid, lambda: validation.doc.data if validation.doc is not None else None)
+            return path
+        return package_root_of(path)
+
+    def _root_of_uri(self, uri: str | None, validation: Any = None) -> Path | None:
+        path = to_fs_path(uri) if uri else None
+        if not path:
+            return None
+        return self._root(Path(path), validation if validation is not None else self._validation(uri))
 
     def _lines(self, validation: Any) -> list[str]:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
 
     # ------------------------------------------------------------------------------------ diagnostics
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
-        path = to_fs_path(uri)
-        root = package_root_of(Path(path)) if path else None
+        root = self._root_of_uri(uri, validation)
         if root is None:
             return []
         out: list[types.Diagnostic] = []
@@ -193,25 +225,31 @@ class Runs:
         validation = self._validation(uri)
         if validation is None or validation.format is None:
             return []
-        path = to_fs_path(uri)
-        root = package_root_of(Path(path)) if path else None
+        root = self._root_of_uri(uri, validation)
         if root is None:
             return []
         lines = self._lines(validation)
+        cli = self._format_id(validation) in CLI_FORMATS
         out: list[types.CodeLens] = []
 
         def lens(rng: types.Range, title: str, command: str, arg: dict[str, Any]) -> None:
             out.append(types.CodeLens(range=rng, command=types.Command(title=title, command=command,
                                                                        arguments=[arg])))
 
+        whole_running = (str(root), ALL) in self.active
         for case in self._cases(validation):
             rng = to_range(case.span, lines, self.ls.encoding)
             arg = {"uri": uri, "name": case.name}
-            if (str(root), case.name) in self.active:
-                lens(rng, "■ Cancel", "evalens.cancelRun", arg)
+            if (str(root), case.name) in self.active or whole_running:
+                lens(rng, "■ Cancel all" if case.name == ALL else "■ Cancel", "evalens.cancelRun",
+                     {"uri": uri, "name": ALL} if whole_running else arg)
                 continue
-            lens(rng, "▶ Run eval", "evalens.runCase", arg)
-            lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
+            if case.name == ALL:
+                lens(rng, "▶ Run all", "evalens.runCase", arg)
+            else:
+                lens(rng, "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
+            if not cli:
+                lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
             record = self.memory.get(root, case.name)
             if record is not None:
                 lens(rng, present.verdict_title(record.result), "evalens.showResult", arg)
@@ -239,18 +277,22 @@ class Runs:
     # ------------------------------------------------------------------------------------ hover
     def hover(self, uri: str, validation: Any, path: tuple) -> str | None:
         """Markdown for the last result when hovering a case's `name` (``ls.extra_hover``)."""
-        fs_path = to_fs_path(uri)
-        root = package_root_of(Path(fs_path)) if fs_path else None
+        root = self._root_of_uri(uri, validation)
         if root is None:
             return None
+        path = tuple(path)
         for case in self._cases(validation):
-            if tuple(path) != (*case.path, "name"):
+            named = path in {(*case.path, key) for key in ("name", "id", "query")}
+            if case.name == ALL or not (named or case.path and path == tuple(case.path)):
                 continue
             handle = self.active.get((str(root), case.name))
             running = f"**Running** ({handle.stage})\n\n" if handle else ""
             record = self.memory.get(root, case.name)
             if record is None:
-                return running + "No run yet: use **▶ Run eval**." if not running else running.strip()
+                if running:
+                    return running.strip()
+                return "No run yet: use **▶ Run eval**." if self._format_id(validation) == RUNNABLE else \
+                    "No run yet: use **▶ Run**."
             return running + present.hover_markdown(record)
         return None
 
@@ -259,14 +301,56 @@ class Runs:
         path = to_fs_path(uri)
         if not path:
             raise ValueError(f"not a file URI: {uri}")
-        root = package_root_of(Path(path))
         validation = self._validation(uri)
+        fid = self._format_id(validation)
+        root = self._root(Path(path), validation)
         cases = self._cases(validation)
-        if root is None or not cases and (validation is None or validation.format is None
-                                          or validation.format.id != RUNNABLE):
-            raise ValueError(f"{path} is not a UAAPS eval case (evals/cases/*.yaml)")
+        if fid in CLI_FORMATS:
+            assert root is not None
+            if name is None:  # a bare runCase on the file: the whole file when it has such a unit
+                name = next((c.name for c in cases if c.name == ALL), cases[0].name if cases else None)
+            if name is None:
+                raise ValueError(f"{path} has no runnable unit (does it parse?)")
+            case = next((c for c in cases if c.name == name), None)
+            return Target(uri, root, name, Path(path), validation, case, fid,
+                          run_formats.display_root(fid, Path(path)))
+        if root is None or not cases and fid != RUNNABLE:
+            raise ValueError(f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
+                             "task.md, an evals.json or a trigger eval set)")
         case = next((c for c in cases if name in (None, c.name)), None)
         return Target(uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case)
+
+    def file_targets(self, uri: str, *, whole: bool) -> list[Target]:
+        """A file's units: each one (``whole=False``, for discovery), or what running the file means
+        (the ``*`` unit when the format has one, else every unit)."""
+        validation = self._validation(uri)
+        if self._format_id(validation) not in CLI_FORMATS:
+            try:
+                return [self.target(uri, None)]
+            except ValueError:
+                return []
+        names = [c.name for c in self._cases(validation)]
+        if whole and ALL in names:
+            names = [ALL]
+        return [self.target(uri, n) for n in names if whole or n != ALL]
+
+    def workspace_files(self) -> list[str]:
+        """URIs of the open and scanned documents of the formats ``runner.cli_run`` runs."""
+        from evalens.server.features.lifecycle import workspace_roots
+
+        tops = [Path(t) for t in workspace_roots(self.ls)]
+        with self.ls.lock:
+            known = dict(self.ls.disk_validations)
+        uris = set(known) | set(self.ls.workspace.text_documents)
+        out = []
+        for uri in sorted(uris):
+            path = to_fs_path(uri)
+            if not path or tops and not any(Path(path).is_relative_to(t) for t in tops):
+                continue
+            validation = self._validation(uri) if uri in self.ls.workspace.text_documents else known.get(uri)
+            if self._format_id(validation) in CLI_FORMATS:
+                out.append(uri)
+        return out
 
     def _package_targets(self, root: Path) -> list[Target]:
         cases_dir = root / "evals" / "cases"
@@ -306,7 +390,8 @@ class Runs:
         rng = to_range(span, lines, self.ls.encoding) if span else types.Range(
             start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
         entry: dict[str, Any] = {
-            "uri": target.uri, "name": target.name, "format": RUNNABLE, "packageRoot": str(target.root),
+            "uri": target.uri, "name": target.name, "format": target.format_id,
+            "packageRoot": str(target.package_root or target.root),
             "range": {"start": {"line": rng.start.line, "character": rng.start.character},
                       "end": {"line": rng.end.line, "character": rng.end.character}},
         }
@@ -334,7 +419,7 @@ class Runs:
         handle = self.active.get(key)
         if handle is not None:
             return handle
-        handle = RunHandle(target.root, target.name, target.uri, target.case_file)
+        handle = RunHandle(target.root, target.name, target.uri, target.case_file, target.format_id)
         self.active[key] = handle
         handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
         self._state_changed()
@@ -344,8 +429,13 @@ class Runs:
         from evalens.runner.api import CaseResult, RunError, run_cases
 
         record: CaseRecord | None = None
+        others: list[CaseRecord] = []
         try:
             await self._progress_begin(handle)
+            if handle.format_id in CLI_FORMATS:
+                async with self.slots:
+                    record, others = await self._execute_file_unit(handle, target)
+                return record
             async with self.slots:
                 self._progress(handle, "starting", "planning")
                 request = self._request(handle.root, [str(handle.case_file)])
@@ -373,10 +463,33 @@ class Runs:
         finally:
             self.active.pop((str(handle.root), handle.name), None)
             self._progress_end(handle, record)
+            for other in others:  # the units a whole-file run graded, before the file's own verdict
+                self._announce(replace(target, name=other.result.name, case=None), other, diagnostics=False)
             if record is not None:
                 self._announce(target, record)
             self._state_changed()
         return record
+
+    async def _execute_file_unit(self, handle: RunHandle, target: Target) -> tuple[CaseRecord, list[CaseRecord]]:
+        """One unit of a ``runner.cli_run`` format (``*``: the whole file); every unit it graded is remembered."""
+        self._progress(handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else ""))
+        data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
+        results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
+                                             self.ls.settings)
+        now = time.time()
+        own: CaseRecord | None = None
+        others = []
+        for unit, path in results:
+            rec = CaseRecord(unit, path, now)
+            self.memory.put(handle.root, unit.name, rec)
+            if unit.name == handle.name:
+                own = rec
+            else:
+                others.append(rec)
+        if own is None:  # run_unit always answers for the unit it was asked about; be safe anyway
+            own = CaseRecord(run_formats.UnitResult(handle.name, "ERROR", "no verdict", error="no verdict"), None, now)
+            self.memory.put(handle.root, handle.name, own)
+        return own, others
 
     def _on_event(self, handle: RunHandle, event: Any) -> None:
         if event.case_name and event.stage in STAGES:
@@ -386,7 +499,7 @@ class Runs:
         self.ls.protocol.notify("evalens/runState", {"running": len(self.active)})
         self._refresh_lenses()
 
-    def _announce(self, target: Target, record: CaseRecord) -> None:
+    def _announce(self, target: Target, record: CaseRecord, diagnostics: bool = True) -> None:
         """Tell every face: diagnostics, the verdict notification (lens refresh follows in _state_changed)."""
         validation = self._validation(target.uri)
         case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
@@ -398,7 +511,8 @@ class Runs:
             params["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
                                "end": {"line": rng.end.line, "character": rng.end.character}}
         try:
-            self._deliver_diagnostics(target.uri)
+            if diagnostics:
+                self._deliver_diagnostics(target.uri)
         except Exception:  # noqa: BLE001
             log.exception("publishing verdict diagnostics failed")
         self.ls.protocol.notify("evalens/verdictChanged", params)
@@ -496,6 +610,9 @@ class Runs:
         from evalens.runner.api import RunError, run_cases
 
         base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
+        if target.format_id in CLI_FORMATS:
+            return {**base, "verdict": "SKIP", "reason": f"dry run: `evalens run --dry-run {target.case_file.name}` "
+                    "in a terminal lists what would run"}
         try:
             outcome = await run_cases(self._request(target.root, [str(target.case_file)], dry_run=True))
         except RunError as exc:
@@ -578,20 +695,31 @@ def register(server: EvalensServer) -> None:
         if validation is not None and validation.format is not None and validation.format.id == CONFIG:
             root = package_root_of(Path(to_fs_path(uri) or ""))
             return await run_many(ls, runs._package_targets(root) if root else [])
-        return await run_many(ls, [runs.target(uri, None)])
+        targets = runs.file_targets(uri, whole=True)
+        if not targets:
+            runs.target(uri, None)  # raises the reason the file does not run
+        return await run_many(ls, targets)
 
     @server.command("evalens.runAll")
     async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         uri = _arg(args).get("uri")
+        validation = runs._validation(uri) if uri else None
+        if uri and runs._format_id(validation) in CLI_FORMATS:
+            return await run_many(ls, runs.file_targets(uri, whole=True))
         root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
-        return await run_many(ls, [t for r in roots for t in runs._package_targets(r)])
+        targets = [t for r in roots for t in runs._package_targets(r)]
+        if not uri:
+            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
+        return await run_many(ls, targets)
 
     @server.command("evalens.cancelRun")
     def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         a = _arg(args)
         uri = a.get("uri")
-        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        root = runs._root_of_uri(uri) if uri else None
+        if root is not None and a.get("name") not in (None, ALL) and (str(root), ALL) in runs.active:
+            return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
         return {"cancelled": runs.cancel(root, a.get("name"))}
 
     @server.command("evalens.discoverCases")
@@ -603,17 +731,19 @@ def register(server: EvalensServer) -> None:
                 root = package_root_of(Path(to_fs_path(uri) or ""))
                 targets = runs._package_targets(root) if root else []
             else:
-                try:
-                    targets = [runs.target(uri, None)]
-                except ValueError:
-                    targets = []
+                targets = runs.file_targets(uri, whole=False)
         else:
             targets = [t for r in runs.workspace_packages() for t in runs._package_targets(r)]
+            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
         return [runs.discovered(t) for t in targets]
 
     @server.command("evalens.lastReport")
     def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         uri = _arg(args).get("uri")
+        fid = runs._format_id(runs._validation(uri)) if uri else None
+        if uri and fid in CLI_FORMATS:
+            files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
+            return {"path": str(files[0])} if files else None
         root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
         found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -89,10 +90,42 @@ class Memory:
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._records: dict[tuple[str, str], CaseRecord] = {}
-        self._seen: dict[str, tuple[float, int]] = {}  # root -> (checked at, reports dir mtime)
+        self._seen: dict[str, tuple[float, Any]] = {}  # root -> (checked at, reports dir mtime)
+        self._files: dict[str, tuple[str, Callable[[], Any]]] = {}  # eval file -> (format id, its data)
+
+    def watch(self, file: Path, format_id: str, data: Callable[[], Any]) -> None:
+        """Key records of ``file`` by the file itself and restore them from its format's result files
+        (``run_formats``): skilljack results JSON, ``grading.json``."""
+        with self._lock:
+            self._files[str(file)] = (format_id, data)
+
+    def _refresh_file(self, file: Path, format_id: str, data: Callable[[], Any]) -> None:
+        from evalens.server.features import run_formats
+
+        key = str(file)
+        now = time.monotonic()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and now - seen[0] < STALE_AFTER:
+                return
+        stamp = run_formats.stamp(format_id, file)
+        with self._lock:
+            self._seen[key] = (now, stamp)
+            if seen is not None and seen[1] == stamp:
+                return
+        loaded = run_formats.restore(format_id, file, data()) if stamp else {}
+        with self._lock:
+            for name, (result, path, mtime) in loaded.items():
+                current = self._records.get((key, name))
+                if current is None or mtime > current.finished_at:
+                    self._records[(key, name)] = CaseRecord(result, path, mtime)
 
     def _refresh(self, root: Path) -> None:
         key = str(root)
+        watched = self._files.get(key)
+        if watched is not None:
+            self._refresh_file(root, *watched)
+            return
         now = time.monotonic()
         with self._lock:
             seen = self._seen.get(key)

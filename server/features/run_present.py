@@ -50,7 +50,12 @@ def check_path(validation: Any, case_path: tuple, check: Any) -> tuple | None:
     doc = getattr(validation, "doc", None)
     if doc is None or not doc.ok:
         return None
+    own = getattr(check, "path", None)  # graded statements of the other formats know where they are written
+    if own is not None:
+        return (*case_path, *own) if doc.node_at_path((*case_path, *own)) is not None else None
     key = CHECK_KEYS.get(check.kind)
+    if key is None:
+        return None
     base = (*case_path, "expected", key)
     node = doc.node_at_path(base)
     if node is None:
@@ -134,7 +139,7 @@ def hover_markdown(record: Any) -> str:
         parts.append(f"Reason: {r.reason}")
     if r.checks:
         rows = [f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
-                + (f" — {c.detail}" if c.detail else "") for c in r.checks]
+                + (f" — {c.detail}" if c.detail and c.detail != c.value else "") for c in r.checks]
         parts.append("Checks:\n" + "\n".join(rows))
     if r.judge_verdict:
         model = f" ({r.judge_model})" if r.judge_model else ""

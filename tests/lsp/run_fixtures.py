@@ -110,14 +110,12 @@ def server_env(fake: FakeModelServer, sandboxes: Path) -> dict[str, str]:
     return env
 
 
-@pytest_asyncio.fixture(params=PROFILES)
-async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path,
-                     tmp_path: Path) -> AsyncIterator[LanguageClient]:
-    """The real ``evalens lsp`` under a real client profile; records our notifications on the client."""
+async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> LanguageClient:
+    """The real ``evalens lsp`` under a real client profile, talking to ``fake``; records our notifications."""
     # Short on purpose: the sandbox's bridge sockets must fit the 108-byte unix socket path limit.
     sandboxes = Path(tempfile.mkdtemp(prefix="evl-"))
     config = ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"],
-                                server_env=server_env(fake_model, sandboxes))
+                                server_env=server_env(fake, sandboxes))
     client = await config.start()
     client.verdicts = []  # type: ignore[attr-defined]
     client.run_states = []  # type: ignore[attr-defined]
@@ -145,10 +143,13 @@ async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path,
         return None
 
     await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=from_fs_path(str(run_pkg)),
+        capabilities=client_capabilities(profile), root_uri=from_fs_path(str(root)),
         initialization_options={"evalens": {"maxParallelRuns": 2}}))
-    client.profile = request.param  # type: ignore[attr-defined]
-    yield client
+    client.profile = profile  # type: ignore[attr-defined]
+    return client
+
+
+async def stop_run_client(client: LanguageClient) -> None:
     try:
         if not getattr(client, "shut_down", False):
             await asyncio.wait_for(client.shutdown_async(None), 30)
@@ -158,7 +159,15 @@ async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path,
         if client._server is not None and client._server.returncode is None:
             client._server.kill()  # never hang the suite on a server that did not exit
             await client.stop()
-        shutil.rmtree(sandboxes, ignore_errors=True)
+        shutil.rmtree(client.sandboxes, ignore_errors=True)  # type: ignore[attr-defined]
+
+
+@pytest_asyncio.fixture(params=PROFILES)
+async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path) -> AsyncIterator[LanguageClient]:
+    """The real ``evalens lsp`` under a real client profile, in the scripted package."""
+    client = await start_run_client(fake_model, run_pkg, request.param)
+    yield client
+    await stop_run_client(client)
 
 
 async def open_doc(client: LanguageClient, path: Path) -> str:

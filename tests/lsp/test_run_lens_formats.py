@@ -1,0 +1,245 @@
+"""Run lenses for the formats ``evalens run FILE`` handles: a skilljack task, a skill-creator and a writing-skills
+``evals.json`` case, each run from its lens with the real server, the real `claude` CLI and the fake model; plus
+verdicts restored from result files on disk and a cancelled run that leaves no agent behind.
+
+One server (VS Code profile) serves the whole module to keep the suite short.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import textwrap
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from evalens.runner.engines.base import EngineNotFound, find_binary
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+from tests.fakemodel.server import FakeModelServer
+from tests.lsp.run_fixtures import (
+    lens_titles,
+    lenses,
+    open_doc,
+    processes_with,
+    run_lens,
+    start_run_client,
+    stop_run_client,
+    wait_until,
+)
+
+try:
+    find_binary("claude", "EVALENS_CLAUDE_BIN")
+    HAVE_CLAUDE = True
+except EngineNotFound:
+    HAVE_CLAUDE = False
+
+pytestmark = [pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)"),
+              pytest.mark.asyncio(loop_scope="module")]
+
+SKILL_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
+SCENARIOS = {
+    "greet": [{"tool": "Skill", "input": {"skill": "greeting"}}, {"text": "Hello and welcome! GREETING_SUCCESS"}],
+    # the agent's reply and the grader's: statement 1 holds (score 4), later statements get no result
+    "graded": [{"text": '{"results": [{"index": 1, "passed": true, "score": 4, "evidence": "said hello", '
+                        '"reasoning": "said hello"}]}'}],
+}
+
+
+def _workspace(root: Path, marker: str) -> dict[str, Path]:
+    suite = root / "greet-suite"
+    (suite / "skills" / "greeting").mkdir(parents=True)
+    (suite / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
+    (suite / "tasks.yaml").write_text(textwrap.dedent(f"""\
+        skill: greeting
+        tasks:
+          - id: gr-001
+            prompt: "I just joined the team! SCENARIO=greet"
+            expected_skill_load: greeting
+            deterministic: {{ expect_marker: GREETING_SUCCESS, expect_tool_calls: [Skill] }}
+          - id: gr-slow
+            prompt: "Run the long job. SCENARIO=slow MARKER={marker}"
+            expected_skill_load: greeting
+            deterministic: {{ expect_marker: DONE }}
+        """))
+    creator = root / "greeting"
+    (creator / "evals").mkdir(parents=True)
+    (creator / "SKILL.md").write_text(SKILL_MD)
+    (creator / "evals" / "evals.json").write_text(json.dumps({"skill_name": "greeting", "evals": [
+        {"id": 1, "prompt": "Say hello to the new team member SCENARIO=graded", "expected_output": "a greeting",
+         "assertions": ["The reply greets the user with the word hello"]},
+        {"id": 2, "prompt": "Say goodbye SCENARIO=graded", "expected_output": "a farewell",
+         "assertions": ["The reply says goodbye"]}]}, indent=2) + "\n")
+    writing = root / "hello"
+    (writing / "evals").mkdir(parents=True)
+    (writing / "SKILL.md").write_text(SKILL_MD.replace("name: greeting", "name: hello"))
+    (writing / "evals" / "evals.json").write_text(json.dumps({"version": "1.0", "skill": str(writing), "cases": [
+        {"id": "says-hello", "prompt": "Greet me SCENARIO=graded", "expectations": [
+            {"criterion": "uses-hello", "description": "Uses the word hello in the first sentence", "required": True},
+            {"criterion": "names-team", "description": "Names the team the user joined", "required": True}]}]},
+        indent=2) + "\n")
+    return {"tasks": suite / "tasks.yaml", "creator": creator / "evals" / "evals.json",
+            "writing": writing / "evals" / "evals.json"}
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeModelServer]:
+    with FakeModelServer(idle_timeout=900, scenarios=SCENARIOS) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("fmt-ws")
+    marker = f"m{uuid.uuid4().hex[:12]}"
+    _workspace(root, marker)
+    (root / ".slow-marker").write_text(marker)
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def client(fake: FakeModelServer, ws: Path) -> AsyncIterator[LanguageClient]:
+    c = await start_run_client(fake, ws, "visual-studio-code")
+    yield c
+    left = list(c.sandboxes.iterdir())  # type: ignore[attr-defined]
+    await stop_run_client(c)
+    assert not left, "a sandbox was left behind"
+
+
+def _lens(found: list[types.CodeLens], title: str, line: int) -> types.CodeLens:
+    return next(lens for lens in found if lens.command and lens.command.title == title and lens.range.start.line == line)
+
+
+def _line(path: Path, needle: str) -> int:
+    return next(i for i, text in enumerate(path.read_text().splitlines()) if needle in text)
+
+
+async def _diagnostics(client: LanguageClient, uri: str, code: str) -> list[types.Diagnostic]:
+    await wait_until(lambda: code in {d.code for d in client.diagnostics.get(uri, [])}, timeout=10)
+    return [d for d in client.diagnostics[uri] if d.source == "evalens-run"]
+
+
+async def _titles_at(client: LanguageClient, uri: str, line: int) -> list[str]:
+    found = await lenses(client, uri)
+    return [lens.command.title for lens in found if lens.command and lens.range.start.line == line]
+
+
+async def test_skilljack_task_lens_run(client: LanguageClient, ws: Path) -> None:
+    path = ws / "greet-suite" / "tasks.yaml"
+    uri = await open_doc(client, path)
+    found = await lenses(client, uri)
+    line = _line(path, "id: gr-001")
+    assert lens_titles(found)[0] == "▶ Run all" and _lens(found, "▶ Run", line)
+
+    result = await run_lens(client, _lens(found, "▶ Run", line), timeout=120)
+
+    assert result["verdict"] == "PASS", result
+    assert result["name"] == "gr-001" and result["engine"] == "claude-code"
+    assert "GREETING_SUCCESS" in result["outputSnippet"]
+    assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"  # not the server's cwd
+    title = (await _titles_at(client, uri, line))[-1]
+    assert title.startswith("✓ PASS ") and title.endswith("s"), title
+    (diag,) = await _diagnostics(client, uri, "eval-pass")
+    assert diag.range.start.line == line and diag.severity == types.DiagnosticSeverity.Information
+    col = path.read_text().splitlines()[line].index("gr-001")
+    assert (diag.range.start.character, diag.range.end.character) == (col, col + 6)  # on the id
+    assert client.verdicts[-1]["name"] == "gr-001" and client.verdicts[-1]["verdict"] == "PASS"
+
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=line, character=12)))
+    assert "Last run: ✓ PASS" in hover.contents.value and "Marker found" in hover.contents.value
+
+
+async def test_skill_creator_case_lens_run(client: LanguageClient, ws: Path) -> None:
+    path = ws / "greeting" / "evals" / "evals.json"
+    uri = await open_doc(client, path)
+    line = _line(path, '"id": 1')
+
+    result = await run_lens(client, _lens(await lenses(client, uri), "▶ Run", line), timeout=120)
+
+    assert result["verdict"] == "PASS", result
+    assert result["name"] == "1" and result["reason"] == "1/1 assertions passed"
+    assert result["reportPath"].endswith("eval-1/grading.json") and Path(result["reportPath"]).is_file()
+    assert "✓ PASS" in " ".join(await _titles_at(client, uri, line))
+    (diag,) = await _diagnostics(client, uri, "eval-pass")
+    assert diag.range.start.line == line
+    assert client.verdicts[-1]["name"] == "1"
+
+
+async def test_writing_skills_case_lens_run(client: LanguageClient, ws: Path) -> None:
+    path = ws / "hello" / "evals" / "evals.json"
+    uri = await open_doc(client, path)
+    line = _line(path, '"id": "says-hello"')
+
+    result = await run_lens(client, _lens(await lenses(client, uri), "▶ Run", line), timeout=120)
+
+    assert result["verdict"] == "FAIL", result  # the grader scores only the first expectation
+    (failed,) = result["failedChecks"]
+    assert failed["check"] == "expectation" and failed["value"] == "names-team"
+    second = _line(path, '"criterion": "names-team"') - 1  # the expectation object's `{` line
+    assert failed["range"]["start"]["line"] == second
+    assert Path(result["reportPath"]).name == "says-hello_v0_run1.json"
+    assert any(t.startswith("✗ FAIL: required `names-team` scored 1/5") for t in await _titles_at(client, uri, line))
+    diags = await _diagnostics(client, uri, "eval-fail")
+    on_id = next(d for d in diags if d.code == "eval-fail")
+    assert on_id.range.start.line == line and on_id.severity == types.DiagnosticSeverity.Error
+    on_entry = next(d for d in diags if d.code == "eval-check-failed")
+    assert on_entry.range.start.line == second and on_entry.message.startswith("expectation: scored 1/5")
+
+
+async def test_discover_lists_every_format(client: LanguageClient, ws: Path) -> None:
+    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="evalens.discoverCases", arguments=[{}]))
+    units = {(Path(c["uri"][len("file://"):]).name, c["name"], c["format"]) for c in found}
+    assert {("tasks.yaml", "gr-001", "skilljack-tasks"), ("tasks.yaml", "gr-slow", "skilljack-tasks"),
+            ("evals.json", "1", "skill-creator-evals"), ("evals.json", "2", "skill-creator-evals"),
+            ("evals.json", "says-hello", "writing-skills-evals")} <= units
+    assert not any(name == "*" for _, name, _ in units)
+    gr = next(c for c in found if c["name"] == "gr-001")
+    assert gr["packageRoot"] == str(ws / "greet-suite") and gr["lastVerdict"] == "PASS"
+
+
+async def test_verdicts_restored_from_result_files(client: LanguageClient, ws: Path) -> None:
+    """A grading.json written by another run (a terminal) shows up as the case's verdict without a run."""
+    grading = ws / "greeting-workspace" / "runs" / "20250101T000000Z" / "eval-2" / "grading.json"
+    grading.parent.mkdir(parents=True)
+    grading.write_text(json.dumps({"expectations": [
+        {"text": "The reply says goodbye", "passed": False, "evidence": "it said hello instead"}],
+        "summary": {"passed": 0, "failed": 1, "total": 1, "pass_rate": 0.0}}))
+    path = ws / "greeting" / "evals" / "evals.json"
+    uri = await open_doc(client, path)
+    line = _line(path, '"id": 2')
+    want = "✗ FAIL: 0/1 assertions passed; failed: The reply says goodbye"
+    titles: list[str] = []
+    for _ in range(40):  # the server looks at result folders at most once a second
+        titles = await _titles_at(client, uri, line)
+        if want in titles:
+            break
+        await asyncio.sleep(0.1)
+    assert want in titles, titles
+
+
+async def test_cancel_kills_the_agent(client: LanguageClient, ws: Path) -> None:
+    marker = (ws / ".slow-marker").read_text()
+    path = ws / "greet-suite" / "tasks.yaml"
+    uri = await open_doc(client, path)
+    line = _line(path, "id: gr-slow")
+    pending = asyncio.ensure_future(run_lens(client, _lens(await lenses(client, uri), "▶ Run", line), timeout=90))
+    await wait_until(lambda: processes_with(f"evalens-slow-{marker}"), timeout=60, interval=0.1)
+    assert "■ Cancel" in await _titles_at(client, uri, line)
+
+    answer = await client.workspace_execute_command_async(types.ExecuteCommandParams(
+        command="evalens.cancelRun", arguments=[{"uri": uri, "name": "gr-slow"}]))
+
+    assert answer == {"cancelled": 1}
+    result = await asyncio.wait_for(pending, 30)
+    assert result["verdict"] == "SKIP" and result.get("cancelled") is True
+    await wait_until(lambda: not processes_with(f"evalens-slow-{marker}"), timeout=10)
+    await wait_until(lambda: not list(client.sandboxes.iterdir()), timeout=10)  # type: ignore[attr-defined]
+    assert "▶ Run" in await _titles_at(client, uri, line)
