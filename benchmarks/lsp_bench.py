@@ -193,11 +193,20 @@ class Server:
     cmd: list[str]
     configuration: Callable[[str | None], Any]
     has_scan: bool  # sends evalens/scanComplete after initialized
+    profile_dir: Path | None = None  # run under cProfile, one .prof per process (main thread only)
+    started: int = 0
+
+    def command(self) -> list[str]:
+        self.started += 1
+        if self.profile_dir is None or self.cmd[:2] != [sys.executable, "-m"]:
+            return self.cmd
+        out = self.profile_dir / f"{self.name}-{self.started:02d}.prof"
+        return [sys.executable, "-m", "cProfile", "-o", str(out), *self.cmd[1:]]
 
 
-def evalens_server() -> Server:
+def evalens_server(profile_dir: Path | None = None) -> Server:
     return Server("evalens", [sys.executable, "-m", "evalens", "lsp"],
-                  lambda section: {} if section in (None, "", "evalens") else None, True)
+                  lambda section: {} if section in (None, "", "evalens") else None, True, profile_dir)
 
 
 FLOOR_NAME = "empty pygls server"
@@ -239,7 +248,7 @@ async def start(server: Server, root: Path | None) -> Session:
     if server.has_scan:
         client.scan_future = asyncio.get_running_loop().create_future()
     t0 = time.perf_counter()
-    await client.start_io(*server.cmd, cwd=str(root or ROOT))
+    await client.start_io(*server.command(), cwd=str(root or ROOT))
     from pytest_lsp import client_capabilities
 
     root_uri = from_fs_path(str(root)) if root else None
@@ -935,7 +944,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "quick": quick, "cpus": os.cpu_count(),
         "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()), "python": platform.python_version(),
         "node": node_version(), "commit": git_commit(), "iterations": iters, "skilljack_iterations": sj_iters}}
-    servers = [("evalens", evalens_server())]
+    profile_dir = Path(args.profile_server).resolve() if args.profile_server else None
+    if profile_dir is not None:
+        profile_dir.mkdir(parents=True, exist_ok=True)
+    servers = [("evalens", evalens_server(profile_dir))]
     if not args.no_yls:
         if not YLS_BIN.is_file():
             print(f"yaml-language-server is not installed at {YLS_BIN}: run benchmarks/install-yls.sh "
@@ -986,6 +998,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="OUT", help="also write every sample and summary to OUT")
     parser.add_argument("--files", type=int, default=1000, help="case files in the workspace scenario")
     parser.add_argument("--tasks", type=int, default=500, help="tasks in the skilljack scenario")
+    parser.add_argument("--profile-server", metavar="DIR",
+                        help="run evalens under cProfile and write one .prof per server process into DIR "
+                             "(event-loop thread only; timings then include the profiler's overhead)")
     args = parser.parse_args(argv)
     results = asyncio.run(run(args))
     report(results)
