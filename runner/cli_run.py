@@ -610,10 +610,16 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
     if not args.no_judge and any(t.criteria for t in tasks):
         judge_spec = _judge_spec(args.judge_model or cfg.judge_model, "anthropic" if args.engine == "claude-code"
                                  else "openai")
-    if args.dry_run:
+    if args.dry_run:  # skilljack's `parse`: the tasks with inheritance resolved
         for t in tasks:
             print(f"{t.id}\texpected={t.expected or '-'}\tnegative={t.negative}\tjudge={bool(t.criteria and judge_spec)}"
                   f"\tdeterministic={t.det is not None and not args.no_deterministic}")
+        if args.json:
+            parsed = [{"id": t.id, "prompt": t.prompt, "expectedSkillLoad": t.expected, "negative": t.negative,
+                       "criteria": [{"dimension": d, **c} for d, c in t.criteria.items()],
+                       "goldenChecklist": t.checklist, "deterministic": t.det,
+                       "skills": {n: str(p) for n, p in t.skills.items()}} for t in tasks]
+            Path(args.json).write_text(json.dumps({"skill": skill, "tasks": parsed}, indent=2), encoding="utf-8")
         return EXIT_OK
     runner = AgentRunner(args.engine, agent_model, timeout_s, keep_sandbox=args.keep_sandbox)
     outcomes = []
@@ -990,6 +996,68 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
 # ============================================================================================ entry point
 
 
+def rescore(file: Path, args: argparse.Namespace) -> int:
+    """skilljack's `score` and `report`: recompute the summary and thresholds of a results JSON, print (or
+    write with ``--output``) its markdown report, exit 1 when thresholds fail."""
+    cfg = load_config(Path(args.config) if args.config else Path.cwd() / "eval.config.yaml")
+    report = json.loads(file.read_text(encoding="utf-8"))
+    scores = [t.get("score") or {} for t in report.get("tasks", []) if isinstance(t, dict)]
+    n = len(scores) or 1
+
+    def mean(key: str) -> float:
+        return round(sum(float(s.get(key) or 0) for s in scores) / n, 4)
+
+    summary = dict(report.get("summary") or {})
+    summary.update(totalTasks=len(scores), discoveryAccuracy=mean("discovery"), avgAdherence=mean("adherence"),
+                   avgOutputQuality=mean("outputQuality"), avgWeightedScore=mean("weightedScore"))
+    disc = args.threshold_discovery if args.threshold_discovery is not None else cfg.discovery_rate
+    score = args.threshold_score if args.threshold_score is not None else cfg.avg_score
+    reasons = []
+    if summary["discoveryAccuracy"] < disc:
+        reasons.append(f"Discovery rate {summary['discoveryAccuracy'] * 100:.1f}% below threshold {disc * 100:g}%")
+    if summary["avgAdherence"] < score:
+        reasons.append(f"Avg adherence {summary['avgAdherence']:.2f} below threshold {score:g}")
+    if summary["avgOutputQuality"] < score:
+        reasons.append(f"Avg output quality {summary['avgOutputQuality']:.2f} below threshold {score:g}")
+    report.update(summary=summary, passed=not reasons, failureReasons=reasons)
+    md = markdown_report(report, cfg.report_truncation)
+    if args.output:
+        Path(args.output).write_text(md, encoding="utf-8")
+    else:
+        print(md, end="")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+    if args.github_summary and os.environ.get("GITHUB_STEP_SUMMARY"):
+        with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as fh:
+            fh.write(md + "\n")
+    return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def create_eval(skill_dir: Path, count: int) -> str:
+    """skilljack's `create-eval`: a tasks.yaml for a skill with ``max(1, n-1)`` positive tasks and one
+    false-positive task; prompts are left for the author (they must not name the skill)."""
+    from evalens.runner.formats._shared import frontmatter_name
+
+    md = next((skill_dir / n for n in ("SKILL.md", "skill.md") if (skill_dir / n).is_file()), None)
+    if md is None:
+        raise UsageError(f"no SKILL.md in {skill_dir}")
+    name = frontmatter_name(md) or skill_dir.name
+    prefix = (re.sub(r"[^a-z]", "", name.lower()) or "sk")[:2]
+    lines = [f"skill: {name}", 'version: "1.0"', "", "defaults:", f"  expected_skill_load: {name}", "  criteria:",
+             "    discovery: { weight: 0.3 }", "    adherence: { weight: 0.4 }", "    output: { weight: 0.3 }", "",
+             "tasks:"]
+    for i in range(1, max(1, count - 1) + 1):
+        lines += [f"  - id: {prefix}-{i:03d}",
+                  '    prompt: "TODO: a request this skill should handle, in the user\'s words (do not name it)"',
+                  "    deterministic:", "      expect_skill_activation: true",
+                  "      # expect_marker: A_MARKER_THE_SKILL_PRINTS", "    golden_checklist:",
+                  '      - "TODO: a fact the output must contain"', ""]
+    lines += [f"  - id: {prefix}-fp-001", '    prompt: "TODO: a near-miss request this skill must not handle"',
+              "    expected_skill_load: none", "    deterministic:", "      expect_skill_activation: false",
+              "    golden_checklist:", f'      - "Did not load the {name} skill"']
+    return "\n".join(lines) + "\n"
+
+
 async def run_file(file: Path, *, cases: list[str] | None = None, runs: int = 1, no_judge: bool = False,
                    engine: str = "claude-code", model: str | None = None, judge_model: str | None = None,
                    timeout_ms: float | None = None, output_dir: Path | None = None) -> list[CaseVerdict]:
@@ -1030,7 +1098,12 @@ _RUNNERS = {"skilljack-tasks": run_skilljack, "skilljack-task": run_skilljack, "
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="evalens run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", type=Path, help="tasks.yaml, task.md, evals.json or a trigger eval set")
+    parser.add_argument("file", type=Path, nargs="?",
+                        help="tasks.yaml, task.md, evals.json, a trigger eval set, or a skilljack results JSON "
+                             "(re-scored and reported)")
+    parser.add_argument("--create-eval", metavar="SKILL_DIR", help="write a tasks.yaml template for a skill")
+    parser.add_argument("-n", "--count", type=int, default=10, help="tasks in the --create-eval template")
+    parser.add_argument("-o", "--output", help="--create-eval / results report: write here instead of stdout")
     parser.add_argument("--engine", default="claude-code", choices=["claude-code", "codex"])
     parser.add_argument("--model", help="agent model (default: eval.config.yaml models.agent for claude-code)")
     parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
@@ -1059,7 +1132,21 @@ def main(argv: list[str]) -> int:
         parser.error("--runs must be at least 1")
     from evalens.runner.validate import validate_file
 
+    if args.create_eval:
+        try:
+            text = create_eval(Path(args.create_eval), args.count)
+        except UsageError as exc:
+            print(f"evalens run: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+        if args.output:
+            Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+            Path(args.output).write_text(text, encoding="utf-8")
+        else:
+            print(text, end="")
+        return EXIT_OK
     file = args.file
+    if file is None:
+        parser.error("FILE is required (or --create-eval SKILL_DIR)")
     if not file.is_file():
         print(f"evalens run: {file}: no such file", file=sys.stderr)
         return EXIT_USAGE
@@ -1068,6 +1155,8 @@ def main(argv: list[str]) -> int:
     for p in errors:
         print(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]", file=sys.stderr)
     fmt = checked.format.id if checked.format else None
+    if fmt == "skilljack-results":
+        return rescore(file, args)
     if fmt not in _RUNNERS:
         print(f"evalens run: {file} is not a runnable eval file (detected: {fmt or 'unknown'}); UAAPS cases run "
               "with `evalens eval`", file=sys.stderr)

@@ -304,3 +304,35 @@ def test_grading_files_are_valid(fake_env: Any, tmp_path: Path) -> None:
     assert v.format is not None and v.format.id == "writing-skills-grading"
     assert [p for p in v.problems if p.severity <= 2] == [], v.problems
     assert json.loads(graded.read_text())["overall"] == "pass"
+
+
+def test_create_eval_template_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    skill = tmp_path / "evals" / "greet" / "skills" / "greeting"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(GREETING_MD)
+    out = tmp_path / "evals" / "greet" / "tasks.yaml"
+    assert cli_run.main(["--create-eval", str(skill), "-n", "4", "-o", str(out)]) == 0
+    v = validate_text(str(out), out.read_text(), IndexCache())
+    assert v.format is not None and v.format.id == "skilljack-tasks"
+    assert [p.code for p in v.problems] == []
+    ids = [c.name for c in v.format.cases(v.doc)]  # type: ignore[arg-type]
+    assert ids == ["*", "gr-001", "gr-002", "gr-003", "gr-fp-001"]
+    assert cli_run.main([str(out), "--dry-run", "--no-judge", "--json", str(tmp_path / "parsed.json")]) == 0
+    parsed = json.loads((tmp_path / "parsed.json").read_text())
+    assert parsed["tasks"][0]["criteria"][0] == {"dimension": "discovery", "weight": 0.3, "description": ""}
+
+
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+@pytest.mark.skipif(not (CORPUS / "skilljack-results-json").is_dir(), reason="corpus not found")
+def test_rescore_results_reproduces_failure_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = next((CORPUS / "skilljack-results-json").glob("*vercel*"))
+    dest = tmp_path / "evals" / "g" / "baselines" / "vercel.json"
+    dest.parent.mkdir(parents=True)
+    dest.write_text(src.read_text())
+    original = json.loads(src.read_text())
+    assert cli_run.main([str(dest), "--json", str(tmp_path / "r.json"), "-o", str(tmp_path / "r.md")]) == 1
+    again = json.loads((tmp_path / "r.json").read_text())
+    assert again["failureReasons"] == original["failureReasons"]
+    assert "FAILED" in (tmp_path / "r.md").read_text()
