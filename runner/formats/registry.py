@@ -119,8 +119,9 @@ def sniffs(path: str) -> bool:
     """Whether a file no glob claims is claimed by a format's content sniff (reads at most 64 KB), so
     folder walks find trigger sets and tasks files with arbitrary names."""
     _ensure_loaded()
-    if not path.lower().endswith((".json", ".yaml", ".yml")):
-        return False
+    lower = path.lower().replace("\\", "/")
+    if not lower.endswith(".json") and not (lower.endswith((".yaml", ".yml")) and "/evals/" in lower):
+        return False  # YAML sniffing only happens under evals/ (skilljack suites); keep scans cheap
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(65536)
