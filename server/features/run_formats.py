@@ -8,6 +8,7 @@ UAAPS cases. The same readers restore the last verdicts from those files when a 
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import sys
@@ -319,6 +320,8 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any) ->
     kwargs: dict[str, Any] = {"cases": None if name == ALL else [name], "runs": 1, "engine": engine,
                               "judge_model": settings.judge or None, "output_dir": output_dir,
                               "timeout_ms": float(settings.timeout) * 1000 if settings.timeout else None}
+    if fmt.startswith("skilljack") and "config" in inspect.signature(run_file).parameters:
+        kwargs["config"] = skilljack_config(file)  # else run_file reads ./eval.config.yaml of the server's cwd
     t0 = time.monotonic()
     try:
         verdicts = await run_file(file, **kwargs)

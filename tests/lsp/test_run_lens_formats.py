@@ -19,6 +19,7 @@ import pytest
 import pytest_asyncio
 from evalens.runner.engines.base import EngineNotFound, find_binary
 from lsprotocol import types
+from pygls.uris import from_fs_path as open_uri
 from pytest_lsp import LanguageClient
 
 from tests.fakemodel.server import FakeModelServer
@@ -46,6 +47,7 @@ SKILL_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone 
 SCENARIOS = {
     "greet": [{"tool": "Skill", "input": {"skill": "greeting"}}, {"text": "Hello and welcome! GREETING_SUCCESS"}],
     # the agent's reply and the grader's: statement 1 holds (score 4), later statements get no result
+    "plain": [{"text": "Use 'Dear name' in formal emails."}],
     "graded": [{"text": '{"results": [{"index": 1, "passed": true, "score": 4, "evidence": "said hello", '
                         '"reasoning": "said hello"}]}'}],
 }
@@ -83,6 +85,9 @@ def _workspace(root: Path, marker: str) -> dict[str, Path]:
             {"criterion": "uses-hello", "description": "Uses the word hello in the first sentence", "required": True},
             {"criterion": "names-team", "description": "Names the team the user joined", "required": True}]}]},
         indent=2) + "\n")
+    (creator / "evals" / "trigger-eval.json").write_text(json.dumps([
+        {"query": "hello there SCENARIO=greet", "should_trigger": True},
+        {"query": "email etiquette SCENARIO=plain", "should_trigger": False}], indent=2) + "\n")
     return {"tasks": suite / "tasks.yaml", "creator": creator / "evals" / "evals.json",
             "writing": writing / "evals" / "evals.json"}
 
@@ -205,24 +210,50 @@ async def test_discover_lists_every_format(client: LanguageClient, ws: Path) -> 
     assert gr["packageRoot"] == str(ws / "greet-suite") and gr["lastVerdict"] == "PASS"
 
 
-async def test_verdicts_restored_from_result_files(client: LanguageClient, ws: Path) -> None:
-    """A grading.json written by another run (a terminal) shows up as the case's verdict without a run."""
+async def test_trigger_set_run_all(client: LanguageClient, ws: Path) -> None:
+    path = ws / "greeting" / "evals" / "trigger-eval.json"
+    uri = await open_doc(client, path)
+    found = await lenses(client, uri)
+    assert lens_titles(found) == ["▶ Run all", "▶ Run", "▶ Run"]
+
+    result = await run_lens(client, found[0], timeout=120)
+
+    assert result["name"] == "*" and result["verdict"] == "PASS", result
+    assert result["reason"] == "precision 1.0, recall 1.0 (2/2 passed)"
+    assert {v["name"] for v in client.verdicts[-3:]} == {"0", "1", "*"}
+    titles = lens_titles(await lenses(client, uri))
+    assert titles[0] == "▶ Run all" and titles[1].startswith("✓ PASS") and titles.count("▶ Run") == 2
+    (diag,) = [d for d in await _diagnostics(client, uri, "eval-pass")
+               if d.range.start.line == _line(path, "hello there")]
+    assert "triggered 1/1 (should trigger)" in diag.message
+
+
+async def test_verdicts_restored_from_result_files(client: LanguageClient, fake: FakeModelServer,
+                                                   ws: Path) -> None:
+    """A fresh server shows the last verdicts from the files the runs left: skilljack results JSON,
+    skill-creator and writing-skills grading files, and a grading.json written by a run in a terminal."""
     grading = ws / "greeting-workspace" / "runs" / "20250101T000000Z" / "eval-2" / "grading.json"
     grading.parent.mkdir(parents=True)
     grading.write_text(json.dumps({"expectations": [
         {"text": "The reply says goodbye", "passed": False, "evidence": "it said hello instead"}],
         "summary": {"passed": 0, "failed": 1, "total": 1, "pass_rate": 0.0}}))
-    path = ws / "greeting" / "evals" / "evals.json"
-    uri = await open_doc(client, path)
-    line = _line(path, '"id": 2')
-    want = "✗ FAIL: 0/1 assertions passed; failed: The reply says goodbye"
-    titles: list[str] = []
-    for _ in range(40):  # the server looks at result folders at most once a second
-        titles = await _titles_at(client, uri, line)
-        if want in titles:
-            break
-        await asyncio.sleep(0.1)
-    assert want in titles, titles
+    fresh = await start_run_client(fake, ws, "visual-studio-code")
+    try:
+        tasks = ws / "greet-suite" / "tasks.yaml"
+        creator = ws / "greeting" / "evals" / "evals.json"
+        writing = ws / "hello" / "evals" / "evals.json"
+        expected = [(tasks, "id: gr-001", "✓ PASS"), (creator, '"id": 1', "✓ PASS"),
+                    (creator, '"id": 2', "✗ FAIL: 0/1 assertions passed; failed: The reply says goodbye"),
+                    (writing, '"id": "says-hello"', "✗ FAIL: required `names-team` scored 1/5")]
+        for path, needle, title in expected:
+            uri = await open_doc(fresh, path)
+            titles = await _titles_at(fresh, uri, _line(path, needle))
+            assert any(t.startswith(title) for t in titles), (path.name, needle, titles)
+        found = await fresh.workspace_execute_command_async(types.ExecuteCommandParams(
+            command="evalens.discoverCases", arguments=[{"uri": open_uri(str(writing))}]))
+        assert [(c["name"], c.get("lastVerdict")) for c in found] == [("says-hello", "FAIL")], found
+    finally:
+        await stop_run_client(fresh)
 
 
 async def test_cancel_kills_the_agent(client: LanguageClient, ws: Path) -> None:
