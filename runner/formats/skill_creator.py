@@ -35,6 +35,9 @@ register(SchemaSpec("skill-creator-evals.schema.json", m.EvalsFile, "skill-creat
 register(SchemaSpec("skill-creator-grading.schema.json", m.GradingFile, "skill-creator grading.json",
                     "The grader's verdict on one run (`<run-dir>/grading.json`), read by the viewer and "
                     "`aggregate_benchmark.py`."))
+register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "skill-creator benchmark.json",
+                    "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
+                    "benchmark.json`), read by its viewer."))
 register(SchemaSpec("skill-creator-trigger-evals.schema.json", m.TriggerEvalSet, "Trigger eval set",
                     "Queries with whether a skill should load for each (`run_eval.py`)."))
 register(SchemaSpec("skill-creator-trigger-evals-variant.schema.json", m.TriggerEvalSetVariant,
@@ -352,6 +355,35 @@ class SkillCreatorGrading(Format):
         return out
 
 
+# ------------------------------------------------------------------------------------------- benchmark.json
+
+
+class SkillCreatorBenchmark(Format):
+    id = "skill-creator-benchmark"
+    title = "skill-creator benchmark.json"
+    language = "json"
+    globs = ("**/benchmark.json",)
+    schema_file = "skill-creator-benchmark.schema.json"
+
+    def detect(self, path: str, data: Any) -> Match:
+        return Match.YES if isinstance(data, dict) and "runs" in data and \
+            ({"metadata", "run_summary"} & set(data)) else Match.NO
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        for p in problems:
+            path = tuple((p.data or {}).get("path", ()))
+            if len(path) == 3 and path[0] == "runs" and path[2] == "configuration" and p.code == "schema-enum":
+                p.message += " skill-creator's viewer shows empty values for any other name."
+            elif len(path) == 2 and path[0] == "runs" and p.code == "missing-key" and \
+                    (p.data or {}).get("missing") == "result":
+                run = data["runs"][path[1]]
+                if isinstance(run, dict) and "pass_rate" in run:
+                    p.message = (f"runs[{path[1]}] has `pass_rate` at the top level; the viewer reads "
+                                 "`result.pass_rate` and shows empty values.")
+        return problems
+
+
 # ------------------------------------------------------------------------------------------- trigger eval sets
 
 
@@ -482,5 +514,6 @@ class TriggerEvalSetVariant(Format):
 
 registry.register(SkillCreatorEvals())
 registry.register(SkillCreatorGrading())
+registry.register(SkillCreatorBenchmark())
 registry.register(TriggerEvalSet())
 registry.register(TriggerEvalSetVariant())

@@ -176,3 +176,60 @@ class TriggerEvalSetVariant(EvalModel):
                                     example=["Audit this CSV before I use it for reporting."])
     should_not_trigger: list[str] = doc("Queries that should not load it.", type_="string[]", required=True,
                                         example=["Tune my XGBoost model's hyperparameters."])
+
+
+class BenchmarkMetadata(EvalModel):
+    """What was benchmarked."""
+
+    skill_name: str | None = doc("Skill under test.", type_="string", default=None, example="pdf")
+    skill_path: str | None = doc("Its path.", type_="string", default=None, example="skills/pdf")
+    executor_model: str | None = doc("Model that ran the evals.", type_="string", default=None,
+                                     example="claude-sonnet-4-5")
+    analyzer_model: str | None = doc("Model that analysed them.", type_="string", default=None,
+                                     example="claude-opus-4-1")
+    timestamp: str | None = doc("When, ISO 8601.", type_="string", default=None, example="2026-03-01T10:00:00Z")
+    evals_run: list[Any] = doc("Eval ids run.", type_="array", default=[], example=[1, 2])
+    runs_per_configuration: int | None = doc("Runs per configuration.", type_="integer", default=None, example=3)
+
+
+class BenchmarkResult(EvalModel):
+    """One run's numbers; the viewer reads `pass_rate` **here**, not on the run."""
+
+    pass_rate: Annotated[float, Field(ge=0, le=1)] = doc("passed / total.", type_="number (0–1)", required=True,
+                                                         example=0.67)
+    passed: int | None = doc("Statements passed.", type_="integer", default=None, example=2)
+    failed: int | None = doc("Statements failed.", type_="integer", default=None, example=1)
+    total: int | None = doc("Statements graded.", type_="integer", default=None, example=3)
+    time_seconds: float | None = doc("Run time.", type_="number", unit="seconds", default=None, example=42.5)
+    tokens: int | None = doc("Tokens used.", type_="integer", default=None, example=12000)
+    tool_calls: int | None = doc("Tool calls.", type_="integer", default=None, example=14)
+    errors: int | None = doc("Errors.", type_="integer", default=None, example=0)
+
+
+class BenchmarkRun(EvalModel):
+    """One eval run in one configuration."""
+
+    eval_id: Any = doc("The eval's id.", type_="integer | string", required=True, example=1)
+    eval_name: str | None = doc("The eval's name.", type_="string", default=None, example="tables-to-csv")
+    configuration: Literal["with_skill", "without_skill"] = doc(
+        "`with_skill` or `without_skill`; the viewer shows empty values for anything else.", type_="string",
+        required=True, example="with_skill",
+    )
+    run_number: int | None = doc("1-based run number.", type_="integer", default=None, example=1)
+    result: BenchmarkResult = doc("The run's numbers (the viewer reads `result.pass_rate`).", type_="object",
+                                  required=True, example={"pass_rate": 1.0, "passed": 3, "total": 3})
+    expectations: list[Any] = doc("Graded statements (`{text, passed, evidence}`).", type_="object[]", default=[],
+                                  example=[])
+    notes: list[Any] = doc("Remarks.", type_="array", default=[], example=[])
+
+
+class BenchmarkFile(EvalModel):
+    """skill-creator ``benchmarks/<timestamp>/benchmark.json``: with-skill vs without-skill runs."""
+
+    metadata: BenchmarkMetadata = doc("What was benchmarked.", type_="object", default={},
+                                      example={"skill_name": "pdf"})
+    runs: list[BenchmarkRun] = doc("Every run.", type_="object[]", required=True,
+                                   example=[{"eval_id": 1, "configuration": "with_skill", "result": {"pass_rate": 1}}])
+    run_summary: dict[str, Any] = doc("Per-configuration means and `delta` (signed strings such as `+0.50`).",
+                                      type_="object", default={}, example={"delta": {"pass_rate": "+0.50"}})
+    notes: list[Any] = doc("Analyst notes.", type_="array", default=[], example=[])

@@ -197,3 +197,16 @@ def test_variant_conflicting_query(tmp_path: Path) -> None:
     data = {"skill_name": "pdf", "should_trigger": ["same"], "should_not_trigger": ["same", "other"]}
     v = check(write(tmp_path, "evals/trigger-cases.json", data))
     assert only(v, "conflicting-query").span.start_line == 6
+
+
+def test_benchmark_configuration_and_pass_rate_placement(tmp_path: Path) -> None:
+    runs = [{"eval_id": 1, "configuration": "with_skill", "run_number": 1, "result": {"pass_rate": 1.0, "total": 2}},
+            {"eval_id": 1, "configuration": "with_rule", "run_number": 1, "result": {"pass_rate": 0.5}},
+            {"eval_id": 2, "configuration": "without_skill", "pass_rate": 0.5}]
+    v = check(write(tmp_path, "benchmarks/2026/benchmark.json", {"metadata": {"skill_name": "pdf"}, "runs": runs}))
+    assert v.format is not None and v.format.id == "skill-creator-benchmark"
+    messages = [p.message for p in v.problems if p.severity == Severity.ERROR]
+    assert any("viewer shows empty values for any other name" in m for m in messages)
+    assert any(m.startswith("runs[2] has `pass_rate` at the top level") for m in messages)
+    ok = check(write(tmp_path, "benchmarks/2026/benchmark.json", {"metadata": {}, "runs": runs[:1]}))
+    assert ok.problems == []
