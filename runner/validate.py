@@ -26,6 +26,14 @@ class Validation:
     doc: ParsedDocument | None
     problems: list[Problem] = field(default_factory=list)
     lookalike: Format | None = None
+    _case_names: tuple[str, ...] | None = None
+
+    def case_names(self) -> tuple[str, ...]:
+        """Names of the runnable units (computed once per document version)."""
+        if self._case_names is None:
+            ok = self.format is not None and self.doc is not None and self.doc.ok
+            self._case_names = tuple(c.name for c in self.format.cases(self.doc)) if ok else ()
+        return self._case_names
 
 
 def validate_text(path: str, text: str, indexes: IndexCache | None = None,

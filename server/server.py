@@ -67,6 +67,7 @@ class EvalensServer(LanguageServer):
         self.last_good: dict[str, Any] = {}  # uri -> last Validation whose document parsed
         self.disk_validations: dict[str, Any] = {}  # uri -> Validation of unopened files (start-up scan)
         self.lock = threading.RLock()
+        self._graveyard: list[Any] = []
         self.runs: Any = None  # set by features.run (the "Run eval" machinery)
 
     # ----------------------------------------------------------------------------------- capabilities
@@ -109,10 +110,16 @@ class EvalensServer(LanguageServer):
         path = to_fs_path(uri) or uri
         result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings())
         with self.lock:
+            replaced = [self.validations.get(uri), self.last_good.get(uri)]
             self.validations[uri] = (doc.version, result)
             if result.doc is not None and result.doc.ok:
                 self.last_good[uri] = result
+        self._graveyard.append(replaced)  # freed after the answer is out: a big tree takes ~20 ms to free
         return result
+
+    def free_replaced(self) -> None:
+        """Drop replaced validations (called once diagnostics are published)."""
+        self._graveyard.clear()
 
     def validation_for(self, uri: str) -> Any:
         if uri in self.workspace.text_documents:
