@@ -21,6 +21,7 @@ def register(server: EvalensServer) -> None:
         if node is None or node.kind != "scalar":
             return None
         ctx = rule_context(result.path, ls.indexes, ls.settings.rule_settings())
+        ctx.doc = doc  # the open (possibly unsaved) text, not the file on disk
         targets = result.format.definition(doc, path, node.value, ctx)
         out = []
         for t in targets:

@@ -43,6 +43,7 @@ def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hov
             parts.append(f"Default: `{field['default']}`")
     if node is not None and node.kind == "scalar" and not on_key:
         ctx = rule_context(result.path, ls.indexes, ls.settings.rule_settings())
+        ctx.doc = doc  # the open (possibly unsaved) text, not the file on disk
         about = result.format.hover_value(path, node.value, ctx)
         if about:
             parts.append(about)
