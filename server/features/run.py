@@ -111,6 +111,7 @@ class Runs:
         self.active: dict[tuple[str, str], RunHandle] = {}
         self.slots = Slots(lambda: ls.settings.max_parallel_runs)
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
+        self._case_cache: dict[int, tuple[Any, list[Any]]] = {}  # id(validation) -> (validation, units)
 
     # ------------------------------------------------------------------------------------ documents
     def _validation(self, uri: str) -> Any:
@@ -126,9 +127,9 @@ class Runs:
 
         return validate_file(Path(path), self.ls.indexes, self.ls.settings.rule_settings())
 
-    @staticmethod
-    def _cases(validation: Any, format_id: str = RUNNABLE) -> list[Any]:
-        """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``)."""
+    def _cases(self, validation: Any, format_id: str = RUNNABLE) -> list[Any]:
+        """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``); cached
+        per validation (one per document version), since diagnostics, lenses and hover all ask."""
         if validation is None or validation.format is None:
             return []
         fid = validation.format.id
@@ -136,9 +137,15 @@ class Runs:
             return []
         if validation.doc is None or not validation.doc.ok:
             return []
+        cached = self._case_cache.get(id(validation))
+        if cached is not None and cached[0] is validation:
+            return cached[1]
         cases = list(validation.format.cases(validation.doc))
         if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
             cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
+        if len(self._case_cache) >= 32:
+            self._case_cache.pop(next(iter(self._case_cache)))
+        self._case_cache[id(validation)] = (validation, cases)
         return cases
 
     @staticmethod
@@ -168,7 +175,7 @@ class Runs:
     # ------------------------------------------------------------------------------------ diagnostics
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
         root = self._root_of_uri(uri, validation)
-        if root is None:
+        if root is None or not self.memory.all_for(root):
             return []
         out: list[types.Diagnostic] = []
         for case in self._cases(validation):
