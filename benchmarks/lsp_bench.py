@@ -966,27 +966,33 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                     skilljack_lines=len(sj_path.read_text().splitlines()), workspace_files=args.files)
         for key, _ in servers:
             results[key] = {}
-        init_servers = [*servers[:1], ("floor", floor_server()), *servers[1:]]
+        only = set(args.only or ["init", "case", "workspace", "skilljack"])
         loads = meta["load_during"] = [f"start: {machine_load()}"]
-        inits = await measure_inits(init_servers, iters["inits"], pkg, case)
-        loads.append(f"after initialize: {machine_load()}")
-        results["evalens"]["init_floor"] = inits.pop("floor")
-        for key, part in inits.items():
-            results[key]["init"] = part
-        for key, part in (await single_file_scenario(servers, pkg, case, probe, iters, "case")).items():
-            results[key]["case"] = part
-        loads.append(f"after the case scenario: {machine_load()}")
-        for key, server in servers:
-            if key == "evalens":
-                results[key]["workspace"] = await workspace_scenario_evalens(server, ws, ws_paths,
-                                                                              iters["ws_runs"])
-            else:
-                results[key]["workspace"] = await workspace_scenario_yls(server, ws, ws_paths)
-        loads.append(f"after the workspace scenario: {machine_load()}")
-        sj = await single_file_scenario(servers, sj_dir.parent.parent, sj_path, sj_probe, sj_iters, "skilljack")
-        for key, part in sj.items():
-            results[key]["skilljack"] = part
-        loads.append(f"after the skilljack scenario: {machine_load()}")
+        if "init" in only:
+            init_servers = [*servers[:1], ("floor", floor_server()), *servers[1:]]
+            inits = await measure_inits(init_servers, iters["inits"], pkg, case)
+            loads.append(f"after initialize: {machine_load()}")
+            results["evalens"]["init_floor"] = inits.pop("floor")
+            for key, part in inits.items():
+                results[key]["init"] = part
+        if "case" in only:
+            for key, part in (await single_file_scenario(servers, pkg, case, probe, iters, "case")).items():
+                results[key]["case"] = part
+            loads.append(f"after the case scenario: {machine_load()}")
+        if "workspace" in only:
+            for key, server in servers:
+                if key == "evalens":
+                    results[key]["workspace"] = await workspace_scenario_evalens(server, ws, ws_paths,
+                                                                                  iters["ws_runs"])
+                else:
+                    results[key]["workspace"] = await workspace_scenario_yls(server, ws, ws_paths)
+            loads.append(f"after the workspace scenario: {machine_load()}")
+        if "skilljack" in only:
+            sj = await single_file_scenario(servers, sj_dir.parent.parent, sj_path, sj_probe, sj_iters,
+                                            "skilljack")
+            for key, part in sj.items():
+                results[key]["skilljack"] = part
+            loads.append(f"after the skilljack scenario: {machine_load()}")
     results["meta"]["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     return results
 
@@ -998,6 +1004,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="OUT", help="also write every sample and summary to OUT")
     parser.add_argument("--files", type=int, default=1000, help="case files in the workspace scenario")
     parser.add_argument("--tasks", type=int, default=500, help="tasks in the skilljack scenario")
+    parser.add_argument("--only", action="append", choices=["init", "case", "workspace", "skilljack"],
+                        help="run only this part (repeatable); the tables show '-' for the rest")
     parser.add_argument("--profile-server", metavar="DIR",
                         help="run evalens under cProfile and write one .prof per server process into DIR "
                              "(event-loop thread only; timings then include the profiler's overhead)")
