@@ -22,6 +22,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path as open_uri
 from pytest_lsp import LanguageClient
 
+from tests.conftest import CORPUS
 from tests.fakemodel.server import FakeModelServer
 from tests.lsp.run_fixtures import (
     lens_titles,
@@ -43,6 +44,7 @@ except EngineNotFound:
 pytestmark = [pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)"),
               pytest.mark.asyncio(loop_scope="module")]
 
+SKILLJACK_RESULTS = "olaservo__skilljack-evals__rev-821fbaa__evals__example-greeting__baselines__vercel-ai-gpt-5.2.json"
 SKILL_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
 SCENARIOS = {
     "greet": [{"tool": "Skill", "input": {"skill": "greeting"}}, {"text": "Hello and welcome! GREETING_SUCCESS"}],
@@ -88,6 +90,23 @@ def _workspace(root: Path, marker: str) -> dict[str, Path]:
     (creator / "evals" / "trigger-eval.json").write_text(json.dumps([
         {"query": "hello there SCENARIO=greet", "should_trigger": True},
         {"query": "email etiquette SCENARIO=plain", "should_trigger": False}], indent=2) + "\n")
+    task_md = suite / "gr-002" / "task.md"  # a task.md package without `id`: named after its folder
+    task_md.parent.mkdir()
+    task_md.write_text("---\nexpected_skill: greeting\nchecks:\n  marker: GREETING_SUCCESS\n---\n\nHi, I'm new here.\n")
+    real = CORPUS / "skilljack-results-json" / SKILLJACK_RESULTS
+    if real.is_file():  # results skilljack itself wrote, in its output folder next to a suite with its task ids
+        (root / "example-greeting" / "results").mkdir(parents=True)
+        (root / "example-greeting" / "tasks.yaml").write_text(textwrap.dedent("""\
+            skill: greeting
+            tasks:
+              - id: gr-001
+                prompt: "Hello!"
+                expected_skill_load: greeting
+              - id: gr-fp-001
+                prompt: "What are good email greetings?"
+                expected_skill_load: none
+            """))
+        shutil.copy(real, root / "example-greeting" / "results" / "greeting-2025.json")
     return {"tasks": suite / "tasks.yaml", "creator": creator / "evals" / "evals.json",
             "writing": writing / "evals" / "evals.json"}
 
@@ -206,7 +225,10 @@ async def test_discover_lists_every_format(client: LanguageClient, ws: Path) -> 
             ("evals.json", "1", "skill-creator-evals"), ("evals.json", "2", "skill-creator-evals"),
             ("evals.json", "says-hello", "writing-skills-evals")} <= units
     assert not any(name == "*" for _, name, _ in units)
-    gr = next(c for c in found if c["name"] == "gr-001")
+    assert ("task.md", "gr-002", "skilljack-task") in units
+    task_md = ws / "greet-suite" / "gr-002" / "task.md"
+    assert lens_titles(await lenses(client, await open_doc(client, task_md))) == ["▶ Run"]
+    gr = next(c for c in found if c["name"] == "gr-001" and "greet-suite" in c["uri"])
     assert gr["packageRoot"] == str(ws / "greet-suite") and gr["lastVerdict"] == "PASS"
 
 
@@ -249,6 +271,12 @@ async def test_verdicts_restored_from_result_files(client: LanguageClient, fake:
             uri = await open_doc(fresh, path)
             titles = await _titles_at(fresh, uri, _line(path, needle))
             assert any(t.startswith(title) for t in titles), (path.name, needle, titles)
+        real = ws / "example-greeting" / "tasks.yaml"
+        if real.is_file():  # skilljack's own results: a pass, and a false positive below the discovery threshold
+            uri = await open_doc(fresh, real)
+            assert "✓ PASS 23.1s" in await _titles_at(fresh, uri, _line(real, "id: gr-001"))  # its 3 runs
+            assert "✗ FAIL: Unexpected skill activation: greeting (false positive)" in \
+                await _titles_at(fresh, uri, _line(real, "id: gr-fp-001"))
         found = await fresh.workspace_execute_command_async(types.ExecuteCommandParams(
             command="evalens.discoverCases", arguments=[{"uri": open_uri(str(writing))}]))
         assert [(c["name"], c.get("lastVerdict")) for c in found] == [("says-hello", "FAIL")], found
