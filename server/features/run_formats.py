@@ -316,8 +316,13 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any) ->
     _quiet_stdout()
     started = time.time()
     output_dir = skilljack_results_dir(file) if fmt.startswith("skilljack") else None
-    engine = settings.engine if settings.engine in ("claude-code", "codex") else "claude-code"
-    kwargs: dict[str, Any] = {"cases": None if name == ALL else [name], "runs": 1, "engine": engine,
+    engine = settings.engine or "claude-code"
+    if engine not in ("claude-code", "codex"):
+        why = f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
+        return [(UnitResult(name=name, verdict="ERROR", reason=why, error=why), None)]
+    names = variant_names(data) if fmt == "trigger-evals-variant" else {}
+    runner_name = {v: k for k, v in names.items()}.get(name, name)
+    kwargs: dict[str, Any] = {"cases": None if name == ALL else [runner_name], "runs": 1, "engine": engine,
                               "judge_model": settings.judge or None, "output_dir": output_dir,
                               "timeout_ms": float(settings.timeout) * 1000 if settings.timeout else None}
     if fmt.startswith("skilljack") and "config" in inspect.signature(run_file).parameters:
@@ -332,6 +337,7 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any) ->
                if mtime >= started - 1}
     out: list[tuple[UnitResult, str | None]] = []
     for v in verdicts:
+        v.name = names.get(v.name, v.name)
         unit, path = written.get(v.name, (None, None))
         if fmt in ("skill-creator-evals", "writing-skills-evals") and v.details.get("grading"):
             path = str(v.details["grading"])
@@ -356,6 +362,18 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any) ->
     elif not any(u.name == name for u, _ in out):
         out.append((UnitResult(name=name, verdict="ERROR", reason=f"the runner returned no verdict for {name}",
                                error="no verdict"), None))
+    return out
+
+
+def variant_names(data: Any) -> dict[str, str]:
+    """The runner's names of a variant trigger set's queries (their index in positives + negatives) → the
+    names ``Format.cases`` gives them (``should_trigger[j]``, ``should_not_trigger[j]``)."""
+    if not isinstance(data, dict):
+        return {}
+    pos = data.get("should_trigger") if isinstance(data.get("should_trigger"), list) else []
+    neg = data.get("should_not_trigger") if isinstance(data.get("should_not_trigger"), list) else []
+    out = {str(j): f"should_trigger[{j}]" for j in range(len(pos))}
+    out.update({str(len(pos) + j): f"should_not_trigger[{j}]" for j in range(len(neg))})
     return out
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from evalens.runner.engines.base import EngineNotFound, find_binary
+from evalens.server.features import run_formats
 from lsprotocol import types
 from pygls.uris import from_fs_path as open_uri
 from pytest_lsp import LanguageClient
@@ -92,7 +93,7 @@ def _workspace(root: Path, marker: str) -> dict[str, Path]:
         {"query": "email etiquette SCENARIO=plain", "should_trigger": False}], indent=2) + "\n")
     task_md = suite / "gr-002" / "task.md"  # a task.md package without `id`: named after its folder
     task_md.parent.mkdir()
-    task_md.write_text("---\nexpected_skill: greeting\nchecks:\n  marker: GREETING_SUCCESS\n---\n\nHi, I'm new here.\n")
+    task_md.write_text("---\nexpected_skill: greeting\nchecks:\n  marker: GREETING_SUCCESS\n---\n\nHi, I'm new here. SCENARIO=greet\n")
     real = CORPUS / "skilljack-results-json" / SKILLJACK_RESULTS
     if real.is_file():  # results skilljack itself wrote, in its output folder next to a suite with its task ids
         (root / "example-greeting" / "results").mkdir(parents=True)
@@ -180,6 +181,19 @@ async def test_skilljack_task_lens_run(client: LanguageClient, ws: Path) -> None
     assert "Last run: ✓ PASS" in hover.contents.value and "Marker found" in hover.contents.value
 
 
+async def test_skilljack_task_md_lens_run(client: LanguageClient, ws: Path) -> None:
+    path = ws / "greet-suite" / "gr-002" / "task.md"
+    uri = await open_doc(client, path)
+
+    result = await run_lens(client, _lens(await lenses(client, uri), "▶ Run", 0), timeout=120)
+
+    assert result["verdict"] == "PASS" and result["name"] == "gr-002", result
+    assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"
+    assert (await _titles_at(client, uri, 0))[-1].startswith("✓ PASS ")
+    (diag,) = await _diagnostics(client, uri, "eval-pass")
+    assert diag.range.start.line == 0
+
+
 async def test_skill_creator_case_lens_run(client: LanguageClient, ws: Path) -> None:
     path = ws / "greeting" / "evals" / "evals.json"
     uri = await open_doc(client, path)
@@ -226,8 +240,6 @@ async def test_discover_lists_every_format(client: LanguageClient, ws: Path) -> 
             ("evals.json", "says-hello", "writing-skills-evals")} <= units
     assert not any(name == "*" for _, name, _ in units)
     assert ("task.md", "gr-002", "skilljack-task") in units
-    task_md = ws / "greet-suite" / "gr-002" / "task.md"
-    assert lens_titles(await lenses(client, await open_doc(client, task_md))) == ["▶ Run"]
     gr = next(c for c in found if c["name"] == "gr-001" and "greet-suite" in c["uri"])
     assert gr["packageRoot"] == str(ws / "greet-suite") and gr["lastVerdict"] == "PASS"
 
@@ -302,3 +314,9 @@ async def test_cancel_kills_the_agent(client: LanguageClient, ws: Path) -> None:
     await wait_until(lambda: not processes_with(f"evalens-slow-{marker}"), timeout=10)
     await wait_until(lambda: not list(client.sandboxes.iterdir()), timeout=10)  # type: ignore[attr-defined]
     assert "▶ Run" in await _titles_at(client, uri, line)
+
+
+async def test_variant_trigger_set_names() -> None:
+    """The runner names a variant set's queries by their index in positives + negatives; lenses by list."""
+    names = run_formats.variant_names({"skill_name": "g", "should_trigger": ["a", "b"], "should_not_trigger": ["c"]})
+    assert names == {"0": "should_trigger[0]", "1": "should_trigger[1]", "2": "should_not_trigger[0]"}
