@@ -138,14 +138,20 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> L
     def _state(params: Any) -> None:
         client.run_states.append(plain(params))  # type: ignore[attr-defined]
 
+    scanned = asyncio.Event()
+
     @client.feature("evalens/scanComplete")
     def _scanned(params: Any) -> None:
-        return None
+        scanned.set()
 
     await client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities(profile), root_uri=from_fs_path(str(root)),
         initialization_options={"evalens": {"maxParallelRuns": 2}}))
     client.profile = profile  # type: ignore[attr-defined]
+    # Documents opened while the start-up scan first imports the format modules can be detected with only the
+    # UAAPS formats registered (runner/formats/registry.py `_ensure_loaded` marks itself loaded before it
+    # imports); tests open their documents after the scan.
+    await asyncio.wait_for(scanned.wait(), 30)
     return client
 
 

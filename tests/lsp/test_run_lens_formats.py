@@ -231,6 +231,24 @@ async def test_writing_skills_case_lens_run(client: LanguageClient, ws: Path) ->
     assert on_entry.range.start.line == second and on_entry.message.startswith("expectation: scored 1/5")
 
 
+async def test_neovim_07_lens_run(fake: FakeModelServer, ws: Path) -> None:
+    """Neovim 0.7 (no lens refresh, no pull): the verdict lens and the pushed diagnostic still arrive."""
+    nvim = await start_run_client(fake, ws, "neovim@v0.7.0")
+    try:
+        path = ws / "greeting" / "evals" / "evals.json"
+        uri = await open_doc(nvim, path)
+        line = _line(path, '"id": 1')
+        found = await lenses(nvim, uri)
+        assert found, found
+        result = await run_lens(nvim, _lens(found, "▶ Run", line), timeout=120)
+        assert result["verdict"] == "PASS", result
+        assert any(t.startswith("✓ PASS") for t in await _titles_at(nvim, uri, line))
+        (diag,) = await _diagnostics(nvim, uri, "eval-pass")
+        assert diag.range.start.line == line and nvim.lens_refreshes == 0  # type: ignore[attr-defined]
+    finally:
+        await stop_run_client(nvim)
+
+
 async def test_discover_lists_every_format(client: LanguageClient, ws: Path) -> None:
     found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="evalens.discoverCases", arguments=[{}]))
