@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalens.runner.schema_check import subschema
-from evalens.runner.validate import rule_context
 from evalens.server.convert import col_to_client, from_position
 from evalens.server.features.context import CursorContext, json_context, yaml_context
 from evalens.server.server import EvalensServer
@@ -21,6 +19,8 @@ def register(server: EvalensServer) -> None:
 
 
 def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.CompletionList | None:
+    from evalens.runner.validate import rule_context
+
     result = ls.validate_uri(uri)
     fmt = result.format
     if fmt is None:
@@ -74,6 +74,8 @@ def _md(schema: dict[str, Any]) -> types.MarkupContent | None:
 
 def key_items(ls: EvalensServer, result: Any, schema: dict[str, Any], ctx: CursorContext, language: str,
               edit_range: types.Range, snippets: bool) -> list[types.CompletionItem]:
+    from evalens.runner.schema_check import subschema
+
     parent = subschema(schema, ctx.parent)
     if not parent or not isinstance(parent.get("properties"), dict):
         return []
@@ -133,6 +135,8 @@ def _json_insert(key: str, prop: dict[str, Any], snippets: bool) -> str:
 
 def value_items(schema: dict[str, Any] | None, ctx: CursorContext, fmt: Any, rctx: Any,
                 edit_range: types.Range, language: str) -> list[types.CompletionItem]:
+    from evalens.runner.schema_check import subschema
+
     items: list[types.CompletionItem] = []
     prop = subschema(schema, ctx.parent) if schema else None
     seen: set[str] = set()

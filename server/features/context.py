@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from evalens.runner.documents import ParsedDocument, Path
+if TYPE_CHECKING:
+    from evalens.runner.documents import ParsedDocument, Path
 
 Mode = Literal["key", "value", "item"]
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from evalens.runner.validate import rule_context
 from evalens.server.convert import from_position
 from evalens.server.server import EvalensServer
 from lsprotocol import types
@@ -12,6 +11,8 @@ from pygls.uris import from_fs_path
 def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: EvalensServer, params: types.DefinitionParams) -> list[types.Location] | None:
+        from evalens.runner.validate import rule_context
+
         result = ls.validate_uri(params.text_document.uri)
         if result.format is None or result.doc is None or not result.doc.ok:
             return None

@@ -3,8 +3,6 @@ somewhere (a target, a skill name), what they point to."""
 
 from __future__ import annotations
 
-from evalens.runner.schema_check import dotted, subschema
-from evalens.runner.validate import rule_context
 from evalens.server.convert import from_position, to_range
 from evalens.server.server import EvalensServer
 from lsprotocol import types
@@ -17,6 +15,9 @@ def register(server: EvalensServer) -> None:
 
 
 def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hover | None:
+    from evalens.runner.schema_check import dotted, subschema
+    from evalens.runner.validate import rule_context
+
     result = ls.validate_uri(uri)
     if result.format is None or result.doc is None or not result.doc.ok:
         return None

@@ -111,7 +111,7 @@ class Runs:
         self.active: dict[tuple[str, str], RunHandle] = {}
         self.slots = Slots(lambda: ls.settings.max_parallel_runs)
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
-        self._case_cache: dict[int, tuple[Any, list[Any]]] = {}  # id(validation) -> (validation, units)
+        self._case_cache: dict[str, tuple[Any, list[Any]]] = {}  # path -> (its latest validation, units)
 
     # ------------------------------------------------------------------------------------ documents
     def _validation(self, uri: str) -> Any:
@@ -137,15 +137,15 @@ class Runs:
             return []
         if validation.doc is None or not validation.doc.ok:
             return []
-        cached = self._case_cache.get(id(validation))
+        cached = self._case_cache.get(validation.path)
         if cached is not None and cached[0] is validation:
             return cached[1]
         cases = list(validation.format.cases(validation.doc))
         if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
             cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
-        if len(self._case_cache) >= 32:
+        if len(self._case_cache) >= 64 and validation.path not in self._case_cache:
             self._case_cache.pop(next(iter(self._case_cache)))
-        self._case_cache[id(validation)] = (validation, cases)
+        self._case_cache[validation.path] = (validation, cases)  # one version per file: no old versions kept
         return cases
 
     @staticmethod

@@ -135,6 +135,41 @@ def result_files(fmt: str, file: Path) -> list[Path]:
     return [p for _, p in stamped[:MAX_FILES]]
 
 
+def folder_stamp(fmt: str, file: Path) -> tuple:
+    """The mtimes of the folders result files are created in (a few stats: cheap enough for every look)."""
+    folder = _result_folder(fmt, file)
+    if folder is None:
+        return ()
+    try:
+        return (folder.stat().st_mtime_ns,)
+    except OSError:
+        return (0,)
+
+
+_FOLDERS: dict[tuple[str, str], tuple[float, Path | None]] = {}
+FOLDER_TTL = 5.0  # seconds a file's result folder is trusted (it depends on eval.config.yaml and SKILL.md)
+
+
+def _result_folder(fmt: str, file: Path) -> Path | None:
+    key = (fmt, str(file))
+    now = time.monotonic()
+    cached = _FOLDERS.get(key)
+    if cached is not None and now - cached[0] < FOLDER_TTL:
+        return cached[1]
+    if fmt.startswith("skilljack"):
+        folder: Path | None = skilljack_results_dir(file)
+    elif fmt == "skill-creator-evals":
+        folder = _workspace(file) / "runs"
+    elif fmt == "writing-skills-evals":
+        folder = _workspace(file) / "grading"
+    else:
+        folder = None
+    if len(_FOLDERS) > 512:
+        _FOLDERS.clear()
+    _FOLDERS[key] = (now, folder)
+    return folder
+
+
 def stamp(fmt: str, file: Path) -> tuple:
     """Changes whenever a result file for ``file`` is written (restoring re-reads only then)."""
     out = []
@@ -159,7 +194,59 @@ def _sj_thresholds(file: Path) -> tuple[float, float]:
         return 0.8, 4.0
 
 
-def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tuple[float, float]) -> UnitResult:
+_FAILED_DETAIL = ("Missing", "Unexpected", "Wrong skill", "Expected skill activation but", "Forbidden tools were",
+                  "Contains forbidden", "Task errored", "File missing")
+
+
+def _failed_detail(detail: str) -> bool:
+    """Whether one of skilljack's deterministic detail lines reports a failure (they carry no status)."""
+    return detail.startswith(_FAILED_DETAIL) or " not found: " in detail or detail.endswith(
+        ("did not match", "(invalid regex)", "(outside working directory)")) or detail.startswith(
+        "javascript failed")
+
+
+_DETAIL_KEYS = (("Marker not found", "marker"), ("Missing expected tool calls", "tool_calls"),
+                ("Forbidden tools were called", "no_tool_calls"), ("Missing: ", "contains"),
+                ("Contains forbidden: ", "not_contains"), ("File missing: ", "file_exists"),
+                ("javascript failed", "javascript"))
+
+
+def detail_path(detail: str, raw: Any, task_md: bool) -> tuple | None:
+    """Where a failed deterministic check is written in the task (relative to it), from skilljack's detail line:
+    ``deterministic.expect_<key>[i]`` in a tasks.yaml, ``checks.<key>[i]`` in a task.md."""
+    if not isinstance(raw, dict):
+        return None
+    if detail.startswith(("Expected skill activation but", "Wrong skill activated")):
+        return ("expected_skill",) if task_md else ("expected_skill_load",)
+    if detail.startswith("Unexpected skill activation"):
+        return ("expect_skill_invocation",) if task_md else ("expected_skill_load",)
+    key = next((k for prefix, k in _DETAIL_KEYS if detail.startswith(prefix)), None)
+    value = None
+    if key is None and detail.startswith("/") and detail.endswith(("did not match", "(invalid regex)")):
+        key, value = "regex", detail[1:detail.rindex("/")]
+    elif key is None and detail.endswith("(outside working directory)"):
+        key, value = "file_exists", detail[: -len(" (outside working directory)")]
+    if key is None:
+        return None
+    if key in ("contains", "not_contains"):
+        value = detail.split(": ", 1)[1].strip('"')
+    elif key == "file_exists" and value is None:
+        value = detail.split(": ", 1)[1]
+    if task_md:
+        base: tuple = ("checks", "files_exist" if key == "file_exists" else key)
+        block = raw.get("checks")
+    else:
+        base = ("deterministic", f"expect_{key}")
+        block = raw.get("deterministic")
+    items = block.get(base[1]) if isinstance(block, dict) else None
+    if value is not None and isinstance(items, list):
+        index = next((i for i, v in enumerate(items) if str(v) == value), None)
+        return (*base, index) if index is not None else base
+    return base
+
+
+def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tuple[float, float],
+                   raw: Any = None, task_md: bool = False) -> UnitResult:
     """A task entry of a skilljack results JSON, with the verdict rule of ``cli_run._task_verdict``."""
     task = entry.get("task") or {}
     score = entry.get("score") or {}
@@ -168,7 +255,8 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
     meta = report.get("metadata") or {}
     det = score.get("deterministic") if isinstance(score.get("deterministic"), dict) else None
     judge = score.get("judge") if isinstance(score.get("judge"), dict) else None
-    checks = [UnitCheck("deterministic", str(d), "PASS" if det.get("passed") else "FAIL", str(d))
+    checks = [UnitCheck("deterministic", str(d), "FAIL" if _failed_detail(str(d)) else "PASS", str(d),
+                        detail_path(str(d), raw, task_md) if _failed_detail(str(d)) else None)
               for d in det.get("details") or []] if det else []
     discovery, adherence, output = (float(score.get(k) or 0) for k in ("discovery", "adherence", "outputQuality"))
     failed_det = next((r["score"]["deterministic"] for r in runs if isinstance(r, dict)
@@ -190,7 +278,7 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
         name=str(task.get("id")), verdict=verdict, reason=reason,
         duration_seconds=round(sum(float((r.get("result") or {}).get("durationMs") or 0) for r in runs
                                    if isinstance(r, dict)) / 1000, 3),
-        checks=[c for c in checks if c.status == "FAIL"] if det and not det.get("passed") else checks,
+        checks=checks,
         judge_verdict=(f"discovery {discovery:g} · adherence {adherence:.1f} · output {output:.1f}"
                        if judge is not None else None),
         judge_reason=str(judge.get("reasoning") or "") if judge else None,
@@ -258,6 +346,15 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
                       details={"version": grading.get("version"), "run": grading.get("run")})
 
 
+def _raw_task(fmt: str, data: Any, task_id: str) -> Any:
+    """A task's own mapping: the tasks.yaml entry with that id, or a task.md's frontmatter."""
+    if fmt == "skilljack-task":
+        return data
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    return next((t for t in tasks if isinstance(t, dict) and str(t.get("id")) == task_id), None) \
+        if isinstance(tasks, list) else None
+
+
 def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str, float]]:
     """Unit name → (result, result file, its mtime) from the newest result file holding the unit."""
     found: dict[str, tuple[UnitResult, str, float]] = {}
@@ -279,7 +376,9 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
                     continue  # another suite's results in a shared folder
                 for entry in report.get("tasks") or []:
                     if isinstance(entry, dict):
-                        unit = skilljack_unit(entry, report, thresholds)
+                        tid = str((entry.get("task") or {}).get("id"))
+                        unit = skilljack_unit(entry, report, thresholds, _raw_task(fmt, data, tid),
+                                              fmt == "skilljack-task")
                         found.setdefault(unit.name, (unit, str(path), mtime))
             elif fmt == "skill-creator-evals":
                 eval_dir = path.parent.parent if path.parent.name.startswith("run-") else path.parent

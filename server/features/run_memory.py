@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 MAX_REPORTS = 50  # how far back to look for a case's last verdict
-STALE_AFTER = 1.0  # seconds between two looks at a reports folder
+STALE_AFTER = 1.0  # seconds between two full looks at another format's result files
 
 
 @dataclass(slots=True)
@@ -104,14 +104,15 @@ class Memory:
 
         key = str(file)
         now = time.monotonic()
+        quick = run_formats.folder_stamp(format_id, file)  # new result files show at once
         with self._lock:
             seen = self._seen.get(key)
-            if seen is not None and now - seen[0] < STALE_AFTER:
+            if seen is not None and seen[1][0] == quick and now - seen[0] < STALE_AFTER:
                 return
-        stamp = run_formats.stamp(format_id, file)
+        stamp = run_formats.stamp(format_id, file)  # rewritten ones within a second
         with self._lock:
-            self._seen[key] = (now, stamp)
-            if seen is not None and seen[1] == stamp:
+            self._seen[key] = (now, (quick, stamp))
+            if seen is not None and seen[1][1] == stamp:
                 return
         loaded = run_formats.restore(format_id, file, data()) if stamp else {}
         with self._lock:
@@ -127,17 +128,13 @@ class Memory:
             self._refresh_file(root, *watched)
             return
         now = time.monotonic()
-        with self._lock:
-            seen = self._seen.get(key)
-            if seen is not None and now - seen[0] < STALE_AFTER:
-                return
-        try:
+        try:  # one stat per look: reports are written by atomic rename, so the folder's mtime always moves
             stamp = (root / "evals" / "reports").stat().st_mtime_ns
         except OSError:
             stamp = 0
         with self._lock:
+            seen = self._seen.get(key)
             if seen is not None and seen[1] == stamp:
-                self._seen[key] = (now, stamp)
                 return
             self._seen[key] = (now, stamp)
         loaded = read_reports(root) if stamp else {}
