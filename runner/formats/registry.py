@@ -7,6 +7,7 @@ match whose content belongs to another tool is a LOOKALIKE: it gets one hint ins
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -140,19 +141,28 @@ def _sniff(path: str, text: str) -> Format | None:
 
 
 _loaded = False
+_load_lock = threading.Lock()
 
 
 def _ensure_loaded() -> None:
-    """Import the other format modules (each registers itself); done lazily to keep start-up fast."""
+    """Import the other format modules (each registers itself); done lazily to keep start-up fast.
+
+    Thread-safe: the server's start-up scan and its first didOpen may both get here at once, and neither
+    may see a half-filled registry.
+    """
     global _loaded
     if _loaded:
         return
-    _loaded = True
-    import importlib
-    import pkgutil
+    with _load_lock:
+        if _loaded:
+            return
+        import importlib
+        import pkgutil
 
-    import evalens.runner.formats as pkg
+        import evalens.runner.formats as pkg
 
-    for info in pkgutil.iter_modules(pkg.__path__):
-        if info.name not in {"base", "registry", "uaaps"}:
-            importlib.import_module(f"{pkg.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(pkg.__path__):
+            if info.name not in {"base", "registry", "uaaps"} and not info.name.startswith("_"):
+                importlib.import_module(f"{pkg.__name__}.{info.name}")
+        _candidates.cache_clear()
+        _loaded = True
