@@ -255,13 +255,14 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
     meta = report.get("metadata") or {}
     det = score.get("deterministic") if isinstance(score.get("deterministic"), dict) else None
     judge = score.get("judge") if isinstance(score.get("judge"), dict) else None
-    checks = [UnitCheck("deterministic", str(d), "FAIL" if _failed_detail(str(d)) else "PASS", str(d),
-                        detail_path(str(d), raw, task_md) if _failed_detail(str(d)) else None)
-              for d in det.get("details") or []] if det else []
     discovery, adherence, output = (float(score.get(k) or 0) for k in ("discovery", "adherence", "outputQuality"))
     failed_det = next((r["score"]["deterministic"] for r in runs if isinstance(r, dict)
                        and isinstance((r.get("score") or {}).get("deterministic"), dict)
                        and not r["score"]["deterministic"].get("passed")), None)
+    shown = failed_det or det  # the run that failed says why; the aggregate may hold another run's checks
+    checks = [UnitCheck("deterministic", str(d), "FAIL" if _failed_detail(str(d)) else "PASS", str(d),
+                        detail_path(str(d), raw, task_md) if _failed_detail(str(d)) else None)
+              for d in shown.get("details") or []] if shown else []
     errors = [r.get("result", {}).get("errorMessage") for r in runs if isinstance(r, dict)
               and (r.get("result") or {}).get("isError")]
     if runs and len(errors) == len(runs):

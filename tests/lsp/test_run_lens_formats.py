@@ -307,6 +307,10 @@ async def test_verdicts_restored_from_result_files(client: LanguageClient, fake:
             assert "✓ PASS 23.1s" in await _titles_at(fresh, uri, _line(real, "id: gr-001"))  # its 3 runs
             assert "✗ FAIL: Unexpected skill activation: greeting (false positive)" in \
                 await _titles_at(fresh, uri, _line(real, "id: gr-fp-001"))
+            on_check = next(d for d in await _diagnostics(fresh, uri, "eval-check-failed")
+                            if d.code == "eval-check-failed")
+            assert on_check.range.start.line == _line(real, "expected_skill_load: none")
+            assert on_check.message == "deterministic: Unexpected skill activation: greeting (false positive)"
         found = await fresh.workspace_execute_command_async(types.ExecuteCommandParams(
             command="evalens.discoverCases", arguments=[{"uri": open_uri(str(writing))}]))
         assert [(c["name"], c.get("lastVerdict")) for c in found] == [("says-hello", "FAIL")], found
