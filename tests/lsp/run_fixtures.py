@@ -148,9 +148,8 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> L
         capabilities=client_capabilities(profile), root_uri=from_fs_path(str(root)),
         initialization_options={"evalens": {"maxParallelRuns": 2}}))
     client.profile = profile  # type: ignore[attr-defined]
-    # Documents opened while the start-up scan first imports the format modules can be detected with only the
-    # UAAPS formats registered (runner/formats/registry.py `_ensure_loaded` marks itself loaded before it
-    # imports); tests open their documents after the scan.
+    # Tests open their documents after the start-up scan, so what the scan publishes (and the verdict memory it
+    # primes) never interleaves with what a test checks.
     await asyncio.wait_for(scanned.wait(), 30)
     return client
 
