@@ -49,6 +49,7 @@ def refresh(ls: EvalensServer, uri: str) -> None:
     finally:
         if enabled:
             gc.enable()
+        _free_later(ls)  # replaced trees (kept by validate_uri until now) go after the publish
 
 
 def _enable_gc_after_reply() -> None:
@@ -152,6 +153,7 @@ def register(server: EvalensServer) -> None:
         finally:
             if enabled:
                 _enable_gc_after_reply()
+            _free_later(ls)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
     def pull_workspace(ls: EvalensServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
