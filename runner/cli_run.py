@@ -1060,9 +1060,13 @@ def create_eval(skill_dir: Path, count: int) -> str:
 
 async def run_file(file: Path, *, cases: list[str] | None = None, runs: int = 1, no_judge: bool = False,
                    engine: str = "claude-code", model: str | None = None, judge_model: str | None = None,
-                   timeout_ms: float | None = None, output_dir: Path | None = None) -> list[CaseVerdict]:
+                   timeout_ms: float | None = None, output_dir: Path | None = None,
+                   config: Path | None = None) -> list[CaseVerdict]:
     """Run the units of one eval file programmatically (for lenses and the Test Explorer); raises
-    :class:`UsageError` when the file cannot run. Reports and grading files are written as by the CLI."""
+    :class:`UsageError` when the file cannot run. Reports and grading files are written as by the CLI.
+
+    ``config`` is the skilljack ``eval.config.yaml``; by default the one beside the file (an editor's working
+    directory says nothing about the suite), then the working directory's."""
     from evalens.runner.validate import validate_file
 
     checked = validate_file(file)
@@ -1071,6 +1075,11 @@ async def run_file(file: Path, *, cases: list[str] | None = None, runs: int = 1,
     args.tasks = ",".join(cases) if cases else None
     args.no_judge, args.model, args.judge_model = no_judge, model, judge_model
     args.timeout, args.output_dir = timeout_ms, str(output_dir) if output_dir else None
+    beside = file.parent / "eval.config.yaml"
+    if config is not None:
+        args.config = str(config)
+    elif beside.is_file():
+        args.config = str(beside)
     args.verdicts = []
     runner = _RUNNERS.get(fmt or "")
     if runner is None:

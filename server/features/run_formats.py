@@ -8,7 +8,6 @@ UAAPS cases. The same readers restore the last verdicts from those files when a 
 
 from __future__ import annotations
 
-import inspect
 import json
 import logging
 import sys
@@ -425,8 +424,8 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any) ->
     kwargs: dict[str, Any] = {"cases": None if name == ALL else [runner_name], "runs": 1, "engine": engine,
                               "judge_model": settings.judge or None, "output_dir": output_dir,
                               "timeout_ms": float(settings.timeout) * 1000 if settings.timeout else None}
-    if fmt.startswith("skilljack") and "config" in inspect.signature(run_file).parameters:
-        kwargs["config"] = skilljack_config(file)  # else run_file reads ./eval.config.yaml of the server's cwd
+    if fmt.startswith("skilljack"):
+        kwargs["config"] = skilljack_config(file)  # the suite's own eval.config.yaml, when it has one
     t0 = time.monotonic()
     try:
         verdicts = await run_file(file, **kwargs)

@@ -9,6 +9,7 @@ export interface FileFilter {
 export const EVAL_FILE_PATTERNS: readonly string[] = [
   "**/evals/**/*.{yaml,yml,json}", // UAAPS eval-config.json, cases/*.yaml, grading / history json
   "**/tasks.yaml", // skilljack
+  "**/task.md", // skilljack task packages
   "**/eval.config.yaml",
   "**/evals.json", // writing-skills / skill-creator
   "**/*trigger*.json", // skill-creator trigger evals
@@ -23,7 +24,7 @@ export const DOCUMENT_SELECTOR: FileFilter[] = EVAL_FILE_PATTERNS.flatMap((patte
 ]);
 
 /** One glob for file watchers: `{a,b,c}` of the patterns above (VS Code globs allow one level of braces). */
-export const EVAL_FILES_GLOB = "{**/evals/**/*.yaml,**/evals/**/*.yml,**/evals/**/*.json,**/tasks.yaml,**/eval.config.yaml,**/evals.json,**/*trigger*.json,**/grading.json,**/*history*.json,**/SKILL.md}";
+export const EVAL_FILES_GLOB = "{**/evals/**/*.yaml,**/evals/**/*.yml,**/evals/**/*.json,**/tasks.yaml,**/task.md,**/eval.config.yaml,**/evals.json,**/*trigger*.json,**/grading.json,**/*history*.json,**/SKILL.md}";
 
 /** Minimal glob matcher for the patterns above (`**`, `*`, `{a,b}`), used to filter edit events. */
 export function globToRegExp(glob: string): RegExp {
