@@ -114,6 +114,14 @@ class ParsedDocument:
             ec = min(ec, len(self.lines[el]))
         return Span(span.start_line, span.start_col, el, ec)
 
+    def unquoted(self, span: Span) -> Span:
+        """A one-line scalar's range without its quotes, so replacing it keeps the quoting style."""
+        if span.start_line == span.end_line and span.start_line < len(self.lines):
+            text = self.lines[span.start_line][span.start_col:span.end_col]
+            if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
+                return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
+        return span
+
     def path_at(self, line: int, col: int) -> tuple[Path, bool, Node | None]:
         """The deepest path whose key or value contains the position, and whether it is on the key."""
         path: list[PathKey] = []

@@ -359,17 +359,8 @@ def _unknown_key_problem(doc: ParsedDocument, path: Path, key: str, known: list[
     fixes: list[Fix] = []
     if near:
         msg = f"`{key}` is not a field of {where}; did you mean `{near}`?"
-        fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(_key_text_span(doc, span), near),)))
+        fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(doc.unquoted(span), near),)))
     else:
         msg = f"`{key}` is not a field of {where}; it is ignored. Known fields: {', '.join(known)}."
     return Problem(span, severity, "unknown-key", msg, fixes=fixes,
                    data={"path": list(path), "suggestion": near})
-
-
-def _key_text_span(doc: ParsedDocument, span: Span) -> Span:
-    """The key's text without its quotes, so a rename keeps the quoting style."""
-    if span.start_line == span.end_line and span.start_line < len(doc.lines):
-        text = doc.lines[span.start_line][span.start_col:span.end_col]
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
-    return span

@@ -19,11 +19,7 @@ _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely
 
 def inner(doc: ParsedDocument, span: Span) -> Span:
     """A scalar's text without its quotes, so replacing it keeps the quoting style."""
-    if span.start_line == span.end_line and span.start_line < len(doc.lines):
-        text = doc.lines[span.start_line][span.start_col:span.end_col]
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
-    return span
+    return doc.unquoted(span)
 
 
 def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix:

@@ -99,7 +99,7 @@ class UaapsConfig(Format):
                     p.message = (f"Unknown engine `{value}`; evalens can run `claude-code` and `codex`."
                                  + (f" Did you mean `{near}`?" if near else ""))
                     if near:
-                        p.fixes.append(Fix(f"Change to `{near}`", (Edit(_inner(doc, p.span), near),)))
+                        p.fixes.append(Fix(f"Change to `{near}`", (Edit(doc.unquoted(p.span), near),)))
             if p.code == "missing-key" and (p.data or {}).get("missing") == "version" and not path:
                 p.fixes.append(_insert_after_brace(doc, '"version": 1', "Add `\"version\": 1`"))
             if p.code == "missing-key" and (p.data or {}).get("missing") == "engine" and not path:
@@ -180,7 +180,7 @@ class UaapsCase(Format):
                 fixed = kebab(value)
                 p.message = (f"`{value}` is not a valid case name: use lowercase letters, digits and `-` "
                              f"(e.g. `{fixed}`).")
-                p.fixes.append(Fix(f"Change to `{fixed}`", (Edit(_inner(doc, p.span), fixed),)))
+                p.fixes.append(Fix(f"Change to `{fixed}`", (Edit(doc.unquoted(p.span), fixed),)))
             elif path == ("target",) and p.code == "schema-pattern":
                 p.message = (f"`{doc.data.get('target')}` is not a valid target; use `skill:<name>`, "
                              "`hook:<event>` or `agent:<name>`.")
@@ -247,7 +247,7 @@ class UaapsCase(Format):
                                        "and must stay inside it."))
                 elif key == "files" and index is not None and not index.fixture_exists(entry):
                     near = suggest(entry, index.fixtures)
-                    fixes = [Fix(f"Change to `{near}`", (Edit(_inner(doc, span), near),))] if near else []
+                    fixes = [Fix(f"Change to `{near}`", (Edit(doc.unquoted(span), near),))] if near else []
                     out.append(Problem(span, Severity.ERROR, "fixture-missing",
                                        f"Fixture `{entry}` not found under evals/"
                                        + (f"; did you mean `{near}`?" if near else "."), fixes=fixes))
@@ -276,7 +276,7 @@ class UaapsCase(Format):
         if kind == "skill" and name not in index.skills:
             near = suggest(name, list(index.skills))
             msg = f"Skill `{name}` not found: no skills/{name}/SKILL.md in this package"
-            fixes = [Fix(f"Change to `skill:{near}`", (Edit(_inner(doc, span), f"skill:{near}"),))] if near else []
+            fixes = [Fix(f"Change to `skill:{near}`", (Edit(doc.unquoted(span), f"skill:{near}"),))] if near else []
             return [Problem(span, Severity.ERROR, "unknown-target",
                             msg + (f"; did you mean `{near}`?" if near else "."), fixes=fixes)]
         if kind == "hook":
@@ -377,15 +377,6 @@ class UaapsReport(Format):
                 out.append(Problem(doc.span_for(("summary", key)), Severity.WARNING, "summary-mismatch",
                                    f"`summary.{key}` is {summary[key]} but `cases` lists {n}."))
         return out
-
-
-def _inner(doc: ParsedDocument, span: Span) -> Span:
-    """A scalar's text without quotes, so replacing it keeps the quoting."""
-    if span.start_line == span.end_line and span.start_line < len(doc.lines):
-        text = doc.lines[span.start_line][span.start_col:span.end_col]
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
-            return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
-    return span
 
 
 def _insert_after_brace(doc: ParsedDocument, member: str, title: str) -> Fix:

@@ -8,9 +8,9 @@ from typing import Any
 
 from evalens.runner.formats.base import RuleContext
 from evalens.runner.formats.registry import detect
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Edit, Problem, Severity
-from evalens.runner.validate import Validation, validate_text
+from evalens.runner.problems import Severity
+
+from tests.unit.format_helpers import apply, check, codes, only
 
 
 def write(root: Path, rel: str, data: Any) -> Path:
@@ -18,29 +18,6 @@ def write(root: Path, rel: str, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2), encoding="utf-8")
     return path
-
-
-def check(path: Path, text: str | None = None) -> Validation:
-    return validate_text(str(path), path.read_text(encoding="utf-8") if text is None else text, IndexCache())
-
-
-def codes(v: Validation) -> list[str]:
-    return [p.code for p in v.problems]
-
-
-def only(v: Validation, code: str) -> Problem:
-    found = [p for p in v.problems if p.code == code]
-    assert len(found) == 1, [(p.code, p.message) for p in v.problems]
-    return found[0]
-
-
-def apply(text: str, edits: tuple[Edit, ...]) -> str:
-    lines = text.split("\n")
-    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
-        s = e.span
-        merged = lines[s.start_line][: s.start_col] + e.text + lines[s.end_line][s.end_col:]
-        lines[s.start_line: s.end_line + 1] = merged.split("\n")
-    return "\n".join(lines)
 
 
 def case(**over: Any) -> dict[str, Any]:

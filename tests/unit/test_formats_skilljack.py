@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from evalens.runner.formats.base import RuleContext
 from evalens.runner.formats.registry import by_id, detect
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Edit, Problem, Severity
-from evalens.runner.validate import Validation, validate_text
+from evalens.runner.problems import Severity
+
+from tests.unit.format_helpers import apply, check, codes, only
 
 GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
 
@@ -20,30 +20,6 @@ def write(root: Path, rel: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
     return path
-
-
-def check(path: Path, text: str | None = None) -> Validation:
-    return validate_text(str(path), path.read_text(encoding="utf-8") if text is None else text, IndexCache())
-
-
-def codes(v: Validation) -> list[str]:
-    return [p.code for p in v.problems]
-
-
-def only(v: Validation, code: str) -> Problem:
-    found = [p for p in v.problems if p.code == code]
-    assert len(found) == 1, [(p.code, p.message) for p in v.problems]
-    return found[0]
-
-
-def apply(text: str, edits: tuple[Edit, ...]) -> str:
-    lines = text.split("\n")
-    for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
-        s = e.span
-        before = lines[s.start_line][: s.start_col]
-        after = lines[s.end_line][s.end_col:] if s.end_line < len(lines) else ""
-        lines[s.start_line: s.end_line + 1] = (before + e.text + after).split("\n")
-    return "\n".join(lines)
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.formats.base import RuleContext
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Problem, Severity
-from evalens.runner.validate import Validation, validate_text
+from evalens.runner.problems import Severity
+
+from tests.unit.format_helpers import check, codes, only
 
 
 def write(root: Path, rel: str, data: Any) -> Path:
@@ -17,20 +17,6 @@ def write(root: Path, rel: str, data: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(data if isinstance(data, str) else json.dumps(data, indent=2), encoding="utf-8")
     return path
-
-
-def check(path: Path) -> Validation:
-    return validate_text(str(path), path.read_text(encoding="utf-8"), IndexCache())
-
-
-def codes(v: Validation) -> list[str]:
-    return [p.code for p in v.problems]
-
-
-def only(v: Validation, code: str) -> Problem:
-    found = [p for p in v.problems if p.code == code]
-    assert len(found) == 1, [(p.code, p.message) for p in v.problems]
-    return found[0]
 
 
 def evals(**over: Any) -> dict[str, Any]:
