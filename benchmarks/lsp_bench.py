@@ -999,7 +999,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="fewer iterations (about a minute)")
+    parser.add_argument("--quick", action="store_true", help="fewer iterations (about 2 minutes)")
     parser.add_argument("--no-yls", action="store_true", help="skip yaml-language-server")
     parser.add_argument("--json", metavar="OUT", help="also write every sample and summary to OUT")
     parser.add_argument("--files", type=int, default=1000, help="case files in the workspace scenario")
