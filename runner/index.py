@@ -10,7 +10,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -78,7 +78,6 @@ class PackageIndex:
 
     root: Path
     reader: TextReader = read_disk
-    extra_cases: dict[Path, list[CaseRef]] = field(default_factory=dict)
 
     @property
     def evals_dir(self) -> Path:
@@ -164,22 +163,16 @@ class PackageIndex:
         """
         out: dict[str, list[CaseRef]] = {}
         for path in self.case_files:
-            refs = self.extra_cases.get(path)
-            if refs is None:
-                text = self.reader(path)
-                if text is None:
-                    continue
-                refs = []
-                m = _NAME_LINE.search(text)
-                if m:
-                    value = m.group(2)
-                    line = text.count("\n", 0, m.start())
-                    col = m.start(2) - m.start()
-                    if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
-                        value = value[1:-1]
-                    refs.append(CaseRef(value, path, Span(line, col, line, col + len(m.group(2)))))
-            for ref in refs:
-                out.setdefault(ref.name, []).append(ref)
+            text = self.reader(path)
+            m = _NAME_LINE.search(text) if text is not None else None
+            if m is None:
+                continue
+            value = m.group(2)
+            line = text.count("\n", 0, m.start())
+            col = m.start(2) - m.start()
+            if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
+                value = value[1:-1]
+            out.setdefault(value, []).append(CaseRef(value, path, Span(line, col, line, col + len(m.group(2)))))
         return out
 
     def fixture_exists(self, rel: str) -> bool:

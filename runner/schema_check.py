@@ -10,7 +10,6 @@ import difflib
 import json
 import re
 from collections.abc import Iterator
-from functools import cache
 from typing import Any
 
 from evalens.runner.documents import Node, ParsedDocument, Path
@@ -43,14 +42,6 @@ def dotted(path: Path) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out or "the document"
-
-
-@cache
-def validator_for(schema_json: str) -> Any:
-    from jsonschema import Draft202012Validator
-
-    schema = json.loads(schema_json)
-    return Draft202012Validator(schema)
 
 
 def _cached_validator(schema: dict[str, Any]) -> Any:

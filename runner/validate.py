@@ -65,8 +65,7 @@ def _validate_text(path: str, text: str, indexes: IndexCache | None,
     assert doc is not None
     problems = list(doc.problems)
     if doc.ok:
-        index = indexes.for_file(Path(path)) if indexes is not None else None
-        ctx = RuleContext(path, index, settings or {})
+        ctx = rule_context(path, indexes, settings)
         schema = fmt.schema()
         found = schema_check.check(doc, schema) if schema is not None and doc.data is not None else []
         problems += fmt.refine(doc, found, ctx)

@@ -17,7 +17,7 @@ from evalens.runner.index import IndexCache
 from evalens.runner.problems import Severity
 from evalens.runner.validate import validate_text
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+from tests.conftest import CORPUS
 
 FORMAT_IDS = {
     "aam-eval-case-yaml": "uaaps-case",

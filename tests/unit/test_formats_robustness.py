@@ -17,8 +17,9 @@ from evalens.runner.formats.base import RuleContext
 from evalens.runner.index import IndexCache
 from evalens.runner.validate import validate_text
 
+from tests.conftest import CORPUS
+
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 MINE = ("skilljack", "skill-creator", "writing-skills", "trigger")
 ODD: list[Any] = [None, True, 0, -1, 2.5, "", "x", "../../etc/passwd", "(", [], {}, ["x", 1, None], {"k": [None]}]
 

@@ -17,6 +17,8 @@ from evalens.runner.cli_run import AgentResult, SjTask
 from evalens.runner.index import IndexCache
 from evalens.runner.validate import validate_text
 
+from tests.conftest import CORPUS
+
 GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
 
 
@@ -322,7 +324,6 @@ def test_create_eval_template_validates(tmp_path: Path, capsys: pytest.CaptureFi
     assert parsed["tasks"][0]["criteria"][0] == {"dimension": "discovery", "weight": 0.3, "description": ""}
 
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 @pytest.mark.skipif(not (CORPUS / "skilljack-results-json").is_dir(), reason="corpus not found")

@@ -17,8 +17,9 @@ import pytest
 from evalens.runner import schema_check
 from evalens.runner.formats.registry import detect
 
+from tests.conftest import CORPUS
+
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 REPLACEMENTS: list[Any] = [True, False, 0, 1, 1.0, 1.5, -1, "", "x", "1", [], {}, ["x"], {"x": 1}, 10**6]
 
 

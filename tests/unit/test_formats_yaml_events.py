@@ -12,8 +12,9 @@ import yaml
 from evalens.runner import documents, yaml_events
 from evalens.runner.documents import MAX_DEPTH, MAX_NODES, Node, _YamlLoader, split_lines
 
+from tests.conftest import CORPUS
+
 ROOT = Path(__file__).resolve().parents[2]
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 SNIPPETS = [
     "a: 1\nb: 1.5\nc: true\nd: ~\ne:\nf: 'q'\ng: \"dq\"\nh: yes\ni: On\nj: 0x1F\nk: 0o17\nl: .inf\nm: -.NaN\n",
