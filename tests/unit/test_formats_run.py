@@ -8,6 +8,7 @@ import asyncio
 import json
 import shutil
 import textwrap
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +214,7 @@ def fake_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[n
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.anthropic_base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
         monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
-        sandboxes = Path("/var/tmp/evalens-tests") / tmp_path.name
+        sandboxes = Path("/var/tmp/evalens-tests") / f"{tmp_path.name}-{uuid.uuid4().hex[:8]}"
         sandboxes.mkdir(parents=True, exist_ok=True)
         monkeypatch.setenv("EVALENS_SANDBOX_DIR", str(sandboxes))
         yield fake
