@@ -19,7 +19,6 @@ import asyncio
 import contextlib
 import json
 import os
-import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -420,33 +419,28 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
 # --------------------------------------------------------------------------- one case run
 
 
-def _agent_process_env(ctx: _Context, own_env: dict[str, str]) -> dict[str, str]:
-    env = dict(ctx.agent_env)
-    env.update(own_env)
-    bin_dir = str(Path(ctx.engine.binary).parent)
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
-    return env
-
-
 def _capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
-    """Copy created files into the artifacts (bounded) and return short text previews for the judge."""
+    """Copy created files into the artifacts (bounded, regular files only, never through a link) and return short
+    text previews for the judge."""
+    import stat
+
+    from evalens.runner.sandbox import copy_bounded
+
     previews: dict[str, str] = {}
     total = 0
     for rel in created:
-        src = ws / rel
         try:
-            size = src.stat().st_size
+            st = os.lstat(ws / rel)
         except OSError:
             continue
-        if src.is_symlink() or size > CAPTURE_FILE_LIMIT or total + size > CAPTURE_TOTAL_LIMIT:
+        size = st.st_size
+        if not stat.S_ISREG(st.st_mode) or size > CAPTURE_FILE_LIMIT or total + size > CAPTURE_TOTAL_LIMIT:
             previews[rel] = f"(not captured: {size} bytes)"
             continue
         total += size
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, target)
+        copy_bounded(ws / rel, dest / rel, CAPTURE_FILE_LIMIT)
         try:
-            previews[rel] = src.read_text(encoding="utf-8")[:2000]
+            previews[rel] = (dest / rel).read_text(encoding="utf-8")[:2000]
         except (UnicodeDecodeError, OSError):
             previews[rel] = f"(binary, {size} bytes)"
     return previews
@@ -468,14 +462,14 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
     from evalens.runner.install import install_package
     from evalens.runner.judge import build_prompt, judge_case, resolve_judge
     from evalens.runner.sandbox import (
-        bubblewrap_argv,
+        artifact_limit,
+        copy_bounded,
         create_sandbox,
+        launch_agent,
         populate,
         remove_sandbox,
-        run_process,
         snapshot,
-        start_bridges,
-        stop_bridges,
+        truncation_note,
     )
 
     rec = ctx.records[(case.name, run_index)]
@@ -495,25 +489,16 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
 
         before = await _in_thread(prepare)
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
-        command = ctx.engine.command(paths, case.input.prompt, model=ctx.request.agent_model, env=ctx.agent_env,
-                                     outer_sandbox=ctx.sandbox_plan.enforced, network=ctx.sandbox_plan.network)
-        env = _agent_process_env(ctx, command.env)
-        argv, bridges = command.argv, []
-        if ctx.sandbox_plan.enforced:
-            argv, bridges = bubblewrap_argv(ctx.sandbox_plan, paths, command.argv,
-                                            ctx.engine.model_endpoints(env))
-        stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
-        try:
-            await start_bridges(bridges)
-            run = await run_process(argv, env, paths.workspace, stdout, stderr, ctx.timeout)
-        finally:
-            await stop_bridges(bridges)
+        run, transcript = await launch_agent(ctx.engine, ctx.sandbox_plan, paths, case.input.prompt,
+                                             model=ctx.request.agent_model, agent_env=ctx.agent_env,
+                                             timeout=ctx.timeout)
         rec.agent_seconds = run.duration_seconds
-        transcript = ctx.engine.parse(paths, stdout, stderr, run.exit_code)
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
         if run.timed_out:
             rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
+        elif truncation_note(run):
+            rec.error = truncation_note(run)
         elif transcript.error:
             rec.error = transcript.error
         ctx.emit(case.name, "checks", "deterministic checks", **extra)
@@ -524,11 +509,11 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             if ctx.request.runs > 1:
                 rec.artifacts = rec.artifacts / f"run-{run_index}"
             rec.artifacts.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(stdout, rec.artifacts / "events.jsonl")
-            shutil.copyfile(stderr, rec.artifacts / "stderr.txt")
+            # Bounded, and never through a link: the engine's own files live where the agent can write.
+            copy_bounded(run.stdout_path, rec.artifacts / "events.jsonl", artifact_limit())
+            copy_bounded(run.stderr_path, rec.artifacts / "stderr.txt", artifact_limit())
             for name, src in transcript.extra_files.items():
-                if src.is_file():
-                    shutil.copyfile(src, rec.artifacts / name)
+                copy_bounded(src, rec.artifacts / name, artifact_limit())
             previews = _capture_files(paths.workspace, created, rec.artifacts / "files")
         else:
             previews = _capture_files(paths.workspace, created, paths.logs / "captured")
@@ -564,6 +549,8 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
                 "checks": [c.model_dump() for c in rec.checks],
                 "agent_error": rec.error if rec.judge is None or rec.judge.verdict != "ERROR" else None,
                 "timed_out": run.timed_out,
+                "output_truncated": run.truncated,
+                "output_bytes": run.stream_bytes,
                 "exit_code": run.exit_code,
             }
             (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")

@@ -120,13 +120,12 @@ class AgentRunner:
                   files: list[str] | tuple[str, ...] = (), check=None) -> AgentResult:  # type: ignore[no-untyped-def]
         """Run ``prompt``; ``check(result)`` runs while the workspace still exists (file checks)."""
         from evalens.runner.sandbox import (
-            bubblewrap_argv,
+            copy_confined,
             create_sandbox,
+            launch_agent,
             populate,
             remove_sandbox,
-            run_process,
-            start_bridges,
-            stop_bridges,
+            truncation_note,
         )
 
         result = AgentResult()
@@ -136,23 +135,11 @@ class AgentRunner:
                 populate(paths, files_base, list(files), [])
             for name, skill_md in skills.items():
                 dest = paths.workspace / self.engine.skills_dir / name
-                shutil.copytree(skill_md.parent, dest, dirs_exist_ok=True,
-                                ignore=shutil.ignore_patterns("evals", "*-workspace", ".git"))
-            command = self.engine.command(paths, prompt, model=self.model, env=self.env,
-                                          outer_sandbox=self.plan.enforced, network=self.plan.network)
-            env = dict(self.env)
-            env.update(command.env)
-            env["PATH"] = str(Path(self.engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/bin:/bin")
-            argv, bridges = command.argv, []
-            if self.plan.enforced:
-                argv, bridges = bubblewrap_argv(self.plan, paths, command.argv, self.engine.model_endpoints(env))
-            stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
-            try:
-                await start_bridges(bridges)
-                run = await run_process(argv, env, paths.workspace, stdout, stderr, self.timeout)
-            finally:
-                await stop_bridges(bridges)
-            transcript = self.engine.parse(paths, stdout, stderr, run.exit_code)
+                for entry in sorted(skill_md.parent.iterdir()):
+                    if entry.name not in ("evals", ".git") and not entry.name.endswith("-workspace"):
+                        copy_confined(entry, dest / entry.name, skill_md.parent, what="skill file")
+            run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
+                                                 agent_env=self.env, timeout=self.timeout)
             result.output = transcript.output
             result.tools = _tool_calls(self.engine.name, transcript.events)
             result.skills = list(transcript.skills_activated)
@@ -160,7 +147,8 @@ class AgentRunner:
             usage = transcript.usage or {}
             result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
             result.turns = usage.get("num_turns")
-            result.error = f"timed out after {self.timeout:g} s" if run.timed_out else transcript.error
+            result.error = f"timed out after {self.timeout:g} s" if run.timed_out else (
+                truncation_note(run) or transcript.error)
             skip = (".claude", ".agents", ".codex")
             result.workspace_files = sorted(
                 p.relative_to(paths.workspace).as_posix() for p in paths.workspace.rglob("*")

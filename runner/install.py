@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.engines.base import Engine, SandboxPaths
+from evalens.runner.sandbox import PathEscape, copy_confined
 
 PACKAGE_COPY = ".evalens-package"  # holds hook scripts and helper files, relative to the workspace
 ROOT_VARS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT", "${PACKAGE_ROOT}", "$PACKAGE_ROOT")
@@ -135,14 +135,14 @@ def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> l
     written: list[str] = []
     for name, src in info.skills.items():
         dest = ws / engine.skills_dir / name
-        shutil.copytree(src, dest, symlinks=False, dirs_exist_ok=True)
+        copy_confined(src, dest, info.root, what="skill file")
         written.append(f"{engine.skills_dir}/{name}")
     copy_root = ws / PACKAGE_COPY
     if info.hooks:
         for dirname in COPIED_DIRS:
             src = info.root / dirname
             if src.is_dir():
-                shutil.copytree(src, copy_root / dirname, symlinks=False, dirs_exist_ok=True)
+                copy_confined(src, copy_root / dirname, info.root, what="package file")
         hooks = json.loads(json.dumps(info.hooks))
         for groups in hooks.values():
             for group in groups:
@@ -155,9 +155,13 @@ def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> l
         for name, src in info.agents.items():
             dest = ws / engine.agents_dir / f"{name}.md"
             dest.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(src, dest)
+            copy_confined(src, dest, info.root, what="agent file")
             written.append(f"{engine.agents_dir}/{name}.md")
     if info.rules:
+        root = info.root.resolve()
+        for rule in info.rules:
+            if root not in rule.resolve().parents:
+                raise PathEscape(f"rules file `{rule}` is a link out of {info.root}")
         text = "\n\n".join(p.read_text(encoding="utf-8") for p in info.rules)
         (ws / engine.rules_file).write_text(text, encoding="utf-8")
         written.append(engine.rules_file)

@@ -1,36 +1,45 @@
-"""The private per-case sandbox: directories, fixture copying, bubblewrap confinement and the agent process.
+"""The private per-case sandbox: directories, fixture copying, the confinement plan, and launching the agent.
 
-Guarantees: fixture and workspace paths never escape their base; with bubblewrap the agent's tools get no
-network (``sandbox.network: false``) and can write only inside the writable paths while the model is reached
-through a unix-socket bridge (agent-clis.md §7.3); the agent's whole process tree is killed on timeout,
-cancellation or exit; the sandbox directory is removed by :func:`remove_sandbox`.
+Guarantees (docs/sandbox.md): fixture and workspace paths never escape their base and fixture copies never follow
+a link out of it; with bubblewrap (:mod:`evalens.runner.bwrap`) the agent runs capability-free as an unprivileged
+uid in a user namespace, sees only a minimal read-only root plus its writable paths, gets no network
+(``sandbox.network: false``) except the model bridge, and cannot reach the runner's captured streams
+(:mod:`evalens.runner.agent_process`); its whole process tree is killed on timeout, cancellation or exit, and the
+sandbox directory (TMPDIR included) is removed by :func:`remove_sandbox`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import shutil
-import signal
-import subprocess
+import stat
 import tempfile
 import time
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
 
+from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runner's one sandbox entry point
+    AgentRun,
+    kill_tree,
+    process_tree,
+    run_process,
+    start_bridges,
+    stop_bridges,
+)
 from evalens.runner.engines.base import SandboxPaths
+
+if TYPE_CHECKING:
+    from evalens.runner.engines.base import Engine, Transcript
 
 SANDBOX_PREFIX = "evalens-eval-"
 # Directories the engines own inside the workspace; never counted as "files created".
 INSTALLED_DIRS = (".claude", ".agents", ".codex", ".evalens-package")
-KILL_GRACE_SECONDS = 2.0
 
 
 class PathEscape(Exception):
-    """A case path is absolute or leaves its base directory (`../`); the message names the path."""
+    """A case path is absolute or leaves its base directory (`../`, a link out); the message names the path."""
 
 
 @dataclass(slots=True)
@@ -42,29 +51,21 @@ class SandboxPlan:
     network: bool
     writable_paths: list[str] | None
     warning: str | None = None
-
-
-@dataclass(slots=True)
-class AgentRun:
-    """What happened to the agent process."""
-
-    exit_code: int | None
-    timed_out: bool
-    duration_seconds: float
-    killed_pids: list[int] = field(default_factory=list)
+    user: str | None = None  # who the agent runs as (bubblewrap), filled in at the first launch
 
 
 def sandbox_base() -> Path:
     """Parent of all sandboxes: ``$EVALENS_SANDBOX_DIR`` or ``/var/tmp/evalens``.
 
     Not under /tmp: Codex refuses to create its sandbox helper under the system temp dir, and bubblewrap mounts
-    a fresh tmpfs on /tmp.
+    a fresh tmpfs on /tmp. Searchable but not listable (0711): an unprivileged agent uid must reach its own run.
     """
     configured = os.environ.get("EVALENS_SANDBOX_DIR")
     base = Path(configured) if configured else Path("/var/tmp/evalens")
     try:
         base.mkdir(parents=True, exist_ok=True)
-        base.chmod(0o700)
+        if not configured:
+            base.chmod(0o711)
     except OSError:
         base = Path(tempfile.gettempdir()) / "evalens"
         base.mkdir(parents=True, exist_ok=True)
@@ -108,9 +109,9 @@ def keep_sandbox(paths: SandboxPaths) -> None:
     _unlock(paths.root)
 
 
-def sweep_stale_sandboxes() -> list[Path]:
-    """Remove sandboxes left by a runner that was killed outright (SIGKILL, power loss): unlocked, not kept, and
-    older than a few minutes. Returns what was removed."""
+def sweep_stale_sandboxes(min_age: float = STALE_AFTER_SECONDS) -> list[Path]:
+    """Remove sandboxes left by a runner that was killed outright (SIGKILL, power loss): unlocked (no live runner
+    holds them), not kept, and older than ``min_age`` seconds. Returns what was removed."""
     import fcntl
 
     removed: list[Path] = []
@@ -118,9 +119,9 @@ def sweep_stale_sandboxes() -> list[Path]:
     now = time.time()
     for root in base.glob(f"{SANDBOX_PREFIX}*"):
         try:
-            if (root / ".kept").exists() or now - root.stat().st_mtime < STALE_AFTER_SECONDS:
+            if root in _LOCKS or (root / ".kept").exists() or now - root.stat().st_mtime < min_age:
                 continue
-            fd = os.open(root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+            fd = os.open(root / ".lock", os.O_CREAT | os.O_RDWR | os.O_NOFOLLOW, 0o600)
         except OSError:
             continue
         try:
@@ -133,18 +134,63 @@ def sweep_stale_sandboxes() -> list[Path]:
             removed.append(root)
         finally:
             os.close(fd)
+    for side in Path(_short_tmp()).glob("evb-*"):  # bridge socket folders of deep sandbox dirs
+        with contextlib.suppress(OSError):
+            if now - side.stat().st_mtime >= min_age and not any(side.iterdir()):
+                side.rmdir()
     return removed
 
 
 def create_sandbox() -> SandboxPaths:
-    """A fresh private run directory with workspace, HOME, engine config dir and logs."""
+    """A fresh private run directory with workspace, HOME, engine config dir, TMPDIR and the runner's logs."""
     root = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX, dir=sandbox_base()))
+    root.chmod(0o711)
     _lock(root)
     paths = SandboxPaths(root=root, workspace=root / "ws", home=root / "home", config_home=root / "config",
                          logs=root / "logs")
-    for directory in (paths.workspace, paths.home, paths.config_home, paths.logs):
+    for directory in (paths.workspace, paths.home, paths.config_home, paths.logs, tmp_dir(paths)):
         directory.mkdir(mode=0o700)
     return paths
+
+
+def tmp_dir(paths: SandboxPaths) -> Path:
+    """The agent's TMPDIR when no bubblewrap gives it a private /tmp: inside the sandbox, removed with it."""
+    return paths.root / "tmp"
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+def _inside(path: str, boundary: str) -> bool:
+    return path == boundary or path.startswith(boundary.rstrip(os.sep) + os.sep)
+
+
+def copy_confined(src: Path, dest: Path, boundary: Path, *, what: str, _stack: frozenset[str] = frozenset()) -> None:
+    """Copy a file or tree. A link whose target resolves inside ``boundary`` is copied as its target's content;
+    a link out of it (or a link loop) raises :class:`PathEscape`; sockets, FIFOs and devices are skipped."""
+    bound = os.path.realpath(boundary)
+    try:
+        st = os.lstat(src)
+    except OSError as exc:
+        raise FileNotFoundError(f"{what} `{src}`: {exc.strerror}") from None
+    real = os.path.realpath(src)
+    if stat.S_ISLNK(st.st_mode):
+        if not _inside(real, bound):
+            raise PathEscape(f"{what} `{src}` is a link out of {boundary}")
+        try:
+            st = os.stat(real)
+        except OSError:
+            raise PathEscape(f"{what} `{src}` is a broken or looping link") from None
+    if stat.S_ISDIR(st.st_mode):
+        if real in _stack:
+            raise PathEscape(f"{what} `{src}` links back into a folder being copied")
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in sorted(os.listdir(real)):
+            copy_confined(src / name, dest / name, boundary, what=what, _stack=_stack | {real})
+    elif stat.S_ISREG(st.st_mode):
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(real, dest)
+        os.chmod(dest, stat.S_IMODE(st.st_mode) & 0o755 | 0o600)
 
 
 def populate(paths: SandboxPaths, evals_dir: Path, files: list[str], workspace_files: list[str]) -> None:
@@ -154,11 +200,7 @@ def populate(paths: SandboxPaths, evals_dir: Path, files: list[str], workspace_f
         if not src.exists():
             raise FileNotFoundError(f"fixture `{rel}` not found under {evals_dir}/")
         dest = safe_join(paths.workspace, rel, what="input file")
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        if src.is_dir():
-            shutil.copytree(src, dest, symlinks=False, dirs_exist_ok=True)
-        else:
-            shutil.copy2(src, dest)
+        copy_confined(src, dest, evals_dir, what="input file")
     for rel in workspace_files:
         dest = safe_join(paths.workspace, rel, what="workspace file")
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -186,12 +228,25 @@ def snapshot(workspace: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _chmod_dir(path: str) -> None:
+    """Make a real directory (never a link's target) writable again for removal."""
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+        try:
+            os.fchmod(fd, 0o700)
+        finally:
+            os.close(fd)
+
+
 def remove_sandbox(paths: SandboxPaths) -> None:
-    """Delete the run directory, also when the agent left read-only files behind."""
+    """Delete the run directory, also when the agent left read-only folders behind. Never follows a link the
+    agent planted (a chmod through one would change a host file)."""
 
     def _retry(func, path, _exc):  # noqa: ANN001 - shutil's onerror signature
+        _chmod_dir(os.path.dirname(path))
+        if func is os.rmdir or func is os.open or func is os.scandir:
+            _chmod_dir(path)
         with contextlib.suppress(OSError):
-            os.chmod(path, 0o700)
             func(path)
 
     _unlock(paths.root)
@@ -199,32 +254,36 @@ def remove_sandbox(paths: SandboxPaths) -> None:
         shutil.rmtree(paths.root, onerror=_retry)
 
 
-# --------------------------------------------------------------------------- bubblewrap
+def hand_over(paths: SandboxPaths, uid: int, gid: int) -> None:
+    """Give the agent's folders to the uid it runs as (evalens as root); links are re-owned, never followed."""
+    for top in (paths.workspace, paths.home, paths.config_home, tmp_dir(paths)):
+        if not top.exists():
+            continue
+        os.lchown(top, uid, gid)
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in dirnames + filenames:
+                with contextlib.suppress(OSError):
+                    os.lchown(os.path.join(dirpath, name), uid, gid)
 
 
-@lru_cache(maxsize=1)
+# --------------------------------------------------------------------------- the plan
+
+
 def bubblewrap_usable() -> bool:
-    """bwrap is installed and can create the namespaces we need on this kernel."""
-    bwrap = shutil.which("bwrap")
-    if not bwrap:
-        return False
-    try:
-        probe = subprocess.run(
-            [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid",
-             "--die-with-parent", "true"],
-            capture_output=True, timeout=20, stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return False
-    return probe.returncode == 0
+    """bwrap is installed and can create an unprivileged user namespace (with no network and its own pids)."""
+    from evalens.runner.bwrap import _configured_uid, probe_identities
+
+    return bool(probe_identities(_configured_uid()))
 
 
 def plan_sandbox(network: bool, writable_paths: list[str] | None) -> SandboxPlan:
     """Decide the enforcement method; without bubblewrap (or socat for the model bridge) fall back loudly."""
     if os.environ.get("EVALENS_NO_BWRAP") == "1":
         reason = "EVALENS_NO_BWRAP=1"
+    elif not shutil.which("bwrap"):
+        reason = "bubblewrap (bwrap) is not installed"
     elif not bubblewrap_usable():
-        reason = "bubblewrap (bwrap) is not installed or not usable"
+        reason = "bubblewrap cannot create a user namespace here (unprivileged user namespaces disabled?)"
     elif not network and not shutil.which("socat"):
         reason = "socat (needed to bridge the model endpoint into the network-less sandbox) is not installed"
     else:
@@ -232,19 +291,6 @@ def plan_sandbox(network: bool, writable_paths: list[str] | None) -> SandboxPlan
     warning = (f"warning: sandbox not enforced: {reason}; falling back to the engine's own sandbox "
                f"(network={'on' if network else 'off'} requested, writable-paths not enforced)")
     return SandboxPlan(False, "engine", network, writable_paths, warning)
-
-
-@dataclass(slots=True)
-class Bridge:
-    """One model endpoint forwarded into the sandbox: an in-process unix-socket proxy on the host side, socat on
-    the sandbox's own loopback inside."""
-
-    host: str
-    port: int
-    socket: Path
-    server: asyncio.AbstractServer | None = None
-    tasks: set[asyncio.Task] = field(default_factory=set)
-    own_dir: bool = False  # the socket lives in a short side folder that stop_bridges removes
 
 
 _MAX_SOCKET_PATH = 100
@@ -258,220 +304,116 @@ def _short_tmp() -> str:
     return tempfile.gettempdir()
 
 
-def _endpoint(url: str) -> tuple[str, int]:
-    parts = urlsplit(url)
-    host = parts.hostname or "127.0.0.1"
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    return host, port
+def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
+    var, default = getattr(engine, "endpoint_env", (None, None))
+    if var:
+        return {var: env.get(var) or default}
+    return {f"_endpoint_{i}": url for i, url in enumerate(engine.model_endpoints(env))}
 
 
-def _install_roots(executable: str) -> set[str]:
-    """Folders under /tmp that an agent executable needs: its outermost node_modules, else its folder."""
-    roots: set[str] = set()
-    for exe in {Path(executable), Path(executable).resolve()}:
-        if not (exe.is_absolute() and exe.parts[1:2] == ("tmp",)):
-            continue
-        modules = [p for p in exe.parents if p.name == "node_modules"]
-        roots.add(str(modules[-1] if modules else exe.parent))
-    return roots
+async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, *, model: str | None,
+                       agent_env: dict[str, str], timeout: float) -> tuple[AgentRun, Transcript]:
+    """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
+    The captured streams land in ``paths.logs`` (never mounted into the sandbox)."""
+    from evalens.runner import bwrap
 
-
-def bubblewrap_argv(plan: SandboxPlan, paths: SandboxPaths, agent_argv: list[str],
-                    endpoints: list[str]) -> tuple[list[str], list[Bridge]]:
-    """The agent argv wrapped in bwrap, plus the bridges the caller must start first (network off only)."""
-    ws = str(paths.workspace)
-    base = str(paths.root.parent)
-    argv = [shutil.which("bwrap") or "bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-            "--tmpfs", "/tmp", "--tmpfs", base]
-    # The fresh /tmp would hide an agent installed there (e.g. a CI checkout under /tmp): keep its whole
-    # node_modules tree visible, read-only — npm wrappers load their native binary from sibling packages.
-    for folder in sorted(_install_roots(agent_argv[0])):
-        argv += ["--ro-bind", folder, folder]
-    real_home = Path(os.path.expanduser("~"))
-    for secret in (".claude", ".codex", ".config", ".ssh", ".aws", ".netrc", ".claude.json"):
-        candidate = real_home / secret
-        if candidate.is_dir():
-            argv += ["--tmpfs", str(candidate)]
-        elif candidate.is_file():
-            argv += ["--ro-bind", "/dev/null", str(candidate)]
-    if plan.writable_paths:
-        argv += ["--ro-bind", ws, ws]
-        for rel in plan.writable_paths:
-            target = safe_join(paths.workspace, rel.rstrip("/") or ".", what="writable path")
-            target.mkdir(parents=True, exist_ok=True)
-            argv += ["--bind", str(target), str(target)]
-    else:
-        argv += ["--bind", ws, ws]
-    for directory in (paths.home, paths.config_home, paths.logs):
-        argv += ["--bind", str(directory), str(directory)]
-    argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session"]
-    bridges: list[Bridge] = []
-    if not plan.network:
-        argv.append("--unshare-net")
-        hosts_lines = []
-        sock_dir = paths.logs
+    env_in = dict(agent_env)
+    bridges_spec: list[bwrap.BridgeSpec] = []
+    side_dir: Path | None = None
+    if plan.enforced and not plan.network:
+        sock_dir = paths.root / "bridge"
         if len(str(sock_dir / "model-00.sock")) > _MAX_SOCKET_PATH:
             # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
-            sock_dir = Path(tempfile.mkdtemp(prefix="evb-", dir=_short_tmp()))
-            argv += ["--bind", str(sock_dir), str(sock_dir)]
-        for i, url in enumerate(endpoints):
-            host, port = _endpoint(url)
-            bridges.append(Bridge(host, port, sock_dir / f"model-{i}.sock", own_dir=sock_dir != paths.logs))
-            if host not in ("127.0.0.1", "localhost", "::1"):
-                hosts_lines.append(f"127.0.0.1 {host}")
-        if hosts_lines:
-            hosts = paths.logs / "hosts"
-            hosts.write_text("127.0.0.1 localhost\n" + "\n".join(hosts_lines) + "\n", encoding="utf-8")
-            argv += ["--ro-bind", str(hosts), "/etc/hosts"]
-        if os.geteuid() == 0 and any(b.port < 1024 for b in bridges):
-            argv += ["--cap-add", "CAP_NET_BIND_SERVICE"]
-    argv += ["--chdir", ws, "--"]
-    if bridges:
-        socat = shutil.which("socat") or "socat"
-        script = []
-        for b in bridges:
-            script.append(f"{socat} TCP-LISTEN:{b.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:{b.socket} "
-                          f"2>/dev/null &")
-        for b in bridges:
-            script.append(f"for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/{b.port}) 2>/dev/null && break; "
-                          f"sleep 0.01; done")
-        script.append('exec "$@"')
-        argv += ["/bin/bash", "-c", "\n".join(script), "evalens-bridge"]
-    return argv + agent_argv, bridges
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            sock_dir = side_dir = Path(tempfile.mkdtemp(prefix="evb-", dir=_short_tmp()))
+        else:
+            sock_dir.mkdir(mode=0o711)
+        sock_dir.chmod(0o711)
+        bridges_spec, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env_in), sock_dir)
+        env_in.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
     try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except (ConnectionError, OSError):
-        pass
+        command = engine.command(paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced,
+                                 network=plan.network)
+        env = dict(env_in)
+        env.update(command.env)
+        env["PATH"] = str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+        argv = command.argv
+        identity = None
+        if plan.enforced:
+            env["TMPDIR"] = "/tmp"
+            etc_dir = paths.root / "etc"
+            hosts = [b.host for b in bridges_spec if b.host not in ("127.0.0.1", "localhost", "::1")]
+            bwrap.write_etc(etc_dir, paths.home, hosts)
+            roots = bwrap.install_roots(str(engine.binary))
+            node = bwrap.node_root(env["PATH"])
+            if node is not None:
+                roots.append(node)
+            writable = None
+            if plan.writable_paths:
+                writable = []
+                for rel in plan.writable_paths:
+                    target = safe_join(paths.workspace, rel.rstrip("/") or ".", what="writable path")
+                    target.mkdir(parents=True, exist_ok=True)
+                    writable.append(target)
+            needed = [*roots, paths.root, etc_dir / "passwd", *(b.socket.parent for b in bridges_spec)]
+            identity = bwrap.agent_identity(needed)
+            if identity is None:
+                raise RuntimeError("bubblewrap stopped working (user namespaces unavailable)")
+            plan.user = identity.describe()
+            if identity.uid is not None:
+                hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
+            inner = command.argv_without_own_sandbox if writable and command.argv_without_own_sandbox else argv
+            argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
+                                    private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
+                                    engine_roots=roots, bridges=bridges_spec, agent_argv=inner)
+        else:
+            env["TMPDIR"] = str(tmp_dir(paths))
+        stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
+        owner = identity.uid if identity is not None else None
+        bridges = []
+        try:
+            bridges = await start_bridges(bridges_spec, owner)
+            run = await run_process(argv, env, paths.workspace, stdout, stderr, timeout,
+                                    user=owner, group=identity.gid if identity is not None else None)
+        finally:
+            await stop_bridges(bridges)
     finally:
-        with contextlib.suppress(Exception):
-            writer.close()
+        if side_dir is not None:
+            shutil.rmtree(side_dir, ignore_errors=True)
+    transcript = engine.parse(paths, stdout, stderr, run.exit_code)
+    return run, transcript
 
 
-async def start_bridges(bridges: list[Bridge]) -> None:
-    """Host side of each bridge: a unix socket whose connections are piped to the real model endpoint."""
-    for b in bridges:
+def truncation_note(run: AgentRun) -> str | None:
+    """The user-facing sentence for streams cut at the capture limit (the verdict is then ERROR)."""
+    if "stdout" not in run.truncated:
+        return None
+    from evalens.runner.agent_process import capture_limit
 
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, b: Bridge = b) -> None:
-            try:
-                up_reader, up_writer = await asyncio.open_connection(b.host, b.port)
-            except OSError:
-                writer.close()
-                return
-            task = asyncio.current_task()
-            if task is not None:
-                b.tasks.add(task)
-            try:
-                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
-            finally:
-                if task is not None:
-                    b.tasks.discard(task)
-
-        b.server = await asyncio.start_unix_server(handle, path=str(b.socket))
-        b.socket.chmod(0o600)
+    return (f"the agent's output stream was truncated: {run.stream_bytes.get('stdout', 0)} bytes printed, "
+            f"{capture_limit()} kept (EVALENS_MAX_OUTPUT_MB); the run cannot be judged from a partial trace")
 
 
-async def stop_bridges(bridges: list[Bridge]) -> None:
-    for b in bridges:
-        if b.server is not None:
-            b.server.close()
-            for task in list(b.tasks):
-                task.cancel()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(b.server.wait_closed(), timeout=1)
-            b.server = None
-        if b.own_dir:
-            shutil.rmtree(b.socket.parent, ignore_errors=True)
-
-
-# --------------------------------------------------------------------------- processes
-
-
-def _proc_table() -> dict[int, tuple[int, int]]:
-    """pid → (ppid, session id) for every live (non-zombie) process."""
-    table: dict[int, tuple[int, int]] = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as fh:
-                stat = fh.read().decode(errors="replace")
-        except OSError:
-            continue
-        fields = stat[stat.rfind(")") + 2 :].split()
-        if fields and fields[0] in ("Z", "X"):
-            continue  # already dead, only waiting to be reaped
-        try:
-            table[int(entry)] = (int(fields[1]), int(fields[3]))
-        except (IndexError, ValueError):
-            continue
-    return table
-
-
-def process_tree(root_pid: int) -> set[int]:
-    """``root_pid``, its descendants, and anything still in its session (orphans reparented elsewhere)."""
-    table = _proc_table()
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _sid) in table.items():
-        children.setdefault(ppid, []).append(pid)
-    found = {root_pid} if root_pid in table else set()
-    stack = [root_pid]
-    while stack:
-        for child in children.get(stack.pop(), []):
-            if child not in found:
-                found.add(child)
-                stack.append(child)
-    found |= {pid for pid, (_ppid, sid) in table.items() if sid == root_pid}
-    return found
-
-
-def kill_tree(root_pid: int) -> list[int]:
-    """SIGKILL the process group and every process of the tree (repeated until nothing is left)."""
-    killed: list[int] = []
-    for _ in range(5):
-        pids = process_tree(root_pid)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(root_pid, signal.SIGKILL)
-        if not pids:
-            break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-        time.sleep(0.02)
-    return killed
-
-
-async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
-                      timeout: float) -> AgentRun:
-    """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation."""
-    start = time.monotonic()
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, env=env, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=out, stderr=err,
-            start_new_session=True,
-        )
-    timed_out = False
-    killed: list[int] = []
+def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
+    """Copy at most ``limit`` bytes of a regular file (never through a link); True if it was cut short."""
     try:
-        try:
-            await asyncio.wait_for(proc.wait(), timeout=timeout)
-        except TimeoutError:
-            timed_out = True
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                await asyncio.wait_for(proc.wait(), timeout=KILL_GRACE_SECONDS)
-            except TimeoutError:
-                pass
+        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        remaining = limit
+        with open(dest, "wb") as out:
+            while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
+                out.write(chunk)
+                remaining -= len(chunk)
+        return bool(os.read(fd, 1)) if remaining == 0 else False
     finally:
-        # Always: on timeout, on cancellation, and after a normal exit (background children of tool calls).
-        killed = kill_tree(proc.pid)
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError):
-                await asyncio.shield(proc.wait())
-    return AgentRun(None if timed_out else proc.returncode, timed_out, time.monotonic() - start, killed)
+        os.close(fd)
+
+
+def artifact_limit() -> int:
+    from evalens.runner.agent_process import capture_limit
+
+    return capture_limit()

@@ -42,6 +42,8 @@ class AgentCommand:
     stderr_name: str = "stderr.txt"
     # Whether the engine should rely on its own sandbox (no outer bubblewrap) — informative only.
     engine_sandbox: bool = False
+    # The same command with the engine's own sandbox off, for when an outer read-only workspace rules it out.
+    argv_without_own_sandbox: list[str] | None = None
 
 
 @dataclass(slots=True)
@@ -150,6 +152,7 @@ class Engine(ABC):
     agents_dir: str | None = None  # where project subagents are discovered, if the engine has such a folder
     default_provider: str  # "anthropic" / "openai": provider of the agent's own model
     key_env: tuple[str, ...]  # env vars that may carry the agent's API key
+    endpoint_env: tuple[str, str] | None = None  # (env var, default URL) of the agent's model endpoint
 
     def __init__(self) -> None:
         self._binary: Path | None = None

@@ -61,6 +61,7 @@ class ClaudeCode(Engine):
     agents_dir = ".claude/agents"
     default_provider = "anthropic"
     key_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+    endpoint_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
 
     def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
                 outer_sandbox: bool, network: bool) -> AgentCommand:

@@ -28,6 +28,7 @@ class Codex(Engine):
     rules_file = "AGENTS.md"
     default_provider = "openai"
     key_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
+    endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
 
     def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
                 outer_sandbox: bool, network: bool) -> AgentCommand:
@@ -59,21 +60,18 @@ class Codex(Engine):
             f"[projects.{_toml_str(str(paths.workspace))}]",
             'trust_level = "trusted"',
         ]
-        if not outer_sandbox:
-            lines += ["", "[sandbox_workspace_write]", f"network_access = {'true' if network else 'false'}"]
+        lines += ["", "[sandbox_workspace_write]", f"network_access = {'true' if network else 'false'}"]
         paths.config_home.mkdir(parents=True, exist_ok=True)
         (paths.config_home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = [str(self.binary), "exec", "--json", "--skip-git-repo-check"]
-        if outer_sandbox:
-            # bubblewrap already confines the agent; a nested Codex sandbox would only add failure modes.
-            argv.append("--dangerously-bypass-approvals-and-sandbox")
-        else:
-            argv += ["--sandbox", "workspace-write"]
-        if hooks:
-            argv.append("--dangerously-bypass-hook-trust")
-        argv += ["--", prompt]
+        tail = (["--dangerously-bypass-hook-trust"] if hooks else []) + ["--", prompt]
         own_env = {"HOME": str(paths.home), "CODEX_HOME": str(paths.config_home)}
-        return AgentCommand(argv=argv, env=own_env, engine_sandbox=not outer_sandbox)
+        # Codex's own sandbox also runs nested inside evalens' bubblewrap (agent-clis.md §7.4): its tool commands
+        # then cannot write CODEX_HOME, where Codex keeps the rollout the runner reads. It needs a writable
+        # workspace (it mounts over .git, .aws… there), so with writable-paths the outer sandbox confines alone.
+        return AgentCommand(argv=[*argv, "--sandbox", "workspace-write", *tail], env=own_env,
+                            engine_sandbox=not outer_sandbox,
+                            argv_without_own_sandbox=[*argv, "--dangerously-bypass-approvals-and-sandbox", *tail])
 
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         """Codex edits files through its shell (hook tool name ``Bash``) and ``apply_patch``, never through

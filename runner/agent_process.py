@@ -1,0 +1,251 @@
+"""The agent process: started in its own session, output captured through sockets the runner owns (bounded while it
+streams), the model reached through unix-socket bridges, and the whole process tree killed at the end.
+
+Why sockets and not pipes or files: a file inside the agent's mounts can be rewritten by the agent, and a pipe can
+be reopened through ``/proc/<pid>/fd/1`` by any process of the same uid; a socket cannot be opened by path at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import socket
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evalens.runner.bwrap import BridgeSpec
+
+KILL_GRACE_SECONDS = 2.0
+DEFAULT_CAPTURE_BYTES = 16 << 20  # per stream; override with EVALENS_MAX_OUTPUT_MB
+READ_CHUNK = 1 << 16
+
+
+def capture_limit() -> int:
+    try:
+        return max(1, int(float(os.environ.get("EVALENS_MAX_OUTPUT_MB", "")) * (1 << 20)))
+    except ValueError:
+        return DEFAULT_CAPTURE_BYTES
+
+
+@dataclass(slots=True)
+class AgentRun:
+    """What happened to the agent process; ``truncated`` names the streams cut at the capture limit."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_seconds: float
+    killed_pids: list[int] = field(default_factory=list)
+    truncated: list[str] = field(default_factory=list)
+    stream_bytes: dict[str, int] = field(default_factory=dict)
+    stdout_path: Path | None = None
+    stderr_path: Path | None = None
+
+
+# --------------------------------------------------------------------------- model bridges (host side)
+
+
+@dataclass(slots=True)
+class Bridge:
+    """The host side of one bridge: a unix socket whose connections are piped to the real model endpoint."""
+
+    spec: BridgeSpec
+    server: asyncio.AbstractServer | None = None
+    tasks: set[asyncio.Task] = field(default_factory=set)
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(READ_CHUNK):
+            writer.write(data)
+            await writer.drain()
+    except (ConnectionError, OSError):
+        pass
+    finally:
+        writer.close()
+
+
+async def start_bridges(specs: list[BridgeSpec], owner: int | None) -> list[Bridge]:
+    """Listen on each spec's socket (mode 0600, owned by ``owner`` when given: the uid the agent runs as)."""
+    bridges: list[Bridge] = []
+    for spec in specs:
+        bridge = Bridge(spec)
+
+        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, bridge: Bridge = bridge) -> None:
+            task = asyncio.current_task()
+            if task is not None:
+                bridge.tasks.add(task)
+            try:
+                try:
+                    up_reader, up_writer = await asyncio.open_connection(bridge.spec.host, bridge.spec.port)
+                except OSError:
+                    writer.close()
+                    return
+                await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+            except asyncio.CancelledError:
+                writer.close()
+            finally:
+                if task is not None:
+                    bridge.tasks.discard(task)
+
+        bridge.server = await asyncio.start_unix_server(handle, path=str(spec.socket))
+        os.chmod(spec.socket, 0o600)
+        if owner is not None:
+            os.chown(spec.socket, owner, -1)
+        bridges.append(bridge)
+    return bridges
+
+
+async def stop_bridges(bridges: list[Bridge]) -> None:
+    """Close the listeners and every open connection; never raises (shutdown must not print tracebacks)."""
+    for bridge in bridges:
+        if bridge.server is None:
+            continue
+        bridge.server.close()
+        tasks = list(bridge.tasks)
+        for task in tasks:
+            task.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=1)
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(bridge.server.wait_closed(), timeout=1)
+        bridge.server = None
+
+
+# --------------------------------------------------------------------------- processes
+
+
+def _proc_table() -> dict[int, tuple[int, int]]:
+    """pid → (ppid, session id) for every live (non-zombie) process."""
+    table: dict[int, tuple[int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                stat = fh.read().decode(errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        if fields and fields[0] in ("Z", "X"):
+            continue  # already dead, only waiting to be reaped
+        try:
+            table[int(entry)] = (int(fields[1]), int(fields[3]))
+        except (IndexError, ValueError):
+            continue
+    return table
+
+
+def process_tree(root_pid: int) -> set[int]:
+    """``root_pid``, its descendants, and anything still in its session (orphans reparented elsewhere)."""
+    table = _proc_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _sid) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found = {root_pid} if root_pid in table else set()
+    stack = [root_pid]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            if child not in found:
+                found.add(child)
+                stack.append(child)
+    found |= {pid for pid, (_ppid, sid) in table.items() if sid == root_pid}
+    return found
+
+
+def kill_tree(root_pid: int) -> list[int]:
+    """SIGKILL the process group and every process of the tree (repeated until nothing is left)."""
+    killed: list[int] = []
+    for _ in range(5):
+        pids = process_tree(root_pid)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(root_pid, signal.SIGKILL)
+        if not pids:
+            break
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+        time.sleep(0.02)
+    return killed
+
+
+async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, int], name: str) -> None:
+    """Copy the stream to ``dest`` up to ``limit`` bytes, then keep reading and discarding (the agent must not
+    block on a full buffer, and the runner must not hold what it prints)."""
+    loop = asyncio.get_running_loop()
+    written = total = 0
+    with dest.open("wb") as out:
+        while True:
+            try:
+                data = await loop.sock_recv(sock, READ_CHUNK)
+            except OSError:
+                break
+            if not data:
+                break
+            total += len(data)
+            if written < limit:
+                keep = data[: limit - written]
+                out.write(keep)
+                written += len(keep)
+            counts[name] = total
+
+
+async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
+                      timeout: float, *, user: int | None = None, group: int | None = None) -> AgentRun:
+    """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
+    ``user``/``group`` switch the child to that host uid/gid (evalens as root)."""
+    start = time.monotonic()
+    limit = capture_limit()
+    pairs = {name: socket.socketpair() for name in ("stdout", "stderr")}
+    counts: dict[str, int] = {"stdout": 0, "stderr": 0}
+    readers: list[asyncio.Task] = []
+    proc = None
+    try:
+        for ours, _theirs in pairs.values():
+            ours.setblocking(False)
+            ours.shutdown(socket.SHUT_WR)
+        proc = await asyncio.create_subprocess_exec(
+            *argv, env=env, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=pairs["stdout"][1].fileno(),
+            stderr=pairs["stderr"][1].fileno(), start_new_session=True, user=user, group=group,
+            extra_groups=[] if user is not None else None,
+        )
+    except BaseException:
+        for ours, theirs in pairs.values():
+            ours.close()
+            theirs.close()
+        raise
+    for _ours, theirs in pairs.values():
+        theirs.close()
+    readers = [asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n))
+               for n, p in (("stdout", stdout), ("stderr", stderr))]
+    timed_out = False
+    killed: list[int] = []
+    try:
+        try:
+            await asyncio.wait_for(proc.wait(), timeout=timeout)
+        except TimeoutError:
+            timed_out = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(proc.wait(), timeout=KILL_GRACE_SECONDS)
+    finally:
+        # Always: on timeout, on cancellation, and after a normal exit (background children of tool calls).
+        killed = kill_tree(proc.pid)
+        try:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    await asyncio.shield(proc.wait())
+            # Every writer is dead now, so the streams end; bound the wait anyway (a leaked descriptor elsewhere).
+            await asyncio.shield(asyncio.wait(readers, timeout=5))
+        finally:
+            for task in readers:
+                task.cancel()
+            for ours, _theirs in pairs.values():
+                ours.close()
+    truncated = [name for name, total in counts.items() if total > limit]
+    return AgentRun(None if timed_out else proc.returncode, timed_out, time.monotonic() - start, killed,
+                    truncated, counts, stdout, stderr)
