@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner import schema_check
+from evalens.runner.config import Tuning
 from evalens.runner.documents import ParsedDocument
 from evalens.runner.formats.base import Format, RuleContext
 from evalens.runner.formats.registry import candidates, detect, sniffs
 from evalens.runner.index import IndexCache
 from evalens.runner.problems import Problem, Severity, Span
+from evalens.runner.tuning import default_tuning, tune
 
 
 @dataclass(slots=True)
@@ -37,15 +39,19 @@ class Validation:
 
 
 def validate_text(path: str, text: str, indexes: IndexCache | None = None,
-                  settings: dict[str, Any] | None = None) -> Validation:
-    """Validate one document; never raises for bad input.
+                  settings: dict[str, Any] | None = None, tuning: Tuning | None = None) -> Validation:
+    """Validate one document; never raises for bad input. ``tuning`` (the user's rule levels; None: the
+    nearest config file of ``path``) is applied last.
 
     The cyclic garbage collector is paused meanwhile: a 6,500-line file allocates ~30k acyclic nodes, and
     the collections they trigger would rescan every document the server holds (2-3x the validation time)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _validate_text(path, text, indexes, settings)
+        result = _validate_text(path, text, indexes, settings)
+        result.problems = tune(result.problems, result.doc, result.format.id if result.format else None, path,
+                               tuning if tuning is not None else default_tuning(path))
+        return result
     finally:
         if enabled:
             gc.enable()
@@ -113,9 +119,9 @@ def iter_candidate_files(paths: Iterable[Path]) -> Iterator[Path]:
 
 
 def validate_file(path: Path, indexes: IndexCache | None = None,
-                  settings: dict[str, Any] | None = None) -> Validation:
+                  settings: dict[str, Any] | None = None, tuning: Tuning | None = None) -> Validation:
     text, problem = read_source(path)
-    if text is None:
+    if text is None:  # unreadable / not UTF-8: nothing a user can tune
         fmts = candidates(str(path))
         return Validation(str(path), fmts[0] if fmts else None, None, [problem] if problem else [])
-    return validate_text(str(path), text, indexes, settings)
+    return validate_text(str(path), text, indexes, settings, tuning)

@@ -47,12 +47,21 @@ def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple
     return pos.line, col_from_client(text, pos.character, encoding)
 
 
+def code_description(code: str) -> types.CodeDescription | None:
+    """The link to the rule's entry in docs/rules.md (editors show the code as a link)."""
+    from evalens.runner.rules import doc_url
+
+    url = doc_url(code)
+    return types.CodeDescription(href=url) if url else None
+
+
 def to_diagnostic(problem: Problem, lines: list[str], encoding: str) -> types.Diagnostic:
     return types.Diagnostic(
         range=to_range(problem.span, lines, encoding),
         message=problem.message,
         severity=types.DiagnosticSeverity(int(problem.severity)),
         code=problem.code,
+        code_description=code_description(problem.code),
         source=SOURCE,
     )
 

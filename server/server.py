@@ -34,6 +34,8 @@ class Settings:
     api_key_env_vars: list[str] = field(default_factory=list)
     skill_profile: str = "agentskills"
     code_lens: bool = True
+    rules: dict[str, str] | None = None  # rule code (or glob) -> level, over the config files
+    configuration_preference: str = "editorFirst"  # or filesystemFirst / editorOnly, as in ruff's server
 
     def update(self, raw: Any) -> None:
         if not isinstance(raw, dict):
@@ -43,7 +45,8 @@ class Settings:
             return
         mapping = {"engine": "engine", "judge": "judge", "timeout": "timeout",
                    "maxParallelRuns": "max_parallel_runs", "keepSandbox": "keep_sandbox",
-                   "apiKeyEnvVars": "api_key_env_vars", "skillProfile": "skill_profile", "codeLens": "code_lens"}
+                   "apiKeyEnvVars": "api_key_env_vars", "skillProfile": "skill_profile", "codeLens": "code_lens",
+                   "rules": "rules", "configurationPreference": "configuration_preference"}
         defaults = Settings()
         for key, attr in mapping.items():
             if key in raw:  # null means "back to the default" (e.g. use the eval config's engine again)
@@ -52,6 +55,17 @@ class Settings:
     def rule_settings(self) -> dict[str, Any]:
         return {"skillProfile": self.skill_profile}
 
+    def rule_overrides(self) -> tuple[Any, list[str]]:
+        """The ``rules`` setting as parsed levels, and what was wrong with it."""
+        from evalens.runner.config import PREFERENCES, editor_levels
+
+        errors: list[str] = []
+        levels = editor_levels(self.rules, errors)
+        if self.configuration_preference not in PREFERENCES:
+            errors.append(f"evalens.configurationPreference must be one of {', '.join(PREFERENCES)}, not "
+                          f"{self.configuration_preference!r}.")
+        return levels, errors
+
 
 class EvalensServer(LanguageServer):
     """pygls server plus evalens state: validations per document and the package indexes."""
@@ -59,10 +73,14 @@ class EvalensServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("evalens", __version__,
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        from evalens.runner.config import ConfigCache
         from evalens.runner.index import IndexCache
 
         self.settings = Settings()
         self.indexes = IndexCache(self.read_text)
+        self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
+        self._overrides: tuple[Any, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
+        self._reported: set[tuple[str, ...]] = set()
         self.validations: dict[str, Any] = {}  # uri -> (version, Validation)
         self.last_good: dict[str, Any] = {}  # uri -> last Validation whose document parsed
         self.disk_validations: dict[str, Any] = {}  # uri -> Validation of unopened files (start-up scan)
@@ -98,6 +116,35 @@ class EvalensServer(LanguageServer):
         except (OSError, UnicodeDecodeError):
             return None
 
+    # ----------------------------------------------------------------------------------- rule tuning
+    def settings_changed(self) -> None:
+        self._overrides = None
+        self._reported.clear()  # say again what is still wrong
+
+    def tuning_for(self, path: str) -> Any:
+        """The rule tuning of a file: its nearest config file (cached by mtime) and the ``rules`` setting."""
+        from evalens.runner.config import NO_FILE, Tuning
+
+        if self._overrides is None:
+            self._overrides = self.settings.rule_overrides()
+        levels, setting_errors = self._overrides
+        preference = self.settings.configuration_preference
+        file = NO_FILE if preference == "editorOnly" else self.configs.for_file(path)
+        self.report_config_errors((*setting_errors, *file.errors))
+        return Tuning(file, levels, preference if preference in ("filesystemFirst", "editorOnly") else "editorFirst")
+
+    def report_config_errors(self, errors: tuple[str, ...]) -> None:
+        """One message per distinct set of configuration problems (the invalid entries are ignored)."""
+        if not errors or errors in self._reported:
+            return
+        self._reported.add(errors)
+        text = "evalens: invalid configuration (these entries are ignored):\n" + "\n".join(errors)
+        log.warning(text)
+        try:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=text))
+        except Exception:  # noqa: BLE001 - no client yet (direct calls in tests)
+            pass
+
     def validate_uri(self, uri: str) -> Any:
         """Validate the open document at ``uri`` (cached per version)."""
         from evalens.runner.validate import validate_text
@@ -108,7 +155,7 @@ class EvalensServer(LanguageServer):
             if cached is not None and cached[0] == doc.version and doc.version is not None:
                 return cached[1]
         path = to_fs_path(uri) or uri
-        result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings())
+        result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings(), self.tuning_for(path))
         with self.lock:
             replaced = [self.validations.get(uri), self.last_good.get(uri)]
             self.validations[uri] = (doc.version, result)

@@ -76,6 +76,35 @@ def revalidate_open(ls: EvalensServer, except_uri: str | None = None) -> None:
         ls.workspace_diagnostic_refresh(None)
 
 
+def revalidate_disk(ls: EvalensServer) -> None:
+    """Re-validate the unopened files of the start-up scan (rule levels changed), off the event loop."""
+    import threading
+
+    threading.Thread(target=_revalidate_disk, args=(ls,), name="evalens-rescan", daemon=True).start()
+
+
+def _revalidate_disk(ls: EvalensServer) -> None:
+    from evalens.runner.validate import validate_file
+
+    with ls.lock:
+        uris = list(ls.disk_validations)
+    for uri in uris:
+        path = to_fs_path(uri)
+        if not path or uri in ls.workspace.text_documents:
+            continue
+        try:
+            result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings(), ls.tuning_for(path))
+        except Exception:  # noqa: BLE001 - one bad file must not stop the others
+            log.exception("re-validation failed for %s", path)
+            continue
+        with ls.lock:
+            ls.disk_validations[uri] = result
+        if not ls.client_pulls:
+            publish(ls, uri, result, None)
+    if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
+        ls.workspace_diagnostic_refresh(None)
+
+
 def _case_names(result: Any) -> tuple[str, ...]:
     return result.case_names() if result is not None else ()
 
@@ -126,13 +155,20 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:
+        from evalens.runner.config import CONFIG_NAMES
+
+        config_changed = False
         for change in params.changes:
             path = to_fs_path(change.uri)
             if path:
                 ls.indexes.invalidate(Path(path))
+                config_changed |= Path(path).name in CONFIG_NAMES
             if change.type == types.FileChangeType.Deleted:
                 ls.disk_validations.pop(change.uri, None)
+        ls.configs.forget()  # a config file may have appeared or vanished
         revalidate_open(ls)
+        if config_changed:
+            revalidate_disk(ls)
 
     @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
                     types.DiagnosticOptions(identifier="evalens", inter_file_dependencies=True,
@@ -148,7 +184,8 @@ def register(server: EvalensServer) -> None:
                 if path and Path(path).is_file():
                     from evalens.runner.validate import validate_file
 
-                    result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings())
+                    result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings(),
+                                           ls.tuning_for(path))
             return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
         finally:
             if enabled:

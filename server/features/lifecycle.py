@@ -9,13 +9,14 @@ from evalens.server.server import EvalensServer, log
 from lsprotocol import types
 
 WATCH_GLOBS = ("**/evals/**", "**/SKILL.md", "**/skill.md", "**/hooks/hooks.json", "**/agents/**",
-               "**/tasks.yaml", "**/eval.config.yaml")
+               "**/tasks.yaml", "**/eval.config.yaml", "**/evalens.toml", "**/.evalens.toml", "**/pyproject.toml")
 
 
 def register(server: EvalensServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: EvalensServer, params: types.InitializeParams) -> None:
         ls.settings.update(params.initialization_options)
+        ls.settings_changed()
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:
@@ -28,16 +29,23 @@ def register(server: EvalensServer) -> None:
                                            watchers=watchers))]))
             except Exception as exc:  # noqa: BLE001 - a client may refuse; we still work without it
                 log.warning("file watching not registered: %s", exc)
+        ls.configs.set_roots(workspace_roots(ls))
+        before = ls.settings.rules, ls.settings.configuration_preference, ls.settings.skill_profile
         await pull_configuration(ls)
+        if (ls.settings.rules, ls.settings.configuration_preference, ls.settings.skill_profile) != before:
+            from evalens.server.features.diagnostics import revalidate_open
+
+            revalidate_open(ls)  # documents opened while the settings were on their way
         threading.Thread(target=scan_workspace, args=(ls,), name="evalens-scan", daemon=True).start()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
         ls.settings.update(params.settings)
         await pull_configuration(ls)
-        from evalens.server.features.diagnostics import revalidate_open
+        from evalens.server.features.diagnostics import revalidate_disk, revalidate_open
 
         revalidate_open(ls)
+        revalidate_disk(ls)
 
 
 async def pull_configuration(ls: EvalensServer) -> None:
@@ -51,6 +59,7 @@ async def pull_configuration(ls: EvalensServer) -> None:
         return
     if result and isinstance(result[0], dict):
         ls.settings.update(result[0])
+    ls.settings_changed()
 
 
 def workspace_roots(ls: EvalensServer) -> list[str]:
@@ -78,7 +87,7 @@ def scan_workspace(ls: EvalensServer) -> None:
                 uri = from_fs_path(str(path))
                 if not uri or uri in ls.workspace.text_documents:
                     continue
-                result = validate_file(path, ls.indexes, ls.settings.rule_settings())
+                result = validate_file(path, ls.indexes, ls.settings.rule_settings(), ls.tuning_for(str(path)))
                 count += 1
                 if result.format is None and not result.problems:
                     continue

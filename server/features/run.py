@@ -125,7 +125,8 @@ class Runs:
             return None
         from evalens.runner.validate import validate_file
 
-        return validate_file(Path(path), self.ls.indexes, self.ls.settings.rule_settings())
+        return validate_file(Path(path), self.ls.indexes, self.ls.settings.rule_settings(),
+                             self.ls.tuning_for(path))
 
     def _cases(self, validation: Any, format_id: str = RUNNABLE) -> list[Any]:
         """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``); cached

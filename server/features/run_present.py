@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from evalens.server.convert import to_range
+from evalens.server.convert import code_description, to_range
 from lsprotocol import types
 
 SOURCE = "evalens-run"
@@ -113,7 +113,8 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
     out = [types.Diagnostic(
         range=to_range(case.name_span, doc.lines, encoding), message=summary_message(result),
         severity=SEVERITY.get(result.verdict, types.DiagnosticSeverity.Information), source=SOURCE,
-        code=f"eval-{result.verdict.lower()}")]
+        code=f"eval-{result.verdict.lower()}",
+        code_description=code_description(f"eval-{result.verdict.lower()}"))]
     for check in result.checks:
         if check.status != "FAIL":
             continue
@@ -121,7 +122,8 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
         if rng is not None:
             out.append(types.Diagnostic(range=rng, message=f"{check_label(check)}: {check.detail}",
                                         severity=types.DiagnosticSeverity.Error, source=SOURCE,
-                                        code="eval-check-failed"))
+                                        code="eval-check-failed",
+                                        code_description=code_description("eval-check-failed")))
     return out
 
 

@@ -1,0 +1,136 @@
+"""Inline suppression, the way ruff's ``# noqa`` and eslint's ``eslint-disable`` comments work.
+
+- YAML (and the YAML frontmatter of SKILL.md / task.md): ``# evalens: ignore[code, other]`` at the end of a line
+  silences those codes on that line; alone on a line it silences them on the next line that is not blank or a
+  comment. Without ``[...]`` it silences every code. ``# evalens: ignore-file[code]`` anywhere silences the codes
+  in the whole file.
+- Markdown body: the same as HTML comments, ``<!-- evalens: ignore-file[long-skill] -->``.
+- JSON has no comments: a top-level ``"$evalens": {"ignore": ["code", ...]}`` member silences codes in the whole
+  file (``"ignore": true`` silences all). Files other tools read strictly are better tuned from the config file.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalens.runner.documents import ParsedDocument
+from evalens.runner.problems import Problem, Severity, Span
+
+JSON_KEY = "$evalens"
+_HASH = re.compile(r"(?:^|\s)#\s*evalens:\s*(ignore(?:-file)?)\b(?:\[([^\]]*)\])?")
+_HTML = re.compile(r"<!--\s*evalens:\s*(ignore(?:-file)?)\b(?:\[([^\]]*)\])?\s*-->")
+
+
+@dataclass(slots=True)
+class Directive:
+    """One suppression: the codes it names (None: all) and the line it covers (None: the whole file)."""
+
+    span: Span
+    target: int | None
+    codes: tuple[str, ...] | None
+    used: set[str] = field(default_factory=set)
+
+    def covers(self, problem: Problem) -> bool:
+        if self.target is not None and problem.span.start_line != self.target:
+            return False
+        return self.codes is None or problem.code in self.codes
+
+
+def _codes(raw: str | None) -> tuple[str, ...] | None:
+    if raw is None:
+        return None
+    return tuple(c.strip() for c in raw.split(",") if c.strip())
+
+
+def find_directives(doc: ParsedDocument) -> list[Directive]:
+    """Every suppression directive in a document (cheap when there is none: one substring test)."""
+    if doc.language == "json":
+        return _json_directives(doc)
+    if "evalens:" not in doc.text:
+        return []
+    out: list[Directive] = []
+    lines = doc.lines
+    frontmatter_end = doc.body_start_line if doc.language == "markdown" else len(lines)
+    for i, line in enumerate(lines):
+        if "evalens:" not in line:
+            continue
+        matches = list(_HASH.finditer(line)) if i < frontmatter_end else []
+        if doc.language == "markdown":
+            matches += list(_HTML.finditer(line))
+        for m in matches:
+            start = m.start() + (1 if line[m.start()].isspace() else 0)
+            span = Span(i, start, i, m.end())
+            if m.group(1) == "ignore-file":
+                target = None
+            elif line[:start].strip():  # after code on the same line
+                target = i
+            else:
+                target = _next_code_line(lines, i + 1, frontmatter_end if m.re is _HASH else len(lines))
+            out.append(Directive(span, target, _codes(m.group(2))))
+    return out
+
+
+def _next_code_line(lines: list[str], start: int, end: int) -> int:
+    for j in range(start, min(end, len(lines))):
+        stripped = lines[j].strip()
+        if stripped and not stripped.startswith("#"):
+            return j
+    return start
+
+
+def _json_directives(doc: ParsedDocument) -> list[Directive]:
+    data = doc.data
+    if not isinstance(data, dict) or JSON_KEY not in data:
+        return []
+    span = doc.span_for((JSON_KEY,))
+    value = data[JSON_KEY]
+    ignore: Any = value.get("ignore") if isinstance(value, dict) else None
+    if ignore is True:
+        return [Directive(span, None, None)]
+    if isinstance(ignore, list) and all(isinstance(c, str) for c in ignore):
+        return [Directive(doc.span_for((JSON_KEY, "ignore")), None, tuple(ignore))]
+    return [Directive(span, None, ())]  # malformed: reported as unused below
+
+
+def is_own_key(problem: Problem) -> bool:
+    """Problems about the ``$evalens`` member itself (e.g. an unknown key in a closed schema)."""
+    path = (problem.data or {}).get("path")
+    return bool(path) and path[0] == JSON_KEY
+
+
+def apply_directives(problems: list[Problem], directives: list[Directive]) -> list[Problem]:
+    """Drop suppressed problems; add a hint for each directive (or code in it) that silenced nothing."""
+    from evalens.runner.rules import is_known, is_tunable
+
+    kept: list[Problem] = []
+    for p in problems:
+        if is_tunable(p.code) and (hit := next((d for d in directives if d.covers(p)), None)):
+            hit.used.add(p.code)
+            continue
+        kept.append(p)
+    for d in directives:
+        if d.codes == ():
+            kept.append(_hint(d.span, f"`\"{JSON_KEY}\"` must be `{{\"ignore\": [\"code\", ...]}}` or "
+                                      "`{\"ignore\": true}`; it silences nothing."))
+            continue
+        if d.codes is None:
+            if not d.used:
+                kept.append(_hint(d.span, "This `evalens: ignore` silences nothing here."))
+            continue
+        for code in d.codes:
+            if code in d.used:
+                continue
+            if not is_known(code):
+                why = f"`{code}` is not an evalens rule, so there is nothing to silence"
+            elif not is_tunable(code):
+                why = f"`{code}` cannot be silenced (the file cannot be read as it is)"
+            else:
+                why = f"No `{code}` problem here; the suppression is unused"
+            kept.append(_hint(d.span, why + "."))
+    return kept
+
+
+def _hint(span: Span, message: str) -> Problem:
+    return Problem(span, Severity.HINT, "unused-suppression", message)
