@@ -17,7 +17,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="evalens validate", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path, help="eval files or folders")
     parser.add_argument("--format", choices=["text", "json"], default="text", dest="output")
-    parser.add_argument("--profile", default=None, help="SKILL.md profile: agentskills, claude-code, uaaps")
+    parser.add_argument("--profile", default=None, help="SKILL.md profile: agentskills, claude-code, uaaps (default: auto, by the skill's context)")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="report only these rule codes (comma-separated; globs such as schema-* work)")
     parser.add_argument("--ignore", action="append", metavar="CODES", help="turn these rule codes off")
@@ -26,6 +26,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--config", type=Path, help="use this evalens.toml / pyproject.toml for every file")
     parser.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     args = parser.parse_args(argv)
+    from evalens.runner.aggregate import related_of
     from evalens.runner.index import IndexCache
     from evalens.runner.validate import iter_candidate_files, validate_file
 
@@ -52,6 +53,8 @@ def main(argv: list[str]) -> int:
                 "line": prob.span.start_line + 1, "column": prob.span.start_col + 1,
                 "endLine": prob.span.end_line + 1, "endColumn": prob.span.end_col + 1,
                 "severity": prob.severity.label, "code": prob.code, "message": prob.message,
+                "related": [{"line": r["span"][0] + 1, "column": r["span"][1] + 1, "message": r["message"]}
+                            for r in related_of(prob)],
             })
     if args.output == "json":
         json.dump({"files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],

@@ -356,8 +356,11 @@ def _parse_yaml(text: str, lines: list[str]) -> ParsedDocument:
 
 
 def _parse_frontmatter(text: str, lines: list[str]) -> ParsedDocument:
-    """SKILL.md / task.md: YAML between a first line ``---`` and the next ``---`` line."""
-    if not lines or lines[0].strip() != "---":
+    """SKILL.md / task.md: YAML between a first line ``---`` and the next ``---`` line.
+
+    A UTF-8 byte order mark before the first ``---`` is read through (formats decide whether it is a problem:
+    skills-ref rejects it in SKILL.md), so the frontmatter is still checked."""
+    if not lines or lines[0].lstrip("\ufeff").strip() != "---":
         prob = Problem(Span(0, 0, 0, max(1, len(lines[0]) if lines else 1)), Severity.ERROR,
                        "frontmatter-missing", "SKILL.md must start with YAML frontmatter (---)")
         return ParsedDocument(text, "markdown", None, None, [prob], lines)
@@ -411,7 +414,7 @@ class _JsonParser:
 
     def parse(self) -> ParsedDocument:
         try:
-            i = self.skip(0)
+            i = self.skip(1 if self.text.startswith("\ufeff") else 0)  # a byte order mark is not content
             if i >= self.n:
                 self.problems.append(Problem(Span.point(0), Severity.ERROR, "empty", "File is empty."))
                 return ParsedDocument(self.text, "json", None, None, self.problems, self.lines)

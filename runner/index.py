@@ -72,12 +72,51 @@ def frontmatter_fields(text: str) -> dict[str, str]:
     return {}
 
 
+_CONTAINER_MARKERS = (".claude-plugin", "package.agent.json", ".git")
+_WALK_SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "build", "dist", ".tools"}
+
+
+def container_root(path: Path) -> Path:
+    """The plugin, package or repository a file belongs to, for resolving skill names: the nearest ancestor
+    holding ``.claude-plugin/``, ``package.agent.json`` or ``.git``, or the parent of the nearest ``skills/``
+    folder, whichever comes first; else the skill folder (the parent of ``evals/``)."""
+    path = path if path.is_absolute() else path.absolute()
+    parents = list(path.parents)[:8]
+    for parent in parents:
+        if any((parent / m).exists() for m in _CONTAINER_MARKERS):
+            return parent
+        if parent.name == "skills":
+            return parent.parent
+    here = path.parent
+    return here.parent if here.name == "evals" else here
+
+
+def scan_skills(root: Path, reader: TextReader = read_disk, limit: int = 1000) -> dict[str, Path]:
+    """Every SKILL.md under ``root`` by the ``name`` in its frontmatter (its folder's name when it has none);
+    bounded, and blind to dependency and build folders."""
+    out: dict[str, Path] = {}
+    visited = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in _WALK_SKIP)
+        visited += 1
+        if visited > 5000 or len(out) >= limit:
+            break
+        for fname in ("SKILL.md", "skill.md"):
+            if fname in filenames:
+                md = Path(dirpath) / fname
+                name = frontmatter_fields(reader(md) or "").get("name") or md.parent.name
+                out.setdefault(name.strip(), md)
+                break
+    return out
+
+
 @dataclass
 class PackageIndex:
     """Lazily computed facts about one package root; cheap to rebuild."""
 
     root: Path
     reader: TextReader = read_disk
+    cache: IndexCache | None = None
 
     @property
     def evals_dir(self) -> Path:
@@ -192,12 +231,28 @@ class PackageIndex:
         return self.root.name
 
 
+def skill_catalog(file_path: str | Path, index: PackageIndex | None = None) -> dict[str, Path]:
+    """Skills of the plugin or package ``file_path`` belongs to, by SKILL.md ``name`` (cached when an index
+    cache is at hand, so a folder walk happens once per plugin, not once per file)."""
+    root = container_root(Path(file_path))
+    if index is not None and index.cache is not None:
+        return index.cache.catalog(root)
+    return scan_skills(root)
+
+
 class IndexCache:
     """One index per package root; ``invalidate`` drops what a file change may have altered."""
 
     def __init__(self, reader: TextReader = read_disk) -> None:
         self.reader = reader
         self._by_root: dict[Path, PackageIndex] = {}
+        self._catalogs: dict[Path, dict[str, Path]] = {}
+
+    def catalog(self, root: Path) -> dict[str, Path]:
+        found = self._catalogs.get(root)
+        if found is None:
+            found = self._catalogs[root] = scan_skills(root, self.reader)
+        return found
 
     def for_file(self, path: Path) -> PackageIndex | None:
         root = find_package_root(path)
@@ -205,13 +260,16 @@ class IndexCache:
             return None
         index = self._by_root.get(root)
         if index is None:
-            index = self._by_root[root] = PackageIndex(root, self.reader)
+            index = self._by_root[root] = PackageIndex(root, self.reader, self)
         return index
 
     def invalidate(self, path: Path | None = None) -> None:
         if path is None:
             self._by_root.clear()
+            self._catalogs.clear()
             return
+        for root in [r for r in self._catalogs if r in path.parents]:
+            del self._catalogs[root]
         root = find_package_root(path)
         if root is not None:
             self._by_root.pop(root, None)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner import schema_check
+from evalens.runner.aggregate import aggregate
 from evalens.runner.config import Tuning
 from evalens.runner.documents import ParsedDocument
 from evalens.runner.formats.base import Format, RuleContext
@@ -49,8 +50,9 @@ def validate_text(path: str, text: str, indexes: IndexCache | None = None,
     gc.disable()
     try:
         result = _validate_text(path, text, indexes, settings)
-        result.problems = tune(result.problems, result.doc, result.format.id if result.format else None, path,
-                               tuning if tuning is not None else default_tuning(path))
+        tuned = tune(result.problems, result.doc, result.format.id if result.format else None, path,
+                     tuning if tuning is not None else default_tuning(path))
+        result.problems = aggregate(tuned)  # after tuning: suppressing one occurrence keeps the others
         return result
     finally:
         if enabled:
@@ -86,13 +88,16 @@ def rule_context(path: str, indexes: IndexCache | None, settings: dict[str, Any]
 
 
 def read_source(path: Path) -> tuple[str | None, Problem | None]:
-    """Read a file as UTF-8; undecodable bytes become a problem at their position."""
+    """Read a file as UTF-8; undecodable bytes become a problem at their position.
+
+    A byte order mark stays in the text (U+FEFF), as an editor may send it: the parsers read through it and
+    the formats that care (SKILL.md) can see it."""
     try:
         raw = path.read_bytes()
     except OSError as exc:
         return None, Problem(Span.point(0), Severity.ERROR, "unreadable", f"Cannot read file: {exc.strerror}")
     try:
-        return raw.decode("utf-8-sig"), None
+        return raw.decode("utf-8"), None
     except UnicodeDecodeError as exc:
         before = raw[: exc.start].decode("utf-8", errors="replace")
         line = before.count("\n")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalens.runner.aggregate import related_of
 from evalens.runner.problems import Fix, Problem, Span
 from lsprotocol import types
 
@@ -55,7 +56,14 @@ def code_description(code: str) -> types.CodeDescription | None:
     return types.CodeDescription(href=url) if url else None
 
 
-def to_diagnostic(problem: Problem, lines: list[str], encoding: str) -> types.Diagnostic:
+def to_diagnostic(problem: Problem, lines: list[str], encoding: str, uri: str | None = None) -> types.Diagnostic:
+    """One problem as an LSP diagnostic; its related locations (repeated findings collapsed into it, the
+    first of two duplicates) become ``relatedInformation`` when the document's ``uri`` is given."""
+    related = None
+    if uri is not None and (items := related_of(problem)):
+        related = [types.DiagnosticRelatedInformation(
+            location=types.Location(uri=uri, range=to_range(Span(*r["span"]), lines, encoding)),
+            message=r["message"]) for r in items]
     return types.Diagnostic(
         range=to_range(problem.span, lines, encoding),
         message=problem.message,
@@ -63,6 +71,7 @@ def to_diagnostic(problem: Problem, lines: list[str], encoding: str) -> types.Di
         code=problem.code,
         code_description=code_description(problem.code),
         source=SOURCE,
+        related_information=related,
     )
 
 

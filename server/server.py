@@ -32,7 +32,7 @@ class Settings:
     max_parallel_runs: int = 2
     keep_sandbox: bool = False
     api_key_env_vars: list[str] = field(default_factory=list)
-    skill_profile: str = "agentskills"
+    skill_profile: str = "auto"  # auto: by context (plugin, .claude/skills, UAAPS package); or a profile name
     code_lens: bool = True
     rules: dict[str, str] | None = None  # rule code (or glob) -> level, over the config files
     configuration_preference: str = "editorFirst"  # or filesystemFirst / editorOnly, as in ruff's server

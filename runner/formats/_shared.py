@@ -90,15 +90,35 @@ _IDENTIFIER = re.compile(
 )
 
 
+def other_script(text: str) -> bool:
+    """Whether ``text`` has letters outside the Latin script (CJK, Cyrillic, …), where the English word lists
+    and lengths below mean nothing."""
+    return any(ord(c) > 0x24F and c.isalpha() for c in text)
+
+
 def is_unfalsifiable(text: str) -> bool:
-    """An expectation a grader cannot fail: vague words with nothing concrete, or too short to say
-    anything ("Produces output", "Does the thing"). Flags, identifiers and acronyms count as concrete."""
+    """An expectation a grader cannot fail: too short to say anything ("Produces output", "Does the thing"), or
+    a short one resting on a vague word ("Works appropriately"). Flags, identifiers, acronyms, numbers and
+    quoted values count as concrete; text in another script is left alone (no word list fits it)."""
     from evalens.runner.formats.uaaps import VAGUE_WORDS, is_concrete
 
-    if is_concrete(text) or _IDENTIFIER.search(text):
+    if len(text.strip()) < 4:
+        return True
+    if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text):
         return False
     words = re.findall(r"[A-Za-z']+", text.lower())
-    return not words or bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS))) or len(words) <= 3
+    if len(words) <= 3:
+        return True
+    return len(words) <= 8 and bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS)))
+
+
+def is_bare_prompt(prompt: str) -> bool:
+    """A prompt too bare to be a realistic request: three words at most ("Do the thing."). Slash commands (``/design-score URL``)
+    are how users invoke skills, and other scripts pack more into fewer characters, so both are left alone."""
+    text = prompt.strip()
+    if text.startswith("/") or other_script(text):
+        return False
+    return len(text.split()) <= 3
 
 
 _DOC_CACHE: dict[str, tuple[float, Any]] = {}

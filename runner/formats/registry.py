@@ -84,8 +84,23 @@ def _candidates(path: str, _n_formats: int) -> tuple[Format, ...]:
     return tuple(f for f in FORMATS if f.path_matches(path))
 
 
+def link_placeholder(path: str, text: str) -> bool:
+    """Whether ``text`` is a symbolic link checked out as a file (git with ``core.symlinks=false`` writes the
+    link's target path as the file's only content): one relative path naming an existing file next to it. The
+    target is checked where it lives; the placeholder is not a broken eval file."""
+    target = text.strip()
+    if not target or len(target) > 1024 or any(c.isspace() for c in target) or "/" not in target or \
+            target.startswith(("/", "{", "[", "-", "#")):
+        return False
+    import os.path
+
+    return os.path.isfile(os.path.join(os.path.dirname(path), target))
+
+
 def detect(path: str, text: str) -> Detection:
     """Pick the format of a file from its path, content and modeline; parse it once."""
+    if len(text) <= 1024 and "\n" not in text.rstrip() and link_placeholder(path, text):
+        return Detection(None, None)
     cands = candidates(path)
     language = cands[0].language if cands else language_of(path)
     has_modeline = "evalens:" in text[:2000] or "$schema" in text[:4000]

@@ -12,11 +12,13 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
+from evalens.runner.aggregate import with_related
 from evalens.runner.documents import ParsedDocument, Path
 from evalens.runner.formats import registry
 from evalens.runner.formats._shared import (
     frontmatter_name,
     inner,
+    is_bare_prompt,
     is_unfalsifiable,
     path_error,
     problem,
@@ -26,7 +28,7 @@ from evalens.runner.formats.base import CaseInfo, Format, Match, RuleContext, Ta
 from evalens.runner.formats.writing_skills import _dicts, _files_under, _id_cases, skill_dir_of
 from evalens.runner.models import skill_creator as m
 from evalens.runner.models.catalog import SchemaSpec, register
-from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
+from evalens.runner.problems import Edit, Fix, Problem, Severity
 from evalens.runner.schema_check import suggest
 
 register(SchemaSpec("skill-creator-evals.schema.json", m.EvalsFile, "skill-creator evals.json",
@@ -38,11 +40,6 @@ register(SchemaSpec("skill-creator-grading.schema.json", m.GradingFile, "skill-c
 register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "skill-creator benchmark.json",
                     "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
                     "benchmark.json`), read by its viewer."))
-register(SchemaSpec("skill-creator-trigger-evals.schema.json", m.TriggerEvalSet, "Trigger eval set",
-                    "Queries with whether a skill should load for each (`run_eval.py`)."))
-register(SchemaSpec("skill-creator-trigger-evals-variant.schema.json", m.TriggerEvalSetVariant,
-                    "Trigger eval set (variant)",
-                    "`{skill_name, should_trigger: [...], should_not_trigger: [...]}`, a variant seen in the wild."))
 
 CHECK_KEYS = ("expectations", "assertions")
 _PLACEHOLDER = re.compile(r"<[A-Z][A-Za-z_ ]*>|\bTODO\b|\bXXX\b|\bTBD\b")
@@ -54,12 +51,24 @@ def _quoted(text: str, start: int, end: int) -> bool:
     return start > 0 and end < len(text) and text[start - 1] == text[end] and text[end] in "'\"`"
 
 
+_CASE_KEYS = frozenset(("expected_output", "assertions", "expectations"))
+
+
+def _case_like(items: list[Any]) -> bool:
+    """Whether a list holds skill-creator-style cases: a ``prompt`` with what success looks like."""
+    return any(isinstance(c, dict) and "prompt" in c and _CASE_KEYS & set(c) for c in items[:50])
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def _object_text(item: dict[str, Any]) -> str:
     """The statement an object-form assertion stands for: its description, else its name."""
     for key in ("description", "text", "name", "id"):
         if isinstance(item.get(key), str) and item[key].strip():
             return item[key].strip()
-    return json.dumps(item)
+    return json.dumps(item, ensure_ascii=False)
 
 
 class SkillCreatorEvals(Format):
@@ -69,24 +78,44 @@ class SkillCreatorEvals(Format):
     globs = ("**/evals.json",)
     schema_file = "skill-creator-evals.schema.json"
     runnable = True
-    lookalike_hint = ("Not an evals.json evalens knows: neither skill-creator (`skill_name`, `evals`) nor "
-                      "writing-skills (`version`, `skill`, `cases`). evalens leaves it alone.")
+    lookalike_hint = ("Eval cases, but not in skill-creator's `{\"skill_name\": …, \"evals\": [...]}` wrapper: another "
+                      "tool's format, so evalens leaves it alone.")
 
     def detect(self, path: str, data: Any) -> Match:
+        """Claimed on skill-creator's own shape: ``evals`` as a list next to ``skill_name``, or a list of case
+        objects (``prompt`` plus ``expected_output`` / ``assertions`` / ``expectations``). Case objects
+        without that wrapper (another tool's case list) get the one look-alike hint; anything else at this
+        common name is left alone."""
         if data is None or data == {}:
             return Match.YES
-        if isinstance(data, dict) and ("evals" in data or "skill_name" in data):
-            return Match.YES
-        return Match.LOOKALIKE
+        if isinstance(data, dict):
+            evals = data.get("evals")
+            if isinstance(evals, list) and (isinstance(data.get("skill_name"), str) or not evals or
+                                            _case_like(evals)):
+                return Match.YES
+            if isinstance(data.get("skill_name"), str) and "evals" in data:
+                return Match.YES  # the wrapper with a broken `evals`: ours, and the schema says what is wrong
+            return Match.NO
+        return Match.LOOKALIKE if isinstance(data, list) and _case_like(data) else Match.NO
 
     # ------------------------------------------------------------------------------------- diagnostics
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
-        """Object assertions and string ids get their own rules; the generic type errors are dropped."""
+        """skill-creator's evals.json is an open format (nothing reads it mechanically; repositories add their own
+        keys), so only a near-miss of a known key is reported. Object assertions and string ids get their own
+        rules; the generic type errors are dropped."""
         out: list[Problem] = []
         data = doc.data
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
+            if p.code == "unknown-key":
+                near = (p.data or {}).get("suggestion")
+                parent = doc.node_at_path(path[:-1])
+                if not near or (parent is not None and parent.get(near) is not None):
+                    continue  # an extra key of the repository's own, not a misspelt one
+                p.severity = Severity.WARNING
+            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "skill_name":
+                p.severity = Severity.WARNING  # documented as required, but nothing fails without it
             if len(path) == 4 and path[0] == "evals" and path[2] in CHECK_KEYS and p.code == "schema-type":
                 continue  # see object-assertion
             if len(path) == 3 and path[0] == "evals" and path[2] == "id" and p.code == "schema-type":
@@ -104,13 +133,17 @@ class SkillCreatorEvals(Format):
         return out
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """Cases without assertions are fine: skill-creator's SKILL.md says to save test cases first and write
+        assertions later, and `expectations` (its schemas.md) and `assertions` (its SKILL.md, agentskills.io) are
+        both the documented name; only mixing them in one file or one case is flagged."""
         data = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
         root = skill_dir_of(ctx.file_path)
-        out += self._skill_name_rule(doc, data, root)
+        out += self._skill_name_rule(doc, data, root, ctx)
         evals = data.get("evals")
         seen: dict[Any, int] = {}
         names_used: dict[str, list[int]] = {"expectations": [], "assertions": []}
+        objects: list[tuple[Path, dict[str, Any]]] = []
         for i, case in _dicts(evals):
             cid = case.get("id")
             if isinstance(cid, int | str) and not isinstance(cid, bool):
@@ -125,27 +158,17 @@ class SkillCreatorEvals(Format):
             for k in present:
                 names_used[k].append(i)
             if len(present) == 2:
-                out.append(problem(doc, ("evals", i, "assertions"), Severity.ERROR, "both-check-keys",
+                out.append(problem(doc, ("evals", i, "assertions"), Severity.WARNING, "both-check-keys",
                                    f"evals[{i}] has both `expectations` and `assertions`; use one name per case "
-                                   "(skill-creator's schemas.md says `expectations`, agentskills.io `assertions`).",
-                                   on_key=True))
-            elif not present:
-                out.append(problem(doc, ("evals", i), Severity.ERROR, "missing-assertions",
-                                   f"evals[{i}] has no `assertions` (or `expectations`): nothing can be graded.",
-                                   on_key=True))
-            elif present == ["expectations"]:
-                fix = self._rename(doc, [i], "expectations", "assertions")
-                out.append(problem(doc, ("evals", i, "expectations"), Severity.HINT, "legacy-expectations",
-                                   "`expectations` is the name in skill-creator's schemas.md; its SKILL.md and "
-                                   "agentskills.io call the list `assertions`.", on_key=True,
-                                   fixes=[fix] if fix else []))
+                                   "(skill-creator's schemas.md says `expectations`, agentskills.io `assertions`; "
+                                   "evalens grades `assertions` and ignores the other).", on_key=True))
             for key in present:
                 items = case[key]
-                if isinstance(items, list) and not items:
-                    out.append(problem(doc, ("evals", i, key), Severity.WARNING, "no-assertions",
-                                       f"evals[{i}].{key} is empty, so the case can never fail.", on_key=True))
                 for j, item in enumerate(items if isinstance(items, list) else []):
-                    out += self._assertion_rules(doc, (i, key, j), item)
+                    if isinstance(item, dict):
+                        objects.append((("evals", i, key, j), item))
+                    else:
+                        out += self._assertion_rules(doc, (i, key, j), item)
             if "expected_output" not in case:
                 out.append(problem(doc, ("evals", i), Severity.WARNING, "missing-expected-output",
                                    f"evals[{i}] has no `expected_output` (documented as required: a human-readable "
@@ -156,6 +179,8 @@ class SkillCreatorEvals(Format):
             files = case.get("files")
             if isinstance(files, list):
                 out += self._file_rules(doc, i, files, root)
+        out += self._object_assertions(doc, objects)
+        out += self._duplicate_prompts(doc, evals)
         if names_used["expectations"] and names_used["assertions"]:
             fixes = [f for f in (self._rename(doc, names_used["expectations"], "expectations", "assertions",
                                               "Use `assertions` in every case"),
@@ -167,35 +192,91 @@ class SkillCreatorEvals(Format):
                                + "); pick one name.", on_key=True, fixes=fixes))
         return out
 
-    def _skill_name_rule(self, doc: ParsedDocument, data: dict[str, Any], root: FsPath) -> list[Problem]:
+    def _object_assertions(self, doc: ParsedDocument, objects: list[tuple[Path, dict[str, Any]]]) -> list[Problem]:
+        """One diagnostic for a file's object-form assertions (often a documented house convention), with a
+        quick fix that turns all of them into strings at once."""
+        if not objects:
+            return []
+        edits = tuple(Edit(doc.span_for(path), json.dumps(_object_text(item), ensure_ascii=False))
+                      for path, item in objects)
+        n = len(objects)
+        keys = ", ".join(sorted({k for _, item in objects for k in item})[:4])
+        first = problem(doc, objects[0][0], Severity.WARNING, "object-assertion",
+                        (f"{n} assertions are objects (`{{{keys}}}`)" if n > 1 else
+                         f"Object-form assertion (`{{{keys}}}`)")
+                        + ": skill-creator's schemas list plain strings (the grader writes each back as "
+                        "`grading.json` `expectations[].text`); evalens grades the `description`. Write each as one "
+                        "verifiable sentence.",
+                        fixes=[Fix(f"Convert {'all ' + str(n) + ' object assertions' if n > 1 else 'it'} to strings "
+                                   "(their descriptions)", edits)])
+        return [with_related(first, [Problem(doc.span_for(path), Severity.WARNING, "object-assertion",
+                                             f"object assertion: {_object_text(item)}") for path, item in objects[1:]])]
+
+    def _duplicate_prompts(self, doc: ParsedDocument, evals: Any) -> list[Problem]:
+        """The same prompt (and input files) twice. With different assertions or expected output the cases
+        either check different aspects of one output or contradict each other (one is stale); which, only the
+        author can tell, so it is advice. With the same ones the case only counts twice."""
+        out: list[Problem] = []
+        seen: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+        for i, case in _dicts(evals):
+            prompt = case.get("prompt")
+            if not isinstance(prompt, str) or not prompt.strip():
+                continue
+            key = (_norm(prompt), json.dumps(case.get("files") or [], sort_keys=True))
+            if key not in seen:
+                seen[key] = (i, case)
+                continue
+            first, other = seen[key]
+            line = doc.span_for(("evals", first, "prompt")).start_line + 1
+            checks = [json.dumps([c.get(k) for k in (*CHECK_KEYS, "expected_output")], sort_keys=True)
+                      for c in (other, case)]
+            why = ("with different assertions or expected output: one run cannot satisfy both if they contradict "
+                   "(e.g. one is stale); if they check different aspects, they could be one case"
+                   if checks[0] != checks[1] else "with the same checks; it counts twice")
+            p = problem(doc, ("evals", i, "prompt"), Severity.HINT, "duplicate-prompt",
+                        f"evals[{i}] repeats the prompt of evals[{first}] (line {line}) {why}.")
+            out.append(with_related(p, [Problem(doc.span_for(("evals", first, "prompt")), Severity.HINT, p.code,
+                                                f"first use of this prompt (evals[{first}])")]))
+        return out
+
+    def _skill_name_rule(self, doc: ParsedDocument, data: dict[str, Any], root: FsPath,
+                         ctx: RuleContext) -> list[Problem]:
+        """``skill_name`` names a skill by its SKILL.md ``name``: this skill's own, or (for evals kept at a
+        plugin's root) one of the plugin's. A name no SKILL.md carries is stale, e.g. after a rename."""
+        from evalens.runner.index import skill_catalog
+
         name = data.get("skill_name")
+        if not isinstance(name, str) or not name.strip():
+            return []
         skill_md = next((root / n for n in ("SKILL.md", "skill.md") if (root / n).is_file()), None)
-        if not isinstance(name, str) or skill_md is None:
+        own = (frontmatter_name(skill_md) or root.name) if skill_md is not None else None
+        if name == own:
             return []
-        expected = frontmatter_name(skill_md) or root.name
-        if name == expected:
+        catalog = skill_catalog(ctx.file_path, ctx.index)
+        if own is not None and name in catalog:
+            return [problem(doc, ("skill_name",), Severity.WARNING, "skill-name-mismatch",
+                            f"`skill_name` is `{name}` but the skill's SKILL.md is named `{own}`.",
+                            fixes=[replace_fix(doc, ("skill_name",), own)])]
+        if name in catalog or (own is None and not catalog):
             return []
-        return [problem(doc, ("skill_name",), Severity.WARNING, "skill-name-mismatch",
-                        f"`skill_name` is `{name}` but the skill's SKILL.md is named `{expected}`.",
-                        fixes=[replace_fix(doc, ("skill_name",), expected)])]
+        first = own or suggest(name, list(catalog))
+        targets = ([first] if first else []) + [n for n in sorted(catalog) if n != first][:5 - bool(first)]
+        known = ", ".join(f"`{n}`" for n in sorted(catalog)[:8]) + (" …" if len(catalog) > 8 else "")
+        fixes = [Fix(f"Point at skill `{t}`", replace_fix(doc, ("skill_name",), t).edits, preferred=not k)
+                 for k, t in enumerate(targets)]
+        return [problem(doc, ("skill_name",), Severity.WARNING, "unknown-skill",
+                        f"`skill_name` `{name}` names no skill in this plugin or package (SKILL.md names: "
+                        f"{known or 'none'}); was the skill renamed?", fixes=fixes)]
 
     def _assertion_rules(self, doc: ParsedDocument, where: tuple[int, str, int], item: Any) -> list[Problem]:
         i, key, j = where
         path: Path = ("evals", i, key, j)
-        if isinstance(item, dict):
-            text = _object_text(item)
-            return [problem(doc, path, Severity.ERROR, "object-assertion",
-                            f"Object-form assertion: skill-creator expects plain strings (the grader writes them "
-                            f"back as `grading.json` `expectations[].text`). Write it as one verifiable sentence, "
-                            f"e.g. {json.dumps(text)}.",
-                            fixes=[Fix("Replace with its description as a string",
-                                       (Edit(doc.span_for(path), json.dumps(text)),))])]
         if not isinstance(item, str):
             return [problem(doc, path, Severity.ERROR, "schema-type", f"`evals[{i}].{key}[{j}]` must be a string.")]
-        if len(item.strip()) < 8 or is_unfalsifiable(item):
+        if is_unfalsifiable(item):
             return [problem(doc, path, Severity.WARNING, "vague-assertion",
-                            f"Vague {key[:-1]}: {json.dumps(item)} gives the grader nothing concrete to find "
-                            "false. Name the file, value, command or behaviour.")]
+                            f"Vague {key[:-1]}: {json.dumps(item, ensure_ascii=False)} gives the grader nothing "
+                            "concrete to find false. Name the file, value, command or behaviour.")]
         return []
 
     def _prompt_rules(self, doc: ParsedDocument, i: int, prompt: str) -> list[Problem]:
@@ -207,10 +288,10 @@ class SkillCreatorEvals(Format):
         if _ABSTRACT.search(prompt):
             out.append(problem(doc, path, Severity.HINT, "abstract-prompt",
                                "Abstract \"Build me a …\" prompt: real requests name files, data and context."))
-        elif len(prompt.strip()) < 40:
+        elif is_bare_prompt(prompt):
             out.append(problem(doc, path, Severity.HINT, "short-prompt",
-                               f"The prompt is {len(prompt.strip())} characters; realistic prompts (≥ 40) give the "
-                               "skill something to work with."))
+                               f"The prompt is only {json.dumps(prompt.strip(), ensure_ascii=False)}; realistic "
+                               "requests name their files, data and context."))
         return out
 
     def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath) -> list[Problem]:
@@ -303,13 +384,19 @@ class SkillCreatorGrading(Format):
     language = "json"
     globs = ("**/grading.json",)
     schema_file = "skill-creator-grading.schema.json"
-    lookalike_hint = ("Not a grading.json evalens knows: neither skill-creator (`expectations`, `summary`) nor "
-                      "writing-skills (`case_id`, `results`). evalens leaves it alone.")
 
     def detect(self, path: str, data: Any) -> Match:
-        if isinstance(data, dict) and ({"expectations", "summary", "assertion_results"} & set(data)):
-            return Match.YES
-        return Match.LOOKALIKE
+        """Claimed on the grader's output: `expectations` (or agentskills.io's `assertion_results`) as a list of
+        `{text, passed}` results, or a `summary` with a `pass_rate`."""
+        if not isinstance(data, dict):
+            return Match.NO
+        for key in ("expectations", "assertion_results"):
+            items = data.get(key)
+            if isinstance(items, list) and (not items or any(isinstance(e, dict) and {"text", "passed"} & set(e)
+                                                             for e in items[:50])):
+                return Match.YES
+        summary = data.get("summary")
+        return Match.YES if isinstance(summary, dict) and "pass_rate" in summary else Match.NO
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}
@@ -366,8 +453,17 @@ class SkillCreatorBenchmark(Format):
     schema_file = "skill-creator-benchmark.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and "runs" in data and \
-            ({"metadata", "run_summary"} & set(data)) else Match.NO
+        """Claimed on skill-creator's run records (`configuration` / `result` per run), or with no runs yet its
+        `run_summary.with_skill.pass_rate`; `runs` next to `metadata` is what every benchmark tool writes."""
+        if not isinstance(data, dict):
+            return Match.NO
+        runs = data.get("runs")
+        runs = [r for r in runs[:50] if isinstance(r, dict)] if isinstance(runs, list) else []
+        if runs:
+            return Match.YES if any({"configuration", "result"} & set(r) for r in runs) else Match.NO
+        summary = data.get("run_summary")
+        arms = [summary.get(k) for k in ("with_skill", "without_skill")] if isinstance(summary, dict) else []
+        return Match.YES if any(isinstance(a, dict) and "pass_rate" in a for a in arms) else Match.NO
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}
@@ -384,136 +480,6 @@ class SkillCreatorBenchmark(Format):
         return problems
 
 
-# ------------------------------------------------------------------------------------------- trigger eval sets
-
-
-_TRIGGER_TEXT = re.compile(r'"should_trigger"\s*:')
-
-
-class TriggerEvalSet(Format):
-    id = "trigger-evals"
-    title = "Trigger eval set"
-    language = "json"
-    globs = ("**/*trigger*.json",)
-    schema_file = "skill-creator-trigger-evals.schema.json"
-    runnable = True
-    lookalike_hint = "Not a trigger eval set (an array of `{query, should_trigger}`); evalens leaves it alone."
-
-    def sniff(self, path: str, text: str) -> bool:
-        """Trigger sets may have any name: a JSON array whose items have ``query`` and ``should_trigger``."""
-        return path.lower().endswith(".json") and text.lstrip()[:1] == "[" and '"query"' in text and \
-            bool(_TRIGGER_TEXT.search(text))
-
-    def detect(self, path: str, data: Any) -> Match:
-        if isinstance(data, list) and (not data or any(isinstance(d, dict) and "query" in d for d in data)):
-            return Match.YES
-        return Match.NO if isinstance(data, dict) and "should_not_trigger" in data else Match.LOOKALIKE
-
-    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        items = _dicts(doc.data)
-        out: list[Problem] = []
-        seen: dict[str, tuple[int, Any]] = {}
-        for i, item in items:
-            q = item.get("query")
-            if not isinstance(q, str):
-                continue
-            key = " ".join(q.lower().split())
-            if key in seen:
-                first, want = seen[key]
-                if want != item.get("should_trigger"):
-                    out.append(problem(doc, (i, "should_trigger"), Severity.ERROR, "conflicting-query",
-                                       f"The same query is item {first} with the opposite `should_trigger`."))
-                else:
-                    out.append(problem(doc, (i, "query"), Severity.WARNING, "duplicate-query",
-                                       f"Duplicate of item {first}; it counts twice in precision and recall."))
-            else:
-                seen[key] = (i, item.get("should_trigger"))
-        flags = [item.get("should_trigger") for _, item in items]
-        out += one_sided(doc, (), flags.count(True), flags.count(False))
-        return out
-
-    def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
-        root = doc.root
-        if root is None or root.kind != "seq":
-            return []
-        first = root.span
-        out = [CaseInfo("*", Span(first.start_line, first.start_col, first.start_line, first.start_col + 1),
-                        Span(first.start_line, first.start_col, first.start_line, first.start_col + 1), ())]
-        for i, item in enumerate(root.items):
-            node = item.get("query") if item.kind == "map" else None
-            if node is not None and isinstance(node.value, str):
-                out.append(CaseInfo(str(i), item.key_span("query") or node.span, node.span, (i,)))
-        return out
-
-    def skeleton(self, snippets: bool) -> str | None:
-        return json.dumps([{"query": "a realistic request the skill should handle", "should_trigger": True},
-                           {"query": "a near-miss request it should not handle", "should_trigger": False}],
-                          indent=2) + "\n"
-
-
-def one_sided(doc: ParsedDocument, path: Path, positives: int, negatives: int) -> list[Problem]:
-    """Precision needs negatives and recall needs positives."""
-    if positives and negatives or not (positives or negatives):
-        return []
-    missing = "negative (`should_trigger: false`)" if positives else "positive (`should_trigger: true`)"
-    return [Problem(Span(0, 0, 0, 1), Severity.WARNING, "one-sided",
-                    f"No {missing} queries: {'precision' if positives else 'recall'} cannot be measured.",
-                    data={"path": list(path)})]
-
-
-class TriggerEvalSetVariant(Format):
-    id = "trigger-evals-variant"
-    title = "Trigger eval set (variant)"
-    language = "json"
-    globs = ("**/*trigger*.json",)
-    schema_file = "skill-creator-trigger-evals-variant.schema.json"
-    runnable = True
-
-    def sniff(self, path: str, text: str) -> bool:
-        return path.lower().endswith(".json") and '"should_not_trigger"' in text and text.lstrip()[:1] == "{"
-
-    def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("should_not_trigger" in data or
-                                                        isinstance(data.get("should_trigger"), list)) else Match.NO
-
-    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        pos = [q for q in data.get("should_trigger", []) if isinstance(q, str)] \
-            if isinstance(data.get("should_trigger"), list) else []
-        neg = [q for q in data.get("should_not_trigger", []) if isinstance(q, str)] \
-            if isinstance(data.get("should_not_trigger"), list) else []
-        canonical = json.dumps([{"query": q, "should_trigger": True} for q in pos] +
-                               [{"query": q, "should_trigger": False} for q in neg], indent=2, ensure_ascii=False)
-        last = len(doc.lines) - 1
-        whole = Span(0, 0, last, len(doc.lines[last]))
-        out = [Problem(Span(0, 0, 0, max(1, len(doc.lines[0]))), Severity.INFO, "trigger-variant",
-                       "Variant trigger set `{skill_name, should_trigger: [...], should_not_trigger: [...]}`; "
-                       "skill-creator's run_eval.py reads a top-level array of `{query, should_trigger}`.",
-                       fixes=[Fix("Convert to the canonical array", (Edit(whole, canonical + "\n"),))],
-                       data={"path": []})]
-        both = set(pos) & set(neg)
-        for j, q in enumerate(neg):
-            if q in both:
-                out.append(problem(doc, ("should_not_trigger", j), Severity.ERROR, "conflicting-query",
-                                   "This query is also listed under `should_trigger`."))
-        out += one_sided(doc, (), len(pos), len(neg))
-        return out
-
-    def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
-        root = doc.root
-        if root is None or root.kind != "map":
-            return []
-        ks = root.key_span("should_trigger") or root.span
-        out = [CaseInfo("*", ks, ks, ())]
-        for key in ("should_trigger", "should_not_trigger"):
-            seq = root.get(key)
-            for j, node in enumerate(seq.items if seq is not None and seq.kind == "seq" else []):
-                out.append(CaseInfo(f"{key}[{j}]", node.span, node.span, (key, j)))
-        return out
-
-
 registry.register(SkillCreatorEvals())
 registry.register(SkillCreatorGrading())
 registry.register(SkillCreatorBenchmark())
-registry.register(TriggerEvalSet())
-registry.register(TriggerEvalSetVariant())

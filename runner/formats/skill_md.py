@@ -1,5 +1,5 @@
-"""``SKILL.md`` frontmatter under a profile (formats.md §6): ``agentskills`` (strict, default), ``claude-code``,
-``uaaps``. Messages are skills-ref's (§6.2) and quick_validate.py's (§6.3); severities follow §6.6.
+"""``SKILL.md`` frontmatter under a profile (formats.md §6): ``agentskills`` (strict), ``claude-code``,
+``uaaps``, chosen by the skill's context unless the ``skillProfile`` setting forces one. Messages are skills-ref's (§6.2) and quick_validate.py's (§6.3); severities follow §6.6.
 """
 
 from __future__ import annotations
@@ -38,8 +38,28 @@ MAX_LINES = 500
 
 
 def profile_of(ctx: RuleContext) -> str:
+    """The ``skillProfile`` setting when it names a profile; otherwise (``auto``, unset) the skill's context."""
     value = (ctx.settings or {}).get("skillProfile")
-    return value if value in m.PROFILES else "agentskills"
+    return value if value in m.PROFILES else context_profile(FsPath(ctx.file_path))
+
+
+def context_profile(skill_md: FsPath) -> str:
+    """Where a SKILL.md lives decides who reads it: inside a Claude Code plugin (``.claude-plugin/plugin.json``
+    up the tree) or ``.claude/skills/``, Claude Code; in a UAAPS package (``package.agent.json``), UAAPS;
+    anywhere else (``.agents/skills/``, a skills repository), the strict agentskills specification."""
+    posix = skill_md.as_posix()
+    if "/.claude/skills/" in posix:
+        return "claude-code"
+    if "/.agents/skills/" in posix:
+        return "agentskills"
+    for parent in list(skill_md.absolute().parents)[:6]:
+        if (parent / ".claude-plugin" / "plugin.json").is_file():
+            return "claude-code"
+        if (parent / "package.agent.json").is_file():
+            return "uaaps"
+        if (parent / ".git").exists():
+            break
+    return "agentskills"
 
 
 def _severity(situation: str, profile: str) -> Severity | None:
@@ -66,7 +86,7 @@ class SkillMd(Format):
             return [Problem(Span(0, 0, 0, 3), E, "frontmatter-not-mapping",
                             "SKILL.md frontmatter must be a YAML mapping")]
         profile = profile_of(ctx)
-        out: list[Problem] = []
+        out: list[Problem] = self._bom(doc, ctx)
         for key in ("name", "description"):
             if key not in data:
                 out.append(Problem(Span(0, 0, 0, 3), E, "missing-field",
@@ -86,6 +106,23 @@ class SkillMd(Format):
                                f"SKILL.md has {len(doc.lines)} lines ({body_lines} in the body); the specification "
                                f"suggests under {MAX_LINES}. Move detail into references/ files."))
         return out
+
+    def _bom(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """A byte order mark before ``---``: skills-ref reads the text and finds no frontmatter. The editor's
+        text may keep the mark (then it is removable in place) or drop it (then the file on disk has it)."""
+        why = ("SKILL.md starts with a UTF-8 byte order mark (BOM) before `---`: skills-ref rejects it (\"SKILL.md "
+               "must start with YAML frontmatter (---)\").")
+        if doc.text.startswith("\ufeff"):
+            return [Problem(Span(0, 0, 0, 1), E, "bom", why + " Remove the BOM.",
+                            fixes=[Fix("Remove the byte order mark", (Edit(Span(0, 0, 0, 1), ""),))])]
+        try:
+            with open(ctx.file_path, "rb") as fh:
+                on_disk = fh.read(3) == b"\xef\xbb\xbf"
+        except OSError:
+            on_disk = False
+        if on_disk:
+            return [Problem(Span(0, 0, 0, 3), E, "bom", why + " Save the file as UTF-8 without BOM.")]
+        return []
 
     def _unknown_keys(self, doc: ParsedDocument, data: dict[str, Any], profile: str) -> list[Problem]:
         known = m.AGENTSKILLS_KEYS if profile == "agentskills" else m.AGENTSKILLS_KEYS + m.CLAUDE_CODE_KEYS

@@ -1,6 +1,6 @@
-"""skilljack-evals: ``tasks.yaml`` (any name), ``eval.config.yaml``, ``<task-id>/task.md``, results JSON.
+"""skilljack-evals: ``tasks.yaml`` (any name), ``<task-id>/task.md``, results JSON (config: ``skilljack_config``).
 
-Rules and messages follow formats.md §3.3 (``validateEvalFile``), §3.4 (task packages) and §3.5 (config);
+Rules and messages follow formats.md §3.3 (``validateEvalFile``) and §3.4 (task packages);
 the original's silent failures (unknown keys, ``none`` tasks expecting activation, unknown skills) become
 diagnostics too. Rules read ``doc.data`` once per task and touch spans only for problems, so a 500-task
 file stays fast.
@@ -30,8 +30,6 @@ from evalens.runner.schema_check import suggest
 register(SchemaSpec("skilljack-tasks.schema.json", m.TasksFile, "skilljack tasks file",
                     "A skilljack-evals suite (`tasks.yaml`): the skill under test, defaults and tasks with "
                     "deterministic checks and judge criteria."))
-register(SchemaSpec("skilljack-eval-config.schema.json", m.EvalConfigFile, "skilljack eval.config.yaml",
-                    "skilljack-evals run settings: models, score weights, thresholds, runner, output, CI."))
 register(SchemaSpec("skilljack-task.schema.json", m.TaskFrontmatter, "skilljack task.md frontmatter",
                     "Frontmatter of a skilljack task package (`<suite>/<task-id>/task.md`); the body is the "
                     "prompt."))
@@ -44,6 +42,16 @@ _OUTPUT_CHECKS = ("expect_marker", "expect_tool_calls", "expect_no_tool_calls", 
                   "expect_not_contains", "expect_regex", "expect_javascript", "expect_file_exists")
 _TOP_SKILL = re.compile(r"^skill\s*:", re.MULTILINE)
 _TOP_TASKS = re.compile(r"^tasks\s*:", re.MULTILINE)
+_TASK_KEYS = frozenset(("expected_skill_load", "golden_checklist", "deterministic"))
+
+
+def _skilljack_task(task: dict[str, Any]) -> bool:
+    """Keys only a skilljack task (or its `defaults`) has: the skill to load, the checklist, the deterministic
+    block, or judge criteria over skilljack's dimensions."""
+    if _TASK_KEYS & set(task):
+        return True
+    criteria = task.get("criteria")
+    return isinstance(criteria, dict) and bool(set(m.DIMENSIONS) & set(criteria))
 
 
 def _index_of(path: Path) -> int:
@@ -86,8 +94,9 @@ class SkilljackTasks(Format):
     globs = ("**/tasks.yaml", "**/tasks.yml")
     schema_file = "skilljack-tasks.schema.json"
     runnable = True
-    lookalike_hint = ("Not a skilljack tasks file: it has neither `skill` nor a `tasks` list. evalens leaves it "
-                      "alone (add `# evalens: format=skilljack-tasks` to validate it anyway).")
+    lookalike_hint = ("Not a skilljack tasks file: it lacks skilljack's `skill` + `tasks` pair and its task keys "
+                      "(`expected_skill_load`, `deterministic`, `golden_checklist`). evalens leaves it alone (add "
+                      "`# evalens: format=skilljack-tasks` to validate it anyway).")
 
     def sniff(self, path: str, text: str) -> bool:
         """tasks.yaml may have any name: a YAML file under ``evals/`` with top-level ``skill`` and ``tasks``."""
@@ -96,11 +105,21 @@ class SkilljackTasks(Format):
             bool(_TOP_SKILL.search(text)) and bool(_TOP_TASKS.search(text))
 
     def detect(self, path: str, data: Any) -> Match:
+        """`tasks.yaml` is a common name (task queues, CrewAI, orchestrators all use it): claimed on skilljack's
+        shape only, a `skill` string next to a `tasks` list, or keys only skilljack writes. Tasks with prompts
+        but neither gets the one look-alike hint; anything else is left alone."""
         if data is None or data == {}:
             return Match.YES
-        if isinstance(data, dict) and ({"skill", "tasks", "defaults"} & set(data)):
+        if not isinstance(data, dict):
+            return Match.NO
+        tasks = data.get("tasks")
+        items = [t for t in tasks[:50] if isinstance(t, dict)] if isinstance(tasks, list) else []
+        defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+        if (isinstance(data.get("skill"), str) and "tasks" in data) or any(map(_skilljack_task, [*items, defaults])):
             return Match.YES
-        return Match.LOOKALIKE if "/evals/" in "/" + path.replace("\\", "/") else Match.NO
+        if isinstance(data.get("skill"), str) or any(isinstance(t.get("prompt"), str) for t in items):
+            return Match.LOOKALIKE
+        return Match.NO
 
     # ------------------------------------------------------------------------------------- diagnostics
 
@@ -372,72 +391,6 @@ def effective_task_markdown(data: dict[str, Any], i: int) -> str:
     return "\n".join(lines)
 
 
-# ------------------------------------------------------------------------------------------- eval.config
-
-
-class SkilljackConfig(Format):
-    id = "skilljack-config"
-    title = "skilljack eval.config.yaml"
-    language = "yaml"
-    globs = ("**/eval.config.yaml", "**/eval.config.yml")
-    schema_file = "skilljack-eval-config.schema.json"
-    lookalike_hint = ("Not a skilljack eval.config.yaml: none of `models`, `scoring`, `thresholds`, `runner`, "
-                      "`output`, `ci`. evalens leaves it alone.")
-    _KEYS = frozenset(("models", "scoring", "thresholds", "runner", "output", "ci", "nudge", "cache"))
-
-    def detect(self, path: str, data: Any) -> Match:
-        if data is None or data == {}:
-            return Match.YES
-        return Match.YES if isinstance(data, dict) and self._KEYS & set(data) else Match.LOOKALIKE
-
-    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
-        for p in problems:
-            path = tuple((p.data or {}).get("path", ()))
-            value = _value_at(doc.data, path)
-            if path == ("runner", "concurrency"):
-                p.message = f'Invalid runner.concurrency "{value}" in config file. Must be a non-negative integer.'
-            elif path == ("nudge",) and p.code == "schema-enum":
-                p.message = f'Invalid nudge "{value}" in config file. Valid: {", ".join(m.NUDGE_VALUES)}'
-        return problems
-
-    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        out: list[Problem] = []
-        runner = data.get("runner") if isinstance(data.get("runner"), dict) else {}
-        rtype = runner.get("type")
-        if isinstance(rtype, str) and rtype not in m.RUNNER_TYPES:
-            near = suggest(rtype, list(m.RUNNER_TYPES))
-            out.append(problem(doc, ("runner", "type"), Severity.WARNING, "unknown-runner-type",
-                               f'Invalid runner type "{rtype}" in config file. Valid: '
-                               f'{", ".join(m.RUNNER_TYPES)} (the set depends on the skilljack version)',
-                               fixes=[replace_fix(doc, ("runner", "type"), near)] if near else []))
-        scoring = data.get("scoring") if isinstance(data.get("scoring"), dict) else {}
-        weights = scoring.get("weights")
-        if isinstance(weights, dict) and weights:
-            given = {k: v for k, v in weights.items() if isinstance(v, int | float) and not isinstance(v, bool)}
-            total = sum(given.get(d, default) for d, default in zip(m.DIMENSIONS, (0.3, 0.4, 0.3), strict=True))
-            if abs(total - 1) > 0.1:
-                out.append(problem(doc, ("scoring", "weights"), Severity.WARNING, "weights-sum",
-                                   f"Score weights sum to {total:.2f}, expected ~1.0 (missing ones count as "
-                                   "their defaults 0.3 / 0.4 / 0.3).", on_key=True))
-        return out
-
-    def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
-        if path == ("runner", "type"):
-            return [ValueChoice(t, "runner") for t in m.RUNNER_TYPES]
-        if path == ("nudge",):
-            return [ValueChoice(v) for v in m.NUDGE_VALUES]
-        if path in (("models", "agent"), ("models", "judge")):
-            return [ValueChoice(v, "model alias") for v in ("sonnet", "haiku", "opus")]
-        return []
-
-    def skeleton(self, snippets: bool) -> str | None:
-        return ("models:\n  agent: sonnet\n  judge: haiku\n\nscoring:\n  weights:\n    discovery: 0.3\n"
-                "    adherence: 0.4\n    output: 0.3\n\nthresholds:\n  discovery_rate: 0.8\n  avg_score: 4.0\n\n"
-                "runner:\n  timeout_ms: 300000\n  allowed_write_dirs:\n    - ./results/\n\noutput:\n"
-                "  dir: ./results\n\nci:\n  exit_on_failure: true\n  github_summary: false\n")
-
-
 def _value_at(data: Any, path: Path) -> Any:
     for part in path:
         if isinstance(part, int) and isinstance(data, list) and 0 <= part < len(data):
@@ -459,8 +412,6 @@ class SkilljackTaskMd(Format):
     globs = ("**/task.md",)
     schema_file = "skilljack-task.schema.json"
     runnable = True
-    lookalike_hint = ("Not a skilljack task package: its frontmatter has none of `expected_skill`, `checks`, "
-                      "`assertions`, `expect_skill_invocation`, `verifier`. evalens leaves it alone.")
     _KEYS = frozenset(m.TaskFrontmatter.model_fields)
 
     def claims_unparsed(self, doc: ParsedDocument) -> bool:
@@ -476,7 +427,7 @@ class SkilljackTaskMd(Format):
     def detect(self, path: str, data: Any) -> Match:
         if not isinstance(data, dict) or self._KEYS & set(data):
             return Match.YES  # no frontmatter values, or a broken one: a task that needs fixing
-        return Match.LOOKALIKE
+        return Match.NO  # `task.md` is a common name; frontmatter without skilljack's keys is someone else's
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         """skilljack's messages: one line per unknown-key group, typed checks, difficulty."""
@@ -644,7 +595,6 @@ class SkilljackResults(Format):
 
 
 registry.register(SkilljackTasks())
-registry.register(SkilljackConfig())
 registry.register(SkilljackTaskMd())
 registry.register(SkilljackResults())
 

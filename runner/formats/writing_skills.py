@@ -16,7 +16,13 @@ from typing import Any
 
 from evalens.runner.documents import ParsedDocument, Path, parse
 from evalens.runner.formats import registry
-from evalens.runner.formats._shared import document_data, is_unfalsifiable, problem, replace_fix
+from evalens.runner.formats._shared import (
+    document_data,
+    frontmatter_name,
+    is_unfalsifiable,
+    problem,
+    replace_fix,
+)
 from evalens.runner.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.runner.formats.uaaps import kebab
 from evalens.runner.models import writing_skills as m
@@ -56,13 +62,21 @@ class WritingSkillsEvals(Format):
     globs = ("**/evals.json",)
     schema_file = "writing-skills-evals.schema.json"
     runnable = True
-    lookalike_hint = ("Not an evals.json evalens knows: neither writing-skills (`version`, `skill`, `cases`) nor "
-                      "skill-creator (`skill_name`, `evals`). evalens leaves it alone.")
 
     def detect(self, path: str, data: Any) -> Match:
+        """Claimed on the writing-skills shape: a `skill` path next to `cases`, or cases whose expectations are
+        `{criterion, …}` objects. A bare `cases` list is every other tool's too, so it is left alone."""
         if not isinstance(data, dict) or not data or "evals" in data or "skill_name" in data:
             return Match.NO
-        return Match.YES if "cases" in data or ("version" in data and "skill" in data) else Match.LOOKALIKE
+        cases = data.get("cases")
+        if isinstance(data.get("skill"), str) and ("cases" in data or "version" in data):
+            return Match.YES
+        if isinstance(cases, list) and any(isinstance(e, dict) and "criterion" in e
+                                           for _, c in _dicts(cases[:50])
+                                           for e in (c.get("expectations") if isinstance(c.get("expectations"),
+                                                                                         list) else [])):
+            return Match.YES
+        return Match.NO
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         for p in problems:
@@ -128,7 +142,8 @@ class WritingSkillsEvals(Format):
         out: list[Problem] = []
         here = skill_dir_of(ctx.file_path)
         declared = PurePosixPath(skill.replace("\\", "/")).name
-        if FsPath(ctx.file_path).parent.name == "evals" and declared and declared != here.name:
+        own = next((frontmatter_name(here / n) for n in ("SKILL.md", "skill.md") if (here / n).is_file()), None)
+        if FsPath(ctx.file_path).parent.name == "evals" and declared and declared not in (here.name, own):
             fixed = skill[: len(skill) - len(declared)] + here.name
             out.append(problem(doc, ("skill",), Severity.WARNING, "skill-mismatch",
                                f"`skill` names `{declared}` but this file belongs to skill `{here.name}` "
@@ -279,7 +294,11 @@ class WritingSkillsGrading(Format):
     schema_file = "writing-skills-grading.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("case_id" in data or "results" in data) else Match.NO
+        if not isinstance(data, dict):
+            return Match.NO
+        results = data.get("results")
+        scored = isinstance(results, list) and any(isinstance(r, dict) and "criterion" in r for r in results[:50])
+        return Match.YES if "case_id" in data or scored else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}

@@ -28,7 +28,7 @@ def register(server: EvalensServer) -> None:
             prange = to_range(problem.span, lines, ls.encoding)
             if not _overlaps(prange, params.range):
                 continue
-            diagnostic = to_diagnostic(problem, lines, ls.encoding)
+            diagnostic = to_diagnostic(problem, lines, ls.encoding, uri)
             for fix in problem.fixes:
                 actions.append(types.CodeAction(
                     title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],

@@ -13,7 +13,7 @@ from typing import Any
 from evalens.server.convert import to_diagnostic
 from evalens.server.server import EvalensServer, log
 from lsprotocol import types
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 
 def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:
@@ -22,7 +22,8 @@ def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:
     else:
         lines = result.doc.lines
     extra = ls.runs.diagnostics_for(result.path) if ls.runs is not None and result is not None else []
-    return [to_diagnostic(p, lines, ls.encoding) for p in (result.problems if result else [])] + extra
+    uri = from_fs_path(result.path) if result is not None else None
+    return [to_diagnostic(p, lines, ls.encoding, uri) for p in (result.problems if result else [])] + extra
 
 
 def publish(ls: EvalensServer, uri: str, result: Any, version: int | None) -> None:

@@ -194,3 +194,45 @@ async def test_json_config_completion(client: LanguageClient, example_pkg: Path)
     hover = await client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(2, 4)))
     assert "reserved" in hover.contents.value
+
+
+async def test_repeated_findings_are_one_diagnostic_with_related_information(client: LanguageClient,
+                                                                            tmp_path: Path):
+    """Object assertions throughout a file (a house convention) are one diagnostic: the others are related
+    locations, and one code action converts all of them (issue #9)."""
+    import json
+
+    path = tmp_path / "pdf" / "evals" / "evals.json"
+    path.parent.mkdir(parents=True)
+    (tmp_path / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
+    cases = [{"id": i, "prompt": f"Extract table {i} of report.pdf into table{i}.csv",
+              "expected_output": "A CSV", "assertions": [{"name": "csv", "description": f"Writes table{i}.csv"}]}
+             for i in range(5)]
+    text = json.dumps({"skill_name": "pdf", "evals": cases}, indent=2)
+    path.write_text(text)
+    uri = from_fs_path(str(path))
+    diags = await open_and_diagnose(client, uri, text, "json")
+    (d,) = [d for d in diags if d.code == "object-assertion"]
+    assert d.message.startswith("5 assertions are objects")
+    assert len(d.related_information) == 4 and all(r.location.uri == uri for r in d.related_information)
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    (action,) = [a for a in actions if a.title.startswith("Convert all 5")]
+    assert sorted(e.new_text for e in action.edit.changes[uri]) == [f'"Writes table{i}.csv"' for i in range(5)]
+
+
+async def test_skill_md_byte_order_mark(client: LanguageClient, tmp_path: Path):
+    path = tmp_path / "skills" / "pdf" / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    text = "\ufeff---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n"
+    path.write_text(text, encoding="utf-8")
+    uri = from_fs_path(str(path))
+    diags = await open_and_diagnose(client, uri, text, "markdown")
+    (d,) = diags
+    assert d.code == "bom" and d.severity == types.DiagnosticSeverity.Error
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=d.range,
+        context=types.CodeActionContext(diagnostics=[d])))
+    (edit,) = actions[0].edit.changes[uri]
+    assert edit.new_text == "" and (edit.range.start.character, edit.range.end.character) == (0, 1)

@@ -35,24 +35,34 @@ def skill(tmp_path: Path, cases: list[dict[str, Any]], **top: Any) -> Path:
 
 
 def test_valid(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(), case(id=2)]))
+    v = check(skill(tmp_path, [case(), case(id=2, prompt="Extract only the first table of evals/files/report.pdf")]))
     assert v.format is not None and v.format.id == "skill-creator-evals"
     assert v.problems == []
     assert [c.name for c in v.format.cases(v.doc)] == ["1", "2"]  # type: ignore[arg-type]
 
 
-def test_expectations_hint_converts_to_assertions(tmp_path: Path) -> None:
-    path = skill(tmp_path, [case(assertions=None, expectations=["Writes tables/table1.csv with a header row"])])
-    p = only(check(path), "legacy-expectations")
-    assert p.severity == Severity.HINT
-    fixed = apply(path.read_text(), p.fixes[0].edits)
-    assert '"assertions"' in fixed and check(path, fixed).problems == []
+def test_either_name_and_no_assertions_yet_are_fine(tmp_path: Path) -> None:
+    """skill-creator's schemas.md says `expectations`, its SKILL.md `assertions`; and it says to save test cases
+    before writing assertions ("Don't write assertions yet"). Extra keys of the repository's own are fine."""
+    v = check(skill(tmp_path, [case(assertions=None, expectations=["Writes tables/table1.csv with a header row"]),
+                               case(id=2, prompt="Now only the totals row of evals/files/report.pdf",
+                                    assertions=None, category="tables", must_have=["csv"]),
+                               case(id=3, prompt="And the footnotes of evals/files/report.pdf", assertions=None,
+                                    expectations=[])]))
+    assert v.problems == []
 
 
-def test_both_names_and_neither(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(expectations=["Writes tables/table1.csv"]), case(id=2, assertions=None)]))
-    assert "use one name per case" in only(v, "both-check-keys").message
-    assert only(v, "missing-assertions").severity == Severity.ERROR
+def test_both_names_in_one_case(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(expectations=["Writes tables/table1.csv"])]))
+    p = only(v, "both-check-keys")
+    assert "use one name per case" in p.message and p.severity == Severity.WARNING
+
+
+def test_near_miss_keys_get_did_you_mean(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(assertions=None, assertion=["Writes tables/table1.csv"])]))
+    p = only(v, "unknown-key")
+    assert p.severity == Severity.WARNING and "did you mean `assertions`" in p.message
+    assert p.fixes[0].edits[0].text == "assertions"
 
 
 def test_mixed_names_across_cases_offers_both_directions(tmp_path: Path) -> None:
@@ -68,9 +78,52 @@ def test_object_assertion_fix_uses_description(tmp_path: Path) -> None:
                                               "check": "file_exists", "path": "report.md"}])])
     v = check(path)
     p = only(v, "object-assertion")
-    assert "schema-type" not in codes(v)
+    assert "schema-type" not in codes(v) and p.severity == Severity.WARNING
     fixed = apply(path.read_text(), p.fixes[0].edits)
     assert json.loads(fixed)["evals"][0]["assertions"] == ["report.md was created"]
+
+
+def test_object_assertions_are_one_diagnostic_with_one_fix(tmp_path: Path) -> None:
+    """A house convention (`{name, description}` objects throughout) is one finding, not one per assertion."""
+    objs = [{"name": f"a{j}", "description": f"The output names table{j}.csv"} for j in range(5)]
+    path = skill(tmp_path, [case(assertions=objs), case(id=2, prompt="Only the 2nd table of evals/files/report.pdf",
+                                                        assertions=[*objs[:2], "表格写入 tables/表1.csv"])])
+    v = check(path)
+    p = only(v, "object-assertion")
+    assert p.message.startswith("7 assertions are objects") and len(p.data["related"]) == 6
+    fixed = json.loads(apply(path.read_text(), p.fixes[0].edits))
+    assert fixed["evals"][1]["assertions"] == ["The output names table0.csv", "The output names table1.csv",
+                                               "表格写入 tables/表1.csv"]
+    assert check(path, json.dumps(fixed)).problems == []
+
+
+def test_repeated_findings_collapse_with_related_locations(tmp_path: Path) -> None:
+    cases = [case(id=i, prompt=f"Extract table {i} of evals/files/report.pdf", expected_output=None)
+             for i in range(6)]
+    v = check(skill(tmp_path, cases))
+    p = only(v, "missing-expected-output")
+    assert len(p.data["related"]) == 5 and "5 more like this" in p.message
+
+
+def test_same_prompt_twice(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(), case(id=2, assertions=["Writes only tables/table2.csv"])]))
+    p = only(v, "duplicate-prompt")
+    assert p.severity == Severity.HINT and "with different assertions" in p.message
+    assert p.data["related"][0]["span"][0] == 5  # the first case's prompt
+    v = check(skill(tmp_path, [case(), case(id=2)]))
+    assert "counts twice" in only(v, "duplicate-prompt").message
+
+
+def test_text_lints_any_language_and_slash_commands(tmp_path: Path) -> None:
+    v = check(skill(tmp_path, [case(prompt="/design-score https://example.com",
+                                    assertions=["优先使用 OpenReview API 而不是盲目网页搜索", "输出包含作者和邮箱字段",
+                                                "Explains that the token is generated per session with the "
+                                                "appropriate role"]),
+                               case(id=2, prompt="设计一个登录页面", assertions=["Uses `role: viewer`"])]))
+    assert v.problems == []
+    v = check(skill(tmp_path, [case(prompt="hi", assertions=["Works ✓ «好»"])]))
+    assert set(codes(v)) == {"short-prompt"} or "vague-assertion" in codes(v)
+    assert "\\u" not in " ".join(p.message for p in v.problems)
 
 
 def test_ids(tmp_path: Path) -> None:
@@ -93,18 +146,33 @@ def test_files(tmp_path: Path) -> None:
 def test_lints(tmp_path: Path) -> None:
     v = check(skill(tmp_path, [case(prompt="Build me a thing.", assertions=["Works", "Is well written"],
                                     expected_output=None),
-                               case(id=2, prompt="Summarise <FILE> for me"), case(id=3, assertions=[])]))
+                               case(id=2, prompt="Summarise <FILE> for me")]))
     assert len([p for p in v.problems if p.code == "vague-assertion"]) == 2
-    assert {"abstract-prompt", "missing-expected-output", "placeholder", "no-assertions"} <= set(codes(v))
+    assert {"abstract-prompt", "missing-expected-output", "placeholder"} <= set(codes(v))
     v = check(skill(tmp_path, [case(prompt="Search for 'TODO' comments across src/ and list their files")]))
     assert "placeholder" not in codes(v)
 
 
-def test_skill_name_must_match_skill_md(tmp_path: Path) -> None:
+def test_skill_name_must_name_a_skill(tmp_path: Path) -> None:
+    """`skill_name` resolves against SKILL.md names, not directory names; a name no SKILL.md carries is stale."""
     path = skill(tmp_path, [case()])
     data = json.loads(path.read_text())
     data["skill_name"] = "pdf-tools"
+    p = only(check(path, json.dumps(data)), "unknown-skill")
+    assert "names no skill" in p.message and p.fixes[0].edits[0].text == "pdf"
+    write(tmp_path, "csv/SKILL.md", "---\nname: csv-tools\ndescription: CSV. Use for CSV.\n---\nBody\n")
+    data["skill_name"] = "csv-tools"
+    (tmp_path / ".git").mkdir()  # the repository: both skills are in it
     p = only(check(path, json.dumps(data)), "skill-name-mismatch")
+    assert p.fixes[0].edits[0].text == "pdf"
+
+
+def test_skill_name_at_plugin_root_resolves_against_every_skill(tmp_path: Path) -> None:
+    write(tmp_path, ".claude-plugin/plugin.json", {"name": "kit"})
+    write(tmp_path, "skills/pdf-dir/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
+    path = write(tmp_path, "evals/evals.json", {"skill_name": "pdf", "evals": [case(files=None)]})
+    assert check(path).problems == []
+    p = only(check(path, path.read_text().replace('"pdf"', '"pdf-dir"')), "unknown-skill")
     assert p.fixes[0].edits[0].text == "pdf"
 
 

@@ -1,0 +1,86 @@
+"""Table-driven over the reviewer's verdicts on real repositories (``../shared/corpus/realworld``, issue #9).
+
+For every file the reviewer judged: each ``TP``/``FN`` line is flagged (at its line or as a related location
+of a collapsed diagnostic), the diagnostic a reviewer called ``FP`` is gone from its line, a ``TP*`` convention is one diagnostic,
+and a file that belongs to another tool (``MIS``/``LA``) gets at most the one line-1 hint. The scorecard's
+targets hold over the whole corpus.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections import defaultdict
+from functools import cache
+
+import pytest
+
+from tests.conftest import CORPUS, REPO
+
+REALWORLD = CORPUS / "realworld"
+pytestmark = pytest.mark.skipif(not (REALWORLD / "VERDICTS.tsv").is_file(),
+                                reason=f"real-world corpus not found at {REALWORLD}")
+
+
+@cache
+def _scorecard():
+    spec = importlib.util.spec_from_file_location("scorecard", REPO / "benchmarks" / "scorecard.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    sys.modules["scorecard"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+@cache
+def _run():
+    sc = _scorecard()
+    verdicts = sc.read_tsv(REALWORLD / "VERDICTS.tsv")
+    manifest = sc.read_tsv(REALWORLD / "MANIFEST.tsv")
+    diagnostics = sc.diagnostics_from(sc.run_validate(REALWORLD), REALWORLD)
+    return sc, verdicts, manifest, diagnostics
+
+
+def _files() -> list[str]:
+    if not (REALWORLD / "VERDICTS.tsv").is_file():
+        return []
+    sc = _scorecard()
+    return sorted({row["path"] for row in sc.read_tsv(REALWORLD / "VERDICTS.tsv")})
+
+
+@pytest.mark.parametrize("path", _files())
+def test_file_matches_the_reviewer(path: str) -> None:
+    sc, verdicts, manifest, diagnostics = _run()
+    kind = next((r["kind"] for r in manifest if r["local_path"] == path), "")
+    mine = [d for d in diagnostics if d.path == path]
+    shown = "\n".join(f"{d.line}: {d.severity} [{d.code}] {d.message[:120]}" for d in mine)
+    if kind.startswith("lookalike"):
+        assert len(mine) <= 1 and all(d.line == 1 and d.severity == "hint" for d in mine), shown
+        return
+    at = defaultdict(set)
+    for d in mine:
+        for line in (d.line, *d.related):
+            at[line].add(d.code)
+    for row in (r for r in verdicts if r["path"] == path):
+        line, code, verdict = int(row["line"]), row["code"], row["verdict"]
+        if verdict == "FP":
+            # the verdict is on that diagnostic (line and code); another rule's finding there is scored by the
+            # scorecard as unreviewed
+            assert code not in {d.code for d in mine if d.line == line}, f"FP on line {line} ({code}):\n{shown}"
+        elif verdict in ("TP", "TP-strict"):
+            if verdict == "TP":
+                assert code in at[line], f"TP line {line} [{code}] not flagged:\n{shown}"
+        elif verdict == "FN":
+            assert at[line], f"FN line {line} ({row['why']}) not flagged:\n{shown}"
+        elif verdict == "TP*":
+            assert len([d for d in mine if d.code == code]) == 1, f"{code} should be one diagnostic:\n{shown}"
+
+
+def test_scorecard_targets() -> None:
+    sc, verdicts, manifest, diagnostics = _run()
+    s = sc.score(diagnostics, verdicts, manifest)
+    for group, target in (("errors+warnings", sc.TARGETS["precision_ew"]), ("all", sc.TARGETS["precision_all"])):
+        c = s.counts[group]
+        assert c["correct"] / (c["correct"] + c["wrong"]) >= target, sc.table(s)
+        assert c["correct"] / sum(c.values()) >= target, f"unreviewed diagnostics drag {group} down:\n{sc.table(s)}"
+    assert s.recall_hits / s.recall_total >= sc.TARGETS["recall"], sc.table(s)
+    assert s.valid_file_errors == [], sc.table(s)
