@@ -16,11 +16,39 @@ commands:
   schema [--export DIR]    list the bundled JSON Schemas or write them to DIR
   eval [CASE...]           run UAAPS eval cases (evalens eval --help)
   run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
+  doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
 """
 
 
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer stopped by SIGPIPE (`evalens validate … | head`)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Dispatch; a closed stdout (``| head``) or Ctrl-C ends the command quietly, without a traceback."""
+    try:
+        code = _dispatch(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("evalens: interrupted", file=sys.stderr)
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not report the broken pipe again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _dispatch(args: list[str]) -> int:
     if not args or args[0] in {"-h", "--help", "help"}:
         print(USAGE, end="")
         return 0 if args else 2
@@ -50,5 +78,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from evalens.runner.cli_run import main as run_main
 
         return run_main(rest)
+    if command == "doctor":
+        from evalens.runner.cli_doctor import main as doctor_main
+
+        return doctor_main(rest)
     print(f"evalens: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
     return 2

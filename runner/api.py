@@ -78,6 +78,9 @@ class RunRequest(BaseModel):
     judge: str | None = Field(default=None, description="Judge model override (`model` or `provider:model`).")
     agent_model: str | None = Field(default=None, description="Model the agent should use (engine default if unset).")
     timeout: float | None = Field(default=None, description="Per-case timeout override in seconds.")
+    judge_timeout: float | None = Field(default=None, description="Seconds all judge calls of one case run may "
+                                        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
+                                        "10-60 s); then the case is ERROR.")
     no_judge: bool = Field(default=False, description="Skip the LLM judge; verdicts come from checks alone.")
     dry_run: bool = Field(default=False, description="Plan only: no agent, no model, no report.")
     keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
@@ -340,7 +343,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
     from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
     from evalens.runner.install import PackageError, read_package
-    from evalens.runner.judge import MissingKey, require_key, resolve_judge
+    from evalens.runner.preflight import preflight
     from evalens.runner.sandbox import plan_sandbox
 
     root = request.package_root.resolve()
@@ -365,27 +368,21 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     sandbox_plan = plan_sandbox(config.sandbox.network, config.sandbox.writable_paths)
     agent_env = _agent_env(engine, config, request)
     warnings: list[str] = list(invalid)
-    judge_spec = None
-    if not request.no_judge:
-        judge_spec = resolve_judge(request.judge or config.judge, default_provider=engine.default_provider,
-                                   key_env=tuple(request.judge_key_env) if request.judge_key_env else None)
-    key_checks = [(tuple(request.agent_key_env or engine.key_env), f"the {engine.name} agent")]
-    if judge_spec is not None:
-        key_checks.append((judge_spec.key_env, f"the {judge_spec.provider} judge ({judge_spec.model})"))
-    for key_env, who in key_checks:
-        try:
-            require_key(key_env, who)
-        except MissingKey as exc:
-            if not request.dry_run:
-                raise RunError(str(exc)) from None
-            warnings.append(str(exc))
+    judge_name = request.judge or config.judge
+    checked, judge_spec = preflight(
+        engine, judge=judge_name, use_judge=not request.no_judge,
+        agent_key_env=tuple(request.agent_key_env) if request.agent_key_env else None,
+        judge_key_env=tuple(request.judge_key_env) if request.judge_key_env else None,
+        network=config.sandbox.network, judge_label=None if judge_name else "the agent's model")
+    if not checked.ok:
+        if not request.dry_run:
+            raise RunError(checked.message()) from None
+        warnings += [f"{c.detail} — fix: {c.fix}" for c in checked.failures]
     binary = None
     try:
         binary = str(engine.binary)
-    except EngineNotFound as exc:
-        if not request.dry_run:
-            raise RunError(str(exc)) from None
-        warnings.append(str(exc))
+    except EngineNotFound:
+        pass
     if sandbox_plan.warning:
         warnings.append(sandbox_plan.warning)
     planned = []
@@ -460,7 +457,7 @@ async def _in_thread(func: Callable[..., Any], *args: Any) -> Any:
 
 async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     from evalens.runner.install import install_package
-    from evalens.runner.judge import build_prompt, judge_case, resolve_judge
+    from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
     from evalens.runner.sandbox import (
         artifact_limit,
         copy_bounded,
@@ -536,7 +533,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             ctx.emit(case.name, "judge", f"judging with {spec.model}", **extra)
             prompt = build_prompt(case.judge.criteria, case.input.prompt, rec.output, previews,
                                   [c.model_dump() for c in rec.checks])
-            rec.judge = await judge_case(spec, prompt)
+            rec.judge = await judge_case(spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout))
             rec.verdict, rec.reason = rec.judge.verdict, rec.judge.reason
             if rec.judge.verdict == "ERROR":
                 rec.error = rec.judge.reason
@@ -669,15 +666,6 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
     )
 
 
-def _warm_import(module: str) -> None:
-    import importlib
-
-    try:
-        importlib.import_module(module)
-    except Exception:  # the judge reports a missing SDK itself, with context
-        pass
-
-
 async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> RunOutcome:
     """Run the selected cases (``jobs`` at a time, ``runs`` times each) and write the report.
 
@@ -689,6 +677,13 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
     ctx = plan_run(request, on_progress)
     if request.dry_run:
         return RunOutcome(plan=ctx.plan)
+    if ctx.judge_spec is not None:
+        # A judge SDK that is installed but broken must stop the run before any agent is paid for.
+        from evalens.runner.preflight import import_judge_sdk
+
+        problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
+        if problem:
+            raise RunError(problem)
     started = utc_now()
     t0 = time.monotonic()
     report_path = None
@@ -698,10 +693,6 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         ctx.emit(None, "report", "report path", report_path=str(report_path))
     for warning in ctx.plan.warnings:
         ctx.emit(None, "plan", warning)
-    warmup = None
-    if ctx.judge_spec is not None:
-        # The SDKs take seconds to import on a busy machine: overlap that with the agents' work.
-        warmup = asyncio.create_task(asyncio.to_thread(_warm_import, ctx.judge_spec.provider))
     ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
     from evalens.runner.sandbox import sweep_stale_sandboxes
 
@@ -727,8 +718,6 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         for rec in ctx.records.values():
             if rec.state == "pending":
                 rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
-    if warmup is not None:
-        warmup.cancel()
     results, report_cases = _case_results(ctx, report_path)
     report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
                            f"eval-run-{stamp(started)}")
@@ -798,9 +787,17 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
                   on_progress: Callable[[ProgressEvent], None] | None = None) -> tuple[EvalReport, Path]:
     """Judge a finished run again from its saved transcripts (no agent is run); writes a new report.
 
-    Cases whose agent errored or whose deterministic checks failed keep their verdict.
+    Every run of a ``--runs N`` case is judged again and the runs are recombined (:func:`report.aggregate`);
+    runs whose agent errored or whose deterministic checks failed keep their verdict.
     """
-    from evalens.runner.judge import MissingKey, build_prompt, judge_case, require_key, resolve_judge
+    from evalens.runner.judge import (
+        MissingKey,
+        build_prompt,
+        judge_case,
+        judge_deadline,
+        require_key,
+        resolve_judge,
+    )
     from evalens.runner.report import load_report, stamp, utc_now, write_report
 
     old = load_report(report_path)
@@ -820,35 +817,55 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
         while output.exists():
             output = report_path.parent / f"{stamp(started)}-rejudged-{n}.json"
             n += 1
+    deadline = judge_deadline(old.config.timeout)
     new_cases = []
     for case in old.cases:
         case = case.model_copy(deep=True)
         folder = (report_path.parent / case.artifacts) if case.artifacts else None
-        record_file = folder / "transcript.json" if folder else None
-        if case.runs and case.runs > 1 and folder is not None:
-            record_file = folder / "run-1" / "transcript.json"
         if case.artifacts:
             case.artifacts = os.path.relpath(report_path.parent / case.artifacts, output.parent)
-        if record_file is None or not record_file.is_file():
+        runs = case.runs or 1
+        old_verdicts = list(case.run_verdicts) or [case.verdict]
+        verdicts: list[str] = []
+        judged: list[tuple[str, Any]] = []  # (verdict, judge outcome) of the runs judged again
+        for i in range(1, runs + 1):
+            record_file = (folder / f"run-{i}" / "transcript.json" if runs > 1 else folder / "transcript.json") \
+                if folder is not None else None
+            before = old_verdicts[i - 1] if i - 1 < len(old_verdicts) else case.verdict
+            if record_file is None or not record_file.is_file():
+                verdicts.append(before)  # nothing saved to judge again: the run keeps its verdict
+                continue
+            record = json.loads(record_file.read_text(encoding="utf-8"))
+            if record.get("agent_error") or any(c["status"] == "FAIL" for c in record.get("checks", [])):
+                verdicts.append("ERROR" if record.get("agent_error") else "FAIL")
+                continue
+            if on_progress:
+                on_progress(ProgressEvent(case_name=case.name, stage="judge", run_index=i,
+                                          message=f"re-judging with {spec.model}"))
+            prompt = build_prompt(record["case"]["judge"]["criteria"], record["case"]["input"]["prompt"],
+                                  record["transcript"]["output"], record.get("file_previews", {}), record["checks"])
+            outcome = await judge_case(spec, prompt, deadline=deadline)
+            verdicts.append(outcome.verdict)
+            judged.append((outcome.verdict, outcome))
+        if not judged:
             new_cases.append(case)
             continue
-        record = json.loads(record_file.read_text(encoding="utf-8"))
-        if record.get("agent_error") or any(c["status"] == "FAIL" for c in record.get("checks", [])):
-            new_cases.append(case)
-            continue
-        if on_progress:
-            on_progress(ProgressEvent(case_name=case.name, stage="judge", message=f"re-judging with {spec.model}"))
-        prompt = build_prompt(record["case"]["judge"]["criteria"], record["case"]["input"]["prompt"],
-                              record["transcript"]["output"], record.get("file_previews", {}), record["checks"])
-        outcome = await judge_case(spec, prompt)
+        from evalens.runner.report import aggregate
+
+        verdict = aggregate(verdicts)
+        outcome = next((o for v, o in judged if v == verdict), judged[0][1])
         case.judge_verdict = JudgeVerdict(result=outcome.verdict, reason=outcome.reason, model=outcome.model)
-        case.verdict = outcome.verdict
-        case.error = outcome.reason if outcome.verdict in ("ERROR", "FAIL") else None
-        case.runs, case.pass_rate, case.run_verdicts = None, None, []
+        case.verdict = verdict
+        case.error = None
+        if verdict in ("ERROR", "FAIL"):
+            case.error = outcome.reason if outcome.verdict == verdict else \
+                f"{verdicts.count(verdict)} of {runs} runs {verdict} (kept from the original run)"
+        if runs > 1:
+            case.run_verdicts = verdicts
+            case.pass_rate = sum(v == "PASS" for v in verdicts) / runs
         new_cases.append(case)
         if on_progress:
-            on_progress(ProgressEvent(case_name=case.name, stage="done", message=outcome.reason,
-                                      verdict=outcome.verdict))
+            on_progress(ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict))
     total = len(new_cases)
     passed = sum(c.verdict == "PASS" for c in new_cases)
     report = old.model_copy(deep=True)

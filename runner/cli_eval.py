@@ -33,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", dest="agent_model", help="model the agent uses (default: the engine's)")
     p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
     p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
+    p.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                   help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+                        "the case timeout, 10-60 s); then the case is ERROR")
     p.add_argument("--dry-run", action="store_true", help="print the plan; run no agent and no model")
     p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
@@ -178,6 +181,7 @@ def main(argv: list[str]) -> int:
     request = RunRequest(
         package_root=_find_package(args.package), cases=args.cases, target=args.target, engine=args.engine,
         judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,
+        judge_timeout=args.judge_timeout,
         dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
         extra_env=args.env, output=args.output,
     )

@@ -91,21 +91,25 @@ class AgentRunner:
     """Runs one prompt in a fresh sandbox with chosen skills installed (runner engines + sandbox)."""
 
     def __init__(self, engine: str, model: str | None, timeout: float, *, network: bool = False,
-                 keep_sandbox: bool = False) -> None:
+                 keep_sandbox: bool = False, judge: Any = None) -> None:
+        """Runs the shared preflight (CLI, keys, judge SDK and provider, sandbox, temp space) for ``engine`` and
+        the resolved ``judge`` spec (None: no judge); raises :class:`UsageError` before any agent starts."""
         from evalens.runner.api import BASE_ENV_ALLOW
-        from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
-        from evalens.runner.judge import MissingKey, require_key
+        from evalens.runner.engines import UnsupportedEngine, get_engine
+        from evalens.runner.preflight import preflight
         from evalens.runner.sandbox import plan_sandbox
 
         try:
             self.engine = get_engine(engine)
-            str(self.engine.binary)
-        except (UnsupportedEngine, EngineNotFound) as exc:
+        except UnsupportedEngine as exc:
             raise UsageError(str(exc)) from None
-        try:
-            require_key(self.engine.key_env, f"the {self.engine.name} agent")
-        except MissingKey as exc:
-            raise UsageError(str(exc)) from None
+        checked, _spec = preflight(self.engine, judge=f"{judge.provider}:{judge.model}" if judge else None,
+                                   use_judge=judge is not None, judge_key_env=judge.key_env if judge else None,
+                                   network=network)
+        if not checked.ok:
+            judge_missing = any(c.name.startswith("judge") for c in checked.failures)
+            raise UsageError(checked.message() + (" (or pass --no-judge)" if judge_missing else ""))
+        self.judge = judge
         provider_vars = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
                          "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")}[self.engine.default_provider]
         self.env = {k: os.environ[k] for k in (*BASE_ENV_ALLOW, *provider_vars) if k in os.environ}
@@ -115,6 +119,16 @@ class AgentRunner:
         self.plan = plan_sandbox(network, None)
         if self.plan.warning:
             print(self.plan.warning, file=sys.stderr)
+
+    async def ready(self) -> None:
+        """Import the judge's SDK for real, off the event loop, before the first agent starts."""
+        if self.judge is None:
+            return
+        from evalens.runner.preflight import import_judge_sdk
+
+        problem = await asyncio.to_thread(import_judge_sdk, self.judge.provider)
+        if problem:
+            raise UsageError(problem)
 
     async def run(self, prompt: str, skills: dict[str, Path], files_base: Path | None = None,
                   files: list[str] | tuple[str, ...] = (), check=None) -> AgentResult:  # type: ignore[no-untyped-def]
@@ -171,44 +185,21 @@ class AgentRunner:
 
 
 def _judge_spec(model: str | None, engine_provider: str) -> Any:
-    from evalens.runner.judge import MissingKey, require_key, resolve_judge
+    """The judge to use (aliases resolved); whether it can run is the preflight's job (:class:`AgentRunner`)."""
+    from evalens.runner.judge import resolve_judge
 
-    spec = resolve_judge(MODEL_ALIASES.get(model or "", model), default_provider=engine_provider)
-    try:
-        require_key(spec.key_env, f"the {spec.provider} judge ({spec.model})")
-    except MissingKey as exc:
-        raise UsageError(str(exc) + " — or pass --no-judge") from None
-    return spec
+    return resolve_judge(MODEL_ALIASES.get(model or "", model), default_provider=engine_provider)
 
 
-async def ask_json(spec: Any, system: str, user: str) -> dict[str, Any]:
-    """One judge call whose reply must hold a JSON object (the first balanced one is taken); raises on failure."""
-    from evalens.runner.judge import PROVIDER_BASE_URLS
+async def ask_json(spec: Any, system: str, user: str, deadline: float | None = None) -> dict[str, Any]:
+    """Judge calls whose reply must hold a JSON object (the first balanced one is taken): retried once, all
+    within ``deadline`` seconds; raises :class:`~evalens.runner.judge.JudgeFailed` with the reason."""
+    from evalens.runner.judge import ask_parsed, judge_deadline
 
-    key = next((os.environ[k] for k in spec.key_env if os.environ.get(k)), None)
-    base_url = os.environ.get(PROVIDER_BASE_URLS[spec.provider]) or None
-    if spec.provider == "anthropic":
-        import anthropic
-
-        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=1, timeout=120)
-        try:
-            message = await client.messages.create(model=spec.model, max_tokens=2048, system=system,
-                                                   messages=[{"role": "user", "content": user}])
-        finally:
-            await client.close()
-        text = "".join(getattr(b, "text", "") for b in message.content)
-    else:
-        import openai
-
-        oclient = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=1, timeout=120)
-        try:
-            completion = await oclient.chat.completions.create(
-                model=spec.model, response_format={"type": "json_object"},
-                messages=[{"role": "system", "content": system}, {"role": "user", "content": user}])
-        finally:
-            await oclient.close()
-        text = completion.choices[0].message.content or ""
-    return first_json_object(text)
+    value, _raw = await ask_parsed(spec, system, user, first_json_object, deadline=deadline or judge_deadline(),
+                                   max_tokens=2048)
+    assert isinstance(value, dict)
+    return value
 
 
 def first_json_object(text: str) -> dict[str, Any]:
@@ -355,8 +346,8 @@ def deterministic(task: SjTask, res: AgentResult) -> tuple[bool, list[str], bool
 
     det = task.det or {}
     details: list[str] = []
-    if res.error:
-        return task.negative, ["Task errored — treating as no activation"], task.negative
+    if res.error:  # nothing happened that could pass a check, negative tasks included
+        return False, [f"Task errored: {res.error}"], False
     skill, _ = _activation(task, res)
     if task.negative:
         ok = skill is None
@@ -473,17 +464,17 @@ def _num(value: Any, fallback: float) -> float:
     return number if number == number else fallback  # NaN
 
 
-async def judge_task(spec: Any, task: SjTask, res: AgentResult, truncation: int) -> dict[str, Any]:
-    """Judge scores with the original's coercion; an unusable judge gives heuristic scores, never a pass."""
+async def judge_task(spec: Any, task: SjTask, res: AgentResult, truncation: int,
+                     deadline: float | None = None) -> dict[str, Any]:
+    """Judge scores with the original's coercion. A judge that fails or answers no JSON gives ``{"error": why}``
+    (the run is ERROR), never heuristic scores: skilljack's fallback would grade a run nobody judged."""
+    from evalens.runner.judge import JudgeFailed
+
     try:
-        reply = await ask_json(spec, JUDGE_SYSTEM, judge_prompt(task, res, truncation))
-    except ValueError as exc:
-        return {"discovery": 0, "adherence": 1, "output_quality": 1, "failure_category": "agent_error",
-                "reasoning": f"Failed to parse judge response: {exc}"}
-    except Exception as exc:  # SDK errors: heuristic scoring, as skilljack does
-        loaded = task.expected in res.skills if not task.negative else not res.skills
-        return {"discovery": int(loaded), "adherence": 3, "output_quality": 3, "failure_category": "agent_error",
-                "reasoning": f"Heuristic scoring (judge error: {type(exc).__name__}: {str(exc)[:200]})"}
+        reply = await ask_json(spec, JUDGE_SYSTEM, judge_prompt(task, res, truncation), deadline)
+    except JudgeFailed as exc:
+        return {"error": str(exc), "discovery": 0, "adherence": 1, "output_quality": 1,
+                "failure_category": "agent_error", "reasoning": f"judge error: {exc}"}
     category = reply.get("failure_category") if reply.get("failure_category") in FAILURE_CATEGORIES else "none"
     return {"discovery": _num(reply.get("discovery"), 0) or 0, "adherence": _num(reply.get("adherence"), 1) or 1,
             "output_quality": _num(reply.get("output_quality"), 1) or 1, "failure_category": category,
@@ -492,7 +483,11 @@ async def judge_task(spec: Any, task: SjTask, res: AgentResult, truncation: int)
 
 def score_run(task: SjTask, res: AgentResult, det: tuple[bool, list[str], bool] | None,
               judged: dict[str, Any] | None, config_weights: dict[str, float]) -> Score:
-    """Merge deterministic discovery with judge adherence/output (formats.md §3.8 'Merging')."""
+    """Merge deterministic discovery with judge adherence/output (formats.md §3.8 'Merging'). A run whose agent
+    or judge failed scores the minimum with category ``agent_error``; its verdict is ERROR (:func:`_task_verdict`)."""
+    if res.error or (judged is not None and judged.get("error")):
+        why = f"agent error: {res.error}" if res.error else f"judge error: {judged['error']}"  # type: ignore[index]
+        return Score(0, 1, 1, 0, "agent_error", why, {"passed": False, "details": det[1]} if det else None, judged)
     if det is None and judged is None:
         return Score(0, 1, 1, 0, "agent_error", "No scoring method available (no deterministic check or LLM judge "
                      "criteria defined)")
@@ -609,8 +604,10 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
                        "skills": {n: str(p) for n, p in t.skills.items()}} for t in tasks]
             Path(args.json).write_text(json.dumps({"skill": skill, "tasks": parsed}, indent=2), encoding="utf-8")
         return EXIT_OK
-    runner = AgentRunner(args.engine, agent_model, timeout_s, keep_sandbox=args.keep_sandbox)
+    runner = AgentRunner(args.engine, agent_model, timeout_s, keep_sandbox=args.keep_sandbox, judge=judge_spec)
+    await runner.ready()
     outcomes = []
+    verdicts: list[CaseVerdict] = []
     for task in tasks:
         runs: list[tuple[AgentResult, Score]] = []
         for i in range(args.runs):
@@ -623,16 +620,18 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
 
             res = await runner.run(task.prompt, task.skills, check=checks)
             det = holder.get("det") if "det" in holder else (deterministic(task, res) if use_det else None)
-            judged = await judge_task(judge_spec, task, res, cfg.judge_truncation) \
-                if judge_spec is not None and task.criteria else None
+            judged = await judge_task(judge_spec, task, res, cfg.judge_truncation, _judge_seconds(args, timeout_s)) \
+                if judge_spec is not None and task.criteria and not res.error else None
             score = score_run(task, res, det, judged, cfg.weights)
             runs.append((res, score))
             print(f"{task.id} run {i + 1}/{args.runs}: discovery {score.discovery:g}, adherence {score.adherence:g}, "
                   f"output {score.output_quality:g}, weighted {score.weighted:.2f} ({score.category})"
-                  + (f" — {res.error}" if res.error else ""), file=sys.stderr)
+                  + (f" — ERROR: {score.reasoning}" if score.category == "agent_error" and
+                     (res.error or (judged or {}).get("error")) else ""), file=sys.stderr)
         mean, rep = aggregate([s for _, s in runs])
         outcomes.append((task, runs, mean, rep))
-        _record(args, _task_verdict(task, runs, mean, discovery_threshold, score_threshold))
+        verdicts.append(_task_verdict(task, runs, mean, discovery_threshold, score_threshold))
+        _record(args, verdicts[-1])
     report = build_results(skill, file, tasks, outcomes, cfg, args, discovery_threshold, score_threshold)
     out_dir = Path(args.output_dir or cfg.output_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -651,22 +650,40 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
           f"{s['avgAdherence']:.2f}, output {s['avgOutputQuality']:.2f}, weighted {s['avgWeightedScore']:.2f}")
     for reason in report["failureReasons"]:
         print(f"  - {reason}")
+    for v in verdicts:
+        print(f"{v.verdict:5} {v.name}" + (f"  {v.reason}" if v.verdict != "PASS" else ""))
     print(f"results: {json_path}")
+    if any(v.verdict == "ERROR" for v in verdicts):
+        return EXIT_FAILED  # a run that did not happen is never waved through, whatever ci.exit_on_failure says
     exit_on_failure = cfg.exit_on_failure and str(os.environ.get("EVAL_EXIT_ON_FAILURE", "true")) != "false"
     return EXIT_FAILED if not report["passed"] and exit_on_failure else EXIT_OK
 
 
+def _run_error(res: AgentResult, score: Score) -> str | None:
+    """Why a run produced no gradable result (agent or judge failure), else None."""
+    if res.error:
+        return f"agent error: {res.error}"
+    if isinstance(score.judge, dict) and score.judge.get("error"):
+        return f"judge error: {score.judge['error']}"
+    return None
+
+
 def _task_verdict(task: SjTask, runs: list[tuple[AgentResult, Score]], mean: Score, discovery_threshold: float,
                   score_threshold: float) -> CaseVerdict:
-    """A task passes when discovery meets the threshold, every deterministic check passed and the judge's mean
-    adherence and output quality meet the score threshold."""
+    """A task passes when every run ran and was graded, discovery meets the threshold, every deterministic check
+    passed and the judge's mean adherence and output quality meet the score threshold. A deterministic failure in
+    a run that did run is FAIL (earned); otherwise any failed run (agent or judge) makes the task ERROR."""
     details = {"discovery": mean.discovery, "adherence": mean.adherence, "output_quality": mean.output_quality,
                "weighted": mean.weighted, "category": mean.category, "runs": len(runs)}
-    if all(r.error for r, _ in runs):
-        return CaseVerdict(task.id, "ERROR", runs[0][0].error or "error", details)
-    failed_det = [s for _, s in runs if s.deterministic is not None and not s.deterministic["passed"]]
+    errors = [(i, why) for i, (r, s) in enumerate(runs, 1) if (why := _run_error(r, s))]
+    failed_det = [s for r, s in runs if s.deterministic is not None and not s.deterministic["passed"]
+                  and _run_error(r, s) is None]
     if failed_det:
         return CaseVerdict(task.id, "FAIL", "; ".join(failed_det[0].deterministic["details"]), details)
+    if errors:
+        where = f"run {errors[0][0]}/{len(runs)}: " if len(runs) > 1 else ""
+        more = f" ({len(errors)} of {len(runs)} runs failed)" if len(errors) > 1 else ""
+        return CaseVerdict(task.id, "ERROR", f"{where}{errors[0][1]}{more}", details)
     if mean.discovery < discovery_threshold:
         return CaseVerdict(task.id, "FAIL", f"discovery {mean.discovery:.0%} below {discovery_threshold:.0%}", details)
     if any(s.judge is not None for _, s in runs) and min(mean.adherence, mean.output_quality) < score_threshold:
@@ -718,6 +735,11 @@ def build_results(skill: str, file: Path, tasks: list[SjTask], outcomes: list[An
         reasons.append(f"Avg adherence {summary['avgAdherence']:.2f} below threshold {score_threshold:g}")
     if summary["avgOutputQuality"] < score_threshold:
         reasons.append(f"Avg output quality {summary['avgOutputQuality']:.2f} below threshold {score_threshold:g}")
+    errored = [(task.id, why) for task, runs, _, _ in outcomes for r, sc in runs if (why := _run_error(r, sc))]
+    if errored:
+        summary["erroredRuns"] = len(errored)
+        reasons.append(f"{len(errored)} run(s) failed (agent or judge error), first: {errored[0][0]}: "
+                       f"{errored[0][1][:200]}")
     cats = Counter(m.category for m in means)
     return {
         "skillName": skill, "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
@@ -782,8 +804,13 @@ GRADER_SYSTEM = ("You grade an AI agent's work against listed statements. Judge 
 
 
 async def grade_statements(spec: Any, prompt: str, res: AgentResult, statements: list[str], *,
-                           scale: bool) -> list[dict[str, Any]]:
-    """One judge call per run: each statement passed/failed (skill-creator) or scored 1-5 (writing-skills)."""
+                           scale: bool, deadline: float | None = None) -> list[dict[str, Any]]:
+    """One judge call per run: each statement passed/failed (skill-creator) or scored 1-5 (writing-skills).
+
+    Raises :class:`~evalens.runner.judge.JudgeFailed` when the grader fails or leaves a statement ungraded: an
+    ungraded statement is not a failed one."""
+    from evalens.runner.judge import JudgeFailed
+
     how = ("score each 1-5 (1 not addressed, 2 partly with significant gaps, 3 met minimally, 4 met well, "
            "5 exemplary)" if scale else "decide whether each holds")
     shape = '{"index": n, "score": 1-5, "reasoning": "..."}' if scale else \
@@ -792,22 +819,54 @@ async def grade_statements(spec: Any, prompt: str, res: AgentResult, statements:
                       f"# Files in the workspace afterwards\n{', '.join(res.workspace_files) or '(none)'}",
                       f"# Statements ({how})", *[f"{i + 1}. {s}" for i, s in enumerate(statements)],
                       f'Reply: {{"results": [{shape}, ...]}} with one entry per statement.'])
-    try:
-        reply = await ask_json(spec, GRADER_SYSTEM, user)
-        items = {int(r.get("index", 0)): r for r in reply.get("results", []) if isinstance(r, dict)}
-    except Exception as exc:  # an unusable grader fails every statement, with the reason
-        items, why = {}, f"grader error: {type(exc).__name__}: {str(exc)[:200]}"
-    else:
-        why = "the grader gave no result for this statement"
+    reply = await ask_json(spec, GRADER_SYSTEM, user, deadline)
+    items = {int(_num(r.get("index"), 0)): r for r in reply.get("results") or [] if isinstance(r, dict)}
     out = []
     for i, _ in enumerate(statements):
-        r = items.get(i + 1, {})
+        r = items.get(i + 1)
+        if r is None or (scale and _num(r.get("score"), -1) < 0) or (not scale and not isinstance(r.get("passed"), bool)):
+            raise JudgeFailed(f"the grader gave no usable result for statement {i + 1}")
         if scale:
-            score = int(min(5, max(1, _num(r.get("score"), 1))))
-            out.append({"score": score, "reasoning": str(r.get("reasoning") or why)})
+            out.append({"score": int(min(5, max(1, _num(r.get("score"), 1)))), "reasoning": str(r.get("reasoning") or "")})
         else:
-            out.append({"passed": r.get("passed") is True, "evidence": str(r.get("evidence") or why)})
+            out.append({"passed": r["passed"], "evidence": str(r.get("evidence") or "")})
     return out
+
+
+def _judge_seconds(args: argparse.Namespace, case_timeout: float | None) -> float:
+    """The per-unit judge deadline: ``--judge-timeout``, ``$EVALENS_JUDGE_TIMEOUT``, else from the case timeout."""
+    from evalens.runner.judge import judge_deadline
+
+    return judge_deadline(case_timeout, getattr(args, "judge_timeout", None))
+
+
+async def _grade(spec: Any, prompt: str, res: AgentResult, statements: list[str], *, scale: bool,
+                 deadline: float) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """(graded statements, None), or (None, why) when the agent or the grader failed: then nothing was graded."""
+    from evalens.runner.judge import JudgeFailed
+
+    if res.error:
+        return None, f"agent error: {res.error}"
+    if not statements:
+        return [], None
+    try:
+        return await grade_statements(spec, prompt, res, statements, scale=scale, deadline=deadline), None
+    except JudgeFailed as exc:
+        return None, f"grader error: {exc}"
+
+
+def graded_verdict(error: str | None, total: int, passed: bool, summary: str) -> tuple[str, str]:
+    """The one rule for graded units: a failed agent or grader is ERROR, nothing to grade is SKIP, else the
+    grade decides."""
+    if error:
+        return "ERROR", error
+    if total == 0:
+        return "SKIP", "nothing to grade: the case declares no statements (the agent ran; its output is kept)"
+    return ("PASS" if passed else "FAIL"), summary
+
+
+def _print_unit(label: str, verdict: str, reason: str, target: Path) -> None:
+    print(f"{label}: {verdict} — {reason} → {target}")
 
 
 async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
@@ -826,9 +885,10 @@ async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
         for c in cases:
             print(f"{c.get('id')}\t{len(c.get('assertions') or c.get('expectations') or [])} statement(s)")
         return EXIT_OK
-    runner = AgentRunner(args.engine, args.model, args.timeout / 1000 if args.timeout else 300,
-                         keep_sandbox=args.keep_sandbox)
-    failed = 0
+    timeout = args.timeout / 1000 if args.timeout else 300
+    runner = AgentRunner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
+    await runner.ready()
+    bad = 0
     for case in cases:
         statements = [s if isinstance(s, str) else str(s.get("description") or s.get("name") or json.dumps(s))
                       for s in (case.get("assertions") or case.get("expectations") or [])]
@@ -837,11 +897,12 @@ async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
             t0 = time.monotonic()
             res = await runner.run(str(case.get("prompt", "")), _installed(root, data.get("skill_name")), root, files)
             executor = time.monotonic() - t0
-            graded = await grade_statements(spec, str(case.get("prompt", "")), res, statements, scale=False) \
-                if not res.error else [{"passed": False, "evidence": f"agent error: {res.error}"} for _ in statements]
+            graded, error = await _grade(spec, str(case.get("prompt", "")), res, statements, scale=False,
+                                         deadline=_judge_seconds(args, timeout))
             grader = time.monotonic() - t0 - executor
-            expectations = [{"text": s, **g} for s, g in zip(statements, graded, strict=True)]
-            passed = sum(e["passed"] for e in expectations)
+            expectations = [{"text": s, **g} for s, g in zip(statements, graded, strict=True)] if graded is not None \
+                else [{"text": s, "passed": False, "evidence": error} for s in statements]
+            passed = sum(e["passed"] for e in expectations) if graded is not None else 0
             grading = {"expectations": expectations,
                        "summary": {"passed": passed, "failed": len(expectations) - passed, "total": len(expectations),
                                    "pass_rate": round(passed / len(expectations), 2) if expectations else 0.0},
@@ -851,16 +912,17 @@ async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
                        "timing": {"executor_duration_seconds": round(executor, 2),
                                   "grader_duration_seconds": round(grader, 2),
                                   "total_duration_seconds": round(executor + grader, 2)}}
+            if error:
+                grading["error"] = error  # why nothing was graded (the statements above were not judged)
             target = out_dir / f"eval-{case.get('id')}" / (f"run-{run}" if args.runs > 1 else "") / "grading.json"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
-            failed += passed < len(expectations)
-            _record(args, CaseVerdict(str(case.get("id")), "ERROR" if res.error else
-                                      "PASS" if passed == len(expectations) else "FAIL",
-                                      res.error or f"{passed}/{len(expectations)} assertions passed",
-                                      {"grading": str(target), "run": run}))
-            print(f"eval {case.get('id')} run {run}: {passed}/{len(expectations)} passed → {target}")
-    return EXIT_FAILED if failed else EXIT_OK
+            verdict, reason = graded_verdict(error, len(statements), passed == len(expectations),
+                                             f"{passed}/{len(expectations)} assertions passed")
+            bad += verdict in ("FAIL", "ERROR")
+            _record(args, CaseVerdict(str(case.get("id")), verdict, reason, {"grading": str(target), "run": run}))
+            _print_unit(f"eval {case.get('id')} run {run}", verdict, reason, target)
+    return EXIT_FAILED if bad else EXIT_OK
 
 
 async def run_writing_skills(file: Path, args: argparse.Namespace) -> int:
@@ -882,39 +944,43 @@ async def run_writing_skills(file: Path, args: argparse.Namespace) -> int:
         for c in cases:
             print(f"{c.get('id')}\t{len(c.get('expectations') or [])} expectation(s)")
         return EXIT_OK
-    runner = AgentRunner(args.engine, args.model, args.timeout / 1000 if args.timeout else 300,
-                         keep_sandbox=args.keep_sandbox)
+    timeout = args.timeout / 1000 if args.timeout else 300
+    runner = AgentRunner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
+    await runner.ready()
     na = {"passed": None, "details": "N/A - not assessed by evalens run"}
-    failed = 0
+    bad = 0
     for case in cases:
         exps = [e for e in case.get("expectations") or [] if isinstance(e, dict)]
         for run in range(1, args.runs + 1):
             files = [f for f in case.get("files") or [] if isinstance(f, str)]
             res = await runner.run(str(case.get("prompt", "")), _installed(root, None), root / "evals", files)
-            graded = await grade_statements(spec, str(case.get("prompt", "")), res,
-                                            [f"{e.get('criterion')}: {e.get('description')}" for e in exps], scale=True) \
-                if not res.error else [{"score": 1, "reasoning": f"agent error: {res.error}"} for _ in exps]
+            graded, error = await _grade(spec, str(case.get("prompt", "")), res,
+                                         [f"{e.get('criterion')}: {e.get('description')}" for e in exps], scale=True,
+                                         deadline=_judge_seconds(args, timeout))
             results = [{"criterion": e.get("criterion"), "score": g["score"], "passed": g["score"] >= 3,
-                        "reasoning": g["reasoning"]} for e, g in zip(exps, graded, strict=True)]
-            required = [r for r, e in zip(results, exps, strict=True) if e.get("required") is True]
-            mean = round(statistics.fmean(r["score"] for r in results), 1) if results else 1.0
+                        "reasoning": g["reasoning"]} for e, g in zip(exps, graded or [], strict=False)]
+            required = [r for r, e in zip(results, exps, strict=False) if e.get("required") is True]
+            mean = round(statistics.fmean(r["score"] for r in results), 1) if results else None
             req_mean = round(statistics.fmean(r["score"] for r in required), 1) if required else mean
             overall = "pass" if all(r["passed"] for r in required) else "fail"
+            verdict, reason = graded_verdict(error, len(exps), overall == "pass", f"overall score {mean}")
             grading = {"case_id": case.get("id"), "version": version, "run": run, "overall_score": mean,
-                       "required_score": req_mean, "results": results, "overall": overall,
+                       "required_score": req_mean, "results": results,
+                       "overall": overall if verdict in ("PASS", "FAIL") else verdict.lower(),
                        "convention_compliance": {k: dict(na) for k in ("frontmatter", "description_field",
                                                                        "token_efficiency", "progressive_disclosure",
                                                                        "type_alignment")},
                        "claims": [], "user_notes_summary": "", "eval_feedback": "",
                        "execution_metrics": {"total_tool_calls": len(res.tools), "output_chars": len(res.output)}}
+            if error:
+                grading["error"] = error
             target = workspace / "grading" / f"{case.get('id')}_v{version}_run{run}.json"
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
-            failed += overall == "fail"
-            _record(args, CaseVerdict(str(case.get("id")), "ERROR" if res.error else overall.upper(),
-                                      res.error or f"overall score {mean}", {"grading": str(target), "run": run}))
-            print(f"{case.get('id')} run {run}: {overall} (score {mean}) → {target}")
-    return EXIT_FAILED if failed else EXIT_OK
+            bad += verdict in ("FAIL", "ERROR")
+            _record(args, CaseVerdict(str(case.get("id")), verdict, reason, {"grading": str(target), "run": run}))
+            _print_unit(f"{case.get('id')} run {run}", verdict, reason, target)
+    return EXIT_FAILED if bad else EXIT_OK
 
 
 # ============================================================================================ trigger sets
@@ -957,27 +1023,44 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
         return EXIT_OK
     runner = AgentRunner(args.engine, args.model, args.timeout / 1000 if args.timeout else 30,
                          keep_sandbox=args.keep_sandbox)
+    await runner.ready()
     rows = []
+    errored: list[dict[str, Any]] = []
     for index, (q, want) in indexed:
         hits = 0
+        errors: list[str] = []
         for _ in range(args.runs):
             res = await runner.run(q, skills)
+            if res.error:  # a run that did not happen says nothing about triggering
+                errors.append(res.error)
+                continue
             hits += bool(res.skills and res.skills[0] == skill) or any(
                 c["tool"] == "Skill" and str((c.get("input") or {}).get("skill", "")).endswith(skill)
                 for c in res.tools[:1])
+        should = f"should {'' if want else 'not '}trigger"
+        if errors:
+            reason = f"agent error in {len(errors)}/{args.runs} run(s): {errors[0]}"
+            errored.append({"query": q, "should_trigger": want, "error": errors[0], "failed_runs": len(errors)})
+            _record(args, CaseVerdict(str(index), "ERROR", reason, {"query": q, "trigger_rate": None}))
+            print(f"ERROR {should}: {q[:80]}\n      {reason}")
+            continue
         rate = hits / args.runs
         rows.append((q, want, rate))
         _record(args, CaseVerdict(str(index), "PASS" if (rate >= 0.5) == want else "FAIL",
-                                  f"triggered {hits}/{args.runs} (should {'' if want else 'not '}trigger)",
-                                  {"query": q, "trigger_rate": rate}))
+                                  f"triggered {hits}/{args.runs} ({should})", {"query": q, "trigger_rate": rate}))
         verdict = "ok" if (rate >= 0.5) == want else "WRONG"
-        print(f"{verdict:5} {'should' if want else 'should not'} trigger, triggered {hits}/{args.runs}: {q[:80]}")
+        print(f"{verdict:5} {should}, triggered {hits}/{args.runs}: {q[:80]}")
     metrics = trigger_metrics(rows)
     result = {"skill": name or skill, "runs": args.runs, "threshold": 0.5, **metrics,
-              "queries": [{"query": q, "should_trigger": w, "trigger_rate": r} for q, w, r in rows]}
-    print(f"precision {metrics['precision']}, recall {metrics['recall']}, accuracy {metrics['accuracy']}")
+              "queries": [{"query": q, "should_trigger": w, "trigger_rate": r} for q, w, r in rows],
+              "errors": errored}
+    print(f"precision {metrics['precision']}, recall {metrics['recall']}, accuracy {metrics['accuracy']}"
+          + (f" over {len(rows)} of {len(rows) + len(errored)} queries; {len(errored)} ERROR (agent failed, not "
+             "counted)" if errored else ""))
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=2), encoding="utf-8")
+    if errored:
+        return EXIT_FAILED
     return EXIT_OK if metrics["false_positives"] + metrics["false_negatives"] == 0 else EXIT_FAILED
 
 
@@ -1108,6 +1191,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
+    parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                        help="total seconds the judge may take per run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+                             "the run timeout, 10-60 s); then the run is ERROR")
     parser.add_argument("--output-dir", help="where results go (default: output.dir, ./results)")
     parser.add_argument("--json", help="also write the JSON results to this path")
     parser.add_argument("--skills-dir", help="skills folder (default: skills/ next to tasks.yaml)")

@@ -1,11 +1,14 @@
 """The LLM judge: `anthropic` SDK for Claude models, `openai` SDK for OpenAI models; strict JSON verdicts.
 
 The judge must answer ``{"verdict": "PASS"|"FAIL", "reason": "..."}``; anything else is retried once and then
-becomes an ERROR verdict — an unusable judge never yields a PASS. SDKs are imported only when a judge runs.
+becomes an ERROR verdict — an unusable judge never yields a PASS. All calls for one unit share one deadline
+(:func:`judge_deadline`), so a judge that hangs or keeps failing costs seconds, not minutes. SDKs are imported
+only when a judge runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -125,16 +128,44 @@ def parse_reply(text: str) -> JudgeReply:
         raise ValueError(f"judge reply is not the required JSON: {body[:200]!r}") from exc
 
 
-async def _ask(spec: JudgeSpec, user: str, env: dict[str, str]) -> str:
+JUDGE_TIMEOUT_ENV = "EVALENS_JUDGE_TIMEOUT"
+JUDGE_ATTEMPTS = 2  # a malformed reply or a failed call is retried once, inside the deadline
+
+
+class JudgeFailed(Exception):
+    """The judge gave no usable answer within its deadline; the message says why (becomes an ERROR verdict)."""
+
+
+def judge_deadline(case_timeout: float | None = None, override: float | None = None) -> float:
+    """Seconds all judge calls of one unit may take together: ``override``, ``$EVALENS_JUDGE_TIMEOUT``, else half
+    the case timeout clamped to 10–60 s (a judge that hangs must not cost more than the agent run it grades)."""
+    if override:
+        return float(override)
+    configured = os.environ.get(JUDGE_TIMEOUT_ENV)
+    if configured:
+        try:
+            return max(1.0, float(configured))
+        except ValueError:
+            pass
+    if not case_timeout:
+        return 60.0
+    return max(10.0, min(60.0, case_timeout / 2))
+
+
+async def ask_text(spec: JudgeSpec, system: str, user: str, *, env: dict[str, str] | None = None,
+                   timeout: float = 60.0, json_mode: bool = True, max_tokens: int = 1024) -> str:
+    """One judge request through the provider's SDK (imported here, not at start-up); no SDK retries, and the
+    SDK's own timeout is the time left, so the caller's deadline is the only clock."""
+    env = dict(os.environ) if env is None else env
     key = next((env[k] for k in spec.key_env if env.get(k)), None)
     base_url = env.get(PROVIDER_BASE_URLS[spec.provider]) or None
     if spec.provider == "anthropic":
         import anthropic
 
-        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=1, timeout=120)
+        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
         try:
             message = await client.messages.create(
-                model=spec.model, max_tokens=1024, system=SYSTEM_PROMPT,
+                model=spec.model, max_tokens=max_tokens, system=system,
                 messages=[{"role": "user", "content": user}],
             )
         finally:
@@ -142,32 +173,67 @@ async def _ask(spec: JudgeSpec, user: str, env: dict[str, str]) -> str:
         return "".join(getattr(b, "text", "") for b in message.content)
     import openai
 
-    client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=1, timeout=120)
+    oclient = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
     try:
-        completion = await client.chat.completions.create(
-            model=spec.model, response_format={"type": "json_object"},
-            messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}],
+        extra: dict = {"response_format": {"type": "json_object"}} if json_mode else {}
+        completion = await oclient.chat.completions.create(
+            model=spec.model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            **extra,
         )
     finally:
-        await client.close()
+        await oclient.close()
     return completion.choices[0].message.content or ""
 
 
-async def judge_case(spec: JudgeSpec, user_prompt: str, env: dict[str, str] | None = None) -> JudgeOutcome:
-    """Ask the judge; malformed answers are retried once, then the outcome is ERROR with the reason."""
-    env = dict(os.environ) if env is None else env
-    last_error = ""
-    raw = ""
-    for _attempt in range(2):
+def _call_error(exc: BaseException) -> str:
+    status = getattr(exc, "status_code", None)
+    text = str(exc).splitlines()[0][:300] if str(exc) else ""
+    return f"judge call failed: {type(exc).__name__}" + (f" (HTTP {status})" if status else "") + \
+        (f": {text}" if text else "")
+
+
+async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse, *, deadline: float,  # noqa: ANN001
+                     env: dict[str, str] | None = None, max_tokens: int = 1024) -> tuple[object, str]:
+    """Ask until ``parse(reply)`` succeeds, at most :data:`JUDGE_ATTEMPTS` times and within ``deadline`` seconds
+    in total; returns ``(parsed, raw)`` or raises :class:`JudgeFailed` with the last reason."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline
+    last_error, raw, asked = "", "", 0
+    for _attempt in range(JUDGE_ATTEMPTS):
+        left = end - loop.time()
+        if left <= 0.05:
+            break
+        asked += 1
         try:
-            raw = await _ask(spec, user_prompt, env)
+            raw = await asyncio.wait_for(ask_text(spec, system, user, env=env, timeout=left,
+                                                  max_tokens=max_tokens), timeout=left)
+        except TimeoutError:
+            last_error = f"judge did not answer within {deadline:g} s"
+            break
+        except ImportError as exc:  # a broken install: retrying cannot help
+            raise JudgeFailed(f"judge SDK not importable: {exc} (pip install evalens installs it)") from None
         except Exception as exc:  # SDK errors vary by provider and version; all mean "judge unusable"
-            last_error = f"judge call failed: {type(exc).__name__}: {str(exc)[:300]}"
+            last_error = _call_error(exc)
+            if "timed out" in last_error.lower() or "timeout" in type(exc).__name__.lower():
+                last_error = f"judge did not answer within {deadline:g} s ({type(exc).__name__})"
             continue
         try:
-            reply = parse_reply(raw)
+            return parse(raw), raw
         except ValueError as exc:
             last_error = str(exc)
-            continue
-        return JudgeOutcome(reply.verdict, reply.reason, spec.model, spec.provider, raw)
-    return JudgeOutcome("ERROR", last_error + " (after 1 retry)", spec.model, spec.provider, raw)
+    retries = asked - 1
+    tries = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries > 0 else ""
+    raise JudgeFailed((last_error or f"judge did not answer within {deadline:g} s") + tries)
+
+
+async def judge_case(spec: JudgeSpec, user_prompt: str, env: dict[str, str] | None = None,
+                     deadline: float | None = None) -> JudgeOutcome:
+    """Ask the judge; a malformed answer or a failed call is retried once inside the deadline, then the outcome
+    is ERROR with the reason."""
+    try:
+        reply, raw = await ask_parsed(spec, SYSTEM_PROMPT, user_prompt, parse_reply,
+                                      deadline=deadline or judge_deadline(), env=env)
+    except JudgeFailed as exc:
+        return JudgeOutcome("ERROR", str(exc), spec.model, spec.provider)
+    assert isinstance(reply, JudgeReply)
+    return JudgeOutcome(reply.verdict, reply.reason, spec.model, spec.provider, raw)

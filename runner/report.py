@@ -98,8 +98,27 @@ def write_report(report: EvalReport, path: Path) -> Path:
     return path
 
 
+class NotAReport(ValueError):
+    """The file cannot be read as an eval report; the message is one line a user can act on."""
+
+
 def load_report(path: Path) -> EvalReport:
-    return EvalReport.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    """Read a report written by ``evalens eval``; anything else raises :class:`NotAReport` (one line, no dump)."""
+    from pydantic import ValidationError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise NotAReport(f"cannot read {path}: {exc.strerror or exc}") from None
+    except ValueError as exc:
+        raise NotAReport(f"{path} is not JSON ({str(exc).splitlines()[0]})") from None
+    try:
+        return EvalReport.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
+        raise NotAReport(f"{path} is not an evalens eval report ({exc.error_count()} problem(s); first: "
+                         f"`{where}`: {first.get('msg', 'invalid')})") from None
 
 
 def newest_report(package_root: Path) -> Path | None:

@@ -99,7 +99,7 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 
 def tools_bin_dirs() -> list[Path]:
-    """Where ``.ci/install-agents.sh`` puts the CLIs: ``$EVALENS_TOOLS_DIR`` or the checkout's ``.tools``."""
+    """Private CLI installs looked at before PATH: ``$EVALENS_TOOLS_DIR`` or a source checkout's ``.tools``."""
     dirs: list[Path] = []
     env_dir = os.environ.get("EVALENS_TOOLS_DIR")
     if env_dir:
@@ -108,14 +108,16 @@ def tools_bin_dirs() -> list[Path]:
     return dirs
 
 
-def find_binary(name: str, override_env: str) -> Path:
-    """Locate a CLI: ``$<override_env>``, then the tools dirs, then PATH."""
+def find_binary(name: str, override_env: str, install: str = "") -> Path:
+    """Locate a CLI: ``$<override_env>``, then the tools dirs, then PATH. ``install`` is the command that
+    installs it, named in the error."""
     override = os.environ.get(override_env)
     if override:
         path = Path(override)
         if path.is_file() and os.access(path, os.X_OK):
             return path
-        raise EngineNotFound(f"{override_env}={override} is not an executable file")
+        raise EngineNotFound(f"{override_env}={override} is not an executable file (unset it, or point it at the "
+                             f"`{name}` binary)")
     for directory in tools_bin_dirs():
         candidate = directory / name
         if candidate.exists() and os.access(candidate, os.X_OK):
@@ -123,10 +125,8 @@ def find_binary(name: str, override_env: str) -> Path:
     found = shutil.which(name)
     if found:
         return Path(found)
-    looked = ", ".join(str(d) for d in tools_bin_dirs())
-    raise EngineNotFound(
-        f"`{name}` not found (looked in ${override_env}, {looked} and PATH); run .ci/install-agents.sh"
-    )
+    fix = f"install it with `{install}`" if install else "install it"
+    raise EngineNotFound(f"the `{name}` CLI is not on PATH: {fix} (Node.js 18+), or set {override_env} to its path")
 
 
 @lru_cache(maxsize=16)
@@ -153,6 +153,7 @@ class Engine(ABC):
     default_provider: str  # "anthropic" / "openai": provider of the agent's own model
     key_env: tuple[str, ...]  # env vars that may carry the agent's API key
     endpoint_env: tuple[str, str] | None = None  # (env var, default URL) of the agent's model endpoint
+    install_command: str = ""  # how a user installs the CLI
 
     def __init__(self) -> None:
         self._binary: Path | None = None
@@ -160,7 +161,7 @@ class Engine(ABC):
     @property
     def binary(self) -> Path:
         if self._binary is None:
-            self._binary = find_binary(self.binary_name, self.binary_env)
+            self._binary = find_binary(self.binary_name, self.binary_env, self.install_command)
         return self._binary
 
     def version(self) -> str | None:

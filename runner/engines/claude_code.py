@@ -6,14 +6,12 @@ Invocation, env and detection follow shared/reference/agent-clis.md §2 (verifie
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
-BLOCKED_PREFIX = "PreToolUse:"
-DENY_DECISION = re.compile(r'"permissionDecision"\s*:\s*"deny"')
+BLOCKING_EVENTS = ("PreToolUse", "PermissionRequest")  # hook events that can deny a tool call; PostToolUse cannot
 
 
 def _settings_path(paths: SandboxPaths) -> Path:
@@ -45,11 +43,27 @@ def _text_blocks(content: Any) -> list[str]:
     return out
 
 
-def _tool_result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, list):
-        return "\n".join(str(c.get("text", "")) for c in content if isinstance(c, dict))
-    return str(content or "")
+def hook_denial(event: str, exit_code: Any, stdout: Any, stderr: Any) -> str | None:
+    """Why a hook run denied a tool call, or None. Only events that can deny count (a PostToolUse hook exiting
+    2 blocks nothing: the tool already ran): exit status 2, or a JSON decision ``permissionDecision: deny`` /
+    ``decision: block`` on stdout (the hook protocol Claude Code and Codex share)."""
+    if event not in BLOCKING_EVENTS:
+        return None
+    if exit_code == 2:
+        return str(stderr or "").strip()[:300] or "hook exited with status 2"
+    try:
+        decision = json.loads(str(stdout or "").strip() or "null")
+    except ValueError:
+        return None
+    if not isinstance(decision, dict):
+        return None
+    specific = decision.get("hookSpecificOutput") if isinstance(decision.get("hookSpecificOutput"), dict) else {}
+    request = specific.get("decision") if isinstance(specific.get("decision"), dict) else {}  # PermissionRequest
+    if specific.get("permissionDecision") == "deny" or decision.get("decision") == "block" \
+            or request.get("behavior") == "deny":
+        why = specific.get("permissionDecisionReason") or decision.get("reason") or request.get("message")
+        return str(why or "the hook denied the tool call")[:300]
+    return None
 
 
 class ClaudeCode(Engine):
@@ -62,6 +76,7 @@ class ClaudeCode(Engine):
     default_provider = "anthropic"
     key_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     endpoint_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+    install_command = "npm install -g @anthropic-ai/claude-code"
 
     def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
                 outer_sandbox: bool, network: bool) -> AgentCommand:
@@ -101,12 +116,11 @@ class ClaudeCode(Engine):
                 t.model = str(ev.get("model") or t.model or "").split("[", 1)[0] or None
                 t.session_id = ev.get("session_id") or t.session_id
             elif kind == "system" and ev.get("subtype") == "hook_response":
-                if ev.get("exit_code") == 2:
+                reason = hook_denial(str(ev.get("hook_event") or str(ev.get("hook_name") or "").split(":", 1)[0]),
+                                     ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
+                if reason is not None:
                     t.blocked = True
-                    t.blocked_reasons.append(str(ev.get("stderr") or ev.get("hook_name") or "hook exited 2"))
-                elif DENY_DECISION.search(f"{ev.get('stdout') or ''} {ev.get('output') or ''}"):
-                    t.blocked = True
-                    t.blocked_reasons.append(f"{ev.get('hook_name')}: permissionDecision deny")
+                    t.blocked_reasons.append(f"{ev.get('hook_name') or 'hook'}: {reason}")
             elif kind == "assistant":
                 message = ev.get("message") or {}
                 texts.extend(_text_blocks(message.get("content")))
@@ -115,13 +129,6 @@ class ClaudeCode(Engine):
                         skill = (block.get("input") or {}).get("skill")
                         if skill:
                             t.skills_activated.append(str(skill))
-            elif kind == "user":
-                for block in (ev.get("message") or {}).get("content") or []:
-                    if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("is_error"):
-                        text = _tool_result_text(block)
-                        if text.startswith(BLOCKED_PREFIX):
-                            t.blocked = True
-                            t.blocked_reasons.append(text[:300])
             elif kind == "result":
                 result = ev
         if result is not None:
@@ -131,9 +138,10 @@ class ClaudeCode(Engine):
                 t.model = usage_models[0].split("[", 1)[0]
             t.usage = {"usage": result.get("usage"), "total_cost_usd": result.get("total_cost_usd"),
                        "num_turns": result.get("num_turns"), "duration_ms": result.get("duration_ms")}
-            for denial in result.get("permission_denials") or []:
+            for denial in result.get("permission_denials") or []:  # the engine's own record of denied calls
                 t.blocked = True
-                t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
+                if not t.blocked_reasons:
+                    t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
             t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
             if result.get("is_error"):
                 status = result.get("api_error_status")

@@ -6,14 +6,34 @@ Invocation, config and detection follow shared/reference/agent-clis.md §3 (veri
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
-from evalens.runner.engines.claude_code import _stderr_tail
+from evalens.runner.engines.claude_code import BLOCKING_EVENTS, _stderr_tail, hook_denial
 
-BLOCKED_MARKERS = ("blocked by PreToolUse hook",)
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
+HOOK_RECORDS = "hook-runs"  # under the sandbox's logs folder
+# `codex exec --json` drops Codex's HookStarted/HookCompleted events and the rollout does not persist them, so
+# each hook that can deny a tool call runs through this shim, which records its exit status and stdout for
+# Codex.parse (the decision itself stays Codex's: the shim passes stdin, stdout, stderr and status through).
+HOOK_SHIM = """#!/bin/sh
+# evalens: run one package hook and record how it ended (event, exit status, stdout, stderr).
+event=$1; dir=$2; command=$3
+mkdir -p "$dir"
+n="$(date +%s%N)-$$"
+/bin/sh -c "$command" >"$dir/$n.out" 2>"$dir/$n.err"
+rc=$?
+cat "$dir/$n.out"
+cat "$dir/$n.err" >&2
+printf '%s\\n' "$event" >"$dir/$n.event"
+printf '%s\\n' "$rc" >"$dir/$n.rc"
+exit "$rc"
+"""
+# Codex's error kinds (task_complete.error.codex_error_info) that stand for an HTTP status its message drops.
+ERROR_STATUS = {"internal_server_error": 500, "server_overloaded": 503, "unauthorized": 401, "bad_request": 400,
+                "usage_limit_exceeded": 429}
 
 
 def _toml_str(value: str) -> str:
@@ -29,6 +49,7 @@ class Codex(Engine):
     default_provider = "openai"
     key_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
+    install_command = "npm install -g @openai/codex"
 
     def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
                 outer_sandbox: bool, network: bool) -> AgentCommand:
@@ -83,6 +104,19 @@ class Codex(Engine):
                 if isinstance(matcher, str) and any(t in matcher for t in ("Write", "Edit")) \
                         and "Bash" not in matcher and matcher not in ("", "*"):
                     group["matcher"] = f"{matcher}|Bash|apply_patch"
+        shim = paths.config_home / "evalens-hook-shim.sh"
+        shim.parent.mkdir(parents=True, exist_ok=True)
+        shim.write_text(HOOK_SHIM, encoding="utf-8")
+        shim.chmod(0o755)
+        records = paths.logs / HOOK_RECORDS
+        for event, groups in hooks.items():
+            if event not in BLOCKING_EVENTS:
+                continue
+            for group in groups:
+                for hook in group.get("hooks") or []:
+                    if hook.get("type", "command") == "command" and isinstance(hook.get("command"), str):
+                        hook["command"] = " ".join(shlex.quote(a) for a in (
+                            "/bin/sh", str(shim), event, str(records), hook["command"]))
         target = paths.workspace / ".codex" / "hooks.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")
@@ -117,6 +151,7 @@ class Codex(Engine):
                 errors.append(str(ev.get("message", "error")))
             elif kind == "turn.failed":
                 errors.append(str((ev.get("error") or {}).get("message", "turn failed")))
+        status: int | None = None
         rollouts = sorted(paths.config_home.glob("sessions/**/rollout-*.jsonl"))
         for rollout in rollouts:
             t.extra_files[f"codex-{rollout.name}"] = rollout
@@ -124,17 +159,61 @@ class Codex(Engine):
                 payload = entry.get("payload") or {}
                 if entry.get("type") == "turn_context" and payload.get("model"):
                     t.model = str(payload["model"])
-                if payload.get("type") in ("function_call_output", "custom_tool_call_output"):
-                    output = payload.get("output")
-                    text = output if isinstance(output, str) else json.dumps(output)
-                    if any(m in text for m in BLOCKED_MARKERS):
-                        t.blocked = True
-                        t.blocked_reasons.append(text[:300])
+                if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
+                    status = _error_status(payload["error"].get("codex_error_info")) or status
+        for reason in hook_denials(paths.logs / HOOK_RECORDS):
+            t.blocked = True
+            t.blocked_reasons.append(reason)
         t.output = "\n".join(texts)
         if errors:
-            t.error = "agent error: " + "; ".join(errors)[:400]
+            final = [e for e in errors if not e.startswith("Reconnecting...")] or errors
+            status = status or _status_in(final[-1])
+            t.error = f"agent error{f' (API status {status})' if status else ''}: " + final[-1][:400]
         elif not completed:
             t.error = "the agent did not complete its turn" + _stderr_tail(stderr)
         elif exit_code not in (0, None):
             t.error = f"agent exited with status {exit_code}" + _stderr_tail(stderr)
         return t
+
+
+def hook_denials(records: Path) -> list[str]:
+    """Denials recorded by the hook shim, oldest first, as readable reasons."""
+    out: list[tuple[str, str]] = []
+    for rc_file in records.glob("*.rc") if records.is_dir() else []:
+        base = rc_file.with_suffix("")
+
+        def read(suffix: str, base: Path = base) -> str:
+            try:
+                return base.with_suffix(suffix).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return ""
+
+        try:
+            code = int(read(".rc").strip())
+        except ValueError:
+            continue
+        event = read(".event").strip()
+        reason = hook_denial(event, code, read(".out"), read(".err"))
+        if reason is not None:
+            out.append((base.name, f"{event} hook: {reason}"))
+    return [reason for _, reason in sorted(out)]
+
+
+def _error_status(info: Any) -> int | None:
+    """An HTTP status from Codex's structured error kind (``"internal_server_error"`` or
+    ``{"http_connection_failed": {"http_status_code": 502}}``)."""
+    if isinstance(info, str):
+        return ERROR_STATUS.get(info)
+    if isinstance(info, dict):
+        for value in info.values():
+            if isinstance(value, dict) and isinstance(value.get("http_status_code"), int):
+                return value["http_status_code"]
+    return None
+
+
+def _status_in(message: str) -> int | None:
+    """The status Codex writes into some messages (``unexpected status 401 …``, ``last status: 429 …``)."""
+    import re
+
+    match = re.search(r"(?:unexpected status|last status:)\s*(\d{3})", message)
+    return int(match.group(1)) if match else None

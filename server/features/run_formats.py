@@ -244,6 +244,17 @@ def detail_path(detail: str, raw: Any, task_md: bool) -> tuple | None:
     return base
 
 
+def _sj_run_error(run: dict[str, Any]) -> str | None:
+    """Why one run of a skilljack results entry produced no gradable result (agent or judge failure)."""
+    result = run.get("result") or {}
+    if result.get("isError"):
+        return f"agent error: {result.get('errorMessage') or 'error'}"
+    judge = (run.get("score") or {}).get("judge")
+    if isinstance(judge, dict) and judge.get("error"):
+        return f"judge error: {judge['error']}"
+    return None
+
+
 def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tuple[float, float],
                    raw: Any = None, task_md: bool = False) -> UnitResult:
     """A task entry of a skilljack results JSON, with the verdict rule of ``cli_run._task_verdict``."""
@@ -262,10 +273,14 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
     checks = [UnitCheck("deterministic", str(d), "FAIL" if _failed_detail(str(d)) else "PASS", str(d),
                         detail_path(str(d), raw, task_md) if _failed_detail(str(d)) else None)
               for d in shown.get("details") or []] if shown else []
-    errors = [r.get("result", {}).get("errorMessage") for r in runs if isinstance(r, dict)
-              and (r.get("result") or {}).get("isError")]
-    if runs and len(errors) == len(runs):
-        verdict, reason = "ERROR", errors[0] or "error"
+    errors = [_sj_run_error(r) for r in runs if isinstance(r, dict) and _sj_run_error(r)]
+    earned = next((r["score"]["deterministic"] for r in runs if isinstance(r, dict) and not _sj_run_error(r)
+                   and isinstance((r.get("score") or {}).get("deterministic"), dict)
+                   and not r["score"]["deterministic"].get("passed")), None)
+    if earned is not None:  # a run that did run failed its checks: FAIL is earned
+        verdict, reason = "FAIL", "; ".join(str(d) for d in earned.get("details") or [])
+    elif errors:  # any run that did not run (or was not judged) makes the task ERROR, never PASS from the others
+        verdict, reason = "ERROR", errors[0] + (f" ({len(errors)} of {len(runs)} runs failed)" if len(runs) > 1 else "")
     elif failed_det is not None:
         verdict, reason = "FAIL", "; ".join(str(d) for d in failed_det.get("details") or [])
     elif discovery < thresholds[0]:
@@ -284,7 +299,7 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
         judge_reason=str(judge.get("reasoning") or "") if judge else None,
         judge_model=meta.get("judgeModel") if judge else None,
         engine=meta.get("runnerType"), agent_model=meta.get("agentModel"),
-        output_snippet=_snippet(result.get("output")), error=errors[0] if verdict == "ERROR" else None,
+        output_snippet=_snippet(result.get("output")), error=reason if verdict == "ERROR" else None,
         details={"skills": result.get("skillLoads") or [], "category": score.get("failureCategory")})
 
 
@@ -306,11 +321,12 @@ def creator_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
                         "PASS" if e.get("passed") is True else "FAIL", str(e.get("evidence") or ""), (key, j))
               for j, e in enumerate(exps)]
     passed = sum(c.status == "PASS" for c in checks)
-    agent_error = next((c.detail[len("agent error: "):] for c in checks if c.detail.startswith("agent error: ")), None)
-    verdict = "ERROR" if agent_error else "PASS" if passed == len(checks) else "FAIL"
+    agent_error = grading.get("error") if isinstance(grading.get("error"), str) else \
+        next((c.detail for c in checks if c.detail.startswith("agent error: ")), None)
+    verdict = "ERROR" if agent_error else "SKIP" if not checks else "PASS" if passed == len(checks) else "FAIL"
     failed = [c for c in checks if c.status == "FAIL"]
-    reason = agent_error or (f"{passed}/{len(checks)} {key} passed"
-                             + (f"; failed: {failed[0].value}" if failed else ""))
+    reason = agent_error or ("nothing to grade: the case declares no statements" if not checks else
+                             f"{passed}/{len(checks)} {key} passed" + (f"; failed: {failed[0].value}" if failed else ""))
     timing = grading.get("timing") or {}
     return UnitResult(name=name, verdict=verdict, reason=reason,
                       duration_seconds=float(timing.get("total_duration_seconds") or 0.0),
@@ -335,12 +351,14 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
         checks.append(UnitCheck("expectation", crit, "PASS" if r.get("passed") else "FAIL",
                                 f"scored {r.get('score')}/5: {r.get('reasoning') or ''}".strip(),
                                 ("expectations", j) if j is not None else None))
-    agent_error = next((c.detail.split("agent error: ", 1)[1] for c in checks if "agent error: " in c.detail), None)
+    agent_error = grading.get("error") if isinstance(grading.get("error"), str) else \
+        next((c.detail.split("scored 1/5: ", 1)[-1] for c in checks if "agent error: " in c.detail), None)
     overall = str(grading.get("overall") or "").upper()
-    verdict = "ERROR" if agent_error else overall if overall in ("PASS", "FAIL") else "ERROR"
+    verdict = "ERROR" if agent_error else overall if overall in ("PASS", "FAIL", "SKIP") else "ERROR"
     failed = [c for c in checks if c.status == "FAIL" and c.value in required] or \
              [c for c in checks if c.status == "FAIL"]
-    reason = agent_error or (f"required `{failed[0].value}` {failed[0].detail.split(':')[0]}" if verdict == "FAIL"
+    reason = agent_error or ("nothing to grade: the case declares no expectations" if verdict == "SKIP" else
+                             f"required `{failed[0].value}` {failed[0].detail.split(':')[0]}" if verdict == "FAIL"
                              and failed else f"overall score {grading.get('overall_score')}")
     return UnitResult(name=name, verdict=verdict, reason=reason, checks=checks, error=agent_error,
                       details={"version": grading.get("version"), "run": grading.get("run")})

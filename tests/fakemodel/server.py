@@ -17,10 +17,18 @@ How a reply is chosen
   otherwise the server default (``--default-scenario``, default ``done``) is used.
 * A scenario is a list of steps. Step *i* is played when the conversation already holds *i* tool results, so the
   server is stateless; past the end the last step repeats.
-* A request offering no tools is a side call: if its text mentions ``verdict`` it is a *judge* call and gets the judge
-  reply chosen by a ``JUDGE=<pass|fail|garbage|flaky>`` token anywhere in the request (default ``pass``); otherwise a
-  scenario step that needs no tool (text, error, sleep) is played, and anything else (Claude's session title call)
-  gets the short text ``Eval run``.
+* A request offering no tools is a side call: if its text mentions ``verdict`` or carries a ``JUDGE=`` token it is a
+  *judge* call and gets the judge reply chosen by a ``JUDGE=<pass|fail|garbage|flaky|err429|err500|hang>`` token
+  anywhere in the request (default ``pass``); otherwise a scenario step that needs no tool (text, error, sleep) is
+  played, and anything else (Claude's session title call) gets the short text ``Eval run``. The judge reply takes the
+  shape the request asks for: ``{"verdict", "reason"}`` (UAAPS), skilljack scores (a prompt asking for
+  ``adherence``), or one ``{"index", "passed", "score", ...}`` entry per numbered statement (graders).
+* Codex with its default model offers no ``tools`` field: its tools arrive as an ``additional_tools`` input item, the
+  shell only through the namespaced JavaScript ``exec`` tool ("code mode"). Shell steps then become a
+  ``custom_tool_call`` of ``exec`` whose script calls ``tools.exec_command`` and prints its output.
+* A scenario ``{"cycle": ["a", "b", ...]}`` (as its only step) plays scenario ``a`` for the first agent run that
+  uses it, ``b`` for the second, and so on round-robin. Runs are told apart by the CLI's session id (Claude's
+  ``metadata.user_id``, Codex's ``prompt_cache_key``) and counted per scenario and ``MARKER``.
 * Placeholders in step strings: ``{cwd}`` (from Claude's ``Primary working directory:`` line or Codex's ``<cwd>``),
   ``{marker}`` (from a ``MARKER=<word>`` token in user content), ``{fake_port}`` (this server's port),
   ``{probe_port}`` (from a ``PROBE_PORT=<n>`` token) and
@@ -50,9 +58,15 @@ Scenarios
                     ``WRITE-DENIED``, then reply with ``probe: {last_tool_output}``.
 ``err401``, ``err429``, ``err500``, ``err529``
                     answer that HTTP status with the provider's error body.
+``flaky-agent``     cycle: runs 1 and 2 get HTTP 500, run 3 plays ``pass``.
+``alt-fail-pass``   cycle: odd runs play ``fail-contains``, even runs ``pass``.
+``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
+``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
+                    with it (nothing is blocked: a test that the phrase alone never counts).
 
 Judge replies (``JUDGE=<name>``): ``pass`` → ``{"verdict": "PASS", ...}``; ``fail`` → ``{"verdict": "FAIL", ...}``;
-``garbage`` → text that is not JSON; ``flaky`` → garbage for the first request with a given body, PASS on a retry.
+``garbage`` → text that is not JSON; ``flaky`` → garbage for the first request with a given body, PASS on a retry;
+``err429`` / ``err500`` → that HTTP status; ``hang`` → no answer for 300 s (or until the server stops).
 
 More scenarios can be loaded from a JSON file (``--scenarios FILE``: ``{"name": [step, ...]}``); a step is one of
 ``{"text": s}``, ``{"write": {"path": p, "content": c}}``, ``{"shell": cmd}``, ``{"tool": name, "input": {...}}``,
@@ -115,6 +129,14 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
         {"shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"},
         {"text": "probe: {last_tool_output}"},
     ],
+    "flaky-agent": [{"cycle": ["err500", "err500", "pass"]}],
+    "alt-fail-pass": [{"cycle": ["fail-contains", "pass"]}],
+    "alt-err-pass": [{"cycle": ["err500", "pass"]}],
+    "echo-blocked": [
+        {"shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "
+                  "echo 'PreToolUse:Write hook error: BLOCKED_BY_POLICY' >&2; exit 1"},
+        {"text": "I was blocked: {last_tool_output}"},
+    ],
     "err401": [{"error": 401}],
     "err429": [{"error": 429}],
     "err500": [{"error": 500}],
@@ -150,6 +172,7 @@ class FakeState:
         self.counter = 0
         self.lock = threading.Lock()
         self.seen_bodies: dict[str, int] = {}
+        self.cycle_runs: dict[tuple[str, str], list[str]] = {}  # (scenario, marker) -> session ids in arrival order
         self.records: list[dict[str, Any]] = []
         self.stopping = threading.Event()
         if self.log_dir:
@@ -164,6 +187,17 @@ class FakeState:
                 (self.log_dir / f"{self.counter:04d}-body.json").write_bytes(body)
                 with (self.log_dir / "requests.jsonl").open("a") as fh:
                     fh.write(json.dumps(entry) + "\n")
+
+    def run_index(self, scenario: str, marker: str, session: str | None) -> int:
+        """0-based index of the agent run (session) among those that used ``scenario`` with ``marker``."""
+        with self.lock:
+            sessions = self.cycle_runs.setdefault((scenario, marker), [])
+            if session is None:
+                sessions.append("")
+                return len(sessions) - 1
+            if session not in sessions:
+                sessions.append(session)
+            return sessions.index(session)
 
     def seen_count(self, body: bytes) -> int:
         digest = hashlib.sha256(body).hexdigest()
@@ -200,6 +234,7 @@ class Conversation:
         self.all_texts: list[str] = []
         self.tool_results: list[str] = []
         self.tools: list[str] = []
+        self.code_mode = False  # Codex's default model: the shell is reached through the JavaScript `exec` tool
         if api == "anthropic":
             self._parse_anthropic()
         elif api == "responses":
@@ -241,11 +276,40 @@ class Conversation:
                 text = _text_of(item.get("content"))
                 if item.get("role") == "user":
                     self.user_texts.append(text)
+            elif kind == "additional_tools":
+                self._additional_tools(item.get("tools") or [])
+                text = ""
             else:
                 text = ""
             self.all_texts.append(text)
         for tool in self.body.get("tools") or []:
             self.tools.append(tool.get("name") or tool.get("type", ""))
+
+    def _additional_tools(self, tools: list[Any], namespace: str = "") -> None:
+        for tool in tools:
+            if not isinstance(tool, dict):
+                continue
+            if tool.get("type") == "namespace":
+                self._additional_tools(tool.get("tools") or [], str(tool.get("name") or ""))
+                continue
+            name = str(tool.get("name") or tool.get("type") or "")
+            self.tools.append(name)
+            if name == "exec" and tool.get("type") == "custom":
+                self.code_mode = True
+
+    @property
+    def session(self) -> str | None:
+        """The CLI's id for this agent run (stable across its requests)."""
+        key = self.body.get("prompt_cache_key")
+        if isinstance(key, str) and key:
+            return key
+        user_id = (self.body.get("metadata") or {}).get("user_id")
+        if isinstance(user_id, str):
+            try:
+                return str(json.loads(user_id).get("session_id") or user_id)
+            except (ValueError, AttributeError):
+                return user_id
+        return None
 
     def _parse_chat(self) -> None:
         for msg in self.body.get("messages", []):
@@ -275,7 +339,8 @@ class Conversation:
 
     @property
     def is_judge(self) -> bool:
-        return not self.tools and "verdict" in "\n".join(self.all_texts).lower()
+        text = "\n".join(self.all_texts)
+        return not self.tools and ("verdict" in text.lower() or "JUDGE=" in text)
 
 
 # --------------------------------------------------------------------------- choosing the reply
@@ -285,10 +350,12 @@ class Reply:
     """A provider-neutral reply: text, one tool call, or an HTTP error."""
 
     def __init__(self, *, text: str | None = None, tool: str | None = None, tool_input: dict[str, Any] | None = None,
-                 error: int | None = None, delay: float = 0.0, scenario: str = "", step: int = 0) -> None:
+                 error: int | None = None, delay: float = 0.0, scenario: str = "", step: int = 0,
+                 custom_input: str | None = None) -> None:
         self.text = text
         self.tool = tool
         self.tool_input = tool_input or {}
+        self.custom_input = custom_input  # set: a Responses custom tool call (freeform input), e.g. Codex's `exec`
         self.error = error
         self.delay = delay
         self.scenario = scenario
@@ -307,7 +374,14 @@ def _fill(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-def _shell_call(conv: Conversation, command: str) -> tuple[str, dict[str, Any]] | None:
+CODE_MODE_SCRIPT = ("const r = await tools.exec_command({{cmd: {cmd}}});\n"
+                    "text(typeof r === 'string' ? r : (r.output ?? JSON.stringify(r)));")
+
+
+def _shell_call(conv: Conversation, command: str) -> tuple[str, dict[str, Any] | str] | None:
+    """The tool call that runs ``command``: a shell tool's arguments, or code mode's script (a str)."""
+    if conv.code_mode and not any(name in conv.tools for name in SHELL_TOOLS):
+        return "exec", CODE_MODE_SCRIPT.format(cmd=json.dumps(command))
     for name in SHELL_TOOLS:
         if name in conv.tools:
             if name == "Bash":
@@ -318,22 +392,66 @@ def _shell_call(conv: Conversation, command: str) -> tuple[str, dict[str, Any]] 
     return None
 
 
+def judge_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply:
+    """A judge or grader answer in the shape its request asks for (see the module docstring)."""
+    judge = conv.token("JUDGE", user_only=False) or state.judge_default
+    if judge == "flaky":
+        judge = "garbage" if state.seen_count(raw_body) == 1 else "pass"
+    scenario = f"judge:{judge}"
+    if judge.startswith("err") and judge[3:].isdigit():
+        return Reply(error=int(judge[3:]), scenario=scenario)
+    if judge == "hang":
+        return Reply(delay=300, text=JUDGE_REPLIES["pass"], scenario=scenario)
+    if judge not in ("pass", "fail"):
+        return Reply(text=JUDGE_REPLIES.get(judge, JUDGE_REPLIES["pass"]), scenario=scenario)
+    good = judge == "pass"
+    text = "\n".join(conv.all_texts)
+    if "output_quality" in text and "adherence" in text:  # skilljack's judge
+        return Reply(text=json.dumps({"discovery": 1, "adherence": 5 if good else 1, "output_quality": 5 if good else 1,
+                                      "failure_category": "none" if good else "missing_guidance",
+                                      "reasoning": f"fake judge: {judge}", "checklist_results": []}),
+                     scenario=scenario)
+    if '"results"' in text:  # a grader: one entry per numbered statement
+        statements = text.split("# Statements", 1)[-1]
+        count = len(re.findall(r"(?m)^\d+\. ", statements.split("Reply:", 1)[0])) or 1
+        return Reply(text=json.dumps({"results": [
+            {"index": i, "passed": good, "score": 4 if good else 1, "evidence": f"fake grader: {judge}",
+             "reasoning": f"fake grader: {judge}"} for i in range(1, count + 1)]}), scenario=scenario)
+    return Reply(text=JUDGE_REPLIES[judge], scenario=scenario)
+
+
+def _scenario(state: FakeState, conv: Conversation) -> tuple[str, list[dict[str, Any]] | None]:
+    """The scenario this request plays, with ``cycle`` scenarios resolved to the run's member."""
+    name = conv.token("SCENARIO") or state.default_scenario
+    steps = state.scenarios.get(name)
+    if steps and len(steps) == 1 and "cycle" in steps[0]:
+        members = list(steps[0]["cycle"])
+        index = state.run_index(name, conv.token("MARKER") or "", conv.session)
+        name = members[index % len(members)]
+        steps = state.scenarios.get(name)
+    return name, steps
+
+
+def _set_call(reply: Reply, call: tuple[str, dict[str, Any] | str]) -> None:
+    reply.tool = call[0]
+    if isinstance(call[1], str):
+        reply.custom_input = call[1]
+    else:
+        reply.tool_input = call[1]
+
+
 def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply:
     """Pick the reply for one request (see the module docstring for the rules)."""
     if not conv.tools:
         if conv.is_judge:
-            judge = conv.token("JUDGE", user_only=False) or state.judge_default
-            if judge == "flaky":
-                judge = "garbage" if state.seen_count(raw_body) == 1 else "pass"
-            return Reply(text=JUDGE_REPLIES.get(judge, JUDGE_REPLIES["pass"]), scenario=f"judge:{judge}")
-        scenario = conv.token("SCENARIO")
-        steps = state.scenarios.get(scenario or "", [])
+            return judge_reply(state, conv, raw_body)
+        _name, side_steps = _scenario(state, conv) if conv.token("SCENARIO") else ("", None)
+        steps = side_steps or []
         step = steps[min(len(conv.tool_results), len(steps) - 1)] if steps else {}
         if not any(k in step for k in ("text", "error", "sleep")):
             # A side call (Claude's session title) or a tool step with no tools offered: plain text.
             return Reply(text="Eval run", scenario="side-call")
-    name = conv.token("SCENARIO") or state.default_scenario
-    steps = state.scenarios.get(name)
+    name, steps = _scenario(state, conv)
     if steps is None:
         return Reply(text=f"fake model: unknown scenario {name!r}", scenario=name)
     index = min(len(conv.tool_results), len(steps) - 1)
@@ -366,13 +484,13 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
             if call is None:
                 reply.text = f"fake model: no Write or shell tool offered (tools: {conv.tools})"
             else:
-                reply.tool, reply.tool_input = call
+                _set_call(reply, call)
     elif "shell" in step:
         call = _shell_call(conv, step["shell"])
         if call is None:
             reply.text = f"fake model: no shell tool offered (tools: {conv.tools})"
         else:
-            reply.tool, reply.tool_input = call
+            _set_call(reply, call)
     elif "tool" in step:
         if step["tool"] in conv.tools:
             reply.tool, reply.tool_input = step["tool"], step.get("input", {})
@@ -429,6 +547,9 @@ def anthropic_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]
 
 
 def responses_item(reply: Reply) -> dict[str, Any]:
+    if reply.tool and reply.custom_input is not None:
+        return {"type": "custom_tool_call", "id": f"ctc_{uuid.uuid4().hex[:16]}", "status": "completed",
+                "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": reply.tool, "input": reply.custom_input}
     if reply.tool:
         return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:16]}", "status": "completed",
                 "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": reply.tool,
@@ -456,7 +577,14 @@ def responses_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]
         ("response.created", {"response": pending}),
         ("response.in_progress", {"response": pending}),
     ]
-    if item["type"] == "function_call":
+    if item["type"] == "custom_tool_call":
+        events.append(("response.output_item.added", {"output_index": 0,
+                                                      "item": dict(item, status="in_progress", input="")}))
+        events.append(("response.custom_tool_call_input.delta",
+                       {"item_id": item["id"], "output_index": 0, "delta": item["input"]}))
+        events.append(("response.custom_tool_call_input.done",
+                       {"item_id": item["id"], "output_index": 0, "input": item["input"]}))
+    elif item["type"] == "function_call":
         events.append(("response.output_item.added", {"output_index": 0,
                                                       "item": dict(item, status="in_progress", arguments="")}))
         for part in _chunks(item["arguments"], 40):
@@ -727,7 +855,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-dir", type=Path)
     parser.add_argument("--idle-timeout", type=float, default=300.0)
     parser.add_argument("--default-scenario", default="done")
-    parser.add_argument("--judge-default", default="pass", choices=sorted(JUDGE_REPLIES) + ["flaky"])
+    parser.add_argument("--judge-default", default="pass",
+                        choices=sorted(JUDGE_REPLIES) + ["flaky", "err429", "err500", "hang"])
     parser.add_argument("--scenarios", type=Path, help="JSON file with extra scenarios")
     args = parser.parse_args(argv)
     extra = json.loads(args.scenarios.read_text()) if args.scenarios else None

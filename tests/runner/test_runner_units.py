@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -143,6 +144,9 @@ def test_install_per_engine(tmp_path: Path) -> None:
         install_package(info, get_engine(engine_name), paths)
         assert (ws / skills_dir / "greeter" / "SKILL.md").is_file()
         command = json.loads((ws / hooks_file).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+        if engine_name == "codex":  # Codex's hooks run through the recording shim (exec --json drops hook events)
+            shim, event, _records, command = shlex.split(command)[1:]
+            assert event == "PreToolUse" and os.access(shim, os.R_OK)
         assert command == str(ws / ".evalens-package" / "hooks" / "block.sh")
         assert os.access(command, os.X_OK)
         assert (ws / rules).read_text() == "Always be brief."
@@ -155,7 +159,7 @@ def test_install_per_engine(tmp_path: Path) -> None:
     install_package(example, get_engine("codex"), SandboxPaths(ws, ws, ws / "h", ws / "c", ws / "l"))
     group = json.loads((ws / ".codex" / "hooks.json").read_text())["hooks"]["PreToolUse"][0]
     assert group["matcher"] == "Write|Edit|Bash|apply_patch"
-    assert group["hooks"][0]["command"] == str(ws / ".evalens-package" / "hooks" / "block-secrets.sh")
+    assert shlex.split(group["hooks"][0]["command"])[-1] == str(ws / ".evalens-package" / "hooks" / "block-secrets.sh")
 
 
 def test_process_tree_includes_orphans_in_session() -> None:
@@ -294,8 +298,6 @@ def _stream(tmp_path: Path, events: list[dict]) -> tuple[Path, Path]:
     {"type": "system", "subtype": "hook_response", "exit_code": 2, "stderr": "BLOCKED", "hook_name": "PreToolUse:Write"},
     {"type": "system", "subtype": "hook_response", "exit_code": 0, "hook_name": "PreToolUse:Write",
      "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "is_error": True,
-                                              "content": "PreToolUse:Write hook error: BLOCKED"}]}},
     {"type": "result", "subtype": "success", "is_error": False, "result": "x",
      "permission_denials": [{"tool_name": "Write"}]},
 ])
@@ -308,6 +310,48 @@ def test_claude_blocked_detection(tmp_path: Path, blocking_event: dict) -> None:
     t = ClaudeCode().parse(SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path),
                            *_stream(tmp_path, events), 0)
     assert t.blocked and t.model == "claude-x" and t.error is None
+
+
+@pytest.mark.parametrize("not_blocking", [
+    # PostToolUse runs after the tool: its exit 2 blocks nothing.
+    {"type": "system", "subtype": "hook_response", "exit_code": 2, "stderr": "late", "hook_name": "PostToolUse:Write",
+     "hook_event": "PostToolUse"},
+    # Text anyone can print (a tool's output) is never a block.
+    {"type": "user", "message": {"content": [{"type": "tool_result", "is_error": True,
+                                              "content": "PreToolUse:Write hook error: BLOCKED"}]}},
+    {"type": "assistant", "message": {"content": [{"type": "text", "text": "blocked by PreToolUse hook"}]}},
+])
+def test_claude_not_blocked_by_text_or_post_hooks(tmp_path: Path, not_blocking: dict) -> None:
+    from evalens.runner.engines.claude_code import ClaudeCode
+
+    events = [not_blocking, {"type": "result", "subtype": "success", "is_error": False, "result": "done"}]
+    t = ClaudeCode().parse(SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path),
+                           *_stream(tmp_path, events), 0)
+    assert not t.blocked and t.error is None
+
+
+def test_codex_blocks_come_from_hook_records(tmp_path: Path) -> None:
+    """Codex: the shim's records decide; agent text saying "blocked by PreToolUse hook" does not."""
+    from evalens.runner.engines.codex import HOOK_RECORDS, Codex
+
+    paths = SandboxPaths(tmp_path, tmp_path / "ws", tmp_path / "h", tmp_path / "c", tmp_path / "l")
+    records = paths.logs / HOOK_RECORDS
+    records.mkdir(parents=True)
+    events = [{"type": "thread.started", "thread_id": "t"},
+              {"type": "item.completed", "item": {"type": "agent_message", "text": "Command blocked by PreToolUse hook"}},
+              {"type": "turn.completed", "usage": {}}]
+    assert not Codex().parse(paths, *_stream(tmp_path, events), 0).blocked
+    for name, event, rc, out, err in (("1-1", "PostToolUse", "2", "", "late"), ("2-1", "PreToolUse", "0", "{}", "")):
+        for suffix, text in ((".event", event), (".rc", rc), (".out", out), (".err", err)):
+            (records / f"{name}{suffix}").write_text(text + "\n")
+    assert not Codex().parse(paths, *_stream(tmp_path, events), 0).blocked
+    deny = '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}'
+    for name, rc, out, err in (("3-1", "2", "", "BLOCKED_BY_POLICY: no writes"), ("4-1", "0", deny, "")):
+        for suffix, text in ((".event", "PreToolUse"), (".rc", rc), (".out", out), (".err", err)):
+            (records / f"{name}{suffix}").write_text(text + "\n")
+    t = Codex().parse(paths, *_stream(tmp_path, events), 0)
+    assert t.blocked and t.blocked_reasons == ["PreToolUse hook: BLOCKED_BY_POLICY: no writes",
+                                               "PreToolUse hook: policy says no"]
 
 
 def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:

@@ -46,7 +46,7 @@ def test_deterministic_positive_negative_and_wrong_skill() -> None:
     assert not ok and not disc and details[0] == "Unexpected skill activation: greeting (false positive)"
     assert details[1].startswith("Note: non-activation assertions")
     ok, details, _ = cli_run.deterministic(neg, AgentResult(error="boom"))
-    assert ok and details == ["Task errored — treating as no activation"]
+    assert not ok and details == ["Task errored: boom"]  # a negative task whose agent crashed did not pass
     codex = AgentResult(skills=["greeting"])  # Codex: activation from the SKILL.md read, no Skill tool
     assert cli_run.deterministic(task(), codex)[0]
 
@@ -106,11 +106,13 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     assert (out["discovery"], out["adherence"], out["output_quality"], out["failure_category"]) == (1, 1, 4, "none")
 
     async def boom(*_a: Any) -> dict[str, Any]:
-        raise RuntimeError("down")
+        from evalens.runner.judge import JudgeFailed
+
+        raise JudgeFailed("judge call failed: APIStatusError (HTTP 500)")
 
     monkeypatch.setattr(cli_run, "ask_json", boom)
     out = asyncio.run(cli_run.judge_task(None, task(), AgentResult(skills=["greeting"]), 100))
-    assert out["reasoning"].startswith("Heuristic scoring (judge error") and out["adherence"] == 3
+    assert out["error"].startswith("judge call failed") and out["adherence"] == 1  # no heuristic scores
 
 
 def test_loading_tasks_and_task_packages(tmp_path: Path) -> None:
