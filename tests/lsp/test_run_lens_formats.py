@@ -49,10 +49,13 @@ SKILLJACK_RESULTS = "olaservo__skilljack-evals__rev-821fbaa__evals__example-gree
 SKILL_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
 SCENARIOS = {
     "greet": [{"tool": "Skill", "input": {"skill": "greeting"}}, {"text": "Hello and welcome! GREETING_SUCCESS"}],
-    # the agent's reply and the grader's: statement 1 holds (score 4), later statements get no result
+    # the agent's reply and the grader's: statement 1 holds (score 4)
     "plain": [{"text": "Use 'Dear name' in formal emails."}],
     "graded": [{"text": '{"results": [{"index": 1, "passed": true, "score": 4, "evidence": "said hello", '
                         '"reasoning": "said hello"}]}'}],
+    # statement 1 holds (score 4), statement 2 fails (score 1): a graded FAIL, not an ungraded one
+    "graded-2": [{"text": '{"results": [{"index": 1, "passed": true, "score": 4, "reasoning": "said hello"}, '
+                          '{"index": 2, "passed": false, "score": 1, "reasoning": "no team named"}]}'}],
 }
 
 
@@ -84,7 +87,7 @@ def _workspace(root: Path, marker: str) -> dict[str, Path]:
     (writing / "evals").mkdir(parents=True)
     (writing / "SKILL.md").write_text(SKILL_MD.replace("name: greeting", "name: hello"))
     (writing / "evals" / "evals.json").write_text(json.dumps({"version": "1.0", "skill": str(writing), "cases": [
-        {"id": "says-hello", "prompt": "Greet me SCENARIO=graded", "expectations": [
+        {"id": "says-hello", "prompt": "Greet me SCENARIO=graded-2", "expectations": [
             {"criterion": "uses-hello", "description": "Uses the word hello in the first sentence", "required": True},
             {"criterion": "names-team", "description": "Names the team the user joined", "required": True}]}]},
         indent=2) + "\n")
@@ -217,7 +220,7 @@ async def test_writing_skills_case_lens_run(client: LanguageClient, ws: Path) ->
 
     result = await run_lens(client, _lens(await lenses(client, uri), "▶ Run", line), timeout=120)
 
-    assert result["verdict"] == "FAIL", result  # the grader scores only the first expectation
+    assert result["verdict"] == "FAIL", result  # the grader fails the second expectation
     (failed,) = result["failedChecks"]
     assert failed["check"] == "expectation" and failed["value"] == "names-team"
     second = _line(path, '"criterion": "names-team"') - 1  # the expectation object's `{` line

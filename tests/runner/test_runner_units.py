@@ -205,11 +205,12 @@ async def test_missing_key_fails_before_any_agent(engine: str, tmp_path: Path, m
     with pytest.raises(RunError) as err:
         await run_cases(RunRequest(package_root=pkg))
     message = str(err.value)
-    assert message.startswith("missing API key") and ("ANTHROPIC_API_KEY" in message or "OPENAI_API_KEY" in message)
+    key = "ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"
+    assert message.startswith("cannot start (no agent was started): no API key") and f"export {key}=" in message
     assert "\n" not in message
     assert len(model_env.records) == before and list(sandbox_dir.iterdir()) == []
     out = evalens_cli("eval", "--package", str(pkg), env={"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""})
-    assert out.returncode == 2 and out.stderr.count("missing API key") == 1
+    assert out.returncode == 2 and out.stderr.count("cannot start") == 1 and "Traceback" not in out.stderr
 
 
 def test_dry_run_calls_nothing(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
