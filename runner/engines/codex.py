@@ -14,7 +14,7 @@ from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Tran
 from evalens.runner.engines.claude_code import BLOCKING_EVENTS, _stderr_tail, hook_denial
 
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
-HOOK_RECORDS = "hook-runs"  # under the sandbox's logs folder
+HOOK_RECORDS = "evalens-hook-runs"  # under CODEX_HOME: writable inside the sandbox, which the logs folder is not
 # `codex exec --json` drops Codex's HookStarted/HookCompleted events and the rollout does not persist them, so
 # each hook that can deny a tool call runs through this shim, which records its exit status and stdout for
 # Codex.parse (the decision itself stays Codex's: the shim passes stdin, stdout, stderr and status through).
@@ -108,7 +108,7 @@ class Codex(Engine):
         shim.parent.mkdir(parents=True, exist_ok=True)
         shim.write_text(HOOK_SHIM, encoding="utf-8")
         shim.chmod(0o755)
-        records = paths.logs / HOOK_RECORDS
+        records = paths.config_home / HOOK_RECORDS
         for event, groups in hooks.items():
             if event not in BLOCKING_EVENTS:
                 continue
@@ -161,7 +161,7 @@ class Codex(Engine):
                     t.model = str(payload["model"])
                 if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
                     status = _error_status(payload["error"].get("codex_error_info")) or status
-        for reason in hook_denials(paths.logs / HOOK_RECORDS):
+        for reason in hook_denials(paths.config_home / HOOK_RECORDS):
             t.blocked = True
             t.blocked_reasons.append(reason)
         t.output = "\n".join(texts)

@@ -336,7 +336,7 @@ def test_codex_blocks_come_from_hook_records(tmp_path: Path) -> None:
     from evalens.runner.engines.codex import HOOK_RECORDS, Codex
 
     paths = SandboxPaths(tmp_path, tmp_path / "ws", tmp_path / "h", tmp_path / "c", tmp_path / "l")
-    records = paths.logs / HOOK_RECORDS
+    records = paths.config_home / HOOK_RECORDS
     records.mkdir(parents=True)
     events = [{"type": "thread.started", "thread_id": "t"},
               {"type": "item.completed", "item": {"type": "agent_message", "text": "Command blocked by PreToolUse hook"}},
