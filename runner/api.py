@@ -674,7 +674,7 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
     """
     from evalens.runner.report import allocate_report_path, artifacts_root, stamp, utc_now, write_report
 
-    ctx = plan_run(request, on_progress)
+    ctx = await asyncio.to_thread(plan_run, request, on_progress)  # the preflight runs `--version`: off the loop
     if request.dry_run:
         return RunOutcome(plan=ctx.plan)
     if ctx.judge_spec is not None:

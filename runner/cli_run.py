@@ -181,6 +181,14 @@ class AgentRunner:
         return result
 
 
+async def start_runner(*args: Any, **kwargs: Any) -> AgentRunner:
+    """An :class:`AgentRunner` whose preflight (``--version``, sandbox probe) and judge SDK import ran off the event
+    loop: the language server awaits this on its own loop."""
+    runner = await asyncio.to_thread(AgentRunner, *args, **kwargs)
+    await runner.ready()
+    return runner
+
+
 # ============================================================================================ judge
 
 
@@ -486,7 +494,7 @@ def score_run(task: SjTask, res: AgentResult, det: tuple[bool, list[str], bool] 
     """Merge deterministic discovery with judge adherence/output (formats.md §3.8 'Merging'). A run whose agent
     or judge failed scores the minimum with category ``agent_error``; its verdict is ERROR (:func:`_task_verdict`)."""
     if res.error or (judged is not None and judged.get("error")):
-        why = f"agent error: {res.error}" if res.error else f"judge error: {judged['error']}"  # type: ignore[index]
+        why = agent_error(res) if res.error else f"judge error: {judged['error']}"  # type: ignore[index]
         return Score(0, 1, 1, 0, "agent_error", why, {"passed": False, "details": det[1]} if det else None, judged)
     if det is None and judged is None:
         return Score(0, 1, 1, 0, "agent_error", "No scoring method available (no deterministic check or LLM judge "
@@ -604,8 +612,7 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
                        "skills": {n: str(p) for n, p in t.skills.items()}} for t in tasks]
             Path(args.json).write_text(json.dumps({"skill": skill, "tasks": parsed}, indent=2), encoding="utf-8")
         return EXIT_OK
-    runner = AgentRunner(args.engine, agent_model, timeout_s, keep_sandbox=args.keep_sandbox, judge=judge_spec)
-    await runner.ready()
+    runner = await start_runner(args.engine, agent_model, timeout_s, keep_sandbox=args.keep_sandbox, judge=judge_spec)
     outcomes = []
     verdicts: list[CaseVerdict] = []
     for task in tasks:
@@ -659,10 +666,16 @@ async def run_skilljack(file: Path, fmt: str, args: argparse.Namespace) -> int:
     return EXIT_FAILED if not report["passed"] and exit_on_failure else EXIT_OK
 
 
+def agent_error(res: AgentResult) -> str:
+    """The agent's failure, worded once (engines already say ``agent error (API status N): …``)."""
+    text = res.error or ""
+    return text if text.startswith("agent ") else f"agent error: {text}"
+
+
 def _run_error(res: AgentResult, score: Score) -> str | None:
     """Why a run produced no gradable result (agent or judge failure), else None."""
     if res.error:
-        return f"agent error: {res.error}"
+        return agent_error(res)
     if isinstance(score.judge, dict) and score.judge.get("error"):
         return f"judge error: {score.judge['error']}"
     return None
@@ -846,7 +859,7 @@ async def _grade(spec: Any, prompt: str, res: AgentResult, statements: list[str]
     from evalens.runner.judge import JudgeFailed
 
     if res.error:
-        return None, f"agent error: {res.error}"
+        return None, agent_error(res)
     if not statements:
         return [], None
     try:
@@ -886,8 +899,7 @@ async def run_skill_creator(file: Path, args: argparse.Namespace) -> int:
             print(f"{c.get('id')}\t{len(c.get('assertions') or c.get('expectations') or [])} statement(s)")
         return EXIT_OK
     timeout = args.timeout / 1000 if args.timeout else 300
-    runner = AgentRunner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
-    await runner.ready()
+    runner = await start_runner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
     bad = 0
     for case in cases:
         statements = [s if isinstance(s, str) else str(s.get("description") or s.get("name") or json.dumps(s))
@@ -945,8 +957,7 @@ async def run_writing_skills(file: Path, args: argparse.Namespace) -> int:
             print(f"{c.get('id')}\t{len(c.get('expectations') or [])} expectation(s)")
         return EXIT_OK
     timeout = args.timeout / 1000 if args.timeout else 300
-    runner = AgentRunner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
-    await runner.ready()
+    runner = await start_runner(args.engine, args.model, timeout, keep_sandbox=args.keep_sandbox, judge=spec)
     na = {"passed": None, "details": "N/A - not assessed by evalens run"}
     bad = 0
     for case in cases:
@@ -1021,9 +1032,8 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
         for q, want in queries:
             print(f"{'+' if want else '-'} {q}")
         return EXIT_OK
-    runner = AgentRunner(args.engine, args.model, args.timeout / 1000 if args.timeout else 30,
+    runner = await start_runner(args.engine, args.model, args.timeout / 1000 if args.timeout else 30,
                          keep_sandbox=args.keep_sandbox)
-    await runner.ready()
     rows = []
     errored: list[dict[str, Any]] = []
     for index, (q, want) in indexed:
@@ -1039,7 +1049,7 @@ async def run_trigger(file: Path, args: argparse.Namespace) -> int:
                 for c in res.tools[:1])
         should = f"should {'' if want else 'not '}trigger"
         if errors:
-            reason = f"agent error in {len(errors)}/{args.runs} run(s): {errors[0]}"
+            reason = f"{len(errors)}/{args.runs} run(s) failed: " + agent_error(AgentResult(error=errors[0]))
             errored.append({"query": q, "should_trigger": want, "error": errors[0], "failed_runs": len(errors)})
             _record(args, CaseVerdict(str(index), "ERROR", reason, {"query": q, "trigger_rate": None}))
             print(f"ERROR {should}: {q[:80]}\n      {reason}")

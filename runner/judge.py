@@ -196,6 +196,12 @@ async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse, *, deadline
                      env: dict[str, str] | None = None, max_tokens: int = 1024) -> tuple[object, str]:
     """Ask until ``parse(reply)`` succeeds, at most :data:`JUDGE_ATTEMPTS` times and within ``deadline`` seconds
     in total; returns ``(parsed, raw)`` or raises :class:`JudgeFailed` with the last reason."""
+    try:  # importing an SDK takes seconds on a busy machine: off the loop, and not on the judge's clock
+        import importlib
+
+        await asyncio.to_thread(importlib.import_module, spec.provider)
+    except ImportError as exc:
+        raise JudgeFailed(f"judge SDK not importable: {exc} (pip install evalens installs it)") from None
     loop = asyncio.get_running_loop()
     end = loop.time() + deadline
     last_error, raw, asked = "", "", 0

@@ -248,7 +248,8 @@ def _sj_run_error(run: dict[str, Any]) -> str | None:
     """Why one run of a skilljack results entry produced no gradable result (agent or judge failure)."""
     result = run.get("result") or {}
     if result.get("isError"):
-        return f"agent error: {result.get('errorMessage') or 'error'}"
+        message = str(result.get("errorMessage") or "error")
+        return message if message.startswith("agent ") else f"agent error: {message}"
     judge = (run.get("score") or {}).get("judge")
     if isinstance(judge, dict) and judge.get("error"):
         return f"judge error: {judge['error']}"
