@@ -17,8 +17,8 @@ How a reply is chosen
   otherwise the server default (``--default-scenario``, default ``done``) is used.
 * A scenario is a list of steps. Step *i* is played when the conversation already holds *i* tool results, so the
   server is stateless; past the end the last step repeats.
-* A request offering no tools is a side call: if its text mentions ``verdict`` or asks for ``one JSON object`` (the
-  evalens judges' and graders' system prompts) it is a *judge* call and gets the judge reply chosen by a ``JUDGE=<pass|fail|garbage|flaky|err429|err500|hang>`` token
+* A request offering no tools is a side call: if its text mentions ``verdict``, or asks for ``one JSON object`` (the
+  evalens graders' system prompt) and carries a ``JUDGE=`` token, it is a *judge* call and gets the judge reply chosen by a ``JUDGE=<pass|fail|garbage|flaky|err429|err500|hang>`` token
   anywhere in the request (default ``pass``); otherwise a scenario step that needs no tool (text, error, sleep) is
   played, and anything else (Claude's session title call) gets the short text ``Eval run``. The judge reply takes the
   shape the request asks for: ``{"verdict", "reason"}`` (UAAPS), skilljack scores (a prompt asking for
@@ -339,8 +339,8 @@ class Conversation:
 
     @property
     def is_judge(self) -> bool:
-        text = "\n".join(self.all_texts).lower()
-        return not self.tools and ("verdict" in text or "one json object" in text)
+        text = "\n".join(self.all_texts)
+        return not self.tools and ("verdict" in text.lower() or ("one JSON object" in text and "JUDGE=" in text))
 
 
 # --------------------------------------------------------------------------- choosing the reply
