@@ -276,6 +276,7 @@ def test_plain_pip_install_runs_a_case_through_the_judge(tmp_path: Path, model_e
 
     repo = Path(__file__).resolve().parents[2]
     src = tmp_path / "src"
+    src.mkdir()
     for part in ("pyproject.toml", "README.md", "evalens", "runner", "server", "schemas"):
         copy = shutil.copytree if (repo / part).is_dir() else shutil.copy
         copy(repo / part, src / part, **({"ignore": shutil.ignore_patterns("__pycache__")}
