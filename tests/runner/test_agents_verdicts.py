@@ -54,6 +54,7 @@ def _uaaps_cases() -> dict[str, dict]:
         "echo-is-not-a-block": case("echo-blocked", agent_blocked=True),
         "echo-passes-not-blocked": case("echo-blocked", agent_blocked=False),
         "hook-blocks": case("hook-blocked", agent_blocked=True),
+        "hook-blocks-unexpectedly": case("hook-blocked", agent_blocked=False),
         "judge-429": case("pass", judge="err429", contains=["GREETING-OK"]),
         "judge-500": case("pass", judge="err500", contains=["GREETING-OK"]),
         "judge-hangs": case("pass", judge="hang", contains=["GREETING-OK"]),
@@ -67,6 +68,8 @@ UAAPS_EXPECTED = {
     "echo-is-not-a-block": ("FAIL", "no tool call was denied"),
     "echo-passes-not-blocked": ("PASS", ""),
     "hook-blocks": ("PASS", ""),
+    # the reason is the hook's own words (not a raw JSON list of tool-output items)
+    "hook-blocks-unexpectedly": ("FAIL", "the agent was blocked: PreToolUse"),
     "judge-429": ("ERROR", "HTTP 429"),
     "judge-500": ("ERROR", "HTTP 500"),
     "judge-hangs": ("ERROR", "did not answer within 4 s"),
@@ -96,7 +99,8 @@ async def test_uaaps_verdict_rules(engine: str, tmp_path: Path, model_env, sandb
     if engine == "codex":  # Codex's default model: tools arrive as `additional_tools`, the shell via code mode
         default = make_package(tmp_path / "default", engine=engine, cases={
             "default-model-pass": case("pass", contains=["GREETING-OK"], files_created=["output/result.txt"]),
-            "default-model-blocked": case("hook-blocked", agent_blocked=True)})
+            "default-model-blocked": case("hook-blocked", agent_blocked=True),
+            "default-model-blocked-unexpectedly": case("hook-blocked", agent_blocked=False)})
         runs.append(run_cases(RunRequest(package_root=default, jobs=2, no_judge=True)))
     t0 = time.monotonic()
     outcomes = await asyncio.gather(*runs)
@@ -105,13 +109,15 @@ async def test_uaaps_verdict_rules(engine: str, tmp_path: Path, model_env, sandb
     expected.update({"post-hook-expect-blocked": ("FAIL", "no tool call was denied"),
                      "post-hook-expect-not-blocked": ("PASS", "")})
     if engine == "codex":
-        expected.update({"default-model-pass": ("PASS", ""), "default-model-blocked": ("PASS", "")})
+        expected.update({"default-model-pass": ("PASS", ""), "default-model-blocked": ("PASS", ""),
+                         "default-model-blocked-unexpectedly": ("FAIL", "the agent was blocked: PreToolUse hook: "
+                                                                "BLOCKED_BY_POLICY: writes to blocked.txt")})
     assert_verdicts(got, expected)
     by_name = {r.name: r for o in outcomes for r in o.results}
     assert by_name["judge-hangs"].judge_verdict == "ERROR" and by_name["judge-429"].judge_verdict == "ERROR"
     assert time.monotonic() - t0 < 150  # a hanging judge costs its deadline, not minutes
-    if engine == "codex":  # the block reason is the hook's words, not a raw JSON list of content items
-        assert by_name["default-model-blocked"].checks[0].status == "PASS"
+    reason = by_name["hook-blocks-unexpectedly"].reason
+    assert "BLOCKED_BY_POLICY: writes to blocked.txt are forbidden" in reason and "[{" not in reason, reason
     assert list(sandbox_dir.iterdir()) == []
 
 
