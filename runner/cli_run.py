@@ -1100,6 +1100,11 @@ def rescore(file: Path, args: argparse.Namespace) -> int:
         reasons.append(f"Avg adherence {summary['avgAdherence']:.2f} below threshold {score:g}")
     if summary["avgOutputQuality"] < score:
         reasons.append(f"Avg output quality {summary['avgOutputQuality']:.2f} below threshold {score:g}")
+    errored = [t for t in report.get("tasks", []) if isinstance(t, dict) and _entry_errored(t)]
+    if errored:  # runs that did not happen (or were not judged) are never re-scored into a pass
+        summary["erroredRuns"] = len(errored)
+        reasons.append(f"{len(errored)} task(s) with failed runs (agent or judge error), first: "
+                       f"{(errored[0].get('task') or {}).get('id')}")
     report.update(summary=summary, passed=not reasons, failureReasons=reasons)
     md = markdown_report(report, cfg.report_truncation)
     if args.output:
@@ -1112,6 +1117,18 @@ def rescore(file: Path, args: argparse.Namespace) -> int:
         with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as fh:
             fh.write(md + "\n")
     return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def _entry_errored(entry: dict[str, Any]) -> bool:
+    """Whether any run of a results-JSON task entry failed to run or to be judged."""
+    runs = entry.get("runDetails") or [{"result": entry.get("result"), "score": entry.get("score")}]
+    for run in runs:
+        if not isinstance(run, dict):
+            continue
+        judge = (run.get("score") or {}).get("judge")
+        if (run.get("result") or {}).get("isError") or (isinstance(judge, dict) and judge.get("error")):
+            return True
+    return False
 
 
 def create_eval(skill_dir: Path, count: int) -> str:

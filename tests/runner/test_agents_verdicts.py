@@ -184,6 +184,8 @@ def _formats_workspace(root: Path, marker: str) -> dict[str, Path]:
     (creator / "evals" / "trigger-eval.json").write_text(json.dumps([
         {"query": "how do I write an email SCENARIO=err500", "should_trigger": False},
         {"query": "what is the weather SCENARIO=done", "should_trigger": False}], indent=2))
+    (creator / "evals" / "trigger-slow.json").write_text(json.dumps([
+        {"query": f"run the long job SCENARIO=slow MARKER={marker}", "should_trigger": False}]))
     writing = root / "hello"
     (writing / "evals").mkdir(parents=True)
     (writing / "SKILL.md").write_text(SKILL_MD.replace("name: greeting", "name: hello"))
@@ -193,7 +195,8 @@ def _formats_workspace(root: Path, marker: str) -> dict[str, Path]:
         {"id": "graded", "prompt": "Greet me SCENARIO=done JUDGE=pass", "expectations": [
             {"criterion": "uses-hello", "description": "Uses the word hello", "required": True}]}]}, indent=2))
     return {"tasks": suite / "tasks.yaml", "creator": creator / "evals" / "evals.json",
-            "trigger": creator / "evals" / "trigger-eval.json", "writing": writing / "evals" / "evals.json"}
+            "trigger": creator / "evals" / "trigger-eval.json", "writing": writing / "evals" / "evals.json",
+            "slow": creator / "evals" / "trigger-slow.json"}
 
 
 FORMATS_EXPECTED = {
@@ -228,7 +231,11 @@ async def test_evalens_run_formats_verdict_rules(engine: str, tmp_path: Path, mo
                         ("writing", {})):
         verdicts = await run_file(files[key], output_dir=tmp_path / "out" / key, **common, **kwargs)
         got.update({f"{key}:{v.name}": (v.verdict, v.reason) for v in verdicts})
-    assert_verdicts(got, {f"{k}:{n}": v for (k, n), v in FORMATS_EXPECTED.items()})
+    # A timed-out agent: ERROR, also for a query that should not trigger.
+    verdicts = await run_file(files["slow"], **{**common, "timeout_ms": 4000})
+    got.update({f"slow:{v.name}": (v.verdict, v.reason) for v in verdicts})
+    assert_verdicts(got, {**{f"{k}:{n}": v for (k, n), v in FORMATS_EXPECTED.items()},
+                          "slow:0": ("ERROR", "timed out after 4 s")})
 
     # The results files say the same (the lens restores verdicts from them).
     from evalens.server.features.run_formats import creator_unit, skilljack_unit

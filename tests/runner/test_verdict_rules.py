@@ -223,3 +223,28 @@ def test_rejudge_and_diff_of_a_file_that_is_not_a_report(tmp_path: Path, model_e
         assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr and "validation error" not in out.stderr
         assert "not an evalens eval report" in out.stderr or "is not JSON" in out.stderr \
             or "cannot read" in out.stderr, out.stderr
+
+
+def test_rescoring_results_with_a_failed_run_never_passes(tmp_path: Path, capsys) -> None:
+    """`evalens run results.json` (skilljack's score/report) counts a run that errored as a failure reason."""
+    from evalens.runner import cli_run
+
+    from tests.conftest import CORPUS
+
+    sources = sorted((CORPUS / "skilljack-results-json").glob("*.json"))
+    if not sources:
+        pytest.skip("corpus not available")
+    data = json.loads(sources[0].read_text())
+    data["failureReasons"], data["passed"] = [], True
+    entry = data["tasks"][0]
+    runs = entry.get("runDetails") or [{"result": entry["result"], "score": entry["score"]}]
+    runs[0]["result"].update(isError=True, errorMessage="agent error (API status 500): fake 500")
+    entry["runDetails"] = runs
+    dest = tmp_path / "results" / "r.json"
+    dest.parent.mkdir()
+    dest.write_text(json.dumps(data))
+    assert cli_run.main([str(dest), "--json", str(tmp_path / "out.json"), "--threshold-discovery", "0",
+                         "--threshold-score", "0"]) == 1
+    again = json.loads((tmp_path / "out.json").read_text())
+    assert not again["passed"] and any("failed runs (agent or judge error)" in r for r in again["failureReasons"])
+    capsys.readouterr()
