@@ -14,7 +14,6 @@ import importlib.util
 import os
 import shutil
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
 Status = Literal["ok", "missing", "warn", "skip"]
@@ -75,9 +74,12 @@ def engine_checks(engine: Any, *, key_env: tuple[str, ...] | None = None, requir
     install = engine.install_command + ("" if shutil.which("npm") else f" ({NODE_HINT})")
     try:
         binary = str(engine.binary)
-    except EngineNotFound:
-        checks.append(Check(label, "missing", f"the `{engine.binary_name}` CLI ({engine.name}) is not installed",
-                            install, required))
+    except EngineNotFound as exc:
+        override = os.environ.get(engine.binary_env)
+        detail = str(exc).split(" (unset it", 1)[0] if override else \
+            f"the `{engine.binary_name}` CLI ({engine.name}) is not installed"
+        checks.append(Check(label, "missing", detail, f"unset {engine.binary_env}, or {install}" if override
+                            else install, required))
     else:
         version = binary_version(binary)
         if version is None:
@@ -192,6 +194,3 @@ def import_judge_sdk(provider: str) -> str | None:
                 f"({type(exc).__name__}: {str(exc)[:200]}) — fix: {REINSTALL}")
     return None
 
-
-def report_path(path: Path) -> str:
-    return str(path)
