@@ -7,6 +7,9 @@ export interface EvalensSettings {
   maxParallelRuns: number;
   server: { path: string; args: string[] };
   apiKeyEnvVars: string[];
+  /** Rule code (or glob) -> level; the server checks codes and levels and reports mistakes. */
+  rules: Record<string, string>;
+  configurationPreference: string;
 }
 
 export const DEFAULT_SETTINGS: EvalensSettings = {
@@ -16,7 +19,18 @@ export const DEFAULT_SETTINGS: EvalensSettings = {
   maxParallelRuns: 2,
   server: { path: "", args: [] },
   apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
+  rules: {},
+  configurationPreference: "editorFirst",
 };
+
+const PREFERENCES = ["editorFirst", "filesystemFirst", "editorOnly"];
+
+function stringMap(value: unknown): Record<string, string> {
+  if (!value || typeof value !== "object" || Array.isArray(value)) {
+    return {};
+  }
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"));
+}
 
 /** What `vscode.workspace.getConfiguration("evalens")` offers; kept minimal so tests can fake it. */
 export interface ConfigurationReader {
@@ -40,6 +54,8 @@ export interface WireSettings {
   maxParallelRuns: number;
   apiKeyEnvVars: string[];
   server: { path: string; args: string[] };
+  rules: Record<string, string>;
+  configurationPreference: string;
 }
 
 export function toWire(s: EvalensSettings): WireSettings {
@@ -50,6 +66,8 @@ export function toWire(s: EvalensSettings): WireSettings {
     maxParallelRuns: s.maxParallelRuns,
     apiKeyEnvVars: s.apiKeyEnvVars,
     server: s.server,
+    rules: s.rules,
+    configurationPreference: s.configurationPreference,
   };
 }
 
@@ -65,6 +83,8 @@ export function readSettings(config: ConfigurationReader): EvalensSettings {
       args: stringList(config.get("server.args"), []),
     },
     apiKeyEnvVars: stringList(config.get("apiKeyEnvVars"), d.apiKeyEnvVars).filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)),
+    rules: stringMap(config.get("rules")),
+    configurationPreference: PREFERENCES.find((p) => p === config.get<string>("configurationPreference")) ?? d.configurationPreference,
   };
 }
 

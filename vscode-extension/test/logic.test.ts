@@ -37,11 +37,22 @@ test("wire settings send null for 'use the eval config'", () => {
     maxParallelRuns: 2,
     apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
     server: { path: "", args: [] },
+    rules: {},
+    configurationPreference: "editorFirst",
   });
   const w = toWire(settings({ engine: "claude-code", judge: " claude-haiku-4-5 ", timeout: 90 }));
   assert.equal(w.engine, "claude-code");
   assert.equal(w.judge, "claude-haiku-4-5");
   assert.equal(w.timeout, 90);
+});
+
+test("rule levels and the configuration preference travel to the server", () => {
+  const s = settings({ rules: { "unknown-key": "off", "schema-*": "hint", bad: 3 }, configurationPreference: "editorOnly" });
+  assert.deepEqual(toWire(s).rules, { "unknown-key": "off", "schema-*": "hint" });
+  assert.equal(toWire(s).configurationPreference, "editorOnly");
+  assert.deepEqual(configurationValue("evalens.rules", s), { "unknown-key": "off", "schema-*": "hint" });
+  assert.equal(settings({ configurationPreference: "nonsense", rules: ["x"] }).configurationPreference, "editorFirst");
+  assert.deepEqual(settings({ rules: ["x"] }).rules, {});
 });
 
 test("workspace/configuration answers the evalens section and its sub-keys", () => {
