@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalens.runner.documents import ParsedDocument
-from evalens.runner.problems import Problem, Severity, Span
+from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
 
 JSON_KEY = "$evalens"
 _HASH = re.compile(r"(?:^|\s)#\s*evalens:\s*(ignore(?:-file)?)\b(?:\[([^\]]*)\])?")
@@ -134,3 +134,86 @@ def apply_directives(problems: list[Problem], directives: list[Directive]) -> li
 
 def _hint(span: Span, message: str) -> Problem:
     return Problem(span, Severity.HINT, "unused-suppression", message)
+
+
+# --------------------------------------------------------------------------------------------- quick fixes
+
+def suppression_fixes(problem: Problem, doc: ParsedDocument) -> list[Fix]:
+    """"Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them."""
+    from evalens.runner.rules import is_tunable
+
+    if not is_tunable(problem.code) or problem.code == "unused-suppression":
+        return []
+    if doc.language == "json":
+        fix = _json_file_fix(problem.code, doc)
+        return [fix] if fix else []
+    line = problem.span.start_line
+    in_yaml = doc.language == "yaml" or 0 < line < doc.body_start_line - 1  # frontmatter, not its `---`
+    out = []
+    if in_yaml and line < len(doc.lines):
+        out.append(_line_fix(problem.code, doc, line))
+    file_fix = _yaml_file_fix(problem.code, doc)
+    if file_fix:
+        out.append(file_fix)
+    return out
+
+
+def _merge(codes: str, code: str) -> str:
+    items = [c.strip() for c in codes.split(",") if c.strip()]
+    return ", ".join([*items, code] if code not in items else items)
+
+
+def _line_fix(code: str, doc: ParsedDocument, line: int) -> Fix:
+    text = doc.lines[line]
+    for m in _HASH.finditer(text):
+        if m.group(1) == "ignore" and m.group(2) is not None:  # extend the line's own directive
+            start, end = m.span(2)
+            return Fix(f"Ignore `{code}` on this line", (Edit(Span(line, start, line, end), _merge(m.group(2), code)),),
+                       preferred=False)
+    end = len(text.rstrip())
+    return Fix(f"Ignore `{code}` on this line",
+               (Edit(Span(line, end, line, len(text)), f"  # evalens: ignore[{code}]"),), preferred=False)
+
+
+def _yaml_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
+    limit = doc.body_start_line - 1 if doc.language == "markdown" else len(doc.lines)
+    if doc.language == "markdown" and limit < 1:
+        return None  # no frontmatter to hold the comment
+    for i, text in enumerate(doc.lines[:limit]):
+        for m in _HASH.finditer(text):
+            if m.group(1) == "ignore-file" and m.group(2) is not None:
+                start, end = m.span(2)
+                return Fix(f"Ignore `{code}` in this file",
+                           (Edit(Span(i, start, i, end), _merge(m.group(2), code)),), preferred=False)
+    at = 1 if doc.language == "markdown" else 0
+    return Fix(f"Ignore `{code}` in this file",
+               (Edit(Span(at, 0, at, 0), f"# evalens: ignore-file[{code}]\n"),), preferred=False)
+
+
+def _json_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
+    import json
+
+    root = doc.root
+    if root is None or root.kind != "map" or not isinstance(doc.data, dict):
+        return None
+    title = f"Ignore `{code}` in this file (`$evalens`)"
+    current = doc.data.get(JSON_KEY)
+    if isinstance(current, dict) and isinstance(current.get("ignore"), list):
+        codes = [c for c in current["ignore"] if isinstance(c, str)]
+        if code in codes:
+            return None
+        span = doc.span_for((JSON_KEY, "ignore"))
+        return Fix(title, (Edit(span, json.dumps([*codes, code])),), preferred=False)
+    if current is not None:
+        return None  # a malformed member: its own hint says how to write it
+    brace = root.span
+    indent = next((len(t) - len(t.lstrip()) for t in doc.lines[brace.start_line + 1:] if t.strip()), 2) \
+        if brace.end_line > brace.start_line else 0
+    member = f'"{JSON_KEY}": {{"ignore": [{json.dumps(code)}]}}'
+    empty = not doc.data
+    if brace.end_line > brace.start_line:
+        text = "\n" + " " * indent + member + ("" if empty else ",")
+    else:
+        text = member + ("" if empty else ", ")
+    return Fix(title, (Edit(Span(brace.start_line, brace.start_col + 1, brace.start_line, brace.start_col + 1),
+                            text),), preferred=False)

@@ -1,4 +1,5 @@
-"""Quick fixes: every problem that carries a fix becomes a code action on its diagnostic."""
+"""Quick fixes: every problem that carries a fix becomes a code action on its diagnostic, followed by
+"Ignore `code` on this line / in this file" (inline suppression)."""
 
 from __future__ import annotations
 
@@ -16,21 +17,23 @@ def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_actions(ls: EvalensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+        from evalens.runner.suppress import suppression_fixes
+
         uri = params.text_document.uri
         result = ls.validate_uri(uri)
         if result.doc is None:
             return None
         lines = result.doc.lines
-        actions: list[types.CodeAction] = []
+        fixes: list[types.CodeAction] = []
+        ignores: list[types.CodeAction] = []  # after every real fix, as eslint and ruff order them
         for problem in result.problems:
-            if not problem.fixes:
-                continue
             prange = to_range(problem.span, lines, ls.encoding)
             if not _overlaps(prange, params.range):
                 continue
             diagnostic = to_diagnostic(problem, lines, ls.encoding, uri)
-            for fix in problem.fixes:
-                actions.append(types.CodeAction(
-                    title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                    is_preferred=fix.preferred, edit=fix_to_edit(fix, uri, lines, ls.encoding)))
-        return actions or None
+            for out, found in ((fixes, problem.fixes), (ignores, suppression_fixes(problem, result.doc))):
+                for fix in found:
+                    out.append(types.CodeAction(
+                        title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
+                        is_preferred=fix.preferred, edit=fix_to_edit(fix, uri, lines, ls.encoding)))
+        return [*fixes, *ignores] or None

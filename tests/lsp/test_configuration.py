@@ -162,3 +162,25 @@ async def test_invalid_configuration_is_one_message_not_a_crash(pkg: Path):
         assert len([m for m in client.messages if m.type == types.MessageType.Warning]) == 1
     finally:
         await client.shutdown_session()
+
+
+async def test_ignore_code_actions_come_after_the_real_fixes(client: LanguageClient, example_pkg: Path):
+    path = example_pkg / BROKEN
+    uri = from_fs_path(str(path))
+    diags = await open_and_diagnose(client, uri, path.read_text())
+    unknown = next(d for d in diags if d.code == "unknown-key")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=unknown.range,
+        context=types.CodeActionContext(diagnostics=[unknown])))
+    titles = [a.title for a in actions]
+    assert titles[0] == "Rename `agent-blockd` to `agent-blocked`"
+    assert titles[1:] == ["Ignore `unknown-key` on this line", "Ignore `unknown-key` in this file"]
+    assert not actions[1].is_preferred
+    (edit,) = actions[1].edit.changes[uri]
+    assert edit.new_text == "  # evalens: ignore[unknown-key]" and edit.range.start.line == unknown.range.start.line
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text().replace(
+            "agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]"))]))
+    client.diagnostics.pop(uri, None)
+    assert "unknown-key" not in {d.code for d in await diagnostics_for(client, uri)}

@@ -155,3 +155,71 @@ def test_json_member_is_not_an_unknown_key_even_in_closed_schemas():
     assert found == []
     found = problems(text.replace('"$evalens"', '"$evalenz"'), "/nowhere/pkg/evals/eval-config.json")
     assert "secret-in-config" in dict(found)
+
+
+# ------------------------------------------------------------------------------------------- quick fixes
+
+def _fixes(path: str, text: str, code: str) -> dict[str, tuple]:
+    from evalens.runner.suppress import suppression_fixes
+
+    result = validate_text(path, text, None, None, Tuning())
+    problem = next(p for p in result.problems if p.code == code)
+    return {f.title.split(" (")[0]: f.edits for f in suppression_fixes(problem, result.doc)}
+
+
+def _after(path: str, text: str, code: str, which: str) -> tuple[str, set[str]]:
+    from tests.unit.format_helpers import apply
+
+    fixed = apply(text, _fixes(path, text, code)[which])
+    return fixed, {p.code for p in validate_text(path, fixed, None, None, Tuning()).problems}
+
+
+def test_yaml_line_and_file_fixes_silence_the_problem():
+    fixed, found = _after(CASE_PATH, case(), "unknown-key", "Ignore `unknown-key` on this line")
+    assert "  bogus: 1  # evalens: ignore[unknown-key]\n" in fixed and "unknown-key" not in found
+    fixed, found = _after(CASE_PATH, fixed, "vague-criteria", "Ignore `vague-criteria` in this file")
+    assert fixed.startswith("# evalens: ignore-file[vague-criteria]\n") and "vague-criteria" not in found
+    assert "unused-suppression" not in found
+
+
+def test_fixes_extend_an_existing_directive():
+    text = case(bogus_comment="  # evalens: ignore[no-checks]", head="# evalens: ignore-file[fixture-missing]\n")
+    fixed, found = _after(CASE_PATH, text, "unknown-key", "Ignore `unknown-key` on this line")
+    assert "# evalens: ignore[no-checks, unknown-key]" in fixed and "unknown-key" not in found
+    fixed, _ = _after(CASE_PATH, text, "vague-criteria", "Ignore `vague-criteria` in this file")
+    assert fixed.startswith("# evalens: ignore-file[fixture-missing, vague-criteria]\n")
+
+
+def test_frontmatter_fixes_stay_inside_the_frontmatter():
+    path = "/nowhere/my-skill/SKILL.md"
+    text = SKILL.format(desc="", colour="").replace("# evalens: ignore-file[unexpected-field]\n", "")
+    fixed, found = _after(path, text, "unexpected-field", "Ignore `unexpected-field` on this line")
+    assert "colour: blue  # evalens: ignore[unexpected-field]" in fixed and "unexpected-field" not in found
+    fixed, found = _after(path, text, "unexpected-field", "Ignore `unexpected-field` in this file")
+    assert fixed.startswith("---\n# evalens: ignore-file[unexpected-field]\nname:") and "unexpected-field" not in found
+
+
+def test_no_line_fix_on_the_frontmatter_fence():
+    path = "/nowhere/my-skill/SKILL.md"
+    titles = _fixes(path, "---\nname: my-skill\n---\nBody.\n", "missing-field")
+    assert list(titles) == ["Ignore `missing-field` in this file"]
+
+
+def test_json_fix_adds_then_extends_the_member():
+    text = json.dumps(EVALS, indent=2)
+    fixed, found = _after(EVALS_PATH, text, "short-prompt", "Ignore `short-prompt` in this file")
+    assert json.loads(fixed)["$evalens"] == {"ignore": ["short-prompt"]}
+    assert "short-prompt" not in found and "unknown-key" not in found
+    data = json.loads(fixed)
+    data["evals"][0].pop("expected_output")
+    text2 = json.dumps(data, indent=2)
+    fixed2, found2 = _after(EVALS_PATH, text2, "missing-expected-output", "Ignore `missing-expected-output` in this file")
+    assert json.loads(fixed2)["$evalens"] == {"ignore": ["short-prompt", "missing-expected-output"]}
+    assert not found2 & {"short-prompt", "missing-expected-output"}
+
+
+def test_no_suppression_fix_for_problems_that_cannot_be_silenced():
+    from evalens.runner.suppress import suppression_fixes
+
+    result = validate_text(CASE_PATH, "name: [unclosed\n", None, None, Tuning())
+    assert all(suppression_fixes(p, result.doc) == [] for p in result.problems)
