@@ -28,6 +28,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     from evalens.runner.aggregate import related_of
     from evalens.runner.index import IndexCache
+    from evalens.runner.rules import doc_url
     from evalens.runner.validate import iter_candidate_files, validate_file
 
     indexes = IndexCache()
@@ -55,6 +56,7 @@ def main(argv: list[str]) -> int:
                 "severity": prob.severity.label, "code": prob.code, "message": prob.message,
                 "related": [{"line": r["span"][0] + 1, "column": r["span"][1] + 1, "message": r["message"]}
                             for r in related_of(prob)],
+                "url": doc_url(prob.code),
             })
     if args.output == "json":
         json.dump({"files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],

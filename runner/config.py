@@ -147,6 +147,9 @@ def parse_levels(table: Any, where: str, errors: list[str]) -> RuleLevels:
     exact: dict[str, Severity | None] = {}
     globs: list[tuple[str, Severity | None]] = []
     for code, raw in table.items():
+        if code in SETTINGS and not isinstance(raw, str):
+            errors.append(f"{where}: `{code}` is a top-level setting; in TOML it goes before the first [table].")
+            continue
         word = raw.lower() if isinstance(raw, str) else raw
         if word not in LEVELS:
             errors.append(f"{where}: `{code} = {raw!r}`: the level must be one of {LEVEL_WORDS}.")

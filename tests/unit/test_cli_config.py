@@ -35,8 +35,10 @@ def pkg(tmp_path: Path) -> Path:
 
 
 def test_baseline(pkg: Path):
-    codes = found(run("validate", "--format", "json", ".", cwd=pkg))
+    proc = run("validate", "--format", "json", ".", cwd=pkg)
+    codes = found(proc)
     assert codes["unknown-key"] == "warning" and codes["path-escape"] == "error"
+    assert all(p["url"] == f"https://evalens.dev/rules#{p['code']}" for p in json.loads(proc.stdout)["problems"])
 
 
 def test_evalens_toml(pkg: Path):

@@ -62,6 +62,14 @@ def test_bad_levels_and_unknown_codes_are_reported_not_raised():
     assert errors and "must be a table" in errors[0]
 
 
+def test_top_level_setting_inside_rules_gets_a_hint():
+    """TOML puts `ignore = [...]` written after `[rules]` into the rules table."""
+    conf = parse_config({"rules": {"ignore": ["short-prompt"], "unknown-key": "off"}}, "evalens.toml", None)
+    assert conf.rules.get("unknown-key") is None
+    assert conf.errors == ("evalens.toml [rules]: `ignore` is a top-level setting; in TOML it goes before the "
+                           "first [table].",)
+
+
 def test_config_sections():
     conf = parse_config({"rules": {"vague-criteria": "info"}, "ignore": ["no-checks"],
                          "per-format": {"uaaps-case": {"unknown-key": "error"}, "nope": {}},
