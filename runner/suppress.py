@@ -150,12 +150,34 @@ def suppression_fixes(problem: Problem, doc: ParsedDocument) -> list[Fix]:
     line = problem.span.start_line
     in_yaml = doc.language == "yaml" or 0 < line < doc.body_start_line - 1  # frontmatter, not its `---`
     out = []
-    if in_yaml and line < len(doc.lines):
+    if in_yaml and line < len(doc.lines) and not _opens_quote(doc.lines[line]):
         out.append(_line_fix(problem.code, doc, line))
     file_fix = _yaml_file_fix(problem.code, doc)
     if file_fix:
         out.append(file_fix)
     return out
+
+
+def _opens_quote(text: str) -> bool:
+    """Whether a YAML line ends inside a quoted scalar that goes on (a comment appended there is text)."""
+    quote = None
+    i = 0
+    while i < len(text):
+        c = text[i]
+        if quote is None:
+            if c == "#" and (i == 0 or text[i - 1] in " \t"):
+                return False
+            if c in "\"'" and (i == 0 or text[i - 1] in " \t:[{,-"):
+                quote = c
+        elif c == "\\" and quote == '"':
+            i += 1
+        elif c == quote:
+            if quote == "'" and text[i + 1:i + 2] == "'":
+                i += 1
+            else:
+                quote = None
+        i += 1
+    return quote is not None
 
 
 def _merge(codes: str, code: str) -> str:

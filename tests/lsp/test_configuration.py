@@ -184,3 +184,22 @@ async def test_ignore_code_actions_come_after_the_real_fixes(client: LanguageCli
             "agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]"))]))
     client.diagnostics.pop(uri, None)
     assert "unknown-key" not in {d.code for d in await diagnostics_for(client, uri)}
+
+
+async def test_config_change_re_checks_unopened_files(pkg: Path):
+    """Files the start-up scan published (never opened) are re-checked when a config file changes."""
+    client = await _start("neovim@v0.7.0", pkg)
+    try:
+        uri = from_fs_path(str(pkg / BROKEN))
+        await _wait(lambda: uri in client.diagnostics, timeout=20)
+        assert "unknown-key" in {d.code for d in client.diagnostics[uri]}
+        conf = pkg / "evalens.toml"
+        conf.write_text('[rules]\nunknown-key = "off"\n')
+        client.diagnostics.pop(uri, None)
+        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Created)]))
+        await _wait(lambda: uri in client.diagnostics, timeout=20)
+        codes = {d.code for d in client.diagnostics[uri]}
+        assert "unknown-key" not in codes and "path-escape" in codes
+    finally:
+        await client.shutdown_session()

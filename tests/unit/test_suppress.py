@@ -223,3 +223,16 @@ def test_no_suppression_fix_for_problems_that_cannot_be_silenced():
 
     result = validate_text(CASE_PATH, "name: [unclosed\n", None, None, Tuning())
     assert all(suppression_fixes(p, result.doc) == [] for p in result.problems)
+
+
+def test_no_line_fix_inside_a_quoted_scalar_that_goes_on():
+    from evalens.runner.suppress import _opens_quote
+
+    assert _opens_quote('  prompt: "first line')
+    assert _opens_quote("  - 'it''s open")
+    assert not _opens_quote('  prompt: "closed" # "quoted comment')
+    assert not _opens_quote("  name: it's fine")  # an apostrophe inside a plain scalar
+    assert not _opens_quote('  path: "a\\"b" ')
+    text = case().replace("  bogus: 1\n", '  bogus: "one\n    two"\n')
+    titles = _fixes(CASE_PATH, text, "unknown-key")
+    assert list(titles) == ["Ignore `unknown-key` in this file"]
