@@ -150,7 +150,7 @@ def parse_levels(table: Any, where: str, errors: list[str]) -> RuleLevels:
         if code in SETTINGS and not isinstance(raw, str):
             errors.append(f"{where}: `{code}` is a top-level setting; in TOML it goes before the first [table].")
             continue
-        word = raw.lower() if isinstance(raw, str) else raw
+        word = raw.lower() if isinstance(raw, str) else None
         if word not in LEVELS:
             errors.append(f"{where}: `{code} = {raw!r}`: the level must be one of {LEVEL_WORDS}.")
             continue

@@ -52,11 +52,12 @@ def test_levels_exact_globs_and_case_insensitive_words():
 
 def test_bad_levels_and_unknown_codes_are_reported_not_raised():
     errors: list[str] = []
-    levels = parse_levels({"unknown-key": "warn", "unknwn-key": "off", "vague-criteria": 3}, "evalens.toml", errors)
+    levels = parse_levels({"unknown-key": "warn", "unknwn-key": "off", "vague-criteria": 3, "no-checks": ["off"],
+                           "placeholder": {"level": "off"}}, "evalens.toml", errors)
     assert not levels
     assert any("`unknown-key = 'warn'`" in e and "error, warning, info, hint, off" in e for e in errors)
     assert any("did you mean `unknown-key`" in e for e in errors)
-    assert len(errors) == 3
+    assert len(errors) == 5
     errors.clear()
     parse_levels(["unknown-key"], "evalens.rules setting", errors)
     assert errors and "must be a table" in errors[0]
