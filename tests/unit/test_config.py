@@ -210,3 +210,13 @@ def test_per_format_override(repo: Path):
     cfg_text = '{"version": 1, "engine": "claude-code", "colour": 1}'
     config_codes = {p.code for p in validate_text(str(repo / "evals" / "eval-config.json"), cfg_text).problems}
     assert "unknown-key" in config_codes
+
+
+def test_docs_list_every_format_id_and_setting():
+    from evalens.runner.config import SETTINGS, format_ids
+
+    from tests.conftest import REPO
+
+    doc = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    assert [f for f in format_ids() if f"`{f}`" not in doc] == []
+    assert all(s in doc for s in SETTINGS)
