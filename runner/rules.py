@@ -93,9 +93,9 @@ def suggest_code(code: str) -> str | None:
 _HEAD = """# Rules
 
 Every diagnostic evalens reports has a code; this page has one entry per code (the code in the editor links
-here). Each entry says what the rule checks, why it matters and how to fix it. Severities follow evalens'
-severity policy: *error* = the format's own tool would reject the file or the run cannot work, *warning* = a
-likely mistake according to the format's own documentation, *hint* = advice. The severity shown in the editor is
+here). Each entry says what the rule checks, why it matters and how to fix it. Severities follow the
+[severity policy](severity-policy.md): *error* = the format's own tool would reject the file or the run cannot
+work, *warning* = a likely mistake according to the format's own documentation, *hint* = advice. The severity shown in the editor is
 the one evalens chose for that file and context (some rules depend on the SKILL.md profile, for example).
 
 **Silencing any rule** (unless its entry says it cannot be silenced), see [configuration](configuration.md):
