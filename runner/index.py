@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
@@ -92,8 +93,8 @@ def container_root(path: Path) -> Path:
 
 
 def scan_skills(root: Path, reader: TextReader = read_disk, limit: int = 1000) -> dict[str, Path]:
-    """Every SKILL.md under ``root`` by the ``name`` in its frontmatter (its folder's name when it has none);
-    bounded, and blind to dependency and build folders."""
+    """Every SKILL.md under ``root`` by the ``name`` in its frontmatter and by its folder's name; bounded, and
+    blind to dependency and build folders."""
     out: dict[str, Path] = {}
     visited = 0
     for dirpath, dirnames, filenames in os.walk(root):
@@ -106,6 +107,7 @@ def scan_skills(root: Path, reader: TextReader = read_disk, limit: int = 1000) -
                 md = Path(dirpath) / fname
                 name = frontmatter_fields(reader(md) or "").get("name") or md.parent.name
                 out.setdefault(name.strip(), md)
+                out.setdefault(md.parent.name, md)  # the folder a skill is installed under names it too
                 break
     return out
 
@@ -237,7 +239,15 @@ def skill_catalog(file_path: str | Path, index: PackageIndex | None = None) -> d
     root = container_root(Path(file_path))
     if index is not None and index.cache is not None:
         return index.cache.catalog(root)
-    return scan_skills(root)
+    hit = _UNCACHED.get(root)
+    if hit is None or time.monotonic() - hit[0] > 5:  # no index cache to invalidate it: keep it briefly
+        if len(_UNCACHED) > 16:
+            _UNCACHED.clear()
+        hit = _UNCACHED[root] = (time.monotonic(), scan_skills(root))
+    return hit[1]
+
+
+_UNCACHED: dict[Path, tuple[float, dict[str, Path]]] = {}
 
 
 class IndexCache:

@@ -74,6 +74,12 @@ def skills_in(base: FsPath) -> dict[str, FsPath]:
     return out
 
 
+def skill_names(skills: dict[str, FsPath] | None) -> set[str]:
+    """The names skills answer to: their folder names (what skilljack copies) and their SKILL.md ``name``s
+    (what the agent loads them by)."""
+    return set(skills or {}) | {n for md in (skills or {}).values() if (n := frontmatter_name(md))}
+
+
 def frontmatter_name(skill_md: FsPath) -> str | None:
     """The ``name`` in a SKILL.md's frontmatter, if readable."""
     try:
@@ -97,8 +103,8 @@ def other_script(text: str) -> bool:
 
 
 def is_unfalsifiable(text: str) -> bool:
-    """An expectation a grader cannot fail: too short to say anything ("Produces output", "Does the thing"), or
-    a short one resting on a vague word ("Works appropriately"). Flags, identifiers, acronyms, numbers and
+    """An expectation a grader cannot fail: too short to say anything ("Produces output"), or a short one
+    resting on a vague word ("Does the thing", "Works appropriately"). Flags, identifiers, acronyms, numbers and
     quoted values count as concrete; text in another script is left alone (no word list fits it)."""
     from evalens.runner.formats.uaaps import VAGUE_WORDS, is_concrete
 
@@ -107,7 +113,7 @@ def is_unfalsifiable(text: str) -> bool:
     if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text):
         return False
     words = re.findall(r"[A-Za-z']+", text.lower())
-    if len(words) <= 3:
+    if len(words) <= 2:
         return True
     return len(words) <= 8 and bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS)))
 

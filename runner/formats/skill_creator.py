@@ -121,7 +121,7 @@ class SkillCreatorEvals(Format):
             if len(path) == 3 and path[0] == "evals" and path[2] == "id" and p.code == "schema-type":
                 value = data["evals"][path[1]]["id"]
                 if isinstance(value, str) and value:
-                    p.severity = Severity.WARNING
+                    p.severity = Severity.HINT  # a deliberate naming scheme, not a mistake: nothing reads it
                     p.code = "string-id"
                     p.message = (f"skill-creator documents integer ids; `\"{value}\"` is a string (its scripts "
                                  "never read evals.json, but strict validators reject it).")
@@ -250,8 +250,8 @@ class SkillCreatorEvals(Format):
             return []
         skill_md = next((root / n for n in ("SKILL.md", "skill.md") if (root / n).is_file()), None)
         own = (frontmatter_name(skill_md) or root.name) if skill_md is not None else None
-        if name == own:
-            return []
+        if name == own or (own is not None and name == root.name):
+            return []  # its SKILL.md name, or the folder name it is installed under
         catalog = skill_catalog(ctx.file_path, ctx.index)
         if own is not None and name in catalog:
             return [problem(doc, ("skill_name",), Severity.WARNING, "skill-name-mismatch",
@@ -259,9 +259,10 @@ class SkillCreatorEvals(Format):
                             fixes=[replace_fix(doc, ("skill_name",), own)])]
         if name in catalog or (own is None and not catalog):
             return []
-        first = own or suggest(name, list(catalog))
-        targets = ([first] if first else []) + [n for n in sorted(catalog) if n != first][:5 - bool(first)]
-        known = ", ".join(f"`{n}`" for n in sorted(catalog)[:8]) + (" …" if len(catalog) > 8 else "")
+        names = sorted({md: n for n, md in reversed(list(catalog.items()))}.values())  # a SKILL.md name each
+        first = own or suggest(name, names)
+        targets = ([first] if first else []) + [n for n in names if n != first][:5 - bool(first)]
+        known = ", ".join(f"`{n}`" for n in names[:8]) + (" …" if len(names) > 8 else "")
         fixes = [Fix(f"Point at skill `{t}`", replace_fix(doc, ("skill_name",), t).edits, preferred=not k)
                  for k, t in enumerate(targets)]
         return [problem(doc, ("skill_name",), Severity.WARNING, "unknown-skill",

@@ -19,6 +19,7 @@ from evalens.runner.formats._shared import (
     js_regex_error,
     problem,
     replace_fix,
+    skill_names,
     skills_in,
 )
 from evalens.runner.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
@@ -152,6 +153,7 @@ class SkilljackTasks(Format):
             return []  # the schema's type error (reworded in refine) says it
         out: list[Problem] = []
         skills, where = suite_skills(ctx.file_path, ctx)
+        allowed = {"none", ""} | skill_names(skills)
         if isinstance(data.get("version"), int | float) and not isinstance(data.get("version"), bool):
             span = doc.span_for(("version",))
             raw = doc.lines[span.start_line][span.start_col:span.end_col]
@@ -160,12 +162,11 @@ class SkilljackTasks(Format):
                                fixes=[Fix(f'Quote as "{raw}"', (Edit(span, f'"{raw}"'),))],
                                data={"path": ["version"]}))
         skill = data.get("skill")
-        if skills is not None and isinstance(skill, str) and skill and skill not in skills:
+        if skills is not None and isinstance(skill, str) and skill not in allowed:
             out.append(self._unknown_skill(doc, ("skill",), skill, skills, where, Severity.WARNING))
         defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
         default_skill = defaults.get("expected_skill_load")
-        if skills is not None and isinstance(default_skill, str) and default_skill not in ("none", "") and \
-                default_skill not in skills:
+        if skills is not None and isinstance(default_skill, str) and default_skill not in allowed:
             out.append(self._unknown_skill(doc, ("defaults", "expected_skill_load"), default_skill, skills,
                                            where, Severity.ERROR))
         tasks = data.get("tasks")
@@ -220,8 +221,7 @@ class SkilljackTasks(Format):
                     if isinstance(pattern, str) and (err := js_regex_error(pattern)):
                         out.append(problem(doc, ("tasks", i, "deterministic", "expect_regex", j), Severity.ERROR,
                                            "invalid-regex", f"tasks[{i}]: Invalid regex /{pattern}/: {err}"))
-            if own_expected and skills is not None and isinstance(expected, str) and \
-                    expected not in ("none", "") and expected not in skills:
+            if own_expected and skills is not None and isinstance(expected, str) and expected not in allowed:
                 out.append(self._unknown_skill(doc, ("tasks", i, "expected_skill_load"), expected, skills, where,
                                                Severity.ERROR))
             prompt = task.get("prompt")
@@ -484,7 +484,7 @@ class SkilljackTaskMd(Format):
             if invocation is False:
                 out.append(problem(doc, ("expected_skill",), Severity.WARNING, "expected-skill-ignored",
                                    f"expected_skill '{expected}' ignored because expect_skill_invocation is false"))
-            elif skills and expected not in skills:
+            elif skills and expected not in skill_names(skills):
                 near = suggest(expected, list(skills))
                 out.append(problem(doc, ("expected_skill",), Severity.WARNING, "unknown-skill",
                                    f"expected_skill '{expected}' not found among available skills: "

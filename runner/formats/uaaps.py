@@ -152,14 +152,14 @@ class UaapsCase(Format):
     globs = ("**/evals/cases/*.yaml", "**/evals/cases/*.yml")
     schema_file = "uaaps-eval-case.schema.json"
     runnable = True
-    lookalike_hint = ("Not a UAAPS eval case: it has none of `name`, `input`, `expected`, `judge`. "
+    lookalike_hint = ("Not a UAAPS eval case: it has none of `input`, `expected`, `judge`, `target`. "
                       "evalens leaves it alone (add `# evalens: format=uaaps-case` to validate it anyway).")
 
     def detect(self, path: str, data: Any) -> Match:
         if data is None or data == {}:
             return Match.YES
-        if isinstance(data, dict) and {"name", "input", "judge", "expected", "target"} & set(data):
-            return Match.YES
+        if isinstance(data, dict) and {"input", "judge", "expected", "target"} & set(data):
+            return Match.YES  # a `name` alone is what every tool's case file has
         return Match.LOOKALIKE
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
@@ -358,10 +358,18 @@ class UaapsReport(Format):
     language = "json"
     globs = ("**/evals/reports/*.json",)
     schema_file = "uaaps-eval-report.schema.json"
-    lookalike_hint = "Not a UAAPS eval report (no `summary` or `cases`); evalens leaves it alone."
+    lookalike_hint = ("Not a UAAPS eval report (no `summary.pass_rate` or `cases[].verdict`); evalens leaves it "
+                      "alone.")
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ({"summary", "cases"} & set(data)) else Match.LOOKALIKE
+        if not isinstance(data, dict):
+            return Match.LOOKALIKE
+        summary, cases = data.get("summary"), data.get("cases")
+        if isinstance(summary, dict) and {"pass_rate", "total", "passed"} & set(summary):
+            return Match.YES
+        if isinstance(cases, list) and any(isinstance(c, dict) and "verdict" in c for c in cases[:50]):
+            return Match.YES
+        return Match.LOOKALIKE
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data

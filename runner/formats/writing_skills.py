@@ -223,8 +223,15 @@ class WritingSkillsHistory(Format):
     schema_file = "writing-skills-history.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("versions" in data or "current_version" in data) \
-            else Match.NO
+        """Claimed on the workspace's shape: `current_version` next to `versions`, or versions carrying
+        `git_hash` / `average_score` (a bare `versions` list is every changelog's)."""
+        if not isinstance(data, dict):
+            return Match.NO
+        versions = data.get("versions")
+        if "current_version" in data and "versions" in data:
+            return Match.YES
+        return Match.YES if isinstance(versions, list) and any(
+            isinstance(v, dict) and {"git_hash", "average_score"} & set(v) for v in versions[:50]) else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}
@@ -446,7 +453,12 @@ class WritingSkillsComparison(Format):
     schema_file = "writing-skills-comparison.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("scores" in data or "eval_prompt" in data) else Match.NO
+        if not isinstance(data, dict):
+            return Match.NO
+        scores = data.get("scores")
+        blind = isinstance(scores, dict) and any(isinstance(v, dict) and {"A", "B"} <= set(v)
+                                                 for v in scores.values())
+        return Match.YES if "eval_prompt" in data or blind else Match.NO
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         for p in problems:

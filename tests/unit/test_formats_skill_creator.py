@@ -130,7 +130,7 @@ def test_ids(tmp_path: Path) -> None:
     v = check(skill(tmp_path, [case(), case()]))
     assert only(v, "duplicate-id").message.startswith("duplicate case ID `1`; first seen at $.evals[0].id")
     p = only(check(skill(tmp_path, [case(id="tables-to-csv")])), "string-id")
-    assert p.severity == Severity.WARNING
+    assert p.severity == Severity.HINT  # a naming scheme; only strict validators mind
 
 
 def test_files(tmp_path: Path) -> None:
@@ -172,8 +172,9 @@ def test_skill_name_at_plugin_root_resolves_against_every_skill(tmp_path: Path) 
     write(tmp_path, "skills/pdf-dir/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
     path = write(tmp_path, "evals/evals.json", {"skill_name": "pdf", "evals": [case(files=None)]})
     assert check(path).problems == []
-    p = only(check(path, path.read_text().replace('"pdf"', '"pdf-dir"')), "unknown-skill")
-    assert p.fixes[0].edits[0].text == "pdf"
+    assert check(path, path.read_text().replace('"pdf"', '"pdf-dir"')).problems == []  # its folder name
+    p = only(check(path, path.read_text().replace('"pdf"', '"pdf-old"')), "unknown-skill")
+    assert [f.edits[0].text for f in p.fixes] == ["pdf"]
 
 
 def test_completion_and_definition(tmp_path: Path) -> None:

@@ -139,7 +139,7 @@ def test_container_root_and_skill_catalog(tmp_path: Path) -> None:
     put(tmp_path, "kit/skills/b/SKILL.md", "no frontmatter\n")
     evals = tmp_path / "kit" / "skills" / "a-dir" / "evals" / "evals.json"
     assert container_root(evals) == tmp_path / "kit"
-    assert sorted(scan_skills(tmp_path / "kit")) == ["alpha", "b"]
+    assert sorted(scan_skills(tmp_path / "kit")) == ["a-dir", "alpha", "b"]  # SKILL.md names and folder names
 
 
 # ------------------------------------------------------------------------------------------ aggregation
@@ -161,3 +161,15 @@ def test_aggregate_keeps_few_real_findings_apart_but_not_advice() -> None:
     assert len(aggregate([_p(i) for i in range(3)])) == 3
     hints = aggregate([_p(i, severity=Severity.HINT, fix=False) for i in range(500)])
     assert len(hints) == 1 and len(related_of(hints[0])) == 499 and hints[0].fixes == []
+
+
+def test_skilljack_skill_names_resolve_against_skill_md_names(tmp_path: Path) -> None:
+    """A skill answers to its folder name (what skilljack copies) and its SKILL.md name (what loads)."""
+    put(tmp_path, "suite/skills/greet-dir/SKILL.md", "---\nname: greeting\ndescription: d\n---\n")
+    tasks = "skill: greeting\ntasks:\n  - id: g-1\n    prompt: Say hi to Ana\n    expected_skill_load: {}\n" \
+            "    deterministic:\n      expect_marker: HI\n"
+    for name in ("greeting", "greet-dir"):
+        path = put(tmp_path, "suite/tasks.yaml", tasks.format(name))
+        assert "unknown-skill" not in {p.code for p in run(path).problems}
+    path = put(tmp_path, "suite/tasks.yaml", tasks.format("greetings-old"))
+    assert "unknown-skill" in {p.code for p in run(path).problems}
