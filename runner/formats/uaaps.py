@@ -152,14 +152,14 @@ class UaapsCase(Format):
     globs = ("**/evals/cases/*.yaml", "**/evals/cases/*.yml")
     schema_file = "uaaps-eval-case.schema.json"
     runnable = True
-    lookalike_hint = ("Not a UAAPS eval case: it has none of `input`, `expected`, `judge`, `target`. "
+    lookalike_hint = ("Not a UAAPS eval case: it has none of `name`, `input`, `expected`, `judge`. "
                       "evalens leaves it alone (add `# evalens: format=uaaps-case` to validate it anyway).")
 
     def detect(self, path: str, data: Any) -> Match:
         if data is None or data == {}:
             return Match.YES
-        if isinstance(data, dict) and {"input", "judge", "expected", "target"} & set(data):
-            return Match.YES  # a `name` alone is what every tool's case file has
+        if isinstance(data, dict) and {"name", "input", "judge", "expected", "target"} & set(data):
+            return Match.YES
         return Match.LOOKALIKE
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
