@@ -205,7 +205,8 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
         msg = f"`{value}` is not a valid `{name}`; expected one of {options}."
         data["options"] = list(error.validator_value)
     elif kind == "const":
-        msg = f"`{name}` must be `{json.dumps(error.validator_value)}`, not `{json.dumps(value)}`."
+        msg = (f"`{name}` must be `{json.dumps(error.validator_value, ensure_ascii=False)}`, not "
+               f"`{json.dumps(value, ensure_ascii=False)}`.")
     elif kind == "pattern":
         msg = f"`{value}` is not a valid `{name}` (must match `{error.validator_value}`)."
     elif kind == "maxLength":

@@ -335,8 +335,9 @@ class WritingSkillsGrading(Format):
                                   ("run", int(name["run"]))):
                 if key in data and data[key] != expected:
                     out.append(problem(doc, (key,), Severity.WARNING, "filename-mismatch",
-                                       f"`{key}` is {json.dumps(data[key])} but the file name says "
-                                       f"{json.dumps(expected)} (`<case_id>_v<version>_run<run>.json`)."))
+                                       f"`{key}` is {json.dumps(data[key], ensure_ascii=False)} but the file "
+                                       f"name says {json.dumps(expected, ensure_ascii=False)} "
+                                       "(`<case_id>_v<version>_run<run>.json`)."))
         out += self._against_evals(doc, data, results, ctx)
         return out
 

@@ -173,3 +173,11 @@ def test_skilljack_skill_names_resolve_against_skill_md_names(tmp_path: Path) ->
         assert "unknown-skill" not in {p.code for p in run(path).problems}
     path = put(tmp_path, "suite/tasks.yaml", tasks.format("greetings-old"))
     assert "unknown-skill" in {p.code for p in run(path).problems}
+
+
+def test_messages_quote_text_as_written(tmp_path: Path) -> None:
+    grading = {"case_id": "其他", "version": 1, "run": 1, "results": [{"criterion": "标题", "score": 4,
+                                                                      "passed": True, "reasoning": "好"}]}
+    v = run(put(tmp_path, "ws/grading/表格_v1_run1.json", grading))
+    (p,) = [p for p in v.problems if p.code == "filename-mismatch"]
+    assert '"其他"' in p.message and '"表格"' in p.message and "\\u" not in p.message
