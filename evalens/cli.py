@@ -25,6 +25,10 @@ EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer stopped by SIGPIPE (
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Dispatch; a closed stdout (``| head``) or Ctrl-C ends the command quietly, without a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # text from a file (a lone surrogate) must print, not raise
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
     try:
         code = _dispatch(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()

@@ -24,6 +24,7 @@ MAX_BYTES = 2 * 1024 * 1024
 MAX_NODES = 200_000
 """Bound on nodes visited while expanding aliases; a YAML alias bomb stops here."""
 MAX_DEPTH = 200
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same marks
     _YamlLoader: Any = yaml.CSafeLoader
@@ -42,17 +43,28 @@ class Node:
     items: list[Node] = field(default_factory=list)  # seq
     style: str | None = None  # YAML scalar style ('|', '>', '"', "'") or None
 
+    _keys: dict[str, int] | None = field(default=None, repr=False, compare=False)
+
+    def _find(self, key: str) -> int | None:
+        """Index of the last entry named ``key``: one scan per mapping, then a dict (rules and the schema
+        check look up every key of a mapping; rescanning made a 40k-key file quadratic)."""
+        if len(self.entries) <= 8:
+            for i in range(len(self.entries) - 1, -1, -1):
+                if self.entries[i][0] == key:
+                    return i
+            return None
+        if self._keys is None or len(self._keys) > len(self.entries) or self._keys.get(
+                self.entries[-1][0]) != len(self.entries) - 1:
+            self._keys = {k: i for i, (k, _, _) in enumerate(self.entries)}
+        return self._keys.get(key)
+
     def get(self, key: str) -> Node | None:
-        for k, _, v in reversed(self.entries):
-            if k == key:
-                return v
-        return None
+        i = self._find(key)
+        return self.entries[i][2] if i is not None else None
 
     def key_span(self, key: str) -> Span | None:
-        for k, s, _ in reversed(self.entries):
-            if k == key:
-                return s
-        return None
+        i = self._find(key)
+        return self.entries[i][1] if i is not None else None
 
 
 @dataclass(slots=True)
@@ -171,6 +183,14 @@ def parse(text: str, language: Language) -> ParsedDocument:
         line = next(i for i, s in enumerate(lines) if "\x00" in s)
         prob = Problem(Span.point(line, lines[line].index("\x00")), Severity.ERROR, "binary-content",
                        "File contains NUL bytes; it is not a text file.")
+        return ParsedDocument(text, language, None, None, [prob], lines)
+    lone = _SURROGATE.search(text)
+    if lone is not None:
+        line = text.count("\n", 0, lone.start())
+        col = lone.start() - (text.rfind("\n", 0, lone.start()) + 1)
+        prob = Problem(Span(line, col, line, col + 1), Severity.ERROR, "encoding",
+                       f"Text contains a lone surrogate (U+{ord(lone.group()):04X}); it is not valid Unicode "
+                       "and cannot be saved as UTF-8.")
         return ParsedDocument(text, language, None, None, [prob], lines)
     if language == "json":
         return _JsonParser(text, lines).parse()
@@ -470,7 +490,10 @@ class _JsonParser:
         m = _NUMBER.match(text, i)
         if m:
             raw = m.group()
-            num: Any = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
+            try:
+                num: Any = float(raw) if any(ch in raw for ch in ".eE") else int(raw)
+            except ValueError:  # over Python's 4,300-digit limit for int()
+                raise _JsonError(i, f"Number with {len(raw)} digits is too long to read.") from None
             return Node("scalar", self.span(i, m.end()), num), num, m.end()
         for word, val in (("true", True), ("false", False), ("null", None)):
             if text.startswith(word, i):

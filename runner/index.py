@@ -217,7 +217,10 @@ class PackageIndex:
         return out
 
     def fixture_exists(self, rel: str) -> bool:
-        return (self.evals_dir / rel).is_file()
+        try:
+            return (self.evals_dir / rel).is_file()
+        except (OSError, ValueError):  # a name over 255 bytes (ENAMETOOLONG), a NUL
+            return False
 
     @cached_property
     def package_name(self) -> str:
@@ -250,6 +253,10 @@ def skill_catalog(file_path: str | Path, index: PackageIndex | None = None) -> d
 _UNCACHED: dict[Path, tuple[float, dict[str, Path]]] = {}
 
 
+MAX_INDEXES = 256
+"""Package indexes kept at once (a server that has seen thousands of packages must not keep them all)."""
+
+
 class IndexCache:
     """One index per package root; ``invalidate`` drops what a file change may have altered."""
 
@@ -261,6 +268,8 @@ class IndexCache:
     def catalog(self, root: Path) -> dict[str, Path]:
         found = self._catalogs.get(root)
         if found is None:
+            if len(self._catalogs) >= MAX_INDEXES:
+                self._catalogs.pop(next(iter(self._catalogs)))
             found = self._catalogs[root] = scan_skills(root, self.reader)
         return found
 
@@ -270,6 +279,8 @@ class IndexCache:
             return None
         index = self._by_root.get(root)
         if index is None:
+            if len(self._by_root) >= MAX_INDEXES:  # the oldest package goes (rebuilt cheaply if needed)
+                self._by_root.pop(next(iter(self._by_root)))
             index = self._by_root[root] = PackageIndex(root, self.reader, self)
         return index
 

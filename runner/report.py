@@ -110,10 +110,14 @@ def load_report(path: Path) -> EvalReport:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise NotAReport(f"cannot read {path}: {exc.strerror or exc}") from None
+    except RecursionError:
+        raise NotAReport(f"{path}: nested too deeply to be an evalens report") from None
     except ValueError as exc:
         raise NotAReport(f"{path} is not JSON ({str(exc).splitlines()[0]})") from None
     try:
         return EvalReport.model_validate(data)
+    except RecursionError:
+        raise NotAReport(f"{path}: nested too deeply to be an evalens report") from None
     except ValidationError as exc:
         first = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"

@@ -224,9 +224,11 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
         msg = f"`{name}` must not repeat items."
     elif kind == "additionalProperties" and error.validator_value is False:
         extras = [k for k in value if k not in error.schema.get("properties", {})] if isinstance(value, dict) else []
-        for key in extras:
+        for key in extras[:MAX_UNKNOWN_KEYS]:
             yield _unknown_key_problem(doc, (*path, key), key, list(error.schema.get("properties", {})),
                                        Severity.ERROR)
+        if len(extras) > MAX_UNKNOWN_KEYS:
+            yield _more_unknown_keys(doc, path, len(extras) - MAX_UNKNOWN_KEYS, Severity.ERROR)
         return
     else:
         msg = f"`{name}`: {error.message}"
@@ -317,6 +319,7 @@ class _UnknownKeys:
         if node.kind == "map":
             props = schema.get("properties")
             addl = schema.get("additionalProperties", True)
+            unknown = 0
             for key, _kspan, child in node.entries:
                 if isinstance(props, dict) and key in props:
                     if child.kind != "scalar":
@@ -325,8 +328,12 @@ class _UnknownKeys:
                     if child.kind != "scalar":
                         self.walk(child, self.res(addl), (*path, key))
                 elif isinstance(props, dict) and props and addl is not False and not key.startswith("$"):
-                    self.out.append(_unknown_key_problem(self.doc, (*path, key), key, list(props),
-                                                         Severity.WARNING))
+                    unknown += 1
+                    if unknown <= MAX_UNKNOWN_KEYS:
+                        self.out.append(_unknown_key_problem(self.doc, (*path, key), key, list(props),
+                                                             Severity.WARNING, _kspan))
+            if unknown > MAX_UNKNOWN_KEYS:
+                self.out.append(_more_unknown_keys(self.doc, path, unknown - MAX_UNKNOWN_KEYS, Severity.WARNING))
         elif node.kind == "seq":
             items = schema.get("items")
             if isinstance(items, dict):
@@ -343,11 +350,22 @@ def suggest(word: str, options: list[str]) -> str | None:
     return lowered[match[0]] if match else None
 
 
+MAX_UNKNOWN_KEYS = 100
+"""Unknown keys reported one by one per mapping; the rest get one summary (a 40k-key file must stay fast)."""
+
+
+def _more_unknown_keys(doc: ParsedDocument, path: Path, count: int, severity: Severity) -> Problem:
+    where = f"`{dotted(path)}`" if path else "this file"
+    return Problem(doc.span_for(path, prefer_key=True), severity, "unknown-key",
+                   f"{count} more keys of {where} are not fields either (only the first {MAX_UNKNOWN_KEYS} "
+                   "are listed).", data={"path": list(path)})
+
+
 def _unknown_key_problem(doc: ParsedDocument, path: Path, key: str, known: list[str],
-                         severity: Severity) -> Problem:
+                         severity: Severity, key_span: Span | None = None) -> Problem:
     parent = dotted(path[:-1])
     where = f"`{parent}`" if path[:-1] else "this file"
-    span = doc.key_span_at_path(path) or doc.span_for(path)
+    span = key_span or doc.key_span_at_path(path) or doc.span_for(path)
     near = suggest(key, known)
     fixes: list[Fix] = []
     if near:

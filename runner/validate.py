@@ -54,6 +54,8 @@ def validate_text(path: str, text: str, indexes: IndexCache | None = None,
                      tuning if tuning is not None else default_tuning(path))
         result.problems = aggregate(tuned)  # after tuning: suppressing one occurrence keeps the others
         return result
+    except Exception as exc:  # noqa: BLE001 - a bug or a limit hit: one diagnostic says why, never a crash
+        return cannot_validate(path, text, exc)
     finally:
         if enabled:
             gc.enable()
@@ -80,6 +82,14 @@ def _validate_text(path: str, text: str, indexes: IndexCache | None,
         problems += fmt.rules(doc, ctx)
     problems.sort(key=Problem.sort_key)
     return Validation(path, fmt, doc, problems)
+
+
+def cannot_validate(path: str, text: str, exc: BaseException) -> Validation:
+    """The one problem of a document whose validation raised: on its first line, saying why."""
+    first = text.split("\n", 1)[0] if isinstance(text, str) else ""
+    reason = f"{type(exc).__name__}: {exc}"[:300]
+    return Validation(path, None, None, [Problem(Span(0, 0, 0, max(1, min(len(first), 200))), Severity.ERROR,
+                                                 "internal", f"evalens could not validate this file ({reason}).")])
 
 
 def rule_context(path: str, indexes: IndexCache | None, settings: dict[str, Any] | None = None) -> RuleContext:

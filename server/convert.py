@@ -16,15 +16,15 @@ def col_to_client(line_text: str, col: int, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf32 or prefix.isascii():
         return col
     if encoding == types.PositionEncodingKind.Utf8:
-        return len(prefix.encode("utf-8"))
-    return len(prefix.encode("utf-16-le")) // 2
+        return len(prefix.encode("utf-8", "surrogatepass"))  # a lone surrogate still counts (3 bytes)
+    return len(prefix.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def col_from_client(line_text: str, units: int, encoding: str) -> int:
     if encoding == types.PositionEncodingKind.Utf32 or line_text.isascii():
         return min(units, len(line_text))
     if encoding == types.PositionEncodingKind.Utf8:
-        return len(line_text.encode("utf-8")[:units].decode("utf-8", errors="ignore"))
+        return len(line_text.encode("utf-8", "surrogatepass")[:units].decode("utf-8", errors="ignore"))
     count = 0
     for i, ch in enumerate(line_text):
         if count >= units:

@@ -23,4 +23,5 @@ def main(argv: list[str]) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
+        return server.exit_code
     return 0

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.server import uris
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
 
 from evalens import __version__
 
@@ -71,8 +71,11 @@ class EvalensServer(LanguageServer):
     """pygls server plus evalens state: validations per document and the package indexes."""
 
     def __init__(self) -> None:
-        super().__init__("evalens", __version__,
-                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        from evalens.server.protocol import EvalensProtocol
+
+        super().__init__("evalens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=EvalensProtocol)
+        self.exit_code = 1
         from evalens.runner.config import ConfigCache
         from evalens.runner.index import IndexCache
 
@@ -81,12 +84,41 @@ class EvalensServer(LanguageServer):
         self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
         self._overrides: tuple[Any, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
         self._reported: set[tuple[str, ...]] = set()
-        self.validations: dict[str, Any] = {}  # uri -> (version, Validation)
-        self.last_good: dict[str, Any] = {}  # uri -> last Validation whose document parsed
-        self.disk_validations: dict[str, Any] = {}  # uri -> Validation of unopened files (start-up scan)
+        self.validations: dict[str, Any] = {}  # uris.key -> (version, Validation) of open documents
+        self.last_good: dict[str, Any] = {}  # uris.key -> last Validation whose document parsed
+        self.disk_validations: dict[str, Any] = {}  # uris.key -> Validation of unopened files (start-up scan)
         self.lock = threading.RLock()
         self._graveyard: list[Any] = []
         self.runs: Any = None  # set by features.run (the "Run eval" machinery)
+
+    # ----------------------------------------------------------------------------------- process
+    def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
+        """Serve on stdio with the tolerant framing of ``transport``; ``exit_code`` follows the LSP rules
+        (0 after ``shutdown``, else 1)."""
+        import asyncio
+        import sys
+
+        from evalens.server.protocol import serve
+        from pygls.io_ import StdoutWriter
+
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            self.exit_code = asyncio.run(serve(self, (stdin or sys.stdin.buffer).fileno()))
+        except BrokenPipeError:
+            log.error("the client closed the connection; exiting")
+            self.exit_code = 1
+        except KeyboardInterrupt:
+            self.exit_code = 130
+        finally:
+            self.shutdown()
+
+    def shutdown(self) -> None:
+        """Stop without waiting for worker threads (a long discovery must not hold up the exit)."""
+        if self._stop_event is not None:
+            self._stop_event.set()
+        if self._thread_pool is not None:
+            self._thread_pool.shutdown(wait=False, cancel_futures=True)
 
     # ----------------------------------------------------------------------------------- capabilities
     def cap(self, dotted: str, default: Any = None) -> Any:
@@ -105,16 +137,21 @@ class EvalensServer(LanguageServer):
         return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
 
     # ----------------------------------------------------------------------------------- documents
+    def open_doc(self, uri: str) -> Any:
+        """The open document at ``uri`` (any spelling of it), or None."""
+        return self.workspace.text_documents.get(uris.key(uri))
+
+    def open_uris(self) -> list[str]:
+        """The URIs of the open documents, as the client spelled them."""
+        return [doc.uri for doc in list(self.workspace.text_documents.values())]
+
     def read_text(self, path: Path) -> str | None:
-        """Open documents win over the disk (the index sees unsaved edits)."""
-        uri = from_fs_path(str(path))
-        doc = self.workspace.text_documents.get(uri) if uri else None
+        """Open documents win over the disk (the index sees unsaved edits); special files are never read."""
+        uri = uris.uri_of(path)
+        doc = self.open_doc(uri) if uri else None
         if doc is not None:
             return doc.source
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
+        return uris.read_regular(path)
 
     # ----------------------------------------------------------------------------------- rule tuning
     def settings_changed(self) -> None:
@@ -146,37 +183,56 @@ class EvalensServer(LanguageServer):
             pass
 
     def validate_uri(self, uri: str) -> Any:
-        """Validate the open document at ``uri`` (cached per version)."""
-        from evalens.runner.validate import validate_text
+        """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
+        from evalens.runner.validate import Validation, validate_file, validate_text
 
-        doc = self.workspace.get_text_document(uri)
+        doc = self.open_doc(uri)
+        path = uris.path_of(uri) or uri
+        if doc is None:
+            if path == uri or not uris.is_regular_file(path):  # never open a FIFO or a device
+                return Validation(path, None, None, [])
+            return validate_file(Path(path), self.indexes, self.settings.rule_settings(), self.tuning_for(path))
+        k = uris.key(uri)
         with self.lock:
-            cached = self.validations.get(uri)
+            cached = self.validations.get(k)
             if cached is not None and cached[0] == doc.version and doc.version is not None:
                 return cached[1]
-        path = to_fs_path(uri) or uri
         result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings(), self.tuning_for(path))
         with self.lock:
-            replaced = [self.validations.get(uri), self.last_good.get(uri)]
-            self.validations[uri] = (doc.version, result)
+            replaced = [self.validations.get(k), self.last_good.get(k)]
+            self.validations[k] = (doc.version, result)
             if result.doc is not None and result.doc.ok:
-                self.last_good[uri] = result
+                self.last_good[k] = result
         self._graveyard.append(replaced)  # freed after the answer is out: a big tree takes ~20 ms to free
         return result
+
+    def cached_validation(self, uri: str) -> Any:
+        """The validation last made for the open document at ``uri`` (None if none)."""
+        with self.lock:
+            hit = self.validations.get(uris.key(uri))
+        return hit[1] if hit is not None else None
 
     def free_replaced(self) -> None:
         """Drop replaced validations (called once diagnostics are published)."""
         self._graveyard.clear()
 
     def validation_for(self, uri: str) -> Any:
-        if uri in self.workspace.text_documents:
+        if self.open_doc(uri) is not None:
             return self.validate_uri(uri)
-        return self.disk_validations.get(uri)
+        return self.disk_validations.get(uris.key(uri))
+
+    def forget_validation(self, uri: str) -> None:
+        """Make the next look at ``uri`` validate again (what it depends on changed)."""
+        with self.lock:
+            self.validations.pop(uris.key(uri), None)
 
     def forget(self, uri: str) -> None:
+        """Drop what is kept for a document (on close and save): nothing outlives it."""
         with self.lock:
-            self.validations.pop(uri, None)
-            self.last_good.pop(uri, None)
+            self.validations.pop(uris.key(uri), None)
+            self.last_good.pop(uris.key(uri), None)
+        if self.runs is not None:
+            self.runs.forget(uri)
 
 
 def create_server() -> EvalensServer:

@@ -25,8 +25,8 @@ def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.Com
     fmt = result.format
     if fmt is None:
         return None
-    text_doc = ls.workspace.get_text_document(uri)
-    source = text_doc.source
+    text_doc = ls.open_doc(uri)
+    source = text_doc.source if text_doc is not None else (result.doc.text if result.doc is not None else "")
     lines = result.doc.lines if result.doc is not None else source.split("\n")
     line, col = from_position(lines, position, ls.encoding)
     snippets = ls.snippets

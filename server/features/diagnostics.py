@@ -10,10 +10,11 @@ import gc
 from pathlib import Path
 from typing import Any
 
-from evalens.server.convert import to_diagnostic
+from evalens.server import uris
+from evalens.server.convert import SOURCE, to_diagnostic
 from evalens.server.server import EvalensServer, log
 from lsprotocol import types
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 
 def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:
@@ -24,6 +25,14 @@ def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:
     extra = ls.runs.diagnostics_for(result.path) if ls.runs is not None and result is not None else []
     uri = from_fs_path(result.path) if result is not None else None
     return [to_diagnostic(p, lines, ls.encoding, uri) for p in (result.problems if result else [])] + extra
+
+
+def cannot_validate(exc: BaseException) -> types.Diagnostic:
+    """The one diagnostic of a document the server failed on: it says why, and old ones do not linger."""
+    return types.Diagnostic(
+        range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1)),
+        message=f"evalens could not validate this file ({type(exc).__name__}: {str(exc)[:300]}).",
+        severity=types.DiagnosticSeverity.Error, code="internal", source=SOURCE)
 
 
 def publish(ls: EvalensServer, uri: str, result: Any, version: int | None) -> None:
@@ -42,11 +51,14 @@ def refresh(ls: EvalensServer, uri: str) -> None:
     gc.disable()
     try:
         try:
-            result = ls.validate_uri(uri)
-        except Exception:  # noqa: BLE001 - never let one bad document kill the server
+            on_validated(ls, uri, ls.validate_uri(uri))
+        except Exception as exc:  # noqa: BLE001 - never let one bad document kill the server
             log.exception("validation failed for %s", uri)
-            return
-        on_validated(ls, uri, result)
+            if not ls.client_pulls:
+                doc = ls.open_doc(uri)
+                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                    uri=doc.uri if doc else uri, version=doc.version if doc else None,
+                    diagnostics=[cannot_validate(exc)]))
     finally:
         if enabled:
             gc.enable()
@@ -63,16 +75,25 @@ def _enable_gc_after_reply() -> None:
 
 def on_validated(ls: EvalensServer, uri: str, result: Any) -> None:
     if not ls.client_pulls:
-        doc = ls.workspace.text_documents.get(uri)
-        publish(ls, uri, result, doc.version if doc else None)
+        doc = ls.open_doc(uri)
+        publish(ls, doc.uri if doc else uri, result, doc.version if doc else None)
 
 
-def revalidate_open(ls: EvalensServer, except_uri: str | None = None) -> None:
-    with ls.lock:
-        ls.validations.clear()
-    for uri in list(ls.workspace.text_documents):
-        if uri != except_uri:
-            refresh(ls, uri)
+def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path | None = None) -> None:
+    """Re-validate open documents: all of them, or (``root``) only those of one package, the only ones
+    whose cross-file checks can see an edit there (a case ``name:`` feeds its package's duplicate check)."""
+    from evalens.runner.index import find_package_root
+
+    skip = uris.key(except_uri) if except_uri else None
+    for uri in ls.open_uris():
+        if uris.key(uri) == skip:
+            continue
+        if root is not None:
+            path = uris.path_of(uri)
+            if not path or find_package_root(Path(path)) != root:
+                continue
+        ls.forget_validation(uri)
+        refresh(ls, uri)
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
         ls.workspace_diagnostic_refresh(None)
 
@@ -88,10 +109,10 @@ def _revalidate_disk(ls: EvalensServer) -> None:
     from evalens.runner.validate import validate_file
 
     with ls.lock:
-        uris = list(ls.disk_validations)
-    for uri in uris:
-        path = to_fs_path(uri)
-        if not path or uri in ls.workspace.text_documents:
+        known = list(ls.disk_validations.items())
+    for key, old in known:
+        path, uri = old.path, uris.uri_of(old.path)
+        if not uri or ls.open_doc(key) is not None or not uris.is_regular_file(path):
             continue
         try:
             result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings(), ls.tuning_for(path))
@@ -99,7 +120,7 @@ def _revalidate_disk(ls: EvalensServer) -> None:
             log.exception("re-validation failed for %s", path)
             continue
         with ls.lock:
-            ls.disk_validations[uri] = result
+            ls.disk_validations[key] = result
         if not ls.client_pulls:
             publish(ls, uri, result, None)
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
@@ -124,24 +145,27 @@ def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: EvalensServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        ls.disk_validations.pop(uri, None)
+        ls.disk_validations.pop(uris.key(uri), None)
         refresh(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: EvalensServer, params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
-        before = ls.validations.get(uri)
-        old_names = _case_names(before[1]) if before else ()
-        path = to_fs_path(uri)
+        old_names = _case_names(ls.cached_validation(uri))
+        path = uris.path_of(uri)
         refresh(ls, uri)
-        after = ls.validations.get(uri)
-        if path and after and _case_names(after[1]) != old_names:
+        after = ls.cached_validation(uri)
+        if path and after and _case_names(after) != old_names:
+            from evalens.runner.index import find_package_root
+
             ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
-            revalidate_open(ls, except_uri=uri)
+            root = find_package_root(Path(path))
+            if root is not None:
+                revalidate_open(ls, except_uri=uri, root=root)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: EvalensServer, params: types.DidSaveTextDocumentParams) -> None:
-        path = to_fs_path(params.text_document.uri)
+        path = uris.path_of(params.text_document.uri)
         if path:
             ls.indexes.invalidate(Path(path))
         ls.forget(params.text_document.uri)
@@ -160,12 +184,12 @@ def register(server: EvalensServer) -> None:
 
         config_changed = False
         for change in params.changes:
-            path = to_fs_path(change.uri)
+            path = uris.path_of(change.uri)
             if path:
                 ls.indexes.invalidate(Path(path))
                 config_changed |= Path(path).name in CONFIG_NAMES
             if change.type == types.FileChangeType.Deleted:
-                ls.disk_validations.pop(change.uri, None)
+                ls.disk_validations.pop(uris.key(change.uri), None)
         ls.configs.forget()  # a config file may have appeared or vanished
         revalidate_open(ls)
         if config_changed:
@@ -179,15 +203,14 @@ def register(server: EvalensServer) -> None:
         enabled = gc.isenabled()
         gc.disable()  # as in ``refresh``: collect after the report is sent, not before
         try:
-            result = ls.validation_for(uri)
-            if result is None and uri not in ls.workspace.text_documents:
-                path = to_fs_path(uri)
-                if path and Path(path).is_file():
-                    from evalens.runner.validate import validate_file
-
-                    result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings(),
-                                           ls.tuning_for(path))
-            return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
+            try:
+                result = ls.validation_for(uri)
+                if result is None:  # neither open nor scanned: the file on disk, if it is a regular file
+                    result = ls.validate_uri(uri)
+                return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
+            except Exception as exc:  # noqa: BLE001 - one diagnostic saying why beats an error response
+                log.exception("validation failed for %s", uri)
+                return types.FullDocumentDiagnosticReport(items=[cannot_validate(exc)])
         finally:
             if enabled:
                 _enable_gc_after_reply()
@@ -198,8 +221,9 @@ def register(server: EvalensServer) -> None:
         items: list[types.WorkspaceDocumentDiagnosticReport] = []
         with ls.lock:
             disk = dict(ls.disk_validations)
-        for uri, result in disk.items():
-            if uri in ls.workspace.text_documents:
+        for key, result in disk.items():
+            uri = uris.uri_of(result.path)
+            if uri is None or ls.open_doc(key) is not None:
                 continue
             items.append(types.WorkspaceFullDocumentDiagnosticReport(
                 uri=uri, version=None, items=diagnostics_of(ls, result)))

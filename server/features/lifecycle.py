@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 
 from evalens.server.server import EvalensServer, log
 from lsprotocol import types
 
+CLIENT_TIMEOUT = 5.0
+"""Seconds to wait for the client to answer a request of ours at start-up; the scan runs regardless."""
 WATCH_GLOBS = ("**/evals/**", "**/SKILL.md", "**/skill.md", "**/hooks/hooks.json", "**/agents/**",
                "**/tasks.yaml", "**/eval.config.yaml", "**/evalens.toml", "**/.evalens.toml", "**/pyproject.toml")
 
@@ -23,12 +26,13 @@ def register(server: EvalensServer) -> None:
         if ls.cap("workspace.did_change_watched_files.dynamic_registration", False):
             watchers = [types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]
             try:
-                await ls.client_register_capability_async(types.RegistrationParams(registrations=[
-                    types.Registration(id="evalens-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                                       register_options=types.DidChangeWatchedFilesRegistrationOptions(
-                                           watchers=watchers))]))
-            except Exception as exc:  # noqa: BLE001 - a client may refuse; we still work without it
-                log.warning("file watching not registered: %s", exc)
+                await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(
+                    registrations=[types.Registration(
+                        id="evalens-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))])),
+                    CLIENT_TIMEOUT)
+            except Exception as exc:  # noqa: BLE001 - a client may refuse or never answer; we work without it
+                log.warning("file watching not registered: %s", str(exc) or type(exc).__name__)
         ls.configs.set_roots(workspace_roots(ls))
         before = ls.settings.rules, ls.settings.configuration_preference, ls.settings.skill_profile
         await pull_configuration(ls)
@@ -37,6 +41,10 @@ def register(server: EvalensServer) -> None:
 
             revalidate_open(ls)  # documents opened while the settings were on their way
         threading.Thread(target=scan_workspace, args=(ls,), name="evalens-scan", daemon=True).start()
+
+    @server.feature("evalens/stats")
+    def on_stats(ls: EvalensServer, params: object) -> dict[str, int]:
+        return stats(ls)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
@@ -53,8 +61,11 @@ async def pull_configuration(ls: EvalensServer) -> None:
     if not ls.cap("workspace.configuration", False):
         return
     try:
-        result = await ls.workspace_configuration_async(types.ConfigurationParams(
-            items=[types.ConfigurationItem(section="evalens")]))
+        result = await asyncio.wait_for(ls.workspace_configuration_async(types.ConfigurationParams(
+            items=[types.ConfigurationItem(section="evalens")])), CLIENT_TIMEOUT)
+    except TimeoutError:
+        log.warning("the client did not answer workspace/configuration within %gs; using defaults", CLIENT_TIMEOUT)
+        return
     except Exception:  # noqa: BLE001 - clients without workspace/configuration
         return
     if result and isinstance(result[0], dict):
@@ -76,23 +87,25 @@ def scan_workspace(ls: EvalensServer) -> None:
     from pathlib import Path
 
     from evalens.runner.validate import iter_candidate_files, validate_file
+    from evalens.server import uris
     from evalens.server.features.diagnostics import publish
-    from pygls.uris import from_fs_path
 
     started = time.perf_counter()
     count = 0
     try:
         for root in workspace_roots(ls):
             for path in iter_candidate_files([Path(root)]):
-                uri = from_fs_path(str(path))
-                if not uri or uri in ls.workspace.text_documents:
+                uri = uris.uri_of(path)
+                if not uri or ls.open_doc(uri) is not None:
+                    continue
+                if not uris.is_regular_file(path):  # never open a FIFO or a device
                     continue
                 result = validate_file(path, ls.indexes, ls.settings.rule_settings(), ls.tuning_for(str(path)))
                 count += 1
                 if result.format is None and not result.problems:
                     continue
                 with ls.lock:
-                    ls.disk_validations[uri] = result
+                    ls.disk_validations[uris.key(uri)] = result
                 if result.problems and not ls.client_pulls:
                     publish(ls, uri, result, None)
     except Exception:  # noqa: BLE001 - a scan failure must not take the server down
@@ -106,3 +119,22 @@ def scan_workspace(ls: EvalensServer) -> None:
             ls.workspace_diagnostic_refresh(None)
         except Exception:  # noqa: BLE001
             pass
+
+
+def stats(ls: EvalensServer) -> dict[str, int]:
+    """Sizes of everything the server keeps per document or request (``evalens/stats``; tests and the
+    fuzz benchmark check that none grows without bound)."""
+    runs = ls.runs
+    return {
+        "openDocuments": len(ls.workspace.text_documents),
+        "validations": len(ls.validations),
+        "lastGood": len(ls.last_good),
+        "diskValidations": len(ls.disk_validations),
+        "requestFutures": len(ls.protocol._request_futures),
+        "resultTypes": len(ls.protocol._result_types),
+        "graveyard": len(ls._graveyard),
+        "runMemoryFiles": runs.memory.size() if runs is not None else 0,
+        "runPushed": len(runs._pushed) if runs is not None else 0,
+        "caseCache": len(runs._case_cache) if runs is not None else 0,
+        "indexes": len(ls.indexes._by_root),
+    }

@@ -15,9 +15,11 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import run_formats
 from evalens.server.features import run_present as present
@@ -25,6 +27,7 @@ from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.server import EvalensServer
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
 log = logging.getLogger("evalens.server.run")
@@ -92,13 +95,24 @@ class Target:
     package_root: Path | None = None  # what the Test Explorer groups by (``root`` keys memory and runs)
 
 
-def _arg(args: tuple[Any, ...]) -> dict[str, Any]:
-    """Commands take ONE dict argument; ``[uri, name]`` positional is tolerated for hand-written clients."""
+class CommandRefused(JsonRpcException, ValueError):
+    """A command that cannot run on what it was given: LSP ``RequestFailed``, one log line, no traceback."""
+
+    CODE = -32803
+
+
+def _arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
+    """Commands take ONE dict argument; ``[uri, name]`` positional is tolerated for hand-written clients.
+    ``uri`` and ``name`` must be strings (``uri=True``: and ``uri`` must be there)."""
     if args and isinstance(args[0], dict):
-        return args[0]
-    out: dict[str, Any] = {}
-    for key, value in zip(("uri", "name"), args, strict=False):
-        out[key] = value
+        out = dict(args[0])
+    else:
+        out = dict(zip(("uri", "name"), args, strict=False))
+    for key in ("uri", "name"):
+        if out.get(key) is not None and not isinstance(out[key], str):
+            raise JsonRpcInvalidParams(f"`{key}` must be a string, not {type(out[key]).__name__}")
+    if uri and not out.get("uri"):
+        raise JsonRpcInvalidParams("the command needs {\"uri\": ...} (the eval file)")
     return out
 
 
@@ -115,18 +129,12 @@ class Runs:
 
     # ------------------------------------------------------------------------------------ documents
     def _validation(self, uri: str) -> Any:
-        if uri in self.ls.workspace.text_documents:
-            return self.ls.validate_uri(uri)
+        """The open buffer's validation, else the scan's, else the file on disk's (None if none)."""
         found = self.ls.validation_for(uri)
         if found is not None:
             return found
-        path = to_fs_path(uri)
-        if not path or not Path(path).is_file():
-            return None
-        from evalens.runner.validate import validate_file
-
-        return validate_file(Path(path), self.ls.indexes, self.ls.settings.rule_settings(),
-                             self.ls.tuning_for(path))
+        found = self.ls.validate_uri(uri)
+        return found if found.doc is not None or found.problems else None
 
     def _cases(self, validation: Any, format_id: str = RUNNABLE) -> list[Any]:
         """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``); cached
@@ -160,9 +168,15 @@ class Runs:
             return None
         fid = self._format_id(validation)
         if fid in CLI_FORMATS:
-            self.memory.watch(path, fid, lambda: validation.doc.data if validation.doc is not None else None)
+            self.memory.watch(path, fid, partial(self._data_of, str(path)))
             return path
         return package_root_of(path)
+
+    def _data_of(self, path: str) -> Any:
+        """The current data of an eval file (looked up when needed: nothing holds an old document)."""
+        uri = uris.uri_of(path)
+        validation = self._validation(uri) if uri else None
+        return validation.doc.data if validation is not None and validation.doc is not None else None
 
     def _root_of_uri(self, uri: str | None, validation: Any = None) -> Path | None:
         path = to_fs_path(uri) if uri else None
@@ -200,32 +214,41 @@ class Runs:
             log.exception("verdict diagnostics failed for %s", path)
             return []
         if self._pulls_without_refresh():
-            if uri in self.ls.workspace.text_documents:
+            if self.ls.open_doc(uri) is not None:
                 self._push_verdicts(uri, diags)
             return []
         return diags
 
     def _push_verdicts(self, uri: str, diags: list[types.Diagnostic]) -> None:
-        doc = self.ls.workspace.text_documents.get(uri)
-        key = (id(doc), getattr(doc, "version", None), diags)  # a reopened document is a new object
-        if self._pushed.get(uri) == key:
+        doc = self.ls.open_doc(uri)
+        if doc is None:
             return
-        self._pushed[uri] = key
-        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diags))
+        key = (id(doc), getattr(doc, "version", None), diags)  # a reopened document is a new object
+        if self._pushed.get(uris.key(uri)) == key:
+            return
+        self._pushed[uris.key(uri)] = key
+        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=diags))
+
+    def forget(self, uri: str) -> None:
+        """A closed document: nothing of it is kept (its verdicts stay in ``memory``, keyed by path)."""
+        self._pushed.pop(uris.key(uri), None)
+        path = uris.path_of(uri)
+        if path:
+            self._case_cache.pop(path, None)
 
     def _deliver_diagnostics(self, uri: str) -> None:
         """After a verdict: re-publish, push to pull-only clients, or ask pulling clients to re-pull."""
         from evalens.server.features import diagnostics
 
         if self._pulls_without_refresh():
-            if uri in self.ls.workspace.text_documents:
+            if self.ls.open_doc(uri) is not None:
                 self._push_verdicts(uri, self._verdict_diagnostics(uri, self._validation(uri)))
         elif self.ls.client_pulls:
             try:
                 self.ls.workspace_diagnostic_refresh(None)
             except Exception:  # noqa: BLE001
                 log.debug("diagnostic refresh failed", exc_info=True)
-        elif uri in self.ls.workspace.text_documents:
+        elif self.ls.open_doc(uri) is not None:
             diagnostics.refresh(self.ls, uri)
 
     # ------------------------------------------------------------------------------------ lenses
@@ -308,7 +331,7 @@ class Runs:
     def target(self, uri: str, name: str | None) -> Target:
         path = to_fs_path(uri)
         if not path:
-            raise ValueError(f"not a file URI: {uri}")
+            raise CommandRefused(f"not a file URI: {uri}")
         validation = self._validation(uri)
         fid = self._format_id(validation)
         root = self._root(Path(path), validation)
@@ -318,12 +341,12 @@ class Runs:
             if name is None:  # a bare runCase on the file: the whole file when it has such a unit
                 name = next((c.name for c in cases if c.name == ALL), cases[0].name if cases else None)
             if name is None:
-                raise ValueError(f"{path} has no runnable unit (does it parse?)")
+                raise CommandRefused(f"{path} has no runnable unit (does it parse?)")
             case = next((c for c in cases if c.name == name), None)
             return Target(uri, root, name, Path(path), validation, case, fid,
                           run_formats.display_root(fid, Path(path)))
         if root is None or not cases and fid != RUNNABLE:
-            raise ValueError(f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
+            raise CommandRefused(f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
                              "task.md, an evals.json or a trigger eval set)")
         case = next((c for c in cases if name in (None, c.name)), None)
         return Target(uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case)
@@ -349,13 +372,14 @@ class Runs:
         tops = [Path(t) for t in workspace_roots(self.ls)]
         with self.ls.lock:
             known = dict(self.ls.disk_validations)
-        uris = set(known) | set(self.ls.workspace.text_documents)
+        named = {key: uris.uri_of(v.path) for key, v in known.items()}
+        named.update({uris.key(u): u for u in self.ls.open_uris()})  # the open buffer wins over the disk
         out = []
-        for uri in sorted(uris):
-            path = to_fs_path(uri)
-            if not path or tops and not any(Path(path).is_relative_to(t) for t in tops):
+        for key, uri in sorted(named.items()):
+            path = uris.path_of(uri) if uri else None
+            if not uri or not path or tops and not any(Path(path).is_relative_to(t) for t in tops):
                 continue
-            validation = self._validation(uri) if uri in self.ls.workspace.text_documents else known.get(uri)
+            validation = self._validation(uri) if self.ls.open_doc(uri) is not None else known.get(key)
             if self._format_id(validation) in CLI_FORMATS:
                 out.append(uri)
         return out
@@ -641,17 +665,19 @@ class Runs:
                 "plan": plan.model_dump(mode="json")}
 
     def warn_if_unsaved(self, target: Target) -> None:
-        doc = self.ls.workspace.text_documents.get(target.uri)
+        doc = self.ls.open_doc(target.uri)
         if doc is None:
             return
-        try:
-            saved = target.case_file.read_text(encoding="utf-8")
-        except OSError:
-            return
-        if saved != doc.source:
+        saved = uris.read_regular(target.case_file)
+        if saved is not None and saved != doc.source:
             self.ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
                 message=f"evalens runs the saved {target.case_file.name}; save it to include your edits"))
+
+
+async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
+    """Run ``work`` (a workspace walk, file reads) in the server's worker threads, not on the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
 
 
 def register(server: EvalensServer) -> None:
@@ -682,7 +708,7 @@ def register(server: EvalensServer) -> None:
 
     @server.command("evalens.runCase")
     async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        a = _arg(args)
+        a = _arg(args, uri=True)
         target = runs.target(a["uri"], a.get("name"))
         if a.get("dryRun"):
             return await runs.dry_run(target)
@@ -698,7 +724,7 @@ def register(server: EvalensServer) -> None:
 
     @server.command("evalens.runFile")
     async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        uri = _arg(args)["uri"]
+        uri = _arg(args, uri=True)["uri"]
         validation = runs._validation(uri)
         if validation is not None and validation.format is not None and validation.format.id == CONFIG:
             root = package_root_of(Path(to_fs_path(uri) or ""))
@@ -714,12 +740,15 @@ def register(server: EvalensServer) -> None:
         validation = runs._validation(uri) if uri else None
         if uri and runs._format_id(validation) in CLI_FORMATS:
             return await run_many(ls, runs.file_targets(uri, whole=True))
-        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
-        roots = [root] if root else runs.workspace_packages()
-        targets = [t for r in roots for t in runs._package_targets(r)]
-        if not uri:
-            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
-        return await run_many(ls, targets)
+        def collect() -> list[Target]:
+            root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+            roots = [root] if root else runs.workspace_packages()
+            targets = [t for r in roots for t in runs._package_targets(r)]
+            if not uri:
+                targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
+            return targets
+
+        return await run_many(ls, await off_loop(ls, collect))
 
     @server.command("evalens.cancelRun")
     def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
@@ -731,8 +760,12 @@ def register(server: EvalensServer) -> None:
         return {"cancelled": runs.cancel(root, a.get("name"))}
 
     @server.command("evalens.discoverCases")
-    def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        """Walks the workspace in a worker thread: a large root took the loop for seconds."""
         uri = _arg(args).get("uri")
+        return await off_loop(ls, lambda: discover(uri))
+
+    def discover(uri: str | None) -> list[dict[str, Any]]:
         if uri:
             validation = runs._validation(uri)
             if validation is not None and validation.format is not None and validation.format.id == CONFIG:
@@ -746,8 +779,11 @@ def register(server: EvalensServer) -> None:
         return [runs.discovered(t) for t in targets]
 
     @server.command("evalens.lastReport")
-    def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    async def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         uri = _arg(args).get("uri")
+        return await off_loop(ls, lambda: newest_result(uri))
+
+    def newest_result(uri: str | None) -> dict[str, Any] | None:
         fid = runs._format_id(runs._validation(uri)) if uri else None
         if uri and fid in CLI_FORMATS:
             files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
@@ -763,7 +799,7 @@ def register(server: EvalensServer) -> None:
     @server.command("evalens.showResult")
     def show_result(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
-        a = _arg(args)
+        a = _arg(args, uri=True)
         target = runs.target(a["uri"], a.get("name"))
         record = runs.memory.get(target.root, target.name)
         if record is None:

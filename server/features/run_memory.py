@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 MAX_REPORTS = 50  # how far back to look for a case's last verdict
+MAX_TRACKED = 1024  # eval files and package roots whose result files are tracked (least recently used go)
 STALE_AFTER = 1.0  # seconds between two full looks at another format's result files
 
 
@@ -84,20 +86,30 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
     return found
 
 
+def _trim(table: OrderedDict[str, Any]) -> None:
+    while len(table) > MAX_TRACKED:
+        table.popitem(last=False)
+
+
 class Memory:
     """Thread-safe store of case records per package root (the workspace scan runs in a thread)."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._records: dict[tuple[str, str], CaseRecord] = {}
-        self._seen: dict[str, tuple[float, Any]] = {}  # root -> (checked at, reports dir mtime)
-        self._files: dict[str, tuple[str, Callable[[], Any]]] = {}  # eval file -> (format id, its data)
+        self._seen: OrderedDict[str, tuple[float, Any]] = OrderedDict()  # root -> (checked at, stamp)
+        self._files: OrderedDict[str, tuple[str, Callable[[], Any]]] = OrderedDict()  # file -> (format, data)
 
     def watch(self, file: Path, format_id: str, data: Callable[[], Any]) -> None:
         """Key records of ``file`` by the file itself and restore them from its format's result files
-        (``run_formats``): skilljack results JSON, ``grading.json``."""
+        (``run_formats``): skilljack results JSON, ``grading.json``.
+
+        ``data`` must fetch the file's current data when called, not hold a parsed document: this table
+        outlives documents (a closure over each version's tree once kept gigabytes alive)."""
         with self._lock:
             self._files[str(file)] = (format_id, data)
+            self._files.move_to_end(str(file))
+            _trim(self._files)
 
     def _refresh_file(self, file: Path, format_id: str, data: Callable[[], Any]) -> None:
         from evalens.server.features import run_formats
@@ -112,6 +124,7 @@ class Memory:
         stamp = run_formats.stamp(format_id, file)  # rewritten ones within a second
         with self._lock:
             self._seen[key] = (now, (quick, stamp))
+            _trim(self._seen)
             if seen is not None and seen[1][1] == stamp:
                 return
         loaded = run_formats.restore(format_id, file, data()) if stamp else {}
@@ -137,12 +150,18 @@ class Memory:
             if seen is not None and seen[1] == stamp:
                 return
             self._seen[key] = (now, stamp)
+            _trim(self._seen)
         loaded = read_reports(root) if stamp else {}
         with self._lock:
             for name, record in loaded.items():
                 current = self._records.get((key, name))
                 if current is None or record.finished_at > current.finished_at:
                     self._records[(key, name)] = record
+
+    def size(self) -> int:
+        """How many eval files and roots are remembered (bounded: see ``watch``)."""
+        with self._lock:
+            return len(self._files) + len(self._seen)
 
     def get(self, root: Path, name: str) -> CaseRecord | None:
         self._refresh(root)

@@ -1,0 +1,68 @@
+"""URIs and files, in one place: how a URI names a document, and how a file is read without blocking.
+
+pygls keys open documents by the *unquoted* URI (``file:///space dir ü/a.yaml``) while clients and
+``from_fs_path`` send the quoted one (``file:///space%20dir%20%C3%BC/a.yaml``): every comparison of the two
+spellings goes through :func:`key`. Files are read only when ``os.stat`` says they are regular and small:
+opening a FIFO at an eval path would block the event loop forever.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from urllib.parse import unquote
+
+from pygls.uris import from_fs_path, to_fs_path
+
+MAX_READ = 4 * 1024 * 1024
+"""Bytes read from disk at most (the parser refuses files over 2 MB anyway and says so)."""
+
+
+def key(uri: str) -> str:
+    """The identity of a document: the same for every spelling of its URI (as pygls keys open documents)."""
+    return unquote(uri)
+
+
+def path_of(uri: str) -> str | None:
+    """The file system path of a ``file:`` URI, else None (never raises on a malformed URI)."""
+    try:
+        return to_fs_path(uri)
+    except Exception:  # noqa: BLE001 - a hostile URI is no path
+        return None
+
+
+def uri_of(path: str | Path) -> str | None:
+    try:
+        return from_fs_path(str(path))
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def is_regular_file(path: str | Path) -> bool:
+    """``Path.is_file`` that never raises (names over 255 bytes, NUL bytes, permission errors)."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def read_regular(path: str | Path) -> str | None:
+    """The text of a regular file (FIFOs, devices and sockets are never opened), or None."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as f:
+            raw = f.read(MAX_READ + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return None
