@@ -44,8 +44,13 @@ def to_range(span: Span, lines: list[str], encoding: str) -> types.Range:
 
 
 def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple[int, int]:
-    text = lines[pos.line] if 0 <= pos.line < len(lines) else ""
-    return pos.line, col_from_client(text, pos.character, encoding)
+    """A client position in code points, clamped into the document as the LSP spec says (a line past the
+    end means the end of the document; a character past the line, the end of the line)."""
+    if not lines:
+        return 0, 0
+    if pos.line >= len(lines):
+        return len(lines) - 1, len(lines[-1])
+    return pos.line, col_from_client(lines[pos.line], pos.character, encoding)
 
 
 def code_description(code: str) -> types.CodeDescription | None:

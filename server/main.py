@@ -23,5 +23,4 @@ def main(argv: list[str]) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-        return server.exit_code
-    return 0
+    return server.exit_code

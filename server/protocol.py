@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 import cattrs
+from evalens.server import uris
 from evalens.server.transport import Frame, FrameReader, stdin_source
 from lsprotocol import types
 from pygls.exceptions import (
@@ -68,6 +69,9 @@ def describe(exc: BaseException) -> str:
             leaves.append(str(e))
     text = "; ".join(re.sub(r"_([a-z])", lambda m: m.group(1).upper(), w) for w in where[:5])
     return text + (f" ({' '.join(leaves[:3])})" if leaves else "")
+
+
+_NEEDS_OPEN = {types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE}
 
 
 def _valid_id(value: Any) -> bool:
@@ -147,6 +151,10 @@ class EvalensProtocol(LanguageServerProtocol):
             log.warning("%s", why)
             if has_id:
                 self._reply_error(msg_id, JsonRpcInvalidParams(why))
+            return
+        if method in _NEEDS_OPEN and self.workspace.text_documents.get(
+                uris.key(message.params.text_document.uri)) is None:
+            log.warning("ignored %s for %s: the document is not open", method, message.params.text_document.uri[:200])
             return
         if method == types.INITIALIZE:
             self.initialize_seen = True
@@ -272,12 +280,13 @@ def parent_alive(pid: int) -> bool:
         return True
 
 
-async def serve(server: Any, fd: int) -> int:
-    """Read frames from ``fd`` until ``exit`` (or end of stream, or the editor's death); the exit code."""
+async def serve(server: Any, fd: int | None = None, read: Any = None) -> int:
+    """Read frames from ``fd`` (or the ``read()`` coroutine function) until ``exit``, end of stream or the
+    editor's death; the exit code."""
     proto: EvalensProtocol = server.protocol
     loop = asyncio.get_running_loop()
     proto.stopped = loop.create_future()
-    reader = FrameReader(stdin_source(fd, loop))
+    reader = FrameReader(read if read is not None else stdin_source(fd, loop))
     while proto.exit_code is None:
         frame_task = asyncio.ensure_future(reader.next())
         await asyncio.wait({frame_task, proto.stopped}, return_when=asyncio.FIRST_COMPLETED)

@@ -113,6 +113,35 @@ class EvalensServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def start_tcp(self, host: str, port: int) -> None:
+        """One client over TCP (debugging), with the same framing and lifecycle as stdio."""
+        import asyncio
+
+        from evalens.server.protocol import serve
+
+        self._stop_event = threading.Event()
+
+        async def main() -> int:
+            done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+
+            async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+                self.protocol.set_writer(writer)  # type: ignore[arg-type]
+                code = await serve(self, read=lambda: reader.read(65536))
+                writer.close()
+                if not done.done():
+                    done.set_result(code)
+
+            async with await asyncio.start_server(connection, host, port):
+                log.info("serving on %s:%s", host, port)
+                return await done
+
+        try:
+            self.exit_code = asyncio.run(main())
+        except KeyboardInterrupt:
+            self.exit_code = 130
+        finally:
+            self.shutdown()
+
     def shutdown(self) -> None:
         """Stop without waiting for worker threads (a long discovery must not hold up the exit)."""
         if self._stop_event is not None:

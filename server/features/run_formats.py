@@ -63,9 +63,13 @@ def _snippet(text: Any) -> str | None:
 
 
 def _load_json(path: Path) -> Any:
+    """A result file's data, or None (a FIFO is never opened; deep nesting is no crash)."""
+    from evalens.server.uris import read_regular
+
+    text = read_regular(path)
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return None
 
 

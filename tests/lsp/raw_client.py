@@ -25,12 +25,20 @@ def frame(body: bytes | str, length: int | None = None, header: str = "Content-L
 class RawServer:
     """One server process; every message it writes lands in ``messages`` (a reader thread parses them)."""
 
-    def __init__(self, cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path | None = None, env: dict[str, str] | None = None, keep: bool = True) -> None:
         self.stderr_file = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([sys.executable, "-m", "evalens", "lsp"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self.stderr_file, cwd=cwd or REPO, env=env)
+        self.keep = keep  # False: only the bookkeeping below (long fuzz runs), not every message
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.received: list[dict[str, Any]] = []
+        self.answered: dict[Any, float] = {}  # response id -> arrival (monotonic)
+        self.errors: dict[Any, int] = {}  # response id -> error code
+        self.published: dict[str, int] = {}  # uri -> publishDiagnostics count
+        self.auto_answer = False  # answer the server's requests from the reader thread
+        self.want: set[Any] = set()  # response ids whose whole message is kept in ``kept`` (keep=False)
+        self.kept: dict[Any, dict[str, Any]] = {}
+        self._write_lock = threading.Lock()
         self._ids = itertools.count(1)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -51,19 +59,36 @@ class RawServer:
                     length = int(value.strip())
             if length is None:
                 continue
-            self.inbox.put(json.loads(out.read(length)))
+            message = json.loads(out.read(length))
+            if "method" not in message:
+                self.answered[message.get("id")] = time.monotonic()
+                if "error" in message:
+                    self.errors[message.get("id")] = message["error"].get("code")
+                if message.get("id") in self.want:
+                    self.kept[message.get("id")] = message
+            elif message["method"] == "textDocument/publishDiagnostics":
+                uri = message["params"]["uri"]
+                self.published[uri] = self.published.get(uri, 0) + 1
+            elif "id" in message and self.auto_answer:
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+            if self.keep:
+                self.inbox.put(message)
 
     # ------------------------------------------------------------------------------------ sending
     def send_raw(self, data: bytes) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(data)
-        self.proc.stdin.flush()
+        with self._write_lock:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
 
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(frame(json.dumps(message)))
 
+    def next_id(self) -> int:
+        return next(self._ids) + 1000
+
     def request(self, method: str, params: Any = None, *, omit_params: bool = False) -> int:
-        msg_id = next(self._ids) + 1000
+        msg_id = self.next_id()
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
         if not omit_params:
             message["params"] = params
@@ -97,6 +122,20 @@ class RawServer:
             if message.get("id") == msg_id and "method" not in message:
                 return message
 
+    def call_kept(self, method: str, params: Any = None, timeout: float = 10) -> dict[str, Any]:
+        """``call`` for a server that does not keep every message (``keep=False``)."""
+        msg_id = self.next_id()
+        self.want.add(msg_id)
+        self.send({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        deadline = time.monotonic() + timeout
+        while msg_id not in self.kept:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no response to {method}")
+            time.sleep(0.005)
+        self.want.discard(msg_id)
+        self.answered.pop(msg_id, None)
+        return self.kept.pop(msg_id)
+
     def call(self, method: str, params: Any = None, timeout: float = 10, **kw: Any) -> dict[str, Any]:
         return self.response(self.request(method, params, **kw), timeout)
 
@@ -118,6 +157,14 @@ class RawServer:
     # ------------------------------------------------------------------------------------ ending
     def wait(self, timeout: float = 10) -> int:
         return self.proc.wait(timeout)
+
+    def rss_kb(self) -> int:
+        """The server's resident set size now (0 when unknown)."""
+        try:
+            with open(f"/proc/{self.proc.pid}/status") as f:
+                return next((int(line.split()[1]) for line in f if line.startswith("VmRSS:")), 0)
+        except OSError:
+            return 0
 
     def stderr(self) -> str:
         self.stderr_file.seek(0)

@@ -238,3 +238,13 @@ def test_scan_runs_when_the_client_never_answers_configuration(tmp_path: Path):
         else:
             raise AssertionError("the start-up scan never ran")
         assert any(m.get("method") == "workspace/configuration" for m in s.received)
+
+
+def test_changes_to_documents_that_are_not_open_are_ignored(server: RawServer):
+    ghost = "file:///nonexistent/ghost/evals/cases/g.yaml"
+    server.notify("textDocument/didChange", {"textDocument": {"uri": ghost, "version": 2},
+                                             "contentChanges": [{"text": "name: g\n"}]})
+    server.notify("textDocument/didClose", {"textDocument": {"uri": ghost}})
+    assert "result" in server.call("evalens/stats")
+    assert not [m for m in server.notifications("window/showMessage") if "Error in server" in m["params"]["message"]]
+    assert "is not open" in server.stderr()
