@@ -267,6 +267,8 @@ class ConfigCache:
         path, found = self._walk(start)
         if self.ttl > 0:
             with self._lock:
+                if len(self._resolved) >= 4096:  # a long session sees many folders: stay bounded
+                    self._resolved.clear()
                 self._resolved[start] = (time.monotonic(), path)
         return found
 

@@ -32,6 +32,17 @@ def path_of(uri: str) -> str | None:
         return None
 
 
+def usable_path(uri: str) -> str | None:
+    """The path of ``uri`` if the file system can even look it up (no NUL, no component over 255 bytes,
+    at most 4,096 bytes), else None: ``Path.is_dir`` raises instead of answering False on such names."""
+    path = path_of(uri)
+    if not path or "\x00" in path or len(os.fsencode(path)) > 4096:
+        return None
+    if any(len(os.fsencode(part)) > 255 for part in Path(path).parts):
+        return None
+    return path
+
+
 def uri_of(path: str | Path) -> str | None:
     try:
         return from_fs_path(str(path))

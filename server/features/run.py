@@ -113,6 +113,8 @@ def _arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
             raise JsonRpcInvalidParams(f"`{key}` must be a string, not {type(out[key]).__name__}")
     if uri and not out.get("uri"):
         raise JsonRpcInvalidParams("the command needs {\"uri\": ...} (the eval file)")
+    if out.get("uri") and uris.usable_path(out["uri"]) is None:
+        raise CommandRefused(f"not a usable file URI: {out['uri'][:200]}")
     return out
 
 

@@ -16,7 +16,7 @@ from tests.lsp.fuzz import Fuzzer
 SECONDS = float(os.environ.get("EVALENS_FUZZ_SECONDS", "90"))
 SEED = int(os.environ.get("EVALENS_FUZZ_SEED", "16"))
 RSS_LIMIT_MB = 400
-DEADLINE = 10.0
+DEADLINE = 15.0
 
 
 @pytest.mark.fuzz

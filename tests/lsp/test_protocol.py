@@ -75,6 +75,10 @@ def test_bad_command_arguments_are_invalid_params(server: RawServer):
     for args in ([42], ["not a uri", 7], [{"uri": 42}], [{"name": "x"}]):
         reply = server.call("workspace/executeCommand", {"command": "evalens.runCase", "arguments": args})
         assert reply["error"]["code"] in (-32602, -32803), (args, reply)
+    long_name = "file:///" + "a" * 300 + "/evals/cases/x.yaml"  # ENAMETOOLONG: Path.is_dir raises
+    for command in ("evalens.lastReport", "evalens.runAll", "evalens.discoverCases", "evalens.runCase"):
+        reply = server.call("workspace/executeCommand", {"command": command, "arguments": [{"uri": long_name}]})
+        assert reply["error"]["code"] == -32803, (command, reply)
     reply = server.call("workspace/executeCommand", {"command": "no.such.command", "arguments": []})
     assert reply["error"]["code"] == -32602
 
