@@ -331,7 +331,7 @@ class _UnknownKeys:
                     unknown += 1
                     if unknown <= MAX_UNKNOWN_KEYS:
                         self.out.append(_unknown_key_problem(self.doc, (*path, key), key, list(props),
-                                                             Severity.WARNING, _kspan))
+                                                             Severity.WARNING, key_span=_kspan))
             if unknown > MAX_UNKNOWN_KEYS:
                 self.out.append(_more_unknown_keys(self.doc, path, unknown - MAX_UNKNOWN_KEYS, Severity.WARNING))
         elif node.kind == "seq":
