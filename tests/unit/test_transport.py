@@ -7,7 +7,6 @@ import asyncio
 import json
 
 import pytest
-
 from evalens.server import transport
 from evalens.server.transport import Frame, FrameReader
 
