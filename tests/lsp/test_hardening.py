@@ -149,7 +149,7 @@ def test_memory_is_released_after_close(tmp_path: Path):
                 s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
                                                     "contentChanges": [{"text": CASE.format(name=f"c{i}-{v}")}]})
             tasks = (tmp_path / f"p{i}" / "tasks.yaml").as_uri()
-            _open(s, tasks, "tasks:\n  - id: t1\n    prompt: Do the thing in detail.\n")
+            _open(s, tasks, "skill: greeting\ntasks:\n  - id: t1\n    prompt: Give the new teammate a warm welcome.\n    deterministic:\n      expect_marker: GREETING_SUCCESS\n")
             s.call("textDocument/codeLens", {"textDocument": {"uri": tasks}})
             s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
             s.notify("textDocument/didClose", {"textDocument": {"uri": tasks}})
