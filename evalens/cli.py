@@ -74,17 +74,29 @@ def _dispatch(args: list[str]) -> int:
         from evalens.runner.cli_schema import main as schema_main
 
         return schema_main(rest)
-    if command == "eval":
-        from evalens.runner.cli_eval import main as eval_main
-
-        return eval_main(rest)
-    if command == "run":
-        from evalens.runner.cli_run import main as run_main
-
-        return run_main(rest)
+    if command in {"eval", "run"}:
+        return _run_command(command, rest)
     if command == "doctor":
         from evalens.runner.cli_doctor import main as doctor_main
 
         return doctor_main(rest)
     print(f"evalens: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
     return 2
+
+
+def _run_command(command: str, rest: list[str]) -> int:
+    """``eval`` / ``run``: a signal at any moment ends them with one line and the conventional 128+n."""
+    from evalens.runner.interrupts import Interrupted, install
+
+    install()
+    try:
+        if command == "eval":
+            from evalens.runner.cli_eval import main as eval_main
+
+            return eval_main(rest)
+        from evalens.runner.cli_run import main as run_main
+
+        return run_main(rest)
+    except Interrupted as exc:
+        print(f"evalens {command}: interrupted", file=sys.stderr)
+        return exc.exit_code

@@ -155,19 +155,24 @@ def process_tree(root_pid: int) -> set[int]:
     return found
 
 
-def kill_tree(root_pid: int) -> list[int]:
-    """SIGKILL the process group and every process of the tree (repeated until nothing is left)."""
+def kill_tree(root_pid: int, known: set[int] | None = None) -> list[int]:
+    """SIGKILL the process group and every process of the tree, plus ``known`` pids seen earlier (orphans a
+    dying parent left to init). Each round stops what it finds first, so nothing forks away meanwhile."""
     killed: list[int] = []
+    seen = set(known or ())
     for _ in range(5):
-        pids = process_tree(root_pid)
+        live = _proc_table()
+        pids = process_tree(root_pid) | {p for p in seen if p in live}
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(root_pid, signal.SIGKILL)
         if not pids:
             break
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
+        for sig in (signal.SIGSTOP, signal.SIGKILL):
+            for pid in pids:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, sig)
+        killed.extend(pids)
+        seen |= pids
         time.sleep(0.02)
     return killed
 
@@ -223,18 +228,20 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
                for n, p in (("stdout", stdout), ("stderr", stderr))]
     timed_out = False
     killed: list[int] = []
+    known: set[int] = set()
     try:
         try:
             await asyncio.wait_for(proc.wait(), timeout=timeout)
         except TimeoutError:
             timed_out = True
+            known = process_tree(proc.pid)  # before SIGTERM: a dying parent hands its children to init
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), timeout=KILL_GRACE_SECONDS)
     finally:
         # Always: on timeout, on cancellation, and after a normal exit (background children of tool calls).
-        killed = kill_tree(proc.pid)
+        killed = kill_tree(proc.pid, known)
         try:
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):

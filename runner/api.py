@@ -693,10 +693,6 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         ctx.emit(None, "report", "report path", report_path=str(report_path))
     for warning in ctx.plan.warnings:
         ctx.emit(None, "plan", warning)
-    ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
-    from evalens.runner.sandbox import sweep_stale_sandboxes
-
-    await asyncio.to_thread(sweep_stale_sandboxes)
     for case, _path in ctx.cases:
         for i in range(1, request.runs + 1):
             ctx.records[(case.name, i)] = _RunRecord()
@@ -706,9 +702,14 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         async with semaphore:
             await _run_case(ctx, case, path, index)
 
-    tasks = [asyncio.create_task(guarded(c, p, i)) for c, p in ctx.cases for i in range(1, request.runs + 1)]
+    tasks: list[asyncio.Task] = []
     interrupted = False
-    try:
+    try:  # from here on an interruption still writes a report (interrupted: true)
+        ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
+        from evalens.runner.sandbox import sweep_stale_sandboxes
+
+        await asyncio.to_thread(sweep_stale_sandboxes)
+        tasks = [asyncio.create_task(guarded(c, p, i)) for c, p in ctx.cases for i in range(1, request.runs + 1)]
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
         interrupted = True

@@ -1,7 +1,8 @@
 """``evalens eval``: a thin command line over :mod:`evalens.runner.api`.
 
 Exit codes: 0 every case passed (or was skipped), 1 a case failed or errored, 2 usage/config error (nothing
-started), 130 interrupted (a partial report is still written).
+started), 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (once the run started, a partial report with
+``interrupted: true`` is still written).
 """
 
 from __future__ import annotations
@@ -122,34 +123,6 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
     return await run_cases(request, on_progress=on_progress)
 
 
-def _run_with_sigint(coro: Any) -> tuple[Any, bool]:
-    """Run ``coro``; SIGINT cancels it (the runner then cleans up and writes a partial report)."""
-    loop = asyncio.new_event_loop()
-    task = loop.create_task(coro)
-    interrupted = False
-
-    def on_sigint() -> None:
-        nonlocal interrupted
-        if interrupted:  # a second Ctrl-C must not abort the cleanup the first one started
-            print("evalens eval: still cleaning up (killing agents, removing sandboxes)…", file=sys.stderr)
-            return
-        interrupted = True
-        task.cancel()
-
-    try:
-        loop.add_signal_handler(signal.SIGINT, on_sigint)
-        loop.add_signal_handler(signal.SIGTERM, on_sigint)
-    except (NotImplementedError, RuntimeError):
-        pass
-    try:
-        return loop.run_until_complete(task), False
-    except asyncio.CancelledError:
-        return None, True
-    finally:
-        loop.run_until_complete(loop.shutdown_asyncgens())
-        loop.close()
-
-
 def main(argv: list[str]) -> int:
     if argv[:1] == ["diff"]:
         return _diff(argv[1:])
@@ -200,22 +173,27 @@ def main(argv: list[str]) -> int:
 
     holder: dict[str, Any] = {}
     view = ProgressView()
+    from evalens.runner.interrupts import run_interruptibly
+
     try:
         with view:
-            outcome, interrupted = _run_with_sigint(_run(request, view, holder))
+            outcome, signum = run_interruptibly(_run(request, view, holder), "evalens eval")
     except RunError as exc:
         print(f"evalens eval: {exc}", file=sys.stderr)
         return exc.exit_code
-    if interrupted:
+    if outcome is None:
         path = holder.get("report_path")
         print(f"evalens eval: interrupted; partial report: {path}" if path else "evalens eval: interrupted",
               file=sys.stderr)
-        return 130
+        return 128 + (signum or signal.SIGINT)
     print_summary(outcome.results, outcome.report_path)
     for result in outcome.results:
         if result.sandbox_path:
             print(f"kept sandbox for {result.name}: {result.sandbox_path}", file=sys.stderr)
     if args.json and outcome.report is not None:
         print(outcome.report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
+    if signum is not None:  # arrived after the last case finished: the report is complete
+        print("evalens eval: interrupted after the run finished", file=sys.stderr)
+        return 128 + signum
     bad = any(r.verdict in ("FAIL", "ERROR") for r in outcome.results)
     return 1 if bad else 0

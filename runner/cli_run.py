@@ -1277,11 +1277,14 @@ def main(argv: list[str]) -> int:
     if args.no_judge and fmt in ("skill-creator-evals", "writing-skills-evals"):
         print("evalens run: grading evals.json needs the judge; --no-judge is not available here", file=sys.stderr)
         return EXIT_USAGE
+    from evalens.runner.interrupts import run_interruptibly
+
     try:
-        return asyncio.run(_RUNNERS[fmt](file, fmt, args))
+        code, signum = run_interruptibly(_RUNNERS[fmt](file, fmt, args), "evalens run")
     except UsageError as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except KeyboardInterrupt:
+    if signum is not None:  # the agents are dead and their sandboxes gone
         print("evalens run: interrupted", file=sys.stderr)
-        return 130
+        return 128 + signum
+    return code

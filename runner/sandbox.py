@@ -84,7 +84,7 @@ def safe_join(base: Path, rel: str, *, what: str) -> Path:
 
 
 _LOCKS: dict[Path, int] = {}
-STALE_AFTER_SECONDS = 300
+STALE_AFTER_SECONDS = 10  # only closes the race between mkdtemp and taking the lock; the lock tells the rest
 
 
 def _lock(root: Path) -> None:
@@ -134,11 +134,13 @@ def sweep_stale_sandboxes(min_age: float = STALE_AFTER_SECONDS) -> list[Path]:
             removed.append(root)
         finally:
             os.close(fd)
-    for side in Path(_short_tmp()).glob("evb-*"):  # bridge socket folders of deep sandbox dirs
-        with contextlib.suppress(OSError):
-            if now - side.stat().st_mtime >= min_age and not any(side.iterdir()):
-                side.rmdir()
+        for side in Path(_short_tmp()).glob(f"{_side_prefix(root)}*"):  # its bridge folder (deep sandbox dirs)
+            shutil.rmtree(side, ignore_errors=True)
     return removed
+
+
+def _side_prefix(root: Path) -> str:
+    return f"evb-{root.name[len(SANDBOX_PREFIX):]}-"
 
 
 def create_sandbox() -> SandboxPaths:
@@ -324,7 +326,7 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         sock_dir = paths.root / "bridge"
         if len(str(sock_dir / "model-00.sock")) > _MAX_SOCKET_PATH:
             # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
-            sock_dir = side_dir = Path(tempfile.mkdtemp(prefix="evb-", dir=_short_tmp()))
+            sock_dir = side_dir = Path(tempfile.mkdtemp(prefix=_side_prefix(paths.root), dir=_short_tmp()))
         else:
             sock_dir.mkdir(mode=0o711)
         sock_dir.chmod(0o711)

@@ -1,0 +1,103 @@
+"""SIGINT, SIGTERM and SIGHUP for ``evalens eval`` and ``evalens run``: the same ending at any moment.
+
+Before and after the event loop a signal raises :class:`Interrupted` (:func:`install`; the CLI prints one line and
+exits 128+n).
+While the loop runs, the first signal cancels the command's task, which kills the agents, removes the sandboxes and
+writes what it can (``interrupted: true``); later signals only say that cleanup is under way.
+"""
+
+from __future__ import annotations
+
+import _signal  # the C module: ``signal`` would import enum first, widening the window before install()
+import sys
+
+TYPE_CHECKING = False  # not ``typing``: every millisecond before install() is a window for the default action
+if TYPE_CHECKING:
+    from collections.abc import Coroutine
+    from typing import Any
+
+SIGNALS = (_signal.SIGINT, _signal.SIGTERM, _signal.SIGHUP)
+
+
+class Interrupted(BaseException):  # noqa: N818 - named for what happened, like KeyboardInterrupt
+    """A signal arrived outside the event loop; ``exit_code`` is the conventional 128 + signal number."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+def _raise(signum: int, _frame: Any) -> None:
+    raise Interrupted(signum)
+
+
+def install() -> None:
+    """From now on each of :data:`SIGNALS` raises :class:`Interrupted` (ignored ones stay ignored: nohup)."""
+    for sig in SIGNALS:
+        if _signal.getsignal(sig) is not _signal.SIG_IGN:
+            _signal.signal(sig, _raise)
+
+
+def _quiet_exception_handler(loop: Any, context: dict[str, Any]) -> None:
+    """One line instead of asyncio's traceback for a callback failing during shutdown."""
+    exc = context.get("exception")
+    import asyncio
+
+    if isinstance(exc, asyncio.CancelledError):
+        return
+    detail = f": {type(exc).__name__}: {exc}" if exc is not None else ""
+    print(f"evalens: {context.get('message', 'error in the event loop')}{detail}", file=sys.stderr)
+
+
+def run_interruptibly(coro: Coroutine[Any, Any, Any], command: str) -> tuple[Any, int | None]:
+    """Run ``coro`` on a fresh loop. Returns ``(result, None)``, or ``(result_or_None, signum)`` when a signal
+    arrived: ``None`` if the task was cancelled by it (it has cleaned up), else the finished result."""
+    import asyncio
+    import signal
+
+    loop = asyncio.new_event_loop()
+    loop.set_exception_handler(_quiet_exception_handler)
+    task = loop.create_task(coro)
+    received: list[int] = []
+
+    def on_signal(sig: int) -> None:
+        if received:  # a second Ctrl-C must not abort the cleanup the first one started
+            print(f"{command}: still cleaning up (killing agents, removing sandboxes)…", file=sys.stderr)
+            return
+        received.append(sig)
+        task.cancel()
+
+    installed = []
+    previous = {sig: signal.getsignal(sig) for sig in SIGNALS}
+    try:
+        for sig in SIGNALS:
+            if signal.getsignal(sig) is signal.SIG_IGN:
+                continue
+            try:
+                loop.add_signal_handler(sig, on_signal, sig)
+                installed.append(sig)
+            except (NotImplementedError, RuntimeError, ValueError):
+                pass
+        try:
+            result = loop.run_until_complete(task)
+        except asyncio.CancelledError:
+            return None, received[0] if received else signal.SIGINT
+        return result, received[0] if received else None
+    finally:
+        for sig in installed:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, previous[sig])  # the CLI's raising handler (or whatever a caller had)
+        try:
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for t in pending:
+                t.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+        finally:
+            loop.close()

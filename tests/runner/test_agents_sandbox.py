@@ -1,0 +1,205 @@
+"""A hostile agent against the real sandbox: a scripted model makes the real `claude` (and `codex`) CLI run escape
+attempts (sandbox_attacks.py) under `evalens eval`, run by root and by an unprivileged user.
+
+Each run checks the agent's own report of every attempt *and* the host side: no file written, no connection
+accepted, no canary in any model request, a report that stays small, a runner whose memory stays small.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import site
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.fakemodel import FakeModelServer
+from tests.runner import sandbox_attacks as sa
+from tests.runner.runner_helpers import agents_available, case, make_package, surviving
+
+pytestmark = pytest.mark.agents
+
+UNPRIVILEGED_UID = int(os.environ.get("EVALENS_TEST_UID", "54321"))
+CAPTURE_MB = 2  # EVALENS_MAX_OUTPUT_MB for these runs
+FLOOD_MB = 20  # printed through the agent's shell tool (and poured at every reachable stdout)
+TEXT_MB = 3  # the model's own reply: Claude prints it twice, well past the capture limit
+RSS_LIMIT_KB = 250_000
+
+
+def _reachable(path: Path) -> bool:
+    """Any uid can search every folder above ``path`` and read it (mode bits)."""
+    for parent in reversed(path.parents):
+        if not os.stat(parent).st_mode & 0o001:
+            return False
+    return bool(os.stat(path).st_mode & 0o004)
+
+
+def _interpreter() -> str | None:
+    """A Python the unprivileged user can execute with this interpreter's version (a venv may point into /root)."""
+    if _reachable(Path(sys.executable).resolve()):
+        return sys.executable
+    found = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin")
+    return found if found and _reachable(Path(found).resolve()) else None
+
+
+BOOT = ("import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path.insert(0, {repo!r})\n"
+        "from evalens.cli import main\nsys.exit(main(sys.argv[1:]))")
+
+
+def evalens_command(who: str, workdir: Path) -> list[str]:
+    """The argv prefix that starts ``evalens`` as root or as an unprivileged user."""
+    repo = str(Path(__file__).resolve().parents[2])
+    if who == "root":
+        if os.geteuid() != 0:
+            pytest.skip("the root runner needs root")
+        return [sys.executable, "-m", "evalens"]
+    if os.geteuid() != 0:
+        return [sys.executable, "-m", "evalens"]  # already unprivileged
+    interp = _interpreter()
+    if interp is None or not shutil.which("setpriv"):
+        pytest.skip("no Python interpreter (or setpriv) the unprivileged user can run")
+    for dirpath, dirnames, filenames in os.walk(workdir):
+        for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+            os.lchown(name, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
+    boot = BOOT.format(dirs=[*site.getsitepackages(), repo], repo=repo)
+    return ["setpriv", f"--reuid={UNPRIVILEGED_UID}", f"--regid={UNPRIVILEGED_UID}", "--clear-groups", "--",
+            interp, "-c", boot]
+
+
+def run_watched(argv: list[str], env: dict[str, str], timeout: float) -> tuple[subprocess.CompletedProcess, int]:
+    """Run ``argv`` and sample the runner's peak RSS (VmHWM, kB) until it exits."""
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak = [0]
+
+    def sample() -> None:
+        while proc.poll() is None:
+            try:
+                for line in Path(f"/proc/{proc.pid}/status").read_text().splitlines():
+                    if line.startswith("VmHWM:"):
+                        peak[0] = max(peak[0], int(line.split()[1]))
+            except OSError:
+                pass
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    out, err = proc.communicate(timeout=timeout)
+    watcher.join(timeout=5)
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err), peak[0]
+
+
+@pytest.fixture(scope="module")
+def arena() -> sa.Arena:
+    base = Path("/var/tmp/evalens-tests") / f"attacks-{uuid.uuid4().hex[:8]}"
+    base.mkdir(parents=True)
+    base.chmod(0o755)
+    arena = sa.new_arena(base)
+    yield arena
+    arena.stop()
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def attack_model(arena: sa.Arena) -> FakeModelServer:
+    with FakeModelServer(log_dir=arena.root.parent / "model-log", idle_timeout=600,
+                         scenarios=sa.scenarios(arena, FLOOD_MB, TEXT_MB)) as fake:
+        yield fake
+
+
+def _package(root: Path, engine: str, arena: sa.Arena, full: bool) -> Path:
+    cases = {
+        "probe": case("attack-probe", contains=["PROBE-END", "REMOUNT=DENIED", "HOSTSOCK=BLOCKED", "ABSSOCK=BLOCKED"],
+                      not_contains=["=OK", "=OPEN", arena.canary, "HOST-SECRET"]),
+        "forge": case("attack-forge", agent_blocked=True),
+        "text-flood": case("attack-text-flood", contains=["yyyy"]),
+    }
+    if full:
+        cases["flood"] = case("attack-flood", contains=["flooded"])
+        cases["fixture-link"] = {**case("pass"), "input": {"prompt": "SCENARIO=pass", "files": ["linked"]}}
+        cases["fixture-dot"] = {**case("pass"), "input": {"prompt": "SCENARIO=pass", "files": ["."]}}
+    pkg = make_package(root, engine=engine, cases=cases, timeout=120)
+    (pkg / "evals" / "linked").mkdir()
+    (pkg / "evals" / "linked" / "ok.txt").write_text("inside\n")
+    (pkg / "evals" / "linked" / "leak.txt").symlink_to(arena.root / "outside-secret.txt")
+    (pkg / "evals" / "escape").symlink_to(arena.root / "outside-dir")
+    return pkg
+
+
+EXPECTED = {"probe": "PASS", "forge": "FAIL", "text-flood": "ERROR", "flood": "PASS", "fixture-link": "ERROR",
+            "fixture-dot": "ERROR"}
+
+
+@pytest.mark.parametrize(("engine", "who"), [("claude-code", "root"), ("claude-code", "unprivileged"),
+                                             ("codex", "root")])
+def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, attack_model: FakeModelServer) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed")
+    from evalens.runner.sandbox import bubblewrap_usable
+
+    if not bubblewrap_usable():
+        pytest.skip("bubblewrap cannot create user namespaces here")
+    work = arena.root.parent / f"{engine}-{who}"
+    (work / "sandboxes").mkdir(parents=True)
+    (work / "home").mkdir()
+    full = engine == "claude-code" and who == "root"
+    pkg = _package(work / "pkg", engine, arena, full)
+    prefix = evalens_command(who, work)
+    env = {**os.environ, "EVALENS_SANDBOX_DIR": str(work / "sandboxes"), "EVALENS_MAX_OUTPUT_MB": str(CAPTURE_MB),
+           "HOME": str(work / "home"), "ANTHROPIC_BASE_URL": attack_model.anthropic_base_url,
+           "ANTHROPIC_API_KEY": "test-key", "OPENAI_BASE_URL": attack_model.openai_base_url,
+           "OPENAI_API_KEY": "test-key"}
+    argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--jobs", "3"]
+    if engine == "codex":
+        argv += ["--model", "gpt-fake"]
+    out, peak_kb = run_watched(argv, env, timeout=300)
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    verdicts = {c["name"]: c["verdict"] for c in report["cases"]}
+    assert verdicts == {n: v for n, v in EXPECTED.items() if n in verdicts} and len(verdicts) == (6 if full else 3), \
+        {c["name"]: (c["verdict"], c.get("error")) for c in report["cases"]}
+    by_name = {c["name"]: c for c in report["cases"]}
+    reports_dir = pkg / "evals" / "reports"
+    artifacts = {n: reports_dir / c["artifacts"] for n, c in by_name.items() if c.get("artifacts")}
+
+    # Every escape attempt was refused, as the agent itself saw it.
+    probe = json.loads((artifacts["probe"] / "transcript.json").read_text())["transcript"]["output"]
+    outcomes = sa.outcomes(probe)
+    print(f"\n{engine} as {who}: " + " ".join(f"{k}={v}" for k, v in outcomes.items()))
+    assert outcomes["UID"] == "1000" and outcomes["CAPEFF"] == "0000000000000000"
+    assert {k: v for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:"))} and all(
+        v == "DENIED" for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:", "REMOUNT", "MOUNT")))
+    assert outcomes["SOCKETS"].strip(",") == "/run/evalens/model-0.sock"  # the bridge is the only socket
+    assert not {"root", "home"} & set(outcomes["ROOTDIR"].split(","))
+
+    # And the host agrees: nothing written, no connection, no secret sent to the model.
+    assert arena.escapes() == [] and arena.accepted == []
+    bodies = "".join(p.read_text(errors="replace") for p in (arena.root.parent / "model-log").glob("*-body.json"))
+    assert "HOST-SECRET" not in bodies and f"_authToken={arena.canary}" not in bodies
+    assert "outside the package" not in bodies and f"loot {arena.canary}" not in bodies
+
+    # A forged hook_response never reaches the event stream the runner parses.
+    events = [json.loads(line) for line in (artifacts["forge"] / "events.jsonl").read_text().splitlines()
+              if line.startswith("{")]
+    hooks = [e for e in events if e.get("subtype") == "hook_response"]
+    assert not [e for e in hooks if e.get("stderr") == "FORGED" or e.get("exit_code") == 2]
+    assert [c["kind"] for c in by_name["forge"]["checks"] if c["status"] == "FAIL"] == ["agent_blocked"]
+
+    # Output is bounded while it streams: an honest ERROR, a small report folder, a small runner.
+    assert "truncated" in by_name["text-flood"]["error"]
+    if full:
+        assert "link out" in by_name["fixture-link"]["error"] and "link out" in by_name["fixture-dot"]["error"]
+    size = sum(p.stat().st_size for p in reports_dir.rglob("*") if p.is_file())
+    assert size < 4 * CAPTURE_MB << 20, f"{size} bytes copied into evals/reports/"
+    assert peak_kb < RSS_LIMIT_KB, f"runner peak RSS {peak_kb} kB"
+    print(f"runner peak RSS {peak_kb} kB, reports {size} bytes")
+
+    # Nothing left behind.
+    assert list((work / "sandboxes").iterdir()) == []
+    assert surviving(arena.canary) == []
