@@ -139,6 +139,7 @@ class AgentRunner:
             launch_agent,
             populate,
             remove_sandbox,
+            snapshot,
             truncation_note,
         )
 
@@ -163,10 +164,7 @@ class AgentRunner:
             result.turns = usage.get("num_turns")
             result.error = f"timed out after {self.timeout:g} s" if run.timed_out else (
                 truncation_note(run) or transcript.error)
-            skip = (".claude", ".agents", ".codex")
-            result.workspace_files = sorted(
-                p.relative_to(paths.workspace).as_posix() for p in paths.workspace.rglob("*")
-                if p.is_file() and p.relative_to(paths.workspace).parts[0] not in skip)
+            result.workspace_files = sorted(snapshot(paths.workspace))  # never follows the agent's links
             result.workspace = paths.workspace
             if check is not None:
                 check(result)

@@ -76,25 +76,35 @@ class Transcript:
         }
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Parse JSON lines, skipping non-JSON noise (both CLIs may print warnings to stdout)."""
+READ_LIMIT = 64 << 20  # bytes of one trace file the runner reads (the agent may write the engine's files)
+
+
+def read_jsonl(path: Path, limit: int = READ_LIMIT) -> list[dict[str, Any]]:
+    """Parse JSON lines, skipping non-JSON noise (both CLIs may print warnings to stdout). Reads at most ``limit``
+    bytes of a regular file, never through a link (engine files live where the agent can write)."""
     import json
+    import stat
 
     events: list[dict[str, Any]] = []
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
         return events
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            events.append(value)
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return events
+        remaining = limit
+        while remaining > 0 and (raw := fh.readline(remaining)):
+            remaining -= len(raw)
+            line = raw.decode("utf-8", errors="replace").strip()
+            if not line.startswith("{"):
+                continue
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                events.append(value)
     return events
 
 

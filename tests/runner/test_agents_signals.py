@@ -146,18 +146,22 @@ def test_killed_run_is_swept_by_the_next(tmp_path: Path, model_env, sandbox_dir:
     assert list(sandbox_dir.iterdir()) == []
 
 
-def test_without_bubblewrap_scratch_stays_in_the_sandbox(tmp_path: Path, model_env, sandbox_dir: Path,
-                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    """A timed-out claude-code case without bubblewrap: Claude's `claude-<uid>/` scratch goes to the sandbox's own
-    TMPDIR, removed with it, not to the system temp folder."""
+@pytest.mark.parametrize("bwrap", [False, True], ids=["no-bwrap", "bwrap"])
+def test_timed_out_case_leaves_nothing(bwrap: bool, tmp_path: Path, model_env, sandbox_dir: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timed-out claude-code case: one line, no asyncio trace from the model bridge's shutdown, and Claude's
+    `claude-<uid>/` scratch stays in the sandbox's own TMPDIR (removed with it), not the system temp folder."""
     system_tmp = tmp_path / "system-tmp"
     system_tmp.mkdir()
     monkeypatch.setenv("TMPDIR", str(system_tmp))
     marker = uuid.uuid4().hex[:12]
     pkg = make_package(tmp_path / "pkg", timeout=8, cases={"slow": case("slow", extra=f"MARKER={marker}")})
+    env = {**os.environ, "EVALENS_NO_BWRAP": "0" if bwrap else "1"}
     out = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json"],
-                         capture_output=True, text=True, timeout=120, env={**os.environ, "EVALENS_NO_BWRAP": "1"})
-    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
-    assert json.loads(out.stdout)["cases"][0]["error"].startswith("timed out")
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert out.returncode == 1, out.stderr
+    assert "Traceback" not in out.stderr and "Exception in callback" not in out.stderr, out.stderr
+    report = json.loads(out.stdout)
+    assert report["sandbox"]["enforced"] is bwrap and report["cases"][0]["error"].startswith("timed out")
     assert list(system_tmp.iterdir()) == []
     assert list(sandbox_dir.iterdir()) == [] and surviving(f"evalens-slow-{marker}") == []
