@@ -136,8 +136,12 @@ EXPECTED = {"probe": "PASS", "forge": "FAIL", "text-flood": "ERROR", "flood": "P
             "fixture-dot": "ERROR"}
 
 
-@pytest.mark.parametrize(("engine", "who"), [("claude-code", "root"), ("claude-code", "unprivileged"),
-                                             ("codex", "root")])
+MATRIX = [("claude-code", "root"), ("claude-code", "unprivileged"), ("codex", "root")]
+if os.environ.get("EVALENS_TEST_FULL_MATRIX") == "1":  # the fourth pairing, left out to keep the suite short
+    MATRIX.append(("codex", "unprivileged"))
+
+
+@pytest.mark.parametrize(("engine", "who"), MATRIX)
 def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, attack_model: FakeModelServer) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed")
