@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -151,9 +152,9 @@ def sandbox_checks(network: bool = False) -> list[Check]:
         checks.append(Check("sandbox", "warn", f"fallback: the engine's own sandbox ({reason})", fix, required=False))
     try:
         base = sandbox_base()
-        probe = base / f".evalens-probe-{os.getpid()}"
-        probe.write_text("")
-        probe.unlink()
+        # a unique name: concurrent runs in one process (the server's lenses, Run all) probe at the same time
+        with tempfile.NamedTemporaryFile(dir=base, prefix=".evalens-probe-"):
+            pass
     except OSError as exc:
         checks.append(Check("temp space", "missing", f"cannot write sandboxes: {exc}",
                             "set EVALENS_SANDBOX_DIR to a writable folder outside /tmp"))

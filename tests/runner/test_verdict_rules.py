@@ -172,6 +172,20 @@ def test_doctor_low_temp_space(keys, monkeypatch, capsys) -> None:
     assert code == 1 and temp["status"] == "missing" and "EVALENS_SANDBOX_DIR" in temp["fix"]
 
 
+def test_concurrent_preflights_share_the_sandbox_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Runs started together in one process (Run all, several lenses) probe the same folder at the same time."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from evalens.runner.preflight import sandbox_checks
+
+    monkeypatch.setenv("EVALENS_SANDBOX_DIR", str(tmp_path))
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _i: sandbox_checks(), range(64)))
+    temp = [c for checks in results for c in checks if c.name == "temp space"]
+    assert len(temp) == 64 and {c.status for c in temp} == {"ok"}, [c.detail for c in temp if c.status != "ok"]
+    assert not list(tmp_path.iterdir())
+
+
 # --------------------------------------------------------------------------- the preflight refuses before any agent
 
 
