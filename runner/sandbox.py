@@ -340,6 +340,7 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         env["PATH"] = str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
         argv = command.argv
         identity = None
+        own_sandbox_dropped = False
         if plan.enforced:
             env["TMPDIR"] = "/tmp"
             etc_dir = paths.root / "etc"
@@ -363,7 +364,8 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
             plan.user = identity.describe()
             if identity.uid is not None:
                 hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
-            inner = command.argv_without_own_sandbox if writable and command.argv_without_own_sandbox else argv
+            own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
+            inner = command.argv_without_own_sandbox if own_sandbox_dropped else argv
             argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
                                     private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
                                     engine_roots=roots, bridges=bridges_spec, agent_argv=inner)
@@ -382,6 +384,12 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         if side_dir is not None:
             shutil.rmtree(side_dir, ignore_errors=True)
     transcript = engine.parse(paths, stdout, stderr, run.exit_code)
+    if own_sandbox_dropped and transcript.blocked and not transcript.error:
+        # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
+        # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.
+        transcript.error = (f"a block reported by {engine.name}'s hook records cannot be verified: with "
+                            "sandbox.writable-paths the engine runs without its own nested sandbox, so a tool "
+                            "command could have written the record (docs/sandbox.md)")
     return run, transcript
 
 

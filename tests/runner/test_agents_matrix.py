@@ -88,6 +88,10 @@ async def test_scenario_matrix(engine: str, tmp_path: Path, model_env, sandbox_d
         expected.pop("writable-paths")
         got.pop("network-off")
         got.pop("writable-paths")
+    if engine == "codex" and bubblewrap_usable():
+        # writable-paths turns Codex's nested sandbox off, and with it the only guard of the hook records a Codex
+        # block is read from: an unverifiable block is ERROR (test_agents_verdicts covers blocks without it).
+        expected.update({"blocked-expected": "ERROR", "blocked-unexpected": "ERROR"})
     assert got == expected, {n: (r.verdict, r.reason) for n, r in results.items()}
 
     # The exact failing entries are reported.
@@ -97,7 +101,8 @@ async def test_scenario_matrix(engine: str, tmp_path: Path, model_env, sandbox_d
     assert failing("fail-contains") == [("contains", "GREETING-OK")]
     assert failing("fail-not-contains") == [("not_contains", "FORBIDDEN-TEXT")]
     assert failing("missing-file") == [("files_created", "output/result.txt")]
-    assert failing("blocked-unexpected") == [("agent_blocked", False)]
+    if expected["blocked-unexpected"] == "FAIL":
+        assert failing("blocked-unexpected") == [("agent_blocked", False)]
     assert results["judge-fail"].judge_verdict == "FAIL" and not failing("judge-fail")
     assert results["judge-garbage"].judge_verdict == "ERROR"
     assert "retry" in (results["judge-garbage"].error or "")

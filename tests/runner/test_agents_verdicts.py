@@ -318,3 +318,21 @@ def test_plain_pip_install_runs_a_case_through_the_judge(tmp_path: Path, model_e
                              "--judge", "claude-judge"], capture_output=True, text=True, timeout=120, env=env)
     assert json.loads(doctor.stdout)["ok"] is True, doctor.stdout
     print(f"fresh venv: build + install + run in {time.monotonic() - t0:.0f} s")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+async def test_block_evidence_the_agent_could_write_is_not_trusted(engine: str, tmp_path: Path, model_env,
+                                                                   sandbox_dir: Path) -> None:
+    """With `writable-paths`, Codex runs without its own nested sandbox, so the hook records its block comes from
+    are writable by the agent's tool commands: a block there is ERROR, never PASS. Claude Code's blocks come from
+    the event stream the runner owns and stay trusted."""
+    need(engine)
+    pkg = make_package(tmp_path / "pkg", engine=engine, writable=["output/"], timeout=90,
+                       cases={"hook-blocks": case("hook-blocked", agent_blocked=True)})
+    outcome = await run_cases(RunRequest(package_root=pkg, agent_model=AGENT_MODELS[engine], no_judge=True))
+    got = {r.name: (r.verdict, r.error or r.reason) for r in outcome.results}
+    if engine == "codex":
+        assert_verdicts(got, {"hook-blocks": ("ERROR", "hook records cannot be verified")})
+    else:
+        assert_verdicts(got, {"hook-blocks": ("PASS", "")})
+    assert list(sandbox_dir.iterdir()) == []
