@@ -49,8 +49,74 @@ def _interpreter() -> str | None:
     return found if found and _reachable(Path(found).resolve()) else None
 
 
-BOOT = ("import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path.insert(0, {repo!r})\n"
+BOOT = ("import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path[:0] = {front!r}\n"
         "from evalens.cli import main\nsys.exit(main(sys.argv[1:]))")
+
+# What the unprivileged runner imports: every evalens module, so a lazily imported dependency is there too.
+_CLOSURE = """
+import importlib, json, pkgutil, sys
+import evalens
+for info in pkgutil.walk_packages(evalens.__path__, "evalens."):
+    try:
+        importlib.import_module(info.name)
+    except Exception:
+        pass
+import evalens.runner, evalens.server
+for pkg in (evalens.runner, evalens.server):
+    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
+        try:
+            importlib.import_module(info.name)
+        except Exception:
+            pass
+print(json.dumps(sorted({m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)})))
+"""
+
+
+def _readable_lib(target: Path) -> list[str]:
+    """A copy of what ``evalens`` imports from site-packages, in a folder any uid can read.
+
+    Needed when this interpreter's site-packages sits under a private home (pyenv in /root): the unprivileged
+    runner could not import its dependencies, nor the editable install's package-dir mapping.
+    """
+    import tomllib
+
+    if (target / "evalens").is_dir():
+        return [str(target)]
+    repo = Path(__file__).resolve().parents[2]
+    sites = [Path(d).resolve() for d in site.getsitepackages()]
+    files = json.loads(subprocess.run([sys.executable, "-c", _CLOSURE], capture_output=True, text=True,
+                                      check=True, cwd="/").stdout)
+    tops: set[Path] = set()
+    for name in files:
+        path = Path(name).resolve()
+        for base in sites:
+            if path.is_relative_to(base):
+                tops.add(base / path.relative_to(base).parts[0])
+    target.mkdir(parents=True)
+    for base in sites:
+        tops.update(base.glob("*.dist-info"))
+    for top in sorted(tops):
+        if top.name == "evalens" or top.name.startswith("__editable__"):
+            continue
+        if top.is_dir():
+            shutil.copytree(top, target / top.name, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(top, target / top.name)
+    mapping = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    shutil.copytree(repo / mapping["evalens"], target / "evalens")
+    for package, folder in mapping.items():
+        parts = package.split(".")
+        if len(parts) == 2:  # evalens.runner -> runner/ (deeper packages follow their parent's folder)
+            link = target / "evalens" / parts[1]
+            shutil.rmtree(link, ignore_errors=True)
+            link.symlink_to(repo / folder, target_is_directory=True)
+    for dirpath, dirnames, filenames in os.walk(target):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            full = os.path.join(dirpath, name)
+            if not os.path.islink(full):
+                os.chmod(full, os.stat(full).st_mode | 0o444)
+    return [str(target)]
 
 
 def evalens_command(who: str, workdir: Path) -> list[str]:
@@ -68,7 +134,10 @@ def evalens_command(who: str, workdir: Path) -> list[str]:
     for dirpath, dirnames, filenames in os.walk(workdir):
         for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
             os.lchown(name, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
-    boot = BOOT.format(dirs=[*site.getsitepackages(), repo], repo=repo)
+    if all(_reachable(Path(d)) for d in site.getsitepackages()):
+        boot = BOOT.format(dirs=site.getsitepackages(), front=[repo])
+    else:
+        boot = BOOT.format(dirs=[], front=_readable_lib(workdir.parent / "pylib"))
     return ["setpriv", f"--reuid={UNPRIVILEGED_UID}", f"--regid={UNPRIVILEGED_UID}", "--clear-groups", "--",
             interp, "-c", boot]
 
