@@ -57,17 +57,19 @@ _CLOSURE = """
 import importlib, json, pkgutil, sys
 import evalens
 for info in pkgutil.walk_packages(evalens.__path__, "evalens."):
-    try:
-        importlib.import_module(info.name)
-    except Exception:
-        pass
+    if not info.name.endswith("__main__"):
+        try:
+            importlib.import_module(info.name)
+        except (Exception, SystemExit):
+            pass
 import evalens.runner, evalens.server
 for pkg in (evalens.runner, evalens.server):
     for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-        try:
-            importlib.import_module(info.name)
-        except Exception:
-            pass
+        if not info.name.endswith("__main__"):
+            try:
+                importlib.import_module(info.name)
+            except (Exception, SystemExit):
+                pass
 print(json.dumps(sorted({m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)})))
 """
 
