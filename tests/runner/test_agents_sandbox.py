@@ -52,27 +52,6 @@ def _interpreter() -> str | None:
 BOOT = ("import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path[:0] = {front!r}\n"
         "from evalens.cli import main\nsys.exit(main(sys.argv[1:]))")
 
-# What the unprivileged runner imports: every evalens module, so a lazily imported dependency is there too.
-_CLOSURE = """
-import importlib, json, pkgutil, sys
-import evalens
-for info in pkgutil.walk_packages(evalens.__path__, "evalens."):
-    if not info.name.endswith("__main__"):
-        try:
-            importlib.import_module(info.name)
-        except (Exception, SystemExit):
-            pass
-import evalens.runner, evalens.server
-for pkg in (evalens.runner, evalens.server):
-    for info in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + "."):
-        if not info.name.endswith("__main__"):
-            try:
-                importlib.import_module(info.name)
-            except (Exception, SystemExit):
-                pass
-print(json.dumps(sorted({m.__file__ for m in list(sys.modules.values()) if getattr(m, "__file__", None)})))
-"""
-
 
 def _readable_lib(target: Path) -> list[str]:
     """A copy of what ``evalens`` imports from site-packages, in a folder any uid can read.
@@ -81,29 +60,32 @@ def _readable_lib(target: Path) -> list[str]:
     runner could not import its dependencies, nor the editable install's package-dir mapping.
     """
     import tomllib
+    from importlib import metadata
+
+    from packaging.requirements import Requirement
 
     if (target / "evalens").is_dir():
         return [str(target)]
     repo = Path(__file__).resolve().parents[2]
-    sites = [Path(d).resolve() for d in site.getsitepackages()]
-    files = json.loads(subprocess.run([sys.executable, "-c", _CLOSURE], capture_output=True, text=True,
-                                      check=True, cwd="/").stdout)
-    tops: set[Path] = set()
-    for name in files:
-        path = Path(name).resolve()
-        for base in sites:
-            if path.is_relative_to(base):
-                tops.add(base / path.relative_to(base).parts[0])
+    seen: set[str] = set()
+    todo = ["evalens"]
+    while todo:  # evalens's runtime requirements, transitively (no extras)
+        dist = metadata.distribution(todo.pop())
+        for spec in dist.requires or []:
+            req = Requirement(spec)
+            name = req.name.lower().replace("_", "-")
+            if name not in seen and (req.marker is None or req.marker.evaluate({"extra": ""})):
+                seen.add(name)
+                todo.append(name)
     target.mkdir(parents=True)
-    for base in sites:
-        tops.update(base.glob("*.dist-info"))
-    for top in sorted(tops):
-        if top.name == "evalens" or top.name.startswith("__editable__"):
-            continue
-        if top.is_dir():
-            shutil.copytree(top, target / top.name, symlinks=True, dirs_exist_ok=True)
-        else:
-            shutil.copy2(top, target / top.name)
+    for name in sorted(seen):
+        dist = metadata.distribution(name)
+        for file in dist.files or []:
+            source = Path(str(dist.locate_file(file)))
+            if file.parts[0] == ".." or not source.is_file():
+                continue  # console scripts outside site-packages
+            (target / file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / file)
     mapping = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
     shutil.copytree(repo / mapping["evalens"], target / "evalens")
     for package, folder in mapping.items():
