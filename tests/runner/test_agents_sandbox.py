@@ -94,7 +94,7 @@ def _readable_lib(target: Path) -> list[str]:
             link = target / "evalens" / parts[1]
             shutil.rmtree(link, ignore_errors=True)
             link.symlink_to(repo / folder, target_is_directory=True)
-    for dirpath, dirnames, filenames in os.walk(target):
+    for dirpath, _dirnames, filenames in os.walk(target):
         os.chmod(dirpath, 0o755)
         for name in filenames:
             full = os.path.join(dirpath, name)
