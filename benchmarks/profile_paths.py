@@ -46,11 +46,11 @@ def top(profile: cProfile.Profile, n: int = 25) -> None:
 
 
 def scan_phases(ws: Path, use_cprofile: bool) -> None:
-    from evalens.runner import schema_check
-    from evalens.runner.formats.base import RuleContext
-    from evalens.runner.formats.registry import candidates, detect
-    from evalens.runner.index import IndexCache
-    from evalens.runner.validate import iter_candidate_files, read_source, validate_file
+    from evalens.core import schema_check
+    from evalens.core.formats.base import RuleContext
+    from evalens.core.formats.registry import candidates, detect
+    from evalens.core.index import IndexCache
+    from evalens.core.validate import iter_candidate_files, read_source, validate_file
 
     validate_file(next(iter_candidate_files([ws])), IndexCache(), {})  # warm: lazy imports, schemas
     runs: dict[str, list[float]] = defaultdict(list)
@@ -115,12 +115,13 @@ def scan_phases(ws: Path, use_cprofile: bool) -> None:
 
 
 def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None:
-    from evalens.runner import schema_check
-    from evalens.runner.formats.base import RuleContext
-    from evalens.runner.formats.registry import detect
-    from evalens.runner.index import IndexCache
-    from evalens.runner.validate import validate_text
     from evalens.server.convert import to_diagnostic
+
+    from evalens.core import schema_check
+    from evalens.core.formats.base import RuleContext
+    from evalens.core.formats.registry import detect
+    from evalens.core.index import IndexCache
+    from evalens.core.validate import validate_text
 
     good = path.read_text(encoding="utf-8")
     lines = good.split("\n")
@@ -167,7 +168,7 @@ def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None
 def cold_start() -> None:
     code = ("import time; t0=time.perf_counter();"
             "from evalens.server.server import create_server; s=create_server(); t1=time.perf_counter();"
-            "from pathlib import Path; from evalens.runner.validate import validate_text;"
+            "from pathlib import Path; from evalens.core.validate import validate_text;"
             "validate_text('/x/evals/cases/a.yaml', 'name: a\\ninput: {prompt: p}\\njudge: {criteria: c}\\n');"
             "t2=time.perf_counter(); print(f'{(t1-t0)*1000:.0f} {(t2-t1)*1000:.0f}')")
     rows: dict[str, list[float]] = defaultdict(list)

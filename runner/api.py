@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from evalens.runner.checks import CheckResult, files_created, run_checks, summarise
-from evalens.runner.models.uaaps import (
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalens.core.models.uaaps import (
     DeterministicChecks,
     EvalCase,
     EvalConfig,
@@ -41,7 +43,6 @@ from evalens.runner.models.uaaps import (
     ReportSandbox,
     ReportSummary,
 )
-from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
     "RunRequest", "ProgressEvent", "CaseResult", "CheckResult", "RunOutcome", "RunPlan", "PlannedCase",
@@ -223,7 +224,7 @@ class _RunRecord:
 
 def _normalised_case(case: EvalCase) -> EvalCase:
     """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
-    from evalens.runner.models.uaaps import CaseExpected
+    from evalens.core.models.uaaps import CaseExpected
 
     if not isinstance(case.expected, CaseExpected):
         case.expected = CaseExpected.model_validate(case.expected or {})
@@ -231,7 +232,7 @@ def _normalised_case(case: EvalCase) -> EvalCase:
 
 
 def _load_config(root: Path) -> EvalConfig:
-    from evalens.runner.models.uaaps import SandboxConfig, load_config
+    from evalens.core.models.uaaps import SandboxConfig, load_config
 
     path = root / "evals" / "eval-config.json"
     if not path.is_file():
@@ -274,7 +275,7 @@ def _why(exc: Exception) -> str:
 def _select_cases(root: Path, names: list[str], target: str | None,
                   skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
     """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
-    from evalens.runner.models.uaaps import load_case
+    from evalens.core.models.uaaps import load_case
 
     cases_dir = root / "evals" / "cases"
     files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []

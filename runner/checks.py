@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Literal
 
 from evalens.runner.engines.base import Transcript
-from evalens.runner.models.uaaps import CaseExpected
 from pydantic import BaseModel, Field
+
+from evalens.core.models.uaaps import CaseExpected
 
 CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
 

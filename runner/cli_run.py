@@ -261,8 +261,9 @@ class SjTask:
 
 def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTask]]:
     import yaml
-    from evalens.runner.formats._shared import skills_in
-    from evalens.runner.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
+
+    from evalens.core.formats._shared import skills_in
+    from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
 
     data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
@@ -293,8 +294,8 @@ def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTa
 
 def load_task_md(path: Path) -> tuple[str, list[SjTask]]:
     """A ``task.md`` package: checks map one-to-one onto ``expect_*``; assertions become the checklist."""
-    from evalens.runner.documents import parse
-    from evalens.runner.formats._shared import skills_in
+    from evalens.core.documents import parse
+    from evalens.core.formats._shared import skills_in
 
     doc = parse(path.read_text(encoding="utf-8"), "markdown")
     front = doc.data if isinstance(doc.data, dict) else {}
@@ -348,7 +349,7 @@ def _js_check(expression: str, output: str) -> tuple[bool, str]:
 
 def deterministic(task: SjTask, res: AgentResult) -> tuple[bool, list[str], bool]:
     """(passed, details, discovery) with skilljack's detail strings (formats.md §3.8)."""
-    from evalens.runner.formats._shared import js_regex_error
+    from evalens.core.formats._shared import js_regex_error
 
     det = task.det or {}
     details: list[str] = []
@@ -1132,7 +1133,7 @@ def _entry_errored(entry: dict[str, Any]) -> bool:
 def create_eval(skill_dir: Path, count: int) -> str:
     """skilljack's `create-eval`: a tasks.yaml for a skill with ``max(1, n-1)`` positive tasks and one
     false-positive task; prompts are left for the author (they must not name the skill)."""
-    from evalens.runner.formats._shared import frontmatter_name
+    from evalens.core.formats._shared import frontmatter_name
 
     md = next((skill_dir / n for n in ("SKILL.md", "skill.md") if (skill_dir / n).is_file()), None)
     if md is None:
@@ -1163,7 +1164,7 @@ async def run_file(file: Path, *, cases: list[str] | None = None, runs: int = 1,
 
     ``config`` is the skilljack ``eval.config.yaml``; by default the one beside the file (an editor's working
     directory says nothing about the suite), then the working directory's."""
-    from evalens.runner.validate import validate_file
+    from evalens.core.validate import validate_file
 
     checked = validate_file(file)
     fmt = checked.format.id if checked.format else None
@@ -1238,7 +1239,7 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    from evalens.runner.validate import validate_file
+    from evalens.core.validate import validate_file
 
     if args.create_eval:
         try:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.models.uaaps import EvalReport, ReportEnvironment
+from evalens.core.models.uaaps import EvalReport, ReportEnvironment
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 

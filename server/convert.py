@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from evalens.runner.aggregate import related_of
-from evalens.runner.problems import Fix, Problem, Span
 from lsprotocol import types
+
+from evalens.core.aggregate import related_of
+from evalens.core.problems import Fix, Problem, Span
 
 SOURCE = "evalens"
 
@@ -55,7 +56,7 @@ def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple
 
 def code_description(code: str) -> types.CodeDescription | None:
     """The link to the rule's entry in docs/rules.md (editors show the code as a link)."""
-    from evalens.runner.rules import doc_url
+    from evalens.core.rules import doc_url
 
     url = doc_url(code)
     return types.CodeDescription(href=url) if url else None

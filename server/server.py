@@ -57,7 +57,7 @@ class Settings:
 
     def rule_overrides(self) -> tuple[Any, list[str]]:
         """The ``rules`` setting as parsed levels, and what was wrong with it."""
-        from evalens.runner.config import PREFERENCES, editor_levels
+        from evalens.core.config import PREFERENCES, editor_levels
 
         errors: list[str] = []
         levels = editor_levels(self.rules, errors)
@@ -76,8 +76,8 @@ class EvalensServer(LanguageServer):
         super().__init__("evalens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=EvalensProtocol)
         self.exit_code = 1
-        from evalens.runner.config import ConfigCache
-        from evalens.runner.index import IndexCache
+        from evalens.core.config import ConfigCache
+        from evalens.core.index import IndexCache
 
         self.settings = Settings()
         self.indexes = IndexCache(self.read_text)
@@ -189,7 +189,7 @@ class EvalensServer(LanguageServer):
 
     def tuning_for(self, path: str) -> Any:
         """The rule tuning of a file: its nearest config file (cached by mtime) and the ``rules`` setting."""
-        from evalens.runner.config import NO_FILE, Tuning
+        from evalens.core.config import NO_FILE, Tuning
 
         if self._overrides is None:
             self._overrides = self.settings.rule_overrides()
@@ -213,7 +213,7 @@ class EvalensServer(LanguageServer):
 
     def validate_uri(self, uri: str) -> Any:
         """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
-        from evalens.runner.validate import Validation, validate_file, validate_text
+        from evalens.core.validate import Validation, validate_file, validate_text
 
         doc = self.open_doc(uri)
         path = uris.path_of(uri) or uri

@@ -17,7 +17,7 @@ def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
                     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
     def code_actions(ls: EvalensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        from evalens.runner.suppress import suppression_fixes
+        from evalens.core.suppress import suppression_fixes
 
         uri = params.text_document.uri
         result = ls.validate_uri(uri)

@@ -19,7 +19,7 @@ def register(server: EvalensServer) -> None:
 
 
 def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.CompletionList | None:
-    from evalens.runner.validate import rule_context
+    from evalens.core.validate import rule_context
 
     result = ls.validate_uri(uri)
     fmt = result.format
@@ -74,7 +74,7 @@ def _md(schema: dict[str, Any]) -> types.MarkupContent | None:
 
 def key_items(ls: EvalensServer, result: Any, schema: dict[str, Any], ctx: CursorContext, language: str,
               edit_range: types.Range, snippets: bool) -> list[types.CompletionItem]:
-    from evalens.runner.schema_check import subschema
+    from evalens.core.schema_check import subschema
 
     parent = subschema(schema, ctx.parent)
     if not parent or not isinstance(parent.get("properties"), dict):
@@ -135,7 +135,7 @@ def _json_insert(key: str, prop: dict[str, Any], snippets: bool) -> str:
 
 def value_items(schema: dict[str, Any] | None, ctx: CursorContext, fmt: Any, rctx: Any,
                 edit_range: types.Range, language: str) -> list[types.CompletionItem]:
-    from evalens.runner.schema_check import subschema
+    from evalens.core.schema_check import subschema
 
     items: list[types.CompletionItem] = []
     prop = subschema(schema, ctx.parent) if schema else None

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
-    from evalens.runner.documents import ParsedDocument, Path
+    from evalens.core.documents import ParsedDocument, Path
 
 Mode = Literal["key", "value", "item"]
 

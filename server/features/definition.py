@@ -11,7 +11,7 @@ from pygls.uris import from_fs_path
 def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: EvalensServer, params: types.DefinitionParams) -> list[types.Location] | None:
-        from evalens.runner.validate import rule_context
+        from evalens.core.validate import rule_context
 
         result = ls.validate_uri(params.text_document.uri)
         if result.format is None or result.doc is None or not result.doc.ok:

@@ -82,7 +82,7 @@ def on_validated(ls: EvalensServer, uri: str, result: Any) -> None:
 def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path | None = None) -> None:
     """Re-validate open documents: all of them, or (``root``) only those of one package, the only ones
     whose cross-file checks can see an edit there (a case ``name:`` feeds its package's duplicate check)."""
-    from evalens.runner.index import find_package_root
+    from evalens.core.index import find_package_root
 
     skip = uris.key(except_uri) if except_uri else None
     for uri in ls.open_uris():
@@ -106,7 +106,7 @@ def revalidate_disk(ls: EvalensServer) -> None:
 
 
 def _revalidate_disk(ls: EvalensServer) -> None:
-    from evalens.runner.validate import validate_file
+    from evalens.core.validate import validate_file
 
     with ls.lock:
         known = list(ls.disk_validations.items())
@@ -156,7 +156,7 @@ def register(server: EvalensServer) -> None:
         refresh(ls, uri)
         after = ls.cached_validation(uri)
         if path and after and _case_names(after) != old_names:
-            from evalens.runner.index import find_package_root
+            from evalens.core.index import find_package_root
 
             ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
             root = find_package_root(Path(path))
@@ -180,7 +180,7 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:
-        from evalens.runner.config import CONFIG_NAMES
+        from evalens.core.config import CONFIG_NAMES
 
         config_changed = False
         for change in params.changes:

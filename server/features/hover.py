@@ -15,8 +15,8 @@ def register(server: EvalensServer) -> None:
 
 
 def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hover | None:
-    from evalens.runner.schema_check import dotted, subschema
-    from evalens.runner.validate import rule_context
+    from evalens.core.schema_check import dotted, subschema
+    from evalens.core.validate import rule_context
 
     result = ls.validate_uri(uri)
     if result.format is None or result.doc is None or not result.doc.ok:

@@ -86,9 +86,10 @@ def scan_workspace(ls: EvalensServer) -> None:
     """Validate every eval file of every workspace folder once at start-up (push diagnostics)."""
     from pathlib import Path
 
-    from evalens.runner.validate import iter_candidate_files, validate_file
     from evalens.server import uris
     from evalens.server.features.diagnostics import publish
+
+    from evalens.core.validate import iter_candidate_files, validate_file
 
     started = time.perf_counter()
     count = 0

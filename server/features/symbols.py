@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from evalens.runner.documents import Node, ParsedDocument
+    from evalens.core.documents import Node, ParsedDocument
 from evalens.server.convert import to_range
 from evalens.server.server import EvalensServer
 from lsprotocol import types

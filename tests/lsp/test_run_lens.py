@@ -142,7 +142,9 @@ async def test_cancel_mid_run_keeps_server_responsive(run_client: LanguageClient
 
 async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg: Path):
     """A report written by an earlier run (here: by the runner's own writer) comes back when the file opens."""
-    from evalens.runner.models.uaaps import (
+    from evalens.runner.report import write_report
+
+    from evalens.core.models.uaaps import (
         DeterministicChecks,
         EvalReport,
         JudgeVerdict,
@@ -155,7 +157,6 @@ async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg:
         ReportPackage,
         ReportSummary,
     )
-    from evalens.runner.report import write_report
 
     client = run_client
     path = run_pkg / "evals" / "cases" / "11-fail.yaml"
@@ -252,7 +253,10 @@ async def test_shutdown_cancels_runs(run_client: LanguageClient, run_pkg: Path):
 
 def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
     """The newest report holding a case wins; a case cut short by a cancel keeps the verdict before it."""
-    from evalens.runner.models.uaaps import (
+    from evalens.runner.report import write_report
+    from evalens.server.features.run_memory import Memory, package_root_of
+
+    from evalens.core.models.uaaps import (
         EvalReport,
         ReportAgent,
         ReportCase,
@@ -262,8 +266,6 @@ def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
         ReportPackage,
         ReportSummary,
     )
-    from evalens.runner.report import write_report
-    from evalens.server.features.run_memory import Memory, package_root_of
 
     def report(stamp: str, cases: list[ReportCase], interrupted: bool = False) -> None:
         write_report(EvalReport(version=1, id=stamp, timestamp="2026-01-01T00:00:00Z",

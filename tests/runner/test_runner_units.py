@@ -16,9 +16,9 @@ from evalens.runner.api import RunError, RunRequest, load_last_results, plan_run
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.judge import build_prompt, judge_case, parse_reply, resolve_judge
-from evalens.runner.models.uaaps import CaseExpected
 from evalens.runner.sandbox import PathEscape, process_tree, safe_join
 
+from evalens.core.models.uaaps import CaseExpected
 from tests.runner.runner_helpers import case, make_package
 
 REPO = Path(__file__).resolve().parents[2]
@@ -232,8 +232,9 @@ def test_dry_run_calls_nothing(tmp_path: Path, model_env, sandbox_dir: Path) -> 
 
 
 def _fake_report(pkg: Path, name: str, verdicts: dict[str, str]) -> Path:
-    from evalens.runner.models.uaaps import EvalReport
     from evalens.runner.report import write_report
+
+    from evalens.core.models.uaaps import EvalReport
 
     cases = [{"name": n, "verdict": v, "checks": [{"kind": "contains", "value": "A", "status": "PASS"}]}
              for n, v in verdicts.items()]

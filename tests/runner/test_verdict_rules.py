@@ -63,7 +63,7 @@ def test_judge_deadline_defaults_and_overrides(monkeypatch: pytest.MonkeyPatch) 
 
 
 def _doctor(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
-    from evalens.runner import cli_doctor
+    from evalens.cli import doctor as cli_doctor
 
     code = cli_doctor.main(["--json", *args])
     return code, json.loads(capsys.readouterr().out)
@@ -87,7 +87,7 @@ def test_doctor_all_present(keys, monkeypatch, capsys) -> None:
     assert code == 0 and report["engine"] == "claude-code"
     assert {c["name"] for c in report["checks"]} >= {"claude-code CLI", "claude-code agent key", "judge provider",
                                                       "judge SDK", "judge key", "sandbox", "temp space", "codex CLI"}
-    from evalens.runner import cli_doctor
+    from evalens.cli import doctor as cli_doctor
 
     assert cli_doctor.main([]) == 0
     assert "ready" in capsys.readouterr().out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Edit, Problem
-from evalens.runner.validate import Validation, validate_text
+from evalens.core.index import IndexCache
+from evalens.core.problems import Edit, Problem
+from evalens.core.validate import Validation, validate_text
 
 
 def check(path: Path, text: str | None = None) -> Validation:

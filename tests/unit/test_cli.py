@@ -51,8 +51,8 @@ def test_wheel_ships_schemas_and_namespaced_packages(tmp_path):
     (wheel,) = tmp_path.glob("evalens-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "evalens/schemas/uaaps-eval-case.schema.json" in names
-    assert "evalens/runner/rules.toml" in names  # the rule catalog (diagnostic docs links, config checks)
-    assert "evalens/server/server.py" in names and "evalens/runner/documents.py" in names
+    assert "evalens/core/rules.toml" in names  # the rule catalog (diagnostic docs links, config checks)
+    assert "evalens/server/server.py" in names and "evalens/core/documents.py" in names
     assert not any(n.startswith(("server/", "runner/")) for n in names)
 
 

@@ -6,8 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from evalens.runner import config as cfg
-from evalens.runner.config import (
+
+from evalens.core import config as cfg
+from evalens.core.config import (
     KEEP,
     ConfigCache,
     RuleLevels,
@@ -16,8 +17,8 @@ from evalens.runner.config import (
     parse_config,
     parse_levels,
 )
-from evalens.runner.problems import Severity
-from evalens.runner.validate import validate_text
+from evalens.core.problems import Severity
+from evalens.core.validate import validate_text
 
 CASE = "name: my-case\ntarget: skill:x\ninput:\n  prompt: hi\n  bogus: 1\njudge:\n  criteria: The reply is good.\n"
 
@@ -213,8 +214,7 @@ def test_per_format_override(repo: Path):
 
 
 def test_docs_list_every_format_id_and_setting():
-    from evalens.runner.config import SETTINGS, format_ids
-
+    from evalens.core.config import SETTINGS, format_ids
     from tests.conftest import REPO
 
     doc = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")

@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from evalens.runner.aggregate import related_of
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Severity
-from evalens.runner.validate import validate_text
 
+from evalens.core.aggregate import related_of
+from evalens.core.index import IndexCache
+from evalens.core.problems import Severity
+from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
 
 FORMAT_IDS = {

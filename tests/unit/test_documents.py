@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import time
 
-from evalens.runner.documents import parse
-from evalens.runner.problems import Span
-from evalens.runner.validate import read_source, validate_text
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
+from evalens.core.documents import parse
+from evalens.core.problems import Span
+from evalens.core.validate import read_source, validate_text
 
 CASE = "evals/cases/x.yaml"
 CONFIG = "evals/eval-config.json"

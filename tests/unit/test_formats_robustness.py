@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 import yaml
-from evalens.runner.formats.base import RuleContext
-from evalens.runner.index import IndexCache
-from evalens.runner.validate import validate_text
 
+from evalens.core.formats.base import RuleContext
+from evalens.core.index import IndexCache
+from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]

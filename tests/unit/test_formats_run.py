@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 from evalens.runner import cli_run
 from evalens.runner.cli_run import AgentResult, SjTask
-from evalens.runner.index import IndexCache
-from evalens.runner.validate import validate_text
 
+from evalens.core.index import IndexCache
+from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
 
 GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"

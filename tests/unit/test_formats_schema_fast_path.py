@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalens.runner import schema_check
-from evalens.runner.formats.registry import detect
 
+from evalens.core import schema_check
+from evalens.core.formats.registry import detect
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]

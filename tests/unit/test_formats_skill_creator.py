@@ -6,10 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.formats.base import RuleContext
-from evalens.runner.formats.registry import detect
-from evalens.runner.problems import Severity
-
+from evalens.core.formats.base import RuleContext
+from evalens.core.formats.registry import detect
+from evalens.core.problems import Severity
 from tests.unit.format_helpers import apply, check, codes, only
 
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evalens.runner.formats.base import RuleContext
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Problem, Severity
-from evalens.runner.validate import Validation, validate_text
+
+from evalens.core.formats.base import RuleContext
+from evalens.core.index import IndexCache
+from evalens.core.problems import Problem, Severity
+from evalens.core.validate import Validation, validate_text
 
 GOOD = "---\nname: pdf-tools\ndescription: Extract text from PDFs. Use when the user asks to read a PDF.\n---\n# PDF\n"
 

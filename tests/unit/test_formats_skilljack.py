@@ -6,10 +6,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from evalens.runner.formats.base import RuleContext
-from evalens.runner.formats.registry import by_id, detect
-from evalens.runner.problems import Severity
 
+from evalens.core.formats.base import RuleContext
+from evalens.core.formats.registry import by_id, detect
+from evalens.core.problems import Severity
 from tests.unit.format_helpers import apply, check, codes, only
 
 GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
@@ -199,7 +199,7 @@ def test_skeleton_is_valid(suite: Path) -> None:
 
 def test_large_valid_file_skips_jsonschema(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The 500-task benchmark file takes the pydantic fast path: jsonschema must not run at all."""
-    from evalens.runner import schema_check
+    from evalens.core import schema_check
 
     body = "".join(f"  - id: t-{i}\n    prompt: hello {i}\n    deterministic: {{ expect_marker: M }}\n"
                    for i in range(500))
@@ -250,7 +250,7 @@ def test_config_hover_docs_note_ignored_values() -> None:
     fmt = by_id("skilljack-config")
     assert fmt is not None
     schema = fmt.schema() or {}
-    from evalens.runner.schema_check import subschema
+    from evalens.core.schema_check import subschema
 
     for path in (("runner", "timeout_ms"), ("thresholds", "discovery_rate"), ("output", "judge_truncation"),
                  ("ci", "exit_on_failure"), ("scoring", "weights", "adherence")):
@@ -327,7 +327,7 @@ def test_results_consistency(tmp_path: Path) -> None:
 
 
 def test_folder_walk_finds_sniffed_files(tmp_path: Path) -> None:
-    from evalens.runner.validate import iter_candidate_files
+    from evalens.core.validate import iter_candidate_files
 
     write(tmp_path, "evals/suite/greeting-evals.yaml", "skill: greeting\ntasks:\n  - id: a\n    prompt: hi\n")
     write(tmp_path, "evals/queries.json", '[{"query": "hi", "should_trigger": true}]')

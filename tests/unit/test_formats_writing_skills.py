@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.formats.base import RuleContext
-from evalens.runner.problems import Severity
-
+from evalens.core.formats.base import RuleContext
+from evalens.core.problems import Severity
 from tests.unit.format_helpers import check, codes, only
 
 

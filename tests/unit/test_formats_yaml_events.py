@@ -1,4 +1,4 @@
-"""The event-stream builder (runner/yaml_events.py) must give exactly what the composer-based builder gives:
+"""The event-stream builder (evalens/core/yaml_events.py) must give exactly what the composer-based builder gives:
 the same node kinds, spans, key spans, values (with types), styles and problems — or decline (None)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 import yaml
-from evalens.runner import documents, yaml_events
-from evalens.runner.documents import MAX_DEPTH, MAX_NODES, Node, _YamlLoader, split_lines
 
+from evalens.core import documents, yaml_events
+from evalens.core.documents import MAX_DEPTH, MAX_NODES, Node, _YamlLoader, split_lines
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,9 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
-from evalens.runner.index import IndexCache
-from evalens.runner.validate import validate_text
 
+from evalens.core.index import IndexCache
+from evalens.core.validate import validate_text
 from tests.unit.test_cli import run
 
 FIXTURE = "name: f\ninput:\n  prompt: Summarise it.\n  files: [\"{}\"]\njudge:\n  criteria: Mentions it.\n"
@@ -18,7 +18,7 @@ CASE = "name: a\ninput:\n  prompt: Summarise the file.\njudge:\n  criteria: Ment
 
 
 def test_a_validation_that_raises_becomes_one_internal_problem(monkeypatch: pytest.MonkeyPatch):
-    from evalens.runner import validate
+    from evalens.core import validate
 
     def boom(*args, **kwargs):
         raise RecursionError("maximum recursion depth exceeded")

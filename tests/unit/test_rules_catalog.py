@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from evalens.runner.problems import Problem, Severity, Span
-from evalens.runner.rules import AREAS, DOCS_URL, catalog, doc_url, render_markdown, rule_for
 
+from evalens.core.problems import Problem, Severity, Span
+from evalens.core.rules import AREAS, DOCS_URL, catalog, doc_url, render_markdown, rule_for
 from tests.conftest import CORPUS, EXAMPLE, REPO
 
 SOURCE_DIRS = ("runner", "server", "evalens")
@@ -129,7 +129,7 @@ def test_every_emitted_code_is_catalogued():
                           f"literals, or teach this test the new pattern): {untraced}")
     assert len(codes) > 80, "the scan found suspiciously few codes; has the emitting pattern changed?"
     missing = {c: w[:2] for c, w in codes.items() if c not in FAMILIES and c not in catalog()}
-    assert not missing, f"codes without an entry in runner/rules.toml: {missing}"
+    assert not missing, f"codes without an entry in evalens/core/rules.toml: {missing}"
     assert set(FAMILIES) <= set(codes), "a code family stopped being emitted; update FAMILIES"
 
 
@@ -176,8 +176,8 @@ def test_verdict_codes_are_catalogued():
 
 def test_codes_seen_on_the_corpus_and_examples_are_catalogued():
     """A run-time backstop for the source scan: validate real files, look every code up."""
-    from evalens.runner.index import IndexCache
-    from evalens.runner.validate import iter_candidate_files, validate_file
+    from evalens.core.index import IndexCache
+    from evalens.core.validate import iter_candidate_files, validate_file
 
     roots = [p for p in (CORPUS, EXAMPLE) if p.is_dir()]
     indexes = IndexCache()
@@ -199,7 +199,7 @@ def test_entries_are_complete():
 def test_docs_rules_md_is_generated_from_the_catalog():
     path = REPO / "docs" / "rules.md"
     assert path.read_text(encoding="utf-8") == render_markdown(), \
-        "docs/rules.md is stale: python -m evalens.runner.rules --write docs/rules.md"
+        "docs/rules.md is stale: python -m evalens.core.rules --write docs/rules.md"
     text = path.read_text(encoding="utf-8")
     for code in catalog():
         assert f'<a id="{code}"></a>' in text
@@ -208,7 +208,7 @@ def test_docs_rules_md_is_generated_from_the_catalog():
 def test_rules_module_check_flag(tmp_path: Path):
     stale = tmp_path / "rules.md"
     stale.write_text("old\n")
-    cmd = [sys.executable, "-m", "evalens.runner.rules"]
+    cmd = [sys.executable, "-m", "evalens.core.rules"]
     assert subprocess.run([*cmd, "--check", str(stale)], capture_output=True, timeout=60).returncode == 1
     assert subprocess.run([*cmd, "--check", str(REPO / "docs" / "rules.md")], capture_output=True,
                           timeout=60).returncode == 0

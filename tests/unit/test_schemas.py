@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from evalens.runner.cli_schema import render_text
-from evalens.runner.formats import uaaps as uaaps_format
-from evalens.runner.models import uaaps
-from evalens.runner.models.catalog import render_all
 from evalens.schemas import load_schema, schema_names
 from jsonschema import Draft202012Validator
 
+from evalens.cli.schema import render_text
+from evalens.core.formats import uaaps as uaaps_format
+from evalens.core.models import uaaps
+from evalens.core.models.catalog import render_all
 from tests.conftest import REPO
 
 
@@ -70,7 +70,7 @@ def test_models_and_schema_agree_on_examples():
 
 
 def test_schema_cli_check(tmp_path, capsys):
-    from evalens.runner.cli_schema import main
+    from evalens.cli.schema import main
 
     assert main(["--export", str(tmp_path)]) == 0
     assert main(["--check", str(tmp_path)]) == 0

@@ -6,9 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from evalens.runner.aggregate import related_of
-from evalens.runner.config import Tuning
-from evalens.runner.validate import validate_text
+
+from evalens.core.aggregate import related_of
+from evalens.core.config import Tuning
+from evalens.core.validate import validate_text
 
 CASE_PATH = "/nowhere/pkg/evals/cases/a.yaml"
 # Two problems on known lines: line 4 `bogus` (unknown-key), line 6 vague criteria (vague-criteria).
@@ -77,7 +78,7 @@ def test_unknown_and_unused_codes_get_a_hint_only():
 
 
 def test_unused_hint_can_be_turned_off_like_any_rule(tmp_path: Path):
-    from evalens.runner.config import RuleLevels
+    from evalens.core.config import RuleLevels
 
     text = case(head="# evalens: ignore-file[made-up]\n")
     off = Tuning(overrides=RuleLevels({"unused-suppression": None}))
@@ -160,7 +161,7 @@ def test_json_member_is_not_an_unknown_key_even_in_closed_schemas():
 # ------------------------------------------------------------------------------------------- quick fixes
 
 def _fixes(path: str, text: str, code: str) -> dict[str, tuple]:
-    from evalens.runner.suppress import suppression_fixes
+    from evalens.core.suppress import suppression_fixes
 
     result = validate_text(path, text, None, None, Tuning())
     problem = next(p for p in result.problems if p.code == code)
@@ -219,14 +220,14 @@ def test_json_fix_adds_then_extends_the_member():
 
 
 def test_no_suppression_fix_for_problems_that_cannot_be_silenced():
-    from evalens.runner.suppress import suppression_fixes
+    from evalens.core.suppress import suppression_fixes
 
     result = validate_text(CASE_PATH, "name: [unclosed\n", None, None, Tuning())
     assert all(suppression_fixes(p, result.doc) == [] for p in result.problems)
 
 
 def test_no_line_fix_inside_a_quoted_scalar_that_goes_on():
-    from evalens.runner.suppress import _opens_quote
+    from evalens.core.suppress import _opens_quote
 
     assert _opens_quote('  prompt: "first line')
     assert _opens_quote("  - 'it''s open")

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from evalens.runner.aggregate import aggregate, related_of
-from evalens.runner.index import IndexCache, container_root, scan_skills
-from evalens.runner.problems import Edit, Fix, Problem, Severity, Span
-from evalens.runner.validate import validate_file, validate_text
 
+from evalens.core.aggregate import aggregate, related_of
+from evalens.core.index import IndexCache, container_root, scan_skills
+from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+from evalens.core.validate import validate_file, validate_text
 from tests.unit.format_helpers import apply
 
 

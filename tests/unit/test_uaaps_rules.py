@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalens.runner.formats.uaaps import is_vague, kebab, path_escape
-from evalens.runner.index import IndexCache
-from evalens.runner.problems import Severity
-from evalens.runner.validate import validate_text
+from evalens.core.formats.uaaps import is_vague, kebab, path_escape
+from evalens.core.index import IndexCache
+from evalens.core.problems import Severity
+from evalens.core.validate import validate_text
 
 
 def check(pkg: Path, rel: str, text: str):

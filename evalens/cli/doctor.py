@@ -1,0 +1,90 @@
+"""``evalens doctor``: the run preflight's checks as a table (or ``--json`` for tools), for both engines.
+
+Exit codes: 0 everything required is there, 1 something required is missing (each row names its fix), 2 usage.
+The engine a run would use (``--engine``, else the package's ``eval-config.json``, else claude-code) and its
+judge are required; the other engine is listed for information.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from evalens.runner.preflight import Check, Preflight
+
+MARK = {"ok": "[green]ok[/]", "missing": "[red]MISSING[/]", "warn": "[yellow]warn[/]", "skip": "[dim]skip[/]"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evalens doctor",
+                                description="Check what running evals needs, with the command that fixes each gap.")
+    p.add_argument("--engine", choices=["claude-code", "codex"],
+                   help="engine your runs use (default: the package's eval-config.json, else claude-code)")
+    p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: the package's, else the "
+                                   "engine's provider)")
+    p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    return p
+
+
+def _package_config(explicit: Path | None) -> dict:
+    from evalens.core.index import find_package_root
+
+    root = explicit or find_package_root(Path.cwd()) or Path.cwd()
+    try:
+        data = json.loads((root / "evals" / "eval-config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def collect(engine_name: str, judge: str | None, network: bool = False) -> Preflight:
+    """The required checks for ``engine_name`` plus the other engine's, marked optional."""
+    from evalens.runner.engines import SUPPORTED, get_engine
+    from evalens.runner.preflight import engine_checks, preflight
+
+    result, _spec = preflight(get_engine(engine_name), judge=judge, network=network)
+    for other in SUPPORTED:
+        if other != engine_name:
+            result.checks[2:2] = engine_checks(get_engine(other), required=False)
+    return result
+
+
+def _print_table(result: Preflight, engine: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"evalens doctor — runs with {engine}", title_justify="left")
+    for column in ("check", "status", "found", "fix"):
+        table.add_column(column, overflow="fold")
+    for c in result.checks:
+        status = MARK.get(c.status, c.status) if c.required or c.status == "ok" else \
+            f"[dim]{c.status} (optional)[/]"
+        table.add_row(c.name, status, c.detail, c.fix)
+    import shutil
+
+    console = Console(soft_wrap=False, width=shutil.get_terminal_size((140, 24)).columns)
+    console.print(table)
+    failures: list[Check] = result.failures
+    if failures:
+        console.print(f"[red]{len(failures)} required check(s) failed[/]: runs would stop before any agent starts.")
+    else:
+        console.print("[green]ready[/]: everything a run needs is here.")
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    config = _package_config(args.package)
+    engine = args.engine or (config.get("engine") if config.get("engine") in ("claude-code", "codex") else None) \
+        or "claude-code"
+    judge = args.judge or (config.get("judge") if isinstance(config.get("judge"), str) else None)
+    network = bool((config.get("sandbox") or {}).get("network")) if isinstance(config.get("sandbox"), dict) else False
+    result = collect(engine, judge, network)
+    if args.json:
+        print(json.dumps({"engine": engine, **result.to_json()}, indent=2))
+    else:
+        _print_table(result, engine)
+    sys.stdout.flush()
+    return 0 if result.ok else 1

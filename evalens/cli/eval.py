@@ -1,0 +1,199 @@
+"""``evalens eval``: a thin command line over :mod:`evalens.runner.api`.
+
+Exit codes: 0 every case passed (or was skipped), 1 a case failed or errored, 2 usage/config error (nothing
+started), 130 / 143 / 129 interrupted by SIGINT / SIGTERM / SIGHUP (once the run started, a partial report with
+``interrupted: true`` is still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+USAGE_EXAMPLES = """examples:
+  evalens eval                          run every case in ./evals/cases
+  evalens eval extract-text --engine codex --judge openai:gpt-5-mini
+  evalens eval --dry-run                show what would run; no agent, no model
+  evalens eval diff A.json B.json       pass-rate change and per-case verdict changes
+  evalens eval --rejudge evals/reports/2026-02-22T14-30-00Z.json
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="evalens eval", description="Run UAAPS eval cases on a real agent CLI.",
+                                epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("cases", nargs="*", metavar="CASE", help="case names or case files (default: all)")
+    p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
+    p.add_argument("--engine", help="claude-code or codex (default: eval-config.json)")
+    p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: eval-config.json)")
+    p.add_argument("--model", dest="agent_model", help="model the agent uses (default: the engine's)")
+    p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
+    p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
+    p.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                   help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+                        "the case timeout, 10-60 s); then the case is ERROR")
+    p.add_argument("--dry-run", action="store_true", help="print the plan; run no agent and no model")
+    p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
+    p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
+    p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
+    p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
+    p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
+    p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
+    p.add_argument("--env", action="append", default=[], metavar="NAME",
+                   help="pass this environment variable through to the agent (repeatable)")
+    p.add_argument("--json", action="store_true", help="print the report (or plan / diff) as JSON on stdout")
+    p.add_argument("--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts")
+    return p
+
+
+def _find_package(explicit: Path | None) -> Path:
+    if explicit is not None:
+        return explicit
+    cwd = Path.cwd()
+    if (cwd / "evals").is_dir():
+        return cwd
+    from evalens.core.index import find_package_root
+
+    return find_package_root(cwd) or cwd
+
+
+def _diff(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="evalens eval diff", description="Compare two eval reports.")
+    p.add_argument("a", type=Path)
+    p.add_argument("b", type=Path)
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    from evalens.runner.report import diff_reports, load_report
+
+    try:
+        diff = diff_reports(load_report(args.a), load_report(args.b))
+    except (OSError, ValueError) as exc:
+        print(f"evalens eval diff: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(diff, indent=2))
+        return 0
+    print(f"pass rate: {diff['pass_rate_before']:.0%} → {diff['pass_rate_after']:.0%} "
+          f"({diff['pass_rate_change']:+.0%})")
+    if not diff["changes"]:
+        print("no verdict changes")
+    for change in diff["changes"]:
+        print(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}")
+    return 0
+
+
+def _print_plan(plan: Any, as_json: bool) -> None:
+    if as_json:
+        print(plan.model_dump_json(indent=2))
+        return
+    print(f"package: {plan.package_name} {plan.package_version or ''} ({plan.package_root})")
+    print(f"engine:  {plan.engine} ({plan.engine_binary or 'binary not found'})"
+          + (f", model {plan.agent_model}" if plan.agent_model else ""))
+    print(f"judge:   {plan.judge or 'disabled'}" + (f" via {plan.judge_provider}" if plan.judge_provider else ""))
+    sandbox = plan.sandbox
+    print(f"sandbox: {sandbox['method']} (enforced: {str(sandbox['enforced']).lower()}), network "
+          f"{'on' if sandbox['network'] else 'off'}, writable: {', '.join(sandbox['writable_paths'] or ['workspace'])}")
+    print(f"timeout: {plan.timeout:g} s per case; runs: {plan.runs}; jobs: {plan.jobs}")
+    print(f"env passed to the agent: {', '.join(plan.env_passed) or '(none)'}")
+    print(f"cases ({len(plan.cases)}):")
+    for case in plan.cases:
+        print(f"  {case.name}  [{case.case_file}]" + (f"  target {case.target}" if case.target else ""))
+        if case.files:
+            print(f"    files: {', '.join(case.files)}")
+        if case.checks:
+            print(f"    checks: {'; '.join(case.checks)}")
+    for warning in plan.warnings:
+        print(f"warning: {warning}")
+
+
+async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
+    from evalens.runner.api import run_cases
+
+    def on_progress(event: Any) -> None:
+        if event.report_path:
+            holder["report_path"] = event.report_path
+        if view is not None:
+            view(event)
+
+    return await run_cases(request, on_progress=on_progress)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["diff"]:
+        return _diff(argv[1:])
+    args = _parser().parse_args(argv)
+    from evalens.runner.api import RunError, RunRequest
+
+    if args.rejudge:
+        from evalens.runner.api import rejudge
+
+        try:
+            report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
+        except RunError as exc:
+            print(f"evalens eval: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except (OSError, ValueError) as exc:
+            print(f"evalens eval: cannot re-judge {args.rejudge}: {exc}", file=sys.stderr)
+            return 2
+        if args.json:
+            print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
+        else:
+            for case in report.cases:
+                print(f"{case.verdict:5} {case.name}  {(case.judge_verdict.reason if case.judge_verdict else case.error) or ''}")
+            print(f"report: {path}")
+        return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
+
+    if args.jobs < 1 or args.runs < 1:
+        print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
+        return 2
+    request = RunRequest(
+        package_root=_find_package(args.package), cases=args.cases, target=args.target, engine=args.engine,
+        judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,
+        judge_timeout=args.judge_timeout,
+        dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
+        extra_env=args.env, output=args.output,
+    )
+    if args.dry_run:
+        from evalens.runner.api import plan_run
+
+        try:
+            ctx = plan_run(request)
+        except RunError as exc:
+            print(f"evalens eval: {exc}", file=sys.stderr)
+            return exc.exit_code
+        _print_plan(ctx.plan, args.json)
+        return 0
+
+    from evalens.cli.progress import ProgressView, print_summary
+
+    holder: dict[str, Any] = {}
+    view = ProgressView()
+    from evalens.runner.interrupts import run_interruptibly
+
+    try:
+        with view:
+            outcome, signum = run_interruptibly(_run(request, view, holder), "evalens eval")
+    except RunError as exc:
+        print(f"evalens eval: {exc}", file=sys.stderr)
+        return exc.exit_code
+    if outcome is None:
+        path = holder.get("report_path")
+        print(f"evalens eval: interrupted; partial report: {path}" if path else "evalens eval: interrupted",
+              file=sys.stderr)
+        return 128 + (signum or signal.SIGINT)
+    print_summary(outcome.results, outcome.report_path)
+    for result in outcome.results:
+        if result.sandbox_path:
+            print(f"kept sandbox for {result.name}: {result.sandbox_path}", file=sys.stderr)
+    if args.json and outcome.report is not None:
+        print(outcome.report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
+    if signum is not None:  # arrived after the last case finished: the report is complete
+        print("evalens eval: interrupted after the run finished", file=sys.stderr)
+        return 128 + signum
+    bad = any(r.verdict in ("FAIL", "ERROR") for r in outcome.results)
+    return 1 if bad else 0

@@ -1,0 +1,102 @@
+"""The ``evalens`` command line: a thin dispatcher; each subcommand imports its module lazily.
+
+Start-up time matters (editors spawn ``evalens lsp``), so nothing heavy is imported here.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+USAGE = """usage: evalens <command> [options]
+
+commands:
+  lsp                      start the language server on stdio
+  validate PATH...         validate eval files or folders (path:line:col: severity: message)
+  schema [--export DIR]    list the bundled JSON Schemas or write them to DIR
+  eval [CASE...]           run UAAPS eval cases (evalens eval --help)
+  run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
+  doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
+"""
+
+
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a writer stopped by SIGPIPE (`evalens validate … | head`)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Dispatch; a closed stdout (``| head``) or Ctrl-C ends the command quietly, without a traceback."""
+    for stream in (sys.stdout, sys.stderr):  # text from a file (a lone surrogate) must print, not raise
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+    try:
+        code = _dispatch(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print("evalens: interrupted", file=sys.stderr)
+        return 130
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush does not report the broken pipe again."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def _dispatch(args: list[str]) -> int:
+    if not args or args[0] in {"-h", "--help", "help"}:
+        print(USAGE, end="")
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command in {"--version", "-V"}:
+        from evalens import __version__
+
+        print(f"evalens {__version__}")
+        return 0
+    if command == "lsp":
+        from evalens.server.main import main as lsp_main
+
+        return lsp_main(rest)
+    if command == "validate":
+        from evalens.cli.validate import main as validate_main
+
+        return validate_main(rest)
+    if command == "schema":
+        from evalens.cli.schema import main as schema_main
+
+        return schema_main(rest)
+    if command in {"eval", "run"}:
+        return _run_command(command, rest)
+    if command == "doctor":
+        from evalens.cli.doctor import main as doctor_main
+
+        return doctor_main(rest)
+    print(f"evalens: unknown command {command!r}\n\n{USAGE}", file=sys.stderr, end="")
+    return 2
+
+
+def _run_command(command: str, rest: list[str]) -> int:
+    """``eval`` / ``run``: a signal at any moment ends them with one line and the conventional 128+n."""
+    from evalens.runner.interrupts import Interrupted, install
+
+    install()
+    try:
+        if command == "eval":
+            from evalens.cli.eval import main as eval_main
+
+            return eval_main(rest)
+        from evalens.runner.cli_run import main as run_main
+
+        return run_main(rest)
+    except Interrupted as exc:
+        print(f"evalens {command}: interrupted", file=sys.stderr)
+        return exc.exit_code

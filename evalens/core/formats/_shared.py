@@ -1,0 +1,161 @@
+"""Small helpers shared by the skilljack, writing-skills, skill-creator and SKILL.md formats.
+
+They work on plain values and spans so each rule stays a few lines; nothing here knows a file kind.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path as FsPath
+from typing import Any
+
+from evalens.core.documents import ParsedDocument, Path, parse
+from evalens.core.formats.base import RuleContext
+from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+
+_EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
+
+
+def inner(doc: ParsedDocument, span: Span) -> Span:
+    """A scalar's text without its quotes, so replacing it keeps the quoting style."""
+    return doc.unquoted(span)
+
+
+def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix:
+    """A fix that replaces the scalar at ``path`` (keeping its quotes)."""
+    return Fix(title or f"Change to `{new}`", (Edit(inner(doc, doc.span_for(path)), new),))
+
+
+def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, message: str, *,
+            on_key: bool = False, fixes: list[Fix] | None = None) -> Problem:
+    """A problem on the value (or key) at ``path``, with ``path`` in its data for code actions."""
+    return Problem(doc.span_for(path, prefer_key=on_key), severity, code, message, fixes=list(fixes or []),
+                   data={"path": list(path)})
+
+
+_JS_NAMED = re.compile(r"\(\?<(?![=!])")
+_JS_BACKREF = re.compile(r"\\k<([A-Za-z_]\w*)>")
+
+
+@lru_cache(maxsize=1024)
+def js_regex_error(pattern: str) -> str | None:
+    """Why a JavaScript regex would not compile (checked with Python's engine after mapping the syntax
+    the two spell differently: named groups and their back-references), or None."""
+    if not isinstance(pattern, str):
+        return "not a string"
+    translated = _JS_BACKREF.sub(r"(?P=\1)", _JS_NAMED.sub("(?P<", pattern))
+    try:
+        re.compile(translated)
+    except re.error as exc:
+        return str(exc)
+    except (RecursionError, OverflowError):
+        return "pattern too complex"
+    return None
+
+
+def skills_in(base: FsPath) -> dict[str, FsPath]:
+    """Skills in a skills folder: ``<name>/SKILL.md`` (or ``skill.md``), or a root-level ``SKILL.md``
+    (skilljack copies that one as ``<folder name>/SKILL.md``)."""
+    out: dict[str, FsPath] = {}
+    try:
+        entries = sorted(base.iterdir())
+    except OSError:
+        return out
+    for entry in entries:
+        if entry.is_dir():
+            for name in ("SKILL.md", "skill.md"):
+                md = entry / name
+                if md.is_file():
+                    out[entry.name] = md
+                    break
+        elif entry.name in ("SKILL.md", "skill.md"):
+            out[base.name] = entry
+    return out
+
+
+def skill_names(skills: dict[str, FsPath] | None) -> set[str]:
+    """The names skills answer to: their folder names (what skilljack copies) and their SKILL.md ``name``s
+    (what the agent loads them by)."""
+    return set(skills or {}) | {n for md in (skills or {}).values() if (n := frontmatter_name(md))}
+
+
+def frontmatter_name(skill_md: FsPath) -> str | None:
+    """The ``name`` in a SKILL.md's frontmatter, if readable."""
+    try:
+        text = skill_md.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    data = parse(text, "markdown").data
+    name = data.get("name") if isinstance(data, dict) else None
+    return name if isinstance(name, str) else None
+
+
+_IDENTIFIER = re.compile(
+    r"(?<![\w-])--?[a-z][\w-]*|\b[a-z]+[A-Z]\w*|\b[A-Z][a-z]+[A-Z]\w*|\b\w+_\w+\b|\b\w+\(|\b[A-Z]{2,}\b"
+)
+
+
+def other_script(text: str) -> bool:
+    """Whether ``text`` has letters outside the Latin script (CJK, Cyrillic, …), where the English word lists
+    and lengths below mean nothing."""
+    return any(ord(c) > 0x24F and c.isalpha() for c in text)
+
+
+def is_unfalsifiable(text: str) -> bool:
+    """An expectation a grader cannot fail: too short to say anything ("Produces output"), or a short one
+    resting on a vague word ("Does the thing", "Works appropriately"). Flags, identifiers, acronyms, numbers and
+    quoted values count as concrete; text in another script is left alone (no word list fits it)."""
+    from evalens.core.formats.uaaps import VAGUE_WORDS, is_concrete
+
+    if len(text.strip()) < 4:
+        return True
+    if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text):
+        return False
+    words = re.findall(r"[A-Za-z']+", text.lower())
+    if len(words) <= 2:
+        return True
+    return len(words) <= 8 and bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS)))
+
+
+def is_bare_prompt(prompt: str) -> bool:
+    """A prompt too bare to be a realistic request: three words at most ("Do the thing."). Slash commands (``/design-score URL``)
+    are how users invoke skills, and other scripts pack more into fewer characters, so both are left alone."""
+    text = prompt.strip()
+    if text.startswith("/") or other_script(text):
+        return False
+    return len(text.split()) <= 3
+
+
+_DOC_CACHE: dict[str, tuple[float, Any]] = {}
+
+
+def document_data(ctx: RuleContext, language: str) -> Any:
+    """The plain data of the file a context belongs to: the open document when the caller put it on the
+    context (``ctx.doc``), else the file on disk (cached by modification time)."""
+    doc = getattr(ctx, "doc", None)
+    if doc is not None:
+        return doc.data
+    path = FsPath(ctx.file_path)
+    try:
+        mtime = path.stat().st_mtime
+    except OSError:
+        return None
+    hit = _DOC_CACHE.get(ctx.file_path)
+    if hit and hit[0] == mtime:
+        return hit[1]
+    try:
+        data = parse(path.read_text(encoding="utf-8"), language).data  # type: ignore[arg-type]
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(_DOC_CACHE) >= 32:  # hover touches few files; keep the cache small
+        _DOC_CACHE.pop(next(iter(_DOC_CACHE)))
+    _DOC_CACHE[ctx.file_path] = (mtime, data)
+    return data
+
+
+def path_error(value: str) -> str | None:
+    """Why a path relative to a root is unsafe (absolute, drive letter, ``..`` escape), or None."""
+    from evalens.core.formats.uaaps import path_escape
+
+    return path_escape(value)

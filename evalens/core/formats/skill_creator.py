@@ -1,0 +1,486 @@
+"""skill-creator / agentskills.io (formats.md §5): ``evals/evals.json``, ``grading.json``, trigger eval sets.
+
+``expectations`` and ``assertions`` are both accepted (never both in one case) with quick fixes between them;
+object-form assertions, inline-object ``files`` and missing fixtures are flagged, as the ecosystem's stricter
+checkers do (§5.4: magnus919 ``evals-v1``, confluent ``check_eval_schema.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path as FsPath
+from typing import Any
+
+from evalens.core.aggregate import with_related
+from evalens.core.documents import ParsedDocument, Path
+from evalens.core.formats import registry
+from evalens.core.formats._shared import (
+    frontmatter_name,
+    inner,
+    is_bare_prompt,
+    is_unfalsifiable,
+    path_error,
+    problem,
+    replace_fix,
+)
+from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.formats.writing_skills import _dicts, _files_under, _id_cases, skill_dir_of
+from evalens.core.models import skill_creator as m
+from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.problems import Edit, Fix, Problem, Severity
+from evalens.core.schema_check import suggest
+
+register(SchemaSpec("skill-creator-evals.schema.json", m.EvalsFile, "skill-creator evals.json",
+                    "Evals of a skill (Anthropic skill-creator / agentskills.io): prompts, input files and the "
+                    "statements a grader checks (`expectations` or `assertions`)."))
+register(SchemaSpec("skill-creator-grading.schema.json", m.GradingFile, "skill-creator grading.json",
+                    "The grader's verdict on one run (`<run-dir>/grading.json`), read by the viewer and "
+                    "`aggregate_benchmark.py`."))
+register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "skill-creator benchmark.json",
+                    "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
+                    "benchmark.json`), read by its viewer."))
+
+CHECK_KEYS = ("expectations", "assertions")
+_PLACEHOLDER = re.compile(r"<[A-Z][A-Za-z_ ]*>|\bTODO\b|\bXXX\b|\bTBD\b")
+_ABSTRACT = re.compile(r"^\s*(?:please\s+)?(?:build|make|create|write)\s+me\s+an?\b", re.IGNORECASE)
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether a match is written inside quotes (the prompt talks about it rather than leaving it unfilled)."""
+    return start > 0 and end < len(text) and text[start - 1] == text[end] and text[end] in "'\"`"
+
+
+_CASE_KEYS = frozenset(("expected_output", "assertions", "expectations"))
+
+
+def _case_like(items: list[Any]) -> bool:
+    """Whether a list holds skill-creator-style cases: a ``prompt`` with what success looks like."""
+    return any(isinstance(c, dict) and "prompt" in c and _CASE_KEYS & set(c) for c in items[:50])
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def _object_text(item: dict[str, Any]) -> str:
+    """The statement an object-form assertion stands for: its description, else its name."""
+    for key in ("description", "text", "name", "id"):
+        if isinstance(item.get(key), str) and item[key].strip():
+            return item[key].strip()
+    return json.dumps(item, ensure_ascii=False)
+
+
+class SkillCreatorEvals(Format):
+    id = "skill-creator-evals"
+    title = "skill-creator evals.json"
+    language = "json"
+    globs = ("**/evals.json",)
+    schema_file = "skill-creator-evals.schema.json"
+    runnable = True
+    lookalike_hint = ("Eval cases, but not in skill-creator's `{\"skill_name\": …, \"evals\": [...]}` wrapper: another "
+                      "tool's format, so evalens leaves it alone.")
+
+    def detect(self, path: str, data: Any) -> Match:
+        """Claimed on skill-creator's own shape: ``evals`` as a list next to ``skill_name``, or a list of case
+        objects (``prompt`` plus ``expected_output`` / ``assertions`` / ``expectations``). Case objects
+        without that wrapper (another tool's case list) get the one look-alike hint; anything else at this
+        common name is left alone."""
+        if data is None or data == {}:
+            return Match.YES
+        if isinstance(data, dict):
+            evals = data.get("evals")
+            if isinstance(evals, list) and (isinstance(data.get("skill_name"), str) or not evals or
+                                            _case_like(evals)):
+                return Match.YES
+            if isinstance(data.get("skill_name"), str) and "evals" in data:
+                return Match.YES  # the wrapper with a broken `evals`: ours, and the schema says what is wrong
+            return Match.NO
+        return Match.LOOKALIKE if isinstance(data, list) and _case_like(data) else Match.NO
+
+    # ------------------------------------------------------------------------------------- diagnostics
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        """skill-creator's evals.json is an open format (nothing reads it mechanically; repositories add their own
+        keys), so only a near-miss of a known key is reported. Object assertions and string ids get their own
+        rules; the generic type errors are dropped."""
+        out: list[Problem] = []
+        data = doc.data
+        for p in problems:
+            path = tuple((p.data or {}).get("path", ()))
+            if p.code == "unknown-key":
+                near = (p.data or {}).get("suggestion")
+                parent = doc.node_at_path(path[:-1])
+                if not near or (parent is not None and parent.get(near) is not None):
+                    continue  # an extra key of the repository's own, not a misspelt one
+                p.severity = Severity.WARNING
+            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "skill_name":
+                p.severity = Severity.WARNING  # documented as required, but nothing fails without it
+            if len(path) == 4 and path[0] == "evals" and path[2] in CHECK_KEYS and p.code == "schema-type":
+                continue  # see object-assertion
+            if len(path) == 3 and path[0] == "evals" and path[2] == "id" and p.code == "schema-type":
+                value = data["evals"][path[1]]["id"]
+                if isinstance(value, str) and value:
+                    p.severity = Severity.HINT  # a deliberate naming scheme, not a mistake: nothing reads it
+                    p.code = "string-id"
+                    p.message = (f"skill-creator documents integer ids; `\"{value}\"` is a string (its scripts "
+                                 "never read evals.json, but strict validators reject it).")
+            elif len(path) == 4 and path[0] == "evals" and path[2] == "files" and p.code == "schema-type":
+                p.message = ("`files` entries are paths (strings) relative to the skill root; inline "
+                             "`{path, content}` objects are not read by skill-creator. Put the content in a file "
+                             "(e.g. `evals/files/<name>`) and list its path.")
+            out.append(p)
+        return out
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """Cases without assertions are fine: skill-creator's SKILL.md says to save test cases first and write
+        assertions later, and `expectations` (its schemas.md) and `assertions` (its SKILL.md, agentskills.io) are
+        both the documented name; only mixing them in one file or one case is flagged."""
+        data = doc.data if isinstance(doc.data, dict) else {}
+        out: list[Problem] = []
+        root = skill_dir_of(ctx.file_path)
+        out += self._skill_name_rule(doc, data, root, ctx)
+        evals = data.get("evals")
+        seen: dict[Any, int] = {}
+        names_used: dict[str, list[int]] = {"expectations": [], "assertions": []}
+        objects: list[tuple[Path, dict[str, Any]]] = []
+        for i, case in _dicts(evals):
+            cid = case.get("id")
+            if isinstance(cid, int | str) and not isinstance(cid, bool):
+                if cid in seen:
+                    line = doc.span_for(("evals", seen[cid], "id")).start_line + 1
+                    out.append(problem(doc, ("evals", i, "id"), Severity.ERROR, "duplicate-id",
+                                       f"duplicate case ID `{cid}`; first seen at $.evals[{seen[cid]}].id "
+                                       f"(line {line})."))
+                else:
+                    seen[cid] = i
+            present = [k for k in CHECK_KEYS if k in case]
+            for k in present:
+                names_used[k].append(i)
+            if len(present) == 2:
+                out.append(problem(doc, ("evals", i, "assertions"), Severity.WARNING, "both-check-keys",
+                                   f"evals[{i}] has both `expectations` and `assertions`; use one name per case "
+                                   "(skill-creator's schemas.md says `expectations`, agentskills.io `assertions`; "
+                                   "evalens grades `assertions` and ignores the other).", on_key=True))
+            for key in present:
+                items = case[key]
+                for j, item in enumerate(items if isinstance(items, list) else []):
+                    if isinstance(item, dict):
+                        objects.append((("evals", i, key, j), item))
+                    else:
+                        out += self._assertion_rules(doc, (i, key, j), item)
+            if "expected_output" not in case:
+                out.append(problem(doc, ("evals", i), Severity.WARNING, "missing-expected-output",
+                                   f"evals[{i}] has no `expected_output` (documented as required: a human-readable "
+                                   "description of success).", on_key=True))
+            prompt = case.get("prompt")
+            if isinstance(prompt, str) and prompt.strip():
+                out += self._prompt_rules(doc, i, prompt)
+            files = case.get("files")
+            if isinstance(files, list):
+                out += self._file_rules(doc, i, files, root)
+        out += self._object_assertions(doc, objects)
+        out += self._duplicate_prompts(doc, evals)
+        if names_used["expectations"] and names_used["assertions"]:
+            fixes = [f for f in (self._rename(doc, names_used["expectations"], "expectations", "assertions",
+                                              "Use `assertions` in every case"),
+                                 self._rename(doc, names_used["assertions"], "assertions", "expectations",
+                                              "Use `expectations` in every case")) if f]
+            out.append(problem(doc, ("evals",), Severity.WARNING, "mixed-check-keys",
+                               "This file mixes `expectations` (evals " + ", ".join(map(str, names_used["expectations"]))
+                               + ") and `assertions` (evals " + ", ".join(map(str, names_used["assertions"]))
+                               + "); pick one name.", on_key=True, fixes=fixes))
+        return out
+
+    def _object_assertions(self, doc: ParsedDocument, objects: list[tuple[Path, dict[str, Any]]]) -> list[Problem]:
+        """One diagnostic for a file's object-form assertions (often a documented house convention), with a
+        quick fix that turns all of them into strings at once."""
+        if not objects:
+            return []
+        edits = tuple(Edit(doc.span_for(path), json.dumps(_object_text(item), ensure_ascii=False))
+                      for path, item in objects)
+        n = len(objects)
+        keys = ", ".join(sorted({k for _, item in objects for k in item})[:4])
+        first = problem(doc, objects[0][0], Severity.WARNING, "object-assertion",
+                        (f"{n} assertions are objects (`{{{keys}}}`)" if n > 1 else
+                         f"Object-form assertion (`{{{keys}}}`)")
+                        + ": skill-creator's schemas list plain strings (the grader writes each back as "
+                        "`grading.json` `expectations[].text`); evalens grades the `description`. Write each as one "
+                        "verifiable sentence.",
+                        fixes=[Fix(f"Convert {'all ' + str(n) + ' object assertions' if n > 1 else 'it'} to strings "
+                                   "(their descriptions)", edits)])
+        return [with_related(first, [Problem(doc.span_for(path), Severity.WARNING, "object-assertion",
+                                             f"object assertion: {_object_text(item)}") for path, item in objects[1:]])]
+
+    def _duplicate_prompts(self, doc: ParsedDocument, evals: Any) -> list[Problem]:
+        """The same prompt (and input files) twice. With different assertions or expected output the cases
+        either check different aspects of one output or contradict each other (one is stale); which, only the
+        author can tell, so it is advice. With the same ones the case only counts twice."""
+        out: list[Problem] = []
+        seen: dict[tuple[str, str], tuple[int, dict[str, Any]]] = {}
+        for i, case in _dicts(evals):
+            prompt = case.get("prompt")
+            if not isinstance(prompt, str) or not prompt.strip():
+                continue
+            key = (_norm(prompt), json.dumps(case.get("files") or [], sort_keys=True))
+            if key not in seen:
+                seen[key] = (i, case)
+                continue
+            first, other = seen[key]
+            line = doc.span_for(("evals", first, "prompt")).start_line + 1
+            checks = [json.dumps([c.get(k) for k in (*CHECK_KEYS, "expected_output")], sort_keys=True)
+                      for c in (other, case)]
+            why = ("with different assertions or expected output: one run cannot satisfy both if they contradict "
+                   "(e.g. one is stale); if they check different aspects, they could be one case"
+                   if checks[0] != checks[1] else "with the same checks; it counts twice")
+            p = problem(doc, ("evals", i, "prompt"), Severity.HINT, "duplicate-prompt",
+                        f"evals[{i}] repeats the prompt of evals[{first}] (line {line}) {why}.")
+            out.append(with_related(p, [Problem(doc.span_for(("evals", first, "prompt")), Severity.HINT, p.code,
+                                                f"first use of this prompt (evals[{first}])")]))
+        return out
+
+    def _skill_name_rule(self, doc: ParsedDocument, data: dict[str, Any], root: FsPath,
+                         ctx: RuleContext) -> list[Problem]:
+        """``skill_name`` names a skill by its SKILL.md ``name``: this skill's own, or (for evals kept at a
+        plugin's root) one of the plugin's. A name no SKILL.md carries is stale, e.g. after a rename."""
+        from evalens.core.index import skill_catalog
+
+        name = data.get("skill_name")
+        if not isinstance(name, str) or not name.strip():
+            return []
+        skill_md = next((root / n for n in ("SKILL.md", "skill.md") if (root / n).is_file()), None)
+        own = (frontmatter_name(skill_md) or root.name) if skill_md is not None else None
+        if name == own or (own is not None and name == root.name):
+            return []  # its SKILL.md name, or the folder name it is installed under
+        catalog = skill_catalog(ctx.file_path, ctx.index)
+        if own is not None and name in catalog:
+            return [problem(doc, ("skill_name",), Severity.WARNING, "skill-name-mismatch",
+                            f"`skill_name` is `{name}` but the skill's SKILL.md is named `{own}`.",
+                            fixes=[replace_fix(doc, ("skill_name",), own)])]
+        if name in catalog or (own is None and not catalog):
+            return []
+        names = sorted({md: n for n, md in reversed(list(catalog.items()))}.values())  # a SKILL.md name each
+        first = own or suggest(name, names)
+        targets = ([first] if first else []) + [n for n in names if n != first][:5 - bool(first)]
+        known = ", ".join(f"`{n}`" for n in names[:8]) + (" …" if len(names) > 8 else "")
+        fixes = [Fix(f"Point at skill `{t}`", replace_fix(doc, ("skill_name",), t).edits, preferred=not k)
+                 for k, t in enumerate(targets)]
+        return [problem(doc, ("skill_name",), Severity.WARNING, "unknown-skill",
+                        f"`skill_name` `{name}` names no skill in this plugin or package (SKILL.md names: "
+                        f"{known or 'none'}); was the skill renamed?", fixes=fixes)]
+
+    def _assertion_rules(self, doc: ParsedDocument, where: tuple[int, str, int], item: Any) -> list[Problem]:
+        i, key, j = where
+        path: Path = ("evals", i, key, j)
+        if not isinstance(item, str):
+            return [problem(doc, path, Severity.ERROR, "schema-type", f"`evals[{i}].{key}[{j}]` must be a string.")]
+        if is_unfalsifiable(item):
+            return [problem(doc, path, Severity.WARNING, "vague-assertion",
+                            f"Vague {key[:-1]}: {json.dumps(item, ensure_ascii=False)} gives the grader nothing "
+                            "concrete to find false. Name the file, value, command or behaviour.")]
+        return []
+
+    def _prompt_rules(self, doc: ParsedDocument, i: int, prompt: str) -> list[Problem]:
+        path: Path = ("evals", i, "prompt")
+        out = []
+        if m_ := next((x for x in _PLACEHOLDER.finditer(prompt) if not _quoted(prompt, x.start(), x.end())), None):
+            out.append(problem(doc, path, Severity.WARNING, "placeholder",
+                               f"The prompt still contains the placeholder `{m_.group()}`."))
+        if _ABSTRACT.search(prompt):
+            out.append(problem(doc, path, Severity.HINT, "abstract-prompt",
+                               "Abstract \"Build me a …\" prompt: real requests name files, data and context."))
+        elif is_bare_prompt(prompt):
+            out.append(problem(doc, path, Severity.HINT, "short-prompt",
+                               f"The prompt is only {json.dumps(prompt.strip(), ensure_ascii=False)}; realistic "
+                               "requests name their files, data and context."))
+        return out
+
+    def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath) -> list[Problem]:
+        out: list[Problem] = []
+        for j, entry in enumerate(files):
+            if not isinstance(entry, str):
+                continue
+            path: Path = ("evals", i, "files", j)
+            why = path_error(entry)
+            if why:
+                out.append(problem(doc, path, Severity.ERROR, "path-escape",
+                                   f"`{entry}` {why}: path escapes skill root (files are relative to it)."))
+                continue
+            if entry.startswith("./") or entry.endswith("/"):
+                clean = entry.removeprefix("./").rstrip("/")
+                out.append(problem(doc, path, Severity.HINT, "path-style",
+                                   f"Strict relative paths have no `./` prefix or trailing `/`: `{clean}`.",
+                                   fixes=[replace_fix(doc, path, clean)]))
+            if not (root / entry).exists():
+                known = _files_under(root, skip=set(), limit=2000)
+                near = suggest(entry, known)
+                out.append(problem(doc, path, Severity.ERROR, "file-missing",
+                                   f"file does not exist: {entry} (relative to the skill root {root.name}/)"
+                                   + (f"; did you mean `{near}`?" if near else ""),
+                                   fixes=[replace_fix(doc, path, near)] if near else []))
+        return out
+
+    def _rename(self, doc: ParsedDocument, cases: list[int], old: str, new: str, title: str | None = None) -> Fix | None:
+        edits = []
+        for i in cases:
+            span = doc.key_span_at_path(("evals", i, old))
+            if span is not None:
+                edits.append(Edit(inner(doc, span), new))
+        return Fix(title or f"Rename `{old}` to `{new}`", tuple(edits)) if edits else None
+
+    # ------------------------------------------------------------------------------------- editor knowledge
+
+    def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
+        return _id_cases(doc, "evals")
+
+    def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
+        root = skill_dir_of(ctx.file_path)
+        if len(path) >= 3 and path[0] == "evals" and path[2] == "files":
+            return [ValueChoice(f, "file") for f in _files_under(root, skip={"evals.json"})]
+        if path == ("skill_name",):
+            skill_md = root / "SKILL.md"
+            name = frontmatter_name(skill_md) if skill_md.is_file() else None
+            return [ValueChoice(name or root.name, "the skill's name")]
+        return []
+
+    def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
+        root = skill_dir_of(ctx.file_path)
+        if path == ("skill_name",) and (root / "SKILL.md").is_file():
+            return [Target(str(root / "SKILL.md"))]
+        if len(path) == 4 and path[0] == "evals" and path[2] == "files" and isinstance(value, str) and \
+                not path_error(value) and (root / value).exists():
+            return [Target(str(root / value))]
+        return []
+
+    def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
+        root = skill_dir_of(ctx.file_path)
+        if path == ("skill_name",) and (root / "SKILL.md").is_file():
+            from evalens.core.index import frontmatter_fields
+
+            fields = frontmatter_fields((root / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
+            return f"**Skill `{fields.get('name', root.name)}`** — {fields.get('description') or '(no description)'}"
+        if len(path) == 4 and path[0] == "evals" and path[2] == "files" and isinstance(value, str) and \
+                not path_error(value):
+            target = root / value
+            if target.is_file():
+                return f"`{target}` — {target.stat().st_size:,} bytes, copied into the workspace at `{value}`"
+            if target.is_dir():
+                return f"`{target}/` — a folder, copied into the workspace at `{value}`"
+            return f"`{value}` does not exist under the skill root `{root}`"
+        return None
+
+    def skeleton(self, snippets: bool) -> str | None:
+        return json.dumps({"skill_name": "my-skill", "evals": [
+            {"id": 1, "prompt": "A realistic user request that names its files and context",
+             "expected_output": "What success looks like, in plain words", "files": [],
+             "assertions": ["The output names output/report.md as the file it wrote"]}]}, indent=2) + "\n"
+
+
+# ------------------------------------------------------------------------------------------- grading.json
+
+
+class SkillCreatorGrading(Format):
+    id = "skill-creator-grading"
+    title = "skill-creator grading.json"
+    language = "json"
+    globs = ("**/grading.json",)
+    schema_file = "skill-creator-grading.schema.json"
+
+    def detect(self, path: str, data: Any) -> Match:
+        """Claimed on the grader's output: `expectations` (or agentskills.io's `assertion_results`) as a list of
+        `{text, passed}` results, or a `summary` with a `pass_rate`."""
+        if not isinstance(data, dict):
+            return Match.NO
+        for key in ("expectations", "assertion_results"):
+            items = data.get(key)
+            if isinstance(items, list) and (not items or any(isinstance(e, dict) and {"text", "passed"} & set(e)
+                                                             for e in items[:50])):
+                return Match.YES
+        summary = data.get("summary")
+        return Match.YES if isinstance(summary, dict) and "pass_rate" in summary else Match.NO
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        for p in problems:
+            path = tuple((p.data or {}).get("path", ()))
+            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "expectations" and \
+                    "assertion_results" in data:
+                p.message = ("The viewer and aggregate_benchmark.py read `expectations`; this file calls the list "
+                             "`assertion_results` (agentskills.io's name).")
+                fix = self._rename_key(doc, "assertion_results", "expectations")
+                if fix:
+                    p.fixes.append(fix)
+            elif len(path) == 3 and path[:2] == ("eval_feedback", "suggestions") and p.code == "schema-type" and \
+                    isinstance(data["eval_feedback"]["suggestions"][path[2]], str):
+                p.severity = Severity.WARNING
+                p.code = "suggestion-string"
+                p.message = ("skill-creator's schema has `{assertion, reason}` objects in "
+                             "`eval_feedback.suggestions`; this one is a plain string.")
+        return problems
+
+    def _rename_key(self, doc: ParsedDocument, old: str, new: str) -> Fix | None:
+        span = doc.key_span_at_path((old,))
+        return Fix(f"Rename `{old}` to `{new}`", (Edit(inner(doc, span), new),)) if span else None
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        results = [e.get("passed") for _, e in _dicts(data.get("expectations"))]
+        summary = data.get("summary") if isinstance(data.get("summary"), dict) else None
+        if summary is None or not isinstance(data.get("expectations"), list):
+            return []
+        passed = sum(1 for r in results if r is True)
+        want: dict[str, Any] = {"passed": passed, "failed": len(results) - passed, "total": len(results),
+                                "pass_rate": round(passed / len(results), 2) if results else 0.0}
+        out = []
+        for key, value in want.items():
+            have = summary.get(key)
+            if not isinstance(have, int | float) or isinstance(have, bool):
+                continue
+            if (key == "pass_rate" and abs(have - value) > 0.011) or (key != "pass_rate" and have != value):
+                out.append(problem(doc, ("summary", key), Severity.WARNING, "summary-mismatch",
+                                   f"`summary.{key}` is {have} but `expectations` give {value}.",
+                                   fixes=[replace_fix(doc, ("summary", key), json.dumps(value))]))
+        return out
+
+
+# ------------------------------------------------------------------------------------------- benchmark.json
+
+
+class SkillCreatorBenchmark(Format):
+    id = "skill-creator-benchmark"
+    title = "skill-creator benchmark.json"
+    language = "json"
+    globs = ("**/benchmark.json",)
+    schema_file = "skill-creator-benchmark.schema.json"
+
+    def detect(self, path: str, data: Any) -> Match:
+        """Claimed on skill-creator's run records (`configuration` / `result` per run), or with no runs yet its
+        `run_summary.with_skill.pass_rate`; `runs` next to `metadata` is what every benchmark tool writes."""
+        if not isinstance(data, dict):
+            return Match.NO
+        runs = data.get("runs")
+        runs = [r for r in runs[:50] if isinstance(r, dict)] if isinstance(runs, list) else []
+        if runs:
+            return Match.YES if any({"configuration", "result"} & set(r) for r in runs) else Match.NO
+        summary = data.get("run_summary")
+        arms = [summary.get(k) for k in ("with_skill", "without_skill")] if isinstance(summary, dict) else []
+        return Match.YES if any(isinstance(a, dict) and "pass_rate" in a for a in arms) else Match.NO
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        for p in problems:
+            path = tuple((p.data or {}).get("path", ()))
+            if len(path) == 3 and path[0] == "runs" and path[2] == "configuration" and p.code == "schema-enum":
+                p.message += " skill-creator's viewer shows empty values for any other name."
+            elif len(path) == 2 and path[0] == "runs" and p.code == "missing-key" and \
+                    (p.data or {}).get("missing") == "result":
+                run = data["runs"][path[1]]
+                if isinstance(run, dict) and "pass_rate" in run:
+                    p.message = (f"runs[{path[1]}] has `pass_rate` at the top level; the viewer reads "
+                                 "`result.pass_rate` and shows empty values.")
+        return problems
+
+
+registry.register(SkillCreatorEvals())
+registry.register(SkillCreatorGrading())
+registry.register(SkillCreatorBenchmark())

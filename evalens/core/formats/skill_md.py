@@ -1,0 +1,327 @@
+"""``SKILL.md`` frontmatter under a profile (formats.md §6): ``agentskills`` (strict), ``claude-code``,
+``uaaps``, chosen by the skill's context unless the ``skillProfile`` setting forces one. Messages are skills-ref's (§6.2) and quick_validate.py's (§6.3); severities follow §6.6.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from pathlib import Path as FsPath
+from typing import Any
+
+from evalens.core.documents import ParsedDocument, Path
+from evalens.core.formats import registry
+from evalens.core.formats._shared import inner, problem, replace_fix
+from evalens.core.formats.base import Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.models import skill_md as m
+from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+from evalens.core.schema_check import suggest
+
+register(SchemaSpec("skill-md-frontmatter.schema.json", m.SkillFrontmatter, "SKILL.md frontmatter",
+                    "Frontmatter of an agent skill's SKILL.md (agentskills.io specification, Claude Code extension "
+                    "keys, UAAPS variant)."))
+
+E, W, H = Severity.ERROR, Severity.WARNING, Severity.HINT
+SEVERITY = {  # formats.md §6.6: situation → (agentskills, claude-code, uaaps); None = not reported
+    "unknown-key": (E, H, H),
+    "compatibility-object": (E, W, None),
+    "compatibility-string": (None, None, E),
+    "name-hyphens": (E, E, W),
+    "name-directory": (E, E, W),
+    "angle-brackets": (W, W, H),
+    "reserved-word": (W, W, H),
+}
+UAAPS_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+_ALLOWED_LIST = str(sorted(m.AGENTSKILLS_KEYS))
+MAX_LINES = 500
+
+
+def profile_of(ctx: RuleContext) -> str:
+    """The ``skillProfile`` setting when it names a profile; otherwise (``auto``, unset) the skill's context."""
+    value = (ctx.settings or {}).get("skillProfile")
+    return value if value in m.PROFILES else context_profile(FsPath(ctx.file_path))
+
+
+def context_profile(skill_md: FsPath) -> str:
+    """Where a SKILL.md lives decides who reads it: inside a Claude Code plugin (``.claude-plugin/plugin.json``
+    up the tree) or ``.claude/skills/``, Claude Code; in a UAAPS package (``package.agent.json``), UAAPS;
+    anywhere else (``.agents/skills/``, a skills repository), the strict agentskills specification."""
+    posix = skill_md.as_posix()
+    if "/.claude/skills/" in posix:
+        return "claude-code"
+    if "/.agents/skills/" in posix:
+        return "agentskills"
+    for parent in list(skill_md.absolute().parents)[:6]:
+        if (parent / ".claude-plugin" / "plugin.json").is_file():
+            return "claude-code"
+        if (parent / "package.agent.json").is_file():
+            return "uaaps"
+        if (parent / ".git").exists():
+            break
+    return "agentskills"
+
+
+def _severity(situation: str, profile: str) -> Severity | None:
+    return SEVERITY[situation][m.PROFILES.index(profile)]
+
+
+class SkillMd(Format):
+    id = "skill-md"
+    title = "SKILL.md"
+    language = "markdown"
+    globs = ("**/SKILL.md", "**/skill.md")
+    schema_file = "skill-md-frontmatter.schema.json"
+
+    def detect(self, path: str, data: Any) -> Match:
+        return Match.YES
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        """The schema serves hover and completion; what is wrong depends on the profile, so ``rules`` decides."""
+        return []
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        data = doc.data
+        if not isinstance(data, dict):
+            return [Problem(Span(0, 0, 0, 3), E, "frontmatter-not-mapping",
+                            "SKILL.md frontmatter must be a YAML mapping")]
+        profile = profile_of(ctx)
+        out: list[Problem] = self._bom(doc, ctx)
+        for key in ("name", "description"):
+            if key not in data:
+                out.append(Problem(Span(0, 0, 0, 3), E, "missing-field",
+                                   f"Missing required field in frontmatter: {key}", data={"missing": key}))
+        out += self._unknown_keys(doc, data, profile)
+        if "name" in data:
+            out += self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
+        if "description" in data:
+            out += self._description_rules(doc, data["description"], profile)
+        if "compatibility" in data:
+            out += self._compatibility_rules(doc, data["compatibility"], profile)
+        out += self._typed_keys(doc, data, profile)
+        body_lines = len(doc.lines) - doc.body_start_line
+        if len(doc.lines) > MAX_LINES:
+            line = min(MAX_LINES, len(doc.lines) - 1)
+            out.append(Problem(Span(line, 0, line, len(doc.lines[line])), H, "long-skill",
+                               f"SKILL.md has {len(doc.lines)} lines ({body_lines} in the body); the specification "
+                               f"suggests under {MAX_LINES}. Move detail into references/ files."))
+        return out
+
+    def _bom(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """A byte order mark before ``---``: skills-ref reads the text and finds no frontmatter. The editor's
+        text may keep the mark (then it is removable in place) or drop it (then the file on disk has it)."""
+        why = ("SKILL.md starts with a UTF-8 byte order mark (BOM) before `---`: skills-ref rejects it (\"SKILL.md "
+               "must start with YAML frontmatter (---)\").")
+        if doc.text.startswith("\ufeff"):
+            return [Problem(Span(0, 0, 0, 1), E, "bom", why + " Remove the BOM.",
+                            fixes=[Fix("Remove the byte order mark", (Edit(Span(0, 0, 0, 1), ""),))])]
+        try:
+            with open(ctx.file_path, "rb") as fh:
+                on_disk = fh.read(3) == b"\xef\xbb\xbf"
+        except OSError:
+            on_disk = False
+        if on_disk:
+            return [Problem(Span(0, 0, 0, 3), E, "bom", why + " Save the file as UTF-8 without BOM.")]
+        return []
+
+    def _unknown_keys(self, doc: ParsedDocument, data: dict[str, Any], profile: str) -> list[Problem]:
+        known = m.AGENTSKILLS_KEYS if profile == "agentskills" else m.AGENTSKILLS_KEYS + m.CLAUDE_CODE_KEYS
+        extra = [k for k in data if k not in known]
+        severity = _severity("unknown-key", profile)
+        if not extra or severity is None:
+            return []
+        out = []
+        for key in extra:
+            near = suggest(key, list(known))
+            fixes = []
+            if near and near not in data:
+                span = doc.key_span_at_path((key,))
+                if span is not None:
+                    fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(inner(doc, span), near),)))
+            fixes += self._remove_key(doc, key)
+            if profile == "agentskills":
+                msg = f"Unexpected fields in frontmatter: {', '.join(sorted(extra))}. Only {_ALLOWED_LIST} are allowed."
+                if key in m.CLAUDE_CODE_KEYS:
+                    msg += f" (`{key}` is a Claude Code key: set evalens.skillProfile to `claude-code` if that is "
+                    msg += "your target.)"
+            else:
+                msg = f"`{key}` is not a known frontmatter key ({'Claude Code' if profile == 'claude-code' else 'UAAPS'}" \
+                      " profile); it is ignored."
+            if near:
+                msg += f" Did you mean `{near}`?"
+            out.append(problem(doc, (key,), severity, "unexpected-field", msg, on_key=True, fixes=fixes))
+        return out
+
+    def _remove_key(self, doc: ParsedDocument, key: str) -> list[Fix]:
+        ks = doc.key_span_at_path((key,))
+        node = doc.node_at_path((key,))
+        if ks is None or node is None:
+            return []
+        end = doc.trim(node.span).end_line
+        return [Fix(f"Remove `{key}`", (Edit(Span(ks.start_line, 0, end + 1, 0), ""),), preferred=False)]
+
+    def _name_rules(self, doc: ParsedDocument, name: Any, profile: str, directory: str) -> list[Problem]:
+        path: Path = ("name",)
+        if not isinstance(name, str) or not name.strip():
+            return [problem(doc, path, E, "invalid-name", "Field 'name' must be a non-empty string")]
+        name = unicodedata.normalize("NFKC", name.strip())
+        out: list[Problem] = []
+        if len(name) > 64:
+            out.append(problem(doc, path, E, "name-too-long",
+                               f"Skill name '{name}' exceeds 64 character limit ({len(name)} chars)"))
+        if profile == "uaaps":
+            if not UAAPS_NAME.match(name):
+                out.append(problem(doc, path, E, "invalid-name",
+                                   f"Skill name '{name}' does not match the UAAPS pattern ^[a-z0-9][a-z0-9-]{{0,63}}$"))
+            elif name.endswith("-") or "--" in name:
+                out.append(problem(doc, path, W, "name-hyphens",
+                                   f"Skill name '{name}' has a trailing or double hyphen: valid for UAAPS, rejected "
+                                   "by the agentskills specification (not portable)."))
+        else:
+            if name != name.lower():
+                out.append(problem(doc, path, E, "invalid-name", f"Skill name '{name}' must be lowercase",
+                                   fixes=[replace_fix(doc, path, name.lower())]))
+            if name.startswith("-") or name.endswith("-"):
+                out.append(problem(doc, path, E, "name-hyphens", "Skill name cannot start or end with a hyphen",
+                                   fixes=[replace_fix(doc, path, name.strip("-"))]))
+            if "--" in name:
+                out.append(problem(doc, path, E, "name-hyphens", "Skill name cannot contain consecutive hyphens",
+                                   fixes=[replace_fix(doc, path, re.sub(r"-{2,}", "-", name))]))
+            if not all(c.isalnum() or c == "-" for c in name):
+                out.append(problem(doc, path, E, "invalid-name",
+                                   f"Skill name '{name}' contains invalid characters. Only letters, digits, and "
+                                   "hyphens are allowed."))
+            elif not name.isascii():
+                out.append(problem(doc, path, W, "non-ascii-name",
+                                   f"Skill name '{name}' has non-ASCII letters: skills-ref accepts them, the "
+                                   "specification allows only a–z, 0–9 and `-`."))
+        directory = unicodedata.normalize("NFKC", directory)
+        severity = _severity("name-directory", profile)
+        if directory and directory != name and severity is not None:
+            out.append(problem(doc, path, severity, "name-directory-mismatch",
+                               f"Directory name '{directory}' must match skill name '{name}'",
+                               fixes=[replace_fix(doc, path, directory, f"Change name to `{directory}`")]))
+        low = name.lower()
+        word = next((w for w in ("claude", "anthropic") if w in low), None)
+        if word and (severity := _severity("reserved-word", profile)) is not None:
+            out.append(problem(doc, path, severity, "reserved-word",
+                               f"Skill name '{name}' contains the reserved word \"{word}\" (Anthropic's upload "
+                               "rejects it)."))
+        return out
+
+    def _description_rules(self, doc: ParsedDocument, desc: Any, profile: str) -> list[Problem]:
+        path: Path = ("description",)
+        if not isinstance(desc, str) or not desc.strip():
+            return [problem(doc, path, E, "invalid-description", "Field 'description' must be a non-empty string")]
+        out: list[Problem] = []
+        if len(desc) > 1024:
+            out.append(problem(doc, path, E, "description-too-long",
+                               f"Description exceeds 1024 character limit ({len(desc)} chars)"))
+        severity = _severity("angle-brackets", profile)
+        if ("<" in desc or ">" in desc) and severity is not None:
+            out.append(problem(doc, path, severity, "angle-brackets",
+                               "Description cannot contain angle brackets (`<` or `>`): Anthropic's packager and "
+                               "upload reject them."))
+        return out
+
+    def _compatibility_rules(self, doc: ParsedDocument, value: Any, profile: str) -> list[Problem]:
+        path: Path = ("compatibility",)
+        if isinstance(value, str):
+            severity = _severity("compatibility-string", profile)
+            if severity is not None:
+                return [problem(doc, path, severity, "compatibility-type",
+                                "UAAPS expects `compatibility` as an object `{requires, optional, packages}`, not a "
+                                "string.")]
+            if not value.strip():
+                return [problem(doc, path, E, "compatibility-empty",
+                                "Field 'compatibility' must be 1–500 characters when present")]
+            if len(value) > 500:
+                return [problem(doc, path, E, "compatibility-too-long",
+                                f"Compatibility exceeds 500 character limit ({len(value)} chars)")]
+            return []
+        if isinstance(value, dict):
+            severity = _severity("compatibility-object", profile)
+            if severity is not None:
+                return [problem(doc, path, severity, "compatibility-type", "Field 'compatibility' must be a string")]
+            out = []
+            for key, items in value.items():
+                if key not in ("requires", "optional", "packages"):
+                    out.append(problem(doc, (*path, key), E, "unexpected-field",
+                                       f"`compatibility.{key}` is not allowed; UAAPS allows `requires`, `optional`, "
+                                       "`packages`.", on_key=True))
+                elif not (isinstance(items, list) and all(isinstance(i, str) for i in items)):
+                    out.append(problem(doc, (*path, key), E, "schema-type",
+                                       f"`compatibility.{key}` must be a list of strings."))
+            return out
+        if value is None:
+            return []
+        return [problem(doc, path, E, "compatibility-type", "Field 'compatibility' must be a string"
+                        if profile != "uaaps" else "`compatibility` must be an object {requires, optional, packages}")]
+
+    def _typed_keys(self, doc: ParsedDocument, data: dict[str, Any], profile: str) -> list[Problem]:
+        out: list[Problem] = []
+        meta = data.get("metadata")
+        if "metadata" in data and not isinstance(meta, dict):
+            out.append(problem(doc, ("metadata",), E, "schema-type",
+                               "Field 'metadata' must be a mapping of string keys to string values"))
+        elif isinstance(meta, dict):
+            for key, value in meta.items():
+                if not isinstance(value, str):
+                    out.append(problem(doc, ("metadata", key), W, "metadata-value",
+                                       f"`metadata.{key}` should be a string (quote it); the specification maps "
+                                       "strings to strings."))
+        tools = data.get("allowed-tools")
+        if "allowed-tools" in data and not isinstance(tools, str) and \
+                not (profile == "claude-code" and isinstance(tools, list)):
+            out.append(problem(doc, ("allowed-tools",), E, "schema-type",
+                               "Field 'allowed-tools' must be a space-separated string, e.g. `Bash(git:*) Read`"))
+        if "license" in data and not isinstance(data["license"], str):
+            out.append(problem(doc, ("license",), E, "schema-type", "Field 'license' must be a string"))
+        if profile != "agentskills":
+            for key, kind, word in (("disable-model-invocation", bool, "a boolean"), ("user-invocable", bool,
+                                    "a boolean"), ("model", str, "a string"), ("agent", str, "a string"),
+                                    ("argument-hint", str, "a string"), ("hooks", dict, "a mapping")):
+                if key in data and not isinstance(data[key], kind):
+                    out.append(problem(doc, (key,), E, "schema-type", f"Field '{key}' must be {word}"))
+            if "context" in data and data["context"] != "fork":
+                out.append(problem(doc, ("context",), E, "schema-enum",
+                                   f"`context` must be `fork`, not `{data['context']}`.",
+                                   fixes=[replace_fix(doc, ("context",), "fork")]))
+        return out
+
+    def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
+        here = FsPath(ctx.file_path).parent
+        if path == ("name",):
+            return [ValueChoice(here.name, "the skill's directory name (must match)")]
+        if path == ("context",):
+            return [ValueChoice("fork", "run in a forked sub-agent context")]
+        if path == ("model",):
+            return [ValueChoice(v, "model alias") for v in ("sonnet", "opus", "haiku", "inherit")]
+        if path == ("license",):
+            files = [p.name for p in here.glob("LICENSE*")] if here.is_dir() else []
+            return [ValueChoice(f, "bundled licence file") for f in files] + \
+                [ValueChoice(s, "SPDX id") for s in ("MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0-only",
+                                                      "Proprietary")]
+        return []
+
+    def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
+        if path == ("license",) and isinstance(value, str):
+            target = FsPath(ctx.file_path).parent / value
+            if target.is_file():
+                return [Target(str(target))]
+        return []
+
+    def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
+        if path == ("name",):
+            return f"Profile **{profile_of(ctx)}** · directory `{FsPath(ctx.file_path).parent.name}/`"
+        return None
+
+    def skeleton(self, snippets: bool) -> str | None:
+        if snippets:
+            return ("---\nname: ${1:my-skill}\ndescription: ${2:What the skill does. Use when the user asks to …}\n"
+                    "---\n\n# ${3:Title}\n\n${4:Instructions.}\n")
+        return ("---\nname: my-skill\ndescription: What the skill does. Use when the user asks to …\n---\n\n"
+                "# Title\n\nInstructions.\n")
+
+
+registry.register(SkillMd())

@@ -1,0 +1,52 @@
+"""Every file kind that has a JSON Schema: file name, model, title. ``evalens schema`` exports these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from evalens.core.models import uaaps
+
+
+@dataclass(frozen=True)
+class SchemaSpec:
+    """One schema file generated from one model."""
+
+    file_name: str
+    model: type[BaseModel]
+    title: str
+    description: str
+
+
+SCHEMAS: list[SchemaSpec] = [
+    SchemaSpec(
+        "uaaps-eval-config.schema.json", uaaps.EvalConfig, "UAAPS eval config",
+        "`evals/eval-config.json` of a UAAPS/AAM package: engine, timeout, judge, sandbox and env for its eval cases.",
+    ),
+    SchemaSpec(
+        "uaaps-eval-case.schema.json", uaaps.EvalCase, "UAAPS eval case",
+        "One UAAPS/AAM eval case (`evals/cases/*.yaml`): a prompt, deterministic checks and judge criteria.",
+    ),
+    SchemaSpec(
+        "uaaps-eval-report.schema.json", uaaps.EvalReport, "UAAPS eval report",
+        "An eval run report (`evals/reports/<timestamp>.json`): provenance, summary and per-case verdicts.",
+    ),
+]
+
+
+def register(spec: SchemaSpec) -> None:
+    """Let a format module add its schema (idempotent by file name)."""
+    if all(s.file_name != spec.file_name for s in SCHEMAS):
+        SCHEMAS.append(spec)
+
+
+def render_all() -> dict[str, dict]:
+    """Generate every schema from its model (the source of truth)."""
+    from evalens.core.formats import registry  # format modules register their schemas on import
+
+    registry._ensure_loaded()
+    from evalens.core.models.base import export_schema
+
+    return {s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)
+            for s in SCHEMAS}

@@ -1,0 +1,326 @@
+"""UAAPS / AAM eval files: ``evals/eval-config.json``, ``evals/cases/*.yaml``, ``evals/reports/*.json``.
+
+Field names, defaults and rules follow formats.md §2 (uaaps/uaaps_docs@9379291,
+docs/spec/01-package-format.md). Case files use kebab-case keys; reports use snake_case.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from evalens.core.models.base import EvalModel, doc
+
+SUPPORTED_ENGINES = ("claude-code", "codex")
+RESERVED_ENGINES = ("copilot", "cursor")
+NAME_PATTERN = r"^[a-z0-9-]+$"
+TARGET_PATTERN = r"^(skill:[A-Za-z0-9._-]+|hook:[A-Za-z0-9._-]+|agent:[A-Za-z0-9._-]+)$"
+
+Engine = Literal["claude-code", "codex"]
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+CheckStatus = Literal["PASS", "FAIL"]
+
+
+class SandboxConfig(EvalModel):
+    """Isolation of the agent during an eval run."""
+
+    network: bool = doc(
+        "Allow network access inside the sandbox. The agent still reaches its model; its tools do not.",
+        type_="boolean", default=False, example=False,
+    )
+    writable_paths: list[str] | None = doc(
+        "Directories (relative to the sandbox workspace) the agent may write. "
+        "When absent the whole temporary workspace is writable.",
+        type_="string[]", default=None, example=["src/", "output/"], alias="writable-paths",
+    )
+
+
+class EvalConfig(EvalModel):
+    """`evals/eval-config.json`: how a package's eval cases are run."""
+
+    version: Literal[1] = doc(
+        "Format version of the eval config; currently `1`.", type_="number", example=1, required=True,
+    )
+    engine: Engine = doc(
+        "Agent engine that runs the cases: `claude-code` or `codex`. `copilot` and `cursor` are reserved "
+        "until they have a headless mode and give an unsupported-engine error.",
+        type_="string", example="claude-code", required=True,
+    )
+    timeout: Annotated[float, Field(gt=0)] = doc(
+        "Maximum time per eval case; the agent's whole process tree is killed when it runs out.",
+        type_="number", default=120, unit="seconds", example=120,
+    )
+    judge: str | None = doc(
+        "Judge model for `judge.criteria`, e.g. `claude-sonnet-4-5` or `openai:gpt-5-mini`. "
+        "Default: the engine's own model. `evalens eval --judge` overrides it.",
+        type_="string", example="claude-sonnet-4-5", default=None,
+    )
+    sandbox: SandboxConfig = doc(
+        "Sandbox settings: network access and writable paths.",
+        type_="object", default={}, example={"network": False, "writable-paths": ["output/"]},
+    )
+    env: dict[str, str] = doc(
+        "Environment variables injected into the agent's sandbox (on top of the allow-listed ones).",
+        type_="map string → string", default={}, example={"PDF_STRICT": "1"},
+    )
+
+
+class CaseInput(EvalModel):
+    """What the agent is given."""
+
+    prompt: Annotated[str, Field(min_length=1)] = doc(
+        "Prompt sent to the agent.", type_="string", required=True, example="Extract the tables from report.pdf",
+    )
+    files: list[str] = doc(
+        "Fixture files copied into the sandbox, relative to `evals/` (`fixtures/sample.pdf` means "
+        "`evals/fixtures/sample.pdf`). Absolute paths and `..` escapes are errors.",
+        type_="string[]", default=[], example=["fixtures/sample.pdf"],
+    )
+    workspace_files: list[str] = doc(
+        "Additional files pre-created (empty) in the sandbox workspace, relative to it.",
+        type_="string[]", default=[], example=["output/.keep"], alias="workspace-files",
+    )
+
+
+class CaseExpected(EvalModel):
+    """Deterministic checks, run before the judge."""
+
+    contains: list[str] = doc(
+        "Substrings that must appear in the agent's final output (case-sensitive).",
+        type_="string[]", default=[], example=["| Quarter |"],
+    )
+    not_contains: list[str] = doc(
+        "Substrings that must not appear in the agent's final output (case-sensitive).",
+        type_="string[]", default=[], example=["Traceback"], alias="not-contains",
+    )
+    files_created: list[str] = doc(
+        "Files the agent must create in the workspace, relative to it.",
+        type_="string[]", default=[], example=["output/tables.csv"], alias="files-created",
+    )
+    agent_blocked: bool | None = doc(
+        "`true`: the agent must be blocked by a hook (a tool call denied by a hook exiting 2); "
+        "`false`: it must not be blocked.",
+        type_="boolean", default=None, example=True, alias="agent-blocked",
+    )
+
+
+class CaseJudge(EvalModel):
+    """The LLM judge's instructions."""
+
+    criteria: Annotated[str, Field(min_length=1)] = doc(
+        "Natural-language pass/fail criteria for the LLM judge. Name concrete, checkable facts "
+        "(values, file names, formats) rather than 'appropriate' or 'good'.",
+        type_="string", required=True,
+        example="The output contains a markdown table with the Q1-Q4 revenue figures from the PDF.",
+    )
+
+
+class EvalCase(EvalModel):
+    """`evals/cases/*.yaml`: one eval case."""
+
+    name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)] = doc(
+        "Case identifier: lowercase letters, digits and `-`, at most 64 characters. Selects the case "
+        "on the command line (`evalens eval <name>`); unique across `evals/cases/`.",
+        type_="string", required=True, example="pdf-table-extraction",
+    )
+    description: str | None = doc(
+        "What the case checks, for humans.", type_="string", default=None,
+        example="Extracts tables from a PDF into CSV.",
+    )
+    target: Annotated[str, Field(pattern=TARGET_PATTERN)] | None = doc(
+        "What the case exercises: `skill:<name>` (skills/<name>/SKILL.md), `hook:<event>` (an event in "
+        "hooks/hooks.json) or `agent:<name>` (agents/<name>/).",
+        type_="string", default=None, example="skill:pdf-tools",
+    )
+    input: CaseInput = doc(
+        "What the agent is given: the prompt and fixture files.", type_="object", required=True,
+        example={"prompt": "Extract the tables from report.pdf", "files": ["fixtures/report.pdf"]},
+    )
+    expected: CaseExpected = doc(
+        "Deterministic checks on the agent's output and workspace, run before the judge.",
+        type_="object", default={}, example={"contains": ["Q1"], "files-created": ["output/tables.csv"]},
+    )
+    judge: CaseJudge = doc(
+        "Instructions for the LLM judge.", type_="object", required=True,
+        example={"criteria": "The CSV has one row per quarter."},
+    )
+
+
+class ReportConfig(EvalModel):
+    """The effective configuration of the run."""
+
+    engine: str = doc("Engine that ran the cases.", type_="string", example="claude-code")
+    engine_version: str | None = doc("Version the engine CLI reported.", type_="string", default=None,
+                                     example="2.1.197 (Claude Code)")
+    judge: str | None = doc("Judge model used.", type_="string", default=None, example="claude-sonnet-4-5")
+    timeout: float | None = doc("Timeout per case.", type_="number", unit="seconds", default=None, example=120)
+
+
+class ReportAgent(EvalModel):
+    """Provenance of the agent."""
+
+    runtime: str | None = doc("Agent runtime (engine).", type_="string", default=None, example="claude-code")
+    runtime_version: str | None = doc("Runtime version.", type_="string", default=None, example="2.1.197")
+    model: str | None = doc("Model the agent used, from its event stream.", type_="string", default=None,
+                            example="claude-sonnet-4-5")
+    model_provider: str | None = doc("Provider of the agent's model.", type_="string", default=None,
+                                     example="anthropic")
+    session_id: str | None = doc("Agent session id, from its event stream.", type_="string", default=None,
+                                 example="3f1c…")
+
+
+class ReportJudge(EvalModel):
+    """Provenance of the judge."""
+
+    model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
+    model_provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
+
+
+class ReportEnvironment(EvalModel):
+    """Where the run happened."""
+
+    os: str | None = doc("Operating system.", type_="string", default=None, example="linux")
+    arch: str | None = doc("CPU architecture.", type_="string", default=None, example="x86_64")
+    aam_version: str | None = doc("Version of the eval runner (evalens).", type_="string", default=None,
+                                  example="0.1.0")
+    node_version: str | None = doc("Node.js version.", type_="string", default=None, example="v20.20.2")
+    python_version: str | None = doc("Python version.", type_="string", default=None, example="3.11.7")
+
+
+class ReportPackage(EvalModel):
+    """The package under test."""
+
+    name: str | None = doc("Package name.", type_="string", default=None, example="pdf-tools")
+    version: str | None = doc("Package version.", type_="string", default=None, example="1.2.0")
+
+
+class ReportSummary(EvalModel):
+    """Totals of the run."""
+
+    total: int = doc("Number of cases.", type_="integer", example=5)
+    passed: int = doc("Cases with verdict PASS.", type_="integer", example=4)
+    failed: int = doc("Cases with verdict FAIL.", type_="integer", example=1)
+    skipped: int = doc("Cases with verdict SKIP.", type_="integer", default=0, example=0)
+    errored: int = doc("Cases with verdict ERROR (timeouts, crashes, unusable judge).", type_="integer",
+                       default=0, example=0)
+    pass_rate: float = doc("passed / total (0 when there are no cases).", type_="number", example=0.8)
+
+
+class DeterministicChecks(EvalModel):
+    """Result of each deterministic check kind that the case declared."""
+
+    contains: CheckStatus | None = doc("`expected.contains` result.", type_="string", default=None, example="PASS")
+    not_contains: CheckStatus | None = doc("`expected.not-contains` result.", type_="string", default=None,
+                                           example="PASS")
+    files_created: CheckStatus | None = doc("`expected.files-created` result.", type_="string", default=None,
+                                            example="PASS")
+    agent_blocked: CheckStatus | None = doc("`expected.agent-blocked` result.", type_="string", default=None,
+                                            example="PASS")
+
+
+class JudgeVerdict(EvalModel):
+    """The judge's ruling."""
+
+    result: Verdict = doc("PASS or FAIL (ERROR when the judge was unusable).", type_="string", example="PASS")
+    reason: str = doc("The judge's reason.", type_="string", example="The table lists all four quarters.")
+    model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
+
+
+class ReportCheck(EvalModel):
+    """One entry of a case's `expected` block and whether it held (evalens extension)."""
+
+    kind: Literal["contains", "not_contains", "files_created", "agent_blocked"] = doc(
+        "Check kind, snake_case as in `deterministic_checks`.", type_="string", example="contains")
+    value: str | bool = doc("The exact entry: substring, path, or expected boolean.", type_="string | boolean",
+                            example="EXTRACTED")
+    status: CheckStatus = doc("PASS or FAIL.", type_="string", example="FAIL")
+    detail: str | None = doc("Why it failed.", type_="string", default=None,
+                             example="output does not contain 'EXTRACTED'")
+
+
+class ReportSandbox(EvalModel):
+    """How the agent was isolated (evalens extension)."""
+
+    enforced: bool = doc("True when bubblewrap enforced network and writable paths; false when the run fell "
+                         "back to the engine's own sandbox.", type_="boolean", example=True)
+    method: str = doc("`bubblewrap` or `engine`.", type_="string", example="bubblewrap")
+    network: bool = doc("Whether the agent's tools had network access.", type_="boolean", example=False)
+    writable_paths: list[str] | None = doc("Writable paths relative to the workspace (absent: all of it).",
+                                           type_="string[]", default=None, example=["output/"])
+
+
+class ReportCase(EvalModel):
+    """One case's outcome."""
+
+    name: str = doc("Case name.", type_="string", example="pdf-table-extraction")
+    target: str | None = doc("Case target.", type_="string", default=None, example="skill:pdf-tools")
+    verdict: Verdict = doc("PASS, FAIL, SKIP or ERROR. ERROR is never counted as a pass.", type_="string",
+                           example="PASS")
+    duration_seconds: float | None = doc("Wall time of the case.", type_="number", unit="seconds",
+                                         default=None, example=18.2)
+    deterministic_checks: DeterministicChecks = doc("Deterministic check results.", type_="object", default={},
+                                                    example={"contains": "PASS"})
+    judge_verdict: JudgeVerdict | None = doc("The judge's ruling (absent with --no-judge).", type_="object",
+                                             default=None, example={"result": "PASS", "reason": "ok"})
+    agent_output_snippet: str | None = doc("First 500 characters of the agent's final output.",
+                                           type_="string", default=None, example="| Quarter | Revenue |")
+    error: str | None = doc("Why the case errored or was skipped.", type_="string", default=None,
+                            example="timed out after 120 s")
+    checks: list[ReportCheck] = doc("Every deterministic check entry with its exact value (evalens extension).",
+                                    type_="object[]", default=[],
+                                    example=[{"kind": "contains", "value": "EXTRACTED", "status": "PASS"}])
+    runs: int | None = doc("How many times the case ran (`--runs`); absent for a single run.", type_="integer",
+                           default=None, example=3)
+    pass_rate: float | None = doc("Passing runs / runs, with `--runs` (evalens extension).", type_="number",
+                                  default=None, example=0.67)
+    run_verdicts: list[Verdict] = doc("Verdict of each run, with `--runs` (evalens extension).",
+                                      type_="string[]", default=[], example=["PASS", "FAIL", "PASS"])
+    case_file: str | None = doc("Case file the case came from (evalens extension).", type_="string",
+                                default=None, example="evals/cases/01-extract-text.yaml")
+    artifacts: str | None = doc("Folder with the transcript and captured files, relative to the report "
+                                "(evalens extension; used by `evalens eval --rejudge`).", type_="string",
+                                default=None, example="2026-02-22T14-30-00Z/extract-text")
+
+
+class EvalReport(EvalModel):
+    """`evals/reports/<timestamp>.json`: the result of one `evalens eval` run."""
+
+    version: Literal[1] = doc("Report format version.", type_="number", example=1, required=True)
+    id: str = doc("Run id.", type_="string", example="eval-run-2026-02-22T14-30-00Z", required=True)
+    timestamp: str = doc("Start of the run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z",
+                         required=True)
+    duration_seconds: float | None = doc("Wall time of the run.", type_="number", unit="seconds", default=None,
+                                         example=142.3)
+    config: ReportConfig = doc("Effective configuration.", type_="object", required=True,
+                               example={"engine": "claude-code", "timeout": 120})
+    agent: ReportAgent = doc("Agent provenance.", type_="object", default={}, example={"runtime": "claude-code"})
+    judge: ReportJudge = doc("Judge provenance.", type_="object", default={}, example={"model": "claude-sonnet"})
+    environment: ReportEnvironment = doc("Run environment.", type_="object", default={},
+                                         example={"os": "linux", "arch": "x86_64"})
+    package: ReportPackage = doc("Package under test.", type_="object", default={}, example={"name": "pdf-tools"})
+    summary: ReportSummary = doc("Totals.", type_="object", required=True,
+                                 example={"total": 1, "passed": 1, "failed": 0, "skipped": 0, "pass_rate": 1.0})
+    cases: list[ReportCase] = doc("Per-case outcomes.", type_="object[]", default=[],
+                                  example=[{"name": "pdf-table-extraction", "verdict": "PASS"}])
+    sandbox: ReportSandbox | None = doc("How the agent was isolated (evalens extension).", type_="object",
+                                        default=None, example={"enforced": True, "method": "bubblewrap",
+                                                               "network": False})
+    interrupted: bool = doc("True when the run was interrupted (Ctrl-C / cancelled) and the report is partial "
+                            "(evalens extension).", type_="boolean", default=False, example=False)
+
+
+def load_config(path: Path) -> EvalConfig:
+    """Load and validate an eval config file (raises pydantic.ValidationError / ValueError)."""
+    import json
+
+    return EvalConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+
+
+def load_case(path: Path) -> EvalCase:
+    """Load and validate one case file."""
+    import yaml
+
+    data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return EvalCase.model_validate(data)
