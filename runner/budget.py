@@ -1,0 +1,89 @@
+"""Cost guardrails for a batch: once the budget is spent, no new unit starts.
+
+Units already running finish (killing a paid-for run halfway wastes what it cost and yields no verdict); the
+units that never started become SKIP with the reason. Spending is what the agent CLIs report (tokens and USD);
+a unit whose CLI reports no cost counts its tokens only. ``estimate`` answers ``--dry-run`` from history.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Budget:
+    """``max_cost`` in USD and ``max_tokens`` (input + output) for one batch; None = no limit."""
+
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    cost: float = 0.0
+    tokens: int = 0
+    started: int = 0
+    refused: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.max_cost is not None and self.max_cost < 0:
+            raise ValueError("--max-cost must be zero or more")
+        if self.max_tokens is not None and self.max_tokens < 0:
+            raise ValueError("--max-tokens must be zero or more")
+
+    def exhausted(self) -> str | None:
+        """Why no new unit may start, or None while there is budget left."""
+        if self.max_cost is not None and self.cost >= self.max_cost:
+            return f"budget spent: ${self.cost:.4f} of --max-cost ${self.max_cost:.4f}"
+        if self.max_tokens is not None and self.tokens >= self.max_tokens:
+            return f"budget spent: {self.tokens:,} of --max-tokens {self.max_tokens:,} tokens"
+        return None
+
+    def admit(self, unit: str) -> str | None:
+        """Start ``unit`` (None) or refuse it with the reason its SKIP will carry."""
+        reason = self.exhausted()
+        if reason is None:
+            self.started += 1
+        else:
+            self.refused.append(unit)
+        return reason
+
+    def spend(self, cost: float | None, tokens: int | None) -> None:
+        self.cost += cost or 0.0
+        self.tokens += tokens or 0
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """``--dry-run``'s forecast: median past cost per unit × runs; units with no history are named."""
+
+    cost: float
+    tokens: int
+    known: int
+    unknown: list[str]
+
+    def describe(self) -> str:
+        if not self.known:
+            return "no previous reports of these units: no estimate"
+        text = f"estimated ${self.cost:.2f} and {self.tokens:,} tokens for {self.known} unit(s) with history"
+        if self.unknown:
+            text += f"; {len(self.unknown)} unit(s) have no history"
+        return text
+
+
+def estimate(units: Iterable[str], history: Mapping[str, list[tuple[float | None, int | None]]],
+             runs: int = 1) -> Estimate:
+    """Median cost and tokens of each unit's past runs (``history[unit]`` = [(cost, tokens), ...]) × ``runs``."""
+    cost = 0.0
+    tokens = 0
+    known = 0
+    unknown: list[str] = []
+    for unit in units:
+        past = history.get(unit) or []
+        costs = [c for c, _ in past if c is not None]
+        toks = [t for _, t in past if t is not None]
+        if not costs and not toks:
+            unknown.append(unit)
+            continue
+        known += 1
+        cost += (statistics.median(costs) if costs else 0.0) * runs
+        tokens += int(statistics.median(toks) if toks else 0) * runs
+    return Estimate(cost=cost, tokens=tokens, known=known, unknown=unknown)

@@ -1,0 +1,134 @@
+"""How sure a verdict is when a unit ran more than once: counts, a Wilson interval, pass^k, flakiness, uplift.
+
+Agents are not deterministic, so one PASS says little. These are the numbers promptfoo, Inspect and tau-bench
+users ask for, computed one way for every format (docs/repeats.md):
+
+- the pass rate with a 95% **Wilson score interval** (well-behaved at 0/N and N/N, unlike the normal
+  approximation);
+- **pass^k**: the chance that k independent runs *all* pass, estimated without bias as C(c, k) / C(n, k)
+  from c passes in n runs (tau-bench's definition);
+- **FLAKY**: a unit that both passed and failed; errored and skipped runs say nothing about the skill, so they
+  are left out of the rate and counted on their own;
+- **uplift**: the difference of two pass rates (with and without the skill) with Newcombe's hybrid score
+  interval, which is built from the two Wilson intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"]
+
+Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
+
+
+def wilson_interval(passed: int, runs: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``passed / runs``; (0, 1) when nothing ran (nothing is known)."""
+    if runs <= 0:
+        return 0.0, 1.0
+    if not 0 <= passed <= runs:
+        raise ValueError(f"passed={passed} is not within 0..{runs}")
+    p = passed / runs
+    z2 = z * z
+    centre = (p + z2 / (2 * runs)) / (1 + z2 / runs)
+    half = z / (1 + z2 / runs) * math.sqrt(p * (1 - p) / runs + z2 / (4 * runs * runs))
+    lo = 0.0 if passed == 0 else max(0.0, centre - half)  # exact at the bounds (float noise otherwise)
+    hi = 1.0 if passed == runs else min(1.0, centre + half)
+    return lo, hi
+
+
+def pass_hat_k(passed: int, runs: int, k: int) -> float | None:
+    """Unbiased estimate that ``k`` fresh runs all pass: C(passed, k) / C(runs, k); None when k > runs."""
+    if k < 1 or k > runs:
+        return None
+    return math.comb(passed, k) / math.comb(runs, k)
+
+
+def newcombe_difference(a_passed: int, a_runs: int, b_passed: int, b_runs: int,
+                        z: float = Z95) -> tuple[float, float, float]:
+    """``rate(a) - rate(b)`` and its 95% interval (Newcombe 1998, method 10: hybrid score from Wilson limits)."""
+    if a_runs <= 0 or b_runs <= 0:
+        raise ValueError("both sides need at least one counted run")
+    p1, p2 = a_passed / a_runs, b_passed / b_runs
+    l1, u1 = wilson_interval(a_passed, a_runs, z)
+    l2, u2 = wilson_interval(b_passed, b_runs, z)
+    d = p1 - p2
+    lower = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+    upper = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+    return d, max(-1.0, lower), min(1.0, upper)
+
+
+@dataclass(frozen=True)
+class Repeats:
+    """What N runs of one unit add up to."""
+
+    runs: int
+    passed: int
+    failed: int
+    errored: int
+    skipped: int
+
+    @classmethod
+    def of(cls, verdicts: Iterable[str]) -> Repeats:
+        vs = list(verdicts)
+        return cls(runs=len(vs), passed=vs.count("PASS"), failed=vs.count("FAIL"), errored=vs.count("ERROR"),
+                   skipped=vs.count("SKIP"))
+
+    @property
+    def counted(self) -> int:
+        """Runs that said something about the skill: a PASS or a FAIL."""
+        return self.passed + self.failed
+
+    @property
+    def pass_rate(self) -> float | None:
+        return self.passed / self.counted if self.counted else None
+
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        return wilson_interval(self.passed, self.counted) if self.counted else None
+
+    @property
+    def pass_hat_k(self) -> float | None:
+        """pass^k with k = the counted runs: did it pass *every* time (1.0 or 0.0 for one unit)."""
+        return pass_hat_k(self.passed, self.counted, self.counted) if self.counted else None
+
+    @property
+    def state(self) -> State:
+        """PASS only if every run passed; FLAKY if it both passed and failed; else FAIL, ERROR or SKIP.
+
+        An ERROR beside passes is ERROR, not PASS: a run that did not happen properly cannot be counted
+        as a pass (docs/verdicts.md), and calling it FLAKY would blame the skill for the harness.
+        """
+        if self.runs and self.passed == self.runs:
+            return "PASS"
+        if self.passed and self.failed:
+            return "FLAKY"
+        if self.failed:
+            return "FAIL"
+        if self.errored:
+            return "ERROR"
+        return "SKIP"
+
+    def label(self) -> str:
+        """``3/5`` (passes of counted runs), with errored runs named: ``3/5 +1 error``."""
+        text = f"{self.passed}/{self.counted}"
+        if self.errored:
+            text += f" +{self.errored} error" + ("s" if self.errored > 1 else "")
+        return text
+
+
+def batch_pass_hat_k(units: Iterable[Repeats], k: int) -> float | None:
+    """Mean pass^k over the units that have at least ``k`` counted runs (None if none has)."""
+    values = [v for u in units if (v := pass_hat_k(u.passed, u.counted, k)) is not None]
+    return sum(values) / len(values) if values else None
+
+
+def exit_state_fails(state: State, flaky: Literal["fail", "pass"] = "fail") -> bool:
+    """Does a unit in this state fail the run (``--flaky fail|pass`` decides for FLAKY)?"""
+    if state == "FLAKY":
+        return flaky == "fail"
+    return state in ("FAIL", "ERROR")
