@@ -20,6 +20,10 @@ USAGE_EXAMPLES = """examples:
   evalens eval extract-text --engine codex --judge openai:gpt-5-mini
   evalens eval --dry-run                show what would run; no agent, no model
   evalens eval diff A.json B.json       pass-rate change and per-case verdict changes
+  evalens eval diff main.json pr.json --fail-on regression --threshold 0.05
+                                        exit 1 if a case that passed now fails, or the pass rate drops >5 pts
+  evalens eval --shard 2/3 --junit junit.xml --github-summary
+                                        run the second third of the suite (docs/ci.md)
   evalens eval --rejudge evals/reports/2026-02-22T14-30-00Z.json
 """
 
@@ -48,6 +52,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="pass this environment variable through to the agent (repeatable)")
     p.add_argument("--json", action="store_true", help="print the report (or plan / diff) as JSON on stdout")
     p.add_argument("--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts")
+    from evalens.cli.ci_flags import add_ci_arguments
+    from evalens.cli.shard import add_shard_arguments
+
+    add_shard_arguments(p)
+    add_ci_arguments(p)
     return p
 
 
@@ -63,28 +72,52 @@ def _find_package(explicit: Path | None) -> Path:
 
 
 def _diff(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="evalens eval diff", description="Compare two eval reports.")
-    p.add_argument("a", type=Path)
-    p.add_argument("b", type=Path)
+    p = argparse.ArgumentParser(
+        prog="evalens eval diff", description="Compare two eval reports. Exit codes: 0 no regression (or no "
+        "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong.")
+    p.add_argument("a", type=Path, metavar="BASE")
+    p.add_argument("b", type=Path, metavar="NEW")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--fail-on", choices=["regression"],
+                   help="exit 1 when a case that passed in BASE fails (FAIL, FLAKY or ERROR) in NEW, or the pass "
+                        "rate drops by more than --threshold")
+    p.add_argument("--threshold", type=float, default=0.0, metavar="DROP",
+                   help="pass-rate drop tolerated by --fail-on regression, as a fraction (0.05 = 5 points; "
+                        "default 0)")
     args = p.parse_args(argv)
+    if not 0 <= args.threshold <= 1:
+        print("evalens eval diff: --threshold must be between 0 and 1", file=sys.stderr)
+        return 2
+    from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
     from evalens.runner.report import diff_reports, load_report
 
     try:
-        diff = diff_reports(load_report(args.a), load_report(args.b))
+        base, new = load_report(args.a), load_report(args.b)
     except (OSError, ValueError) as exc:
         print(f"evalens eval diff: {exc}", file=sys.stderr)
         return 2
+    diff = diff_reports(base, new)
+    verdict = gate(base, new, threshold=args.threshold) if args.fail_on else None
+    status = EXIT_REGRESSION if verdict is not None and verdict.failed else EXIT_OK
     if args.json:
+        if verdict is not None:
+            diff["gate"] = {"failed": verdict.failed, "threshold": args.threshold,
+                            "regressions": [{"name": n, "before": b, "after": a} for n, b, a in verdict.regressions],
+                            "pass_rate_drop": verdict.rate_drop, "vanished": verdict.vanished}
         print(json.dumps(diff, indent=2))
-        return 0
+        return status
     print(f"pass rate: {diff['pass_rate_before']:.0%} → {diff['pass_rate_after']:.0%} "
           f"({diff['pass_rate_change']:+.0%})")
     if not diff["changes"]:
         print("no verdict changes")
     for change in diff["changes"]:
         print(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}")
-    return 0
+    if verdict is not None:
+        for line in verdict.lines():
+            print(line, file=sys.stderr)
+        print("evalens eval diff: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
+              file=sys.stderr)
+    return status
 
 
 def _print_plan(plan: Any, as_json: bool) -> None:
@@ -158,6 +191,25 @@ def main(argv: list[str]) -> int:
         dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
         extra_env=args.env, output=args.output,
     )
+    shard_mark = None
+    if args.shard:
+        from evalens.cli.shard import empty_report, restrict
+        from evalens.runner.ci.shard import ShardError
+
+        try:
+            request, shard_mark, mine = restrict(request, args.shard, args.durations)
+            if mine == 0 and not args.dry_run:
+                report, path = empty_report(request, shard_mark)
+                print(f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
+                      f"empty report: {path}", file=sys.stderr)
+                from evalens.cli.ci_flags import emit
+
+                return emit(args, report, path, request.package_root, "evalens eval")
+        except (RunError, ShardError) as exc:
+            print(f"evalens eval: {exc}", file=sys.stderr)
+            return getattr(exc, "exit_code", 2)
+        print(f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
+              f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})", file=sys.stderr)
     if args.dry_run:
         from evalens.runner.api import plan_run
 
@@ -186,6 +238,10 @@ def main(argv: list[str]) -> int:
         print(f"evalens eval: interrupted; partial report: {path}" if path else "evalens eval: interrupted",
               file=sys.stderr)
         return 128 + (signum or signal.SIGINT)
+    if shard_mark is not None and outcome.report is not None:
+        from evalens.cli.shard import mark_report
+
+        mark_report(outcome.report, outcome.report_path, shard_mark)
     print_summary(outcome.results, outcome.report_path)
     for result in outcome.results:
         if result.sandbox_path:
@@ -195,5 +251,10 @@ def main(argv: list[str]) -> int:
     if signum is not None:  # arrived after the last case finished: the report is complete
         print("evalens eval: interrupted after the run finished", file=sys.stderr)
         return 128 + signum
+    if outcome.report is not None:
+        from evalens.cli.ci_flags import emit
+
+        if emit(args, outcome.report, outcome.report_path, request.package_root, "evalens eval"):
+            return 2
     bad = any(r.verdict in ("FAIL", "ERROR") for r in outcome.results)
     return 1 if bad else 0

@@ -16,6 +16,7 @@ commands:
   schema [--export DIR]    list the bundled JSON Schemas or write them to DIR
   eval [CASE...]           run UAAPS eval cases (evalens eval --help)
   run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
+  report merge|ci|split    merge shard reports, write CI outputs from a report, show a shard split
   doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
 """
 
@@ -76,6 +77,10 @@ def _dispatch(args: list[str]) -> int:
         return schema_main(rest)
     if command in {"eval", "run"}:
         return _run_command(command, rest)
+    if command == "report":
+        from evalens.cli.report import main as report_main
+
+        return report_main(rest)
     if command == "doctor":
         from evalens.cli.doctor import main as doctor_main
 

@@ -16,7 +16,8 @@ from typing import Any
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="evalens validate", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path, help="eval files or folders")
-    parser.add_argument("--format", choices=["text", "json"], default="text", dest="output")
+    parser.add_argument("--format", choices=["text", "json", "sarif"], default="text", dest="output",
+                        help="text (path:line:col), json, or sarif (SARIF 2.1.0 for code scanning)")
     parser.add_argument("--profile", default=None, help="SKILL.md profile: agentskills, claude-code, uaaps (default: auto, by the skill's context)")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="report only these rule codes (comma-separated; globs such as schema-* work)")
@@ -58,7 +59,12 @@ def main(argv: list[str]) -> int:
                             for r in related_of(prob)],
                 "url": doc_url(prob.code),
             })
-    if args.output == "json":
+    if args.output == "sarif":
+        from evalens.cli.sarif import to_sarif
+
+        json.dump(to_sarif(records, [r.path for r in results]), sys.stdout, indent=2)
+        print()
+    elif args.output == "json":
         json.dump({"files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],
                    "problems": records}, sys.stdout, indent=2)
         print()

@@ -284,6 +284,41 @@ class ReportCase(EvalModel):
                                 default=None, example="2026-02-22T14-30-00Z/extract-text")
 
 
+class ReportShard(EvalModel):
+    """Which slice of the suite this report holds, when run with `--shard K/N` (evalens extension)."""
+
+    index: int = doc("K: this shard's 1-based number.", type_="integer", example=2)
+    count: int = doc("N: how many shards the suite was split into.", type_="integer", example=3)
+    units: int = doc("Units in the whole suite before splitting.", type_="integer", example=12)
+    balanced_by: Literal["durations", "count"] = doc(
+        "`durations` when previous reports' durations balanced the split (longest first), else `count`.",
+        type_="string", example="durations")
+    split: str = doc("Fingerprint of the whole split; every shard of one split carries the same value, so "
+                     "`evalens report merge` can refuse shards cut from different splits.", type_="string",
+                     example="3f9a0c1d2e4b")
+
+
+class ReportSource(EvalModel):
+    """Provenance of one shard report folded into a merged report (evalens extension)."""
+
+    id: str = doc("The shard report's run id.", type_="string", example="eval-run-2026-02-22T14-30-00Z")
+    path: str = doc("The shard report's path as given to `evalens report merge`.", type_="string",
+                    example="shard-1/report.json")
+    timestamp: str = doc("Start of the shard's run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z")
+    duration_seconds: float | None = doc("Wall time of the shard's run.", type_="number", unit="seconds",
+                                         default=None, example=61.5)
+    shard: ReportShard | None = doc("The shard's slice (absent for a report run without `--shard`).",
+                                    type_="object", default=None, example={"index": 1, "count": 3})
+    cases: list[str] = doc("Names of the cases this shard contributed.", type_="string[]", default=[],
+                           example=["extract-text"])
+    engine_version: str | None = doc("Engine version on the shard's machine.", type_="string", default=None,
+                                     example="2.1.197 (Claude Code)")
+    environment: ReportEnvironment | None = doc("Where the shard ran.", type_="object", default=None,
+                                                example={"os": "linux", "arch": "x86_64"})
+    interrupted: bool = doc("True when the shard's run was interrupted.", type_="boolean", default=False,
+                            example=False)
+
+
 class EvalReport(EvalModel):
     """`evals/reports/<timestamp>.json`: the result of one `evalens eval` run."""
 
@@ -309,6 +344,14 @@ class EvalReport(EvalModel):
                                                                "network": False})
     interrupted: bool = doc("True when the run was interrupted (Ctrl-C / cancelled) and the report is partial "
                             "(evalens extension).", type_="boolean", default=False, example=False)
+    shard: ReportShard | None = doc("The slice of the suite this run covered, with `--shard K/N` (evalens "
+                                    "extension).", type_="object", default=None,
+                                    example={"index": 1, "count": 3, "units": 12, "balanced_by": "count",
+                                             "split": "3f9a0c1d2e4b"})
+    shards: list[ReportSource] = doc("Every report merged into this one by `evalens report merge` (evalens "
+                                     "extension).", type_="object[]", default=[],
+                                     example=[{"id": "eval-run-2026-02-22T14-30-00Z", "path": "shard-1.json",
+                                               "timestamp": "2026-02-22T14:30:00Z"}])
 
 
 def load_config(path: Path) -> EvalConfig:

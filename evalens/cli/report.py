@@ -1,0 +1,122 @@
+"""``evalens report``: work with finished reports.
+
+  evalens report merge A.json B.json … -o all.json   merge shard reports into one report
+  evalens report ci REPORT [--junit PATH] [--github-summary] [--annotations on] [--github-output]
+                                                      CI outputs from any report (e.g. a merged one)
+  evalens report split --shards N [--durations REPORT|DIR]… [--package DIR]
+                                                      print the split every --shard K/N job will use
+
+Exit codes: 0 done; 1 (``ci`` only) a unit did not pass; 2 unreadable input, a refused merge, bad usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from evalens.cli.ci_flags import add_ci_arguments, emit
+
+
+def _merge(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="evalens report merge",
+                                description="Merge shard reports into one report (summary recomputed, "
+                                            "provenance of every shard kept).")
+    p.add_argument("reports", nargs="+", type=Path)
+    p.add_argument("-o", "--output", type=Path, required=True, help="merged report path")
+    p.add_argument("--allow-missing", action="store_true", help="merge even when a shard of the split is absent")
+    add_ci_arguments(p)
+    args = p.parse_args(argv)
+    from evalens.runner.ci.merge import MergeError, merge_reports
+    from evalens.runner.report import NotAReport, load_report, write_report
+
+    try:
+        items = [(path, load_report(path)) for path in args.reports]
+        merged, warnings = merge_reports(items, args.output, allow_missing=args.allow_missing)
+    except (NotAReport, MergeError) as exc:
+        print(f"evalens report merge: {exc}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"evalens report merge: warning: {warning}", file=sys.stderr)
+    try:
+        write_report(merged, args.output)
+    except OSError as exc:
+        print(f"evalens report merge: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    s = merged.summary
+    print(f"merged {len(items)} report(s), {s.total} unit(s): {s.passed} passed, {s.failed} failed, "
+          f"{s.errored} errored, {s.skipped} skipped → {args.output}", file=sys.stderr)
+    return emit(args, merged, args.output, _package_of(args.output, None), "evalens report merge")
+
+
+def _package_of(report_path: Path, explicit: Path | None) -> Path | None:
+    """The package root a report's ``case_file`` paths are relative to: given, or ``<pkg>/evals/reports/``."""
+    if explicit is not None:
+        return explicit
+    parent = report_path.resolve().parent
+    if parent.name == "reports" and parent.parent.name == "evals":
+        return parent.parent.parent
+    from evalens.core.index import find_package_root
+
+    return find_package_root(Path.cwd()) or Path.cwd()
+
+
+def _ci(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="evalens report ci", description="Write CI outputs from a finished report.")
+    p.add_argument("report", type=Path)
+    p.add_argument("--package", type=Path, help="package root the report's case files are relative to")
+    add_ci_arguments(p)
+    args = p.parse_args(argv)
+    from evalens.runner.report import NotAReport, load_report
+
+    try:
+        report = load_report(args.report)
+    except NotAReport as exc:
+        print(f"evalens report ci: {exc}", file=sys.stderr)
+        return 2
+    status = emit(args, report, args.report, _package_of(args.report, args.package), "evalens report ci")
+    if status:
+        return status
+    bad = report.interrupted or any(c.verdict not in ("PASS", "SKIP") for c in report.cases)
+    return 1 if bad else 0
+
+
+def _split(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="evalens report split", description="Show how --shard K/N splits a suite.")
+    p.add_argument("--shards", type=int, required=True, metavar="N")
+    p.add_argument("--package", type=Path, help="package root (default: found from the cwd)")
+    p.add_argument("--durations", type=Path, action="append", metavar="REPORT|DIR",
+                   help="previous report(s) whose durations balance the split (default: the package's "
+                        "evals/reports/)")
+    p.add_argument("--json", action="store_true")
+    args = p.parse_args(argv)
+    from evalens.cli.shard import find_package, planned_units
+    from evalens.runner.api import RunError
+    from evalens.runner.ci.shard import ShardError, durations_from, split
+
+    root = find_package(args.package)
+    try:
+        units = list(planned_units(root))
+        durations = durations_from(args.durations or [root / "evals" / "reports"])
+        cut = split(units, args.shards, durations)
+    except (ShardError, RunError) as exc:
+        print(f"evalens report split: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps({"balanced_by": cut.balanced_by, "split": cut.fingerprint, "loads": cut.loads,
+                          "shards": [list(s) for s in cut.shards]}, indent=2))
+        return 0
+    print(f"{len(units)} unit(s) in {args.shards} shard(s), balanced by {cut.balanced_by}, split {cut.fingerprint}")
+    for k, (units_k, load) in enumerate(zip(cut.shards, cut.loads, strict=True), start=1):
+        weight = f"~{load:.0f} s" if cut.balanced_by == "durations" else f"{len(units_k)} unit(s)"
+        print(f"  {k}/{args.shards} ({weight}): {', '.join(units_k) or '(none)'}")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    commands = {"merge": _merge, "ci": _ci, "split": _split}
+    if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
+        print(__doc__, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
+        return 0 if argv[:1] in (["-h"], ["--help"]) else 2
+    return commands[argv[0]](argv[1:])

@@ -1,0 +1,88 @@
+"""``--shard K/N`` on the command line: which units this job runs, and the shard's mark on its report.
+
+The units come from the run's own plan (the selection after CASE arguments and ``--target``), so every job
+of a matrix that runs the same command sees the same list; the split itself is :mod:`evalens.runner.ci.shard`.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+
+def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("sharding (one suite across N machines)")
+    group.add_argument("--shard", metavar="K/N", help="run only shard K of N (1-based; deterministic split)")
+    group.add_argument("--durations", type=Path, action="append", metavar="REPORT|DIR",
+                       help="previous report(s) whose unit durations balance the split (repeatable; default: "
+                            "the package's evals/reports/ when it has reports)")
+
+
+def find_package(explicit: Path | None) -> Path:
+    from evalens.cli.eval import _find_package
+
+    return _find_package(explicit)
+
+
+def planned_units(root: Path, request: Any = None) -> dict[str, str]:
+    """Unit name → case file, in the run's order, as a dry run of ``request`` (default: every case) plans it."""
+    from evalens.runner.api import RunRequest, plan_run
+
+    request = request or RunRequest(package_root=root)
+    ctx = plan_run(request.model_copy(update={"dry_run": True}))
+    return {case.name: case.case_file for case in ctx.plan.cases}
+
+
+def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any, Any, int]:
+    """``request`` narrowed to shard K's units, the report's ``shard`` mark, and K's unit count (may be 0).
+
+    Raises ``ShardError`` / ``RunError`` with one line for the user."""
+    from evalens.core.models.uaaps import ReportShard
+    from evalens.runner.ci.shard import durations_from, parse_spec, split
+
+    index, count = parse_spec(spec)
+    units = planned_units(request.package_root, request)
+    default = request.package_root / "evals" / "reports"
+    sources = durations if durations else ([default] if default.is_dir() else [])
+    cut = split(list(units), count, durations_from(sources) if sources else None)
+    mine = cut.units(index)
+    mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
+                       split=cut.fingerprint)
+    narrowed = request.model_copy(update={"cases": [units[name] for name in mine], "target": None})
+    return narrowed, mark, len(mine)
+
+
+def empty_report(request: Any, mark: Any) -> tuple[Any, Path]:
+    """The report of a shard that got no unit (N larger than the suite): valid, mergeable, all zeros."""
+    from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportPackage, ReportSummary
+    from evalens.runner.api import plan_run
+    from evalens.runner.report import (
+        allocate_report_path,
+        environment_info,
+        iso,
+        stamp,
+        utc_now,
+        write_report,
+    )
+
+    plan = plan_run(request.model_copy(update={"dry_run": True, "cases": []})).plan
+    started = utc_now()
+    report = EvalReport(
+        version=1, id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}", timestamp=iso(started),
+        duration_seconds=0.0, config=ReportConfig(engine=plan.engine, judge=plan.judge, timeout=plan.timeout),
+        environment=environment_info(), package=ReportPackage(name=plan.package_name, version=plan.package_version),
+        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0), cases=[],
+        shard=mark)
+    path = allocate_report_path(request.package_root.resolve(), started, request.output)
+    return report, write_report(report, path)
+
+
+def mark_report(report: Any, path: Path | None, mark: Any) -> None:
+    """Record the shard in the report the run wrote (rewritten atomically)."""
+    from evalens.runner.report import write_report
+
+    report.shard = mark
+    report.id = f"{report.id}-shard-{mark.index}-of-{mark.count}"
+    if path is not None:
+        write_report(report, path)

@@ -1,0 +1,65 @@
+"""The regression gate of ``evalens eval diff BASE NEW --fail-on regression``.
+
+A regression is a unit that passed in BASE and now fails (FAIL, FLAKY or ERROR: an ERROR is not a pass, and
+a gate that let it through would pass a PR whose agent no longer starts), or a pass-rate drop larger than
+the threshold. A unit absent from NEW, or now skipped, is listed but is not a regression: it did not fail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalens.runner.ci.units import pass_rate, units_of
+
+#: Exit codes of ``evalens eval diff`` (docs/ci.md).
+EXIT_OK = 0
+EXIT_REGRESSION = 1
+EXIT_USAGE = 2
+FAILING = frozenset({"FAIL", "FLAKY", "ERROR"})
+
+
+@dataclass(slots=True)
+class GateResult:
+    regressions: list[tuple[str, str, str]] = field(default_factory=list)  # (unit, before, after)
+    vanished: list[str] = field(default_factory=list)  # passed in BASE, absent or skipped in NEW
+    rate_before: float = 0.0
+    rate_after: float = 0.0
+    threshold: float = 0.0
+
+    @property
+    def rate_drop(self) -> float:
+        return round(self.rate_before - self.rate_after, 4)
+
+    @property
+    def rate_regressed(self) -> bool:
+        return self.rate_drop > self.threshold + 1e-9
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.regressions) or self.rate_regressed
+
+    def lines(self) -> list[str]:
+        out = [f"regression: {name}: {before} → {after}" for name, before, after in self.regressions]
+        if self.rate_regressed:
+            out.append(f"regression: pass rate dropped {self.rate_drop:.1%} ({self.rate_before:.1%} → "
+                       f"{self.rate_after:.1%}), more than the threshold {self.threshold:.1%}")
+        out += [f"note: {name} passed in BASE and did not run to a verdict in NEW" for name in self.vanished]
+        return out
+
+
+def gate(base: Any, new: Any, *, threshold: float = 0.0) -> GateResult:
+    """Compare two reports (any shape :func:`units_of` reads)."""
+    before = {u.name: u.verdict for u in units_of(base)}
+    after = {u.name: u.verdict for u in units_of(new)}
+    result = GateResult(rate_before=pass_rate(units_of(base)), rate_after=pass_rate(units_of(new)),
+                        threshold=threshold)
+    for name in sorted(before):
+        if before[name] != "PASS":
+            continue
+        now = after.get(name)
+        if now in FAILING:
+            result.regressions.append((name, "PASS", now))
+        elif now != "PASS":
+            result.vanished.append(name)
+    return result

@@ -1,0 +1,124 @@
+"""GitHub Actions faces of a report: the step summary (Markdown), annotations (``::error file=…,line=…::``)
+and step outputs (``key=value`` lines for ``$GITHUB_OUTPUT``).
+
+Formats: GitHub's workflow commands (properties escape ``%``, CR, LF, ``:`` and ``,``; messages escape ``%``,
+CR and LF) and job summaries (GitHub-flavoured Markdown appended to the file ``$GITHUB_STEP_SUMMARY`` names).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
+
+ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
+CELL_CHARS = 300
+ROWS_LIMIT = 200  # a summary is capped at 1 MiB; keep the table far below it
+
+
+def in_actions(env: dict[str, str] | None = None) -> bool:
+    return (env if env is not None else os.environ).get("GITHUB_ACTIONS") == "true"
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotations(report: Any, *, package_root: Path | None, base: Path | None = None) -> list[str]:
+    """One workflow command per unit that did not pass (SKIP is not annotated): ``::error`` for FAIL and
+    ERROR, ``::warning`` for FLAKY, at the unit's file and line relative to ``base`` (the workspace)."""
+    base = base if base is not None else Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
+    out = []
+    for unit in units_of(report):
+        if unit.passed or unit.verdict == "SKIP":
+            continue
+        level = "warning" if unit.verdict == "FLAKY" else "error"
+        props = [f"title={_escape_property(f'evalens {unit.verdict}: {unit.name}')}"]
+        path, line = locate(unit, package_root)
+        if path is not None:
+            try:
+                shown = path.resolve().relative_to(base.resolve()).as_posix()
+            except ValueError:
+                shown = str(path)
+            props.insert(0, f"file={_escape_property(shown)},line={line}")
+        out.append(f"::{level} {','.join(props)}::{_escape_data(unit.message())}")
+    return out
+
+
+def _cell(text: str | None) -> str:
+    text = " ".join((text or "").split())
+    if len(text) > CELL_CHARS:
+        text = text[: CELL_CHARS - 1] + "…"
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") or " "
+
+
+def _row(unit: Unit) -> str:
+    duration = f"{unit.duration:.1f} s" if unit.duration is not None else ""
+    why = "" if unit.passed else unit.message()
+    return (f"| {ICONS.get(unit.verdict, '')} {unit.verdict} | {_cell(unit.name)} | {_cell(unit.file)} "
+            f"| {duration} | {_cell(why)} |")
+
+
+def step_summary(report: Any, *, report_path: Path | None = None, title: str | None = None) -> str:
+    """Markdown for ``$GITHUB_STEP_SUMMARY``: totals, the units that did not pass, then every unit folded."""
+    units = units_of(report)
+    n = counts(units)
+    passed = n["PASS"]
+    head = title or f"evalens: {report.package.name or 'eval run'}"
+    if report.shard is not None:
+        head += f" (shard {report.shard.index}/{report.shard.count})"
+    lines = [f"## {_cell(head)}", "",
+             f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine `{report.config.engine}`"
+             + (f" {report.config.engine_version}" if report.config.engine_version else "")
+             + (f" · judge `{report.config.judge}`" if report.config.judge else " · no judge")
+             + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else ""), ""]
+    if report.interrupted:
+        lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
+    if report.shards:
+        lines += [f"Merged from {len(report.shards)} report(s): "
+                  + ", ".join(f"shard {s.shard.index}/{s.shard.count}" if s.shard else s.id for s in report.shards),
+                  ""]
+    lines += ["| Verdict | Units |", "|---|---:|"]
+    lines += [f"| {ICONS[v]} {v} | {n[v]} |" for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP") if n[v]]
+    header = ["", "| Verdict | Unit | File | Time | Why |", "|---|---|---|---:|---|"]
+    bad = [u for u in units if not u.passed and u.verdict != "SKIP"]
+    if bad:
+        lines += ["", "### Not passing", *header[1:], *(_row(u) for u in bad[:ROWS_LIMIT])]
+        if len(bad) > ROWS_LIMIT:
+            lines.append(f"\n… and {len(bad) - ROWS_LIMIT} more (see the JUnit file or the report)")
+    lines += ["", f"<details><summary>All {len(units)} units</summary>", "", *header[1:],
+              *(_row(u) for u in units[:ROWS_LIMIT]), "", "</details>"]
+    if report_path is not None:
+        lines += ["", f"Report: `{report_path}`"]
+    return "\n".join(lines) + "\n"
+
+
+def outputs(report: Any, *, report_path: Path | None = None, junit_path: Path | None = None) -> dict[str, str]:
+    """Step outputs: pass rate, verdict counts, overall verdict and paths."""
+    units = units_of(report)
+    n = counts(units)
+    out = {"pass-rate": f"{pass_rate(units):.4f}", "total": str(len(units)), "passed": str(n["PASS"]),
+           "failed": str(n["FAIL"]), "flaky": str(n["FLAKY"]), "errored": str(n["ERROR"]), "skipped": str(n["SKIP"]),
+           "verdict": "pass" if all(u.passed or u.verdict == "SKIP" for u in units) and not report.interrupted
+           else "fail"}
+    if report_path is not None:
+        out["report-path"] = str(report_path)
+    if junit_path is not None:
+        out["junit-path"] = str(junit_path)
+    return out
+
+
+def append(path_env: str, text: str, env: dict[str, str] | None = None) -> Path | None:
+    """Append ``text`` to the file named by ``$path_env``; None when the variable is unset."""
+    target = (env if env is not None else os.environ).get(path_env)
+    if not target:
+        return None
+    with open(target, "a", encoding="utf-8") as fh:
+        fh.write(text if text.endswith("\n") else text + "\n")
+    return Path(target)

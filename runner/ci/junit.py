@@ -1,0 +1,118 @@
+"""JUnit XML for CI test reporters: one ``<testcase>`` per unit.
+
+The shape is the one Jenkins' JUnit schema describes and GitHub / GitLab reporters read: ``<testsuites>`` →
+``<testsuite>`` → ``<testcase>`` with at most one ``<failure>``, ``<error>`` or ``<skipped>``. Verdicts map so
+a reader can tell them apart: FAIL → ``<failure type="FAIL">``, FLAKY → ``<failure type="FLAKY">``, ERROR →
+``<error type="ERROR">`` (the agent or the judge broke: not a failing skill), SKIP → ``<skipped>``; every
+testcase also carries its verdict in ``status``. ``file`` and ``line`` (the reporters' de-facto attributes)
+point at the unit's case.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.ci.units import Unit, counts, locate, units_of
+
+#: Characters XML 1.0 cannot carry (an agent's output may hold any of them).
+_NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+MESSAGE_CHARS = 1000
+
+
+def _text(value: object, limit: int | None = None) -> str:
+    text = _NOT_XML.sub("\ufffd", str(value))
+    return text if limit is None or len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _seconds(value: float | None) -> str:
+    return f"{max(0.0, value or 0.0):.3f}"
+
+
+def _details(unit: Unit) -> str:
+    lines = [f"verdict: {unit.verdict}"]
+    if unit.run_verdicts:
+        lines.append(f"runs: {', '.join(unit.run_verdicts)}")
+    lines += [f"check failed: {c}" for c in unit.failed_checks]
+    if unit.judge_reason:
+        lines.append(f"judge: {unit.judge_reason}")
+    if unit.error and unit.error != unit.judge_reason:
+        lines.append(f"error: {unit.error}")
+    if unit.output:
+        lines += ["agent output (start):", unit.output]
+    return "\n".join(lines)
+
+
+def testcase(unit: Unit, package_root: Path | None, base: Path | None = None) -> ET.Element:
+    """One ``<testcase>``; ``base`` makes ``file`` relative (a repository root), else it stays as stored."""
+    attrs = {"name": _text(unit.name), "classname": _text(unit.suite), "time": _seconds(unit.duration),
+             "status": unit.verdict}
+    if unit.file:
+        path, line = locate(unit, package_root)
+        shown = unit.file
+        if path is not None and base is not None:
+            try:
+                shown = path.resolve().relative_to(base.resolve()).as_posix()
+            except ValueError:
+                shown = str(path)
+        attrs["file"] = _text(shown)
+        attrs["line"] = str(line)
+    element = ET.Element("testcase", attrs)
+    message = _text(unit.message(), MESSAGE_CHARS)
+    if unit.verdict in ("FAIL", "FLAKY"):
+        ET.SubElement(element, "failure", {"message": message, "type": unit.verdict}).text = _text(_details(unit))
+    elif unit.verdict == "ERROR":
+        ET.SubElement(element, "error", {"message": message, "type": "ERROR"}).text = _text(_details(unit))
+    elif unit.verdict == "SKIP":
+        ET.SubElement(element, "skipped", {"message": message})
+    elif unit.verdict != "PASS":  # a verdict this writer does not know yet must not read as a pass
+        ET.SubElement(element, "error", {"message": message, "type": unit.verdict}).text = _text(_details(unit))
+    return element
+
+
+def _timestamp(report: Any) -> str:
+    """ISO 8601 without a zone: the JUnit schema's pattern has none."""
+    return str(report.timestamp).rstrip("Z")[:19]
+
+
+def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | None = None) -> str:
+    """The report as a JUnit XML document (UTF-8 text with its declaration)."""
+    units = units_of(report)
+    n = counts(units)
+    failures = n["FAIL"] + n["FLAKY"]
+    errors = len(units) - n["PASS"] - n["SKIP"] - failures
+    total_time = _seconds(report.duration_seconds if report.duration_seconds is not None
+                          else sum(u.duration or 0 for u in units))
+    root = ET.Element("testsuites", {"name": "evalens", "tests": str(len(units)), "failures": str(failures),
+                                     "errors": str(errors), "skipped": str(n["SKIP"]), "time": total_time})
+    suite = ET.SubElement(root, "testsuite", {
+        "name": _text(units[0].suite if units else (report.package.name or "evalens")),
+        "tests": str(len(units)), "failures": str(failures), "errors": str(errors), "skipped": str(n["SKIP"]),
+        "time": total_time, "timestamp": _timestamp(report), "hostname": _text(socket.gethostname() or "localhost"),
+        "id": "0",
+    })
+    props = ET.SubElement(suite, "properties")
+    facts = {"evalens.report": report.id, "evalens.engine": report.config.engine,
+             "evalens.engine_version": report.config.engine_version, "evalens.judge": report.config.judge,
+             "evalens.pass_rate": f"{report.summary.pass_rate:.4f}",
+             "evalens.interrupted": str(bool(report.interrupted)).lower()}
+    if report.shard is not None:
+        facts["evalens.shard"] = f"{report.shard.index}/{report.shard.count}"
+    if report.shards:
+        facts["evalens.merged_from"] = ", ".join(s.id for s in report.shards)
+    for name, value in facts.items():
+        if value is not None:
+            ET.SubElement(props, "property", {"name": name, "value": _text(value)})
+    for unit in units:
+        suite.append(testcase(unit, package_root, base))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def write_junit(report: Any, path: Path, *, package_root: Path | None = None, base: Path | None = None) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(junit_xml(report, package_root=package_root, base=base), encoding="utf-8")
+    return path

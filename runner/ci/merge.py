@@ -1,0 +1,113 @@
+"""``evalens report merge``: shard reports → one report, as if one machine had run the whole suite.
+
+The merged report is an ordinary report (it validates against the report schema; ``show``, ``eval diff`` and
+the JUnit writer read it) whose summary is recomputed from the units and whose ``shards`` list says where
+every unit came from. A merge refuses what would silently lie: the same unit in two reports, shards of
+different splits or packages or engines, and (unless allowed) a split with a shard missing.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+
+class MergeError(ValueError):
+    """The reports cannot be merged; the message is one line a user can act on."""
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False) -> tuple[Any, list[str]]:
+    """Merge ``(path, report)`` pairs into one report that will live at ``output``; returns it and warnings."""
+    from evalens.core.models.uaaps import ReportSandbox, ReportSource, ReportSummary
+
+    if not items:
+        raise MergeError("nothing to merge: give at least one report")
+    warnings: list[str] = []
+    first = items[0][1]
+    for path, report in items[1:]:
+        if (report.package.name, report.package.version) != (first.package.name, first.package.version):
+            raise MergeError(f"{path} is a report of package {report.package.name} {report.package.version or ''}"
+                             f", {items[0][0]} of {first.package.name} {first.package.version or ''}".rstrip())
+        if report.config.engine != first.config.engine:
+            raise MergeError(f"{path} ran on {report.config.engine}, {items[0][0]} on {first.config.engine}: "
+                             "merge reports of one engine (compare engines with `evalens eval diff`)")
+    _check_shards(items, allow_missing, warnings)
+    seen: dict[str, Path] = {}
+    cases = []
+    sources = []
+    for path, report in items:
+        names = []
+        for case in report.cases:
+            if case.name in seen:
+                raise MergeError(f"unit {case.name!r} is in both {seen[case.name]} and {path}: shards must not "
+                                 "overlap (were they cut with different --shard N or different durations?)")
+            seen[case.name] = path
+            case = case.model_copy(deep=True)
+            if case.artifacts:  # keep the transcript reachable from the merged report's folder
+                case.artifacts = os.path.relpath((path.parent / case.artifacts).resolve(), output.parent.resolve())
+            cases.append(case)
+            names.append(case.name)
+        sources.append(ReportSource(
+            id=report.id, path=str(path), timestamp=report.timestamp, duration_seconds=report.duration_seconds,
+            shard=report.shard, cases=names, engine_version=report.config.engine_version,
+            environment=report.environment, interrupted=report.interrupted))
+    cases.sort(key=lambda c: (c.case_file or "", c.name))
+    starts = [(_moment(r.timestamp), r) for _p, r in items]
+    start = min(m for m, _r in starts)
+    end = max(m.timestamp() + (r.duration_seconds or 0.0) for m, r in starts)
+    merged = first.model_copy(deep=True)
+    merged.id = f"eval-run-{start.strftime('%Y-%m-%dT%H-%M-%SZ')}-merged"
+    merged.timestamp = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    merged.duration_seconds = round(end - start.timestamp(), 3)
+    merged.cases = cases
+    merged.interrupted = any(r.interrupted for _p, r in items)
+    merged.shard = None
+    merged.shards = sources
+    versions = {r.config.engine_version for _p, r in items}
+    if len(versions) > 1:
+        warnings.append(f"shards ran different engine versions: {', '.join(sorted(v or '?' for v in versions))}")
+    sandboxes = [r.sandbox for _p, r in items if r.sandbox is not None]
+    if sandboxes:  # claim only what every shard had: one unenforced shard makes the whole run unenforced
+        merged.sandbox = ReportSandbox(enforced=all(s.enforced for s in sandboxes),
+                                       method=sandboxes[0].method if len({s.method for s in sandboxes}) == 1
+                                       else "mixed", network=any(s.network for s in sandboxes),
+                                       writable_paths=sandboxes[0].writable_paths)
+    total = len(cases)
+    passed = sum(c.verdict == "PASS" for c in cases)
+    merged.summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
+                                   skipped=sum(c.verdict == "SKIP" for c in cases),
+                                   errored=sum(c.verdict == "ERROR" for c in cases),
+                                   pass_rate=round(passed / total, 4) if total else 0.0)
+    return merged, warnings
+
+
+def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: list[str]) -> None:
+    sharded = [(p, r.shard) for p, r in items if r.shard is not None]
+    if not sharded:
+        return
+    if len(sharded) != len(items):
+        plain = next(p for p, r in items if r.shard is None)
+        warnings.append(f"{plain} was not run with --shard; merging it as-is")
+    splits = {(s.count, s.split) for _p, s in sharded}
+    if len(splits) > 1:
+        raise MergeError("the shards come from different splits (" + ", ".join(
+            f"{p}: {s.index}/{s.count} split {s.split}" for p, s in sharded)
+            + "); every job must see the same suite and the same --durations")
+    by_index: dict[int, Path] = {}
+    for path, shard in sharded:
+        if shard.index in by_index:
+            raise MergeError(f"{by_index[shard.index]} and {path} are both shard {shard.index}/{shard.count}")
+        by_index[shard.index] = path
+    count = sharded[0][1].count
+    missing = sorted(set(range(1, count + 1)) - set(by_index))
+    if missing:
+        message = f"shard(s) {', '.join(f'{k}/{count}' for k in missing)} missing"
+        if not allow_missing:
+            raise MergeError(message + ": the merged report would lack their units (--allow-missing merges anyway)")
+        warnings.append(message + "; their units are absent from the merged report")

@@ -1,0 +1,114 @@
+"""The composite GitHub Action (`action.yml`): its shell steps run locally with a fake GITHUB_* environment.
+Fast tier: a scripted `claude`; agents tier: the real `codex` against the fake model server."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from evalens.runner.report import load_report
+
+from tests.conftest import REPO
+from tests.runner.actions_emulator import Emulator, base_env, parse_outputs
+from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package  # noqa: F401 - fixture
+from tests.runner.runner_helpers import agents_available, case, make_package
+
+
+def _validate_junit(path: Path) -> None:
+    from lxml import etree
+
+    etree.XMLSchema(etree.parse(str(REPO / "tests" / "data" / "junit.xsd"))).assertValid(etree.parse(str(path)))
+
+
+def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted_agent: Path,
+                                                        sandbox_dir: Path) -> None:
+    workspace = tmp_path / "repo"
+    twelve_case_package(workspace / "pkg")
+    run = Emulator(REPO, workspace, {"package": "pkg", "agent": "claude-code", "no-judge": "true", "jobs": "4"},
+                   base_env()).run(tmp_path / "steps")
+    steps = run.steps
+    assert [s for s in steps if steps[s].ran] == ["prepare", "install-evalens", "install-agent", "validate", "run",
+                                                  "view", "upload"]
+    for sid in ("prepare", "install-evalens", "install-agent", "validate"):
+        assert steps[sid].returncode == 0, (sid, steps[sid].stdout, steps[sid].stderr)
+    assert "using claude at" in steps["install-agent"].stdout  # found on PATH: nothing downloaded
+    # 3 cases fail and 1 errors: the step fails (fail-on-failure defaults to true), later steps still run
+    assert steps["run"].returncode == 1 and not run.success
+    out = run.outputs
+    assert out["pass-rate"] == "0.6667" and (out["total"], out["passed"], out["failed"], out["errored"]) == \
+        ("12", "8", "3", "1")
+    assert out["verdict"] == "fail" and out["flaky"] == "0" and out["skipped"] == "0"
+    assert out["report-path"] == "evalens-out/report.json" and out["junit-path"] == "evalens-out/junit.xml"
+    assert out["artifact-name"] == "evalens" and out["sarif-path"] == "evalens-out/evalens.sarif"
+    report = load_report(workspace / out["report-path"])
+    assert report.summary.total == 12
+    _validate_junit(workspace / out["junit-path"])
+    sarif = json.loads((workspace / out["sarif-path"]).read_text())
+    assert sarif["version"] == "2.1.0"
+    # annotations: one per failing / erroring case, at the case file's failed check, relative to the workspace
+    annotations = [line for line in steps["run"].stdout.splitlines() if line.startswith("::")]
+    assert len(annotations) == 4
+    failing = next(a for a in annotations if "case-02" in a)
+    assert re.match(r"::error file=pkg/evals/cases/02-case-02\.yaml,line=\d+,title=evalens FAIL%3A case-02::"
+                    r"contains 'GREETING-OK'", failing), failing
+    line = int(re.search(r"line=(\d+)", failing).group(1))
+    assert "GREETING-OK" in (workspace / "pkg/evals/cases/02-case-02.yaml").read_text().splitlines()[line - 1]
+    assert any(a.startswith("::error file=pkg/evals/cases/09-case-09.yaml,") and "ERROR" in a for a in annotations)
+    # the step summary
+    assert "## evalens: test-pkg" in run.summary and "**8/12 passed (67%)**" in run.summary
+    assert "| ❌ FAIL | 3 |" in run.summary and "| 💥 ERROR | 1 |" in run.summary
+    # the run view page: only with an evalens that has `show --html`
+    view = steps["view"]
+    assert view.returncode == 0
+    assert ("html-path" in view.outputs) == ("no run view page" not in view.stdout)
+    if "html-path" in view.outputs:
+        assert (workspace / view.outputs["html-path"]).is_file()
+    assert steps["upload"].with_ == {"name": "evalens", "path": "evalens-out", "if-no-files-found": "ignore"}
+    assert list(sandbox_dir.iterdir()) == []
+
+
+def test_action_shard_and_a_broken_package(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path) -> None:
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", cases={f"c{i}": case("pass", contains=["GREETING-OK"]) for i in range(4)})
+    inputs = {"package": "pkg", "no-judge": "true", "shard": "2/3", "validate": "false",
+              "fail-on-failure": "false", "output-dir": "out", "durations": "last/report.json"}
+    run = Emulator(REPO, workspace, inputs, base_env()).run(tmp_path / "steps")
+    assert run.success and not run.steps["validate"].ran
+    assert "::notice::durations source last/report.json not found" in run.steps["run"].stdout
+    assert run.outputs["artifact-name"] == "evalens-shard-2-of-3"
+    report = load_report(workspace / "out" / "report.json")
+    assert (report.shard.index, report.shard.count, report.shard.balanced_by) == (2, 3, "count")
+    assert run.outputs["total"] == str(len(report.cases)) and run.outputs["verdict"] == "pass"
+    assert "(shard 2/3)" in run.summary
+    # an invalid case file stops the action at validation: nothing runs, the outputs stay empty
+    (workspace / "pkg" / "evals" / "cases" / "99-bad.yaml").write_text("name: bad\ninput: {}\n")
+    broken = Emulator(REPO, workspace, {"package": "pkg", "no-judge": "true", "output-dir": "out2"},
+                      base_env()).run(tmp_path / "steps2")
+    assert broken.steps["validate"].returncode == 1 and not broken.steps["run"].ran
+    assert broken.outputs["report-path"] == "" and broken.steps["upload"].ran
+    assert "bad" in broken.steps["validate"].stdout + broken.steps["validate"].stderr
+
+
+def test_outputs_parser_reads_both_forms() -> None:
+    assert parse_outputs("a=1\nb<<EOF\nx\ny\nEOF\nc=d=e\n") == {"a": "1", "b": "x\ny", "c": "d=e"}
+
+
+@pytest.mark.agents
+def test_action_with_codex_and_the_fake_model(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    if not agents_available("codex"):
+        pytest.skip("codex CLI not installed")
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", engine="codex", cases={
+        "good": case("pass", contains=["GREETING-OK"]),
+        "judged-bad": case("pass", judge="fail", contains=["GREETING-OK"]),
+    })
+    inputs = {"package": "pkg", "agent": "codex", "model": "gpt-fake", "judge": "openai:gpt-fake", "jobs": "2"}
+    run = Emulator(REPO, workspace, inputs, base_env()).run(tmp_path / "steps")
+    assert run.steps["run"].returncode == 1, run.steps["run"].stderr
+    assert (run.outputs["passed"], run.outputs["failed"], run.outputs["pass-rate"]) == ("1", "1", "0.5000")
+    (annotation,) = [x for x in run.steps["run"].stdout.splitlines() if x.startswith("::error")]
+    assert "title=evalens FAIL%3A judged-bad" in annotation and "judge:" in annotation
+    _validate_junit(workspace / run.outputs["junit-path"])
+    assert "**1/2 passed (50%)**" in run.summary

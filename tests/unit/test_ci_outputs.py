@@ -1,0 +1,301 @@
+"""CI outputs from a report: JUnit (validated against tests/data/junit.xsd), the GitHub step summary,
+annotations and outputs, SARIF from `evalens validate`, sharding splits, merging and the regression gate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from evalens.runner.ci import github
+from evalens.runner.ci.gate import gate
+from evalens.runner.ci.junit import junit_xml
+from evalens.runner.ci.merge import MergeError, merge_reports
+from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
+from evalens.runner.report import load_report
+
+from evalens.core.models.uaaps import ReportShard
+from tests.conftest import REPO
+from tests.unit.ci_helpers import make_case, make_report, write
+
+CASE_YAML = """name: b
+input:
+  prompt: say hello
+expected:
+  contains:
+    - hello
+    - EXTRACTED
+judge:
+  criteria: The agent greets.
+"""
+
+
+def _all_verdicts():
+    return make_report([
+        make_case("a", "PASS", duration=2.5),
+        make_case("b", "FAIL", failed_check="EXTRACTED", reason="no greeting", file="evals/cases/b.yaml"),
+        make_case("c", "ERROR", error="agent exited 1 <before> any result & more\x00"),
+        make_case("d", "FLAKY", run_verdicts=["PASS", "FAIL", "PASS"]),
+        make_case("e", "SKIP", error="not run: interrupted"),
+    ])
+
+
+def _validate_junit(text: str):
+    from lxml import etree
+
+    schema = etree.XMLSchema(etree.parse(str(REPO / "tests" / "data" / "junit.xsd")))
+    doc = etree.fromstring(text.encode("utf-8"))
+    schema.assertValid(doc)
+    return doc
+
+
+def test_junit_validates_and_tells_every_verdict_apart(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "evals" / "cases").mkdir(parents=True)
+    (pkg / "evals" / "cases" / "b.yaml").write_text(CASE_YAML)
+    doc = _validate_junit(junit_xml(_all_verdicts(), package_root=pkg, base=tmp_path))
+    suite = doc.find("testsuite")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("5", "2", "1", "1")
+    cases = {c.get("name"): c for c in suite.iter("testcase")}
+    assert cases["a"].get("time") == "2.500" and len(cases["a"]) == 0 and cases["a"].get("status") == "PASS"
+    failure = cases["b"].find("failure")
+    assert failure.get("type") == "FAIL"
+    assert "contains 'EXTRACTED'" in failure.get("message") and "judge: no greeting" in failure.get("message")
+    # the file is relative to the base and the line is the failed check's entry
+    assert cases["b"].get("file") == "pkg/evals/cases/b.yaml" and cases["b"].get("line") == "7"
+    error = cases["c"].find("error")
+    assert error.get("type") == "ERROR" and "agent exited 1 <before>" in error.get("message")
+    assert "\x00" not in error.text
+    flaky = cases["d"].find("failure")
+    assert flaky.get("type") == "FLAKY" and "2 of 3 runs passed" in flaky.get("message")
+    assert cases["e"].find("skipped").get("message") == "not run: interrupted"
+
+
+def test_junit_of_an_empty_report_validates() -> None:
+    doc = _validate_junit(junit_xml(make_report([])))
+    assert doc.get("tests") == "0"
+
+
+def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "evals" / "cases").mkdir(parents=True)
+    (pkg / "evals" / "cases" / "b.yaml").write_text(CASE_YAML)
+    lines = github.annotations(_all_verdicts(), package_root=pkg, base=tmp_path)
+    assert lines[0] == ("::error file=pkg/evals/cases/b.yaml,line=7,title=evalens FAIL%3A b::contains 'EXTRACTED': "
+                        "output does not contain 'EXTRACTED'; judge: no greeting")
+    assert lines[1].startswith("::error title=evalens ERROR%3A c::agent exited 1")
+    assert lines[2].startswith("::warning title=evalens FLAKY%3A d::flaky: 2 of 3 runs passed")
+    assert len(lines) == 3  # PASS and SKIP are not annotated
+    judged = make_report([make_case("b", "FAIL", reason="no\ngreeting 100%", file="evals/cases/b.yaml")])
+    (line,) = github.annotations(judged, package_root=pkg, base=tmp_path)
+    assert line.endswith("::judge: no greeting 100%25") and ",line=9," in line  # judge criteria line
+
+
+def test_step_summary_and_outputs(tmp_path: Path) -> None:
+    report = _all_verdicts()
+    text = github.step_summary(report, report_path=Path("out/report.json"))
+    assert text.startswith("## evalens: pkg\n")
+    assert "**1/5 passed (20%)**" in text
+    assert "| ❌ FAIL | 1 |" in text and "| ⚠️ FLAKY | 1 |" in text and "| 💥 ERROR | 1 |" in text
+    assert "| 💥 ERROR | c |   | 1.0 s | agent exited 1 &lt;before&gt; any result & more" in text
+    assert text.count("<details>") == 1 and "Report: `out/report.json`" in text
+    out = github.outputs(report, report_path=Path("r.json"), junit_path=Path("j.xml"))
+    assert out == {"pass-rate": "0.2000", "total": "5", "passed": "1", "failed": "1", "flaky": "1", "errored": "1",
+                   "skipped": "1", "verdict": "fail", "report-path": "r.json", "junit-path": "j.xml"}
+    assert github.outputs(make_report([make_case("a", "PASS"), make_case("s", "SKIP")]))["verdict"] == "pass"
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    assert github.append("GITHUB_STEP_SUMMARY", text, {"GITHUB_STEP_SUMMARY": str(summary)}) == summary
+    assert summary.read_text().startswith("earlier step\n## evalens")
+    assert github.append("GITHUB_STEP_SUMMARY", text, {}) is None
+
+
+def test_sarif_from_validate(tmp_path: Path) -> None:
+    (tmp_path / "evals" / "cases").mkdir(parents=True)
+    (tmp_path / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
+    out = subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "evals"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1, out.stderr
+    log = json.loads(out.stdout)
+    assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
+    (run,) = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [r["id"] for r in rules] == list(dict.fromkeys(r["ruleId"] for r in run["results"]))
+    for rule in rules:
+        assert rule["helpUri"] == f"https://evalens.dev/rules#{rule['id']}"
+        assert rule["shortDescription"]["text"] and rule["help"]["text"]
+    assert run["results"], "a misspelt key and a missing prompt must be reported"
+    for result in run["results"]:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert result["level"] in ("error", "warning", "note")
+        loc = result["locations"][0]["physicalLocation"]
+        assert loc["artifactLocation"] == {"uri": "evals/cases/a.yaml", "uriBaseId": "%SRCROOT%"}
+        assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
+    assert any(r["ruleId"] == "unknown-key" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+               for r in run["results"])
+
+
+# ----------------------------------------------------------------------------------------------- sharding
+
+
+def test_shard_spec() -> None:
+    assert parse_spec("2/3") == (2, 3) and parse_spec(" 1 / 1 ") == (1, 1)
+    for bad in ("0/3", "4/3", "3", "a/b", "1/0", ""):
+        with pytest.raises(ShardError):
+            parse_spec(bad)
+
+
+def test_split_by_count_is_even_deterministic_and_complete() -> None:
+    units = [f"case-{i:02d}" for i in range(12)]
+    cut = split(units, 5)
+    assert cut.balanced_by == "count" and sorted(len(s) for s in cut.shards) == [2, 2, 2, 3, 3]
+    assert sorted(u for s in cut.shards for u in s) == units
+    assert split(list(reversed(units)), 5).fingerprint == cut.fingerprint  # the suite's order does not matter
+    assert split(units, 5).shards == cut.shards
+    assert split(units[:2], 4).shards[2:] == ((), ())  # more shards than units: some are empty
+
+
+def test_split_balances_by_prior_durations() -> None:
+    units = [f"u{i:02d}" for i in range(12)]
+    durations = {"u00": 60.0, "u01": 50.0, "u02": 40.0, **{u: 5.0 for u in units[3:]}}
+    by_count = split(units, 3)
+    by_time = split(units, 3, durations)
+    assert by_time.balanced_by == "durations"
+
+    def makespan(cut):
+        return max(sum(durations[u] for u in shard) for shard in cut.shards)
+
+    total = sum(durations.values())
+    assert makespan(by_time) == pytest.approx(max(60.0, total / 3), abs=5.0)
+    assert makespan(by_time) < makespan(by_count)
+    assert [len(s) for s in by_time.shards] != [4, 4, 4]  # the long units sit with fewer short ones
+    # a unit with no prior duration counts as the mean, and the split stays a pure function of its inputs
+    assert split(units + ["new"], 3, durations).fingerprint == split(["new", *units], 3, durations).fingerprint
+
+
+def test_durations_from_reports_newest_first(tmp_path: Path) -> None:
+    old = write(make_report([make_case("a", "PASS", duration=10), make_case("b", "PASS", duration=3)]), tmp_path / "1.json")
+    new = write(make_report([make_case("a", "PASS", duration=20), make_case("s", "SKIP", duration=0)]), tmp_path / "2.json")
+    import os
+
+    os.utime(old, (1, 1))
+    (tmp_path / "junk.json").write_text("{}")
+    assert durations_from([tmp_path]) == {"a": 20.0, "b": 3.0}
+    assert durations_from([new]) == {"a": 20.0}
+    with pytest.raises(ShardError):
+        durations_from([tmp_path / "missing"])
+
+
+def _shard(report, k: int, n: int, fp: str = "abc"):
+    report.shard = ReportShard(index=k, count=n, units=6, balanced_by="count", split=fp)
+    return report
+
+
+def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
+    a = write(_shard(make_report([make_case("c1", "PASS", file="evals/cases/01.yaml", artifacts="1/c1"),
+                                  make_case("c4", "FAIL", file="evals/cases/04.yaml")],
+                                 timestamp="2026-02-22T14:30:00Z", duration=30), 1, 2), tmp_path / "s1" / "r.json")
+    b = write(_shard(make_report([make_case("c2", "ERROR", file="evals/cases/02.yaml", error="boom")],
+                                 timestamp="2026-02-22T14:30:10Z", duration=40), 2, 2), tmp_path / "s2" / "r.json")
+    out = tmp_path / "merged" / "all.json"
+    merged, warnings = merge_reports([(a, load_report(a)), (b, load_report(b))], out)
+    assert warnings == []
+    assert [c.name for c in merged.cases] == ["c1", "c2", "c4"]  # the suite's order
+    s = merged.summary
+    assert (s.total, s.passed, s.failed, s.errored, s.pass_rate) == (3, 1, 1, 1, 0.3333)
+    assert merged.timestamp == "2026-02-22T14:30:00Z" and merged.duration_seconds == 50.0
+    assert [(x.shard.index, x.cases) for x in merged.shards] == [(1, ["c1", "c4"]), (2, ["c2"])]
+    assert merged.cases[0].artifacts == "../s1/1/c1"
+    write(merged, out)  # valid against the model; the schema check below covers the file
+    import jsonschema
+
+    jsonschema.validate(json.loads(out.read_text()),
+                        json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").read_text()))
+    assert junit_xml(load_report(out)).count("<testcase") == 3
+
+
+def test_merge_refuses_what_would_lie(tmp_path: Path) -> None:
+    def item(name: str, cases, k=1, n=2, fp="abc", **kw):
+        path = tmp_path / f"{name}.json"
+        return path, _shard(make_report(cases, **kw), k, n, fp)
+
+    one = item("one", [make_case("x", "PASS")])
+    with pytest.raises(MergeError, match="shard.*2/2 missing"):
+        merge_reports([one], tmp_path / "m.json")
+    merged, warnings = merge_reports([one], tmp_path / "m.json", allow_missing=True)
+    assert merged.summary.total == 1 and "missing" in warnings[0]
+    with pytest.raises(MergeError, match="both"):
+        merge_reports([one, item("dup", [make_case("x", "FAIL")], k=2)], tmp_path / "m.json")
+    with pytest.raises(MergeError, match="different splits"):
+        merge_reports([one, item("other", [make_case("y", "PASS")], k=2, fp="zzz")], tmp_path / "m.json")
+    with pytest.raises(MergeError, match="both shard 1/2"):
+        merge_reports([one, item("again", [make_case("y", "PASS")], k=1)], tmp_path / "m.json")
+    with pytest.raises(MergeError, match="package"):
+        merge_reports([one, item("pkg", [make_case("y", "PASS")], k=2, package="other")], tmp_path / "m.json")
+
+
+# ---------------------------------------------------------------------------------------- regression gate
+
+
+def _diff(tmp_path: Path, base, new, *args: str) -> subprocess.CompletedProcess:
+    a, b = write(base, tmp_path / "base.json"), write(new, tmp_path / "new.json")
+    return subprocess.run([sys.executable, "-m", "evalens", "eval", "diff", str(a), str(b), *args],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_gate_exit_codes(tmp_path: Path) -> None:
+    base = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "FAIL"),
+                        make_case("d", "PASS")])
+    same = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "PASS"),
+                        make_case("d", "PASS")])
+    errored = make_report([make_case("a", "PASS"), make_case("b", "ERROR", error="agent crashed"),
+                           make_case("c", "PASS"), make_case("d", "PASS")])
+    assert _diff(tmp_path, base, same, "--fail-on", "regression").returncode == 0
+    out = _diff(tmp_path, base, errored, "--fail-on", "regression")
+    assert out.returncode == 1 and "regression: b: PASS → ERROR" in out.stderr
+    assert _diff(tmp_path, base, errored).returncode == 0  # without --fail-on diff only reports
+    # a pass-rate drop with no single regression (a new failing case): gated by the threshold
+    grown = make_report([*same.cases, make_case("e", "FAIL"), make_case("f", "FAIL")])
+    assert gate(same, grown).rate_drop == pytest.approx(1 - 4 / 6, abs=1e-3)
+    assert _diff(tmp_path, same, grown, "--fail-on", "regression").returncode == 1
+    assert _diff(tmp_path, same, grown, "--fail-on", "regression", "--threshold", "0.4").returncode == 0
+    # a unit that vanished is noted, not a regression
+    vanished = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "FAIL")])
+    out = _diff(tmp_path, base, vanished, "--fail-on", "regression", "--threshold", "1")
+    assert out.returncode == 0 and "d passed in BASE" in out.stderr
+    out = _diff(tmp_path, base, errored, "--fail-on", "regression", "--json")
+    data = json.loads(out.stdout)
+    assert out.returncode == 1 and data["gate"]["regressions"] == [{"name": "b", "before": "PASS", "after": "ERROR"}]
+    (tmp_path / "bad.json").write_text("[]")
+    bad = subprocess.run([sys.executable, "-m", "evalens", "eval", "diff", str(tmp_path / "bad.json"),
+                          str(tmp_path / "new.json"), "--fail-on", "regression"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not an evalens eval report" in bad.stderr
+    assert _diff(tmp_path, base, same, "--fail-on", "regression", "--threshold", "5").returncode == 2
+
+
+def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
+    a = write(_shard(make_report([make_case("c1", "PASS")]), 1, 2), tmp_path / "a.json")
+    b = write(_shard(make_report([make_case("c2", "FAIL", failed_check="X")]), 2, 2), tmp_path / "b.json")
+    env_files = {"GITHUB_OUTPUT": tmp_path / "out.txt", "GITHUB_STEP_SUMMARY": tmp_path / "summary.md"}
+    import os
+
+    env = {**os.environ, **{k: str(v) for k, v in env_files.items()}, "GITHUB_ACTIONS": "true"}
+    merged = tmp_path / "all.json"
+    out = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), str(b), "-o", str(merged),
+                          "--junit", str(tmp_path / "j.xml"), "--github-summary", "--github-output"],
+                         capture_output=True, text=True, env=env, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "::error title=evalens FAIL%3A c2::" in out.stdout  # auto: GITHUB_ACTIONS=true
+    assert load_report(merged).summary.total == 2
+    assert "passed=1\n" in env_files["GITHUB_OUTPUT"].read_text()
+    assert "Merged from 2 report(s): shard 1/2, shard 2/2" in env_files["GITHUB_STEP_SUMMARY"].read_text()
+    _validate_junit((tmp_path / "j.xml").read_text())
+    ci = subprocess.run([sys.executable, "-m", "evalens", "report", "ci", str(merged), "--annotations", "off"],
+                        capture_output=True, text=True, env=env, timeout=60)
+    assert ci.returncode == 1 and ci.stdout == ""
+    refused = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), "-o", str(merged)],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "2/2 missing" in refused.stderr
