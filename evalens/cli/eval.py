@@ -179,6 +179,10 @@ def main(argv: list[str]) -> int:
             for case in report.cases:
                 print(f"{case.verdict:5} {case.name}  {(case.judge_verdict.reason if case.judge_verdict else case.error) or ''}")
             print(f"report: {path}")
+        from evalens.cli.ci_flags import emit
+
+        if emit(args, report, path, _find_package(args.package), "evalens eval"):
+            return 2
         return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
 
     if args.jobs < 1 or args.runs < 1:
@@ -198,7 +202,10 @@ def main(argv: list[str]) -> int:
 
         try:
             request, shard_mark, mine = restrict(request, args.shard, args.durations)
-            if mine == 0 and not args.dry_run:
+            if mine == 0 and args.dry_run:
+                print(f"shard {args.shard}: no unit (the suite has {shard_mark.units})")
+                return 0
+            if mine == 0:
                 report, path = empty_report(request, shard_mark)
                 print(f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
                       f"empty report: {path}", file=sys.stderr)

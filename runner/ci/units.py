@@ -33,8 +33,10 @@ class Unit:
     error: str | None = None
     run_verdicts: list[str] = field(default_factory=list)
     output: str | None = None  # the start of the agent's final output
-    #: Where in ``file`` each failure points: a document path (``("expected", "contains")``) and, for a list,
-    #: the entry's value (the check's exact value), else None.
+    reason: str | None = None  # the report's one-line reason, when it has one
+    #: Where in ``file`` a failure annotation may point, best first: a document path (``("expected",
+    #: "contains")``) and, for a list, the entry's value (the check's exact value), else None; the unit's own
+    #: place comes last.
     fail_paths: list[tuple[tuple[str | int, ...], Any]] = field(default_factory=list)
 
     @property
@@ -51,6 +53,8 @@ class Unit:
         if self.verdict == "FLAKY" and self.run_verdicts:
             parts.insert(0, f"flaky: {self.run_verdicts.count('PASS')} of {len(self.run_verdicts)} runs passed "
                             f"({', '.join(self.run_verdicts)})")
+        if not parts and self.reason:
+            parts.append(self.reason)
         if not parts and self.verdict == "SKIP":
             parts.append("skipped")
         return "; ".join(p.replace("\n", " ").strip() for p in parts if p) or self.verdict
@@ -62,16 +66,21 @@ def units_of(report: Any) -> list[Unit]:
     out = []
     for case in report.cases:
         failed = [c for c in case.checks if c.status == "FAIL"]
-        paths: list[tuple[tuple[str | int, ...], Any]] = [
-            (("expected", _CHECK_KEYS.get(c.kind, c.kind)), c.value) for c in failed]
+        paths: list[tuple[tuple[str | int, ...], Any]] = []
+        for c in failed:  # a check's own location when the report has it, else found by kind and value
+            where = getattr(c, "location", None)
+            paths.append((tuple(where), None) if where else (("expected", _CHECK_KEYS.get(c.kind, c.kind)), c.value))
         judge = case.judge_verdict
         if judge is not None and judge.result != "PASS":
             paths.append((("judge", "criteria"), None))
+        own = getattr(case, "location", None)
+        paths.append((tuple(own), None) if own is not None else (("name",), None))
         out.append(Unit(
             name=case.name, verdict=case.verdict, suite=suite, duration=case.duration_seconds,
             file=case.case_file, judge_reason=judge.reason if judge else None, error=case.error,
             failed_checks=[f"{c.kind.replace('_', '-')} {c.value!r}: {c.detail or 'failed'}" for c in failed],
             run_verdicts=list(case.run_verdicts), fail_paths=paths, output=case.agent_output_snippet,
+            reason=getattr(case, "reason", None),
         ))
     return out
 
@@ -104,10 +113,11 @@ def locate(unit: Unit, package_root: Path | None) -> tuple[Path | None, int]:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return path, 1
-    doc = parse(text, "json" if path.suffix == ".json" else "yaml")
+    language = {".json": "json", ".md": "markdown"}.get(path.suffix.lower(), "yaml")
+    doc = parse(text, language)  # type: ignore[arg-type]
     if not doc.ok:
         return path, 1
-    for where, value in [*unit.fail_paths, (("name",), None)]:
+    for where, value in unit.fail_paths:
         node = doc.node_at_path(where)
         if node is not None and node.kind == "seq" and value is not None:
             for item in node.items:
