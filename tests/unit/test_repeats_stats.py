@@ -120,3 +120,50 @@ def test_estimate_uses_median_history() -> None:
     assert est.cost == pytest.approx(0.4) and est.tokens == 500 and est.known == 2 and est.unknown == ["c"]
     assert "1 unit(s) have no history" in est.describe()
     assert budget.estimate(["z"], {}).describe() == "no previous reports of these units: no estimate"
+
+
+def _package(root: Path) -> Path:
+    for name in ("pdf", "docx"):
+        (root / "skills" / name).mkdir(parents=True)
+        (root / "skills" / name / "SKILL.md").write_text(f"---\nname: {name}\n---\n")
+    (root / "evals" / "fixtures").mkdir(parents=True)
+    (root / "evals" / "fixtures" / "in.txt").write_text("input\n")
+    (root / "evals" / "cases.yaml").write_text("cases: []\n")
+    return root
+
+
+def test_editing_one_skill_makes_exactly_its_dependents_stale(tmp_path: Path) -> None:
+    from evalens.runner import depends
+
+    root = _package(tmp_path / "pkg")
+    fixture = root / "evals" / "fixtures" / "in.txt"
+    a = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    assert set(a.parts) == {"unit", "skill:pdf", "skill:docx", "fixtures", "engine"}
+    # the eval file, reports and other cases live under evals/: none of them is an input
+    (root / "evals" / "cases.yaml").write_text("cases: [changed]\n")
+    (root / "evals" / "reports").mkdir()
+    (root / "evals" / "reports" / "r.json").write_text("{}")
+    same = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    assert depends.stale_reasons(a.to_json(), same) == []
+    (root / "skills" / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: new\n---\n")
+    fixture.write_text("new input\n")
+    b = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    assert depends.stale_reasons(a.to_json(), b) == ["fixtures changed", "skill pdf changed"]
+    assert depends.stale_reasons(None, b) == []  # recorded before fingerprints: unknown, not stale
+
+
+def test_a_skill_folder_holding_its_evals_is_hashed_without_them(tmp_path: Path) -> None:
+    from evalens.runner import depends
+
+    skill = tmp_path / "my-skill"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: my-skill\n---\n")
+    (skill / "evals" / "evals.json").write_text('{"evals": []}')
+    a = depends.unit_fingerprint({"id": 1}, package_root=skill)
+    assert "skill:my-skill" in a.parts
+    (skill / "evals" / "evals.json").write_text('{"evals": [{"id": 2}]}')
+    assert depends.stale_reasons(a.to_json(), depends.unit_fingerprint({"id": 1}, package_root=skill)) == []
+    (skill / "scripts").mkdir()
+    (skill / "scripts" / "run.sh").write_text("echo hi\n")
+    assert depends.stale_reasons(a.to_json(), depends.unit_fingerprint({"id": 1}, package_root=skill)) == [
+        "skill my-skill changed"]
