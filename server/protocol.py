@@ -14,6 +14,7 @@ import json
 import logging
 import os
 import re
+from collections.abc import Generator
 from typing import Any
 
 import attrs
@@ -29,6 +30,7 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.language_server import lsp_method
 
 log = logging.getLogger("evalens.server.protocol")
 
@@ -74,6 +76,13 @@ def describe(exc: BaseException) -> str:
 _NEEDS_OPEN = {types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE}
 
 
+def experimental_capabilities() -> dict[str, Any]:
+    """``capabilities.experimental`` of the initialize result: evalens' own section."""
+    from evalens.core.kinds import published
+
+    return {"evalens": {"fileKinds": published()}}
+
+
 def _valid_id(value: Any) -> bool:
     return isinstance(value, int | str) and not isinstance(value, bool)
 
@@ -88,6 +97,15 @@ class EvalensProtocol(LanguageServerProtocol):
         self.stopped: asyncio.Future[None] | None = None
         self._parent_watch: asyncio.Task[None] | None = None
         self._finished: list[tuple[Any, Any]] = []
+
+    # ------------------------------------------------------------------------------------ initialize
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' initialize, plus what editors need from evalens itself: the file kinds it handles
+        (``capabilities.experimental.evalens.fileKinds``, see docs/architecture.md)."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        result.capabilities.experimental = experimental_capabilities()
+        return result
 
     # ------------------------------------------------------------------------------------ decoding
     def receive(self, frame: Frame) -> None:

@@ -11,8 +11,16 @@ from lsprotocol import types
 
 CLIENT_TIMEOUT = 5.0
 """Seconds to wait for the client to answer a request of ours at start-up; the scan runs regardless."""
-WATCH_GLOBS = ("**/evals/**", "**/SKILL.md", "**/skill.md", "**/hooks/hooks.json", "**/agents/**",
-               "**/tasks.yaml", "**/eval.config.yaml", "**/evalens.toml", "**/.evalens.toml", "**/pyproject.toml")
+INDEX_GLOBS = ("**/evals/**", "**/hooks/hooks.json", "**/agents/**", "**/evalens.toml", "**/.evalens.toml",
+               "**/pyproject.toml")
+"""What the package index and the rule tuning read besides the file kinds (fixtures, hooks, agents, configs)."""
+
+
+def watch_globs() -> list[str]:
+    """Every file kind (evalens.core.kinds) plus what cross-file rules and the tuning read."""
+    from evalens.core.kinds import file_kinds
+
+    return list(dict.fromkeys([*(k.glob for k in file_kinds()), *INDEX_GLOBS]))
 
 
 def register(server: EvalensServer) -> None:
@@ -24,7 +32,7 @@ def register(server: EvalensServer) -> None:
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:
         if ls.cap("workspace.did_change_watched_files.dynamic_registration", False):
-            watchers = [types.FileSystemWatcher(glob_pattern=g) for g in WATCH_GLOBS]
+            watchers = [types.FileSystemWatcher(glob_pattern=g) for g in watch_globs()]
             try:
                 await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(
                     registrations=[types.Registration(

@@ -11,7 +11,8 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { DOCUMENT_SELECTOR, EVAL_FILES_GLOB } from "./documentSelector";
+import { documentSelectorFor, fileKinds } from "./documentSelector";
+import { FileKindsFeature } from "./fileKindsFeature";
 import { checkInterpreter, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
@@ -50,7 +51,6 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
-  private readonly watcher = vscode.workspace.createFileSystemWatcher(EVAL_FILES_GLOB);
   lensHooks: LensRunHooks | undefined;
 
   readonly onDidChangeState = this.stateEmitter.event;
@@ -63,7 +63,6 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     private readonly exec: Exec = execProcess,
   ) {
     this.disposables.push(
-      this.watcher,
       this.stateEmitter,
       this.verdictEmitter,
       this.runStateEmitter,
@@ -148,12 +147,15 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       transport: TransportKind.stdio,
       options: { cwd: folder?.uri.fsPath, env: { ...process.env } },
     };
+    // The kinds in force (the last server's, else the built-in copy); replaced in place by the ones this
+    // server publishes before the client registers its features (FileKindsFeature).
+    const documentSelector = documentSelectorFor(fileKinds());
     const clientOptions: LanguageClientOptions = {
-      documentSelector: DOCUMENT_SELECTOR,
+      documentSelector,
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: toWire(this.settings),
-      synchronize: { fileEvents: this.watcher },
+      // No client-side file watcher: the server registers watchers for its file kinds itself.
       middleware: {
         workspace: {
           configuration: (params, token, next) => this.answerConfiguration(params.items, () => next(params, token)),
@@ -162,6 +164,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       },
     };
     const client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);
+    client.registerFeature(new FileKindsFeature(documentSelector, this.log));
     this.client = client;
     client.onDidChangeState((e) => {
       if (this.client !== client) {

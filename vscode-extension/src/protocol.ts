@@ -9,6 +9,14 @@ export interface LspRange {
   end: LspPosition;
 }
 
+/** One file kind the server handles (`capabilities.experimental.evalens.fileKinds` of the initialize result;
+ * declared in evalens/core/kinds.py). `formats` empty: a file there is claimed by its content. */
+export interface FileKind {
+  glob: string;
+  languageId: string;
+  formats: string[];
+}
+
 export type Verdict = "PASS" | "FAIL" | "SKIP" | "ERROR";
 
 /** One entry of `evalens.discoverCases`. */

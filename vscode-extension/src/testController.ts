@@ -2,7 +2,7 @@
 import * as path from "node:path";
 import * as vscode from "vscode";
 import type { EvalServer, LensRunHooks } from "./client";
-import { EVAL_FILES_GLOB, isEvalFile } from "./documentSelector";
+import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, VerdictChangedParams } from "./protocol";
 import { Outcome, outcomeFromNotification, outcomeFromResult } from "./results";
 import type { EvalensSettings } from "./settings";
@@ -86,7 +86,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       }),
       vscode.workspace.onDidSaveTextDocument((d) => this.scheduleRefresh(d.uri, 0)),
     );
-    const watcher = vscode.workspace.createFileSystemWatcher(EVAL_FILES_GLOB);
+    const watcher = vscode.workspace.createFileSystemWatcher(BROAD_WATCH_GLOB); // filtered by isEvalFile
     this.disposables.push(
       watcher,
       watcher.onDidCreate((u) => this.scheduleRefresh(u, 200)),

@@ -1,7 +1,17 @@
 import { strict as assert } from "node:assert";
 import { test } from "node:test";
 import { caseAtLine } from "../src/cases";
-import { globToRegExp, isEvalFile } from "../src/documentSelector";
+import {
+  documentSelectorFor,
+  fileKinds,
+  globToRegExp,
+  isEvalFile,
+  publishedFileKinds,
+  setFileKinds,
+  watcherGlobFor,
+} from "../src/documentSelector";
+import { BUILTIN_FILE_KINDS } from "../src/fileKinds.generated";
+import { FileKindsFeature } from "../src/fileKindsFeature";
 import { lensRunTarget } from "../src/protocol";
 import { outcomeFromNotification, outcomeFromResult, resultOutput } from "../src/results";
 import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
@@ -117,13 +127,38 @@ test("document selector covers every eval file kind and nothing else", () => {
     "/w/x/trigger-evals.json",
     "/w/x/evals/grading.json",
     "/w/ws/grading.json",
-    "/w/ws/benchmark_history.json",
+    "/w/ws/history.json",
     "/w/skills/pdf/SKILL.md",
+    "/w/rule-creator/bash-tools/evals.json",
+    "/w/tasks/one/task.md",
   ];
   const no = ["/w/README.md", "/w/pkg/cases/basic.yaml", "/w/package.json", "/w/skill.md.bak", "/w/tasks.yaml.orig"];
   yes.forEach((p) => assert.equal(isEvalFile(p), true, p));
   no.forEach((p) => assert.equal(isEvalFile(p), false, p));
   assert.ok(globToRegExp("**/x.{a,b}").test("x.b"));
+});
+
+test("the kinds a server publishes at initialize replace the selector in place", () => {
+  assert.equal(publishedFileKinds(undefined), undefined);
+  assert.equal(publishedFileKinds({ experimental: { evalens: { fileKinds: "no" } } }), undefined);
+  const published = [{ glob: "**/only.json", languageId: "json", formats: ["x"] }];
+  const selector = documentSelectorFor(BUILTIN_FILE_KINDS);
+  const logged: string[] = [];
+  const feature = new FileKindsFeature(selector, { info: (m: string) => void logged.push(m) });
+  try {
+    feature.preInitialize({ experimental: { evalens: { fileKinds: published } } });
+    assert.deepEqual(selector, [
+      { scheme: "file", pattern: "**/only.json" },
+      { scheme: "untitled", pattern: "**/only.json" },
+    ]);
+    assert.deepEqual(fileKinds(), published);
+    assert.equal(isEvalFile("/w/a/only.json"), true);
+    assert.equal(isEvalFile("/w/skills/pdf/SKILL.md"), false);
+    assert.equal(watcherGlobFor(published), "{**/only.json}");
+    assert.equal(logged.length, 1);
+  } finally {
+    setFileKinds(BUILTIN_FILE_KINDS);
+  }
 });
 
 test("caseAtLine picks the case whose name line is at or above the cursor", () => {

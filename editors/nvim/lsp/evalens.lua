@@ -8,8 +8,9 @@ local evalens = require('evalens')
 ---@type vim.lsp.Config
 return {
   cmd = { 'evalens', 'lsp' },
-  filetypes = { 'yaml', 'json' },
-  -- Only files inside a package (a folder holding `evals/`) start the server.
+  filetypes = evalens.defaults.filetypes, -- the language ids of the file kinds (lua/evalens/kinds.lua)
+  -- Only the file kinds the server handles start it (SKILL.md, task.md, evals.json, evals/**, …); the root
+  -- is the nearest folder holding `evals/`, `SKILL.md` or `.git`.
   root_dir = function(bufnr, on_dir)
     local root = evalens.root_dir(vim.api.nvim_buf_get_name(bufnr))
     if root then

@@ -28,6 +28,12 @@ def register(fmt: Format, *, first: bool = False) -> None:
         FORMATS.append(fmt)
 
 
+def all_formats() -> list[Format]:
+    """Every registered format, in detection order (loads the format modules)."""
+    _ensure_loaded()
+    return list(FORMATS)
+
+
 def by_id(format_id: str) -> Format | None:
     return next((f for f in FORMATS if f.id == format_id), None)
 

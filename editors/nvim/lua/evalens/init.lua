@@ -15,9 +15,24 @@
 
 local M = {}
 
+--- The file kinds the server handles (generated from evalens/core/kinds.py, the list the server publishes
+--- at initialize): { glob, language_id, formats, regex } each.
+M.kinds = require('evalens.kinds')
+
+local function kind_filetypes()
+  local seen, out = {}, {}
+  for _, kind in ipairs(M.kinds) do
+    if not seen[kind.language_id] then
+      seen[kind.language_id] = true
+      table.insert(out, kind.language_id)
+    end
+  end
+  return out
+end
+
 M.defaults = {
   cmd = { 'evalens', 'lsp' },
-  filetypes = { 'yaml', 'json' },
+  filetypes = kind_filetypes(), -- every file kind's language id (yaml, json, markdown)
   -- Served to workspace/configuration and sent as initializationOptions (Neovim 0.7 only does the latter).
   -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens.
   settings = { evalens = {} },
@@ -30,16 +45,44 @@ M.options = vim.deepcopy(M.defaults)
 local has_010 = vim.fn.has('nvim-0.10') == 1
 local has_011 = vim.fn.has('nvim-0.11') == 1
 
---- The package root of an eval file: the folder holding `evals/` (nil outside a package).
-function M.root_dir(path)
+local regexes = {}
+
+--- The file kind of a path (nil when evalens does not handle it).
+function M.kind_of(path)
   if not path or path == '' then
     return nil
   end
-  local found = vim.fn.finddir('evals', vim.fn.fnamemodify(path, ':p:h') .. ';')
-  if found == '' then
+  path = path:gsub('\\', '/')
+  for i, kind in ipairs(M.kinds) do
+    regexes[i] = regexes[i] or vim.regex(kind.regex)
+    if regexes[i]:match_str(path) then
+      return kind
+    end
+  end
+  return nil
+end
+
+local function exists(path)
+  return (vim.uv or vim.loop).fs_stat(path) ~= nil
+end
+
+--- The root of an eval file: the nearest folder holding `evals/`, `SKILL.md` or `.git` (else the file's
+--- folder); nil for files that are none of the kinds the server handles.
+function M.root_dir(path)
+  if not M.kind_of(path) then
     return nil
   end
-  return vim.fn.fnamemodify(found, ':p:h:h')
+  local dir = vim.fn.fnamemodify(path, ':p:h')
+  while true do
+    if vim.fn.isdirectory(dir .. '/evals') == 1 or exists(dir .. '/SKILL.md') or exists(dir .. '/.git') then
+      return dir
+    end
+    local parent = vim.fn.fnamemodify(dir, ':h')
+    if parent == dir then
+      return vim.fn.fnamemodify(path, ':p:h')
+    end
+    dir = parent
+  end
 end
 
 local function clients_of(bufnr)

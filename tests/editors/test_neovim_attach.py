@@ -1,0 +1,65 @@
+"""Headless Neovim 0.7.2 and 0.11 with the README's setup attach the evalens server to every file kind the
+server publishes: SKILL.md, task.md, an evals.json outside `evals/`, a case under `evals/` (and not to a
+README.md), and lua/evalens/kinds.lua's vim.regex matching agrees with evalens/core/kinds.py."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from evalens.core import kinds
+from tests.conftest import REPO
+from tests.editors.test_neovim import _nvim, readme_init
+
+pytestmark = pytest.mark.editors
+
+DRIVER = REPO / "tests" / "editors" / "nvim" / "attach.lua"
+PATHS = ["/w/skills/pdf/SKILL.md", "/w/t/task.md", "/w/rule-creator/bash-tools/evals.json", "/w/README.md",
+         "/w/pkg/evals/cases/a.yml", "/w/pkg/evals/suite.yaml", "/w/x/my_triggers.json", "/w/package.json",
+         "/w/skill.md.bak", "/w/a/eval.config.yml", "/w/evals/grading/1.json", "C:\\w\\s\\SKILL.md"]
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
+    nvim = _nvim(version)
+    if nvim is None:
+        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
+    skill = tmp_path / "skills" / "pdf"
+    (skill / "evals" / "cases").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: pdf\ndescription: Use when reading PDF files.\n---\n# PDF\n")
+    (skill / "evals" / "cases" / "basic.yaml").write_text("name: basic\nprompt: hi\n")
+    outside = tmp_path / "rule-creator" / "bash-tools"
+    outside.mkdir(parents=True)
+    (outside / "evals.json").write_text('{"skill_name": "bash-tools", "evals": []}\n')
+    task = tmp_path / "tasks" / "one"
+    task.mkdir(parents=True)
+    (task / "task.md").write_text("---\nid: one\n---\nDo it.\n")
+    (tmp_path / "README.md").write_text("# not an eval file\n")
+    files = [skill / "SKILL.md", outside / "evals.json", task / "task.md", skill / "evals" / "cases" / "basic.yaml"]
+    init = tmp_path / "init.lua"
+    init.write_text(readme_init(version))
+    out = tmp_path / "out.json"
+    env = dict(os.environ, EVALENS_NVIM_OUT=str(out), EVALENS_NVIM_FILES="\n".join(map(str, files)),
+               EVALENS_NVIM_NOT=str(tmp_path / "README.md"), EVALENS_NVIM_PATHS="\n".join(PATHS),
+               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
+               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.run([nvim, "--headless", "-u", str(init), "-c", f"luafile {DRIVER}"], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    result = json.loads(out.read_text()) if out.exists() else {}
+    assert proc.returncode == 0 and result, (proc.stdout[-2000:], proc.stderr[-2000:])
+    assert result["version"] == version
+    got = result["files"]
+    for f in files:
+        assert got[str(f)]["attached"], (f, got)
+    assert got[str(skill / "SKILL.md")]["filetype"] == "markdown"
+    assert got[str(skill / "SKILL.md")]["root"] == str(skill)
+    assert got[str(skill / "evals" / "cases" / "basic.yaml")]["root"] == str(skill)
+    assert got[str(outside / "evals.json")]["root"] == str(outside)  # no marker: the file's folder
+    assert not got[str(tmp_path / "README.md")]["attached"]
+    for path in PATHS:
+        kind = kinds.kind_of(path)
+        assert result["kinds"][path] == (kind.glob if kind else None), path
