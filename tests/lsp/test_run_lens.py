@@ -29,7 +29,12 @@ try:
 except EngineNotFound:
     HAVE_CLAUDE = False
 
-needs_claude = pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)")
+_skip_without_claude = pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)")
+
+
+def needs_claude(test):
+    """Drives the real `claude` CLI: the agents tier (skipped without the CLI)."""
+    return pytest.mark.agents(_skip_without_claude(test))
 
 
 def _by_title(found: list[types.CodeLens], title: str) -> types.CodeLens:

@@ -43,6 +43,7 @@ except EngineNotFound:
     HAVE_CLAUDE = False
 
 pytestmark = [pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)"),
+              pytest.mark.agents,  # the lens runs drive the real `claude` CLI
               pytest.mark.asyncio(loop_scope="module")]
 
 SKILLJACK_RESULTS = "olaservo__skilljack-evals__rev-821fbaa__evals__example-greeting__baselines__vercel-ai-gpt-5.2.json"
