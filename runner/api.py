@@ -28,6 +28,7 @@ from typing import Any, Literal
 from evalens.runner.checks import CheckResult, files_created, run_checks, summarise
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalens.core.models.run_record import Usage, sum_usage
 from evalens.core.models.uaaps import (
     DeterministicChecks,
     EvalCase,
@@ -133,6 +134,7 @@ class CaseResult(BaseModel):
     run_verdicts: list[Verdict] = Field(default_factory=list)
     artifacts: str | None = Field(default=None, description="Absolute folder with transcript and captured files.")
     sandbox_path: str | None = Field(default=None, description="Kept sandbox (with keep_sandbox).")
+    usage: Usage | None = Field(default=None, description="Tokens and cost of the agent runs, summed over runs.")
 
 
 class PlannedCase(BaseModel):
@@ -220,6 +222,7 @@ class _RunRecord:
     artifacts: Path | None = None
     sandbox_path: str | None = None
     state: str = "pending"  # pending | running | finished
+    record: Any = None  # the run record (evalens.runner.record), once the agent ran
 
 
 def _normalised_case(case: EvalCase) -> EvalCase:
@@ -480,12 +483,17 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         paths = create_sandbox()
         evals_dir = ctx.request.package_root.resolve() / "evals"
 
-        def prepare() -> dict[str, tuple[int, int]]:
+        def prepare() -> tuple[dict[str, tuple[int, int]], Any]:
+            from evalens.runner.workspace_diff import baseline
+
             populate(paths, evals_dir, case.input.files, case.input.workspace_files)
             install_package(ctx.package, ctx.engine, paths)
-            return snapshot(paths.workspace)
+            return snapshot(paths.workspace), baseline(paths.workspace)
 
-        before = await _in_thread(prepare)
+        before, base = await _in_thread(prepare)
+        from evalens.runner.report import iso, utc_now
+
+        started_at = iso(utc_now())
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
         run, transcript = await launch_agent(ctx.engine, ctx.sandbox_plan, paths, case.input.prompt,
                                              model=ctx.request.agent_model, agent_env=ctx.agent_env,
@@ -493,6 +501,11 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
+        from evalens.runner.record import capture
+
+        rec.record = await _in_thread(lambda: capture(
+            ctx.engine, transcript, run, paths, base, unit=case.name, prompt=case.input.prompt, run_index=run_index,
+            fmt="uaaps-case", engine_version=ctx.engine_version, started_at=started_at))
         if run.timed_out:
             rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
         elif truncation_note(run):
@@ -552,6 +565,13 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
                 "exit_code": run.exit_code,
             }
             (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+        if rec.record is not None:
+            from evalens.runner.record import RECORD_FILE, finish, write_record
+
+            finish(rec.record, verdict=rec.verdict, reason=rec.reason, error=rec.error, checks=rec.checks,
+                   judge=rec.judge, duration_seconds=time.monotonic() - start)
+            if rec.artifacts is not None:
+                write_record(rec.record, rec.artifacts / RECORD_FILE)
     except asyncio.CancelledError:
         rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
         raise
@@ -604,6 +624,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             folder = main.artifacts.parent if runs > 1 else main.artifacts
             artifacts_rel = os.path.relpath(folder, report_path.parent)
         snippet = main.output[:SNIPPET_CHARS] if main.output else None
+        usage = sum_usage([r.record.usage if r.record is not None else None for r in recs])
         results.append(CaseResult(
             name=case.name, case_file=str(path), target=case.target, verdict=verdict, reason=main.reason,
             duration_seconds=round(sum(r.duration for r in recs), 3),
@@ -613,7 +634,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             agent_model=main.model, output_snippet=snippet, error=main.error, runs=runs, pass_rate=pass_rate,
             run_verdicts=verdicts,
             artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts) if main.artifacts else None,
-            sandbox_path=main.sandbox_path,
+            sandbox_path=main.sandbox_path, usage=usage,
         ))
         report_cases.append(ReportCase(
             name=case.name, target=case.target, verdict=verdict,
@@ -626,6 +647,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                     for c in main.checks],
             runs=runs if runs > 1 else None, pass_rate=pass_rate, run_verdicts=verdicts if runs > 1 else [],
             case_file=os.path.relpath(path, ctx.request.package_root.resolve()), artifacts=artifacts_rel,
+            usage=usage,
         ))
         if verdict in ("FAIL",) and not report_cases[-1].error:
             report_cases[-1].error = main.reason
@@ -659,7 +681,8 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
         environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
         summary=ReportSummary(total=total, passed=passed, failed=failed, skipped=skipped, errored=errored,
-                              pass_rate=round(passed / total, 4) if total else 0.0),
+                              pass_rate=round(passed / total, 4) if total else 0.0,
+                              usage=sum_usage([c.usage for c in report_cases])),
         cases=report_cases,
         sandbox=ReportSandbox(enforced=ctx.sandbox_plan.enforced, method=ctx.sandbox_plan.method,
                               network=ctx.sandbox_plan.network, writable_paths=ctx.sandbox_plan.writable_paths),
@@ -753,6 +776,7 @@ def _result_from_report_case(case: ReportCase, report: EvalReport, report_path: 
         output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1, pass_rate=case.pass_rate,
         run_verdicts=list(case.run_verdicts),
         artifacts=str((report_path.parent / case.artifacts).resolve()) if case.artifacts else None,
+        usage=case.usage,
     )
 
 

@@ -193,3 +193,12 @@ class Engine(ABC):
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         """Base URLs the agent must reach for its model (bridged into a network-less sandbox)."""
         return []
+
+    def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
+        """What the trace says the agent did (:class:`~evalens.runner.engines.conversation.Conversation`: turns,
+        tool calls, hooks, usage), read while the sandbox still exists. Default: the final output as one turn."""
+        from evalens.runner.engines.conversation import Builder, Conversation
+
+        build = Builder(bounds)
+        build.add_text(build.new_turn(), transcript.output)
+        return Conversation(turns=build.finish(), sources=["events.jsonl"])

@@ -105,6 +105,11 @@ class ClaudeCode(Engine):
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         return [env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"]
 
+    def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
+        from evalens.runner.engines.claude_record import conversation
+
+        return conversation(transcript, bounds, str(paths.workspace))
+
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         events = read_jsonl(stdout)
         t = Transcript(events=events, exit_code=exit_code)

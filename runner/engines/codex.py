@@ -124,6 +124,11 @@ class Codex(Engine):
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         return [env.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE]
 
+    def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
+        from evalens.runner.engines.codex_record import conversation
+
+        return conversation(transcript, bounds, str(paths.workspace), paths.config_home / HOOK_RECORDS)
+
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         events = read_jsonl(stdout)
         t = Transcript(events=events, exit_code=exit_code)

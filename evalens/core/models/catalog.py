@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from evalens.core.models import uaaps
+from evalens.core.models import run_record, uaaps
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,11 @@ SCHEMAS: list[SchemaSpec] = [
     SchemaSpec(
         "uaaps-eval-report.schema.json", uaaps.EvalReport, "UAAPS eval report",
         "An eval run report (`evals/reports/<timestamp>.json`): provenance, summary and per-case verdicts.",
+    ),
+    SchemaSpec(
+        "evalens-run-record.schema.json", run_record.RunRecord, "evalens run record",
+        "What one run of one eval unit did (`evals/reports/<timestamp>/<unit>/record.json`): turns, tool calls, "
+        "hooks, skill activations, file diffs, tokens and cost, verdict. Every text in it is bounded, and says so.",
     ),
 ]
 

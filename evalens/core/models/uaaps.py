@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from evalens.core.models.base import EvalModel, doc
+from evalens.core.models.run_record import Usage
 
 SUPPORTED_ENGINES = ("claude-code", "codex")
 RESERVED_ENGINES = ("copilot", "cursor")
@@ -206,6 +207,9 @@ class ReportSummary(EvalModel):
     errored: int = doc("Cases with verdict ERROR (timeouts, crashes, unusable judge).", type_="integer",
                        default=0, example=0)
     pass_rate: float = doc("passed / total (0 when there are no cases).", type_="number", example=0.8)
+    usage: Usage | None = doc("Tokens and cost of every agent run of the batch, summed (evalens extension; "
+                              "`cost_usd` only when every run's CLI reported one).", type_="object", default=None,
+                              example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41})
 
 
 class DeterministicChecks(EvalModel):
@@ -282,6 +286,10 @@ class ReportCase(EvalModel):
     artifacts: str | None = doc("Folder with the transcript and captured files, relative to the report "
                                 "(evalens extension; used by `evalens eval --rejudge`).", type_="string",
                                 default=None, example="2026-02-22T14-30-00Z/extract-text")
+    usage: Usage | None = doc("Tokens and cost of the case's agent runs, summed over `--runs` (evalens "
+                              "extension; each run's full record is `<artifacts>/record.json`).", type_="object",
+                              default=None, example={"input_tokens": 37344, "output_tokens": 214,
+                                                     "cost_usd": 0.0123})
 
 
 class ReportShard(EvalModel):

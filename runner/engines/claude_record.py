@@ -1,0 +1,151 @@
+"""Claude Code's trace as a :class:`Conversation`: the stream-json events, timed by the session transcript.
+
+The stream (agent-clis.md §2.8) holds every assistant message, tool result, hook response (``--include-hook-events``)
+and the closing ``result`` with usage and cost. Assistant events carry no timestamp; the session file
+``projects/*/<session>.jsonl`` has one for every entry under the same ``uuid``, so tool durations come from there.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.bounds import Bounds
+from evalens.runner.engines.base import Transcript, read_jsonl
+from evalens.runner.engines.conversation import (
+    Builder,
+    Conversation,
+    as_int,
+    hook_run,
+    millis,
+    parse_time,
+    relativise,
+)
+
+from evalens.core.models.run_record import ToolCall, Turn, Usage
+
+
+def _result_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for block in content or []:
+        if isinstance(block, dict):
+            if block.get("type") == "text":
+                parts.append(str(block.get("text", "")))
+            elif block.get("type") == "image":
+                parts.append("[image]")
+    return "\n".join(parts)
+
+
+def _session_times(transcript: Transcript) -> dict[str, str]:
+    session = transcript.extra_files.get("claude-session.jsonl")
+    if session is None:
+        return {}
+    return {str(e["uuid"]): str(e["timestamp"]) for e in read_jsonl(Path(session))
+            if e.get("uuid") and e.get("timestamp")}
+
+
+def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None = None) -> Conversation:
+    """Turns, tool calls (with hooks and durations), usage and cost from Claude Code's trace."""
+    times = _session_times(transcript)
+    conv = Conversation(sources=["events.jsonl"] + (["claude-session.jsonl"] if times else []))
+    build = Builder(bounds)
+    turn: Turn | None = None
+    turn_message: str | None = None
+    asked_at: dict[str, str] = {}  # tool_use id -> when the model asked for it
+    by_message: dict[str, Turn] = {}
+    pending: list[ToolCall] = []  # calls without a result yet, oldest first
+    recent: list[ToolCall] = []
+    denied: set[str] = set()
+    for ev in transcript.events:
+        kind = ev.get("type")
+        if kind == "assistant":
+            message = ev.get("message") or {}
+            msg_id = str(message.get("id") or ev.get("uuid") or "")
+            when = times.get(str(ev.get("uuid")))
+            if msg_id in by_message:
+                turn = by_message[msg_id]
+            elif msg_id != turn_message or turn is None:
+                turn = build.new_turn(when)
+                if turn is not None:
+                    by_message[msg_id] = turn
+                    usage = message.get("usage") or {}
+                    turn.input_tokens = as_int(usage.get("input_tokens"))
+                    turn.output_tokens = as_int(usage.get("output_tokens"))
+            turn_message = msg_id
+            for block in message.get("content") or []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text":
+                    build.add_text(turn, str(block.get("text", "")))
+                elif block.get("type") == "tool_use":
+                    name = str(block.get("name") or "tool")
+                    call = build.add_call(turn, block.get("id"), name, block.get("input"))
+                    if call is None:
+                        continue
+                    if name == "Skill" and isinstance(block.get("input"), dict):
+                        call.skill = str(block["input"].get("skill") or "") or None
+                    if when and call.id:
+                        asked_at[call.id] = when
+                    pending.append(call)
+                    recent.append(call)
+        elif kind == "user":
+            content = (ev.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if not isinstance(block, dict) or block.get("type") != "tool_result":
+                    continue
+                call = build.calls.get(str(block.get("tool_use_id")))
+                if call is None:
+                    continue
+                build.set_result(call, _result_text(block.get("content")), is_error=bool(block.get("is_error")))
+                done = ev.get("timestamp") or times.get(str(ev.get("uuid")))
+                call.duration_ms = millis(parse_time(asked_at.get(call.id or "")), parse_time(done))
+                if call in pending:
+                    pending.remove(call)
+        elif kind == "system" and ev.get("subtype") == "hook_response":
+            name = str(ev.get("hook_name") or "") or None
+            event = str(ev.get("hook_event") or (name or "").split(":", 1)[0])
+            hook = hook_run(bounds, event, name, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
+            target = _hook_target(name, pending, recent)
+            if target is None:
+                conv.hooks.append(hook)
+            else:
+                target.hooks.append(hook)
+                target.blocked = target.blocked or hook.blocked
+        elif kind == "result":
+            for denial in ev.get("permission_denials") or []:
+                if isinstance(denial, dict) and denial.get("tool_use_id"):
+                    denied.add(str(denial["tool_use_id"]))
+            usage = ev.get("usage") or {}
+            cost = ev.get("total_cost_usd")
+            conv.usage = Usage(input_tokens=as_int(usage.get("input_tokens")),
+                               output_tokens=as_int(usage.get("output_tokens")),
+                               cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+                               cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+                               cost_usd=float(cost) if isinstance(cost, int | float) else None,
+                               model_calls=len(by_message) or None)
+            api_ms = ev.get("duration_api_ms")
+            conv.api_seconds = round(api_ms / 1000, 3) if isinstance(api_ms, int | float) else None
+    for call_id in denied:  # the engine's own record of denied calls (a JSON-decision hook, a permission rule)
+        if call_id in build.calls:
+            build.calls[call_id].blocked = True
+    conv.turns = build.finish()
+    if workspace:
+        relativise(conv, workspace)
+    return conv
+
+
+def _hook_target(name: str | None, pending: list[ToolCall], recent: list[ToolCall]) -> ToolCall | None:
+    """The call a hook ran for: ``PreToolUse:Write`` runs before the oldest pending Write; ``PostToolUse:Write``
+    after the newest Write. Hooks without a tool (SessionStart, Stop) belong to the run."""
+    if not name or ":" not in name:
+        return None
+    tool = name.split(":", 1)[1]
+    for call in pending:
+        if call.name == tool:
+            return call
+    for call in reversed(recent):
+        if call.name == tool:
+            return call
+    return None

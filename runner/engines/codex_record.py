@@ -1,0 +1,205 @@
+"""Codex's trace as a :class:`Conversation`: the rollout file, the ``--json`` stream and the hook shim's records.
+
+``codex exec --json`` leaves out calls a hook denied and carries no timestamps (agent-clis.md §3.5), so the
+rollout (``$CODEX_HOME/sessions/**/rollout-*.jsonl``: every model item, every tool output, per-response token
+usage, all timestamped) is read first; the stream is the fallback when there is no rollout. Hook runs come from
+the records of evalens' hook shim (``codex.HOOK_SHIM``), matched to the call whose request and output bracket them.
+Codex reports no cost.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.bounds import Bounds
+from evalens.runner.engines.base import Transcript, read_jsonl
+from evalens.runner.engines.conversation import (
+    Builder,
+    Conversation,
+    as_int,
+    hook_run,
+    millis,
+    parse_time,
+    relativise,
+)
+
+from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
+
+OUTPUT_HEADER = re.compile(r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code (-?\d+)\n)?"
+                           r"(?:Original token count: [^\n]*\n)?Output:\n", re.S)
+
+
+def _skill(command: str) -> str | None:
+    """Codex activates a skill by reading its SKILL.md through the shell (agent-clis.md §3.6)."""
+    command = command.replace("\\", "/")
+    if "skills/" in command and "SKILL.md" in command:
+        return command.split("skills/", 1)[1].split("/", 1)[0] or None
+    return None
+
+
+def _arguments(raw: Any) -> Any:
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
+
+
+def _output(raw: Any) -> tuple[str, bool]:
+    """A tool output without the exec header Codex adds; an error when the command exited non-zero."""
+    if isinstance(raw, dict):
+        raw = raw.get("content") or raw.get("output") or json.dumps(raw)
+    if isinstance(raw, list):
+        raw = "\n".join(str(p.get("text", "")) if isinstance(p, dict) else str(p) for p in raw)
+    text = str(raw or "")
+    match = OUTPUT_HEADER.match(text)
+    if match:
+        code = match.group(1)
+        return text[match.end():], code is not None and code != "0"
+    return text, False
+
+
+def hook_records(records: Path, bounds: Bounds) -> list[tuple[datetime | None, HookRun]]:
+    """Every hook run the shim recorded, oldest first, with when it started (from the record's name)."""
+    out: list[tuple[str, datetime | None, HookRun]] = []
+    for rc_file in records.glob("*.rc") if records.is_dir() else []:
+        base = rc_file.with_suffix("")
+
+        def read(suffix: str, base: Path = base) -> str:
+            try:
+                return base.with_suffix(suffix).read_text(encoding="utf-8", errors="replace")[:20_000]
+            except OSError:
+                return ""
+
+        try:
+            code = int(read(".rc").strip())
+        except ValueError:
+            continue
+        stamp = base.name.split("-", 1)[0]
+        when = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
+        event = read(".event").strip() or "PreToolUse"
+        out.append((base.name, when, hook_run(bounds, event, event, code, read(".out"), read(".err"))))
+    return [(when, hook) for _, when, hook in sorted(out, key=lambda item: item[0])]
+
+
+def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None = None,
+                 hook_dir: Path | None = None) -> Conversation:
+    """Turns, tool calls (with hooks and durations) and token usage from Codex's trace."""
+    rollouts = sorted(n for n in transcript.extra_files if n.startswith("codex-rollout"))
+    conv, windows = _from_rollout(transcript, rollouts, bounds) if rollouts else (_from_stream(transcript, bounds), [])
+    usage = (transcript.usage or {}).get("usage") or {}
+    if usage:  # turn.completed's totals
+        conv.usage.input_tokens = as_int(usage.get("input_tokens"))
+        conv.usage.output_tokens = as_int(usage.get("output_tokens"))
+        conv.usage.cache_read_tokens = as_int(usage.get("cached_input_tokens"))
+        conv.usage.cache_write_tokens = as_int(usage.get("cache_write_input_tokens"))
+    if hook_dir is not None:
+        _attach_hooks(conv, windows, hook_records(hook_dir, bounds))
+    if workspace:
+        relativise(conv, workspace)
+    return conv
+
+
+Window = tuple[ToolCall, datetime | None, datetime | None]  # a call, when it was asked for, when it returned
+
+
+def _from_rollout(transcript: Transcript, names: list[str], bounds: Bounds) -> tuple[Conversation, list[Window]]:
+    conv = Conversation(sources=["events.jsonl", *names])
+    build = Builder(bounds)
+    turn: Turn | None = None
+    answered = True  # the current turn got a tool output: the next model item opens a new turn
+    asked: dict[str, datetime | None] = {}
+    ran: dict[str, tuple[Any, Any]] = {}  # call id -> (started_at_ms, completed_at_ms) of the command
+    windows: list[Window] = []
+    model_calls = 0
+    for name in names:
+        for entry in read_jsonl(Path(transcript.extra_files[name])):
+            payload = entry.get("payload") or {}
+            when = parse_time(entry.get("timestamp"))
+            kind, item_type = entry.get("type"), payload.get("type")
+            if kind == "token_usage_record":
+                model_calls += 1
+                usage = payload.get("usage") or {}
+                if turn is not None and turn.input_tokens is None:
+                    turn.input_tokens = as_int(usage.get("input_tokens"))
+                    turn.output_tokens = as_int(usage.get("output_tokens"))
+                continue
+            if kind == "event_msg" and item_type == "item_completed":
+                item = payload.get("item") or {}
+                if item.get("id"):
+                    ran[str(item["id"])] = (payload.get("started_at_ms"), payload.get("completed_at_ms"))
+                continue
+            if kind != "response_item":
+                continue
+            if item_type in ("message", "function_call", "custom_tool_call", "local_shell_call") and (
+                    item_type != "message" or payload.get("role") == "assistant"):
+                if answered or turn is None:
+                    turn = build.new_turn(entry.get("timestamp"))
+                    answered = False
+            if item_type == "message" and payload.get("role") == "assistant":
+                text = "\n".join(str(p.get("text", "")) for p in payload.get("content") or []
+                                 if isinstance(p, dict) and p.get("type") in ("output_text", "text"))
+                build.add_text(turn, text)
+            elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
+                value = _arguments(payload.get("arguments")) if item_type == "function_call" else \
+                    payload.get("input") if item_type == "custom_tool_call" else payload.get("action")
+                call = build.add_call(turn, payload.get("call_id") or payload.get("id"),
+                                      str(payload.get("name") or item_type), value)
+                if call is not None:
+                    call.skill = _skill(json.dumps(value))
+                    asked[call.id or ""] = when
+            elif item_type in ("function_call_output", "custom_tool_call_output"):
+                answered = True
+                call = build.calls.get(str(payload.get("call_id")))
+                if call is None:
+                    continue
+                text, failed = _output(payload.get("output"))
+                build.set_result(call, text, is_error=failed)
+                start, end = ran.get(call.id or "", (None, None))
+                call.duration_ms = millis(parse_time(start), parse_time(end)) if start and end else \
+                    millis(asked.get(call.id or ""), when)
+                windows.append((call, asked.get(call.id or ""), when))
+    conv.turns = build.finish()
+    conv.usage = Usage(model_calls=model_calls or None)
+    return conv, windows
+
+
+def _from_stream(transcript: Transcript, bounds: Bounds) -> Conversation:
+    """No rollout (``--ephemeral``, a crash before it was written): the ``--json`` items, one turn each."""
+    conv = Conversation(sources=["events.jsonl"])
+    build = Builder(bounds)
+    for ev in transcript.events:
+        item = ev.get("item") or {}
+        if ev.get("type") != "item.completed":
+            continue
+        if item.get("type") == "agent_message":
+            build.add_text(build.new_turn(), str(item.get("text", "")))
+        elif item.get("type") == "command_execution":
+            command = str(item.get("command", ""))
+            call = build.add_call(build.new_turn(), item.get("id"), "command_execution", {"command": command})
+            if call is not None:
+                call.skill = _skill(command)
+                code = item.get("exit_code")
+                build.set_result(call, item.get("aggregated_output", ""), is_error=code not in (0, None))
+    conv.turns = build.finish()
+    return conv
+
+
+def _attach_hooks(conv: Conversation, windows: list[Window], records: list[tuple[datetime | None, HookRun]]) -> None:
+    """A hook belongs to the call whose request and output bracket its start; others belong to the run."""
+    for when, hook in records:
+        target = None
+        for call, start, end in windows:
+            if when is not None and start is not None and end is not None and start <= when <= end:
+                target = call
+                break
+        if target is None:
+            conv.hooks.append(hook)
+        else:
+            target.hooks.append(hook)
+            target.blocked = target.blocked or hook.blocked

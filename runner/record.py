@@ -1,0 +1,137 @@
+"""The run record of one unit run: built from the engine's trace and the workspace, written next to the report.
+
+Two calls from the agent session, whatever the format::
+
+    base = workspace_diff.baseline(paths.workspace)          # before the agent starts
+    ...launch the agent...
+    record = capture(engine, transcript, run, paths, base, unit=..., prompt=...)   # before the sandbox goes
+    ...checks, judge...
+    finish(record, verdict=..., reason=..., checks=..., judge=...)
+    write_record(record, artifacts / RECORD_FILE)
+
+Readers use :func:`load_record` and :func:`records_for` (every run of a unit of a report).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.bounds import TEXT_LIMIT, Bounds
+
+from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord
+
+RECORD_FILE = "record.json"
+
+
+def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, unit: str, prompt: str,
+            run_index: int = 1, fmt: str | None = None, engine_version: str | None = None,
+            started_at: str | None = None) -> RunRecord:
+    """Everything the agent did, read while the sandbox still exists (its trace files and workspace)."""
+    from evalens.runner.workspace_diff import changes
+
+    bounds = Bounds()
+    try:
+        conv = engine.conversation(transcript, paths, bounds)
+    except Exception as exc:  # noqa: BLE001 - a trace the reader does not understand must not lose the run
+        from evalens.runner.engines.base import Engine
+
+        conv = Engine.conversation(engine, transcript, paths, bounds)
+        bounds.note(f"turns: the {engine.name} trace could not be read in full ({type(exc).__name__}: {exc})")
+    files = changes(base, paths.workspace, bounds) if base is not None else []
+    output, _ = bounds.text(transcript.output, TEXT_LIMIT, "final output")
+    prompt_text, _ = bounds.text(prompt, TEXT_LIMIT, "prompt")
+    if getattr(run, "truncated", None):
+        bounds.note(f"the agent's {', '.join(run.truncated)} stream was cut at the capture limit "
+                    "(EVALENS_MAX_OUTPUT_MB): later turns are missing")
+    skills = list(transcript.skills_activated)
+    for turn in conv.turns:
+        for call in turn.tool_calls:
+            if call.skill and call.skill not in skills:
+                skills.append(call.skill)
+    return RunRecord(
+        version=RECORD_VERSION, unit=unit, run_index=run_index, format=fmt, engine=engine.name,
+        engine_version=engine_version, model=transcript.model, session_id=transcript.session_id,
+        prompt=prompt_text, started_at=started_at,
+        agent_seconds=round(run.duration_seconds, 3) if run is not None else None,
+        api_seconds=conv.api_seconds, exit_code=transcript.exit_code,
+        timed_out=bool(getattr(run, "timed_out", False)), error=transcript.error, output=output,
+        turns=conv.turns, hooks=conv.hooks, skills_activated=skills, blocked=transcript.blocked,
+        files=files, usage=conv.usage, bounds=bounds.notes, sources=conv.sources,
+    )
+
+
+def finish(record: RunRecord, *, verdict: str, reason: str, error: str | None, checks: list[Any],
+           judge: Any = None, duration_seconds: float | None = None) -> RunRecord:
+    """Add the verdict, the checks and the judge's ruling once they are known."""
+    record.verdict = verdict  # type: ignore[assignment]
+    record.reason = reason
+    record.error = error or record.error
+    record.checks = [RecordCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None)
+                     for c in checks]
+    if judge is not None:
+        record.judge = RecordJudge(verdict=judge.verdict, reason=judge.reason or "", model=judge.model)
+    if duration_seconds is not None:
+        record.duration_seconds = round(duration_seconds, 3)
+    return record
+
+
+def write_record(record: RunRecord, path: Path) -> Path:
+    """Write atomically (a reader never sees half a record)."""
+    data = record.model_dump(mode="json", exclude_none=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=1, ensure_ascii=False)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+class NotARecord(ValueError):
+    """The file is not a run record; the message is one line a user can act on."""
+
+
+def load_record(path: Path) -> RunRecord:
+    from pydantic import ValidationError
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise NotARecord(f"cannot read {path}: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise NotARecord(f"{path} is not JSON ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})") from None
+    try:
+        return RunRecord.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
+        raise NotARecord(f"{path} is not an evalens run record (first problem: `{where}`: "
+                         f"{first.get('msg', 'invalid')})") from None
+
+
+def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, RunRecord | None]]:
+    """Every run record of a unit (``artifacts`` as the report names it): ``record.json``, or ``run-N/record.json``
+    with ``--runs``. An unreadable record comes back as None, never as an exception."""
+    if not artifacts:
+        return []
+    folder = (report_path.parent / artifacts).resolve()
+    found = [folder / RECORD_FILE] if (folder / RECORD_FILE).is_file() else sorted(
+        folder.glob(f"run-*/{RECORD_FILE}"), key=lambda p: int(p.parent.name.split("-", 1)[1] or 0)
+        if p.parent.name.split("-", 1)[1].isdigit() else 0)
+    out: list[tuple[Path, RunRecord | None]] = []
+    for path in found:
+        try:
+            out.append((path, load_record(path)))
+        except NotARecord:
+            out.append((path, None))
+    return out

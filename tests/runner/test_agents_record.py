@@ -1,0 +1,123 @@
+"""The run record on the real `claude` and `codex` CLIs: what the fake model scripted is what the record says.
+
+One scripted run per engine: a skill activation, a file write, an edit of a fixture, a write a PreToolUse hook
+denies, then the final text. The fake model answers every request with 17 input and 7 output tokens, so the usage
+is known exactly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+
+import pytest
+from evalens.runner.api import RunRequest, run_cases
+from evalens.runner.record import load_record, records_for
+from jsonschema import Draft202012Validator
+
+from tests.fakemodel import FakeModelServer
+from tests.runner.runner_helpers import agents_available, make_package
+
+pytestmark = pytest.mark.agents
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "schemas" / "evalens-run-record.schema.json").read_text())
+EDIT = "printf 'fixture data\\nmore data\\n' > fixtures/data.txt && echo EDITED"
+COMMON = [
+    {"write": {"path": "output/result.txt", "content": "hello from the fake agent\n"}},
+    {"shell": EDIT},
+    {"write": {"path": "output/blocked.txt", "content": "nope\n"}},
+    {"text": "DONE GREETING-OK"},
+]
+SCENARIOS = {  # Claude activates a skill with its Skill tool; Codex by reading SKILL.md (agent-clis.md §2.10, §3.6)
+    "record-claude-code": [{"tool": "Skill", "input": {"skill": "greeter"}}, *COMMON],
+    "record-codex": [{"shell": "cat .agents/skills/greeter/SKILL.md"}, *COMMON],
+}
+MODEL_CALLS = 5  # four tool calls, then the final text
+
+
+@pytest.fixture(scope="module")
+def scripted_model(tmp_path_factory: pytest.TempPathFactory):
+    with FakeModelServer(log_dir=tmp_path_factory.mktemp("record-log"), scenarios=SCENARIOS,
+                         idle_timeout=600) as server:
+        yield server
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scripted_model: FakeModelServer,
+                                                sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed")
+    for name, value in (("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url), ("ANTHROPIC_API_KEY", "k"),
+                        ("OPENAI_BASE_URL", scripted_model.openai_base_url), ("OPENAI_API_KEY", "k")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    root = make_package(tmp_path / "pkg", engine=engine, judge="claude-judge" if engine == "claude-code"
+                        else "openai:gpt-judge", cases={"scripted": {
+                            "input": {"prompt": f"SCENARIO=record-{engine}", "files": ["fixtures/data.txt"]},
+                            "expected": {"contains": ["GREETING-OK", "NEVER-SAID"]},
+                            "judge": {"criteria": "ok JUDGE=pass"}}})
+    outcome = asyncio.run(run_cases(RunRequest(package_root=root, engine=engine,
+                                               agent_model="gpt-fake" if engine == "codex" else None)))
+    result = outcome.results[0]
+    assert result.verdict == "FAIL", result.reason
+    [(path, record)] = records_for(outcome.report_path, outcome.report.cases[0].artifacts)
+    assert record is not None
+    Draft202012Validator(SCHEMA).validate(json.loads(path.read_text()))
+    assert load_record(path) == record
+
+    # the turns: one per model response, each tool call as scripted, with its result and a duration
+    assert len(record.turns) == MODEL_CALLS
+    calls = [c for t in record.turns for c in t.tool_calls]
+    assert [len(t.tool_calls) for t in record.turns] == [1, 1, 1, 1, 0]
+    assert record.turns[-1].text == "DONE GREETING-OK" and record.output == "DONE GREETING-OK"
+    skill, write, edit, blocked = calls
+    assert skill.skill == "greeter" and record.skills_activated == ["greeter"]
+    if engine == "claude-code":
+        assert skill.name == "Skill" and skill.input == {"skill": "greeter"}
+        assert write.name == "Write" and write.input["file_path"] == "output/result.txt"
+        assert edit.name == "Bash" and edit.input["command"] == EDIT
+        assert blocked.input["file_path"] == "output/blocked.txt"
+    else:
+        assert skill.input == {"cmd": "cat .agents/skills/greeter/SKILL.md"}
+        assert "output/result.txt" in write.input["cmd"]
+        assert edit.input == {"cmd": EDIT}
+        assert "output/blocked.txt" in blocked.input["cmd"]
+    assert "Write a greeting." in skill.result or "greeter" in skill.result
+    assert edit.result.strip() == "EDITED" and not edit.is_error
+    assert all(c.duration_ms is not None and c.duration_ms >= 0 for c in calls)
+
+    # hooks: the package's PreToolUse hook ran for each shell/write call; only the write to blocked.txt was denied
+    assert blocked.blocked and record.blocked
+    [denial] = [h for h in blocked.hooks if h.blocked]
+    assert denial.event == "PreToolUse" and denial.exit_code == 2 and "BLOCKED_BY_POLICY" in (denial.reason or "")
+    for call in (write, edit):
+        assert not call.blocked and call.hooks and not any(h.blocked for h in call.hooks)
+
+    # files: the created file and the edited fixture, diffed against the starting workspace; nothing blocked
+    files = {f.path: f for f in record.files}
+    assert set(files) == {"output/result.txt", "fixtures/data.txt"}
+    assert files["output/result.txt"].status == "created"
+    assert "+hello from the fake agent" in files["output/result.txt"].diff
+    assert files["fixtures/data.txt"].status == "modified"
+    assert " fixture data\n+more data\n" in files["fixtures/data.txt"].diff
+    assert record.bounds == []
+
+    # usage: 17 in / 7 out per model call; Claude reports a cost, Codex does not (and evalens does not guess)
+    assert record.usage.input_tokens == 17 * MODEL_CALLS and record.usage.output_tokens == 7 * MODEL_CALLS
+    assert all((t.input_tokens, t.output_tokens) == (17, 7) for t in record.turns)
+    if engine == "claude-code":
+        assert record.usage.cost_usd is not None and record.usage.cost_usd > 0
+    else:
+        assert record.usage.cost_usd is None
+    assert result.usage is not None and result.usage.input_tokens == 17 * MODEL_CALLS
+    assert outcome.report.summary.usage.output_tokens == 7 * MODEL_CALLS
+
+    # verdict, checks, provenance
+    assert record.verdict == "FAIL" and record.engine == engine and record.model
+    assert [(c.value, c.status) for c in record.checks] == [("GREETING-OK", "PASS"), ("NEVER-SAID", "FAIL")]
+    assert record.exit_code == 0 and not record.timed_out and record.agent_seconds > 0
+    assert os.path.isfile(path.parent / "events.jsonl")
