@@ -18,6 +18,7 @@ commands:
   run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
   report merge|ci|split    merge shard reports, write CI outputs from a report, show a shard split
   doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
+  show [REPORT] [UNIT]     what the agent did: turns, tool calls, files and diffs, tokens, cost (--html -o FILE)
 """
 
 
@@ -81,6 +82,10 @@ def _dispatch(args: list[str]) -> int:
         from evalens.cli.report import main as report_main
 
         return report_main(rest)
+    if command == "show":
+        from evalens.cli.show import main as show_main
+
+        return show_main(rest)
     if command == "doctor":
         from evalens.cli.doctor import main as doctor_main
 

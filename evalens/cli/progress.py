@@ -89,13 +89,24 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -
     table.add_column("verdict")
     table.add_column("pass rate", justify="right")
     table.add_column("time", justify="right")
+    table.add_column("tokens", justify="right")
+    table.add_column("cost", justify="right")
     table.add_column("reason", overflow="fold", max_width=70)
-    for r in results:
+    from evalens.core.models.run_record import sum_usage
+    from evalens.runner.run_view import cost, tokens
+
+    usages = [getattr(r, "usage", None) for r in results]
+    for r, usage in zip(results, usages, strict=True):
         rate = f"{r.pass_rate:.0%}" if r.pass_rate is not None else ""
         table.add_row(r.name, f"[{VERDICT_STYLES.get(r.verdict, '')}]{r.verdict}[/]", rate,
-                      f"{r.duration_seconds:.1f}s", (r.reason or "")[:300])
+                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage),
+                      (r.reason or "")[:300])
     console.print(table)
     counts = {v: sum(r.verdict == v for r in results) for v in ("PASS", "FAIL", "ERROR", "SKIP")}
     console.print(" ".join(f"{k.lower()}: {n}" for k, n in counts.items()))
+    total = sum_usage(usages)
+    if total is not None:
+        spent = cost(total) or "no cost reported by the CLI"
+        console.print(f"total: {tokens(total)} tokens · {spent}")
     if report_path:
         console.print(f"report: {report_path}")

@@ -136,6 +136,9 @@ def hover_markdown(record: Any) -> str:
     who = " / ".join(x for x in (r.engine, r.agent_model) if x)
     if who:
         head += f" · {who}"
+    spent = usage_text(getattr(r, "usage", None))
+    if spent:
+        head += f" · {spent}"
     parts = [head]
     if r.reason and r.verdict != "PASS":
         parts.append(f"Reason: {r.reason}")
@@ -157,6 +160,16 @@ def hover_markdown(record: Any) -> str:
     return "\n\n".join(parts)
 
 
+def usage_text(usage: Any) -> str:
+    """``1,204 in / 88 out tokens · $0.0123`` (cost only where the CLI reported one), or empty."""
+    if usage is None:
+        return ""
+    from evalens.runner.run_view import cost, tokens
+
+    used = tokens(usage)
+    return " · ".join(x for x in (f"{used} tokens" if used else "", cost(usage)) if x)
+
+
 def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tuple,
                 encoding: str) -> dict[str, Any]:
     """The answer of ``evalens.runCase`` (see vscode-extension/src/protocol.ts ``CaseResult``)."""
@@ -170,6 +183,10 @@ def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tu
     }
     if r.judge_verdict:
         out["judge"] = {"verdict": r.judge_verdict, "reason": r.judge_reason or "", "model": r.judge_model}
+    usage = getattr(r, "usage", None)
+    if usage is not None:
+        out["usage"] = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
+                        "costUsd": usage.cost_usd}
     if r.error:
         out["error"] = r.error
     return out

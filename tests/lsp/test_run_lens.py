@@ -63,6 +63,9 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     assert result["judge"]["verdict"] == "PASS" and "criteria are met" in result["judge"]["reason"]
     assert result["engine"] == "claude-code" and "GREETING-OK" in result["outputSnippet"]
     assert Path(result["reportPath"]).is_file()
+    # the fake model: two calls (write, then text) of 17 input / 7 output tokens; Claude Code reports a cost
+    assert result["usage"]["inputTokens"] == 34 and result["usage"]["outputTokens"] == 14
+    assert result["usage"]["costUsd"] > 0
     titles = lens_titles(await lenses(client, uri))
     assert titles[:2] == ["▶ Run eval", "Dry run"] and titles[2].startswith("✓ PASS ") and titles[2].endswith("s")
     (diag,) = await _run_diagnostics(client, uri, {"eval-pass"})
@@ -82,7 +85,8 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
         text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
     text = hover.contents.value
     for expected in ("Last run: ✓ PASS", "`contains` `GREETING-OK`", "`files-created` `output/result.txt`",
-                     "Judge (claude-sonnet-4-5): **PASS**", "claude-code", "GREETING-OK", result["reportPath"]):
+                     "Judge (claude-sonnet-4-5): **PASS**", "claude-code", "GREETING-OK", result["reportPath"],
+                     "34 in / 14 out tokens · $"):
         assert expected in text, text
 
 

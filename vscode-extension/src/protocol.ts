@@ -52,6 +52,8 @@ export interface CaseResult {
   outputSnippet?: string;
   reportPath?: string;
   error?: string;
+  /** Tokens and cost of the agent's runs (cost only where the CLI reports one). */
+  usage?: { inputTokens?: number; outputTokens?: number; costUsd?: number };
 }
 
 /** `evalens/verdictChanged`: sent after every run, also those started from the code lens. */

@@ -1,0 +1,141 @@
+"""``evalens show [REPORT] [UNIT]``: what the agent did, in the terminal (rich) or as one HTML page (``--html``).
+
+REPORT is a report file or a package folder (its newest report; default: the current folder's). A first argument
+that is no path is taken as UNIT. Units come failures first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evalens show", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("report", nargs="?", help="report file or package folder (default: newest report here)")
+    parser.add_argument("unit", nargs="?", help="only this unit (case name, task id, ...)")
+    parser.add_argument("--html", action="store_true", help="write one self-contained HTML page")
+    parser.add_argument("-o", "--output", metavar="FILE", help="where --html writes (default: next to the report)")
+    parser.add_argument("--full", action="store_true", help="print whole tool inputs and results, not excerpts")
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    args = _parser().parse_args(argv)
+    from evalens.runner.report import NotAReport
+    from evalens.runner.run_view import find_report, load_view
+
+    target, unit = args.report, args.unit
+    if target is not None and unit is None and not Path(target).exists():
+        target, unit = None, target  # `evalens show extract-text`
+    report_path = find_report(Path(target) if target else None)
+    if report_path is None:
+        where = target or "this folder"
+        print(f"evalens show: no report found for {where} (run `evalens eval` first, or name a report file)",
+              file=sys.stderr)
+        return 2
+    try:
+        view = load_view(report_path, unit)
+    except (NotAReport, LookupError) as exc:
+        print(f"evalens show: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if args.html:
+        from evalens.runner.report_html import render_html
+
+        out = Path(args.output) if args.output else report_path.with_suffix(".html")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(render_html(view), encoding="utf-8")
+        print(out)
+        return 0
+    render_terminal(view, full=args.full)
+    return 0
+
+
+def _clip(text: str | None, full: bool, lines: int = 8, width: int = 600) -> str:
+    text = text or ""
+    if full:
+        return text
+    kept = text.splitlines()[:lines]
+    short = "\n".join(kept)[:width]
+    return short + ("\n…" if short != text.rstrip("\n") and short != text else "")
+
+
+def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> None:
+    """Verdict, checks with reasons, judge reasoning, turns, files and diffs, tokens and cost; failures first."""
+    import json
+
+    from rich.console import Console, Group
+    from rich.markup import escape
+    from rich.panel import Panel
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    from evalens.runner.run_view import call_summary, cost, tokens
+
+    console = console or Console(highlight=False)
+    report = view.report
+    s = report.summary
+    head = [report.id, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
+    console.print(f"[bold]{escape(str(view.report_path))}[/]")
+    console.print(" · ".join(escape(h) for h in head if h))
+    console.print(f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}")
+    for unit in view.units:
+        case = unit.case
+        style = VERDICT_STYLES.get(case.verdict, "")
+        facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
+                 tokens(case.usage), cost(case.usage)]
+        body: list[Any] = []
+        if unit.reason:
+            body.append(f"[{style}]{escape(unit.reason)}[/]")
+        if case.checks:
+            table = Table(show_header=True, box=None, padding=(0, 1))
+            for col in ("", "check", "value", "reason"):
+                table.add_column(col, overflow="fold")
+            for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
+                table.add_row(f"[{VERDICT_STYLES[check.status]}]{check.status}[/]", check.kind,
+                              escape(str(check.value)), escape(check.detail or ""))
+            body.append(table)
+        if case.judge_verdict is not None:
+            j = case.judge_verdict
+            body.append(f"[bold]judge[/] [{VERDICT_STYLES.get(j.result, '')}]{j.result}[/] "
+                        f"({escape(j.model or '?')}): {escape(j.reason)}")
+        body.extend(f"[yellow]{escape(p)}[/]" for p in unit.problems)
+        for rec in unit.records:
+            if len(unit.records) > 1:
+                body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(rec.verdict or '', '')}]"
+                            f"{rec.verdict}[/]")
+            meta = [rec.engine, rec.model or "", f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
+                    f"exit {rec.exit_code}" if rec.exit_code is not None else "", tokens(rec.usage), cost(rec.usage)]
+            body.append("[dim]" + escape(" · ".join(m for m in meta if m)) + "[/]")
+            body.extend(f"[yellow]bounded: {escape(n)}[/]" for n in rec.bounds)
+            for turn in rec.turns:
+                body.append(f"[bold cyan]turn {turn.index + 1}[/]" + (f"  {escape(_clip(turn.text, full))}"
+                                                                     if turn.text else ""))
+                for call in turn.tool_calls:
+                    tag = " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
+                    dur = f" [dim]{call.duration_ms} ms[/]" if call.duration_ms is not None else ""
+                    body.append(f"  → [bold]{escape(call.name)}[/] {escape(call_summary(call.name, call.input))}"
+                                f"{tag}{dur}")
+                    if full:
+                        body.append("    " + escape(json.dumps(call.input, ensure_ascii=False)))
+                    if call.result:
+                        body.append("    [dim]" + escape(_clip(call.result, full, 4, 300)).replace("\n", "\n    ")
+                                    + "[/]")
+                    for hook in call.hooks:
+                        if hook.blocked:
+                            body.append(f"    [red]hook {escape(hook.name or hook.event)} denied it: "
+                                        f"{escape(hook.reason or '')}[/]")
+            for change in rec.files:
+                body.append(f"[bold]{change.status}[/] {escape(change.path)}"
+                            + (f" [yellow]({escape(change.note)})[/]" if change.note else ""))
+                if change.diff:
+                    body.append(Syntax(_clip(change.diff, full, 40, 4000), "diff", theme="ansi_dark",
+                                       background_color="default"))
+        title = f"[{style}]{case.verdict}[/] {escape(case.name)}"
+        console.print(Panel(Group(*body) if body else "", title=title, title_align="left",
+                            subtitle=" · ".join(f for f in facts if f) or None, subtitle_align="right"))

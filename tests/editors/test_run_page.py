@@ -1,0 +1,60 @@
+"""``evalens show --html``'s page in headless Chromium: what a reader of a failing build sees.
+
+The report and its run records are a real run of the `claude` CLI against the fake model (captured in
+tests/runner/fixtures/run-report/). The page is opened from a file with no network; playwright-core drives
+Debian's chromium (shared/reference/editors-e2e.md §3.5). Screenshots land in build/e2e/run-page/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.editors
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "runner" / "fixtures" / "run-report"
+DRIVER = Path(__file__).resolve().parent / "run_page" / "check.js"
+PLAYWRIGHT = REPO / "tests" / "editors" / "vscode"  # its node_modules holds playwright-core
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+ARTIFACTS = REPO / "build" / "e2e" / "run-page"
+
+
+def test_page_shows_verdict_failed_check_tool_call_and_diff(tmp_path: Path) -> None:
+    if not Path(CHROMIUM).exists() or shutil.which("node") is None:
+        pytest.skip(f"chromium ({CHROMIUM}) or node not installed (run .ci/install-vscode.sh)")
+    if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
+    reports = tmp_path / "evals" / "reports"
+    shutil.copytree(FIXTURE, reports)
+    page = tmp_path / "run.html"
+    proc = subprocess.run([sys.executable, "-m", "evalens", "show", str(tmp_path), "--html", "-o", str(page)],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    html = page.read_text(encoding="utf-8")
+    assert "http://" not in html and "https://" not in html  # self-contained: nothing to fetch
+    if ARTIFACTS.exists():
+        shutil.rmtree(ARTIFACTS)
+    ARTIFACTS.mkdir(parents=True)
+    driven = subprocess.run(["node", str(DRIVER), str(page), str(ARTIFACTS)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"),
+                                              "CHROMIUM": CHROMIUM})
+    assert driven.returncode == 0, driven.stdout + driven.stderr
+    seen = json.loads(driven.stdout.strip().splitlines()[-1])
+    assert seen["errors"] == [] and seen["requests"] == []
+    assert seen["first_unit"] == "FAIL" and seen["fail_badge_visible"]  # failures first
+    assert seen["failed_check_visible"]
+    assert "agent_blocked" in seen["failed_check_text"] and "BLOCKED_BY_POLICY" in seen["failed_check_text"]
+    assert seen["blocked_call_visible"] and "output/blocked.txt" in seen["blocked_call_text"]
+    assert "denied the call" in seen["blocked_call_text"]
+    assert seen["diff_hidden_before"] and seen["diff_visible_after"]  # diffs collapse until clicked
+    assert seen["diff_added_line"] == "+Signed: the team"
+    assert seen["after_pass_filter"] == ["PASS"]
+    assert seen["anchor_turn_open"] and seen["anchor_call_visible"]
+    assert (ARTIFACTS / "run-page.png").stat().st_size > 10_000
