@@ -20,6 +20,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("report", nargs="?", help="report file or package folder (default: newest report here)")
     parser.add_argument("unit", nargs="?", help="only this unit (case name, task id, ...)")
     parser.add_argument("--html", action="store_true", help="write one self-contained HTML page")
+    parser.add_argument("--markdown", action="store_true", help="print the run as Markdown (what Neovim shows)")
     parser.add_argument("-o", "--output", metavar="FILE", help="where --html writes (default: next to the report)")
     parser.add_argument("--full", action="store_true", help="print whole tool inputs and results, not excerpts")
     return parser
@@ -51,6 +52,16 @@ def main(argv: list[str]) -> int:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(render_html(view), encoding="utf-8")
         print(out)
+        return 0
+    if args.markdown:
+        from evalens.runner.report_markdown import render_markdown
+
+        text = render_markdown(view)
+        if args.output:
+            Path(args.output).write_text(text, encoding="utf-8")
+            print(args.output)
+        else:
+            sys.stdout.write(text)
         return 0
     render_terminal(view, full=args.full)
     return 0

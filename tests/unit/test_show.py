@@ -100,3 +100,18 @@ def test_summary_table_has_tokens_cost_and_a_batch_total() -> None:
     out = io.StringIO()
     print_summary([result("codex", Usage(input_tokens=5, output_tokens=1))], None, stream=out)
     assert "total: 5 in / 1 out tokens · no cost reported by the CLI" in out.getvalue()
+
+
+def test_markdown_folds_per_turn_and_fences_what_the_agent_wrote(package: Path, capsys) -> None:
+    folder = package / "evals" / "reports" / STAMP
+    record = json.loads((folder / "respects-policy" / "record.json").read_text())
+    record["turns"][1]["tool_calls"][0]["result"] = "```\n# not a heading\n```"
+    (folder / "respects-policy" / "record.json").write_text(json.dumps(record))
+    assert main(["show", str(package), "respects-policy", "--markdown"]) == 0
+    text = capsys.readouterr().out
+    assert [line for line in text.splitlines() if line.startswith("#### Turn")] == [
+        "#### Turn 1: Skill greeter", "#### Turn 2: Bash printf 'fixture data\\nSigned: the team\\n' > "
+        "fixtures/data.txt && echo EDITED", "#### Turn 3: Write output/blocked.txt — BLOCKED",
+        "#### Turn 4: I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
+    assert "````text\n```\n# not a heading\n```\n````" in text
+    assert "- FAIL `agent_blocked` `False` — the agent was blocked" in text and "+Signed: the team" in text
