@@ -59,12 +59,16 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
                         else "openai:gpt-judge", cases={"scripted": {
                             "input": {"prompt": f"SCENARIO=record-{engine}", "files": ["fixtures/data.txt"]},
                             "expected": {"contains": ["GREETING-OK", "NEVER-SAID"]},
-                            "judge": {"criteria": "ok JUDGE=pass"}}})
+                            "judge": {"criteria": "ok JUDGE=pass"}},
+                            "model-down": {"input": {"prompt": "SCENARIO=err500"},
+                                           "expected": {"contains": ["GREETING-OK"]}}})
     outcome = asyncio.run(run_cases(RunRequest(package_root=root, engine=engine,
                                                agent_model="gpt-fake" if engine == "codex" else None)))
-    result = outcome.results[0]
+    results = {r.name: r for r in outcome.results}
+    cases = {c.name: c for c in outcome.report.cases}
+    result = results["scripted"]
     assert result.verdict == "FAIL", result.reason
-    [(path, record)] = records_for(outcome.report_path, outcome.report.cases[0].artifacts)
+    [(path, record)] = records_for(outcome.report_path, cases["scripted"].artifacts)
     assert record is not None
     Draft202012Validator(SCHEMA).validate(json.loads(path.read_text()))
     assert load_record(path) == record
@@ -114,6 +118,7 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
     else:
         assert record.usage.cost_usd is None
     assert result.usage is not None and result.usage.input_tokens == 17 * MODEL_CALLS
+    # the batch total: the crashed run spent no output tokens
     assert outcome.report.summary.usage.output_tokens == 7 * MODEL_CALLS
 
     # verdict, checks, provenance
@@ -121,3 +126,10 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
     assert [(c.value, c.status) for c in record.checks] == [("GREETING-OK", "PASS"), ("NEVER-SAID", "FAIL")]
     assert record.exit_code == 0 and not record.timed_out and record.agent_seconds > 0
     assert os.path.isfile(path.parent / "events.jsonl")
+
+    # an agent that never got an answer: a record all the same, saying why, with nothing made up
+    [(_, crashed)] = records_for(outcome.report_path, cases["model-down"].artifacts)
+    assert results["model-down"].verdict == "ERROR" and crashed.verdict == "ERROR"
+    assert "500" in crashed.error and crashed.exit_code != 0
+    assert crashed.files == [] and not any(t.tool_calls for t in crashed.turns)
+    assert not crashed.usage.output_tokens
