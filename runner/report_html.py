@@ -65,7 +65,8 @@ JS = """
   document.querySelectorAll('button[data-toggle]').forEach(function(b){b.addEventListener('click',function(){
     var open=b.dataset.toggle==='open';document.querySelectorAll('details').forEach(function(d){d.open=open;});});});
   function reveal(){
-    var id=decodeURIComponent(location.hash.slice(1));var el=id&&document.getElementById(id);if(!el)return;
+    var id=decodeURIComponent(location.hash.slice(1))||document.body.dataset.anchor;
+    var el=id&&document.getElementById(id);if(!el)return;
     apply('all');for(var n=el;n;n=n.parentElement){if(n.tagName==='DETAILS')n.open=true;}
     el.scrollIntoView();el.classList.add('target');
   }
@@ -74,8 +75,9 @@ JS = """
 """
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-") or "unit"
+def unit_anchor(name: str) -> str:
+    """The page's anchor of a unit (its checks and turns extend it)."""
+    return "u-" + (re.sub(r"[^A-Za-z0-9_-]+", "-", name).strip("-") or "unit")
 
 
 def _e(value: object) -> str:
@@ -177,7 +179,7 @@ def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
 
 def _unit(unit: UnitView) -> str:
     case = unit.case
-    anchor = f"u-{_slug(case.name)}"
+    anchor = unit_anchor(case.name)
     facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "", tokens(case.usage),
              cost(case.usage), f"pass rate {case.pass_rate:.0%}" if case.pass_rate is not None else "",
              case.case_file or ""]
@@ -208,8 +210,8 @@ def _unit(unit: UnitView) -> str:
     return "\n".join(parts) + "</section>"
 
 
-def render_html(view: RunView) -> str:
-    """The whole page as one string."""
+def render_html(view: RunView, anchor: str | None = None) -> str:
+    """The whole page as one string; ``anchor``: where it opens (a failing check or turn) when the URL has none."""
     report = view.report
     counts = {v: sum(u.verdict == v for u in view.units) for v in ("FAIL", "ERROR", "SKIP", "PASS")}
     summary = report.summary
@@ -224,7 +226,7 @@ def render_html(view: RunView) -> str:
     title = f"evalens · {report.package.name or report.id}"
     return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
             '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<style>{CSS}</style></head><body>"
+            f"<style>{CSS}</style></head><body data-anchor=\"{_e(anchor or '')}\">"
             f"<h1>{_e(title)}</h1><div class=\"meta\">{_e(' · '.join(f for f in facts if f))}</div>"
             f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
             f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"

@@ -274,10 +274,11 @@ def create_server() -> EvalensServer:
         diagnostics,
         hover,
         lifecycle,
+        run_view,
         symbols,
     )
 
     server = EvalensServer()
-    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens):
+    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens, run_view):
         module.register(server)
     return server

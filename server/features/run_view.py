@@ -1,0 +1,98 @@
+"""``evalens.runView``: the rendered run of a unit (or a whole report) for an editor to show.
+
+VS Code puts the HTML page in a webview beside the eval file; Neovim puts the Markdown in a read-only buffer.
+Arguments (one dict): ``uri`` + ``name`` (a unit of an eval file: its newest report is found), or ``reportPath``
+(+ ``name``); ``format`` is ``html`` (default) or ``markdown``. The answer: ``{format, text, title,
+reportPath, anchor}``, or None when the unit has no report yet. Reading and rendering run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from evalens.server import uris
+
+MAX_REPORTS = 50
+
+
+def report_with_unit(start: Path, name: str | None) -> Path | None:
+    """The newest report under the package holding ``start`` that has unit ``name`` (any report if None)."""
+    from evalens.runner.report import load_report
+
+    folder = start if start.is_dir() else start.parent
+    for base in (folder, *folder.parents):
+        reports = base / "evals" / "reports"
+        if not reports.is_dir():
+            continue
+        files = sorted((p for p in reports.glob("*.json") if p.is_file() and not p.name.startswith(".")),
+                       key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[:MAX_REPORTS]
+        for path in files:
+            try:
+                report = load_report(path)
+            except Exception:  # noqa: BLE001 - a half-written or foreign file is passed over
+                continue
+            if name is None or any(c.name == name for c in report.cases):
+                return path
+        return None
+    return None
+
+
+def anchor_for(view: Any, name: str | None) -> str | None:
+    """Where the page should open: the unit's first failed check, else its first blocked or failed call."""
+    from evalens.runner.report_html import unit_anchor
+
+    unit = next((u for u in view.units if u.name == name), None) if name else None
+    if unit is None:
+        return None
+    base = unit_anchor(unit.name)
+    for i, check in enumerate(unit.case.checks):
+        if check.status == "FAIL":
+            return f"{base}-check-{i}"
+    for rec in unit.records:
+        for turn in rec.turns:
+            if any(c.blocked or c.is_error for c in turn.tool_calls):
+                return f"{base}-r{rec.run_index}-t{turn.index}"
+    return base
+
+
+def render(args: dict[str, Any]) -> dict[str, Any] | None:
+    """The command's answer (blocking: call it in a worker thread)."""
+    from evalens.runner.report import NotAReport
+    from evalens.runner.run_view import load_view
+
+    name = args.get("name") if isinstance(args.get("name"), str) else None
+    fmt = "markdown" if args.get("format") == "markdown" else "html"
+    if isinstance(args.get("reportPath"), str):
+        report_path: Path | None = Path(args["reportPath"])
+    else:
+        path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
+        report_path = report_with_unit(Path(path), name) if path else None
+    if report_path is None or not report_path.is_file():
+        return None
+    try:
+        view = load_view(report_path)
+    except (NotAReport, LookupError):
+        return None
+    anchor = anchor_for(view, name)
+    if fmt == "markdown":
+        from evalens.runner.report_markdown import render_markdown
+
+        if name is not None and any(u.name == name for u in view.units):
+            view.units = [u for u in view.units if u.name == name]
+        text = render_markdown(view)
+    else:
+        from evalens.runner.report_html import render_html
+
+        text = render_html(view, anchor=anchor)
+    title = f"evalens: {name}" if name else f"evalens: {report_path.name}"
+    return {"format": fmt, "text": text, "title": title, "reportPath": str(report_path), "anchor": anchor}
+
+
+def register(server: Any) -> None:
+    @server.command("evalens.runView")
+    async def run_view(ls: Any, *args: Any) -> dict[str, Any] | None:
+        arg = dict(args[0]) if args and isinstance(args[0], dict) else \
+            dict(zip(("uri", "name"), args, strict=False))
+        return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), render, arg)
