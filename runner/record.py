@@ -54,7 +54,7 @@ def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, un
             if call.skill and call.skill not in skills:
                 skills.append(call.skill)
     return RunRecord(
-        version=RECORD_VERSION, unit=unit, run_index=run_index, format=fmt, engine=engine.name,
+        version=RECORD_VERSION, unit=unit, run_index=run_index, format_id=fmt, engine=engine.name,
         engine_version=engine_version, model=transcript.model, session_id=transcript.session_id,
         prompt=prompt_text, started_at=started_at,
         agent_seconds=round(run.duration_seconds, 3) if run is not None else None,

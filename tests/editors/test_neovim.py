@@ -106,5 +106,11 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert set(marked) == {contains_line, created_line}
     assert marked[contains_line]["col"] == 6 and marked[contains_line]["message"] == f"contains: {reason}"
     assert "did not create output/extracted.txt" in marked[created_line]["message"]
+    show = result["show"]  # :EvalensShow, from the case under the cursor
+    assert show["filetype"] == "markdown" and not show["modifiable"] and show["readonly"], show
+    text = "\n".join(show["lines"])
+    assert "## FAIL extract-text" in text and f"- FAIL `contains` `EXTRACTED` — {reason}" in text
+    assert "#### Turn 1: DONE" in text and " in / " in text  # the turn, and the tokens the fake reported
+    assert show["foldmethod"] == "expr" and show["turn_fold_closed"] and not show["unit_fold_closed"]
     assert leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI

@@ -130,7 +130,8 @@ class RunRecord(EvalModel):
     unit: str = doc("The unit's name (case name, task id, eval id, query index).", type_="string",
                     example="extract-text")
     run_index: int = doc("1-based run number (with `--runs N`).", type_="integer", default=1, example=1)
-    format: str | None = doc("Format id of the eval file.", type_="string", default=None, example="uaaps-case")
+    format_id: str | None = doc("Format id of the eval file (`uaaps-case`, `skilljack-tasks`, ...).",
+                                type_="string", default=None, example="uaaps-case")
     engine: str = doc("Agent engine.", type_="string", example="claude-code")
     engine_version: str | None = doc("The engine CLI's version.", type_="string", default=None,
                                      example="2.1.3 (Claude Code)")

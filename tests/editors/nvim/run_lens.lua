@@ -120,5 +120,25 @@ for _, d in ipairs(vim.diagnostic.get(bufnr)) do
   end
 end
 table.insert(out.steps, 'diagnostics')
+
+-- :EvalensShow on the case under the cursor: its run as a read-only Markdown buffer, a closed fold per turn.
+vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+vim.cmd('EvalensShow')
+if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+  return fail(':EvalensShow opened no buffer')
+end
+local shown = vim.api.nvim_get_current_buf()
+local lines = vim.api.nvim_buf_get_lines(shown, 0, -1, false)
+out.show = { lines = lines, filetype = vim.bo[shown].filetype, modifiable = vim.bo[shown].modifiable,
+  readonly = vim.bo[shown].readonly, foldmethod = vim.wo.foldmethod }
+for i, line in ipairs(lines) do
+  if line:match('^#### Turn') then
+    out.show.turn_line = i
+    out.show.turn_fold_closed = vim.fn.foldclosed(i) ~= -1
+    out.show.unit_fold_closed = vim.fn.foldclosed(1) ~= -1
+    break
+  end
+end
+table.insert(out.steps, 'show')
 out.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
 finish(0)

@@ -210,6 +210,9 @@ function M.on_attach(_, bufnr)
       end
     end)
   end, { desc = 'evalens: open the newest report' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
+    require('evalens.show').show(bufnr, opts.args, M.exec)
+  end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })
 
   local group = vim.api.nvim_create_augroup('evalens_lenses_' .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave', 'BufWritePost' }, {

@@ -1,0 +1,62 @@
+-- :EvalensShow: what the agent did in the last run of the case under the cursor, as a read-only Markdown
+-- buffer (the server renders it: evalens.runView). Headings fold: a unit, its parts, each turn (closed).
+local M = {}
+
+--- The case under the cursor: the nearest code lens at or above the cursor line that names one.
+function M.case_at_cursor(bufnr)
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  local best, best_line = nil, -1
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr) or {}) do
+    local arg = lens.command and lens.command.arguments and lens.command.arguments[1]
+    local start = lens.range and lens.range.start.line or -1
+    if type(arg) == 'table' and type(arg.name) == 'string' and start <= line and start > best_line then
+      best, best_line = arg.name, start
+    end
+  end
+  return best
+end
+
+--- Fold level of a line of the run buffer: ## unit, ### part, #### turn or file.
+function M.foldexpr(lnum)
+  local text = vim.fn.getline(lnum)
+  local hashes = text:match('^(#+) ')
+  if hashes and #hashes >= 2 and #hashes <= 4 then
+    return '>' .. (#hashes - 1)
+  end
+  return '='
+end
+
+--- Show `text` (Markdown) in a new read-only scratch buffer in a split; returns the buffer number.
+function M.open(text, title)
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, '\n', { plain = true }))
+  pcall(vim.api.nvim_buf_set_name, buf, title)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].readonly = true
+  vim.cmd('vsplit')
+  vim.api.nvim_win_set_buf(0, buf)
+  vim.wo.foldmethod = 'expr'
+  vim.wo.foldexpr = "v:lua.require'evalens.show'.foldexpr(v:lnum)"
+  vim.wo.foldlevel = 2 -- units and their parts open, turns and files closed
+  vim.wo.foldenable = true
+  return buf
+end
+
+--- :EvalensShow [name]: the run of `name` (default: the case under the cursor) of this buffer's eval file.
+function M.show(bufnr, name, exec)
+  name = (name ~= nil and name ~= '') and name or M.case_at_cursor(bufnr)
+  local arg = { uri = vim.uri_from_bufnr(bufnr), name = name, format = 'markdown' }
+  exec(bufnr, 'evalens.runView', arg, function(result)
+    if not result or not result.text then
+      vim.notify('evalens: no run recorded yet for ' .. (name or 'this file') .. ': run it first')
+      return
+    end
+    M.open(result.text, result.title or 'evalens run')
+  end)
+end
+
+return M
