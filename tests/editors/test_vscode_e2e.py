@@ -326,6 +326,14 @@ def test_test_explorer_run_shows_failure_message(vscode_session):
     assert "agent-blocked" in vscode_session["failurePeek"], vscode_session["failurePeek"]
 
 
+def test_show_run_opens_the_run_page_beside_at_the_failed_check(vscode_session):
+    _step(vscode_session, "show-run")
+    shown = vscode_session["showRun"]
+    assert shown["verdict"] == "FAIL" and "agent_blocked" in shown["failedCheck"], shown
+    assert shown["anchor"].startswith(f"u-{FAIL_CASE}-check-"), shown
+    assert shown["calls"] >= 1 and " in / " in shown["usage"] and "$" in shown["usage"], shown  # Claude: cost
+
+
 def test_test_explorer_follows_edits(vscode_session):
     _step(vscode_session, "test-explorer-sync")
     labels = vscode_session["rowsAfterEdit"]
@@ -336,6 +344,7 @@ def test_test_explorer_follows_edits(vscode_session):
 def test_open_last_report_command(vscode_session):
     _step(vscode_session, "open-last-report")
     assert vscode_session["reportTab"].endswith(".json"), vscode_session["reportTab"]
+    assert any(u.startswith("FAIL ") for u in vscode_session["reportUnits"]), vscode_session["reportUnits"]
 
 
 def test_extension_unit_tests():

@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import type { EvalServer, ServerManager } from "./client";
 import { caseAtLine } from "./cases";
 import { Commands } from "./protocol";
+import { showRun } from "./runView";
 import type { EvalTestController } from "./testController";
 
 export const CommandIds = {
@@ -11,6 +12,7 @@ export const CommandIds = {
   runWorkspace: "evalens.runEvalsInWorkspace",
   dryRunAtCursor: "evalens.dryRunEvalAtCursor",
   openLastReport: "evalens.openLastReport",
+  showRun: "evalens.showRun",
   restart: "evalens.restartServer",
   showLog: "evalens.showLog",
 } as const;
@@ -37,6 +39,33 @@ export function registerCommands(
         }
       });
     return false;
+  };
+
+  /** What "Show run" shows: `{uri, name}` (lens, hover link), a Test Explorer item, or the case at the cursor. */
+  const runTarget = async (arg?: unknown): Promise<{ uri: string; name: string } | undefined> => {
+    if (arg && typeof arg === "object" && "uri" in arg && "name" in arg) {
+      const a = arg as { uri: unknown; name: unknown };
+      if (typeof a.uri === "string" && typeof a.name === "string") {
+        return { uri: a.uri, name: a.name };
+      }
+    }
+    if (arg && typeof arg === "object" && "id" in arg) {
+      const data = tests.caseData(arg as vscode.TestItem);
+      return data ? { uri: data.uri, name: data.name } : undefined;
+    }
+    const editor = vscode.window.activeTextEditor;
+    if (!editor) {
+      return undefined;
+    }
+    await tests.refreshFile(editor.document.uri);
+    const file = tests.fileItem(editor.document.uri);
+    const items = file ? [...iterate(file.children)] : [];
+    const hit = caseAtLine(
+      items.map((item) => ({ item, range: tests.caseData(item)!.range })),
+      editor.selection.active.line,
+    );
+    const data = hit ? tests.caseData(hit.item) : undefined;
+    return data ? { uri: data.uri, name: data.name } : undefined;
   };
 
   const runAtCursor = async (dryRun: boolean) => {
@@ -105,11 +134,25 @@ export function registerCommands(
           void vscode.window.showInformationMessage("No eval report yet: run an eval first.");
           return;
         }
-        await vscode.commands.executeCommand("vscode.open", vscode.Uri.file(report.path));
+        // an evalens report opens rendered; another format's own result file opens as it is
+        if (!report.path.endsWith(".json") || !(await showRun(server, { reportPath: report.path }, log, true))) {
+          await vscode.commands.executeCommand("vscode.open", vscode.Uri.file(report.path));
+        }
       } catch (err) {
         log.error(`evalens.lastReport failed: ${String(err)}`);
         void vscode.window.showErrorMessage(`Could not open the last report: ${String(err)}`);
       }
+    }),
+    vscode.commands.registerCommand(CommandIds.showRun, async (arg?: unknown) => {
+      if (!serverReady()) {
+        return;
+      }
+      const target = await runTarget(arg);
+      if (!target) {
+        void vscode.window.showInformationMessage("Put the cursor in an eval case (or pick one in the Test Explorer) to show its run.");
+        return;
+      }
+      await showRun(server, target, log);
     }),
     vscode.commands.registerCommand(CommandIds.restart, () => server.restart()),
     vscode.commands.registerCommand(CommandIds.showLog, () => log.show()),

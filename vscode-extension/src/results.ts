@@ -58,6 +58,10 @@ export function outcomeFromResult(result: CaseResult): Outcome {
       messages.push({ text: result.reason || "FAIL" });
     }
   }
+  const spent = usageText(result.usage);
+  if (spent && messages.length > 0) {
+    messages[0] = { ...messages[0], text: `${messages[0].text}\n(${spent})` };
+  }
   return { outcome, durationMs: durationMs(result.durationSeconds), messages, output: resultOutput(result) };
 }
 
@@ -74,11 +78,28 @@ export function outcomeFromNotification(p: VerdictChangedParams): Outcome {
   };
 }
 
+/** `1,204 in / 88 out tokens · $0.0123` (cost only where the agent CLI reported one), or "". */
+export function usageText(usage: CaseResult["usage"]): string {
+  if (!usage || (usage.inputTokens == null && usage.outputTokens == null)) {
+    return "";
+  }
+  const n = (v?: number) => (v ?? 0).toLocaleString("en-US");
+  const tokens = `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens`;
+  if (usage.costUsd == null) {
+    return tokens;
+  }
+  return `${tokens} · $${usage.costUsd < 1 ? usage.costUsd.toFixed(4) : usage.costUsd.toFixed(2)}`;
+}
+
 /** Text for the test output terminal (CRLF line ends, as the Testing API wants). */
 export function resultOutput(r: CaseResult): string {
   const lines: string[] = [];
   const who = [r.engine, r.model].filter(Boolean).join(" / ");
-  lines.push(`${r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}${who ? ` [${who}]` : ""}`);
+  const spent = usageText(r.usage);
+  lines.push(
+    `${r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
+      `${who ? ` [${who}]` : ""}${spent ? ` · ${spent}` : ""}`,
+  );
   if (r.reason) {
     lines.push(`  reason: ${r.reason}`);
   }

@@ -13,7 +13,8 @@ import {
 import { BUILTIN_FILE_KINDS } from "../src/fileKinds.generated";
 import { FileKindsFeature } from "../src/fileKindsFeature";
 import { lensRunTarget } from "../src/protocol";
-import { outcomeFromNotification, outcomeFromResult, resultOutput } from "../src/results";
+import { outcomeFromNotification, outcomeFromResult, resultOutput, usageText } from "../src/results";
+import { webviewHtml } from "../src/runView";
 import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
 import { configurationValue, DEFAULT_SETTINGS, isEvalensSection, needsRestart, readSettings, toWire } from "../src/settings";
 import { statusView } from "../src/statusBar";
@@ -234,4 +235,24 @@ test("status bar text follows server state and running evals", () => {
   assert.equal(statusView("failed", 0).error, true);
   assert.equal(statusView("notInstalled", 0).error, true);
   assert.match(statusView("starting", 0).text, /loading~spin/);
+});
+
+test("tokens and cost reach the output line and the first failure message; no cost is not $0", () => {
+  const usage = { inputTokens: 1204, outputTokens: 88, costUsd: 0.0123 };
+  assert.equal(usageText(usage), "1,204 in / 88 out tokens · $0.0123");
+  assert.equal(usageText({ inputTokens: 5, outputTokens: 1 }), "5 in / 1 out tokens");
+  assert.equal(usageText(undefined), "");
+  const out = resultOutput({ uri: "u", name: "n", verdict: "PASS", durationSeconds: 2, usage });
+  assert.equal(out.split("\r\n")[0], "PASS n (2.0s) · 1,204 in / 88 out tokens · $0.0123");
+  const failed = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", reason: "no", usage });
+  assert.equal(failed.messages[0].text, "no\n(1,204 in / 88 out tokens · $0.0123)");
+});
+
+test("the run page gets a CSP that runs only its own nonced script", () => {
+  const page = '<!doctype html><html><head><title>t</title></head><body><pre>&lt;script&gt;</pre><script>go()</script></body></html>';
+  const html = webviewHtml(page, "N0NCE", "vscode-resource:");
+  assert.ok(html.includes(`<head><meta http-equiv="Content-Security-Policy" content="default-src 'none';`));
+  assert.ok(html.includes("script-src 'nonce-N0NCE';"));
+  assert.ok(html.includes('<script nonce="N0NCE">go()</script>'));
+  assert.equal((html.match(/<script/g) ?? []).length, 1);
 });

@@ -82,6 +82,23 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
+/** The frame of an evalens run page (a webview) whose <body> satisfies `test`; webviews nest two iframes. */
+async function runPageFrame(page, test, timeout = 30000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const ok = await frame.evaluate((src) => {
+        const body = document.body;
+        // eslint-disable-next-line no-new-func
+        return !!(body && document.querySelector('nav.filters') && new Function('body', `return (${src})(body)`)(body));
+      }, test.toString()).catch(() => false);
+      if (ok) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error('no evalens run page in a webview');
+}
+
 (async () => {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -233,6 +250,27 @@ async function runCommand(page, title) {
           result.failurePeek = (await peek.innerText()).trim();
           await page.screenshot({ path: `${OUT}/test-explorer-failure.png` });
         });
+
+        await step('show-run', async () => {
+          // "Show Run" from the failed row's context menu: the run page in a webview beside, at the failed check
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          const rows = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+          const row = tree.nth(rows.findIndex((l) => l.startsWith(`${FAIL_CASE} (`)));
+          await row.click({ button: 'right' });
+          await page.locator('.monaco-menu .action-label', { hasText: 'Show Run' }).first().click({ timeout: 15000 });
+          await page.locator('.tab', { hasText: `evalens: ${FAIL_CASE}` }).first().waitFor({ timeout: 30000 });
+          const frame = await runPageFrame(page, (body) => body.dataset.anchor.startsWith(`u-${FAIL_CASE}-`));
+          const failed = frame.locator('tr.check-FAIL').first();
+          await failed.waitFor({ state: 'visible', timeout: 15000 });
+          result.showRun = {
+            verdict: (await frame.locator('section.unit header .badge').first().innerText()).trim(),
+            failedCheck: (await failed.innerText()).trim(),
+            anchor: await frame.locator('body').getAttribute('data-anchor'),
+            calls: await frame.locator('.call').count(),
+            usage: (await frame.locator('section.unit header .meta').first().innerText()).trim(),
+          };
+          await page.screenshot({ path: `${OUT}/show-run.png` });
+        });
       }
     }
     if (RUN_LENS) {
@@ -258,9 +296,13 @@ async function runCommand(page, title) {
     if (RUN_LENS) {
       await step('open-last-report', async () => {
         await runCommand(page, 'evalens: Open Last Report');
-        const tab = page.locator('.tab.active', { hasText: /\d{4}-\d\d-\d\dT[\d-]+Z\.json/ }).first();
+        const tab = page.locator('.tab', { hasText: /\d{4}-\d\d-\d\dT[\d-]+Z\.json/ }).first();
         await tab.waitFor({ timeout: 30000 });
         result.reportTab = (await tab.innerText()).trim();
+        // rendered, not raw JSON: the run page of the whole report
+        const frame = await runPageFrame(page, (body) => body.dataset.anchor === '');
+        result.reportUnits = await frame.locator('section.unit').evaluateAll(
+          (els) => els.map((e) => `${e.dataset.verdict} ${e.id}`));
       });
     }
     result.ok = true;
