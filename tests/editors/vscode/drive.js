@@ -82,16 +82,18 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
-/** The frame of an evalens run page (a webview) whose <body> satisfies `test`; webviews nest two iframes. */
-async function runPageFrame(page, test, timeout = 30000) {
+/** The frame of an evalens run page (a webview; they nest two iframes) whose <body data-anchor> starts with
+ * `anchorPrefix` ('' with `exact`: a page opened at no anchor, e.g. a whole report). No eval: the page's CSP. */
+async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) {
   const deadline = Date.now() + timeout;
   while (Date.now() < deadline) {
     for (const frame of page.frames()) {
-      const ok = await frame.evaluate((src) => {
+      const ok = await frame.evaluate(({ prefix, whole }) => {
         const body = document.body;
-        // eslint-disable-next-line no-new-func
-        return !!(body && document.querySelector('nav.filters') && new Function('body', `return (${src})(body)`)(body));
-      }, test.toString()).catch(() => false);
+        if (!body || !document.querySelector('nav.filters')) return false;
+        const anchor = body.dataset.anchor || '';
+        return whole ? anchor === prefix : anchor.startsWith(prefix);
+      }, { prefix: anchorPrefix, whole: exact }).catch(() => false);
       if (ok) return frame;
     }
     await page.waitForTimeout(250);
@@ -259,7 +261,7 @@ async function runPageFrame(page, test, timeout = 30000) {
           await row.click({ button: 'right' });
           await page.locator('.monaco-menu .action-label', { hasText: 'Show Run' }).first().click({ timeout: 15000 });
           await page.locator('.tab', { hasText: `evalens: ${FAIL_CASE}` }).first().waitFor({ timeout: 30000 });
-          const frame = await runPageFrame(page, (body) => body.dataset.anchor.startsWith(`u-${FAIL_CASE}-`));
+          const frame = await runPageFrame(page, `u-${FAIL_CASE}-`);
           const failed = frame.locator('tr.check-FAIL').first();
           await failed.waitFor({ state: 'visible', timeout: 15000 });
           result.showRun = {
@@ -300,7 +302,7 @@ async function runPageFrame(page, test, timeout = 30000) {
         await tab.waitFor({ timeout: 30000 });
         result.reportTab = (await tab.innerText()).trim();
         // rendered, not raw JSON: the run page of the whole report
-        const frame = await runPageFrame(page, (body) => body.dataset.anchor === '');
+        const frame = await runPageFrame(page, '', true);
         result.reportUnits = await frame.locator('section.unit').evaluateAll(
           (els) => els.map((e) => `${e.dataset.verdict} ${e.id}`));
       });
