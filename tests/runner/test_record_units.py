@@ -106,3 +106,32 @@ def test_usage_totals_are_never_partial() -> None:
     assert total.input_tokens == 15 and total.output_tokens == 3 and total.cost_usd is None
     assert sum_usage([a, Usage(input_tokens=1, output_tokens=1, cost_usd=0.2)]).cost_usd == 0.3
     assert sum_usage([None]) is None
+
+
+def test_codex_reader_without_rollout_uses_the_stream_and_hook_records_by_time(tmp_path: Path) -> None:
+    from evalens.runner.engines.codex_record import conversation as codex_conversation
+
+    events = [
+        {"type": "item.completed", "item": {"id": "i1", "type": "command_execution",
+                                            "command": "cat .agents/skills/pdf/SKILL.md", "exit_code": 0,
+                                            "aggregated_output": "# pdf"}},
+        {"type": "item.completed", "item": {"id": "i2", "type": "command_execution", "command": "false",
+                                            "exit_code": 1, "aggregated_output": ""}},
+        {"type": "item.completed", "item": {"id": "i3", "type": "agent_message", "text": "done"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 30, "cached_input_tokens": 10, "output_tokens": 4}},
+    ]
+    records = tmp_path / "hooks"
+    records.mkdir()
+    for name, rc, err in (("1700000000000000000-1", "0", ""), ("1700000001000000000-2", "2", "NO WAY")):
+        (records / f"{name}.rc").write_text(rc + "\n")
+        (records / f"{name}.event").write_text("PreToolUse\n")
+        (records / f"{name}.err").write_text(err)
+    conv = codex_conversation(Transcript(events=events, usage={"usage": events[-1]["usage"]}), Bounds(),
+                              hook_dir=records)
+    calls = [c for t in conv.turns for c in t.tool_calls]
+    assert [c.skill for c in calls] == ["pdf", None] and calls[1].is_error and not calls[0].is_error
+    assert conv.turns[-1].text == "done"
+    assert (conv.usage.input_tokens, conv.usage.cache_read_tokens, conv.usage.output_tokens) == (30, 10, 4)
+    assert conv.usage.cost_usd is None
+    # no timestamps to place them on a call: the hook runs belong to the run, the denial with its reason
+    assert [(h.blocked, h.reason) for h in conv.hooks] == [(False, None), (True, "NO WAY")]
