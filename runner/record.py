@@ -135,3 +135,47 @@ def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, Ru
         except NotARecord:
             out.append((path, None))
     return out
+
+
+def unit_folder_name(name: str) -> str:
+    """A unit's artifacts folder name: its name where that is a safe file name, else a readable stand-in."""
+    import re
+
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:100]
+    return safe or "unit"
+
+
+def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRecord]]) -> None:
+    """Write each unit's run records beside the report (``<report>/<unit>/record.json``, or ``run-N/`` with
+    several runs), finish them with the unit's verdict, checks and judge, and give the report's unit its
+    ``artifacts`` folder and summed ``usage``. For formats whose suites keep no artifacts of their own."""
+    from evalens.runner.report import artifacts_root
+
+    from evalens.core.models.run_record import sum_usage
+
+    root = artifacts_root(report_path)
+    for case in report.cases:
+        recs = records.get(case.name) or []
+        if not recs:
+            continue
+        folder = (report_path.parent / case.artifacts) if case.artifacts else root / unit_folder_name(case.name)
+        verdicts = list(case.run_verdicts) or [case.verdict] * len(recs)
+        judge = case.judge_verdict
+        for i, rec in enumerate(recs, start=1):
+            rec.run_index = i
+            verdict = verdicts[i - 1] if i - 1 < len(verdicts) else case.verdict
+            finish(rec, verdict=verdict, reason=getattr(case, "reason", None) or case.error or "",
+                   error=case.error if verdict == "ERROR" else None, checks=list(case.checks),
+                   judge=_Judge(judge.result, judge.reason, judge.model) if judge is not None else None)
+            write_record(rec, (folder / f"run-{i}" if len(recs) > 1 else folder) / RECORD_FILE)
+        if not case.artifacts:
+            case.artifacts = os.path.relpath(folder, report_path.parent)
+        case.usage = sum_usage([r.usage for r in recs])
+    report.summary.usage = sum_usage([c.usage for c in report.cases])
+
+
+class _Judge:
+    """A report's judge ruling in the shape :func:`finish` reads."""
+
+    def __init__(self, verdict: str, reason: str, model: str | None) -> None:
+        self.verdict, self.reason, self.model = verdict, reason, model

@@ -135,3 +135,32 @@ def test_codex_reader_without_rollout_uses_the_stream_and_hook_records_by_time(t
     assert conv.usage.cost_usd is None
     # no timestamps to place them on a call: the hook runs belong to the run, the denial with its reason
     assert [(h.blocked, h.reason) for h in conv.hooks] == [(False, None), (True, "NO WAY")]
+
+
+def test_attach_records_writes_them_beside_the_report_with_the_units_verdicts(tmp_path: Path) -> None:
+    import shutil
+
+    from evalens.runner.record import attach_records, load_record, records_for
+    from evalens.runner.report import load_report
+
+    fixture = Path(__file__).parent / "fixtures" / "run-report"
+    source = load_report(fixture / "2026-11-26T11-58-59Z.json")
+    records = {c.name: [load_record(fixture / c.artifacts / "record.json")] for c in source.cases}
+    records["writes-greeting"].append(records["writes-greeting"][0].model_copy(deep=True))  # two runs
+    report = source.model_copy(deep=True)
+    for case in report.cases:
+        case.artifacts, case.usage = None, None
+    next(c for c in report.cases if c.name == "writes-greeting").run_verdicts = ["PASS", "FAIL"]
+    report.summary.usage = None
+    path = tmp_path / "reports" / "batch.json"
+    path.parent.mkdir()
+    attach_records(report, path, records)
+    by_name = {c.name: c for c in report.cases}
+    assert by_name["respects-policy"].artifacts == "batch/respects-policy"
+    [(_, rec)] = records_for(path, by_name["respects-policy"].artifacts)
+    assert rec.verdict == "FAIL" and [c.status for c in rec.checks] == ["PASS", "FAIL"]
+    runs = records_for(path, by_name["writes-greeting"].artifacts)
+    assert [(p.parent.name, r.run_index, r.verdict) for p, r in runs] == [("run-1", 1, "PASS"), ("run-2", 2, "FAIL")]
+    assert by_name["writes-greeting"].usage.input_tokens == 2 * 51
+    assert report.summary.usage.input_tokens == 68 + 51 + 0 + 2 * 51
+    shutil.rmtree(tmp_path / "reports")
