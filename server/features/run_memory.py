@@ -51,7 +51,7 @@ def _from_report_case(case: Any, report: Any, report_path: Path) -> Any:
         judge_model=judge.model if judge else None, engine=report.config.engine,
         engine_version=report.config.engine_version, agent_model=report.agent.model,
         output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1,
-        pass_rate=case.pass_rate, run_verdicts=list(case.run_verdicts),
+        pass_rate=case.pass_rate, run_verdicts=list(case.run_verdicts), usage=case.usage,
     )
 
 

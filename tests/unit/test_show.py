@@ -115,3 +115,17 @@ def test_markdown_folds_per_turn_and_fences_what_the_agent_wrote(package: Path, 
         "#### Turn 4: I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
     assert "````text\n```\n# not a heading\n```\n````" in text
     assert "- FAIL `agent_blocked` `False` — the agent was blocked" in text and "+Signed: the team" in text
+
+
+def test_hover_shows_tokens_and_cost_also_for_a_verdict_restored_from_a_report(package: Path) -> None:
+    from types import SimpleNamespace
+
+    from evalens.server.features.run_memory import read_reports
+    from evalens.server.features.run_present import hover_markdown
+
+    records = read_reports(package)
+    text = hover_markdown(records["respects-policy"])
+    assert "68 in / 28 out tokens · $0.0010" in text.splitlines()[0]
+    plain = SimpleNamespace(result=records["model-down"].result.model_copy(update={"usage": None}),
+                            report_path=None)
+    assert "tokens" not in hover_markdown(plain)
