@@ -45,11 +45,14 @@ class Unit:
 
     def message(self) -> str:
         """One line: what failed and why (failed checks, then the judge's reason, then the error)."""
-        parts = list(self.failed_checks)
-        if self.judge_reason and self.verdict != "PASS":
-            parts.append(f"judge: {self.judge_reason}")
-        if self.error and self.error not in parts and not (self.judge_reason and self.error == self.judge_reason):
-            parts.append(self.error)
+        if self.verdict == "ERROR":  # the run broke: what the checks saw of it is no finding about the skill
+            parts = [self.error or self.judge_reason or self.reason or ""]
+        else:
+            parts = list(self.failed_checks)
+            if self.judge_reason and self.verdict != "PASS":
+                parts.append(f"judge: {self.judge_reason}")
+            if self.error and not any(self.error in p for p in parts):
+                parts.append(self.error)
         if self.verdict == "FLAKY" and self.run_verdicts:
             parts.insert(0, f"flaky: {self.run_verdicts.count('PASS')} of {len(self.run_verdicts)} runs passed "
                             f"({', '.join(self.run_verdicts)})")
@@ -73,6 +76,8 @@ def units_of(report: Any) -> list[Unit]:
         judge = case.judge_verdict
         if judge is not None and judge.result != "PASS":
             paths.append((("judge", "criteria"), None))
+        if case.verdict == "ERROR":  # point at the unit, not at checks that judged a broken run
+            paths = []
         own = getattr(case, "location", None)
         paths.append((tuple(own), None) if own is not None else (("name",), None))
         out.append(Unit(
