@@ -38,8 +38,8 @@ def main(argv: list[str] | None = None) -> int:
         def span(cut, durations):
             return max(sum(durations[u] for u in shard) for shard in cut.shards)
 
-        def bound(durations):
-            return max(sum(durations.values()) / n_shards, max(durations.values()))
+        def bound(durations, n=n_shards):
+            return max(sum(durations.values()) / n, max(durations.values()))
 
         lb, lb_real = bound(prior), bound(real)
         print(f"| {n_units} | {n_shards} | {lb:.0f} s | {span(by_count, prior) / lb - 1:+.1%} "
