@@ -59,12 +59,12 @@ def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted
     # the step summary
     assert "## evalens: test-pkg" in run.summary and "**8/12 passed (67%)**" in run.summary
     assert "| ❌ FAIL | 3 |" in run.summary and "| 💥 ERROR | 1 |" in run.summary
-    # the run view page: only with an evalens that has `show --html`
+    # the run view page (`evalens show --html`; the step skips itself on an evalens without it)
     view = steps["view"]
-    assert view.returncode == 0
-    assert ("html-path" in view.outputs) == ("no run view page" not in view.stdout)
-    if "html-path" in view.outputs:
-        assert (workspace / view.outputs["html-path"]).is_file()
+    assert view.returncode == 0, view.stderr
+    assert out["html-path"] == "evalens-out/report.html"
+    page = (workspace / out["html-path"]).read_text()
+    assert "case-02" in page and "case-09" in page
     assert steps["upload"].with_ == {"name": "evalens", "path": "evalens-out", "if-no-files-found": "ignore"}
     assert list(sandbox_dir.iterdir()) == []
 

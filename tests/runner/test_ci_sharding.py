@@ -69,6 +69,16 @@ def test_three_shards_merged_equal_the_unsharded_run(tmp_path: Path, scripted_ag
     for k, path in enumerate(paths["shards"], start=1):
         junit = (path.parent / "junit.xml").read_text()
         assert junit.count("<testcase ") == len(names[k - 1])
+    # `evalens show` reads the merged report, transcripts included (artifact paths rewritten by the merge)
+    page = tmp_path / "merged.html"
+    shown = subprocess.run([sys.executable, "-m", "evalens", "show", str(paths["merged"]), "--html", "-o", str(page)],
+                           capture_output=True, text=True, timeout=120)
+    assert shown.returncode == 0, shown.stderr
+    html = page.read_text()
+    assert all(name in html for name in verdicts)
+    one = subprocess.run([sys.executable, "-m", "evalens", "show", str(paths["merged"]), "case-09"],
+                         capture_output=True, text=True, timeout=120)
+    assert one.returncode == 0 and "scripted crash" in one.stdout, one.stdout + one.stderr
     assert list(sandbox_dir.iterdir()) == []
 
 
