@@ -84,6 +84,9 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
                                    skipped=sum(c.verdict == "SKIP" for c in cases),
                                    errored=sum(c.verdict == "ERROR" for c in cases),
                                    pass_rate=round(passed / total, 4) if total else 0.0)
+    from evalens.core.models.run_record import sum_usage
+
+    merged.summary.usage = sum_usage([c.usage for c in cases])  # tokens and cost: the batch's sum, as a run does
     return merged, warnings
 
 

@@ -205,10 +205,15 @@ def _shard(report, k: int, n: int, fp: str = "abc"):
 
 
 def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
-    a = write(_shard(make_report([make_case("c1", "PASS", file="evals/cases/01.yaml", artifacts="1/c1"),
-                                  make_case("c4", "FAIL", file="evals/cases/04.yaml")],
+    from evalens.core.models.run_record import Usage
+
+    a = write(_shard(make_report([make_case("c1", "PASS", file="evals/cases/01.yaml", artifacts="1/c1",
+                                            usage=Usage(input_tokens=100, output_tokens=10, model_calls=2)),
+                                  make_case("c4", "FAIL", file="evals/cases/04.yaml",
+                                            usage=Usage(input_tokens=50, output_tokens=5, model_calls=1))],
                                  timestamp="2026-02-22T14:30:00Z", duration=30), 1, 2), tmp_path / "s1" / "r.json")
-    b = write(_shard(make_report([make_case("c2", "ERROR", file="evals/cases/02.yaml", error="boom")],
+    b = write(_shard(make_report([make_case("c2", "ERROR", file="evals/cases/02.yaml", error="boom",
+                                            usage=Usage(input_tokens=7, output_tokens=1, model_calls=1))],
                                  timestamp="2026-02-22T14:30:10Z", duration=40), 2, 2), tmp_path / "s2" / "r.json")
     out = tmp_path / "merged" / "all.json"
     merged, warnings = merge_reports([(a, load_report(a)), (b, load_report(b))], out)
@@ -217,6 +222,7 @@ def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
     s = merged.summary
     assert (s.total, s.passed, s.failed, s.errored, s.pass_rate) == (3, 1, 1, 1, 0.3333)
     assert merged.timestamp == "2026-02-22T14:30:00Z" and merged.duration_seconds == 50.0
+    assert (s.usage.input_tokens, s.usage.output_tokens, s.usage.model_calls) == (157, 16, 4)
     assert [(x.shard.index, x.cases) for x in merged.shards] == [(1, ["c1", "c4"]), (2, ["c2"])]
     assert merged.cases[0].artifacts == "../s1/1/c1"
     write(merged, out)  # valid against the model; the schema check below covers the file
