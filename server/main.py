@@ -6,6 +6,28 @@ import argparse
 import logging
 
 
+class _BenignRaces(logging.Filter):
+    """A ``$/cancelRequest`` for a request that was already answered is the editor being late, not a fault
+    (VS Code cancels superseded code-lens requests after every run); pygls warns about it, we log it at debug."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno == logging.WARNING and str(record.msg).startswith("Cancel notification for unknown"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+def _log_to_stderr() -> None:
+    """Warnings and errors to stderr as ``LEVEL logger: message``, without a timestamp: editors add their own
+    (the VS Code extension maps the level to its log channel's level)."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_BenignRaces())
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.WARNING)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="evalens lsp", description=__doc__)
     parser.add_argument("--stdio", action="store_true", help="use stdio (the default)")
@@ -16,6 +38,10 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.log_file:
         logging.basicConfig(filename=args.log_file, level=logging.INFO)
+        for handler in logging.getLogger().handlers:
+            handler.addFilter(_BenignRaces())
+    else:
+        _log_to_stderr()
     from evalens.server.server import create_server
 
     server = create_server()

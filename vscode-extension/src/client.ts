@@ -13,7 +13,8 @@ import {
 } from "vscode-languageclient/node";
 import { documentSelectorFor, fileKinds } from "./documentSelector";
 import { FileKindsFeature } from "./fileKindsFeature";
-import { checkInterpreter, execProcess, Exec, InstallUi, offerInstall } from "./install";
+import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
+import { LeveledChannel, write } from "./logChannel";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
@@ -33,6 +34,8 @@ export interface EvalServer {
   readonly onDidChangeState: vscode.Event<ServerState>;
   readonly onVerdictChanged: vscode.Event<VerdictChangedParams>;
   readonly onRunState: vscode.Event<RunStateParams>;
+  /** Which process runs (or would run) the server and where it came from, in words; undefined before a start. */
+  readonly serverDescription?: string;
   executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T>;
   supports(command: string): boolean;
 }
@@ -52,6 +55,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private restartTimer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
   lensHooks: LensRunHooks | undefined;
+  serverDescription: string | undefined;
+  private readonly channel: LeveledChannel;
 
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onVerdictChanged = this.verdictEmitter.event;
@@ -62,6 +67,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     private readonly interpreters: InterpreterSource,
     private readonly exec: Exec = execProcess,
   ) {
+    this.channel = new LeveledChannel(log);
     this.disposables.push(
       this.stateEmitter,
       this.verdictEmitter,
@@ -122,6 +128,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const interpreter = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
     const cmd = resolveServerCommand(this.settings, interpreter);
+    this.serverDescription = cmd.python ? describeOrigin(cmd.python, cmd.source) : describeServerCommand(cmd);
     this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
     const check = cmd.python ? await checkInterpreter(this.exec, cmd.python) : "ok";
     if (check === "noInterpreter") {
@@ -152,7 +159,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const documentSelector = documentSelectorFor(fileKinds());
     const clientOptions: LanguageClientOptions = {
       documentSelector,
-      outputChannel: this.log,
+      outputChannel: this.channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: toWire(this.settings),
       // No client-side file watcher: the server registers watchers for its file kinds itself.
@@ -235,18 +242,36 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private async offerInstall(cmd: ServerCommand): Promise<void> {
     const ui: InstallUi = {
       ask: (message, ...choices) => Promise.resolve(vscode.window.showWarningMessage(message, ...choices)),
+      fail: async (message, ...choices) => {
+        const pick = await vscode.window.showErrorMessage(message, ...choices, "Show Log");
+        if (pick === "Show Log") {
+          this.log.show();
+          return undefined;
+        }
+        return pick;
+      },
       withProgress: (title, work) =>
         Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work)),
       info: (message) => void vscode.window.showInformationMessage(message),
-      error: (message) =>
-        void vscode.window.showErrorMessage(message, "Show Log").then((pick) => pick && this.log.show()),
       openSettings: async () => {
-        await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server");
+        await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server.path");
       },
-      log: (line) => line.trim() && this.log.info(line.trim()),
+      setServerPath: async (value) => {
+        await vscode.workspace.getConfiguration("evalens").update("server.path", value, vscode.ConfigurationTarget.Global);
+      },
+      pickFolder: async () =>
+        (
+          await vscode.window.showOpenDialog({
+            canSelectFolders: true,
+            canSelectFiles: false,
+            canSelectMany: false,
+            openLabel: "Install this evalens checkout",
+          })
+        )?.[0]?.fsPath,
+      log: (line) => write(this.log, line),
     };
-    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui)) === "installed") {
-      await this.restart();
+    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui, cmd.source)) === "installed") {
+      this.scheduleRestart(); // one restart, also when the install changed evalens.server.path
     }
   }
 

@@ -1,5 +1,12 @@
-/** Checks that evalens is importable by the server's interpreter and offers to pip install it there. */
+/**
+ * Checks that evalens is importable by the server's interpreter and, when it is not, offers every way that works:
+ * pip into that interpreter, pipx (its own environment, then `evalens.server.path` names the executable), pip from
+ * a checkout folder, or setting `evalens.server.path` by hand. A failed pip (an externally managed Python refuses
+ * it) offers the others again instead of ending at "see the log".
+ */
 import { execFile } from "node:child_process";
+import * as path from "node:path";
+import { LogLine, pipLogLines } from "./logChannel";
 
 export interface ProcessResult {
   code: number;
@@ -33,49 +40,131 @@ export async function isEvalensImportable(exec: Exec, python: string): Promise<b
   return (await checkInterpreter(exec, python)) === "ok";
 }
 
-/** The pip command that installs evalens into the given interpreter. */
+/** The pip command that installs evalens (or a checkout, editable) into the given interpreter. */
 export function pipInstallArgs(spec = "evalens"): string[] {
-  return ["-m", "pip", "install", "--upgrade", spec];
+  return spec === "evalens" ? ["-m", "pip", "install", "--upgrade", spec] : ["-m", "pip", "install", "-e", spec];
 }
 
 /** The few UI calls the install offer needs; VS Code's window API in the extension, fakes in tests. */
 export interface InstallUi {
   ask(message: string, ...choices: string[]): Promise<string | undefined>;
+  /** An error notification with choices (the extension adds "Show Log"). */
+  fail(message: string, ...choices: string[]): Promise<string | undefined>;
   withProgress<T>(title: string, work: () => Promise<T>): Promise<T>;
   info(message: string): void;
-  error(message: string): void;
   openSettings(): Promise<void>;
-  log(line: string): void;
+  /** Sets `evalens.server.path` (user settings). */
+  setServerPath(value: string): Promise<void>;
+  pickFolder(): Promise<string | undefined>;
+  log(line: LogLine): void;
 }
 
 export type InstallOutcome = "installed" | "failed" | "declined" | "settings";
 
-export const INSTALL_CHOICE = "Install with pip";
-export const SETTINGS_CHOICE = "Open Settings";
+export const PIP_CHOICE = "Install with pip";
+export const PIPX_CHOICE = "Install with pipx";
+export const CHECKOUT_CHOICE = "Install from a checkout…";
+export const SETTINGS_CHOICE = "Set evalens.server.path";
 
-/** Asks before installing evalens into `python` with pip; the caller restarts the server on "installed". */
-export async function offerInstall(exec: Exec, python: string, ui: InstallUi): Promise<InstallOutcome> {
-  const pick = await ui.ask(
-    `evalens is not installed for ${python}. Install it into that environment?`,
-    INSTALL_CHOICE,
-    SETTINGS_CHOICE,
-  );
-  if (pick === SETTINGS_CHOICE) {
-    await ui.openSettings();
-    return "settings";
+/** Where the interpreter came from, in words (for the notification and the status bar tooltip). */
+export type PythonOrigin = "setting" | "python-extension" | "path";
+
+export function describeOrigin(python: string, origin: PythonOrigin): string {
+  switch (origin) {
+    case "setting":
+      return `${python} (from evalens.server.path)`;
+    case "python-extension":
+      return `${python} (the interpreter selected in the Python extension)`;
+    default:
+      return `${python} (python3 found on PATH)`;
   }
-  if (pick !== INSTALL_CHOICE) {
-    return "declined";
+}
+
+async function hasPipx(exec: Exec): Promise<boolean> {
+  return (await exec("pipx", ["--version"], 15_000)).code === 0;
+}
+
+function lastLine(text: string): string {
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  return lines.find((l) => /^error:/i.test(l)) ?? lines[lines.length - 1] ?? "";
+}
+
+async function runLogged(exec: Exec, ui: InstallUi, title: string, command: string, args: string[]): Promise<ProcessResult> {
+  ui.log({ level: "info", text: `Running ${command} ${args.join(" ")}` });
+  const result = await ui.withProgress(title, () => exec(command, args, 10 * 60_000));
+  pipLogLines(result.stdout, result.stderr, result.code !== 0).forEach((l) => ui.log(l));
+  return result;
+}
+
+/** pip into `python` (PyPI or an editable checkout); true when evalens imports afterwards. */
+async function pipInstall(exec: Exec, python: string, ui: InstallUi, spec: string): Promise<string | undefined> {
+  const r = await runLogged(exec, ui, `Installing evalens into ${python}…`, python, pipInstallArgs(spec));
+  if (r.code === 0 && (await isEvalensImportable(exec, python))) {
+    return undefined;
   }
-  const args = pipInstallArgs();
-  ui.log(`Running ${python} ${args.join(" ")}`);
-  const result = await ui.withProgress(`Installing evalens into ${python}…`, () => exec(python, args, 10 * 60_000));
-  ui.log(result.stdout);
-  if (result.code !== 0 || !(await isEvalensImportable(exec, python))) {
-    ui.log(result.stderr);
-    ui.error(`pip install evalens failed (exit ${result.code}); see the evalens log.`);
-    return "failed";
+  return `pip install failed for ${python} (exit ${r.code})${r.stderr.trim() ? `: ${lastLine(r.stderr)}` : ""}`;
+}
+
+/** pipx install, then point `evalens.server.path` at the executable pipx put in its bin folder. */
+async function pipxInstall(exec: Exec, ui: InstallUi): Promise<string | undefined> {
+  const r = await runLogged(exec, ui, "Installing evalens with pipx…", "pipx", ["install", "--force", "evalens"]);
+  if (r.code !== 0) {
+    return `pipx install evalens failed (exit ${r.code})${r.stderr.trim() ? `: ${lastLine(r.stderr)}` : ""}`;
   }
-  ui.info("evalens installed; starting the server.");
-  return "installed";
+  const bin = (await exec("pipx", ["environment", "--value", "PIPX_BIN_DIR"], 15_000)).stdout.trim();
+  const exe = bin ? path.join(bin, process.platform === "win32" ? "evalens.exe" : "evalens") : "evalens";
+  await ui.setServerPath(exe);
+  ui.log({ level: "info", text: `evalens.server.path set to ${exe}` });
+  return undefined;
+}
+
+/**
+ * Offers the ways to get evalens for `python`; the caller restarts the server on "installed". After a failure the
+ * other ways are offered again (with the reason), so an externally managed Python does not end the story.
+ */
+export async function offerInstall(
+  exec: Exec,
+  python: string,
+  ui: InstallUi,
+  origin: PythonOrigin = "path",
+): Promise<InstallOutcome> {
+  const pipx = await hasPipx(exec);
+  let tried = new Set<string>();
+  let message =
+    `evalens is not installed for ${describeOrigin(python, origin)}. Install it there with pip` +
+    (pipx ? ", install it with pipx," : ",") +
+    " or set evalens.server.path to a Python or an evalens executable that has it.";
+  let failed = false;
+  for (;;) {
+    const choices = [PIP_CHOICE, ...(pipx ? [PIPX_CHOICE] : []), CHECKOUT_CHOICE, SETTINGS_CHOICE].filter(
+      (c) => !tried.has(c) || c === SETTINGS_CHOICE || c === CHECKOUT_CHOICE,
+    );
+    const pick = failed ? await ui.fail(message, ...choices) : await ui.ask(message, ...choices);
+    if (pick === SETTINGS_CHOICE) {
+      await ui.openSettings();
+      return "settings";
+    }
+    let error: string | undefined;
+    if (pick === PIP_CHOICE) {
+      error = await pipInstall(exec, python, ui, "evalens");
+    } else if (pick === PIPX_CHOICE) {
+      error = await pipxInstall(exec, ui);
+    } else if (pick === CHECKOUT_CHOICE) {
+      const folder = await ui.pickFolder();
+      if (!folder) {
+        return failed ? "failed" : "declined";
+      }
+      error = await pipInstall(exec, python, ui, folder);
+    } else {
+      return failed ? "failed" : "declined";
+    }
+    if (error === undefined) {
+      ui.info("evalens installed; starting the server.");
+      return "installed";
+    }
+    ui.log({ level: "error", text: error });
+    tried = new Set([...tried, pick]);
+    failed = true;
+    message = `${error}. Try another way:`;
+  }
 }

@@ -54,6 +54,10 @@ export interface CaseResult {
   error?: string;
   /** Tokens and cost of the agent's runs (cost only where the CLI reports one). */
   usage?: { inputTokens?: number; outputTokens?: number; costUsd?: number };
+  /** A dry run's answer: a plan, not a verdict. */
+  dryRun?: boolean;
+  /** The run was cancelled before its verdict: no result. */
+  cancelled?: boolean;
 }
 
 /** `evalens/verdictChanged`: sent after every run, also those started from the code lens. */

@@ -8,18 +8,24 @@ export interface StatusView {
   error: boolean;
 }
 
-export function statusView(state: ServerState, running: number): StatusView {
+/** `server` says which process runs the server and where it came from (see `describeOrigin`). */
+export function statusView(state: ServerState, running: number, server?: string): StatusView {
+  const via = server ? `\nServer: ${server}` : "";
   switch (state) {
     case "starting":
       return { text: "$(loading~spin) evalens", tooltip: "evalens: starting the language server", error: false };
     case "running":
       return running > 0
         ? { text: `$(sync~spin) evalens: ${running} running`, tooltip: `evalens: ${running} eval${running === 1 ? "" : "s"} running`, error: false }
-        : { text: "$(beaker) evalens", tooltip: "evalens: language server running", error: false };
+        : { text: "$(beaker) evalens", tooltip: `evalens: language server running${via}`, error: false };
     case "notInstalled":
-      return { text: "$(warning) evalens", tooltip: "evalens is not installed for the selected Python interpreter", error: true };
+      return {
+        text: "$(warning) evalens",
+        tooltip: `evalens is not installed for ${server ?? "the server's Python"}; click for the log`,
+        error: true,
+      };
     case "failed":
-      return { text: "$(error) evalens", tooltip: "evalens: the language server failed; click for the log", error: true };
+      return { text: "$(error) evalens", tooltip: `evalens: the language server failed; click for the log${via}`, error: true };
     default:
       return { text: "$(circle-slash) evalens", tooltip: "evalens: language server stopped", error: false };
   }
@@ -51,7 +57,7 @@ export class StatusBar implements vscode.Disposable {
   }
 
   private render(): void {
-    const view = statusView(this.server.state, this.running);
+    const view = statusView(this.server.state, this.running, this.server.serverDescription);
     this.item.text = view.text;
     this.item.tooltip = view.tooltip;
     this.item.backgroundColor = view.error ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;

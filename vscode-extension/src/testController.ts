@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import type { EvalServer, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, VerdictChangedParams } from "./protocol";
-import { Outcome, outcomeFromNotification, outcomeFromResult } from "./results";
+import { Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
 import type { EvalensSettings } from "./settings";
 
 export function toRange(r: LspRange): vscode.Range {
@@ -43,6 +43,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** Runs started from the code lens, by case key. */
   private readonly lensRuns = new Map<string, vscode.TestRun>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** The outcome of each case's last real run (not a dry run, not a cancelled one), by item id: what a dry run
+   * or a cancel leaves in place. Seeded from discovery's `lastVerdict` (results restored from reports). */
+  private readonly lastReal = new Map<string, Outcome>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -216,6 +219,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         item = this.controller.createTestItem(key, c.name, uri);
       }
       item.range = toRange(c.range);
+      if (c.lastVerdict && !this.lastReal.has(key)) {
+        this.lastReal.set(key, outcomeFromNotification({ ...c, verdict: c.lastVerdict, reason: c.lastReason, durationSeconds: c.lastDurationSeconds }));
+      }
       this.data.set(item, c);
       this.cases.set(key, item);
       items.push(item);
@@ -277,7 +283,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, dryRun: boolean): Promise<void> {
     const run = this.controller.createTestRun(request, dryRun ? "evalens dry run" : "evalens", true);
     const items = this.collect(request);
-    items.forEach((item) => run.enqueued(item));
+    if (!dryRun) {
+      items.forEach((item) => run.enqueued(item)); // a dry run reports no state: the last real result stays
+    }
     const limit = this.settings().maxParallelRuns;
     try {
       await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun));
@@ -292,12 +300,14 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       return;
     }
     if (token.isCancellationRequested) {
-      run.skipped(item);
+      this.keepLast(run, item, dryRun);
       return;
     }
     const key = item.id;
     this.active.add(key);
-    run.started(item);
+    if (!dryRun) {
+      run.started(item);
+    }
     const cancelled = new Promise<"cancelled">((resolve) => token.onCancellationRequested(() => resolve("cancelled")));
     try {
       const request = this.server.executeCommand<CaseResult>(Commands.runCase, { uri: c.uri, name: c.name, dryRun }, token);
@@ -307,19 +317,46 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         if (this.server.supports(Commands.cancelRun)) {
           this.server.executeCommand(Commands.cancelRun, { uri: c.uri, name: c.name }).catch(() => undefined);
         }
-        run.appendOutput(`cancelled ${c.name}\r\n`, undefined, item);
-        run.skipped(item);
+        run.appendOutput(`cancelled ${c.name}\r\n`);
+        this.keepLast(run, item, dryRun);
         return;
       }
-      this.report(run, item, outcomeFromResult(result));
+      if (dryRun || result.dryRun || result.cancelled) {
+        run.appendOutput(resultOutput(result));
+        this.keepLast(run, item, dryRun);
+        return;
+      }
+      this.reportReal(run, item, outcomeFromResult(result));
     } catch (err) {
       if (token.isCancellationRequested) {
-        run.skipped(item);
+        this.keepLast(run, item, dryRun);
+      } else if (dryRun) {
+        run.appendOutput(`dry run of ${c.name} failed: ${String(err)}\r\n`);
       } else {
-        this.report(run, item, { outcome: "errored", messages: [{ text: String(err) }], output: `${String(err)}\r\n` });
+        this.reportReal(run, item, { outcome: "errored", messages: [{ text: String(err) }], output: `${String(err)}\r\n` });
       }
     } finally {
       this.active.delete(key);
+    }
+  }
+
+  /** A real run's outcome: shown, and remembered as what dry runs and cancels leave in place. */
+  private reportReal(run: vscode.TestRun, item: vscode.TestItem, o: Outcome): void {
+    this.lastReal.set(item.id, o);
+    this.report(run, item, o);
+  }
+
+  /** A dry run or a cancel: the item keeps its last real result. A dry run never touched the item's state; a
+   * cancelled item was started in this run, so its last real outcome is reported again (skipped if it has none). */
+  private keepLast(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean): void {
+    if (dryRun) {
+      return;
+    }
+    const last = this.lastReal.get(item.id);
+    if (last) {
+      this.report(run, item, { ...last, output: "cancelled: the last real result stays\r\n" });
+    } else {
+      run.skipped(item);
     }
   }
 
@@ -367,10 +404,12 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
     this.lensRuns.delete(item.id);
     const r = result as CaseResult | undefined;
-    if (r && typeof r === "object" && typeof r.verdict === "string") {
-      this.report(run, item, outcomeFromResult(r));
+    if (r && typeof r === "object" && r.cancelled) {
+      this.keepLast(run, item, false);
+    } else if (r && typeof r === "object" && typeof r.verdict === "string") {
+      this.reportReal(run, item, outcomeFromResult(r));
     } else if (error !== undefined) {
-      this.report(run, item, { outcome: "errored", messages: [{ text: String(error) }], output: "" });
+      this.reportReal(run, item, { outcome: "errored", messages: [{ text: String(error) }], output: "" });
     }
     run.end();
   }
@@ -389,7 +428,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       item.range = toRange(p.range);
     }
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens", false);
-    this.report(run, item, outcomeFromNotification(p));
+    this.reportReal(run, item, outcomeFromNotification(p));
     run.end();
   }
 

@@ -169,6 +169,64 @@ test("runs respect maxParallelRuns, and a dry run passes dryRun", async () => {
   tc.dispose();
 });
 
+test("a dry run reports no state, so the Test Explorer keeps the last real result", async () => {
+  const { tc, controller } = setup({
+    "evalens.runCase": async (arg) =>
+      arg.dryRun
+        ? result(String(arg.name), "SKIP", { reason: "dry run: checks: contains", dryRun: true })
+        : result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] }),
+  });
+  await tc.refreshAll();
+  const item = tc.caseItem(CASES_URI, "rejects-empty")!;
+  await tc.runItems([item], false);
+  assert.ok((controller.runs.at(-1) as FakeTestRun).events.some((e) => e.kind === "failed"));
+  await tc.runItems([item], true);
+  const dry = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(dry.events.filter((e) => !["output", "end"].includes(e.kind)), [], "no enqueued/started/skipped");
+  assert.ok(dry.events.some((e) => e.kind === "output"), "the plan is in the run's output");
+  tc.dispose();
+});
+
+test("a cancelled run reports the case's last real outcome again, not Skipped", async () => {
+  let calls = 0;
+  const { tc, controller } = setup({
+    "evalens.runCase": (arg, token) => {
+      calls++;
+      if (calls === 1) {
+        return Promise.resolve(result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] }));
+      }
+      return new Promise((_resolve, reject) => token?.onCancellationRequested(() => reject(new Error("RequestCancelled"))));
+    },
+    "evalens.cancelRun": () => null,
+  });
+  await tc.refreshAll();
+  const item = tc.caseItem(CASES_URI, "rejects-empty")!;
+  await tc.runItems([item], false);
+  const cts = new vscode.CancellationTokenSource();
+  const profile = controller.profiles[0].handler as (r: vscode.TestRunRequest, t: vscode.CancellationToken) => Promise<void>;
+  const done = profile(new vscode.TestRunRequest([item]), cts.token);
+  await tick();
+  cts.cancel();
+  await done;
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(run.events.filter((e) => ["failed", "skipped", "passed"].includes(e.kind)).map((e) => e.kind), ["failed"]);
+  tc.dispose();
+});
+
+test("a cancelled code-lens run keeps the verdict restored at discovery", async () => {
+  const { server, tc, controller } = setup({
+    "evalens.discoverCases": () =>
+      discovered().map((c) => (c.name === "task-1" ? { ...c, lastVerdict: "PASS" as const, lastDurationSeconds: 2 } : c)),
+  });
+  await tc.refreshAll();
+  tc.lensRunStarted(TASKS_URI, "task-1");
+  tc.lensRunFinished(TASKS_URI, "task-1", { ...result("task-1", "SKIP"), uri: TASKS_URI, reason: "cancelled", cancelled: true });
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(run.events.filter((e) => e.kind === "passed").length, 1);
+  assert.ok(server);
+  tc.dispose();
+});
+
 test("cancelling a run skips the running and the queued cases and asks the server to cancel", async () => {
   let release: () => void = () => undefined;
   const { server, tc, controller } = setup(
