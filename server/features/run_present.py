@@ -107,11 +107,28 @@ def summary_message(result: Any) -> str:
     return "\n".join(lines)
 
 
+def diagnostic_message(result: Any) -> str:
+    """One line for the diagnostic on `name` (editors draw it as virtual text next to the lens): the verdict and
+    its first reason. Every check, the judge and the output are in the hover."""
+    failed = next((c for c in result.checks if c.status == "FAIL"), None)
+    if result.verdict == "FAIL" and failed is not None:
+        reason = f"{check_label(failed)}: {failed.detail}"
+    elif result.verdict == "FAIL" and result.judge_reason:
+        reason = f"judge: {result.judge_reason}"
+    else:
+        reason = result.reason or result.error or ""
+    text = short(reason, 90)
+    return f"eval {result.verdict}: {text}" if text else f"eval {result.verdict}"
+
+
 def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) -> list[types.Diagnostic]:
-    """A diagnostic on the case's `name` plus one on each failed check's own line."""
+    """A one-line diagnostic on the case's `name` plus one on each failed check's own line. A PASS has none:
+    it is not a problem (the lens and the Test Explorer show it)."""
+    if result.verdict == "PASS":
+        return []
     doc = validation.doc
     out = [types.Diagnostic(
-        range=to_range(case.name_span, doc.lines, encoding), message=summary_message(result),
+        range=to_range(case.name_span, doc.lines, encoding), message=diagnostic_message(result),
         severity=SEVERITY.get(result.verdict, types.DiagnosticSeverity.Information), source=SOURCE,
         code=f"eval-{result.verdict.lower()}",
         code_description=code_description(f"eval-{result.verdict.lower()}"))]
@@ -120,7 +137,7 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
             continue
         rng = check_range(validation, case.path, check, encoding)
         if rng is not None:
-            out.append(types.Diagnostic(range=rng, message=f"{check_label(check)}: {check.detail}",
+            out.append(types.Diagnostic(range=rng, message=short(f"{check_label(check)}: {check.detail}", 120),
                                         severity=types.DiagnosticSeverity.Error, source=SOURCE,
                                         code="eval-check-failed",
                                         code_description=code_description("eval-check-failed")))
@@ -140,8 +157,8 @@ def hover_markdown(record: Any) -> str:
     if spent:
         head += f" · {spent}"
     parts = [head]
-    if r.reason and r.verdict != "PASS":
-        parts.append(f"Reason: {r.reason}")
+    if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
+        parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")
     if r.checks:
         rows = [f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
                 + (f" — {c.detail}" if c.detail and c.detail != c.value else "") for c in r.checks]
