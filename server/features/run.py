@@ -429,6 +429,10 @@ class Runs:
             "range": {"start": {"line": rng.start.line, "character": rng.start.character},
                       "end": {"line": rng.end.line, "character": rng.end.character}},
         }
+        if target.case is not None and target.validation is not None and target.validation.doc is not None:
+            from evalens.core.labels import case_label  # skill-creator's "1".."20" read as their prompts
+
+            entry["label"] = case_label(target.validation.doc, target.case)
         record = self.memory.get(target.root, target.name)
         if record is not None:
             entry.update(lastVerdict=record.result.verdict, lastReason=record.result.reason,

@@ -141,9 +141,10 @@ async def test_symbols(client: LanguageClient, example_pkg: Path):
     await open_and_diagnose(client, uri, path.read_text())
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         text_document=types.TextDocumentIdentifier(uri=uri)))
-    names = [s.name for s in symbols]
-    assert names == ["name", "description", "target", "input", "expected", "judge"]
-    assert [c.name for c in symbols[3].children] == ["prompt", "files", "workspace-files"]
+    (case,) = symbols  # one symbol per case, its keys under it
+    assert case.name == "extract-text" and case.kind == types.SymbolKind.Method
+    assert [c.name for c in case.children] == ["name", "description", "target", "input", "expected", "judge"]
+    assert [c.name for c in case.children[3].children] == ["prompt", "files", "workspace-files"]
 
 
 async def test_quick_fixes(client: LanguageClient, example_pkg: Path):

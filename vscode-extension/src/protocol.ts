@@ -23,6 +23,8 @@ export type Verdict = "PASS" | "FAIL" | "SKIP" | "ERROR";
 export interface DiscoveredCase {
   uri: string;
   name: string;
+  /** What editors show (a skill-creator case's prompt instead of its numeric id); `name` when absent. */
+  label?: string;
   format: string;
   range: LspRange;
   packageRoot: string;

@@ -215,9 +215,12 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     for (const c of cases) {
       const key = caseKey(fileId, c.name);
       let item = file.children.get(key);
+      const label = c.label || c.name;
       if (!item) {
-        item = this.controller.createTestItem(key, c.name, uri);
+        item = this.controller.createTestItem(key, label, uri);
       }
+      item.label = label;
+      item.description = label !== c.name ? `#${c.name}` : undefined;
       item.range = toRange(c.range);
       if (c.lastVerdict && !this.lastReal.has(key)) {
         this.lastReal.set(key, outcomeFromNotification({ ...c, verdict: c.lastVerdict, reason: c.lastReason, durationSeconds: c.lastDurationSeconds }));

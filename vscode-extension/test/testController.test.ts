@@ -310,3 +310,18 @@ test("inPool never exceeds its limit and runs everything", async () => {
   assert.deepEqual(seen.sort(), [1, 2, 3, 4, 5]);
   await inPool([], 3, async () => assert.fail());
 });
+
+test("cases with a numeric id are labelled by the label discovery gives (their prompt), the id as description", async () => {
+  const { tc } = setup({
+    "evalens.discoverCases": () => [
+      { uri: TASKS_URI, name: "1", label: "Summarise the attached PDF", format: "skill-creator-evals", range: range(2), packageRoot: "/ws/other" },
+      { uri: TASKS_URI, name: "task-2", label: "task-2", format: "skill-creator-evals", range: range(8), packageRoot: "/ws/other" },
+    ],
+  });
+  await tc.refreshAll();
+  const first = tc.caseItem(TASKS_URI, "1")!;
+  assert.equal(first.label, "Summarise the attached PDF");
+  assert.equal(first.description, "#1");
+  assert.equal(tc.caseItem(TASKS_URI, "task-2")!.description, undefined);
+  tc.dispose();
+});

@@ -1,0 +1,44 @@
+"""What a runnable unit is called in an editor (outline, Test Explorer).
+
+Some formats name their units with bare numbers or indexes (skill-creator ``"id": 1``, trigger-set queries
+``0``, ``should_trigger[2]``). Twenty cases called "1" … "20" say nothing, so those units are labelled by
+their prompt or query; a unit with a real name (a UAAPS case, a skilljack task id) keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+OPAQUE = re.compile(r"^(\d+|[A-Za-z_]+\[\d+\])$")
+TEXT_KEYS = ("prompt", "query", "text", "description")
+MAX_LABEL = 60
+
+
+def one_line(text: str, limit: int = MAX_LABEL) -> str:
+    line = re.sub(r"\s+", " ", text).strip()
+    return line if len(line) <= limit else line[: limit - 1].rstrip() + "…"
+
+
+def unit_text(doc: Any, path: tuple) -> str | None:
+    """The prompt (or query) of the unit at ``path``: the unit itself when it is a string, else its first
+    text key."""
+    node = doc.node_at_path(path) if path else None
+    if node is None:
+        return None
+    if node.kind == "scalar":
+        return node.value if isinstance(node.value, str) and node.value.strip() else None
+    if node.kind == "map":
+        for key in TEXT_KEYS:
+            child = node.get(key)
+            if child is not None and child.kind == "scalar" and isinstance(child.value, str) and child.value.strip():
+                return child.value
+    return None
+
+
+def case_label(doc: Any, case: Any) -> str:
+    """``case.name`` unless it is a bare number or index; then the unit's prompt or query on one line."""
+    if not OPAQUE.match(case.name or ""):
+        return case.name
+    text = unit_text(doc, tuple(case.path))
+    return one_line(text) if text else case.name
