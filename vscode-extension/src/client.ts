@@ -55,6 +55,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private restartTimer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
   lensHooks: LensRunHooks | undefined;
+  /** Asks to save unsaved eval files before a lens run reads them (see saveBeforeRun.ts). */
+  saveGuard: (uris: string[]) => Promise<boolean> = async () => true;
   serverDescription: string | undefined;
   private readonly channel: LeveledChannel;
 
@@ -225,6 +227,9 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     next: (command: string, args: unknown[]) => vscode.ProviderResult<unknown>,
   ): Promise<unknown> {
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
+    if (target && !(await this.saveGuard([target.uri]))) {
+      return undefined; // the user chose neither to save nor to run the saved file
+    }
     if (!target || target.dryRun || !this.lensHooks) {
       return next(command, args);
     }

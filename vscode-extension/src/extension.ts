@@ -3,6 +3,7 @@ import * as vscode from "vscode";
 import { currentSettings, ServerManager } from "./client";
 import { registerCommands } from "./commands";
 import { PythonExtensionInterpreter } from "./interpreter";
+import { vscodeSaveGuard } from "./saveBeforeRun";
 import { StatusBar } from "./statusBar";
 import { EvalTestController } from "./testController";
 
@@ -12,8 +13,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const log = vscode.window.createOutputChannel("evalens", { log: true });
   const interpreters = new PythonExtensionInterpreter(log);
   server = new ServerManager(log, interpreters);
-  const tests = new EvalTestController(server, () => currentSettings(), log);
+  const tests = new EvalTestController(server, () => currentSettings(), log, vscodeSaveGuard);
   server.lensHooks = tests;
+  server.saveGuard = vscodeSaveGuard;
   context.subscriptions.push(
     log,
     interpreters,

@@ -52,6 +52,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     private readonly server: EvalServer,
     private readonly settings: () => EvalensSettings,
     private readonly log: vscode.LogOutputChannel,
+    /** Asks to save unsaved eval files before a run reads them (false: do not run). */
+    private readonly saveGuard: (uris: string[]) => Promise<boolean> = async () => true,
   ) {
     this.controller = vscode.tests.createTestController("evalens", "evalens evals");
     this.controller.resolveHandler = async (item) => {
@@ -284,8 +286,12 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   }
 
   async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, dryRun: boolean): Promise<void> {
-    const run = this.controller.createTestRun(request, dryRun ? "evalens dry run" : "evalens", true);
     const items = this.collect(request);
+    const uris = [...new Set(items.map((i) => this.data.get(i)?.uri).filter((u): u is string => !!u))];
+    if (!(await this.saveGuard(uris))) {
+      return; // declined: no run, and every case keeps its last result
+    }
+    const run = this.controller.createTestRun(request, dryRun ? "evalens dry run" : "evalens", true);
     if (!dryRun) {
       items.forEach((item) => run.enqueued(item)); // a dry run reports no state: the last real result stays
     }

@@ -325,3 +325,23 @@ test("cases with a numeric id are labelled by the label discovery gives (their p
   assert.equal(tc.caseItem(TASKS_URI, "task-2")!.description, undefined);
   tc.dispose();
 });
+
+test("a run of a file with unsaved edits waits for the save guard; declining runs nothing", async () => {
+  const server = new FakeServer({ "evalens.discoverCases": () => discovered(), "evalens.runCase": async (a) => result(String(a.name), "PASS") });
+  const asked: string[][] = [];
+  let answer = false;
+  const tc = new EvalTestController(server, () => DEFAULT_SETTINGS, log, async (uris) => {
+    asked.push(uris);
+    return answer;
+  });
+  const controller = tc.controller as unknown as FakeTestController;
+  await tc.refreshAll();
+  await tc.runItems(tc.allCases().filter((i) => i.uri?.toString().includes("basic.yaml")), false);
+  assert.deepEqual(asked, [[CASES_URI]]);
+  assert.equal(controller.runs.length, 0);
+  assert.equal(server.calls.filter((c) => c.command === "evalens.runCase").length, 0);
+  answer = true;
+  await tc.runItems(tc.allCases(), false);
+  assert.equal(server.calls.filter((c) => c.command === "evalens.runCase").length, 3);
+  tc.dispose();
+});
