@@ -67,7 +67,8 @@ def _vsix_is_stale() -> bool:
     if not VSIX.exists():
         return True
     built = VSIX.stat().st_mtime
-    sources = [EXT_DIR / "package.json", *(EXT_DIR / "src").rglob("*.ts")]
+    sources = [EXT_DIR / "package.json", EXT_DIR / "README.md", EXT_DIR / ".vscodeignore",
+               *(EXT_DIR / "images").glob("*"), *(EXT_DIR / "src").rglob("*.ts")]
     return any(p.stat().st_mtime > built for p in sources)
 
 
@@ -332,6 +333,35 @@ def test_show_run_opens_the_run_page_beside_at_the_failed_check(vscode_session):
     assert shown["verdict"] == "FAIL" and "agent_blocked" in shown["failedCheck"], shown
     assert shown["anchor"].startswith(f"u-{FAIL_CASE}-check-"), shown
     assert shown["calls"] >= 1 and " in / " in shown["usage"] and "$" in shown["usage"], shown  # Claude: cost
+
+
+def test_pass_is_not_a_problem(vscode_session):
+    _step(vscode_session, "pass-no-problem")
+    assert vscode_session["passSquiggles"] == 0, "a PASS draws no squiggle on `name`"
+    rows = " | ".join(vscode_session["passProblems"])
+    assert "eval PASS" not in rows and "eval-pass" not in rows, rows
+    assert "01-extract-text.yaml" not in rows, rows
+
+
+def test_dry_run_leaves_the_last_result_alone(vscode_session):
+    _step(vscode_session, "dry-run-keeps-result")
+    assert vscode_session["failRowAfterDryRun"].startswith(f"{FAIL_CASE} (Failed"), vscode_session["failRowAfterDryRun"]
+
+
+def test_extension_page_shows_the_icon(vscode_session):
+    _step(vscode_session, "extension-page")
+    icon = vscode_session["extensionIcon"]
+    assert icon["width"] >= 128 and "icon.png" in icon["src"], icon
+    assert "evalens" in vscode_session["extensionHeader"], vscode_session["extensionHeader"]
+    assert (ARTIFACTS / "extension-page.png").exists()
+
+
+def test_output_channel_is_clean(vscode_session):
+    """No errors or warnings for normal events in the evalens channel (one timestamp per line)."""
+    lines = vscode_session["ext_log"].splitlines()
+    assert not [line for line in lines if "Cancel notification for unknown message id" in line]
+    assert not [line for line in lines if "[error]" in line and "exited with code 0" in line]
+    assert not [line for line in lines if "[Info  -" in line or "[Error -" in line], "doubled timestamps"
 
 
 def test_test_explorer_follows_edits(vscode_session):

@@ -16,6 +16,7 @@ const BROKEN = process.env.BROKEN_FILE || '03-broken.yaml';
 const GOOD = process.env.GOOD_FILE || '01-extract-text.yaml';
 const CASE = process.env.CASE_NAME || 'extract-text';
 const FAIL_CASE = process.env.FAIL_CASE_NAME || '';
+const FAIL_FILE = process.env.FAIL_FILE || '02-block-secrets.yaml';
 
 const result = { steps: [] };
 const t0 = Date.now();
@@ -196,6 +197,19 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
         }
       });
 
+      await step('pass-no-problem', async () => {
+        // a PASS is not a problem: no squiggle on `name`, no Problems entry for the passing case's file
+        await page.waitForTimeout(1500);
+        result.passSquiggles = await page.locator('.editor-instance .squiggly-info, .editor-instance .squiggly-warning, .editor-instance .squiggly-error').count();
+        await runCommand(page, 'View: Focus Problems (Errors, Warnings, Infos)');
+        await page.locator('.markers-panel').first().waitFor({ timeout: 15000 });
+        await page.waitForTimeout(500);
+        result.passProblems = (await page.locator('.markers-panel .monaco-list-row').allInnerTexts())
+          .map((t) => t.replace(/\s+/g, ' ').trim());
+        await page.screenshot({ path: `${OUT}/pass-no-problem.png` });
+        await runCommand(page, 'View: Close Panel').catch(() => undefined);
+      });
+
       await step('test-explorer', async () => {
         await runCommand(page, 'View: Show Testing');
         const tree = page.locator('.test-explorer .monaco-list-row');
@@ -273,6 +287,22 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           };
           await page.screenshot({ path: `${OUT}/show-run.png` });
         });
+
+        await step('dry-run-keeps-result', async () => {
+          // a dry run of the failed case leaves its Test Explorer result alone
+          await page.keyboard.press('Escape');
+          await openFile(page, FAIL_FILE);
+          await gotoLine(page, 1, 1);
+          await runCommand(page, 'evalens: Dry Run Eval at Cursor');
+          const toast = page.locator('.notification-toast', { hasText: `Dry run of ${FAIL_CASE}` }).first();
+          await toast.waitFor({ timeout: 60000 });
+          await page.waitForTimeout(1500);
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          const labels = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+          result.failRowAfterDryRun = labels.find((l) => l.startsWith(`${FAIL_CASE} (`)) || '';
+          await page.screenshot({ path: `${OUT}/dry-run-keeps-result.png` });
+          await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+        });
       }
     }
     if (RUN_LENS) {
@@ -307,6 +337,27 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           (els) => els.map((e) => `${e.dataset.verdict} ${e.id}`));
       });
     }
+    await step('extension-page', async () => {
+      // the extension's Details page: its icon and name, as a user finds it in the Extensions view
+      await runCommand(page, 'View: Close Panel').catch(() => undefined);
+      await runCommand(page, 'Extensions: Show Enabled Extensions');
+      const entry = page.locator('.extensions-viewlet .monaco-list-row', { hasText: 'evalens' }).first();
+      await entry.waitFor({ timeout: 30000 });
+      await entry.click();
+      const header = page.locator('.extension-editor .header').first();
+      await header.waitFor({ timeout: 30000 });
+      const icon = page.locator('.extension-editor .header img.icon').first();
+      await icon.waitFor({ timeout: 15000 });
+      for (let i = 0; i < 20; i++) {
+        result.extensionIcon = await icon.evaluate((img) => ({ src: img.src, width: img.naturalWidth, complete: img.complete }));
+        if (result.extensionIcon.width > 0) break;
+        await page.waitForTimeout(250);
+      }
+      result.extensionHeader = (await header.innerText()).replace(/\s+/g, ' ').trim();
+      await page.waitForTimeout(1000);
+      await page.screenshot({ path: `${OUT}/extension-page.png` });
+    });
+
     result.ok = true;
     save();
     log('ALL OK');
