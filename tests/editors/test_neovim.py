@@ -98,8 +98,18 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
 
     diags = result["diagnostics"]
     on_name = [d for d in diags if d["lnum"] == 0]
-    assert len(on_name) == 1 and on_name[0]["severity"] == 1 and on_name[0]["message"].startswith("eval FAIL")
-    assert f"failed check contains: {reason}" in on_name[0]["message"]
+    assert len(on_name) == 1 and on_name[0]["severity"] == 1
+    assert on_name[0]["message"] == f"eval FAIL: contains: {reason}"  # one line; hover has the rest
+    # with virtual text on, the diagnostic beside the lens is a few cells, so the verdict lens stays on screen
+    (drawn,) = result["diagnostic_virtual_text"]
+    assert "eval FAIL" in drawn and len(drawn) <= 16, drawn
+    assert result["k_is_buffer_mapping"], "K is hover in eval buffers"
+    # the cancelled first run: announced, and no verdict lens from it
+    notes = result["notes_after_cancel"]
+    assert any(n.startswith("evalens: cancelled 1 run") for n in notes), notes
+    assert any("Eval extract-text: cancelled" in n for n in notes), notes
+    assert result["lenses_after_cancel"] == ["▶ Run eval", "Dry run"]
+    assert any("Eval extract-text: ✗ FAIL" in n for n in result["notes_at_end"]), result["notes_at_end"]
     marked = {d["lnum"]: d for d in diags if d["lnum"] != 0}
     contains_line = lines.index('    - "EXTRACTED"')
     created_line = lines.index("    - output/extracted.txt")
@@ -114,3 +124,28 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert show["foldmethod"] == "expr" and show["turn_fold_closed"] and not show["unit_fold_closed"]
     assert leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_checkhealth_evalens(version: str, tmp_path: Path):
+    """`:checkhealth evalens`: the server and its version, then `evalens doctor`'s checks (agent CLIs, keys,
+    sandbox)."""
+    nvim = _nvim(version)
+    if nvim is None:
+        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
+    init = tmp_path / "init.lua"
+    init.write_text(readme_init(version))
+    report = tmp_path / "health.txt"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env.update(ANTHROPIC_API_KEY="test-key-not-real", XDG_STATE_HOME=str(tmp_path / "xdg"),
+               XDG_DATA_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "xdg"),
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.run([nvim, "--headless", "-u", str(init), "-c", "checkhealth evalens",
+                           "-c", f"write! {report}", "-c", "qall!"], capture_output=True, text=True, timeout=120,
+                          env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    text = report.read_text() if report.exists() else ""
+    assert proc.returncode == 0 and text, (proc.stdout[-2000:], proc.stderr[-2000:])
+    assert "evalens 0.1.0" in text and sys.executable in text, text  # found, with its version and command
+    assert "claude-code CLI" in text and "codex CLI" in text, text
+    assert "claude-code agent key" in text and "test-key-not-real" not in text, text  # names, never values
+    assert "sandbox:" in text and "bubblewrap" in text, text

@@ -77,16 +77,50 @@ end
 out.lens_line = lens_line
 table.insert(out.steps, 'lenses')
 
--- Several lenses share the line, so codelens.run() asks vim.ui.select: choose "▶ Run eval" like a user would.
+-- What the user is told (vim.notify) and whether K is hover in this buffer (0.7 leaves it on `man`).
+out.notes = {}
+local notify = vim.notify
+vim.notify = function(msg, level, opts)
+  table.insert(out.notes, msg)
+  return notify(msg, level, opts)
+end
+local k = vim.fn.maparg('K', 'n', false, true)
+out.k_is_buffer_mapping = type(k) == 'table' and k.buffer == 1
+vim.diagnostic.config({ virtual_text = true }) -- on, as 0.7 has it and the README recommends for 0.11
+
+-- Several lenses share the line, so codelens.run() asks vim.ui.select: choose the lens like a user would.
+local choice = '▶ Run eval'
 vim.ui.select = function(items, opts, on_choice)
   for i, item in ipairs(items) do
-    if opts.format_item(item) == '▶ Run eval' then
+    if opts.format_item(item) == choice then
       return on_choice(item, i)
     end
   end
   on_choice(nil, nil)
 end
 vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+
+-- 1. start a run and cancel it (:EvalensCancel): the user hears about it, no verdict appears
+vim.lsp.codelens.run()
+if not vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
+  return fail('no "■ Cancel" lens while the first run was in flight')
+end
+vim.cmd('EvalensCancel')
+if not vim.wait(90000, function() return has_title('▶ Run eval') ~= nil end, 50) then
+  return fail('the cancelled run did not end; lenses: ' .. vim.inspect(titles()) .. '; notes: ' .. vim.inspect(out.notes))
+end
+vim.wait(3000, function()
+  for _, n in ipairs(out.notes) do
+    if n:find('cancelled', 1, true) and n:find('Eval', 1, true) then
+      return true
+    end
+  end
+end, 50)
+out.notes_after_cancel = vim.deepcopy(out.notes)
+out.lenses_after_cancel = titles()
+table.insert(out.steps, 'cancelled')
+
+-- 2. the real run
 vim.lsp.codelens.run()
 
 if vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
@@ -120,6 +154,23 @@ for _, d in ipairs(vim.diagnostic.get(bufnr)) do
   end
 end
 table.insert(out.steps, 'diagnostics')
+-- the diagnostic's virtual text on the `name:` line is short, so the verdict lens next to it stays on screen
+local diag_virt = {}
+for ns = 1, 300 do -- 0.7 draws diagnostics in anonymous namespaces: look at every id
+  local got, marks = pcall(vim.api.nvim_buf_get_extmarks, bufnr, ns, { lens_line, 0 }, { lens_line, -1 }, { details = true })
+  for _, mark in ipairs(got and marks or {}) do
+    local chunks = {}
+    for _, chunk in ipairs(mark[4].virt_text or {}) do
+      table.insert(chunks, chunk[1])
+    end
+    local text = table.concat(chunks)
+    if text ~= '' and not text:find('Run eval', 1, true) then
+      table.insert(diag_virt, text)
+    end
+  end
+end
+out.diagnostic_virtual_text = diag_virt
+out.notes_at_end = out.notes
 
 -- :EvalensShow on the case under the cursor: its run as a read-only Markdown buffer, a closed fold per turn.
 vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })

@@ -37,7 +37,7 @@ M.defaults = {
   -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens.
   settings = { evalens = {} },
   -- Buffer-local normal-mode mappings; set a key to false (or keys = false) to skip it.
-  keys = { run = '<leader>er', refresh = '<leader>el', run_all = '<leader>ea', cancel = '<leader>ec' },
+  keys = { run = '<leader>er', refresh = '<leader>el', run_all = '<leader>ea', cancel = '<leader>ec', hover = 'K' },
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -156,7 +156,7 @@ end
 
 --- Handlers for the server's own notifications (pass as the client's `handlers`).
 function M.handlers()
-  return {
+  return require('evalens.ui').wrap_handlers({
     ['evalens/runState'] = function(_, _, ctx)
       each_attached_buffer(ctx.client_id, M.refresh)
     end,
@@ -171,7 +171,16 @@ function M.handlers()
         end
       end)
     end,
-  }
+  })
+end
+
+local function run_all(bufnr)
+  require('evalens.ui').echo("evalens: running every eval case of this file's package…")
+  M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }, require('evalens.ui').summarize_runs)
+end
+
+local function cancel(bufnr)
+  M.exec(bufnr, 'evalens.cancelRun', { uri = vim.uri_from_bufnr(bufnr) }, require('evalens.ui').summarize_cancel)
 end
 
 local function map(bufnr, lhs, rhs, desc)
@@ -181,25 +190,29 @@ local function map(bufnr, lhs, rhs, desc)
 end
 
 --- Key mappings, user commands and lens refresh for one buffer (the client's `on_attach`).
-function M.on_attach(_, bufnr)
+function M.on_attach(client, bufnr)
   local keys = vim.g.evalens_keys
   if keys == nil then
     keys = M.options.keys
   end
+  local ui = require('evalens.ui')
+  if client then
+    ui.short_verdicts(client)
+  end
+  if keys then
+    ui.map_hover(bufnr, keys.hover == nil and 'K' or keys.hover)
+  end
   if keys then
     map(bufnr, keys.run, vim.lsp.codelens.run, 'run the code lens on this line')
     map(bufnr, keys.refresh, function() M.refresh(bufnr) end, 'refresh code lenses')
-    map(bufnr, keys.run_all, function() M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }) end,
-      "run every eval case of this file's package")
-    map(bufnr, keys.cancel, function()
-      M.exec(bufnr, 'evalens.cancelRun', { uri = vim.uri_from_bufnr(bufnr) })
-    end, "cancel the runs of this file's package")
+    map(bufnr, keys.run_all, function() run_all(bufnr) end, "run every eval case of this file's package")
+    map(bufnr, keys.cancel, function() cancel(bufnr) end, "cancel the runs of this file's package")
   end
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensRunAll', function()
-    M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) })
+    run_all(bufnr)
   end, { desc = "evalens: run every eval case of this file's package" })
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensCancel', function()
-    M.exec(bufnr, 'evalens.cancelRun', { uri = vim.uri_from_bufnr(bufnr) })
+    cancel(bufnr)
   end, { desc = "evalens: cancel the runs of this file's package" })
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensLastReport', function()
     M.exec(bufnr, 'evalens.lastReport', { uri = vim.uri_from_bufnr(bufnr) }, function(result)
