@@ -75,6 +75,13 @@ def test_name_rules(tmp_path: Path) -> None:
     assert messages("pdf--tools", directory="pdf--tools") == ["Skill name cannot contain consecutive hyphens"]
     assert messages("pdf_tools", directory="pdf_tools") == [
         "Skill name 'pdf_tools' contains invalid characters. Only letters, digits, and hyphens are allowed."]
+    # uppercase and a bad character: one error, one fix to the nearest valid name (not two near-duplicates)
+    text = GOOD.replace("name: pdf-tools", "name: Bad_Name")
+    (p,) = [p for p in check(tmp_path, text, None, "bad-name").problems if p.code == "invalid-name"]
+    assert p.message == "Skill name 'Bad_Name' must be lowercase and contain only letters, digits and hyphens"
+    assert [f.title for f in p.fixes] == ["Change to `bad-name`"] and p.fixes[0].edits[0].text == "bad-name"
+    (p,) = check(tmp_path, GOOD.replace("name: pdf-tools", "name: pdf_tools"), None, "pdf_tools").problems
+    assert p.fixes[0].edits[0].text == "pdf-tools"
     long = "a" * 65
     assert messages(long, directory=long) == [f"Skill name '{long}' exceeds 64 character limit (65 chars)"]
     assert messages("pdf", directory="pdf-tools") == ["Directory name 'pdf-tools' must match skill name 'pdf'"]

@@ -171,14 +171,24 @@ class SkillMd(Format):
                                f"Skill name '{name}' exceeds 64 character limit ({len(name)} chars)"))
         if profile == "uaaps":
             if not UAAPS_NAME.match(name):
+                slug = _slug(name)
                 out.append(problem(doc, path, E, "invalid-name",
-                                   f"Skill name '{name}' does not match the UAAPS pattern ^[a-z0-9][a-z0-9-]{{0,63}}$"))
+                                   f"Skill name '{name}' does not match the UAAPS pattern ^[a-z0-9][a-z0-9-]{{0,63}}$",
+                                   fixes=[replace_fix(doc, path, slug)] if slug and UAAPS_NAME.match(slug) else []))
             elif name.endswith("-") or "--" in name:
                 out.append(problem(doc, path, W, "name-hyphens",
                                    f"Skill name '{name}' has a trailing or double hyphen: valid for UAAPS, rejected "
                                    "by the agentskills specification (not portable)."))
         else:
-            if name != name.lower():
+            upper = name != name.lower()
+            bad_chars = not all(c.isalnum() or c == "-" for c in name)
+            slug = _slug(name)
+            fixes = [replace_fix(doc, path, slug)] if slug and slug != name else []
+            if upper and bad_chars:  # one problem, one fix: not two near-duplicates about the same value
+                out.append(problem(doc, path, E, "invalid-name",
+                                   f"Skill name '{name}' must be lowercase and contain only letters, digits and "
+                                   "hyphens", fixes=fixes))
+            elif upper:
                 out.append(problem(doc, path, E, "invalid-name", f"Skill name '{name}' must be lowercase",
                                    fixes=[replace_fix(doc, path, name.lower())]))
             if name.startswith("-") or name.endswith("-"):
@@ -187,11 +197,11 @@ class SkillMd(Format):
             if "--" in name:
                 out.append(problem(doc, path, E, "name-hyphens", "Skill name cannot contain consecutive hyphens",
                                    fixes=[replace_fix(doc, path, re.sub(r"-{2,}", "-", name))]))
-            if not all(c.isalnum() or c == "-" for c in name):
+            if bad_chars and not upper:
                 out.append(problem(doc, path, E, "invalid-name",
                                    f"Skill name '{name}' contains invalid characters. Only letters, digits, and "
-                                   "hyphens are allowed."))
-            elif not name.isascii():
+                                   "hyphens are allowed.", fixes=fixes))
+            elif not bad_chars and not name.isascii():
                 out.append(problem(doc, path, W, "non-ascii-name",
                                    f"Skill name '{name}' has non-ASCII letters: skills-ref accepts them, the "
                                    "specification allows only a–z, 0–9 and `-`."))
@@ -325,3 +335,10 @@ class SkillMd(Format):
 
 
 registry.register(SkillMd())
+
+
+def _slug(name: str) -> str | None:
+    """The valid name closest to ``name``: lowercase ASCII letters, digits and single hyphens (``Bad_Name`` →
+    ``bad-name``); None when nothing is left."""
+    slug = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", name.lower())).strip("-")[:64].rstrip("-")
+    return slug or None
