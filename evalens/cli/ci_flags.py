@@ -10,11 +10,13 @@ from pathlib import Path
 from typing import Any
 
 
-def add_ci_arguments(parser: argparse.ArgumentParser) -> None:
+def add_ci_arguments(parser: argparse.ArgumentParser, *, github_summary: bool = True) -> None:
+    """``github_summary=False``: the command already has its own ``--github-summary``."""
     group = parser.add_argument_group("CI outputs")
     group.add_argument("--junit", type=Path, metavar="PATH", help="also write JUnit XML here (one testcase per unit)")
-    group.add_argument("--github-summary", action="store_true",
-                       help="append a Markdown summary to the file $GITHUB_STEP_SUMMARY names")
+    if github_summary:
+        group.add_argument("--github-summary", action="store_true",
+                           help="append a Markdown summary to the file $GITHUB_STEP_SUMMARY names")
     group.add_argument("--annotations", choices=["auto", "on", "off"], default="auto",
                        help="print GitHub `::error file=…,line=…::` lines for units that did not pass "
                             "(auto: when GITHUB_ACTIONS=true)")
@@ -23,8 +25,9 @@ def add_ci_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def emit(args: argparse.Namespace, report: Any, report_path: Path | None, package_root: Path | None,
-         prog: str) -> int:
-    """Write what the flags ask for; returns 2 when a requested output could not be written, else 0."""
+         prog: str, *, summary: bool | None = None) -> int:
+    """Write what the flags ask for (``summary`` overrides ``--github-summary``); returns 2 when a requested
+    output could not be written, else 0."""
     from evalens.runner.ci import github
     from evalens.runner.ci.junit import write_junit
 
@@ -40,7 +43,7 @@ def emit(args: argparse.Namespace, report: Any, report_path: Path | None, packag
         except OSError as exc:
             print(f"{prog}: cannot write {args.junit}: {exc.strerror or exc}", file=sys.stderr)
             status = 2
-    if args.github_summary:
+    if args.github_summary if summary is None else summary:
         try:
             if github.append("GITHUB_STEP_SUMMARY", github.step_summary(report, report_path=report_path)) is None:
                 print(f"{prog}: --github-summary: GITHUB_STEP_SUMMARY is not set; no summary written",

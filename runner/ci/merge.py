@@ -57,7 +57,7 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
             id=report.id, path=str(path), timestamp=report.timestamp, duration_seconds=report.duration_seconds,
             shard=report.shard, cases=names, engine_version=report.config.engine_version,
             environment=report.environment, interrupted=report.interrupted))
-    cases.sort(key=lambda c: (c.case_file or "", c.name))
+    cases.sort(key=_suite_order)
     starts = [(_moment(r.timestamp), r) for _p, r in items]
     start = min(m for m, _r in starts)
     end = max(m.timestamp() + (r.duration_seconds or 0.0) for m, r in starts)
@@ -88,6 +88,14 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
 
     merged.summary.usage = sum_usage([c.usage for c in cases])  # tokens and cost: the batch's sum, as a run does
     return merged, warnings
+
+
+def _suite_order(case: Any) -> tuple[Any, ...]:
+    """Units in the order their file lists them: file, then place in the file (``tasks[10]`` after
+    ``tasks[2]``), then name."""
+    where = getattr(case, "location", None) or []
+    return (case.case_file or "", tuple((0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in where),
+            case.name)
 
 
 def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: list[str]) -> None:

@@ -315,3 +315,12 @@ def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
     refused = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), "-o", str(merged)],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and "2/2 missing" in refused.stderr
+
+
+def test_merge_keeps_the_files_order(tmp_path: Path) -> None:
+    """tasks[10] after tasks[2], though "t10" < "t2" as text."""
+    one = _shard(make_report([make_case("t10", "PASS", file="tasks.yaml", location=["tasks", 10])]), 1, 2)
+    two = _shard(make_report([make_case("t2", "PASS", file="tasks.yaml", location=["tasks", 2]),
+                              make_case("a", "PASS", file="a.yaml")]), 2, 2)
+    merged, _ = merge_reports([(tmp_path / "1.json", one), (tmp_path / "2.json", two)], tmp_path / "m.json")
+    assert [c.name for c in merged.cases] == ["a", "t2", "t10"]
