@@ -223,6 +223,7 @@ function M.on_attach(client, bufnr)
       end
     end)
   end, { desc = 'evalens: open the newest report' })
+  require('evalens.show').register_lens_command(M.exec)
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec)
   end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })

@@ -59,4 +59,19 @@ function M.show(bufnr, name, exec)
   end)
 end
 
+--- The "Show run" code lens names a client-side command (VS Code opens a webview): Neovim opens the buffer.
+function M.register_lens_command(exec)
+  vim.lsp.commands['evalens.showRun'] = function(command, ctx)
+    local arg = command.arguments and command.arguments[1] or {}
+    local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+    if arg.uri then
+      local target = vim.uri_to_bufnr(arg.uri)
+      if vim.api.nvim_buf_is_loaded(target) then
+        bufnr = target
+      end
+    end
+    M.show(bufnr, arg.name, exec)
+  end
+end
+
 return M
