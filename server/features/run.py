@@ -283,9 +283,8 @@ class Runs:
                 lens(rng, "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
             if not cli:
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
-            record = self.memory.get(root, case.name)
-            if record is not None:
-                lens(rng, present.verdict_title(record.result), "evalens.showResult", arg)
+            for title, command in present.record_lenses(self.memory.get(root, case.name), case.name == ALL):
+                lens(rng, title, command, arg)
         for case in self._cases(validation, CONFIG):
             rng = to_range(case.span, lines, self.ls.encoding)
             if any(k[0] == str(root) for k in self.active):

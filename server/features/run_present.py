@@ -207,3 +207,14 @@ def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tu
     if r.error:
         out["error"] = r.error
     return out
+
+
+def record_lenses(record: Any, whole_file: bool) -> list[tuple[str, str]]:
+    """(title, command) of the lenses a unit's last result adds: its verdict, and "Show run" (the editor's own
+    command: VS Code opens the run page in a webview, Neovim the run buffer) when a report holds the run."""
+    if record is None:
+        return []
+    out = [(verdict_title(record.result), "evalens.showResult")]
+    if record.report_path and not whole_file:
+        out.append(("Show run", "evalens.showRun"))
+    return out

@@ -122,6 +122,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert "## FAIL extract-text" in text and f"- FAIL `contains` `EXTRACTED` — {reason}" in text
     assert "#### Turn 1: DONE" in text and " in / " in text  # the turn, and the tokens the fake reported
     assert show["foldmethod"] == "expr" and show["turn_fold_closed"] and not show["unit_fold_closed"]
+    assert result["show_lens"] and result["show_lens_opened"]  # the "Show run" lens opens the same buffer
     assert leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
 

@@ -68,6 +68,8 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     assert result["usage"]["costUsd"] > 0
     titles = lens_titles(await lenses(client, uri))
     assert titles[:2] == ["▶ Run eval", "Dry run"] and titles[2].startswith("✓ PASS ") and titles[2].endswith("s")
+    show = [lens.command for lens in await lenses(client, uri) if lens.command.title == "Show run"]
+    assert [(c.command, list(c.arguments)) for c in show] == [("evalens.showRun", [{"uri": uri, "name": "greet"}])]
     # a PASS is not a problem: no diagnostic (they are published before the command answers)
     assert [d for d in client.diagnostics.get(uri, []) if d.source == "evalens-run"] == []
     assert client.verdicts[-1]["verdict"] == "PASS" and client.verdicts[-1]["range"]["start"]["line"] == 0

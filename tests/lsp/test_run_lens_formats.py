@@ -177,8 +177,8 @@ async def test_skilljack_task_lens_run(client: LanguageClient, ws: Path) -> None
     assert result["name"] == "gr-001" and result["engine"] == "claude-code"
     assert "GREETING_SUCCESS" in result["outputSnippet"]
     assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"  # not the server's cwd
-    title = (await _titles_at(client, uri, line))[-1]
-    assert title.startswith("✓ PASS ") and title.endswith("s"), title
+    *_, title, show = await _titles_at(client, uri, line)
+    assert title.startswith("✓ PASS ") and title.endswith("s") and show == "Show run", (title, show)
     _no_verdict_diagnostic(client, uri)
     assert client.verdicts[-1]["name"] == "gr-001" and client.verdicts[-1]["verdict"] == "PASS"
 
@@ -195,7 +195,7 @@ async def test_skilljack_task_md_lens_run(client: LanguageClient, ws: Path) -> N
 
     assert result["verdict"] == "PASS" and result["name"] == "gr-002", result
     assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"
-    assert (await _titles_at(client, uri, 0))[-1].startswith("✓ PASS ")
+    assert (await _titles_at(client, uri, 0))[-2:][0].startswith("✓ PASS ")
     _no_verdict_diagnostic(client, uri)
 
 

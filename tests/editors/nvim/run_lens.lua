@@ -191,5 +191,18 @@ for i, line in ipairs(lines) do
   end
 end
 table.insert(out.steps, 'show')
+
+-- the "Show run" lens does the same (a client-side command: Neovim opens the buffer, VS Code a webview)
+vim.cmd('only')
+vim.api.nvim_set_current_buf(bufnr)
+vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+choice = 'Show run'
+out.show_lens = has_title('Show run') ~= nil
+vim.lsp.codelens.run()
+out.show_lens_opened = vim.wait(15000, function()
+  local b = vim.api.nvim_get_current_buf()
+  return b ~= bufnr and vim.bo[b].filetype == 'markdown'
+end, 50)
+table.insert(out.steps, 'show-lens')
 out.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
 finish(0)
