@@ -14,7 +14,7 @@ import json
 import logging
 import os
 import re
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import Any
 
 import attrs
@@ -136,7 +136,8 @@ class EvalensProtocol(LanguageServerProtocol):
         if not isinstance(data, dict):
             log.warning("ignored a message that is not a JSON object (%s)", type(data).__name__)
             return
-        has_id, msg_id, method = "id" in data, data.get("id"), data.get("method")
+        has_id, method = "id" in data, data.get("method")
+        msg_id: Any = data.get("id")
         if "method" not in data:
             self._client_response(data)
             return
@@ -199,7 +200,7 @@ class EvalensProtocol(LanguageServerProtocol):
 
     def _client_response(self, data: dict[str, Any]) -> None:
         """An answer to one of our requests; a malformed one fails that request at once (no waiting)."""
-        msg_id = data.get("id")
+        msg_id: Any = data.get("id")
         if not _valid_id(msg_id) or ("result" not in data and "error" not in data):
             log.warning("ignored a message with neither method nor result")
             return
@@ -234,12 +235,44 @@ class EvalensProtocol(LanguageServerProtocol):
 
     async def _parent_alive(self, pid: int) -> None:
         """Exit when the editor process dies (LSP: ``processId``), so orphaned servers do not pile up."""
-        while parent_alive(pid):
+        while True:  # polled: a process that is not our child has no event to wait for
+            if not await asyncio.to_thread(parent_alive, pid):  # /proc is a file read: off the loop
+                break
             await asyncio.sleep(PARENT_POLL)
         log.warning("the editor process %d is gone; exiting", pid)
         self.exit(1)
 
     # ------------------------------------------------------------------------------------ pygls hooks
+    # The one place evalens relies on pygls internals (``_request_futures``, ``_result_types``, the
+    # ``_execute_handler`` / ``_handle_response`` / ``_send_handler_result`` steps); tests/lsp/test_pygls_hooks.py
+    # and test_protocol.py::test_pygls_still_leaks_bookkeeping fail when pygls changes them.
+    def on_cancel(self, msg_id: Any, callback: Callable[[], None]) -> bool:
+        """Call ``callback`` (on the event loop) when the client cancels request ``msg_id``.
+
+        pygls keeps one future per incoming request in ``_request_futures`` and cancels it on
+        ``$/cancelRequest``; for commands that future is not the handler's task, so cancelling the request
+        does not cancel the work: callers hook here. False when no such request is running."""
+        future = self._request_futures.get(msg_id) if msg_id is not None else None
+        if future is None or future.done():
+            return False
+        loop = asyncio.get_running_loop()
+
+        def done(f: Any) -> None:
+            if f.cancelled():
+                loop.call_soon_threadsafe(callback)
+
+        future.add_done_callback(done)
+        return True
+
+    @property
+    def shutdown_received(self) -> bool:
+        """Whether the client sent ``shutdown`` (the exit code after ``exit`` or end of input depends on it)."""
+        return bool(self._shutdown)
+
+    def bookkeeping(self) -> dict[str, int]:
+        """Sizes of pygls' per-request maps (``evalens/stats``: they must not grow without bound)."""
+        return {"requestFutures": len(self._request_futures), "resultTypes": len(self._result_types)}
+
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None):
         """Drop pygls' bookkeeping entry once a handler is done.
 
@@ -250,7 +283,7 @@ class EvalensProtocol(LanguageServerProtocol):
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
         future = self._request_futures.get(msg_id)
         if future is not None:
-            future.add_done_callback(lambda done, key=msg_id: self._finished.append((key, done)))
+            future.add_done_callback(lambda done, key=msg_id: self._finished.append((key, done)))  # type: ignore[misc]
 
     def _forget_finished(self) -> None:
         """Remove finished handlers' entries (not from the done callback itself: pygls' ``shutdown``
@@ -303,18 +336,21 @@ async def serve(server: Any, fd: int | None = None, read: Any = None) -> int:
     editor's death; the exit code."""
     proto: EvalensProtocol = server.protocol
     loop = asyncio.get_running_loop()
-    proto.stopped = loop.create_future()
-    reader = FrameReader(read if read is not None else stdin_source(fd, loop))
+    stopped: asyncio.Future[None] = loop.create_future()
+    proto.stopped = stopped
+    if read is None and fd is None:
+        raise ValueError("serve needs a file descriptor or a read coroutine function")
+    reader = FrameReader(read if read is not None else stdin_source(fd, loop))  # type: ignore[arg-type]
     while proto.exit_code is None:
-        frame_task = asyncio.ensure_future(reader.next())
-        await asyncio.wait({frame_task, proto.stopped}, return_when=asyncio.FIRST_COMPLETED)
+        frame_task: asyncio.Future[Any] = asyncio.ensure_future(reader.next())
+        await asyncio.wait({frame_task, stopped}, return_when=asyncio.FIRST_COMPLETED)
         if not frame_task.done():
             frame_task.cancel()
             break
         frame = frame_task.result()
         if frame is None:
             log.info("end of input; exiting")
-            proto.exit_code = 0 if proto._shutdown else 1
+            proto.exit_code = 0 if proto.shutdown_received else 1
             break
         try:
             proto.receive(frame)

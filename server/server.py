@@ -8,67 +8,36 @@ from __future__ import annotations
 
 import logging
 import threading
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evalens.server import uris
+from evalens.server.settings import Settings
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from evalens import __version__
 
+if TYPE_CHECKING:
+    from evalens.server.features.run import Runs
+    from evalens.server.protocol import EvalensProtocol
+    from pygls.workspace import TextDocument
+
+    from evalens.core.config import RuleLevels, Tuning
+    from evalens.core.validate import Validation
+
+ExtraHover = Callable[[str, "Validation", tuple[Any, ...]], "str | None"]
+"""Markdown a feature adds to the hover of a path (the last run's result on a case's ``name``)."""
+
 log = logging.getLogger("evalens.server")
-
-
-@dataclass
-class Settings:
-    """User settings (initializationOptions + workspace/configuration section ``evalens``)."""
-
-    engine: str | None = None
-    judge: str | None = None
-    timeout: float | None = None
-    max_parallel_runs: int = 2
-    keep_sandbox: bool = False
-    api_key_env_vars: list[str] = field(default_factory=list)
-    skill_profile: str = "auto"  # auto: by context (plugin, .claude/skills, UAAPS package); or a profile name
-    code_lens: bool = True
-    rules: dict[str, str] | None = None  # rule code (or glob) -> level, over the config files
-    configuration_preference: str = "editorFirst"  # or filesystemFirst / editorOnly, as in ruff's server
-
-    def update(self, raw: Any) -> None:
-        if not isinstance(raw, dict):
-            return
-        raw = raw.get("evalens", raw)
-        if not isinstance(raw, dict):
-            return
-        mapping = {"engine": "engine", "judge": "judge", "timeout": "timeout",
-                   "maxParallelRuns": "max_parallel_runs", "keepSandbox": "keep_sandbox",
-                   "apiKeyEnvVars": "api_key_env_vars", "skillProfile": "skill_profile", "codeLens": "code_lens",
-                   "rules": "rules", "configurationPreference": "configuration_preference"}
-        defaults = Settings()
-        for key, attr in mapping.items():
-            if key in raw:  # null means "back to the default" (e.g. use the eval config's engine again)
-                setattr(self, attr, getattr(defaults, attr) if raw[key] is None else raw[key])
-
-    def rule_settings(self) -> dict[str, Any]:
-        return {"skillProfile": self.skill_profile}
-
-    def rule_overrides(self) -> tuple[Any, list[str]]:
-        """The ``rules`` setting as parsed levels, and what was wrong with it."""
-        from evalens.core.config import PREFERENCES, editor_levels
-
-        errors: list[str] = []
-        levels = editor_levels(self.rules, errors)
-        if self.configuration_preference not in PREFERENCES:
-            errors.append(f"evalens.configurationPreference must be one of {', '.join(PREFERENCES)}, not "
-                          f"{self.configuration_preference!r}.")
-        return levels, errors
 
 
 class EvalensServer(LanguageServer):
     """pygls server plus evalens state: validations per document and the package indexes."""
+
+    protocol: EvalensProtocol
 
     def __init__(self) -> None:
         from evalens.server.protocol import EvalensProtocol
@@ -82,14 +51,15 @@ class EvalensServer(LanguageServer):
         self.settings = Settings()
         self.indexes = IndexCache(self.read_text)
         self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
-        self._overrides: tuple[Any, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
+        self._overrides: tuple[RuleLevels, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
         self._reported: set[tuple[str, ...]] = set()
-        self.validations: dict[str, Any] = {}  # uris.key -> (version, Validation) of open documents
-        self.last_good: dict[str, Any] = {}  # uris.key -> last Validation whose document parsed
-        self.disk_validations: dict[str, Any] = {}  # uris.key -> Validation of unopened files (start-up scan)
+        self.validations: dict[str, tuple[int | None, Validation]] = {}  # uris.key -> of open documents
+        self.last_good: dict[str, Validation] = {}  # uris.key -> last Validation whose document parsed
+        self.disk_validations: dict[str, Validation] = {}  # uris.key -> of unopened files (start-up scan)
         self.lock = threading.RLock()
-        self._graveyard: list[Any] = []
-        self.runs: Any = None  # set by features.run (the "Run eval" machinery)
+        self._graveyard: list[list[Validation | tuple[int | None, Validation] | None]] = []
+        self.runs: Runs | None = None  # set by features.run (the "Run eval" machinery)
+        self.extra_hover: ExtraHover | None = None  # set by features.run
 
     # ----------------------------------------------------------------------------------- process
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -125,7 +95,7 @@ class EvalensServer(LanguageServer):
             done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
 
             async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-                self.protocol.set_writer(writer)  # type: ignore[arg-type]
+                self.protocol.set_writer(writer)
                 code = await serve(self, read=lambda: reader.read(65536))
                 writer.close()
                 if not done.done():
@@ -166,7 +136,7 @@ class EvalensServer(LanguageServer):
         return str(self.workspace.position_encoding or types.PositionEncodingKind.Utf16)
 
     # ----------------------------------------------------------------------------------- documents
-    def open_doc(self, uri: str) -> Any:
+    def open_doc(self, uri: str) -> TextDocument | None:
         """The open document at ``uri`` (any spelling of it), or None."""
         return self.workspace.text_documents.get(uris.key(uri))
 
@@ -187,7 +157,7 @@ class EvalensServer(LanguageServer):
         self._overrides = None
         self._reported.clear()  # say again what is still wrong
 
-    def tuning_for(self, path: str) -> Any:
+    def tuning_for(self, path: str) -> Tuning:
         """The rule tuning of a file: its nearest config file (cached by mtime) and the ``rules`` setting."""
         from evalens.core.config import NO_FILE, Tuning
 
@@ -211,7 +181,7 @@ class EvalensServer(LanguageServer):
         except Exception:  # noqa: BLE001 - no client yet (direct calls in tests)
             pass
 
-    def validate_uri(self, uri: str) -> Any:
+    def validate_uri(self, uri: str) -> Validation:
         """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
         from evalens.core.validate import Validation, validate_file, validate_text
 
@@ -235,17 +205,23 @@ class EvalensServer(LanguageServer):
         self._graveyard.append(replaced)  # freed after the answer is out: a big tree takes ~20 ms to free
         return result
 
-    def cached_validation(self, uri: str) -> Any:
+    def cached_validation(self, uri: str) -> Validation | None:
         """The validation last made for the open document at ``uri`` (None if none)."""
         with self.lock:
             hit = self.validations.get(uris.key(uri))
         return hit[1] if hit is not None else None
 
+    def sizes(self) -> dict[str, int]:
+        """How much the server keeps per document (``evalens/stats``)."""
+        return {"openDocuments": len(self.workspace.text_documents), "validations": len(self.validations),
+                "lastGood": len(self.last_good), "diskValidations": len(self.disk_validations),
+                "graveyard": len(self._graveyard), "indexes": len(self.indexes)}
+
     def free_replaced(self) -> None:
         """Drop replaced validations (called once diagnostics are published)."""
         self._graveyard.clear()
 
-    def validation_for(self, uri: str) -> Any:
+    def validation_for(self, uri: str) -> Validation | None:
         if self.open_doc(uri) is not None:
             return self.validate_uri(uri)
         return self.disk_validations.get(uris.key(uri))

@@ -206,7 +206,7 @@ class PackageIndex:
         for path in self.case_files:
             text = self.reader(path)
             m = _NAME_LINE.search(text) if text is not None else None
-            if m is None:
+            if m is None or text is None:
                 continue
             value = m.group(2)
             line = text.count("\n", 0, m.start())
@@ -273,6 +273,10 @@ class IndexCache:
             found = self._catalogs[root] = scan_skills(root, self.reader)
         return found
 
+    def __len__(self) -> int:
+        """How many package indexes are kept (bounded by MAX_INDEXES)."""
+        return len(self._by_root)
+
     def for_file(self, path: Path) -> PackageIndex | None:
         root = find_package_root(path)
         if root is None:
@@ -289,8 +293,8 @@ class IndexCache:
             self._by_root.clear()
             self._catalogs.clear()
             return
-        for root in [r for r in self._catalogs if r in path.parents]:
-            del self._catalogs[root]
+        for stale in [r for r in self._catalogs if r in path.parents]:
+            del self._catalogs[stale]
         root = find_package_root(path)
         if root is not None:
             self._by_root.pop(root, None)

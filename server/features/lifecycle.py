@@ -26,8 +26,8 @@ def watch_globs() -> list[str]:
 def register(server: EvalensServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: EvalensServer, params: types.InitializeParams) -> None:
-        ls.settings.update(params.initialization_options)
         ls.settings_changed()
+        ls.report_config_errors(tuple(ls.settings.update(params.initialization_options)))
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:
@@ -56,7 +56,7 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
-        ls.settings.update(params.settings)
+        ls.report_config_errors(tuple(ls.settings.update(params.settings)))
         await pull_configuration(ls)
         from evalens.server.features.diagnostics import revalidate_disk, revalidate_open
 
@@ -76,9 +76,9 @@ async def pull_configuration(ls: EvalensServer) -> None:
         return
     except Exception:  # noqa: BLE001 - clients without workspace/configuration
         return
-    if result and isinstance(result[0], dict):
-        ls.settings.update(result[0])
     ls.settings_changed()
+    if result and isinstance(result[0], dict):
+        ls.report_config_errors(tuple(ls.settings.update(result[0])))
 
 
 def workspace_roots(ls: EvalensServer) -> list[str]:
@@ -122,7 +122,9 @@ def scan_workspace(ls: EvalensServer) -> None:
     elapsed = time.perf_counter() - started
     ls.window_log_message(types.LogMessageParams(
         type=types.MessageType.Info, message=f"evalens: validated {count} eval file(s) in {elapsed:.2f}s"))
-    ls.protocol.notify("evalens/scanComplete", {"files": count, "seconds": round(elapsed, 3)})
+    from evalens.server.wire import NOTIFICATIONS, ScanCompleteParams
+
+    ls.protocol.notify(NOTIFICATIONS["scanComplete"], ScanCompleteParams(files=count, seconds=round(elapsed, 3)).wire())
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
         try:
             ls.workspace_diagnostic_refresh(None)
@@ -135,15 +137,10 @@ def stats(ls: EvalensServer) -> dict[str, int]:
     fuzz benchmark check that none grows without bound)."""
     runs = ls.runs
     return {
-        "openDocuments": len(ls.workspace.text_documents),
-        "validations": len(ls.validations),
-        "lastGood": len(ls.last_good),
-        "diskValidations": len(ls.disk_validations),
-        "requestFutures": len(ls.protocol._request_futures),
-        "resultTypes": len(ls.protocol._result_types),
-        "graveyard": len(ls._graveyard),
+        **ls.sizes(),
+        **ls.protocol.bookkeeping(),
         "runMemoryFiles": runs.memory.size() if runs is not None else 0,
-        "runPushed": len(runs._pushed) if runs is not None else 0,
-        "caseCache": len(runs._case_cache) if runs is not None else 0,
-        "indexes": len(ls.indexes._by_root),
+        # features/run.py is being rewritten (issue #11 run pipeline); it should expose these sizes itself
+        "runPushed": len(runs._pushed) if runs is not None else 0,  # noqa: SLF001
+        "caseCache": len(runs._case_cache) if runs is not None else 0,  # noqa: SLF001
     }

@@ -607,20 +607,13 @@ class Runs:
         """``$/cancelRequest`` on the executeCommand cancels its runs.
 
         pygls cancels only the request's own future for commands (the handler task is not registered under
-        the request id), so watch that future.
+        the request id); ``EvalensProtocol.on_cancel`` is the one place that hooks it.
         """
-        msg_id = ls.protocol.msg_id
-        future = getattr(ls.protocol, "_request_futures", {}).get(msg_id) if msg_id is not None else None
-        if future is None:
-            return
-        loop = asyncio.get_running_loop()
+        def cancel_all() -> None:
+            for handle in handles:
+                self.cancel_handle(handle)
 
-        def on_done(f: Any) -> None:
-            if f.cancelled():
-                for handle in handles:
-                    loop.call_soon_threadsafe(self.cancel_handle, handle)
-
-        future.add_done_callback(on_done)
+        ls.protocol.on_cancel(ls.protocol.msg_id, cancel_all)
 
     async def wait(self, targets: list[Target], handles: list[RunHandle]) -> list[dict[str, Any]]:
         """Answer only once every verdict is known (Neovim 0.7 re-requests lenses on the answer)."""

@@ -1,4 +1,6 @@
-/** The evalens server's custom commands and notifications (see vscode-extension/README.md, "Server contract"). */
+/** The evalens server's custom commands and notifications (see vscode-extension/README.md, "Server contract").
+ * Mirrors server/wire.py model by model (same names, same fields, same optional ones);
+ * tests/unit/test_wire.py fails when they drift. */
 
 export interface LspPosition {
   line: number;
@@ -19,6 +21,19 @@ export interface FileKind {
 
 export type Verdict = "PASS" | "FAIL" | "SKIP" | "ERROR";
 
+/** `capabilities.experimental.evalens` of the initialize result. */
+export interface ExperimentalCapabilities {
+  fileKinds: FileKind[];
+}
+
+/** The one argument of every evalens command (and of the code lens commands): which file, which case
+ * (`*`: all of the file's package or file), and for `evalens.runCase` whether to dry-run. */
+export interface CaseCommandArgs {
+  uri?: string;
+  name?: string;
+  dryRun?: boolean;
+}
+
 /** One entry of `evalens.discoverCases`. */
 export interface DiscoveredCase {
   uri: string;
@@ -31,6 +46,19 @@ export interface DiscoveredCase {
   lastVerdict?: Verdict;
   lastReason?: string;
   lastDurationSeconds?: number;
+}
+
+/** Tokens and cost of the agent's runs (cost only where the CLI reports one). */
+export interface RunUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  costUsd?: number;
+}
+
+export interface JudgeResult {
+  verdict: string;
+  reason: string;
+  model?: string;
 }
 
 export interface FailedCheck {
@@ -48,18 +76,29 @@ export interface CaseResult {
   reason?: string;
   durationSeconds?: number;
   failedChecks?: FailedCheck[];
-  judge?: { verdict: string; reason: string; model?: string };
+  judge?: JudgeResult;
   engine?: string;
   model?: string;
   outputSnippet?: string;
   reportPath?: string;
   error?: string;
   /** Tokens and cost of the agent's runs (cost only where the CLI reports one). */
-  usage?: { inputTokens?: number; outputTokens?: number; costUsd?: number };
-  /** A dry run's answer: a plan, not a verdict. */
+  usage?: RunUsage;
+  /** A dry run: nothing ran, the verdict is SKIP and `plan` says what would run. */
   dryRun?: boolean;
-  /** The run was cancelled before its verdict: no result. */
+  plan?: Record<string, unknown>;
+  /** Cut short by a cancel: the verdict is SKIP. */
   cancelled?: boolean;
+}
+
+/** The answer of `evalens.cancelRun`. */
+export interface CancelRunResult {
+  cancelled: number;
+}
+
+/** The answer of `evalens.lastReport` (null when there is none). */
+export interface LastReportResult {
+  path: string;
 }
 
 /** `evalens/verdictChanged`: sent after every run, also those started from the code lens. */
@@ -77,6 +116,12 @@ export interface RunStateParams {
   running: number;
 }
 
+/** `evalens/scanComplete`: the start-up scan validated `files` eval files in `seconds`. */
+export interface ScanCompleteParams {
+  files: number;
+  seconds: number;
+}
+
 export const Commands = {
   discoverCases: "evalens.discoverCases",
   runCase: "evalens.runCase",
@@ -84,11 +129,13 @@ export const Commands = {
   runAll: "evalens.runAll",
   cancelRun: "evalens.cancelRun",
   lastReport: "evalens.lastReport",
+  showResult: "evalens.showResult",
 } as const;
 
 export const Notifications = {
   verdictChanged: "evalens/verdictChanged",
   runState: "evalens/runState",
+  scanComplete: "evalens/scanComplete",
 } as const;
 
 /** Identity of a case across discovery, runs and notifications. */

@@ -1,0 +1,179 @@
+"""What the server sends editors beyond the LSP itself, declared once: command arguments and answers, custom
+notifications and the initialize result's ``experimental.evalens`` section.
+
+Field names are the camelCase names on the wire. ``vscode-extension/src/protocol.ts`` mirrors every model here
+under the same name; ``tests/unit/test_wire.py`` compares the two (field names, which are optional) and fails
+when they drift. Build a payload with ``Model(...).wire()``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+
+
+class Wire(BaseModel):
+    """Base: camelCase on the wire, unknown fields refused (a payload is exactly what is declared)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object sent (optional fields left unset are left out)."""
+        return self.model_dump(mode="json", by_alias=True, exclude_unset=True)
+
+
+class LspPosition(Wire):
+    line: int
+    character: int
+
+
+class LspRange(Wire):
+    start: LspPosition
+    end: LspPosition
+
+
+# ----------------------------------------------------------------------------------- initialize
+class FileKind(Wire):
+    """One file kind the server handles (evalens/core/kinds.py); no formats: claimed by content."""
+
+    glob: str
+    language_id: str
+    formats: list[str]
+
+
+class ExperimentalCapabilities(Wire):
+    """``capabilities.experimental.evalens`` of the initialize result."""
+
+    file_kinds: list[FileKind]
+
+
+# ----------------------------------------------------------------------------------- commands
+class CaseCommandArgs(Wire):
+    """The one argument of ``evalens.runCase``, ``runFile``, ``runAll``, ``cancelRun``, ``discoverCases``,
+    ``lastReport``, ``showResult`` (and of every code lens command): which file, which case (``*``: all)."""
+
+    uri: str | None = None
+    name: str | None = None
+    dry_run: bool | None = None
+
+
+class DiscoveredCase(Wire):
+    """One entry of ``evalens.discoverCases``."""
+
+    uri: str
+    name: str
+    format: str
+    range: LspRange
+    package_root: str
+    last_verdict: Verdict | None = None
+    last_reason: str | None = None
+    last_duration_seconds: float | None = None
+
+
+class FailedCheck(Wire):
+    check: str
+    value: Any = None
+    message: str
+    range: LspRange | None = None
+
+
+class JudgeResult(Wire):
+    verdict: str
+    reason: str
+    model: str | None = None
+
+
+class RunUsage(Wire):
+    """Tokens and cost of the agent's runs (cost only where the CLI reports one)."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost_usd: float | None = None
+
+
+class CaseResult(Wire):
+    """The answer of ``evalens.runCase`` (one element of ``runFile`` / ``runAll``)."""
+
+    uri: str
+    name: str
+    verdict: Verdict
+    reason: str | None = None
+    duration_seconds: float | None = None
+    failed_checks: list[FailedCheck] | None = None
+    judge: JudgeResult | None = None
+    engine: str | None = None
+    model: str | None = None
+    output_snippet: str | None = None
+    report_path: str | None = None
+    error: str | None = None
+    dry_run: bool | None = None  # a dry run: nothing ran, the verdict is SKIP
+    plan: dict[str, Any] | None = None  # a dry run's plan (runner.api's RunPlan)
+    cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
+    usage: RunUsage | None = None
+
+
+class CancelRunResult(Wire):
+    """The answer of ``evalens.cancelRun``: how many runs were cancelled."""
+
+    cancelled: int
+
+
+class LastReportResult(Wire):
+    """The answer of ``evalens.lastReport`` (or null when there is none)."""
+
+    path: str
+
+
+# ----------------------------------------------------------------------------------- notifications
+class VerdictChangedParams(Wire):
+    """``evalens/verdictChanged``: after every run, also those started from a code lens."""
+
+    uri: str
+    name: str
+    verdict: Verdict
+    reason: str | None = None
+    duration_seconds: float | None = None
+    range: LspRange | None = None
+
+
+class RunStateParams(Wire):
+    """``evalens/runState``: how many runs the server has in flight."""
+
+    running: int = Field(ge=0)
+
+
+class ScanCompleteParams(Wire):
+    """``evalens/scanComplete``: the start-up scan validated ``files`` eval files in ``seconds``."""
+
+    files: int
+    seconds: float
+
+
+COMMANDS: dict[str, str] = {
+    "discoverCases": "evalens.discoverCases",
+    "runCase": "evalens.runCase",
+    "runFile": "evalens.runFile",
+    "runAll": "evalens.runAll",
+    "cancelRun": "evalens.cancelRun",
+    "lastReport": "evalens.lastReport",
+    "showResult": "evalens.showResult",
+}
+"""Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
+
+NOTIFICATIONS: dict[str, str] = {
+    "verdictChanged": "evalens/verdictChanged",
+    "runState": "evalens/runState",
+    "scanComplete": "evalens/scanComplete",
+}
+"""Every custom notification the server sends (protocol.ts ``Notifications``)."""
+
+MODELS: tuple[type[Wire], ...] = (
+    LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, DiscoveredCase, FailedCheck,
+    JudgeResult, RunUsage, CaseResult, CancelRunResult, LastReportResult, VerdictChangedParams, RunStateParams,
+    ScanCompleteParams,
+)
+"""The models protocol.ts mirrors, interface by interface."""
