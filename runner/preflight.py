@@ -114,7 +114,7 @@ def judge_checks(judge: str | None, *, default_provider: str, key_env: tuple[str
     spec = resolve_judge(judge, default_provider=default_provider, key_env=key_env)
     model = label_model or spec.model
     lowered = (judge or "").lower()
-    guessed = bool(judge) and ":" not in judge and not lowered.startswith("claude") \
+    guessed = judge is not None and bool(judge) and ":" not in judge and not lowered.startswith("claude") \
         and not lowered.startswith(OPENAI_PREFIXES)
     checks.append(Check("judge provider", "warn" if guessed else "ok",
                         f"{spec.provider} ({model})" + (f"; `{judge}` names no provider, assuming {spec.provider}"

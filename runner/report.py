@@ -119,7 +119,7 @@ def load_report(path: Path) -> EvalReport:
     except RecursionError:
         raise NotAReport(f"{path}: nested too deeply to be an evalens report") from None
     except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}
+        first: Any = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
         raise NotAReport(f"{path} is not an evalens eval report ({exc.error_count()} problem(s); first: "
                          f"`{where}`: {first.get('msg', 'invalid')})") from None

@@ -309,7 +309,7 @@ def _short_tmp() -> str:
 def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
     var, default = getattr(engine, "endpoint_env", (None, None))
     if var:
-        return {var: env.get(var) or default}
+        return {var: str(env.get(var) or default)}
     return {f"_endpoint_{i}": url for i, url in enumerate(engine.model_endpoints(env))}
 
 
@@ -365,7 +365,8 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
             if identity.uid is not None:
                 hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
             own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
-            inner = command.argv_without_own_sandbox if own_sandbox_dropped else argv
+            inner = command.argv_without_own_sandbox if own_sandbox_dropped and command.argv_without_own_sandbox \
+                else argv
             argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
                                     private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
                                     engine_roots=roots, bridges=bridges_spec, agent_argv=inner)

@@ -241,8 +241,8 @@ def main(argv: list[str]) -> int:
         print(f"evalens eval: {exc}", file=sys.stderr)
         return exc.exit_code
     if outcome is None:
-        path = holder.get("report_path")
-        print(f"evalens eval: interrupted; partial report: {path}" if path else "evalens eval: interrupted",
+        partial = holder.get("report_path")
+        print(f"evalens eval: interrupted; partial report: {partial}" if partial else "evalens eval: interrupted",
               file=sys.stderr)
         return 128 + (signum or signal.SIGINT)
     if shard_mark is not None and outcome.report is not None:

@@ -71,8 +71,8 @@ class FileConfig:
                     if pattern.fullmatch(rel) or pattern.fullmatch(name):
                         if (found := levels.get(code)) is not KEEP:
                             return found
-        if format_id is not None and (levels := self.per_format.get(format_id)):
-            if (found := levels.get(code)) is not KEEP:
+        if format_id is not None and (by_format := self.per_format.get(format_id)):
+            if (found := by_format.get(code)) is not KEEP:
                 return found
         return self.rules.get(code)
 

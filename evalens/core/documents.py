@@ -27,6 +27,19 @@ MAX_NODES = 200_000
 MAX_DEPTH = 200
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
+
+def sub_dict(data: Any, key: str) -> dict[str, Any]:
+    """``data[key]`` when ``data`` is a mapping holding a mapping there, else an empty dict (parsed data is
+    untrusted: any key may hold anything)."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
+def sub_list(data: Any, key: str) -> list[Any]:
+    """``data[key]`` when ``data`` is a mapping holding a list there, else an empty list."""
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, list) else []
+
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same marks
     _YamlLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
@@ -454,7 +467,7 @@ class _JsonParser:
     def skip(self, i: int) -> int:
         text = self.text
         while True:
-            i = _WS.match(text, i).end()
+            i = _WS.match(text, i).end()  # type: ignore[union-attr]  # \s* always matches
             if text.startswith("//", i):
                 end = text.find("\n", i)
                 end = self.n if end < 0 else end
@@ -484,7 +497,7 @@ class _JsonParser:
             return self.arr(i)
         if c == '"':
             try:
-                s, end = json.decoder.scanstring(text, i + 1)
+                s, end = json.decoder.scanstring(text, i + 1)  # type: ignore[attr-defined]
             except json.JSONDecodeError as exc:
                 raise _JsonError(exc.pos, exc.msg) from None
             return Node("scalar", self.span(i, end), s, style='"'), s, end
@@ -524,7 +537,7 @@ class _JsonParser:
             if self.text[i] != '"':
                 raise _JsonError(i, "Expected a property name in double quotes.")
             try:
-                key, kend = json.decoder.scanstring(self.text, i + 1)
+                key, kend = json.decoder.scanstring(self.text, i + 1)  # type: ignore[attr-defined]
             except json.JSONDecodeError as exc:
                 raise _JsonError(exc.pos, exc.msg) from None
             kspan = self.span(i, kend)

@@ -199,7 +199,7 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
     span = doc.span_for(path)
     if kind == "type":
         want = error.validator_value
-        wants = " or ".join(_TYPE_WORDS.get(w, w) for w in (want if isinstance(want, list) else [want]))
+        wants = " or ".join(str(_TYPE_WORDS.get(w, w)) for w in (want if isinstance(want, list) else [want]))
         msg = f"`{name}` must be {wants}, not {type_word(value)}."
     elif kind == "enum":
         options = ", ".join(f"`{o}`" for o in error.validator_value)

@@ -96,7 +96,7 @@ def _json_directives(doc: ParsedDocument) -> list[Directive]:
 
 def is_own_key(problem: Problem) -> bool:
     """Problems about the ``$evalens`` member itself (e.g. an unknown key in a closed schema)."""
-    path = (problem.data or {}).get("path")
+    path: Any = (problem.data or {}).get("path")
     return bool(path) and path[0] == JSON_KEY
 
 

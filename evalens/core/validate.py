@@ -34,8 +34,9 @@ class Validation:
     def case_names(self) -> tuple[str, ...]:
         """Names of the runnable units (computed once per document version)."""
         if self._case_names is None:
-            ok = self.format is not None and self.doc is not None and self.doc.ok
-            self._case_names = tuple(c.name for c in self.format.cases(self.doc)) if ok else ()
+            fmt, doc = self.format, self.doc
+            self._case_names = tuple(c.name for c in fmt.cases(doc)) if fmt is not None and doc is not None \
+                and doc.ok else ()
         return self._case_names
 
 

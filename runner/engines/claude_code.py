@@ -11,6 +11,8 @@ from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
+from evalens.core.documents import sub_dict
+
 BLOCKING_EVENTS = ("PreToolUse", "PermissionRequest")  # hook events that can deny a tool call; PostToolUse cannot
 
 
@@ -57,8 +59,8 @@ def hook_denial(event: str, exit_code: Any, stdout: Any, stderr: Any) -> str | N
         return None
     if not isinstance(decision, dict):
         return None
-    specific = decision.get("hookSpecificOutput") if isinstance(decision.get("hookSpecificOutput"), dict) else {}
-    request = specific.get("decision") if isinstance(specific.get("decision"), dict) else {}  # PermissionRequest
+    specific = sub_dict(decision, "hookSpecificOutput")
+    request = sub_dict(specific, "decision")  # PermissionRequest
     if specific.get("permissionDecision") == "deny" or decision.get("decision") == "block" \
             or request.get("behavior") == "deny":
         why = specific.get("permissionDecisionReason") or decision.get("reason") or request.get("message")

@@ -34,7 +34,7 @@ def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hov
             parts.append(extra)
     schema = result.format.schema()
     field = subschema(schema, path) if schema else None
-    if field:
+    if schema and field:
         parent = subschema(schema, path[:-1]) or {}
         required = isinstance(path[-1], str) and path[-1] in parent.get("required", [])
         title = f"**`{dotted(path)}`**" + (" · required" if required else "")

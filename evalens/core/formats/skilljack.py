@@ -12,7 +12,7 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
-from evalens.core.documents import Node, ParsedDocument, Path
+from evalens.core.documents import Node, ParsedDocument, Path, sub_dict
 from evalens.core.formats import registry
 from evalens.core.formats._shared import (
     document_data,
@@ -115,7 +115,7 @@ class SkilljackTasks(Format):
             return Match.NO
         tasks = data.get("tasks")
         items = [t for t in tasks[:50] if isinstance(t, dict)] if isinstance(tasks, list) else []
-        defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+        defaults = sub_dict(data, "defaults")
         if (isinstance(data.get("skill"), str) and "tasks" in data) or any(map(_skilljack_task, [*items, defaults])):
             return Match.YES
         if isinstance(data.get("skill"), str) or any(isinstance(t.get("prompt"), str) for t in items):
@@ -164,7 +164,7 @@ class SkilljackTasks(Format):
         skill = data.get("skill")
         if skills is not None and isinstance(skill, str) and skill not in allowed:
             out.append(self._unknown_skill(doc, ("skill",), skill, skills, where, Severity.WARNING))
-        defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+        defaults = sub_dict(data, "defaults")
         default_skill = defaults.get("expected_skill_load")
         if skills is not None and isinstance(default_skill, str) and default_skill not in allowed:
             out.append(self._unknown_skill(doc, ("defaults", "expected_skill_load"), default_skill, skills,
@@ -198,7 +198,7 @@ class SkilljackTasks(Format):
                                        on_key=True))
             expected = task.get("expected_skill_load", default_skill)
             own_expected = "expected_skill_load" in task
-            det = task.get("deterministic")
+            det: Any = task.get("deterministic")
             activation = _activation(det)
             if expected == "none" and activation is True:
                 out.append(self._none_expects_activation(doc, i, det))
@@ -250,7 +250,7 @@ class SkilljackTasks(Format):
         det_path: Path = ("tasks", i, "deterministic")
         why = "is `true`" if explicit else "defaults to `true` because a `deterministic` block exists"
         if explicit:
-            fix = replace_fix(doc, (*det_path, "expect_skill_activation"), "false", "Set to `false`")
+            fix: Fix | None = replace_fix(doc, (*det_path, "expect_skill_activation"), "false", "Set to `false`")
             path: Path = (*det_path, "expect_skill_activation")
         else:
             node = doc.node_at_path(det_path)
@@ -354,7 +354,7 @@ def _names_skill(prompt: str, skill: str) -> bool:
 def effective_task_markdown(data: dict[str, Any], i: int) -> str:
     """The values skilljack will actually use for task ``i`` (inheritance and implicit defaults spelt out)."""
     task = data["tasks"][i]
-    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    defaults = sub_dict(data, "defaults")
     expected = task.get("expected_skill_load")
     source = "task"
     if expected is None:
@@ -370,14 +370,14 @@ def effective_task_markdown(data: dict[str, Any], i: int) -> str:
         why = "explicit" if isinstance(det, dict) and "expect_skill_activation" in det else \
             "default: a `deterministic` block exists"
         lines.append(f"- expect_skill_activation: `{str(activation).lower()}` ({why})")
-    crit = task.get("criteria") if isinstance(task.get("criteria"), dict) else {}
-    dcrit = defaults.get("criteria") if isinstance(defaults.get("criteria"), dict) else {}
+    crit = sub_dict(task, "criteria")
+    dcrit = sub_dict(defaults, "criteria")
     dims = [d for d in m.DIMENSIONS if d in crit or d in dcrit]
     if dims:
         parts = []
         for d in dims:
-            own = crit.get(d) if isinstance(crit.get(d), dict) else {}
-            inherited = dcrit.get(d) if isinstance(dcrit.get(d), dict) else {}
+            own = sub_dict(crit, d)
+            inherited = sub_dict(dcrit, d)
             if "weight" in own:
                 parts.append(f"{d} {own['weight']}")
             elif "weight" in inherited:
@@ -500,7 +500,7 @@ class SkilljackTaskMd(Format):
             out.append(problem(doc, ("verifier",), Severity.ERROR, "verifier-missing",
                                "verifier block present but no verifier/verify.* (or test.*) script and no "
                                "verifier.command", on_key=True))
-        checks = data.get("checks") if isinstance(data.get("checks"), dict) else {}
+        checks = sub_dict(data, "checks")
         regexes = checks.get("regex")
         if isinstance(regexes, list):
             for j, pattern in enumerate(regexes):
@@ -575,9 +575,9 @@ class SkilljackResults(Format):
         return Match.YES if isinstance(data, dict) and "skillName" in data and "summary" in data else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
-        summary = data.get("summary") if isinstance(data.get("summary"), dict) else {}
+        summary = sub_dict(data, "summary")
         tasks = data.get("tasks")
         if isinstance(tasks, list) and isinstance(summary.get("totalTasks"), int) and tasks and \
                 summary["totalTasks"] != len(tasks):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalens.core.documents import ParsedDocument, Path
+from evalens.core.documents import ParsedDocument, Path, sub_dict
 from evalens.core.formats import registry
 from evalens.core.formats._shared import problem, replace_fix
 from evalens.core.formats.base import Format, Match, RuleContext, ValueChoice
@@ -59,7 +59,7 @@ class SkilljackConfig(Format):
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
-        runner = data.get("runner") if isinstance(data.get("runner"), dict) else {}
+        runner = sub_dict(data, "runner")
         rtype = runner.get("type")
         if isinstance(rtype, str) and rtype not in m.RUNNER_TYPES:
             near = suggest(rtype, list(m.RUNNER_TYPES))
@@ -67,7 +67,7 @@ class SkilljackConfig(Format):
                                f'Invalid runner type "{rtype}" in config file. Valid: '
                                f'{", ".join(m.RUNNER_TYPES)} (the set depends on the skilljack version)',
                                fixes=[replace_fix(doc, ("runner", "type"), near)] if near else []))
-        scoring = data.get("scoring") if isinstance(data.get("scoring"), dict) else {}
+        scoring = sub_dict(data, "scoring")
         weights = scoring.get("weights")
         if isinstance(weights, dict) and weights:
             given = {k: v for k, v in weights.items() if isinstance(v, int | float) and not isinstance(v, bool)}

@@ -12,7 +12,7 @@ import re
 from pathlib import Path as FsPath
 from typing import Any
 
-from evalens.core.documents import ParsedDocument, Path
+from evalens.core.documents import ParsedDocument, Path, sub_dict
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
@@ -231,7 +231,7 @@ class UaapsCase(Format):
                 out.append(Problem(doc.span_for(("name",)), Severity.ERROR, "duplicate-case-name",
                                    f"Case name `{name}` is also used by `{other.path.name}` (line "
                                    f"{other.span.start_line + 1}); names must be unique across evals/cases/."))
-        inp = data.get("input") if isinstance(data.get("input"), dict) else {}
+        inp = sub_dict(data, "input")
         for key, root_desc in (("files", "evals/"), ("workspace-files", "the sandbox workspace")):
             entries = inp.get(key)
             if not isinstance(entries, list):
@@ -254,9 +254,9 @@ class UaapsCase(Format):
         target = data.get("target")
         if isinstance(target, str) and index is not None and ":" in target:
             out.extend(self._target_rule(doc, target, index))
-        judge = data.get("judge") if isinstance(data.get("judge"), dict) else {}
+        judge = sub_dict(data, "judge")
         criteria = judge.get("criteria")
-        expected = data.get("expected") if isinstance(data.get("expected"), dict) else {}
+        expected = sub_dict(data, "expected")
         has_checks = any(expected.get(k) not in (None, [], "") for k in
                          ("contains", "not-contains", "files-created", "agent-blocked"))
         if isinstance(criteria, str) and criteria.strip():

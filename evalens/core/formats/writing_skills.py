@@ -14,7 +14,7 @@ from pathlib import Path as FsPath
 from pathlib import PurePosixPath
 from typing import Any
 
-from evalens.core.documents import ParsedDocument, Path, parse
+from evalens.core.documents import ParsedDocument, Path, parse, sub_dict, sub_list
 from evalens.core.formats import registry
 from evalens.core.formats._shared import (
     document_data,
@@ -73,8 +73,7 @@ class WritingSkillsEvals(Format):
             return Match.YES
         if isinstance(cases, list) and any(isinstance(e, dict) and "criterion" in e
                                            for _, c in _dicts(cases[:50])
-                                           for e in (c.get("expectations") if isinstance(c.get("expectations"),
-                                                                                         list) else [])):
+                                           for e in sub_list(c, "expectations")):
             return Match.YES
         return Match.NO
 
@@ -89,7 +88,7 @@ class WritingSkillsEvals(Format):
         return problems
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
         skill = data.get("skill")
         if isinstance(skill, str) and skill:
@@ -234,7 +233,7 @@ class WritingSkillsHistory(Format):
             isinstance(v, dict) and {"git_hash", "average_score"} & set(v) for v in versions[:50]) else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
         versions = _dicts(data.get("versions"))
         workspace = FsPath(ctx.file_path).parent
@@ -308,7 +307,7 @@ class WritingSkillsGrading(Format):
         return Match.YES if "case_id" in data or scored else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
         out: list[Problem] = []
         results = _dicts(data.get("results"))
         scores: list[float] = []
@@ -369,7 +368,7 @@ class WritingSkillsGrading(Format):
                                    "`overall` is `fail` but every result passed."))
             return out
         expectations = [e for _, e in _dicts(case.get("expectations"))]
-        known = [e.get("criterion") for e in expectations if isinstance(e.get("criterion"), str)]
+        known = [c for e in expectations if isinstance(c := e.get("criterion"), str)]
         for i, r in results:
             crit = r.get("criterion")
             if isinstance(crit, str) and crit not in known:
@@ -382,7 +381,7 @@ class WritingSkillsGrading(Format):
         if missing:
             out.append(problem(doc, ("results",), Severity.WARNING, "missing-result",
                                f"No result for expectation(s) {', '.join(f'`{c}`' for c in missing)}.", on_key=True))
-        required = [e.get("criterion") for e in expectations if e.get("required") is True]
+        required: list[Any] = [e.get("criterion") for e in expectations if e.get("required") is True]
         if overall in ("pass", "fail") and all(c in passed for c in required):
             want = "pass" if all(passed[c] is True for c in required) else "fail"
             if overall != want:
@@ -390,8 +389,8 @@ class WritingSkillsGrading(Format):
                                    f"`overall` must be `{want}`: it passes only when every required expectation "
                                    f"passed ({', '.join(f'`{c}`' for c in required)}).",
                                    fixes=[replace_fix(doc, ("overall",), want)]))
-        scores = {r.get("criterion"): r.get("score") for _, r in results}
-        req_scores = [scores[c] for c in required if isinstance(scores.get(c), int | float)]
+        scores: dict[Any, Any] = {r.get("criterion"): r.get("score") for _, r in results}
+        req_scores: list[float] = [scores[c] for c in required if isinstance(scores.get(c), int | float)]
         rs = data.get("required_score")
         if req_scores and isinstance(rs, int | float) and abs(round(sum(req_scores) / len(req_scores), 1) - rs) > 0.051:
             mean = round(sum(req_scores) / len(req_scores), 1)
@@ -469,8 +468,8 @@ class WritingSkillsComparison(Format):
         return problems
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
-        scores = data.get("scores") if isinstance(data.get("scores"), dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
+        scores = sub_dict(data, "scores")
         totals = {"A": 0.0, "B": 0.0}
         for pair in scores.values():
             if isinstance(pair, dict):
@@ -498,7 +497,7 @@ class WritingSkillsAnalysis(Format):
             else Match.NO
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        data = doc.data if isinstance(doc.data, dict) else {}
+        data: Any = doc.data if isinstance(doc.data, dict) else {}
         if data.get("winner_version") is not None and data.get("winner_version") == data.get("loser_version"):
             return [problem(doc, ("loser_version",), Severity.ERROR, "same-version",
                             "`winner_version` and `loser_version` are the same version.")]

@@ -81,10 +81,10 @@ def md_escape(text: str) -> str:
 class _Generator(GenerateJsonSchema):
     """Plain JSON Schema: optional fields are 'may be absent', not 'may be null'."""
 
-    def nullable_schema(self, schema):  # type: ignore[override]
+    def nullable_schema(self, schema):
         return self.generate_inner(schema["schema"])
 
-    def default_schema(self, schema):  # type: ignore[override]
+    def default_schema(self, schema):
         out = super().default_schema(schema)
         if out.get("default", 0) is None:
             out.pop("default")

@@ -50,7 +50,7 @@ def render_all() -> dict[str, dict]:
     """Generate every schema from its model (the source of truth)."""
     from evalens.core.formats import registry  # format modules register their schemas on import
 
-    registry._ensure_loaded()
+    registry.all_formats()
     from evalens.core.models.base import export_schema
 
     return {s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)
