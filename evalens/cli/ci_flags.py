@@ -35,7 +35,7 @@ def emit(args: argparse.Namespace, report: Any, report_path: Path | None, packag
     status = 0
     as_json = getattr(args, "json", False)  # stdout carries JSON then: only an explicit `on` adds annotations
     if args.annotations == "on" or (args.annotations == "auto" and github.in_actions() and not as_json):
-        for line in github.annotations(report, package_root=package_root, base=base):
+        for line in github.annotation_lines(report, package_root=package_root, base=base):
             print(line)
     if args.junit is not None:
         try:

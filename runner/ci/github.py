@@ -30,7 +30,7 @@ def _escape_property(text: str) -> str:
     return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotations(report: Any, *, package_root: Path | None, base: Path | None = None) -> list[str]:
+def annotation_lines(report: Any, *, package_root: Path | None, base: Path | None = None) -> list[str]:
     """One workflow command per unit that did not pass (SKIP is not annotated): ``::error`` for FAIL and
     ERROR, ``::warning`` for FLAKY, at the unit's file and line relative to ``base`` (the workspace)."""
     base = base if base is not None else Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())

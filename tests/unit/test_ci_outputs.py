@@ -82,14 +82,14 @@ def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> Non
     pkg = tmp_path / "pkg"
     (pkg / "evals" / "cases").mkdir(parents=True)
     (pkg / "evals" / "cases" / "b.yaml").write_text(CASE_YAML)
-    lines = github.annotations(_all_verdicts(), package_root=pkg, base=tmp_path)
+    lines = github.annotation_lines(_all_verdicts(), package_root=pkg, base=tmp_path)
     assert lines[0] == ("::error file=pkg/evals/cases/b.yaml,line=7,title=evalens FAIL%3A b::contains 'EXTRACTED': "
                         "output does not contain 'EXTRACTED'; judge: no greeting")
     assert lines[1].startswith("::error title=evalens ERROR%3A c::agent exited 1")
     assert lines[2].startswith("::warning title=evalens FLAKY%3A d::flaky: 2 of 3 runs passed")
     assert len(lines) == 3  # PASS and SKIP are not annotated
     judged = make_report([make_case("b", "FAIL", reason="no\ngreeting 100%", file="evals/cases/b.yaml")])
-    (line,) = github.annotations(judged, package_root=pkg, base=tmp_path)
+    (line,) = github.annotation_lines(judged, package_root=pkg, base=tmp_path)
     assert line.endswith("::judge: no greeting 100%25") and ",line=9," in line  # judge criteria line
     # an ERROR names the failure of the run, at the unit: not the checks that judged the broken run's output
     broken = make_report([make_case("b", "ERROR", failed_check="hello", error="agent crashed",
