@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalens.server import uris
-from evalens.server.settings import Settings
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
@@ -23,6 +22,7 @@ from evalens import __version__
 if TYPE_CHECKING:
     from evalens.server.features.run import Runs
     from evalens.server.protocol import EvalensProtocol
+    from evalens.server.settings import Settings
     from pygls.workspace import TextDocument
 
     from evalens.core.config import RuleLevels, Tuning
@@ -48,7 +48,7 @@ class EvalensServer(LanguageServer):
         from evalens.core.config import ConfigCache
         from evalens.core.index import IndexCache
 
-        self.settings = Settings()
+        self._settings: Settings | None = None  # made on first use: pydantic is not needed to start
         self.indexes = IndexCache(self.read_text)
         self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
         self._overrides: tuple[RuleLevels, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
@@ -60,6 +60,15 @@ class EvalensServer(LanguageServer):
         self._graveyard: list[list[Validation | tuple[int | None, Validation] | None]] = []
         self.runs: Runs | None = None  # set by features.run (the "Run eval" machinery)
         self.extra_hover: ExtraHover | None = None  # set by features.run
+
+    @property
+    def settings(self) -> Settings:
+        """The ``evalens.*`` settings (server/settings.py)."""
+        if self._settings is None:
+            from evalens.server.settings import Settings
+
+            self._settings = Settings()
+        return self._settings
 
     # ----------------------------------------------------------------------------------- process
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
