@@ -54,7 +54,8 @@ def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, un
             if call.skill and call.skill not in skills:
                 skills.append(call.skill)
     return RunRecord(
-        version=RECORD_VERSION, unit=unit, run_index=run_index, format_id=fmt, engine=engine.name,
+        version=RECORD_VERSION,  # type: ignore[arg-type]
+        unit=unit, run_index=run_index, format_id=fmt, engine=engine.name,
         engine_version=engine_version, model=transcript.model, session_id=transcript.session_id,
         prompt=prompt_text, started_at=started_at,
         agent_seconds=round(run.duration_seconds, 3) if run is not None else None,
@@ -113,7 +114,7 @@ def load_record(path: Path) -> RunRecord:
     try:
         return RunRecord.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}
+        first = exc.errors()[0] if exc.errors() else {}  # type: ignore[typeddict-item]
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
         raise NotARecord(f"{path} is not an evalens run record (first problem: `{where}`: "
                          f"{first.get('msg', 'invalid')})") from None

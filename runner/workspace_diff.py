@@ -122,7 +122,8 @@ def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]
     spent = 0
     for rel in paths:
         status = "deleted" if rel not in after else "created" if rel not in base.meta else "modified"
-        change = FileChange(path=rel, status=status, size=after[rel][0] if rel in after else None)
+        change = FileChange(path=rel, status=status,  # type: ignore[arg-type]
+                            size=after[rel][0] if rel in after else None)
         new_bytes = read_bounded(workspace / rel, file_cap) if rel in after else b""
         old_bytes = base.content.get(rel, b"") if rel in base.meta else b""
         if rel in base.meta and rel not in base.content:

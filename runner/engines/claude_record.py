@@ -104,7 +104,7 @@ def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None =
                 if call in pending:
                     pending.remove(call)
         elif kind == "system" and ev.get("subtype") == "hook_response":
-            name = str(ev.get("hook_name") or "") or None
+            name = str(ev.get("hook_name") or "") or None  # type: ignore[assignment]
             event = str(ev.get("hook_event") or (name or "").split(":", 1)[0])
             hook = hook_run(bounds, event, name, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
             target = _hook_target(name, pending, recent)
