@@ -161,6 +161,7 @@ COMMANDS: dict[str, str] = {
     "cancelRun": "evalens.cancelRun",
     "lastReport": "evalens.lastReport",
     "showResult": "evalens.showResult",
+    "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not mirrored yet)
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
 

@@ -130,6 +130,7 @@ export const Commands = {
   cancelRun: "evalens.cancelRun",
   lastReport: "evalens.lastReport",
   showResult: "evalens.showResult",
+  runView: "evalens.runView",
 } as const;
 
 export const Notifications = {
