@@ -66,6 +66,7 @@ class DiscoveredCase(Wire):
 
     uri: str
     name: str
+    label: str | None = None  # what editors show (a skill-creator case's prompt, not its numeric id)
     format: str
     range: LspRange
     package_root: str

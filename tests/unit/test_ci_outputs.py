@@ -94,12 +94,12 @@ def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> Non
     # an ERROR names the failure of the run, at the unit: not the checks that judged the broken run's output
     broken = make_report([make_case("b", "ERROR", failed_check="hello", error="agent crashed",
                                     file="evals/cases/b.yaml")])
-    (line,) = github.annotations(broken, package_root=pkg, base=tmp_path)
+    (line,) = github.annotation_lines(broken, package_root=pkg, base=tmp_path)
     assert line == "::error file=pkg/evals/cases/b.yaml,line=1,title=evalens ERROR%3A b::agent crashed"
     # a FAIL whose error repeats its failed check's detail says it once
     repeated = make_report([make_case("b", "FAIL", failed_check="hello", reason="x",
                                       error="output does not contain 'hello'", file="evals/cases/b.yaml")])
-    (line,) = github.annotations(repeated, package_root=pkg, base=tmp_path)
+    (line,) = github.annotation_lines(repeated, package_root=pkg, base=tmp_path)
     assert line.count("output does not contain") == 1 and ",line=6," in line
 
 
