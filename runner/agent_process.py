@@ -13,14 +13,32 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from evalens.runner.bwrap import BridgeSpec
 
 KILL_GRACE_SECONDS = 2.0
 DEFAULT_CAPTURE_BYTES = 16 << 20  # per stream; override with EVALENS_MAX_OUTPUT_MB
 READ_CHUNK = 1 << 16
+
+
+async def in_thread(func: Callable[..., Any], *args: Any,
+                    on_cancel: Callable[[Any], None] | None = None) -> Any:
+    """Run blocking work (file copies, ``/proc`` scans, probes, parsing) in a worker thread, off the event loop.
+    If the caller is cancelled, the thread is let finish before re-raising (so no one races the cleanup that
+    follows), and ``on_cancel`` gets what it produced (a sandbox to remove)."""
+    task = asyncio.ensure_future(asyncio.to_thread(func, *args))
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        with contextlib.suppress(BaseException):
+            result = await asyncio.wait_for(asyncio.shield(task), timeout=30)
+            if on_cancel is not None:
+                on_cancel(result)
+        raise
 
 
 def capture_limit() -> int:
@@ -199,7 +217,7 @@ async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, 
 
 
 async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
-                      timeout: float, *, user: int | None = None, group: int | None = None) -> AgentRun:
+                      time_limit: float, *, user: int | None = None, group: int | None = None) -> AgentRun:
     """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
     ``user``/``group`` switch the child to that host uid/gid (evalens as root)."""
     start = time.monotonic()
@@ -231,17 +249,17 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
     known: set[int] = set()
     try:
         try:
-            await asyncio.wait_for(proc.wait(), timeout=timeout)
+            await asyncio.wait_for(proc.wait(), timeout=time_limit)
         except TimeoutError:
             timed_out = True
-            known = process_tree(proc.pid)  # before SIGTERM: a dying parent hands its children to init
+            known = await in_thread(process_tree, proc.pid)  # before SIGTERM: a dying parent hands its children to init
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(proc.wait(), timeout=KILL_GRACE_SECONDS)
     finally:
         # Always: on timeout, on cancellation, and after a normal exit (background children of tool calls).
-        killed = kill_tree(proc.pid, known)
+        killed = await in_thread(kill_tree, proc.pid, known)  # a /proc scan: off the loop
         try:
             if proc.returncode is None:
                 with contextlib.suppress(ProcessLookupError):

@@ -9,40 +9,35 @@ from __future__ import annotations
 from typing import Literal
 
 from evalens.runner.engines.base import Transcript
-from pydantic import BaseModel, Field
+from evalens.runner.results import CheckResult
 
 from evalens.core.models.uaaps import CaseExpected
 
 CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
-
-
-class CheckResult(BaseModel):
-    """One entry of `expected` and whether it held."""
-
-    kind: CheckKind = Field(description="Check kind, snake_case as in the report (`not_contains`, ...).")
-    value: str | bool = Field(description="The exact entry: the substring, the path, or the expected boolean.")
-    status: Literal["PASS", "FAIL"] = Field(description="Whether this entry held.")
-    detail: str = Field(default="", description="Why it failed, in words a user can act on.")
+__all__ = ["CheckKind", "CheckResult", "files_created", "run_checks", "summarise"]
 
 
 def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str]) -> list[CheckResult]:
     """All declared checks (not fail-fast within the list: every failing entry is reported)."""
     results: list[CheckResult] = []
     output = transcript.output
-    for needle in expected.contains:
+    for i, needle in enumerate(expected.contains):
         ok = needle in output
         results.append(CheckResult(kind="contains", value=needle, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"output does not contain {needle!r}"))
-    for needle in expected.not_contains:
+                                   detail="" if ok else f"output does not contain {needle!r}",
+                                   location=["expected", "contains", i]))
+    for i, needle in enumerate(expected.not_contains):
         ok = needle not in output
         results.append(CheckResult(kind="not_contains", value=needle, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"output contains forbidden {needle!r}"))
+                                   detail="" if ok else f"output contains forbidden {needle!r}",
+                                   location=["expected", "not-contains", i]))
     created = set(files_created)
-    for path in expected.files_created:
+    for i, path in enumerate(expected.files_created):
         norm = path.strip()[2:] if path.strip().startswith("./") else path.strip()
         ok = norm in created
         results.append(CheckResult(kind="files_created", value=path, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"the agent did not create {path}"))
+                                   detail="" if ok else f"the agent did not create {path}",
+                                   location=["expected", "files-created", i]))
     if expected.agent_blocked is not None:
         ok = transcript.blocked == expected.agent_blocked
         if ok:
@@ -52,7 +47,8 @@ def run_checks(expected: CaseExpected, transcript: Transcript, files_created: li
         else:
             detail = "the agent was blocked: " + "; ".join(transcript.blocked_reasons)[:300]
         results.append(CheckResult(kind="agent_blocked", value=expected.agent_blocked,
-                                   status="PASS" if ok else "FAIL", detail=detail))
+                                   status="PASS" if ok else "FAIL", detail=detail,
+                                   location=["expected", "agent-blocked"]))
     return results
 
 

@@ -1,4 +1,9 @@
-"""The LLM judge: `anthropic` SDK for Claude models, `openai` SDK for OpenAI models; strict JSON verdicts.
+"""The one LLM judge client of every suite: a registry of providers (``PROVIDERS``: `anthropic` SDK for Claude
+models, `openai` SDK for OpenAI models); strict JSON verdicts.
+
+Adding a provider: an entry in ``PROVIDERS`` (key variables, base-URL variable, default model, model-name
+prefixes), one ``_ask_<provider>`` function registered in ``_ASKERS``, and its SDK in preflight's
+``import_judge_sdk`` list.
 
 The judge must answer ``{"verdict": "PASS"|"FAIL", "reason": "..."}``; anything else is retried once and then
 becomes an ERROR verdict — an unusable judge never yields a PASS. All calls for one unit share one deadline
@@ -12,8 +17,9 @@ import asyncio
 import json
 import os
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -21,6 +27,7 @@ OPENAI_PREFIXES = ("gpt", "o1", "o3", "o4", "o5", "codex", "chatgpt", "text-", "
 PROVIDER_KEYS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",)}
 PROVIDER_BASE_URLS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5-mini"}
+MODEL_ALIASES = {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1"}
 OUTPUT_LIMIT = 8000
 FILE_PREVIEW_LIMIT = 1500
 
@@ -70,7 +77,7 @@ def resolve_judge(spec: str | None, *, default_provider: str, agent_model: str |
                   key_env: tuple[str, ...] | None = None) -> JudgeSpec:
     """``provider:model`` or a bare model name (``claude-*`` → anthropic, ``gpt-*``/``o*`` → openai)."""
     provider: str | None = None
-    model = spec
+    model = MODEL_ALIASES.get(spec or "", spec)  # skilljack's `models.judge: haiku`
     if spec and ":" in spec:
         head, tail = spec.split(":", 1)
         if head in PROVIDER_KEYS:
@@ -153,36 +160,47 @@ def judge_deadline(case_timeout: float | None = None, override: float | None = N
 
 
 async def ask_text(spec: JudgeSpec, system: str, user: str, *, env: dict[str, str] | None = None,
-                   timeout: float = 60.0, json_mode: bool = True, max_tokens: int = 1024) -> str:
+                   time_left: float = 60.0, json_mode: bool = True, max_tokens: int = 1024) -> str:
     """One judge request through the provider's SDK (imported here, not at start-up); no SDK retries, and the
     SDK's own timeout is the time left, so the caller's deadline is the only clock."""
     env = dict(os.environ) if env is None else env
     key = next((env[k] for k in spec.key_env if env.get(k)), None)
     base_url = env.get(PROVIDER_BASE_URLS[spec.provider]) or None
-    if spec.provider == "anthropic":
-        import anthropic
+    return await _ASKERS[spec.provider](spec.model, system, user, key=key, base_url=base_url, time_left=time_left,
+                                        json_mode=json_mode, max_tokens=max_tokens)
 
-        client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
-        try:
-            message = await client.messages.create(
-                model=spec.model, max_tokens=max_tokens, system=system,
-                messages=[{"role": "user", "content": user}],
-            )
-        finally:
-            await client.close()
-        return "".join(getattr(b, "text", "") for b in message.content)
+
+async def _ask_anthropic(model: str, system: str, user: str, *, key: str | None, base_url: str | None,
+                         time_left: float, json_mode: bool, max_tokens: int) -> str:
+    import anthropic
+
+    client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
+    try:
+        message = await client.messages.create(
+            model=model, max_tokens=max_tokens, system=system, messages=[{"role": "user", "content": user}],
+        )
+    finally:
+        await client.close()
+    return "".join(getattr(b, "text", "") for b in message.content)
+
+
+async def _ask_openai(model: str, system: str, user: str, *, key: str | None, base_url: str | None,
+                      time_left: float, json_mode: bool, max_tokens: int) -> str:
     import openai
 
-    oclient = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=timeout)
+    client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
     try:
-        extra: dict = {"response_format": {"type": "json_object"}} if json_mode else {}
-        completion = await oclient.chat.completions.create(
-            model=spec.model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+        extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_mode else {}
+        completion = await client.chat.completions.create(
+            model=model, messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
             **extra,
         )
     finally:
-        await oclient.close()
+        await client.close()
     return completion.choices[0].message.content or ""
+
+
+_ASKERS: dict[str, Callable[..., Awaitable[str]]] = {"anthropic": _ask_anthropic, "openai": _ask_openai}
 
 
 def _call_error(exc: BaseException) -> str:
@@ -192,8 +210,8 @@ def _call_error(exc: BaseException) -> str:
         (f": {text}" if text else "")
 
 
-async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse, *, deadline: float,  # noqa: ANN001
-                     env: dict[str, str] | None = None, max_tokens: int = 1024) -> tuple[object, str]:
+async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse: Callable[[str], Any], *, deadline: float,
+                     env: dict[str, str] | None = None, max_tokens: int = 1024) -> tuple[Any, str]:
     """Ask until ``parse(reply)`` succeeds, at most :data:`JUDGE_ATTEMPTS` times and within ``deadline`` seconds
     in total; returns ``(parsed, raw)`` or raises :class:`JudgeFailed` with the last reason."""
     try:  # importing an SDK takes seconds on a busy machine: off the loop, and not on the judge's clock
@@ -211,7 +229,7 @@ async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse, *, deadline
             break
         asked += 1
         try:
-            raw = await asyncio.wait_for(ask_text(spec, system, user, env=env, timeout=left,
+            raw = await asyncio.wait_for(ask_text(spec, system, user, env=env, time_left=left,
                                                   max_tokens=max_tokens), timeout=left)
         except TimeoutError:
             last_error = f"judge did not answer within {deadline:g} s"
@@ -243,3 +261,44 @@ async def judge_case(spec: JudgeSpec, user_prompt: str, env: dict[str, str] | No
         return JudgeOutcome("ERROR", str(exc), spec.model, spec.provider)
     assert isinstance(reply, JudgeReply)
     return JudgeOutcome(reply.verdict, reply.reason, spec.model, spec.provider, raw)
+
+
+async def ask_json(spec: JudgeSpec, system: str, user: str, deadline: float | None = None) -> dict[str, Any]:
+    """Judge calls whose reply must hold a JSON object (the first balanced one is taken): retried once, all
+    within ``deadline`` seconds; raises :class:`JudgeFailed` with the reason. Graders and skilljack's scorer
+    use this; the strict PASS/FAIL judge uses :func:`judge_case`."""
+    value, _raw = await ask_parsed(spec, system, user, first_json_object, deadline=deadline or judge_deadline(),
+                                   max_tokens=2048)
+    assert isinstance(value, dict)
+    return value
+
+
+def first_json_object(text: str) -> dict[str, Any]:
+    """The first balanced ``{...}`` in ``text`` (a brace-depth scan that respects strings, so nested objects
+    parse — unlike a non-greedy regex)."""
+    start = text.find("{")
+    while start >= 0:
+        depth, in_str, escape = 0, False, False
+        for i in range(start, len(text)):
+            c = text[i]
+            if in_str:
+                escape = c == "\\" and not escape
+                if c == '"' and not escape:
+                    in_str = False
+                continue
+            if c == '"':
+                in_str = True
+            elif c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        value = json.loads(text[start:i + 1])
+                    except ValueError:
+                        break
+                    if isinstance(value, dict):
+                        return value
+                    break
+        start = text.find("{", start + 1)
+    raise ValueError("no JSON object in the judge's reply")

@@ -2,7 +2,7 @@
 judge's provider, the sandbox and writable temp space. One list of checks feeds three faces: the run's refusal
 (one actionable message naming the fix, raised before anything is paid for), ``evalens doctor``'s table and its
 ``--json``. The CLI (``evalens eval`` / ``evalens run``), the code lens and the Test Explorer all go through
-:func:`preflight`, because they all start runs through ``runner.api`` or ``runner.cli_run``.
+:func:`preflight`, because they all start runs through ``runner.api`` (``run_cases`` or ``run_file``).
 
 Everything here is cheap (no SDK import, cached ``--version``); :func:`import_judge_sdk` does the real import
 and is run off the event loop.

@@ -137,16 +137,10 @@ def newest_report(package_root: Path) -> Path | None:
 
 
 def aggregate(verdicts: list[str]) -> str:
-    """One verdict for repeated runs: PASS only if every run passed; any FAIL fails; else ERROR; all SKIP skips."""
-    if verdicts and all(v == "PASS" for v in verdicts):
-        return "PASS"
-    if "FAIL" in verdicts:
-        return "FAIL"
-    if "ERROR" in verdicts:
-        return "ERROR"
-    if verdicts and all(v == "SKIP" for v in verdicts):
-        return "SKIP"
-    return "ERROR" if verdicts else "SKIP"
+    """One verdict for repeated runs (:func:`evalens.runner.verdicts.combine_runs`)."""
+    from evalens.runner.verdicts import combine_runs
+
+    return combine_runs(verdicts)
 
 
 def diff_reports(a: EvalReport, b: EvalReport) -> dict[str, Any]:

@@ -18,10 +18,11 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runner's one sandbox entry point
     AgentRun,
+    in_thread,
     kill_tree,
     process_tree,
     run_process,
@@ -313,8 +314,56 @@ def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
     return {f"_endpoint_{i}": url for i, url in enumerate(engine.model_endpoints(env))}
 
 
+def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, model: str | None,
+                    env_in: dict[str, str], bridges_spec: list[Any]) -> tuple[Any, list[str], dict[str, str], Any, bool]:
+    """The agent's command line and environment, confined as ``plan`` says. Blocking (the bubblewrap probe, the
+    generated ``/etc`` files, handing the sandbox to the agent's uid): the caller runs it in a worker thread."""
+    from evalens.runner import bwrap
+
+    command = engine.command(paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced,
+                             network=plan.network)
+    env = dict(env_in)
+    env.update(command.env)
+    env["PATH"] = str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    argv = command.argv
+    identity = None
+    own_sandbox_dropped = False
+    if plan.enforced:
+        env["TMPDIR"] = "/tmp"
+        etc_dir = paths.root / "etc"
+        hosts = [b.host for b in bridges_spec if b.host not in ("127.0.0.1", "localhost", "::1")]
+        bwrap.write_etc(etc_dir, paths.home, hosts)
+        roots = bwrap.install_roots(str(engine.binary))
+        node = bwrap.node_root(env["PATH"])
+        if node is not None:
+            roots.append(node)
+        writable = None
+        if plan.writable_paths:
+            writable = []
+            for rel in plan.writable_paths:
+                target = safe_join(paths.workspace, rel.rstrip("/") or ".", what="writable path")
+                target.mkdir(parents=True, exist_ok=True)
+                writable.append(target)
+        needed = [*roots, paths.root, etc_dir / "passwd", *(b.socket.parent for b in bridges_spec)]
+        identity = bwrap.agent_identity(needed)
+        if identity is None:
+            raise RuntimeError("bubblewrap stopped working (user namespaces unavailable)")
+        plan.user = identity.describe()
+        if identity.uid is not None:
+            hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
+        own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
+        inner = command.argv_without_own_sandbox if own_sandbox_dropped and command.argv_without_own_sandbox \
+            else argv
+        argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
+                                private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
+                                engine_roots=roots, bridges=bridges_spec, agent_argv=inner)
+    else:
+        env["TMPDIR"] = str(tmp_dir(paths))
+    return command, argv, env, identity, own_sandbox_dropped
+
+
 async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, *, model: str | None,
-                       agent_env: dict[str, str], timeout: float) -> tuple[AgentRun, Transcript]:
+                       agent_env: dict[str, str], time_limit: float) -> tuple[AgentRun, Transcript]:
     """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
     The captured streams land in ``paths.logs`` (never mounted into the sandbox)."""
     from evalens.runner import bwrap
@@ -333,58 +382,21 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         bridges_spec, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env_in), sock_dir)
         env_in.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
     try:
-        command = engine.command(paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced,
-                                 network=plan.network)
-        env = dict(env_in)
-        env.update(command.env)
-        env["PATH"] = str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
-        argv = command.argv
-        identity = None
-        own_sandbox_dropped = False
-        if plan.enforced:
-            env["TMPDIR"] = "/tmp"
-            etc_dir = paths.root / "etc"
-            hosts = [b.host for b in bridges_spec if b.host not in ("127.0.0.1", "localhost", "::1")]
-            bwrap.write_etc(etc_dir, paths.home, hosts)
-            roots = bwrap.install_roots(str(engine.binary))
-            node = bwrap.node_root(env["PATH"])
-            if node is not None:
-                roots.append(node)
-            writable = None
-            if plan.writable_paths:
-                writable = []
-                for rel in plan.writable_paths:
-                    target = safe_join(paths.workspace, rel.rstrip("/") or ".", what="writable path")
-                    target.mkdir(parents=True, exist_ok=True)
-                    writable.append(target)
-            needed = [*roots, paths.root, etc_dir / "passwd", *(b.socket.parent for b in bridges_spec)]
-            identity = bwrap.agent_identity(needed)
-            if identity is None:
-                raise RuntimeError("bubblewrap stopped working (user namespaces unavailable)")
-            plan.user = identity.describe()
-            if identity.uid is not None:
-                hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
-            own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
-            inner = command.argv_without_own_sandbox if own_sandbox_dropped and command.argv_without_own_sandbox \
-                else argv
-            argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
-                                    private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
-                                    engine_roots=roots, bridges=bridges_spec, agent_argv=inner)
-        else:
-            env["TMPDIR"] = str(tmp_dir(paths))
+        command, argv, env, identity, own_sandbox_dropped = await in_thread(
+            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec)
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None
         bridges = []
         try:
             bridges = await start_bridges(bridges_spec, owner)
-            run = await run_process(argv, env, paths.workspace, stdout, stderr, timeout,
+            run = await run_process(argv, env, paths.workspace, stdout, stderr, time_limit,
                                     user=owner, group=identity.gid if identity is not None else None)
         finally:
             await stop_bridges(bridges)
     finally:
         if side_dir is not None:
             shutil.rmtree(side_dir, ignore_errors=True)
-    transcript = engine.parse(paths, stdout, stderr, run.exit_code)
+    transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.

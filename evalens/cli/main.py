@@ -104,7 +104,7 @@ def _run_command(command: str, rest: list[str]) -> int:
             from evalens.cli.eval import main as eval_main
 
             return eval_main(rest)
-        from evalens.runner.cli_run import main as run_main
+        from evalens.cli.run import main as run_main
 
         return run_main(rest)
     except Interrupted as exc:

@@ -8,7 +8,7 @@ from evalens.server.server import EvalensServer
 def register(server: EvalensServer) -> None:
     """Registers the lens and run commands when the run feature is available."""
     try:
-        from evalens.server.features import run
+        from evalens.server.features import run_commands
     except ImportError:
         return
-    run.register(server)
+    run_commands.register(server)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalens.server import uris
 from evalens.server.convert import col_to_client, from_position
 from evalens.server.features.context import CursorContext, json_context, yaml_context
 from evalens.server.server import EvalensServer
@@ -39,7 +40,7 @@ def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.Com
                 insert_text_format=types.InsertTextFormat.Snippet if snippets else types.InsertTextFormat.PlainText)])
     schema = fmt.schema()
     if fmt.language == "json":
-        good = ls.last_good.get(uri)
+        good = ls.last_good.get(uris.key(uri))  # keyed by URI key, like every per-document map
         ctx = json_context(good.doc if good else None, lines, line, col)
     else:
         ctx = yaml_context(lines, line, col)
@@ -61,7 +62,8 @@ def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.Com
 def _existing_keys(ls: EvalensServer, result: Any, path: tuple) -> set[str]:
     doc = result.doc if result.doc is not None and result.doc.ok else None
     if doc is None:
-        good = ls.last_good.get(result.path)
+        uri = uris.uri_of(result.path)
+        good = ls.last_good.get(uris.key(uri)) if uri else None
         doc = good.doc if good else None
     node = doc.node_at_path(path) if doc is not None else None
     return {k for k, _, _ in node.entries} if node is not None and node.kind == "map" else set()

@@ -1,4 +1,6 @@
-"""The "Run eval" code lens and the run commands: one case from the editor through ``runner.api.run_cases``.
+"""The "Run eval" code lens, verdict diagnostics and hover: one unit from the editor through the runner API
+(``run_cases`` for UAAPS cases, ``run_file`` for every other runnable format); the commands are in
+``run_commands.py``.
 
 Runs are asyncio tasks on the server's loop (the runner awaits its subprocesses), so completion, hover and
 diagnostics keep answering during a run. Every face of a run — lens, diagnostic, hover, command answer,
@@ -13,8 +15,7 @@ import os
 import re
 import time
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -25,98 +26,17 @@ from evalens.server.features import run_formats
 from evalens.server.features import run_present as present
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
+from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
 from evalens.server.server import EvalensServer
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.uris import from_fs_path, to_fs_path
 
 log = logging.getLogger("evalens.server.run")
 
-RUNNABLE = "uaaps-case"  # the format runner.api.run_cases runs; CLI_FORMATS run through runner.cli_run
 CONFIG = "uaaps-config"
 STAGES = {"sandbox": 10, "agent": 25, "checks": 70, "judge": 80, "cleanup": 95}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "reports", "build", "dist"}
-
-
-class Slots:
-    """Bounded parallelism that follows the ``maxParallelRuns`` setting as it changes."""
-
-    def __init__(self, limit: Callable[[], int]) -> None:
-        self._limit = limit
-        self._active = 0
-        self._cond: asyncio.Condition | None = None
-
-    def _condition(self) -> asyncio.Condition:
-        if self._cond is None:
-            self._cond = asyncio.Condition()
-        return self._cond
-
-    async def __aenter__(self) -> None:
-        cond = self._condition()
-        async with cond:
-            await cond.wait_for(lambda: self._active < max(1, int(self._limit() or 1)))
-            self._active += 1
-
-    async def __aexit__(self, *exc: object) -> None:
-        cond = self._condition()
-        async with cond:
-            self._active -= 1
-            cond.notify_all()
-
-
-@dataclass(eq=False)
-class RunHandle:
-    """One case run in flight (queued or running)."""
-
-    root: Path
-    name: str
-    uri: str
-    case_file: Path
-    format_id: str = RUNNABLE
-    task: asyncio.Task | None = None
-    stage: str = "queued"
-    token: str | None = None
-    cancelled: bool = False
-    started: float = field(default_factory=time.monotonic)
-
-
-@dataclass(slots=True)
-class Target:
-    """A case resolved from a command's ``{uri, name}``."""
-
-    uri: str
-    root: Path
-    name: str
-    case_file: Path
-    validation: Any
-    case: Any  # CaseInfo or None when the file no longer parses
-    format_id: str = RUNNABLE
-    package_root: Path | None = None  # what the Test Explorer groups by (``root`` keys memory and runs)
-
-
-class CommandRefused(JsonRpcException, ValueError):
-    """A command that cannot run on what it was given: LSP ``RequestFailed``, one log line, no traceback."""
-
-    CODE = -32803
-
-
-def _arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
-    """Commands take ONE dict argument; ``[uri, name]`` positional is tolerated for hand-written clients.
-    ``uri`` and ``name`` must be strings (``uri=True``: and ``uri`` must be there)."""
-    if args and isinstance(args[0], dict):
-        out = dict(args[0])
-    else:
-        out = dict(zip(("uri", "name"), args, strict=False))
-    for key in ("uri", "name"):
-        if out.get(key) is not None and not isinstance(out[key], str):
-            raise JsonRpcInvalidParams(f"`{key}` must be a string, not {type(out[key]).__name__}")
-    if uri and not out.get("uri"):
-        raise JsonRpcInvalidParams("the command needs {\"uri\": ...} (the eval file)")
-    if out.get("uri") and uris.usable_path(out["uri"]) is None:
-        raise CommandRefused(f"not a usable file URI: {out['uri'][:200]}")
-    return out
-
 
 class Runs:
     """Runs in flight, the verdict memory, and what they look like in the editor."""
@@ -130,7 +50,7 @@ class Runs:
         self._case_cache: dict[str, tuple[Any, list[Any]]] = {}  # path -> (its latest validation, units)
 
     # ------------------------------------------------------------------------------------ documents
-    def _validation(self, uri: str) -> Any:
+    def validation_of(self, uri: str) -> Any:
         """The open buffer's validation, else the scan's, else the file on disk's (None if none)."""
         found = self.ls.validation_for(uri)
         if found is not None:
@@ -160,7 +80,7 @@ class Runs:
         return cases
 
     @staticmethod
-    def _format_id(validation: Any) -> str | None:
+    def format_id_of(validation: Any) -> str | None:
         return validation.format.id if validation is not None and validation.format is not None else None
 
     def _root(self, path: Path | None, validation: Any) -> Path | None:
@@ -168,7 +88,7 @@ class Runs:
         formats whose unit names (task ids, query indexes) are only unique within one file."""
         if path is None:
             return None
-        fid = self._format_id(validation)
+        fid = self.format_id_of(validation)
         if fid in CLI_FORMATS:
             self.memory.watch(path, fid, partial(self._data_of, str(path)))
             return path
@@ -177,21 +97,21 @@ class Runs:
     def _data_of(self, path: str) -> Any:
         """The current data of an eval file (looked up when needed: nothing holds an old document)."""
         uri = uris.uri_of(path)
-        validation = self._validation(uri) if uri else None
+        validation = self.validation_of(uri) if uri else None
         return validation.doc.data if validation is not None and validation.doc is not None else None
 
-    def _root_of_uri(self, uri: str | None, validation: Any = None) -> Path | None:
+    def root_of_uri(self, uri: str | None, validation: Any = None) -> Path | None:
         path = to_fs_path(uri) if uri else None
         if not path:
             return None
-        return self._root(Path(path), validation if validation is not None else self._validation(uri))
+        return self._root(Path(path), validation if validation is not None else self.validation_of(uri))
 
     def _lines(self, validation: Any) -> list[str]:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
 
     # ------------------------------------------------------------------------------------ diagnostics
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
-        root = self._root_of_uri(uri, validation)
+        root = self.root_of_uri(uri, validation)
         if root is None or not self.memory.all_for(root):
             return []
         out: list[types.Diagnostic] = []
@@ -244,7 +164,7 @@ class Runs:
 
         if self._pulls_without_refresh():
             if self.ls.open_doc(uri) is not None:
-                self._push_verdicts(uri, self._verdict_diagnostics(uri, self._validation(uri)))
+                self._push_verdicts(uri, self._verdict_diagnostics(uri, self.validation_of(uri)))
         elif self.ls.client_pulls:
             try:
                 self.ls.workspace_diagnostic_refresh(None)
@@ -255,14 +175,14 @@ class Runs:
 
     # ------------------------------------------------------------------------------------ lenses
     def lenses(self, uri: str) -> list[types.CodeLens]:
-        validation = self._validation(uri)
+        validation = self.validation_of(uri)
         if validation is None or validation.format is None:
             return []
-        root = self._root_of_uri(uri, validation)
+        root = self.root_of_uri(uri, validation)
         if root is None:
             return []
         lines = self._lines(validation)
-        cli = self._format_id(validation) in CLI_FORMATS
+        cli = self.format_id_of(validation) in CLI_FORMATS
         out: list[types.CodeLens] = []
 
         def lens(rng: types.Range, title: str, command: str, arg: dict[str, Any]) -> None:
@@ -309,7 +229,7 @@ class Runs:
     # ------------------------------------------------------------------------------------ hover
     def hover(self, uri: str, validation: Any, path: tuple) -> str | None:
         """Markdown for the last result when hovering a case's `name` (``ls.extra_hover``)."""
-        root = self._root_of_uri(uri, validation)
+        root = self.root_of_uri(uri, validation)
         if root is None:
             return None
         path = tuple(path)
@@ -323,7 +243,7 @@ class Runs:
             if record is None:
                 if running:
                     return running.strip()
-                return "No run yet: use **▶ Run eval**." if self._format_id(validation) == RUNNABLE else \
+                return "No run yet: use **▶ Run eval**." if self.format_id_of(validation) == RUNNABLE else \
                     "No run yet: use **▶ Run**."
             return running + present.hover_markdown(record)
         return None
@@ -333,8 +253,8 @@ class Runs:
         path = to_fs_path(uri)
         if not path:
             raise CommandRefused(f"not a file URI: {uri}")
-        validation = self._validation(uri)
-        fid = self._format_id(validation)
+        validation = self.validation_of(uri)
+        fid = self.format_id_of(validation)
         root = self._root(Path(path), validation)
         cases = self._cases(validation)
         if fid in CLI_FORMATS:
@@ -355,8 +275,8 @@ class Runs:
     def file_targets(self, uri: str, *, whole: bool) -> list[Target]:
         """A file's units: each one (``whole=False``, for discovery), or what running the file means
         (the ``*`` unit when the format has one, else every unit)."""
-        validation = self._validation(uri)
-        if self._format_id(validation) not in CLI_FORMATS:
+        validation = self.validation_of(uri)
+        if self.format_id_of(validation) not in CLI_FORMATS:
             try:
                 return [self.target(uri, None)]
             except ValueError:
@@ -367,7 +287,7 @@ class Runs:
         return [self.target(uri, n) for n in names if whole or n != ALL]
 
     def workspace_files(self) -> list[str]:
-        """URIs of the open and scanned documents of the formats ``runner.cli_run`` runs."""
+        """URIs of the open and scanned documents of the formats ``runner.api.run_file`` runs."""
         from evalens.server.features.lifecycle import workspace_roots
 
         tops = [Path(t) for t in workspace_roots(self.ls)]
@@ -380,12 +300,12 @@ class Runs:
             path = uris.path_of(uri) if uri else None
             if not uri or not path or tops and not any(Path(path).is_relative_to(t) for t in tops):
                 continue
-            validation = self._validation(uri) if self.ls.open_doc(uri) is not None else known.get(key)
-            if self._format_id(validation) in CLI_FORMATS:
+            validation = self.validation_of(uri) if self.ls.open_doc(uri) is not None else known.get(key)
+            if self.format_id_of(validation) in CLI_FORMATS:
                 out.append(uri)
         return out
 
-    def _package_targets(self, root: Path) -> list[Target]:
+    def package_targets(self, root: Path) -> list[Target]:
         cases_dir = root / "evals" / "cases"
         files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
         out = []
@@ -508,11 +428,11 @@ class Runs:
         return record
 
     async def _execute_file_unit(self, handle: RunHandle, target: Target) -> tuple[CaseRecord, list[CaseRecord]]:
-        """One unit of a ``runner.cli_run`` format (``*``: the whole file); every unit it graded is remembered."""
+        """One unit of a suite format (``*``: the whole file); every unit it graded is remembered."""
         self._progress(handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else ""))
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
         results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
-                                             self.ls.settings)
+                                             self.ls.settings, lambda message: self._progress(handle, "agent", message))
         now = time.time()
         own: CaseRecord | None = None
         others = []
@@ -524,7 +444,10 @@ class Runs:
             else:
                 others.append(rec)
         if own is None:  # run_unit always answers for the unit it was asked about; be safe anyway
-            own = CaseRecord(run_formats.UnitResult(handle.name, "ERROR", "no verdict", error="no verdict"), None, now)
+            from evalens.runner.results import UnitResult
+
+            own = CaseRecord(UnitResult(name=handle.name, format=handle.format_id, verdict="ERROR", reason="no verdict",
+                                        error="no verdict"), None, now)
             self.memory.put(handle.root, handle.name, own)
         return own, others
 
@@ -538,7 +461,7 @@ class Runs:
 
     def _announce(self, target: Target, record: CaseRecord, diagnostics: bool = True) -> None:
         """Tell every face: diagnostics, the verdict notification (lens refresh follows in _state_changed)."""
-        validation = self._validation(target.uri)
+        validation = self.validation_of(target.uri)
         case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
         rng = to_range(case.span, self._lines(validation), self.ls.encoding) if case is not None else None
         r = record.result
@@ -671,142 +594,3 @@ class Runs:
             self.ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning,
                 message=f"evalens runs the saved {target.case_file.name}; save it to include your edits"))
-
-
-async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
-    """Run ``work`` (a workspace walk, file reads) in the server's worker threads, not on the event loop."""
-    return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
-
-
-def register(server: EvalensServer) -> None:
-    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
-    runs = Runs(server)
-    server.runs = runs
-    server.extra_hover = runs.hover  # type: ignore[attr-defined]
-
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
-        if not ls.settings.code_lens:
-            return []
-        try:
-            return runs.lenses(params.text_document.uri)
-        except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
-            log.exception("code lenses failed for %s", params.text_document.uri)
-            return []
-
-    @server.feature(types.SHUTDOWN)
-    async def on_shutdown(ls: EvalensServer, params: None) -> None:
-        """Cancel runs in flight so no agent process or sandbox outlives the server."""
-        handles = list(runs.active.values())
-        for handle in handles:
-            runs.cancel_handle(handle)
-        tasks = [h.task for h in handles if h.task is not None]
-        if tasks:
-            await asyncio.wait(tasks, timeout=15)
-
-    @server.command("evalens.runCase")
-    async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        a = _arg(args, uri=True)
-        target = runs.target(a["uri"], a.get("name"))
-        if a.get("dryRun"):
-            return await runs.dry_run(target)
-        runs.warn_if_unsaved(target)
-        handle = runs.start(target)
-        runs.link_request(ls, [handle])
-        return (await runs.wait([target], [handle]))[0]
-
-    async def run_many(ls: EvalensServer, targets: list[Target]) -> list[dict[str, Any]]:
-        handles = [runs.start(t) for t in targets]
-        runs.link_request(ls, handles)
-        return await runs.wait(targets, handles)
-
-    @server.command("evalens.runFile")
-    async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        uri = _arg(args, uri=True)["uri"]
-        validation = runs._validation(uri)
-        if validation is not None and validation.format is not None and validation.format.id == CONFIG:
-            root = package_root_of(Path(to_fs_path(uri) or ""))
-            return await run_many(ls, runs._package_targets(root) if root else [])
-        targets = runs.file_targets(uri, whole=True)
-        if not targets:
-            runs.target(uri, None)  # raises the reason the file does not run
-        return await run_many(ls, targets)
-
-    @server.command("evalens.runAll")
-    async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        uri = _arg(args).get("uri")
-        validation = runs._validation(uri) if uri else None
-        if uri and runs._format_id(validation) in CLI_FORMATS:
-            return await run_many(ls, runs.file_targets(uri, whole=True))
-        def collect() -> list[Target]:
-            root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
-            roots = [root] if root else runs.workspace_packages()
-            targets = [t for r in roots for t in runs._package_targets(r)]
-            if not uri:
-                targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
-            return targets
-
-        return await run_many(ls, await off_loop(ls, collect))
-
-    @server.command("evalens.cancelRun")
-    def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        a = _arg(args)
-        uri = a.get("uri")
-        root = runs._root_of_uri(uri) if uri else None
-        if root is not None and a.get("name") not in (None, ALL) and (str(root), ALL) in runs.active:
-            return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
-        return {"cancelled": runs.cancel(root, a.get("name"))}
-
-    @server.command("evalens.discoverCases")
-    async def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        """Walks the workspace in a worker thread: a large root took the loop for seconds."""
-        uri = _arg(args).get("uri")
-        return await off_loop(ls, lambda: discover(uri))
-
-    def discover(uri: str | None) -> list[dict[str, Any]]:
-        if uri:
-            validation = runs._validation(uri)
-            if validation is not None and validation.format is not None and validation.format.id == CONFIG:
-                root = package_root_of(Path(to_fs_path(uri) or ""))
-                targets = runs._package_targets(root) if root else []
-            else:
-                targets = runs.file_targets(uri, whole=False)
-        else:
-            targets = [t for r in runs.workspace_packages() for t in runs._package_targets(r)]
-            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
-        return [runs.discovered(t) for t in targets]
-
-    @server.command("evalens.lastReport")
-    async def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
-        uri = _arg(args).get("uri")
-        return await off_loop(ls, lambda: newest_result(uri))
-
-    def newest_result(uri: str | None) -> dict[str, Any] | None:
-        fid = runs._format_id(runs._validation(uri)) if uri else None
-        if uri and fid in CLI_FORMATS:
-            files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
-            return {"path": str(files[0])} if files else None
-        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
-        roots = [root] if root else runs.workspace_packages()
-        found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
-        if not found:
-            return None
-        newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
-        return {"path": str(newest)}
-
-    @server.command("evalens.showResult")
-    def show_result(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
-        """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
-        a = _arg(args, uri=True)
-        target = runs.target(a["uri"], a.get("name"))
-        record = runs.memory.get(target.root, target.name)
-        if record is None:
-            return None
-        wire = runs.wire(target, record)
-        text = present.summary_message(record.result)
-        if record.report_path:
-            text += f"\nreport: {record.report_path}"
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
-            message=f"{target.name}: {text}"))
-        return wire

@@ -1,8 +1,9 @@
 """The server's memory of verdicts: the last result of every case, restored from ``evals/reports/``.
 
-``runner.api.load_last_results`` reads only the newest report, but a lens run writes a report holding just the
-case it ran, so the newest report rarely covers a whole package. This adapter merges reports newest-first until
-every case has its latest verdict, and re-reads when the reports folder changes (a CLI run in a terminal).
+A lens run writes a report holding just the case it ran, so the newest report rarely covers a whole package:
+reports are merged newest-first until every case has its latest verdict (``runner.results`` converts each one,
+the same way ``runner.api.load_last_results`` does), and re-read when the reports folder changes (a CLI run in a
+terminal).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ STALE_AFTER = 1.0  # seconds between two full looks at another format's result f
 class CaseRecord:
     """The last known result of one case and where it came from."""
 
-    result: Any  # evalens.runner.api.CaseResult
+    result: Any  # evalens.runner.results.UnitResult
     report_path: str | None
     finished_at: float  # wall clock; a report older than this does not replace the record
 
@@ -37,32 +38,10 @@ def package_root_of(path: Path) -> Path | None:
     return None
 
 
-def _from_report_case(case: Any, report: Any, report_path: Path) -> Any:
-    from evalens.runner.api import CaseResult
-    from evalens.runner.checks import CheckResult
-
-    judge = case.judge_verdict
-    return CaseResult(
-        name=case.name, case_file=case.case_file, target=case.target, verdict=case.verdict,
-        reason=(judge.reason if judge and case.verdict != "ERROR" else None) or case.error or "",
-        duration_seconds=case.duration_seconds or 0.0,
-        checks=[CheckResult(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "") for c in case.checks],
-        judge_verdict=judge.result if judge else None, judge_reason=judge.reason if judge else None,
-        judge_model=judge.model if judge else None, engine=report.config.engine,
-        engine_version=report.config.engine_version, agent_model=report.agent.model,
-        output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1,
-        pass_rate=case.pass_rate, run_verdicts=list(case.run_verdicts), usage=case.usage,
-    )
-
-
-def _interrupted(case: Any, report: Any) -> bool:
-    """A case cut short by a cancel tells nothing about the case: keep the verdict before it."""
-    return bool(report.interrupted) and (case.error or "").startswith(("interrupted", "not run"))
-
-
 def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRecord]:
     """Case name → record from the newest report that holds the case (at most ``MAX_REPORTS`` are read)."""
     from evalens.runner.report import load_report, reports_dir
+    from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
 
     base = reports_dir(root)
     try:
@@ -78,9 +57,9 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
         except Exception:  # noqa: BLE001 - a half-written or foreign file is skipped, not fatal
             continue
         for case in report.cases:
-            if case.name in found or _interrupted(case, report):
+            if case.name in found or (case.format or UAAPS_FORMAT) != UAAPS_FORMAT or is_interrupted(case, report):
                 continue
-            found[case.name] = CaseRecord(_from_report_case(case, report, path), str(path), mtime)
+            found[case.name] = CaseRecord(result_from_report_case(case, report, path, root), str(path), mtime)
         if names is not None and names <= set(found):
             break
     return found

@@ -50,6 +50,14 @@ def check_path(validation: Any, case_path: tuple, check: Any) -> tuple | None:
     doc = getattr(validation, "doc", None)
     if doc is None or not doc.ok:
         return None
+    location = getattr(check, "location", None)  # the runner says where the check is written (from the root)
+    if location is not None:
+        node = doc.node_at_path(tuple(location))
+        if node is not None and (node.kind != "scalar" or isinstance(check.value, bool)
+                                 or str(node.value).strip() == str(check.value).strip()):
+            return tuple(location)
+        if node is not None and check.kind not in CHECK_KEYS:
+            return tuple(location)  # a graded statement: the entry is where the runner says, even if reworded
     own = getattr(check, "path", None)  # graded statements of the other formats know where they are written
     if own is not None:
         return (*case_path, *own) if doc.node_at_path((*case_path, *own)) is not None else None

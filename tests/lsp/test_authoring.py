@@ -237,3 +237,20 @@ async def test_skill_md_byte_order_mark(client: LanguageClient, tmp_path: Path):
         context=types.CodeActionContext(diagnostics=[d])))
     (edit,) = actions[0].edit.changes[uri]
     assert edit.new_text == "" and (edit.range.start.character, edit.range.end.character) == (0, 1)
+
+
+async def test_json_completion_falls_back_to_the_last_good_document(client: LanguageClient, example_pkg: Path):
+    """Drift (#11): the last-good map is keyed by URI key; looking it up by file path never hit, so a JSON file
+    that stopped parsing offered keys it already has."""
+    path = example_pkg / "evals" / "eval-config.json"
+    uri = from_fs_path(str(path))
+    good = '{\n  "version": 1,\n  "engine": "codex",\n  "timeout": 60\n}\n'
+    await open_and_diagnose(client, uri, good, "json")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text='{\n  "version": 1,\n  "engine": "codex",\n  \n')]))  # no closing brace: does not parse
+    result = await client.text_document_completion_async(types.CompletionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), position=_pos(3, 2)))
+    labels = {i.label for i in result.items}
+    assert "judge" in labels and not {"version", "engine"} & labels

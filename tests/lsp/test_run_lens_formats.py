@@ -177,6 +177,12 @@ async def test_skilljack_task_lens_run(client: LanguageClient, ws: Path) -> None
     assert result["name"] == "gr-001" and result["engine"] == "claude-code"
     assert "GREETING_SUCCESS" in result["outputSnippet"]
     assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"  # not the server's cwd
+    from evalens.runner.report import load_report
+
+    (report,) = sorted((ws / "greet-suite" / "evals" / "reports").glob("*.json"))  # and one evalens report
+    case = load_report(report).cases[0]
+    assert (case.name, case.format, case.location, case.case_file) == ("gr-001", "skilljack-tasks", ["tasks", 0],
+                                                                       "tasks.yaml")
     *_, title, show = await _titles_at(client, uri, line)
     assert title.startswith("✓ PASS ") and title.endswith("s") and show == "Show run", (title, show)
     _no_verdict_diagnostic(client, uri)
@@ -345,7 +351,25 @@ async def test_cancel_kills_the_agent(client: LanguageClient, ws: Path) -> None:
     assert "▶ Run" in await _titles_at(client, uri, line)
 
 
-async def test_variant_trigger_set_names() -> None:
-    """The runner names a variant set's queries by their index in positives + negatives; lenses by list."""
-    names = run_formats.variant_names({"skill_name": "g", "should_trigger": ["a", "b"], "should_not_trigger": ["c"]})
-    assert names == {"0": "should_trigger[0]", "1": "should_trigger[1]", "2": "should_not_trigger[0]"}
+async def test_unit_ids_are_the_lens_names(tmp_path: Path) -> None:
+    """The suite's unit ids are the names the lenses show (``Format.cases``), for both trigger-set shapes: no
+    mapping between the runner's names and the editor's."""
+    from evalens.runner.api import FileRunRequest
+    from evalens.runner.suites.trigger_sets import TriggerSetSuite
+
+    from evalens.core.validate import validate_file
+
+    (tmp_path / "SKILL.md").write_text("---\nname: g\ndescription: Greets. Use when someone says hello.\n---\nHi\n")
+    (tmp_path / "evals").mkdir()
+    variant = tmp_path / "evals" / "trigger-variant.json"
+    variant.write_text(json.dumps({"skill_name": "g", "should_trigger": ["a", "b"], "should_not_trigger": ["c"]}))
+    listed = tmp_path / "evals" / "trigger-eval.json"
+    listed.write_text(json.dumps([{"query": "a", "should_trigger": True}, {"query": "c", "should_trigger": False}]))
+    for file in (variant, listed):
+        checked = validate_file(file)
+        assert checked.format is not None and checked.doc is not None
+        lens_names = [c.name for c in checked.format.cases(checked.doc) if c.name != run_formats.ALL]
+        suite = TriggerSetSuite(FileRunRequest(file=file), checked.format.id)
+        assert [u.id for u in suite.units()] == lens_names
+        assert [u.location for u in suite.units()] == [list(c.path) for c in checked.format.cases(checked.doc)
+                                                         if c.name != run_formats.ALL]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 BLOCK_HOOK = """#!/bin/sh
 # Deny any tool call that touches blocked.txt: exit 2 + a reason on stderr (Claude Code and Codex semantics).
@@ -82,3 +83,13 @@ def agents_available(engine: str) -> bool:
     except EngineNotFound:
         return False
     return True
+
+
+async def run_units(file: Path, *, cases: list[str] | None = None, runs: int = 1, timeout_ms: float | None = None,
+                    **kwargs: Any) -> list[Any]:
+    """``runner.api.run_file`` on one eval file; the results of its units (what the lens and the CLI get)."""
+    from evalens.runner.api import FileRunRequest, run_file
+
+    outcome = await run_file(FileRunRequest(file=file, units=cases or [], runs=runs,
+                                            timeout_seconds=timeout_ms / 1000 if timeout_ms else None, **kwargs))
+    return outcome.results

@@ -1,6 +1,6 @@
 """The honest-verdict rules (docs/verdicts.md) on the real `claude` and `codex` CLIs against the fake model, for every
 format: UAAPS through ``runner.api``; skilljack, skill-creator, writing-skills and trigger sets through
-``runner.cli_run`` (what ``evalens run``, the lens and the Test Explorer call).
+``runner.api.run_file`` (what ``evalens run``, the lens and the Test Explorer call).
 
 Every unit's expected verdict is listed, and an expected ERROR names the reason its scenario causes: a unit that
 ERRORs for any other reason (a broken fixture, a CLI that misbehaves) fails the test.
@@ -143,7 +143,7 @@ async def test_rejudge_of_a_multi_run_report_rejudges_every_run(tmp_path: Path, 
     assert rejudged["pass_rate"] == 0.5 and rejudged["judge_verdict"]["model"] == "claude-rejudge"
 
 
-# --------------------------------------------------------------------------- evalens run formats (runner.cli_run)
+# --------------------------------------------------------------------------- evalens run formats (runner.api.run_file)
 
 
 def _formats_workspace(root: Path, marker: str) -> dict[str, Path]:
@@ -219,7 +219,7 @@ FORMATS_EXPECTED = {
 async def test_evalens_run_formats_verdict_rules(engine: str, tmp_path: Path, model_env, sandbox_dir: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     need(engine)
-    from evalens.runner.cli_run import run_file
+    from tests.runner.runner_helpers import run_units as run_file
 
     monkeypatch.chdir(tmp_path)
     files = _formats_workspace(tmp_path / "ws", uuid.uuid4().hex[:10])
@@ -238,7 +238,8 @@ async def test_evalens_run_formats_verdict_rules(engine: str, tmp_path: Path, mo
                           "slow:0": ("ERROR", "timed out after 4 s")})
 
     # The results files say the same (the lens restores verdicts from them).
-    from evalens.server.features.run_formats import creator_unit, skilljack_unit
+    from evalens.runner.suites.graded import creator_unit
+    from evalens.runner.suites.skilljack_files import skilljack_unit
 
     results = json.loads(next((tmp_path / "out" / "tasks").glob("*.json")).read_text())
     assert not results["passed"] and any("failed (agent or judge error)" in r for r in results["failureReasons"])

@@ -78,7 +78,7 @@ def test_capture_is_bounded_while_streaming(tmp_path: Path, monkeypatch: pytest.
     out, err = tmp_path / "out", tmp_path / "err"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     run = asyncio.run(run_process([sys.executable, "-c", "import os\nfor _ in range(200): os.write(1, b'x' * (1 << 20))"],
-                                  dict(os.environ), tmp_path, out, err, timeout=60))
+                                  dict(os.environ), tmp_path, out, err, time_limit=60))
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert run.exit_code == 0 and run.truncated == ["stdout"]
     assert run.stream_bytes["stdout"] == 200 << 20
@@ -90,7 +90,7 @@ def test_captured_stream_cannot_be_reopened_through_proc(tmp_path: Path) -> None
     """A pipe can be reopened by path (/proc/PID/fd/1) by any process of the same uid; the capture socket not."""
     script = "import os\ntry:\n    open(f'/proc/{os.getpid()}/fd/1', 'w')\n    print('REOPENED')\nexcept OSError as e:\n    print('ERRNO', e.errno)"
     out, err = tmp_path / "out", tmp_path / "err"
-    run = asyncio.run(run_process([sys.executable, "-c", script], dict(os.environ), tmp_path, out, err, timeout=30))
+    run = asyncio.run(run_process([sys.executable, "-c", script], dict(os.environ), tmp_path, out, err, time_limit=30))
     assert run.exit_code == 0 and out.read_text().strip() == "ERRNO 6"  # ENXIO
 
 

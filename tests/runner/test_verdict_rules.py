@@ -203,11 +203,11 @@ def test_evalens_run_refuses_without_the_cli(tmp_path: Path, model_env, sandbox_
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.startswith("evalens run: cannot start (no agent was started)") and out.stderr.count("\n") == 1
 
-    from evalens.runner.cli_run import UsageError, run_file
+    from evalens.runner.api import FileRunRequest, UsageError, run_file
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "")
     with pytest.raises(UsageError) as err:
-        asyncio.run(run_file(evals, engine="claude-code"))
+        asyncio.run(run_file(FileRunRequest(file=evals, engine="claude-code")))
     assert "export ANTHROPIC_API_KEY=<your key>" in str(err.value)
     assert len(model_env.records) == before and list(sandbox_dir.iterdir()) == []
 
@@ -241,8 +241,7 @@ def test_rejudge_and_diff_of_a_file_that_is_not_a_report(tmp_path: Path, model_e
 
 def test_rescoring_results_with_a_failed_run_never_passes(tmp_path: Path, capsys) -> None:
     """`evalens run results.json` (skilljack's score/report) counts a run that errored as a failure reason."""
-    from evalens.runner import cli_run
-
+    from evalens.cli import run as cli_run
     from tests.conftest import CORPUS
 
     sources = sorted((CORPUS / "skilljack-results-json").glob("*.json"))

@@ -13,9 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalens.runner import cli_run
-from evalens.runner.cli_run import AgentResult, SjTask
+from evalens.runner import judge
+from evalens.runner.session import AgentResult
+from evalens.runner.suites import skilljack as sj
+from evalens.runner.suites import skilljack_files as sjf
+from evalens.runner.suites import trigger_sets as ts
+from evalens.runner.suites.skilljack import SjTask
 
+from evalens.cli import run as cli_run
 from evalens.core.index import IndexCache
 from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
@@ -35,20 +40,20 @@ def skill_call(name: str = "greeting") -> dict[str, Any]:
 
 
 def test_deterministic_positive_negative_and_wrong_skill() -> None:
-    ok, details, disc = cli_run.deterministic(task(), AgentResult(output="x", tools=[skill_call()]))
+    ok, details, disc = sj.deterministic(task(), AgentResult(output="x", tools=[skill_call()]))
     assert (ok, disc) == (True, True) and details == ["Skill activated correctly: greeting"]
-    ok, details, _ = cli_run.deterministic(task(), AgentResult(output="x"))
+    ok, details, _ = sj.deterministic(task(), AgentResult(output="x"))
     assert not ok and details == ["Expected skill activation but no skill was loaded"]
-    ok, details, _ = cli_run.deterministic(task(), AgentResult(tools=[skill_call("other")]))
+    ok, details, _ = sj.deterministic(task(), AgentResult(tools=[skill_call("other")]))
     assert details == ["Wrong skill activated: expected 'greeting', got 'other'"]
     neg = task(expected="none", det={"expect_skill_activation": False, "expect_marker": "X"})
-    ok, details, disc = cli_run.deterministic(neg, AgentResult(tools=[skill_call()]))
+    ok, details, disc = sj.deterministic(neg, AgentResult(tools=[skill_call()]))
     assert not ok and not disc and details[0] == "Unexpected skill activation: greeting (false positive)"
     assert details[1].startswith("Note: non-activation assertions")
-    ok, details, _ = cli_run.deterministic(neg, AgentResult(error="boom"))
+    ok, details, _ = sj.deterministic(neg, AgentResult(error="boom"))
     assert not ok and details == ["Task errored: boom"]  # a negative task whose agent crashed did not pass
     codex = AgentResult(skills=["greeting"])  # Codex: activation from the SKILL.md read, no Skill tool
-    assert cli_run.deterministic(task(), codex)[0]
+    assert sj.deterministic(task(), codex)[0]
 
 
 def test_deterministic_output_checks() -> None:
@@ -57,52 +62,52 @@ def test_deterministic_output_checks() -> None:
            "expect_regex": ["(?<w>[Hh]ello)"], "expect_file_exists": ["out/a.txt", "../etc/passwd"]}
     res = AgentResult(output="Hello! GREETING_SUCCESS", tools=[skill_call(), {"tool": "Read", "input": {}}],
                       workspace_files=["out/a.txt"])
-    ok, details, _ = cli_run.deterministic(task(det=det), res)
+    ok, details, _ = sj.deterministic(task(det=det), res)
     assert not ok  # only the path outside the working directory fails
     assert "../etc/passwd (outside working directory)" in details
     assert 'Marker found: "greeting_success"' in details and "No forbidden tools called" in details
     det["expect_file_exists"] = ["out/a.txt"]
-    assert cli_run.deterministic(task(det=det), res)[0]
+    assert sj.deterministic(task(det=det), res)[0]
     res.tools.append({"tool": "Bash", "input": {}})
-    assert "Forbidden tools were called: Bash" in cli_run.deterministic(task(det=det), res)[1]
+    assert "Forbidden tools were called: Bash" in sj.deterministic(task(det=det), res)[1]
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 def test_javascript_check() -> None:
     det = {"expect_skill_activation": True, "expect_javascript": "output.length < 10"}
-    assert cli_run.deterministic(task(det=det), AgentResult(output="short", tools=[skill_call()]))[0]
-    assert not cli_run.deterministic(task(det=det), AgentResult(output="x" * 20, tools=[skill_call()]))[0]
+    assert sj.deterministic(task(det=det), AgentResult(output="short", tools=[skill_call()]))[0]
+    assert not sj.deterministic(task(det=det), AgentResult(output="x" * 20, tools=[skill_call()]))[0]
 
 
 def test_scores_merge_weights_and_aggregate() -> None:
     weights = {"discovery": 0.3, "adherence": 0.4, "output": 0.3}
-    assert cli_run.weighted_score(weights, 1, 5, 5) == 1.0
-    assert cli_run.weighted_score(weights, 0, 3, 1) == 0.2
+    assert sj.weighted_score(weights, 1, 5, 5) == 1.0
+    assert sj.weighted_score(weights, 0, 3, 1) == 0.2
     t = task(criteria={"discovery": {"weight": 0.5}, "adherence": {"weight": 0.5}})
     judged = {"discovery": 1, "adherence": 3, "output_quality": 5, "failure_category": "none", "reasoning": "r"}
-    judge_only = cli_run.score_run(t, AgentResult(), None, judged, weights)
+    judge_only = sj.score_run(t, AgentResult(), None, judged, weights)
     assert judge_only.weighted == 0.75  # task weights: 0.5*1 + 0.5*(3-1)/4
-    merged = cli_run.score_run(t, AgentResult(), (True, [], True), judged, weights)
-    assert merged.weighted == cli_run.weighted_score(weights, 1, 3, 5)
-    det_only = cli_run.score_run(t, AgentResult(), (False, ["x"], False), None, weights)
+    merged = sj.score_run(t, AgentResult(), (True, [], True), judged, weights)
+    assert merged.weighted == sj.weighted_score(weights, 1, 3, 5)
+    det_only = sj.score_run(t, AgentResult(), (False, ["x"], False), None, weights)
     assert (det_only.adherence, det_only.category) == (1.0, "discovery_failure")
-    none = cli_run.score_run(t, AgentResult(), None, None, weights)
+    none = sj.score_run(t, AgentResult(), None, None, weights)
     assert none.reasoning.startswith("No scoring method available") and none.category == "agent_error"
-    mean, rep = cli_run.aggregate([judge_only, merged, det_only])
+    mean, rep = sj.aggregate([judge_only, merged, det_only])
     assert mean.reasoning.startswith("Aggregated over 3 runs: discovery 2/3")
     assert rep in (0, 1, 2)
 
 
 def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert cli_run.first_json_object('text {"a": {"b": "}"}, "c": 1} tail') == {"a": {"b": "}"}, "c": 1}
+    assert judge.first_json_object('text {"a": {"b": "}"}, "c": 1} tail') == {"a": {"b": "}"}, "c": 1}
     with pytest.raises(ValueError):
-        cli_run.first_json_object("no json")
+        judge.first_json_object("no json")
 
     async def reply(*_a: Any) -> dict[str, Any]:
         return {"discovery": "1", "adherence": None, "output_quality": 4, "failure_category": "weird"}
 
-    monkeypatch.setattr(cli_run, "ask_json", reply)
-    out = asyncio.run(cli_run.judge_task(None, task(), AgentResult(), 100))
+    monkeypatch.setattr(judge, "ask_json", reply)
+    out = asyncio.run(sj.judge_task(None, task(), AgentResult(), 100))
     assert (out["discovery"], out["adherence"], out["output_quality"], out["failure_category"]) == (1, 1, 4, "none")
 
     async def boom(*_a: Any) -> dict[str, Any]:
@@ -110,8 +115,8 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
         raise JudgeFailed("judge call failed: APIStatusError (HTTP 500)")
 
-    monkeypatch.setattr(cli_run, "ask_json", boom)
-    out = asyncio.run(cli_run.judge_task(None, task(), AgentResult(skills=["greeting"]), 100))
+    monkeypatch.setattr(judge, "ask_json", boom)
+    out = asyncio.run(sj.judge_task(None, task(), AgentResult(skills=["greeting"]), 100))
     assert out["error"].startswith("judge call failed") and out["adherence"] == 1  # no heuristic scores
 
 
@@ -129,26 +134,26 @@ def test_loading_tasks_and_task_packages(tmp_path: Path) -> None:
             criteria: { discovery: { weight: 0.5 } }
             deterministic: { expect_marker: M }
     """))
-    skill, tasks = cli_run.load_tasks_yaml(tmp_path / "tasks.yaml", None)
+    skill, tasks = sj.load_tasks_yaml(tmp_path / "tasks.yaml", None)
     assert skill == "greeting" and list(tasks[0].skills) == ["greeting"]
     assert tasks[0].criteria == {"discovery": {"weight": 0.5, "description": "d"},
                                  "output": {"weight": 0.33, "description": ""}}
     assert tasks[0].det == {"expect_skill_activation": True, "expect_marker": "M"}
     (tmp_path / "t1").mkdir()
     (tmp_path / "t1" / "task.md").write_text("---\nchecks:\n  marker: M\n  files_exist: [a]\nassertions: [x]\n---\nHi\n")
-    _, [pkg] = cli_run.load_task_md(tmp_path / "t1" / "task.md")
+    _, [pkg] = sj.load_task_md(tmp_path / "t1" / "task.md")
     assert (pkg.id, pkg.expected, pkg.prompt) == ("t1", "greeting", "Hi")
     assert pkg.det == {"expect_skill_activation": True, "expect_marker": "M", "expect_file_exists": ["a"]}
 
 
 def test_results_json_is_valid_skilljack_results(tmp_path: Path) -> None:
     t = task()
-    score = cli_run.score_run(t, AgentResult(), (True, ["Skill activated correctly: greeting"], True), None,
+    score = sj.score_run(t, AgentResult(), (True, ["Skill activated correctly: greeting"], True), None,
                               {"discovery": 0.3, "adherence": 0.4, "output": 0.3})
-    mean, rep = cli_run.aggregate([score])
+    mean, rep = sj.aggregate([score])
     args = argparse.Namespace(model=None, judge_model=None, no_judge=True, engine="claude-code")
-    report = cli_run.build_results("greeting", Path("tasks.yaml"), [t], [(t, [(AgentResult(), score)], mean, rep)],
-                                   cli_run.SjConfig(), args, 0.8, 4.0)
+    report = sjf.build_results("greeting", Path("tasks.yaml"), [t], [(t, [(AgentResult(), score)], mean, rep)],
+                                   sjf.SjConfig(), args, 0.8, 4.0)
     assert report["passed"] and report["summary"]["discoveryAccuracy"] == 1.0
     path = tmp_path / "results" / "greeting-1.json"
     path.parent.mkdir()
@@ -156,16 +161,16 @@ def test_results_json_is_valid_skilljack_results(tmp_path: Path) -> None:
     v = validate_text(str(path), path.read_text(), IndexCache())
     assert v.format is not None and v.format.id == "skilljack-results"
     assert [p for p in v.problems if p.severity <= 2] == []
-    assert "| gr-001 |" in cli_run.markdown_report(report, 100)
+    assert "| gr-001 |" in sjf.markdown_report(report, 100)
 
 
 def test_trigger_metrics_and_loading(tmp_path: Path) -> None:
     rows = [("a", True, 1.0), ("b", True, 0.33), ("c", False, 0.0), ("d", False, 0.67)]
-    assert cli_run.trigger_metrics(rows) == {"true_positives": 1, "false_positives": 1, "false_negatives": 1,
+    assert ts.trigger_metrics(rows) == {"true_positives": 1, "false_positives": 1, "false_negatives": 1,
                                              "true_negatives": 1, "precision": 0.5, "recall": 0.5, "accuracy": 0.5}
     variant = tmp_path / "t.json"
     variant.write_text(json.dumps({"skill_name": "x", "should_trigger": ["a"], "should_not_trigger": ["b"]}))
-    assert cli_run.trigger_queries(variant) == ("x", [("a", True), ("b", False)])
+    assert ts.trigger_queries(variant) == ("x", [("a", True), ("b", False)])
 
 
 def test_cli_usage_errors_and_dry_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -253,7 +258,9 @@ def test_run_tasks_yaml_with_claude(fake_env: Any, tmp_path: Path) -> None:
     assert data["passed"] and data["summary"]["discoveryAccuracy"] == 1
     assert data["tasks"][0]["result"]["skillLoads"] == ["greeting"]
     assert result.with_suffix(".md").is_file()
-    verdicts = asyncio.run(cli_run.run_file(tasks, cases=["gr-fp-001"], no_judge=True, output_dir=tmp_path / "r2"))
+    from tests.runner.runner_helpers import run_units
+
+    verdicts = asyncio.run(run_units(tasks, cases=["gr-fp-001"], no_judge=True, output_dir=tmp_path / "r2"))
     assert [(v.name, v.verdict) for v in verdicts] == [("gr-fp-001", "PASS")]
 
 

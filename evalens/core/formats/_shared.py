@@ -6,12 +6,12 @@ They work on plain values and spans so each rule stays a few lines; nothing here
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from pathlib import Path as FsPath
 from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, parse
 from evalens.core.formats.base import RuleContext
+from evalens.core.js_regex import js_regex_error  # noqa: F401 - the one translation, shared with the runner
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
 _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
@@ -34,24 +34,6 @@ def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, mess
                    data={"path": list(path)})
 
 
-_JS_NAMED = re.compile(r"\(\?<(?![=!])")
-_JS_BACKREF = re.compile(r"\\k<([A-Za-z_]\w*)>")
-
-
-@lru_cache(maxsize=1024)
-def js_regex_error(pattern: str) -> str | None:
-    """Why a JavaScript regex would not compile (checked with Python's engine after mapping the syntax
-    the two spell differently: named groups and their back-references), or None."""
-    if not isinstance(pattern, str):
-        return "not a string"
-    translated = _JS_BACKREF.sub(r"(?P=\1)", _JS_NAMED.sub("(?P<", pattern))
-    try:
-        re.compile(translated)
-    except re.error as exc:
-        return str(exc)
-    except (RecursionError, OverflowError):
-        return "pattern too complex"
-    return None
 
 
 def skills_in(base: FsPath) -> dict[str, FsPath]:

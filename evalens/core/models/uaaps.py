@@ -232,16 +232,25 @@ class JudgeVerdict(EvalModel):
     model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
 
 
-class ReportCheck(EvalModel):
-    """One entry of a case's `expected` block and whether it held (evalens extension)."""
+Location = list[str | int]
 
-    kind: Literal["contains", "not_contains", "files_created", "agent_blocked"] = doc(
-        "Check kind, snake_case as in `deterministic_checks`.", type_="string", example="contains")
-    value: str | bool = doc("The exact entry: substring, path, or expected boolean.", type_="string | boolean",
-                            example="EXTRACTED")
+
+class ReportCheck(EvalModel):
+    """One declared check or graded statement and whether it held (evalens extension)."""
+
+    kind: str = doc(
+        "Check kind: for UAAPS cases the snake_case name of `deterministic_checks` (`contains`, `not_contains`, "
+        "`files_created`, `agent_blocked`); for the other formats the check's own name (`skill_activation`, "
+        "`marker`, `regex`, `assertion`, `expectation`, `trigger`, ...).", type_="string", example="contains")
+    value: str | bool = doc("The exact entry: substring, path, statement, or expected boolean.",
+                            type_="string | boolean", example="EXTRACTED")
     status: CheckStatus = doc("PASS or FAIL.", type_="string", example="FAIL")
     detail: str | None = doc("Why it failed.", type_="string", default=None,
                              example="output does not contain 'EXTRACTED'")
+    location: Location | None = doc(
+        "Where the check is written: a path of keys and indexes into the eval file (`case_file`), from its "
+        "root (evalens extension).", type_="(string | integer)[]", default=None,
+        example=["expected", "contains", 0])
 
 
 class ReportSandbox(EvalModel):
@@ -258,7 +267,8 @@ class ReportSandbox(EvalModel):
 class ReportCase(EvalModel):
     """One case's outcome."""
 
-    name: str = doc("Case name.", type_="string", example="pdf-table-extraction")
+    name: str = doc("Case name; for the other formats the unit's id (a task id, an eval id, a trigger query's "
+                    "index).", type_="string", example="pdf-table-extraction")
     target: str | None = doc("Case target.", type_="string", default=None, example="skill:pdf-tools")
     verdict: Verdict = doc("PASS, FAIL, SKIP or ERROR. ERROR is never counted as a pass.", type_="string",
                            example="PASS")
@@ -281,7 +291,8 @@ class ReportCase(EvalModel):
                                   default=None, example=0.67)
     run_verdicts: list[Verdict] = doc("Verdict of each run, with `--runs` (evalens extension).",
                                       type_="string[]", default=[], example=["PASS", "FAIL", "PASS"])
-    case_file: str | None = doc("Case file the case came from (evalens extension).", type_="string",
+    case_file: str | None = doc("Eval file the unit came from, relative to the package root (evalens "
+                                "extension).", type_="string",
                                 default=None, example="evals/cases/01-extract-text.yaml")
     artifacts: str | None = doc("Folder with the transcript and captured files, relative to the report "
                                 "(evalens extension; used by `evalens eval --rejudge`).", type_="string",
@@ -290,6 +301,19 @@ class ReportCase(EvalModel):
                               "extension; each run's full record is `<artifacts>/record.json`).", type_="object",
                               default=None, example={"input_tokens": 37344, "output_tokens": 214,
                                                      "cost_usd": 0.0123})
+    format: str | None = doc("Format id of the eval file the unit came from (evalens extension; absent: a UAAPS "
+                             "case, `uaaps-case`).", type_="string", default=None, example="skilljack-tasks")
+    location: Location | None = doc("Where the unit is written in `case_file`: a path of keys and indexes from "
+                                    "the file's root (evalens extension; `[]`: the whole file).",
+                                    type_="(string | integer)[]", default=None, example=["tasks", 2])
+    reason: str | None = doc("Why the unit got its verdict, in one line (evalens extension).", type_="string",
+                             default=None, example="2/3 assertions passed")
+    result_file: str | None = doc("The format's own result file for this unit (skilljack results JSON, "
+                                  "`grading.json`), relative to the report (evalens extension).", type_="string",
+                                  default=None, example="../../results/greeting-2026-02-22T14-30-00Z.json")
+    details: dict[str, Any] = doc("Format-specific figures of the unit, e.g. a skilljack task's scores or a "
+                                  "trigger query's `trigger_rate` (evalens extension).", type_="object",
+                                  default={}, example={"trigger_rate": 0.67})
 
 
 class ReportShard(EvalModel):

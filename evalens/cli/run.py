@@ -1,0 +1,169 @@
+"""``evalens run FILE``: run a skilljack suite (``tasks.yaml`` or a ``task.md`` package), a skill-creator or
+writing-skills ``evals.json``, or a trigger eval set with the real agent CLIs; a thin face over
+:func:`evalens.runner.api.run_file`.
+
+Scoring follows formats.md §3.8 (skilljack), §4.4 (writing-skills grading) and §5.2/§5.3 (skill-creator grading,
+trigger precision/recall). Every run writes the format's own result files and one evalens report
+(``evals/reports/<stamp>.json`` under the suite's folder). Exit codes: 0 passed, 1 a unit failed or errored (or
+skilljack's thresholds failed), 2 usage error (nothing started), 128+n interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="evalens run", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("file", type=Path, nargs="?",
+                        help="tasks.yaml, task.md, evals.json, a trigger eval set, or a skilljack results JSON "
+                             "(re-scored and reported)")
+    parser.add_argument("--create-eval", metavar="SKILL_DIR", help="write a tasks.yaml template for a skill")
+    parser.add_argument("-n", "--count", type=int, default=10, help="tasks in the --create-eval template")
+    parser.add_argument("-o", "--output", help="--create-eval / results report: write here instead of stdout")
+    parser.add_argument("--engine", default="claude-code", choices=["claude-code", "codex"])
+    parser.add_argument("--model", help="agent model (default: eval.config.yaml models.agent for claude-code)")
+    parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
+    parser.add_argument("--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)")
+    parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
+    parser.add_argument("--tasks", help="comma-separated task / case ids")
+    parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
+    parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
+                        help="total seconds the judge may take per run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+                             "the run timeout, 10-60 s); then the run is ERROR")
+    parser.add_argument("--output-dir", help="where results go (default: output.dir, ./results)")
+    parser.add_argument("--json", help="also write the JSON results to this path")
+    parser.add_argument("--report", help="evalens report path (default: evals/reports/<stamp>.json beside the suite)")
+    parser.add_argument("--skills-dir", help="skills folder (default: skills/ next to tasks.yaml)")
+    parser.add_argument("--skill", help="skill directory for trigger sets (default: inferred)")
+    parser.add_argument("--threshold-discovery", type=float)
+    parser.add_argument("--threshold-score", type=float)
+    parser.add_argument("--no-judge", action="store_true")
+    parser.add_argument("--no-deterministic", action="store_true")
+    parser.add_argument("--github-summary", action="store_true")
+    parser.add_argument("--keep-sandbox", action="store_true")
+    parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
+    return parser
+
+
+def _config(args: argparse.Namespace, file: Path) -> Path | None:
+    """``--config``; else the suite's own ``eval.config.yaml``; else the working directory's."""
+    from evalens.runner.suites.skilljack_files import skilljack_config
+
+    if args.config:
+        return Path(args.config)
+    return skilljack_config(file) or Path.cwd() / "eval.config.yaml"
+
+
+def _create_eval(args: argparse.Namespace) -> int:
+    from evalens.runner.session import UsageError
+    from evalens.runner.suites.skilljack_files import create_eval
+
+    try:
+        text = create_eval(Path(args.create_eval), args.count)
+    except UsageError as exc:
+        print(f"evalens run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.output:
+        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
+def _rescore(file: Path, args: argparse.Namespace) -> int:
+    from evalens.runner.suites.skilljack_files import rescore
+
+    report, md = rescore(file, config=_config(args, file), threshold_discovery=args.threshold_discovery,
+                         threshold_score=args.threshold_score, json_output=Path(args.json) if args.json else None,
+                         github_summary=args.github_summary)
+    if args.output:
+        Path(args.output).write_text(md, encoding="utf-8")
+    else:
+        print(md, end="")
+    return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def request_from_args(file: Path, args: argparse.Namespace) -> object:
+    from evalens.runner.suites.base import FileRunRequest
+
+    return FileRunRequest(
+        file=file, units=[t for t in (args.tasks or "").split(",") if t.strip()], runs=args.runs, engine=args.engine,
+        model=args.model, judge_model=args.judge_model, no_judge=args.no_judge,
+        no_deterministic=args.no_deterministic, timeout_seconds=args.timeout / 1000 if args.timeout else None,
+        judge_timeout=args.judge_timeout, config=_config(args, file),
+        output_dir=Path(args.output_dir) if args.output_dir else None,
+        json_output=Path(args.json) if args.json else None,
+        skills_dir=Path(args.skills_dir) if args.skills_dir else None,
+        skill=Path(args.skill) if args.skill else None, threshold_discovery=args.threshold_discovery,
+        threshold_score=args.threshold_score, github_summary=args.github_summary, keep_sandbox=args.keep_sandbox,
+        report=Path(args.report) if args.report else None, dry_run=args.dry_run)
+
+
+def main(argv: list[str]) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if args.create_eval:
+        return _create_eval(args)
+    file = args.file
+    if file is None:
+        parser.error("FILE is required (or --create-eval SKILL_DIR)")
+    if not file.is_file():
+        print(f"evalens run: {file}: no such file", file=sys.stderr)
+        return EXIT_USAGE
+    from evalens.core.validate import validate_file
+
+    checked = validate_file(file)
+    fmt = checked.format.id if checked.format else None
+    errors = [p for p in checked.problems if p.severity == 1]
+    for p in errors:
+        print(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]", file=sys.stderr)
+    if fmt == "skilljack-results":
+        return _rescore(file, args)
+    from evalens.runner.api import UsageError, run_file
+    from evalens.runner.interrupts import run_interruptibly
+    from evalens.runner.run_file import InvalidFile
+
+    request = request_from_args(file, args)
+
+    def progress(event: object) -> None:
+        """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
+        message = getattr(event, "message", "")
+        print(message, file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
+
+    try:
+        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None),  # type: ignore[arg-type]
+                                            "evalens run")
+    except InvalidFile as exc:
+        print(f"evalens run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except UsageError as exc:
+        print(f"evalens run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if signum is not None:  # the agents are dead and their sandboxes gone; a partial report was written
+        print("evalens run: interrupted", file=sys.stderr)
+        return 128 + signum
+    if outcome.dry_run:
+        print("\n".join(outcome.dry_run))
+        return EXIT_OK
+    for line in outcome.summary:
+        print(line)
+    for r in outcome.results:
+        print(f"{r.verdict:5} {r.name}" + (f"  {r.reason}" if r.verdict != "PASS" else ""))
+    if outcome.result_file is not None:
+        print(f"results: {outcome.result_file}")
+    if outcome.report_path is not None:
+        print(f"report: {outcome.report_path}")
+    if os.environ.get("EVALENS_RUN_JSON"):  # machine-readable results for scripts
+        print(json.dumps([r.model_dump(mode="json") for r in outcome.results]))
+    return outcome.exit_code

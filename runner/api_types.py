@@ -1,0 +1,113 @@
+"""The request, progress and outcome types of :func:`evalens.runner.api.run_cases` (UAAPS cases).
+
+Stability: the fields of :class:`RunRequest`, :class:`ProgressEvent` and :class:`RunOutcome` are a public
+contract; add fields, don't rename them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from evalens.runner.results import CaseResult
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalens.core.models.uaaps import EvalReport
+
+Stage = Literal["plan", "sandbox", "agent", "checks", "judge", "cleanup", "done", "report"]
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+
+SNIPPET_CHARS = 500
+CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
+CAPTURE_TOTAL_LIMIT = 20 << 20
+
+
+class RunError(Exception):
+    """A run cannot start (bad selection, config, engine, missing key). ``exit_code`` is 2 for usage errors."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+class RunRequest(BaseModel):
+    """What to run. Unset overrides fall back to ``evals/eval-config.json``."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    package_root: Path = Field(description="Package root: the folder holding `evals/`.")
+    cases: list[str] = Field(default_factory=list,
+                             description="Case names or case file paths; empty = every case in evals/cases/.")
+    target: str | None = Field(default=None, description="Only cases with this target, e.g. `skill:pdf-tools`.")
+    engine: str | None = Field(default=None, description="Engine override (`claude-code`, `codex`).")
+    judge: str | None = Field(default=None, description="Judge model override (`model` or `provider:model`).")
+    agent_model: str | None = Field(default=None, description="Model the agent should use (engine default if unset).")
+    timeout: float | None = Field(default=None, description="Per-case timeout override in seconds.")
+    judge_timeout: float | None = Field(default=None, description="Seconds all judge calls of one case run may "
+                                        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
+                                        "10-60 s); then the case is ERROR.")
+    no_judge: bool = Field(default=False, description="Skip the LLM judge; verdicts come from checks alone.")
+    dry_run: bool = Field(default=False, description="Plan only: no agent, no model, no report.")
+    keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
+    jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
+    runs: int = Field(default=1, ge=1, description="Runs per case; the report carries each case's pass rate.")
+    extra_env: list[str] = Field(default_factory=list,
+                                 description="Extra environment variable names passed through to the agent.")
+    agent_key_env: list[str] | None = Field(default=None,
+                                            description="Env var names holding the agent's API key (engine default).")
+    judge_key_env: list[str] | None = Field(default=None,
+                                            description="Env var names holding the judge's API key (provider default).")
+    output: Path | None = Field(default=None, description="Report path; default evals/reports/<timestamp>.json.")
+    write_report: bool = Field(default=True, description="Write the report and artifacts (false: results only).")
+
+
+class ProgressEvent(BaseModel):
+    """A step of the run; ``case_name`` is None for run-level events (plan, report)."""
+
+    case_name: str | None = Field(description="Case the event belongs to.")
+    stage: Stage = Field(description="plan | sandbox | agent | checks | judge | cleanup | done | report.")
+    message: str = Field(default="", description="Human-readable detail.")
+    run_index: int = Field(default=1, description="1-based run number with `runs` > 1.")
+    case_file: str | None = Field(default=None, description="Case file path.")
+    verdict: Verdict | None = Field(default=None, description="Set on `done`.")
+    report_path: str | None = Field(default=None, description="Set on `report` (announced before the cases run).")
+
+
+class PlannedCase(BaseModel):
+    name: str
+    case_file: str
+    target: str | None = None
+    prompt: str
+    files: list[str] = Field(default_factory=list)
+    workspace_files: list[str] = Field(default_factory=list)
+    checks: list[str] = Field(default_factory=list)
+
+
+class RunPlan(BaseModel):
+    """What would run: printed by ``--dry-run``."""
+
+    package_root: str
+    package_name: str
+    package_version: str | None = None
+    engine: str
+    engine_binary: str | None = None
+    agent_model: str | None = None
+    judge: str | None = None
+    judge_provider: str | None = None
+    timeout: float
+    runs: int
+    jobs: int
+    sandbox: dict[str, Any]
+    env_passed: list[str]
+    cases: list[PlannedCase]
+    warnings: list[str] = Field(default_factory=list)
+
+
+class RunOutcome(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    plan: RunPlan
+    report: EvalReport | None = None
+    report_path: Path | None = None
+    results: list[CaseResult] = Field(default_factory=list)
+    interrupted: bool = False

@@ -1,0 +1,162 @@
+"""The one result type of every run, whatever the format: :class:`UnitResult` with its :class:`UnitCheck` s.
+
+The CLI, the code lens and the Test Explorer all read these; a check knows where it is written in the eval
+file (``location``: keys and indexes from the file's root), so no face ever parses a message to find it.
+:func:`result_from_report_case` is the one way back from an evalens report to a result.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, Field
+
+from evalens.core.models.run_record import Usage
+
+if TYPE_CHECKING:
+    from evalens.core.models.uaaps import EvalReport, ReportCase
+
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+Location = list[str | int]
+UAAPS_FORMAT = "uaaps-case"
+
+
+class UnitCheck(BaseModel):
+    """One declared check or graded statement and whether it held."""
+
+    kind: str = Field(description="Check kind: UAAPS `contains`, `not_contains`, `files_created`, "
+                      "`agent_blocked`; skilljack `skill_activation`, `marker`, `tool_calls`, `no_tool_calls`, "
+                      "`contains`, `not_contains`, `regex`, `javascript`, `file_exists`; graded `assertion`, "
+                      "`expectation`; trigger sets `trigger`.")
+    value: str | bool = Field(description="The exact entry: the substring, the path, the statement, the boolean.")
+    status: Literal["PASS", "FAIL"] = Field(description="Whether this entry held.")
+    detail: str = Field(default="", description="Why it failed (or what was seen), in words a user can act on.")
+    location: Location | None = Field(default=None, description="Where the entry is written in the eval file: "
+                                      "keys and indexes from the file's root (None: nowhere in particular).")
+
+
+CheckResult = UnitCheck  # the name the UAAPS runner and its callers have always used
+
+
+class UnitResult(BaseModel):
+    """The typed outcome of one unit (a UAAPS case, a skilljack task, an evals.json case, a trigger query),
+    aggregated over its runs."""
+
+    name: str = Field(description="The unit's id: case name, task id, eval id, query index, or `*` for a file.")
+    format: str = Field(default=UAAPS_FORMAT, description="Format id of the eval file (`uaaps-case`, "
+                        "`skilljack-tasks`, `skill-creator-evals`, ...).")
+    case_file: str | None = Field(default=None, description="The eval file the unit is written in.")
+    location: Location | None = Field(default=None, description="Where the unit is written in `case_file`.")
+    target: str | None = None
+    verdict: Verdict
+    reason: str = Field(default="", description="Why: the first failing check, the judge's reason, or the error.")
+    duration_seconds: float = 0.0
+    agent_seconds: float = Field(default=0.0, description="Time spent in the agent process (all runs).")
+    checks: list[UnitCheck] = Field(default_factory=list)
+    judge_verdict: str | None = None
+    judge_reason: str | None = None
+    judge_model: str | None = None
+    engine: str | None = None
+    engine_version: str | None = None
+    agent_model: str | None = None
+    output_snippet: str | None = None
+    error: str | None = None
+    exit_code: int | None = Field(default=None, description="The agent's exit status (last run), when known.")
+    runs: int = 1
+    pass_rate: float | None = None
+    run_verdicts: list[Verdict] = Field(default_factory=list)
+    artifacts: str | None = Field(default=None, description="Absolute folder with transcript and captured files.")
+    sandbox_path: str | None = Field(default=None, description="Kept sandbox (with keep_sandbox).")
+    result_file: str | None = Field(default=None, description="The format's own result file for this unit "
+                                    "(skilljack results JSON, grading.json), absolute.")
+    details: dict[str, Any] = Field(default_factory=dict, description="Format-specific figures (scores, "
+                                    "trigger rate, the query and its label).")
+    usage: Usage | None = Field(default=None, description="Tokens and cost of the agent runs, summed over runs.")
+
+
+CaseResult = UnitResult  # the UAAPS name; one type for every format
+
+
+def is_interrupted(case: ReportCase, report: EvalReport) -> bool:
+    """A unit cut short by a cancel says nothing about the unit: restoring keeps the verdict before it."""
+    return bool(report.interrupted) and (case.error or "").startswith(("interrupted", "not run"))
+
+
+def result_from_report_case(case: ReportCase, report: EvalReport, report_path: Path,
+                            package_root: Path | None = None) -> UnitResult:
+    """A report's unit as a :class:`UnitResult`: the one conversion (the CLI's ``load_last_results`` and the
+    server's verdict memory both use it). ``case_file``, ``artifacts`` and ``result_file`` come back absolute
+    when ``package_root`` (for ``case_file``) and the report's folder (for the others) allow."""
+    checks = [UnitCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "",
+                        location=list(c.location) if c.location is not None else None) for c in case.checks]
+    judge = case.judge_verdict
+    reason = case.reason or (judge.reason if judge and case.verdict != "ERROR" else None) or case.error or \
+        (judge.reason if judge else None) or ""
+    case_file = case.case_file
+    if case_file and package_root is not None and not os.path.isabs(case_file):
+        case_file = str((package_root / case_file).resolve())
+
+    def beside(rel: str | None) -> str | None:
+        return str((report_path.parent / rel).resolve()) if rel else None
+
+    scored = case.details.get("judge") if judge is None else None  # a skilljack score line
+    if isinstance(scored, dict):
+        judge_fields = {"judge_verdict": scored.get("summary"), "judge_reason": scored.get("reason"),
+                        "judge_model": scored.get("model")}
+    else:
+        judge_fields = {"judge_verdict": judge.result if judge else None,
+                        "judge_reason": judge.reason if judge else None, "judge_model": judge.model if judge else None}
+    return UnitResult(
+        name=case.name, format=case.format or UAAPS_FORMAT, case_file=case_file,
+        location=list(case.location) if case.location is not None else None, target=case.target,
+        verdict=case.verdict, reason=reason, duration_seconds=case.duration_seconds or 0.0, checks=checks,
+        **judge_fields, engine=report.config.engine,
+        engine_version=report.config.engine_version, agent_model=report.agent.model,
+        output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1, pass_rate=case.pass_rate,
+        run_verdicts=list(case.run_verdicts), artifacts=beside(case.artifacts),
+        result_file=beside(case.result_file), details=dict(case.details), usage=case.usage,
+    )
+
+
+def report_case_from_result(result: UnitResult, report_path: Path | None, root: Path) -> ReportCase:
+    """A result as a report's unit: the one conversion the other way (paths relative to ``root`` and to the
+    report's folder)."""
+    from evalens.core.models.uaaps import DeterministicChecks, JudgeVerdict, ReportCase, ReportCheck
+
+    def rel(path: str | None, base: Path | None) -> str | None:
+        if not path or base is None:
+            return path
+        try:
+            return os.path.relpath(path, base)
+        except ValueError:
+            return path
+
+    judge = JudgeVerdict(result=result.judge_verdict, reason=result.judge_reason or "", model=result.judge_model) \
+        if result.judge_verdict in ("PASS", "FAIL", "ERROR", "SKIP") else None
+    uaaps = result.format == UAAPS_FORMAT
+    summary: dict[str, str] = {}
+    for c in result.checks if uaaps else []:
+        if summary.get(c.kind) != "FAIL":
+            summary[c.kind] = c.status
+    details = dict(result.details)
+    if result.judge_verdict and judge is None:  # a score line (skilljack), not a verdict
+        details.setdefault("judge", {"summary": result.judge_verdict, "reason": result.judge_reason,
+                                     "model": result.judge_model})
+    return ReportCase(
+        name=result.name, target=result.target, verdict=result.verdict, duration_seconds=result.duration_seconds,
+        deterministic_checks=DeterministicChecks(**summary), judge_verdict=judge,
+        agent_output_snippet=result.output_snippet,
+        error=result.error if result.verdict in ("ERROR", "SKIP") else (result.error or result.reason
+                                                                        if result.verdict == "FAIL" else None),
+        checks=[ReportCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None,
+                            location=c.location) for c in result.checks],
+        runs=result.runs if result.runs > 1 else None, pass_rate=result.pass_rate,
+        run_verdicts=list(result.run_verdicts) if result.runs > 1 else [],
+        case_file=rel(result.case_file, root), format=result.format, location=result.location,
+        reason=result.reason or None,
+        artifacts=rel(result.artifacts, report_path.parent if report_path else None),
+        result_file=rel(result.result_file, report_path.parent if report_path else None), details=details,
+        usage=result.usage,
+    )

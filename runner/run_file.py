@@ -1,0 +1,220 @@
+"""Run one eval file of any runnable format except UAAPS cases (skilljack, skill-creator, writing-skills,
+trigger sets) through its suite, and write the evalens report of the batch.
+
+``evalens run``, the code lens and the Test Explorer call :func:`run_file`; it never prints. Progress goes to
+``on_progress``; the outcome holds one :class:`~evalens.runner.results.UnitResult` per unit, the suite's own
+summary lines and the exit code the verdict rules give (``docs/verdicts.md``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.results import UnitResult
+from evalens.runner.session import UsageError
+from evalens.runner.suites.base import FileRunRequest, Suite, Unit
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalens.core.models.uaaps import EvalReport
+
+__all__ = ["FileOutcome", "FileProgress", "InvalidFile", "NotRunnable", "file_report", "prepare", "run_file"]
+
+
+class InvalidFile(UsageError):
+    """The file has errors; ``problems`` are the validation problems (the CLI prints each with its position)."""
+
+    def __init__(self, message: str, problems: list[Any]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+class NotRunnable(UsageError):
+    """The file is not a runnable eval file of a suite format (UAAPS cases run with ``evalens eval``)."""
+
+    def __init__(self, message: str, format_id: str | None) -> None:
+        super().__init__(message)
+        self.format_id = format_id
+
+
+class FileProgress(BaseModel):
+    """A step of a file run: a note, or (``outcome``) the line saying how one run of a unit went."""
+
+    unit: str = ""
+    message: str = ""
+    outcome: bool = False
+
+
+class FileOutcome(BaseModel):
+    """What a file run produced."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    format: str
+    file: Path
+    results: list[UnitResult] = Field(default_factory=list)
+    summary: list[str] = Field(default_factory=list, description="The suite's own summary lines.")
+    summary_failed: bool = Field(default=False, description="The format's own pass rule failed (thresholds).")
+    result_file: Path | None = None
+    report: EvalReport | None = None
+    report_path: Path | None = None
+    dry_run: list[str] = Field(default_factory=list, description="With --dry-run: what would run.")
+    exit_code: int = 0
+    interrupted: bool = False
+
+
+def prepare(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
+            format_id: str | None = None) -> tuple[Suite, list[Unit]]:
+    """Validate the file, pick its suite and the selected units; raises :class:`UsageError` before anything
+    runs. Blocking (reads and validates the file): call it off the event loop."""
+    from evalens.runner.suites import suite_for
+
+    from evalens.core.validate import validate_file
+
+    file = request.file
+    if not file.is_file():
+        raise UsageError(f"{file}: no such file")
+    if format_id is None:
+        checked = validate_file(file)
+        format_id = checked.format.id if checked.format else None
+        errors = [p for p in checked.problems if p.severity == 1]
+    else:
+        errors = []
+    suite_cls = suite_for(format_id or "")
+    if suite_cls is None:
+        raise NotRunnable(f"{file} is not a runnable eval file (detected: {format_id or 'unknown'}); UAAPS cases "
+                          "run with `evalens eval`", format_id)
+    if errors:
+        raise InvalidFile(f"fix the {len(errors)} error(s) above first", errors)
+    if request.no_judge and suite_cls.needs_judge:
+        raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
+
+    def emit(unit: str, message: str, outcome: bool = False) -> None:
+        if on_progress is not None:
+            try:
+                on_progress(FileProgress(unit=unit, message=message, outcome=outcome))
+            except Exception:  # noqa: BLE001 - a broken progress consumer must not break the run
+                pass
+
+    try:
+        suite = suite_cls(request, format_id or "", emit)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{file}: {exc}") from None
+    units = suite.units()
+    if request.units:
+        wanted = {u.strip() for u in request.units if u.strip()}
+        units = [u for u in units if u.id in wanted or wanted & set(u.aliases)]
+        if not units:
+            raise UsageError("No tasks to run" if format_id and format_id.startswith("skilljack") else
+                             "No evals to run" if format_id == "skill-creator-evals" else "No cases to run")
+    elif not units:
+        raise UsageError("No evals to run" if format_id == "skill-creator-evals" else "No cases to run")
+    return suite, units
+
+
+async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
+                   format_id: str | None = None) -> FileOutcome:
+    """Run the selected units of ``request.file`` (each ``request.runs`` times) and write the evalens report.
+
+    Raises :class:`UsageError` (or :class:`InvalidFile`, :class:`NotRunnable`) before any agent starts.
+    Cancelling the task kills the agent in flight, removes its sandbox, writes a partial report (units not run
+    are SKIP, ``interrupted: true``) and re-raises :class:`asyncio.CancelledError`.
+    """
+    from evalens.runner.report import utc_now
+
+    suite, units = await asyncio.to_thread(prepare, request, on_progress, format_id)
+    outcome = FileOutcome(format=suite.format_id, file=request.file)
+    if request.dry_run:
+        outcome.dry_run = suite.dry_run(units)
+        return outcome
+    session = await suite.session(units)
+    started, t0 = utc_now(), time.monotonic()
+    results: list[UnitResult] = []
+    interrupted = False
+    try:
+        for unit in units:
+            results.append(await suite.run_unit(session, unit))
+    except asyncio.CancelledError:
+        interrupted = True
+        done = {r.name for r in results}
+        results += [UnitResult(name=u.id, format=suite.format_id, case_file=str(request.file), location=u.location,
+                               verdict="SKIP", reason="not run: interrupted", error="not run: interrupted")
+                    for u in units if u.id not in done]
+    if not interrupted:
+        summary = await asyncio.to_thread(suite.finish, results)
+        outcome.summary, outcome.summary_failed, outcome.result_file = summary.lines, summary.failed, \
+            summary.result_file
+        for result in results:
+            if result.result_file is None and summary.result_file is not None:
+                result.result_file = str(summary.result_file)
+        exit_on_fail = summary.details.get("exit_on_failure", True) is not False
+    else:
+        exit_on_fail = True
+    outcome.results = results
+    if request.write_report:
+        report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
+        outcome.report_path = await asyncio.to_thread(_write, report, suite.root, request.report, started)
+        outcome.report = report
+    verdicts = {r.verdict for r in results}
+    outcome.exit_code = 1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) \
+        else 0
+    outcome.interrupted = interrupted
+    if interrupted:
+        raise asyncio.CancelledError()
+    return outcome
+
+
+def _write(report: EvalReport, root: Path, output: Path | None, started: Any) -> Path:
+    from evalens.runner.report import allocate_report_path, write_report
+
+    path = allocate_report_path(root, started, output)
+    # the report's paths are relative to its folder: fix them now that it is known
+    for case in report.cases:
+        for attr in ("result_file", "artifacts"):
+            value = getattr(case, attr)
+            if value and Path(value).is_absolute():
+                setattr(case, attr, _rel(value, path.parent))
+    write_report(report, path)
+    return path
+
+
+def _rel(path: str, base: Path) -> str:
+    import os
+
+    try:
+        return os.path.relpath(path, base)
+    except ValueError:
+        return path
+
+
+def file_report(suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float,
+                interrupted: bool) -> EvalReport:
+    """The evalens report of one file run: the same report model as ``evalens eval``, one case per unit."""
+    from evalens.runner.report import environment_info, iso, stamp
+    from evalens.runner.results import report_case_from_result
+
+    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage, ReportSummary
+
+    cases = [report_case_from_result(r, None, suite.root) for r in results]
+    total = len(cases)
+    passed = sum(c.verdict == "PASS" for c in cases)
+    spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
+    model = next((r.agent_model for r in results if r.agent_model), None)
+    return EvalReport(
+        version=1, id=f"eval-run-{stamp(started)}", timestamp=iso(started), duration_seconds=round(duration, 3),
+        config=ReportConfig(engine=session.engine.name, engine_version=session.engine_version,
+                            judge=spec.model if spec is not None else None, timeout=session.timeout),
+        agent=ReportAgent(runtime=session.engine.name, runtime_version=session.engine_version, model=model,
+                          model_provider=session.engine.default_provider),
+        judge=ReportJudge(model=spec.model if spec is not None else None,
+                          model_provider=spec.provider if spec is not None else None),
+        environment=environment_info(), package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
+        summary=ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
+                              skipped=sum(c.verdict == "SKIP" for c in cases),
+                              errored=sum(c.verdict == "ERROR" for c in cases),
+                              pass_rate=round(passed / total, 4) if total else 0.0),
+        cases=cases, interrupted=interrupted,
+    )

@@ -1,0 +1,195 @@
+"""The one agent session the file suites share: sandbox → skills installed → engine → transcript.
+
+One private sandbox per run, the skill installed where the engine discovers skills, the whole process tree
+killed on timeout, the sandbox removed afterwards. File work (creating, populating, snapshotting and removing
+the sandbox, the checks that read the workspace) runs in a worker thread, never on the caller's event loop.
+UAAPS cases use the same pieces (``runner.suites.uaaps``), with their package installer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.agent_process import in_thread
+
+BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+PROVIDER_VARS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
+                 "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")}
+
+
+class UsageError(Exception):
+    """The run cannot start; the message is what the user needs (no agent was started)."""
+
+
+@dataclass(slots=True)
+class AgentResult:
+    """What one agent run produced, engine-neutral."""
+
+    output: str = ""
+    skills: list[str] = field(default_factory=list)  # activated skills, in order
+    tools: list[dict[str, Any]] = field(default_factory=list)  # {tool, input}
+    error: str | None = None
+    duration_ms: float = 0.0
+    cost_usd: float = 0.0
+    turns: int | None = None
+    workspace_files: list[str] = field(default_factory=list)  # files present after the run (relative)
+    workspace: Path | None = None  # kept only while checks run
+    exit_code: int | None = None
+    model: str | None = None
+
+
+def agent_error(res: AgentResult) -> str:
+    """The agent's failure, worded once (engines already say ``agent error (API status N): …``)."""
+    text = res.error or ""
+    return text if text.startswith("agent ") else f"agent error: {text}"
+
+
+def tool_calls(engine: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool calls from the event stream: Claude ``tool_use`` blocks; Codex items mapped onto Claude tool names."""
+    calls: list[dict[str, Any]] = []
+    for ev in events:
+        if engine == "claude-code" and ev.get("type") == "assistant":
+            for block in (ev.get("message") or {}).get("content") or []:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    calls.append({"tool": str(block.get("name")), "input": block.get("input") or {}})
+        elif engine == "codex" and ev.get("type") == "item.completed":
+            item = ev.get("item") or {}
+            kind = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}.get(
+                str(item.get("type")), str(item.get("tool") or "")) if item.get("type") != "agent_message" else ""
+            if kind:
+                calls.append({"tool": kind, "input": {"command": item.get("command")} if kind == "Bash" else {}})
+    return calls
+
+
+def agent_env(engine: Any, extra: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
+    """Only allow-listed variables reach the agent: locale/PATH, the engine's provider variables, extras."""
+    allow = (*BASE_ENV_ALLOW, *PROVIDER_VARS[engine.default_provider], *extra)
+    return {k: os.environ[k] for k in allow if k in os.environ}
+
+
+class AgentSession:
+    """Runs one prompt at a time in a fresh sandbox with chosen skills installed."""
+
+    def __init__(self, engine: str, model: str | None, timeout: float, *, network: bool = False,
+                 keep_sandbox: bool = False, judge: Any = None,
+                 warn: Callable[[str], None] | None = None) -> None:
+        """Runs the shared preflight (CLI, keys, judge SDK and provider, sandbox, temp space) for ``engine`` and
+        the resolved ``judge`` spec (None: no judge); raises :class:`UsageError` before any agent starts."""
+        from evalens.runner.engines import UnsupportedEngine, get_engine
+        from evalens.runner.preflight import preflight
+        from evalens.runner.sandbox import plan_sandbox
+
+        try:
+            self.engine = get_engine(engine)
+        except UnsupportedEngine as exc:
+            raise UsageError(str(exc)) from None
+        checked, _spec = preflight(self.engine, judge=f"{judge.provider}:{judge.model}" if judge else None,
+                                   use_judge=judge is not None, judge_key_env=judge.key_env if judge else None,
+                                   network=network)
+        if not checked.ok:
+            judge_missing = any(c.name.startswith("judge") for c in checked.failures)
+            raise UsageError(checked.message() + (" (or pass --no-judge)" if judge_missing else ""))
+        self.judge = judge
+        self.env = agent_env(self.engine)
+        self.model = model
+        self.timeout = timeout
+        self.keep_sandbox = keep_sandbox
+        self.plan = plan_sandbox(network, None)
+        self.warn = warn or (lambda _message: None)
+        self.kept: list[str] = []
+        self.engine_version: str | None = None
+        if self.plan.warning:
+            self.warn(self.plan.warning)
+
+    async def ready(self) -> None:
+        """Import the judge's SDK for real, off the event loop, before the first agent starts."""
+        self.engine_version = await asyncio.to_thread(self.engine.version)
+        if self.judge is None:
+            return
+        from evalens.runner.preflight import import_judge_sdk
+
+        problem = await asyncio.to_thread(import_judge_sdk, self.judge.provider)
+        if problem:
+            raise UsageError(problem)
+
+    def _prepare(self, skills: dict[str, Path], files_base: Path | None, files: list[str]) -> Any:
+        from evalens.runner.sandbox import copy_confined, create_sandbox, populate
+
+        paths = create_sandbox()
+        try:
+            if files_base is not None and files:
+                populate(paths, files_base, list(files), [])
+            for name, skill_md in skills.items():
+                dest = paths.workspace / self.engine.skills_dir / name
+                for entry in sorted(skill_md.parent.iterdir()):
+                    if entry.name not in ("evals", ".git") and not entry.name.endswith("-workspace"):
+                        copy_confined(entry, dest / entry.name, skill_md.parent, what="skill file")
+        except BaseException:
+            from evalens.runner.sandbox import remove_sandbox
+
+            remove_sandbox(paths)
+            raise
+        return paths
+
+    def _finish(self, paths: Any) -> None:
+        from evalens.runner.sandbox import keep_sandbox, remove_sandbox
+
+        if self.keep_sandbox:
+            keep_sandbox(paths)
+            self.kept.append(str(paths.root))
+            self.warn(f"sandbox kept: {paths.root}")
+        else:
+            remove_sandbox(paths)
+
+    async def run(self, prompt: str, skills: dict[str, Path], files_base: Path | None = None,
+                  files: list[str] | tuple[str, ...] = (),
+                  check: Callable[[AgentResult], None] | None = None) -> AgentResult:
+        """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists."""
+        from evalens.runner.sandbox import launch_agent, snapshot, truncation_note
+
+        result = AgentResult()
+        paths = None
+        try:
+            paths = await in_thread(self._prepare, skills, files_base, list(files), on_cancel=self._finish)
+            run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
+                                                 agent_env=self.env, time_limit=self.timeout)
+            result.output = transcript.output
+            result.tools = tool_calls(self.engine.name, transcript.events)
+            result.skills = list(transcript.skills_activated)
+            result.duration_ms = round(run.duration_seconds * 1000)
+            result.exit_code = run.exit_code
+            result.model = transcript.model
+            usage = transcript.usage or {}
+            result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
+            result.turns = usage.get("num_turns")
+            result.error = f"timed out after {self.timeout:g} s" if run.timed_out else (
+                truncation_note(run) or transcript.error)
+            workspace = paths.workspace
+            result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
+            result.workspace = workspace
+            if check is not None:
+                await in_thread(check, result)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # setup failures are this run's error, not the whole run's
+            result.error = result.error or f"{type(exc).__name__}: {exc}"
+        finally:
+            result.workspace = None
+            if paths is not None:
+                with contextlib.suppress(BaseException):  # cancelled: the sandbox still goes
+                    await in_thread(self._finish, paths)
+        return result
+
+
+async def start_session(*args: Any, **kwargs: Any) -> AgentSession:
+    """An :class:`AgentSession` whose preflight (``--version``, sandbox probe) and judge SDK import ran off the
+    event loop: the language server awaits this on its own loop."""
+    session = await asyncio.to_thread(AgentSession, *args, **kwargs)
+    await session.ready()
+    return session

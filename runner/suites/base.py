@@ -1,0 +1,196 @@
+"""The suite protocol: a runnable eval file is a suite of units, whatever its format.
+
+A format names its suite (:data:`evalens.runner.suites.SUITES`). A suite lists its units from the parsed file,
+runs one unit through the shared agent session (:mod:`evalens.runner.session`), checks and judges it and returns
+one :class:`~evalens.runner.results.UnitResult` (check locations as data); ``finish`` writes the format's own
+result files; ``restore`` reads past results back from them. :func:`evalens.runner.api.run_file` drives a suite
+and writes the evalens report of the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from evalens.runner.results import Location, UnitResult
+from evalens.runner.session import AgentSession, UsageError
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["FileRunRequest", "Restored", "Suite", "SuiteSummary", "Unit", "UsageError", "installed_skill",
+           "read_json", "skill_root_of"]
+
+
+class FileRunRequest(BaseModel):
+    """What ``evalens run FILE``, the lens and the Test Explorer ask for; unset values fall back to the suite's
+    own configuration (skilljack's ``eval.config.yaml``) and then to the format's defaults."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    file: Path = Field(description="The eval file: tasks.yaml, task.md, evals.json or a trigger eval set.")
+    units: list[str] = Field(default_factory=list, description="Unit ids to run (empty: every unit).")
+    runs: int = Field(default=3, ge=1, description="Runs per unit.")
+    engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
+    model: str | None = Field(default=None, description="Agent model.")
+    judge_model: str | None = Field(default=None, description="Judge / grader model (`model` or `provider:model`).")
+    no_judge: bool = Field(default=False, description="Skip the judge (skilljack only).")
+    no_deterministic: bool = Field(default=False, description="Skip skilljack's deterministic checks.")
+    timeout_seconds: float | None = Field(default=None, description="Per-run agent timeout.")
+    judge_timeout: float | None = Field(default=None, description="Seconds all judge calls of one run may take.")
+    config: Path | None = Field(default=None, description="skilljack eval.config.yaml (default: beside the file).")
+    output_dir: Path | None = Field(default=None, description="Where the format's own result files go.")
+    json_output: Path | None = Field(default=None, description="Also write the format's JSON results here.")
+    skills_dir: Path | None = Field(default=None, description="skilljack: skills folder (default: skills/ beside).")
+    skill: Path | None = Field(default=None, description="Trigger sets: the skill folder (default: inferred).")
+    threshold_discovery: float | None = None
+    threshold_score: float | None = None
+    github_summary: bool = False
+    keep_sandbox: bool = False
+    dry_run: bool = Field(default=False, description="List what would run; start no agent.")
+    report: Path | None = Field(default=None, description="evalens report path (default: evals/reports/<stamp>.json "
+                                "under the suite's root).")
+    write_report: bool = Field(default=True, description="Write the evalens report of the batch.")
+
+
+@dataclass
+class Unit:
+    """One runnable unit of a suite: its id and where it is written in the file."""
+
+    id: str
+    location: Location
+    data: Any = None  # the suite's own view of the unit (a task, a case, a query)
+    aliases: list[str] = field(default_factory=list)  # other names `--tasks` accepts (a query's index)
+
+
+@dataclass
+class SuiteSummary:
+    """How the whole file did, in the format's own terms (thresholds, precision / recall)."""
+
+    lines: list[str] = field(default_factory=list)
+    failed: bool = False  # the format's own pass rule failed (on top of the units' verdicts)
+    result_file: Path | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Restored:
+    """A unit's result read back from a result file."""
+
+    result: UnitResult
+    path: str
+    mtime: float
+
+
+Progress = Callable[[str, str, bool], None]  # (unit id, message, is a run's outcome line)
+
+
+class Suite(ABC):
+    """One runnable format's suite; an instance lives for one run of one file."""
+
+    format_ids: ClassVar[tuple[str, ...]]
+    needs_judge: ClassVar[bool] = False  # graded formats cannot run without their grader
+
+    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
+        self.request = request
+        self.format_id = format_id
+        self.file = request.file
+        self._progress = progress
+
+    def say(self, unit: str, message: str, outcome: bool = False) -> None:
+        """Progress: a note, or (``outcome``) the line that says how one run of a unit went."""
+        if self._progress is not None:
+            self._progress(unit, message, outcome)
+
+    @property
+    def root(self) -> Path:
+        """The folder the suite belongs to; its evalens reports go to ``<root>/evals/reports/``."""
+        return skill_root_of(self.file)
+
+    @abstractmethod
+    def units(self) -> list[Unit]:
+        """The units of the file (all of them; the API filters by ``request.units``)."""
+
+    def dry_run(self, units: list[Unit]) -> list[str]:
+        """What would run, one line per unit (``--dry-run``)."""
+        return [f"{u.id}\t{'/'.join(str(p) for p in u.location)}" for u in units]
+
+    @abstractmethod
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        """The agent session for this run (preflight done: raises :class:`UsageError` before any agent)."""
+
+    @abstractmethod
+    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+        """Run one unit (``request.runs`` times), check and judge it: one result."""
+
+    def finish(self, results: list[UnitResult]) -> SuiteSummary:
+        """Write the format's own result files; say how the whole file did."""
+        return SuiteSummary()
+
+    @classmethod
+    def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
+        """Unit id → its newest result from the format's own result files."""
+        return {}
+
+    @classmethod
+    def result_files(cls, format_id: str, file: Path) -> list[Path]:
+        """The format's own result files for ``file``, newest first."""
+        return []
+
+    @classmethod
+    def result_folder(cls, format_id: str, file: Path) -> Path | None:
+        """The folder new result files appear in (watched for changes)."""
+        return None
+
+
+def skill_root_of(file: Path) -> Path:
+    """The skill an eval file belongs to: nearest ancestor with a SKILL.md, else the parent of ``evals/``."""
+    for parent in file.resolve().parents:
+        if (parent / "SKILL.md").is_file() or (parent / "skill.md").is_file():
+            return parent
+    return file.parent.parent if file.parent.name == "evals" else file.parent
+
+
+def installed_skill(root: Path, name: str | None) -> dict[str, Path]:
+    """The skill at ``root`` as the session installs it: name → its SKILL.md."""
+    md = next((root / n for n in ("SKILL.md", "skill.md") if (root / n).is_file()), None)
+    return {name or root.name: md} if md else {}
+
+
+def read_json(path: Path, limit: int = 64 << 20) -> Any:
+    """A result file's data, or None (only regular files are opened, never a FIFO; deep nesting is no crash)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            raw = fh.read(limit + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(raw) > limit:
+        return None
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+
+
+def newest_first(paths: list[Path], limit: int = 30) -> list[Path]:
+    """Result files, newest first (bounded): restoring reads only the recent ones."""
+    stamped = []
+    for p in paths:
+        try:
+            stamped.append((p.stat().st_mtime_ns, str(p), p))
+        except OSError:
+            continue
+    stamped.sort(reverse=True)
+    return [p for *_, p in stamped[:limit]]

@@ -1,0 +1,575 @@
+"""skilljack tasks (``tasks.yaml`` or a ``task.md`` package): loading with inheritance resolved, the
+deterministic checks (each with its location in the file), scoring and the task verdict (formats.md §3).
+
+The original's config bugs (§3.5: thresholds, timeout and truncation read only from the environment) are not
+reproduced: file and flags win. The suite itself is :mod:`evalens.runner.suites.skilljack_suite`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import subprocess
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.results import Location, UnitCheck, UnitResult, Verdict
+from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
+from evalens.runner.suites.base import (
+    FileRunRequest,
+    Progress,
+    Restored,
+    Suite,
+    SuiteSummary,
+    Unit,
+    newest_first,
+    read_json,
+)
+
+SNIPPET_CHARS = 500
+
+FAILURE_CATEGORIES = ("discovery_failure", "false_positive", "instruction_ambiguity", "missing_guidance",
+                      "agent_error", "none")
+
+
+@dataclass
+class SjTask:
+    """A task with inheritance resolved (formats.md §3.2)."""
+
+    id: str
+    prompt: str
+    expected: str  # skill name, "none" or ""
+    criteria: dict[str, dict[str, Any]]  # dimension -> {weight, description}
+    checklist: list[str]
+    det: dict[str, Any] | None  # deterministic block (task.md checks mapped onto expect_* keys)
+    skills: dict[str, Path]
+    location: Location = field(default_factory=list)  # where the task is written (["tasks", 2]; [] for task.md)
+    det_paths: dict[str, Location] = field(default_factory=dict)  # expect_* key -> where it is written
+    expected_at: Location | None = None  # where the expected skill is written
+
+    @property
+    def negative(self) -> bool:
+        return self.expected == "none" or (self.det is not None and self.det.get("expect_skill_activation") is False)
+
+
+def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTask]]:
+    import yaml
+
+    from evalens.core.formats._shared import skills_in
+    from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+        raise UsageError(f"{path}: Missing or invalid 'tasks' array")
+    skills = skills_in(skills_dir or path.parent / "skills")
+    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
+    dcrit = defaults.get("criteria") if isinstance(defaults.get("criteria"), dict) else {}
+    tasks = []
+    for index, raw in enumerate(data["tasks"]):
+        if not isinstance(raw, dict):
+            continue
+        here: Location = ["tasks", index]
+        tcrit = raw.get("criteria") if isinstance(raw.get("criteria"), dict) else {}
+        criteria = {}
+        for d in DIMENSIONS:
+            if d in tcrit or d in dcrit:
+                own = tcrit.get(d) if isinstance(tcrit.get(d), dict) else {}
+                inh = dcrit.get(d) if isinstance(dcrit.get(d), dict) else {}
+                criteria[d] = {"weight": own.get("weight", inh.get("weight", DEFAULT_WEIGHT)),
+                               "description": own.get("description", inh.get("description", ""))}
+        det = raw.get("deterministic") if isinstance(raw.get("deterministic"), dict) else None
+        if det is not None:
+            det = {"expect_skill_activation": True, **det}
+        expected_at = [*here, "expected_skill_load"] if "expected_skill_load" in raw else \
+            ["defaults", "expected_skill_load"]
+        tasks.append(SjTask(str(raw.get("id", "")), str(raw.get("prompt", "")),
+                            str(raw.get("expected_skill_load", defaults.get("expected_skill_load", "")) or ""),
+                            criteria, [str(x) for x in raw.get("golden_checklist") or []], det, skills,
+                            here, {k: [*here, "deterministic", k] for k in det or {}}, expected_at))
+    return str(data.get("skill", "")), tasks
+
+
+def load_task_md(path: Path) -> tuple[str, list[SjTask]]:
+    """A ``task.md`` package: checks map one-to-one onto ``expect_*``; assertions become the checklist."""
+    from evalens.core.documents import parse
+    from evalens.core.formats._shared import skills_in
+
+    doc = parse(path.read_text(encoding="utf-8"), "markdown")
+    front = doc.data if isinstance(doc.data, dict) else {}
+    task_dir = path.parent
+    skills = {**skills_in(task_dir.parent / "skills"), **skills_in(task_dir / "environment" / "skills")}
+    invoke = front.get("expect_skill_invocation")
+    invoke = invoke if isinstance(invoke, bool) else bool(skills)
+    expected = front.get("expected_skill") or (next(iter(skills)) if len(skills) == 1 else "")
+    checks = front.get("checks") if isinstance(front.get("checks"), dict) else {}
+    det: dict[str, Any] = {"expect_skill_activation": invoke}
+    det_paths: dict[str, Location] = {"expect_skill_activation": ["expect_skill_invocation"]}
+    for key, value in checks.items():
+        det["expect_" + {"files_exist": "file_exists"}.get(key, key)] = value
+        det_paths["expect_" + {"files_exist": "file_exists"}.get(key, key)] = ["checks", key]
+    body = "\n".join(doc.lines[doc.body_start_line:]).strip()
+    criteria = {d: {"weight": w, "description": ""} for d, w in (("discovery", 0.3), ("adherence", 0.4),
+                                                                  ("output", 0.3))}
+    task = SjTask(str(front.get("id") or task_dir.name), body, "none" if not invoke else str(expected or ""),
+                  criteria if front.get("assertions") else {}, [str(a) for a in front.get("assertions") or []],
+                  det, skills, [], det_paths, ["expected_skill"] if invoke else ["expect_skill_invocation"])
+    return str(expected or task_dir.parent.name), [task]
+
+
+def _activation(task: SjTask, res: AgentResult) -> tuple[str | None, list[str]]:
+    """The first skill activation (skilljack's rule: a tool named `Skill`, or containing `skill` but not
+    `skill-resource`; name from input.skill / skill_name / name), else the engine's own detection."""
+    for call in res.tools:
+        name = call["tool"]
+        if name == "Skill" or ("skill" in name.lower() and "skill-resource" not in name.lower()):
+            inp = call.get("input") or {}
+            skill = inp.get("skill") or inp.get("skill_name") or inp.get("name")
+            if skill:
+                return str(skill).split(":")[-1].split("__")[-1], []
+    return (res.skills[0], []) if res.skills else (None, [])
+
+
+def _js_check(expression: str, output: str) -> tuple[bool, str]:
+    node = shutil.which("node")
+    if node is None:
+        return False, "javascript check skipped: node not found"
+    script = ("const vm=require('vm');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{try{"
+              "const r=vm.runInNewContext(process.argv[1],{output:s,JSON,Math,parseInt,parseFloat,String,Number,"
+              "Boolean,Array,Object,RegExp,Date,isNaN,isFinite},{timeout:5000});process.stdout.write(r===true?"
+              "'true':'false')}catch(e){process.stdout.write('error: '+e.message)}})")
+    try:
+        out = subprocess.run([node, "-e", script, expression], input=output, capture_output=True, text=True,
+                             timeout=10).stdout
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return False, f"javascript check failed: {exc}"
+    return out == "true", f"javascript {'passed' if out == 'true' else 'failed'}: {expression}" + \
+        (f" ({out})" if out.startswith("error") else "")
+
+
+@dataclass
+class DetOutcome:
+    """skilljack's deterministic result: passed, discovery, and each check with where it is written."""
+
+    passed: bool
+    checks: list[UnitCheck]
+    discovery: bool
+
+    @property
+    def details(self) -> list[str]:
+        """skilljack's detail strings (formats.md §3.8), for its results JSON."""
+        return [c.detail for c in self.checks]
+
+
+def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
+    """Every deterministic check of a task, with skilljack's detail strings and the check's location."""
+    from evalens.core.js_regex import compile_js, js_regex_error
+
+    det = task.det or {}
+    checks: list[UnitCheck] = []
+
+    def add(kind: str, value: str | bool, ok: bool, detail: str, key: str | None, index: int | None = None) -> bool:
+        base = task.det_paths.get(key) if key else task.expected_at
+        where = None if base is None else [*base, index] if index is not None else list(base)
+        checks.append(UnitCheck(kind=kind, value=value, status="PASS" if ok else "FAIL", detail=detail,
+                                location=where))
+        return ok
+
+    if res.error:  # nothing happened that could pass a check, negative tasks included
+        add("agent", False, False, f"Task errored: {res.error}", None)
+        checks[-1].location = None
+        return DetOutcome(False, checks, False)
+    skill, _ = _activation(task, res)
+    if task.negative:
+        ok = add("skill_activation", False, skill is None, "Correctly did not activate any skill" if skill is None
+                 else f"Unexpected skill activation: {skill} (false positive)", None)
+        if any(k != "expect_skill_activation" for k in det):
+            add("note", True, True, "Note: non-activation assertions were evaluated but do not affect pass/fail "
+                "for negative tests", None)
+            checks[-1].location = None
+        return DetOutcome(ok, checks, ok)
+    if skill is None:
+        add("skill_activation", task.expected or True, False, "Expected skill activation but no skill was loaded",
+            None)
+        return DetOutcome(False, checks, False)
+    if task.expected and skill != task.expected:
+        add("skill_activation", task.expected, False,
+            f"Wrong skill activated: expected '{task.expected}', got '{skill}'", None)
+        return DetOutcome(False, checks, False)
+    add("skill_activation", skill, True, f"Skill activated correctly: {skill}", None)
+    ok = True
+    out = res.output
+    if isinstance(det.get("expect_marker"), str):
+        found = det["expect_marker"].lower() in out.lower()
+        ok &= add("marker", det["expect_marker"], found,
+                  f'Marker {"found" if found else "not found"}: "{det["expect_marker"]}"', "expect_marker")
+    called = {c["tool"] for c in res.tools}
+    if det.get("expect_tool_calls"):
+        missing = [t for t in det["expect_tool_calls"] if t not in called]
+        ok &= add("tool_calls", ", ".join(map(str, det["expect_tool_calls"])), not missing,
+                  f"Missing expected tool calls: {', '.join(missing)}" if missing else
+                  f"All expected tools called: {', '.join(det['expect_tool_calls'])}", "expect_tool_calls")
+    if det.get("expect_no_tool_calls"):
+        bad = [t for t in det["expect_no_tool_calls"] if t in called]
+        ok &= add("no_tool_calls", ", ".join(map(str, det["expect_no_tool_calls"])), not bad,
+                  f"Forbidden tools were called: {', '.join(bad)}" if bad else "No forbidden tools called",
+                  "expect_no_tool_calls")
+    for j, text in enumerate(det.get("expect_contains") or []):
+        hit = text in out
+        ok &= add("contains", str(text), hit, f'{"Contains" if hit else "Missing"}: "{text}"', "expect_contains", j)
+    for j, text in enumerate(det.get("expect_not_contains") or []):
+        hit = text in out
+        ok &= add("not_contains", str(text), not hit,
+                  f'{"Contains forbidden" if hit else "Does not contain"}: "{text}"', "expect_not_contains", j)
+    for j, pattern in enumerate(det.get("expect_regex") or []):
+        if js_regex_error(pattern):
+            ok &= add("regex", str(pattern), False, f"/{pattern}/ (invalid regex)", "expect_regex", j)
+            continue
+        hit = compile_js(pattern).search(out) is not None
+        ok &= add("regex", pattern, hit, f"/{pattern}/ {'matched' if hit else 'did not match'}", "expect_regex", j)
+    if isinstance(det.get("expect_javascript"), str):
+        hit, detail = _js_check(det["expect_javascript"], out)
+        ok &= add("javascript", det["expect_javascript"], hit, detail, "expect_javascript")
+    for j, rel in enumerate(det.get("expect_file_exists") or []):
+        norm = os.path.normpath(rel)
+        if os.path.isabs(rel) or norm.startswith(".."):
+            ok &= add("file_exists", str(rel), False, f"{rel} (outside working directory)", "expect_file_exists", j)
+            continue
+        hit = norm.replace(os.sep, "/") in res.workspace_files or any(
+            f.startswith(norm.rstrip("/") + "/") for f in res.workspace_files)
+        ok &= add("file_exists", str(rel), hit, f"File {'exists' if hit else 'missing'}: {rel}",
+                  "expect_file_exists", j)
+    return DetOutcome(bool(ok), checks, True)
+
+
+def deterministic(task: SjTask, res: AgentResult) -> tuple[bool, list[str], bool]:
+    """(passed, details, discovery) with skilljack's detail strings (formats.md §3.8)."""
+    outcome = check_task(task, res)
+    return outcome.passed, outcome.details, outcome.discovery
+
+
+@dataclass
+class Score:
+    discovery: float
+    adherence: float
+    output_quality: float
+    weighted: float
+    category: str
+    reasoning: str
+    deterministic: dict[str, Any] | None = None
+    judge: dict[str, Any] | None = None
+
+
+def weighted_score(weights: dict[str, float], discovery: float, adherence: float, output: float) -> float:
+    return round(weights.get("discovery", 0) * discovery + weights.get("adherence", 0) * (adherence - 1) / 4
+                 + weights.get("output", 0) * (output - 1) / 4, 4)
+
+
+JUDGE_SYSTEM = ("You grade how an AI agent used (or correctly avoided) a skill. Score strictly from the evidence "
+                "given; give no benefit of the doubt. Reply with one JSON object only.")
+
+
+def judge_prompt(task: SjTask, res: AgentResult, truncation: int) -> str:
+    crit = [f"- {d} (weight {c['weight']}): {c['description'] or '(no description)'}" for d, c in task.criteria.items()]
+    output = res.output if len(res.output) <= truncation else res.output[:truncation] + "\n…[truncated]"
+    parts = [
+        "# Task", f"Prompt given to the agent:\n{task.prompt}",
+        f"Expected skill: {task.expected or '(any)'}" + (" — the agent should load NO skill" if task.negative else ""),
+        "Criteria:", *(crit or ["(no criteria)"]),
+        "Golden checklist:", *([f"- {c}" for c in task.checklist] or ["(no checklist)"]),
+        "", "# What the agent did", f"Skills loaded: {', '.join(res.skills) or 'None'}",
+        f"Final output:\n{output or '(no output)'}", "",
+        "# How to score",
+        "discovery: 1 if the expected skill was loaded (for a no-skill task: 1 only if no skill loaded), else 0.",
+        "adherence: 1-5, 1 = the skill's instructions were ignored, 5 = every instruction was followed.",
+        "output_quality: 1-5, 1 = unusable, 5 = meets every requirement.",
+        "failure_category (when any score is below 4): one of " + ", ".join(FAILURE_CATEGORIES) + ".",
+        "checklist_results: for each checklist item {item, passed, evidence} with concrete evidence.",
+        'Reply: {"discovery": 0|1, "adherence": n, "output_quality": n, "failure_category": "...", '
+        '"reasoning": "...", "checklist_results": [...]}',
+    ]
+    return "\n".join(parts)
+
+
+def _num(value: Any, fallback: float) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return fallback
+    return number if number == number else fallback  # NaN
+
+
+async def judge_task(spec: Any, task: SjTask, res: AgentResult, truncation: int,
+                     deadline: float | None = None) -> dict[str, Any]:
+    """Judge scores with the original's coercion. A judge that fails or answers no JSON gives ``{"error": why}``
+    (the run is ERROR), never heuristic scores: skilljack's fallback would grade a run nobody judged."""
+    from evalens.runner.judge import JudgeFailed, ask_json
+
+    try:
+        reply = await ask_json(spec, JUDGE_SYSTEM, judge_prompt(task, res, truncation), deadline)
+    except JudgeFailed as exc:
+        return {"error": str(exc), "discovery": 0, "adherence": 1, "output_quality": 1,
+                "failure_category": "agent_error", "reasoning": f"judge error: {exc}"}
+    category = reply.get("failure_category") if reply.get("failure_category") in FAILURE_CATEGORIES else "none"
+    return {"discovery": _num(reply.get("discovery"), 0) or 0, "adherence": _num(reply.get("adherence"), 1) or 1,
+            "output_quality": _num(reply.get("output_quality"), 1) or 1, "failure_category": category,
+            "reasoning": str(reply.get("reasoning") or ""), "checklist_results": reply.get("checklist_results") or []}
+
+
+def score_run(task: SjTask, res: AgentResult, det: tuple[bool, list[str], bool] | None,
+              judged: dict[str, Any] | None, config_weights: dict[str, float]) -> Score:
+    """Merge deterministic discovery with judge adherence/output (formats.md §3.8 'Merging'). A run whose agent
+    or judge failed scores the minimum with category ``agent_error``; its verdict is ERROR (:func:`_task_verdict`)."""
+    if res.error or (judged is not None and judged.get("error")):
+        why = agent_error(res) if res.error else f"judge error: {judged['error']}"  # type: ignore[index]
+        return Score(0, 1, 1, 0, "agent_error", why, {"passed": False, "details": det[1]} if det else None, judged)
+    if det is None and judged is None:
+        return Score(0, 1, 1, 0, "agent_error", "No scoring method available (no deterministic check or LLM judge "
+                     "criteria defined)")
+    det_json = {"passed": det[0], "details": det[1]} if det else None
+    if judged is not None and det is None:
+        weights = {d: float(c["weight"]) for d, c in task.criteria.items()}
+        return Score(judged["discovery"], judged["adherence"], judged["output_quality"],
+                     weighted_score(weights, judged["discovery"], judged["adherence"], judged["output_quality"]),
+                     judged["failure_category"], judged["reasoning"], None, judged)
+    assert det is not None
+    discovery = 1.0 if det[2] else 0.0
+    if judged is not None:
+        adherence, output = judged["adherence"], judged["output_quality"]
+        reasoning = judged["reasoning"]
+        category = judged["failure_category"]
+    else:
+        adherence = output = 5.0 if det[0] else 1.0
+        reasoning = "; ".join(det[1])
+        category = "none"
+    if not det[0] or discovery == 0:
+        category = "agent_error" if res.error else "false_positive" if task.negative and not det[0] else \
+            "discovery_failure" if discovery == 0 else category if category != "none" else "missing_guidance"
+    return Score(discovery, adherence, output, weighted_score(config_weights, discovery, adherence, output),
+                 category, reasoning, det_json, judged)
+
+
+def aggregate(scores: list[Score]) -> tuple[Score, int]:
+    """Mean scores, modal category, and the index of the run closest to the mean weighted score."""
+    mean = Score(statistics.fmean(s.discovery for s in scores), statistics.fmean(s.adherence for s in scores),
+                 statistics.fmean(s.output_quality for s in scores), statistics.fmean(s.weighted for s in scores),
+                 Counter(s.category for s in scores).most_common(1)[0][0], "")
+    rep = min(range(len(scores)), key=lambda i: abs(scores[i].weighted - mean.weighted))
+    disc = sum(1 for s in scores if s.discovery >= 1)
+    mean.reasoning = (f"Aggregated over {len(scores)} runs: discovery {disc}/{len(scores)}, mean adherence "
+                      f"{mean.adherence:.1f}, mean output {mean.output_quality:.1f}")
+    mean.deterministic, mean.judge = scores[rep].deterministic, scores[rep].judge
+    return mean, rep
+
+
+def run_error(res: AgentResult, score: Score) -> str | None:
+    """Why a run produced no gradable result (agent or judge failure), else None."""
+    if res.error:
+        return agent_error(res)
+    if isinstance(score.judge, dict) and score.judge.get("error"):
+        return f"judge error: {score.judge['error']}"
+    return None
+
+
+def task_verdict(task: SjTask, runs: list[tuple[AgentResult, Score]], mean: Score, discovery_threshold: float,
+                 score_threshold: float) -> tuple[Verdict, str, dict[str, Any]]:
+    """A task passes when every run ran and was graded, discovery meets the threshold, every deterministic check
+    passed and the judge's mean adherence and output quality meet the score threshold. A deterministic failure in
+    a run that did run is FAIL (earned); otherwise any failed run (agent or judge) makes the task ERROR."""
+    details = {"discovery": mean.discovery, "adherence": mean.adherence, "output_quality": mean.output_quality,
+               "weighted": mean.weighted, "category": mean.category, "runs": len(runs)}
+    errors = [(i, why) for i, (r, s) in enumerate(runs, 1) if (why := run_error(r, s))]
+    failed_det = [s for r, s in runs if s.deterministic is not None and not s.deterministic["passed"]
+                  and run_error(r, s) is None]
+    if failed_det:
+        return ("FAIL", "; ".join(failed_det[0].deterministic["details"]), details)  # type: ignore[index]
+    if errors:
+        where = f"run {errors[0][0]}/{len(runs)}: " if len(runs) > 1 else ""
+        more = f" ({len(errors)} of {len(runs)} runs failed)" if len(errors) > 1 else ""
+        return ("ERROR", f"{where}{errors[0][1]}{more}", details)
+    if mean.discovery < discovery_threshold:
+        return ("FAIL", f"discovery {mean.discovery:.0%} below {discovery_threshold:.0%}", details)
+    if any(s.judge is not None for _, s in runs) and min(mean.adherence, mean.output_quality) < score_threshold:
+        return ("FAIL", f"adherence {mean.adherence:.1f} / output {mean.output_quality:.1f} "
+                           f"below {score_threshold:g}", details)
+    return ("PASS", mean.reasoning, details)
+
+
+
+
+# ============================================================================================ the suite
+
+
+class SkilljackSuite(Suite):
+    """A skilljack ``tasks.yaml`` or ``task.md``: every task is a unit, scored as skilljack scores it."""
+
+    format_ids = ("skilljack-tasks", "skilljack-task")
+
+    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
+        from evalens.runner.suites.skilljack_files import load_config, skilljack_config
+
+        super().__init__(request, format_id, progress)
+        self.cfg = load_config(request.config or skilljack_config(self.file) or Path.cwd() / "eval.config.yaml")
+        if format_id == "skilljack-task":
+            self.skill, self.tasks = load_task_md(self.file)
+        else:
+            self.skill, self.tasks = load_tasks_yaml(self.file, request.skills_dir)
+        self.discovery_threshold = request.threshold_discovery if request.threshold_discovery is not None \
+            else self.cfg.discovery_rate
+        self.score_threshold = request.threshold_score if request.threshold_score is not None \
+            else self.cfg.avg_score
+        self.timeout = request.timeout_seconds or self.cfg.timeout_ms / 1000
+        self.agent_model = request.model or (self.cfg.agent_model if request.engine == "claude-code" else None)
+        self.judge_spec: Any = None
+        self.outcomes: list[tuple[SjTask, list[tuple[AgentResult, Score]], Score, int]] = []
+
+    @property
+    def root(self) -> Path:
+        return self.file.parent.parent if self.format_id == "skilljack-task" else self.file.parent
+
+    def units(self) -> list[Unit]:
+        return [Unit(t.id, t.location, t) for t in self.tasks]
+
+    def dry_run(self, units: list[Unit]) -> list[str]:
+        """skilljack's `parse`: the tasks with inheritance resolved."""
+        import json
+
+        tasks = [u.data for u in units]
+        judge = not self.request.no_judge
+        if self.request.json_output:
+            parsed = [{"id": t.id, "prompt": t.prompt, "expectedSkillLoad": t.expected, "negative": t.negative,
+                       "criteria": [{"dimension": d, **c} for d, c in t.criteria.items()],
+                       "goldenChecklist": t.checklist, "deterministic": t.det,
+                       "skills": {n: str(p) for n, p in t.skills.items()}} for t in tasks]
+            self.request.json_output.write_text(json.dumps({"skill": self.skill, "tasks": parsed}, indent=2),
+                                                encoding="utf-8")
+        return [f"{t.id}\texpected={t.expected or '-'}\tnegative={t.negative}\tjudge={bool(t.criteria and judge)}"
+                f"\tdeterministic={t.det is not None and not self.request.no_deterministic}" for t in tasks]
+
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        from evalens.runner.judge import resolve_judge
+
+        tasks = [u.data for u in units] if units is not None else self.tasks
+        provider = "anthropic" if self.request.engine == "claude-code" else "openai"
+        if not self.request.no_judge and any(t.criteria for t in tasks):
+            self.judge_spec = resolve_judge(self.request.judge_model or self.cfg.judge_model,
+                                            default_provider=provider)
+        return await start_session(self.request.engine, self.agent_model, self.timeout,
+                                   keep_sandbox=self.request.keep_sandbox, judge=self.judge_spec,
+                                   warn=lambda m: self.say("", m))
+
+    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+        from evalens.runner.judge import judge_deadline
+
+        task: SjTask = unit.data
+        runs: list[tuple[AgentResult, Score]] = []
+        dets: list[DetOutcome | None] = []
+        use_det = task.det is not None and not self.request.no_deterministic
+        for i in range(self.request.runs):
+            holder: dict[str, DetOutcome | None] = {}
+
+            def checks(res: AgentResult, holder: dict[str, DetOutcome | None] = holder) -> None:
+                holder["det"] = check_task(task, res) if use_det else None
+
+            res = await session.run(task.prompt, task.skills, check=checks)
+            det = holder["det"] if "det" in holder else (check_task(task, res) if use_det else None)
+            judged = await judge_task(self.judge_spec, task, res, self.cfg.judge_truncation,
+                                      judge_deadline(self.timeout, self.request.judge_timeout)) \
+                if self.judge_spec is not None and task.criteria and not res.error else None
+            score = score_run(task, res, (det.passed, det.details, det.discovery) if det else None, judged,
+                              self.cfg.weights)
+            runs.append((res, score))
+            dets.append(det)
+            failed = run_error(res, score)
+            self.say(task.id, f"{task.id} run {i + 1}/{self.request.runs}: discovery {score.discovery:g}, adherence "
+                     f"{score.adherence:g}, output {score.output_quality:g}, weighted {score.weighted:.2f} "
+                     f"({score.category})" + (f" — ERROR: {failed}" if failed else ""))
+        mean, rep = aggregate([s for _, s in runs])
+        self.outcomes.append((task, runs, mean, rep))
+        verdict, reason, details = task_verdict(task, runs, mean, self.discovery_threshold, self.score_threshold)
+        shown = next((d for (r, s), d in zip(runs, dets, strict=True)
+                      if d is not None and not d.passed and run_error(r, s) is None), dets[rep])
+        res = runs[rep][0]
+        judged_any = any(s.judge is not None and not s.judge.get("error") for _, s in runs)
+        return UnitResult(
+            name=task.id, format=self.format_id, case_file=str(self.file), location=task.location,
+            verdict=verdict, reason=reason, duration_seconds=round(sum(r.duration_ms for r, _ in runs) / 1000, 3),
+            agent_seconds=round(sum(r.duration_ms for r, _ in runs) / 1000, 3),
+            checks=shown.checks if shown is not None else [],
+            judge_verdict=f"discovery {mean.discovery:g} · adherence {mean.adherence:.1f} · output "
+                          f"{mean.output_quality:.1f}" if judged_any else None,
+            judge_reason=str((mean.judge or {}).get("reasoning") or mean.reasoning) if judged_any else None,
+            judge_model=self.judge_spec.model if judged_any and self.judge_spec is not None else None,
+            engine=session.engine.name, engine_version=session.engine_version,
+            agent_model=res.model or self.agent_model, output_snippet=res.output[:SNIPPET_CHARS] or None,
+            error=reason if verdict == "ERROR" else None, exit_code=res.exit_code, runs=self.request.runs,
+            sandbox_path=session.kept[-1] if session.kept else None,
+            details={**details, "skills": res.skills})
+
+    def finish(self, results: list[UnitResult]) -> SuiteSummary:
+        """The results JSON and markdown report in skilljack's shapes, in ``output.dir``."""
+        import json
+
+        from evalens.runner.suites.skilljack_files import build_results, markdown_report
+
+        report = build_results(self.skill, self.file, [t for t, *_ in self.outcomes], self.outcomes, self.cfg,
+                               self.request, self.discovery_threshold, self.score_threshold)
+        out_dir = self.request.output_dir or Path(self.cfg.output_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        stamp = report["timestamp"].replace(":", "-").replace(".", "-")
+        json_path = self.request.json_output or out_dir / f"{self.skill or 'skill'}-{stamp}.json"
+        json_path.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        md = markdown_report(report, self.cfg.report_truncation)
+        json_path.with_suffix(".md").write_text(md, encoding="utf-8")
+        if self.request.github_summary or self.cfg.github_summary:
+            summary = os.environ.get("GITHUB_STEP_SUMMARY")
+            if summary:
+                with open(summary, "a", encoding="utf-8") as fh:
+                    fh.write(md + "\n")
+        s = report["summary"]
+        lines = [f"{'PASSED' if report['passed'] else 'FAILED'}: discovery {s['discoveryAccuracy']:.0%}, adherence "
+                 f"{s['avgAdherence']:.2f}, output {s['avgOutputQuality']:.2f}, weighted {s['avgWeightedScore']:.2f}"]
+        lines += [f"  - {reason}" for reason in report["failureReasons"]]
+        exit_on_failure = self.cfg.exit_on_failure and str(os.environ.get("EVAL_EXIT_ON_FAILURE", "true")) != "false"
+        return SuiteSummary(lines=lines, failed=not report["passed"] and exit_on_failure, result_file=json_path,
+                            details={"passed": report["passed"], "exit_on_failure": exit_on_failure})
+
+    @classmethod
+    def result_folder(cls, format_id: str, file: Path) -> Path | None:
+        from evalens.runner.suites.skilljack_files import skilljack_results_dir
+
+        return skilljack_results_dir(file)
+
+    @classmethod
+    def result_files(cls, format_id: str, file: Path) -> list[Path]:
+        base = cls.result_folder(format_id, file)
+        return newest_first([p for p in base.glob("*.json") if p.is_file()] if base and base.is_dir() else [])
+
+    @classmethod
+    def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
+        from evalens.runner.suites.skilljack_files import raw_task, skilljack_unit, thresholds_for
+
+        found: dict[str, Restored] = {}
+        thresholds = thresholds_for(file)
+        for path in cls.result_files(format_id, file):
+            report = read_json(path)
+            if not isinstance(report, dict):
+                continue
+            ran = str((report.get("metadata") or {}).get("skillPath") or "")
+            if ran and Path(ran).is_absolute() and Path(ran) != file or ran and Path(ran).name != file.name:
+                continue  # another suite's results in a shared folder
+            try:
+                mtime = path.stat().st_mtime
+                for entry in report.get("tasks") or []:
+                    if isinstance(entry, dict):
+                        tid = str((entry.get("task") or {}).get("id"))
+                        raw, base = raw_task(format_id, data, tid)
+                        unit = skilljack_unit(entry, report, thresholds, raw, format_id == "skilljack-task", base)
+                        unit.case_file, unit.result_file = str(file), str(path)
+                        if unit.name not in found:
+                            found[unit.name] = Restored(unit, str(path), mtime)
+            except Exception:  # noqa: BLE001 - a foreign or half-written file is skipped
+                continue
+        return found

@@ -1,0 +1,146 @@
+"""Trigger eval sets (skill-creator's ``trigger-eval.json`` and its ``should_trigger`` / ``should_not_trigger``
+variant, formats.md §5.3): every query is a unit; a query triggers when the skill is the first thing the agent
+activates in at least half of its runs. Precision and recall count only queries that really ran, by their own
+labels; an ERROR query is left out and said so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.results import UnitCheck, UnitResult
+from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
+from evalens.runner.suites.base import (
+    FileRunRequest,
+    Progress,
+    Suite,
+    SuiteSummary,
+    Unit,
+    installed_skill,
+    skill_root_of,
+)
+
+THRESHOLD = 0.5
+
+
+def trigger_queries(file: Path) -> tuple[str | None, list[tuple[str, bool]]]:
+    data = json.loads(file.read_text(encoding="utf-8"))
+    if isinstance(data, dict):
+        return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + \
+            [(q, False) for q in data.get("should_not_trigger") or []]
+    return None, [(str(d["query"]), bool(d.get("should_trigger"))) for d in data if isinstance(d, dict) and "query" in d]
+
+
+def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = THRESHOLD) -> dict[str, Any]:
+    """Precision, recall and accuracy over queries; a query triggers when its trigger rate reaches ``threshold``."""
+    tp = sum(1 for _, want, rate in rows if want and rate >= threshold)
+    fp = sum(1 for _, want, rate in rows if not want and rate >= threshold)
+    fn = sum(1 for _, want, rate in rows if want and rate < threshold)
+    tn = len(rows) - tp - fp - fn
+    return {"true_positives": tp, "false_positives": fp, "false_negatives": fn, "true_negatives": tn,
+            "precision": round(tp / (tp + fp), 4) if tp + fp else None,
+            "recall": round(tp / (tp + fn), 4) if tp + fn else None,
+            "accuracy": round((tp + tn) / len(rows), 4) if rows else None}
+
+
+def metrics_of(results: list[Any]) -> tuple[dict[str, Any], list[tuple[str, bool, float]], int]:
+    """Metrics from the units' own labels (``details.should_trigger``), never from labels guessed from a
+    verdict; ERROR units did not run and are left out (their count is returned)."""
+    rows = [(str(r.details.get("query", "")), bool(r.details["should_trigger"]),
+             float(r.details.get("trigger_rate") or 0.0))
+            for r in results if r.verdict != "ERROR" and isinstance(r.details.get("should_trigger"), bool)]
+    return trigger_metrics(rows), rows, sum(r.verdict == "ERROR" for r in results)
+
+
+def metrics_line(results: list[Any]) -> str:
+    m, rows, errored = metrics_of(results)
+    return f"precision {m['precision']}, recall {m['recall']}, accuracy {m['accuracy']}" + (
+        f" over {len(rows)} of {len(rows) + errored} queries; {errored} ERROR (agent failed, not counted)"
+        if errored else "")
+
+
+class TriggerSetSuite(Suite):
+    format_ids = ("trigger-evals", "trigger-evals-variant")
+
+    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
+        super().__init__(request, format_id, progress)
+        self.name, self.queries = trigger_queries(self.file)
+        self.skill_root = request.skill.resolve() if request.skill else skill_root_of(self.file)
+        self.skills = installed_skill(self.skill_root, None)
+        if not self.skills:
+            raise UsageError(f"no SKILL.md found for {self.file} (pass --skill DIR)")
+        self.skill = next(iter(self.skills))
+
+    @property
+    def root(self) -> Path:
+        return self.skill_root
+
+    def units(self) -> list[Unit]:
+        if self.format_id == "trigger-evals":
+            return [Unit(str(i), [i], (q, want)) for i, (q, want) in enumerate(self.queries)]
+        positives = sum(1 for _, want in self.queries if want)
+        out = []
+        for i, (q, want) in enumerate(self.queries):
+            key, j = ("should_trigger", i) if want else ("should_not_trigger", i - positives)
+            out.append(Unit(f"{key}[{j}]", [key, j], (q, want), aliases=[str(i)]))
+        return out
+
+    def dry_run(self, units: list[Unit]) -> list[str]:
+        return [f"{'+' if u.data[1] else '-'} {u.data[0]}" for u in units]
+
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        return await start_session(self.request.engine, self.request.model, self.request.timeout_seconds or 30,
+                                   keep_sandbox=self.request.keep_sandbox, warn=lambda m: self.say("", m))
+
+    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+        query, want = unit.data
+        hits, errors, outputs = 0, [], []
+        runs = self.request.runs
+        for _ in range(runs):
+            res = await session.run(query, self.skills)
+            outputs.append(res)
+            if res.error:  # a run that did not happen says nothing about triggering
+                errors.append(res.error)
+                continue
+            hits += bool(res.skills and res.skills[0] == self.skill) or any(
+                c["tool"] == "Skill" and str((c.get("input") or {}).get("skill", "")).endswith(self.skill)
+                for c in res.tools[:1])
+        should = f"should {'' if want else 'not '}trigger"
+        details: dict[str, Any] = {"query": query, "should_trigger": want, "trigger_rate": None}
+        if errors:
+            from evalens.runner.session import AgentResult
+
+            verdict, reason = "ERROR", f"{len(errors)}/{runs} run(s) failed: " + agent_error(AgentResult(error=errors[0]))
+            checks: list[UnitCheck] = []
+            self.say(unit.id, f"ERROR {should}: {query[:80]}\n      {reason}", outcome=True)
+        else:
+            rate = hits / runs
+            details["trigger_rate"] = rate
+            ok = (rate >= THRESHOLD) == want
+            verdict, reason = ("PASS" if ok else "FAIL"), f"triggered {hits}/{runs} ({should})"
+            checks = [UnitCheck(kind="trigger", value=want, status="PASS" if ok else "FAIL", detail=reason,
+                                location=[*unit.location, "should_trigger"] if self.format_id == "trigger-evals"
+                                else list(unit.location))]
+            self.say(unit.id, f"{'ok' if ok else 'WRONG':5} {should}, triggered {hits}/{runs}: {query[:80]}",
+                     outcome=True)
+        last = outputs[-1]
+        return UnitResult(
+            name=unit.id, format=self.format_id, case_file=str(self.file), location=unit.location,
+            verdict=verdict, reason=reason, duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
+            agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3), checks=checks,
+            engine=session.engine.name, engine_version=session.engine_version,
+            agent_model=last.model or self.request.model, output_snippet=last.output[:500] or None,
+            error=reason if verdict == "ERROR" else None, exit_code=last.exit_code, runs=runs, details=details,
+            sandbox_path=session.kept[-1] if session.kept else None)
+
+    def finish(self, results: list[UnitResult]) -> SuiteSummary:
+        m, rows, errored = metrics_of(results)
+        result = {"skill": self.name or self.skill, "runs": self.request.runs, "threshold": THRESHOLD, **m,
+                  "queries": [{"query": q, "should_trigger": w, "trigger_rate": r} for q, w, r in rows],
+                  "errors": [{"query": r.details.get("query"), "should_trigger": r.details.get("should_trigger"),
+                              "error": r.reason} for r in results if r.verdict == "ERROR"]}
+        if self.request.json_output:
+            self.request.json_output.write_text(json.dumps(result, indent=2), encoding="utf-8")
+        return SuiteSummary(lines=[metrics_line(results)], failed=bool(m["false_positives"] + m["false_negatives"]),
+                            result_file=self.request.json_output, details=m)

@@ -1,0 +1,607 @@
+"""The UAAPS suite: a package's ``evals/eval-config.json`` and ``evals/cases/*.yaml``, each case a unit run
+through the agent session (sandbox → package installed for the engine → engine → transcript), checked
+(:mod:`evalens.runner.checks`, locations as data), judged (:mod:`evalens.runner.judge`) and given its verdict
+(:mod:`evalens.runner.verdicts`); the batch writes one evalens report. :func:`run_cases` is re-exported by
+:mod:`evalens.runner.api`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.agent_process import in_thread
+from evalens.runner.api_types import (
+    CAPTURE_FILE_LIMIT,
+    CAPTURE_TOTAL_LIMIT,
+    SNIPPET_CHARS,
+    PlannedCase,
+    ProgressEvent,
+    RunError,
+    RunOutcome,
+    RunPlan,
+    RunRequest,
+    Stage,
+    Verdict,
+)
+from evalens.runner.checks import files_created, run_checks, summarise
+from evalens.runner.results import CaseResult, CheckResult
+from evalens.runner.session import agent_env
+from evalens.runner.verdicts import unit_verdict
+
+from evalens.core.models.run_record import sum_usage
+from evalens.core.models.uaaps import (
+    DeterministicChecks,
+    EvalCase,
+    EvalConfig,
+    EvalReport,
+    JudgeVerdict,
+    ReportAgent,
+    ReportCase,
+    ReportCheck,
+    ReportConfig,
+    ReportJudge,
+    ReportPackage,
+    ReportSandbox,
+    ReportSummary,
+)
+
+
+@dataclass
+class _Context:
+    request: RunRequest
+    config: EvalConfig
+    engine: Any
+    cases: list[tuple[EvalCase, Path]]
+    plan: RunPlan
+    sandbox_plan: Any
+    judge_spec: Any | None
+    agent_env: dict[str, str]
+    timeout: float
+    on_progress: Callable[[ProgressEvent], None] | None
+    artifacts_dir: Path | None = None
+    engine_version: str | None = None
+    package: Any = None
+    records: dict[tuple[str, int], _RunRecord] = field(default_factory=dict)
+    judge_explicit: bool = True  # False: judge with the agent's own model, known only after the run
+
+    def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
+        if self.on_progress is None:
+            return
+        try:
+            self.on_progress(ProgressEvent(case_name=case, stage=stage, message=message, **extra))
+        except Exception:  # a broken progress consumer must not break the run
+            pass
+
+
+@dataclass
+class _RunRecord:
+    verdict: Verdict = "SKIP"
+    reason: str = "not run"
+    error: str | None = None
+    checks: list[CheckResult] = field(default_factory=list)
+    judge: Any = None
+    output: str = ""
+    model: str | None = None
+    session_id: str | None = None
+    duration: float = 0.0
+    agent_seconds: float = 0.0
+    artifacts: Path | None = None
+    sandbox_path: str | None = None
+    state: str = "pending"  # pending | running | finished
+    record: Any = None  # the run record (evalens.runner.record), once the agent ran
+
+
+def _normalised_case(case: EvalCase) -> EvalCase:
+    """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
+    from evalens.core.models.uaaps import CaseExpected
+
+    if not isinstance(case.expected, CaseExpected):
+        case.expected = CaseExpected.model_validate(case.expected or {})
+    return case
+
+
+def _load_config(root: Path) -> EvalConfig:
+    from evalens.core.models.uaaps import SandboxConfig, load_config
+
+    path = root / "evals" / "eval-config.json"
+    if not path.is_file():
+        raise RunError(f"no eval config: {path} not found")
+    try:
+        config = load_config(path)
+        if not isinstance(config.sandbox, SandboxConfig):
+            config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
+        return config
+    except Exception as exc:
+        raw: dict[str, Any] = {}
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            pass
+        engine = raw.get("engine") if isinstance(raw, dict) else None
+        if isinstance(engine, str) and engine not in ("claude-code", "codex"):
+            from evalens.runner.engines import UnsupportedEngine, get_engine
+
+            try:
+                get_engine(engine)
+            except UnsupportedEngine as unsupported:
+                raise RunError(str(unsupported)) from None
+        raise RunError(f"{path}: invalid eval config: {exc}") from None
+
+
+def _why(exc: Exception) -> str:
+    """One line a user can act on, from a pydantic error or anything else."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"`{where}`: {first.get('msg', '')}" if where else str(first.get("msg", exc))
+        except Exception:  # noqa: BLE001
+            pass
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _select_cases(root: Path, names: list[str], target: str | None,
+                  skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
+    """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
+    from evalens.core.models.uaaps import load_case
+
+    cases_dir = root / "evals" / "cases"
+    files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
+    loaded: list[tuple[EvalCase, Path]] = []
+    problems: list[str] = []
+    wanted_files = {Path(n).resolve() for n in names if n.endswith((".yaml", ".yml"))}
+    wanted_names = {n for n in names if not n.endswith((".yaml", ".yml"))}
+    for path in files:
+        if names and path.resolve() not in wanted_files and not wanted_names:
+            continue
+        try:
+            case = _normalised_case(load_case(path))
+        except Exception as exc:
+            if not names or path.resolve() in wanted_files:
+                problems.append(f"{path}: invalid case: {_why(exc)}")
+            continue
+        loaded.append((case, path))
+    for path in wanted_files:
+        if path not in {p.resolve() for p in files}:
+            try:
+                loaded.append((_normalised_case(load_case(path)), path))
+            except FileNotFoundError:
+                problems.append(f"case file {path} not found")
+            except Exception as exc:
+                problems.append(f"{path}: invalid case: {_why(exc)}")
+    if wanted_names:
+        by_name = {c.name: (c, p) for c, p in loaded}
+        missing = sorted(wanted_names - set(by_name))
+        if missing:
+            problems.append(f"no case named {', '.join(missing)} in {cases_dir}/")
+        loaded = [(c, p) for c, p in loaded if c.name in wanted_names or p.resolve() in wanted_files]
+    if target:
+        loaded = [(c, p) for c, p in loaded if c.target == target]
+    if problems and names:
+        raise RunError("; ".join(problems))
+    if skipped is not None:
+        skipped.extend(f"{p} — not run (`evalens validate` shows why)" for p in problems)
+    seen: set[str] = set()
+    unique = []
+    for case, path in loaded:
+        if case.name not in seen:
+            seen.add(case.name)
+            unique.append((case, path))
+    if not unique:
+        raise RunError(f"no eval cases selected in {cases_dir}/" + (f" (target {target})" if target else "")
+                       + (f"; {'; '.join(problems)}" if problems else ""))
+    return unique
+
+
+def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str, str]:
+    """Only allow-listed variables reach the agent (:func:`~evalens.runner.session.agent_env`), plus the config's
+    ``env`` and a key from ``agent_key_env`` under the engine's own variable name."""
+    env = agent_env(engine, request.extra_env)
+    custom_key = next((os.environ[k] for k in request.agent_key_env or [] if os.environ.get(k)), None)
+    if custom_key:  # the CLIs read only their own variable names
+        env[engine.key_env[0]] = custom_key
+    env.update(config.env)
+    return env
+
+
+def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> _Context:
+    """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
+    from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
+    from evalens.runner.install import PackageError, read_package
+    from evalens.runner.preflight import preflight
+    from evalens.runner.sandbox import plan_sandbox
+
+    root = request.package_root.resolve()
+    if request.engine:
+        try:
+            get_engine(request.engine)
+        except UnsupportedEngine as exc:
+            raise RunError(str(exc)) from None
+    config = _load_config(root)
+    engine_name = request.engine or config.engine
+    try:
+        engine = get_engine(engine_name)
+    except UnsupportedEngine as exc:
+        raise RunError(str(exc)) from None
+    invalid: list[str] = []
+    cases = _select_cases(root, request.cases, request.target, invalid)
+    try:
+        package = read_package(root)
+    except PackageError as exc:
+        raise RunError(str(exc)) from None
+    timeout = float(request.timeout or config.timeout)
+    sandbox_plan = plan_sandbox(config.sandbox.network, config.sandbox.writable_paths)
+    agent_env = _agent_env(engine, config, request)
+    warnings: list[str] = list(invalid)
+    judge_name = request.judge or config.judge
+    checked, judge_spec = preflight(
+        engine, judge=judge_name, use_judge=not request.no_judge,
+        agent_key_env=tuple(request.agent_key_env) if request.agent_key_env else None,
+        judge_key_env=tuple(request.judge_key_env) if request.judge_key_env else None,
+        network=config.sandbox.network, judge_label=None if judge_name else "the agent's model")
+    if not checked.ok:
+        if not request.dry_run:
+            raise RunError(checked.message()) from None
+        warnings += [f"{c.detail} — fix: {c.fix}" for c in checked.failures]
+    binary = None
+    try:
+        binary = str(engine.binary)
+    except EngineNotFound:
+        pass
+    if sandbox_plan.warning:
+        warnings.append(sandbox_plan.warning)
+    planned = []
+    for case, path in cases:
+        checks = [f"contains {v!r}" for v in case.expected.contains]
+        checks += [f"not-contains {v!r}" for v in case.expected.not_contains]
+        checks += [f"files-created {v}" for v in case.expected.files_created]
+        if case.expected.agent_blocked is not None:
+            checks.append(f"agent-blocked {str(case.expected.agent_blocked).lower()}")
+        planned.append(PlannedCase(name=case.name, case_file=str(path), target=case.target,
+                                   prompt=case.input.prompt, files=case.input.files,
+                                   workspace_files=case.input.workspace_files, checks=checks))
+    plan = RunPlan(
+        package_root=str(root), package_name=package.name, package_version=package.version, engine=engine.name,
+        engine_binary=binary, agent_model=request.agent_model,
+        judge=None if judge_spec is None else (judge_spec.model if request.judge or config.judge else
+                                               f"{judge_spec.provider} (agent's model)"),
+        judge_provider=None if judge_spec is None else judge_spec.provider, timeout=timeout,
+        runs=request.runs, jobs=request.jobs,
+        sandbox={"enforced": sandbox_plan.enforced, "method": sandbox_plan.method,
+                 "network": sandbox_plan.network, "writable_paths": sandbox_plan.writable_paths},
+        env_passed=sorted(agent_env), cases=planned, warnings=warnings,
+    )
+    ctx = _Context(request=request, config=config, engine=engine, cases=cases, plan=plan,
+                   sandbox_plan=sandbox_plan, judge_spec=judge_spec, agent_env=agent_env, timeout=timeout,
+                   on_progress=on_progress, package=package)
+    ctx.judge_explicit = bool(request.judge or config.judge)
+    return ctx
+
+
+
+def _capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
+    """Copy created files into the artifacts (bounded, regular files only, never through a link) and return short
+    text previews for the judge."""
+    import stat
+
+    from evalens.runner.sandbox import copy_bounded
+
+    previews: dict[str, str] = {}
+    total = 0
+    for rel in created:
+        try:
+            st = os.lstat(ws / rel)
+        except OSError:
+            continue
+        size = st.st_size
+        if not stat.S_ISREG(st.st_mode) or size > CAPTURE_FILE_LIMIT or total + size > CAPTURE_TOTAL_LIMIT:
+            previews[rel] = f"(not captured: {size} bytes)"
+            continue
+        total += size
+        copy_bounded(ws / rel, dest / rel, CAPTURE_FILE_LIMIT)
+        try:
+            previews[rel] = (dest / rel).read_text(encoding="utf-8")[:2000]
+        except (UnicodeDecodeError, OSError):
+            previews[rel] = f"(binary, {size} bytes)"
+    return previews
+
+
+async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
+    from evalens.runner.install import install_package
+    from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
+    from evalens.runner.sandbox import (
+        artifact_limit,
+        copy_bounded,
+        create_sandbox,
+        launch_agent,
+        populate,
+        remove_sandbox,
+        snapshot,
+        truncation_note,
+    )
+
+    rec = ctx.records[(case.name, run_index)]
+    rec.state = "running"
+    start = time.monotonic()
+    extra = {"run_index": run_index, "case_file": str(case_file)}
+    paths = None
+    try:
+        ctx.emit(case.name, "sandbox", "creating sandbox", **extra)
+        paths = create_sandbox()
+        evals_dir = ctx.request.package_root.resolve() / "evals"
+
+        def prepare() -> tuple[dict[str, tuple[int, int]], Any]:
+            from evalens.runner.workspace_diff import baseline
+
+            populate(paths, evals_dir, case.input.files, case.input.workspace_files)
+            install_package(ctx.package, ctx.engine, paths)
+            return snapshot(paths.workspace), baseline(paths.workspace)
+
+        before, base = await in_thread(prepare)
+        from evalens.runner.report import iso, utc_now
+
+        started_at = iso(utc_now())
+        ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
+        run, transcript = await launch_agent(ctx.engine, ctx.sandbox_plan, paths, case.input.prompt,
+                                             model=ctx.request.agent_model, agent_env=ctx.agent_env,
+                                             time_limit=ctx.timeout)
+        rec.agent_seconds = run.duration_seconds
+        created = files_created(before, snapshot(paths.workspace))
+        rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
+        from evalens.runner.record import capture
+
+        rec.record = await in_thread(lambda: capture(
+            ctx.engine, transcript, run, paths, base, unit=case.name, prompt=case.input.prompt, run_index=run_index,
+            fmt="uaaps-case", engine_version=ctx.engine_version, started_at=started_at))
+        if run.timed_out:
+            rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
+        elif truncation_note(run):
+            rec.error = truncation_note(run)
+        elif transcript.error:
+            rec.error = transcript.error
+        ctx.emit(case.name, "checks", "deterministic checks", **extra)
+        rec.checks = run_checks(case.expected, transcript, created)
+        previews: dict[str, str] = {}
+        if ctx.artifacts_dir is not None:
+            rec.artifacts = ctx.artifacts_dir / case.name
+            if ctx.request.runs > 1:
+                rec.artifacts = rec.artifacts / f"run-{run_index}"
+            rec.artifacts.mkdir(parents=True, exist_ok=True)
+            # Bounded, and never through a link: the engine's own files live where the agent can write.
+            copy_bounded(run.stdout_path, rec.artifacts / "events.jsonl", artifact_limit())
+            copy_bounded(run.stderr_path, rec.artifacts / "stderr.txt", artifact_limit())
+            for name, src in transcript.extra_files.items():
+                copy_bounded(src, rec.artifacts / name, artifact_limit())
+            previews = _capture_files(paths.workspace, created, rec.artifacts / "files")
+        else:
+            previews = _capture_files(paths.workspace, created, paths.logs / "captured")
+        failing = [c for c in rec.checks if c.status == "FAIL"]
+        if not rec.error and not failing and ctx.judge_spec is not None:
+            spec = ctx.judge_spec
+            if not ctx.judge_explicit:
+                spec = resolve_judge(rec.model, default_provider=spec.provider, key_env=spec.key_env)
+                if spec.provider != ctx.judge_spec.provider:
+                    spec = ctx.judge_spec
+            ctx.emit(case.name, "judge", f"judging with {spec.model}", **extra)
+            prompt = build_prompt(case.judge.criteria, case.input.prompt, rec.output, previews,
+                                  [c.model_dump() for c in rec.checks])
+            rec.judge = await judge_case(spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout))
+            if rec.judge.verdict == "ERROR":
+                rec.error = rec.judge.reason
+        rec.verdict, rec.reason = unit_verdict(
+            agent_error=rec.error, failed_check=failing[0].detail if failing else None,
+            judged=(rec.judge.verdict, rec.judge.reason) if rec.judge is not None else None,
+            checked=bool(rec.checks), judge_used=ctx.judge_spec is not None,
+            nothing_to_check="judge disabled and the case declares no deterministic checks")
+        if rec.artifacts is not None:
+            record = {
+                "case": case.model_dump(mode="json", by_alias=True, exclude_none=True),
+                "transcript": transcript.to_json(),
+                "files_created": created,
+                "file_previews": previews,
+                "checks": [c.model_dump() for c in rec.checks],
+                "agent_error": rec.error if rec.judge is None or rec.judge.verdict != "ERROR" else None,
+                "timed_out": run.timed_out,
+                "output_truncated": run.truncated,
+                "output_bytes": run.stream_bytes,
+                "exit_code": run.exit_code,
+            }
+            (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+        if rec.record is not None:
+            from evalens.runner.record import RECORD_FILE, finish, write_record
+
+            finish(rec.record, verdict=rec.verdict, reason=rec.reason, error=rec.error, checks=rec.checks,
+                   judge=rec.judge, duration_seconds=time.monotonic() - start)
+            if rec.artifacts is not None:
+                write_record(rec.record, rec.artifacts / RECORD_FILE)
+    except asyncio.CancelledError:
+        rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
+        raise
+    except Exception as exc:  # setup failures (path escape, missing fixture, bad package) are this case's ERROR
+        rec.verdict, rec.reason = "ERROR", str(exc)
+        rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | ValueError) else str(exc)
+        from evalens.runner.sandbox import PathEscape
+
+        if isinstance(exc, PathEscape | FileNotFoundError):
+            rec.error = str(exc)
+    finally:
+        rec.duration = time.monotonic() - start
+        if paths is not None:
+            if ctx.request.keep_sandbox:
+                from evalens.runner.sandbox import keep_sandbox
+
+                keep_sandbox(paths)
+                rec.sandbox_path = str(paths.root)
+            else:
+                ctx.emit(case.name, "cleanup", "removing sandbox", **extra)
+                try:
+                    await in_thread(remove_sandbox, paths)
+                except asyncio.CancelledError:
+                    remove_sandbox(paths)
+                    raise
+        rec.state = "finished"
+    ctx.emit(case.name, "done", rec.reason, verdict=rec.verdict, **extra)
+    return rec
+
+
+
+def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseResult], list[ReportCase]]:
+    results: list[CaseResult] = []
+    report_cases: list[ReportCase] = []
+    runs = ctx.request.runs
+    for case, path in ctx.cases:
+        recs = [ctx.records[(case.name, i)] for i in range(1, runs + 1)]
+        verdicts = [r.verdict for r in recs]
+        from evalens.runner.report import aggregate
+
+        verdict = aggregate(verdicts)
+        main = next((r for r in recs if r.verdict == verdict), recs[0])
+        passed = sum(v == "PASS" for v in verdicts)
+        pass_rate = passed / runs if runs > 1 else None
+        judge = main.judge
+        artifacts_rel = None
+        if main.artifacts is not None and report_path is not None:
+            folder = main.artifacts.parent if runs > 1 else main.artifacts
+            artifacts_rel = os.path.relpath(folder, report_path.parent)
+        snippet = main.output[:SNIPPET_CHARS] if main.output else None
+        usage = sum_usage([r.record.usage if r.record is not None else None for r in recs])
+        results.append(CaseResult(
+            name=case.name, format="uaaps-case", case_file=str(path), location=[], target=case.target,
+            verdict=verdict, reason=main.reason,
+            duration_seconds=round(sum(r.duration for r in recs), 3),
+            agent_seconds=round(sum(r.agent_seconds for r in recs), 3), checks=main.checks,
+            judge_verdict=judge.verdict if judge else None, judge_reason=judge.reason if judge else None,
+            judge_model=judge.model if judge else None, engine=ctx.engine.name, engine_version=ctx.engine_version,
+            agent_model=main.model, output_snippet=snippet, error=main.error, runs=runs, pass_rate=pass_rate,
+            run_verdicts=verdicts,
+            artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts) if main.artifacts else None,
+            sandbox_path=main.sandbox_path, usage=usage,
+        ))
+        report_cases.append(ReportCase(
+            name=case.name, target=case.target, verdict=verdict,
+            duration_seconds=round(sum(r.duration for r in recs), 3),
+            deterministic_checks=DeterministicChecks(**summarise(main.checks)),
+            judge_verdict=JudgeVerdict(result=judge.verdict, reason=judge.reason, model=judge.model)
+            if judge else None,
+            agent_output_snippet=snippet, error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,
+            checks=[ReportCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None,
+                                location=c.location) for c in main.checks],
+            format="uaaps-case", location=[], reason=main.reason or None,
+            runs=runs if runs > 1 else None, pass_rate=pass_rate, run_verdicts=verdicts if runs > 1 else [],
+            case_file=os.path.relpath(path, ctx.request.package_root.resolve()), artifacts=artifacts_rel,
+            usage=usage,
+        ))
+        if verdict in ("FAIL",) and not report_cases[-1].error:
+            report_cases[-1].error = main.reason
+    return results, report_cases
+
+
+def _build_report(ctx: _Context, started: Any, duration: float, report_cases: list[ReportCase],
+                  interrupted: bool, report_id: str) -> EvalReport:
+    from evalens.runner.report import environment_info, iso
+
+    total = len(report_cases)
+    passed = sum(c.verdict == "PASS" for c in report_cases)
+    failed = sum(c.verdict == "FAIL" for c in report_cases)
+    skipped = sum(c.verdict == "SKIP" for c in report_cases)
+    errored = sum(c.verdict == "ERROR" for c in report_cases)
+    models = [r.model for r in ctx.records.values() if r.model]
+    sessions = [r.session_id for r in ctx.records.values() if r.session_id]
+    judges = [r.judge for r in ctx.records.values() if r.judge is not None]
+    judge_model = judges[0].model if judges else (ctx.judge_spec.model if ctx.judge_spec else None)
+    judge_provider = judges[0].provider if judges else (ctx.judge_spec.provider if ctx.judge_spec else None)
+    if ctx.judge_spec is not None and not judges and not ctx.judge_explicit:
+        judge_model = models[0] if models else judge_model
+    return EvalReport(
+        version=1, id=report_id, timestamp=iso(started), duration_seconds=round(duration, 3),
+        config=ReportConfig(engine=ctx.engine.name, engine_version=ctx.engine_version, judge=judge_model,
+                            timeout=ctx.timeout),
+        agent=ReportAgent(runtime=ctx.engine.name, runtime_version=ctx.engine_version,
+                          model=models[0] if models else ctx.request.agent_model,
+                          model_provider=ctx.engine.default_provider, session_id=sessions[0] if sessions else None),
+        judge=ReportJudge(model=judge_model, model_provider=judge_provider),
+        environment=environment_info(),
+        package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
+        summary=ReportSummary(total=total, passed=passed, failed=failed, skipped=skipped, errored=errored,
+                              pass_rate=round(passed / total, 4) if total else 0.0,
+                              usage=sum_usage([c.usage for c in report_cases])),
+        cases=report_cases,
+        sandbox=ReportSandbox(enforced=ctx.sandbox_plan.enforced, method=ctx.sandbox_plan.method,
+                              network=ctx.sandbox_plan.network, writable_paths=ctx.sandbox_plan.writable_paths),
+        interrupted=interrupted,
+    )
+
+
+async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> RunOutcome:
+    """Run the selected cases (``jobs`` at a time, ``runs`` times each) and write the report.
+
+    Raises :class:`RunError` before starting anything when the selection, config, engine or keys are unusable.
+    Progress events are delivered on the event loop's thread; the callback must be quick.
+    """
+    from evalens.runner.report import allocate_report_path, artifacts_root, stamp, utc_now, write_report
+
+    ctx = await asyncio.to_thread(plan_run, request, on_progress)  # the preflight runs `--version`: off the loop
+    if request.dry_run:
+        return RunOutcome(plan=ctx.plan)
+    if ctx.judge_spec is not None:
+        # A judge SDK that is installed but broken must stop the run before any agent is paid for.
+        from evalens.runner.preflight import import_judge_sdk
+
+        problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
+        if problem:
+            raise RunError(problem)
+    started = utc_now()
+    t0 = time.monotonic()
+    report_path = None
+    if request.write_report:
+        report_path = allocate_report_path(request.package_root.resolve(), started, request.output)
+        ctx.artifacts_dir = artifacts_root(report_path)
+        ctx.emit(None, "report", "report path", report_path=str(report_path))
+    for warning in ctx.plan.warnings:
+        ctx.emit(None, "plan", warning)
+    for case, _path in ctx.cases:
+        for i in range(1, request.runs + 1):
+            ctx.records[(case.name, i)] = _RunRecord()
+    semaphore = asyncio.Semaphore(request.jobs)
+
+    async def guarded(case: EvalCase, path: Path, index: int) -> None:
+        async with semaphore:
+            await _run_case(ctx, case, path, index)
+
+    tasks: list[asyncio.Task] = []
+    interrupted = False
+    try:  # from here on an interruption still writes a report (interrupted: true)
+        ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
+        from evalens.runner.sandbox import sweep_stale_sandboxes
+
+        await asyncio.to_thread(sweep_stale_sandboxes)
+        tasks = [asyncio.create_task(guarded(c, p, i)) for c, p in ctx.cases for i in range(1, request.runs + 1)]
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        interrupted = True
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        for rec in ctx.records.values():
+            if rec.state == "pending":
+                rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
+    results, report_cases = _case_results(ctx, report_path)
+    report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
+                           f"eval-run-{stamp(started)}")
+    if report_path is not None:
+        write_report(report, report_path)
+    outcome = RunOutcome(plan=ctx.plan, report=report, report_path=report_path, results=results,
+                         interrupted=interrupted)
+    if interrupted:
+        ctx.emit(None, "done", "interrupted; partial report written", report_path=str(report_path or ""))
+        raise asyncio.CancelledError()
+    return outcome
+

@@ -1,0 +1,162 @@
+"""The run commands (``evalens.runCase``, ``runFile``, ``runAll``, ``cancelRun``, ``discoverCases``,
+``lastReport``, ``showResult``), the lens provider and the shutdown hook: thin handlers over :class:`Runs`."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from evalens.server.features import run_formats
+from evalens.server.features import run_present as present
+from evalens.server.features.run import CONFIG, Runs
+from evalens.server.features.run_formats import ALL, CLI_FORMATS
+from evalens.server.features.run_memory import package_root_of
+from evalens.server.features.run_state import Target
+from evalens.server.features.run_state import command_arg as _arg
+from evalens.server.server import EvalensServer
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+log = logging.getLogger("evalens.server.run")
+
+
+async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
+    """Run ``work`` (a workspace walk, file reads) in the server's worker threads, not on the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+
+
+def register(server: EvalensServer) -> None:
+    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
+    runs = Runs(server)
+    server.runs = runs
+    server.extra_hover = runs.hover  # type: ignore[attr-defined]
+
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+    def code_lens(ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        if not ls.settings.code_lens:
+            return []
+        try:
+            return runs.lenses(params.text_document.uri)
+        except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
+            log.exception("code lenses failed for %s", params.text_document.uri)
+            return []
+
+    @server.feature(types.SHUTDOWN)
+    async def on_shutdown(ls: EvalensServer, params: None) -> None:
+        """Cancel runs in flight so no agent process or sandbox outlives the server."""
+        handles = list(runs.active.values())
+        for handle in handles:
+            runs.cancel_handle(handle)
+        tasks = [h.task for h in handles if h.task is not None]
+        if tasks:
+            await asyncio.wait(tasks, timeout=15)
+
+    @server.command("evalens.runCase")
+    async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        a = _arg(args, uri=True)
+        target = runs.target(a["uri"], a.get("name"))
+        if a.get("dryRun"):
+            return await runs.dry_run(target)
+        runs.warn_if_unsaved(target)
+        handle = runs.start(target)
+        runs.link_request(ls, [handle])
+        return (await runs.wait([target], [handle]))[0]
+
+    async def run_many(ls: EvalensServer, targets: list[Target]) -> list[dict[str, Any]]:
+        handles = [runs.start(t) for t in targets]
+        runs.link_request(ls, handles)
+        return await runs.wait(targets, handles)
+
+    @server.command("evalens.runFile")
+    async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        uri = _arg(args, uri=True)["uri"]
+        validation = runs.validation_of(uri)
+        if validation is not None and validation.format is not None and validation.format.id == CONFIG:
+            root = package_root_of(Path(to_fs_path(uri) or ""))
+            return await run_many(ls, runs.package_targets(root) if root else [])
+        targets = runs.file_targets(uri, whole=True)
+        if not targets:
+            runs.target(uri, None)  # raises the reason the file does not run
+        return await run_many(ls, targets)
+
+    @server.command("evalens.runAll")
+    async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        uri = _arg(args).get("uri")
+        validation = runs.validation_of(uri) if uri else None
+        if uri and runs.format_id_of(validation) in CLI_FORMATS:
+            return await run_many(ls, runs.file_targets(uri, whole=True))
+        def collect() -> list[Target]:
+            root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+            roots = [root] if root else runs.workspace_packages()
+            targets = [t for r in roots for t in runs.package_targets(r)]
+            if not uri:
+                targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
+            return targets
+
+        return await run_many(ls, await off_loop(ls, collect))
+
+    @server.command("evalens.cancelRun")
+    def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        a = _arg(args)
+        uri = a.get("uri")
+        root = runs.root_of_uri(uri) if uri else None
+        if root is not None and a.get("name") not in (None, ALL) and (str(root), ALL) in runs.active:
+            return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
+        return {"cancelled": runs.cancel(root, a.get("name"))}
+
+    @server.command("evalens.discoverCases")
+    async def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        """Walks the workspace in a worker thread: a large root took the loop for seconds."""
+        uri = _arg(args).get("uri")
+        return await off_loop(ls, lambda: discover(uri))
+
+    def discover(uri: str | None) -> list[dict[str, Any]]:
+        if uri:
+            validation = runs.validation_of(uri)
+            if validation is not None and validation.format is not None and validation.format.id == CONFIG:
+                root = package_root_of(Path(to_fs_path(uri) or ""))
+                targets = runs.package_targets(root) if root else []
+            else:
+                targets = runs.file_targets(uri, whole=False)
+        else:
+            targets = [t for r in runs.workspace_packages() for t in runs.package_targets(r)]
+            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
+        return [runs.discovered(t) for t in targets]
+
+    @server.command("evalens.lastReport")
+    async def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        uri = _arg(args).get("uri")
+        return await off_loop(ls, lambda: newest_result(uri))
+
+    def newest_result(uri: str | None) -> dict[str, Any] | None:
+        fid = runs.format_id_of(runs.validation_of(uri)) if uri else None
+        if uri and fid in CLI_FORMATS:
+            files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
+            return {"path": str(files[0])} if files else None
+        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        roots = [root] if root else runs.workspace_packages()
+        found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
+        if not found:
+            return None
+        newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
+        return {"path": str(newest)}
+
+    @server.command("evalens.showResult")
+    def show_result(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
+        a = _arg(args, uri=True)
+        target = runs.target(a["uri"], a.get("name"))
+        record = runs.memory.get(target.root, target.name)
+        if record is None:
+            return None
+        wire = runs.wire(target, record)
+        text = present.summary_message(record.result)
+        if record.report_path:
+            text += f"\nreport: {record.report_path}"
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
+            message=f"{target.name}: {text}"))
+        return wire
