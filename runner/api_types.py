@@ -18,8 +18,6 @@ Stage = Literal["plan", "sandbox", "agent", "checks", "judge", "cleanup", "done"
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
 SNIPPET_CHARS = 500
-CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
-CAPTURE_TOTAL_LIMIT = 20 << 20
 
 
 class RunError(Exception):

@@ -19,6 +19,8 @@ from typing import Any
 from evalens.runner.agent_process import in_thread
 
 BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
+CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
+CAPTURE_TOTAL_LIMIT = 20 << 20
 PROVIDER_VARS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
                  "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")}
 
@@ -71,6 +73,33 @@ def agent_env(engine: Any, extra: list[str] | tuple[str, ...] = ()) -> dict[str,
     """Only allow-listed variables reach the agent: locale/PATH, the engine's provider variables, extras."""
     allow = (*BASE_ENV_ALLOW, *PROVIDER_VARS[engine.default_provider], *extra)
     return {k: os.environ[k] for k in allow if k in os.environ}
+
+
+def capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
+    """Copy created files into the artifacts (bounded, regular files only, never through a link) and return short
+    text previews for the judge."""
+    import stat
+
+    from evalens.runner.sandbox import copy_bounded
+
+    previews: dict[str, str] = {}
+    total = 0
+    for rel in created:
+        try:
+            st = os.lstat(ws / rel)
+        except OSError:
+            continue
+        size = st.st_size
+        if not stat.S_ISREG(st.st_mode) or size > CAPTURE_FILE_LIMIT or total + size > CAPTURE_TOTAL_LIMIT:
+            previews[rel] = f"(not captured: {size} bytes)"
+            continue
+        total += size
+        copy_bounded(ws / rel, dest / rel, CAPTURE_FILE_LIMIT)
+        try:
+            previews[rel] = (dest / rel).read_text(encoding="utf-8")[:2000]
+        except (UnicodeDecodeError, OSError):
+            previews[rel] = f"(binary, {size} bytes)"
+    return previews
 
 
 class AgentSession:

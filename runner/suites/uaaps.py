@@ -18,8 +18,6 @@ from typing import Any
 
 from evalens.runner.agent_process import in_thread
 from evalens.runner.api_types import (
-    CAPTURE_FILE_LIMIT,
-    CAPTURE_TOTAL_LIMIT,
     SNIPPET_CHARS,
     PlannedCase,
     ProgressEvent,
@@ -32,7 +30,7 @@ from evalens.runner.api_types import (
 )
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.results import CaseResult, CheckResult
-from evalens.runner.session import agent_env
+from evalens.runner.session import agent_env, capture_files
 from evalens.runner.verdicts import unit_verdict
 
 from evalens.core.models.run_record import sum_usage
@@ -287,33 +285,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
 
 
 
-def _capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
-    """Copy created files into the artifacts (bounded, regular files only, never through a link) and return short
-    text previews for the judge."""
-    import stat
-
-    from evalens.runner.sandbox import copy_bounded
-
-    previews: dict[str, str] = {}
-    total = 0
-    for rel in created:
-        try:
-            st = os.lstat(ws / rel)
-        except OSError:
-            continue
-        size = st.st_size
-        if not stat.S_ISREG(st.st_mode) or size > CAPTURE_FILE_LIMIT or total + size > CAPTURE_TOTAL_LIMIT:
-            previews[rel] = f"(not captured: {size} bytes)"
-            continue
-        total += size
-        copy_bounded(ws / rel, dest / rel, CAPTURE_FILE_LIMIT)
-        try:
-            previews[rel] = (dest / rel).read_text(encoding="utf-8")[:2000]
-        except (UnicodeDecodeError, OSError):
-            previews[rel] = f"(binary, {size} bytes)"
-    return previews
-
-
 async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     from evalens.runner.install import install_package
     from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
@@ -380,9 +351,9 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             copy_bounded(run.stderr_path, rec.artifacts / "stderr.txt", artifact_limit())
             for name, src in transcript.extra_files.items():
                 copy_bounded(src, rec.artifacts / name, artifact_limit())
-            previews = _capture_files(paths.workspace, created, rec.artifacts / "files")
+            previews = capture_files(paths.workspace, created, rec.artifacts / "files")
         else:
-            previews = _capture_files(paths.workspace, created, paths.logs / "captured")
+            previews = capture_files(paths.workspace, created, paths.logs / "captured")
         failing = [c for c in rec.checks if c.status == "FAIL"]
         if not rec.error and not failing and ctx.judge_spec is not None:
             spec = ctx.judge_spec
