@@ -49,7 +49,6 @@ class Runs:
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
         self._case_cache: dict[str, tuple[Any, list[Any]]] = {}  # path -> (its latest validation, units)
 
-    # ------------------------------------------------------------------------------------ documents
     def validation_of(self, uri: str) -> Any:
         """The open buffer's validation, else the scan's, else the file on disk's (None if none)."""
         found = self.ls.validation_for(uri)
@@ -109,7 +108,6 @@ class Runs:
     def _lines(self, validation: Any) -> list[str]:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
 
-    # ------------------------------------------------------------------------------------ diagnostics
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
         root = self.root_of_uri(uri, validation)
         if root is None or not self.memory.all_for(root):
@@ -173,7 +171,6 @@ class Runs:
         elif self.ls.open_doc(uri) is not None:
             diagnostics.refresh(self.ls, uri)
 
-    # ------------------------------------------------------------------------------------ lenses
     def lenses(self, uri: str) -> list[types.CodeLens]:
         validation = self.validation_of(uri)
         if validation is None or validation.format is None:
@@ -226,7 +223,6 @@ class Runs:
             except Exception:  # noqa: BLE001
                 log.debug("code lens refresh failed", exc_info=True)
 
-    # ------------------------------------------------------------------------------------ hover
     def hover(self, uri: str, validation: Any, path: tuple) -> str | None:
         """Markdown for the last result when hovering a case's `name` (``ls.extra_hover``)."""
         root = self.root_of_uri(uri, validation)
@@ -248,7 +244,6 @@ class Runs:
             return running + present.hover_markdown(record)
         return None
 
-    # ------------------------------------------------------------------------------------ targets
     def target(self, uri: str, name: str | None) -> Target:
         path = to_fs_path(uri)
         if not path:
@@ -331,7 +326,6 @@ class Runs:
                 dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and d != "evals"]
         return sorted(set(found))
 
-    # ------------------------------------------------------------------------------------ wire shapes
     def wire(self, target: Target, record: CaseRecord) -> dict[str, Any]:
         case_path = target.case.path if target.case is not None else ()
         return present.wire_result(target.uri, target.name, record, target.validation, case_path,
@@ -358,7 +352,6 @@ class Runs:
                          lastDurationSeconds=record.result.duration_seconds)
         return entry
 
-    # ------------------------------------------------------------------------------------ running
     def _request(self, root: Path, cases: list[str], dry_run: bool = False) -> Any:
         from evalens.runner.api import RunRequest
 
@@ -477,7 +470,6 @@ class Runs:
             log.exception("publishing verdict diagnostics failed")
         self.ls.protocol.notify("evalens/verdictChanged", params)
 
-    # ------------------------------------------------------------------------------------ progress
     def _progress_supported(self) -> bool:
         return bool(self.ls.cap("window.work_done_progress", False))
 
@@ -512,7 +504,6 @@ class Runs:
         self.ls.work_done_progress.end(handle.token, types.WorkDoneProgressEnd(message=message))
         self.ls.work_done_progress.tokens.pop(handle.token, None)
 
-    # ------------------------------------------------------------------------------------ cancelling
     def cancel_handle(self, handle: RunHandle) -> bool:
         if handle.task is None or handle.task.done():
             return False
@@ -558,7 +549,6 @@ class Runs:
                 out.append(self.wire(target, record))
         return out
 
-    # ------------------------------------------------------------------------------------ dry run
     async def dry_run(self, target: Target) -> dict[str, Any]:
         from evalens.runner.api import RunError, run_cases
 
