@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport, ReportCase
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"]
 Location = list[str | int]
 UAAPS_FORMAT = "uaaps-case"
 
@@ -74,6 +75,18 @@ class UnitResult(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict, description="Format-specific figures (scores, "
                                     "trigger rate, the query and its label).")
     usage: Usage | None = Field(default=None, description="Tokens and cost of the agent runs, summed over runs.")
+    state: State | None = Field(default=None, description="The verdict over repeated runs: FLAKY when the unit "
+                                "both passed and failed (docs/repeats.md); None for a single run.")
+    interval: list[float] | None = Field(default=None, description="95% Wilson interval of the pass rate.")
+    pass_hat_k: float | None = Field(default=None, description="pass^k, k = the runs that passed or failed.")
+    fingerprint: dict[str, str] | None = Field(default=None, description="What the verdict depended on.")
+    stale: list[str] = Field(default_factory=list, description="What changed since this verdict (restored "
+                             "results only; empty: current).")
+
+    @property
+    def shown_state(self) -> State:
+        """The state faces show: FLAKY over repeats, else the verdict."""
+        return self.state or self.verdict
 
 
 CaseResult = UnitResult  # the UAAPS name; one type for every format
@@ -116,7 +129,9 @@ def result_from_report_case(case: ReportCase, report: EvalReport, report_path: P
         engine_version=report.config.engine_version, agent_model=report.agent.model,
         output_snippet=case.agent_output_snippet, error=case.error, runs=case.runs or 1, pass_rate=case.pass_rate,
         run_verdicts=list(case.run_verdicts), artifacts=beside(case.artifacts),
-        result_file=beside(case.result_file), details=dict(case.details), usage=case.usage,
+        result_file=beside(case.result_file), details=dict(case.details), usage=case.usage, state=case.state,
+        interval=list(case.pass_rate_interval) if case.pass_rate_interval else None, pass_hat_k=case.pass_hat_k,
+        fingerprint=dict(case.fingerprint) if case.fingerprint else None,
     )
 
 
@@ -159,4 +174,44 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         artifacts=rel(result.artifacts, report_path.parent if report_path else None),
         result_file=rel(result.result_file, report_path.parent if report_path else None), details=details,
         usage=result.usage,
+        state=result.state if result.runs > 1 else None, pass_rate_interval=result.interval,
+        pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint,
     )
+
+
+def apply_repeats(result: UnitResult) -> UnitResult:
+    """Fill the repeat figures of a result from its run verdicts (docs/repeats.md): the state (FLAKY when it
+    both passed and failed), the pass rate over counted runs, its Wilson interval and pass^k."""
+    from evalens.runner.stats import Repeats
+
+    verdicts = list(result.run_verdicts) or [result.verdict]
+    if len(verdicts) < 2:
+        return result
+    rep = Repeats.of(verdicts)
+    result.state = rep.state
+    result.interval = [round(x, 4) for x in rep.interval] if rep.interval else None
+    result.pass_hat_k = rep.pass_hat_k
+    if rep.state == "FLAKY" and not result.reason.startswith("flaky"):
+        result.reason = f"flaky: passed {rep.label()} runs" + (f"; {result.reason}" if result.reason else "")
+    return result
+
+
+def fails_run(results: list[UnitResult], flaky: Literal["fail", "pass"] = "fail") -> bool:
+    """Does this batch fail the command (exit 1)? A FAIL or ERROR does; a FLAKY unit does unless
+    ``--flaky pass``."""
+    from evalens.runner.stats import exit_state_fails
+
+    return any(exit_state_fails(r.shown_state, flaky) for r in results)
+
+
+def repeat_label(result: UnitResult) -> str:
+    """``2/3 (21–94%)`` for repeated runs: passes of counted runs and the 95% interval; '' for one run."""
+    if result.runs < 2 or not result.run_verdicts:
+        return f"{result.pass_rate:.0%}" if result.pass_rate is not None else ""
+    from evalens.runner.stats import Repeats
+
+    rep = Repeats.of(result.run_verdicts)
+    text = rep.label()
+    if result.interval:
+        text += f" ({result.interval[0]:.0%}–{result.interval[1]:.0%})"
+    return text

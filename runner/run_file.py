@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.depends import finish_unit
 from evalens.runner.results import UnitResult
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest, Suite, Unit
@@ -136,7 +137,9 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     interrupted = False
     try:
         for unit in units:
-            results.append(await suite.run_unit(session, unit))
+            result = await suite.run_unit(session, unit)
+            await asyncio.to_thread(finish_unit, result)
+            results.append(result)
     except asyncio.CancelledError:
         interrupted = True
         done = {r.name for r in results}
@@ -215,6 +218,7 @@ def file_report(suite: Suite, session: Any, results: list[UnitResult], started: 
         summary=ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
                               skipped=sum(c.verdict == "SKIP" for c in cases),
                               errored=sum(c.verdict == "ERROR" for c in cases),
-                              pass_rate=round(passed / total, 4) if total else 0.0),
+                              pass_rate=round(passed / total, 4) if total else 0.0,
+                              flaky=sum(c.state == "FLAKY" for c in cases) or None),
         cases=cases, interrupted=interrupted,
     )

@@ -46,6 +46,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
+    p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
+                   help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
     p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
     p.add_argument("--env", action="append", default=[], metavar="NAME",
@@ -263,5 +265,6 @@ def main(argv: list[str]) -> int:
 
         if emit(args, outcome.report, outcome.report_path, request.package_root, "evalens eval"):
             return 2
-    bad = any(r.verdict in ("FAIL", "ERROR") for r in outcome.results)
-    return 1 if bad else 0
+    from evalens.runner.results import fails_run
+
+    return 1 if fails_run(outcome.results, args.flaky) else 0

@@ -9,7 +9,7 @@ import sys
 import time
 from typing import Any
 
-VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
+VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow"}
 
 
 class ProgressView:
@@ -93,16 +93,18 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -
     table.add_column("cost", justify="right")
     table.add_column("reason", overflow="fold", max_width=70)
     from evalens.core.models.run_record import sum_usage
+    from evalens.runner.results import repeat_label
     from evalens.runner.run_view import cost, tokens
 
     usages = [getattr(r, "usage", None) for r in results]
     for r, usage in zip(results, usages, strict=True):
-        rate = f"{r.pass_rate:.0%}" if r.pass_rate is not None else ""
-        table.add_row(r.name, f"[{VERDICT_STYLES.get(r.verdict, '')}]{r.verdict}[/]", rate,
-                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage),
-                      (r.reason or "")[:300])
+        state = getattr(r, "shown_state", r.verdict)
+        table.add_row(r.name, f"[{VERDICT_STYLES.get(state, '')}]{state}[/]", repeat_label(r),
+                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), (r.reason or "")[:300])
     console.print(table)
-    counts = {v: sum(r.verdict == v for r in results) for v in ("PASS", "FAIL", "ERROR", "SKIP")}
+    counts = {v: sum(getattr(r, "shown_state", r.verdict) == v for r in results)
+              for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")}
+    counts = {k: n for k, n in counts.items() if n or k != "FLAKY"}
     console.print(" ".join(f"{k.lower()}: {n}" for k, n in counts.items()))
     total = sum_usage(usages)
     if total is not None:

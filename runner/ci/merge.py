@@ -83,7 +83,8 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
     merged.summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
                                    skipped=sum(c.verdict == "SKIP" for c in cases),
                                    errored=sum(c.verdict == "ERROR" for c in cases),
-                                   pass_rate=round(passed / total, 4) if total else 0.0)
+                                   pass_rate=round(passed / total, 4) if total else 0.0,
+                                   flaky=sum(c.state == "FLAKY" for c in cases) or None)
     from evalens.core.models.run_record import sum_usage
 
     merged.summary.usage = sum_usage([c.usage for c in cases])  # tokens and cost: the batch's sum, as a run does

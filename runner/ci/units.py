@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-#: Verdicts a unit may carry. FLAKY (runs disagreed) is not produced yet by every runner; writers accept it.
+#: Verdicts a unit may carry: FLAKY (runs disagreed) comes from a report case's ``state`` (``--runs``).
 PASSING = frozenset({"PASS"})
 VERDICTS = ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")
 
@@ -81,7 +81,7 @@ def units_of(report: Any) -> list[Unit]:
         own = getattr(case, "location", None)
         paths.append((tuple(own), None) if own is not None else (("name",), None))
         out.append(Unit(
-            name=case.name, verdict=case.verdict, suite=suite, duration=case.duration_seconds,
+            name=case.name, verdict=getattr(case, "state", None) or case.verdict, suite=suite, duration=case.duration_seconds,
             file=case.case_file, judge_reason=judge.reason if judge else None, error=case.error,
             failed_checks=[f"{c.kind.replace('_', '-')} {c.value!r}: {c.detail or 'failed'}" for c in failed],
             run_verdicts=list(case.run_verdicts), fail_paths=paths, output=case.agent_output_snippet,

@@ -472,6 +472,9 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         ))
         if verdict in ("FAIL",) and not report_cases[-1].error:
             report_cases[-1].error = main.reason
+        from evalens.runner.depends import finish_unit
+
+        finish_unit(results[-1], report_case=report_cases[-1])
     return results, report_cases
 
 
@@ -503,7 +506,8 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
         summary=ReportSummary(total=total, passed=passed, failed=failed, skipped=skipped, errored=errored,
                               pass_rate=round(passed / total, 4) if total else 0.0,
-                              usage=sum_usage([c.usage for c in report_cases])),
+                              usage=sum_usage([c.usage for c in report_cases]),
+                              flaky=sum(c.state == "FLAKY" for c in report_cases) or None),
         cases=report_cases,
         sandbox=ReportSandbox(enforced=ctx.sandbox_plan.enforced, method=ctx.sandbox_plan.method,
                               network=ctx.sandbox_plan.network, writable_paths=ctx.sandbox_plan.writable_paths),
@@ -564,7 +568,7 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         for rec in ctx.records.values():
             if rec.state == "pending":
                 rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
-    results, report_cases = _case_results(ctx, report_path)
+    results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
                            f"eval-run-{stamp(started)}")
     if report_path is not None:

@@ -210,6 +210,8 @@ class ReportSummary(EvalModel):
     usage: Usage | None = doc("Tokens and cost of every agent run of the batch, summed (evalens extension; "
                               "`cost_usd` only when every run's CLI reported one).", type_="object", default=None,
                               example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41})
+    flaky: int | None = doc("Cases that both passed and failed over their runs (`--runs`; evalens extension; "
+                            "counted in `failed`).", type_="integer", default=None, example=1)
 
 
 class DeterministicChecks(EvalModel):
@@ -314,6 +316,19 @@ class ReportCase(EvalModel):
     details: dict[str, Any] = doc("Format-specific figures of the unit, e.g. a skilljack task's scores or a "
                                   "trigger query's `trigger_rate` (evalens extension).", type_="object",
                                   default={}, example={"trigger_rate": 0.67})
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"] | None = doc(
+        "The verdict over repeated runs (evalens extension): `FLAKY` when the unit both passed and failed; else "
+        "the verdict. Absent for a single run.", type_="string", default=None, example="FLAKY")
+    pass_rate_interval: list[float] | None = doc(
+        "95% Wilson score interval of the pass rate over the runs that passed or failed (evalens extension).",
+        type_="number[]", default=None, example=[0.21, 0.94])
+    pass_hat_k: float | None = doc("pass^k with k = the counted runs: 1.0 when every run passed (evalens "
+                                   "extension).", type_="number", default=None, example=0.0)
+    fingerprint: dict[str, str] | None = doc(
+        "What the verdict depended on, one hash or version per input (`unit`, `skill:<folder>`, `hooks`, "
+        "`rules`, `agents`, `fixtures`, `engine`, `engine-version`, `agent-model`, `judge`); a later change "
+        "makes the verdict stale (evalens extension).", type_="object", default=None,
+        example={"unit": "3f2a9c1d0b7e4a55", "skill:pdf-tools": "9b1c2d3e4f5a6b7c", "engine": "claude-code"})
 
 
 class ReportShard(EvalModel):
