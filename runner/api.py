@@ -60,8 +60,10 @@ __all__ = [
 # --------------------------------------------------------------------------- reading results back
 
 
-def load_last_results(package_root: Path, *, max_reports: int = 50) -> dict[str, CaseResult]:
-    """Case name → its latest result across ``evals/reports/`` (newest report first, up to ``max_reports``).
+def load_last_results(package_root: Path, *, max_reports: int = 50,
+                      every_format: bool = False) -> dict[str, CaseResult]:
+    """Case name → its latest result across ``evals/reports/`` (newest report first, up to ``max_reports``);
+    UAAPS cases only unless ``every_format`` (then keyed ``<case_file>::<name>``: unit ids repeat across files).
 
     A run of one case writes a report holding only that case, so each case is taken from the newest report that
     has it; cases merely interrupted or never started in an interrupted run are passed over. Unreadable reports
@@ -80,9 +82,11 @@ def load_last_results(package_root: Path, *, max_reports: int = 50) -> dict[str,
         except Exception:
             continue
         for case in report.cases:
-            if case.name in out or (case.format or "uaaps-case") != "uaaps-case" or is_interrupted(case, report):
+            uaaps = (case.format or "uaaps-case") == "uaaps-case"
+            key = case.name if not every_format else f"{case.case_file}::{case.name}"
+            if key in out or not (uaaps or every_format) or is_interrupted(case, report):
                 continue
-            out[case.name] = result_from_report_case(case, report, path, package_root)
+            out[key] = result_from_report_case(case, report, path, package_root)
     return out
 
 

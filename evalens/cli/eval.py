@@ -46,6 +46,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
+    again = p.add_mutually_exclusive_group()
+    again.add_argument("--failed", action="store_true",
+                       help="run only the cases whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
+    again.add_argument("--stale", action="store_true",
+                       help="run only the cases whose last verdict is stale (the case, skill, hooks, rules, "
+                            "fixtures, engine or judge changed since) or that never ran")
     p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                    help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
@@ -71,6 +77,23 @@ def _find_package(explicit: Path | None) -> Path:
     from evalens.core.index import find_package_root
 
     return find_package_root(cwd) or cwd
+
+
+def _reselect(root: Path, args: Any) -> list[str]:
+    """The cases ``--failed`` / ``--stale`` pick (each named on stderr with why), within CASE arguments if any."""
+    from evalens.runner.reselect import case_names, never_ran, reselect
+
+    names, why = reselect(root, "failed" if args.failed else "stale")
+    if args.stale:
+        every = case_names(root)
+        for name in never_ran(every, root):
+            names.append(name)
+            why[name] = "never ran"
+    if args.cases:
+        names = [n for n in names if n in set(args.cases)]
+    for name in names:
+        print(f"evalens eval: {name}: {why[name]}", file=sys.stderr)
+    return names
 
 
 def _diff(argv: list[str]) -> int:
@@ -190,6 +213,12 @@ def main(argv: list[str]) -> int:
     if args.jobs < 1 or args.runs < 1:
         print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
         return 2
+    if args.failed or args.stale:
+        picked = _reselect(_find_package(args.package), args)
+        if not picked:
+            print(f"evalens eval: no {'failed' if args.failed else 'stale'} case: nothing to run", file=sys.stderr)
+            return 0
+        args.cases = picked
     request = RunRequest(
         package_root=_find_package(args.package), cases=args.cases, target=args.target, engine=args.engine,
         judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,

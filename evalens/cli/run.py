@@ -15,6 +15,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -33,6 +34,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
     parser.add_argument("--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)")
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument("--failed", action="store_true",
+                       help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
+    again.add_argument("--stale", action="store_true",
+                       help="run only the units whose last verdict is stale, or that never ran")
     parser.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                         help="whether a unit that both passed and failed over its --runs fails the command")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
@@ -110,6 +116,29 @@ def request_from_args(file: Path, args: argparse.Namespace) -> object:
         report=Path(args.report) if args.report else None, dry_run=args.dry_run)
 
 
+def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
+    """The units ``--failed`` / ``--stale`` pick (each named on stderr with why), within ``--tasks`` if given."""
+    from evalens.runner.api import UsageError
+    from evalens.runner.reselect import never_ran, reselect
+    from evalens.runner.run_file import prepare
+
+    try:
+        suite, units = prepare(request.model_copy(update={"units": []}), None, fmt)
+    except UsageError as exc:
+        print(f"evalens run: {exc}", file=sys.stderr)
+        return None
+    names, why = reselect(suite.root, "failed" if args.failed else "stale", file=request.file)
+    if args.stale:
+        for name in never_ran([u.id for u in units], suite.root, file=request.file):
+            names.append(name)
+            why[name] = "never ran"
+    if request.units:
+        names = [n for n in names if n in set(request.units)]
+    for name in names:
+        print(f"evalens run: {name}: {why[name]}", file=sys.stderr)
+    return names
+
+
 def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -137,6 +166,14 @@ def main(argv: list[str]) -> int:
     from evalens.runner.run_file import InvalidFile
 
     request = request_from_args(file, args)
+    if args.failed or args.stale:
+        picked = _reselect(request, fmt, args)
+        if picked is None:
+            return EXIT_USAGE
+        if not picked:
+            print(f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run", file=sys.stderr)
+            return EXIT_OK
+        request.units = picked
 
     def progress(event: object) -> None:
         """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""

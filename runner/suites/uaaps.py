@@ -29,6 +29,7 @@ from evalens.runner.api_types import (
     Verdict,
 )
 from evalens.runner.checks import files_created, run_checks, summarise
+from evalens.runner.depends import finish_unit
 from evalens.runner.results import CaseResult, CheckResult
 from evalens.runner.session import agent_env, capture_files
 from evalens.runner.verdicts import unit_verdict
@@ -472,9 +473,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         ))
         if verdict in ("FAIL",) and not report_cases[-1].error:
             report_cases[-1].error = main.reason
-        from evalens.runner.depends import finish_unit
-
-        finish_unit(results[-1], report_case=report_cases[-1])
+        finish_unit(results[-1], report_case=report_cases[-1])  # FLAKY, interval, fingerprint
     return results, report_cases
 
 

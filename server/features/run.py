@@ -210,7 +210,7 @@ class Runs:
                 lens(rng, "▶ Run all evals", "evalens.runAll", {"uri": uri})
             counts: dict[str, int] = {}
             for record in self.memory.all_for(root).values():
-                counts[record.result.verdict] = counts.get(record.result.verdict, 0) + 1
+                counts[record.result.shown_state] = counts.get(record.result.shown_state, 0) + 1
             if counts:
                 title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
                 lens(rng, title, "evalens.lastReport", {"uri": uri})

@@ -14,6 +14,7 @@ from evalens.server.features import run_present as present
 from evalens.server.features.run import CONFIG, Runs
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import package_root_of
+from evalens.server.features.run_stale import StaleChecker
 from evalens.server.features.run_state import Target
 from evalens.server.features.run_state import command_arg as _arg
 from evalens.server.server import EvalensServer
@@ -32,6 +33,7 @@ def register(server: EvalensServer) -> None:
     """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
     runs = Runs(server)
     server.runs = runs
+    stale = StaleChecker()
     server.extra_hover = runs.hover  # type: ignore[attr-defined]
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -39,6 +41,7 @@ def register(server: EvalensServer) -> None:
         if not ls.settings.code_lens:
             return []
         try:
+            stale.check_soon(ls, runs.memory)  # off the loop; lenses refresh if a verdict went stale
             return runs.lenses(params.text_document.uri)
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)

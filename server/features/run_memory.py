@@ -152,6 +152,11 @@ class Memory:
         with self._lock:
             return {n: r for (k, n), r in self._records.items() if k == str(root)}
 
+    def records(self) -> list[CaseRecord]:
+        """A snapshot of every remembered record (for the stale check, which runs in a thread)."""
+        with self._lock:
+            return list(self._records.values())
+
     def put(self, root: Path, name: str, record: CaseRecord) -> None:
         with self._lock:
             self._records[(str(root), name)] = record

@@ -15,7 +15,7 @@ from lsprotocol import types
 SOURCE = "evalens-run"
 CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
               "agent_blocked": "agent-blocked"}
-ICONS = {"PASS": "✓", "FAIL": "✗", "ERROR": "⚠", "SKIP": "○"}
+ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○"}
 SEVERITY = {"PASS": types.DiagnosticSeverity.Information, "SKIP": types.DiagnosticSeverity.Information,
             "FAIL": types.DiagnosticSeverity.Error, "ERROR": types.DiagnosticSeverity.Error}
 
@@ -33,12 +33,20 @@ def duration(seconds: float | None) -> str:
 
 
 def verdict_title(result: Any) -> str:
-    """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``⚠ ERROR: <short reason>``."""
-    icon = ICONS.get(result.verdict, "•")
-    if result.verdict == "PASS":
-        return f"{icon} PASS {duration(result.duration_seconds)}".rstrip()
+    """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``≈ FLAKY 3/5``, ``⚠ ERROR: <short reason>``; a verdict
+    whose inputs changed since it ran ends in ``· stale``."""
+    state = getattr(result, "state", None) or result.verdict
+    icon = ICONS.get(state, "•")
+    stale = " · stale" if getattr(result, "stale", None) else ""
+    if state == "PASS":
+        runs = f" {result.runs}/{result.runs}" if getattr(result, "runs", 1) > 1 else ""
+        return f"{icon} PASS{runs} {duration(result.duration_seconds)}".rstrip() + stale
+    if state == "FLAKY":
+        from evalens.runner.stats import Repeats
+
+        return f"{icon} FLAKY {Repeats.of(result.run_verdicts).label()}" + stale
     reason = short(result.reason or result.error or "")
-    return f"{icon} {result.verdict}: {reason}" if reason else f"{icon} {result.verdict}"
+    return (f"{icon} {state}: {reason}" if reason else f"{icon} {state}") + stale
 
 
 def check_label(check: Any) -> str:
@@ -155,7 +163,8 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
 def hover_markdown(record: Any) -> str:
     """The last result, in full: verdict, checks, judge, duration, engine + model, output, report."""
     r = record.result
-    head = f"**Last run: {ICONS.get(r.verdict, '')} {r.verdict}**"
+    state = getattr(r, "state", None) or r.verdict
+    head = f"**Last run: {ICONS.get(state, '')} {state}**"
     if r.duration_seconds:
         head += f" · {duration(r.duration_seconds)}"
     who = " / ".join(x for x in (r.engine, r.agent_model) if x)
@@ -165,6 +174,14 @@ def hover_markdown(record: Any) -> str:
     if spent:
         head += f" · {spent}"
     parts = [head]
+    if getattr(r, "stale", None):
+        parts.append("**Stale**: " + "; ".join(r.stale) + " since this run. Run it again for a current verdict.")
+    if getattr(r, "runs", 1) > 1 and r.run_verdicts:
+        from evalens.runner.results import repeat_label
+
+        hat = f" · pass^{r.runs - r.run_verdicts.count('ERROR') - r.run_verdicts.count('SKIP')} " \
+              f"{r.pass_hat_k:.2f}" if r.pass_hat_k is not None else ""
+        parts.append(f"Runs: {repeat_label(r)} passed{hat} ({', '.join(r.run_verdicts)})")
     if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
         parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")
     if r.checks:
@@ -201,6 +218,7 @@ def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tu
     r = record.result
     out: dict[str, Any] = {
         "uri": uri, "name": name, "verdict": r.verdict, "reason": r.reason,
+        "state": getattr(r, "state", None) or r.verdict, "stale": list(getattr(r, "stale", None) or []),
         "durationSeconds": r.duration_seconds,
         "failedChecks": failed_checks(r, validation, case_path, encoding),
         "engine": r.engine, "model": r.agent_model, "outputSnippet": r.output_snippet,

@@ -59,6 +59,7 @@ Scenarios
 ``err401``, ``err429``, ``err500``, ``err529``
                     answer that HTTP status with the provider's error body.
 ``flaky-agent``     cycle: runs 1 and 2 get HTTP 500, run 3 plays ``pass``.
+``flaky-2of3``      cycle: ``pass``, ``fail-contains``, ``pass`` (a case that passes 2 of 3 times).
 ``alt-fail-pass``   cycle: odd runs play ``fail-contains``, even runs ``pass``.
 ``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
 ``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
@@ -131,6 +132,7 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     ],
     "flaky-agent": [{"cycle": ["err500", "err500", "pass"]}],
     "alt-fail-pass": [{"cycle": ["fail-contains", "pass"]}],
+    "flaky-2of3": [{"cycle": ["pass", "fail-contains", "pass"]}],
     "alt-err-pass": [{"cycle": ["err500", "pass"]}],
     "echo-blocked": [
         {"shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "

@@ -73,6 +73,10 @@ export interface CaseResult {
   uri: string;
   name: string;
   verdict: Verdict;
+  /** The verdict over repeated runs: FLAKY when the case both passed and failed (else the verdict). */
+  state?: Verdict | "FLAKY";
+  /** What changed since this run (a SKILL.md edit, another engine version); empty when current. */
+  stale?: string[];
   reason?: string;
   durationSeconds?: number;
   failedChecks?: FailedCheck[];

@@ -57,6 +57,12 @@ export function outcomeFromResult(result: CaseResult): Outcome {
     if (messages.length === 0) {
       messages.push({ text: result.reason || "FAIL" });
     }
+    if (result.state === "FLAKY") {
+      messages.unshift({ text: `≈ FLAKY: ${result.reason || "passed in some runs and failed in others"}` });
+    }
+  }
+  if (result.stale && result.stale.length > 0) {
+    messages.push({ text: `Stale: ${result.stale.join("; ")} since this run` });
   }
   const spent = usageText(result.usage);
   if (spent && messages.length > 0) {

@@ -216,6 +216,11 @@ test("a FAIL result carries the judge reason and each failed check at its range"
 test("PASS, SKIP and ERROR outcomes", () => {
   assert.equal(outcomeFromResult({ uri: "u", name: "n", verdict: "PASS", durationSeconds: 2 }).outcome, "passed");
   assert.deepEqual(outcomeFromResult({ uri: "u", name: "n", verdict: "PASS" }).messages, []);
+  const flaky = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", state: "FLAKY", reason: "flaky: passed 2/3 runs" });
+  assert.equal(flaky.outcome, "failed");
+  assert.equal(flaky.messages[0].text, "≈ FLAKY: flaky: passed 2/3 runs");
+  const stale = outcomeFromResult({ uri: "u", name: "n", verdict: "PASS", stale: ["skill pdf changed"] });
+  assert.deepEqual(stale.messages, [{ text: "Stale: skill pdf changed since this run" }]);
   assert.equal(outcomeFromResult({ uri: "u", name: "n", verdict: "SKIP" }).outcome, "skipped");
   const err = outcomeFromResult({ uri: "u", name: "n", verdict: "ERROR", error: "claude not found" });
   assert.equal(err.outcome, "errored");

@@ -1,0 +1,61 @@
+"""Focused re-runs: ``--failed`` (the units whose last verdict failed, like pytest's ``--lf``) and ``--stale``
+(the units whose last verdict no longer describes them, or that never ran), for every format.
+
+Both read the same past results every face reads (``load_last_results``: the newest report holding each unit),
+so the CLI, the lens's "Run failed" / "Run stale" and the Test Explorer pick the same units.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+Mode = Literal["failed", "stale"]
+
+
+def reselect(package_root: Path, mode: Mode, *, file: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """Unit names to run again and why each was picked (``{name: reason}``).
+
+    ``file`` narrows the past results to units written in that eval file (the formats ``evalens run`` takes:
+    unit names are only unique within a file). Blocking (reads reports, hashes files)."""
+    from evalens.runner.depends import staleness
+
+    last = _last(package_root, file)
+    picked: dict[str, str] = {}
+    for name, result in sorted(last.items()):
+        if mode == "failed":
+            state = result.state or result.verdict
+            if state in ("FAIL", "FLAKY", "ERROR"):
+                picked[name] = f"last run: {state}"
+        else:
+            changed = staleness(result)
+            if changed:
+                picked[name] = "stale: " + "; ".join(changed)
+    return list(picked), picked
+
+
+def never_ran(all_units: list[str], package_root: Path, *, file: Path | None = None) -> list[str]:
+    """Units with no past result at all (``--stale`` runs them too: no verdict is not a current verdict)."""
+    last = _last(package_root, file)
+    return [u for u in all_units if u not in last]
+
+
+def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
+    """Unit name → its last result: UAAPS cases of the package, or the units of one eval file."""
+    from evalens.runner.api import load_last_results
+
+    if file is None:
+        return load_last_results(package_root)
+    want = str(file.resolve())
+    return {r.name: r for r in load_last_results(package_root, every_format=True).values()
+            if r.case_file and str(Path(r.case_file).resolve()) == want}
+
+
+def case_names(root: Path) -> list[str]:
+    """Every valid UAAPS case's name in the package (``--stale`` runs the ones that never ran)."""
+    from evalens.runner.suites.uaaps import _select_cases
+
+    try:
+        return [case.name for case, _ in _select_cases(root, [], None, [])]
+    except Exception:  # noqa: BLE001 - a package that cannot be planned says why when the run starts
+        return []
