@@ -99,10 +99,10 @@ def unit_value(doc: Any, location: Iterable[str | int]) -> Any:
 
 def file_unit_value(file: Path, location: Iterable[str | int]) -> Any:
     """:func:`unit_value` of a file on disk (parsed the way the editor parses it)."""
-    from evalens.core.documents import parse
+    from evalens.core.documents import Language, parse
 
     suffix = file.suffix.lower()
-    language = "json" if suffix == ".json" else "markdown" if suffix in (".md", ".markdown") else "yaml"
+    language: Language = "json" if suffix == ".json" else "markdown" if suffix in (".md", ".markdown") else "yaml"
     return unit_value(parse(file.read_text(encoding="utf-8", errors="replace"), language), location)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
@@ -115,6 +115,7 @@ def result_from_report_case(case: ReportCase, report: EvalReport, report_path: P
         return str((report_path.parent / rel).resolve()) if rel else None
 
     scored = case.details.get("judge") if judge is None else None  # a skilljack score line
+    judge_fields: dict[str, Any]
     if isinstance(scored, dict):
         judge_fields = {"judge_verdict": scored.get("summary"), "judge_reason": scored.get("reason"),
                         "judge_model": scored.get("model")}
@@ -148,10 +149,10 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         except ValueError:
             return path
 
-    judge = JudgeVerdict(result=result.judge_verdict, reason=result.judge_reason or "", model=result.judge_model) \
-        if result.judge_verdict in ("PASS", "FAIL", "ERROR", "SKIP") else None
+    judge = JudgeVerdict(result=cast(Verdict, result.judge_verdict), reason=result.judge_reason or "",
+                         model=result.judge_model) if result.judge_verdict in ("PASS", "FAIL", "ERROR", "SKIP") else None
     uaaps = result.format == UAAPS_FORMAT
-    summary: dict[str, str] = {}
+    summary: dict[str, Any] = {}
     for c in result.checks if uaaps else []:
         if summary.get(c.kind) != "FAIL":
             summary[c.kind] = c.status

@@ -15,7 +15,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from evalens.runner.suites.base import FileRunRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -100,7 +103,7 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
     return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
-def request_from_args(file: Path, args: argparse.Namespace) -> object:
+def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
     from evalens.runner.suites.base import FileRunRequest
 
     return FileRunRequest(
@@ -181,7 +184,7 @@ def main(argv: list[str]) -> int:
         print(message, file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
     try:
-        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None),  # type: ignore[arg-type]
+        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None),
                                             "evalens run")
     except InvalidFile as exc:
         print(f"evalens run: {exc}", file=sys.stderr)

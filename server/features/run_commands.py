@@ -34,7 +34,7 @@ def register(server: EvalensServer) -> None:
     runs = Runs(server)
     server.runs = runs
     stale = StaleChecker()
-    server.extra_hover = runs.hover  # type: ignore[attr-defined]
+    server.extra_hover = runs.hover
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     def code_lens(ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
