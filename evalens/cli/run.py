@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--github-summary", action="store_true")
     parser.add_argument("--keep-sandbox", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
+    from evalens.cli.run_ci import add_arguments
+
+    add_arguments(parser)  # --shard, --durations, --junit, --annotations, --github-output (docs/ci.md)
     return parser
 
 
@@ -177,6 +180,13 @@ def main(argv: list[str]) -> int:
             print(f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run", file=sys.stderr)
             return EXIT_OK
         request.units = picked
+    from evalens.cli import run_ci
+
+    shard_mark, suite_root = None, None
+    if run_ci.wanted(args) and not errors:
+        request, shard_mark, suite_root, early = run_ci.before(args, request, fmt)
+        if early is not None:
+            return early
 
     def progress(event: object) -> None:
         """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
@@ -212,6 +222,8 @@ def main(argv: list[str]) -> int:
         print(f"report: {outcome.report_path}")
     if os.environ.get("EVALENS_RUN_JSON"):  # machine-readable results for scripts
         print(json.dumps([r.model_dump(mode="json") for r in outcome.results]))
+    if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
+        return EXIT_USAGE
     if outcome.exit_code == 1 and args.flaky == "pass" and not outcome.summary_failed \
             and not fails_run(outcome.results, "pass"):
         return EXIT_OK  # every failing unit was FLAKY and --flaky pass forgives them

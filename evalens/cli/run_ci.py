@@ -1,0 +1,103 @@
+"""CI flags of ``evalens run FILE`` (every runnable format other than UAAPS cases): ``--shard K/N``,
+``--durations``, ``--junit``, ``--annotations``, ``--github-output``, and ``--github-summary`` for the formats
+without a summary of their own (skilljack writes its own, as the original tool does)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalens.cli.ci_flags import add_ci_arguments, emit
+from evalens.cli.shard import add_shard_arguments
+
+OWN_SUMMARY = ("skilljack",)  # format ids starting with these write their own step summary
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_shard_arguments(parser)
+    add_ci_arguments(parser, github_summary=False)  # `evalens run` has its own --github-summary
+
+
+def wanted(args: argparse.Namespace) -> bool:
+    from evalens.runner.ci.github import in_actions
+
+    return bool(args.shard or args.junit or args.github_output or args.github_summary
+                or args.annotations == "on" or (args.annotations == "auto" and in_actions()))
+
+
+def before(args: argparse.Namespace, request: Any, format_id: str | None) -> tuple[Any, Any, Path | None, int | None]:
+    """The request narrowed to this shard, the shard's mark, the suite's root, and an exit code when nothing
+    is left to run (an empty shard: its empty report is written here)."""
+    from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
+    from evalens.runner.run_file import prepare
+    from evalens.runner.session import UsageError
+
+    try:
+        suite, units = prepare(request, None, format_id)
+    except (UsageError, ValueError):
+        return request, None, None, None  # the run itself reports it, the way it always has
+    if not args.shard:
+        return request, None, suite.root, None
+    from evalens.core.models.uaaps import ReportShard
+
+    try:
+        index, count = parse_spec(args.shard)
+        default = suite.root / "evals" / "reports"
+        sources = args.durations or ([default] if default.is_dir() else [])
+        cut = split([u.id for u in units], count, durations_from(sources) if sources else None)
+    except ShardError as exc:
+        print(f"evalens run: {exc}", file=sys.stderr)
+        return request, None, suite.root, 2
+    mine = cut.units(index)
+    mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
+                       split=cut.fingerprint)
+    print(f"evalens run: shard {index}/{count}: {len(mine)} of {len(units)} unit(s), balanced by "
+          f"{cut.balanced_by} (split {cut.fingerprint})", file=sys.stderr)
+    if not mine:
+        if request.dry_run:
+            print(f"shard {args.shard}: no unit (the suite has {len(units)})")
+            return request, mark, suite.root, 0
+        report, path = _empty_report(request, suite, mark)
+        print(f"evalens run: shard {args.shard} has no unit; empty report: {path}", file=sys.stderr)
+        return request, mark, suite.root, emit(args, report, path, suite.root, "evalens run",
+                                               summary=_own_summary(args, format_id))
+    return request.model_copy(update={"units": mine}), mark, suite.root, None
+
+
+def after(args: argparse.Namespace, outcome: Any, mark: Any, root: Path | None, format_id: str | None) -> int:
+    """Mark the shard in the written report and write the CI outputs; 2 when an output could not be written."""
+    if outcome.report is None:
+        return 0
+    if mark is not None:
+        from evalens.cli.shard import mark_report
+
+        mark_report(outcome.report, outcome.report_path, mark)
+    return emit(args, outcome.report, outcome.report_path, root, "evalens run", summary=_own_summary(args, format_id))
+
+
+def _own_summary(args: argparse.Namespace, format_id: str | None) -> bool:
+    """Write evalens's step summary unless the format's suite wrote its own."""
+    return bool(args.github_summary) and not (format_id or "").startswith(OWN_SUMMARY)
+
+
+def _empty_report(request: Any, suite: Any, mark: Any) -> tuple[Any, Path]:
+    from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportSummary
+    from evalens.runner.report import (
+        allocate_report_path,
+        environment_info,
+        iso,
+        stamp,
+        utc_now,
+        write_report,
+    )
+
+    started = utc_now()
+    report = EvalReport(
+        version=1, id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}", timestamp=iso(started),
+        duration_seconds=0.0, config=ReportConfig(engine=request.engine), environment=environment_info(),
+        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0), cases=[],
+        shard=mark)
+    path = allocate_report_path(suite.root, started, request.report)
+    return report, write_report(report, path)

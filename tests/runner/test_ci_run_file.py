@@ -1,0 +1,63 @@
+"""`evalens run FILE` (the formats other than UAAPS cases) with the CI flags: 3 shards of a skilljack suite,
+merged, give the unsharded run's verdicts; JUnit and annotations point into tasks.yaml. Scripted `claude`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from evalens.runner.report import load_report
+
+from tests.runner.ci_fixtures import scripted_agent_fixture  # noqa: F401 - fixture
+
+SKILL_MD = "---\nname: greeting\ndescription: Greets people by name.\n---\nGreet.\n"
+
+
+def _suite(root: Path, n: int = 12) -> Path:
+    (root / "skills" / "greeting").mkdir(parents=True)
+    (root / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
+    tasks = "skill: greeting\ntasks:\n" + "".join(
+        f"  - id: t{i}\n    prompt: \"What is an email?{' ERRME' if i in (4, 10) else ''}\"\n"
+        "    expected_skill_load: none\n    deterministic: { expect_skill_activation: false }\n" for i in range(n))
+    (root / "tasks.yaml").write_text(tasks)
+    return root / "tasks.yaml"
+
+
+def _run(tasks: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "evalens", "run", str(tasks), "--no-judge", "--runs", "1",
+                           "--output-dir", str(tasks.parent / "results"), *args],
+                          capture_output=True, text=True, env=dict(os.environ), timeout=300, cwd=tasks.parent)
+
+
+def test_run_file_shards_merge_to_the_unsharded_verdicts(tmp_path: Path, scripted_agent: Path,
+                                                         sandbox_dir: Path) -> None:
+    tasks = _suite(tmp_path / "suite")
+    whole = tmp_path / "whole.json"
+    full = _run(tasks, "--report", str(whole), "--junit", str(tmp_path / "whole.xml"), "--annotations", "on")
+    assert full.returncode == 1, full.stderr
+    errors = [line for line in full.stdout.splitlines() if line.startswith("::error")]
+    assert len(errors) == 2 and all("title=evalens ERROR%3A t" in e for e in errors)
+    lines = tasks.read_text().splitlines()
+    for error in errors:  # each annotation sits on its task's `- id:` line
+        name = error.split("ERROR%3A ")[1].split("::")[0]
+        line = int(error.split(",line=")[1].split(",")[0])
+        assert lines[line - 1].strip() == f"- id: {name}", error
+    paths = []
+    for k in (1, 2, 3):
+        path = tmp_path / f"s{k}.json"
+        out = _run(tasks, "--report", str(path), "--shard", f"{k}/3", "--durations", str(whole))
+        assert out.returncode in (0, 1) and "balanced by durations" in out.stderr, out.stderr
+        paths.append(path)
+    merged = tmp_path / "all.json"
+    done = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", *map(str, paths), "-o", str(merged),
+                           "--junit", str(tmp_path / "all.xml")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    before, after = load_report(whole), load_report(merged)
+    assert [(c.name, c.verdict) for c in after.cases] == [(c.name, c.verdict) for c in before.cases]
+    assert [c.name for c in after.cases][:3] == ["t0", "t1", "t2"] and after.cases[-1].name == "t11"  # file order
+    assert after.summary == before.summary and after.summary.errored == 2
+    assert sorted(len(load_report(p).cases) for p in paths) == [4, 4, 4]
+    assert (tmp_path / "all.xml").read_text().count("<testcase ") == 12
+    assert list(sandbox_dir.iterdir()) == []
