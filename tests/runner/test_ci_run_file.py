@@ -61,3 +61,19 @@ def test_run_file_shards_merge_to_the_unsharded_verdicts(tmp_path: Path, scripte
     assert sorted(len(load_report(p).cases) for p in paths) == [4, 4, 4]
     assert (tmp_path / "all.xml").read_text().count("<testcase ") == 12
     assert list(sandbox_dir.iterdir()) == []
+
+
+def test_action_runs_an_eval_file(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path) -> None:
+    from tests.conftest import REPO
+    from tests.runner.actions_emulator import Emulator, base_env
+
+    workspace = tmp_path / "repo"
+    _suite(workspace / "suite", n=5)
+    run = Emulator(REPO, workspace, {"eval-file": "suite/tasks.yaml", "no-judge": "true", "cases": "t0 t4"},
+                   base_env()).run(tmp_path / "steps")
+    assert run.steps["validate"].returncode == 0, run.steps["validate"].stdout
+    assert run.steps["run"].returncode == 1, run.steps["run"].stderr
+    assert (run.outputs["total"], run.outputs["passed"], run.outputs["errored"]) == ("2", "1", "1")
+    (annotation,) = [x for x in run.steps["run"].stdout.splitlines() if x.startswith("::error")]
+    assert annotation.startswith("::error file=suite/tasks.yaml,line=")
+    assert load_report(workspace / run.outputs["report-path"]).cases[0].format == "skilljack-tasks"
