@@ -164,6 +164,8 @@ def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRe
         judge = case.judge_verdict
         for i, rec in enumerate(recs, start=1):
             rec.run_index = i
+            rec.unit = case.name
+            rec.format_id = rec.format_id or getattr(case, "format", None)
             verdict = verdicts[i - 1] if i - 1 < len(verdicts) else case.verdict
             finish(rec, verdict=verdict, reason=getattr(case, "reason", None) or case.error or "",
                    error=case.error if verdict == "ERROR" else None, checks=list(case.checks),

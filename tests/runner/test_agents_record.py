@@ -133,3 +133,39 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
     assert "500" in crashed.error and crashed.exit_code != 0
     assert crashed.files == [] and not any(t.tool_calls for t in crashed.turns)
     assert not crashed.usage.output_tokens
+
+
+SKILL_MD = "---\nname: greeting\ndescription: Greets new team members.\n---\nSay hello.\n"
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, scripted_model: FakeModelServer,
+                                                 sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A skill-creator evals.json run through the one pipeline: its report's unit has a run record too."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed")
+    from evalens.runner.api import FileRunRequest, run_file
+
+    for name, value in (("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url), ("ANTHROPIC_API_KEY", "k"),
+                        ("OPENAI_BASE_URL", scripted_model.openai_base_url), ("OPENAI_API_KEY", "k")):
+        monkeypatch.setenv(name, value)
+    monkeypatch.chdir(tmp_path)
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "greeting", "evals": [
+        {"id": 1, "prompt": "Greet SCENARIO=pass JUDGE=pass", "expected_output": "a greeting",
+         "assertions": ["greets"]}]}))
+    outcome = await run_file(FileRunRequest(file=skill / "evals" / "evals.json", engine=engine,
+                                            model="gpt-fake" if engine == "codex" else None,
+                                            timeout_seconds=60, output_dir=tmp_path / "out"))
+    [case] = outcome.report.cases
+    [(_, record)] = records_for(outcome.report_path, case.artifacts)
+    assert record is not None and record.verdict == case.verdict == "PASS"
+    assert record.format_id == "skill-creator-evals" and record.unit == "1"
+    [write, text] = record.turns  # the fake's `pass` scenario: write output/result.txt, then reply
+    [call] = write.tool_calls
+    assert "output/result.txt" in json.dumps(call.input) and text.text.startswith("DONE")
+    assert [(f.path, f.status) for f in record.files] == [("output/result.txt", "created")]
+    assert (record.usage.input_tokens, record.usage.output_tokens) == (34, 14)
+    assert case.usage.input_tokens == 34 and outcome.report.summary.usage.output_tokens == 14
