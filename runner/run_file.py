@@ -137,6 +137,7 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     interrupted = False
     try:
         for unit in units:
+            session.unit = unit.id
             result = await suite.run_unit(session, unit)
             await asyncio.to_thread(finish_unit, result)
             results.append(result)
@@ -159,7 +160,8 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     outcome.results = results
     if request.write_report:
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
-        outcome.report_path = await asyncio.to_thread(_write, report, suite.root, request.report, started)
+        outcome.report_path = await asyncio.to_thread(_write, report, suite.root, request.report, started,
+                                                      getattr(session, "records", []))
         outcome.report = report
     verdicts = {r.verdict for r in results}
     outcome.exit_code = 1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) \
@@ -170,10 +172,16 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     return outcome
 
 
-def _write(report: EvalReport, root: Path, output: Path | None, started: Any) -> Path:
+def _write(report: EvalReport, root: Path, output: Path | None, started: Any,
+           records: list[tuple[str, Any]] = ()) -> Path:
+    from evalens.runner.record import attach_records
     from evalens.runner.report import allocate_report_path, write_report
 
     path = allocate_report_path(root, started, output)
+    by_unit: dict[str, list[Any]] = {}
+    for unit, record in records:  # each agent run's record, beside the report (evalens show, the run view)
+        by_unit.setdefault(unit, []).append(record)
+    attach_records(report, path, by_unit)
     # the report's paths are relative to its folder: fix them now that it is known
     for case in report.cases:
         for attr in ("result_file", "artifacts"):

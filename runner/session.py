@@ -132,6 +132,8 @@ class AgentSession:
         self.plan = plan_sandbox(network, None)
         self.warn = warn or (lambda _message: None)
         self.kept: list[str] = []
+        self.unit = ""  # the unit being run (the caller sets it): names the run records below
+        self.records: list[tuple[str, Any]] = []  # (unit, run record) of every agent run, in order
         self.engine_version: str | None = None
         if self.plan.warning:
             self.warn(self.plan.warning)
@@ -186,8 +188,17 @@ class AgentSession:
         paths = None
         try:
             paths = await in_thread(self._prepare, skills, files_base, list(files), on_cancel=self._finish)
+            from evalens.runner.record import capture
+            from evalens.runner.report import iso, utc_now
+            from evalens.runner.workspace_diff import baseline
+
+            unit, started = self.unit, iso(utc_now())
+            base = await in_thread(baseline, paths.workspace)
             run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
                                                  agent_env=self.env, time_limit=self.timeout)
+            self.records.append((unit, await in_thread(lambda: capture(
+                self.engine, transcript, run, paths, base, unit=unit, prompt=prompt,
+                engine_version=self.engine_version, started_at=started))))
             result.output = transcript.output
             result.tools = tool_calls(self.engine.name, transcript.events)
             result.skills = list(transcript.skills_activated)

@@ -158,9 +158,11 @@ async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, sc
          "assertions": ["greets"]}]}))
     outcome = await run_file(FileRunRequest(file=skill / "evals" / "evals.json", engine=engine,
                                             model="gpt-fake" if engine == "codex" else None,
-                                            timeout_seconds=60, output_dir=tmp_path / "out"))
+                                            timeout_seconds=60, output_dir=tmp_path / "out", runs=1))
     [case] = outcome.report.cases
-    [(_, record)] = records_for(outcome.report_path, case.artifacts)
+    found = records_for(outcome.report_path, case.artifacts)
+    assert len(found) == 1, [(str(p), r.prompt if r else None) for p, r in found]
+    [(_, record)] = found
     assert record is not None and record.verdict == case.verdict == "PASS"
     assert record.format_id == "skill-creator-evals" and record.unit == "1"
     [write, text] = record.turns  # the fake's `pass` scenario: write output/result.txt, then reply
