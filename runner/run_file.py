@@ -173,13 +173,13 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
 
 
 def _write(report: EvalReport, root: Path, output: Path | None, started: Any,
-           records: list[tuple[str, Any]] = ()) -> Path:
+           records: list[tuple[str, Any]] | None = None) -> Path:
     from evalens.runner.record import attach_records
     from evalens.runner.report import allocate_report_path, write_report
 
     path = allocate_report_path(root, started, output)
     by_unit: dict[str, list[Any]] = {}
-    for unit, record in records:  # each agent run's record, beside the report (evalens show, the run view)
+    for unit, record in records or []:  # each agent run's record, beside the report (evalens show, the run view)
         by_unit.setdefault(unit, []).append(record)
     attach_records(report, path, by_unit)
     # the report's paths are relative to its folder: fix them now that it is known
