@@ -6,11 +6,13 @@ per open document version.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from evalens.server import uris
 from lsprotocol import types
@@ -32,6 +34,7 @@ ExtraHover = Callable[[str, "Validation", tuple[Any, ...]], "str | None"]
 """Markdown a feature adds to the hover of a path (the last run's result on a case's ``name``)."""
 
 log = logging.getLogger("evalens.server")
+T = TypeVar("T")
 
 
 class EvalensServer(LanguageServer):
@@ -127,6 +130,11 @@ class EvalensServer(LanguageServer):
             self._stop_event.set()
         if self._thread_pool is not None:
             self._thread_pool.shutdown(wait=False, cancel_futures=True)
+
+    async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
+        """Run ``work(*args)`` in the server's worker threads: handlers whose answer may read other files
+        (the package index walks a package, a hover reads the SKILL.md a value names) never hold the loop."""
+        return await asyncio.get_running_loop().run_in_executor(self.thread_pool, functools.partial(work, *args))
 
     # ----------------------------------------------------------------------------------- capabilities
     def cap(self, dotted: str, default: Any = None) -> Any:

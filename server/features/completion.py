@@ -15,8 +15,8 @@ from lsprotocol import types
 def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_COMPLETION,
                     types.CompletionOptions(trigger_characters=[":", " ", "-", '"', "/"]))
-    def completion(ls: EvalensServer, params: types.CompletionParams) -> types.CompletionList | None:
-        return complete(ls, params.text_document.uri, params.position)
+    async def completion(ls: EvalensServer, params: types.CompletionParams) -> types.CompletionList | None:
+        return await ls.off_loop(complete, ls, params.text_document.uri, params.position)
 
 
 def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.CompletionList | None:

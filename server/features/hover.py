@@ -10,8 +10,8 @@ from lsprotocol import types
 
 def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
-    def hover(ls: EvalensServer, params: types.HoverParams) -> types.Hover | None:
-        return hover_at(ls, params.text_document.uri, params.position)
+    async def hover(ls: EvalensServer, params: types.HoverParams) -> types.Hover | None:
+        return await ls.off_loop(hover_at, ls, params.text_document.uri, params.position)
 
 
 def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hover | None:
