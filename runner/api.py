@@ -138,7 +138,7 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
             case.artifacts = _relative(report_path.parent / case.artifacts, output.parent)
         runs = case.runs or 1
         old_verdicts = list(case.run_verdicts) or [case.verdict]
-        verdicts: list[str] = []
+        verdicts: list[Verdict] = []
         judged: list[tuple[str, Any]] = []  # (verdict, judge outcome) of the runs judged again
         for i in range(1, runs + 1):
             record_file = (folder / f"run-{i}" / "transcript.json" if runs > 1 else folder / "transcript.json") \

@@ -12,15 +12,18 @@ import platform
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from evalens.core.models.uaaps import EvalReport, ReportEnvironment
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 
+
+Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
@@ -136,7 +139,7 @@ def newest_report(package_root: Path) -> Path | None:
     return max(reports, key=lambda p: (p.stat().st_mtime_ns, p.name))
 
 
-def aggregate(verdicts: list[str]) -> str:
+def aggregate(verdicts: Sequence[str]) -> Verdict:
     """One verdict for repeated runs (:func:`evalens.runner.verdicts.combine_runs`)."""
     from evalens.runner.verdicts import combine_runs
 

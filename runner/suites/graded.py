@@ -96,7 +96,8 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
     """A writing-skills grading file: ``overall`` decides; each criterion's 1-5 score is a check."""
     _, index = statement_key(data, "writing-skills-evals", name)
     cases = data.get("cases") if isinstance(data, dict) else None
-    exps = cases[index].get("expectations") if index is not None and isinstance(cases[index], dict) else None
+    exps = cases[index].get("expectations") if index is not None and isinstance(cases, list) \
+        and isinstance(cases[index], dict) else None
     where = {str(e.get("criterion")): j for j, e in enumerate(exps if isinstance(exps, list) else [])
              if isinstance(e, dict)}
     required = {str(e.get("criterion")) for e in exps if isinstance(e, dict) and e.get("required") is True} \

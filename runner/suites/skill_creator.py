@@ -87,7 +87,7 @@ class SkillCreatorSuite(Suite):
             total_seconds += executor + grader
             expectations = [{"text": s, **g} for s, g in zip(statements, graded, strict=True)] if graded is not None \
                 else [{"text": s, "passed": False, "evidence": error} for s in statements]
-            passed = sum(e["passed"] for e in expectations) if graded is not None else 0
+            passed = sum(bool(e["passed"]) for e in expectations) if graded is not None else 0
             grading: dict[str, Any] = {
                 "expectations": expectations,
                 "summary": {"passed": passed, "failed": len(expectations) - passed, "total": len(expectations),

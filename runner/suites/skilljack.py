@@ -55,6 +55,11 @@ class SjTask:
         return self.expected == "none" or (self.det is not None and self.det.get("expect_skill_activation") is False)
 
 
+
+def _obj(value: Any) -> dict[str, Any]:
+    """A mapping from the file, or an empty one (a list or scalar where a mapping belongs)."""
+    return value if isinstance(value, dict) else {}
+
 def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTask]]:
     import yaml
 
@@ -65,25 +70,25 @@ def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTa
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise UsageError(f"{path}: Missing or invalid 'tasks' array")
     skills = skills_in(skills_dir or path.parent / "skills")
-    defaults = data.get("defaults") if isinstance(data.get("defaults"), dict) else {}
-    dcrit = defaults.get("criteria") if isinstance(defaults.get("criteria"), dict) else {}
+    defaults = _obj(data.get("defaults"))
+    dcrit = _obj(defaults.get("criteria"))
     tasks = []
     for index, raw in enumerate(data["tasks"]):
         if not isinstance(raw, dict):
             continue
         here: Location = ["tasks", index]
-        tcrit = raw.get("criteria") if isinstance(raw.get("criteria"), dict) else {}
+        tcrit = _obj(raw.get("criteria"))
         criteria = {}
         for d in DIMENSIONS:
             if d in tcrit or d in dcrit:
-                own = tcrit.get(d) if isinstance(tcrit.get(d), dict) else {}
-                inh = dcrit.get(d) if isinstance(dcrit.get(d), dict) else {}
+                own = _obj(tcrit.get(d))
+                inh = _obj(dcrit.get(d))
                 criteria[d] = {"weight": own.get("weight", inh.get("weight", DEFAULT_WEIGHT)),
                                "description": own.get("description", inh.get("description", ""))}
         det = raw.get("deterministic") if isinstance(raw.get("deterministic"), dict) else None
         if det is not None:
             det = {"expect_skill_activation": True, **det}
-        expected_at = [*here, "expected_skill_load"] if "expected_skill_load" in raw else \
+        expected_at: Location = [*here, "expected_skill_load"] if "expected_skill_load" in raw else \
             ["defaults", "expected_skill_load"]
         tasks.append(SjTask(str(raw.get("id", "")), str(raw.get("prompt", "")),
                             str(raw.get("expected_skill_load", defaults.get("expected_skill_load", "")) or ""),
@@ -104,7 +109,7 @@ def load_task_md(path: Path) -> tuple[str, list[SjTask]]:
     invoke = front.get("expect_skill_invocation")
     invoke = invoke if isinstance(invoke, bool) else bool(skills)
     expected = front.get("expected_skill") or (next(iter(skills)) if len(skills) == 1 else "")
-    checks = front.get("checks") if isinstance(front.get("checks"), dict) else {}
+    checks = _obj(front.get("checks"))
     det: dict[str, Any] = {"expect_skill_activation": invoke}
     det_paths: dict[str, Location] = {"expect_skill_activation": ["expect_skill_invocation"]}
     for key, value in checks.items():

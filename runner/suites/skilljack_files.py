@@ -15,9 +15,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from evalens.runner.results import UnitCheck, UnitResult
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, UsageError
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack import Score, SjTask, run_error
@@ -366,7 +366,7 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
     if earned is not None:  # a run that did run failed its checks: FAIL is earned
         verdict, reason = "FAIL", "; ".join(str(d) for d in earned.get("details") or [])
     elif errors:  # any run that did not run (or was not judged) makes the task ERROR, never PASS from the others
-        verdict, reason = "ERROR", errors[0] + (f" ({len(errors)} of {len(runs)} runs failed)" if len(runs) > 1 else "")
+        verdict, reason = "ERROR", str(errors[0]) + (f" ({len(errors)} of {len(runs)} runs failed)" if len(runs) > 1 else "")
     elif failed_det is not None:
         verdict, reason = "FAIL", "; ".join(str(d) for d in failed_det.get("details") or [])
     elif discovery < thresholds[0]:
@@ -377,7 +377,7 @@ def skilljack_unit(entry: dict[str, Any], report: dict[str, Any], thresholds: tu
         verdict, reason = "PASS", str(score.get("reasoning") or "")
     return UnitResult(
         name=str(task.get("id")), format="skilljack-task" if task_md else "skilljack-tasks", location=list(base),
-        verdict=verdict, reason=reason,
+        verdict=cast(Verdict, verdict), reason=reason,
         duration_seconds=round(sum(float((r.get("result") or {}).get("durationMs") or 0) for r in runs
                                    if isinstance(r, dict)) / 1000, 3),
         checks=checks,

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from evalens.runner.results import UnitCheck, UnitResult
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     FileRunRequest,
@@ -127,7 +127,8 @@ class TriggerSetSuite(Suite):
         last = outputs[-1]
         return UnitResult(
             name=unit.id, format=self.format_id, case_file=str(self.file), location=unit.location,
-            verdict=verdict, reason=reason, duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
+            verdict=cast(Verdict, verdict), reason=reason,
+            duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
             agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3), checks=checks,
             engine=session.engine.name, engine_version=session.engine_version,
             agent_model=last.model or self.request.model, output_snippet=last.output[:500] or None,

@@ -348,8 +348,9 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
                 rec.artifacts = rec.artifacts / f"run-{run_index}"
             rec.artifacts.mkdir(parents=True, exist_ok=True)
             # Bounded, and never through a link: the engine's own files live where the agent can write.
-            copy_bounded(run.stdout_path, rec.artifacts / "events.jsonl", artifact_limit())
-            copy_bounded(run.stderr_path, rec.artifacts / "stderr.txt", artifact_limit())
+            for src, name in ((run.stdout_path, "events.jsonl"), (run.stderr_path, "stderr.txt")):
+                if src is not None:
+                    copy_bounded(src, rec.artifacts / name, artifact_limit())
             for name, src in transcript.extra_files.items():
                 copy_bounded(src, rec.artifacts / name, artifact_limit())
             previews = capture_files(paths.workspace, created, rec.artifacts / "files")
@@ -460,7 +461,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         report_cases.append(ReportCase(
             name=case.name, target=case.target, verdict=verdict,
             duration_seconds=round(sum(r.duration for r in recs), 3),
-            deterministic_checks=DeterministicChecks(**summarise(main.checks)),
+            deterministic_checks=DeterministicChecks(**dict[str, Any](summarise(main.checks))),
             judge_verdict=JudgeVerdict(result=judge.verdict, reason=judge.reason, model=judge.model)
             if judge else None,
             agent_output_snippet=snippet, error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,

@@ -103,7 +103,7 @@ class Runs:
         path = to_fs_path(uri) if uri else None
         if not path:
             return None
-        return self._root(Path(path), validation if validation is not None else self.validation_of(uri))
+        return self._root(Path(path), validation if validation is not None else self.validation_of(uri or ""))
 
     def _lines(self, validation: Any) -> list[str]:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
