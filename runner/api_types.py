@@ -49,6 +49,9 @@ class RunRequest(BaseModel):
     keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
     jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
     runs: int = Field(default=1, ge=1, description="Runs per case; the report carries each case's pass rate.")
+    max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend; then no new run "
+                                   "starts and the rest are SKIP (docs/repeats.md#budgets).")
+    max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
     extra_env: list[str] = Field(default_factory=list,
                                  description="Extra environment variable names passed through to the agent.")
     agent_key_env: list[str] | None = Field(default=None,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 
 @dataclass
@@ -50,6 +52,13 @@ class Budget:
         self.cost += cost or 0.0
         self.tokens += tokens or 0
 
+    def spend_usage(self, usage: Any) -> None:
+        """Spend what one run's record reports (tokens in + out, and USD when the CLI reports it)."""
+        if usage is None:
+            return
+        tokens = (getattr(usage, "input_tokens", None) or 0) + (getattr(usage, "output_tokens", None) or 0)
+        self.spend(getattr(usage, "cost_usd", None), tokens)
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -87,3 +96,30 @@ def estimate(units: Iterable[str], history: Mapping[str, list[tuple[float | None
         cost += (statistics.median(costs) if costs else 0.0) * runs
         tokens += int(statistics.median(toks) if toks else 0) * runs
     return Estimate(cost=cost, tokens=tokens, known=known, unknown=unknown)
+
+
+def history(package_root: Path, max_reports: int = 50) -> dict[str, list[tuple[float | None, int | None]]]:
+    """Unit name → (cost, tokens) of each past run, from the newest ``max_reports`` reports (``--dry-run``).
+    A run with more than one repeat counts as its per-run mean."""
+    from evalens.runner.report import load_report, reports_dir
+
+    base = reports_dir(package_root)
+    out: dict[str, list[tuple[float | None, int | None]]] = {}
+    if not base.is_dir():
+        return out
+    paths = sorted((p for p in base.glob("*.json") if p.is_file()), key=lambda p: p.stat().st_mtime_ns,
+                   reverse=True)[:max_reports]
+    for path in paths:
+        try:
+            report = load_report(path)
+        except Exception:  # noqa: BLE001 - a foreign or half-written file is no history
+            continue
+        for case in report.cases:
+            usage = case.usage
+            if usage is None:
+                continue
+            runs = max(1, case.runs or 1)
+            tokens = (usage.input_tokens or 0) + (usage.output_tokens or 0)
+            cost = usage.cost_usd / runs if usage.cost_usd is not None else None
+            out.setdefault(case.name, []).append((cost, tokens // runs))
+    return out

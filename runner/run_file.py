@@ -136,10 +136,19 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     results: list[UnitResult] = []
     interrupted = False
     try:
+        from evalens.runner.budget import Budget
+
+        budget = Budget(request.max_cost, request.max_tokens)
         for unit in units:
+            refused = budget.admit(unit.id)
+            if refused is not None:  # the budget is spent: the rest are SKIP with the reason
+                results.append(UnitResult(name=unit.id, format=suite.format_id, case_file=str(request.file),
+                                          location=unit.location, verdict="SKIP", reason=refused, error=refused))
+                continue
             session.unit = unit.id
             result = await suite.run_unit(session, unit)
             await asyncio.to_thread(finish_unit, result)
+            budget.spend_usage(result.usage)
             results.append(result)
     except asyncio.CancelledError:
         interrupted = True

@@ -102,6 +102,8 @@ class CaseResult(Wire):
     uri: str
     name: str
     verdict: Verdict
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"] | None = None  # FLAKY over repeats (docs/repeats.md)
+    stale: list[str] | None = None  # what changed since this run; empty when current
     reason: str | None = None
     duration_seconds: float | None = None
     failed_checks: list[FailedCheck] | None = None

@@ -46,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
+    p.add_argument("--max-cost", type=float, metavar="USD",
+                   help="stop starting runs once the batch spent this much (as the CLI reports it); the rest SKIP")
+    p.add_argument("--max-tokens", type=int, metavar="N",
+                   help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP")
     again = p.add_mutually_exclusive_group()
     again.add_argument("--failed", action="store_true",
                        help="run only the cases whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
@@ -213,6 +217,9 @@ def main(argv: list[str]) -> int:
     if args.jobs < 1 or args.runs < 1:
         print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
         return 2
+    if (args.max_cost is not None and args.max_cost < 0) or (args.max_tokens is not None and args.max_tokens < 0):
+        print("evalens eval: --max-cost and --max-tokens must be zero or more", file=sys.stderr)
+        return 2
     if args.failed or args.stale:
         picked = _reselect(_find_package(args.package), args)
         if not picked:
@@ -224,6 +231,7 @@ def main(argv: list[str]) -> int:
         judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,
         judge_timeout=args.judge_timeout,
         dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
+        max_cost=args.max_cost, max_tokens=args.max_tokens,
         extra_env=args.env, output=args.output,
     )
     shard_mark = None
@@ -257,6 +265,11 @@ def main(argv: list[str]) -> int:
             print(f"evalens eval: {exc}", file=sys.stderr)
             return exc.exit_code
         _print_plan(ctx.plan, args.json)
+        if not args.json:
+            from evalens.runner.budget import estimate, history
+
+            names = [c.name for c in ctx.plan.cases]
+            print(estimate(names, history(request.package_root), runs=args.runs).describe())
         return 0
 
     from evalens.cli.progress import ProgressView, print_summary

@@ -37,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
     parser.add_argument("--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)")
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
+    parser.add_argument("--max-cost", type=float, metavar="USD",
+                        help="stop starting units once the batch spent this much; the rest SKIP")
+    parser.add_argument("--max-tokens", type=int, metavar="N",
+                        help="stop starting units once the batch used this many tokens (in + out); the rest SKIP")
     again = parser.add_mutually_exclusive_group()
     again.add_argument("--failed", action="store_true",
                        help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
@@ -119,7 +123,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         skills_dir=Path(args.skills_dir) if args.skills_dir else None,
         skill=Path(args.skill) if args.skill else None, threshold_discovery=args.threshold_discovery,
         threshold_score=args.threshold_score, github_summary=args.github_summary, keep_sandbox=args.keep_sandbox,
-        report=Path(args.report) if args.report else None, dry_run=args.dry_run)
+        report=Path(args.report) if args.report else None, dry_run=args.dry_run, max_cost=args.max_cost,
+        max_tokens=args.max_tokens)
 
 
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
@@ -150,6 +155,8 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if (args.max_cost is not None and args.max_cost < 0) or (args.max_tokens is not None and args.max_tokens < 0):
+        parser.error("--max-cost and --max-tokens must be zero or more")
     if args.create_eval:
         return _create_eval(args)
     file = args.file

@@ -35,6 +35,8 @@ class FileRunRequest(BaseModel):
     file: Path = Field(description="The eval file: tasks.yaml, task.md, evals.json or a trigger eval set.")
     units: list[str] = Field(default_factory=list, description="Unit ids to run (empty: every unit).")
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
+    max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
+    max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
     engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
     model: str | None = Field(default=None, description="Agent model.")
     judge_model: str | None = Field(default=None, description="Judge / grader model (`model` or `provider:model`).")

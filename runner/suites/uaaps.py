@@ -547,9 +547,20 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
             ctx.records[(case.name, i)] = _RunRecord()
     semaphore = asyncio.Semaphore(request.jobs)
 
+    from evalens.runner.budget import Budget
+
+    budget = Budget(request.max_cost, request.max_tokens)
+
     async def guarded(case: EvalCase, path: Path, index: int) -> None:
-        async with semaphore:
+        async with semaphore:  # admitted when a slot frees: running ones finish, no new one starts once spent
+            rec = ctx.records[(case.name, index)]
+            refused = budget.admit(case.name)
+            if refused is not None:
+                rec.verdict, rec.reason, rec.error, rec.state = "SKIP", refused, refused, "finished"
+                ctx.emit(case.name, "done", refused, verdict="SKIP")
+                return
             await _run_case(ctx, case, path, index)
+            budget.spend_usage(rec.record.usage if rec.record is not None else None)
 
     tasks: list[asyncio.Task] = []
     interrupted = False

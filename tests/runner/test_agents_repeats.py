@@ -64,3 +64,27 @@ def test_flaky_case_failed_and_stale_selection(engine: str, tmp_path: Path, mode
     forgiven = _eval(pkg, engine, "wobbly", "--runs", "3", "--jobs", "1", "--no-judge", "--flaky", "pass")
     assert forgiven.returncode == 0, forgiven.stderr[-2000:]
     assert "FLAKY" in forgiven.stderr
+
+
+@pytest.mark.parametrize(("engine", "limit"), [("claude-code", ["--max-cost", "0.000001"]),
+                                               ("codex", ["--max-tokens", "1"])])
+def test_budget_stops_the_batch_and_dry_run_estimates(engine: str, limit: list[str], tmp_path: Path, model_env,
+                                                      sandbox_dir: Path) -> None:
+    """Claude reports a cost, Codex only tokens: once the first case spent the budget, the others never start."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(tmp_path / "pkg", engine=engine, cases={
+        "a-first": case("pass", contains=["GREETING-OK"]),
+        "b-second": case("pass", contains=["GREETING-OK"]),
+        "c-third": case("pass", contains=["GREETING-OK"]),
+    })
+    out = _eval(pkg, engine, "--jobs", "1", "--no-judge", "--json", *limit)
+    assert out.returncode == 0, out.stderr[-2000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    assert cases["a-first"]["verdict"] == "PASS" and cases["a-first"]["usage"]["output_tokens"] > 0
+    for name in ("b-second", "c-third"):
+        assert cases[name]["verdict"] == "SKIP" and cases[name]["error"].startswith("budget spent:"), cases[name]
+        assert limit[0] in cases[name]["error"]
+    plan = _eval(pkg, engine, "--dry-run")
+    assert plan.returncode == 0, plan.stderr
+    assert "for 1 unit(s) with history; 2 unit(s) have no history" in plan.stdout, plan.stdout
