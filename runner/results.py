@@ -207,12 +207,14 @@ def fails_run(results: list[UnitResult], flaky: Literal["fail", "pass"] = "fail"
 
 def repeat_label(result: UnitResult) -> str:
     """``2/3 (21–94%)`` for repeated runs: passes of counted runs and the 95% interval; '' for one run."""
-    if result.runs < 2 or not result.run_verdicts:
-        return f"{result.pass_rate:.0%}" if result.pass_rate is not None else ""
+    runs, verdicts = getattr(result, "runs", 1), getattr(result, "run_verdicts", None)
+    if runs < 2 or not verdicts:
+        return f"{result.pass_rate:.0%}" if getattr(result, "pass_rate", None) is not None else ""
     from evalens.runner.stats import Repeats
 
-    rep = Repeats.of(result.run_verdicts)
+    rep = Repeats.of(verdicts)
     text = rep.label()
-    if result.interval:
-        text += f" ({result.interval[0]:.0%}–{result.interval[1]:.0%})"
+    interval = getattr(result, "interval", None)
+    if interval:
+        text += f" ({interval[0]:.0%}–{interval[1]:.0%})"
     return text

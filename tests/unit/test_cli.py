@@ -59,3 +59,25 @@ def test_wheel_ships_schemas_and_namespaced_packages(tmp_path):
 def test_precommit_hook_declared():
     text = (REPO / ".pre-commit-hooks.yaml").read_text()
     assert "evalens validate" in text or "entry: evalens" in text
+
+
+def test_every_package_folder_is_listed_for_the_wheel():
+    """A subpackage missing from pyproject's ``packages`` is absent from the wheel (a plain pip install then
+    fails with ModuleNotFoundError): every folder with an ``__init__.py`` under a mapped package must be listed."""
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[2]
+    setup = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(setup["packages"])
+    found = set()
+    for package, folder in setup["package-dir"].items():
+        base = repo / folder
+        for init in base.rglob("__init__.py"):
+            rel = init.parent.relative_to(base).parts
+            if any(p in ("node_modules", "build", "__pycache__") or p.startswith(".") for p in rel):
+                continue
+            name = ".".join((package, *rel))
+            if package == "evalens" and rel and rel[0] in ("server", "runner", "schemas"):
+                continue  # mapped to their own folders
+            found.add(name)
+    assert found - listed == set(), f"missing from pyproject packages: {sorted(found - listed)}"
