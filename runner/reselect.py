@@ -59,3 +59,17 @@ def case_names(root: Path) -> list[str]:
         return [case.name for case, _ in _select_cases(root, [], None, [])]
     except Exception:  # noqa: BLE001 - a package that cannot be planned says why when the run starts
         return []
+
+
+def pick(package_root: Path, mode: Mode, every: list[str], within: list[str], *,
+         file: Path | None = None) -> tuple[list[str], dict[str, str]]:
+    """What ``--failed`` / ``--stale`` run, for both CLIs: :func:`reselect`, plus (``--stale``) the units of
+    ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked."""
+    names, why = reselect(package_root, mode, file=file)
+    if mode == "stale":
+        for name in never_ran(every, package_root, file=file):
+            names.append(name)
+            why[name] = "never ran"
+    if within:
+        names = [n for n in names if n in set(within)]
+    return names, why

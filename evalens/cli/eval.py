@@ -85,16 +85,10 @@ def _find_package(explicit: Path | None) -> Path:
 
 def _reselect(root: Path, args: Any) -> list[str]:
     """The cases ``--failed`` / ``--stale`` pick (each named on stderr with why), within CASE arguments if any."""
-    from evalens.runner.reselect import case_names, never_ran, reselect
+    from evalens.runner.reselect import case_names, pick
 
-    names, why = reselect(root, "failed" if args.failed else "stale")
-    if args.stale:
-        every = case_names(root)
-        for name in never_ran(every, root):
-            names.append(name)
-            why[name] = "never ran"
-    if args.cases:
-        names = [n for n in names if n in set(args.cases)]
+    names, why = pick(root, "failed" if args.failed else "stale", case_names(root) if args.stale else [],
+                      args.cases)
     for name in names:
         print(f"evalens eval: {name}: {why[name]}", file=sys.stderr)
     return names

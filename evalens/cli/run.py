@@ -130,7 +130,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     """The units ``--failed`` / ``--stale`` pick (each named on stderr with why), within ``--tasks`` if given."""
     from evalens.runner.api import UsageError
-    from evalens.runner.reselect import never_ran, reselect
+    from evalens.runner.reselect import pick
     from evalens.runner.run_file import prepare
 
     try:
@@ -138,13 +138,8 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     except UsageError as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return None
-    names, why = reselect(suite.root, "failed" if args.failed else "stale", file=request.file)
-    if args.stale:
-        for name in never_ran([u.id for u in units], suite.root, file=request.file):
-            names.append(name)
-            why[name] = "never ran"
-    if request.units:
-        names = [n for n in names if n in set(request.units)]
+    names, why = pick(suite.root, "failed" if args.failed else "stale", [u.id for u in units], request.units,
+                      file=request.file)
     for name in names:
         print(f"evalens run: {name}: {why[name]}", file=sys.stderr)
     return names
