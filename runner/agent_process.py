@@ -195,9 +195,11 @@ def kill_tree(root_pid: int, known: set[int] | None = None) -> list[int]:
     return killed
 
 
-async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, int], name: str) -> None:
+async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, int], name: str,
+                 on_data: Callable[[bytes], None] | None = None) -> None:
     """Copy the stream to ``dest`` up to ``limit`` bytes, then keep reading and discarding (the agent must not
-    block on a full buffer, and the runner must not hold what it prints)."""
+    block on a full buffer, and the runner must not hold what it prints). ``on_data`` sees what is kept, as it
+    arrives (the live turns)."""
     loop = asyncio.get_running_loop()
     written = total = 0
     with dest.open("wb") as out:
@@ -213,13 +215,18 @@ async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, 
                 keep = data[: limit - written]
                 out.write(keep)
                 written += len(keep)
+                if on_data is not None:
+                    with contextlib.suppress(Exception):  # a display must never break the capture
+                        on_data(keep)
             counts[name] = total
 
 
 async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
-                      time_limit: float, *, user: int | None = None, group: int | None = None) -> AgentRun:
+                      time_limit: float, *, user: int | None = None, group: int | None = None,
+                      on_stdout: Callable[[bytes], None] | None = None) -> AgentRun:
     """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
-    ``user``/``group`` switch the child to that host uid/gid (evalens as root)."""
+    ``user``/``group`` switch the child to that host uid/gid (evalens as root); ``on_stdout`` sees the stdout
+    stream as it arrives."""
     start = time.monotonic()
     limit = capture_limit()
     pairs = {name: socket.socketpair() for name in ("stdout", "stderr")}
@@ -242,7 +249,7 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
         raise
     for _ours, theirs in pairs.values():
         theirs.close()
-    readers = [asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n))
+    readers = [asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n, on_stdout if n == "stdout" else None))
                for n, p in (("stdout", stdout), ("stderr", stderr))]
     timed_out = False
     killed: list[int] = []

@@ -35,6 +35,7 @@ from evalens.runner.api_types import (
     Stage,
     Verdict,
 )
+from evalens.runner.live import LiveTurn, TurnCallback, streaming
 from evalens.runner.results import (
     CaseResult,
     CheckResult,
@@ -43,10 +44,12 @@ from evalens.runner.results import (
     is_interrupted,
     result_from_report_case,
 )
-from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable, run_file
+from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable
+from evalens.runner.run_file import run_file as _run_file
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest
-from evalens.runner.suites.uaaps import plan_run, run_cases
+from evalens.runner.suites.uaaps import plan_run
+from evalens.runner.suites.uaaps import run_cases as _run_cases
 
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge, ReportSummary
 
@@ -54,7 +57,25 @@ __all__ = [
     "FileOutcome", "FileProgress", "FileRunRequest", "InvalidFile", "NotRunnable", "UsageError", "run_file",
     "RunRequest", "ProgressEvent", "CaseResult", "CheckResult", "UnitResult", "UnitCheck", "RunOutcome", "RunPlan",
     "PlannedCase", "RunError", "Stage", "Verdict", "run_cases", "rejudge", "load_last_results", "plan_run",
+    "LiveTurn", "TurnCallback",
 ]
+
+
+async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None,
+                    on_turn: TurnCallback | None = None) -> RunOutcome:
+    """Run UAAPS cases (``runner/suites/uaaps.py``). ``on_turn`` gets each agent's turns as they happen
+    (:class:`LiveTurn`: text, tool calls, results, blocking hooks; called on the caller's event loop, so it
+    must return at once)."""
+    with streaming(on_turn):
+        return await _run_cases(request, on_progress)
+
+
+async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
+                   format_id: str | None = None, on_turn: TurnCallback | None = None) -> FileOutcome:
+    """Run the units of any other runnable format's file (``runner/run_file.py``); ``on_turn`` as for
+    :func:`run_cases`."""
+    with streaming(on_turn):
+        return await _run_file(request, on_progress, format_id)
 
 
 # --------------------------------------------------------------------------- reading results back

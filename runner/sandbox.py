@@ -10,6 +10,7 @@ sandbox directory (TMPDIR included) is removed by :func:`remove_sandbox`.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import shutil
@@ -363,10 +364,12 @@ def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prom
 
 
 async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, *, model: str | None,
-                       agent_env: dict[str, str], time_limit: float) -> tuple[AgentRun, Transcript]:
+                       agent_env: dict[str, str], time_limit: float, unit: str | None = None,
+                       run_index: int = 1) -> tuple[AgentRun, Transcript]:
     """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
-    The captured streams land in ``paths.logs`` (never mounted into the sandbox)."""
-    from evalens.runner import bwrap
+    The captured streams land in ``paths.logs`` (never mounted into the sandbox). With ``unit``, the turns
+    stream to whoever asked for them (:mod:`evalens.runner.live`) while the agent runs."""
+    from evalens.runner import bwrap, live
 
     env_in = dict(agent_env)
     bridges_spec: list[bwrap.BridgeSpec] = []
@@ -387,11 +390,20 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None
         bridges = []
+        feed = live.feed(engine, paths, unit, run_index) if unit is not None else None
+        hooks = engine.live_hook_records(paths) if feed is not None else None
+        watcher = asyncio.ensure_future(live.watch_hooks(feed, hooks)) if feed is not None and hooks else None
         try:
             bridges = await start_bridges(bridges_spec, owner)
             run = await run_process(argv, env, paths.workspace, stdout, stderr, time_limit,
-                                    user=owner, group=identity.gid if identity is not None else None)
+                                    user=owner, group=identity.gid if identity is not None else None,
+                                    on_stdout=feed)
         finally:
+            if feed is not None:
+                feed.close()
+            if watcher is not None:
+                watcher.cancel()
+                await asyncio.gather(watcher, return_exceptions=True)
             await stop_bridges(bridges)
     finally:
         if side_dir is not None:

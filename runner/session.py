@@ -194,8 +194,10 @@ class AgentSession:
 
             unit, started = self.unit, iso(utc_now())
             base = await in_thread(baseline, paths.workspace)
+            run_index = 1 + sum(u == unit for u, _ in self.records)  # this unit's runs so far, plus this one
             run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
-                                                 agent_env=self.env, time_limit=self.timeout)
+                                                 agent_env=self.env, time_limit=self.timeout, unit=unit,
+                                                 run_index=run_index)
             self.records.append((unit, await in_thread(lambda: capture(
                 self.engine, transcript, run, paths, base, unit=unit, prompt=prompt,
                 engine_version=self.engine_version, started_at=started))))

@@ -156,6 +156,22 @@ class ScanCompleteParams(Wire):
     seconds: float
 
 
+class RunTurnParams(Wire):
+    """``evalens/runTurn``: one turn of the agent while a unit runs (``runner/live.py``), before its verdict.
+    ``name`` is the unit the agent is running (one unit of a whole-file run)."""
+
+    uri: str
+    name: str
+    run: int = Field(ge=1)
+    seq: int = Field(ge=0)
+    kind: Literal["text", "tool", "result", "hook", "error", "note"]
+    text: str
+    tool: str | None = None
+    call_id: str | None = None
+    is_error: bool | None = None
+    blocked: bool | None = None
+
+
 COMMANDS: dict[str, str] = {
     "discoverCases": "evalens.discoverCases",
     "runCase": "evalens.runCase",
@@ -172,12 +188,13 @@ NOTIFICATIONS: dict[str, str] = {
     "verdictChanged": "evalens/verdictChanged",
     "runState": "evalens/runState",
     "scanComplete": "evalens/scanComplete",
+    "runTurn": "evalens/runTurn",
 }
 """Every custom notification the server sends (protocol.ts ``Notifications``)."""
 
 MODELS: tuple[type[Wire], ...] = (
     LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, DiscoveredCase, FailedCheck,
     JudgeResult, RunUsage, CaseResult, CancelRunResult, LastReportResult, VerdictChangedParams, RunStateParams,
-    ScanCompleteParams,
+    ScanCompleteParams, RunTurnParams,
 )
 """The models protocol.ts mirrors, interface by interface."""

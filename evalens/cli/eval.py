@@ -63,6 +63,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--env", action="append", default=[], metavar="NAME",
                    help="pass this environment variable through to the agent (repeatable)")
     p.add_argument("--json", action="store_true", help="print the report (or plan / diff) as JSON on stdout")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen")
     p.add_argument("--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts")
     from evalens.cli.ci_flags import add_ci_arguments
     from evalens.cli.shard import add_shard_arguments
@@ -176,7 +178,8 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
         if view is not None:
             view(event)
 
-    return await run_cases(request, on_progress=on_progress)
+    verbose = view is not None and holder.get("verbose")
+    return await run_cases(request, on_progress=on_progress, on_turn=view.turn if verbose else None)
 
 
 def main(argv: list[str]) -> int:
@@ -268,7 +271,7 @@ def main(argv: list[str]) -> int:
 
     from evalens.cli.progress import ProgressView, print_summary
 
-    holder: dict[str, Any] = {}
+    holder: dict[str, Any] = {"verbose": args.verbose and not args.json}
     view = ProgressView()
     from evalens.runner.interrupts import run_interruptibly
 

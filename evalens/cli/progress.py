@@ -55,6 +55,14 @@ class ProgressView:
             table.add_row(status, label, f"{elapsed:5.1f}s", row.get("message", "")[:90])
         return table
 
+    def turn(self, turn: Any) -> None:
+        """A live turn of the agent (``evalens eval --verbose``), printed above the table."""
+        from rich.markup import escape
+
+        style = "red" if turn.kind in ("hook", "error") or turn.is_error else "dim" if turn.kind == "result" else ""
+        line = escape(turn_text(turn))
+        self.console.print(f"[{style}]{line}[/]" if style else line)
+
     def __call__(self, event: Any) -> None:
         if event.case_name is None:
             if event.stage == "plan" and event.message:
@@ -76,6 +84,26 @@ class ProgressView:
                                    f"{event.message[:120]}")
         if self.live is not None:
             self.live.update(self._render())
+
+
+TURN_MARKS = {"text": "💬", "tool": "▸", "result": "  ↳", "hook": "⛔", "error": "!", "note": "…"}
+
+
+def turn_text(turn: Any, *, lines: int = 4) -> str:
+    """One live turn (:class:`evalens.runner.live.LiveTurn`) as plain text: ``[case] ▸ Write output/x.txt``."""
+    label = turn.unit if turn.run == 1 else f"{turn.unit} #{turn.run}"
+    body = turn.text.rstrip()
+    if turn.kind == "tool":
+        body = f"{turn.tool or 'tool'} {body}".rstrip()
+    elif turn.kind == "result" and turn.is_error:
+        body = f"failed: {body}"
+    elif turn.kind == "hook":
+        body = f"{turn.tool or 'hook'} {'blocked' if turn.blocked else 'failed'}: {body}"
+    shown = body.splitlines()[:lines] or [""]
+    if len(body.splitlines()) > lines:
+        shown.append("…")
+    pad = " " * (len(label) + 3)
+    return f"[{label}] {TURN_MARKS.get(turn.kind, '')} " + f"\n{pad}".join(shown)
 
 
 def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -> None:

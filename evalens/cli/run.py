@@ -65,6 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--github-summary", action="store_true")
     parser.add_argument("--keep-sandbox", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen")
     from evalens.cli.run_ci import add_arguments
 
     add_arguments(parser)  # --shard, --durations, --junit, --annotations, --github-output (docs/ci.md)
@@ -196,8 +198,8 @@ def main(argv: list[str]) -> int:
         print(message, file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
     try:
-        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None),
-                                            "evalens run")
+        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None,
+                                                     on_turn=_print_turn if args.verbose else None), "evalens run")
     except InvalidFile as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -230,3 +232,9 @@ def main(argv: list[str]) -> int:
             and not fails_run(outcome.results, "pass"):
         return EXIT_OK  # every failing unit was FLAKY and --flaky pass forgives them
     return outcome.exit_code
+
+
+def _print_turn(turn: object) -> None:
+    from evalens.cli.progress import turn_text
+
+    print(turn_text(turn), file=sys.stderr, flush=True)

@@ -194,6 +194,15 @@ class Engine(ABC):
         """Base URLs the agent must reach for its model (bridged into a network-less sandbox)."""
         return []
 
+    def live_reader(self, paths: SandboxPaths) -> Any:
+        """A reader of the event stream one event at a time, for the turns shown while the agent runs
+        (:mod:`evalens.runner.live`); None: this engine's turns are not streamed."""
+        return None
+
+    def live_hook_records(self, paths: SandboxPaths) -> Path | None:
+        """A folder of hook-run records written while the agent runs (engines whose stream omits hooks)."""
+        return None
+
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         """What the trace says the agent did (:class:`~evalens.runner.engines.conversation.Conversation`: turns,
         tool calls, hooks, usage), read while the sandbox still exists. Default: the final output as one turn."""

@@ -107,6 +107,11 @@ class ClaudeCode(Engine):
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         return [env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"]
 
+    def live_reader(self, paths: SandboxPaths) -> Any:
+        from evalens.runner.engines.claude_record import LiveReader
+
+        return LiveReader(str(paths.workspace))
+
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         from evalens.runner.engines.claude_record import conversation
 

@@ -149,3 +149,54 @@ def _hook_target(name: str | None, pending: list[ToolCall], recent: list[ToolCal
         if call.name == tool:
             return call
     return None
+
+
+class LiveReader:
+    """Claude Code's stream-json read one event at a time (:mod:`evalens.runner.live`): assistant text, each
+    tool call and its result, hooks that blocked or failed, an error result."""
+
+    def __init__(self, workspace: str | None = None) -> None:
+        self.prefix = workspace.rstrip("/") + "/" if workspace else None
+        self.tools: dict[str, str] = {}  # tool_use id -> tool name
+
+    def rel(self, text: str) -> str:
+        return text.replace(self.prefix, "") if self.prefix else text
+
+    def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
+        from evalens.runner.engines.claude_code import hook_denial
+        from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
+
+        kind = ev.get("type")
+        out: list[dict[str, Any]] = []
+        if kind == "assistant":
+            for block in (ev.get("message") or {}).get("content") or []:
+                if not isinstance(block, dict):
+                    continue
+                if block.get("type") == "text" and str(block.get("text") or "").strip():
+                    out.append({"kind": "text", "text": self.rel(clip(block.get("text"), TEXT_LIMIT))})
+                elif block.get("type") == "tool_use":
+                    name = str(block.get("name") or "tool")
+                    call_id = str(block.get("id") or "") or None
+                    if call_id:
+                        self.tools[call_id] = name
+                    out.append({"kind": "tool", "tool": name, "call_id": call_id,
+                                "text": self.rel(summarize(block.get("input")))})
+        elif kind == "user":
+            content = (ev.get("message") or {}).get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    call_id = str(block.get("tool_use_id") or "") or None
+                    out.append({"kind": "result", "call_id": call_id, "tool": self.tools.get(call_id or ""),
+                                "is_error": bool(block.get("is_error")),
+                                "text": self.rel(clip(_result_text(block.get("content")), RESULT_LIMIT))})
+        elif kind == "system" and ev.get("subtype") == "hook_response":
+            hook_name = str(ev.get("hook_name") or "") or None
+            event = str(ev.get("hook_event") or (hook_name or "").split(":", 1)[0])
+            reason = hook_denial(event, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
+            if reason is not None or ev.get("exit_code") not in (0, None):
+                printed = reason or str(ev.get("stderr") or ev.get("stdout") or "")
+                out.append({"kind": "hook", "tool": hook_name, "blocked": reason is not None,
+                            "text": self.rel(clip(printed.strip(), RESULT_LIMIT))})
+        elif kind == "result" and ev.get("is_error"):
+            out.append({"kind": "error", "text": clip(ev.get("result") or ev.get("subtype") or "error", TEXT_LIMIT)})
+        return out

@@ -124,6 +124,14 @@ class Codex(Engine):
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         return [env.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE]
 
+    def live_reader(self, paths: SandboxPaths) -> Any:
+        from evalens.runner.engines.codex_record import LiveReader
+
+        return LiveReader(str(paths.workspace))
+
+    def live_hook_records(self, paths: SandboxPaths) -> Path | None:
+        return paths.config_home / HOOK_RECORDS
+
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         from evalens.runner.engines.codex_record import conversation
 

@@ -203,3 +203,67 @@ def _attach_hooks(conv: Conversation, windows: list[Window], records: list[tuple
         else:
             target.hooks.append(hook)
             target.blocked = target.blocked or hook.blocked
+
+
+def _unwrap(command: str) -> str:
+    """``/bin/bash -lc 'cat x'`` as ``cat x``: the stream wraps every command in the shell that ran it."""
+    import shlex
+
+    try:
+        argv = shlex.split(command)
+    except ValueError:
+        return command
+    if len(argv) == 3 and argv[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh") and argv[1] in ("-lc", "-c"):
+        return argv[2]
+    return command
+
+
+class LiveReader:
+    """Codex's ``--json`` stream read one event at a time (:mod:`evalens.runner.live`): agent messages, each
+    command (when it starts) and its output (when it completes), file changes and other tool items, errors.
+    Calls a hook denied are not in this stream (agent-clis.md §3.5); the run record has them."""
+
+    def __init__(self, workspace: str | None = None) -> None:
+        self.prefix = workspace.rstrip("/") + "/" if workspace else None
+        self.started: set[str] = set()
+
+    def rel(self, text: str) -> str:
+        return text.replace(self.prefix, "") if self.prefix else text
+
+    def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
+        from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
+
+        kind = ev.get("type")
+        raw = ev.get("item")
+        item: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        item_id = str(item.get("id") or "") or None
+        item_type = item.get("type")
+        out: list[dict[str, Any]] = []
+        if kind in ("item.started", "item.completed") and item_type == "command_execution":
+            if item_id not in self.started:
+                self.started.add(item_id or "")
+                out.append({"kind": "tool", "tool": "exec_command", "call_id": item_id,
+                            "text": self.rel(summarize(_unwrap(str(item.get("command") or ""))))})
+            if kind == "item.completed":
+                code = item.get("exit_code")
+                out.append({"kind": "result", "tool": "exec_command", "call_id": item_id,
+                            "is_error": code not in (0, None),
+                            "text": self.rel(clip(item.get("aggregated_output") or "", RESULT_LIMIT))})
+        elif kind == "item.completed" and item_type == "agent_message":
+            if str(item.get("text") or "").strip():
+                out.append({"kind": "text", "text": self.rel(clip(item.get("text"), TEXT_LIMIT))})
+        elif kind == "item.completed" and item_type == "file_change":
+            changes = [f"{c.get('kind', 'change')} {c.get('path', '')}" for c in item.get("changes") or []
+                       if isinstance(c, dict)]
+            out.append({"kind": "tool", "tool": "file_change", "call_id": item_id,
+                        "text": self.rel(summarize(", ".join(changes)))})
+        elif kind == "item.completed" and item_type in ("mcp_tool_call", "web_search"):
+            name = str(item.get("tool") or item_type)
+            out.append({"kind": "tool", "tool": name, "call_id": item_id,
+                        "text": self.rel(summarize(item.get("arguments") or item.get("query") or ""))})
+        elif kind in ("turn.failed", "error"):
+            failure = ev.get("error")
+            error: dict[str, Any] = failure if isinstance(failure, dict) else {}
+            out.append({"kind": "error", "text": clip(error.get("message") or ev.get("message") or "error",
+                                                      TEXT_LIMIT)})
+        return out

@@ -22,7 +22,7 @@ from typing import Any
 
 from evalens.server import uris
 from evalens.server.convert import to_range
-from evalens.server.features import run_formats
+from evalens.server.features import run_formats, run_live
 from evalens.server.features import run_present as present
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
@@ -390,7 +390,8 @@ class Runs:
                 self._progress(handle, "starting", "planning")
                 request = self._request(handle.root, [str(handle.case_file)])
                 try:
-                    outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e))
+                    outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e),
+                                              on_turn=run_live.forwarder(self.ls, handle.uri))
                     result = next((r for r in outcome.results if r.name == handle.name), outcome.results[0])
                     report = str(outcome.report_path) if outcome.report_path else None
                 except RunError as exc:
@@ -425,7 +426,8 @@ class Runs:
         self._progress(handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else ""))
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
         results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
-                                             self.ls.settings, lambda message: self._progress(handle, "agent", message))
+                                             self.ls.settings, lambda message: self._progress(handle, "agent", message),
+                                             run_live.forwarder(self.ls, handle.uri))
         now = time.time()
         own: CaseRecord | None = None
         others = []

@@ -145,7 +145,8 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
 
 
 async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
-                   on_progress: Callable[[str], None] | None = None) -> list[tuple[UnitResult, str | None]]:
+                   on_progress: Callable[[str], None] | None = None,
+                   on_turn: Callable[[Any], None] | None = None) -> list[tuple[UnitResult, str | None]]:
     """Run one unit (``*``: the whole file); every unit's result with the file it was written to (the format's
     own result file, else the evalens report).
 
@@ -173,7 +174,7 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
 
     t0 = time.monotonic()
     try:
-        outcome = await run_file(request, progress, fmt)
+        outcome = await run_file(request, progress, fmt, on_turn=on_turn)
     except UsageError as exc:
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=str(exc), error=str(exc)), None)]
     elapsed = round(time.monotonic() - t0, 3)

@@ -130,9 +130,16 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> L
     def _register(params: Any) -> None:
         return None
 
+    client.timeline = []  # type: ignore[attr-defined]  # (notification, params) of turns and verdicts, in order
+
     @client.feature("evalens/verdictChanged")
     def _verdict(params: Any) -> None:
         client.verdicts.append(plain(params))  # type: ignore[attr-defined]
+        client.timeline.append(("verdictChanged", plain(params)))  # type: ignore[attr-defined]
+
+    @client.feature("evalens/runTurn")
+    def _turn(params: Any) -> None:
+        client.timeline.append(("runTurn", plain(params)))  # type: ignore[attr-defined]
 
     @client.feature("evalens/runState")
     def _state(params: Any) -> None:

@@ -62,8 +62,10 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
                             "judge": {"criteria": "ok JUDGE=pass"}},
                             "model-down": {"input": {"prompt": "SCENARIO=err500"},
                                            "expected": {"contains": ["GREETING-OK"]}}})
+    streamed = []  # the live turns, as the agent produced them (and before the verdict)
     outcome = asyncio.run(run_cases(RunRequest(package_root=root, engine=engine,
-                                               agent_model="gpt-fake" if engine == "codex" else None)))
+                                               agent_model="gpt-fake" if engine == "codex" else None),
+                                    on_turn=streamed.append))
     results = {r.name: r for r in outcome.results}
     cases = {c.name: c for c in outcome.report.cases}
     result = results["scripted"]
@@ -127,6 +129,29 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
     assert record.exit_code == 0 and not record.timed_out and record.agent_seconds > 0
     assert os.path.isfile(path.parent / "events.jsonl")
 
+    # the live turns: what the model scripted, in order, from the event stream (hooks: only those that blocked)
+    live = [(t.kind, t.tool, t.text) for t in streamed if t.unit == "scripted"]
+    assert {t.run for t in streamed} == {1} and [t.seq for t in streamed if t.unit == "scripted"] == \
+        list(range(len(live)))
+    if engine == "claude-code":
+        assert live == [("tool", "Skill", "greeter"), ("result", "Skill", "Launching skill: greeter"),
+                        ("tool", "Write", "output/result.txt"), ("result", "Write", live[3][2]),
+                        ("tool", "Bash", EDIT), ("result", "Bash", "EDITED"),
+                        ("tool", "Write", "output/blocked.txt"), ("hook", "PreToolUse:Write", live[7][2]),
+                        ("result", "Write", live[8][2]), ("text", None, "DONE GREETING-OK")]
+        assert "output/result.txt" in live[3][2] and "/ws/" not in live[3][2]
+    else:  # `--json` leaves out the denied write; the hook shim's records stream its block (polled: in any order)
+        assert [k for k, _, _ in live if k != "hook"] == ["tool", "result", "tool", "result", "tool", "result",
+                                                          "text"]
+        assert [k for k, _, _ in live].count("hook") == 1
+        live = [x for x in live if x[0] != "hook"]
+        assert live[0][2] == "cat .agents/skills/greeter/SKILL.md" and "Write a greeting." in live[1][2]
+        assert "output/result.txt" in live[2][2] and live[4][2] == EDIT and live[5][2].strip() == "EDITED"
+        assert live[-1] == ("text", None, "DONE GREETING-OK")
+    hook = next(t for t in streamed if t.kind == "hook")
+    assert hook.blocked and "BLOCKED_BY_POLICY" in hook.text
+    assert not any(t.kind == "tool" for t in streamed if t.unit == "model-down")
+
     # an agent that never got an answer: a record all the same, saying why, with nothing made up
     [(_, crashed)] = records_for(outcome.report_path, cases["model-down"].artifacts)
     assert results["model-down"].verdict == "ERROR" and crashed.verdict == "ERROR"
@@ -158,7 +183,8 @@ async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, sc
          "assertions": ["greets"]}]}))
     outcome = await run_file(FileRunRequest(file=skill / "evals" / "evals.json", engine=engine,
                                             model="gpt-fake" if engine == "codex" else None,
-                                            timeout_seconds=60, output_dir=tmp_path / "out", runs=1))
+                                            timeout_seconds=60, output_dir=tmp_path / "out", runs=1),
+                             on_turn=(streamed := []).append)
     [case] = outcome.report.cases
     found = records_for(outcome.report_path, case.artifacts)
     assert len(found) == 1, [(str(p), r.prompt if r else None) for p, r in found]
@@ -171,3 +197,6 @@ async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, sc
     assert [(f.path, f.status) for f in record.files] == [("output/result.txt", "created")]
     assert (record.usage.input_tokens, record.usage.output_tokens) == (34, 14)
     assert case.usage.input_tokens == 34 and outcome.report.summary.usage.output_tokens == 14
+    # the live turns of this format's run: the write, its result, the reply
+    assert [(t.unit, t.kind) for t in streamed] == [("1", "tool"), ("1", "result"), ("1", "text")]
+    assert "output/result.txt" in streamed[0].text and streamed[2].text.startswith("DONE")

@@ -16,7 +16,7 @@ import { FileKindsFeature } from "./fileKindsFeature";
 import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import { LeveledChannel, write } from "./logChannel";
 import type { InterpreterSource } from "./interpreter";
-import { Commands, lensRunTarget, Notifications, RunStateParams, VerdictChangedParams } from "./protocol";
+import { Commands, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
 import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
 
@@ -34,6 +34,8 @@ export interface EvalServer {
   readonly onDidChangeState: vscode.Event<ServerState>;
   readonly onVerdictChanged: vscode.Event<VerdictChangedParams>;
   readonly onRunState: vscode.Event<RunStateParams>;
+  /** The agent's turns while a unit runs (`evalens/runTurn`). */
+  readonly onRunTurn: vscode.Event<RunTurnParams>;
   /** Which process runs (or would run) the server and where it came from, in words; undefined before a start. */
   readonly serverDescription?: string;
   executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T>;
@@ -51,6 +53,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   private readonly verdictEmitter = new vscode.EventEmitter<VerdictChangedParams>();
   private readonly runStateEmitter = new vscode.EventEmitter<RunStateParams>();
+  private readonly runTurnEmitter = new vscode.EventEmitter<RunTurnParams>();
   private readonly disposables: vscode.Disposable[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
@@ -63,6 +66,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onVerdictChanged = this.verdictEmitter.event;
   readonly onRunState = this.runStateEmitter.event;
+  readonly onRunTurn = this.runTurnEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -74,6 +78,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       this.stateEmitter,
       this.verdictEmitter,
       this.runStateEmitter,
+      this.runTurnEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
       interpreters.onDidChange(() => {
         if (!this.settings.server.path) {
@@ -189,6 +194,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     });
     client.onNotification(Notifications.verdictChanged, (p: VerdictChangedParams) => this.verdictEmitter.fire(p));
     client.onNotification(Notifications.runState, (p: RunStateParams) => this.runStateEmitter.fire(p));
+    client.onNotification(Notifications.runTurn, (p: RunTurnParams) => this.runTurnEmitter.fire(p));
     try {
       await client.start();
       this.setState("running");

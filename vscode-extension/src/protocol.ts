@@ -126,6 +126,21 @@ export interface ScanCompleteParams {
   seconds: number;
 }
 
+/** `evalens/runTurn`: one turn of the agent while a unit runs, before its verdict (text, a tool call with a short
+ * summary of its input, its result, a hook that blocked). `name` is the unit the agent is running. */
+export interface RunTurnParams {
+  uri: string;
+  name: string;
+  run: number;
+  seq: number;
+  kind: "text" | "tool" | "result" | "hook" | "error" | "note";
+  text: string;
+  tool?: string;
+  callId?: string;
+  isError?: boolean;
+  blocked?: boolean;
+}
+
 export const Commands = {
   discoverCases: "evalens.discoverCases",
   runCase: "evalens.runCase",
@@ -141,6 +156,7 @@ export const Notifications = {
   verdictChanged: "evalens/verdictChanged",
   runState: "evalens/runState",
   scanComplete: "evalens/scanComplete",
+  runTurn: "evalens/runTurn",
 } as const;
 
 /** Identity of a case across discovery, runs and notifications. */

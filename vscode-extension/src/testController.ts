@@ -3,7 +3,8 @@ import * as path from "node:path";
 import * as vscode from "vscode";
 import type { EvalServer, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
-import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, VerdictChangedParams } from "./protocol";
+import { turnOutput } from "./liveTurns";
+import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
 import type { EvalensSettings } from "./settings";
 
@@ -40,6 +41,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   private readonly data = new WeakMap<vscode.TestItem, DiscoveredCase>();
   /** Cases being run by a Test Explorer run: their verdict notifications are already handled. */
   private readonly active = new Set<string>();
+  /** The Test Explorer run each running case belongs to, by item id: where its live turns go. */
+  private readonly running = new Map<string, vscode.TestRun>();
   /** Runs started from the code lens, by case key. */
   private readonly lensRuns = new Map<string, vscode.TestRun>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
@@ -81,6 +84,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
           void this.refreshAll();
         }
       }),
+      server.onRunTurn((p) => this.runTurn(p)),
       server.onVerdictChanged((p) => {
         this.verdictChanged(p).catch((err) => this.log.warn(`evalens/verdictChanged: ${String(err)}`));
       }),
@@ -316,6 +320,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     this.active.add(key);
     if (!dryRun) {
       run.started(item);
+      this.running.set(key, run);
     }
     const cancelled = new Promise<"cancelled">((resolve) => token.onCancellationRequested(() => resolve("cancelled")));
     try {
@@ -346,7 +351,19 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       }
     } finally {
       this.active.delete(key);
+      this.running.delete(key);
     }
+  }
+
+  /** A turn of the agent while a case runs: appended to the Test Results terminal of that case's run. */
+  runTurn(p: RunTurnParams): void {
+    const item = this.caseItem(p.uri, p.name);
+    const run = item && (this.running.get(item.id) ?? this.lensRuns.get(item.id));
+    if (!item || !run) {
+      return; // a run this window did not start (another client), or one already reported
+    }
+    const header = p.seq === 0 ? `── ${item.label}${p.run > 1 ? ` (run ${p.run})` : ""}: the agent's turns ──\r\n` : "";
+    run.appendOutput(header + turnOutput(p), undefined, item);
   }
 
   /** A real run's outcome: shown, and remembered as what dry runs and cancels leave in place. */

@@ -1,7 +1,7 @@
 /** An EvalServer whose commands answer from plain functions: lets the test controller run without Python. */
 import * as vscode from "vscode";
 import type { EvalServer, ServerState } from "../../src/client";
-import type { RunStateParams, VerdictChangedParams } from "../../src/protocol";
+import type { RunStateParams, RunTurnParams, VerdictChangedParams } from "../../src/protocol";
 
 export type Handler = (argument: Record<string, unknown>, token?: vscode.CancellationToken) => unknown;
 
@@ -11,9 +11,11 @@ export class FakeServer implements EvalServer {
   readonly stateEmitter = new vscode.EventEmitter<ServerState>();
   readonly verdictEmitter = new vscode.EventEmitter<VerdictChangedParams>();
   readonly runStateEmitter = new vscode.EventEmitter<RunStateParams>();
+  readonly runTurnEmitter = new vscode.EventEmitter<RunTurnParams>();
   readonly onDidChangeState = this.stateEmitter.event;
   readonly onVerdictChanged = this.verdictEmitter.event;
   readonly onRunState = this.runStateEmitter.event;
+  readonly onRunTurn = this.runTurnEmitter.event;
 
   constructor(readonly handlers: Record<string, Handler>) {}
 

@@ -1,0 +1,230 @@
+"""The agent's turns as they happen: read incrementally from the engine's structured event stream.
+
+While a unit runs, the agent's stdout (Claude Code's stream-json, Codex's ``--json``) is split into lines as it
+arrives and each event becomes zero or more :class:`LiveTurn` s (assistant text, a tool call with a short summary
+of its input, its result, a hook that blocked) for whoever asked for them (``on_turn`` of
+:func:`evalens.runner.api.run_cases` / ``run_file``: the language server's ``evalens/runTurn``, ``evalens eval
+--verbose``). Only structured events are read, never text the agent printed; the complete record is still read
+from the finished trace (``engines/*_record.py``). Everything here is bounded: one line, one turn's text, and the
+number of turns one run streams.
+
+The consumer is found through a context variable set by the API entry points, so the suites and the session need
+no new parameter: tasks a run starts inherit it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
+
+LiveKind = Literal["text", "tool", "result", "hook", "error", "note"]
+TEXT_LIMIT = 2_000  # characters of one streamed assistant text or error
+SUMMARY_LIMIT = 200  # characters of a tool call's input summary
+RESULT_LIMIT = 500  # characters of a tool result
+LINE_LIMIT = 1 << 20  # bytes of one event line parsed live (longer lines are skipped and said so)
+MAX_LIVE_TURNS = 300  # turns one agent run streams; then one note
+
+
+class LiveTurn(BaseModel):
+    """One step of the agent, as it happened."""
+
+    unit: str = Field(description="The unit (case, task, eval, query) being run.")
+    run: int = Field(default=1, description="1-based run of the unit (`--runs N`).")
+    seq: int = Field(default=0, description="0-based position of this turn in the run's stream.")
+    kind: LiveKind = Field(description="text | tool | result | hook | error | note.")
+    text: str = Field(default="", description="Assistant text, a tool input summary, a result, a hook's reason.")
+    tool: str | None = Field(default=None, description="The tool (tool, result) or hook name (hook).")
+    call_id: str | None = Field(default=None, description="Ties a result to its tool call.")
+    is_error: bool = Field(default=False, description="A result the tool reported as failed.")
+    blocked: bool = Field(default=False, description="A hook that denied the call.")
+
+
+TurnCallback = Callable[[LiveTurn], None]
+Part = dict[str, Any]  # the fields of a LiveTurn an engine reader produces (kind, text, tool, ...)
+
+_SINK: ContextVar[TurnCallback | None] = ContextVar("evalens_live_turns", default=None)
+
+
+@contextlib.contextmanager
+def streaming(on_turn: TurnCallback | None) -> Iterator[None]:
+    """Send the turns of every agent run started inside (and in tasks it creates) to ``on_turn``."""
+    token = _SINK.set(on_turn)
+    try:
+        yield
+    finally:
+        _SINK.reset(token)
+
+
+def clip(text: Any, cap: int) -> str:
+    value = text if isinstance(text, str) else ("" if text is None else str(text))
+    return value if len(value) <= cap else f"{value[:cap]}… [{len(value) - cap} more characters]"
+
+
+def one_line(text: str, cap: int = SUMMARY_LIMIT) -> str:
+    return clip(" ".join(text.split()), cap)
+
+
+SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "skill", "url", "query", "description", "prompt")
+
+
+def summarize(value: Any) -> str:
+    """A tool input in one short line: the field that says what the call does, else compact JSON."""
+    if isinstance(value, dict):
+        for key in SUMMARY_KEYS:
+            found = value.get(key)
+            if isinstance(found, list):
+                found = " ".join(str(x) for x in found)
+            if isinstance(found, str) and found.strip():
+                return one_line(found)
+    if isinstance(value, str):
+        return one_line(value)
+    try:
+        return one_line(json.dumps(value, ensure_ascii=False, default=str))
+    except (TypeError, ValueError):
+        return one_line(str(value))
+
+
+class LiveFeed:
+    """Bytes of the agent's stdout in, :class:`LiveTurn` s out (synchronously, on the caller's loop)."""
+
+    def __init__(self, reader: Callable[[dict[str, Any]], list[Part]], sink: TurnCallback, unit: str,
+                 run: int) -> None:
+        self.reader = reader
+        self.sink = sink
+        self.unit = unit
+        self.run = run
+        self.seq = 0
+        self.buffer = bytearray()
+        self.skipping = False  # inside a line longer than LINE_LIMIT
+        self.stopped = False
+
+    def __call__(self, data: bytes) -> None:
+        """More of the stream; every complete line is read as one event."""
+        while data and not self.stopped:
+            cut = data.find(b"\n")
+            piece, data = (data, b"") if cut < 0 else (data[:cut], data[cut + 1:])
+            if not self.skipping:
+                self.buffer += piece
+                if len(self.buffer) > LINE_LIMIT:
+                    self.buffer.clear()
+                    self.skipping = True
+                    self.emit({"kind": "note", "text": f"an event of over {LINE_LIMIT >> 20} MiB was not streamed "
+                               "(the run record has it)"})
+            if cut >= 0:
+                if not self.skipping:
+                    self.line(bytes(self.buffer))
+                self.buffer.clear()
+                self.skipping = False
+
+    def close(self) -> None:
+        """The stream ended: a last line without a newline is read too."""
+        if self.buffer and not self.skipping:
+            self.line(bytes(self.buffer))
+        self.buffer.clear()
+
+    def line(self, raw: bytes) -> None:
+        text = raw.decode("utf-8", errors="replace").strip()
+        if not text.startswith("{"):
+            return  # not an event (a warning the CLI printed): never read as the agent's words
+        try:
+            event = json.loads(text)
+        except ValueError:
+            return
+        if not isinstance(event, dict):
+            return
+        try:
+            parts = self.reader(event)
+        except Exception:  # noqa: BLE001 - an odd event must not break the run; the record is read later
+            log.debug("live turn reader failed", exc_info=True)
+            return
+        for part in parts:
+            self.emit(part)
+
+    def emit(self, part: Part) -> None:
+        if self.stopped:
+            return
+        if self.seq >= MAX_LIVE_TURNS:
+            self.stopped = True
+            part = {"kind": "note", "text": f"later turns are not streamed (limit {MAX_LIVE_TURNS}); the run record "
+                    "has them all"}
+        try:
+            turn = LiveTurn(unit=self.unit, run=self.run, seq=self.seq, **part)
+        except Exception:  # noqa: BLE001 - a malformed part is dropped, not the run
+            log.debug("bad live turn %r", part, exc_info=True)
+            return
+        self.seq += 1
+        try:
+            self.sink(turn)
+        except Exception:  # noqa: BLE001 - a broken consumer must not break the run
+            log.debug("live turn consumer failed", exc_info=True)
+
+
+def feed(engine: Any, paths: Any, unit: str, run: int) -> LiveFeed | None:
+    """A feed for one agent run of ``unit`` when someone asked for turns (:func:`streaming`), else None."""
+    sink = _SINK.get()
+    if sink is None:
+        return None
+    reader = engine.live_reader(paths)
+    if reader is None:
+        return None
+    return LiveFeed(reader, sink, unit, run)
+
+
+def new_hook_runs(folder: Path, seen: set[str]) -> list[Part]:
+    """Hook runs recorded in ``folder`` since the last look (``<stamp>.rc`` is written last): those that
+    blocked or failed. Blocking: call it in a worker thread."""
+    from evalens.runner.engines.claude_code import hook_denial
+
+    out: list[Part] = []
+    try:
+        names = sorted(p.name for p in folder.glob("*.rc")) if folder.is_dir() else []
+    except OSError:
+        return out
+    for name in names:
+        if name in seen:
+            continue
+        seen.add(name)
+        base = folder / name[:-3]
+
+        def read(suffix: str, base: Path = base) -> str:
+            try:
+                with open(f"{base}{suffix}", encoding="utf-8", errors="replace") as fh:
+                    return fh.read(4_000)
+            except OSError:
+                return ""
+
+        try:
+            code = int(read(".rc").strip())
+        except ValueError:
+            continue
+        event = read(".event").strip() or "PreToolUse"
+        stdout, stderr = read(".out"), read(".err")
+        reason = hook_denial(event, code, stdout, stderr)
+        if reason is not None or code != 0:
+            out.append({"kind": "hook", "tool": event, "blocked": reason is not None,
+                        "text": clip((reason or stderr or stdout).strip(), RESULT_LIMIT)})
+    return out
+
+
+async def watch_hooks(live: LiveFeed, folder: Path, interval: float = 0.3) -> None:
+    """Stream the hook runs an engine records in files (Codex: its ``--json`` omits hooks) until cancelled."""
+    seen: set[str] = set()
+    try:
+        while True:
+            await asyncio.sleep(interval)
+            for part in await asyncio.to_thread(new_hook_runs, folder, seen):
+                live.emit(part)
+    except asyncio.CancelledError:
+        for part in await asyncio.to_thread(new_hook_runs, folder, seen):  # the last ones, once the agent ended
+            live.emit(part)
+        raise

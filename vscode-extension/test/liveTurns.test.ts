@@ -1,0 +1,81 @@
+import { strict as assert } from "node:assert";
+import { test } from "node:test";
+import * as vscode from "vscode";
+import { turnOutput, TURN_LINES } from "../src/liveTurns";
+import type { DiscoveredCase, RunTurnParams } from "../src/protocol";
+import { DEFAULT_SETTINGS } from "../src/settings";
+import { EvalTestController } from "../src/testController";
+import { FakeServer, range } from "./support/fakeServer";
+import type { FakeTestController, FakeTestRun } from "./support/vscode-mock";
+
+const URI = "file:///ws/pkg/evals/cases/basic.yaml";
+const log = { info() {}, warn() {}, error() {}, debug() {}, trace() {} } as unknown as vscode.LogOutputChannel;
+const cases: DiscoveredCase[] = [
+  { uri: URI, name: "greet", format: "uaaps", range: range(1), packageRoot: "/ws/pkg" },
+  { uri: URI, name: "other", format: "uaaps", range: range(9), packageRoot: "/ws/pkg" },
+];
+
+function turn(seq: number, kind: RunTurnParams["kind"], text: string, extra: Partial<RunTurnParams> = {}): RunTurnParams {
+  return { uri: URI, name: "greet", run: 1, seq, kind, text, ...extra };
+}
+
+test("a turn reads as one terminal line: tool and summary, failed results, blocks in red", () => {
+  assert.equal(turnOutput(turn(0, "tool", "output/result.txt", { tool: "Write" })), "▸ Write output/result.txt\r\n");
+  assert.equal(turnOutput(turn(1, "result", "EDITED\n")), "\x1b[2m  ↳ EDITED\x1b[0m\r\n");
+  assert.equal(turnOutput(turn(2, "result", "no such file", { isError: true })), "\x1b[31m  ↳ failed: no such file\x1b[0m\r\n");
+  assert.equal(
+    turnOutput(turn(3, "hook", "BLOCKED_BY_POLICY", { tool: "PreToolUse:Write", blocked: true })),
+    "\x1b[31m⛔ PreToolUse:Write blocked: BLOCKED_BY_POLICY\x1b[0m\r\n",
+  );
+  const long = turnOutput(turn(4, "text", Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n"), { run: 2 }));
+  assert.ok(long.startsWith("#2 💬 line 0\r\n    line 1"));
+  assert.ok(long.includes(`… ${10 - TURN_LINES} more lines`) && !long.includes("line 9"));
+});
+
+test("turns stream into the Test Results terminal of the running case, before its verdict", async () => {
+  let answer: (value: unknown) => void = () => undefined;
+  const server = new FakeServer({
+    "evalens.discoverCases": () => cases,
+    "evalens.runCase": () => new Promise((resolve) => (answer = resolve)),
+  });
+  const tc = new EvalTestController(server, () => ({ ...DEFAULT_SETTINGS, maxParallelRuns: 1 }), log);
+  const controller = tc.controller as unknown as FakeTestController;
+  await tc.refreshAll();
+  const item = tc.caseItem(URI, "greet")!;
+  server.runTurnEmitter.fire(turn(0, "text", "before the run")); // no run yet: dropped
+  const running = tc.runItems([item], false);
+  await new Promise((r) => setTimeout(r, 0));
+  server.runTurnEmitter.fire(turn(0, "tool", "output/result.txt", { tool: "Write" }));
+  server.runTurnEmitter.fire(turn(1, "text", "DONE GREETING-OK"));
+  server.runTurnEmitter.fire({ ...turn(0, "text", "another case"), name: "other" }); // not running here: dropped
+  answer({ uri: URI, name: "greet", verdict: "PASS", durationSeconds: 1 });
+  await running;
+  const run = controller.runs.at(-1) as FakeTestRun;
+  const events = run.events.filter((e) => e.kind !== "enqueued");
+  assert.deepEqual(
+    events.map((e) => [e.kind, e.id, e.text]),
+    [
+      ["started", item.id, undefined],
+      ["output", item.id, "── greet: the agent's turns ──\r\n▸ Write output/result.txt\r\n"],
+      ["output", item.id, "💬 DONE GREETING-OK\r\n"],
+      ["output", item.id, "PASS greet (1.0s)\r\n"],
+      ["passed", item.id, undefined],
+      ["end", undefined, undefined],
+    ],
+  );
+  server.runTurnEmitter.fire(turn(2, "text", "late")); // the run is over: nowhere to go, no error
+  tc.dispose();
+});
+
+test("turns of a code lens run go to that run", async () => {
+  const server = new FakeServer({ "evalens.discoverCases": () => cases });
+  const tc = new EvalTestController(server, () => DEFAULT_SETTINGS, log);
+  const controller = tc.controller as unknown as FakeTestController;
+  await tc.refreshAll();
+  tc.lensRunStarted(URI, "greet");
+  server.runTurnEmitter.fire(turn(0, "hook", "BLOCKED", { tool: "PreToolUse:Write", blocked: true }));
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.ok(run.events.some((e) => e.kind === "output" && e.text!.includes("PreToolUse:Write blocked: BLOCKED")));
+  tc.lensRunFinished(URI, "greet", { uri: URI, name: "greet", verdict: "FAIL", reason: "blocked" });
+  tc.dispose();
+});
