@@ -23,6 +23,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--markdown", action="store_true", help="print the run as Markdown (what Neovim shows)")
     parser.add_argument("-o", "--output", metavar="FILE", help="where --html writes (default: next to the report)")
     parser.add_argument("--full", action="store_true", help="print whole tool inputs and results, not excerpts")
+    parser.add_argument("--compare", action="store_true",
+                        help="UNIT's two most recent runs side by side: verdict, checks, judge, cost, output diff")
     return parser
 
 
@@ -34,6 +36,8 @@ def main(argv: list[str]) -> int:
     target, unit = args.report, args.unit
     if target is not None and unit is None and not Path(target).exists():
         target, unit = None, target  # `evalens show extract-text`
+    if args.compare:
+        return _compare(Path(target) if target else Path.cwd(), unit, args)
     report_path = find_report(Path(target) if target else None)
     if report_path is None:
         where = target or "this folder"
@@ -65,6 +69,58 @@ def main(argv: list[str]) -> int:
         return 0
     render_terminal(view, full=args.full)
     return 0
+
+
+def _compare(start: Path, unit: str | None, args: Any) -> int:
+    from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
+
+    if not unit:
+        print("evalens show --compare: name the unit to compare (evalens show --compare UNIT)", file=sys.stderr)
+        return 2
+    cmp = compare(start, unit)
+    if cmp is None:
+        print(f"evalens show --compare: no run of {unit} in the reports of {start}", file=sys.stderr)
+        return 2
+    if args.html or args.markdown:
+        text = render_compare_html(cmp) if args.html else render_compare_markdown(cmp)
+        if args.output or args.html:
+            out = Path(args.output) if args.output else cmp.latest.report_path.with_name(f"compare-{unit}.html")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+            print(out)
+        else:
+            sys.stdout.write(text)
+        return 0
+    render_compare_terminal(cmp)
+    return 0
+
+
+def render_compare_terminal(cmp: Any, console: Any = None) -> None:
+    """The two runs as a three-column table (changed rows marked), then the diff of the final outputs."""
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.syntax import Syntax
+    from rich.table import Table
+
+    from evalens.runner.run_compare import rows
+
+    console = console or Console(highlight=False)
+    prev = cmp.previous
+    table = Table(title=f"compare {escape(cmp.name)}", show_lines=True)
+    table.add_column("")
+    table.add_column(f"previous {escape(prev.timestamp)}" if prev else "previous", overflow="fold")
+    table.add_column(f"latest {escape(cmp.latest.timestamp)}", overflow="fold")
+    for label, before, now in rows(cmp):
+        mark = prev is not None and before != now
+        table.add_row(("[bold yellow]≠[/] " if mark else "") + escape(label), escape(before), escape(now))
+    console.print(table)
+    if prev is None:
+        console.print("only one run of this unit so far: run it again to compare")
+        console.print(escape(cmp.latest.output))
+    elif diff := cmp.output_diff():
+        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+    else:
+        console.print("the final outputs are the same")
 
 
 def _clip(text: str | None, full: bool, lines: int = 8, width: int = 600) -> str:

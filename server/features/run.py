@@ -241,7 +241,8 @@ class Runs:
                     return running.strip()
                 return "No run yet: use **▶ Run eval**." if self.format_id_of(validation) == RUNNABLE else \
                     "No run yet: use **▶ Run**."
-            return running + present.hover_markdown(record)
+            links = present.run_links(self.ls.cap("experimental", None), uri, case.name)
+            return running + present.hover_markdown(record, links)
         return None
 
     def target(self, uri: str, name: str | None) -> Target:

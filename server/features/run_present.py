@@ -160,8 +160,27 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
     return out
 
 
-def hover_markdown(record: Any) -> str:
-    """The last result, in full: verdict, checks, judge, duration, engine + model, output, report."""
+def run_links(experimental: Any, uri: str, name: str) -> str:
+    """How to open the run from the hover: command links for a client that runs them (VS Code declares
+    ``experimental.evalens.commandLinks``), else the Neovim command and the lens, in words."""
+    import json
+    from urllib.parse import quote
+
+    evalens = experimental.get("evalens") if isinstance(experimental, dict) else None
+    allowed = evalens.get("commandLinks") if isinstance(evalens, dict) else None
+    allowed = allowed if isinstance(allowed, list) else []
+    arg = quote(json.dumps([{"uri": uri, "name": name}]))
+    links = [f"[{title}](command:{command}?{arg})" for title, command in
+             (("Show run", "evalens.showRun"), ("Compare with previous run", "evalens.compareRuns"))
+             if command in allowed]
+    if links:
+        return " · ".join(links)
+    return "Show run: the **Show run** lens, or `:EvalensShow` / `:EvalensCompare` in Neovim"
+
+
+def hover_markdown(record: Any, links: str = "") -> str:
+    """The last result, in full: verdict, checks, judge, duration, engine + model, output, report; ``links``:
+    how to open the run (:func:`run_links`)."""
     r = record.result
     state = getattr(r, "state", None) or r.verdict
     head = f"**Last run: {ICONS.get(state, '')} {state}**"
@@ -196,7 +215,7 @@ def hover_markdown(record: Any) -> str:
     if r.output_snippet:
         parts.append("Output:\n```text\n" + r.output_snippet.replace("```", "ʼʼʼ") + "\n```")
     if record.report_path:
-        parts.append(f"Report: `{record.report_path}`")
+        parts.append(f"Report: `{record.report_path}`" + (f"\n\n{links}" if links else ""))
     if r.sandbox_path:
         parts.append(f"Sandbox kept: `{r.sandbox_path}`")
     return "\n\n".join(parts)

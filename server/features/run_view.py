@@ -2,7 +2,8 @@
 
 VS Code puts the HTML page in a webview beside the eval file; Neovim puts the Markdown in a read-only buffer.
 Arguments (one dict): ``uri`` + ``name`` (a unit of an eval file: its newest report is found), or ``reportPath``
-(+ ``name``); ``format`` is ``html`` (default) or ``markdown``. The answer: ``{format, text, title,
+(+ ``name``); ``format`` is ``html`` (default) or ``markdown``; ``compare: true`` answers the unit's two most
+recent runs side by side instead (``runner/run_compare.py``). The answer: ``{format, text, title,
 reportPath, anchor}``, or None when the unit has no report yet. Reading and rendering run in a worker thread.
 """
 
@@ -57,6 +58,24 @@ def anchor_for(view: Any, name: str | None) -> str | None:
     return base
 
 
+def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str, Any] | None:
+    """``compare: true``: the unit's two most recent runs side by side (None: no run of it yet)."""
+    from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
+
+    if name is None:
+        return None
+    path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
+    start = Path(args["reportPath"]) if isinstance(args.get("reportPath"), str) else Path(path) if path else None
+    if start is None:
+        return None
+    cmp = compare(start, name, path)
+    if cmp is None:
+        return None
+    text = render_compare_markdown(cmp) if fmt == "markdown" else render_compare_html(cmp)
+    return {"format": fmt, "text": text, "title": f"evalens: compare {name}",
+            "reportPath": str(cmp.latest.report_path), "anchor": None}
+
+
 def render(args: dict[str, Any]) -> dict[str, Any] | None:
     """The command's answer (blocking: call it in a worker thread)."""
     from evalens.runner.report import NotAReport
@@ -64,6 +83,8 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
 
     name = args.get("name") if isinstance(args.get("name"), str) else None
     fmt = "markdown" if args.get("format") == "markdown" else "html"
+    if args.get("compare") is True:
+        return render_compare(args, name, fmt)
     if isinstance(args.get("reportPath"), str):
         report_path: Path | None = Path(args["reportPath"])
     else:

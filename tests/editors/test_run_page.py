@@ -58,3 +58,41 @@ def test_page_shows_verdict_failed_check_tool_call_and_diff(tmp_path: Path) -> N
     assert seen["after_pass_filter"] == ["PASS"]
     assert seen["anchor_turn_open"] and seen["anchor_call_visible"]
     assert (ARTIFACTS / "run-page.png").stat().st_size > 10_000
+
+
+COMPARE_DRIVER = Path(__file__).resolve().parent / "run_page" / "check_compare.js"
+
+
+def test_compare_page_shows_both_runs_and_the_output_diff(tmp_path: Path) -> None:
+    """``evalens show --compare UNIT --html``: the unit's two most recent runs side by side in Chromium."""
+    if not Path(CHROMIUM).exists() or shutil.which("node") is None:
+        pytest.skip(f"chromium ({CHROMIUM}) or node not installed (run .ci/install-vscode.sh)")
+    if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
+    from tests.runner.compare_fixture import two_runs
+
+    two_runs(tmp_path / "pkg")
+    page = tmp_path / "compare.html"
+    proc = subprocess.run([sys.executable, "-m", "evalens", "show", str(tmp_path / "pkg"), "respects-policy",
+                           "--compare", "--html", "-o", str(page)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = ARTIFACTS.parent / "compare-page"
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    driven = subprocess.run(["node", str(COMPARE_DRIVER), str(page), str(out)], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"),
+                                              "CHROMIUM": CHROMIUM})
+    assert driven.returncode == 0, driven.stdout + driven.stderr
+    seen = json.loads(driven.stdout.strip().splitlines()[-1])
+    assert seen["errors"] == [] and seen["requests"] == []  # self-contained
+    assert seen["title"] == "evalens · compare respects-policy"
+    assert seen["headers"][1].startswith("previous") and seen["headers"][2].startswith("latest")
+    assert seen["verdicts"] == ["PASS", "FAIL"] and seen["verdict_changed"]
+    assert seen["verdict_colours"][0] != seen["verdict_colours"][1]  # pass and fail drawn differently
+    assert seen["check"][0] == "PASS" and seen["check"][1].startswith("FAIL: the agent was blocked")
+    assert seen["cost"] == ["$0.0020", "$0.0010"]
+    assert seen["diff_visible"]
+    assert seen["diff_removed"] == ["-I wrote output/blocked.txt as asked.", "-GREETING-OK"]
+    assert seen["diff_added"] == ["+I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
+    assert (out / "compare-page.png").stat().st_size > 10_000

@@ -12,6 +12,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { documentSelectorFor, fileKinds } from "./documentSelector";
+import { CommandLinksFeature, HOVER_COMMANDS } from "./commandLinks";
 import { FileKindsFeature } from "./fileKindsFeature";
 import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import { LeveledChannel, write } from "./logChannel";
@@ -169,6 +170,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       outputChannel: this.channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
       initializationOptions: toWire(this.settings),
+      // the hover's "Show run" / "Compare with previous run" links run these commands, and only these
+      markdown: { isTrusted: { enabledCommands: [...HOVER_COMMANDS] } },
       // No client-side file watcher: the server registers watchers for its file kinds itself.
       middleware: {
         workspace: {
@@ -179,6 +182,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     };
     const client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);
     client.registerFeature(new FileKindsFeature(documentSelector, this.log));
+    client.registerFeature(new CommandLinksFeature());
     this.client = client;
     client.onDidChangeState((e) => {
       if (this.client !== client) {

@@ -13,6 +13,7 @@ export const CommandIds = {
   dryRunAtCursor: "evalens.dryRunEvalAtCursor",
   openLastReport: "evalens.openLastReport",
   showRun: "evalens.showRun",
+  compareRuns: "evalens.compareRuns",
   restart: "evalens.restartServer",
   showLog: "evalens.showLog",
 } as const;
@@ -153,6 +154,17 @@ export function registerCommands(
         return;
       }
       await showRun(server, target, log);
+    }),
+    vscode.commands.registerCommand(CommandIds.compareRuns, async (arg?: unknown) => {
+      if (!serverReady()) {
+        return;
+      }
+      const target = await runTarget(arg);
+      if (!target) {
+        void vscode.window.showInformationMessage("Put the cursor in an eval case (or pick one in the Test Explorer) to compare its runs.");
+        return;
+      }
+      await showRun(server, { ...target, compare: true }, log);
     }),
     vscode.commands.registerCommand(CommandIds.restart, () => server.restart()),
     vscode.commands.registerCommand(CommandIds.showLog, () => log.show()),

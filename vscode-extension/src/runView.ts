@@ -14,11 +14,13 @@ export interface RunViewAnswer {
   anchor?: string | null;
 }
 
-/** What to show: a unit of an eval file, or (with reportPath alone) a whole report. */
+/** What to show: a unit of an eval file, or (with reportPath alone) a whole report; `compare`: the unit's two
+ * most recent runs side by side. */
 export interface RunViewTarget {
   uri?: string;
   name?: string;
   reportPath?: string;
+  compare?: boolean;
 }
 
 /** The page with a Content-Security-Policy that allows nothing but its own inline style and (nonced) script:
@@ -67,7 +69,7 @@ export async function showRun(
     void vscode.window.showInformationMessage(`No run recorded yet for ${what}: run it first.`);
     return false;
   }
-  const key = target.name ? `${target.uri ?? page.reportPath}#${target.name}` : page.reportPath;
+  const key = (target.compare ? "compare:" : "") + (target.name ? `${target.uri ?? page.reportPath}#${target.name}` : page.reportPath);
   let panel = panels.get(key);
   if (!panel) {
     panel = vscode.window.createWebviewPanel(

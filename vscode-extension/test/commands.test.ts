@@ -85,3 +85,55 @@ test("Open Last Report opens the path the server names", async () => {
   assert.equal(uri.fsPath, "/ws/pkg/evals/reports/2026-01-01T00-00-00Z.json");
   dispose();
 });
+
+test("Open Last Report opens the report rendered (the run view), not its JSON", async () => {
+  const { server, run, editorAt, dispose } = setup();
+  server.handlers["evalens.runView"] = (arg) => ({
+    format: "html",
+    text: "<html><head></head><body>report page<script>x()</script></body></html>",
+    title: "evalens: 2026-01-01T00-00-00Z.json",
+    reportPath: arg.reportPath,
+  });
+  editorAt(0);
+  executedCommands.length = 0;
+  fakeWindow.panels.length = 0;
+  await run(CommandIds.openLastReport);
+  assert.deepEqual(executedCommands, [], "no raw JSON editor");
+  const [panel] = fakeWindow.panels;
+  assert.equal(panel.title, "evalens: 2026-01-01T00-00-00Z.json");
+  assert.match(panel.webview.html, /Content-Security-Policy/);
+  assert.match(panel.webview.html, /<script nonce="[A-Za-z0-9]{32}">/);
+  const view = server.calls.find((c) => c.command === "evalens.runView")!;
+  assert.deepEqual(view.argument, { reportPath: "/ws/pkg/evals/reports/2026-01-01T00-00-00Z.json", format: "html" });
+  dispose();
+});
+
+test("Compare with Previous Run asks the server for the unit's two runs and opens its own panel", async () => {
+  const { server, run, editorAt, dispose } = setup();
+  server.handlers["evalens.runView"] = (arg) =>
+    arg.compare
+      ? { format: "html", text: "<html><head></head><body>compare</body></html>", title: `evalens: compare ${String(arg.name)}`, reportPath: "/r.json" }
+      : { format: "html", text: "<html><head></head><body>run</body></html>", title: `evalens: ${String(arg.name)}`, reportPath: "/r.json" };
+  fakeWindow.panels.length = 0;
+  editorAt(13); // the cursor in "second"
+  await run(CommandIds.compareRuns);
+  await run(CommandIds.showRun, { uri: URI, name: "second" }); // the hover link's argument
+  await run(CommandIds.compareRuns, { uri: URI, name: "second" }); // the same compare panel, refreshed
+  const views = server.calls.filter((c) => c.command === "evalens.runView").map((c) => c.argument);
+  assert.deepEqual(views, [
+    { uri: URI, name: "second", compare: true, format: "html" },
+    { uri: URI, name: "second", format: "html" },
+    { uri: URI, name: "second", compare: true, format: "html" },
+  ]);
+  assert.deepEqual(
+    fakeWindow.panels.map((p) => [p.title, p.revealed]),
+    [
+      ["evalens: compare second", 2],
+      ["evalens: second", 1],
+    ],
+  );
+  server.handlers["evalens.runView"] = () => null;
+  await run(CommandIds.compareRuns, { uri: URI, name: "first" });
+  assert.match(fakeWindow.messages.at(-1)!, /No run recorded yet for "first"/);
+  dispose();
+});

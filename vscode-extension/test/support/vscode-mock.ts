@@ -275,8 +275,41 @@ export const commands = {
   },
 };
 
+export enum ViewColumn {
+  Active = -1,
+  Beside = -2,
+  One = 1,
+}
+
+/** A webview panel: what a test reads back is its title and html. */
+export class FakeWebviewPanel {
+  readonly webview = { html: "", cspSource: "vscode-resource:" };
+  revealed = 0;
+  private readonly disposeListeners: (() => void)[] = [];
+  constructor(
+    readonly viewType: string,
+    public title: string,
+  ) {}
+  reveal() {
+    this.revealed++;
+  }
+  onDidDispose(listener: () => void) {
+    this.disposeListeners.push(listener);
+    return new Disposable(() => undefined);
+  }
+  dispose() {
+    this.disposeListeners.forEach((l) => l());
+  }
+}
+
 export const window = {
   activeTextEditor: undefined as unknown,
+  panels: [] as FakeWebviewPanel[],
+  createWebviewPanel(viewType: string, title: string) {
+    const panel = new FakeWebviewPanel(viewType, title);
+    window.panels.push(panel);
+    return panel;
+  },
   createStatusBarItem(id: string, alignment: StatusBarAlignment, priority: number) {
     return { id, alignment, priority, text: "", tooltip: "", name: "", command: "", backgroundColor: undefined as unknown, show() {}, dispose() {} };
   },

@@ -215,18 +215,15 @@ function M.on_attach(client, bufnr)
     cancel(bufnr)
   end, { desc = "evalens: cancel the runs of this file's package" })
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensLastReport', function()
-    M.exec(bufnr, 'evalens.lastReport', { uri = vim.uri_from_bufnr(bufnr) }, function(result)
-      if result and result.path then
-        vim.cmd('split ' .. vim.fn.fnameescape(result.path))
-      else
-        vim.notify('evalens: no report yet')
-      end
-    end)
-  end, { desc = 'evalens: open the newest report' })
+    require('evalens.show').last_report(bufnr, M.exec)
+  end, { desc = 'evalens: the newest report, rendered' })
   require('evalens.show').register_lens_command(M.exec)
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec)
   end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensCompare', function(opts)
+    require('evalens.show').show(bufnr, opts.args, M.exec, true)
+  end, { nargs = '?', desc = "evalens: the case's two most recent runs side by side" })
 
   local group = vim.api.nvim_create_augroup('evalens_lenses_' .. bufnr, { clear = true })
   vim.api.nvim_create_autocmd({ 'BufEnter', 'CursorHold', 'InsertLeave', 'BufWritePost' }, {

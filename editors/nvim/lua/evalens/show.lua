@@ -47,15 +47,34 @@ function M.open(text, title)
 end
 
 --- :EvalensShow [name]: the run of `name` (default: the case under the cursor) of this buffer's eval file.
-function M.show(bufnr, name, exec)
+--- With `compare` (:EvalensCompare): its two most recent runs side by side.
+function M.show(bufnr, name, exec, compare)
   name = (name ~= nil and name ~= '') and name or M.case_at_cursor(bufnr)
-  local arg = { uri = vim.uri_from_bufnr(bufnr), name = name, format = 'markdown' }
+  local arg = { uri = vim.uri_from_bufnr(bufnr), name = name, format = 'markdown', compare = compare or nil }
   exec(bufnr, 'evalens.runView', arg, function(result)
     if not result or not result.text then
       vim.notify('evalens: no run recorded yet for ' .. (name or 'this file') .. ': run it first')
       return
     end
     M.open(result.text, result.title or 'evalens run')
+  end)
+end
+
+--- :EvalensLastReport: the newest report rendered (every unit, failures first); its file when it is not an
+--- evalens report (another format's own result file).
+function M.last_report(bufnr, exec)
+  exec(bufnr, 'evalens.lastReport', { uri = vim.uri_from_bufnr(bufnr) }, function(report)
+    if not report or not report.path then
+      vim.notify('evalens: no report yet')
+      return
+    end
+    exec(bufnr, 'evalens.runView', { reportPath = report.path, format = 'markdown' }, function(result)
+      if result and result.text then
+        M.open(result.text, result.title or report.path)
+      else
+        vim.cmd('split ' .. vim.fn.fnameescape(report.path))
+      end
+    end)
   end)
 end
 
