@@ -116,6 +116,7 @@ class CaseResult(Wire):
     dry_run: bool | None = None  # a dry run: nothing ran, the verdict is SKIP
     plan: dict[str, Any] | None = None  # a dry run's plan (runner.api's RunPlan)
     cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
+    problems: int | None = None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
     usage: RunUsage | None = None
 
 
@@ -181,6 +182,8 @@ COMMANDS: dict[str, str] = {
     "lastReport": "evalens.lastReport",
     "showResult": "evalens.showResult",
     "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not mirrored yet)
+    "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
+    "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
 

@@ -1,11 +1,35 @@
 """Quick fixes: every problem that carries a fix becomes a code action on its diagnostic, followed by
-"Ignore `code` on this line / in this file" (inline suppression)."""
+"Ignore `code` on this line / in this file" (inline suppression). A problem about a referenced file that does
+not exist (``data["create_file"]``: ``fixture-missing``, ``file-missing``) also offers to create it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
+from evalens.server.features import file_edits
+from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.server import EvalensServer
 from lsprotocol import types
+
+CREATE_FILE = "evalens.createFile"
+
+
+def _create_action(ls: EvalensServer, uri: str, problem: Any, diagnostic: types.Diagnostic) -> types.CodeAction | None:
+    """"Create `fixtures/x.pdf`": a ``CreateFile`` edit, or (clients without resource operations) the server's
+    ``evalens.createFile`` command."""
+    target = (problem.data or {}).get("create_file")
+    if not isinstance(target, str):
+        return None
+    text = file_edits.placeholder(target)
+    title = f"Create {'empty ' if not text else ''}`{Path(target).name}`"
+    action = types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic])
+    if file_edits.can_create(ls):
+        action.edit = file_edits.create_edit(target, text)
+    else:
+        action.command = types.Command(title=title, command=CREATE_FILE, arguments=[{"uri": uri, "path": target}])
+    return action
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
@@ -36,4 +60,22 @@ def register(server: EvalensServer) -> None:
                     out.append(types.CodeAction(
                         title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                         is_preferred=fix.preferred, edit=fix_to_edit(fix, uri, lines, ls.encoding)))
+            create = _create_action(ls, uri, problem, diagnostic)
+            if create is not None:  # after "Change to `<nearest>`": a typo is likelier than a new file
+                fixes.append(create)
         return [*fixes, *ignores] or None
+
+    @server.command(CREATE_FILE)
+    def create_file(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        """The fallback of "Create `x`": only a file a current problem of ``uri`` names, never any path."""
+        a = command_arg(args, uri=True)
+        result = ls.validate_uri(a["uri"])
+        wanted = a.get("path")
+        if not isinstance(wanted, str) or not any((p.data or {}).get("create_file") == wanted for p in result.problems):
+            raise CommandRefused(f"no missing file {wanted!r} is referenced by {a['uri']}")
+        created = file_edits.write_new(wanted, file_edits.placeholder(wanted))
+        if created:  # the client may not watch files: every open document looks again
+            from evalens.server.features import diagnostics
+
+            diagnostics.revalidate_open(ls)
+        return {"created": created, "path": wanted}

@@ -23,6 +23,7 @@ from typing import Any
 from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import run_formats, run_live
+from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
@@ -56,6 +57,9 @@ class Runs:
             return found
         found = self.ls.validate_uri(uri)
         return found if found.doc is not None or found.problems else None
+
+    def units_of(self, validation: Any) -> list[Any]:
+        return self._cases(validation)
 
     def _cases(self, validation: Any, format_id: str = RUNNABLE) -> list[Any]:
         """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``); cached
@@ -194,11 +198,11 @@ class Runs:
                 lens(rng, "■ Cancel all" if case.name == ALL else "■ Cancel", "evalens.cancelRun",
                      {"uri": uri, "name": ALL} if whole_running else arg)
                 continue
-            if case.name == ALL:
-                lens(rng, "▶ Run all", "evalens.runCase", arg)
+            errors = invalid.unit_errors(validation, case, self._cases(validation))
+            if errors:  # nothing runs until they are fixed; the lens jumps to the first one
+                lens(rng, invalid.lens_title(len(errors)), "evalens.showProblems", arg)
             else:
-                lens(rng, "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
-            if not cli:
+                lens(rng, "▶ Run all" if case.name == ALL else "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
             for title, command in present.record_lenses(self.memory.get(root, case.name), case.name == ALL):
                 lens(rng, title, command, arg)
@@ -382,7 +386,7 @@ class Runs:
         record: CaseRecord | None = None
         others: list[CaseRecord] = []
         try:
-            await self._progress_begin(handle)
+            await self._progress_begin(handle, present.unit_label(target))
             if handle.format_id in CLI_FORMATS:
                 async with self.slots:
                     record, others = await self._execute_file_unit(handle, target)
@@ -476,7 +480,7 @@ class Runs:
     def _progress_supported(self) -> bool:
         return bool(self.ls.cap("window.work_done_progress", False))
 
-    async def _progress_begin(self, handle: RunHandle) -> None:
+    async def _progress_begin(self, handle: RunHandle, label: str) -> None:
         if not self._progress_supported():
             return
         token = f"evalens-run-{uuid.uuid4()}"
@@ -486,7 +490,7 @@ class Runs:
             return
         handle.token = token
         self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title=f"Eval {handle.name}", message="queued", cancellable=True, percentage=0))
+            title=f"Eval {label}", message="queued", cancellable=True, percentage=0))
         future = self.ls.work_done_progress.tokens.get(token)
         if future is not None:
             loop = asyncio.get_running_loop()
@@ -553,30 +557,34 @@ class Runs:
         return out
 
     async def dry_run(self, target: Target) -> dict[str, Any]:
-        from evalens.runner.api import RunError, run_cases
+        from evalens.runner.api import RunError, UsageError, run_cases
 
         base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
-        if target.format_id in CLI_FORMATS:
-            return {**base, "verdict": "SKIP", "reason": f"dry run: `evalens run --dry-run {target.case_file.name}` "
-                    "in a terminal lists what would run"}
         try:
+            if target.format_id in CLI_FORMATS:
+                return self._show_plan(base, target, await run_formats.dry_run(
+                    target.format_id, target.case_file, target.name, self.ls.settings))
             outcome = await run_cases(self._request(target.root, [str(target.case_file)], dry_run=True))
-        except RunError as exc:
+        except (RunError, UsageError) as exc:
             self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
                                                                 message=f"evalens dry run: {exc}"))
             return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
         plan = outcome.plan
         case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
-        lines = [f"Dry run of {target.name}: {plan.engine} ({plan.engine_binary or 'not found'}), "
+        lines = [f"{plan.engine} ({plan.engine_binary or 'not found'}), "
                  f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
                  f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"]
         if case is not None:
             lines.append("checks: " + (", ".join(case.checks) or "none"))
         lines += [f"warning: {w}" for w in plan.warnings]
-        message = "\n".join(lines)
+        return {**self._show_plan(base, target, lines), "plan": plan.model_dump(mode="json")}
+
+    def _show_plan(self, base: dict[str, Any], target: Target, lines: list[str]) -> dict[str, Any]:
+        """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
+        label = present.unit_label(target)
+        message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])
         self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-        return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"]),
-                "plan": plan.model_dump(mode="json")}
+        return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"])}
 
     def warn_if_unsaved(self, target: Target) -> None:
         doc = self.ls.open_doc(target.uri)

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalens.server.convert import to_range
 from evalens.server.features import run_formats
+from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run import CONFIG, Runs
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
@@ -27,6 +29,11 @@ log = logging.getLogger("evalens.server.run")
 async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
     """Run ``work`` (a workspace walk, file reads) in the server's worker threads, not on the event loop."""
     return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
+
+
+def to_range_dict(rng: types.Range) -> dict[str, Any]:
+    return {"start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character}}
 
 
 def register(server: EvalensServer) -> None:
@@ -61,6 +68,9 @@ def register(server: EvalensServer) -> None:
     async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         a = _arg(args, uri=True)
         target = runs.target(a["uri"], a.get("name"))
+        errors = blockers(target)
+        if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
+            return {**invalid.skipped_answer(target.uri, target.name, errors), **({"dryRun": True} if a.get("dryRun") else {})}
         if a.get("dryRun"):
             return await runs.dry_run(target)
         runs.warn_if_unsaved(target)
@@ -68,10 +78,39 @@ def register(server: EvalensServer) -> None:
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
+    def blockers(target: Target) -> list[Any]:
+        """The validation errors that keep a unit from running (none: it may run)."""
+        return invalid.unit_errors(target.validation, target.case, runs.units_of(target.validation))
+
     async def run_many(ls: EvalensServer, targets: list[Target]) -> list[dict[str, Any]]:
-        handles = [runs.start(t) for t in targets]
+        """Run every target that validates; the others answer SKIP with their problems, in place."""
+        refused = {i: blockers(t) for i, t in enumerate(targets)}
+        ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
+        handles = [runs.start(t) for _, t in ready]
         runs.link_request(ls, handles)
-        return await runs.wait(targets, handles)
+        answers = dict(zip((i for i, _ in ready), await runs.wait([t for _, t in ready], handles), strict=True))
+        return [answers[i] if i in answers else invalid.skipped_answer(t.uri, t.name, refused[i])
+                for i, t in enumerate(targets)]
+
+    @server.command("evalens.showProblems")
+    async def show_problems(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        """The "✗ N problems: fix to run" lens: go to the first problem (``window/showDocument``) and say how
+        many there are; answers ``{uri, range, problems}`` (null when the unit now validates)."""
+        a = _arg(args, uri=True)
+        target = runs.target(a["uri"], a.get("name"))
+        errors = blockers(target)
+        if not errors or target.validation.doc is None:
+            return None
+        rng = to_range(errors[0].span, target.validation.doc.lines, ls.encoding)
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
+                                                       message=f"{present.unit_label(target)}: {invalid.reason(errors)}"))
+        if ls.cap("window.show_document.support", False):
+            try:
+                await ls.window_show_document_async(types.ShowDocumentParams(uri=target.uri, take_focus=True,
+                                                                             selection=rng))
+            except Exception:  # noqa: BLE001 - the message above already said where
+                log.debug("showDocument failed", exc_info=True)
+        return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
     @server.command("evalens.runFile")
     async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
@@ -161,5 +200,5 @@ def register(server: EvalensServer) -> None:
             text += f"\nreport: {record.report_path}"
         ls.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
-            message=f"{target.name}: {text}"))
+            message=f"{present.unit_label(target)}: {text}"))
         return wire

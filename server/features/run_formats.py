@@ -144,6 +144,30 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
     return found
 
 
+async def _request(fmt: str, file: Path, name: str, settings: Any, engine: str, dry_run: bool = False) -> Any:
+    """The runner request for one unit (``*``: the whole file) under the editor's settings."""
+    from evalens.runner.api import FileRunRequest
+    from evalens.runner.suites.skilljack_files import skilljack_config
+
+    skilljack = fmt.startswith("skilljack")
+    return FileRunRequest(
+        file=file, units=[] if name == ALL else [name], runs=1, engine=engine, judge_model=settings.judge or None,
+        timeout_seconds=float(settings.timeout) if settings.timeout else None,
+        keep_sandbox=bool(settings.keep_sandbox), dry_run=dry_run,
+        output_dir=await asyncio.to_thread(skilljack_results_dir, file) if skilljack else None,
+        config=await asyncio.to_thread(skilljack_config, file) if skilljack else None)
+
+
+async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
+    """What running one unit (``*``: the whole file) would do, as ``evalens run --dry-run`` prints it: the
+    engine and judge first, then one line per unit. Starts no agent; raises the runner's ``UsageError``."""
+    from evalens.runner.api import run_file
+
+    engine = settings.engine or "claude-code"
+    outcome = await run_file(await _request(fmt, file, name, settings, engine, dry_run=True), None, fmt)
+    return [f"engine {engine}, judge {settings.judge or 'default'}", *outcome.dry_run]
+
+
 async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
                    on_progress: Callable[[str], None] | None = None,
                    on_turn: Callable[[Any], None] | None = None) -> list[tuple[UnitResult, str | None]]:
@@ -153,20 +177,13 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
     Cancelling the calling task cancels the run: the agent's whole process group is killed and its sandbox
     removed on the way out (a partial report is written).
     """
-    from evalens.runner.api import FileRunRequest, UsageError, run_file
-    from evalens.runner.suites.skilljack_files import skilljack_config
+    from evalens.runner.api import UsageError, run_file
 
     engine = settings.engine or "claude-code"
     if engine not in ("claude-code", "codex"):
         why = f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
-    skilljack = fmt.startswith("skilljack")
-    request = FileRunRequest(
-        file=file, units=[] if name == ALL else [name], runs=1, engine=engine, judge_model=settings.judge or None,
-        timeout_seconds=float(settings.timeout) if settings.timeout else None,
-        keep_sandbox=bool(settings.keep_sandbox),
-        output_dir=await asyncio.to_thread(skilljack_results_dir, file) if skilljack else None,
-        config=await asyncio.to_thread(skilljack_config, file) if skilljack else None)
+    request = await _request(fmt, file, name, settings, engine)
 
     def progress(event: Any) -> None:
         if on_progress is not None and event.message:

@@ -49,6 +49,17 @@ def verdict_title(result: Any) -> str:
     return (f"{icon} {state}: {reason}" if reason else f"{icon} {state}") + stale
 
 
+def unit_label(target: Any) -> str:
+    """What the editor calls a run target: its name, or for skill-creator's bare ids its prompt
+    (``evalens.core.labels``)."""
+    from evalens.core.labels import case_label
+
+    validation = getattr(target, "validation", None)
+    if target.case is None or validation is None or validation.doc is None:
+        return target.name
+    return case_label(validation.doc, target.case)
+
+
 def check_label(check: Any) -> str:
     return CHECK_KEYS.get(check.kind, check.kind)
 

@@ -218,6 +218,9 @@ async def test_skill_creator_case_lens_run(client: LanguageClient, ws: Path) -> 
     assert "✓ PASS" in " ".join(await _titles_at(client, uri, line))
     _no_verdict_diagnostic(client, uri)
     assert client.verdicts[-1]["name"] == "1"
+    titles = [r.title for reports in client.progress_reports.values() for r in reports
+              if isinstance(r, types.WorkDoneProgressBegin)]
+    assert "Eval Say hello to the new team member SCENARIO=graded" in titles, titles  # the prompt, not "1"
 
 
 async def test_writing_skills_case_lens_run(client: LanguageClient, ws: Path) -> None:
@@ -276,7 +279,7 @@ async def test_trigger_set_run_all(client: LanguageClient, ws: Path) -> None:
     path = ws / "greeting" / "evals" / "trigger-eval.json"
     uri = await open_doc(client, path)
     found = await lenses(client, uri)
-    assert lens_titles(found) == ["▶ Run all", "▶ Run", "▶ Run"]
+    assert lens_titles(found) == ["▶ Run all", "Dry run", "▶ Run", "Dry run", "▶ Run", "Dry run"]
 
     result = await run_lens(client, found[0], timeout=120)
 
@@ -284,7 +287,7 @@ async def test_trigger_set_run_all(client: LanguageClient, ws: Path) -> None:
     assert result["reason"] == "precision 1.0, recall 1.0 (2/2 passed)"
     assert {v["name"] for v in client.verdicts[-3:]} == {"0", "1", "*"}
     titles = lens_titles(await lenses(client, uri))
-    assert titles[0] == "▶ Run all" and titles[1].startswith("✓ PASS") and titles.count("▶ Run") == 2
+    assert titles[:2] == ["▶ Run all", "Dry run"] and titles[2].startswith("✓ PASS") and titles.count("▶ Run") == 2
     _no_verdict_diagnostic(client, uri)
     query = _line(path, "hello there")
     hover = await client.text_document_hover_async(types.HoverParams(

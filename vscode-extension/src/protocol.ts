@@ -93,6 +93,8 @@ export interface CaseResult {
   plan?: Record<string, unknown>;
   /** Cut short by a cancel: the verdict is SKIP. */
   cancelled?: boolean;
+  /** Not run: the unit has this many validation errors (the verdict is SKIP, `reason` names the first). */
+  problems?: number;
 }
 
 /** The answer of `evalens.cancelRun`. */
@@ -150,6 +152,8 @@ export const Commands = {
   lastReport: "evalens.lastReport",
   showResult: "evalens.showResult",
   runView: "evalens.runView",
+  showProblems: "evalens.showProblems",
+  createFile: "evalens.createFile",
 } as const;
 
 export const Notifications = {

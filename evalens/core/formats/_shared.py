@@ -28,10 +28,22 @@ def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = N
 
 
 def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, message: str, *,
-            on_key: bool = False, fixes: list[Fix] | None = None) -> Problem:
+            on_key: bool = False, fixes: list[Fix] | None = None, data: dict[str, Any] | None = None) -> Problem:
     """A problem on the value (or key) at ``path``, with ``path`` in its data for code actions."""
     return Problem(doc.span_for(path, prefer_key=on_key), severity, code, message, fixes=list(fixes or []),
-                   data={"path": list(path)})
+                   data={"path": list(path), **(data or {})})
+
+
+def creatable(base: FsPath, entry: str) -> dict[str, Any] | None:
+    """``{"create_file": path}`` for a referenced file that does not exist, so editors can offer to create it
+    (``server/features/code_actions.py``); None for a folder entry or a path that exists as something else."""
+    if not entry.strip() or entry.endswith(("/", "\\")) or FsPath(entry).is_absolute():
+        return None
+    target = base / entry
+    try:
+        return None if target.exists() or target.is_symlink() else {"create_file": str(target)}
+    except (OSError, ValueError):  # a name over 255 bytes, a NUL
+        return None
 
 
 

@@ -16,6 +16,7 @@ from evalens.core.aggregate import with_related
 from evalens.core.documents import ParsedDocument, Path
 from evalens.core.formats import registry
 from evalens.core.formats._shared import (
+    creatable,
     frontmatter_name,
     inner,
     is_bare_prompt,
@@ -317,7 +318,8 @@ class SkillCreatorEvals(Format):
                 out.append(problem(doc, path, Severity.ERROR, "file-missing",
                                    f"file does not exist: {entry} (relative to the skill root {root.name}/)"
                                    + (f"; did you mean `{near}`?" if near else ""),
-                                   fixes=[replace_fix(doc, path, near)] if near else []))
+                                   fixes=[replace_fix(doc, path, near)] if near else [],
+                                   data=creatable(root, entry)))
         return out
 
     def _rename(self, doc: ParsedDocument, cases: list[int], old: str, new: str, title: str | None = None) -> Fix | None:

@@ -13,6 +13,7 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, sub_dict
+from evalens.core.formats._shared import creatable
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
@@ -250,7 +251,8 @@ class UaapsCase(Format):
                     fixes = [Fix(f"Change to `{near}`", (Edit(doc.unquoted(span), near),))] if near else []
                     out.append(Problem(span, Severity.ERROR, "fixture-missing",
                                        f"Fixture `{entry}` not found under evals/"
-                                       + (f"; did you mean `{near}`?" if near else "."), fixes=fixes))
+                                       + (f"; did you mean `{near}`?" if near else "."), fixes=fixes,
+                                       data=creatable(index.evals_dir, entry)))
         target = data.get("target")
         if isinstance(target, str) and index is not None and ":" in target:
             out.extend(self._target_rule(doc, target, index))
