@@ -267,11 +267,13 @@ def create_server() -> EvalensServer:
         diagnostics,
         hover,
         lifecycle,
+        new_case,
         run_view,
         symbols,
     )
 
     server = EvalensServer()
-    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens, run_view):
+    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens, run_view,
+                   new_case):
         module.register(server)
     return server

@@ -59,6 +59,8 @@ class CaseCommandArgs(Wire):
     uri: str | None = None
     name: str | None = None
     dry_run: bool | None = None
+    reveal: bool | None = None  # evalens.newCase: false when the editor puts the cursor on the prompt itself
+    path: str | None = None  # evalens.createFile: the missing file a problem of `uri` names
 
 
 class DiscoveredCase(Wire):
@@ -118,6 +120,15 @@ class CaseResult(Wire):
     cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
     problems: int | None = None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
     usage: RunUsage | None = None
+
+
+class NewCaseResult(Wire):
+    """The answer of ``evalens.newCase``: the file the case was written to and the position of its prompt."""
+
+    uri: str
+    position: LspPosition
+    format: str
+    title: str | None = None
 
 
 class CancelRunResult(Wire):
@@ -183,6 +194,7 @@ COMMANDS: dict[str, str] = {
     "showResult": "evalens.showResult",
     "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not mirrored yet)
     "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
+    "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
@@ -197,7 +209,7 @@ NOTIFICATIONS: dict[str, str] = {
 
 MODELS: tuple[type[Wire], ...] = (
     LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, DiscoveredCase, FailedCheck,
-    JudgeResult, RunUsage, CaseResult, CancelRunResult, LastReportResult, VerdictChangedParams, RunStateParams,
-    ScanCompleteParams, RunTurnParams,
+    JudgeResult, RunUsage, CaseResult, NewCaseResult, CancelRunResult, LastReportResult, VerdictChangedParams,
+    RunStateParams, ScanCompleteParams, RunTurnParams,
 )
 """The models protocol.ts mirrors, interface by interface."""

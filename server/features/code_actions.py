@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
-from evalens.server.features import file_edits
+from evalens.server.features import file_edits, new_case
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.server import EvalensServer
 from lsprotocol import types
@@ -39,7 +39,8 @@ def _overlaps(a: types.Range, b: types.Range) -> bool:
 
 def register(server: EvalensServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
+                                                               types.CodeActionKind.Refactor]))
     def code_actions(ls: EvalensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         from evalens.core.suppress import suppression_fixes
 
@@ -63,7 +64,7 @@ def register(server: EvalensServer) -> None:
             create = _create_action(ls, uri, problem, diagnostic)
             if create is not None:  # after "Change to `<nearest>`": a typo is likelier than a new file
                 fixes.append(create)
-        return [*fixes, *ignores] or None
+        return [*fixes, *ignores, *new_case.code_actions(ls, uri)] or None
 
     @server.command(CREATE_FILE)
     def create_file(ls: EvalensServer, *args: Any) -> dict[str, Any]:

@@ -22,7 +22,7 @@ from typing import Any
 
 from evalens.server import uris
 from evalens.server.convert import to_range
-from evalens.server.features import run_formats, run_live
+from evalens.server.features import run_formats, run_live, run_memory
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
@@ -49,6 +49,7 @@ class Runs:
         self.slots = Slots(lambda: ls.settings.max_parallel_runs)
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
         self._case_cache: dict[str, tuple[Any, list[Any]]] = {}  # path -> (its latest validation, units)
+        self._names: dict[str, dict[tuple, str]] = {}  # path -> unit path in the file -> its last name
 
     def validation_of(self, uri: str) -> Any:
         """The open buffer's validation, else the scan's, else the file on disk's (None if none)."""
@@ -77,10 +78,29 @@ class Runs:
         cases = list(validation.format.cases(validation.doc))
         if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
             cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
+        self._follow_renames(validation, cases)
         if len(self._case_cache) >= 64 and validation.path not in self._case_cache:
             self._case_cache.pop(next(iter(self._case_cache)))
         self._case_cache[validation.path] = (validation, cases)  # one version per file: no old versions kept
         return cases
+
+    def _follow_renames(self, validation: Any, cases: list[Any]) -> None:
+        """A unit renamed in the editor keeps its verdict (``Memory.rename``); ``_names`` holds each file's last
+        unit names by their path in the file, so a name typed over several versions still moves."""
+        before = self._names.setdefault(validation.path, {})
+        taken = {c.name for c in cases}
+        if self.format_id_of(validation) == RUNNABLE:  # UAAPS names are per package: another file may hold it
+            index = self.ls.indexes.for_file(Path(validation.path))  # may predate this edit: skip this file
+            taken |= {n for n, refs in index.case_names.items() if any(str(r.path) != validation.path
+                                                                       for r in refs)} if index else set()
+        moves = run_memory.renames(before, cases, taken)
+        root = self._root(Path(validation.path), validation) if moves else None
+        for old, new in moves.items():
+            if root is not None and self.memory.rename(root, old, new):
+                log.info("%s renamed to %s: its last verdict follows", old, new)
+        before.update({tuple(c.path): c.name for c in cases})
+        if len(self._names) > 256:
+            self._names.pop(next(iter(self._names)))
 
     @staticmethod
     def format_id_of(validation: Any) -> str | None:
@@ -213,7 +233,11 @@ class Runs:
             else:
                 lens(rng, "▶ Run all evals", "evalens.runAll", {"uri": uri})
             counts: dict[str, int] = {}
-            for record in self.memory.all_for(root).values():
+            index = self.ls.indexes.for_file(Path(validation.path))
+            current = set(index.case_names) if index is not None else None  # a renamed case counts once
+            for name, record in self.memory.all_for(root).items():
+                if current is not None and name not in current:
+                    continue
                 counts[record.result.shown_state] = counts.get(record.result.shown_state, 0) + 1
             if counts:
                 title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
@@ -357,7 +381,7 @@ class Runs:
                          lastDurationSeconds=record.result.duration_seconds)
         return entry
 
-    def _request(self, root: Path, cases: list[str], dry_run: bool = False) -> Any:
+    def request(self, root: Path, cases: list[str], dry_run: bool = False) -> Any:
         from evalens.runner.api import RunRequest
 
         s = self.ls.settings
@@ -393,7 +417,7 @@ class Runs:
                 return record
             async with self.slots:
                 self._progress(handle, "starting", "planning")
-                request = self._request(handle.root, [str(handle.case_file)])
+                request = self.request(handle.root, [str(handle.case_file)])
                 try:
                     outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e),
                                               on_turn=run_live.forwarder(self.ls, handle.uri))
@@ -555,36 +579,6 @@ class Runs:
             else:
                 out.append(self.wire(target, record))
         return out
-
-    async def dry_run(self, target: Target) -> dict[str, Any]:
-        from evalens.runner.api import RunError, UsageError, run_cases
-
-        base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
-        try:
-            if target.format_id in CLI_FORMATS:
-                return self._show_plan(base, target, await run_formats.dry_run(
-                    target.format_id, target.case_file, target.name, self.ls.settings))
-            outcome = await run_cases(self._request(target.root, [str(target.case_file)], dry_run=True))
-        except (RunError, UsageError) as exc:
-            self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
-                                                                message=f"evalens dry run: {exc}"))
-            return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
-        plan = outcome.plan
-        case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
-        lines = [f"{plan.engine} ({plan.engine_binary or 'not found'}), "
-                 f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
-                 f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"]
-        if case is not None:
-            lines.append("checks: " + (", ".join(case.checks) or "none"))
-        lines += [f"warning: {w}" for w in plan.warnings]
-        return {**self._show_plan(base, target, lines), "plan": plan.model_dump(mode="json")}
-
-    def _show_plan(self, base: dict[str, Any], target: Target, lines: list[str]) -> dict[str, Any]:
-        """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
-        label = present.unit_label(target)
-        message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])
-        self.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-        return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"])}
 
     def warn_if_unsaved(self, target: Target) -> None:
         doc = self.ls.open_doc(target.uri)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import to_range
-from evalens.server.features import run_formats
+from evalens.server.features import new_case, run_dry, run_formats
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run import CONFIG, Runs
@@ -49,7 +49,7 @@ def register(server: EvalensServer) -> None:
             return []
         try:
             stale.check_soon(ls, runs.memory)  # off the loop; lenses refresh if a verdict went stale
-            return runs.lenses(params.text_document.uri)
+            return runs.lenses(params.text_document.uri) + new_case.lenses(ls, params.text_document.uri)
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
@@ -72,7 +72,7 @@ def register(server: EvalensServer) -> None:
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
             return {**invalid.skipped_answer(target.uri, target.name, errors), **({"dryRun": True} if a.get("dryRun") else {})}
         if a.get("dryRun"):
-            return await runs.dry_run(target)
+            return await run_dry.dry_run(runs, target)
         runs.warn_if_unsaved(target)
         handle = runs.start(target)
         runs.link_request(ls, [handle])

@@ -65,6 +65,19 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
     return found
 
 
+def renames(before: dict[tuple, str], units: list[Any], taken: set[str]) -> dict[str, str]:
+    """Old name → new name for each unit whose name changed in place: the same path in the file, the old name
+    gone from ``taken`` (every unit name in force) and the new one new. Inserting or reordering units renames
+    nothing (every old name is still there)."""
+    out: dict[str, str] = {}
+    for unit in units:
+        old = before.get(tuple(unit.path))
+        if old is not None and old != unit.name and old not in taken and old != "*" and unit.name != "*" \
+                and unit.name not in before.values():
+            out[old] = unit.name
+    return out
+
+
 def _trim(table: OrderedDict[str, Any]) -> None:
     while len(table) > MAX_TRACKED:
         table.popitem(last=False)
@@ -156,6 +169,18 @@ class Memory:
         """A snapshot of every remembered record (for the stale check, which runs in a thread)."""
         with self._lock:
             return list(self._records.values())
+
+    def rename(self, root: Path, old: str, new: str) -> bool:
+        """A unit renamed in its file keeps its last result (under the new name); the old name is forgotten,
+        so summaries do not count the unit twice. False when there was nothing to move."""
+        with self._lock:
+            record = self._records.pop((str(root), old), None)
+            if record is None or (str(root), new) in self._records:
+                return False
+            result = record.result.model_copy(update={"name": new}) if hasattr(record.result, "model_copy") \
+                else record.result
+            self._records[(str(root), new)] = CaseRecord(result, record.report_path, record.finished_at)
+            return True
 
     def put(self, root: Path, name: str, record: CaseRecord) -> None:
         with self._lock:

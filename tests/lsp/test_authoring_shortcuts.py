@@ -174,3 +174,166 @@ async def test_skill_creator_labels_and_dry_run(client: LanguageClient, tmp_path
     message = next(m.message for m in client.messages if m.message.startswith("Dry run of "))
     assert message.startswith(f"Dry run of {entry['label']}: engine ")
     assert not (skill / "evals" / "reports").exists() and not (skill.parent / "greeting-workspace").exists()
+
+
+def _report(root: Path, stamp: str, cases: dict[str, str]) -> None:
+    """An evalens report as the runner writes it, holding ``cases`` (name → verdict)."""
+    from evalens.runner.report import write_report
+
+    from evalens.core.models.uaaps import (
+        DeterministicChecks,
+        EvalReport,
+        ReportAgent,
+        ReportCase,
+        ReportConfig,
+        ReportEnvironment,
+        ReportJudge,
+        ReportPackage,
+        ReportSummary,
+    )
+
+    found = [ReportCase(name=name, verdict=verdict, duration_seconds=2.0, case_file="evals/cases/x.yaml",
+                        deterministic_checks=DeterministicChecks(contains=verdict),
+                        error=None if verdict == "PASS" else "output does not contain 'TEXT'")
+             for name, verdict in cases.items()]
+    write_report(EvalReport(version=1, id=f"eval-run-{stamp}", timestamp=stamp.replace("-00-00Z", ":00:00Z"),
+                            config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
+                            environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=found,
+                            summary=ReportSummary(total=len(found), passed=0, failed=0, skipped=0, pass_rate=0.0)),
+                 root / "evals" / "reports" / f"{stamp}.json")
+
+
+async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Path):
+    """Renaming a case in the editor keeps its verdict on the renamed case; Run all's summary counts it once,
+    also after a run of the renamed case wrote a new report (the old name is still in the old report)."""
+    _report(example_pkg, "2026-01-01T00-00-00Z", {"extract-text": "FAIL", "block-secrets": "PASS"})
+    config = example_pkg / "evals" / "eval-config.json"
+    config_uri = from_fs_path(str(config))
+    await open_and_diagnose(client, config_uri, config.read_text(), "json")
+    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail"]
+    path = example_pkg / "evals" / "cases" / "01-extract-text.yaml"
+    uri = from_fs_path(str(path))
+    text = path.read_text()
+    await open_and_diagnose(client, uri, text)
+    before = lens_titles(await lenses(client, uri))
+    assert before[:2] == ["▶ Run eval", "Dry run"] and before[2].startswith("✗ FAIL"), before
+
+    for version, name in enumerate(("extract-tex", "extract-text-v2"), start=2):  # typed over two versions
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(
+                text=text.replace("name: extract-text", f"name: {name}", 1))]))
+        after = lens_titles(await lenses(client, uri))
+        assert after == before, after  # the verdict stays on the renamed case
+    found = await _command(client, "evalens.discoverCases", {"uri": uri})
+    assert [(c["name"], c.get("lastVerdict")) for c in found] == [("extract-text-v2", "FAIL")]
+    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail"]
+
+    _report(example_pkg, "2026-01-02T00-00-00Z", {"extract-text-v2": "PASS"})  # the renamed case ran
+    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 2 pass"]
+
+
+def _apply(text: str, edits: list[types.TextEdit]) -> str:
+    """Apply LSP text edits (ASCII text: columns are characters) the way an editor does."""
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        start = offsets[edit.range.start.line] + edit.range.start.character
+        end = offsets[edit.range.end.line] + edit.range.end.character
+        text = text[:start] + edit.new_text + text[end:]
+    return text
+
+
+def _editor(client: LanguageClient) -> dict[str, list]:
+    """Answer workspace/applyEdit and window/showDocument like an editor, remembering what was asked."""
+    seen: dict[str, list] = {"edits": [], "shown": client.shown_documents}  # pytest-lsp answers showDocument
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def _apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        seen["edits"].append(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    return seen
+
+
+async def _new_case_offered(client: LanguageClient, skill_md: Path) -> str:
+    """Open a SKILL.md: its lens and its code action both run evalens.newCase."""
+    uri = from_fs_path(str(skill_md))
+    await open_and_diagnose(client, uri, skill_md.read_text(), "markdown")
+    found = await lenses(client, uri)
+    new = [lens for lens in found if lens.command.command == "evalens.newCase"]
+    assert [lens.command.title for lens in new] == ["＋ New eval case"] and new[0].range.start.line == 0
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(
+            start=types.Position(line=3, character=0), end=types.Position(line=3, character=0)),
+        context=types.CodeActionContext(diagnostics=[])))
+    (action,) = [a for a in actions or [] if a.title == "New eval case for this skill"]
+    # lsprotocol (client side) reads any object with a `command` member as a Command, the CodeAction's
+    # command object ending up as its string: what the server sent is still there to check
+    assert "'command': 'evalens.newCase'" in str(action.command), action
+    return uri
+
+
+async def test_new_case_in_a_uaaps_package(client: LanguageClient, example_pkg: Path):
+    """A UAAPS package: a new evals/cases/04-….yaml (numbered like its siblings) targeting the skill."""
+    seen = _editor(client)
+    uri = await _new_case_offered(client, example_pkg / "skills" / "pdf-tools" / "SKILL.md")
+    answer = await _command(client, "evalens.newCase", {"uri": uri})
+    target = example_pkg / "evals" / "cases" / "04-pdf-tools-new-case.yaml"
+    assert answer["uri"] == from_fs_path(str(target)) and answer["format"] == "uaaps-case"
+    assert answer["position"] == {"line": 3, "character": 11}
+    (edit,) = seen["edits"]
+    create, write = edit.document_changes
+    assert isinstance(create, types.CreateFile) and create.uri == answer["uri"]
+    text = write.edits[0].new_text
+    assert text.splitlines() == ["name: pdf-tools-new-case", "target: skill:pdf-tools", "input:", '  prompt: ""',
+                                 "judge:", '  criteria: ""']
+    assert text.splitlines()[3][:11] == '  prompt: "'  # the cursor: between the prompt's quotes
+    if client.profile == "visual-studio-code":  # it supports window/showDocument: the prompt is shown
+        (shown,) = seen["shown"]
+        assert shown.uri == answer["uri"] and shown.selection.start == types.Position(line=3, character=11)
+    else:
+        assert seen["shown"] == []
+    # an editor that puts the cursor itself (VS Code's middleware, Neovim's command) asks for no showDocument
+    target.write_text(text)
+    await _command(client, "evalens.newCase", {"uri": uri, "reveal": False})
+    assert len(seen["shown"]) == (1 if client.profile == "visual-studio-code" else 0)
+    assert seen["edits"][-1].document_changes[0].uri.endswith("05-pdf-tools-new-case-2.yaml")
+
+
+async def test_new_case_in_evals_json(client: LanguageClient, tmp_path: Path):
+    """skill-creator: a new entry at the end of `evals`, the next id, the file's own list name, `skill_name`
+    kept; without any evals file: a new evals/evals.json in the skill-creator format."""
+    seen = _editor(client)
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people. Use when asked.\n---\n\nHi\n")
+    path = skill / "evals" / "evals.json"
+    before = json.dumps({"skill_name": "greeting", "evals": [
+        {"id": 3, "prompt": "Say hello", "expected_output": "a greeting", "expectations": ["It says hello"]}]},
+        indent=2) + "\n"
+    path.write_text(before)
+    uri = await _new_case_offered(client, skill / "SKILL.md")
+    answer = await _command(client, "evalens.newCase", {"uri": uri, "reveal": False})
+    assert answer["uri"] == from_fs_path(str(path)) and answer["format"] == "skill-creator-evals"
+    (edit,) = seen["edits"]
+    after = _apply(before, edit.changes[answer["uri"]])
+    data = json.loads(after)
+    assert data["skill_name"] == "greeting"
+    assert data["evals"][1] == {"id": 4, "prompt": "", "expected_output": "", "expectations": []}
+    line = after.splitlines()[answer["position"]["line"]]
+    assert line[:answer["position"]["character"]].endswith('"prompt": "') and line.strip() == '"prompt": "",'
+
+    # no evals file at all: the skill-creator format, per agentskills.io
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "SKILL.md").write_text("---\nname: bare\ndescription: Does bare things. Use when asked.\n---\n\nHi\n")
+    uri = await _new_case_offered(client, bare / "SKILL.md")
+    answer = await _command(client, "evalens.newCase", {"uri": uri, "reveal": False})
+    assert answer["uri"] == from_fs_path(str(bare / "evals" / "evals.json"))
+    create, write = seen["edits"][-1].document_changes
+    assert isinstance(create, types.CreateFile)
+    assert json.loads(write.edits[0].new_text) == {"skill_name": "bare", "evals": [
+        {"id": 1, "prompt": "", "expected_output": "", "assertions": []}]}

@@ -16,6 +16,7 @@ import { CommandLinksFeature, HOVER_COMMANDS } from "./commandLinks";
 import { FileKindsFeature } from "./fileKindsFeature";
 import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import { LeveledChannel, write } from "./logChannel";
+import { newCaseThenReveal } from "./newCase";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
@@ -236,6 +237,9 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     args: unknown[],
     next: (command: string, args: unknown[]) => vscode.ProviderResult<unknown>,
   ): Promise<unknown> {
+    if (command === Commands.newCase) {
+      return newCaseThenReveal(command, args, next); // the cursor goes to the new case's prompt
+    }
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
     if (target && !(await this.saveGuard([target.uri]))) {
       return undefined; // the user chose neither to save nor to run the saved file

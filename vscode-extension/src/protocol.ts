@@ -32,6 +32,10 @@ export interface CaseCommandArgs {
   uri?: string;
   name?: string;
   dryRun?: boolean;
+  /** `evalens.newCase`: false when the editor puts the cursor on the new prompt itself. */
+  reveal?: boolean;
+  /** `evalens.createFile`: the missing file a problem of `uri` names. */
+  path?: string;
 }
 
 /** One entry of `evalens.discoverCases`. */
@@ -97,6 +101,14 @@ export interface CaseResult {
   problems?: number;
 }
 
+/** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
+export interface NewCaseResult {
+  uri: string;
+  position: LspPosition;
+  format: string;
+  title?: string;
+}
+
 /** The answer of `evalens.cancelRun`. */
 export interface CancelRunResult {
   cancelled: number;
@@ -154,6 +166,7 @@ export const Commands = {
   runView: "evalens.runView",
   showProblems: "evalens.showProblems",
   createFile: "evalens.createFile",
+  newCase: "evalens.newCase",
 } as const;
 
 export const Notifications = {

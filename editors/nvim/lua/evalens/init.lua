@@ -11,7 +11,9 @@
 --   * no workspace/codeLens/refresh before Neovim 0.12: the server's evalens/runState and
 --     evalens/verdictChanged notifications trigger the refresh instead (the Cancel lens while a run is in
 --     flight, the verdict lens when it ends, also for runs started elsewhere);
---   * key mappings to run and refresh code lenses.
+--   * key mappings to run and refresh code lenses;
+--   * a run with unsaved edits asks "Save and run" first; "New eval case" puts the cursor on the new prompt
+--     (evalens/authoring.lua).
 
 local M = {}
 
@@ -218,6 +220,7 @@ function M.on_attach(client, bufnr)
     require('evalens.show').last_report(bufnr, M.exec)
   end, { desc = 'evalens: the newest report, rendered' })
   require('evalens.show').register_lens_command(M.exec)
+  require('evalens.authoring').register(M.exec) -- "Save and run", the cursor on a new case's prompt
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec)
   end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })

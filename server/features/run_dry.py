@@ -1,0 +1,48 @@
+"""Dry runs from the editor: what running a unit would do (engine, judge, sandbox, checks), no agent and no
+report. UAAPS cases plan through ``run_cases(dry_run=True)``, the other formats through their suite's
+``dry_run`` (``evalens run --dry-run``); the plan is shown as a message and answered as a SKIP with
+``dryRun: true``, so no face takes it for a verdict."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalens.server.features import run_formats
+from evalens.server.features import run_present as present
+from evalens.server.features.run import Runs
+from evalens.server.features.run_formats import CLI_FORMATS
+from evalens.server.features.run_state import Target
+from lsprotocol import types
+
+
+async def dry_run(runs: Runs, target: Target) -> dict[str, Any]:
+    """The ``evalens.runCase`` answer with ``dryRun``: the plan, also shown as a message."""
+    from evalens.runner.api import RunError, UsageError, run_cases
+
+    base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
+    try:
+        if target.format_id in CLI_FORMATS:
+            return _show_plan(runs, base, target, await run_formats.dry_run(
+                target.format_id, target.case_file, target.name, runs.ls.settings))
+        outcome = await run_cases(runs.request(target.root, [str(target.case_file)], dry_run=True))
+    except (RunError, UsageError) as exc:
+        runs.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                            message=f"evalens dry run: {exc}"))
+        return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
+    plan = outcome.plan
+    case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
+    lines = [f"{plan.engine} ({plan.engine_binary or 'not found'}), "
+             f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
+             f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"]
+    if case is not None:
+        lines.append("checks: " + (", ".join(case.checks) or "none"))
+    lines += [f"warning: {w}" for w in plan.warnings]
+    return {**_show_plan(runs, base, target, lines), "plan": plan.model_dump(mode="json")}
+
+
+def _show_plan(runs: Runs, base: dict[str, Any], target: Target, lines: list[str]) -> dict[str, Any]:
+    """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
+    label = present.unit_label(target)
+    message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])
+    runs.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+    return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"])}
