@@ -286,6 +286,24 @@ def test_broken_case_has_squiggle_and_problems(vscode_session):
     assert "evalens" in vscode_session["status"]
 
 
+def test_invalid_case_lens_says_fix_to_run(vscode_session):
+    """03-broken.yaml has errors: its lens reads "✗ N problems: fix to run" instead of ▶ Run eval, and a click
+    puts the cursor on the first problem (line 2, the `name` that breaks the pattern)."""
+    _step(vscode_session, "invalid-lens")
+    assert vscode_session["invalidLens"].startswith("✗ ") and "problems: fix to run" in vscode_session["invalidLens"]
+    assert vscode_session["invalidLensHasRun"] == 0, "no Run eval lens on a case with errors"
+    assert vscode_session["invalidLensCursor"].startswith("Ln 2,"), vscode_session["invalidLensCursor"]
+
+
+def test_new_case_lens_opens_the_prompt(vscode_session):
+    _step(vscode_session, "new-case")
+    assert "New eval case" in vscode_session["newCaseLens"]
+    assert vscode_session["newCaseTab"].startswith("04-pdf-tools-new-case.yaml"), vscode_session["newCaseTab"]
+    assert vscode_session["newCaseCursor"] == "Ln 4, Col 12", vscode_session["newCaseCursor"]
+    text = vscode_session["newCaseText"]
+    assert "target: skill:pdf-tools" in text and "name: pdf-tools-new-case" in text, text
+
+
 def test_hover_explains_the_field(vscode_session):
     _step(vscode_session, "hover")
     assert "target" in vscode_session["hover"].lower(), vscode_session["hover"]

@@ -17,6 +17,7 @@ const GOOD = process.env.GOOD_FILE || '01-extract-text.yaml';
 const CASE = process.env.CASE_NAME || 'extract-text';
 const FAIL_CASE = process.env.FAIL_CASE_NAME || '';
 const FAIL_FILE = process.env.FAIL_FILE || '02-block-secrets.yaml';
+const NEW_CASE_FILE = process.env.NEW_CASE_FILE || '04-pdf-tools-new-case.yaml';
 
 const result = { steps: [] };
 const t0 = Date.now();
@@ -129,6 +130,33 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
       result.squiggles = await page.locator('.editor-instance .squiggly-error').count();
       result.status = (await page.locator('.statusbar-item', { hasText: 'evalens' }).first().innerText()).trim();
       await page.screenshot({ path: `${OUT}/diagnostics.png` });
+    });
+
+    await step('invalid-lens', async () => {
+      // the broken case: its lens says how many problems stop it, and clicking it goes to the first one
+      const invalid = page.locator('.editor-instance .codelens-decoration', { hasText: 'fix to run' }).first();
+      try {
+        await invalid.waitFor({ timeout: 30000 });
+      } catch (e) {
+        // seen once under heavy load: no lens at all on the first file opened until an edit re-requests them
+        result.invalidLensNeededEdit = await page.locator('.editor-instance .codelens-decoration').allInnerTexts();
+        await gotoLine(page, 13, 1);
+        await page.keyboard.type(' ');
+        await page.keyboard.press('Control+Z');
+        await invalid.waitFor({ timeout: 30000 });
+      }
+      result.invalidLens = (await invalid.innerText()).trim();
+      result.invalidLensHasRun = await page.locator('.editor-instance .codelens-decoration', { hasText: 'Run eval' }).count();
+      await page.screenshot({ path: `${OUT}/invalid-lens.png` });
+      await gotoLine(page, 12, 1);
+      await invalid.locator('a', { hasText: 'fix to run' }).first().click({ timeout: 15000 });
+      const cursor = page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
+      for (let i = 0; i < 40; i++) {
+        result.invalidLensCursor = (await cursor.innerText()).trim();
+        if (!result.invalidLensCursor.startsWith('Ln 12,')) break;
+        await page.waitForTimeout(250);
+      }
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
     });
 
     await step('hover', async () => {
@@ -337,6 +365,30 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           (els) => els.map((e) => `${e.dataset.verdict} ${e.id}`));
       });
     }
+    await step('new-case', async () => {
+      // "＋ New eval case" on the skill's SKILL.md: a new case file opens with the cursor on its prompt
+      await runCommand(page, 'View: Close Panel').catch(() => undefined);
+      await openFile(page, 'SKILL.md');
+      await scrollEditorToTop(page);
+      const lens = page.locator('.editor-instance .codelens-decoration', { hasText: 'New eval case' }).first();
+      await lens.waitFor({ timeout: 60000 });
+      result.newCaseLens = (await lens.innerText()).trim();
+      await lens.locator('a', { hasText: 'New eval case' }).first().click({ timeout: 15000 });
+      const tab = page.locator('.tab.active', { hasText: NEW_CASE_FILE }).first();
+      await tab.waitFor({ timeout: 30000 });
+      const cursor = page.locator('.statusbar-item', { hasText: /Ln \d+, Col \d+/ }).first();
+      for (let i = 0; i < 40; i++) {
+        result.newCaseCursor = (await cursor.innerText()).trim();
+        if (result.newCaseCursor.startsWith('Ln 4,')) break;
+        await page.waitForTimeout(250);
+      }
+      result.newCaseTab = (await tab.innerText()).trim();
+      result.newCaseText = (await page.locator('.editor-instance .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+      await page.keyboard.type('Extract the text of fixtures/sample.txt');
+      await page.waitForTimeout(500);
+      await page.screenshot({ path: `${OUT}/new-case.png` });
+    });
+
     await step('extension-page', async () => {
       // the extension's Details page: its icon and name, as a user finds it in the Extensions view
       await runCommand(page, 'View: Close Panel').catch(() => undefined);
