@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
-from pytest_lsp import LanguageClient
+from pytest_lsp import LanguageClient, client_capabilities
 
 from tests.lsp.conftest import open_and_diagnose
 from tests.lsp.run_fixtures import lens_titles, lenses, run_lens
@@ -337,3 +337,48 @@ async def test_new_case_in_evals_json(client: LanguageClient, tmp_path: Path):
     assert isinstance(create, types.CreateFile)
     assert json.loads(write.edits[0].new_text) == {"skill_name": "bare", "evals": [
         {"id": 1, "prompt": "", "expected_output": "", "assertions": []}]}
+
+
+
+def test_clients_without_create_file(example_pkg: Path, tmp_path: Path):
+    """A client without `create` in workspaceEdit.resourceOperations (VS Code's capabilities minus it, and no
+    showDocument): the quick fix runs the server's evalens.createFile instead of a CreateFile edit, and a new
+    case file is written by the server (the answer still says where the prompt is). Raw JSON here: lsprotocol
+    reads a CodeAction that carries a command as a Command."""
+    from lsprotocol.converters import get_converter
+
+    from tests.lsp.raw_client import RawServer
+
+    caps = client_capabilities("visual-studio-code")
+    caps.workspace.workspace_edit.resource_operations = [types.ResourceOperationKind.Rename]
+    caps.window.show_document = None
+    path = example_pkg / "evals" / "cases" / "03-broken.yaml"
+    with RawServer() as s:
+        s.initialize(capabilities=get_converter().unstructure(caps))
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1,
+                                                           "text": path.read_text()}})
+        line = path.read_text().splitlines().index("    - fixtures/report.pdf")
+        found = s.call("textDocument/codeAction", {
+            "textDocument": {"uri": path.as_uri()},
+            "range": {"start": {"line": line, "character": 6}, "end": {"line": line, "character": 6}},
+            "context": {"diagnostics": []}})["result"]
+        (create,) = [a for a in found if a["title"] == "Create empty `report.pdf`"]
+        assert "edit" not in create and create["command"]["command"] == "evalens.createFile"
+        done = s.call("workspace/executeCommand", {"command": "evalens.createFile",
+                                                   "arguments": create["command"]["arguments"]})["result"]
+        assert done["created"] is True and (example_pkg / "evals" / "fixtures" / "report.pdf").is_file()
+
+        bare = tmp_path / "bare"
+        bare.mkdir()
+        skill_md = bare / "SKILL.md"
+        skill_md.write_text("---\nname: bare\ndescription: Does bare things. Use when asked.\n---\n\nHi\n")
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": skill_md.as_uri(), "languageId": "markdown",
+                                                           "version": 1, "text": skill_md.read_text()}})
+        answer = s.call("workspace/executeCommand", {"command": "evalens.newCase",
+                                                     "arguments": [{"uri": skill_md.as_uri()}]})["result"]
+        written = bare / "evals" / "evals.json"
+        assert answer["uri"] == written.as_uri(), answer
+        assert not [m for m in s.received if m.get("method") in ("workspace/applyEdit", "window/showDocument")]
+        assert json.loads(written.read_text())["evals"][0]["prompt"] == ""
+        text = written.read_text().splitlines()[answer["position"]["line"]]
+        assert text[:answer["position"]["character"]].endswith('"prompt": "')
