@@ -44,7 +44,8 @@ def test_save_and_run_and_new_case(version: str, tmp_path: Path):
     # asked once per run, in words that say what a run reads
     assert result["modified_before"] is True
     prompts = result["prompts"]
-    assert len(prompts) == 2 and prompts[0]["items"] == ["Save and run", "Run the saved file"]
+    assert len(prompts) == 3 and prompts[0]["items"] == ["Save and run", "Run the saved file"]
+    assert result["run_all_dismissed"] is True  # :EvalensRunAll asked as well; dismissed, nothing ran
     assert prompts[0]["prompt"] == "01-extract-text.yaml has unsaved changes; a run reads the saved file"
     # "Run the saved file": the plan is the saved one, the buffer stays unsaved
     assert "Dry run of extract-text" in result["run_saved"] and "'EXTRACTED'" in result["run_saved"]

@@ -109,6 +109,13 @@ out.save_and_run = dry_run_with('Save and run')
 out.modified_after_save = vim.bo[bufnr].modified
 table.insert(out.steps, 'save-and-run')
 
+-- :EvalensRunAll with an unsaved edit asks too; dismissing the question runs nothing
+vim.api.nvim_buf_set_lines(bufnr, 0, 0, false, { '# an unsaved comment' })
+answer = nil
+vim.cmd('EvalensRunAll')
+out.run_all_dismissed = vim.tbl_contains(out.notes, 'evalens: not run (unsaved changes)')
+vim.cmd('silent! undo')
+
 -- "＋ New eval case" on the skill's SKILL.md: a new case file, the cursor on its prompt
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('EVALENS_SKILL_MD')))
 local skill = vim.api.nvim_get_current_buf()

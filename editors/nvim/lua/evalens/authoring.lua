@@ -50,11 +50,8 @@ function M.ensure_saved(bufnrs, go)
   end)
 end
 
---- The buffers a run command reads: the one of its `uri` (runCase, runFile), every attached one for runAll.
-local function buffers_of(command, arg, bufnr)
-  if command ~= 'evalens.runAll' and type(arg.uri) == 'string' then
-    return { vim.fn.bufnr(vim.uri_to_fname(arg.uri)) }
-  end
+--- Every loaded buffer of a file kind evalens handles (`bufnr` when there is none).
+function M.eval_buffers(bufnr)
   local out = {}
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
     if vim.api.nvim_buf_is_loaded(b) and require('evalens').kind_of(vim.api.nvim_buf_get_name(b)) then
@@ -65,6 +62,14 @@ local function buffers_of(command, arg, bufnr)
     out = { bufnr }
   end
   return out
+end
+
+--- The buffers a run command reads: the one of its `uri` (runCase, runFile), every eval buffer for runAll.
+local function buffers_of(command, arg, bufnr)
+  if command ~= 'evalens.runAll' and type(arg.uri) == 'string' then
+    return { vim.fn.bufnr(vim.uri_to_fname(arg.uri)) }
+  end
+  return M.eval_buffers(bufnr)
 end
 
 --- What the answer of a run command adds to the progress messages: why a unit did not run.

@@ -177,8 +177,11 @@ function M.handlers()
 end
 
 local function run_all(bufnr)
-  require('evalens.ui').echo("evalens: running every eval case of this file's package…")
-  M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }, require('evalens.ui').summarize_runs)
+  local authoring = require('evalens.authoring')
+  authoring.ensure_saved(authoring.eval_buffers(bufnr), function() -- a run reads the saved files
+    require('evalens.ui').echo("evalens: running every eval case of this file's package…")
+    M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }, require('evalens.ui').summarize_runs)
+  end)
 end
 
 local function cancel(bufnr)
