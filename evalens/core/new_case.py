@@ -53,14 +53,17 @@ def skill_name(skill_md: Path, read: Reader) -> str:
 
 
 def plan(skill_md: Path, read: Reader) -> NewCase:
-    """Where and how a new case for the skill at ``skill_md`` is written."""
+    """Where and how a new case for the skill at ``skill_md`` is written; ``ValueError`` when the skill's
+    ``evals/evals.json`` exists but cannot take an entry (it does not parse)."""
     name = skill_name(skill_md, read)
     evals_json = skill_md.parent / "evals" / "evals.json"
     text = read(evals_json) if evals_json.is_file() else None
     if text is not None:
         found = _into_evals_json(evals_json, text)
-        if found is not None:
-            return found
+        if found is None:  # writing a new file over it would lose it
+            raise ValueError(f"{evals_json} does not parse as an evals.json with an `evals` or `cases` list; "
+                             "fix it first")
+        return found
     root = skill_md.parent.parent.parent if skill_md.parent.parent.name == "skills" else None
     if root is not None and ((root / "evals" / "cases").is_dir() or (root / "evals" / "eval-config.json").is_file()):
         return _uaaps_case(root / "evals" / "cases", name)

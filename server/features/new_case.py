@@ -70,7 +70,10 @@ def register(server: EvalensServer) -> None:
         skill_md = _skill_md(ls, a["uri"])
         if skill_md is None:
             raise CommandRefused("evalens.newCase needs the uri of a SKILL.md")
-        found = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, plan, skill_md, ls.read_text)
+        try:
+            found = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, plan, skill_md, ls.read_text)
+        except ValueError as exc:
+            raise CommandRefused(str(exc)) from None
         uri = from_fs_path(str(found.path)) or ""
         if found.insert is None:
             lines = found.text.split("\n")
