@@ -70,10 +70,11 @@ def renames(before: dict[tuple, str], units: list[Any], taken: set[str]) -> dict
     gone from ``taken`` (every unit name in force) and the new one new. Inserting or reordering units renames
     nothing (every old name is still there)."""
     out: dict[str, str] = {}
+    known = set(before.values())
     for unit in units:
         old = before.get(tuple(unit.path))
         if old is not None and old != unit.name and old not in taken and old != "*" and unit.name != "*" \
-                and unit.name not in before.values():
+                and unit.name not in known:
             out[old] = unit.name
     return out
 
