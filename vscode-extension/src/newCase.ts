@@ -18,6 +18,9 @@ export async function newCaseThenReveal(command: string, args: unknown[], next: 
 /** Opens `uri` (not as a preview) with the cursor at `position`. */
 export async function revealPosition(uri: string, position: LspPosition): Promise<void> {
   const document = await vscode.workspace.openTextDocument(vscode.Uri.parse(uri));
-  const at = new vscode.Position(position.line, position.character);
-  await vscode.window.showTextDocument(document, { selection: new vscode.Range(at, at), preview: false });
+  const { line, character } = position;
+  await vscode.window.showTextDocument(document, {
+    selection: new vscode.Range(line, character, line, character),
+    preview: false,
+  });
 }

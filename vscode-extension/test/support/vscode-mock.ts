@@ -251,6 +251,9 @@ export const workspace = {
   onDidSaveTextDocument: workspaceEvents.save.event,
   onDidChangeConfiguration: workspaceEvents.configuration.event,
   createFileSystemWatcher: () => new FakeWatcher(),
+  async openTextDocument(uri: Uri) {
+    return { uri };
+  },
 };
 
 export enum StatusBarAlignment {
@@ -304,6 +307,11 @@ export class FakeWebviewPanel {
 
 export const window = {
   activeTextEditor: undefined as unknown,
+  shown: [] as { uri: string; selection: unknown; preview: unknown }[],
+  async showTextDocument(document: { uri: Uri }, options: { selection?: unknown; preview?: boolean } = {}) {
+    window.shown.push({ uri: document.uri.toString(), selection: options.selection, preview: options.preview });
+    return { document, selection: options.selection };
+  },
   panels: [] as FakeWebviewPanel[],
   createWebviewPanel(viewType: string, title: string) {
     const panel = new FakeWebviewPanel(viewType, title);
