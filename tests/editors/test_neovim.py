@@ -123,6 +123,12 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert "#### Turn 1: DONE" in text and " in / " in text  # the turn, and the tokens the fake reported
     assert show["foldmethod"] == "expr" and show["turn_fold_closed"] and not show["unit_fold_closed"]
     assert result["show_lens"] and result["show_lens_opened"]  # the "Show run" lens opens the same buffer
+    compare = "\n".join(result.get("compare") or [])  # :EvalensCompare
+    assert compare.startswith("# Compare extract-text") and "| verdict | " in compare, compare
+    assert "Only one run of this unit so far" in compare, compare  # the cancelled run does not count
+    assert result["last_report"]["filetype"] == "markdown", result.get("last_report")  # rendered, not JSON
+    turns = result.get("turns") or []  # :EvalensTurns: what evalens/runTurn streamed while the case ran
+    assert "── extract-text: the agent's turns ──" in turns and "💬 DONE" in turns, turns
     assert leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
 

@@ -345,12 +345,29 @@ def test_test_explorer_run_shows_failure_message(vscode_session):
     assert "agent-blocked" in vscode_session["failurePeek"], vscode_session["failurePeek"]
 
 
+def test_test_results_show_the_agents_turns(vscode_session):
+    _step(vscode_session, "test-results-turns")
+    text = vscode_session["testResultsText"]
+    assert f"{FAIL_CASE}: the agent's turns" in text, text[-2000:]
+    assert "▸ " in text and "💬" in text, text[-2000:]  # a tool call and the reply, as they arrived
+
+
 def test_show_run_opens_the_run_page_beside_at_the_failed_check(vscode_session):
     _step(vscode_session, "show-run")
     shown = vscode_session["showRun"]
     assert shown["verdict"] == "FAIL" and "agent_blocked" in shown["failedCheck"], shown
     assert shown["anchor"].startswith(f"u-{FAIL_CASE}-check-"), shown
     assert shown["calls"] >= 1 and " in / " in shown["usage"] and "$" in shown["usage"], shown  # Claude: cost
+
+
+def test_compare_with_previous_run_opens_the_comparison(vscode_session):
+    _step(vscode_session, "compare-runs")
+    shown = vscode_session["compare"]
+    assert shown["title"] == f"evalens · compare {FAIL_CASE}", shown
+    assert shown["headers"][1].startswith("previous") and shown["headers"][2].startswith("latest"), shown
+    previous, latest = shown["verdicts"]
+    assert latest == "FAIL", shown
+    assert previous or "Only one run of this unit so far" in shown["note"], shown  # the case ran once here
 
 
 def test_pass_is_not_a_problem(vscode_session):

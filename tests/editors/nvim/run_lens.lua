@@ -204,5 +204,28 @@ out.show_lens_opened = vim.wait(15000, function()
   return b ~= bufnr and vim.bo[b].filetype == 'markdown'
 end, 50)
 table.insert(out.steps, 'show-lens')
+
+-- :EvalensCompare: the case's two most recent runs side by side (the cancelled run is passed over: one run)
+vim.cmd('only')
+vim.api.nvim_set_current_buf(bufnr)
+vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+vim.cmd('EvalensCompare')
+if vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+  out.compare = vim.api.nvim_buf_get_lines(vim.api.nvim_get_current_buf(), 0, -1, false)
+end
+-- :EvalensLastReport: the newest report rendered, not its JSON
+vim.cmd('only')
+vim.api.nvim_set_current_buf(bufnr)
+vim.cmd('EvalensLastReport')
+if vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+  local b = vim.api.nvim_get_current_buf()
+  out.last_report = { filetype = vim.bo[b].filetype, first = vim.api.nvim_buf_get_lines(b, 0, 3, false) }
+end
+table.insert(out.steps, 'compare')
+-- :EvalensTurns: the turns evalens/runTurn streamed during the runs
+vim.cmd('only')
+vim.api.nvim_set_current_buf(bufnr)
+vim.cmd('EvalensTurns')
+out.turns = vim.api.nvim_buf_get_lines(vim.api.nvim_get_current_buf(), 0, -1, false)
 out.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
 finish(0)

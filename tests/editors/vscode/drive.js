@@ -295,6 +295,21 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           await page.screenshot({ path: `${OUT}/test-explorer-failure.png` });
         });
 
+        await step('test-results-turns', async () => {
+          // the agent's turns streamed into the Test Results terminal while the case ran
+          await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
+          let text = '';
+          for (let i = 0; i < 40 && !text.includes("the agent's turns"); i++) {
+            text = (await page.locator('.xterm-rows').allInnerTexts().catch(() => [])).join('\n');
+            if (!text.includes("the agent's turns")) {
+              text = (await page.locator('.xterm-accessibility-tree').allInnerTexts().catch(() => [])).join('\n');
+            }
+            if (!text.includes("the agent's turns")) await page.waitForTimeout(250);
+          }
+          result.testResultsText = text;
+          await page.screenshot({ path: `${OUT}/test-results-turns.png` });
+        });
+
         await step('show-run', async () => {
           // "Show Run" from the failed row's context menu: the run page in a webview beside, at the failed check
           const tree = page.locator('.test-explorer .monaco-list-row');
@@ -314,6 +329,34 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
             usage: (await frame.locator('section.unit header .meta').first().innerText()).trim(),
           };
           await page.screenshot({ path: `${OUT}/show-run.png` });
+        });
+
+        await step('compare-runs', async () => {
+          // "Compare with Previous Run" from the same context menu: the comparison page in its own webview
+          await page.keyboard.press('Escape');
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          const rows = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+          const row = tree.nth(rows.findIndex((l) => l.startsWith(`${FAIL_CASE} (`)));
+          await row.click({ button: 'right' });
+          await page.locator('.monaco-menu .action-label', { hasText: 'Compare with Previous Run' }).first()
+            .click({ timeout: 15000 });
+          await page.locator('.tab', { hasText: `evalens: compare ${FAIL_CASE}` }).first().waitFor({ timeout: 30000 });
+          let frame = null;
+          for (let i = 0; i < 120 && !frame; i++) {
+            for (const f of page.frames()) {
+              if (await f.locator('table.cmp').count().catch(() => 0)) frame = f;
+            }
+            if (!frame) await page.waitForTimeout(250);
+          }
+          if (!frame) throw new Error('no evalens compare page in a webview');
+          const verdictRow = frame.locator('table.cmp tr', { has: frame.locator('th:text-is("verdict")') }).first();
+          result.compare = {
+            title: (await frame.locator('h1').innerText()).trim(),
+            headers: (await frame.locator('table.cmp tr').first().locator('th').allInnerTexts()).map((t) => t.trim()),
+            verdicts: (await verdictRow.locator('td').allInnerTexts()).map((t) => t.trim()),
+            note: (await frame.locator('.reason').allInnerTexts()).join(' '),
+          };
+          await page.screenshot({ path: `${OUT}/compare-runs.png` });
         });
 
         await step('dry-run-keeps-result', async () => {

@@ -159,6 +159,9 @@ end
 --- Handlers for the server's own notifications (pass as the client's `handlers`).
 function M.handlers()
   return require('evalens.ui').wrap_handlers({
+    ['evalens/runTurn'] = function(_, params)
+      require('evalens.show').turn(params)
+    end,
     ['evalens/runState'] = function(_, _, ctx)
       each_attached_buffer(ctx.client_id, M.refresh)
     end,
@@ -227,6 +230,9 @@ function M.on_attach(client, bufnr)
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec)
   end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensTurns', function()
+    require('evalens.show').open_turns()
+  end, { desc = "evalens: the agents' turns as they arrive" })
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensCompare', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec, true)
   end, { nargs = '?', desc = "evalens: the case's two most recent runs side by side" })

@@ -78,6 +78,67 @@ function M.last_report(bufnr, exec)
   end)
 end
 
+-- :EvalensTurns: the agents' turns as they arrive (evalens/runTurn), newest at the bottom, the last 2000 lines.
+local MARKS = { text = '💬', tool = '▸', result = '  ↳', hook = '⛔', error = '!', note = '…' }
+local KEPT = 2000
+local turn_lines = {}
+local turns_buf = nil
+
+local function turn_text(p)
+  local body = (p.text or ''):gsub('%s+$', '')
+  if p.kind == 'tool' then
+    body = ((p.tool or 'tool') .. ' ' .. body):gsub('%s+$', '')
+  elseif p.kind == 'result' and p.isError then
+    body = 'failed: ' .. body
+  elseif p.kind == 'hook' then
+    body = (p.tool or 'hook') .. (p.blocked and ' blocked: ' or ' failed: ') .. body
+  end
+  local out = {}
+  for i, line in ipairs(vim.split(body, '\n', { plain = true })) do
+    if i > 6 then
+      table.insert(out, '    …')
+      break
+    end
+    table.insert(out, (i == 1 and ((MARKS[p.kind] or '') .. ' ') or '    ') .. line)
+  end
+  return out
+end
+
+--- One turn (the params of evalens/runTurn): kept, and shown if the turns buffer is open.
+function M.turn(params)
+  local new = {}
+  if params.seq == 0 then
+    table.insert(new, '── ' .. tostring(params.name) .. (params.run > 1 and (' (run ' .. params.run .. ')') or '')
+      .. ": the agent's turns ──")
+  end
+  vim.list_extend(new, turn_text(params))
+  vim.list_extend(turn_lines, new)
+  if #turn_lines > KEPT then
+    turn_lines = vim.list_slice(turn_lines, #turn_lines - KEPT + 1, #turn_lines)
+  end
+  if turns_buf and vim.api.nvim_buf_is_valid(turns_buf) then
+    vim.bo[turns_buf].modifiable = true
+    vim.api.nvim_buf_set_lines(turns_buf, -1, -1, false, new)
+    vim.bo[turns_buf].modifiable = false
+  end
+end
+
+--- :EvalensTurns: a split with the turns streamed so far (it keeps filling while runs go on).
+function M.open_turns()
+  if not (turns_buf and vim.api.nvim_buf_is_valid(turns_buf)) then
+    turns_buf = vim.api.nvim_create_buf(false, true)
+    pcall(vim.api.nvim_buf_set_name, turns_buf, 'evalens turns')
+    vim.bo[turns_buf].buftype = 'nofile'
+    vim.bo[turns_buf].swapfile = false
+  end
+  vim.bo[turns_buf].modifiable = true
+  vim.api.nvim_buf_set_lines(turns_buf, 0, -1, false, turn_lines)
+  vim.bo[turns_buf].modifiable = false
+  vim.cmd('split')
+  vim.api.nvim_win_set_buf(0, turns_buf)
+  return turns_buf
+end
+
 --- The "Show run" code lens names a client-side command (VS Code opens a webview): Neovim opens the buffer.
 function M.register_lens_command(exec)
   vim.lsp.commands['evalens.showRun'] = function(command, ctx)
