@@ -200,3 +200,24 @@ async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, sc
     # the live turns of this format's run: the write, its result, the reply
     assert [(t.unit, t.kind) for t in streamed] == [("1", "tool"), ("1", "result"), ("1", "text")]
     assert "output/result.txt" in streamed[0].text and streamed[2].text.startswith("DONE")
+
+
+def test_cli_verbose_prints_the_turns(tmp_path: Path, scripted_model: FakeModelServer, sandbox_dir: Path) -> None:
+    """``evalens eval --verbose``: the agent's turns on stderr as they happen, before the case's verdict line."""
+    import subprocess
+    import sys
+
+    if not agents_available("claude-code"):
+        pytest.skip("claude-code CLI not installed")
+    root = make_package(tmp_path / "pkg", cases={"scripted": {"input": {"prompt": "Write it. SCENARIO=pass"},
+                                                             "expected": {"contains": ["GREETING-OK"]}}})
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env.update(ANTHROPIC_BASE_URL=scripted_model.anthropic_base_url, ANTHROPIC_API_KEY="k")
+    proc = subprocess.run([sys.executable, "-m", "evalens", "eval", "--verbose", "--no-judge", "--package", str(root)],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stderr.splitlines()
+    write = lines.index("[scripted] ▸ Write output/result.txt")
+    reply = next(i for i, line in enumerate(lines) if line.startswith("[scripted] 💬 DONE"))
+    verdict = next(i for i, line in enumerate(lines) if line.startswith("PASS  scripted"))
+    assert write < reply < verdict
