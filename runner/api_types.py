@@ -52,6 +52,8 @@ class RunRequest(BaseModel):
     max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend; then no new run "
                                    "starts and the rest are SKIP (docs/repeats.md#budgets).")
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
+    baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every case again "
+                                 "without the package, or with it as it was at the ref (docs/baseline.md).")
     extra_env: list[str] = Field(default_factory=list,
                                  description="Extra environment variable names passed through to the agent.")
     agent_key_env: list[str] | None = Field(default=None,
@@ -98,6 +100,7 @@ class RunPlan(BaseModel):
     timeout: float
     runs: int
     jobs: int
+    baseline: str | None = Field(default=None, description="What each case also runs against (`no skill`, a ref).")
     sandbox: dict[str, Any]
     env_passed: list[str]
     cases: list[PlannedCase]

@@ -35,6 +35,7 @@ margin-right:6px;vertical-align:1px}
 .unit{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0;background:var(--bg)}
 .unit>header{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}
 .reason{margin:8px 0;padding:6px 10px;border-left:3px solid var(--line);background:var(--card)}
+.uplift{margin:8px 0;padding:6px 10px;border-left:3px solid var(--pass);background:var(--card)}
 .unit[data-verdict=FAIL] .reason{border-color:var(--fail)}.unit[data-verdict=ERROR] .reason{border-color:var(--error)}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--line);padding:4px 6px;text-align:left;
 vertical-align:top}tr.check-FAIL td{background:var(--del)}
@@ -177,15 +178,20 @@ def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
     return "\n".join(parts)
 
 
-def _unit(unit: UnitView) -> str:
+def _unit(unit: UnitView, side: str | None = None) -> str:
     case = unit.case
-    anchor = unit_anchor(case.name)
+    anchor = unit_anchor(case.name) + ("-baseline" if side is not None else "")
     facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "", tokens(case.usage),
              cost(case.usage), f"pass rate {case.pass_rate:.0%}" if case.pass_rate is not None else "",
              case.case_file or ""]
     parts = [f'<section class="unit" data-verdict="{_e(case.verdict)}" id="{anchor}"><header>'
              f'<span class="badge {_e(case.verdict)}">{_e(case.verdict)}</span><h2>{_e(case.name)}</h2>'
-             f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>']
+             + (f'<span class="mute">baseline: {_e(side)}</span>' if side is not None else "")
+             + f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>']
+    if case.uplift is not None:
+        from evalens.runner.baseline import describe
+
+        parts.append(f'<div class="uplift"><b>Uplift</b> {_e(describe(case.uplift))}</div>')
     if unit.reason:
         parts.append(f'<div class="reason">{_e(unit.reason)}</div>')
     if case.checks:
@@ -210,6 +216,20 @@ def _unit(unit: UnitView) -> str:
     return "\n".join(parts) + "</section>"
 
 
+def _baseline_head(report: object) -> str:
+    """With ``--baseline``: what the baseline runs had and the uplift over every unit."""
+    base = getattr(report, "baseline", None)
+    if base is None:
+        return ""
+    from evalens.runner.baseline import describe
+
+    b = base.summary
+    counts = f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b is not None else ""
+    return (f'<div class="meta">Baseline ({_e(base.label)}){_e(counts)}; it never decides a verdict</div>'
+            + (f'<div class="uplift"><b>Uplift (all units)</b> {_e(describe(base.uplift))}</div>'
+               if base.uplift is not None else ""))
+
+
 def render_html(view: RunView, anchor: str | None = None) -> str:
     """The whole page as one string; ``anchor``: where it opens (a failing check or turn) when the URL has none."""
     report = view.report
@@ -230,6 +250,10 @@ def render_html(view: RunView, anchor: str | None = None) -> str:
             f"<h1>{_e(title)}</h1><div class=\"meta\">{_e(' · '.join(f for f in facts if f))}</div>"
             f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
             f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"
-            f'<nav class="filters">{"".join(buttons)}</nav>'
+            + _baseline_head(report)
+            + f'<nav class="filters">{"".join(buttons)}</nav>'
             + "".join(_unit(u) for u in view.units)
+            + (f"<h2>Baseline runs ({_e(report.baseline.label)})</h2>" if view.baseline_units and report.baseline
+               else "")
+            + "".join(_unit(u, report.baseline.label if report.baseline else "") for u in view.baseline_units)
             + f"<script>{JS}</script></body></html>\n")

@@ -71,6 +71,10 @@ def _unit(unit: UnitView) -> list[str]:
     facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "", tokens(case.usage),
              cost(case.usage)]
     out = [f"## {case.verdict} {case.name}", "", " · ".join(f for f in facts if f), ""]
+    if case.uplift is not None:
+        from evalens.runner.baseline import describe
+
+        out += [f"**Uplift:** {describe(case.uplift)}", ""]
     if unit.reason:
         out += [f"**Why:** {_one_line(unit.reason)}", ""]
     if case.checks:
@@ -94,6 +98,16 @@ def render_markdown(view: RunView) -> str:
     lines = [f"# evalens run: {report.package.name or report.id}", "", " · ".join(f for f in facts if f), "",
              f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}",
              f"Report: `{view.report_path}`", ""]
+    base = report.baseline
+    if base is not None and base.uplift is not None:
+        from evalens.runner.baseline import describe
+
+        lines += [f"**Uplift (all units):** {describe(base.uplift)}; the baseline ({base.label}) never decides a "
+                  "verdict", ""]
     for unit in view.units:
         lines += _unit(unit)
+    for unit in view.baseline_units:
+        unit_lines = _unit(unit)
+        unit_lines[0] += f" (baseline: {base.label if base else ''})"
+        lines += unit_lines
     return "\n".join(lines).rstrip() + "\n"

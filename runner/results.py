@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
+from evalens.core.models.baseline import Uplift
 from evalens.core.models.run_record import Usage
 
 if TYPE_CHECKING:
@@ -82,6 +83,8 @@ class UnitResult(BaseModel):
     fingerprint: dict[str, str] | None = Field(default=None, description="What the verdict depended on.")
     stale: list[str] = Field(default_factory=list, description="What changed since this verdict (restored "
                              "results only; empty: current).")
+    uplift: Uplift | None = Field(default=None, description="With --baseline: pass rate with the package against "
+                                  "the baseline runs, the difference and its interval (docs/baseline.md).")
 
     @property
     def shown_state(self) -> State:
@@ -132,7 +135,7 @@ def result_from_report_case(case: ReportCase, report: EvalReport, report_path: P
         run_verdicts=list(case.run_verdicts), artifacts=beside(case.artifacts),
         result_file=beside(case.result_file), details=dict(case.details), usage=case.usage, state=case.state,
         interval=list(case.pass_rate_interval) if case.pass_rate_interval else None, pass_hat_k=case.pass_hat_k,
-        fingerprint=dict(case.fingerprint) if case.fingerprint else None,
+        fingerprint=dict(case.fingerprint) if case.fingerprint else None, uplift=case.uplift,
     )
 
 
@@ -176,7 +179,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         result_file=rel(result.result_file, report_path.parent if report_path else None), details=details,
         usage=result.usage,
         state=result.state if result.runs > 1 else None, pass_rate_interval=result.interval,
-        pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint,
+        pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint, uplift=result.uplift,
     )
 
 

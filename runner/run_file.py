@@ -124,16 +124,43 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     Cancelling the task kills the agent in flight, removes its sandbox, writes a partial report (units not run
     are SKIP, ``interrupted: true``) and re-raises :class:`asyncio.CancelledError`.
     """
-    from evalens.runner.report import utc_now
+    from evalens.runner.baseline import BaselineError, checked_out
 
     suite, units = await asyncio.to_thread(prepare, request, on_progress, format_id)
+    try:
+        plan = await asyncio.to_thread(_baseline_plan, request, suite)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
     outcome = FileOutcome(format=suite.format_id, file=request.file)
     if request.dry_run:
-        outcome.dry_run = suite.dry_run(units)
+        outcome.dry_run = suite.dry_run(units) + ([f"baseline: {plan.label}: every unit runs {request.runs} more "
+                                                   "time(s)"] if plan is not None else [])
         return outcome
     session = await suite.session(units)
+    try:
+        async with checked_out(plan):  # a REF's worktree exists only while the units run
+            return await _run_units(request, suite, units, session, plan, outcome)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:
+    """``--baseline`` resolved against the repository holding the skill (blocking: runs git)."""
+    from evalens.runner.baseline import resolve
+
+    return resolve(request.baseline, suite.root)
+
+
+async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], session: Any, plan: Any,
+                     outcome: FileOutcome) -> FileOutcome:
+    from evalens.runner.report import utc_now
+
+    from evalens.core.models.run_record import sum_usage
+
     started, t0 = utc_now(), time.monotonic()
     results: list[UnitResult] = []
+    bases: list[UnitResult] = []  # with --baseline: each unit's baseline runs
+    base_records: list[tuple[str, Any]] = []
     interrupted = False
     try:
         from evalens.runner.budget import Budget
@@ -146,10 +173,17 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
                                           location=unit.location, verdict="SKIP", reason=refused, error=refused))
                 continue
             session.unit = unit.id
+            first = len(session.records)
             result = await suite.run_unit(session, unit)
+            if result.usage is None:  # what the unit's agent runs spent, from their records
+                result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
             await asyncio.to_thread(finish_unit, result)
             budget.spend_usage(result.usage)
             results.append(result)
+            if plan is not None:
+                from evalens.runner.baseline import run_side
+
+                bases.append(await run_side(suite, session, unit, plan, budget, base_records))
     except asyncio.CancelledError:
         interrupted = True
         done = {r.name for r in results}
@@ -167,12 +201,24 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
     else:
         exit_on_fail = True
     outcome.results = results
+    section = None
+    if plan is not None:
+        from evalens.runner.baseline import report_section
+        from evalens.runner.results import report_case_from_result
+
+        compared = suite.compare(results, bases, plan.label)
+        outcome.summary += compared.lines
+        section = report_section(plan, results, bases, [report_case_from_result(b, None, suite.root) for b in bases],
+                                 metrics=compared.details)
     if request.write_report:
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
+        from evalens.runner.baseline import add_to
+
+        add_to(report, section)  # the units' uplift is already on their results
         outcome.report_path = await asyncio.to_thread(_write, report, suite.root, request.report, started,
-                                                      getattr(session, "records", []))
+                                                      getattr(session, "records", []), base_records)
         outcome.report = report
-    verdicts = {r.verdict for r in results}
+    verdicts = {r.verdict for r in results}  # the baseline's never count
     outcome.exit_code = 1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) \
         else 0
     outcome.interrupted = interrupted
@@ -182,7 +228,7 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
 
 
 def _write(report: EvalReport, root: Path, output: Path | None, started: Any,
-           records: list[tuple[str, Any]] | None = None) -> Path:
+           records: list[tuple[str, Any]] | None = None, base_records: list[tuple[str, Any]] | None = None) -> Path:
     from evalens.runner.record import attach_records
     from evalens.runner.report import allocate_report_path, write_report
 
@@ -191,6 +237,10 @@ def _write(report: EvalReport, root: Path, output: Path | None, started: Any,
     for unit, record in records or []:  # each agent run's record, beside the report (evalens show, the run view)
         by_unit.setdefault(unit, []).append(record)
     attach_records(report, path, by_unit)
+    if report.baseline is not None:  # the baseline runs' records: <report>/_baseline/<unit>/
+        from evalens.runner.baseline import attach_baseline_records
+
+        attach_baseline_records(report.baseline, path, base_records or [])
     # the report's paths are relative to its folder: fix them now that it is known
     for case in report.cases:
         for attr in ("result_file", "artifacts"):

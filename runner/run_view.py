@@ -42,12 +42,12 @@ class RunView:
     report_path: Path
     report: EvalReport
     units: list[UnitView]
+    baseline_units: list[UnitView] = field(default_factory=list)  # with --baseline: the runs without the package
 
 
 def load_view(report_path: Path, unit: str | None = None) -> RunView:
     """The report at ``report_path`` and the records of its units (only ``unit`` if given), failures first.
     Raises :class:`~evalens.runner.report.NotAReport` or :class:`LookupError` (unknown unit), one line each."""
-    from evalens.runner.record import records_for
     from evalens.runner.report import load_report
 
     report = load_report(report_path)
@@ -57,6 +57,15 @@ def load_view(report_path: Path, unit: str | None = None) -> RunView:
         if not cases:
             names = ", ".join(c.name for c in report.cases) or "none"
             raise LookupError(f"no unit named {unit!r} in {report_path} (units: {names})")
+    shown = {c.name for c in cases}
+    base = [c for c in report.baseline.cases if c.name in shown] if report.baseline is not None else []
+    return RunView(report_path=report_path, report=report, units=_views(report_path, cases),
+                   baseline_units=_views(report_path, base))
+
+
+def _views(report_path: Path, cases: list[ReportCase]) -> list[UnitView]:
+    from evalens.runner.record import records_for
+
     units = []
     for case in sorted(cases, key=lambda c: ORDER.get(c.verdict, 9)):
         view = UnitView(case=case)
@@ -66,7 +75,7 @@ def load_view(report_path: Path, unit: str | None = None) -> RunView:
             else:
                 view.records.append(record)
         units.append(view)
-    return RunView(report_path=report_path, report=report, units=units)
+    return units
 
 
 def find_report(target: Path | None) -> Path | None:

@@ -135,6 +135,8 @@ class AgentSession:
         self.unit = ""  # the unit being run (the caller sets it): names the run records below
         self.records: list[tuple[str, Any]] = []  # (unit, run record) of every agent run, in order
         self.engine_version: str | None = None
+        # --baseline: which skills a run really installs (none, or each as it was at a git ref); None: as asked
+        self.install: Callable[[dict[str, Path]], dict[str, Path]] | None = None
         if self.plan.warning:
             self.warn(self.plan.warning)
 
@@ -152,6 +154,8 @@ class AgentSession:
     def _prepare(self, skills: dict[str, Path], files_base: Path | None, files: list[str]) -> Any:
         from evalens.runner.sandbox import copy_confined, create_sandbox, populate
 
+        if self.install is not None:
+            skills = self.install(skills)
         paths = create_sandbox()
         try:
             if files_base is not None and files:

@@ -58,6 +58,9 @@ def _parser() -> argparse.ArgumentParser:
                             "fixtures, engine or judge changed since) or that never ran")
     p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                    help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
+    p.add_argument("--baseline", metavar="no-skill|REF",
+                   help="also run each case (as often as --runs) without the package, or with the package as it "
+                        "was at git ref REF, and show the uplift; baseline runs never fail the command")
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
     p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
     p.add_argument("--env", action="append", default=[], metavar="NAME",
@@ -156,7 +159,8 @@ def _print_plan(plan: Any, as_json: bool) -> None:
     sandbox = plan.sandbox
     print(f"sandbox: {sandbox['method']} (enforced: {str(sandbox['enforced']).lower()}), network "
           f"{'on' if sandbox['network'] else 'off'}, writable: {', '.join(sandbox['writable_paths'] or ['workspace'])}")
-    print(f"timeout: {plan.timeout:g} s per case; runs: {plan.runs}; jobs: {plan.jobs}")
+    print(f"timeout: {plan.timeout:g} s per case; runs: {plan.runs}; jobs: {plan.jobs}"
+          + (f"; baseline: {plan.baseline} (each case runs {plan.runs} more time(s))" if plan.baseline else ""))
     print(f"env passed to the agent: {', '.join(plan.env_passed) or '(none)'}")
     print(f"cases ({len(plan.cases)}):")
     for case in plan.cases:
@@ -228,7 +232,7 @@ def main(argv: list[str]) -> int:
         judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,
         judge_timeout=args.judge_timeout,
         dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
-        max_cost=args.max_cost, max_tokens=args.max_tokens,
+        max_cost=args.max_cost, max_tokens=args.max_tokens, baseline=args.baseline,
         extra_env=args.env, output=args.output,
     )
     shard_mark = None
@@ -290,7 +294,8 @@ def main(argv: list[str]) -> int:
         from evalens.cli.shard import mark_report
 
         mark_report(outcome.report, outcome.report_path, shard_mark)
-    print_summary(outcome.results, outcome.report_path)
+    print_summary(outcome.results, outcome.report_path,
+                  baseline=outcome.report.baseline if outcome.report is not None else None)
     for result in outcome.results:
         if result.sandbox_path:
             print(f"kept sandbox for {result.name}: {result.sandbox_path}", file=sys.stderr)

@@ -9,6 +9,7 @@ import sys
 import time
 from typing import Any
 
+UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow"}
 
 
@@ -39,6 +40,7 @@ class ProgressView:
             self.live = None
 
     def _render(self) -> Any:
+        from rich.markup import escape
         from rich.table import Table
 
         table = Table.grid(padding=(0, 2))
@@ -52,7 +54,7 @@ class ProgressView:
             else:
                 status = f"[cyan]{row['stage']}[/]"
                 elapsed = now - row["start"]
-            table.add_row(status, label, f"{elapsed:5.1f}s", row.get("message", "")[:90])
+            table.add_row(status, escape(label), f"{elapsed:5.1f}s", escape(row.get("message", "")[:90]))
         return table
 
     def turn(self, turn: Any) -> None:
@@ -80,8 +82,10 @@ class ProgressView:
                 label = event.case_name if event.run_index == 1 and self.runs_seen == 1 else \
                     f"{event.case_name} #{event.run_index}"
                 style = VERDICT_STYLES.get(event.verdict or "", "")
-                self.console.print(f"[{style}]{event.verdict:5}[/] {label}  {row['end'] - row['start']:.1f}s  "
-                                   f"{event.message[:120]}")
+                from rich.markup import escape
+
+                self.console.print(f"[{style}]{event.verdict:5}[/] {escape(label)}  "
+                                   f"{row['end'] - row['start']:.1f}s  {escape(event.message[:120])}")
         if self.live is not None:
             self.live.update(self._render())
 
@@ -106,9 +110,11 @@ def turn_text(turn: Any, *, lines: int = 4) -> str:
     return f"[{label}] {TURN_MARKS.get(turn.kind, '')} " + f"\n{pad}".join(shown)
 
 
-def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -> None:
-    """The closing table: one row per case with verdict, pass rate, duration and reason."""
+def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None) -> None:
+    """The closing table: one row per case with verdict, pass rate, duration and reason (and with ``--baseline``
+    the uplift against it)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=stream or sys.stderr, highlight=False)
@@ -119,16 +125,23 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -
     table.add_column("time", justify="right")
     table.add_column("tokens", justify="right")
     table.add_column("cost", justify="right")
+    uplifts = any(getattr(r, "uplift", None) is not None for r in results)
+    if uplifts:
+        table.add_column("uplift", overflow="fold", max_width=40)
     table.add_column("reason", overflow="fold", max_width=70)
     from evalens.core.models.run_record import sum_usage
+    from evalens.runner.baseline import cost_text, rates_text, uplift_text
     from evalens.runner.results import repeat_label
     from evalens.runner.run_view import cost, tokens
 
     usages = [getattr(r, "usage", None) for r in results]
     for r, usage in zip(results, usages, strict=True):
         state = getattr(r, "shown_state", r.verdict)
+        up = getattr(r, "uplift", None)
+        shown = [f"[{UPLIFT_STYLES[uplift_text(up)[:1]]}]{escape(uplift_text(up))}[/]\n{rates_text(up)}"
+                 + (f"\n{cost_text(up)}" if cost_text(up) else "")] if up is not None else [""] if uplifts else []
         table.add_row(r.name, f"[{VERDICT_STYLES.get(state, '')}]{state}[/]", repeat_label(r),
-                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), (r.reason or "")[:300])
+                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), *shown, (r.reason or "")[:300])
     console.print(table)
     counts = {v: sum(getattr(r, "shown_state", r.verdict) == v for r in results)
               for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")}
@@ -138,5 +151,9 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None) -
     if total is not None:
         spent = cost(total) or "no cost reported by the CLI"
         console.print(f"total: {tokens(total)} tokens · {spent}")
+    if baseline is not None and baseline.uplift is not None:
+        from evalens.runner.baseline import describe
+
+        console.print(f"uplift (all units): {escape(describe(baseline.uplift))}; baseline runs never fail the command")
     if report_path:
         console.print(f"report: {report_path}")

@@ -48,6 +48,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="run only the units whose last verdict is stale, or that never ran")
     parser.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                         help="whether a unit that both passed and failed over its --runs fails the command")
+    parser.add_argument("--baseline", metavar="no-skill|REF",
+                        help="also run each unit (as often as --runs) without the skill, or with the skill as it "
+                             "was at git ref REF, and show the uplift; baseline runs never fail the command")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
     parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
@@ -126,7 +129,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         skill=Path(args.skill) if args.skill else None, threshold_discovery=args.threshold_discovery,
         threshold_score=args.threshold_score, github_summary=args.github_summary, keep_sandbox=args.keep_sandbox,
         report=Path(args.report) if args.report else None, dry_run=args.dry_run, max_cost=args.max_cost,
-        max_tokens=args.max_tokens)
+        max_tokens=args.max_tokens, baseline=args.baseline)
 
 
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
@@ -214,12 +217,16 @@ def main(argv: list[str]) -> int:
         return EXIT_OK
     for line in outcome.summary:
         print(line)
+    from evalens.runner.baseline import describe
     from evalens.runner.results import fails_run, repeat_label
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
         print(f"{r.shown_state:5} {r.name}" + (f"  {label}" if label else "") +
-              (f"  {r.reason}" if r.verdict != "PASS" else ""))
+              (f"  {r.reason}" if r.verdict != "PASS" else "") + (f"  {describe(r.uplift)}" if r.uplift else ""))
+    base = outcome.report.baseline if outcome.report is not None else None
+    if base is not None and base.uplift is not None:
+        print(f"uplift (all units): {describe(base.uplift)}; baseline runs never fail the command")
     if outcome.result_file is not None:
         print(f"results: {outcome.result_file}")
     if outcome.report_path is not None:

@@ -151,12 +151,25 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
     console.print(f"[bold]{escape(str(view.report_path))}[/]")
     console.print(" · ".join(escape(h) for h in head if h))
     console.print(f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}")
-    for unit in view.units:
+    base = report.baseline
+    if base is not None:
+        from evalens.runner.baseline import describe
+
+        b = base.summary
+        counts = f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b else ""
+        console.print(f"baseline ({escape(base.label)}){counts}; it never decides a verdict")
+        if base.uplift is not None:
+            console.print(f"uplift (all units): {escape(describe(base.uplift))}")
+    for unit, side in [*((u, None) for u in view.units), *((u, base.label if base else "") for u in view.baseline_units)]:
         case = unit.case
         style = VERDICT_STYLES.get(case.verdict, "")
         facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
                  tokens(case.usage), cost(case.usage)]
         body: list[Any] = []
+        if case.uplift is not None:
+            from evalens.runner.baseline import describe
+
+            body.append(f"[bold]uplift[/] {escape(describe(case.uplift))}")
         if unit.reason:
             body.append(f"[{style}]{escape(unit.reason)}[/]")
         if case.checks:
@@ -203,6 +216,7 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
                 if change.diff:
                     body.append(Syntax(_clip(change.diff, full, 40, 4000), "diff", theme="ansi_dark",
                                        background_color="default"))
-        title = f"[{style}]{case.verdict}[/] {escape(case.name)}"
+        title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (f" [dim]baseline: {escape(side)}[/]"
+                                                                     if side is not None else "")
         console.print(Panel(Group(*body) if body else "", title=title, title_align="left",
                             subtitle=" · ".join(f for f in facts if f) or None, subtitle_align="right"))

@@ -86,6 +86,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
                   ""]
     lines += ["| Verdict | Units |", "|---|---:|"]
     lines += [f"| {ICONS[v]} {v} | {n[v]} |" for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP") if n[v]]
+    lines += _uplift_lines(report)
     header = ["", "| Verdict | Unit | File | Time | Why |", "|---|---|---|---:|---|"]
     bad = [u for u in units if not u.passed and u.verdict != "SKIP"]
     if bad:
@@ -97,6 +98,20 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     if report_path is not None:
         lines += ["", f"Report: `{report_path}`"]
     return "\n".join(lines) + "\n"
+
+
+def _uplift_lines(report: Any) -> list[str]:
+    """With ``--baseline``: each unit's pass rate with and without the skill (docs/baseline.md)."""
+    base = getattr(report, "baseline", None)
+    if base is None:
+        return []
+    from evalens.runner.baseline import cost_text, rates_text, uplift_text
+
+    rows = [f"| {_cell(c.name)} | {rates_text(c.uplift)} | {uplift_text(c.uplift)} | {cost_text(c.uplift)} |"
+            for c in report.cases[:ROWS_LIMIT] if c.uplift is not None]
+    total = f" · all units: **{uplift_text(base.uplift)}**" if base.uplift is not None else ""
+    return ["", f"### Does the skill help? (baseline: {_cell(base.label)}){total}", "",
+            "| Unit | Passed | Uplift | Cost |", "|---|---|---|---|", *rows]
 
 
 def outputs(report: Any, *, report_path: Path | None = None, junit_path: Path | None = None) -> dict[str, str]:

@@ -57,6 +57,8 @@ class FileRunRequest(BaseModel):
     report: Path | None = Field(default=None, description="evalens report path (default: evals/reports/<stamp>.json "
                                 "under the suite's root).")
     write_report: bool = Field(default=True, description="Write the evalens report of the batch.")
+    baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every unit again "
+                                 "without the skill, or with it as it was at the ref (docs/baseline.md).")
 
 
 @dataclass
@@ -102,11 +104,18 @@ class Suite(ABC):
         self.format_id = format_id
         self.file = request.file
         self._progress = progress
+        self.baseline: str | None = None  # set while a --baseline run of a unit goes (its label): no side effects
 
     def say(self, unit: str, message: str, outcome: bool = False) -> None:
-        """Progress: a note, or (``outcome``) the line that says how one run of a unit went."""
+        """Progress: a note, or (``outcome``) the line that says how one run of a unit went (a baseline run's
+        line names its baseline)."""
         if self._progress is not None:
-            self._progress(unit, message, outcome)
+            self._progress(unit, f"[{self.baseline}] {message}" if self.baseline and message else message, outcome)
+
+    def compare(self, results: list[UnitResult], bases: list[UnitResult], label: str) -> SuiteSummary:
+        """With ``--baseline``: the format's own figures with and without (lines, and ``details`` for the
+        report's ``baseline.metrics``)."""
+        return SuiteSummary()
 
     @property
     def root(self) -> Path:

@@ -100,8 +100,8 @@ class SkillCreatorSuite(Suite):
                            "total_duration_seconds": round(executor + grader, 2)}}
             if error:
                 grading["error"] = error  # why nothing was graded (the statements above were not judged)
-            target = self.out_dir / f"eval-{unit.id}" / (f"run-{run}" if self.request.runs > 1 else "") / \
-                "grading.json"
+            target = self.out_dir / ("baseline" if self.baseline else "") / f"eval-{unit.id}" / \
+                (f"run-{run}" if self.request.runs > 1 else "") / "grading.json"  # baseline: never restored
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
             first_failed = next((e["text"] for e in expectations if not e["passed"]), None)

@@ -492,7 +492,8 @@ class SkilljackSuite(Suite):
                      f"{score.adherence:g}, output {score.output_quality:g}, weighted {score.weighted:.2f} "
                      f"({score.category})" + (f" — ERROR: {failed}" if failed else ""))
         mean, rep = aggregate([s for _, s in runs])
-        self.outcomes.append((task, runs, mean, rep))
+        if not self.baseline:  # the results files are the skill's own runs
+            self.outcomes.append((task, runs, mean, rep))
         verdict, reason, details = task_verdict(task, runs, mean, self.discovery_threshold, self.score_threshold)
         shown = next((d for (r, s), d in zip(runs, dets, strict=True)
                       if d is not None and not d.passed and run_error(r, s) is None), dets[rep])

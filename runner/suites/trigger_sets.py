@@ -135,6 +135,14 @@ class TriggerSetSuite(Suite):
             error=reason if verdict == "ERROR" else None, exit_code=last.exit_code, runs=runs, details=details,
             sandbox_path=session.kept[-1] if session.kept else None)
 
+    def compare(self, results: list[UnitResult], bases: list[UnitResult], label: str) -> SuiteSummary:
+        """Precision and recall with the skill and in the baseline runs."""
+        mine, theirs = metrics_of(results)[0], metrics_of(bases)[0]
+        keys = ("precision", "recall", "accuracy")
+        return SuiteSummary(lines=[f"with the skill: {metrics_line(results)}",
+                                   f"without ({label}): {metrics_line(bases)}"],
+                            details={"with": {k: mine[k] for k in keys}, "without": {k: theirs[k] for k in keys}})
+
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
         m, rows, errored = metrics_of(results)
         result = {"skill": self.name or self.skill, "runs": self.request.runs, "threshold": THRESHOLD, **m,

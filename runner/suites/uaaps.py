@@ -32,6 +32,8 @@ from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.depends import finish_unit
 from evalens.runner.results import CaseResult, CheckResult
 from evalens.runner.session import agent_env, capture_files
+from evalens.runner.suites.uaaps_select import load_config as _load_config
+from evalens.runner.suites.uaaps_select import select_cases as _select_cases
 from evalens.runner.verdicts import unit_verdict
 
 from evalens.core.models.run_record import sum_usage
@@ -69,6 +71,8 @@ class _Context:
     package: Any = None
     records: dict[tuple[str, int], _RunRecord] = field(default_factory=dict)
     judge_explicit: bool = True  # False: judge with the agent's own model, known only after the run
+    baseline: Any = None  # the --baseline plan (runner.baseline.BaselinePlan)
+    side: str | None = None  # the baseline's label on the context that runs it (package: None, or as at the ref)
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -97,109 +101,6 @@ class _RunRecord:
     record: Any = None  # the run record (evalens.runner.record), once the agent ran
 
 
-def _normalised_case(case: EvalCase) -> EvalCase:
-    """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
-    from evalens.core.models.uaaps import CaseExpected
-
-    if not isinstance(case.expected, CaseExpected):
-        case.expected = CaseExpected.model_validate(case.expected or {})
-    return case
-
-
-def _load_config(root: Path) -> EvalConfig:
-    from evalens.core.models.uaaps import SandboxConfig, load_config
-
-    path = root / "evals" / "eval-config.json"
-    if not path.is_file():
-        raise RunError(f"no eval config: {path} not found")
-    try:
-        config = load_config(path)
-        if not isinstance(config.sandbox, SandboxConfig):
-            config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
-        return config
-    except Exception as exc:
-        raw: dict[str, Any] = {}
-        try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
-            pass
-        engine = raw.get("engine") if isinstance(raw, dict) else None
-        if isinstance(engine, str) and engine not in ("claude-code", "codex"):
-            from evalens.runner.engines import UnsupportedEngine, get_engine
-
-            try:
-                get_engine(engine)
-            except UnsupportedEngine as unsupported:
-                raise RunError(str(unsupported)) from None
-        raise RunError(f"{path}: invalid eval config: {exc}") from None
-
-
-def _why(exc: Exception) -> str:
-    """One line a user can act on, from a pydantic error or anything else."""
-    errors = getattr(exc, "errors", None)
-    if callable(errors):
-        try:
-            first = errors()[0]
-            where = ".".join(str(p) for p in first.get("loc", ()))
-            return f"`{where}`: {first.get('msg', '')}" if where else str(first.get("msg", exc))
-        except Exception:  # noqa: BLE001
-            pass
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-
-
-def _select_cases(root: Path, names: list[str], target: str | None,
-                  skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
-    """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
-    from evalens.core.models.uaaps import load_case
-
-    cases_dir = root / "evals" / "cases"
-    files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
-    loaded: list[tuple[EvalCase, Path]] = []
-    problems: list[str] = []
-    wanted_files = {Path(n).resolve() for n in names if n.endswith((".yaml", ".yml"))}
-    wanted_names = {n for n in names if not n.endswith((".yaml", ".yml"))}
-    for path in files:
-        if names and path.resolve() not in wanted_files and not wanted_names:
-            continue
-        try:
-            case = _normalised_case(load_case(path))
-        except Exception as exc:
-            if not names or path.resolve() in wanted_files:
-                problems.append(f"{path}: invalid case: {_why(exc)}")
-            continue
-        loaded.append((case, path))
-    for path in wanted_files:
-        if path not in {p.resolve() for p in files}:
-            try:
-                loaded.append((_normalised_case(load_case(path)), path))
-            except FileNotFoundError:
-                problems.append(f"case file {path} not found")
-            except Exception as exc:
-                problems.append(f"{path}: invalid case: {_why(exc)}")
-    if wanted_names:
-        by_name = {c.name: (c, p) for c, p in loaded}
-        missing = sorted(wanted_names - set(by_name))
-        if missing:
-            problems.append(f"no case named {', '.join(missing)} in {cases_dir}/")
-        loaded = [(c, p) for c, p in loaded if c.name in wanted_names or p.resolve() in wanted_files]
-    if target:
-        loaded = [(c, p) for c, p in loaded if c.target == target]
-    if problems and names:
-        raise RunError("; ".join(problems))
-    if skipped is not None:
-        skipped.extend(f"{p} — not run (`evalens validate` shows why)" for p in problems)
-    seen: set[str] = set()
-    unique = []
-    for case, path in loaded:
-        if case.name not in seen:
-            seen.add(case.name)
-            unique.append((case, path))
-    if not unique:
-        raise RunError(f"no eval cases selected in {cases_dir}/" + (f" (target {target})" if target else "")
-                       + (f"; {'; '.join(problems)}" if problems else ""))
-    return unique
-
-
 def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str, str]:
     """Only allow-listed variables reach the agent (:func:`~evalens.runner.session.agent_env`), plus the config's
     ``env`` and a key from ``agent_key_env`` under the engine's own variable name."""
@@ -219,6 +120,12 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     from evalens.runner.sandbox import plan_sandbox
 
     root = request.package_root.resolve()
+    from evalens.runner.baseline import BaselineError, resolve
+
+    try:
+        baseline = resolve(request.baseline, root)  # a bad --baseline is named before anything else is checked
+    except BaselineError as exc:
+        raise RunError(str(exc)) from None
     if request.engine:
         try:
             get_engine(request.engine)
@@ -282,6 +189,8 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
                    sandbox_plan=sandbox_plan, judge_spec=judge_spec, agent_env=agent_env, timeout=timeout,
                    on_progress=on_progress, package=package)
     ctx.judge_explicit = bool(request.judge or config.judge)
+    ctx.baseline = baseline
+    plan.baseline = baseline.label if baseline is not None else None
     return ctx
 
 
@@ -314,7 +223,8 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             from evalens.runner.workspace_diff import baseline
 
             populate(paths, evals_dir, case.input.files, case.input.workspace_files)
-            install_package(ctx.package, ctx.engine, paths)
+            if ctx.package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
+                install_package(ctx.package, ctx.engine, paths)
             return snapshot(paths.workspace), baseline(paths.workspace)
 
         before, base = await in_thread(prepare)
@@ -333,6 +243,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         rec.record = await in_thread(lambda: capture(
             ctx.engine, transcript, run, paths, base, unit=case.name, prompt=case.input.prompt, run_index=run_index,
             fmt="uaaps-case", engine_version=ctx.engine_version, started_at=started_at))
+        rec.record.baseline = ctx.side
         if run.timed_out:
             rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
         elif truncation_note(run):
@@ -516,13 +427,12 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
 
 
 async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> RunOutcome:
-    """Run the selected cases (``jobs`` at a time, ``runs`` times each) and write the report.
+    """Run the selected cases (``jobs`` at a time, ``runs`` times each; with ``baseline`` each again without the
+    package or with it at a git ref) and write the report.
 
     Raises :class:`RunError` before starting anything when the selection, config, engine or keys are unusable.
     Progress events are delivered on the event loop's thread; the callback must be quick.
     """
-    from evalens.runner.report import allocate_report_path, artifacts_root, stamp, utc_now, write_report
-
     ctx = await asyncio.to_thread(plan_run, request, on_progress)  # the preflight runs `--version`: off the loop
     if request.dry_run:
         return RunOutcome(plan=ctx.plan)
@@ -533,6 +443,21 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
         if problem:
             raise RunError(problem)
+    from evalens.runner.baseline import BaselineError, checked_out
+
+    try:
+        async with checked_out(ctx.baseline) as plan:  # a REF's worktree exists only while the batch runs
+            return await _run_batch(ctx, plan)
+    except BaselineError as exc:
+        raise RunError(str(exc)) from None
+
+
+async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
+    """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
+    from evalens.runner.baseline import variant
+    from evalens.runner.report import allocate_report_path, artifacts_root, stamp, utc_now, write_report
+
+    request = ctx.request
     started = utc_now()
     t0 = time.monotonic()
     report_path = None
@@ -542,46 +467,56 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         ctx.emit(None, "report", "report path", report_path=str(report_path))
     for warning in ctx.plan.warnings:
         ctx.emit(None, "plan", warning)
-    for case, _path in ctx.cases:
-        for i in range(1, request.runs + 1):
-            ctx.records[(case.name, i)] = _RunRecord()
+    sides = [ctx] + ([variant(ctx, plan)] if plan is not None else [])  # the baseline reads the package at REF
+    for side in sides:
+        for case, _path in ctx.cases:
+            for i in range(1, request.runs + 1):
+                side.records[(case.name, i)] = _RunRecord()
     semaphore = asyncio.Semaphore(request.jobs)
 
     from evalens.runner.budget import Budget
 
     budget = Budget(request.max_cost, request.max_tokens)
 
-    async def guarded(case: EvalCase, path: Path, index: int) -> None:
+    async def guarded(side: _Context, case: EvalCase, path: Path, index: int) -> None:
         async with semaphore:  # admitted when a slot frees: running ones finish, no new one starts once spent
-            rec = ctx.records[(case.name, index)]
+            rec = side.records[(case.name, index)]
             refused = budget.admit(case.name)
             if refused is not None:
                 rec.verdict, rec.reason, rec.error, rec.state = "SKIP", refused, refused, "finished"
-                ctx.emit(case.name, "done", refused, verdict="SKIP")
+                side.emit(case.name, "done", refused, verdict="SKIP")
                 return
-            await _run_case(ctx, case, path, index)
+            await _run_case(side, case, path, index)
             budget.spend_usage(rec.record.usage if rec.record is not None else None)
 
     tasks: list[asyncio.Task] = []
     interrupted = False
     try:  # from here on an interruption still writes a report (interrupted: true)
         ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
+        for side in sides:
+            side.engine_version = ctx.engine_version
         from evalens.runner.sandbox import sweep_stale_sandboxes
 
         await asyncio.to_thread(sweep_stale_sandboxes)
-        tasks = [asyncio.create_task(guarded(c, p, i)) for c, p in ctx.cases for i in range(1, request.runs + 1)]
+        tasks = [asyncio.create_task(guarded(side, c, p, i)) for c, p in ctx.cases for side in sides
+                 for i in range(1, request.runs + 1)]
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
         interrupted = True
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        for rec in ctx.records.values():
+        for rec in (r for side in sides for r in side.records.values()):
             if rec.state == "pending":
                 rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
                            f"eval-run-{stamp(started)}")
+    if plan is not None:
+        from evalens.runner.baseline import add_to, report_section
+
+        bases, base_cases = await asyncio.to_thread(_case_results, sides[1], report_path)
+        add_to(report, report_section(plan, results, bases, base_cases, report_cases))
     if report_path is not None:
         write_report(report, report_path)
     outcome = RunOutcome(plan=ctx.plan, report=report, report_path=report_path, results=results,

@@ -95,7 +95,8 @@ class WritingSkillsSuite(Suite):
                        "execution_metrics": {"total_tool_calls": len(res.tools), "output_chars": len(res.output)}}
             if error:
                 grading["error"] = error
-            target = self.workspace / "grading" / f"{case.get('id')}_v{self.version}_run{run}.json"
+            target = self.workspace / "grading" / ("baseline" if self.baseline else "") / \
+                f"{case.get('id')}_v{self.version}_run{run}.json"  # baseline: never restored as the unit's
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
             verdicts.append(verdict)

@@ -38,9 +38,15 @@ def verdict_title(result: Any) -> str:
     state = getattr(result, "state", None) or result.verdict
     icon = ICONS.get(state, "•")
     stale = " · stale" if getattr(result, "stale", None) else ""
+    uplift = getattr(result, "uplift", None)
+    if uplift is not None:  # --baseline: `✓ PASS 3/3 · ▲ +67 pts vs no skill` (the interval is in the hover)
+        from evalens.runner.baseline import uplift_text
+
+        stale += f" · {uplift_text(uplift, interval=False)}"
     if state == "PASS":
         runs = f" {result.runs}/{result.runs}" if getattr(result, "runs", 1) > 1 else ""
-        return f"{icon} PASS{runs} {duration(result.duration_seconds)}".rstrip() + stale
+        shown = "" if uplift is not None else f" {duration(result.duration_seconds)}"
+        return f"{icon} PASS{runs}{shown}".rstrip() + stale
     if state == "FLAKY":
         from evalens.runner.stats import Repeats
 
@@ -212,6 +218,10 @@ def hover_markdown(record: Any, links: str = "") -> str:
         hat = f" · pass^{r.runs - r.run_verdicts.count('ERROR') - r.run_verdicts.count('SKIP')} " \
               f"{r.pass_hat_k:.2f}" if r.pass_hat_k is not None else ""
         parts.append(f"Runs: {repeat_label(r)} passed{hat} ({', '.join(r.run_verdicts)})")
+    if getattr(r, "uplift", None) is not None:
+        from evalens.runner.baseline import describe
+
+        parts.append(f"Uplift: {describe(r.uplift)} (the verdict is the runs with the skill)")
     if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
         parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")
     if r.checks:

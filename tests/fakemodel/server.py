@@ -64,6 +64,14 @@ Scenarios
 ``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
 ``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
                     with it (nothing is blocked: a test that the phrase alone never counts).
+``needs-skill``     plays ``pass`` only when the CLI lists an installed skill whose description holds the key named by
+                    a ``NEEDS=<key>`` token in the user content, else ``fail-contains``. The evidence is the CLI's
+                    own skill listing in the request: Claude Code's ``system`` message "The following skills are
+                    available ..." (``- <name>: <description>`` lines), Codex's developer ``<skills_instructions>``
+                    (``- <name>: <description> (file: ...)``). A key in the prompt alone never counts.
+``use-skill``       the same evidence; when the skill is listed, activate it (Claude: the ``Skill`` tool with the
+                    listed name; Codex: ``cat .agents/skills/<name>/SKILL.md``), then reply
+                    ``DONE: used the skill. GREETING-OK``; otherwise reply ``DONE`` (a trigger query's agent).
 
 Judge replies (``JUDGE=<name>``): ``pass`` → ``{"verdict": "PASS", ...}``; ``fail`` → ``{"verdict": "FAIL", ...}``;
 ``garbage`` → text that is not JSON; ``flaky`` → garbage for the first request with a given body, PASS on a retry;
@@ -139,6 +147,9 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
                   "echo 'PreToolUse:Write hook error: BLOCKED_BY_POLICY' >&2; exit 1"},
         {"text": "I was blocked: {last_tool_output}"},
     ],
+    "needs-skill": [{"needs_skill": {"then": "pass", "else": "fail-contains"}}],
+    "use-skill": [{"needs_skill": {"then": "activate-listed", "else": "done"}}],
+    "activate-listed": [{"activate": "{listed_skill}"}, {"text": "DONE: used the skill. GREETING-OK"}],
     "err401": [{"error": 401}],
     "err429": [{"error": 429}],
     "err500": [{"error": 500}],
@@ -156,7 +167,8 @@ ANTHROPIC_ERRORS = {
 }
 
 SHELL_TOOLS = ("Bash", "exec_command", "shell", "local_shell", "container.exec")
-TOKEN = re.compile(r"\b(SCENARIO|JUDGE|MARKER|PROBE_PORT)=([A-Za-z0-9_.-]+)")
+TOKEN = re.compile(r"\b(SCENARIO|JUDGE|MARKER|PROBE_PORT|NEEDS)=([A-Za-z0-9_.-]+)")
+SKILL_LINE = re.compile(r"^- [^\n:]+: [^\n]*$", re.MULTILINE)  # one entry of a CLI's available-skills listing
 
 
 class FakeState:
@@ -234,6 +246,7 @@ class Conversation:
         self.body = body
         self.user_texts: list[str] = []
         self.all_texts: list[str] = []
+        self.context_texts: list[str] = []  # what the CLI itself sent: system / developer messages
         self.tool_results: list[str] = []
         self.tools: list[str] = []
         self.code_mode = False  # Codex's default model: the shell is reached through the JavaScript `exec` tool
@@ -247,6 +260,7 @@ class Conversation:
     def _parse_anthropic(self) -> None:
         system = self.body.get("system")
         self.all_texts.append(_text_of(system))
+        self.context_texts.append(_text_of(system))
         for msg in self.body.get("messages", []):
             content = msg.get("content")
             blocks = [content] if isinstance(content, str) else content or []
@@ -262,10 +276,13 @@ class Conversation:
                     self.tool_results.append(text)
                 elif msg.get("role") == "user":
                     self.user_texts.append(text)
+                elif msg.get("role") == "system":
+                    self.context_texts.append(text)
         self.tools = [t.get("name", "") for t in self.body.get("tools") or []]
 
     def _parse_responses(self) -> None:
         self.all_texts.append(_text_of(self.body.get("instructions")))
+        self.context_texts.append(_text_of(self.body.get("instructions")))
         items = self.body.get("input")
         if isinstance(items, str):
             items = [{"type": "message", "role": "user", "content": items}]
@@ -278,6 +295,8 @@ class Conversation:
                 text = _text_of(item.get("content"))
                 if item.get("role") == "user":
                     self.user_texts.append(text)
+                elif item.get("role") in ("developer", "system"):
+                    self.context_texts.append(text)
             elif kind == "additional_tools":
                 self._additional_tools(item.get("tools") or [])
                 text = ""
@@ -321,8 +340,24 @@ class Conversation:
                 self.tool_results.append(text)
             elif msg.get("role") == "user":
                 self.user_texts.append(text)
+            elif msg.get("role") in ("developer", "system"):
+                self.context_texts.append(text)
         for tool in self.body.get("tools") or []:
             self.tools.append((tool.get("function") or {}).get("name") or tool.get("name", ""))
+
+    def listed_skill(self, key: str | None) -> str | None:
+        """The name of the skill whose entry in the CLI's own skill listing (never the user's text) holds
+        ``key`` in its description."""
+        if not key:
+            return None
+        for text in self.context_texts:
+            for line in SKILL_LINE.findall(text):
+                if key in line:
+                    return line[2:].split(":", 1)[0].strip()
+        return None
+
+    def skill_listed(self, key: str) -> bool:
+        return self.listed_skill(key) is not None
 
     def token(self, name: str, *, user_only: bool = True) -> str | None:
         texts = self.user_texts if user_only else self.all_texts + self.user_texts
@@ -431,6 +466,11 @@ def _scenario(state: FakeState, conv: Conversation) -> tuple[str, list[dict[str,
         index = state.run_index(name, conv.token("MARKER") or "", conv.session)
         name = members[index % len(members)]
         steps = state.scenarios.get(name)
+    if steps and len(steps) == 1 and "needs_skill" in steps[0]:
+        key = conv.token("NEEDS")
+        branch = steps[0]["needs_skill"]
+        name = branch["then"] if key and conv.skill_listed(key) else branch["else"]
+        steps = state.scenarios.get(name)
     return name, steps
 
 
@@ -464,6 +504,7 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
         "fake_port": str(state.port),
         "probe_port": conv.token("PROBE_PORT") or str(state.port),
         "last_tool_output": (conv.tool_results[-1] if conv.tool_results else "")[:4000],
+        "listed_skill": conv.listed_skill(conv.token("NEEDS")) or "",
     }
     delay = 0.0
     if "sleep" in step:
@@ -493,6 +534,15 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
             reply.text = f"fake model: no shell tool offered (tools: {conv.tools})"
         else:
             _set_call(reply, call)
+    elif "activate" in step:  # a skill activation the way each CLI's evals detect it
+        if "Skill" in conv.tools:
+            reply.tool, reply.tool_input = "Skill", {"skill": step["activate"]}
+        else:
+            call = _shell_call(conv, f"cat .agents/skills/{shlex.quote(step['activate'])}/SKILL.md")
+            if call is None:
+                reply.text = f"fake model: no Skill or shell tool offered (tools: {conv.tools})"
+            else:
+                _set_call(reply, call)
     elif "tool" in step:
         if step["tool"] in conv.tools:
             reply.tool, reply.tool_input = step["tool"], step.get("input", {})

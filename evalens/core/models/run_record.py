@@ -176,6 +176,10 @@ class RunRecord(EvalModel):
                             type_="string[]", default=[], example=["turn 3: tool result cut to 8000 characters"])
     sources: list[str] = doc("Trace files the record was read from (artifact names).", type_="string[]",
                              default=[], example=["events.jsonl", "claude-session.jsonl"])
+    baseline: str | None = doc("With `--baseline`: the baseline this run belonged to (`no skill`, or `<ref> "
+                               "(<commit>)`): the package was not installed, or installed as it was at the ref. "
+                               "Absent for a run with the package.", type_="string", default=None,
+                               example="no skill")
 
 
 def sum_usage(items: list[Usage | None]) -> Usage | None:

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from evalens.core.models.base import EvalModel, doc
+from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage
 
 SUPPORTED_ENGINES = ("claude-code", "codex")
@@ -212,6 +213,9 @@ class ReportSummary(EvalModel):
                               example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41})
     flaky: int | None = doc("Cases that both passed and failed over their runs (`--runs`; evalens extension; "
                             "counted in `failed`).", type_="integer", default=None, example=1)
+    uplift: Uplift | None = doc("With `--baseline`: every case's runs pooled, pass rate with the package against "
+                                "the baseline (evalens extension; the same as `baseline.uplift`).", type_="object",
+                                default=None, example={"against": "no skill", "difference": 0.5})
 
 
 class DeterministicChecks(EvalModel):
@@ -329,6 +333,13 @@ class ReportCase(EvalModel):
         "`rules`, `agents`, `fixtures`, `engine`, `engine-version`, `agent-model`, `judge`); a later change "
         "makes the verdict stale (evalens extension).", type_="object", default=None,
         example={"unit": "3f2a9c1d0b7e4a55", "skill:pdf-tools": "9b1c2d3e4f5a6b7c", "engine": "claude-code"})
+    uplift: Uplift | None = doc(
+        "With `--baseline`: the unit's pass rate with the package against its baseline runs, the difference with "
+        "its 95% interval, and the cost of both (evalens extension; the verdict is the with-package runs' own).",
+        type_="object", default=None, example={"against": "no skill", "passed": 3, "counted": 3,
+                                               "baseline_passed": 0, "baseline_counted": 3, "difference": 1.0})
+    baseline: bool | None = doc("True for a baseline unit in `baseline.cases` (evalens extension; absent "
+                                "otherwise).", type_="boolean", default=None, example=True)
 
 
 class ReportShard(EvalModel):
@@ -366,6 +377,26 @@ class ReportSource(EvalModel):
                             example=False)
 
 
+class ReportBaseline(EvalModel):
+    """The baseline runs of a `--baseline` batch (evalens extension): each unit run again without the package
+    (or with it as it was at a git ref). They never decide a verdict or the exit code."""
+
+    source: BaselineSource = doc("What the baseline runs installed.", type_="object", required=True,
+                                 example={"kind": "no-skill"})
+    label: str = doc("How faces name the baseline: `no skill`, or `<ref> (<short commit>)`.", type_="string",
+                     example="no skill")
+    cases: list[ReportCase] = doc("The baseline units, one per unit of `cases` (same names, `baseline: true`).",
+                                  type_="object[]", default=[], example=[{"name": "greet", "verdict": "FAIL"}])
+    summary: ReportSummary | None = doc("Totals of the baseline units.", type_="object", default=None,
+                                        example={"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0})
+    uplift: Uplift | None = doc("The batch's runs pooled: pass rate with the package against the baseline.",
+                                type_="object", default=None, example={"against": "no skill", "difference": 0.5})
+    metrics: dict[str, Any] = doc("Format-wide figures with and without (trigger sets: `with` and `without` "
+                                  "precision, recall and accuracy).", type_="object", default={},
+                                  example={"with": {"precision": 1.0, "recall": 1.0},
+                                           "without": {"precision": None, "recall": 0.0}})
+
+
 class EvalReport(EvalModel):
     """`evals/reports/<timestamp>.json`: the result of one `evalens eval` run."""
 
@@ -399,6 +430,10 @@ class EvalReport(EvalModel):
                                      "extension).", type_="object[]", default=[],
                                      example=[{"id": "eval-run-2026-02-22T14-30-00Z", "path": "shard-1.json",
                                                "timestamp": "2026-02-22T14:30:00Z"}])
+    baseline: ReportBaseline | None = doc(
+        "With `--baseline no-skill | REF`: every unit run again without the package (or with it as it was at the "
+        "ref), and the uplift (evalens extension; docs/baseline.md).", type_="object", default=None,
+        example={"label": "no skill", "source": {"kind": "no-skill"}})
 
 
 def load_config(path: Path) -> EvalConfig:

@@ -1,0 +1,363 @@
+"""Does the skill help? ``--baseline no-skill | REF`` runs every unit a second time, the same number of times,
+without the package (``no-skill``: no skill, hooks, rules or agents copied into the sandbox; everything else
+identical) or with the package as it was at a git ref (``REF``: through a temporary ``git worktree add
+--detach``, removed afterwards, also on error or cancel). The uplift of each unit is its pass rate with the
+package minus the baseline's, with Newcombe's 95% interval (:func:`~evalens.runner.stats.newcombe_difference`),
+and the cost of both sides. Baseline runs never decide a verdict or the exit code (docs/baseline.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from evalens.core.models.baseline import BaselineSource, Uplift
+from evalens.core.models.run_record import Usage, sum_usage
+
+NO_SKILL = "no-skill"
+FOLDER = "_baseline"  # the baseline units' artifacts, inside the report's folder (unit names never start with _)
+MINUS = "\u2212"
+
+
+class BaselineError(Exception):
+    """``--baseline`` cannot be honoured (not a git repository, unknown ref, package absent at the ref); one
+    line a user can act on. Raised before any agent starts."""
+
+
+@dataclass
+class BaselinePlan:
+    """What the baseline runs install instead of the package."""
+
+    kind: Literal["no-skill", "ref"]  # NO_SKILL or a git ref
+    ref: str | None = None
+    commit: str | None = None
+    repo: Path | None = None  # top level of the git repository holding the package
+    worktree: Path | None = None  # the checkout at ``commit`` while the batch runs
+
+    @property
+    def label(self) -> str:
+        """``no skill`` or ``v1.0 (3f9a0c1)``: how every face names the baseline."""
+        if self.kind == NO_SKILL:
+            return "no skill"
+        return f"{self.ref} ({(self.commit or '')[:7]})"
+
+    def source(self) -> BaselineSource:
+        return BaselineSource(kind=self.kind, ref=self.ref, commit=self.commit)
+
+    def at_ref(self, path: Path) -> Path | None:
+        """Where ``path`` (inside the repository) is in the checkout at the ref; None when it is outside the
+        repository or did not exist then."""
+        if self.worktree is None or self.repo is None:
+            return None
+        try:
+            rel = path.resolve().relative_to(self.repo)
+        except ValueError:
+            return None
+        mapped = self.worktree / rel
+        return mapped if mapped.exists() else None
+
+    def skills(self, skills: dict[str, Path]) -> dict[str, Path]:
+        """The skills a baseline run installs (name → SKILL.md): none, or each as it was at the ref (a skill that
+        did not exist then is left out)."""
+        if self.kind == NO_SKILL:
+            return {}
+        out: dict[str, Path] = {}
+        for name, skill_md in skills.items():
+            mapped = self.at_ref(skill_md)
+            if mapped is not None and mapped.is_file():
+                out[name] = mapped
+        return out
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, check=False)
+
+
+def resolve(value: str | None, where: Path) -> BaselinePlan | None:
+    """``--baseline`` as a plan (None without one). Blocking (runs git): call it off the event loop.
+    Raises :class:`BaselineError` when ``where`` is in no git repository or the ref is unknown."""
+    if not value:
+        return None
+    if value == NO_SKILL:
+        return BaselinePlan("no-skill")
+    if value.startswith("-"):
+        raise BaselineError(f"--baseline {value}: not a git ref (use `no-skill` or a branch, tag or commit)")
+    if shutil.which("git") is None:
+        raise BaselineError(f"--baseline {value}: git is not installed (needed to check out the ref)")
+    folder = where if where.is_dir() else where.parent
+    top = _git(folder, "rev-parse", "--show-toplevel")
+    if top.returncode != 0 or not top.stdout.strip():
+        raise BaselineError(f"--baseline {value}: {folder} is not inside a git repository")
+    repo = Path(top.stdout.strip()).resolve()
+    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{value}^{{commit}}")
+    if commit.returncode != 0 or not commit.stdout.strip():
+        raise BaselineError(f"--baseline {value}: unknown git ref in {repo}")
+    return BaselinePlan("ref", ref=value, commit=commit.stdout.strip(), repo=repo)
+
+
+def _add_worktree(plan: BaselinePlan) -> Path:
+    assert plan.repo is not None and plan.commit is not None
+    parent = Path(tempfile.mkdtemp(prefix="evalens-baseline-"))
+    tree = parent / "tree"
+    added = _git(plan.repo, "worktree", "add", "--detach", str(tree), plan.commit)
+    if added.returncode != 0:
+        shutil.rmtree(parent, ignore_errors=True)
+        why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
+        raise BaselineError(f"--baseline {plan.ref}: cannot check out {plan.commit[:7]}: {why}")
+    return tree
+
+
+def remove_worktree(repo: Path, tree: Path) -> None:
+    """Remove the checkout and git's note of it (never leaves one behind, even when git refuses)."""
+    _git(repo, "worktree", "remove", "--force", str(tree))
+    shutil.rmtree(tree.parent, ignore_errors=True)
+    _git(repo, "worktree", "prune")
+
+
+@contextlib.asynccontextmanager
+async def checked_out(plan: BaselinePlan | None) -> AsyncIterator[BaselinePlan | None]:
+    """The plan with its checkout at the ref while the batch runs (nothing to check out for ``no-skill``)."""
+    if plan is None or plan.kind == NO_SKILL:
+        yield plan
+        return
+    tree = await asyncio.to_thread(_add_worktree, plan)
+    plan.worktree = tree
+    try:
+        yield plan
+    finally:
+        plan.worktree = None
+        assert plan.repo is not None
+        try:
+            await asyncio.shield(asyncio.to_thread(remove_worktree, plan.repo, tree))
+        except asyncio.CancelledError:  # cancelled while removing: finish it here, then go on cancelling
+            remove_worktree(plan.repo, tree)
+            raise
+
+
+# --------------------------------------------------------------------------- the uplift
+
+
+def _counts(result: Any) -> tuple[int, int, int]:
+    """(passed, counted, errored) over a result's runs; a trigger query counts its runs that did what its label
+    wants; any other result without run verdicts counts as one run."""
+    from evalens.runner.stats import Repeats
+
+    details = getattr(result, "details", None) or {}
+    rate, want, runs = details.get("trigger_rate"), details.get("should_trigger"), getattr(result, "runs", 1)
+    if isinstance(want, bool) and isinstance(rate, int | float) and result.verdict in ("PASS", "FAIL") and runs:
+        hits = round(rate * runs)
+        return (hits if want else runs - hits), runs, 0
+
+    rep = Repeats.of(list(getattr(result, "run_verdicts", None) or []) or [result.verdict])
+    return rep.passed, rep.counted, rep.errored
+
+
+def _tokens(usage: Usage | None) -> int | None:
+    if usage is None or (usage.input_tokens is None and usage.output_tokens is None):
+        return None
+    return (usage.input_tokens or 0) + (usage.output_tokens or 0)
+
+
+def uplift_of(counts: tuple[int, int], base: tuple[int, int, int], label: str, usage: Usage | None = None,
+              base_usage: Usage | None = None) -> Uplift:
+    """The uplift from (passed, counted) with the package and (passed, counted, errored) without."""
+    from evalens.runner.stats import newcombe_difference
+
+    difference = interval = None
+    if counts[1] and base[1]:
+        d, lo, hi = newcombe_difference(counts[0], counts[1], base[0], base[1])
+        difference, interval = round(d, 4), [round(lo, 4), round(hi, 4)]
+    return Uplift(against=label, passed=counts[0], counted=counts[1], baseline_passed=base[0],
+                  baseline_counted=base[1], baseline_errored=base[2], difference=difference, interval=interval,
+                  cost_usd=usage.cost_usd if usage else None, baseline_cost_usd=base_usage.cost_usd if base_usage
+                  else None, tokens=_tokens(usage), baseline_tokens=_tokens(base_usage))
+
+
+def unit_uplift(result: Any, base: Any, label: str) -> Uplift:
+    passed, counted, _ = _counts(result)
+    return uplift_of((passed, counted), _counts(base), label, result.usage, base.usage)
+
+
+def batch_uplift(results: Iterable[Any], bases: Iterable[Any], label: str) -> Uplift:
+    """Every unit's runs pooled, with and without."""
+    results, bases = list(results), list(bases)
+    mine = [_counts(r) for r in results]
+    theirs = [_counts(b) for b in bases]
+    return uplift_of((sum(c[0] for c in mine), sum(c[1] for c in mine)),
+                     (sum(c[0] for c in theirs), sum(c[1] for c in theirs), sum(c[2] for c in theirs)), label,
+                     sum_usage([r.usage for r in results]), sum_usage([b.usage for b in bases]))
+
+
+def attach(results: list[Any], bases: list[Any], label: str) -> None:
+    """Give each result its uplift against the baseline result of the same name (results without one keep
+    none). Baseline results are marked as such; their verdicts are never the unit's."""
+    by_name = {b.name: b for b in bases}
+    for result in results:
+        base = by_name.get(result.name)
+        if base is not None:
+            result.uplift = unit_uplift(result, base, label)
+
+
+# --------------------------------------------------------------------------- wording (every face)
+
+
+def _pts(value: float) -> str:
+    n = round(value * 100)
+    return f"+{n}" if n > 0 else f"{MINUS}{-n}" if n < 0 else "0"
+
+
+def uplift_text(u: Uplift | None, *, interval: bool = True) -> str:
+    """``▲ +40 pts vs no skill [−5, +75]``, ``▼ −20 pts vs v1 (3f9a0c1)``, ``= 0 pts vs no skill``."""
+    if u is None:
+        return ""
+    if u.difference is None:
+        return f"? vs {u.against} (no run passed or failed on one side)"
+    n = round(u.difference * 100)
+    text = f"{'▲' if n > 0 else '▼' if n < 0 else '='} {_pts(u.difference)} pts vs {u.against}"
+    if interval and u.interval:
+        text += f" [{_pts(u.interval[0])}, {_pts(u.interval[1])}]"
+    return text
+
+
+def rates_text(u: Uplift) -> str:
+    """``with 3/3, without 0/3`` (errored baseline runs named)."""
+    text = f"with {u.passed}/{u.counted}, without {u.baseline_passed}/{u.baseline_counted}"
+    if u.baseline_errored:
+        text += f" +{u.baseline_errored} error" + ("s" if u.baseline_errored > 1 else "")
+    return text
+
+
+def cost_text(u: Uplift) -> str:
+    """The cost difference: USD when both sides reported one, else tokens, else ''."""
+    if u.cost_usd is not None and u.baseline_cost_usd is not None:
+        d = u.cost_usd - u.baseline_cost_usd
+        sign = "+" if d >= 0 else MINUS
+        return f"cost {sign}${abs(d):.4f} (${u.cost_usd:.4f} vs ${u.baseline_cost_usd:.4f})"
+    if u.tokens is not None and u.baseline_tokens is not None:
+        d = u.tokens - u.baseline_tokens
+        sign = "+" if d >= 0 else MINUS
+        return f"tokens {sign}{abs(d):,} ({u.tokens:,} vs {u.baseline_tokens:,})"
+    return ""
+
+
+def describe(u: Uplift | None) -> str:
+    """One line for hovers, `evalens show` and summaries: uplift, rates, cost."""
+    if u is None:
+        return ""
+    return " · ".join(p for p in (uplift_text(u), rates_text(u), cost_text(u)) if p)
+
+
+# --------------------------------------------------------------------------- the batch's two sides
+
+
+def variant(ctx: Any, plan: BaselinePlan) -> Any:
+    """The UAAPS run context of the baseline side: the same cases, engine, judge and budget; the package not
+    installed (``no-skill``) or read from the checkout at the ref; its own run records and artifacts folder;
+    its progress events name the baseline (``greet [no skill]``). Blocking (reads the package)."""
+    import dataclasses
+
+    from evalens.runner.install import PackageError, read_package
+
+    package = None
+    if plan.kind != NO_SKILL:
+        root = plan.at_ref(ctx.request.package_root.resolve())
+        if root is None:
+            raise BaselineError(f"--baseline {plan.ref}: the package {ctx.request.package_root} did not exist at "
+                                f"{plan.label}")
+        try:
+            package = read_package(root)
+        except PackageError as exc:
+            raise BaselineError(f"--baseline {plan.ref}: {exc}") from None
+    forward = ctx.on_progress
+
+    def renamed(event: Any) -> None:
+        if forward is not None and event.case_name is not None:
+            forward(event.model_copy(update={"case_name": f"{event.case_name} [{plan.label}]"}))
+
+    return dataclasses.replace(ctx, package=package, records={}, on_progress=renamed, side=plan.label,
+                               artifacts_dir=ctx.artifacts_dir / FOLDER if ctx.artifacts_dir is not None else None)
+
+
+def report_section(plan: BaselinePlan, results: list[Any], bases: list[Any], base_cases: list[Any],
+                   report_cases: list[Any] | None = None, metrics: dict[str, Any] | None = None) -> Any:
+    """The report's ``baseline`` section; each result (and its report case) gets its uplift."""
+    from evalens.core.models.uaaps import ReportBaseline, ReportSummary
+
+    attach(results, bases, plan.label)
+    by_name = {r.name: r for r in results}
+    for case in report_cases or []:
+        result = by_name.get(case.name)
+        if result is not None:
+            case.uplift = result.uplift
+    for case in base_cases:
+        case.baseline = True
+        case.fingerprint = None  # describes the package as it is now, which these runs did not install
+    total = len(base_cases)
+    passed = sum(c.verdict == "PASS" for c in base_cases)
+    summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in base_cases),
+                            skipped=sum(c.verdict == "SKIP" for c in base_cases),
+                            errored=sum(c.verdict == "ERROR" for c in base_cases),
+                            pass_rate=round(passed / total, 4) if total else 0.0,
+                            usage=sum_usage([c.usage for c in base_cases]),
+                            flaky=sum(c.state == "FLAKY" for c in base_cases) or None)
+    return ReportBaseline(source=plan.source(), label=plan.label, cases=base_cases, summary=summary,
+                          uplift=batch_uplift(results, bases, plan.label), metrics=metrics or {})
+
+
+def add_to(report: Any, section: Any) -> None:
+    """Put the baseline section into the report, its pooled uplift into the report's summary."""
+    report.baseline = section
+    if section is not None:
+        report.summary.uplift = section.uplift
+
+
+async def run_side(suite: Any, session: Any, unit: Any, plan: BaselinePlan, budget: Any,
+                   records: list[tuple[str, Any]]) -> Any:
+    """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
+    records move to ``records``, marked. The suite writes none of its own result files for them."""
+    from evalens.runner.results import UnitResult, apply_repeats
+
+    refused = budget.admit(unit.id)
+    if refused is not None:
+        return UnitResult(name=unit.id, format=suite.format_id, case_file=str(suite.file), location=unit.location,
+                          verdict="SKIP", reason=refused, error=refused)
+    first = len(session.records)
+    session.unit, session.install, suite.baseline = unit.id, plan.skills, plan.label
+    try:
+        result = await suite.run_unit(session, unit)
+    finally:
+        session.install, suite.baseline = None, None
+        taken = session.records[first:]
+        del session.records[first:]
+        for _, record in taken:
+            record.baseline = plan.label
+        records.extend(taken)
+    if result.usage is None:
+        result.usage = sum_usage([record.usage for _, record in taken])
+    apply_repeats(result)
+    budget.spend_usage(result.usage)
+    return result
+
+
+def attach_baseline_records(section: Any, report_path: Path, records: list[tuple[str, Any]]) -> None:
+    """Write the baseline runs' records under ``<report>/_baseline/<unit>/`` and point their units there."""
+    from evalens.runner.record import attach_records, unit_folder_name
+    from evalens.runner.report import artifacts_root
+
+    by_unit: dict[str, list[Any]] = {}
+    for unit, record in records:
+        by_unit.setdefault(unit, []).append(record)
+    root = artifacts_root(report_path) / FOLDER
+    for case in section.cases:
+        if case.name in by_unit and not case.artifacts:
+            case.artifacts = os.path.relpath(root / unit_folder_name(case.name), report_path.parent)
+    attach_records(section, report_path, by_unit)

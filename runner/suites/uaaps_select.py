@@ -1,0 +1,115 @@
+"""Which UAAPS cases a run covers: the package's eval config and its case files, selected by name, file or
+target; invalid files are named, never a crash."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from evalens.runner.api_types import RunError
+
+from evalens.core.models.uaaps import EvalCase, EvalConfig
+
+
+def normalised_case(case: EvalCase) -> EvalCase:
+    """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
+    from evalens.core.models.uaaps import CaseExpected
+
+    if not isinstance(case.expected, CaseExpected):
+        case.expected = CaseExpected.model_validate(case.expected or {})
+    return case
+
+
+def load_config(root: Path) -> EvalConfig:
+    from evalens.core.models.uaaps import SandboxConfig, load_config
+
+    path = root / "evals" / "eval-config.json"
+    if not path.is_file():
+        raise RunError(f"no eval config: {path} not found")
+    try:
+        config = load_config(path)
+        if not isinstance(config.sandbox, SandboxConfig):
+            config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
+        return config
+    except Exception as exc:
+        raw: dict[str, Any] = {}
+        try:
+            raw = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            pass
+        engine = raw.get("engine") if isinstance(raw, dict) else None
+        if isinstance(engine, str) and engine not in ("claude-code", "codex"):
+            from evalens.runner.engines import UnsupportedEngine, get_engine
+
+            try:
+                get_engine(engine)
+            except UnsupportedEngine as unsupported:
+                raise RunError(str(unsupported)) from None
+        raise RunError(f"{path}: invalid eval config: {exc}") from None
+
+
+def why(exc: Exception) -> str:
+    """One line a user can act on, from a pydantic error or anything else."""
+    errors = getattr(exc, "errors", None)
+    if callable(errors):
+        try:
+            first = errors()[0]
+            where = ".".join(str(p) for p in first.get("loc", ()))
+            return f"`{where}`: {first.get('msg', '')}" if where else str(first.get("msg", exc))
+        except Exception:  # noqa: BLE001
+            pass
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def select_cases(root: Path, names: list[str], target: str | None,
+                  skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
+    """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
+    from evalens.core.models.uaaps import load_case
+
+    cases_dir = root / "evals" / "cases"
+    files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
+    loaded: list[tuple[EvalCase, Path]] = []
+    problems: list[str] = []
+    wanted_files = {Path(n).resolve() for n in names if n.endswith((".yaml", ".yml"))}
+    wanted_names = {n for n in names if not n.endswith((".yaml", ".yml"))}
+    for path in files:
+        if names and path.resolve() not in wanted_files and not wanted_names:
+            continue
+        try:
+            case = normalised_case(load_case(path))
+        except Exception as exc:
+            if not names or path.resolve() in wanted_files:
+                problems.append(f"{path}: invalid case: {why(exc)}")
+            continue
+        loaded.append((case, path))
+    for path in wanted_files:
+        if path not in {p.resolve() for p in files}:
+            try:
+                loaded.append((normalised_case(load_case(path)), path))
+            except FileNotFoundError:
+                problems.append(f"case file {path} not found")
+            except Exception as exc:
+                problems.append(f"{path}: invalid case: {why(exc)}")
+    if wanted_names:
+        by_name = {c.name: (c, p) for c, p in loaded}
+        missing = sorted(wanted_names - set(by_name))
+        if missing:
+            problems.append(f"no case named {', '.join(missing)} in {cases_dir}/")
+        loaded = [(c, p) for c, p in loaded if c.name in wanted_names or p.resolve() in wanted_files]
+    if target:
+        loaded = [(c, p) for c, p in loaded if c.target == target]
+    if problems and names:
+        raise RunError("; ".join(problems))
+    if skipped is not None:
+        skipped.extend(f"{p} — not run (`evalens validate` shows why)" for p in problems)
+    seen: set[str] = set()
+    unique = []
+    for case, path in loaded:
+        if case.name not in seen:
+            seen.add(case.name)
+            unique.append((case, path))
+    if not unique:
+        raise RunError(f"no eval cases selected in {cases_dir}/" + (f" (target {target})" if target else "")
+                       + (f"; {'; '.join(problems)}" if problems else ""))
+    return unique
