@@ -331,11 +331,11 @@ async def run_side(suite: Any, session: Any, unit: Any, plan: BaselinePlan, budg
         return UnitResult(name=unit.id, format=suite.format_id, case_file=str(suite.file), location=unit.location,
                           verdict="SKIP", reason=refused, error=refused)
     first = len(session.records)
-    session.unit, session.install, suite.baseline = unit.id, plan.skills, plan.label
+    session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:
         result = await suite.run_unit(session, unit)
     finally:
-        session.install, suite.baseline = None, None
+        session.install, session.side, suite.baseline = None, None, None
         taken = session.records[first:]
         del session.records[first:]
         for _, record in taken:

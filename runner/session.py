@@ -137,6 +137,7 @@ class AgentSession:
         self.engine_version: str | None = None
         # --baseline: which skills a run really installs (none, or each as it was at a git ref); None: as asked
         self.install: Callable[[dict[str, Path]], dict[str, Path]] | None = None
+        self.side: str | None = None  # the baseline's label while its runs go (live turns name it)
         if self.plan.warning:
             self.warn(self.plan.warning)
 
@@ -200,7 +201,8 @@ class AgentSession:
             base = await in_thread(baseline, paths.workspace)
             run_index = 1 + sum(u == unit for u, _ in self.records)  # this unit's runs so far, plus this one
             run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
-                                                 agent_env=self.env, time_limit=self.timeout, unit=unit,
+                                                 agent_env=self.env, time_limit=self.timeout,
+                                                 unit=f"{unit} [{self.side}]" if self.side else unit,
                                                  run_index=run_index)
             self.records.append((unit, await in_thread(lambda: capture(
                 self.engine, transcript, run, paths, base, unit=unit, prompt=prompt,

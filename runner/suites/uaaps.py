@@ -234,7 +234,8 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
         run, transcript = await launch_agent(ctx.engine, ctx.sandbox_plan, paths, case.input.prompt,
                                              model=ctx.request.agent_model, agent_env=ctx.agent_env,
-                                             time_limit=ctx.timeout, unit=case.name, run_index=run_index)
+                                             time_limit=ctx.timeout, run_index=run_index,
+                                             unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name)
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id

@@ -173,8 +173,10 @@ def test_skilljack_task_with_baseline(engine: str, tmp_path: Path, model_env, sa
         "    expected_skill_load: greeter\n"
         "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n")
     out = _run(suite / "tasks.yaml", engine, "--runs", "2", "--no-judge", "--baseline", "no-skill",
-               "--output-dir", str(tmp_path / "results"))
+               "--output-dir", str(tmp_path / "results"), "--verbose")
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
+    both = out.stdout + out.stderr
+    assert "[greet] " in both and "[greet [no skill] #" in both, both[-3000:]  # live turns name the side
     assert "▲ +100 pts vs no skill" in out.stdout, out.stdout
     own = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
     assert len(own["tasks"]) == 1  # skilljack's results file: the skill's runs only
