@@ -180,3 +180,42 @@ def test_skilljack_task_with_baseline(engine: str, tmp_path: Path, model_env, sa
     assert "▲ +100 pts vs no skill" in out.stdout, out.stdout
     own = json.loads(next((tmp_path / "results").glob("*.json")).read_text())
     assert len(own["tasks"]) == 1  # skilljack's results file: the skill's runs only
+
+
+async def test_graded_evals_keep_the_baseline_gradings_apart(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    """skill-creator and writing-skills evals.json with a baseline: the baseline's gradings go to a `baseline/`
+    folder that is never restored as the unit's own verdict (the fake grader passes both sides: `= 0 pts`)."""
+    if not agents_available("claude-code"):
+        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
+    from evalens.runner.api import FileRunRequest, run_file
+    from evalens.runner.suites.skill_creator import SkillCreatorSuite
+
+    creator = tmp_path / "greeter"
+    (creator / "evals").mkdir(parents=True)
+    (creator / "SKILL.md").write_text(SKILL.format(extra=f"Key {KEY}."))
+    evals = creator / "evals" / "evals.json"
+    evals.write_text(json.dumps({"skill_name": "greeter", "evals": [
+        {"id": 1, "prompt": f"Greet SCENARIO=needs-skill NEEDS={KEY} JUDGE=pass", "expected_output": "a greeting",
+         "assertions": ["greets"]}]}))
+    outcome = await run_file(FileRunRequest(file=evals, runs=1, baseline="no-skill", judge_model="claude-judge-test"))
+    (result,) = outcome.results
+    assert result.verdict == "PASS" and result.uplift is not None and result.uplift.difference == 0.0
+    assert outcome.report is not None and outcome.report.baseline is not None
+    assert [c.verdict for c in outcome.report.baseline.cases] == ["PASS"]
+    (stamp,) = (tmp_path / "greeter-workspace" / "runs").iterdir()
+    assert (stamp / "eval-1" / "grading.json").is_file() and (stamp / "baseline" / "eval-1" / "grading.json").is_file()
+    assert SkillCreatorSuite.result_files("skill-creator-evals", evals) == [stamp / "eval-1" / "grading.json"]
+    writing = tmp_path / "hello"
+    (writing / "evals").mkdir(parents=True)
+    (writing / "SKILL.md").write_text(SKILL.format(extra=f"Key {KEY}.").replace("name: greeter", "name: hello"))
+    cases = writing / "evals" / "evals.json"
+    cases.write_text(json.dumps({"version": "1.0", "skill": str(writing), "cases": [
+        {"id": "greet", "prompt": f"Greet me SCENARIO=needs-skill NEEDS={KEY} JUDGE=pass", "expectations": [
+            {"criterion": "uses-hello", "description": "Uses the word hello", "required": True}]}]}))
+    outcome = await run_file(FileRunRequest(file=cases, runs=1, baseline="no-skill", judge_model="claude-judge-test"))
+    assert outcome.results[0].uplift is not None and outcome.report is not None
+    grading = tmp_path / "hello-workspace" / "grading"
+    assert (grading / "greet_v0_run1.json").is_file() and (grading / "baseline" / "greet_v0_run1.json").is_file()
+    from evalens.runner.suites.writing_skills import WritingSkillsSuite
+
+    assert [p.name for p in WritingSkillsSuite.result_files("writing-skills-evals", cases)] == ["greet_v0_run1.json"]
