@@ -54,6 +54,8 @@ class RunRequest(BaseModel):
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
     baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every case again "
                                  "without the package, or with it as it was at the ref (docs/baseline.md).")
+    budget: Any = Field(default=None, exclude=True, description="A runner.budget.Budget shared by several calls "
+                        "(an editor's batch); when set, max_cost and max_tokens are ignored.")
     extra_env: list[str] = Field(default_factory=list,
                                  description="Extra environment variable names passed through to the agent.")
     agent_key_env: list[str] | None = Field(default=None,

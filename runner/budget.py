@@ -24,6 +24,8 @@ class Budget:
     tokens: int = 0
     started: int = 0
     refused: list[str] = field(default_factory=list)
+    cost_name: str = "--max-cost"  # what the SKIP reason calls the limit (the editor: its setting's name)
+    tokens_name: str = "--max-tokens"
 
     def __post_init__(self) -> None:
         if self.max_cost is not None and self.max_cost < 0:
@@ -34,9 +36,9 @@ class Budget:
     def exhausted(self) -> str | None:
         """Why no new unit may start, or None while there is budget left."""
         if self.max_cost is not None and self.cost >= self.max_cost:
-            return f"budget spent: ${self.cost:.4f} of --max-cost ${self.max_cost:.4f}"
+            return f"budget spent: ${self.cost:.4f} of {self.cost_name} ${self.max_cost:.4f}"
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
-            return f"budget spent: {self.tokens:,} of --max-tokens {self.max_tokens:,} tokens"
+            return f"budget spent: {self.tokens:,} of {self.tokens_name} {self.max_tokens:,} tokens"
         return None
 
     def admit(self, unit: str) -> str | None:

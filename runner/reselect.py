@@ -24,14 +24,21 @@ def reselect(package_root: Path, mode: Mode, *, file: Path | None = None) -> tup
     picked: dict[str, str] = {}
     for name, result in sorted(last.items()):
         if mode == "failed":
-            state = result.state or result.verdict
-            if state in ("FAIL", "FLAKY", "ERROR"):
-                picked[name] = f"last run: {state}"
+            why = failed_reason(result)
+            if why is not None:
+                picked[name] = why
         else:
             changed = staleness(result)
             if changed:
                 picked[name] = "stale: " + "; ".join(changed)
     return list(picked), picked
+
+
+def failed_reason(result: Any) -> str | None:
+    """Why ``--failed`` re-runs a unit with this last result (FAIL, FLAKY or ERROR), or None. Pure: the editor's
+    "Run failed" lens counts with it."""
+    state = getattr(result, "state", None) or result.verdict
+    return f"last run: {state}" if state in ("FAIL", "FLAKY", "ERROR") else None
 
 
 def never_ran(all_units: list[str], package_root: Path, *, file: Path | None = None) -> list[str]:

@@ -165,7 +165,7 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
     try:
         from evalens.runner.budget import Budget
 
-        budget = Budget(request.max_cost, request.max_tokens)
+        budget = request.budget or Budget(request.max_cost, request.max_tokens)
         for unit in units:
             refused = budget.admit(unit.id)
             if refused is not None:  # the budget is spent: the rest are SKIP with the reason

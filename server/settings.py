@@ -16,6 +16,16 @@ if TYPE_CHECKING:
     from evalens.core.config import RuleLevels
 
 
+class RunSettings(BaseModel):
+    """``evalens.run.*``: repeats and the budget of every batch the editor starts (docs/repeats.md)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    repeats: int = Field(default=5, ge=0, le=100)  # the "Run N×" lens and Test Explorer profile; 0 or 1: none
+    max_cost: float | None = Field(default=None, ge=0)  # USD per batch; then the rest are SKIP
+    max_tokens: int | None = Field(default=None, ge=0)  # tokens in + out per batch
+
+
 class Settings(BaseModel):
     """User settings (``evalens.<camelCaseName>``)."""
 
@@ -31,6 +41,7 @@ class Settings(BaseModel):
     code_lens: bool = True
     rules: dict[str, Any] | None = None  # rule code (or glob) -> level, over the config files
     configuration_preference: str = "editorFirst"  # checked by rule_overrides (one message with the rules')
+    run: RunSettings = Field(default_factory=RunSettings)
 
     def update(self, raw: object) -> list[str]:
         """Apply the settings an editor sent (the whole ``evalens`` section or ``{"evalens": {...}}``);
@@ -47,15 +58,23 @@ class Settings(BaseModel):
         defaults = Settings()
         merged = self.model_dump()
         for name, value in given.items():
+            if name in NESTED and isinstance(value, dict):  # one key of a group: the others keep their value
+                current = getattr(self, name)
+                keys = {info.alias or n: n for n, info in type(current).model_fields.items()}
+                value = {**merged[name], **{keys[k]: (getattr(type(current)(), keys[k]) if v is None else v)
+                                            for k, v in value.items() if k in keys}}
             merged[name] = getattr(defaults, name) if value is None else value
         errors: list[str] = []
         try:
             new = Settings.model_validate(merged)
         except ValidationError as exc:
-            bad = {str(e["loc"][0]) for e in exc.errors() if e["loc"]}
-            errors = [f"evalens.{to_camel(name)}: {msg}" for name, msg in _messages(exc)]
-            for name in bad:
-                merged[name] = getattr(self, name)
+            errors = [f"evalens.{name}: {msg}" for name, msg in _messages(exc)]
+            for e in exc.errors():
+                name = str(e["loc"][0]) if e["loc"] else ""
+                if name in NESTED and len(e["loc"]) > 1:  # only that key of the group keeps its value
+                    merged[name][str(e["loc"][1])] = getattr(getattr(self, name), str(e["loc"][1]))
+                elif name:
+                    merged[name] = getattr(self, name).model_dump() if name in NESTED else getattr(self, name)
             new = Settings.model_validate(merged)
         for name in Settings.model_fields:
             setattr(self, name, getattr(new, name))
@@ -76,9 +95,14 @@ class Settings(BaseModel):
         return levels, errors
 
 
+NESTED = {"run"}  # settings that are a group of keys (``evalens.run.repeats``)
+
+
 def _messages(exc: ValidationError) -> list[tuple[str, str]]:
+    """(``maxParallelRuns`` or ``run.maxCost``, what was wrong) per error."""
     out: list[tuple[str, str]] = []
     for e in exc.errors():
         if e["loc"]:
-            out.append((str(e["loc"][0]), f"{e['msg']} (got {e.get('input')!r:.60})"))
+            name = ".".join(to_camel(str(part)) for part in e["loc"][:2] if isinstance(part, str))
+            out.append((name, f"{e['msg']} (got {e.get('input')!r:.60})"))
     return out

@@ -61,6 +61,17 @@ class CaseCommandArgs(Wire):
     dry_run: bool | None = None
     reveal: bool | None = None  # evalens.newCase: false when the editor puts the cursor on the prompt itself
     path: str | None = None  # evalens.createFile: the missing file a problem of `uri` names
+    runs: int | None = Field(default=None, ge=1, le=100)  # repeats of each unit ("Run 5×")
+    select: Literal["failed", "stale"] | None = None  # runFile / runAll: only what --failed / --stale would pick
+    batch: str | None = None  # commands sent under one id share one budget (evalens.run.maxCost / maxTokens)
+
+
+class PickedUnit(Wire):
+    """One entry of ``evalens.pickUnits``: a unit "Run failed" / "Run stale" would run, and why."""
+
+    uri: str
+    name: str
+    reason: str
 
 
 class DiscoveredCase(Wire):
@@ -98,6 +109,18 @@ class RunUsage(Wire):
     cost_usd: float | None = None
 
 
+class RepeatStats(Wire):
+    """A unit run more than once (docs/repeats.md): k of N, the pass rate with its 95% Wilson interval, pass^k."""
+
+    runs: int
+    passed: int
+    counted: int  # runs that passed or failed (errored and skipped runs say nothing about the skill)
+    verdicts: list[Verdict]
+    pass_rate: float | None = None
+    interval: list[float] | None = None
+    pass_hat_k: float | None = None
+
+
 class CaseResult(Wire):
     """The answer of ``evalens.runCase`` (one element of ``runFile`` / ``runAll``)."""
 
@@ -120,6 +143,7 @@ class CaseResult(Wire):
     cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
     problems: int | None = None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
     usage: RunUsage | None = None
+    repeats: RepeatStats | None = None
 
 
 class NewCaseResult(Wire):
@@ -196,6 +220,7 @@ COMMANDS: dict[str, str] = {
     "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
     "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
+    "pickUnits": "evalens.pickUnits",  # what "Run failed" / "Run stale" would run (server/features/run_focus.py)
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
 
@@ -208,8 +233,8 @@ NOTIFICATIONS: dict[str, str] = {
 """Every custom notification the server sends (protocol.ts ``Notifications``)."""
 
 MODELS: tuple[type[Wire], ...] = (
-    LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, DiscoveredCase, FailedCheck,
-    JudgeResult, RunUsage, CaseResult, NewCaseResult, CancelRunResult, LastReportResult, VerdictChangedParams,
-    RunStateParams, ScanCompleteParams, RunTurnParams,
+    LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, PickedUnit, DiscoveredCase,
+    FailedCheck, JudgeResult, RunUsage, RepeatStats, CaseResult, NewCaseResult, CancelRunResult, LastReportResult,
+    VerdictChangedParams, RunStateParams, ScanCompleteParams, RunTurnParams,
 )
 """The models protocol.ts mirrors, interface by interface."""

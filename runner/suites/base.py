@@ -37,6 +37,8 @@ class FileRunRequest(BaseModel):
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
     max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
+    budget: Any = Field(default=None, exclude=True, description="A runner.budget.Budget shared by several calls "
+                        "(an editor's batch); when set, max_cost and max_tokens are ignored.")
     engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
     model: str | None = Field(default=None, description="Agent model.")
     judge_model: str | None = Field(default=None, description="Judge / grader model (`model` or `provider:model`).")

@@ -477,7 +477,7 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
 
     from evalens.runner.budget import Budget
 
-    budget = Budget(request.max_cost, request.max_tokens)
+    budget = request.budget or Budget(request.max_cost, request.max_tokens)
 
     async def guarded(side: _Context, case: EvalCase, path: Path, index: int) -> None:
         async with semaphore:  # admitted when a slot frees: running ones finish, no new one starts once spent

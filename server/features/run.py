@@ -22,6 +22,7 @@ from typing import Any
 
 from evalens.server import uris
 from evalens.server.convert import to_range
+from evalens.server.features import run_focus as focus
 from evalens.server.features import run_formats, run_live, run_memory
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
@@ -224,6 +225,8 @@ class Runs:
             else:
                 lens(rng, "▶ Run all" if case.name == ALL else "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
+            if case.name != ALL and (n := self.ls.settings.run.repeats) > 1:
+                lens(rng, f"Run {n}×", "evalens.runCase", {**arg, "runs": n})
             for title, command in present.record_lenses(self.memory.get(root, case.name), case.name == ALL):
                 lens(rng, title, command, arg)
         for case in self._cases(validation, CONFIG):
@@ -242,6 +245,8 @@ class Runs:
             if counts:
                 title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
                 lens(rng, title, "evalens.lastReport", {"uri": uri})
+        if cli or self.format_id_of(validation) == CONFIG:  # "Run failed" / "Run stale" at the top of the file
+            out += focus.file_lenses(uri, root, self.memory.all_for(root), self.active)
         return out
 
     def _refresh_lenses(self) -> None:
@@ -381,7 +386,8 @@ class Runs:
                          lastDurationSeconds=record.result.duration_seconds)
         return entry
 
-    def request(self, root: Path, cases: list[str], dry_run: bool = False) -> Any:
+    def request(self, root: Path, cases: list[str], dry_run: bool = False, runs: int = 1, jobs: int = 1,
+                budget: Any = None) -> Any:
         from evalens.runner.api import RunRequest
 
         s = self.ls.settings
@@ -390,15 +396,16 @@ class Runs:
             log.warning("evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest")
         return RunRequest(package_root=root, cases=cases, engine=s.engine or None, judge=s.judge or None,
                           timeout=float(s.timeout) if s.timeout else None, keep_sandbox=bool(s.keep_sandbox),
-                          jobs=1, extra_env=names, dry_run=dry_run)
+                          jobs=jobs, runs=runs, budget=budget, extra_env=names, dry_run=dry_run)
 
-    def start(self, target: Target) -> RunHandle:
-        """Start (or join) the run of one case; returns at once."""
+    def start(self, target: Target, runs: int = 1, budget: Any = None) -> RunHandle:
+        """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``); returns at once."""
         key = (str(target.root), target.name)
         handle = self.active.get(key)
         if handle is not None:
             return handle
-        handle = RunHandle(target.root, target.name, target.uri, target.case_file, target.format_id)
+        handle = RunHandle(target.root, target.name, target.uri, target.case_file, target.format_id, runs=runs,
+                           budget=budget)
         self.active[key] = handle
         handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
         self._state_changed()
@@ -415,9 +422,10 @@ class Runs:
                 async with self.slots:
                     record, others = await self._execute_file_unit(handle, target)
                 return record
-            async with self.slots:
+            async with self.slots.take(handle.runs) as taken:  # repeats run concurrently within maxParallelRuns
                 self._progress(handle, "starting", "planning")
-                request = self.request(handle.root, [str(handle.case_file)])
+                request = self.request(handle.root, [str(handle.case_file)], runs=handle.runs, jobs=taken,
+                                       budget=handle.budget)
                 try:
                     outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e),
                                               on_turn=run_live.forwarder(self.ls, handle.uri))
@@ -456,7 +464,8 @@ class Runs:
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
         results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
                                              self.ls.settings, lambda message: self._progress(handle, "agent", message),
-                                             run_live.forwarder(self.ls, handle.uri))
+                                             run_live.forwarder(self.ls, handle.uri), runs=handle.runs,
+                                             budget=handle.budget)
         now = time.time()
         own: CaseRecord | None = None
         others = []

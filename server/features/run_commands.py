@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import to_range
-from evalens.server.features import new_case, run_dry, run_formats
+from evalens.server.features import new_case, run_dry, run_focus, run_formats
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run import CONFIG, Runs
@@ -21,6 +21,7 @@ from evalens.server.features.run_state import Target
 from evalens.server.features.run_state import command_arg as _arg
 from evalens.server.server import EvalensServer
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 log = logging.getLogger("evalens.server.run")
@@ -41,6 +42,7 @@ def register(server: EvalensServer) -> None:
     runs = Runs(server)
     server.runs = runs
     stale = StaleChecker()
+    budgets = run_focus.Budgets()
     server.extra_hover = runs.hover
 
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -67,6 +69,7 @@ def register(server: EvalensServer) -> None:
     @server.command("evalens.runCase")
     async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         a = _arg(args, uri=True)
+        times, _select, batch = run_focus.options(a)
         target = runs.target(a["uri"], a.get("name"))
         errors = blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
@@ -74,7 +77,7 @@ def register(server: EvalensServer) -> None:
         if a.get("dryRun"):
             return await run_dry.dry_run(runs, target)
         runs.warn_if_unsaved(target)
-        handle = runs.start(target)
+        handle = runs.start(target, times, budgets.for_batch(ls.settings, batch))
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
@@ -82,11 +85,15 @@ def register(server: EvalensServer) -> None:
         """The validation errors that keep a unit from running (none: it may run)."""
         return invalid.unit_errors(target.validation, target.case, runs.units_of(target.validation))
 
-    async def run_many(ls: EvalensServer, targets: list[Target]) -> list[dict[str, Any]]:
-        """Run every target that validates; the others answer SKIP with their problems, in place."""
+    async def run_many(ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
+                       ) -> list[dict[str, Any]]:
+        """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
+        ``maxTokens``); the others answer SKIP with their problems, in place."""
+        times, _select, batch = run_focus.options(a or {})
+        budget = budgets.for_batch(ls.settings, batch)
         refused = {i: blockers(t) for i, t in enumerate(targets)}
         ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
-        handles = [runs.start(t) for _, t in ready]
+        handles = [runs.start(t, times, budget) for _, t in ready]
         runs.link_request(ls, handles)
         answers = dict(zip((i for i, _ in ready), await runs.wait([t for _, t in ready], handles), strict=True))
         return [answers[i] if i in answers else invalid.skipped_answer(t.uri, t.name, refused[i])
@@ -112,24 +119,42 @@ def register(server: EvalensServer) -> None:
                 log.debug("showDocument failed", exc_info=True)
         return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
+    async def run_picked(ls: EvalensServer, uri: str | None, a: dict[str, Any]) -> list[dict[str, Any]]:
+        """"Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
+        mode = str(a["select"])
+        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, uri, mode))
+        if not picked:
+            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
+                                                           message=f"evalens: no {mode} unit: nothing to run"))
+            return []
+        for target, why in picked:
+            log.info("run %s: %s: %s", mode, target.name, why)
+        return await run_many(ls, [t for t, _ in picked], a)
+
     @server.command("evalens.runFile")
     async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        uri = _arg(args, uri=True)["uri"]
+        a = _arg(args, uri=True)
+        uri = a["uri"]
+        if run_focus.options(a)[1]:
+            return await run_picked(ls, uri, a)
         validation = runs.validation_of(uri)
         if validation is not None and validation.format is not None and validation.format.id == CONFIG:
             root = package_root_of(Path(to_fs_path(uri) or ""))
-            return await run_many(ls, runs.package_targets(root) if root else [])
+            return await run_many(ls, runs.package_targets(root) if root else [], a)
         targets = runs.file_targets(uri, whole=True)
         if not targets:
             runs.target(uri, None)  # raises the reason the file does not run
-        return await run_many(ls, targets)
+        return await run_many(ls, targets, a)
 
     @server.command("evalens.runAll")
     async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        uri = _arg(args).get("uri")
+        a = _arg(args)
+        uri = a.get("uri")
+        if run_focus.options(a)[1]:
+            return await run_picked(ls, uri, a)
         validation = runs.validation_of(uri) if uri else None
         if uri and runs.format_id_of(validation) in CLI_FORMATS:
-            return await run_many(ls, runs.file_targets(uri, whole=True))
+            return await run_many(ls, runs.file_targets(uri, whole=True), a)
         def collect() -> list[Target]:
             root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
             roots = [root] if root else runs.workspace_packages()
@@ -138,7 +163,17 @@ def register(server: EvalensServer) -> None:
                 targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
             return targets
 
-        return await run_many(ls, await off_loop(ls, collect))
+        return await run_many(ls, await off_loop(ls, collect), a)
+
+    @server.command("evalens.pickUnits")
+    async def pick_units(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+        """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer."""
+        a = _arg(args)
+        mode = run_focus.options(a)[1]
+        if mode is None:
+            raise JsonRpcInvalidParams("evalens.pickUnits needs `select`: \"failed\" or \"stale\"")
+        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, a.get("uri"), mode))
+        return [{"uri": t.uri, "name": t.name, "reason": why} for t, why in picked]
 
     @server.command("evalens.cancelRun")
     def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:

@@ -144,14 +144,17 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
     return found
 
 
-async def _request(fmt: str, file: Path, name: str, settings: Any, engine: str, dry_run: bool = False) -> Any:
-    """The runner request for one unit (``*``: the whole file) under the editor's settings."""
+async def _request(fmt: str, file: Path, name: str, settings: Any, engine: str, dry_run: bool = False,
+                   runs: int = 1, budget: Any = None) -> Any:
+    """The runner request for one unit (``*``: the whole file) under the editor's settings, ``runs`` times each,
+    within the batch's ``budget``."""
     from evalens.runner.api import FileRunRequest
     from evalens.runner.suites.skilljack_files import skilljack_config
 
     skilljack = fmt.startswith("skilljack")
     return FileRunRequest(
-        file=file, units=[] if name == ALL else [name], runs=1, engine=engine, judge_model=settings.judge or None,
+        file=file, units=[] if name == ALL else [name], runs=runs, budget=budget, engine=engine,
+        judge_model=settings.judge or None,
         timeout_seconds=float(settings.timeout) if settings.timeout else None,
         keep_sandbox=bool(settings.keep_sandbox), dry_run=dry_run,
         output_dir=await asyncio.to_thread(skilljack_results_dir, file) if skilljack else None,
@@ -170,7 +173,8 @@ async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
 
 async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
                    on_progress: Callable[[str], None] | None = None,
-                   on_turn: Callable[[Any], None] | None = None) -> list[tuple[UnitResult, str | None]]:
+                   on_turn: Callable[[Any], None] | None = None, runs: int = 1,
+                   budget: Any = None) -> list[tuple[UnitResult, str | None]]:
     """Run one unit (``*``: the whole file); every unit's result with the file it was written to (the format's
     own result file, else the evalens report).
 
@@ -183,7 +187,7 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
     if engine not in ("claude-code", "codex"):
         why = f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
-    request = await _request(fmt, file, name, settings, engine)
+    request = await _request(fmt, file, name, settings, engine, runs=runs, budget=budget)
 
     def progress(event: Any) -> None:
         if on_progress is not None and event.message:

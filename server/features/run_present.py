@@ -272,7 +272,20 @@ def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tu
                         "costUsd": usage.cost_usd}
     if r.error:
         out["error"] = r.error
+    if getattr(r, "runs", 1) > 1 and getattr(r, "run_verdicts", None):
+        out["repeats"] = repeat_stats(r.run_verdicts)
     return out
+
+
+def repeat_stats(verdicts: list[str]) -> dict[str, Any]:
+    """``CaseResult.repeats`` on the wire: what the Test Explorer says of a repeated unit."""
+    from evalens.runner.stats import Repeats
+
+    rep = Repeats.of(verdicts)
+    interval = rep.interval
+    return {"runs": rep.runs, "passed": rep.passed, "counted": rep.counted, "verdicts": list(verdicts),
+            "passRate": rep.pass_rate, "interval": [round(x, 4) for x in interval] if interval else None,
+            "passHatK": rep.pass_hat_k}
 
 
 def record_lenses(record: Any, whole_file: bool) -> list[tuple[str, str]]:

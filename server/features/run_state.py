@@ -4,8 +4,9 @@ command answers with, and the one way command arguments are read."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,17 +31,38 @@ class Slots:
             self._cond = asyncio.Condition()
         return self._cond
 
-    async def __aenter__(self) -> None:
+    def limit(self) -> int:
+        return max(1, int(self._limit() or 1))
+
+    async def acquire(self, n: int = 1) -> int:
+        """Take ``n`` slots (at most the limit: a unit repeated 5× with 2 slots runs 2 at a time); how many."""
         cond = self._condition()
         async with cond:
-            await cond.wait_for(lambda: self._active < max(1, int(self._limit() or 1)))
-            self._active += 1
+            n = max(1, min(n, self.limit()))
+            await cond.wait_for(lambda: self._active + n <= self.limit())
+            self._active += n
+            return n
+
+    async def release(self, n: int = 1) -> None:
+        cond = self._condition()
+        async with cond:
+            self._active -= n
+            cond.notify_all()
+
+    @contextlib.asynccontextmanager
+    async def take(self, n: int) -> AsyncIterator[int]:
+        """``async with slots.take(n) as taken``: :meth:`acquire` and :meth:`release` around a block."""
+        taken = await self.acquire(n)
+        try:
+            yield taken
+        finally:
+            await self.release(taken)
+
+    async def __aenter__(self) -> None:
+        await self.acquire(1)
 
     async def __aexit__(self, *exc: object) -> None:
-        cond = self._condition()
-        async with cond:
-            self._active -= 1
-            cond.notify_all()
+        await self.release(1)
 
 
 @dataclass(eq=False)
@@ -57,6 +79,8 @@ class RunHandle:
     token: str | None = None
     cancelled: bool = False
     started: float = field(default_factory=time.monotonic)
+    runs: int = 1  # repeats of the unit (the "Run N×" lens and Test Explorer profile)
+    budget: Any = None  # the runner.budget.Budget of the editor batch it belongs to
 
 
 @dataclass(slots=True)

@@ -90,7 +90,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
 
     lines = case.read_text().splitlines()
     assert result["lens_line"] == lines.index("name: extract-text") == 0
-    assert result["lenses_before"] == ["▶ Run eval", "Dry run"]
+    assert result["lenses_before"] == ["▶ Run eval", "Dry run", "Run 5×"]
     assert result.get("saw_cancel_lens"), result  # evalens/runState refreshed the lenses during the run
     reason = "output does not contain 'EXTRACTED'"  # the fake's default scenario answers "DONE"
     assert result["verdict_lens"] == f"✗ FAIL: {reason}"
@@ -108,7 +108,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     notes = result["notes_after_cancel"]
     assert any(n.startswith("evalens: cancelled 1 run") for n in notes), notes
     assert any("Eval extract-text: cancelled" in n for n in notes), notes
-    assert result["lenses_after_cancel"] == ["▶ Run eval", "Dry run"]
+    assert result["lenses_after_cancel"] == ["▶ Run eval", "Dry run", "Run 5×"]
     assert any("Eval extract-text: ✗ FAIL" in n for n in result["notes_at_end"]), result["notes_at_end"]
     marked = {d["lnum"]: d for d in diags if d["lnum"] != 0}
     contains_line = lines.index('    - "EXTRACTED"')

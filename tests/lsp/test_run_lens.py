@@ -52,7 +52,7 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     client = run_client
     uri = await open_doc(client, run_pkg / "evals" / "cases" / "10-pass.yaml")
     found = await lenses(client, uri)
-    assert lens_titles(found) == ["▶ Run eval", "Dry run"]
+    assert lens_titles(found) == ["▶ Run eval", "Dry run", "Run 5×"]
     assert all(lens.range.start.line == 0 for lens in found)  # the `name:` line
 
     result = await run_lens(client, _by_title(found, "▶ Run eval"))
@@ -67,7 +67,7 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     assert result["usage"]["inputTokens"] == 34 and result["usage"]["outputTokens"] == 14
     assert result["usage"]["costUsd"] > 0
     titles = lens_titles(await lenses(client, uri))
-    assert titles[:2] == ["▶ Run eval", "Dry run"] and titles[2].startswith("✓ PASS ") and titles[2].endswith("s")
+    assert titles[:3] == ["▶ Run eval", "Dry run", "Run 5×"] and titles[3].startswith("✓ PASS ") and titles[3].endswith("s")
     show = [lens.command for lens in await lenses(client, uri) if lens.command.title == "Show run"]
     assert [(c.command, list(c.arguments)) for c in show] == [("evalens.showRun", [{"uri": uri, "name": "greet"}])]
     # a PASS is not a problem: no diagnostic (they are published before the command answers)
@@ -148,7 +148,7 @@ async def test_cancel_mid_run_keeps_server_responsive(run_client: LanguageClient
     await wait_until(lambda: client.run_states and client.run_states[-1]["running"] == 0, timeout=30)
     await wait_until(lambda: not processes_with(marker), timeout=15, interval=0.1)
     assert list(client.sandboxes.iterdir()) == []
-    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run"]  # no verdict from a cancel
+    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run", "Run 5×"]  # no verdict from a cancel
 
 
 async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg: Path):
@@ -245,7 +245,7 @@ async def test_run_all_from_config_lens(run_client: LanguageClient, run_pkg: Pat
     assert max(s["running"] for s in client.run_states) == 2  # maxParallelRuns = 2
     assert {v["name"] for v in client.verdicts} == {"greet-missing", "greet"}  # nothing ran for the broken case
     titles = lens_titles(await lenses(client, config_uri))
-    assert titles == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail"]
+    assert titles == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail", "↻ Run failed (1)"]
 
 
 @needs_claude

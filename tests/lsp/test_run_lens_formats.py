@@ -279,7 +279,7 @@ async def test_trigger_set_run_all(client: LanguageClient, ws: Path) -> None:
     path = ws / "greeting" / "evals" / "trigger-eval.json"
     uri = await open_doc(client, path)
     found = await lenses(client, uri)
-    assert lens_titles(found) == ["▶ Run all", "Dry run", "▶ Run", "Dry run", "▶ Run", "Dry run"]
+    assert lens_titles(found) == ["▶ Run all", "Dry run", "▶ Run", "Dry run", "Run 5×", "▶ Run", "Dry run", "Run 5×"]
 
     result = await run_lens(client, found[0], timeout=120)
 

@@ -36,6 +36,19 @@ export interface CaseCommandArgs {
   reveal?: boolean;
   /** `evalens.createFile`: the missing file a problem of `uri` names. */
   path?: string;
+  /** Repeats of each unit ("Run 5×"), 1-100. */
+  runs?: number;
+  /** `runFile` / `runAll`: only the units `--failed` / `--stale` would pick. */
+  select?: "failed" | "stale";
+  /** Commands sent under one id share one budget (`evalens.run.maxCost` / `maxTokens`). */
+  batch?: string;
+}
+
+/** One entry of `evalens.pickUnits`: a unit "Run failed" / "Run stale" would run, and why. */
+export interface PickedUnit {
+  uri: string;
+  name: string;
+  reason: string;
 }
 
 /** One entry of `evalens.discoverCases`. */
@@ -72,6 +85,18 @@ export interface FailedCheck {
   range?: LspRange;
 }
 
+/** A unit run more than once: k of N, the pass rate with its 95% Wilson interval, pass^k (docs/repeats.md). */
+export interface RepeatStats {
+  runs: number;
+  passed: number;
+  /** Runs that passed or failed (errored and skipped runs say nothing about the skill). */
+  counted: number;
+  verdicts: Verdict[];
+  passRate?: number;
+  interval?: number[];
+  passHatK?: number;
+}
+
 /** The answer of `evalens.runCase` (and one element of `evalens.runFile` / `evalens.runAll`). */
 export interface CaseResult {
   uri: string;
@@ -99,6 +124,8 @@ export interface CaseResult {
   cancelled?: boolean;
   /** Not run: the unit has this many validation errors (the verdict is SKIP, `reason` names the first). */
   problems?: number;
+  /** Set when the unit ran more than once. */
+  repeats?: RepeatStats;
 }
 
 /** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
@@ -167,6 +194,7 @@ export const Commands = {
   showProblems: "evalens.showProblems",
   createFile: "evalens.createFile",
   newCase: "evalens.newCase",
+  pickUnits: "evalens.pickUnits",
 } as const;
 
 export const Notifications = {

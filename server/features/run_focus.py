@@ -1,0 +1,132 @@
+"""Batches the editor starts beyond "run this": repeats ("Run 5×"), focused re-runs ("Run failed", "Run stale")
+and the budget every batch runs within (docs/repeats.md#in-the-editor).
+
+Which units "Run failed" / "Run stale" run is decided by :func:`evalens.runner.reselect.pick`, the function the
+CLI's ``--failed`` / ``--stale`` use, so both faces pick the same units. The lenses only count what the verdict
+memory already knows (a lens request must not read reports); the command asks ``pick`` off the event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
+from evalens.server.features.run_memory import package_root_of
+from evalens.server.features.run_state import RUNNABLE, Target
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
+log = logging.getLogger("evalens.server.run")
+
+MODES = ("failed", "stale")
+MAX_RUNS = 100
+TOP = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+
+
+def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
+    """``runs``, ``select`` and ``batch`` of a run command's argument, checked."""
+    runs = arg.get("runs", 1)
+    if runs is None:
+        runs = 1
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
+        raise JsonRpcInvalidParams(f"`runs` must be a whole number from 1 to {MAX_RUNS}")
+    select = arg.get("select")
+    if select is not None and select not in MODES:
+        raise JsonRpcInvalidParams("`select` must be \"failed\" or \"stale\"")
+    batch = arg.get("batch")
+    if batch is not None and (not isinstance(batch, str) or len(batch) > 200):
+        raise JsonRpcInvalidParams("`batch` must be a string (at most 200 characters)")
+    return runs, select, batch
+
+
+def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any]
+                ) -> list[types.CodeLens]:
+    """"↻ Run failed (k)" / "↻ Run stale (k)" at the top of an eval file (or a package's eval config), only
+    when some remembered verdict is failed or stale and nothing of it is running."""
+    from evalens.runner.reselect import failed_reason
+
+    if any(key[0] == str(root) for key in active):
+        return []
+    units = [r.result for name, r in records.items() if name != ALL]
+    failed = sum(failed_reason(r) is not None for r in units)
+    stale = sum(bool(getattr(r, "stale", None)) for r in units)
+    out = []
+    for mode, count in (("failed", failed), ("stale", stale)):
+        if count:
+            out.append(types.CodeLens(range=TOP, command=types.Command(
+                title=f"↻ Run {mode} ({count})", command="evalens.runFile", arguments=[{"uri": uri, "select": mode}])))
+    return out
+
+
+def picked_targets(runs: Any, uri: str | None, mode: str) -> list[tuple[Target, str]]:
+    """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config
+    or a case file's package, narrowed to that case), or (no ``uri``) of the whole workspace. Blocking."""
+    from evalens.runner.reselect import case_names, pick
+
+    out: list[tuple[Target, str]] = []
+
+    def package(root: Path, within: list[str]) -> None:
+        names, why = pick(root, mode, case_names(root), within)  # type: ignore[arg-type]
+        wanted = set(names)
+        out.extend((t, why[t.name]) for t in runs.package_targets(root) if t.name in wanted)
+
+    def eval_file(file_uri: str) -> None:
+        path = Path(to_fs_path(file_uri) or "")
+        validation = runs.validation_of(file_uri)
+        fid = runs.format_id_of(validation)
+        if fid in CLI_FORMATS:
+            units = [t.name for t in runs.file_targets(file_uri, whole=False)]
+            names, why = pick(suite_root(fid, path), mode, units, [], file=path)  # type: ignore[arg-type]
+            out.extend((runs.target(file_uri, n), why[n]) for n in names if n in units)
+            return
+        root = package_root_of(path)
+        if root is None:
+            return
+        if fid == RUNNABLE:
+            package(root, [runs.target(file_uri, None).name])
+        else:  # the eval config: the whole package
+            package(root, [])
+
+    if uri:
+        eval_file(uri)
+    else:
+        for root in runs.workspace_packages():
+            package(root, [])
+        for file_uri in runs.workspace_files():
+            eval_file(file_uri)
+    return out
+
+
+class Budgets:
+    """The budget of each editor batch (``evalens.run.maxCost`` / ``maxTokens``): one ``runner.budget.Budget``
+    shared by every unit of the batch, so once the batch has spent it no new unit starts and the rest are SKIP.
+
+    A batch is one command (Run all, a lens, Run failed), or the commands an editor sends under one ``batch`` id
+    (a Test Explorer run sends each unit on its own); the newest few batch ids are kept."""
+
+    KEEP = 32
+
+    def __init__(self) -> None:
+        self._batches: OrderedDict[str, Any] = OrderedDict()
+
+    def for_batch(self, settings: Any, batch: str | None) -> Any:
+        """The batch's budget, or None when neither limit is set."""
+        from evalens.runner.budget import Budget
+
+        run = settings.run
+        if run.max_cost is None and run.max_tokens is None:
+            return None
+        if batch is not None and batch in self._batches:
+            self._batches.move_to_end(batch)
+            return self._batches[batch]
+        budget = Budget(run.max_cost, run.max_tokens, cost_name="evalens.run.maxCost",
+                        tokens_name="evalens.run.maxTokens")
+        if batch is not None:
+            self._batches[batch] = budget
+            while len(self._batches) > self.KEEP:
+                self._batches.popitem(last=False)
+        return budget
