@@ -119,10 +119,11 @@ def register(server: EvalensServer) -> None:
                 log.debug("showDocument failed", exc_info=True)
         return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
-    async def run_picked(ls: EvalensServer, uri: str | None, a: dict[str, Any]) -> list[dict[str, Any]]:
+    async def run_picked(ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
+                         ) -> list[dict[str, Any]]:
         """"Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
         mode = str(a["select"])
-        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, uri, mode))
+        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, uri, mode, whole_package=whole_package))
         if not picked:
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
                                                            message=f"evalens: no {mode} unit: nothing to run"))
@@ -151,7 +152,7 @@ def register(server: EvalensServer) -> None:
         a = _arg(args)
         uri = a.get("uri")
         if run_focus.options(a)[1]:
-            return await run_picked(ls, uri, a)
+            return await run_picked(ls, uri, a, whole_package=True)
         validation = runs.validation_of(uri) if uri else None
         if uri and runs.format_id_of(validation) in CLI_FORMATS:
             return await run_many(ls, runs.file_targets(uri, whole=True), a)

@@ -51,7 +51,8 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
 
     if any(key[0] == str(root) for key in active):
         return []
-    units = [r.result for name, r in records.items() if name != ALL]
+    # only verdicts a report holds: those are what ``pick`` reads (a case refused before it ran has none)
+    units = [r.result for name, r in records.items() if name != ALL and r.report_path]
     failed = sum(failed_reason(r) is not None for r in units)
     stale = sum(bool(getattr(r, "stale", None)) for r in units)
     out = []
@@ -62,9 +63,11 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
     return out
 
 
-def picked_targets(runs: Any, uri: str | None, mode: str) -> list[tuple[Target, str]]:
-    """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config
-    or a case file's package, narrowed to that case), or (no ``uri``) of the whole workspace. Blocking."""
+def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool = False
+                   ) -> list[tuple[Target, str]]:
+    """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config,
+    or a case file's package: narrowed to that case unless ``whole_package``, as ``runAll`` asks), or (no
+    ``uri``) of the whole workspace. Blocking."""
     from evalens.runner.reselect import case_names, pick
 
     out: list[tuple[Target, str]] = []
@@ -86,7 +89,7 @@ def picked_targets(runs: Any, uri: str | None, mode: str) -> list[tuple[Target, 
         root = package_root_of(path)
         if root is None:
             return
-        if fid == RUNNABLE:
+        if fid == RUNNABLE and not whole_package:
             package(root, [runs.target(file_uri, None).name])
         else:  # the eval config: the whole package
             package(root, [])

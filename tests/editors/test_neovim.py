@@ -133,6 +133,64 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
 
 
+REPEAT_DRIVER = REPO / "tests" / "editors" / "nvim" / "run_repeat.lua"
+REPEAT_CASE = """\
+name: wobbly
+description: The fake model fails the first run and passes the second
+target: skill:pdf-tools
+input:
+  prompt: "Write a greeting into output/result.txt. SCENARIO=alt-fail-pass MARKER={marker}"
+expected:
+  contains:
+    - "GREETING-OK"
+judge:
+  criteria: >
+    The reply says that output/result.txt was written. JUDGE=pass
+"""
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_model: FakeModelServer):
+    """`:EvalensRunRepeat 2` makes a case that fails then passes FLAKY (lens and message), and
+    `:EvalensRunFailed` re-runs exactly that case (docs/repeats.md#in-the-editor)."""
+    nvim = _nvim(version)
+    if nvim is None:
+        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
+    try:
+        find_binary("claude", "EVALENS_CLAUDE_BIN")
+    except EngineNotFound:
+        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
+    pkg = tmp_path / "pdf-tools"
+    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    for old in (pkg / "evals" / "cases").glob("*.yaml"):
+        old.unlink()
+    case = pkg / "evals" / "cases" / "01-wobbly.yaml"
+    case.write_text(REPEAT_CASE.format(marker=f"m{os.urandom(5).hex()}"))
+    init = tmp_path / "init.lua"
+    init.write_text(readme_init(version))
+    result_file = tmp_path / "result.json"
+    sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
+               EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),
+               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
+               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    try:
+        proc = subprocess.run([nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {REPEAT_DRIVER}"],
+                              capture_output=True, text=True, timeout=400, env=env, cwd=pkg, stdin=subprocess.DEVNULL)
+    finally:
+        leftovers = list(sandboxes.iterdir())
+        shutil.rmtree(sandboxes, ignore_errors=True)
+    result = json.loads(result_file.read_text()) if result_file.exists() else {}
+    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert result["has_commands"] and result["lenses_before"] == ["▶ Run eval", "Dry run", "Run 5×"]
+    assert result["verdict_lens"] == "≈ FLAKY 1/2", result
+    notes = result["notes"]
+    assert any(n.startswith("evalens: wobbly: FLAKY 1/2 passed (95% interval") for n in notes), notes
+    assert any(n.startswith("evalens: 1 run: 1 FAIL") or n.startswith("evalens: 1 run: 1 PASS") for n in notes), notes
+    assert leftovers == []
+
+
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_checkhealth_evalens(version: str, tmp_path: Path):
     """`:checkhealth evalens`: the server and its version, then `evalens doctor`'s checks (agent CLIs, keys,

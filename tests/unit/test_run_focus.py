@@ -38,8 +38,10 @@ def test_options_are_checked():
             run_focus.options(bad)
 
 
-def _record(verdict: str, state: str | None = None, stale: list[str] | None = None) -> SimpleNamespace:
-    return SimpleNamespace(result=UnitResult(name="x", verdict=verdict, state=state, stale=stale or []))
+def _record(verdict: str, state: str | None = None, stale: list[str] | None = None,
+            report: str | None = "r.json") -> SimpleNamespace:
+    return SimpleNamespace(result=UnitResult(name="x", verdict=verdict, state=state, stale=stale or []),
+                           report_path=report)
 
 
 def test_file_lenses_count_failed_and_stale_and_hide_while_running():
@@ -52,6 +54,7 @@ def test_file_lenses_count_failed_and_stale_and_hide_while_running():
         ("↻ Run stale (1)", [{"uri": "file:///pkg/tasks.yaml", "select": "stale"}])]
     assert all(lens.range.start.line == 0 for lens in found)
     assert run_focus.file_lenses("u", root, {"a": _record("PASS"), "d": _record("SKIP")}, {}) == []
+    assert run_focus.file_lenses("u", root, {"e": _record("ERROR", report=None)}, {}) == []  # refused: no report
     assert run_focus.file_lenses("u", root, records, {("/pkg", "a"): object()}) == []
     assert run_focus.file_lenses("u", root, records, {("/other", "a"): object()}) != []
 

@@ -9,6 +9,7 @@ import re
 import pytest
 from evalens.server import wire
 from evalens.server.settings import Settings
+from pydantic import BaseModel
 
 from evalens.core.kinds import published
 from tests.conftest import REPO
@@ -64,7 +65,11 @@ def test_settings_ts_sends_only_settings_the_server_reads():
     contributed = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"]
     server_side = {k.removeprefix("evalens.") for k in contributed} - {"server.path", "server.args"}
     client_only = {"trace.server", "logLevel"}
-    assert server_side - client_only <= aliases, server_side - client_only - aliases
+    groups = {info.alias: info.annotation for info in Settings.model_fields.values()
+              if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
+    nested = {f"{alias}.{sub.alias}" for alias, model in groups.items() for sub in model.model_fields.values()}
+    assert {k for k in server_side if k.split(".")[0] in groups} == nested  # evalens.run.* both ways
+    assert server_side - client_only - nested <= aliases, server_side - client_only - nested - aliases
 
 
 def test_settings_take_camel_case_keys_and_keep_good_values_next_to_bad_ones():

@@ -4,13 +4,16 @@ import type { EvalServer, ServerManager } from "./client";
 import { caseAtLine } from "./cases";
 import { Commands } from "./protocol";
 import { showRun } from "./runView";
-import type { EvalTestController } from "./testController";
+import type { EvalTestController, RunMode } from "./testController";
 
 export const CommandIds = {
   runAtCursor: "evalens.runEvalAtCursor",
   runFile: "evalens.runEvalsInFile",
   runWorkspace: "evalens.runEvalsInWorkspace",
   dryRunAtCursor: "evalens.dryRunEvalAtCursor",
+  runRepeatAtCursor: "evalens.runEvalRepeatedAtCursor",
+  runFailed: "evalens.runFailedEvals",
+  runStale: "evalens.runStaleEvals",
   openLastReport: "evalens.openLastReport",
   showRun: "evalens.showRun",
   compareRuns: "evalens.compareRuns",
@@ -69,7 +72,7 @@ export function registerCommands(
     return data ? { uri: data.uri, name: data.name } : undefined;
   };
 
-  const runAtCursor = async (dryRun: boolean) => {
+  const runAtCursor = async (mode: boolean | RunMode) => {
     if (!serverReady()) {
       return;
     }
@@ -90,12 +93,24 @@ export function registerCommands(
       void vscode.window.showInformationMessage("No eval case at the cursor.");
       return;
     }
-    await tests.runItems([hit.item], dryRun);
+    await tests.runItems([hit.item], mode);
+  };
+
+  /** "Run failed" / "Run stale" over the workspace: the server picks the units (the CLI's --failed / --stale). */
+  const runPicked = async (select: "failed" | "stale") => {
+    if (!serverReady()) {
+      return;
+    }
+    await tests.refreshAll();
+    await tests.runItems(tests.allCases(), { select });
   };
 
   return [
     vscode.commands.registerCommand(CommandIds.runAtCursor, () => runAtCursor(false)),
     vscode.commands.registerCommand(CommandIds.dryRunAtCursor, () => runAtCursor(true)),
+    vscode.commands.registerCommand(CommandIds.runRepeatAtCursor, () => runAtCursor({ repeat: true })),
+    vscode.commands.registerCommand(CommandIds.runFailed, () => runPicked("failed")),
+    vscode.commands.registerCommand(CommandIds.runStale, () => runPicked("stale")),
     vscode.commands.registerCommand(CommandIds.runFile, async (uri?: vscode.Uri) => {
       const target = activeUri(uri);
       if (!target || !serverReady()) {

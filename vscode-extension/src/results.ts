@@ -60,6 +60,10 @@ export function outcomeFromResult(result: CaseResult): Outcome {
     if (result.state === "FLAKY") {
       messages.unshift({ text: `≈ FLAKY: ${result.reason || "passed in some runs and failed in others"}` });
     }
+    const repeated = repeatsText(result.repeats);
+    if (repeated) {
+      messages[0] = { ...messages[0], text: `${messages[0].text}\n${repeated}` };
+    }
   }
   if (result.stale && result.stale.length > 0) {
     messages.push({ text: `Stale: ${result.stale.join("; ")} since this run` });
@@ -82,6 +86,27 @@ export function outcomeFromNotification(p: VerdictChangedParams): Outcome {
     messages,
     output: `${line}${p.reason ? `: ${p.reason}` : ""}\r\n`,
   };
+}
+
+function percent(x: number): string {
+  return `${Math.round(x * 100)}%`;
+}
+
+/** `2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00`, or "" for one run. */
+export function repeatsText(r: CaseResult["repeats"]): string {
+  if (!r || r.runs < 2) {
+    return "";
+  }
+  const apart = r.runs - r.counted;
+  const parts = [`${r.passed}/${r.counted} runs passed${apart > 0 ? ` (+${apart} errored or skipped)` : ""}`];
+  if (r.passRate != null) {
+    const interval = r.interval && r.interval.length === 2 ? ` (95% interval ${percent(r.interval[0])}–${percent(r.interval[1])})` : "";
+    parts.push(`pass rate ${percent(r.passRate)}${interval}`);
+  }
+  if (r.passHatK != null) {
+    parts.push(`pass^${r.counted} ${r.passHatK.toFixed(2)}`);
+  }
+  return parts.join(" · ");
 }
 
 /** `1,204 in / 88 out tokens · $0.0123` (cost only where the agent CLI reported one), or "". */
@@ -108,6 +133,10 @@ export function resultOutput(r: CaseResult): string {
   );
   if (r.reason) {
     lines.push(`  reason: ${r.reason}`);
+  }
+  const repeated = repeatsText(r.repeats);
+  if (repeated) {
+    lines.push(`  runs: ${repeated} [${r.repeats!.verdicts.join(", ")}]`);
   }
   if (r.judge?.reason) {
     lines.push(`  judge${r.judge.model ? ` ${r.judge.model}` : ""}: ${r.judge.verdict} ${r.judge.reason}`);

@@ -10,6 +10,14 @@ export interface EvalensSettings {
   /** Rule code (or glob) -> level; the server checks codes and levels and reports mistakes. */
   rules: Record<string, string>;
   configurationPreference: string;
+  /** `evalens.run.*`: the "Run N×" profile and lens, and the budget of every batch (0: no limit). */
+  run: RunSettings;
+}
+
+export interface RunSettings {
+  repeats: number;
+  maxCost: number;
+  maxTokens: number;
 }
 
 export const DEFAULT_SETTINGS: EvalensSettings = {
@@ -21,6 +29,7 @@ export const DEFAULT_SETTINGS: EvalensSettings = {
   apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
   rules: {},
   configurationPreference: "editorFirst",
+  run: { repeats: 5, maxCost: 0, maxTokens: 0 },
 };
 
 const PREFERENCES = ["editorFirst", "filesystemFirst", "editorOnly"];
@@ -56,6 +65,7 @@ export interface WireSettings {
   server: { path: string; args: string[] };
   rules: Record<string, string>;
   configurationPreference: string;
+  run: { repeats: number; maxCost: number | null; maxTokens: number | null };
 }
 
 export function toWire(s: EvalensSettings): WireSettings {
@@ -68,7 +78,12 @@ export function toWire(s: EvalensSettings): WireSettings {
     server: s.server,
     rules: s.rules,
     configurationPreference: s.configurationPreference,
+    run: { repeats: s.run.repeats, maxCost: s.run.maxCost > 0 ? s.run.maxCost : null, maxTokens: s.run.maxTokens > 0 ? s.run.maxTokens : null },
   };
+}
+
+function nonNegative(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
 export function readSettings(config: ConfigurationReader): EvalensSettings {
@@ -85,6 +100,11 @@ export function readSettings(config: ConfigurationReader): EvalensSettings {
     apiKeyEnvVars: stringList(config.get("apiKeyEnvVars"), d.apiKeyEnvVars).filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)),
     rules: stringMap(config.get("rules")),
     configurationPreference: PREFERENCES.find((p) => p === config.get<string>("configurationPreference")) ?? d.configurationPreference,
+    run: {
+      repeats: Math.min(100, Math.floor(nonNegative(config.get("run.repeats"), d.run.repeats))),
+      maxCost: nonNegative(config.get("run.maxCost"), 0),
+      maxTokens: Math.floor(nonNegative(config.get("run.maxTokens"), 0)),
+    },
   };
 }
 

@@ -4,9 +4,13 @@ import * as vscode from "vscode";
 import type { EvalServer, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { turnOutput } from "./liveTurns";
-import { CaseResult, caseKey, Commands, DiscoveredCase, LspRange, RunTurnParams, VerdictChangedParams } from "./protocol";
+import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
 import type { EvalensSettings } from "./settings";
+
+function repeatLabel(n: number): string {
+  return `Run ${Math.max(1, n)}×`;
+}
 
 export function toRange(r: LspRange): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
@@ -33,10 +37,30 @@ export async function inPool<T>(items: T[], limit: number, work: (item: T) => Pr
   await Promise.all(workers);
 }
 
+/** What a Test Explorer run does beyond "run each item once": repeats, or only the failed / stale items. */
+export interface RunMode {
+  dryRun?: boolean;
+  /** Runs per item: the "Run N×" profile (`evalens.run.repeats`). */
+  repeat?: boolean;
+  /** Only the items the server's `evalens.pickUnits` picks (the CLI's `--failed` / `--stale`). */
+  select?: "failed" | "stale";
+}
+
+let batches = 0;
+
+/** One id per Test Explorer run: its runCase commands share one budget (`evalens.run.maxCost`/`maxTokens`). */
+function newBatch(): string {
+  batches += 1;
+  return `vscode-${process.pid}-${Date.now()}-${batches}`;
+}
+
 export class EvalTestController implements LensRunHooks, vscode.Disposable {
   readonly controller: vscode.TestController;
   readonly runProfile: vscode.TestRunProfile;
   readonly dryRunProfile: vscode.TestRunProfile;
+  readonly repeatProfile: vscode.TestRunProfile;
+  readonly failedProfile: vscode.TestRunProfile;
+  readonly staleProfile: vscode.TestRunProfile;
   private readonly cases = new Map<string, vscode.TestItem>();
   private readonly data = new WeakMap<vscode.TestItem, DiscoveredCase>();
   /** Cases being run by a Test Explorer run: their verdict notifications are already handled. */
@@ -77,6 +101,24 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       (request, token) => this.runHandler(request, token, true),
       false,
     );
+    this.repeatProfile = this.controller.createRunProfile(
+      repeatLabel(settings().run.repeats),
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.runHandler(request, token, { repeat: true }),
+      false,
+    );
+    this.failedProfile = this.controller.createRunProfile(
+      "Run failed",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.runHandler(request, token, { select: "failed" }),
+      false,
+    );
+    this.staleProfile = this.controller.createRunProfile(
+      "Run stale",
+      vscode.TestRunProfileKind.Run,
+      (request, token) => this.runHandler(request, token, { select: "stale" }),
+      false,
+    );
     this.disposables.push(
       this.controller,
       server.onDidChangeState((state) => {
@@ -94,6 +136,11 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         }
       }),
       vscode.workspace.onDidSaveTextDocument((d) => this.scheduleRefresh(d.uri, 0)),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration("evalens.run")) {
+          this.settingsChanged();
+        }
+      }),
     );
     const watcher = vscode.workspace.createFileSystemWatcher(BROAD_WATCH_GLOB); // filtered by isEvalFile
     this.disposables.push(
@@ -279,35 +326,76 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   }
 
   /** Runs cases through the Test Explorer (also used by the Run commands). */
-  async runItems(items: vscode.TestItem[], dryRun: boolean): Promise<void> {
-    const profile = dryRun ? this.dryRunProfile : this.runProfile;
+  async runItems(items: vscode.TestItem[], mode: boolean | RunMode): Promise<void> {
+    const m: RunMode = typeof mode === "boolean" ? { dryRun: mode } : mode;
+    const profile = m.dryRun ? this.dryRunProfile : m.repeat ? this.repeatProfile : m.select === "failed" ? this.failedProfile : m.select === "stale" ? this.staleProfile : this.runProfile;
     const cts = new vscode.CancellationTokenSource();
     try {
-      await this.runHandler(new vscode.TestRunRequest(items, undefined, profile), cts.token, dryRun);
+      await this.runHandler(new vscode.TestRunRequest(items, undefined, profile), cts.token, m);
     } finally {
       cts.dispose();
     }
   }
 
-  async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, dryRun: boolean): Promise<void> {
-    const items = this.collect(request);
+  /** The items of `items` the server picks for "Run failed" / "Run stale" (undefined: it could not say). */
+  private async picked(items: vscode.TestItem[], select: "failed" | "stale"): Promise<vscode.TestItem[] | undefined> {
+    if (!this.server.supports(Commands.pickUnits)) {
+      void vscode.window.showWarningMessage(`This evalens server cannot pick ${select} evals; update it.`);
+      return undefined;
+    }
+    try {
+      const found = (await this.server.executeCommand<PickedUnit[] | null>(Commands.pickUnits, { select })) ?? [];
+      const keys = new Set(found.map((p) => caseKey(normalizeUri(p.uri), p.name)));
+      return items.filter((i) => keys.has(i.id));
+    } catch (err) {
+      this.log.warn(`evalens.pickUnits failed: ${String(err)}`);
+      void vscode.window.showErrorMessage(`Could not pick the ${select} evals: ${String(err)}`);
+      return undefined;
+    }
+  }
+
+  async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, mode: boolean | RunMode): Promise<void> {
+    const m: RunMode = typeof mode === "boolean" ? { dryRun: mode } : mode;
+    const dryRun = m.dryRun === true;
+    let items = this.collect(request);
+    if (m.select) {
+      const picked = await this.picked(items, m.select);
+      if (!picked) {
+        return;
+      }
+      if (picked.length === 0) {
+        void vscode.window.showInformationMessage(`No ${m.select} evals to run.`);
+        return;
+      }
+      items = picked;
+      request = new vscode.TestRunRequest(items, undefined, request.profile);
+    }
     const uris = [...new Set(items.map((i) => this.data.get(i)?.uri).filter((u): u is string => !!u))];
     if (!(await this.saveGuard(uris))) {
       return; // declined: no run, and every case keeps its last result
     }
-    const run = this.controller.createTestRun(request, dryRun ? "evalens dry run" : "evalens", true);
+    const runs = m.repeat ? Math.max(1, this.settings().run.repeats) : 1;
+    const name = dryRun ? "evalens dry run" : m.repeat ? `evalens ${runs}×` : m.select ? `evalens (${m.select})` : "evalens";
+    const run = this.controller.createTestRun(request, name, true);
     if (!dryRun) {
       items.forEach((item) => run.enqueued(item)); // a dry run reports no state: the last real result stays
     }
     const limit = this.settings().maxParallelRuns;
+    const budget = this.settings().run.maxCost > 0 || this.settings().run.maxTokens > 0;
+    const extra: CaseCommandArgs = dryRun ? {} : { ...(budget ? { batch: newBatch() } : {}), ...(runs > 1 ? { runs } : {}) };
     try {
-      await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun));
+      await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun, extra));
     } finally {
       run.end();
     }
   }
 
-  private async runOne(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken, dryRun: boolean) {
+  /** Keeps the "Run N×" profile's label in step with `evalens.run.repeats`. */
+  settingsChanged(): void {
+    this.repeatProfile.label = repeatLabel(this.settings().run.repeats);
+  }
+
+  private async runOne(run: vscode.TestRun, item: vscode.TestItem, token: vscode.CancellationToken, dryRun: boolean, extra: CaseCommandArgs = {}) {
     const c = this.data.get(item);
     if (!c) {
       return;
@@ -324,7 +412,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
     const cancelled = new Promise<"cancelled">((resolve) => token.onCancellationRequested(() => resolve("cancelled")));
     try {
-      const request = this.server.executeCommand<CaseResult>(Commands.runCase, { uri: c.uri, name: c.name, dryRun }, token);
+      const request = this.server.executeCommand<CaseResult>(Commands.runCase, { uri: c.uri, name: c.name, dryRun, ...extra }, token);
       const result = await Promise.race([request, cancelled]);
       if (result === "cancelled") {
         request.catch(() => undefined);

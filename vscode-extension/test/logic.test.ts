@@ -13,7 +13,7 @@ import {
 import { BUILTIN_FILE_KINDS } from "../src/fileKinds.generated";
 import { FileKindsFeature } from "../src/fileKindsFeature";
 import { lensRunTarget } from "../src/protocol";
-import { outcomeFromNotification, outcomeFromResult, resultOutput, usageText } from "../src/results";
+import { outcomeFromNotification, outcomeFromResult, repeatsText, resultOutput, usageText } from "../src/results";
 import { webviewHtml } from "../src/runView";
 import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
 import { configurationValue, DEFAULT_SETTINGS, isEvalensSection, needsRestart, readSettings, toWire } from "../src/settings";
@@ -50,6 +50,7 @@ test("wire settings send null for 'use the eval config'", () => {
     server: { path: "", args: [] },
     rules: {},
     configurationPreference: "editorFirst",
+    run: { repeats: 5, maxCost: null, maxTokens: null },
   });
   const w = toWire(settings({ engine: "claude-code", judge: " claude-haiku-4-5 ", timeout: 90 }));
   assert.equal(w.engine, "claude-code");
@@ -260,4 +261,26 @@ test("the run page gets a CSP that runs only its own nonced script", () => {
   assert.ok(html.includes("script-src 'nonce-N0NCE';"));
   assert.ok(html.includes('<script nonce="N0NCE">go()</script>'));
   assert.equal((html.match(/<script/g) ?? []).length, 1);
+});
+
+test("evalens.run.* settings: repeats, and budgets where 0 means no limit", () => {
+  const s = settings({ "run.repeats": 3.9, "run.maxCost": 0.25, "run.maxTokens": -5 });
+  assert.deepEqual(s.run, { repeats: 3, maxCost: 0.25, maxTokens: 0 });
+  assert.deepEqual(toWire(s).run, { repeats: 3, maxCost: 0.25, maxTokens: null });
+  assert.deepEqual(configurationValue("evalens.run", s), { repeats: 3, maxCost: 0.25, maxTokens: null });
+  assert.equal(settings({ "run.repeats": 1000 }).run.repeats, 100);
+});
+
+test("a repeated unit's Test Explorer message says k/N, the pass rate and its interval", () => {
+  const repeats = { runs: 3, passed: 2, counted: 3, verdicts: ["PASS", "FAIL", "PASS"] as ("PASS" | "FAIL")[], passRate: 2 / 3, interval: [0.2077, 0.9385], passHatK: 0 };
+  assert.equal(repeatsText(repeats), "2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
+  assert.equal(repeatsText({ ...repeats, runs: 4, verdicts: [...repeats.verdicts, "ERROR"] }).split(" · ")[0], "2/3 runs passed (+1 errored or skipped)");
+  assert.equal(repeatsText(undefined), "");
+  const o = outcomeFromResult({ uri: "file:///a.yaml", name: "wobbly", verdict: "FAIL", state: "FLAKY", reason: "flaky: passed 2/3 runs", repeats });
+  assert.equal(o.outcome, "failed");
+  assert.equal(o.messages[0].text, "≈ FLAKY: flaky: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
+  assert.match(o.output, /runs: 2\/3 runs passed .* \[PASS, FAIL, PASS\]/);
+  const passed = outcomeFromResult({ uri: "file:///a.yaml", name: "steady", verdict: "PASS", repeats: { ...repeats, passed: 3, passRate: 1, verdicts: ["PASS", "PASS", "PASS"], passHatK: 1 } });
+  assert.equal(passed.outcome, "passed");
+  assert.match(passed.output, /runs: 3\/3 runs passed · pass rate 100%/);
 });

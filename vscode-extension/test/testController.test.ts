@@ -345,3 +345,58 @@ test("a run of a file with unsaved edits waits for the save guard; declining run
   assert.equal(server.calls.filter((c) => c.command === "evalens.runCase").length, 3);
   tc.dispose();
 });
+
+test("the Run N×, Run failed and Run stale profiles sit beside Run; each sends what it means", async () => {
+  const picks: Record<string, unknown>[] = [];
+  const server = new FakeServer({
+    "evalens.discoverCases": () => discovered(),
+    "evalens.runCase": (arg) =>
+      result(String(arg.name), arg.runs ? "FAIL" : "PASS", arg.runs ? {
+        state: "FLAKY", reason: "flaky: passed 2/3 runs",
+        repeats: { runs: 3, passed: 2, counted: 3, verdicts: ["PASS", "FAIL", "PASS"], passRate: 2 / 3, interval: [0.2077, 0.9385], passHatK: 0 },
+      } : {}),
+    "evalens.pickUnits": (arg) => {
+      picks.push(arg);
+      return arg.select === "failed" ? [{ uri: CASES_URI, name: "rejects-empty", reason: "last run: FAIL" }] : [];
+    },
+  });
+  let settings = { ...DEFAULT_SETTINGS, run: { repeats: 3, maxCost: 0, maxTokens: 0 } };
+  const tc = new EvalTestController(server, () => settings, log);
+  const controller = tc.controller as unknown as FakeTestController;
+  assert.deepEqual(controller.profiles.map((p) => [p.label, p.isDefault]), [
+    ["Run eval", true], ["Dry run (no agent)", false], ["Run 3×", false], ["Run failed", false], ["Run stale", false],
+  ]);
+  await tc.refreshAll();
+  const handler = (label: string) => controller.profiles.find((p) => p.label === label)!.handler as (r: vscode.TestRunRequest, t: vscode.CancellationToken) => Promise<void>;
+  const token = new vscode.CancellationTokenSource().token;
+  const runCalls = () => server.calls.filter((c) => c.command === "evalens.runCase").map((c) => c.argument);
+
+  await handler("Run 3×")(new vscode.TestRunRequest([tc.caseItem(CASES_URI, "summarises-pdf")!]), token);
+  assert.deepEqual(runCalls(), [{ uri: CASES_URI, name: "summarises-pdf", dryRun: false, runs: 3 }]);
+  const [flaky] = (controller.runs.at(-1) as FakeTestRun).events.filter((e) => e.kind === "failed");
+  assert.equal(flaky.messages![0].message, "≈ FLAKY: flaky: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
+
+  server.calls.length = 0;
+  await handler("Run failed")(new vscode.TestRunRequest(undefined), token);  // the whole tree: the server picks
+  assert.deepEqual(picks, [{ select: "failed" }]);
+  assert.deepEqual(runCalls(), [{ uri: CASES_URI, name: "rejects-empty", dryRun: false }]);
+  assert.deepEqual((controller.runs.at(-1) as FakeTestRun).request.include!.map((i) => i.id), [tc.caseItem(CASES_URI, "rejects-empty")!.id]);
+
+  server.calls.length = 0;
+  const runsBefore = controller.runs.length;
+  await handler("Run stale")(new vscode.TestRunRequest(undefined), token);
+  assert.deepEqual(runCalls(), [], "nothing stale: nothing runs");
+  assert.equal(controller.runs.length, runsBefore, "and no empty test run is created");
+  assert.ok((vscode.window as unknown as { messages: string[] }).messages.includes("No stale evals to run."));
+
+  server.calls.length = 0;  // a budget: every runCase of one Test Explorer run carries the same batch id
+  settings = { ...settings, run: { repeats: 3, maxCost: 0.5, maxTokens: 0 } };
+  await tc.runItems(tc.allCases(), false);
+  const batches = new Set(runCalls().map((a) => a.batch));
+  assert.equal(runCalls().length, 3);
+  assert.equal(batches.size, 1);
+  assert.match(String([...batches][0]), /^vscode-/);
+  await tc.runItems(tc.allCases(), false);
+  assert.equal(new Set(runCalls().map((a) => a.batch)).size, 2, "the next run is a new batch");
+  tc.dispose();
+});

@@ -17,7 +17,8 @@ return {
       on_dir(root)
     end
   end,
-  -- engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names of env vars, never keys), codeLens
+  -- engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names of env vars, never keys), codeLens,
+  -- run = { repeats = 5, maxCost = <USD>, maxTokens = <n> }
   settings = { evalens = {} },
   handlers = evalens.handlers(),
   on_attach = evalens.on_attach,

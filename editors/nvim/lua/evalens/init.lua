@@ -36,7 +36,8 @@ M.defaults = {
   cmd = { 'evalens', 'lsp' },
   filetypes = kind_filetypes(), -- every file kind's language id (yaml, json, markdown)
   -- Served to workspace/configuration and sent as initializationOptions (Neovim 0.7 only does the latter).
-  -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens.
+  -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens,
+  -- run = { repeats = 5, maxCost = nil (USD), maxTokens = nil } (the "Run N×" lens, the budget of each batch).
   settings = { evalens = {} },
   -- Buffer-local normal-mode mappings; set a key to false (or keys = false) to skip it.
   keys = { run = '<leader>er', refresh = '<leader>el', run_all = '<leader>ea', cancel = '<leader>ec', hover = 'K' },
@@ -97,6 +98,8 @@ local function clients_of(bufnr)
   end
   return out
 end
+
+M.clients_of = clients_of
 
 --- Refresh the code lenses of a buffer, but only once an initialised evalens client is attached
 --- (refreshing earlier wedges 0.7's lens state for that buffer).
@@ -227,6 +230,7 @@ function M.on_attach(client, bufnr)
   end, { desc = 'evalens: the newest report, rendered' })
   require('evalens.show').register_lens_command(M.exec)
   require('evalens.authoring').register(M.exec) -- "Save and run", the cursor on a new case's prompt
+  require('evalens.runs').register(bufnr, M.exec)
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensShow', function(opts)
     require('evalens.show').show(bufnr, opts.args, M.exec)
   end, { nargs = '?', desc = 'evalens: what the agent did in the last run of the case under the cursor' })
