@@ -383,6 +383,15 @@ def test_dry_run_leaves_the_last_result_alone(vscode_session):
     assert vscode_session["failRowAfterDryRun"].startswith(f"{FAIL_CASE} (Failed"), vscode_session["failRowAfterDryRun"]
 
 
+def test_run_failed_profile_runs_only_the_failed_case(vscode_session):
+    """The Run failed profile (palette: Run Failed Evals in Workspace) asks the server which cases failed last:
+    one new report, holding only the failed case; the passing case keeps its result (docs/repeats.md)."""
+    _step(vscode_session, "run-failed-profile")
+    assert vscode_session["runFailedReports"] == [[FAIL_CASE]], vscode_session["runFailedReports"]
+    assert vscode_session["failRowAfterRunFailed"].startswith(f"{FAIL_CASE} (Failed"), vscode_session
+    assert "Passed" in vscode_session["passRowAfterRunFailed"], vscode_session["passRowAfterRunFailed"]
+
+
 def test_extension_page_shows_the_icon(vscode_session):
     _step(vscode_session, "extension-page")
     icon = vscode_session["extensionIcon"]

@@ -374,6 +374,32 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           await page.screenshot({ path: `${OUT}/dry-run-keeps-result.png` });
           await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
         });
+
+        await step('run-failed-profile', async () => {
+          // the "Run failed" profile from the palette: the server picks the failed case, and only it runs again
+          const reports = path.join(FOLDER, 'evals', 'reports');
+          const before = new Set(fs.readdirSync(reports).filter((f) => f.endsWith('.json')));
+          await runCommand(page, 'evalens: Run Failed Evals in Workspace');
+          let fresh = [];
+          for (let i = 0; i < LENS_TIMEOUT / 500 && fresh.length === 0; i++) {
+            await page.waitForTimeout(500);
+            fresh = fs.readdirSync(reports).filter((f) => f.endsWith('.json') && !before.has(f));
+          }
+          if (fresh.length === 0) throw new Error('Run failed wrote no report');
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          let labels = [];
+          for (let i = 0; i < 60; i++) {
+            labels = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
+            if (labels.some((l) => l.startsWith(`${FAIL_CASE} (Failed`))) break;
+            await page.waitForTimeout(500);
+          }
+          await page.waitForTimeout(1500); // a second report would be there by now
+          fresh = fs.readdirSync(reports).filter((f) => f.endsWith('.json') && !before.has(f));
+          result.runFailedReports = fresh.map((f) => JSON.parse(fs.readFileSync(path.join(reports, f), 'utf8')).cases.map((c) => c.name));
+          result.failRowAfterRunFailed = labels.find((l) => l.startsWith(`${FAIL_CASE} (`)) || '';
+          result.passRowAfterRunFailed = labels.find((l) => l.startsWith(`${CASE} (`)) || '';
+          await page.screenshot({ path: `${OUT}/run-failed-profile.png` });
+        });
       }
     }
     if (RUN_LENS) {
