@@ -145,3 +145,34 @@ async def test_budget_stops_an_editor_batch(run_client: LanguageClient, run_pkg:
         uri = skipped["uri"]
         await open_doc(client, Path(uri.removeprefix("file://")))
         assert any(t.startswith("○ SKIP: budget spent") for t in lens_titles(await lenses(client, uri)))
+
+
+@needs_claude
+async def test_run_n_times_lens_on_a_skill_creator_eval(tmp_path: Path) -> None:
+    """Every runnable format has the lens: a skill-creator eval run twice through ``runner.api.run_file``."""
+    import json
+
+    from tests.fakemodel.server import FakeModelServer
+    from tests.lsp.test_run_lens_formats import SCENARIOS, SKILL_MD
+
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    path = skill / "evals" / "evals.json"
+    path.write_text(json.dumps({"skill_name": "greeting", "evals": [
+        {"id": 1, "prompt": "Say hello to the new team member SCENARIO=graded", "expected_output": "a greeting",
+         "assertions": ["The reply greets the user with the word hello"]}]}, indent=2) + "\n")
+    with FakeModelServer(idle_timeout=300, scenarios=SCENARIOS) as fake:
+        client = await run_fixtures.start_run_client(fake, tmp_path, "visual-studio-code")
+        try:
+            _settings(client, run={"repeats": 2})
+            await asyncio.sleep(0.3)
+            uri = await open_doc(client, path)
+            found = await lenses(client, uri)
+            assert "Run 2×" in lens_titles(found)
+            result = await run_lens(client, _lens(found, "Run 2×"), timeout=240)
+            assert result["verdict"] == "PASS" and result["repeats"]["runs"] == 2, result
+            assert result["repeats"]["verdicts"] == ["PASS", "PASS"]
+            assert any(t.startswith("✓ PASS 2/2") for t in lens_titles(await lenses(client, uri)))
+        finally:
+            await run_fixtures.stop_run_client(client)
