@@ -225,7 +225,7 @@ class Runs:
             else:
                 lens(rng, "▶ Run all" if case.name == ALL else "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
-            if case.name != ALL and (n := self.ls.settings.run.repeats) > 1:
+            if not errors and case.name != ALL and (n := self.ls.settings.run.repeats) > 1:
                 lens(rng, f"Run {n}×", "evalens.runCase", {**arg, "runs": n})
             for title, command in present.record_lenses(self.memory.get(root, case.name), case.name == ALL):
                 lens(rng, title, command, arg)
@@ -246,7 +246,7 @@ class Runs:
                 title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
                 lens(rng, title, "evalens.lastReport", {"uri": uri})
         if cli or self.format_id_of(validation) == CONFIG:  # "Run failed" / "Run stale" at the top of the file
-            out += focus.file_lenses(uri, root, self.memory.all_for(root), self.active)
+            out += focus.current_file_lenses(self, uri, root, validation)
         return out
 
     def _refresh_lenses(self) -> None:

@@ -63,6 +63,18 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
     return out
 
 
+def current_file_lenses(runs: Any, uri: str, root: Path, validation: Any) -> list[types.CodeLens]:
+    """:func:`file_lenses` over the units the file (or the eval config's package) has now: a unit renamed in
+    the editor keeps its verdict under its new name and is counted once."""
+    if runs.format_id_of(validation) in CLI_FORMATS:
+        current: set[str] | None = {c.name for c in runs.units_of(validation)}
+    else:
+        index = runs.ls.indexes.for_file(Path(validation.path))
+        current = set(index.case_names) if index is not None else None
+    records = {n: r for n, r in runs.memory.all_for(root).items() if current is None or n in current}
+    return file_lenses(uri, root, records, runs.active)
+
+
 def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool = False
                    ) -> list[tuple[Target, str]]:
     """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config,

@@ -55,7 +55,7 @@ async def test_invalid_case_lens_refuses_to_run(client: LanguageClient, example_
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
-    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run"]
+    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run", "Run 5×"]
 
 
 async def test_warnings_do_not_block(client: LanguageClient, example_pkg: Path):
@@ -65,7 +65,7 @@ async def test_warnings_do_not_block(client: LanguageClient, example_pkg: Path):
     uri = from_fs_path(str(path))
     diags = await open_and_diagnose(client, uri, text)
     assert any(d.code == "vague-criteria" for d in diags)
-    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run"]
+    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run", "Run 5×"]
 
 
 async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path: Path):
@@ -87,7 +87,7 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     by_line: dict[int, list[str]] = {}
     for lens in found:
         by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
-    assert ["▶ Run", "Dry run"] in by_line.values()  # eval 1
+    assert ["▶ Run", "Dry run", "Run 5×"] in by_line.values()  # eval 1
     assert ["✗ 1 problem: fix to run"] in by_line.values()  # eval 2
     answer = await _command(client, "evalens.runCase", {"uri": uri, "name": "2"})
     assert answer["verdict"] == "SKIP" and "file does not exist: evals/notes.md" in answer["reason"]
@@ -166,7 +166,7 @@ async def test_skill_creator_labels_and_dry_run(client: LanguageClient, tmp_path
     assert entry["label"] in [s.name for s in symbols]
 
     found = await lenses(client, uri)
-    assert lens_titles(found) == ["▶ Run", "Dry run"]
+    assert lens_titles(found) == ["▶ Run", "Dry run", "Run 5×"]
     dry = next(lens for lens in found if lens.command.title == "Dry run")
     answer = await run_lens(client, dry, timeout=60)
     assert answer["dryRun"] is True and answer["verdict"] == "SKIP", answer
@@ -210,13 +210,14 @@ async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Pat
     config = example_pkg / "evals" / "eval-config.json"
     config_uri = from_fs_path(str(config))
     await open_and_diagnose(client, config_uri, config.read_text(), "json")
-    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail"]
+    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail",
+                                                              "↻ Run failed (1)"]
     path = example_pkg / "evals" / "cases" / "01-extract-text.yaml"
     uri = from_fs_path(str(path))
     text = path.read_text()
     await open_and_diagnose(client, uri, text)
     before = lens_titles(await lenses(client, uri))
-    assert before[:2] == ["▶ Run eval", "Dry run"] and before[2].startswith("✗ FAIL"), before
+    assert before[:3] == ["▶ Run eval", "Dry run", "Run 5×"] and before[3].startswith("✗ FAIL"), before
 
     for version, name in enumerate(("extract-tex", "extract-text-v2"), start=2):  # typed over two versions
         client.text_document_did_change(types.DidChangeTextDocumentParams(
@@ -227,7 +228,8 @@ async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Pat
         assert after == before, after  # the verdict stays on the renamed case
     found = await _command(client, "evalens.discoverCases", {"uri": uri})
     assert [(c["name"], c.get("lastVerdict")) for c in found] == [("extract-text-v2", "FAIL")]
-    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail"]
+    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail",
+                                                              "↻ Run failed (1)"]
 
     _report(example_pkg, "2026-01-02T00-00-00Z", {"extract-text-v2": "PASS"})  # the renamed case ran
     assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 2 pass"]
