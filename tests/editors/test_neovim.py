@@ -51,9 +51,14 @@ def readme_init(version: str) -> str:
     return block.replace("/path/to/evalens", str(REPO)).replace("{ 'evalens', 'lsp' }", python_cmd)
 
 
-@pytest.fixture(scope="module")
-def fake_model() -> Iterator[FakeModelServer]:
-    with FakeModelServer(idle_timeout=600) as fake:
+@pytest.fixture()
+def fake_model(tmp_path: Path) -> Iterator[FakeModelServer]:
+    """One server per test. Its first agent run sleeps in its shell, so the driver's cancel (sent once that run
+    has reached the model: the request log says so) always lands while it is in flight, however fast the
+    machine; the later runs answer at once (``done``)."""
+    cycle = {"cancel-then-done": [{"cycle": ["slow"] + ["done"] * 7}]}
+    with FakeModelServer(idle_timeout=600, default_scenario="cancel-then-done", scenarios=cycle,
+                         log_dir=tmp_path / "fakemodel-log") as fake:
         yield fake
 
 
@@ -76,6 +81,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
                EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),
+               EVALENS_FAKE_LOG=str(tmp_path / "fakemodel-log" / "requests.jsonl"),
                XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
                XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     try:

@@ -105,6 +105,17 @@ vim.lsp.codelens.run()
 if not vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
   return fail('no "■ Cancel" lens while the first run was in flight')
 end
+-- cancel once the agent is really talking to the model (its first run sleeps in its shell until cancelled)
+local fake_log = os.getenv('EVALENS_FAKE_LOG')
+if fake_log and not vim.wait(60000, function()
+  local f = io.open(fake_log, 'r')
+  if not f then return false end
+  local text = f:read('*a')
+  f:close()
+  return text:find('"scenario": "slow"', 1, true) ~= nil
+end, 100) then
+  return fail('the first run never reached the model')
+end
 vim.cmd('EvalensCancel')
 if not vim.wait(90000, function() return has_title('▶ Run eval') ~= nil end, 50) then
   return fail('the cancelled run did not end; lenses: ' .. vim.inspect(titles()) .. '; notes: ' .. vim.inspect(out.notes))
