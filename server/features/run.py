@@ -223,7 +223,7 @@ class Runs:
             if errors:  # nothing runs until they are fixed; the lens jumps to the first one
                 lens(rng, invalid.lens_title(len(errors)), "evalens.showProblems", arg)
             else:
-                lens(rng, "▶ Run all" if case.name == ALL else "▶ Run" if cli else "▶ Run eval", "evalens.runCase", arg)
+                lens(rng, present.run_title(validation, case, cli, case.name == ALL), "evalens.runCase", arg)
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
             if not errors and case.name != ALL and (n := self.ls.settings.run.repeats) > 1:
                 lens(rng, f"Run {n}×", "evalens.runCase", {**arg, "runs": n})

@@ -66,6 +66,19 @@ def unit_label(target: Any) -> str:
     return case_label(validation.doc, target.case)
 
 
+def run_title(validation: Any, case: Any, cli: bool, whole: bool) -> str:
+    """The run lens: ``▶ Run eval`` (UAAPS), ``▶ Run`` (other formats), ``▶ Run all`` (a whole file); a unit whose
+    own name is a bare number or index (skill-creator ``"id": 1``, trigger queries) is named by its prompt, so
+    twenty lenses do not all read the same."""
+    from evalens.core.labels import case_label, one_line
+
+    if whole:
+        return "▶ Run all"
+    base = "▶ Run" if cli else "▶ Run eval"
+    label = case_label(validation.doc, case) if validation.doc is not None else case.name
+    return base if label == case.name else f"{base}: {one_line(label, 40)}"
+
+
 def check_label(check: Any) -> str:
     return CHECK_KEYS.get(check.kind, check.kind)
 

@@ -87,7 +87,7 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     by_line: dict[int, list[str]] = {}
     for lens in found:
         by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
-    assert ["▶ Run", "Dry run", "Run 5×"] in by_line.values()  # eval 1
+    assert ["▶ Run: Say hello to the new team member", "Dry run", "Run 5×"] in by_line.values()  # eval 1, named by its prompt
     assert ["✗ 1 problem: fix to run"] in by_line.values()  # eval 2
     answer = await _command(client, "evalens.runCase", {"uri": uri, "name": "2"})
     assert answer["verdict"] == "SKIP" and "file does not exist: evals/notes.md" in answer["reason"]
@@ -104,7 +104,7 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     done = await _command(client, "evalens.createFile", {"uri": uri, "path": str(skill / "evals" / "notes.md")})
     assert done["created"] is True and (skill / "evals" / "notes.md").read_text() == ""
     titles = lens_titles(await lenses(client, uri))
-    assert "✗ 1 problem: fix to run" not in titles and titles.count("▶ Run") == 2
+    assert "✗ 1 problem: fix to run" not in titles and sum(t.startswith("▶ Run: ") for t in titles) == 2
 
 
 async def test_create_missing_fixture(client: LanguageClient, example_pkg: Path):
@@ -166,7 +166,8 @@ async def test_skill_creator_labels_and_dry_run(client: LanguageClient, tmp_path
     assert entry["label"] in [s.name for s in symbols]
 
     found = await lenses(client, uri)
-    assert lens_titles(found) == ["▶ Run", "Dry run", "Run 5×"]
+    run, *rest = lens_titles(found)
+    assert rest == ["Dry run", "Run 5×"] and run.startswith("▶ Run: Say hello to the new team") and run.endswith("…")
     dry = next(lens for lens in found if lens.command.title == "Dry run")
     answer = await run_lens(client, dry, timeout=60)
     assert answer["dryRun"] is True and answer["verdict"] == "SKIP", answer
