@@ -423,9 +423,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         this.keepLast(run, item, dryRun);
         return;
       }
-      if (dryRun || result.dryRun || result.cancelled) {
+      if (dryRun || result.dryRun || result.cancelled || result.problems) {
         run.appendOutput(resultOutput(result));
-        this.keepLast(run, item, dryRun);
+        this.keepLast(run, item, dryRun, result.problems ? `${result.reason ?? "not run"}: the last real result stays\r\n` : undefined);
         return;
       }
       this.reportReal(run, item, outcomeFromResult(result));
@@ -460,15 +460,16 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     this.report(run, item, o);
   }
 
-  /** A dry run or a cancel: the item keeps its last real result. A dry run never touched the item's state; a
-   * cancelled item was started in this run, so its last real outcome is reported again (skipped if it has none). */
-  private keepLast(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean): void {
+  /** A dry run, a cancel or a run refused for validation errors: the item keeps its last real result. A dry run
+   * never touched the item's state; a cancelled or refused item was started in this run, so its last real outcome
+   * is reported again (skipped if it has none). */
+  private keepLast(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean, note?: string): void {
     if (dryRun) {
       return;
     }
     const last = this.lastReal.get(item.id);
     if (last) {
-      this.report(run, item, { ...last, output: "cancelled: the last real result stays\r\n" });
+      this.report(run, item, { ...last, output: note ?? "cancelled: the last real result stays\r\n" });
     } else {
       run.skipped(item);
     }
@@ -518,8 +519,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
     this.lensRuns.delete(item.id);
     const r = result as CaseResult | undefined;
-    if (r && typeof r === "object" && r.cancelled) {
-      this.keepLast(run, item, false);
+    if (r && typeof r === "object" && (r.cancelled || r.problems)) {
+      this.keepLast(run, item, false, r.problems ? `${r.reason ?? "not run"}: the last real result stays\r\n` : undefined);
     } else if (r && typeof r === "object" && typeof r.verdict === "string") {
       this.reportReal(run, item, outcomeFromResult(r));
     } else if (error !== undefined) {

@@ -213,6 +213,29 @@ test("a cancelled run reports the case's last real outcome again, not Skipped", 
   tc.dispose();
 });
 
+test("a run refused for validation errors keeps the last real result (its reason in the output)", async () => {
+  let calls = 0;
+  const reason = "not run: 1 problem to fix first: line 2: missing prompt";
+  const { tc, controller } = setup({
+    "evalens.runCase": async (arg) =>
+      ++calls === 1
+        ? result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] })
+        : result(String(arg.name), "SKIP", { reason, problems: 1, durationSeconds: 0 }),
+  });
+  await tc.refreshAll();
+  const item = tc.caseItem(CASES_URI, "rejects-empty")!;
+  await tc.runItems([item], false);
+  await tc.runItems([item], false);
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(run.events.filter((e) => ["failed", "skipped", "passed", "errored"].includes(e.kind)).map((e) => e.kind), ["failed"]);
+  assert.ok(run.events.some((e) => e.kind === "output" && String(e.text).includes("not run: 1 problem")));
+  const fresh = tc.caseItem(CASES_URI, "summarises-pdf")!;  // never ran for real: Skipped, as before
+  await tc.runItems([fresh], false);
+  const second = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(second.events.filter((e) => ["failed", "skipped", "passed", "errored"].includes(e.kind)).map((e) => e.kind), ["skipped"]);
+  tc.dispose();
+});
+
 test("a cancelled code-lens run keeps the verdict restored at discovery", async () => {
   const { server, tc, controller } = setup({
     "evalens.discoverCases": () =>
