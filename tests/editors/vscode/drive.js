@@ -75,6 +75,19 @@ async function scrollEditorToTop(page) {
   }
 }
 
+/** Choose a context-menu item. Under load a click can land while the menu is still settling and leave it open
+ * with the item only highlighted; then Enter activates the highlighted item (only while the menu is open). */
+async function chooseMenuItem(page, text) {
+  const item = page.locator('.monaco-menu .action-label', { hasText: text }).first();
+  await item.click({ timeout: 15000 });
+  for (let i = 0; i < 3; i++) {
+    await page.waitForTimeout(500);
+    if (!(await item.isVisible().catch(() => false))) return;
+    await item.hover().catch(() => undefined);
+    await page.keyboard.press('Enter');
+  }
+}
+
 async function runCommand(page, title) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input');
@@ -316,7 +329,7 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           const rows = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
           const row = tree.nth(rows.findIndex((l) => l.startsWith(`${FAIL_CASE} (`)));
           await row.click({ button: 'right' });
-          await page.locator('.monaco-menu .action-label', { hasText: 'Show Run' }).first().click({ timeout: 15000 });
+          await chooseMenuItem(page, 'Show Run');
           await page.locator('.tab', { hasText: `evalens: ${FAIL_CASE}` }).first().waitFor({ timeout: 30000 });
           const frame = await runPageFrame(page, `u-${FAIL_CASE}-`);
           const failed = frame.locator('tr.check-FAIL').first();
@@ -338,8 +351,7 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           const rows = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
           const row = tree.nth(rows.findIndex((l) => l.startsWith(`${FAIL_CASE} (`)));
           await row.click({ button: 'right' });
-          await page.locator('.monaco-menu .action-label', { hasText: 'Compare with Previous Run' }).first()
-            .click({ timeout: 15000 });
+          await chooseMenuItem(page, 'Compare with Previous Run');
           await page.locator('.tab', { hasText: `evalens: compare ${FAIL_CASE}` }).first().waitFor({ timeout: 30000 });
           let frame = null;
           for (let i = 0; i < 120 && !frame; i++) {
