@@ -60,19 +60,11 @@ def is_regular_file(path: str | Path) -> bool:
 
 def read_regular(path: str | Path) -> str | None:
     """The text of a regular file (FIFOs, devices and sockets are never opened), or None."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (OSError, ValueError):
+    from evalens.core.regular_files import read_regular_bytes
+
+    raw = read_regular_bytes(path, MAX_READ)
+    if raw is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as f:
-            raw = f.read(MAX_READ + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -10,8 +10,6 @@ and writes the evalens report of the batch.
 from __future__ import annotations
 
 import json
-import os
-import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -176,19 +174,11 @@ def installed_skill(root: Path, name: str | None) -> dict[str, Path]:
 
 def read_json(path: Path, limit: int = 64 << 20) -> Any:
     """A result file's data, or None (only regular files are opened, never a FIFO; deep nesting is no crash)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except (OSError, ValueError):
+    from evalens.core.regular_files import read_regular_bytes
+
+    raw = read_regular_bytes(path, limit)
+    if raw is None:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            raw = fh.read(limit + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     if len(raw) > limit:
         return None
     try:
