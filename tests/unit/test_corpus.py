@@ -70,7 +70,9 @@ EXPECT: dict[str, Expect] = {
     "luan__dot-claude__skills__scope__evals": Expect(codes={"file-missing"},
                                                      messages=("fixtures/research-findings.md",), cases=20),
     "magnus919__agent-skills__agent-skills__evals": Expect(codes={"string-id"}, absent={"unknown-key"}),
-    "grading.json": Expect(codes={"unknown-key", "suggestion-string"}, messages=("eval_id", "variant", "`pass`")),
+    # grading.json is an open format (issue #20 point 4): the viewer and aggregate_benchmark.py read only their
+    # keys, so a run's own bookkeeping (eval_id, variant, pass) beside a real summary is fine, not unknown-key.
+    "grading.json": Expect(codes={"suggestion-string"}, absent={"unknown-key"}),
     "gt-workspace__trigger-eval": Expect(no_problems=True, cases=21),
     "cncf-landscape__evals__trigger-queries": Expect(no_problems=True, cases=6),
     "data-cleaning__evals__trigger-cases": Expect(format="trigger-evals-variant", codes={"trigger-variant"}),

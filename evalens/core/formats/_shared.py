@@ -121,6 +121,32 @@ def is_bare_prompt(prompt: str) -> bool:
     return len(text.split()) <= 3
 
 
+def is_abstract_request(prompt: str, opener: re.Pattern[str]) -> bool:
+    """A "Build me a …" request with nothing concrete after it. The opener alone is how people talk; the prompt
+    is abstract only when it is also short and names no file, number, quoted value, command or path."""
+    from evalens.core.formats.uaaps import is_concrete
+
+    if not opener.search(prompt) or is_concrete(prompt) or _IDENTIFIER.search(prompt):
+        return False
+    return len(prompt.split()) <= 12
+
+
+def near_miss_keys_only(doc: ParsedDocument, problems: list[Problem]) -> list[Problem]:
+    """For open formats (their own tools ignore keys they do not read): an unknown key is kept only as a likely
+    typo of a known key the mapping lacks; a repository's own bookkeeping keys are not problems."""
+    out: list[Problem] = []
+    for p in problems:
+        if p.code == "unknown-key":
+            path = tuple((p.data or {}).get("path", ()))
+            near = (p.data or {}).get("suggestion")
+            parent = doc.node_at_path(path[:-1])
+            if not near or (parent is not None and parent.get(near) is not None):
+                continue
+            p.severity = Severity.WARNING
+        out.append(p)
+    return out
+
+
 _DOC_CACHE: dict[str, tuple[float, Any]] = {}
 
 

@@ -19,8 +19,10 @@ from evalens.core.formats._shared import (
     creatable,
     frontmatter_name,
     inner,
+    is_abstract_request,
     is_bare_prompt,
     is_unfalsifiable,
+    near_miss_keys_only,
     path_error,
     problem,
     replace_fix,
@@ -72,6 +74,35 @@ def _object_text(item: dict[str, Any]) -> str:
     return json.dumps(item, ensure_ascii=False)
 
 
+def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int, FsPath]]:
+    """Eval id -> (number of assertions, file) drafted in a skill-creator workspace next to the skill: its
+    ``iteration-N/eval-*/eval_metadata.json`` (``eval_id`` + ``assertions``), inside the skill folder or in the
+    documented sibling ``<skill>-workspace/``. Bounded, regular files only."""
+    from evalens.core.regular_files import read_regular_bytes
+
+    out: dict[str, tuple[int, FsPath]] = {}
+    bases = [root, root.parent / f"{root.name}-workspace"]
+    seen = 0
+    for base in bases:
+        if not base.is_dir():
+            continue
+        for meta in sorted(base.glob("iteration-*/eval-*/eval_metadata.json")):
+            seen += 1
+            if seen > limit:
+                return out
+            raw = read_regular_bytes(meta, 1 << 20)
+            try:
+                data = json.loads(raw) if raw is not None else None
+            except ValueError:
+                continue
+            if not isinstance(data, dict) or not isinstance(data.get("assertions"), list) or not data["assertions"]:
+                continue
+            eid = data.get("eval_id")
+            if isinstance(eid, int | str) and not isinstance(eid, bool):
+                out.setdefault(str(eid), (len(data["assertions"]), meta))
+    return out
+
+
 class SkillCreatorEvals(Format):
     id = "skill-creator-evals"
     title = "skill-creator evals.json"
@@ -107,14 +138,8 @@ class SkillCreatorEvals(Format):
         rules; the generic type errors are dropped."""
         out: list[Problem] = []
         data = doc.data
-        for p in problems:
+        for p in near_miss_keys_only(doc, problems):
             path = tuple((p.data or {}).get("path", ()))
-            if p.code == "unknown-key":
-                near = (p.data or {}).get("suggestion")
-                parent = doc.node_at_path(path[:-1])
-                if not near or (parent is not None and parent.get(near) is not None):
-                    continue  # an extra key of the repository's own, not a misspelt one
-                p.severity = Severity.WARNING
             if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "skill_name":
                 p.severity = Severity.WARNING  # documented as required, but nothing fails without it
             if len(path) == 4 and path[0] == "evals" and path[2] in CHECK_KEYS and p.code == "schema-type":
@@ -181,6 +206,7 @@ class SkillCreatorEvals(Format):
             if isinstance(files, list):
                 out += self._file_rules(doc, i, files, root)
         out += self._object_assertions(doc, objects)
+        out += self._drafted_elsewhere(doc, evals, root)
         out += self._duplicate_prompts(doc, evals)
         if names_used["expectations"] and names_used["assertions"]:
             fixes = [f for f in (self._rename(doc, names_used["expectations"], "expectations", "assertions",
@@ -191,6 +217,27 @@ class SkillCreatorEvals(Format):
                                "This file mixes `expectations` (evals " + ", ".join(map(str, names_used["expectations"]))
                                + ") and `assertions` (evals " + ", ".join(map(str, names_used["assertions"]))
                                + "); pick one name.", on_key=True, fixes=fixes))
+        return out
+
+    def _drafted_elsewhere(self, doc: ParsedDocument, evals: Any, root: FsPath) -> list[Problem]:
+        """A case without assertions is fine until the workspace grades some for it: skill-creator drafts them
+        while the first runs go, then says to copy them back into evals.json. Until then the next iteration (and
+        every other reader) grades nothing for that case."""
+        cases = [(i, c) for i, c in _dicts(evals) if not any(c.get(k) for k in CHECK_KEYS)
+                 and isinstance(c.get("id"), int | str) and not isinstance(c.get("id"), bool)]
+        if not cases:
+            return []
+        graded = _workspace_assertions(root)
+        out = []
+        for i, case in cases:
+            found = graded.get(str(case["id"]))
+            if found:
+                count, where = found
+                rel = where.relative_to(root) if where.is_relative_to(root) else where
+                out.append(problem(doc, ("evals", i), Severity.WARNING, "missing-assertions",
+                                   f"evals[{i}] has no assertions, but the workspace grades {count} for it "
+                                   f"(`{rel}`); skill-creator says to copy drafted assertions back into "
+                                   "evals.json.", on_key=True))
         return out
 
     def _object_assertions(self, doc: ParsedDocument, objects: list[tuple[Path, dict[str, Any]]]) -> list[Problem]:
@@ -287,7 +334,7 @@ class SkillCreatorEvals(Format):
         if m_ := next((x for x in _PLACEHOLDER.finditer(prompt) if not _quoted(prompt, x.start(), x.end())), None):
             out.append(problem(doc, path, Severity.WARNING, "placeholder",
                                f"The prompt still contains the placeholder `{m_.group()}`."))
-        if _ABSTRACT.search(prompt):
+        if is_abstract_request(prompt, _ABSTRACT):
             out.append(problem(doc, path, Severity.HINT, "abstract-prompt",
                                "Abstract \"Build me a …\" prompt: real requests name files, data and context."))
         elif is_bare_prompt(prompt):
@@ -402,7 +449,11 @@ class SkillCreatorGrading(Format):
         return Match.YES if isinstance(summary, dict) and "pass_rate" in summary else Match.NO
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        """The grader's output is open: the viewer and `aggregate_benchmark.py` read only their keys, so a
+        run's own bookkeeping (`run_id`, `pass_rate` beside `summary`) is not a problem, only near-miss typos."""
         data = doc.data if isinstance(doc.data, dict) else {}
+        problems = [p for p in problems if self._misplaced(data, p)] + near_miss_keys_only(
+            doc, [p for p in problems if not self._misplaced(data, p)])
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
             if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "expectations" and \
@@ -419,6 +470,24 @@ class SkillCreatorGrading(Format):
                 p.message = ("skill-creator's schema has `{assertion, reason}` objects in "
                              "`eval_feedback.suggestions`; this one is a plain string.")
         return problems
+
+    _READ_ELSEWHERE = {"pass_rate": "summary", "passed": "summary", "failed": "summary", "total": "summary",
+                       "notes": "user_notes_summary"}
+    """Top-level keys whose value the viewer and `aggregate_benchmark.py` read at another place."""
+
+    def _misplaced(self, data: dict[str, Any], p: Problem) -> bool:
+        """An unknown top-level key that carries what the tools read elsewhere, while that place is empty (the
+        run's totals then aggregate as 0); beside a real `summary` the same key is harmless."""
+        path = tuple((p.data or {}).get("path", ()))
+        if p.code != "unknown-key" or len(path) != 1 or path[0] not in self._READ_ELSEWHERE:
+            return False
+        home = self._READ_ELSEWHERE[str(path[0])]
+        if home in data:
+            return False
+        where = f"`summary.{path[0]}`" if home == "summary" else f"`{home}`"
+        p.message = (f"Top-level `{path[0]}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
+                     f"which this file does not have.")
+        return True
 
     def _rename_key(self, doc: ParsedDocument, old: str, new: str) -> Fix | None:
         span = doc.key_span_at_path((old,))

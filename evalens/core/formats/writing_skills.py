@@ -55,6 +55,10 @@ def _dicts(value: Any) -> list[tuple[int, dict[str, Any]]]:
     return [(i, v) for i, v in enumerate(value) if isinstance(v, dict)] if isinstance(value, list) else []
 
 
+_WS_CASE_KEYS = frozenset(("expectations", "files"))
+"""Keys only a writing-skills case has; `id` and `prompt` are every eval tool's."""
+
+
 class WritingSkillsEvals(Format):
     id = "writing-skills-evals"
     title = "writing-skills evals.json"
@@ -62,6 +66,8 @@ class WritingSkillsEvals(Format):
     globs = ("**/evals.json",)
     schema_file = "writing-skills-evals.schema.json"
     runnable = True
+    lookalike_hint = ("Eval cases under `skill` + `cases`, but none has writing-skills' `expectations` or `files`: "
+                      "another tool's format, so evalens leaves it alone.")
 
     def detect(self, path: str, data: Any) -> Match:
         """Claimed on the writing-skills shape: a `skill` path next to `cases`, or cases whose expectations are
@@ -70,6 +76,10 @@ class WritingSkillsEvals(Format):
             return Match.NO
         cases = data.get("cases")
         if isinstance(data.get("skill"), str) and ("cases" in data or "version" in data):
+            case_dicts = [c for _, c in _dicts(cases[:50])] if isinstance(cases, list) else []
+            if case_dicts and not any(_WS_CASE_KEYS & set(c) for c in case_dicts):
+                # cases of another tool under the same top-level names (own keys, no expectations or files)
+                return Match.LOOKALIKE if any("prompt" in c for c in case_dicts) else Match.NO
             return Match.YES
         if isinstance(cases, list) and any(isinstance(e, dict) and "criterion" in e
                                            for _, c in _dicts(cases[:50])
