@@ -1,0 +1,10 @@
+module gate-tcp
+
+go 1.21
+
+require (
+	github.com/dobyte/due/locate/redis/v2 latest
+	github.com/dobyte/due/network/tcp/v2 latest
+	github.com/dobyte/due/registry/consul/v2 latest
+	github.com/dobyte/due/v2 latest
+)

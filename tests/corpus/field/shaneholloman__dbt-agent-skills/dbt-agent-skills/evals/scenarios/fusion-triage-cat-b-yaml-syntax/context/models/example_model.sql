@@ -1,0 +1,3 @@
+select
+  1 as id,
+  'test' as name

@@ -1,0 +1,3 @@
+"""Skill evaluation CLI for A/B testing LLM skills."""
+
+__version__ = "0.1.0"
