@@ -52,12 +52,16 @@ def test_frontmatter_structure_messages(tmp_path: Path) -> None:
 
 def test_unknown_keys_by_profile(tmp_path: Path) -> None:
     text = GOOD.replace("---\n# PDF", "argument-hint: '[file]'\nfoo: 1\n---\n# PDF")
-    strict = check(tmp_path, text)
+    strict = check(tmp_path, text, "agentskills")
     assert severities(strict, "unexpected-field") == [Severity.ERROR, Severity.ERROR]
     assert strict.problems[0].message.startswith(
         "Unexpected fields in frontmatter: argument-hint, foo. Only ['allowed-tools', 'compatibility', "
         "'description', 'license', 'metadata', 'name'] are allowed.")
     assert severities(check(tmp_path, text, "claude-code"), "unexpected-field") == [Severity.HINT]
+    # no setting: `argument-hint` is evidence of a Claude Code skill, judged by Claude Code's rules
+    auto = check(tmp_path, text)
+    assert [(p.code, p.severity) for p in auto.problems] == [("unexpected-field", Severity.HINT)]
+    assert "`foo`" in auto.problems[0].message
     assert severities(check(tmp_path, text, "uaaps"), "unexpected-field") == [Severity.HINT]
     typo = check(tmp_path, GOOD.replace("---\n# PDF", "licence: MIT\n---\n# PDF"))
     p = only(typo, "unexpected-field")
@@ -130,7 +134,11 @@ def test_typed_keys(tmp_path: Path) -> None:
     text = GOOD.replace("---\n# PDF", "metadata:\n  version: 1.0\nallowed-tools: [Read, Bash]\n---\n# PDF")
     v = check(tmp_path, text)
     assert severities(v, "metadata-value") == [Severity.WARNING]
-    assert severities(v, "schema-type") == [Severity.ERROR]
+    assert "skills-ref reads every value as a string" in only(v, "metadata-value").message
+    assert "quote" not in only(v, "metadata-value").message  # quoting breaks readers that test `=== true`
+    # skills-ref does not type-check allowed-tools: a list is Claude Code's form, never an error
+    assert severities(v, "schema-type") == []
+    assert severities(check(tmp_path, text, "agentskills"), "not-portable") == [Severity.HINT]
     assert severities(check(tmp_path, text, "claude-code"), "schema-type") == []
     cc = GOOD.replace("---\n# PDF", "context: spawn\ndisable-model-invocation: 'yes'\n---\n# PDF")
     v = check(tmp_path, cc, "claude-code")
@@ -162,3 +170,62 @@ def test_non_ascii_name_and_empty_compatibility(tmp_path: Path) -> None:
     assert severities(v, "non-ascii-name") == [Severity.WARNING]
     v = check(tmp_path, GOOD.replace("---\n# PDF", "compatibility: ''\n---\n# PDF"))
     assert only(v, "compatibility-empty").severity == Severity.ERROR
+
+
+def _repo(tmp_path: Path, files: dict[str, str], frontmatter: str = "") -> Path:
+    """A repository with one skill and the given files at its root."""
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for rel, content in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if rel.endswith("/"):
+            target.mkdir(exist_ok=True)
+        else:
+            target.write_text(content, encoding="utf-8")
+    md = root / "skills" / "pdf-tools" / "SKILL.md"
+    md.parent.mkdir(parents=True)
+    md.write_text(GOOD.replace("---\n# PDF", frontmatter + "---\n# PDF"), encoding="utf-8")
+    return md
+
+
+def _problems(md: Path) -> list[tuple[str, Severity]]:
+    text = md.read_text(encoding="utf-8")
+    return [(p.code, p.severity) for p in validate_text(str(md), text, IndexCache()).problems]
+
+
+@pytest.mark.parametrize("evidence", [
+    {"CLAUDE.md": "# notes"},
+    {".claude/settings.json": "{}"},
+    {"README.md": "Install: `cp -r skills/pdf-tools ~/.claude/skills/`"},
+    {".claude-plugin/plugin.json": "{\"name\": \"p\"}"},
+])
+def test_claude_code_skill_by_repository_evidence(tmp_path: Path, evidence: dict[str, str]) -> None:
+    """Repository evidence makes a skill outside `.claude/skills/` a Claude Code skill: its keys are fine and an
+    unknown key is only a hint (Claude Code ignores it)."""
+    md = _repo(tmp_path, evidence, "argument-hint: '[file]'\nversion: 2\n")
+    assert _problems(md) == [("unexpected-field", Severity.HINT)]
+
+
+def test_multi_agent_repository_gets_portability_hints(tmp_path: Path) -> None:
+    """A repository that also ships to other agents is judged by the portable rules: Claude Code's own keys are
+    a hint, a key nobody reads is still the error skills-ref gives."""
+    md = _repo(tmp_path, {".claude-plugin/plugin.json": "{}", ".cursor-plugin/plugin.json": "{}"},
+               "argument-hint: '[file]'\nversion: 2\nallowed-tools: [Read]\n")
+    # both Claude Code forms are one collapsed hint (the second is a related location)
+    assert _problems(md) == [("not-portable", Severity.HINT), ("unexpected-field", Severity.ERROR)]
+
+
+def test_readme_naming_other_agents_is_multi_agent(tmp_path: Path) -> None:
+    md = _repo(tmp_path, {"CLAUDE.md": "", "README.md": "Install with `npx skills add me/pdf` for Codex or Cursor."},
+               "disable-model-invocation: true\n")
+    assert _problems(md) == [("not-portable", Severity.HINT)]
+
+
+def test_no_repository_root_borrows_no_evidence(tmp_path: Path) -> None:
+    """A folder with no repository must not take evidence from whatever sits far above it."""
+    (tmp_path / "CLAUDE.md").write_text("", encoding="utf-8")
+    deep = tmp_path / "a" / "b" / "c" / "d" / "e" / "f" / "pdf-tools" / "SKILL.md"
+    deep.parent.mkdir(parents=True)
+    deep.write_text(GOOD.replace("---\n# PDF", "version: 2\n---\n# PDF"), encoding="utf-8")
+    assert _problems(deep) == [("unexpected-field", Severity.ERROR)]

@@ -92,14 +92,19 @@ def _unexpected(v) -> list[Severity]:
 
 def test_profile_follows_context(tmp_path: Path) -> None:
     plain = put(tmp_path, "repo/skills/pdf/SKILL.md", SKILL)
-    assert _unexpected(run(plain)) == [Severity.ERROR, Severity.ERROR]  # strict agentskills
+    # `argument-hint` is the skill's own evidence that Claude Code reads it (issue #20): `version` is a hint
+    assert _unexpected(run(plain)) == [Severity.HINT]
+    bare = put(tmp_path, "bare/skills/pdf/SKILL.md", SKILL.replace("argument-hint: '[file]'\n", ""))
+    assert _unexpected(run(bare)) == [Severity.ERROR]  # no evidence: strict agentskills
     put(tmp_path, "plugin/.claude-plugin/plugin.json", {"name": "kit"})
     in_plugin = put(tmp_path, "plugin/skills/pdf/SKILL.md", SKILL)
     assert _unexpected(run(in_plugin)) == [Severity.HINT]  # `argument-hint` is Claude Code's; `version` is not
     dot_claude = put(tmp_path, "proj/.claude/skills/pdf/SKILL.md", SKILL)
     assert _unexpected(run(dot_claude)) == [Severity.HINT]
     agents = put(tmp_path, "proj/.agents/skills/pdf/SKILL.md", SKILL)
-    assert _unexpected(run(agents)) == [Severity.ERROR, Severity.ERROR]
+    # the cross-agent folder: strict, and Claude Code's own key only a portability hint
+    assert _unexpected(run(agents)) == [Severity.ERROR]
+    assert [p.code for p in run(agents).problems if p.severity == Severity.HINT] == ["not-portable"]
     put(tmp_path, "pkg/package.agent.json", {"name": "pkg"})
     uaaps = put(tmp_path, "pkg/skills/pdf/SKILL.md", SKILL)
     assert _unexpected(run(uaaps)) == [Severity.HINT]  # UAAPS knows the Claude Code keys too

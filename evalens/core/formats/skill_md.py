@@ -15,6 +15,7 @@ from evalens.core.formats._shared import inner, problem, replace_fix
 from evalens.core.formats.base import Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.models import skill_md as m
 from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.platform import Platform, infer_platform
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 
@@ -37,29 +38,25 @@ _ALLOWED_LIST = str(sorted(m.AGENTSKILLS_KEYS))
 MAX_LINES = 500
 
 
-def profile_of(ctx: RuleContext) -> str:
-    """The ``skillProfile`` setting when it names a profile; otherwise (``auto``, unset) the skill's context."""
+def profile_of(ctx: RuleContext, data: Any = None) -> str:
+    """The ``skillProfile`` setting when it names a profile; otherwise (``auto``, unset) the platform the skill
+    targets, inferred from evidence (evalens.core.platform)."""
+    return platform_of(ctx, data).profile
+
+
+def platform_of(ctx: RuleContext, data: Any = None) -> Platform:
+    if data is None and getattr(ctx, "doc", None) is not None:
+        data = ctx.doc.data  # type: ignore[union-attr]
+    found = infer_platform(FsPath(ctx.file_path), data)
     value = (ctx.settings or {}).get("skillProfile")
-    return value if value in m.PROFILES else context_profile(FsPath(ctx.file_path))
+    if value in m.PROFILES:
+        found.profile, found.forced = value, True
+    return found
 
 
-def context_profile(skill_md: FsPath) -> str:
-    """Where a SKILL.md lives decides who reads it: inside a Claude Code plugin (``.claude-plugin/plugin.json``
-    up the tree) or ``.claude/skills/``, Claude Code; in a UAAPS package (``package.agent.json``), UAAPS;
-    anywhere else (``.agents/skills/``, a skills repository), the strict agentskills specification."""
-    posix = skill_md.as_posix()
-    if "/.claude/skills/" in posix:
-        return "claude-code"
-    if "/.agents/skills/" in posix:
-        return "agentskills"
-    for parent in list(skill_md.absolute().parents)[:6]:
-        if (parent / ".claude-plugin" / "plugin.json").is_file():
-            return "claude-code"
-        if (parent / "package.agent.json").is_file():
-            return "uaaps"
-        if (parent / ".git").exists():
-            break
-    return "agentskills"
+def context_profile(skill_md: FsPath, data: Any = None) -> str:
+    """The profile evidence gives a SKILL.md (no user setting)."""
+    return infer_platform(skill_md, data).profile
 
 
 def _severity(situation: str, profile: str) -> Severity | None:
@@ -85,20 +82,21 @@ class SkillMd(Format):
         if not isinstance(data, dict):
             return [Problem(Span(0, 0, 0, 3), E, "frontmatter-not-mapping",
                             "SKILL.md frontmatter must be a YAML mapping")]
-        profile = profile_of(ctx)
+        platform = platform_of(ctx, data)
+        profile = platform.profile
         out: list[Problem] = self._bom(doc, ctx)
         for key in ("name", "description"):
             if key not in data:
                 out.append(Problem(Span(0, 0, 0, 3), E, "missing-field",
                                    f"Missing required field in frontmatter: {key}", data={"missing": key}))
-        out += self._unknown_keys(doc, data, profile)
+        out += self._unknown_keys(doc, data, platform)
         if "name" in data:
             out += self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
         if "description" in data:
             out += self._description_rules(doc, data["description"], profile)
         if "compatibility" in data:
             out += self._compatibility_rules(doc, data["compatibility"], profile)
-        out += self._typed_keys(doc, data, profile)
+        out += self._typed_keys(doc, data, platform)
         body_lines = len(doc.lines) - doc.body_start_line
         if len(doc.lines) > MAX_LINES:
             line = min(MAX_LINES, len(doc.lines) - 1)
@@ -124,14 +122,25 @@ class SkillMd(Format):
             return [Problem(Span(0, 0, 0, 3), E, "bom", why + " Save the file as UTF-8 without BOM.")]
         return []
 
-    def _unknown_keys(self, doc: ParsedDocument, data: dict[str, Any], profile: str) -> list[Problem]:
+    def _unknown_keys(self, doc: ParsedDocument, data: dict[str, Any], platform: Platform) -> list[Problem]:
+        """Keys the profile's reader does not know. Under the strict agentskills rules skills-ref rejects them
+        (an error), except Claude Code's own keys in a skill that also targets Claude Code: those only make it
+        less portable (a hint)."""
+        profile = platform.profile
         known = m.AGENTSKILLS_KEYS if profile == "agentskills" else m.AGENTSKILLS_KEYS + m.CLAUDE_CODE_KEYS
         extra = [k for k in data if k not in known]
         severity = _severity("unknown-key", profile)
         if not extra or severity is None:
             return []
         out = []
+        strict = [k for k in extra if platform.forced or not (profile == "agentskills" and k in m.CLAUDE_CODE_KEYS)]
         for key in extra:
+            if key not in strict:
+                out.append(problem(doc, (key,), H, "not-portable",
+                                   f"`{key}` is a Claude Code key: Claude Code reads it, but skills-ref and other "
+                                   f"agents reject or ignore it, and this repository also targets them "
+                                   f"({platform.why()}).", on_key=True, fixes=self._remove_key(doc, key)))
+                continue
             near = suggest(key, list(known))
             fixes = []
             if near and near not in data:
@@ -140,10 +149,7 @@ class SkillMd(Format):
                     fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(inner(doc, span), near),)))
             fixes += self._remove_key(doc, key)
             if profile == "agentskills":
-                msg = f"Unexpected fields in frontmatter: {', '.join(sorted(extra))}. Only {_ALLOWED_LIST} are allowed."
-                if key in m.CLAUDE_CODE_KEYS:
-                    msg += f" (`{key}` is a Claude Code key: set evalens.skillProfile to `claude-code` if that is "
-                    msg += "your target.)"
+                msg = f"Unexpected fields in frontmatter: {', '.join(sorted(strict))}. Only {_ALLOWED_LIST} are allowed."
             else:
                 msg = f"`{key}` is not a known frontmatter key ({'Claude Code' if profile == 'claude-code' else 'UAAPS'}" \
                       " profile); it is ignored."
@@ -268,7 +274,10 @@ class SkillMd(Format):
         return [problem(doc, path, E, "compatibility-type", "Field 'compatibility' must be a string"
                         if profile != "uaaps" else "`compatibility` must be an object {requires, optional, packages}")]
 
-    def _typed_keys(self, doc: ParsedDocument, data: dict[str, Any], profile: str) -> list[Problem]:
+    def _typed_keys(self, doc: ParsedDocument, data: dict[str, Any], platform: Platform) -> list[Problem]:
+        """Types the readers check. skills-ref does not type-check `allowed-tools` and turns `metadata` values into
+        strings, so neither is an error there; a list of tools is Claude Code's form."""
+        profile = platform.profile
         out: list[Problem] = []
         meta = data.get("metadata")
         if "metadata" in data and not isinstance(meta, dict):
@@ -277,14 +286,21 @@ class SkillMd(Format):
         elif isinstance(meta, dict):
             for key, value in meta.items():
                 if not isinstance(value, str):
+                    kind = ("a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list)
+                            else f"`{value}` ({type(value).__name__}), not a string")
                     out.append(problem(doc, ("metadata", key), W, "metadata-value",
-                                       f"`metadata.{key}` should be a string (quote it); the specification maps "
-                                       "strings to strings."))
+                                       f"`metadata.{key}` is {kind}: the specification maps strings to strings, and "
+                                       "skills-ref reads every value as a string, so readers of the YAML and of "
+                                       "skills-ref see different values. Check what your consumers compare against "
+                                       "before changing it."))
         tools = data.get("allowed-tools")
-        if "allowed-tools" in data and not isinstance(tools, str) and \
-                not (profile == "claude-code" and isinstance(tools, list)):
-            out.append(problem(doc, ("allowed-tools",), E, "schema-type",
-                               "Field 'allowed-tools' must be a space-separated string, e.g. `Bash(git:*) Read`"))
+        if isinstance(tools, list) and profile != "claude-code":
+            out.append(problem(doc, ("allowed-tools",), H, "not-portable",
+                               "`allowed-tools` as a list is Claude Code's form; the specification writes a "
+                               "space-separated string (`Bash(git:*) Read`), which every agent reads."))
+        elif "allowed-tools" in data and tools is not None and not isinstance(tools, str | list):
+            out.append(problem(doc, ("allowed-tools",), W, "schema-type",
+                               "Field 'allowed-tools' should be a space-separated string, e.g. `Bash(git:*) Read`"))
         if "license" in data and not isinstance(data["license"], str):
             out.append(problem(doc, ("license",), E, "schema-type", "Field 'license' must be a string"))
         if profile != "agentskills":
@@ -323,7 +339,9 @@ class SkillMd(Format):
 
     def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
         if path == ("name",):
-            return f"Profile **{profile_of(ctx)}** · directory `{FsPath(ctx.file_path).parent.name}/`"
+            found = platform_of(ctx)
+            return (f"Profile **{found.profile}** ({found.why()}) · directory "
+                    f"`{FsPath(ctx.file_path).parent.name}/`")
         return None
 
     def skeleton(self, snippets: bool) -> str | None:

@@ -1,0 +1,117 @@
+"""Which agent platform a skill targets, inferred from evidence in the skill and its repository.
+
+A SKILL.md's rules depend on who reads it: Claude Code accepts keys the agentskills specification (and its
+``skills-ref`` validator) rejects. Location alone is not enough: many Claude Code skills live in plain
+repositories, and some Claude Code plugins also ship to other agents. So the skill's own frontmatter, the
+repository's agent files and its README's install instructions all count, and each conclusion names its evidence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from evalens.core.regular_files import read_regular_bytes
+
+CLAUDE_ONLY_KEYS = ("argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent",
+                    "hooks")
+"""Frontmatter keys only Claude Code reads (formats.md §6.4)."""
+
+_CLAUDE_README = re.compile(r"~/\.claude/skills|\.claude/skills/|/plugin (?:install|marketplace)|"
+                            r"claude plugins? (?:install|add)|claude-plugin", re.IGNORECASE)
+_OTHER_AGENTS_README = re.compile(r"\bnpx\s+skills\b|\.agents/skills|\.codex/skills|\.cursor/(?:skills|rules)|"
+                                  r"\bgemini[- ]cli\b|\bopencode\b|\bagentskills(?:\.io)?\b", re.IGNORECASE)
+_OTHER_AGENT_NAMES = re.compile(r"\b(?:Codex|Cursor|Windsurf|OpenCode|Gemini CLI|GitHub Copilot)\b")
+"""Product names, case-sensitive: "the cursor" in prose is not an agent."""
+_OTHER_AGENT_FILES = (".cursor-plugin", ".agents", ".codex", ".gemini", "gemini-extension.json", ".opencode",
+                      "opencode.json", ".windsurf")
+_CLAUDE_FILES = ("CLAUDE.md", ".claude")
+_README_BYTES = 256 * 1024
+_ROOT_MARKERS = (".git", ".claude-plugin", "package.agent.json")
+
+
+@dataclass(slots=True)
+class Platform:
+    """The profile a SKILL.md is judged by, and why."""
+
+    profile: str  # "agentskills" | "claude-code" | "uaaps"
+    claude: list[str] = field(default_factory=list)  # evidence that Claude Code reads the skill
+    others: list[str] = field(default_factory=list)  # evidence that other agents read it too
+    forced: bool = False  # the user's `skillProfile` setting chose the profile, not the evidence
+
+    @property
+    def multi_agent(self) -> bool:
+        return bool(self.claude) and bool(self.others)
+
+    def why(self) -> str:
+        parts = [f"Claude Code: {', '.join(self.claude[:3])}"] if self.claude else []
+        parts += [f"other agents: {', '.join(self.others[:3])}"] if self.others else []
+        return "; ".join(parts) or "no platform evidence: the strict agentskills specification"
+
+
+def frontmatter_evidence(data: Any) -> list[str]:
+    """Claude Code evidence in the skill's own frontmatter: its extension keys, or ``allowed-tools`` as a YAML
+    list (Claude Code's form; the specification writes a space-separated string)."""
+    if not isinstance(data, dict):
+        return []
+    out = [f"`{k}`" for k in CLAUDE_ONLY_KEYS if k in data]
+    if isinstance(data.get("allowed-tools"), list):
+        out.append("`allowed-tools` as a list")
+    return out
+
+
+def _readme(folder: Path) -> str:
+    for name in ("README.md", "readme.md", "README.MD", "Readme.md"):
+        raw = read_regular_bytes(folder / name, _README_BYTES)
+        if raw is not None:
+            return raw[:_README_BYTES].decode("utf-8", "replace")
+    return ""
+
+
+def _ancestors(skill_md: Path, depth: int = 6) -> list[Path]:
+    """The skill's folder up to its repository (or plugin/package) root, at most ``depth`` levels: a folder with
+    no repository must not borrow evidence from whatever happens to sit above it."""
+    out: list[Path] = []
+    for parent in list(skill_md.absolute().parents)[:depth]:
+        out.append(parent)
+        if any((parent / m).exists() for m in _ROOT_MARKERS) and parent != skill_md.absolute().parent:
+            break
+    return out
+
+
+def infer_platform(skill_md: Path, data: Any = None) -> Platform:
+    """The profile for a SKILL.md, from evidence.
+
+    * Where Claude Code or UAAPS load skills from (``.claude/skills/``, a ``package.agent.json`` package) and
+      ``.agents/skills/`` (the cross-agent folder) decide alone.
+    * Otherwise Claude Code evidence (a ``.claude-plugin/plugin.json``, Claude-only frontmatter, ``CLAUDE.md`` or
+      ``.claude/`` at the root, a README that installs into ``~/.claude/skills``) makes it a Claude Code skill,
+      unless the repository also targets other agents (their plugin folders, a multi-agent installer in the
+      README): then it is judged by the portable agentskills rules.
+    """
+    posix = skill_md.as_posix()
+    fm = frontmatter_evidence(data)
+    if "/.claude/skills/" in posix:
+        return Platform("claude-code", ["`.claude/skills/`", *fm])
+    if "/.agents/skills/" in posix:
+        return Platform("agentskills", fm, ["`.agents/skills/`"])
+    claude, others = list(fm), []
+    for folder in _ancestors(skill_md):
+        if (folder / "package.agent.json").is_file():
+            return Platform("uaaps", claude, others)
+        if (folder / ".claude-plugin" / "plugin.json").is_file():
+            claude.append("`.claude-plugin/plugin.json`")
+        claude += [f"`{n}`" for n in _CLAUDE_FILES if (folder / n).exists()]
+        others += [f"`{n}`" for n in _OTHER_AGENT_FILES if (folder / n).exists()]
+        readme = _readme(folder)
+        if readme:
+            if _CLAUDE_README.search(readme):
+                claude.append("README installs into Claude Code")
+            if (hit := _OTHER_AGENTS_README.search(readme) or _OTHER_AGENT_NAMES.search(readme)) is not None:
+                others.append(f"README mentions `{hit.group(0)}`")
+    claude, others = list(dict.fromkeys(claude)), list(dict.fromkeys(others))
+    if claude and not others:
+        return Platform("claude-code", claude, others)
+    return Platform("agentskills", claude, others)
