@@ -15,6 +15,10 @@ from evalens.core.js_regex import js_regex_error  # noqa: F401 - the one transla
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
 _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
+_GENERIC = {"is", "it", "the", "a", "an", "produces", "returns", "gives", "has", "does", "output", "outputs",
+            "result", "results", "response", "answer", "done", "success", "succeeds", "successful", "completes",
+            "complete", "passes", "pass", "valid", "ok", "okay", "finishes", "helps", "responds", "answers", "work"}
+"""Words that say only that something happened; a short assertion made of them alone names nothing to check."""
 
 
 def inner(doc: ParsedDocument, span: Span) -> Span:
@@ -107,9 +111,11 @@ def is_unfalsifiable(text: str) -> bool:
     if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text):
         return False
     words = re.findall(r"[A-Za-z']+", text.lower())
+    vague = _EXTRA_VAGUE | set(VAGUE_WORDS)
     if len(words) <= 2:
-        return True
-    return len(words) <= 8 and bool(set(words) & (_EXTRA_VAGUE | set(VAGUE_WORDS)))
+        # brevity alone is not vagueness: "Runs lint" names what a grader looks for; "Produces output" does not
+        return bool(set(words) & vague) or all(w in _GENERIC for w in words)
+    return len(words) <= 8 and bool(set(words) & vague)
 
 
 def is_bare_prompt(prompt: str) -> bool:

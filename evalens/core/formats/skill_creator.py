@@ -66,12 +66,18 @@ def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
+_TEXT_KEYS = ("description", "text", "check", "assertion", "name", "id")
+
+
+def _text_key(item: dict[str, Any]) -> str | None:
+    """The key that holds the statement of an object-form assertion."""
+    return next((k for k in _TEXT_KEYS if isinstance(item.get(k), str) and item[k].strip()), None)
+
+
 def _object_text(item: dict[str, Any]) -> str:
-    """The statement an object-form assertion stands for: its description, else its name."""
-    for key in ("description", "text", "name", "id"):
-        if isinstance(item.get(key), str) and item[key].strip():
-            return item[key].strip()
-    return json.dumps(item, ensure_ascii=False)
+    """The statement an object-form assertion stands for: its description (or text, check, …), else its name."""
+    key = _text_key(item)
+    return item[key].strip() if key else json.dumps(item, ensure_ascii=False)
 
 
 def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int, FsPath]]:
@@ -166,6 +172,7 @@ class SkillCreatorEvals(Format):
         out: list[Problem] = []
         root = skill_dir_of(ctx.file_path)
         out += self._skill_name_rule(doc, data, root, ctx)
+        file_root = self._skill_root(data, root, ctx)
         evals = data.get("evals")
         seen: dict[Any, int] = {}
         names_used: dict[str, list[int]] = {"expectations": [], "assertions": []}
@@ -204,7 +211,7 @@ class SkillCreatorEvals(Format):
                 out += self._prompt_rules(doc, i, prompt)
             files = case.get("files")
             if isinstance(files, list):
-                out += self._file_rules(doc, i, files, root)
+                out += self._file_rules(doc, i, files, file_root, also=root)
         out += self._object_assertions(doc, objects)
         out += self._drafted_elsewhere(doc, evals, root)
         out += self._duplicate_prompts(doc, evals)
@@ -249,14 +256,15 @@ class SkillCreatorEvals(Format):
                       for path, item in objects)
         n = len(objects)
         keys = ", ".join(sorted({k for _, item in objects for k in item})[:4])
+        used = list(dict.fromkeys(k for _, item in objects if (k := _text_key(item)))) or ["whole object"]
         first = problem(doc, objects[0][0], Severity.WARNING, "object-assertion",
                         (f"{n} assertions are objects (`{{{keys}}}`)" if n > 1 else
                          f"Object-form assertion (`{{{keys}}}`)")
                         + ": skill-creator's schemas list plain strings (the grader writes each back as "
-                        "`grading.json` `expectations[].text`); evalens grades the `description`. Write each as one "
-                        "verifiable sentence.",
+                        "`grading.json` `expectations[].text`); evalens grades the "
+                        + " / ".join(f"`{k}`" for k in used) + ". Write each as one verifiable sentence.",
                         fixes=[Fix(f"Convert {'all ' + str(n) + ' object assertions' if n > 1 else 'it'} to strings "
-                                   "(their descriptions)", edits)])
+                                   f"(their {' / '.join(used)})", edits)])
         return [with_related(first, [Problem(doc.span_for(path), Severity.WARNING, "object-assertion",
                                              f"object assertion: {_object_text(item)}") for path, item in objects[1:]])]
 
@@ -343,7 +351,23 @@ class SkillCreatorEvals(Format):
                                "requests name their files, data and context."))
         return out
 
-    def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath) -> list[Problem]:
+    def _skill_root(self, data: dict[str, Any], root: FsPath, ctx: RuleContext) -> FsPath:
+        """The skill `files` are relative to: the evals' own skill folder, or (for evals kept at a plugin's root,
+        with no SKILL.md beside them) the skill `skill_name` names."""
+        if any((root / n).is_file() for n in ("SKILL.md", "skill.md")):
+            return root
+        name = data.get("skill_name")
+        if isinstance(name, str) and name.strip():
+            from evalens.core.index import skill_catalog
+
+            md = skill_catalog(ctx.file_path, ctx.index).get(name.strip())
+            if md is not None:
+                return md.parent
+        return root
+
+    def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath,
+                    also: FsPath | None = None) -> list[Problem]:
+        """`files` entries exist under the skill root (or, for evals beside no SKILL.md, under their folder)."""
         out: list[Problem] = []
         for j, entry in enumerate(files):
             if not isinstance(entry, str):
@@ -359,7 +383,7 @@ class SkillCreatorEvals(Format):
                 out.append(problem(doc, path, Severity.HINT, "path-style",
                                    f"Strict relative paths have no `./` prefix or trailing `/`: `{clean}`.",
                                    fixes=[replace_fix(doc, path, clean)]))
-            if not (root / entry).exists():
+            if not (root / entry).exists() and not (also is not None and (also / entry).exists()):
                 known = _files_under(root, skip=set(), limit=2000)
                 near = suggest(entry, known)
                 out.append(problem(doc, path, Severity.ERROR, "file-missing",

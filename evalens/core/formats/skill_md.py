@@ -97,11 +97,12 @@ class SkillMd(Format):
         if "compatibility" in data:
             out += self._compatibility_rules(doc, data["compatibility"], profile)
         out += self._typed_keys(doc, data, platform)
-        body_lines = len(doc.lines) - doc.body_start_line
-        if len(doc.lines) > MAX_LINES:
-            line = min(MAX_LINES, len(doc.lines) - 1)
+        total = len(doc.lines) - (1 if doc.lines and doc.lines[-1] == "" else 0)  # a final newline ends a line
+        body_lines = total - doc.body_start_line
+        if total > MAX_LINES:
+            line = min(MAX_LINES, total - 1)
             out.append(Problem(Span(line, 0, line, len(doc.lines[line])), H, "long-skill",
-                               f"SKILL.md has {len(doc.lines)} lines ({body_lines} in the body); the specification "
+                               f"SKILL.md has {total} lines ({body_lines} in the body); the specification "
                                f"suggests under {MAX_LINES}. Move detail into references/ files."))
         return out
 
@@ -148,8 +149,10 @@ class SkillMd(Format):
                 if span is not None:
                     fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(inner(doc, span), near),)))
             fixes += self._remove_key(doc, key)
-            if profile == "agentskills":
+            if profile == "agentskills" and key == strict[0]:
                 msg = f"Unexpected fields in frontmatter: {', '.join(sorted(strict))}. Only {_ALLOWED_LIST} are allowed."
+            elif profile == "agentskills":  # skills-ref's message names them all once; say it once
+                msg = f"`{key}` is another unexpected field (skills-ref rejects it; only {_ALLOWED_LIST} are allowed)."
             else:
                 msg = f"`{key}` is not a known frontmatter key ({'Claude Code' if profile == 'claude-code' else 'UAAPS'}" \
                       " profile); it is ignored."
