@@ -16,6 +16,7 @@ export const BUILTIN_FILE_KINDS: readonly FileKind[] = [
   {"glob": "**/benchmark.json", "languageId": "json", "formats": ["skill-creator-benchmark"]},
   {"glob": "**/SKILL.md", "languageId": "markdown", "formats": ["skill-md"]},
   {"glob": "**/skill.md", "languageId": "markdown", "formats": ["skill-md"]},
+  {"glob": "**/.claude/skills/*.md", "languageId": "markdown", "formats": ["claude-flat-skill"]},
   {"glob": "**/tasks.yaml", "languageId": "yaml", "formats": ["skilljack-tasks"]},
   {"glob": "**/tasks.yml", "languageId": "yaml", "formats": ["skilljack-tasks"]},
   {"glob": "**/task.md", "languageId": "markdown", "formats": ["skilljack-task"]},

@@ -109,6 +109,10 @@ class Format:
         """Content check for a file whose path matched (or that was sniffed)."""
         return Match.YES
 
+    def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
+        """Whether a file at a matching path that does not parse is still this format's (its problems shown)."""
+        return True
+
     def schema(self) -> dict[str, Any] | None:
         if not self.schema_file:
             return None

@@ -123,7 +123,7 @@ def detect(path: str, text: str) -> Detection:
             doc = parse(text, forced.language)
         return Detection(forced, doc)
     if not doc.ok:  # syntax errors: trust the path (unless the format says such a file is not its own)
-        claimed = [f for f in cands if getattr(f, "claims_unparsed", lambda _d: True)(doc)]
+        claimed = [f for f in cands if f.claims_unparsed(path, doc)]
         return Detection(claimed[0] if claimed else None, doc)
     lookalike = None
     for fmt in cands:

@@ -119,11 +119,21 @@ class SkillCreatorEvals(Format):
     lookalike_hint = ("Eval cases, but not in skill-creator's `{\"skill_name\": …, \"evals\": [...]}` wrapper: another "
                       "tool's format, so evalens leaves it alone.")
 
+    def sniff(self, path: str, text: str) -> bool:
+        """skill-creator evals kept under another name (``evals-old.json``, ``evals.v2.json``): recognised by
+        content, the ``skill_name`` + ``evals`` wrapper; ``detect`` then confirms the shape."""
+        return path.lower().endswith(".json") and text.lstrip()[:1] == "{" and '"skill_name"' in text and \
+            '"evals"' in text
+
     def detect(self, path: str, data: Any) -> Match:
         """Claimed on skill-creator's own shape: ``evals`` as a list next to ``skill_name``, or a list of case
         objects (``prompt`` plus ``expected_output`` / ``assertions`` / ``expectations``). Case objects
         without that wrapper (another tool's case list) get the one look-alike hint; anything else at this
         common name is left alone."""
+        if FsPath(path).name.lower() != "evals.json":  # found by content under another name: the cases must be ours
+            evals = data.get("evals") if isinstance(data, dict) else None
+            return Match.YES if isinstance(evals, list) and evals and all(
+                isinstance(c, dict) and "prompt" in c for c in evals[:50]) else Match.NO
         if data is None or data == {}:
             return Match.YES
         if isinstance(data, dict):
@@ -500,13 +510,13 @@ class SkillCreatorGrading(Format):
     """Top-level keys whose value the viewer and `aggregate_benchmark.py` read at another place."""
 
     def _misplaced(self, data: dict[str, Any], p: Problem) -> bool:
-        """An unknown top-level key that carries what the tools read elsewhere, while that place is empty (the
-        run's totals then aggregate as 0); beside a real `summary` the same key is harmless."""
+        """An unknown top-level key that carries what the tools read elsewhere, in a grading file without the
+        `summary` the tools read (the run's totals then aggregate as 0); beside a real `summary` it is harmless."""
         path = tuple((p.data or {}).get("path", ()))
         if p.code != "unknown-key" or len(path) != 1 or path[0] not in self._READ_ELSEWHERE:
             return False
         home = self._READ_ELSEWHERE[str(path[0])]
-        if home in data:
+        if home in data or "summary" in data:  # a conforming grader's extras are its own bookkeeping
             return False
         where = f"`summary.{path[0]}`" if home == "summary" else f"`{home}`"
         p.message = (f"Top-level `{path[0]}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
@@ -547,6 +557,14 @@ class SkillCreatorBenchmark(Format):
     language = "json"
     globs = ("**/benchmark.json",)
     schema_file = "skill-creator-benchmark.schema.json"
+
+    def sniff(self, path: str, text: str) -> bool:
+        """Benchmarks kept under another name (``benchmark-v2.json``): skill-creator's `run_summary` or runs
+        with a `configuration`, next to its arm names; ``detect`` then confirms the shape."""
+        if not path.lower().endswith(".json") or text.lstrip()[:1] != "{":
+            return False
+        arms = '"with_skill"' in text or '"without_skill"' in text
+        return arms and ('"run_summary"' in text or ('"runs"' in text and '"configuration"' in text))
 
     def detect(self, path: str, data: Any) -> Match:
         """Claimed on skill-creator's run records (`configuration` / `result` per run), or with no runs yet its

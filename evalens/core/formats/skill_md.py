@@ -71,7 +71,15 @@ class SkillMd(Format):
     schema_file = "skill-md-frontmatter.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES
+        """``SKILL.md`` is a skill by its name; a lowercase ``skill.md`` (also loaded, but a common word: notes,
+        ``modes/skill.md``) only with a skill's frontmatter."""
+        if FsPath(path).name == "SKILL.md":
+            return Match.YES
+        return Match.YES if isinstance(data, dict) and ("name" in data or "description" in data) else Match.NO
+
+    def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
+        """A ``SKILL.md`` without frontmatter is a broken skill; a lowercase ``skill.md`` without one is a note."""
+        return FsPath(path).name == "SKILL.md"
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         """The schema serves hover and completion; what is wrong depends on the profile, so ``rules`` decides."""
@@ -356,6 +364,35 @@ class SkillMd(Format):
 
 
 registry.register(SkillMd())
+
+
+class FlatClaudeSkill(Format):
+    """A skill written as one file directly in ``.claude/skills/``: Claude Code loads only
+    ``.claude/skills/<name>/SKILL.md``, so the file is silently never used."""
+
+    id = "claude-flat-skill"
+    title = "Flat file in .claude/skills/"
+    language = "markdown"
+    globs = ("**/.claude/skills/*.md",)
+
+    def detect(self, path: str, data: Any) -> Match:
+        """Only files written as skills (frontmatter with a name or description); READMEs and notes are not."""
+        name = FsPath(path).name
+        if name in ("SKILL.md", "skill.md") or name.upper().startswith(("README", "CHANGELOG", "LICENSE")):
+            return Match.NO
+        return Match.YES if isinstance(data, dict) and ("name" in data or "description" in data) else Match.NO
+
+    def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
+        return False  # no frontmatter: notes, not a skill
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        stem = FsPath(ctx.file_path).stem
+        return [Problem(Span(0, 0, 0, 3), W, "flat-skill-file",
+                        f"Claude Code loads skills only from `.claude/skills/<name>/SKILL.md`; this file directly in "
+                        f"`.claude/skills/` is never loaded. Move it to `.claude/skills/{stem}/SKILL.md`.")]
+
+
+registry.register(FlatClaudeSkill())
 
 
 def _slug(name: str) -> str | None:

@@ -414,7 +414,7 @@ class SkilljackTaskMd(Format):
     runnable = True
     _KEYS = frozenset(m.TaskFrontmatter.model_fields)
 
-    def claims_unparsed(self, doc: ParsedDocument) -> bool:
+    def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
         """A task.md without any frontmatter is someone else's markdown, not a broken task; a broken one is
         ours, and its syntax problems are worded as skilljack's loader words them (not as SKILL.md's)."""
         for p in doc.problems:

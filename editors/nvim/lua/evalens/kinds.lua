@@ -14,6 +14,7 @@ return {
   { glob = '**/benchmark.json', language_id = 'json', formats = { 'skill-creator-benchmark' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=benchmark\\.json$' },
   { glob = '**/SKILL.md', language_id = 'markdown', formats = { 'skill-md' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=SKILL\\.md$' },
   { glob = '**/skill.md', language_id = 'markdown', formats = { 'skill-md' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=skill\\.md$' },
+  { glob = '**/.claude/skills/*.md', language_id = 'markdown', formats = { 'claude-flat-skill' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude/skills/[^/]*\\.md$' },
   { glob = '**/tasks.yaml', language_id = 'yaml', formats = { 'skilljack-tasks' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=tasks\\.yaml$' },
   { glob = '**/tasks.yml', language_id = 'yaml', formats = { 'skilljack-tasks' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=tasks\\.yml$' },
   { glob = '**/task.md', language_id = 'markdown', formats = { 'skilljack-task' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=task\\.md$' },

@@ -1,0 +1,131 @@
+"""The principles behind issue #20's real-world fixes, each on a minimal file of our own (the shape that mattered
+on the real repositories, not their text): open formats stay open, evidence decides, heuristics look at what
+is there, and files are recognised by content, never by name alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from evalens.core.index import IndexCache
+from evalens.core.problems import Severity
+from evalens.core.validate import validate_text
+
+SKILL = "---\nname: demo\ndescription: Demo skill. Use when the user asks for a demo.\n---\n# Demo\n"
+
+
+def _put(root: Path, rel: str, content: object) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content if isinstance(content, str) else json.dumps(content, indent=2), encoding="utf-8")
+    return path
+
+
+def _check(path: Path):
+    return validate_text(str(path), path.read_text(encoding="utf-8"), IndexCache())
+
+
+def _codes(path: Path) -> list[str]:
+    return [p.code for p in _check(path).problems]
+
+
+GRADED = {"expectations": [{"text": "The page names `Lumen`", "passed": True, "evidence": "title"}]}
+
+
+def test_grading_bookkeeping_beside_a_summary_is_fine(tmp_path: Path) -> None:
+    """The viewer and aggregate_benchmark.py read only their keys: `run_id`, top-level totals and notes beside a
+    real `summary` break nothing."""
+    ok = _put(tmp_path, "ws/eval-1/with_skill/run-1/grading.json", {
+        "run_id": "eval-1-with", **GRADED, "summary": {"passed": 1, "failed": 0, "total": 1, "pass_rate": 1.0},
+        "pass_rate": 1.0, "passed": 1, "total": 1, "notes": "fine"})
+    assert _codes(ok) == []
+
+
+def test_grading_without_summary_says_where_the_tools_read(tmp_path: Path) -> None:
+    bad = _put(tmp_path, "ws/eval-1/with_skill/run-1/grading.json", {**GRADED, "pass_rate": 1.0, "run_id": "x"})
+    problems = _check(bad).problems
+    assert sorted(p.code for p in problems) == ["missing-key", "unknown-key"]  # run_id is not reported
+    (moved,) = [p for p in problems if p.code == "unknown-key"]
+    assert "`summary.pass_rate`" in moved.message
+
+
+def test_missing_assertions_only_with_workspace_evidence(tmp_path: Path) -> None:
+    """skill-creator saves cases first and drafts assertions later: no assertions is fine until the workspace
+    grades some for that eval."""
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    evals = _put(tmp_path, "demo/evals/evals.json", {"skill_name": "demo", "evals": [
+        {"id": 0, "prompt": "Make a landing page for `Lumen` with a 3-part hero", "expected_output": "A page"},
+        {"id": 1, "prompt": "Make a pricing page with tiers at $0, $19 and $79", "expected_output": "A page"}]})
+    assert "missing-assertions" not in _codes(evals)
+    _put(tmp_path, "demo/iteration-1/eval-0-landing/eval_metadata.json",
+         {"eval_id": 0, "prompt": "…", "assertions": [{"text": "Uses CSS variables"}, {"text": "Has a hero"}]})
+    found = [p for p in _check(evals).problems if p.code == "missing-assertions"]
+    assert len(found) == 1 and found[0].severity == Severity.WARNING
+    assert "grades 2" in found[0].message and "eval_metadata.json" in found[0].message
+
+
+def test_build_me_a_is_abstract_only_when_nothing_concrete_follows(tmp_path: Path) -> None:
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    evals = _put(tmp_path, "demo/evals/evals.json", {"skill_name": "demo", "evals": [
+        {"id": 1, "prompt": "Build me a dashboard", "expected_output": "x"},
+        {"id": 2, "prompt": "Write me a hero section that highlights three benefits and ends with a 'Start free' "
+                            "call to action", "expected_output": "x"},
+        {"id": 3, "prompt": "Build me a SaaS analytics dashboard with metric cards showing revenue, churn and "
+                            "active users over the last quarter", "expected_output": "x"}]})
+    abstract = [p for p in _check(evals).problems if p.code == "abstract-prompt"]
+    assert len(abstract) == 1 and abstract[0].span.start_line == _line_of(evals, "Build me a dashboard")
+
+
+def _line_of(path: Path, needle: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()) if needle in line)
+
+
+def test_short_assertions_that_name_something_are_not_vague(tmp_path: Path) -> None:
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    evals = _put(tmp_path, "demo/evals/evals.json", {"skill_name": "demo", "evals": [
+        {"id": 1, "prompt": "Lint the repository in src/ and fix what it reports", "expected_output": "x",
+         "assertions": ["Runs lint", "Acknowledges the bcrypt usage", "Works", "Produces output"]}]})
+    vague = [p for p in _check(evals).problems if p.code == "vague-assertion"]
+    assert len(vague) == 2
+
+
+def test_another_tools_cases_under_skill_and_cases_get_one_hint(tmp_path: Path) -> None:
+    """`skill` + `cases` is writing-skills' wrapper only when the cases carry its keys."""
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    other = _put(tmp_path, "demo/evals/evals.json", {"skill": "demo", "version": "1.0.0", "cases": [
+        {"id": "t-1", "prompt": "Create a skill for migrations", "expect_activation": True,
+         "assertions": [{"type": "content", "check": "contains_section", "value": "Phase 1"}]}]})
+    problems = _check(other).problems
+    assert [(p.code, p.severity, p.span.start_line) for p in problems] == [("lookalike", Severity.HINT, 0)]
+
+
+def test_skill_creator_files_under_other_names_are_recognised_by_content(tmp_path: Path) -> None:
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    old = _put(tmp_path, "demo/evals/evals-old.json", {"skill_name": "demo", "evals": [
+        {"id": 1, "prompt": "Summarise report.pdf", "expected_output": "x", "assertions": ["Works"]}]})
+    assert _check(old).format is not None and _check(old).format.id == "skill-creator-evals"
+    assert "vague-assertion" in _codes(old)
+    bench = _put(tmp_path, "demo/benchmark-v2.json", {"metadata": {}, "runs": [
+        {"eval_id": 1, "configuration": "with_skil", "run_number": 1, "result": {"pass_rate": 1.0}}],
+        "run_summary": {"with_skill": {"pass_rate": 1.0}}})
+    assert _check(bench).format is not None and _check(bench).format.id == "skill-creator-benchmark"
+    assert "schema-enum" in _codes(bench)
+    # the same wrapper around another tool's entries (no prompts) is not claimed under another name
+    lookalike = _put(tmp_path, "demo/evals/local-evals.json", {"skill_name": "demo", "evals": [
+        {"id": 101, "name": "scan", "type": "scan", "expectations": ["Findings include `eval`"]}]})
+    assert _check(lookalike).format is None and _codes(lookalike) == []
+
+
+def test_flat_files_in_claude_skills_are_never_loaded(tmp_path: Path) -> None:
+    flat = _put(tmp_path, "repo/.claude/skills/deploy.md", "---\nname: deploy\ndescription: Deploys.\n---\nBody\n")
+    (p,) = _check(flat).problems
+    assert p.code == "flat-skill-file" and ".claude/skills/deploy/SKILL.md" in p.message
+    readme = _put(tmp_path, "repo/.claude/skills/README.md", "# Our skills\n")
+    assert _codes(readme) == []
+
+
+def test_a_lowercase_skill_md_that_is_not_a_skill_gets_nothing(tmp_path: Path) -> None:
+    note = _put(tmp_path, "repo/modes/skill.md", "# The skill mode\n\nNotes.\n")
+    assert _codes(note) == []
+    broken = _put(tmp_path, "repo/skills/x/SKILL.md", "# no frontmatter\n")
+    assert _codes(broken) == ["frontmatter-missing"]
