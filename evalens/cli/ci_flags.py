@@ -54,7 +54,7 @@ def emit(args: argparse.Namespace, report: Any, report_path: Path | None, packag
     if args.github_output:
         values = github.outputs(report, report_path=report_path, junit_path=args.junit)
         try:
-            if github.append("GITHUB_OUTPUT", "".join(f"{k}={v}\n" for k, v in values.items())) is None:
+            if github.append("GITHUB_OUTPUT", github.output_lines(values)) is None:
                 print(f"{prog}: --github-output: GITHUB_OUTPUT is not set; no outputs written", file=sys.stderr)
         except OSError as exc:
             print(f"{prog}: cannot write the step outputs: {exc.strerror or exc}", file=sys.stderr)

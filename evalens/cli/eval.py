@@ -206,9 +206,12 @@ def main(argv: list[str]) -> int:
         if args.json:
             print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
         else:
+            from evalens.core.workflow_commands import shown
+
             for case in report.cases:
-                print(f"{case.verdict:5} {case.name}  {(case.judge_verdict.reason if case.judge_verdict else case.error) or ''}")
-            print(f"report: {path}")
+                reason = (case.judge_verdict.reason if case.judge_verdict else case.error) or ""
+                print(shown(f"{case.verdict:5} {case.name}  {reason}"))
+            print(shown(f"report: {path}"))
         from evalens.cli.ci_flags import emit
 
         if emit(args, report, path, _find_package(args.package), "evalens eval"):

@@ -1,6 +1,8 @@
 """Live progress on stderr (one line per case run) and the end-of-run summary table, drawn with rich.
 
-rich is imported when the first progress line is drawn, not at CLI start-up.
+rich is imported when the first progress line is drawn, not at CLI start-up. Inside GitHub Actions every text a
+case, an agent or a judge can steer goes through :func:`evalens.core.workflow_commands.escape` and lines are never
+wrapped, so no part of it can start a line the runner reads as a workflow command.
 """
 
 from __future__ import annotations
@@ -9,6 +11,9 @@ import sys
 import time
 from typing import Any
 
+from evalens.core.workflow_commands import escape as escape_command
+from evalens.core.workflow_commands import in_actions
+
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow"}
 
@@ -16,11 +21,10 @@ VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magen
 class ProgressView:
     """Consumes :class:`evalens.runner.api.ProgressEvent` and renders a live table of case runs on stderr."""
 
-    def __init__(self, *, stream: Any = None, live: bool | None = None) -> None:
-        from rich.console import Console
-
-        self.console = Console(file=stream or sys.stderr, highlight=False)
-        self.live_enabled = self.console.is_terminal if live is None else live
+    def __init__(self, *, stream: Any = None, live: bool | None = None, ci: bool | None = None) -> None:
+        self.ci = in_actions() if ci is None else ci
+        self.console = _console(stream, self.ci)
+        self.live_enabled = (self.console.is_terminal and not self.ci) if live is None else live
         self.rows: dict[tuple[str, int], dict[str, Any]] = {}
         self.live: Any = None
         self.runs_seen = 1
@@ -62,13 +66,15 @@ class ProgressView:
         from rich.markup import escape
 
         style = "red" if turn.kind in ("hook", "error") or turn.is_error else "dim" if turn.kind == "result" else ""
-        line = escape(turn_text(turn))
+        line = escape(turn_text(turn, ci=self.ci))
         self.console.print(f"[{style}]{line}[/]" if style else line)
 
     def __call__(self, event: Any) -> None:
         if event.case_name is None:
             if event.stage == "plan" and event.message:
-                self.console.print(f"[yellow]{event.message}[/]")
+                from rich.markup import escape
+
+                self.console.print(f"[yellow]{escape(self._text(event.message))}[/]")
             return
         self.runs_seen = max(self.runs_seen, event.run_index)
         key = (event.case_name, event.run_index)
@@ -84,17 +90,28 @@ class ProgressView:
                 style = VERDICT_STYLES.get(event.verdict or "", "")
                 from rich.markup import escape
 
-                self.console.print(f"[{style}]{event.verdict:5}[/] {escape(label)}  "
-                                   f"{row['end'] - row['start']:.1f}s  {escape(event.message[:120])}")
+                self.console.print(f"[{style}]{event.verdict:5}[/] {escape(self._text(label))}  "
+                                   f"{row['end'] - row['start']:.1f}s  {escape(self._text(event.message[:120]))}")
         if self.live is not None:
             self.live.update(self._render())
+
+    def _text(self, text: str) -> str:
+        return escape_command(text) if self.ci else text
+
+
+def _console(stream: Any, ci: bool) -> Any:
+    """A rich console on ``stream``; in CI one that never wraps (a wrapped line could start with ``::``)."""
+    from rich.console import Console
+
+    return Console(file=stream or sys.stderr, highlight=False, soft_wrap=ci, width=100_000 if ci else None)
 
 
 TURN_MARKS = {"text": "💬", "tool": "▸", "result": "  ↳", "hook": "⛔", "error": "!", "note": "…"}
 
 
-def turn_text(turn: Any, *, lines: int = 4) -> str:
-    """One live turn (:class:`evalens.runner.live.LiveTurn`) as plain text: ``[case] ▸ Write output/x.txt``."""
+def turn_text(turn: Any, *, lines: int = 4, ci: bool = False) -> str:
+    """One live turn (:class:`evalens.runner.live.LiveTurn`) as plain text: ``[case] ▸ Write output/x.txt``;
+    ``ci``: every line escaped for the runner's command parser."""
     label = turn.unit if turn.run == 1 else f"{turn.unit} #{turn.run}"
     body = turn.text.rstrip()
     if turn.kind == "tool":
@@ -106,18 +123,25 @@ def turn_text(turn: Any, *, lines: int = 4) -> str:
     shown = body.splitlines()[:lines] or [""]
     if len(body.splitlines()) > lines:
         shown.append("…")
+    if ci:
+        label, shown = escape_command(label), [escape_command(line) for line in shown]
     pad = " " * (len(label) + 3)
     return f"[{label}] {TURN_MARKS.get(turn.kind, '')} " + f"\n{pad}".join(shown)
 
 
-def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None) -> None:
+def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None,
+                  ci: bool | None = None) -> None:
     """The closing table: one row per case with verdict, pass rate, duration and reason (and with ``--baseline``
     the uplift against it)."""
-    from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    console = Console(file=stream or sys.stderr, highlight=False)
+    ci = in_actions() if ci is None else ci
+    console = _console(stream, ci)
+
+    def text(value: Any) -> str:
+        return escape(escape_command(value) if ci else str(value))
+
     table = Table(title="evalens eval", show_lines=False)
     table.add_column("case")
     table.add_column("verdict")
@@ -140,13 +164,13 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, b
         up = getattr(r, "uplift", None)
         shown = [f"[{UPLIFT_STYLES[uplift_text(up)[:1]]}]{escape(uplift_text(up))}[/]\n{rates_text(up)}"
                  + (f"\n{cost_text(up)}" if cost_text(up) else "")] if up is not None else [""] if uplifts else []
-        table.add_row(r.name, f"[{VERDICT_STYLES.get(state, '')}]{state}[/]", repeat_label(r),
-                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), *shown, (r.reason or "")[:300])
+        table.add_row(text(r.name), f"[{VERDICT_STYLES.get(state, '')}]{text(state)}[/]", repeat_label(r),
+                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), *shown, text((r.reason or "")[:300]))
     console.print(table)
-    counts = {v: sum(getattr(r, "shown_state", r.verdict) == v for r in results)
-              for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")}
-    counts = {k: n for k, n in counts.items() if n or k != "FLAKY"}
-    console.print(" ".join(f"{k.lower()}: {n}" for k, n in counts.items()))
+    states = [getattr(r, "shown_state", r.verdict) for r in results]
+    counts = {v: states.count(v) for v in dict.fromkeys(["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", *states])}
+    counts = {k: n for k, n in counts.items() if n or k in ("PASS", "FAIL", "ERROR", "SKIP")}
+    console.print(" ".join(f"{text(k.lower())}: {n}" for k, n in counts.items()))
     total = sum_usage(usages)
     if total is not None:
         spent = cost(total) or "no cost reported by the CLI"
@@ -154,6 +178,6 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, b
     if baseline is not None and baseline.uplift is not None:
         from evalens.runner.baseline import describe
 
-        console.print(f"uplift (all units): {escape(describe(baseline.uplift))}; baseline runs never fail the command")
+        console.print(f"uplift (all units): {text(describe(baseline.uplift))}; baseline runs never fail the command")
     if report_path:
-        console.print(f"report: {report_path}")
+        console.print(f"report: {text(report_path)}")

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalens.core.workflow_commands import shown
+
 if TYPE_CHECKING:
     from evalens.runner.suites.base import FileRunRequest
 
@@ -146,7 +148,7 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     names, why = pick(suite.root, "failed" if args.failed else "stale", [u.id for u in units], request.units,
                       file=request.file)
     for name in names:
-        print(f"evalens run: {name}: {why[name]}", file=sys.stderr)
+        print(shown(f"evalens run: {name}: {why[name]}"), file=sys.stderr)
     return names
 
 
@@ -171,7 +173,8 @@ def main(argv: list[str]) -> int:
     fmt = checked.format.id if checked.format else None
     errors = [p for p in checked.problems if p.severity == 1]
     for p in errors:
-        print(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]", file=sys.stderr)
+        print(shown(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]"),
+              file=sys.stderr)
     if fmt == "skilljack-results":
         return _rescore(file, args)
     from evalens.runner.api import UsageError, run_file
@@ -198,7 +201,7 @@ def main(argv: list[str]) -> int:
     def progress(event: object) -> None:
         """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
         message = getattr(event, "message", "")
-        print(message, file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
+        print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
     try:
         outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None,
@@ -216,14 +219,14 @@ def main(argv: list[str]) -> int:
         print("\n".join(outcome.dry_run))
         return EXIT_OK
     for line in outcome.summary:
-        print(line)
+        print(shown(line))
     from evalens.runner.baseline import describe
     from evalens.runner.results import fails_run, repeat_label
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
-        print(f"{r.shown_state:5} {r.name}" + (f"  {label}" if label else "") +
-              (f"  {r.reason}" if r.verdict != "PASS" else "") + (f"  {describe(r.uplift)}" if r.uplift else ""))
+        print(shown(f"{r.shown_state:5} {r.name}" + (f"  {label}" if label else "") +
+                    (f"  {r.reason}" if r.verdict != "PASS" else "") + (f"  {describe(r.uplift)}" if r.uplift else "")))
     base = outcome.report.baseline if outcome.report is not None else None
     if base is not None and base.uplift is not None:
         print(f"uplift (all units): {describe(base.uplift)}; baseline runs never fail the command")
@@ -243,5 +246,6 @@ def main(argv: list[str]) -> int:
 
 def _print_turn(turn: object) -> None:
     from evalens.cli.progress import turn_text
+    from evalens.core.workflow_commands import in_actions
 
-    print(turn_text(turn), file=sys.stderr, flush=True)
+    print(turn_text(turn, ci=in_actions()), file=sys.stderr, flush=True)

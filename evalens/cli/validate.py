@@ -69,8 +69,10 @@ def main(argv: list[str]) -> int:
                    "problems": records}, sys.stdout, indent=2)
         print()
     else:
+        from evalens.core.workflow_commands import shown
+
         for r in records:
-            print(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]")
+            print(shown(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]"))
         n_err = sum(1 for r in records if r["severity"] == "error")
         print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
               file=sys.stderr)

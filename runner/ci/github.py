@@ -1,33 +1,25 @@
 """GitHub Actions faces of a report: the step summary (Markdown), annotations (``::error file=…,line=…::``)
 and step outputs (``key=value`` lines for ``$GITHUB_OUTPUT``).
 
-Formats: GitHub's workflow commands (properties escape ``%``, CR, LF, ``:`` and ``,``; messages escape ``%``,
-CR and LF) and job summaries (GitHub-flavoured Markdown appended to the file ``$GITHUB_STEP_SUMMARY`` names).
+Formats: GitHub's workflow commands (every value escaped by :func:`evalens.core.workflow_commands.escape`) and
+job summaries (GitHub-flavoured Markdown appended to the file ``$GITHUB_STEP_SUMMARY`` names).
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
 
+from evalens.core.workflow_commands import escape
+from evalens.core.workflow_commands import in_actions as in_actions
+
 ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
 CELL_CHARS = 300
 ROWS_LIMIT = 200  # a summary is capped at 1 MiB; keep the table far below it
-
-
-def in_actions(env: dict[str, str] | None = None) -> bool:
-    return (env if env is not None else os.environ).get("GITHUB_ACTIONS") == "true"
-
-
-def _escape_data(text: str) -> str:
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def annotation_lines(report: Any, *, package_root: Path | None, base: Path | None = None) -> list[str]:
@@ -39,15 +31,15 @@ def annotation_lines(report: Any, *, package_root: Path | None, base: Path | Non
         if unit.passed or unit.verdict == "SKIP":
             continue
         level = "warning" if unit.verdict == "FLAKY" else "error"
-        props = [f"title={_escape_property(f'evalens {unit.verdict}: {unit.name}')}"]
+        props = [f"title={escape(f'evalens {unit.verdict}: {unit.name}', prop=True)}"]
         path, line = locate(unit, package_root)
         if path is not None:
             try:
                 shown = path.resolve().relative_to(base.resolve()).as_posix()
             except ValueError:
                 shown = str(path)
-            props.insert(0, f"file={_escape_property(shown)},line={line}")
-        out.append(f"::{level} {','.join(props)}::{_escape_data(unit.message())}")
+            props.insert(0, f"file={escape(shown, prop=True)},line={line}")
+        out.append(f"::{level} {','.join(props)}::{escape(unit.message())}")
     return out
 
 
@@ -58,10 +50,15 @@ def _cell(text: str | None) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") or " "
 
 
+def _code(text: str | None) -> str:
+    """A Markdown code span that stays one span on one line, whatever the text holds."""
+    return "`" + " ".join((text or "").split()).replace("`", "'") + "`"
+
+
 def _row(unit: Unit) -> str:
     duration = f"{unit.duration:.1f} s" if unit.duration is not None else ""
     why = "" if unit.passed else unit.message()
-    return (f"| {ICONS.get(unit.verdict, '')} {unit.verdict} | {_cell(unit.name)} | {_cell(unit.file)} "
+    return (f"| {ICONS.get(unit.verdict, '❔')} {_cell(unit.verdict)} | {_cell(unit.name)} | {_cell(unit.file)} "
             f"| {duration} | {_cell(why)} |")
 
 
@@ -74,18 +71,18 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     if report.shard is not None:
         head += f" (shard {report.shard.index}/{report.shard.count})"
     lines = [f"## {_cell(head)}", "",
-             f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine `{report.config.engine}`"
-             + (f" {report.config.engine_version}" if report.config.engine_version else "")
-             + (f" · judge `{report.config.judge}`" if report.config.judge else " · no judge")
+             f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
+             + (f" {_cell(report.config.engine_version)}" if report.config.engine_version else "")
+             + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
              + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else ""), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
     if report.shards:
         lines += [f"Merged from {len(report.shards)} report(s): "
-                  + ", ".join(f"shard {s.shard.index}/{s.shard.count}" if s.shard else s.id for s in report.shards),
+                  + ", ".join(f"shard {s.shard.index}/{s.shard.count}" if s.shard else _cell(s.id) for s in report.shards),
                   ""]
     lines += ["| Verdict | Units |", "|---|---:|"]
-    lines += [f"| {ICONS[v]} {v} | {n[v]} |" for v in ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP") if n[v]]
+    lines += [f"| {ICONS.get(v, '❔')} {_cell(v)} | {k} |" for v, k in n.items() if k]  # every state, known or new
     lines += _uplift_lines(report)
     header = ["", "| Verdict | Unit | File | Time | Why |", "|---|---|---|---:|---|"]
     bad = [u for u in units if not u.passed and u.verdict != "SKIP"]
@@ -96,7 +93,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     lines += ["", f"<details><summary>All {len(units)} units</summary>", "", *header[1:],
               *(_row(u) for u in units[:ROWS_LIMIT]), "", "</details>"]
     if report_path is not None:
-        lines += ["", f"Report: `{report_path}`"]
+        lines += ["", f"Report: {_code(str(report_path))}"]
     return "\n".join(lines) + "\n"
 
 
@@ -127,6 +124,19 @@ def outputs(report: Any, *, report_path: Path | None = None, junit_path: Path | 
     if junit_path is not None:
         out["junit-path"] = str(junit_path)
     return out
+
+
+def output_lines(values: dict[str, str]) -> str:
+    """``$GITHUB_OUTPUT`` text for ``values``: ``key=value``, or the ``key<<DELIMITER`` form with a random
+    delimiter when a value spans lines, so no value (a path, a name) can end early and set another output."""
+    out = []
+    for key, value in values.items():
+        if "\n" in value or "\r" in value:
+            delimiter = f"EVALENS_{secrets.token_hex(16)}"
+            out.append(f"{key}<<{delimiter}\n{value}\n{delimiter}\n")
+        else:
+            out.append(f"{key}={value}\n")
+    return "".join(out)
 
 
 def append(path_env: str, text: str, env: dict[str, str] | None = None) -> Path | None:
