@@ -25,11 +25,15 @@ THRESHOLD = 0.5
 
 
 def trigger_queries(file: Path) -> tuple[str | None, list[tuple[str, bool]]]:
+    from evalens.core.formats.trigger_sets import trigger_items
+
     data = json.loads(file.read_text(encoding="utf-8"))
-    if isinstance(data, dict):
+    prefix, items = trigger_items(data)
+    if isinstance(data, dict) and not prefix:
         return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + \
             [(q, False) for q in data.get("should_not_trigger") or []]
-    return None, [(str(d["query"]), bool(d.get("should_trigger"))) for d in data if isinstance(d, dict) and "query" in d]
+    name = data.get("skill_name") if isinstance(data, dict) and isinstance(data.get("skill_name"), str) else None
+    return name, [(str(d["query"]), bool(d.get("should_trigger"))) for d in items if isinstance(d, dict) and "query" in d]
 
 
 def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = THRESHOLD) -> dict[str, Any]:

@@ -129,3 +129,29 @@ def test_a_lowercase_skill_md_that_is_not_a_skill_gets_nothing(tmp_path: Path) -
     assert _codes(note) == []
     broken = _put(tmp_path, "repo/skills/x/SKILL.md", "# no frontmatter\n")
     assert _codes(broken) == ["frontmatter-missing"]
+
+
+def test_wrapped_trigger_sets_are_trigger_sets(tmp_path: Path) -> None:
+    """`{skill_name, queries: [{query, should_trigger}]}` is one skill's trigger set: validated, listed and run
+    from the same reading of its shape; run results and routers with the same item keys are not."""
+    from evalens.core.formats.registry import by_id
+    from runner.suites.trigger_sets import trigger_queries
+
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    wrapped = _put(tmp_path, "demo/evals/trigger-eval.json", {"skill_name": "demo", "purpose": "routing", "queries": [
+        {"query": "demo the login flow for me", "should_trigger": True},
+        {"query": "demo the login flow for me", "should_trigger": False},
+        {"query": "what's the weather", "should_trigger": False}]})
+    v = _check(wrapped)
+    assert v.format is not None and v.format.id == "trigger-evals"
+    assert sorted(p.code for p in v.problems) == ["conflicting-query", "trigger-wrapped"]
+    cases = by_id("trigger-evals").cases(v.doc)  # type: ignore[union-attr]
+    assert [c.path for c in cases[1:]] == [("queries", 0), ("queries", 1), ("queries", 2)]
+    assert trigger_queries(wrapped) == ("demo", [("demo the login flow for me", True),
+                                                 ("demo the login flow for me", False), ("what's the weather", False)])
+    results = _put(tmp_path, "demo/results/trigger-v1.json", {"skill_name": "demo", "query_results": [
+        {"query": "x", "should_trigger": True, "trigger_rate": 0.0, "passed": False}]})
+    assert _check(results).format is None
+    router = _put(tmp_path, "plugin/evals/trigger_evals.json", {"version": 1, "cases": [
+        {"id": "a", "query": "Run a full scan", "should_trigger": True, "target": "scan"}]})
+    assert _check(router).format is None

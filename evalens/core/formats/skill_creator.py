@@ -45,7 +45,9 @@ register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "ski
                     "benchmark.json`), read by its viewer."))
 
 CHECK_KEYS = ("expectations", "assertions")
-_PLACEHOLDER = re.compile(r"<[A-Z][A-Za-z_ ]*>|\bTODO\b|\bXXX\b|\bTBD\b")
+_PLACEHOLDER = re.compile(r"<(?![A-Z][a-z]+(?:[A-Z][a-z]+)*>)[A-Z][A-Za-z_ ]*>|\bTODO\b|\bXXX\b|\bTBD\b")
+"""Template slots (`<FILE>`, `<File name>`, `<YOUR_NAME>`, TODO); a single PascalCase word in angle brackets
+(`<Static>`, `<Box>`) is a component or type the prompt talks about."""
 _ABSTRACT = re.compile(r"^\s*(?:please\s+)?(?:build|make|create|write)\s+me\s+an?\b", re.IGNORECASE)
 
 
@@ -221,7 +223,8 @@ class SkillCreatorEvals(Format):
                 out += self._prompt_rules(doc, i, prompt)
             files = case.get("files")
             if isinstance(files, list):
-                out += self._file_rules(doc, i, files, file_root, also=root)
+                out += self._file_rules(doc, i, files, file_root, also=root,
+                                        evals_dir=FsPath(ctx.file_path).parent)
         out += self._object_assertions(doc, objects)
         out += self._drafted_elsewhere(doc, evals, root)
         out += self._duplicate_prompts(doc, evals)
@@ -376,8 +379,10 @@ class SkillCreatorEvals(Format):
         return root
 
     def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath,
-                    also: FsPath | None = None) -> list[Problem]:
-        """`files` entries exist under the skill root (or, for evals beside no SKILL.md, under their folder)."""
+                    also: FsPath | None = None, evals_dir: FsPath | None = None) -> list[Problem]:
+        """`files` entries exist under the skill root, or where the repository keeps them relative to (the evals
+        folder, the folder of evals beside no SKILL.md): nothing reads `files` mechanically, so a path that
+        resolves anywhere a reader would look is not an error."""
         out: list[Problem] = []
         for j, entry in enumerate(files):
             if not isinstance(entry, str):
@@ -393,7 +398,8 @@ class SkillCreatorEvals(Format):
                 out.append(problem(doc, path, Severity.HINT, "path-style",
                                    f"Strict relative paths have no `./` prefix or trailing `/`: `{clean}`.",
                                    fixes=[replace_fix(doc, path, clean)]))
-            if not (root / entry).exists() and not (also is not None and (also / entry).exists()):
+            bases = [root, *(b for b in (also, evals_dir) if b is not None)]
+            if not any((b / entry).exists() for b in bases):
                 known = _files_under(root, skip=set(), limit=2000)
                 near = suggest(entry, known)
                 out.append(problem(doc, path, Severity.ERROR, "file-missing",
@@ -474,7 +480,7 @@ class SkillCreatorGrading(Format):
         `{text, passed}` results, or a `summary` with a `pass_rate`."""
         if not isinstance(data, dict):
             return Match.NO
-        for key in ("expectations", "assertion_results"):
+        for key in ("expectations", "assertion_results", "assertions"):
             items = data.get(key)
             if isinstance(items, list) and (not items or any(isinstance(e, dict) and {"text", "passed"} & set(e)
                                                              for e in items[:50])):
@@ -490,11 +496,11 @@ class SkillCreatorGrading(Format):
             doc, [p for p in problems if not self._misplaced(data, p)])
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
-            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "expectations" and \
-                    "assertion_results" in data:
+            other = next((k for k in ("assertion_results", "assertions") if k in data), None)
+            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "expectations" and other:
                 p.message = ("The viewer and aggregate_benchmark.py read `expectations`; this file calls the list "
-                             "`assertion_results` (agentskills.io's name).")
-                fix = self._rename_key(doc, "assertion_results", "expectations")
+                             f"`{other}`" + (" (agentskills.io's name)." if other == "assertion_results" else "."))
+                fix = self._rename_key(doc, other, "expectations")
                 if fix:
                     p.fixes.append(fix)
             elif len(path) == 3 and path[:2] == ("eval_feedback", "suggestions") and p.code == "schema-type" and \

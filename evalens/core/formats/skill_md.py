@@ -145,7 +145,7 @@ class SkillMd(Format):
         strict = [k for k in extra if platform.forced or not (profile == "agentskills" and k in m.CLAUDE_CODE_KEYS)]
         for key in extra:
             if key not in strict:
-                out.append(problem(doc, (key,), H, "not-portable",
+                out.append(problem(doc, (key,), H, "unexpected-field",
                                    f"`{key}` is a Claude Code key: Claude Code reads it, but skills-ref and other "
                                    f"agents reject or ignore it, and this repository also targets them "
                                    f"({platform.why()}).", on_key=True, fixes=self._remove_key(doc, key)))
@@ -294,7 +294,7 @@ class SkillMd(Format):
         if "metadata" in data and not isinstance(meta, dict):
             out.append(problem(doc, ("metadata",), E, "schema-type",
                                "Field 'metadata' must be a mapping of string keys to string values"))
-        elif isinstance(meta, dict):
+        elif isinstance(meta, dict) and profile != "claude-code":  # string->string is agentskills' / UAAPS' rule
             for key, value in meta.items():
                 if not isinstance(value, str):
                     kind = ("a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list)

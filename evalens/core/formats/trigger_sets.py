@@ -10,7 +10,7 @@ from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path
 from evalens.core.formats import registry
-from evalens.core.formats._shared import problem
+from evalens.core.formats._shared import near_miss_keys_only, problem
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext
 from evalens.core.formats.writing_skills import _dicts
 from evalens.core.models import skill_creator as m
@@ -46,6 +46,32 @@ def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
     return False
 
 
+def wrapped_key(data: Any) -> str | None:
+    """The key of the one list of ``{query, should_trigger}`` items a wrapper object holds (``{skill_name,
+    queries: [...]}``, ``{description, cases: [...]}``), or None: a trigger set in a wrapped shape."""
+    if not isinstance(data, dict) or _is_json_schema(data) or not isinstance(
+            data.get("skill_name", data.get("skill")), str):
+        return None  # the wrapper names the one skill under test, as skill-creator's files do
+    keys = [k for k, v in data.items() if isinstance(v, list) and v and all(
+        isinstance(i, dict) and "query" in i and isinstance(i.get("should_trigger"), bool)
+        and not _NOT_A_QUERY & set(i) for i in v[:50])]
+    return keys[0] if len(keys) == 1 else None
+
+
+_NOT_A_QUERY = frozenset(("trigger_rate", "trigger_count", "triggered", "passed", "run_count", "target"))
+"""Item keys of run results (rates, pass flags) and of routers (a `target` skill per query): not one skill's
+trigger set, even when each item has `query` and `should_trigger`."""
+
+
+def trigger_items(data: Any) -> tuple[Path, list[Any]]:
+    """Where a trigger set's items are (a path prefix) and the items: the top-level array, or the wrapped list.
+    The one reading of the shape, shared by the rules, the outline and the runner."""
+    key = wrapped_key(data)
+    if key is not None:
+        return (key,), data[key]
+    return (), data if isinstance(data, list) else []
+
+
 class TriggerEvalSet(Format):
     id = "trigger-evals"
     title = "Trigger eval set"
@@ -66,13 +92,25 @@ class TriggerEvalSet(Format):
         JSON Schemas and files with neither are left alone."""
         if isinstance(data, list) and (not data or any(isinstance(d, dict) and "query" in d for d in data)):
             return Match.YES
+        if wrapped_key(data) is not None:
+            return Match.YES
         if not isinstance(data, dict) or "should_not_trigger" in data or _is_json_schema(data):
             return Match.NO
         return Match.LOOKALIKE if _mentions(data, {"query", "should_trigger"}) else Match.NO
 
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        """A wrapped set is checked by its items (the rules below); the array schema does not fit its wrapper,
+        and the wrapper's other keys are the repository's own."""
+        return [] if wrapped_key(doc.data) is not None else problems
+
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        items = _dicts(doc.data)
+        prefix, raw = trigger_items(doc.data)
+        items = _dicts(raw)
         out: list[Problem] = []
+        if prefix:
+            out.append(problem(doc, prefix, Severity.HINT, "trigger-wrapped",
+                               f"Trigger set wrapped in `{prefix[0]}`: evalens runs it as is, but skill-creator's "
+                               "run_eval.py reads a top-level array of `{query, should_trigger}`.", on_key=True))
         seen: dict[str, tuple[int, Any]] = {}
         for i, item in items:
             q = item.get("query")
@@ -82,19 +120,22 @@ class TriggerEvalSet(Format):
             if key in seen:
                 first, want = seen[key]
                 if want != item.get("should_trigger"):
-                    out.append(problem(doc, (i, "should_trigger"), Severity.ERROR, "conflicting-query",
+                    out.append(problem(doc, (*prefix, i, "should_trigger"), Severity.ERROR, "conflicting-query",
                                        f"The same query is item {first} with the opposite `should_trigger`."))
                 else:
-                    out.append(problem(doc, (i, "query"), Severity.WARNING, "duplicate-query",
+                    out.append(problem(doc, (*prefix, i, "query"), Severity.WARNING, "duplicate-query",
                                        f"Duplicate of item {first}; it counts twice in precision and recall."))
             else:
                 seen[key] = (i, item.get("should_trigger"))
         flags = [item.get("should_trigger") for _, item in items]
-        out += one_sided(doc, (), flags.count(True), flags.count(False))
+        out += one_sided(doc, prefix, flags.count(True), flags.count(False))
         return out
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
+        prefix, _ = trigger_items(doc.data)
         root = doc.root
+        if root is not None and prefix and root.kind == "map":
+            root = root.get(str(prefix[0]))
         if root is None or root.kind != "seq":
             return []
         first = root.span
@@ -103,7 +144,7 @@ class TriggerEvalSet(Format):
         for i, item in enumerate(root.items):
             node = item.get("query") if item.kind == "map" else None
             if node is not None and isinstance(node.value, str):
-                out.append(CaseInfo(str(i), item.key_span("query") or node.span, node.span, (i,)))
+                out.append(CaseInfo(str(i), item.key_span("query") or node.span, node.span, (*prefix, i)))
         return out
 
     def skeleton(self, snippets: bool) -> str | None:
@@ -132,6 +173,11 @@ class TriggerEvalSetVariant(Format):
 
     def sniff(self, path: str, text: str) -> bool:
         return path.lower().endswith(".json") and '"should_not_trigger"' in text and text.lstrip()[:1] == "{"
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        """Open like the array form: nothing reads keys beyond the two lists (`_comment`, `purpose`), so only a
+        near-miss typo of a known key is reported."""
+        return near_miss_keys_only(doc, problems)
 
     def detect(self, path: str, data: Any) -> Match:
         return Match.YES if isinstance(data, dict) and ("should_not_trigger" in data or

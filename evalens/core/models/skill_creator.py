@@ -172,7 +172,8 @@ class TriggerEvalSet(RootModel[list[TriggerQuery]]):
 class TriggerEvalSetVariant(EvalModel):
     """The variant `{skill_name, should_trigger: [...], should_not_trigger: [...]}` seen in the wild."""
 
-    skill_name: str = doc("The skill under test.", type_="string", required=True, example="data-cleaning")
+    skill_name: str | None = doc("The skill under test (optional: nothing reads it; the file sits in the skill's "
+                                 "own folder).", type_="string", default=None, example="data-cleaning")
     should_trigger: list[str] = doc("Queries that should load the skill.", type_="string[]", required=True,
                                     example=["Audit this CSV before I use it for reporting."])
     should_not_trigger: list[str] = doc("Queries that should not load it.", type_="string[]", required=True,
