@@ -2,11 +2,15 @@
 
 One run, tool ``evalens``; one ``reportingDescriptor`` per rule code that occurs, filled from the rule catalog
 (title, what it checks, how to fix it, ``helpUri`` into docs/rules.md); results point at the file relative to
-``%SRCROOT%`` (the working directory) with 1-based lines and Unicode-code-point columns.
+``%SRCROOT%`` (the working directory) with 1-based lines and Unicode-code-point columns; a file outside it gets an
+absolute ``file://`` URI and no ``uriBaseId``. The log validates against the OASIS 2.1.0 schema (tests/data/):
+``artifacts`` holds each file once (a symlinked SKILL.md resolves to its target), and every result carries
+``partialFingerprints`` that survive the problem's line moving.
 """
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -14,12 +18,24 @@ SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "information": "note", "hint": "note"}
 
 
-def _uri(path: str, root: Path) -> str:
-    p = Path(path)
+def _location(path: str, root: Path) -> dict[str, str]:
+    """An ``artifactLocation``: relative to ``%SRCROOT%`` when inside ``root``, else an absolute URI alone."""
+    p = Path(path).resolve()
     try:
-        return p.resolve().relative_to(root.resolve()).as_posix()
+        return {"uri": p.relative_to(root.resolve()).as_posix(), "uriBaseId": "%SRCROOT%"}
     except ValueError:
-        return p.resolve().as_uri()
+        return {"uri": p.as_uri()}
+
+
+def _fingerprint(record: dict[str, Any], uri: str) -> str:
+    """Rule, file, message and the text of the problem's line (not its number): stable while lines move."""
+    try:
+        lines = Path(record["path"]).read_text(encoding="utf-8", errors="replace").splitlines()
+        text = lines[record["line"] - 1].strip() if 0 < record["line"] <= len(lines) else ""
+    except OSError:
+        text = ""
+    key = "\0".join([record["code"], uri, record["message"], text])
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
 def _descriptor(code: str) -> dict[str, Any]:
@@ -48,22 +64,35 @@ def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | No
     codes = list(dict.fromkeys(r["code"] for r in records))
     index = {code: i for i, code in enumerate(codes)}
     results = []
+    seen: set[tuple[Any, ...]] = set()
+    fingerprints: dict[str, int] = {}
     for r in records:
+        where = _location(r["path"], root)
+        key = (r["code"], where["uri"], r["line"], r["column"], r["message"])
+        if key in seen:  # the same file reached twice (a symlink and its target): one result
+            continue
+        seen.add(key)
+        fingerprint = _fingerprint(r, where["uri"])
+        fingerprints[fingerprint] = occurrence = fingerprints.get(fingerprint, 0) + 1
         location = {"physicalLocation": {
-            "artifactLocation": {"uri": _uri(r["path"], root), "uriBaseId": "%SRCROOT%"},
+            "artifactLocation": where,
             "region": {"startLine": r["line"], "startColumn": r["column"], "endLine": r["endLine"],
                        "endColumn": max(r["endColumn"], r["column"] if r["endLine"] == r["line"] else 1)},
         }}
         result: dict[str, Any] = {"ruleId": r["code"], "ruleIndex": index[r["code"]],
                                   "level": LEVELS.get(r["severity"], "note"),
-                                  "message": {"text": r["message"]}, "locations": [location]}
+                                  "message": {"text": r["message"]}, "locations": [location],
+                                  "partialFingerprints": {"evalensProblem/v1": f"{fingerprint}:{occurrence}"}}
         related = [{"id": i + 1, "message": {"text": rel["message"]}, "physicalLocation": {
-            "artifactLocation": {"uri": _uri(r["path"], root), "uriBaseId": "%SRCROOT%"},
-            "region": {"startLine": rel["line"], "startColumn": rel["column"]}}}
+            "artifactLocation": where, "region": {"startLine": rel["line"], "startColumn": rel["column"]}}}
             for i, rel in enumerate(r.get("related", []))]
         if related:
             result["relatedLocations"] = related
         results.append(result)
+    artifacts = {}
+    for f in files:  # once each: a symlink and its target are one artifact
+        where = _location(f, root)
+        artifacts.setdefault(where["uri"], {"location": where})
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -73,7 +102,7 @@ def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | No
                                 "rules": [_descriptor(code) for code in codes]}},
             "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
             "columnKind": "unicodeCodePoints",
-            "artifacts": [{"location": {"uri": _uri(f, root), "uriBaseId": "%SRCROOT%"}} for f in files],
+            "artifacts": list(artifacts.values()),
             "results": results,
         }],
     }

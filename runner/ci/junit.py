@@ -1,11 +1,13 @@
 """JUnit XML for CI test reporters: one ``<testcase>`` per unit.
 
-The shape is the one Jenkins' JUnit schema describes and GitHub / GitLab reporters read: ``<testsuites>`` →
-``<testsuite>`` → ``<testcase>`` with at most one ``<failure>``, ``<error>`` or ``<skipped>``. Verdicts map so
-a reader can tell them apart: FAIL → ``<failure type="FAIL">``, FLAKY → ``<failure type="FLAKY">``, ERROR →
-``<error type="ERROR">`` (the agent or the judge broke: not a failing skill), SKIP → ``<skipped>``; every
-testcase also carries its verdict in ``status``. ``file`` and ``line`` (the reporters' de-facto attributes)
-point at the unit's case.
+The shape validates against the strict schemas (the Jenkins xunit plugin's ``junit-10.xsd`` and the Ant
+``JUnit.xsd``, both in tests/data/) as well as the lenient readers (GitHub / GitLab reporters, Jenkins core):
+``<testsuites>`` (no attributes: Ant allows none) → one ``<testsuite>`` → ``<properties>``, ``<testcase>``…,
+``<system-out>``, ``<system-err>``. A testcase carries only ``name``, ``classname`` and ``time``; verdicts map
+so a reader can tell them apart: FAIL → ``<failure type="FAIL">``, FLAKY → ``<failure type="FLAKY">``, ERROR →
+``<error type="ERROR">`` (the agent or the judge broke: not a failing skill), SKIP → ``<skipped>``, any other
+state → ``<error type="STATE">``. What the schemas have no attribute for (each unit's verdict, file and line) goes
+into the suite's ``<properties>`` and into the failure text.
 """
 
 from __future__ import annotations
@@ -46,30 +48,35 @@ def _details(unit: Unit) -> str:
     return "\n".join(lines)
 
 
+def place(unit: Unit, package_root: Path | None, base: Path | None = None) -> str | None:
+    """``file:line`` of the unit (its failed check, else its case), relative to ``base`` when it is inside."""
+    if not unit.file:
+        return None
+    path, line = locate(unit, package_root)
+    shown = unit.file
+    if path is not None and base is not None:
+        try:
+            shown = path.resolve().relative_to(base.resolve()).as_posix()
+        except ValueError:
+            shown = str(path)
+    return f"{shown}:{line}"
+
+
 def testcase(unit: Unit, package_root: Path | None, base: Path | None = None) -> ET.Element:
-    """One ``<testcase>``; ``base`` makes ``file`` relative (a repository root), else it stays as stored."""
-    attrs = {"name": _text(unit.name), "classname": _text(unit.suite), "time": _seconds(unit.duration),
-             "status": unit.verdict}
-    if unit.file:
-        path, line = locate(unit, package_root)
-        shown = unit.file
-        if path is not None and base is not None:
-            try:
-                shown = path.resolve().relative_to(base.resolve()).as_posix()
-            except ValueError:
-                shown = str(path)
-        attrs["file"] = _text(shown)
-        attrs["line"] = str(line)
-    element = ET.Element("testcase", attrs)
+    """One ``<testcase>``; ``base`` makes the place relative (a repository root), else it stays as stored."""
+    element = ET.Element("testcase", {"name": _text(unit.name), "classname": _text(unit.suite),
+                                      "time": _seconds(unit.duration)})
     message = _text(unit.message(), MESSAGE_CHARS)
+    where = place(unit, package_root, base)
+    details = _text((f"at: {where}\n" if where else "") + _details(unit))
     if unit.verdict in ("FAIL", "FLAKY"):
-        ET.SubElement(element, "failure", {"message": message, "type": unit.verdict}).text = _text(_details(unit))
+        ET.SubElement(element, "failure", {"message": message, "type": unit.verdict}).text = details
     elif unit.verdict == "ERROR":
-        ET.SubElement(element, "error", {"message": message, "type": "ERROR"}).text = _text(_details(unit))
+        ET.SubElement(element, "error", {"message": message, "type": "ERROR"}).text = details
     elif unit.verdict == "SKIP":
         ET.SubElement(element, "skipped", {"message": message})
     elif unit.verdict != "PASS":  # a verdict this writer does not know yet must not read as a pass
-        ET.SubElement(element, "error", {"message": message, "type": unit.verdict}).text = _text(_details(unit))
+        ET.SubElement(element, "error", {"message": message, "type": _text(unit.verdict)}).text = details
     return element
 
 
@@ -86,28 +93,36 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
     errors = len(units) - n["PASS"] - n["SKIP"] - failures
     total_time = _seconds(report.duration_seconds if report.duration_seconds is not None
                           else sum(u.duration or 0 for u in units))
-    root = ET.Element("testsuites", {"name": "evalens", "tests": str(len(units)), "failures": str(failures),
-                                     "errors": str(errors), "skipped": str(n["SKIP"]), "time": total_time})
+    name = _text(units[0].suite if units else (report.package.name or "evalens")).strip() or "evalens"
+    root = ET.Element("testsuites")
     suite = ET.SubElement(root, "testsuite", {
-        "name": _text(units[0].suite if units else (report.package.name or "evalens")),
-        "tests": str(len(units)), "failures": str(failures), "errors": str(errors), "skipped": str(n["SKIP"]),
-        "time": total_time, "timestamp": _timestamp(report), "hostname": _text(socket.gethostname() or "localhost"),
-        "id": "0",
+        "name": name, "tests": str(len(units)), "failures": str(failures), "errors": str(errors),
+        "skipped": str(n["SKIP"]), "time": total_time, "timestamp": _timestamp(report),
+        "hostname": _text(socket.gethostname()).strip() or "localhost", "id": "0", "package": name,
     })
     props = ET.SubElement(suite, "properties")
     facts = {"evalens.report": report.id, "evalens.engine": report.config.engine,
              "evalens.engine_version": report.config.engine_version, "evalens.judge": report.config.judge,
              "evalens.pass_rate": f"{report.summary.pass_rate:.4f}",
              "evalens.interrupted": str(bool(report.interrupted)).lower()}
+    sandbox = getattr(report, "sandbox", None)
+    if sandbox is not None:
+        facts["evalens.sandboxed"] = str(bool(sandbox.enforced)).lower()
     if report.shard is not None:
         facts["evalens.shard"] = f"{report.shard.index}/{report.shard.count}"
     if report.shards:
         facts["evalens.merged_from"] = ", ".join(s.id for s in report.shards)
-    for name, value in facts.items():
+    for key, value in facts.items():
         if value is not None:
-            ET.SubElement(props, "property", {"name": name, "value": _text(value)})
+            ET.SubElement(props, "property", {"name": key, "value": _text(value)})
+    for unit in units:  # per unit: its verdict (every state, known or new) and its place
+        where = place(unit, package_root, base)
+        ET.SubElement(props, "property", {"name": _text(f"evalens.unit.{unit.name}"),
+                                          "value": _text(unit.verdict + (f" {where}" if where else ""))})
     for unit in units:
         suite.append(testcase(unit, package_root, base))
+    ET.SubElement(suite, "system-out").text = ""
+    ET.SubElement(suite, "system-err").text = ""
     ET.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

@@ -50,3 +50,28 @@ def write(report: EvalReport, path: Path) -> Path:
     from evalens.runner.report import write_report
 
     return write_report(report, path)
+
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+#: The strict consumers' schemas (sources and licences: tests/data/SOURCES.md).
+JUNIT_SCHEMAS = ("junit-10.xsd", "ant-junit.xsd")
+
+
+def validate_junit(text: str) -> Any:
+    """The document, after validating against the Jenkins xunit ``junit-10.xsd`` and the Ant ``JUnit.xsd``."""
+    from lxml import etree
+
+    doc = etree.fromstring(text.encode("utf-8"))
+    for name in JUNIT_SCHEMAS:
+        etree.XMLSchema(etree.parse(str(DATA / name))).assertValid(doc)
+    return doc
+
+
+def validate_sarif(log: dict[str, Any]) -> None:
+    """Validate a SARIF log against the OASIS SARIF 2.1.0 JSON schema (draft-04)."""
+    import json
+
+    import jsonschema
+
+    schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(log)

@@ -1,9 +1,10 @@
-"""CI outputs from a report: JUnit (validated against tests/data/junit.xsd), the GitHub step summary,
+"""CI outputs from a report: JUnit (validated against the Jenkins xunit and Ant schemas in tests/data/), the GitHub step summary,
 annotations and outputs, SARIF from `evalens validate`, sharding splits, merging and the regression gate."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,7 @@ from evalens.runner.report import load_report
 
 from evalens.core.models.uaaps import ReportShard
 from tests.conftest import REPO
-from tests.unit.ci_helpers import make_case, make_report, write
+from tests.unit.ci_helpers import make_case, make_report, validate_junit, validate_sarif, write
 
 CASE_YAML = """name: b
 input:
@@ -43,12 +44,7 @@ def _all_verdicts():
 
 
 def _validate_junit(text: str):
-    from lxml import etree
-
-    schema = etree.XMLSchema(etree.parse(str(REPO / "tests" / "data" / "junit.xsd")))
-    doc = etree.fromstring(text.encode("utf-8"))
-    schema.assertValid(doc)
-    return doc
+    return validate_junit(text)
 
 
 def test_junit_validates_and_tells_every_verdict_apart(tmp_path: Path) -> None:
@@ -59,12 +55,16 @@ def test_junit_validates_and_tells_every_verdict_apart(tmp_path: Path) -> None:
     suite = doc.find("testsuite")
     assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("5", "2", "1", "1")
     cases = {c.get("name"): c for c in suite.iter("testcase")}
-    assert cases["a"].get("time") == "2.500" and len(cases["a"]) == 0 and cases["a"].get("status") == "PASS"
+    assert cases["a"].get("time") == "2.500" and len(cases["a"]) == 0
+    assert all(set(c.keys()) == {"name", "classname", "time"} for c in cases.values())  # strict schemas: no extras
     failure = cases["b"].find("failure")
     assert failure.get("type") == "FAIL"
     assert "contains 'EXTRACTED'" in failure.get("message") and "judge: no greeting" in failure.get("message")
-    # the file is relative to the base and the line is the failed check's entry
-    assert cases["b"].get("file") == "pkg/evals/cases/b.yaml" and cases["b"].get("line") == "7"
+    # the place (relative to the base; the line is the failed check's entry) is in the text and the properties
+    assert failure.text.startswith("at: pkg/evals/cases/b.yaml:7\n")
+    props = {p.get("name"): p.get("value") for p in suite.find("properties")}
+    assert props["evalens.unit.b"] == "FAIL pkg/evals/cases/b.yaml:7" and props["evalens.unit.a"] == "PASS"
+    assert doc.tag == "testsuites" and not doc.attrib and suite.get("package") == "pkg"
     error = cases["c"].find("error")
     assert error.get("type") == "ERROR" and "agent exited 1 <before>" in error.get("message")
     assert "\x00" not in error.text
@@ -75,7 +75,7 @@ def test_junit_validates_and_tells_every_verdict_apart(tmp_path: Path) -> None:
 
 def test_junit_of_an_empty_report_validates() -> None:
     doc = _validate_junit(junit_xml(make_report([])))
-    assert doc.get("tests") == "0"
+    assert doc.find("testsuite").get("tests") == "0"
 
 
 def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> None:
@@ -129,6 +129,7 @@ def test_sarif_from_validate(tmp_path: Path) -> None:
                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert out.returncode == 1, out.stderr
     log = json.loads(out.stdout)
+    validate_sarif(log)
     assert log["version"] == "2.1.0" and log["$schema"].endswith("sarif-2.1.0.json")
     (run,) = log["runs"]
     rules = run["tool"]["driver"]["rules"]
@@ -146,6 +147,43 @@ def test_sarif_from_validate(tmp_path: Path) -> None:
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
     assert any(r["ruleId"] == "unknown-key" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
                for r in run["results"])
+
+
+def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path) -> None:
+    repo, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    (repo / "skills" / "greeter").mkdir(parents=True)
+    (repo / "skills" / "greeter" / "SKILL.md").write_text("---\nname: Greeter Bad\n---\nbody\n")
+    (repo / "linked").mkdir()
+    (repo / "linked" / "SKILL.md").symlink_to(repo / "skills" / "greeter" / "SKILL.md")
+    (outside / "evals" / "cases").mkdir(parents=True)
+    (outside / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
+    out = subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "skills", "linked",
+                          str(outside / "evals")], cwd=repo, capture_output=True, text=True, timeout=60)
+    log = json.loads(out.stdout)
+    validate_sarif(log)  # the OASIS schema: artifacts are uniqueItems
+    (run,) = log["runs"]
+    uris = [a["location"]["uri"] for a in run["artifacts"]]
+    places = [(r["ruleId"], json.dumps(r["locations"]), r["message"]["text"]) for r in run["results"]]
+    assert len(places) == len(set(places))  # the symlinked SKILL.md's problems are listed once
+    assert uris.count("skills/greeter/SKILL.md") == 1 and len(uris) == len(set(uris))
+    for result in run["results"]:
+        where = result["locations"][0]["physicalLocation"]["artifactLocation"]
+        if where["uri"].startswith("file://"):
+            assert "uriBaseId" not in where  # an absolute URI has no base
+        else:
+            assert where["uriBaseId"] == "%SRCROOT%" and not where["uri"].startswith("/")
+        (fingerprint,) = result["partialFingerprints"].values()
+        assert re.fullmatch(r"[0-9a-f]{32}:\d+", fingerprint)
+    assert any(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("file://")
+               for r in run["results"])
+    # a fingerprint survives the problem moving down a line, and differs between problems
+    before = {r["partialFingerprints"]["evalensProblem/v1"] for r in run["results"]}
+    assert len(before) == len(run["results"])
+    (outside / "evals" / "cases" / "a.yaml").write_text("# moved\nname: a\ninput:\n  promt: hi\n")
+    again = json.loads(subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "skills",
+                                       "linked", str(outside / "evals")], cwd=repo, capture_output=True, text=True,
+                                      timeout=60).stdout)
+    assert {r["partialFingerprints"]["evalensProblem/v1"] for r in again["runs"][0]["results"]} == before
 
 
 # ----------------------------------------------------------------------------------------------- sharding
