@@ -61,7 +61,7 @@ def test_vague_description_and_duplicate_criterion(tmp_path: Path) -> None:
     data["cases"][0]["expectations"][1]["description"] = "Handles the situation appropriately"
     data["cases"][1]["expectations"].append(dict(data["cases"][1]["expectations"][0]))
     v = check(write(tmp_path, "commit/evals/evals.json", data))
-    assert only(v, "vague-expectation").severity == Severity.WARNING
+    assert only(v, "vague-expectation").severity == Severity.HINT
     assert "appears twice" in only(v, "duplicate-criterion").message
 
 

@@ -15,6 +15,8 @@ from evalens.core.js_regex import js_regex_error  # noqa: F401 - the one transla
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
 _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
+_GLOSS = re.compile(r"\(\s*\S+\s+\S+[^)]*\)")
+"""A parenthetical of two words or more: the author says what the general word means here."""
 _GENERIC = {"is", "it", "the", "a", "an", "produces", "returns", "gives", "has", "does", "output", "outputs",
             "result", "results", "response", "answer", "done", "success", "succeeds", "successful", "completes",
             "complete", "passes", "pass", "valid", "ok", "okay", "finishes", "helps", "responds", "answers", "work"}
@@ -108,7 +110,7 @@ def is_unfalsifiable(text: str) -> bool:
 
     if len(text.strip()) < 4:
         return True
-    if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text):
+    if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text) or _GLOSS.search(text):
         return False
     words = re.findall(r"[A-Za-z']+", text.lower())
     vague = _EXTRA_VAGUE | set(VAGUE_WORDS)

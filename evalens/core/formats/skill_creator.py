@@ -344,7 +344,7 @@ class SkillCreatorEvals(Format):
         if not isinstance(item, str):
             return [problem(doc, path, Severity.ERROR, "schema-type", f"`evals[{i}].{key}[{j}]` must be a string.")]
         if is_unfalsifiable(item):
-            return [problem(doc, path, Severity.WARNING, "vague-assertion",
+            return [problem(doc, path, Severity.HINT, "vague-assertion",  # a text heuristic: advice, never a verdict
                             f"Vague {key[:-1]}: {json.dumps(item, ensure_ascii=False)} gives the grader nothing "
                             "concrete to find false. Name the file, value, command or behaviour.")]
         return []

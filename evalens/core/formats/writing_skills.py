@@ -141,8 +141,8 @@ class WritingSkillsEvals(Format):
                     criteria.setdefault(crit, j)
                 desc = exp.get("description")
                 if isinstance(desc, str) and desc.strip() and is_unfalsifiable(desc):
-                    out.append(problem(doc, ("cases", i, "expectations", j, "description"), Severity.WARNING,
-                                       "vague-expectation",
+                    out.append(problem(doc, ("cases", i, "expectations", j, "description"), Severity.HINT,
+                                       "vague-expectation",  # a text heuristic: advice, never a verdict
                                        "Vague expectation: nothing here a grader could find false. Name the file, "
                                        "command, value or behaviour that must (not) appear."))
         return out
