@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_shard_arguments(p)
     add_ci_arguments(p)
+    from evalens.cli.sandbox_policy import add_sandbox_argument
+
+    add_sandbox_argument(p)
     return p
 
 
@@ -276,6 +279,20 @@ def main(argv: list[str]) -> int:
             print(estimate(names, history(request.package_root), runs=args.runs).describe())
         return 0
 
+    from evalens.cli import sandbox_policy
+
+    sandbox = sandbox_policy.policy(args)
+    if sandbox == "required":
+        from evalens.runner.api import plan_run
+
+        try:
+            planned = plan_run(request.model_copy(update={"dry_run": True})).sandbox_plan
+        except RunError:
+            planned = None  # the run itself reports it
+        if planned is not None:
+            refused = sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens eval")
+            if refused is not None:
+                return refused
     from evalens.cli.progress import ProgressView, print_summary
 
     holder: dict[str, Any] = {"verbose": args.verbose and not args.json}
@@ -312,6 +329,9 @@ def main(argv: list[str]) -> int:
 
         if emit(args, outcome.report, outcome.report_path, request.package_root, "evalens eval"):
             return 2
+    refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens eval")
+    if refused is not None:
+        return refused
     from evalens.runner.results import fails_run
 
     return 1 if fails_run(outcome.results, args.flaky) else 0

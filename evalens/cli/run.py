@@ -203,6 +203,16 @@ def main(argv: list[str]) -> int:
         message = getattr(event, "message", "")
         print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
+    from evalens.cli import sandbox_policy
+
+    sandbox = sandbox_policy.policy(args)
+    if sandbox == "required" and not request.dry_run:
+        from evalens.runner.sandbox import plan_sandbox
+
+        planned = plan_sandbox(True, None)  # bubblewrap itself; a missing socat shows in the report afterwards
+        refused = sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
+        if refused is not None:
+            return refused
     try:
         outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None,
                                                      on_turn=_print_turn if args.verbose else None), "evalens run")
@@ -238,6 +248,9 @@ def main(argv: list[str]) -> int:
         print(json.dumps([r.model_dump(mode="json") for r in outcome.results]))
     if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
         return EXIT_USAGE
+    refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")
+    if refused is not None:
+        return refused
     if outcome.exit_code == 1 and args.flaky == "pass" and not outcome.summary_failed \
             and not fails_run(outcome.results, "pass"):
         return EXIT_OK  # every failing unit was FLAKY and --flaky pass forgives them

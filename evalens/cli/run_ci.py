@@ -16,8 +16,11 @@ OWN_SUMMARY = ("skilljack",)  # format ids starting with these write their own s
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from evalens.cli.sandbox_policy import add_sandbox_argument
+
     add_shard_arguments(parser)
     add_ci_arguments(parser, github_summary=False)  # `evalens run` has its own --github-summary
+    add_sandbox_argument(parser)
 
 
 def wanted(args: argparse.Namespace) -> bool:

@@ -16,8 +16,9 @@ from typing import Any
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="evalens validate", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path, help="eval files or folders")
-    parser.add_argument("--format", choices=["text", "json", "sarif"], default="text", dest="output",
-                        help="text (path:line:col), json, or sarif (SARIF 2.1.0 for code scanning)")
+    parser.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text",
+                        dest="output", help="text (path:line:col), json, sarif (SARIF 2.1.0 for code scanning), or "
+                                            "github (workflow-command annotations on the pull request)")
     parser.add_argument("--profile", default=None, help="SKILL.md profile: agentskills, claude-code, uaaps (default: auto, by the skill's context)")
     parser.add_argument("--select", action="append", metavar="CODES",
                         help="report only these rule codes (comma-separated; globs such as schema-* work)")
@@ -64,6 +65,12 @@ def main(argv: list[str]) -> int:
 
         json.dump(to_sarif(records, [r.path for r in results]), sys.stdout, indent=2)
         print()
+    elif args.output == "github":
+        for line in annotations(records):
+            print(line)
+        n_err = sum(1 for r in records if r["severity"] == "error")
+        print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
+              file=sys.stderr)
     elif args.output == "json":
         json.dump({"files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],
                    "problems": records}, sys.stdout, indent=2)
@@ -77,6 +84,32 @@ def main(argv: list[str]) -> int:
         print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
               file=sys.stderr)
     return 1 if errors else 0
+
+
+GITHUB_LEVELS = {"error": "error", "warning": "warning"}  # info and hint are notices
+
+
+def annotations(records: list[dict[str, Any]], base: Path | None = None) -> list[str]:
+    """One ``::error`` / ``::warning`` / ``::notice`` workflow command per problem, at its file (relative to
+    ``$GITHUB_WORKSPACE``, else the working directory) and range; every value escaped."""
+    import os
+
+    from evalens.core.workflow_commands import escape
+
+    root = (base or Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())).resolve()
+    out = []
+    for r in records:
+        path = Path(r["path"]).resolve()
+        try:
+            shown = path.relative_to(root).as_posix()
+        except ValueError:
+            shown = str(path)
+        title = f"evalens {r['code']}"
+        props = [f"file={escape(shown, prop=True)}", f"line={r['line']}", f"col={r['column']}",
+                 f"endLine={r['endLine']}", f"endColumn={r['endColumn']}", f"title={escape(title, prop=True)}"]
+        level = GITHUB_LEVELS.get(r["severity"], "notice")
+        out.append(f"::{level} {','.join(props)}::{escape(r['message'])}")
+    return out
 
 
 def _split(values: list[str] | None) -> list[str]:

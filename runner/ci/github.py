@@ -50,6 +50,12 @@ def _cell(text: str | None) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;") or " "
 
 
+def _sandboxed(report: Any) -> str:
+    """``true`` / ``false``: whether bubblewrap enforced the run's sandbox ('' when the report does not say)."""
+    sandbox = getattr(report, "sandbox", None)
+    return "" if sandbox is None else str(bool(sandbox.enforced)).lower()
+
+
 def _code(text: str | None) -> str:
     """A Markdown code span that stays one span on one line, whatever the text holds."""
     return "`" + " ".join((text or "").split()).replace("`", "'") + "`"
@@ -74,7 +80,8 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
              f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
              + (f" {_cell(report.config.engine_version)}" if report.config.engine_version else "")
              + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
-             + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else ""), ""]
+             + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else "")
+             + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""), ""]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
     if report.shards:
@@ -119,6 +126,8 @@ def outputs(report: Any, *, report_path: Path | None = None, junit_path: Path | 
            "failed": str(n["FAIL"]), "flaky": str(n["FLAKY"]), "errored": str(n["ERROR"]), "skipped": str(n["SKIP"]),
            "verdict": "pass" if all(u.passed or u.verdict == "SKIP" for u in units) and not report.interrupted
            else "fail"}
+    if _sandboxed(report):
+        out["sandboxed"] = _sandboxed(report)
     if report_path is not None:
         out["report-path"] = str(report_path)
     if junit_path is not None:

@@ -4,6 +4,7 @@ Fast tier: a scripted `claude`; agents tier: the real `codex` against the fake m
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
 
@@ -28,9 +29,9 @@ def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted
     run = Emulator(REPO, workspace, {"package": "pkg", "agent": "claude-code", "no-judge": "true", "jobs": "4"},
                    base_env()).run(tmp_path / "steps")
     steps = run.steps
-    assert [s for s in steps if steps[s].ran] == ["prepare", "install-evalens", "install-agent", "validate", "run",
-                                                  "view", "upload"]
-    for sid in ("prepare", "install-evalens", "install-agent", "validate"):
+    assert [s for s in steps if steps[s].ran] == ["prepare", "install-evalens", "install-agent", "install-sandbox",
+                                                  "validate", "run", "view", "upload"]
+    for sid in ("prepare", "install-evalens", "install-agent", "install-sandbox", "validate"):
         assert steps[sid].returncode == 0, (sid, steps[sid].stdout, steps[sid].stderr)
     assert "using claude at" in steps["install-agent"].stdout  # found on PATH: nothing downloaded
     # 3 cases fail and 1 errors: the step fails (fail-on-failure defaults to true), later steps still run
@@ -88,6 +89,60 @@ def test_action_shard_and_a_broken_package(tmp_path: Path, scripted_agent: Path,
     assert broken.steps["validate"].returncode == 1 and not broken.steps["run"].ran
     assert broken.outputs["report-path"] == "" and broken.steps["upload"].ran
     assert "bad" in broken.steps["validate"].stdout + broken.steps["validate"].stderr
+    # `validate --format github`: the problems are annotations on the pull request, at the file and line
+    assert re.search(r"^::error file=pkg/evals/cases/99-bad\.yaml,line=\d+,col=\d+,.*title=evalens ",
+                     broken.steps["validate"].stdout, re.M), broken.steps["validate"].stdout
+    assert not broken.steps["upload-sarif"].ran  # only when asked
+    asked = Emulator(REPO, workspace, {"package": "pkg", "run": "false", "upload-sarif": "true", "output-dir": "out3"},
+                     base_env()).run(tmp_path / "steps3")
+    assert asked.steps["upload-sarif"].with_ == {"sarif_file": "out3/evalens.sarif", "category": "evalens"}
+
+
+SYSCTL = """#!/bin/sh
+# sysctl on a runner stand-in: kernel.apparmor_restrict_unprivileged_userns kept in a file ($SYSCTL_STATE)
+case "$1" in
+  -n) [ "$2" = kernel.apparmor_restrict_unprivileged_userns ] || exit 255; cat "$SYSCTL_STATE" ;;
+  -w) echo "$2" >> "$SYSCTL_STATE.log"; echo "${2#*=}" > "$SYSCTL_STATE" ;;
+  *) exit 2 ;;
+esac
+"""
+
+
+def test_action_lifts_apparmor_and_requires_the_sandbox(tmp_path: Path, scripted_agent: Path,
+                                                        sandbox_dir: Path) -> None:
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", cases={"good": case("pass", contains=["GREETING-OK"])})
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "sysctl").write_text(SYSCTL)
+    (stand_in / "sysctl").chmod(0o755)
+    state = tmp_path / "userns"
+    state.write_text("1\n")  # Ubuntu 24.04's default: bwrap cannot map its uid
+    env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}", "SYSCTL_STATE": str(state)}
+    inputs = {"package": "pkg", "agent": "claude-code", "no-judge": "true", "validate": "false"}
+    run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
+    setup = run.steps["install-sandbox"]
+    assert setup.returncode == 0, setup.stdout + setup.stderr
+    assert state.read_text().strip() == "0"
+    assert (tmp_path / "userns.log").read_text().split() == ["kernel.apparmor_restrict_unprivileged_userns=0"]
+    assert "evalens doctor" in setup.stdout and "sandbox" in setup.stdout
+    assert run.success and run.outputs["sandboxed"] == "true" and "sandboxed: true" in run.summary
+    # a sandbox bubblewrap cannot enforce: `required` (the default) stops the run before any agent starts
+    unusable = env | {"EVALENS_NO_BWRAP": "1"}
+    refused = Emulator(REPO, workspace, inputs | {"output-dir": "out2"}, unusable).run(tmp_path / "steps2")
+    assert refused.steps["run"].returncode == 2 and not refused.success
+    assert "the sandbox is required" in refused.steps["run"].stderr
+    assert not (workspace / "out2" / "report.json").exists() and refused.outputs["sandboxed"] == ""
+    # `preferred` runs with the engine's own sandbox, and the outputs and the summary say so
+    opted = Emulator(REPO, workspace, inputs | {"output-dir": "out3", "sandbox": "preferred"},
+                     unusable).run(tmp_path / "steps3")
+    assert opted.success, opted.steps["run"].stderr
+    assert opted.outputs["sandboxed"] == "false" and "sandboxed: false" in opted.summary
+    assert load_report(workspace / "out3" / "report.json").sandbox.enforced is False
+    # `off` installs nothing
+    off = Emulator(REPO, workspace, inputs | {"output-dir": "out4", "sandbox": "off", "run": "false"},
+                   unusable).run(tmp_path / "steps4")
+    assert not off.steps["install-sandbox"].ran
 
 
 def test_outputs_parser_reads_both_forms() -> None:
