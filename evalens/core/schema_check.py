@@ -345,10 +345,28 @@ class _UnknownKeys:
 
 
 def suggest(word: str, options: list[str]) -> str | None:
-    """The closest known name to a misspelt one, if any is close."""
+    """The closest known name to a misspelt one, if any is close. Words that share a leading part
+    (`expected_route`, `expected_output`) are compared on the parts that differ: a shared prefix is not a typo."""
     lowered = {o.lower().replace("_", "-"): o for o in options}
-    match = difflib.get_close_matches(word.lower().replace("_", "-"), list(lowered), n=1, cutoff=0.72)
-    return lowered[match[0]] if match else None
+    norm = word.lower().replace("_", "-")
+    for match in difflib.get_close_matches(norm, list(lowered), n=3, cutoff=0.72):
+        head = _common_segments(norm, match)
+        rest_a, rest_b = norm[head:], match[head:]
+        if not head or not rest_a or not rest_b or \
+                difflib.SequenceMatcher(None, rest_a, rest_b).ratio() >= 0.72:
+            return lowered[match]
+    return None
+
+
+def _common_segments(a: str, b: str) -> int:
+    """Length of the leading `-`-separated segments two names share (`expected-` for the pair above)."""
+    end = 0
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            break
+        if x == "-":
+            end = i + 1
+    return end
 
 
 MAX_UNKNOWN_KEYS = 100

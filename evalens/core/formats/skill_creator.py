@@ -492,8 +492,10 @@ class SkillCreatorGrading(Format):
         """The grader's output is open: the viewer and `aggregate_benchmark.py` read only their keys, so a
         run's own bookkeeping (`run_id`, `pass_rate` beside `summary`) is not a problem, only near-miss typos."""
         data = doc.data if isinstance(doc.data, dict) else {}
-        problems = [p for p in problems if self._misplaced(data, p)] + near_miss_keys_only(
-            doc, [p for p in problems if not self._misplaced(data, p)])
+        misplaced = [p for p in problems if self._misplaced(data, p)]
+        problems = near_miss_keys_only(doc, [p for p in problems if not self._misplaced(data, p)])
+        if misplaced:  # say it once: the keys a grader wrote beside the missing `summary` are one finding
+            problems.append(with_related(misplaced[0], misplaced[1:]))
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
             other = next((k for k in ("assertion_results", "assertions") if k in data), None)
