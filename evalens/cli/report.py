@@ -1,6 +1,7 @@
 """``evalens report``: work with finished reports.
 
-  evalens report merge A.json B.json … -o all.json   merge shard reports into one report
+  evalens report merge A.json B.json … -o all.json [--package DIR]
+                                                      merge shard reports into one report
   evalens report ci REPORT [--junit PATH] [--github-summary] [--annotations on] [--github-output]
                                                       CI outputs from any report (e.g. a merged one)
   evalens report split --shards N [--durations REPORT|DIR]… [--package DIR]
@@ -26,6 +27,8 @@ def _merge(argv: list[str]) -> int:
     p.add_argument("reports", nargs="+", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True, help="merged report path")
     p.add_argument("--allow-missing", action="store_true", help="merge even when a shard of the split is absent")
+    p.add_argument("--package", type=Path, help="package root the reports' case files are relative to (default: "
+                                                "<pkg> of <pkg>/evals/reports/, else found from the cwd)")
     add_ci_arguments(p)
     args = p.parse_args(argv)
     from evalens.runner.ci.merge import MergeError, merge_reports
@@ -47,7 +50,7 @@ def _merge(argv: list[str]) -> int:
     s = merged.summary
     print(f"merged {len(items)} report(s), {s.total} unit(s): {s.passed} passed, {s.failed} failed, "
           f"{s.errored} errored, {s.skipped} skipped → {args.output}", file=sys.stderr)
-    return emit(args, merged, args.output, _package_of(args.output, None), "evalens report merge")
+    return emit(args, merged, args.output, _package_of(args.output, args.package), "evalens report merge")
 
 
 def _package_of(report_path: Path, explicit: Path | None) -> Path | None:
@@ -98,7 +101,8 @@ def _split(argv: list[str]) -> int:
     root = find_package(args.package)
     try:
         units = list(planned_units(root))
-        durations = durations_from(args.durations or [root / "evals" / "reports"])
+        default = root / "evals" / "reports"  # absent on a fresh checkout: then the split is by count
+        durations = durations_from(args.durations or ([default] if default.is_dir() else []))
         cut = split(units, args.shards, durations)
     except (ShardError, RunError) as exc:
         print(f"evalens report split: {exc}", file=sys.stderr)

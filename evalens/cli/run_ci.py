@@ -44,6 +44,7 @@ def before(args: argparse.Namespace, request: Any, format_id: str | None) -> tup
     if not args.shard:
         return request, None, suite.root, None
     from evalens.core.models.uaaps import ReportShard
+    from evalens.runner.ci.shard import cases_fingerprint, commit_of, config_fingerprint
 
     try:
         index, count = parse_spec(args.shard)
@@ -55,7 +56,9 @@ def before(args: argparse.Namespace, request: Any, format_id: str | None) -> tup
         return request, None, suite.root, 2
     mine = cut.units(index)
     mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
-                       split=cut.fingerprint)
+                       split=cut.fingerprint, commit=commit_of(suite.root), runs=getattr(request, "runs", None),
+                       config=config_fingerprint(suite.root / "evals" / "eval-config.json"),
+                       cases=cases_fingerprint({u.id: Path(request.file) for u in units}, suite.root))
     print(f"evalens run: shard {index}/{count}: {len(mine)} of {len(units)} unit(s), balanced by "
           f"{cut.balanced_by} (split {cut.fingerprint})", file=sys.stderr)
     if not mine:

@@ -89,7 +89,7 @@ def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | No
         if related:
             result["relatedLocations"] = related
         results.append(result)
-    artifacts = {}
+    artifacts: dict[str, dict[str, Any]] = {}
     for f in files:  # once each: a symlink and its target are one artifact
         where = _location(f, root)
         artifacts.setdefault(where["uri"], {"location": where})

@@ -39,16 +39,26 @@ def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any
 
     Raises ``ShardError`` / ``RunError`` with one line for the user."""
     from evalens.core.models.uaaps import ReportShard
-    from evalens.runner.ci.shard import durations_from, parse_spec, split
+    from evalens.runner.ci.shard import (
+        cases_fingerprint,
+        commit_of,
+        config_fingerprint,
+        durations_from,
+        parse_spec,
+        split,
+    )
 
     index, count = parse_spec(spec)
-    units = planned_units(request.package_root, request)
-    default = request.package_root / "evals" / "reports"
+    root = request.package_root
+    units = planned_units(root, request)
+    default = root / "evals" / "reports"
     sources = durations if durations else ([default] if default.is_dir() else [])
     cut = split(list(units), count, durations_from(sources) if sources else None)
     mine = cut.units(index)
     mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
-                       split=cut.fingerprint)
+                       split=cut.fingerprint, commit=commit_of(root), runs=request.runs,
+                       config=config_fingerprint(root / "evals" / "eval-config.json"),
+                       cases=cases_fingerprint(units, root))
     narrowed = request.model_copy(update={"cases": [units[name] for name in mine], "target": None})
     return narrowed, mark, len(mine)
 

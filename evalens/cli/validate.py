@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
         json.dump(to_sarif(records, [r.path for r in results]), sys.stdout, indent=2)
         print()
     elif args.output == "github":
-        for line in annotations(records):
+        for line in github_annotations(records):
             print(line)
         n_err = sum(1 for r in records if r["severity"] == "error")
         print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
@@ -89,7 +89,7 @@ def main(argv: list[str]) -> int:
 GITHUB_LEVELS = {"error": "error", "warning": "warning"}  # info and hint are notices
 
 
-def annotations(records: list[dict[str, Any]], base: Path | None = None) -> list[str]:
+def github_annotations(records: list[dict[str, Any]], base: Path | None = None) -> list[str]:
     """One ``::error`` / ``::warning`` / ``::notice`` workflow command per problem, at its file (relative to
     ``$GITHUB_WORKSPACE``, else the working directory) and range; every value escaped."""
     import os

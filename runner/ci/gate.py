@@ -2,7 +2,8 @@
 
 A regression is a unit that passed in BASE and now fails (FAIL, FLAKY or ERROR: an ERROR is not a pass, and
 a gate that let it through would pass a PR whose agent no longer starts), or a pass-rate drop larger than
-the threshold. A unit absent from NEW, or now skipped, is listed but is not a regression: it did not fail.
+the threshold. A unit that passed in BASE and is absent from NEW, or now skipped, is listed but is not a
+regression: it did not fail, and the pass rates compared leave it out.
 """
 
 from __future__ import annotations
@@ -52,8 +53,7 @@ def gate(base: Any, new: Any, *, threshold: float = 0.0) -> GateResult:
     """Compare two reports (any shape :func:`units_of` reads)."""
     before = {u.name: u.verdict for u in units_of(base)}
     after = {u.name: u.verdict for u in units_of(new)}
-    result = GateResult(rate_before=pass_rate(units_of(base)), rate_after=pass_rate(units_of(new)),
-                        threshold=threshold)
+    result = GateResult(threshold=threshold)
     for name in sorted(before):
         if before[name] != "PASS":
             continue
@@ -62,4 +62,8 @@ def gate(base: Any, new: Any, *, threshold: float = 0.0) -> GateResult:
             result.regressions.append((name, "PASS", now))
         elif now != "PASS":
             result.vanished.append(name)
+    # the rates leave out the vanished units: a passing unit removed or skipped is a note, never a rate drop
+    gone = set(result.vanished)
+    result.rate_before = pass_rate([u for u in units_of(base) if u.name not in gone])
+    result.rate_after = pass_rate([u for u in units_of(new) if u.name not in gone])
     return result

@@ -3,7 +3,8 @@
 The merged report is an ordinary report (it validates against the report schema; ``show``, ``eval diff`` and
 the JUnit writer read it) whose summary is recomputed from the units and whose ``shards`` list says where
 every unit came from. A merge refuses what would silently lie: the same unit in two reports, shards of
-different splits or packages or engines, and (unless allowed) a split with a shard missing.
+different splits or packages or engines or judges, shards that recorded a different commit, configuration, cases or
+``--runs``, and (unless allowed) a split with a shard missing.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
         if report.config.engine != first.config.engine:
             raise MergeError(f"{path} ran on {report.config.engine}, {items[0][0]} on {first.config.engine}: "
                              "merge reports of one engine (compare engines with `evalens eval diff`)")
+    _check_alike(items)
     _check_shards(items, allow_missing, warnings)
     seen: dict[str, Path] = {}
     cases = []
@@ -97,6 +99,27 @@ def _suite_order(case: Any) -> tuple[Any, ...]:
     where = getattr(case, "location", None) or []
     return (case.case_file or "", tuple((0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in where),
             case.name)
+
+
+#: What a shard records about how it ran (``ReportShard``): shards that differ in any of these measured
+#: different things, and their merge would silently mix them (a FLAKY of 3 runs beside a PASS of 1).
+ALIKE = (("commit", "commit"), ("config", "configuration (eval-config.json)"), ("cases", "cases (their files)"),
+         ("runs", "runs per unit (--runs)"))
+
+
+def _check_alike(items: list[tuple[Path, Any]]) -> None:
+    """Refuse reports of different judges, or shards that record a different commit, config, cases or runs;
+    the message names the difference and which report has which value."""
+    judges = {r.config.judge for _p, r in items}
+    if len(judges) > 1:
+        raise MergeError("the reports were judged differently (" + ", ".join(
+            f"{p}: {r.config.judge or 'no judge'}" for p, r in items) + "): merge runs of one judge")
+    for attr, label in ALIKE:
+        values = [(p, getattr(r.shard, attr, None)) for p, r in items if r.shard is not None]
+        if len({v for _p, v in values if v is not None}) > 1:
+            raise MergeError(f"the shards differ in {label} (" + ", ".join(
+                f"{p}: {v if v is not None else 'not recorded'}" for p, v in values)
+                + "): every job must run the same command on the same checkout")
 
 
 def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: list[str]) -> None:

@@ -102,3 +102,44 @@ def durations_from(sources: Iterable[Path]) -> dict[str, float]:
             if unit.name not in out and unit.duration is not None and unit.verdict != "SKIP":
                 out[unit.name] = unit.duration
     return out
+
+
+def _digest(parts: Iterable[bytes]) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big"))
+        h.update(part)
+    return h.hexdigest()[:12]
+
+
+def _bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b"<missing>"
+
+
+def cases_fingerprint(units: Mapping[str, str | Path], root: Path) -> str:
+    """The whole suite's unit ids and their files' contents: two shards of edited cases differ here."""
+    parts: list[bytes] = []
+    for name in sorted(units):
+        path = Path(units[name])
+        parts += [name.encode("utf-8"), _bytes(path if path.is_absolute() else root / path)]
+    return _digest(parts)
+
+
+def config_fingerprint(path: Path) -> str:
+    """The configuration file's content (``<missing>`` when there is none)."""
+    return _digest([_bytes(path)])
+
+
+def commit_of(root: Path) -> str | None:
+    """``git rev-parse HEAD`` of the repository holding ``root``; None outside one."""
+    import subprocess
+
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True,
+                              timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() or None if done.returncode == 0 else None

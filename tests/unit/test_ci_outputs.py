@@ -362,3 +362,86 @@ def test_merge_keeps_the_files_order(tmp_path: Path) -> None:
                               make_case("a", "PASS", file="a.yaml")]), 2, 2)
     merged, _ = merge_reports([(tmp_path / "1.json", one), (tmp_path / "2.json", two)], tmp_path / "m.json")
     assert [c.name for c in merged.cases] == ["a", "t2", "t10"]
+
+
+# ------------------------------------------------------------------------------------ like with like (#21)
+
+
+def test_merge_refuses_shards_that_ran_differently(tmp_path: Path) -> None:
+    """A FLAKY of 3 runs must not merge beside a PASS of 1; neither --no-judge nor edited cases nor another
+    commit merge silently: the refusal names the difference and each report's value."""
+
+    def shard(k: int, name: str, verdict: str = "PASS", **mark):
+        report = _shard(make_report([make_case(name, verdict)]), k, 2)
+        report.shard = report.shard.model_copy(update={"commit": "c0ffee", "config": "cfg", "cases": "cs",
+                                                       "runs": 1} | mark)
+        return tmp_path / f"{k}.json", report
+
+    assert merge_reports([shard(1, "x"), shard(2, "y")], tmp_path / "m.json")[0].summary.total == 2
+    for field, value, named in (("runs", 3, "runs per unit"), ("cases", "edited", "cases"),
+                                ("commit", "beef", "commit"), ("config", "other", "configuration")):
+        with pytest.raises(MergeError, match=named) as refused:
+            merge_reports([shard(1, "x"), shard(2, "y", **{field: value})], tmp_path / "m.json")
+        assert f"2.json: {value}" in str(refused.value)
+    unjudged = shard(2, "y")
+    unjudged[1].config.judge = None  # --no-judge
+    with pytest.raises(MergeError, match="judged differently.*2.json: no judge"):
+        merge_reports([shard(1, "x"), unjudged], tmp_path / "m.json")
+
+
+def test_shard_mark_records_how_it_ran(tmp_path: Path) -> None:
+    from evalens.runner.api import RunRequest
+
+    from evalens.cli.shard import restrict
+    from tests.runner.runner_helpers import case, make_package
+
+    pkg = make_package(tmp_path / "pkg", cases={f"c{i}": case("pass") for i in range(3)})
+    subprocess.run(["git", "init", "-q", str(pkg)], check=True)
+    subprocess.run(["git", "-C", str(pkg), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
+                    "--allow-empty", "-m", "x"], check=True)
+    request = RunRequest(package_root=pkg, runs=3, no_judge=True)
+    _req, mark, _n = restrict(request, "1/2", None)
+    head = subprocess.run(["git", "-C", str(pkg), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
+    assert mark.commit == head.strip() and mark.runs == 3 and mark.config and mark.cases
+    case_file = next((pkg / "evals" / "cases").glob("*.yaml"))
+    case_file.write_text(case_file.read_text() + "# edited\n")
+    _req, edited, _n = restrict(request, "2/2", None)
+    assert edited.cases != mark.cases and edited.config == mark.config and edited.split == mark.split
+
+
+def test_report_merge_package_and_split_on_a_fresh_checkout(tmp_path: Path) -> None:
+    import os
+
+    from tests.runner.runner_helpers import case, make_package
+
+    pkg = make_package(tmp_path / "repo" / "pkg", cases={"c1": case("pass"), "c2": case("pass")})
+    assert not (pkg / "evals" / "reports").exists()  # a fresh checkout: no reports yet
+    split_out = subprocess.run([sys.executable, "-m", "evalens", "report", "split", "--shards", "2", "--package",
+                                str(pkg)], capture_output=True, text=True, timeout=60)
+    assert split_out.returncode == 0, split_out.stderr
+    assert "balanced by count" in split_out.stdout
+    case_file = next((pkg / "evals" / "cases").glob("*.yaml")).relative_to(pkg).as_posix()
+    a = write(_shard(make_report([make_case("c1", "FAIL", reason="no", file=case_file)]), 1, 2), tmp_path / "a.json")
+    b = write(_shard(make_report([make_case("c2", "PASS", file=case_file)]), 2, 2), tmp_path / "b.json")
+    env = {**os.environ, "GITHUB_WORKSPACE": str(tmp_path / "repo")}
+    out = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), str(b), "-o",
+                          str(tmp_path / "out" / "all.json"), "--package", str(pkg), "--annotations", "on"],
+                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert f"::error file=pkg/{case_file},line=" in out.stdout  # the case file, found under --package
+
+
+def test_gate_removing_a_passing_unit_is_a_note(tmp_path: Path) -> None:
+    """docs/ci.md: a unit absent from NEW is a note, not a regression, even in a small suite where its
+    absence would move the pass rate."""
+    base = make_report([make_case("a", "PASS"), make_case("b", "FAIL")])
+    new = make_report([make_case("b", "FAIL")])
+    result = gate(base, new)
+    assert not result.failed and result.vanished == ["a"] and result.rate_drop == 0
+    out = _diff(tmp_path, base, new, "--fail-on", "regression")
+    assert out.returncode == 0 and "a passed in BASE" in out.stderr
+    skipped = make_report([make_case("a", "SKIP"), make_case("b", "FAIL")])
+    assert not gate(base, skipped).failed
+    # a new failing unit still lowers the rate
+    assert gate(make_report([make_case("a", "PASS")]), make_report([make_case("a", "PASS"),
+                                                                    make_case("c", "FAIL")])).failed

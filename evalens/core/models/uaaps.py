@@ -354,6 +354,14 @@ class ReportShard(EvalModel):
     split: str = doc("Fingerprint of the whole split; every shard of one split carries the same value, so "
                      "`evalens report merge` can refuse shards cut from different splits.", type_="string",
                      example="3f9a0c1d2e4b")
+    commit: str | None = doc("Git commit of the package the shard ran (`git rev-parse HEAD`); `evalens report merge` "
+                             "refuses shards of different commits.", type_="string", default=None,
+                             example="0c3752259ca17669b739481b2785a3e4cea1cc0f")
+    config: str | None = doc("Fingerprint of the run's configuration (evals/eval-config.json, or the eval file's "
+                             "own settings).", type_="string", default=None, example="9b1c2d3e4f5a")
+    cases: str | None = doc("Fingerprint of every unit of the whole suite (ids and their files' contents): shards of "
+                            "edited cases do not merge.", type_="string", default=None, example="a1b2c3d4e5f6")
+    runs: int | None = doc("Runs per unit (`--runs`).", type_="integer", default=None, example=3)
 
 
 class ReportSource(EvalModel):
