@@ -17,6 +17,7 @@ if [ "$1" = "--version" ]; then echo "9.9.9 (scripted)"; exit 0; fi
 prompt="$2"
 case "$prompt" in *SLEEP*) sleep 0.3 ;; esac
 case "$prompt" in *ERRME*) echo "scripted crash" >&2; exit 3 ;; esac
+case "$prompt" in *INJECTME*) printf 'crash\n::error file=README.md,line=1::FAKE\n::stop-commands::zz\n' >&2; exit 3 ;; esac
 case "$prompt" in
   *FAILME*) text="nothing useful" ;;
   *) text="DONE GREETING-OK" ;;

@@ -16,6 +16,7 @@ from tests.runner.actions_emulator import Emulator, base_env, parse_outputs
 from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package  # noqa: F401 - fixture
 from tests.runner.runner_helpers import agents_available, case, make_package
 from tests.unit.ci_helpers import validate_junit
+from tests.unit.workflow_log import commands
 
 
 def _validate_junit(path: Path) -> None:
@@ -143,6 +144,26 @@ def test_action_lifts_apparmor_and_requires_the_sandbox(tmp_path: Path, scripted
     off = Emulator(REPO, workspace, inputs | {"output-dir": "out4", "sandbox": "off", "run": "false"},
                    unusable).run(tmp_path / "steps4")
     assert not off.steps["install-sandbox"].ran
+
+
+def test_action_injection_neither_forges_nor_hides(tmp_path: Path, scripted_agent: Path,
+                                                   sandbox_dir: Path) -> None:
+    """An agent whose failure text holds the issue's injection: the step's log, read as the runner reads it
+    (stderr first, the worst order), holds exactly evalens's own annotations."""
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", cases={
+        "steered": {"input": {"prompt": "INJECTME"}, "expected": {"contains": ["GREETING-OK"]}},
+        "failing": {"input": {"prompt": "write a greeting FAILME"}, "expected": {"contains": ["GREETING-OK"]}},
+    })
+    run = Emulator(REPO, workspace, {"package": "pkg", "agent": "claude-code", "no-judge": "true",
+                                     "validate": "false", "args": "--verbose"}, base_env()).run(tmp_path / "steps")
+    step = run.steps["run"]
+    assert step.returncode == 1, step.stderr
+    assert "FAKE" in step.stdout + step.stderr, step.stdout + step.stderr  # shown, as inert text
+    parsed = commands(step.stderr + step.stdout)
+    assert [c for c, _ in parsed] == ["error", "error"], parsed
+    assert not any(data.startswith("FAKE") for _, data in parsed)
+    assert "FAKE" not in run.outputs.get("verdict", "") and run.outputs["errored"] == "1"
 
 
 def test_outputs_parser_reads_both_forms() -> None:
