@@ -187,3 +187,33 @@ def test_action_with_codex_and_the_fake_model(tmp_path: Path, model_env, sandbox
     assert "title=evalens FAIL%3A judged-bad" in annotation and "judge:" in annotation
     _validate_junit(workspace / run.outputs["junit-path"])
     assert "**1/2 passed (50%)**" in run.summary
+
+
+NPM = """#!/bin/sh
+# npm on a runner stand-in: records the install and puts a `codex` next to itself
+echo "$@" >> "$(dirname "$0")/npm.log"
+printf '#!/bin/sh\\necho "codex-cli stand-in"\\n' > "$(dirname "$0")/codex"
+chmod +x "$(dirname "$0")/codex"
+"""
+
+
+def test_action_pins_the_verified_agent_cli(tmp_path: Path) -> None:
+    """No agent CLI on PATH: the action installs the version the stream readers were verified with."""
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", engine="codex", cases={"a": case("pass")})
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "npm").write_text(NPM)
+    (stand_in / "npm").chmod(0o755)
+    kept = [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "codex").exists()]
+    env = base_env() | {"PATH": os.pathsep.join([str(stand_in), *kept])}
+    inputs = {"package": "pkg", "validate": "false", "run": "true", "sandbox": "off", "args": "--dry-run"}
+    run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
+    step = run.steps["install-agent"]
+    assert step.returncode == 0, step.stdout + step.stderr
+    assert (stand_in / "npm.log").read_text().split() == ["install", "--global", "--no-fund", "--no-audit",
+                                                         "@openai/codex@0.169.0"]
+    latest = Emulator(REPO, workspace, inputs | {"agent-version": "latest", "output-dir": "o2"}, env)
+    (stand_in / "codex").unlink()
+    assert latest.run(tmp_path / "steps2").steps["install-agent"].returncode == 0
+    assert (stand_in / "npm.log").read_text().split()[-1] == "@openai/codex@latest"
