@@ -445,3 +445,34 @@ def test_gate_removing_a_passing_unit_is_a_note(tmp_path: Path) -> None:
     # a new failing unit still lowers the rate
     assert gate(make_report([make_case("a", "PASS")]), make_report([make_case("a", "PASS"),
                                                                     make_case("c", "FAIL")])).failed
+
+
+def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
+    """docs/ci.md's Indexed Job: RWX claim, per-index retries, a merge Job, and a first run without durations."""
+    import os
+    import re as re_
+
+    import yaml
+
+    text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
+    section = text[text.index("### Kubernetes Indexed Job"):text.index("## Regression gate")]
+    docs = [d for block in re_.findall(r"```yaml\n(.*?)```", section, re_.S) for d in yaml.safe_load_all(block)]
+    claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
+    assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    jobs = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Job"}
+    shard, merge = jobs["evals"]["spec"], jobs["evals-merge"]["spec"]
+    assert shard["completionMode"] == "Indexed" and shard["backoffLimitPerIndex"] >= 1 and "backoffLimit" not in shard
+    assert "evalens report merge" in merge["template"]["spec"]["containers"][0]["args"][0]
+    script = shard["template"]["spec"]["containers"][0]["args"][0].replace("/reports", str(tmp_path / "reports"))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "evalens").write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nexit 1\n')
+    (bindir / "evalens").chmod(0o755)
+    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "JOB_COMPLETION_INDEX": "0", "N": "4"}
+    first = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
+    assert first.returncode == 0, first.stderr  # failing evals (exit 1) complete the pod
+    (call,) = (bindir / "calls").read_text().splitlines()
+    assert "--shard 1/4" in call and "--durations" not in call  # the first run has no merged report yet
+    (tmp_path / "reports" / "last" / "all.json").write_text("{}")
+    subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
+    assert f"--durations {tmp_path}/reports/last/all.json" in (bindir / "calls").read_text().splitlines()[1]
