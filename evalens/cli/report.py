@@ -4,6 +4,8 @@
                                                       merge shard reports into one report
   evalens report ci REPORT [--junit PATH] [--github-summary] [--annotations on] [--github-output]
                                                       CI outputs from any report (e.g. a merged one)
+  evalens report comment REPORT [--base BASE] [--key KEY]
+                                                      the pull-request comment (Markdown) for a report
   evalens report split --shards N [--durations REPORT|DIR]… [--package DIR]
                                                       print the split every --shard K/N job will use
 
@@ -118,8 +120,31 @@ def _split(argv: list[str]) -> int:
     return 0
 
 
+def _comment(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(prog="evalens report comment",
+                                description="Print the pull-request comment (Markdown) for a report.")
+    p.add_argument("report", type=Path)
+    p.add_argument("--base", type=Path, help="the base branch's report: what changed against it")
+    p.add_argument("--key", default="", help="tells apart the comments of several workflows on one pull request")
+    p.add_argument("--url", help="link to the full report (e.g. the run's artifact page)")
+    args = p.parse_args(argv)
+    from evalens.runner.ci.comment import pr_comment
+    from evalens.runner.report import NotAReport, load_report
+
+    try:
+        report = load_report(args.report)
+        base = load_report(args.base) if args.base is not None and args.base.is_file() else None
+    except NotAReport as exc:
+        print(f"evalens report comment: {exc}", file=sys.stderr)
+        return 2
+    if args.base is not None and base is None:
+        print(f"evalens report comment: no base report at {args.base}; comparing with nothing", file=sys.stderr)
+    sys.stdout.write(pr_comment(report, base=base, key=args.key, report_url=args.url))
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    commands = {"merge": _merge, "ci": _ci, "split": _split}
+    commands = {"merge": _merge, "ci": _ci, "split": _split, "comment": _comment}
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         print(__doc__, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
         return 0 if argv[:1] in (["-h"], ["--help"]) else 2

@@ -46,7 +46,8 @@ class ActionRun:
 
 
 class Emulator:
-    def __init__(self, action_dir: Path, workspace: Path, inputs: dict[str, str], env: dict[str, str]) -> None:
+    def __init__(self, action_dir: Path, workspace: Path, inputs: dict[str, str], env: dict[str, str],
+                 github: dict[str, str] | None = None) -> None:
         self.action_dir = action_dir
         self.spec = yaml.safe_load((action_dir / "action.yml").read_text())
         assert self.spec["runs"]["using"] == "composite"
@@ -56,6 +57,9 @@ class Emulator:
         assert not unknown, f"inputs the action does not declare: {unknown}"
         self.inputs = {k: str(v.get("default", "")) for k, v in declared.items()} | inputs
         self.env = env
+        #: the `github` context the action reads (a push event unless the test says otherwise)
+        self.github = {"token": "", "repository": "owner/repo", "server_url": "https://github.com", "run_id": "1",
+                       "event.pull_request.number": ""} | (github or {})
         self.steps: dict[str, StepRun] = {}
         self.failed = False
 
@@ -80,6 +84,8 @@ class Emulator:
             return str(self.action_dir)
         if token == "github.job":
             return "evals"
+        if token.startswith("github.") and token[len("github."):] in self.github:
+            return self.github[token[len("github."):]]
         raise AssertionError(f"expression the emulator does not know: {token!r}")
 
     def evaluate(self, expr: str) -> str | bool:
@@ -101,7 +107,7 @@ class Emulator:
     def render(self, text: Any) -> str:
         text = str(text)
         whole = _TEMPLATE.fullmatch(text.strip())
-        if whole:
+        if whole and text.count("${{") == 1:
             return str(self.evaluate(whole.group(1)))
         return _TEMPLATE.sub(lambda m: str(self.evaluate(m.group(1))), text)
 

@@ -217,3 +217,67 @@ def test_action_pins_the_verified_agent_cli(tmp_path: Path) -> None:
     (stand_in / "codex").unlink()
     assert latest.run(tmp_path / "steps2").steps["install-agent"].returncode == 0
     assert (stand_in / "npm.log").read_text().split()[-1] == "@openai/codex@latest"
+
+
+GH = '''#!{python}
+"""gh on a runner stand-in: the issue-comments API of one pull request, kept in $GH_STATE."""
+import json, os, sys
+state = os.environ["GH_STATE"]
+comments = json.load(open(state)) if os.path.exists(state) else []
+args = sys.argv[1:]
+method = args[args.index("-X") + 1] if "-X" in args else "GET"
+path = next(a for a in args[1:] if a.startswith("repos/"))
+if method == "GET":
+    assert path == "repos/owner/repo/issues/7/comments" and "--paginate" in args, args
+    for c in comments:
+        print(json.dumps({{"id": c["id"], "body": c["body"]}}))
+    sys.exit(0)
+body = open(args[args.index("-F") + 1].split("=@", 1)[1]).read()
+if method == "POST":
+    assert path == "repos/owner/repo/issues/7/comments", path
+    comments.append({{"id": 100 + len(comments), "body": body}})
+else:
+    cid = int(path.rsplit("/", 1)[1])
+    next(c for c in comments if c["id"] == cid)["body"] = body
+json.dump(comments, open(state, "w"))
+'''
+
+
+def test_action_posts_one_pr_comment_and_updates_it(tmp_path: Path, scripted_agent: Path,
+                                                    sandbox_dir: Path) -> None:
+    import sys
+
+    workspace = tmp_path / "repo"
+    make_package(workspace / "pkg", cases={
+        "good": {"input": {"prompt": "write a greeting"}, "expected": {"contains": ["GREETING-OK"]}},
+        "bad": {"input": {"prompt": "write a greeting FAILME"}, "expected": {"contains": ["GREETING-OK"]}},
+    })
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "gh").write_text(GH.format(python=sys.executable))
+    (stand_in / "gh").chmod(0o755)
+    state = tmp_path / "comments.json"
+    state.write_text(json.dumps([{"id": 1, "body": "a human's comment"}]))
+    env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}", "GH_STATE": str(state)}
+    pr = {"event.pull_request.number": "7", "token": "t", "run_id": "42"}
+    inputs = {"package": "pkg", "agent": "claude-code", "no-judge": "true", "validate": "false",
+              "fail-on-failure": "false", "pr-comment": "true"}
+    first = Emulator(REPO, workspace, inputs, env, pr).run(tmp_path / "steps")
+    assert first.steps["comment"].returncode == 0, first.steps["comment"].stderr
+    comments = json.loads(state.read_text())
+    assert len(comments) == 2 and comments[0]["body"] == "a human's comment"
+    body = comments[1]["body"]
+    assert body.startswith("<!-- evalens:pr-comment:evalens -->\n") and "**1/2 passed (50%)**" in body
+    assert "No base report" in body and "| ❌ FAIL | bad |" in body
+    assert "https://github.com/owner/repo/actions/runs/42" in body
+    # the next run on the pull request updates the same comment, now against a base report
+    base = workspace / "base.json"
+    base.write_text((workspace / "evalens-out" / "report.json").read_text())
+    second = Emulator(REPO, workspace, inputs | {"base-report": "base.json", "output-dir": "out2"}, env,
+                      pr).run(tmp_path / "steps2")
+    assert "updated" in second.steps["comment"].stdout, second.steps["comment"].stderr
+    comments = json.loads(state.read_text())
+    assert len(comments) == 2 and "**Against the base:** pass rate 50% → 50% · no regression" in comments[1]["body"]
+    # not a pull request: no comment step
+    push = Emulator(REPO, workspace, inputs | {"output-dir": "out3"}, env).run(tmp_path / "steps3")
+    assert not push.steps["comment"].ran

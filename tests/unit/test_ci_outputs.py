@@ -476,3 +476,23 @@ def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
     (tmp_path / "reports" / "last" / "all.json").write_text("{}")
     subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
     assert f"--durations {tmp_path}/reports/last/all.json" in (bindir / "calls").read_text().splitlines()[1]
+
+
+def test_pr_comment_renders_changes_against_the_base() -> None:
+    from evalens.core.models.run_record import Usage
+    from evalens.runner.ci.comment import marker, pr_comment
+
+    base = make_report([make_case("a", "PASS"), make_case("b", "FAIL"), make_case("gone", "PASS"),
+                        make_case("c", "PASS")])
+    new = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "ERROR", error="crash"),
+                       make_case("n|ew\n::error::x", "FAIL", reason="r")])
+    new.summary.usage = Usage(input_tokens=1000, output_tokens=20, cost_usd=0.5)
+    text = pr_comment(new, base=base, key="evalens-shard-1")
+    assert text.startswith(marker("evalens-shard-1") + "\n")
+    assert "**2/4 passed (50%)**" in text and "· **regression**" in text
+    assert "| ❌ regressed | c | PASS → ERROR |" in text and "| ✅ fixed | b | FAIL → PASS |" in text
+    assert "| ➖ gone | gone | PASS → absent |" in text
+    assert "| ➕ new | n\\|ew ::error::x | FAIL |" in text  # one cell: no table break, no line of its own
+    assert "**Cost:** 1,000 in / 20 out tokens · $0.5000" in text
+    assert not any(line.startswith("::") for line in text.splitlines())
+    assert "No base report" in pr_comment(new)

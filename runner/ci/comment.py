@@ -1,0 +1,90 @@
+"""The pull-request comment: one comment per workflow (found again by its marker and updated, never piled up)
+with the verdicts, what changed against the base report, the uplift and the cost.
+
+Markdown for GitHub: every text a case, an agent or a judge can steer goes through the summary's cell escaping
+(one line, no table break, no HTML), and the comment stays far below GitHub's 65,536-character limit.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
+from evalens.runner.ci.units import counts, pass_rate, units_of
+
+MARKER = "<!-- evalens:pr-comment{key} -->"
+ROWS = 50
+LIMIT = 60_000
+
+
+def marker(key: str = "") -> str:
+    """The first line of the comment; ``key`` tells apart the comments of several workflows or packages."""
+    return MARKER.format(key=f":{_cell(key)}" if key else "")
+
+
+def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str | None = None) -> str:
+    """The comment's Markdown: ``report`` is this run (a merged report for a sharded run), ``base`` the base
+    branch's report to compare with."""
+    units = units_of(report)
+    n = counts(units)
+    lines = [marker(key), f"### evalens: {_cell(report.package.name or 'eval run')}", "",
+             f"**{n['PASS']}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
+             + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
+             + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""), ""]
+    if report.interrupted:
+        lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
+    lines += [" · ".join(f"{ICONS.get(v, '❔')} {_cell(v)} {k}" for v, k in n.items() if k) or "no unit ran", ""]
+    lines += _changes(report, base)
+    bad = [u for u in units if not u.passed]
+    if bad:
+        lines += ["<details><summary>Not passing</summary>", "", "| Verdict | Unit | Why |", "|---|---|---|",
+                  *(f"| {ICONS.get(u.verdict, '❔')} {_cell(u.verdict)} | {_cell(u.name)} | {_cell(u.message())} |"
+                    for u in bad[:ROWS])]
+        if len(bad) > ROWS:
+            lines.append(f"\n… and {len(bad) - ROWS} more")
+        lines += ["", "</details>", ""]
+    lines += _uplift(report) + _cost(report)
+    if report_url:
+        lines += ["", f"[Full report]({report_url})"]
+    text = "\n".join(lines).rstrip() + "\n"
+    return text if len(text) <= LIMIT else text[: LIMIT - 40] + "\n\n… (cut: see the full report)\n"
+
+
+def _changes(report: Any, base: Any) -> list[str]:
+    if base is None:
+        return ["No base report to compare with.", ""]
+    from evalens.runner.ci.gate import gate
+
+    result = gate(base, report)
+    before = {u.name: u.verdict for u in units_of(base)}
+    now = {u.name: u.verdict for u in units_of(report)}
+    fixed = sorted(name for name, v in now.items() if v == "PASS" and before.get(name) not in (None, "PASS"))
+    new = sorted(name for name in now if name not in before)
+    out = [f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"
+           + (" · **regression**" if result.failed else " · no regression"), ""]
+    rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
+    rows += [f"| ✅ fixed | {_cell(name)} | {before[name]} → PASS |" for name in fixed]
+    rows += [f"| ➕ new | {_cell(name)} | {_cell(now[name])} |" for name in new]
+    rows += [f"| ➖ gone | {_cell(name)} | PASS → {_cell(now.get(name, 'absent'))} |" for name in result.vanished]
+    if rows:
+        out += ["| Change | Unit | Verdict |", "|---|---|---|", *rows[:ROWS], ""]
+    return out
+
+
+def _uplift(report: Any) -> list[str]:
+    base = getattr(report, "baseline", None)
+    if base is None or base.uplift is None:
+        return []
+    from evalens.runner.baseline import describe
+
+    return [f"**Uplift** against {_cell(base.label)}: {_cell(describe(base.uplift))}", ""]
+
+
+def _cost(report: Any) -> list[str]:
+    usage = getattr(report.summary, "usage", None)
+    if usage is None:
+        return []
+    from evalens.runner.run_view import cost, tokens
+
+    shown = " · ".join(x for x in (tokens(usage) and f"{tokens(usage)} tokens", cost(usage)) if x)
+    return [f"**Cost:** {shown}", ""] if shown else []
