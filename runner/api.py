@@ -183,19 +183,20 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
         if not judged:
             new_cases.append(case)
             continue
-        from evalens.runner.report import aggregate
+        from evalens.runner.results import rederive_report_case
+        from evalens.runner.verdicts import combine_runs
 
-        verdict = aggregate(verdicts)
+        verdict = combine_runs(verdicts, case.budget_stopped or 0)
         outcome = next((o for v, o in judged if v == verdict), judged[0][1])
         case.judge_verdict = JudgeVerdict(result=outcome.verdict, reason=outcome.reason, model=outcome.model)
-        case.verdict = verdict
         case.error = None
         if verdict in ("ERROR", "FAIL"):
             case.error = outcome.reason if outcome.verdict == verdict else \
                 f"{verdicts.count(verdict)} of {runs} runs {verdict} (kept from the original run)"
-        if runs > 1:
-            case.run_verdicts = verdicts
-            case.pass_rate = sum(v == "PASS" for v in verdicts) / runs
+        case.reason = case.error or outcome.reason
+        case.run_verdicts = verdicts if runs > 1 else []
+        case.verdict = verdict
+        rederive_report_case(case)  # verdict, state, pass rate, interval, pass^k: derived, never kept
         new_cases.append(case)
         if on_progress:
             on_progress(ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict))
@@ -211,7 +212,9 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
     report.summary = ReportSummary(
         total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in new_cases),
         skipped=sum(c.verdict == "SKIP" for c in new_cases), errored=sum(c.verdict == "ERROR" for c in new_cases),
-        pass_rate=round(passed / total, 4) if total else 0.0,
+        pass_rate=round(passed / total, 4) if total else 0.0, usage=old.summary.usage,
+        flaky=sum(c.state == "FLAKY" for c in new_cases) or None,
+        budget=sum(c.state == "BUDGET" for c in new_cases) or None,
     )
     write_report(report, output)
     return report, output

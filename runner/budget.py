@@ -14,6 +14,14 @@ from pathlib import Path
 from typing import Any
 
 
+def usd(amount: float) -> str:
+    """Dollars to four decimals, or to the first significant digits below a hundredth of a cent, so a cap of
+    ``0.000001`` is not shown as ``$0.0000`` (which reads as "no budget at all")."""
+    if amount == 0 or abs(amount) >= 0.0001:
+        return f"{amount:.4f}"
+    return f"{amount:.2g}" if "e" not in f"{amount:.2g}" else f"{amount:.12f}".rstrip("0")
+
+
 @dataclass
 class Budget:
     """``max_cost`` in USD and ``max_tokens`` (input + output) for one batch; None = no limit."""
@@ -36,7 +44,7 @@ class Budget:
     def exhausted(self) -> str | None:
         """Why no new unit may start, or None while there is budget left."""
         if self.max_cost is not None and self.cost >= self.max_cost:
-            return f"budget spent: ${self.cost:.4f} of {self.cost_name} ${self.max_cost:.4f}"
+            return f"budget spent: ${usd(self.cost)} of {self.cost_name} ${usd(self.max_cost)}"
         if self.max_tokens is not None and self.tokens >= self.max_tokens:
             return f"budget spent: {self.tokens:,} of {self.tokens_name} {self.max_tokens:,} tokens"
         return None

@@ -1,9 +1,12 @@
-"""What one unit's verdict depends on, for every format: its own text, the skills, hooks, rules, agents and
-fixtures of its package, the engine and its version, the agent and judge models.
+"""What one unit's verdict depends on, for every format: its own text, the skills, hooks, rules, agents, scripts,
+bin and fixtures of its package, the eval config, the engine and its real version, the agent and judge models.
 
-:func:`unit_fingerprint` is recorded with every result; :func:`stale_reasons` compares a recorded fingerprint
-with the package as it is now. The eval file as a whole is *not* an input: editing one case must not make the
-verdicts of the other cases in the same file stale, so each unit contributes only its own value.
+:func:`fingerprint_of` is the one definition, recorded with every result and recomputed for the lens, the Test
+Explorer and ``--stale``. It is always computed from the inputs of the *next* run (:class:`NextRun`: flags or
+settings, the eval config, the CLI's ``--version`` now), never from what the stored result says ran: a result
+that says ``judge: claude-sonnet-4-5`` cannot vouch that the judge is still that. The eval file as a whole is
+*not* an input: editing one case must not make the verdicts of the other cases in the same file stale, so each
+unit contributes only its own value.
 """
 
 from __future__ import annotations
@@ -11,12 +14,97 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.fingerprint import Fingerprint, build, changes, tree_hash
 
-PACKAGE_PARTS = ("hooks", "rules", "agents")
+PACKAGE_PARTS = ("hooks", "rules", "agents", "scripts", "bin")  # every folder install.py copies or runs
+
+
+@dataclass(frozen=True)
+class NextRun:
+    """The run inputs that are not package files, as the next run would take them: the CLI flags (or the
+    editor's settings); unset values fall back to the eval config, then to the defaults. ``engine_version`` is
+    given only by a run that just asked the CLI; otherwise the CLI is asked now."""
+
+    engine: str | None = None
+    agent_model: str | None = None
+    judge: str | None = None
+    no_judge: bool = False
+    engine_version: str | None = None
+
+
+_versions: dict[tuple[str, int], str | None] = {}
+
+
+def engine_version_now(engine_name: str) -> str | None:
+    """The installed CLI's real ``--version``, cached per (binary, mtime): a lens check costs one ``stat``."""
+    import os
+
+    from evalens.runner.engines import get_engine
+
+    try:
+        binary = str(get_engine(engine_name).binary)
+        key = (binary, os.stat(binary).st_mtime_ns)
+    except Exception:  # noqa: BLE001 - an unknown engine or a CLI that is gone has no version
+        return None
+    if key not in _versions:
+        from evalens.runner.engines.base import binary_version
+
+        _versions[key] = binary_version(binary)
+    return _versions[key]
+
+
+def _config_of(format_id: str, file: Path, root: Path) -> tuple[Path | None, dict[str, Any]]:
+    """The eval config the next run reads (UAAPS: ``evals/eval-config.json``; skilljack: ``eval.config.yaml``
+    beside the file) and its data (empty when unreadable)."""
+    if format_id == "uaaps-case":
+        path = root / "evals" / "eval-config.json"
+    elif format_id.startswith("skilljack"):
+        path = file.parent / "eval.config.yaml"
+    else:
+        return None, {}
+    if not path.is_file():
+        return None, {}
+    try:
+        if path.suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+        else:
+            import yaml
+
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, Exception):  # noqa: BLE001 - an unreadable config is hashed, not read
+        data = {}
+    return path, data if isinstance(data, dict) else {}
+
+
+def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str, str | None]:
+    """``engine``, ``engine-version``, ``agent-model``, ``judge`` and ``config`` as the next run resolves them."""
+    from evalens.runner.fingerprint import text_hash
+    from evalens.runner.judge import resolve_judge
+
+    config_path, config = _config_of(format_id, file, root)
+    engine = nxt.engine or (config.get("engine") if isinstance(config.get("engine"), str) else None) or \
+        "claude-code"
+    judge_name = nxt.judge or (config.get("judge") if isinstance(config.get("judge"), str) else None)
+    if nxt.no_judge:
+        judge: str | None = "none"
+    else:
+        provider = "openai" if engine == "codex" else "anthropic"
+        try:
+            judge = resolve_judge(judge_name, default_provider=provider, agent_model=nxt.agent_model).model
+        except Exception:  # noqa: BLE001 - an unknown provider: the run says so; the name is the input
+            judge = judge_name
+    config_hash = None
+    if config_path is not None:
+        try:
+            config_hash = text_hash(config_path.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            config_hash = None
+    return {"engine": engine, "engine-version": nxt.engine_version or engine_version_now(engine),
+            "agent-model": nxt.agent_model or "default", "judge": judge, "config": config_hash}
 
 
 def unit_text(value: Any) -> str:
@@ -57,8 +145,9 @@ def unit_fingerprint(value: Any, *, package_root: Path, fixtures: Iterable[Path]
     """
     root = package_root.resolve()
     folders: dict[str, Path] = dict(skill_folders(root))
+    inside_skill = root in folders.values()  # a skill folder as the package: its scripts/ are in its own hash
     for part in PACKAGE_PARTS:
-        if (root / part).exists():
+        if (root / part).exists() and not inside_skill:
             folders[part] = root / part
     exclude = [root / "evals"]
     fp = build(unit_text(value), folders=folders, values=values, exclude=exclude)
@@ -133,9 +222,11 @@ def fixtures_for(format_id: str, root: Path, value: Any) -> list[Path]:
     return [base / f for f in raw or [] if isinstance(f, str)]
 
 
-def fingerprint_of(result: Any) -> Fingerprint | None:
-    """The fingerprint of a result's unit as the package is *now* (None when its eval file is gone).
-    Blocking (reads and hashes files): call it off the event loop."""
+def fingerprint_of(result: Any, inputs: NextRun | None = None) -> Fingerprint | None:
+    """The fingerprint of a result's unit as its *next* run would see it: the package now and ``inputs`` (the
+    flags or settings of that run; None: the eval config's and the defaults). Nothing is taken from the result
+    but where its unit is written. None when its eval file is gone. Blocking (reads and hashes files, may ask the
+    CLI its version once): call it off the event loop."""
     if not result.case_file:
         return None
     file = Path(result.case_file)
@@ -143,34 +234,37 @@ def fingerprint_of(result: Any) -> Fingerprint | None:
         value = file_unit_value(file, result.location or [])
         root = package_root_for(result.format, file)
         return unit_fingerprint(value, package_root=root, fixtures=fixtures_for(result.format, root, value),
-                                values={"engine": result.engine, "engine-version": result.engine_version,
-                                        "agent-model": result.agent_model, "judge": result.judge_model})
+                                values=run_inputs(result.format, file, root, inputs or NextRun()))
     except OSError:
         return None
 
 
-def finish_unit(result: Any, report_case: Any = None) -> None:
+def finish_unit(result: Any, report_case: Any = None, inputs: NextRun | None = None) -> None:
     """Finish one unit's result for every face: repeat figures (FLAKY, interval, pass^k) and the fingerprint of
     what it depended on; mirrored onto its report case when the caller built that separately. Blocking (hashes
     files): call it off the event loop."""
     from evalens.runner.results import apply_repeats
 
     apply_repeats(result)
-    fp = fingerprint_of(result)
+    fp = fingerprint_of(result, inputs)
     result.fingerprint = fp.to_json() if fp is not None else None
     if report_case is not None:
-        report_case.state = result.state if result.runs > 1 else None
+        report_case.verdict = result.verdict
+        report_case.state = result.state if result.runs > 1 or result.state == "BUDGET" else None
+        report_case.budget_stopped = result.budget_stopped or None
+        report_case.pass_rate = result.pass_rate if result.runs > 1 else None
         report_case.pass_rate_interval = result.interval
         report_case.pass_hat_k = result.pass_hat_k
         report_case.fingerprint = result.fingerprint
         report_case.reason = result.reason or None
 
 
-def staleness(result: Any) -> list[str]:
-    """What changed since ``result`` was recorded (empty: current, or no fingerprint to compare)."""
+def staleness(result: Any, inputs: NextRun | None = None) -> list[str]:
+    """What changed since ``result`` was recorded, against the inputs of the next run (empty: current, or no
+    fingerprint to compare)."""
     if not result.fingerprint:
         return []
-    current = fingerprint_of(result)
+    current = fingerprint_of(result, inputs)
     if current is None:
         return ["the eval file is gone"] if result.case_file and not Path(result.case_file).exists() else []
     return stale_reasons(result.fingerprint, current)

@@ -1,7 +1,7 @@
 """What a verdict depended on, as hashes, so a later edit can mark it stale and say why.
 
-A result records one hash per input: the unit's own text, each skill folder, hooks, rules, agents, the fixtures
-it copies, the engine and its version, the agent and judge models. Comparing two fingerprints names exactly the
+A result records one hash per input: the unit's own text, each skill folder, hooks, rules, agents, scripts, bin,
+the eval config, the fixtures it copies, the engine and its version, the agent and judge models. Comparing two fingerprints names exactly the
 inputs that changed ("skill pdf-tools changed", "engine 2.0.1 → 2.0.3"), which the lens, the Test Explorer and
 ``--stale`` all use. Folder hashes are cached per (path, mtime, size) of every file, so re-checking a package
 whose files did not change reads nothing.
@@ -98,7 +98,7 @@ def build(unit_text: str, *, folders: Mapping[str, Path] | None = None, values: 
 
 
 _LABELS = {"unit": "the unit's own text", "hooks": "hooks", "rules": "rules", "agents": "agents",
-           "fixtures": "fixtures", "engine": "engine", "engine-version": "engine version",
+           "scripts": "scripts", "bin": "bin", "config": "eval config", "fixtures": "fixtures", "engine": "engine", "engine-version": "engine version",
            "agent-model": "agent model", "judge": "judge model"}
 
 
@@ -111,7 +111,7 @@ def _label(name: str) -> str:
 def changes(old: Fingerprint, new: Fingerprint) -> list[str]:
     """What changed from ``old`` to ``new``, in words; empty when nothing did (the verdict is current)."""
     out: list[str] = []
-    hashed = {"unit", "hooks", "rules", "agents", "fixtures"}
+    hashed = {"unit", "hooks", "rules", "agents", "scripts", "bin", "config", "fixtures"}
     for name in sorted(set(old.parts) | set(new.parts)):
         before, after = old.parts.get(name), new.parts.get(name)
         if before == after:

@@ -123,16 +123,29 @@ def build_prompt(criteria: str, prompt: str, output: str, files: dict[str, str],
     return "\n".join(parts)
 
 
-def parse_reply(text: str) -> JudgeReply:
-    """Strict parse; tolerates only a code fence around the object. Raises ValueError otherwise."""
+def strict_json_object(text: str) -> dict[str, Any]:
+    """The one parser of every judge and grader reply: the whole reply is one JSON object, at most inside one
+    code fence. Prose around it, a second object (``Example: {...} My grading: {...}``) or anything else is
+    refused (ValueError), so no grader can be read as saying what it only quoted."""
     body = text.strip()
     fence = re.match(r"^```(?:json)?\s*(.*?)\s*```$", body, re.S)
     if fence:
         body = fence.group(1)
     try:
-        return JudgeReply.model_validate_json(body)
-    except ValidationError as exc:
-        raise ValueError(f"judge reply is not the required JSON: {body[:200]!r}") from exc
+        value = json.loads(body)
+    except ValueError:
+        raise ValueError(f"the reply is not one JSON object and nothing else: {body[:200]!r}") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"the reply is not a JSON object: {body[:200]!r}")
+    return value
+
+
+def parse_reply(text: str) -> JudgeReply:
+    """Strict parse (:func:`strict_json_object`) into ``{"verdict", "reason"}``. Raises ValueError otherwise."""
+    try:
+        return JudgeReply.model_validate(strict_json_object(text))
+    except (ValidationError, ValueError) as exc:
+        raise ValueError(f"judge reply is not the required JSON: {text.strip()[:200]!r}") from exc
 
 
 JUDGE_TIMEOUT_ENV = "EVALENS_JUDGE_TIMEOUT"
@@ -264,41 +277,10 @@ async def judge_case(spec: JudgeSpec, user_prompt: str, env: dict[str, str] | No
 
 
 async def ask_json(spec: JudgeSpec, system: str, user: str, deadline: float | None = None) -> dict[str, Any]:
-    """Judge calls whose reply must hold a JSON object (the first balanced one is taken): retried once, all
-    within ``deadline`` seconds; raises :class:`JudgeFailed` with the reason. Graders and skilljack's scorer
-    use this; the strict PASS/FAIL judge uses :func:`judge_case`."""
-    value, _raw = await ask_parsed(spec, system, user, first_json_object, deadline=deadline or judge_deadline(),
+    """Judge calls whose reply must be one JSON object (:func:`strict_json_object`, the parser of the UAAPS judge
+    too): retried once, all within ``deadline`` seconds; raises :class:`JudgeFailed` with the reason. Graders and
+    skilljack's scorer use this; the strict PASS/FAIL judge uses :func:`judge_case`."""
+    value, _raw = await ask_parsed(spec, system, user, strict_json_object, deadline=deadline or judge_deadline(),
                                    max_tokens=2048)
     assert isinstance(value, dict)
     return value
-
-
-def first_json_object(text: str) -> dict[str, Any]:
-    """The first balanced ``{...}`` in ``text`` (a brace-depth scan that respects strings, so nested objects
-    parse — unlike a non-greedy regex)."""
-    start = text.find("{")
-    while start >= 0:
-        depth, in_str, escape = 0, False, False
-        for i in range(start, len(text)):
-            c = text[i]
-            if in_str:
-                escape = c == "\\" and not escape
-                if c == '"' and not escape:
-                    in_str = False
-                continue
-            if c == '"':
-                in_str = True
-            elif c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-                if depth == 0:
-                    try:
-                        value = json.loads(text[start:i + 1])
-                    except ValueError:
-                        break
-                    if isinstance(value, dict):
-                        return value
-                    break
-        start = text.find("{", start + 1)
-    raise ValueError("no JSON object in the judge's reply")

@@ -8,16 +8,21 @@ so the CLI, the lens's "Run failed" / "Run stale" and the Test Explorer pick the
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from evalens.runner.depends import NextRun
 
 Mode = Literal["failed", "stale"]
 
 
-def reselect(package_root: Path, mode: Mode, *, file: Path | None = None) -> tuple[list[str], dict[str, str]]:
+def reselect(package_root: Path, mode: Mode, *, file: Path | None = None,
+             inputs: NextRun | None = None) -> tuple[list[str], dict[str, str]]:
     """Unit names to run again and why each was picked (``{name: reason}``).
 
     ``file`` narrows the past results to units written in that eval file (the formats ``evalens run`` takes:
-    unit names are only unique within a file). Blocking (reads reports, hashes files)."""
+    unit names are only unique within a file). ``inputs`` are the next run's flags or settings, against which
+    staleness is judged. Blocking (reads reports, hashes files)."""
     from evalens.runner.depends import staleness
 
     last = _last(package_root, file)
@@ -28,7 +33,7 @@ def reselect(package_root: Path, mode: Mode, *, file: Path | None = None) -> tup
             if why is not None:
                 picked[name] = why
         else:
-            changed = staleness(result)
+            changed = staleness(result, inputs)
             if changed:
                 picked[name] = "stale: " + "; ".join(changed)
     return list(picked), picked
@@ -69,10 +74,17 @@ def case_names(root: Path) -> list[str]:
 
 
 def pick(package_root: Path, mode: Mode, every: list[str], within: list[str], *,
-         file: Path | None = None) -> tuple[list[str], dict[str, str]]:
+         file: Path | None = None, inputs: NextRun | None = None) -> tuple[list[str], dict[str, str]]:
     """What ``--failed`` / ``--stale`` run, for both CLIs: :func:`reselect`, plus (``--stale``) the units of
-    ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked."""
-    names, why = reselect(package_root, mode, file=file)
+    ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked.
+
+    A past result whose unit no longer exists under that name (renamed or deleted) is never picked: a renamed
+    unit is a new one, which ``--stale`` runs as "never ran", so nothing asks to run a name that is gone."""
+    names, why = reselect(package_root, mode, file=file, inputs=inputs)
+    if every:
+        existing = set(every)
+        names = [n for n in names if n in existing]
+        why = {n: why[n] for n in names}
     if mode == "stale":
         for name in never_ran(every, package_root, file=file):
             names.append(name)

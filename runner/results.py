@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport, ReportCase
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"]
+State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
 Location = list[str | int]
 UAAPS_FORMAT = "uaaps-case"
 
@@ -76,8 +76,12 @@ class UnitResult(BaseModel):
     details: dict[str, Any] = Field(default_factory=dict, description="Format-specific figures (scores, "
                                     "trigger rate, the query and its label).")
     usage: Usage | None = Field(default=None, description="Tokens and cost of the agent runs, summed over runs.")
-    state: State | None = Field(default=None, description="The verdict over repeated runs: FLAKY when the unit "
-                                "both passed and failed (docs/repeats.md); None for a single run.")
+    budget_stopped: int = Field(default=0, description="Runs of this unit a budget kept from starting (SKIP runs "
+                                "whose state is BUDGET).")
+    state: State | None = Field(default=None, description="The verdict over repeated runs, derived by "
+                                "runner.verdicts.unit_state: FLAKY when the unit both passed and failed with no "
+                                "ERROR, BUDGET when a budget cut it short (docs/repeats.md); None for a single run "
+                                "that a budget did not stop.")
     interval: list[float] | None = Field(default=None, description="95% Wilson interval of the pass rate.")
     pass_hat_k: float | None = Field(default=None, description="pass^k, k = the runs that passed or failed.")
     fingerprint: dict[str, str] | None = Field(default=None, description="What the verdict depended on.")
@@ -125,7 +129,7 @@ def result_from_report_case(case: ReportCase, report: EvalReport, report_path: P
     else:
         judge_fields = {"judge_verdict": judge.result if judge else None,
                         "judge_reason": judge.reason if judge else None, "judge_model": judge.model if judge else None}
-    return UnitResult(
+    return apply_repeats(UnitResult(  # the state is derived again, never trusted from the file
         name=case.name, format=case.format or UAAPS_FORMAT, case_file=case_file,
         location=list(case.location) if case.location is not None else None, target=case.target,
         verdict=case.verdict, reason=reason, duration_seconds=case.duration_seconds or 0.0, checks=checks,
@@ -136,7 +140,8 @@ def result_from_report_case(case: ReportCase, report: EvalReport, report_path: P
         result_file=beside(case.result_file), details=dict(case.details), usage=case.usage, state=case.state,
         interval=list(case.pass_rate_interval) if case.pass_rate_interval else None, pass_hat_k=case.pass_hat_k,
         fingerprint=dict(case.fingerprint) if case.fingerprint else None, uplift=case.uplift,
-    )
+        budget_stopped=case.budget_stopped or 0,
+    ))
 
 
 def report_case_from_result(result: UnitResult, report_path: Path | None, root: Path) -> ReportCase:
@@ -178,26 +183,61 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         artifacts=rel(result.artifacts, report_path.parent if report_path else None),
         result_file=rel(result.result_file, report_path.parent if report_path else None), details=details,
         usage=result.usage,
-        state=result.state if result.runs > 1 else None, pass_rate_interval=result.interval,
-        pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint, uplift=result.uplift,
+        state=result.state if result.runs > 1 or result.state == "BUDGET" else None,
+        pass_rate_interval=result.interval, pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint,
+        uplift=result.uplift, budget_stopped=result.budget_stopped or None,
     )
 
 
 def apply_repeats(result: UnitResult) -> UnitResult:
-    """Fill the repeat figures of a result from its run verdicts (docs/repeats.md): the state (FLAKY when it
-    both passed and failed), the pass rate over counted runs, its Wilson interval and pass^k."""
+    """Derive a result's verdict, state and repeat figures from its run verdicts through the one verdict function
+    (:func:`~evalens.runner.verdicts.unit_state`; docs/repeats.md): the state (FLAKY, BUDGET), the pass rate over
+    counted runs, its Wilson interval and pass^k. Every producer calls it: a run, re-judging, restoring."""
     from evalens.runner.stats import Repeats
 
     verdicts = list(result.run_verdicts) or [result.verdict]
+    rep = Repeats.of(verdicts, result.budget_stopped)
     if len(verdicts) < 2:
+        result.state = "BUDGET" if rep.state == "BUDGET" else None
         return result
-    rep = Repeats.of(verdicts)
+    result.verdict = "PASS" if rep.state == "PASS" else "FAIL" if rep.state in ("FAIL", "FLAKY") \
+        else "ERROR" if rep.state == "ERROR" else "SKIP"
     result.state = rep.state
+    result.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
     result.interval = [round(x, 4) for x in rep.interval] if rep.interval else None
     result.pass_hat_k = rep.pass_hat_k
     if rep.state == "FLAKY" and not result.reason.startswith("flaky"):
         result.reason = f"flaky: passed {rep.label()} runs" + (f"; {result.reason}" if result.reason else "")
+    if rep.state == "BUDGET" and not result.reason.startswith("budget: "):
+        result.reason = f"budget: {rep.budget} of {rep.runs} runs not started ({rep.passed} passed before)" + \
+            (f"; {result.reason}" if result.reason else "")
     return result
+
+
+def rederive_report_case(case: ReportCase) -> ReportCase:
+    """A report unit whose run verdicts changed (re-judged, merged) gets its verdict, state and figures again
+    from the one verdict function, so a stored ``state`` can never contradict ``run_verdicts``."""
+    from evalens.runner.stats import Repeats
+    from evalens.runner.verdicts import unit_state
+
+    verdicts = list(case.run_verdicts) or [case.verdict]
+    budget = case.budget_stopped or 0
+    verdict, state = unit_state(verdicts, budget)
+    case.verdict = verdict
+    if len(verdicts) < 2:
+        case.state = "BUDGET" if state == "BUDGET" else None
+        return case
+    rep = Repeats.of(verdicts, budget)
+    case.state = state
+    case.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
+    case.pass_rate_interval = [round(x, 4) for x in rep.interval] if rep.interval else None
+    case.pass_hat_k = rep.pass_hat_k
+    reason = (case.reason or "").split("; ", 1)[-1] if (case.reason or "").startswith(("flaky: ", "budget: ")) \
+        else case.reason or ""
+    if state == "FLAKY":
+        reason = f"flaky: passed {rep.label()} runs" + (f"; {reason}" if reason else "")
+    case.reason = reason or None
+    return case
 
 
 def fails_run(results: list[UnitResult], flaky: Literal["fail", "pass"] = "fail") -> bool:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.depends import finish_unit
-from evalens.runner.results import UnitResult
+from evalens.runner.depends import NextRun, finish_unit
+from evalens.runner.results import UnitResult, apply_repeats
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest, Suite, Unit
 from pydantic import BaseModel, ConfigDict, Field
@@ -169,15 +169,20 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
         for unit in units:
             refused = budget.admit(unit.id)
             if refused is not None:  # the budget is spent: the rest are SKIP with the reason
-                results.append(UnitResult(name=unit.id, format=suite.format_id, case_file=str(request.file),
-                                          location=unit.location, verdict="SKIP", reason=refused, error=refused))
+                results.append(apply_repeats(UnitResult(
+                    name=unit.id, format=suite.format_id, case_file=str(request.file), location=unit.location,
+                    verdict="SKIP", reason=refused, error=refused, runs=request.runs,
+                    run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
+                    budget_stopped=request.runs)))
                 continue
             session.unit = unit.id
             first = len(session.records)
             result = await suite.run_unit(session, unit)
             if result.usage is None:  # what the unit's agent runs spent, from their records
                 result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
-            await asyncio.to_thread(finish_unit, result)
+            inputs = NextRun(engine=request.engine, agent_model=request.model, judge=request.judge_model,
+                             no_judge=request.no_judge, engine_version=getattr(session, "engine_version", None))
+            await asyncio.to_thread(finish_unit, result, None, inputs)
             budget.spend_usage(result.usage)
             results.append(result)
             if plan is not None:
@@ -286,6 +291,7 @@ def file_report(suite: Suite, session: Any, results: list[UnitResult], started: 
                               skipped=sum(c.verdict == "SKIP" for c in cases),
                               errored=sum(c.verdict == "ERROR" for c in cases),
                               pass_rate=round(passed / total, 4) if total else 0.0,
-                              flaky=sum(c.state == "FLAKY" for c in cases) or None),
+                              flaky=sum(c.state == "FLAKY" for c in cases) or None,
+                              budget=sum(c.state == "BUDGET" for c in cases) or None),
         cases=cases, interrupted=interrupted,
     )

@@ -20,8 +20,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from evalens.runner.verdicts import State, unit_state
+
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"]
 
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
 
@@ -71,12 +72,13 @@ class Repeats:
     failed: int
     errored: int
     skipped: int
+    budget: int = 0  # runs a budget kept from starting (among the skipped)
 
     @classmethod
-    def of(cls, verdicts: Iterable[str]) -> Repeats:
+    def of(cls, verdicts: Iterable[str], budget: int = 0) -> Repeats:
         vs = list(verdicts)
         return cls(runs=len(vs), passed=vs.count("PASS"), failed=vs.count("FAIL"), errored=vs.count("ERROR"),
-                   skipped=vs.count("SKIP"))
+                   skipped=vs.count("SKIP"), budget=budget)
 
     @property
     def counted(self) -> int:
@@ -93,31 +95,25 @@ class Repeats:
 
     @property
     def pass_hat_k(self) -> float | None:
-        """pass^k with k = the counted runs: did it pass *every* time (1.0 or 0.0 for one unit)."""
-        return pass_hat_k(self.passed, self.counted, self.counted) if self.counted else None
+        """pass^k with k = every run asked for (N): None unless all N runs passed or failed, since a run that
+        errored or never started says nothing, and pass^1 of one counted run is no pass^3."""
+        return pass_hat_k(self.passed, self.counted, self.runs) if self.counted == self.runs else None
 
     @property
     def state(self) -> State:
-        """PASS only if every run passed; FLAKY if it both passed and failed; else FAIL, ERROR or SKIP.
-
-        An ERROR beside passes is ERROR, not PASS: a run that did not happen properly cannot be counted
-        as a pass (docs/verdicts.md), and calling it FLAKY would blame the skill for the harness.
-        """
-        if self.runs and self.passed == self.runs:
-            return "PASS"
-        if self.passed and self.failed:
-            return "FLAKY"
-        if self.failed:
-            return "FAIL"
-        if self.errored:
-            return "ERROR"
-        return "SKIP"
+        """The state every face shows, from the one verdict function (:func:`~evalens.runner.verdicts.unit_state`):
+        PASS only if every run passed; FLAKY if it both passed and failed with no ERROR; BUDGET when a budget cut
+        it short; else FAIL, ERROR or SKIP."""
+        return unit_state(["PASS"] * self.passed + ["FAIL"] * self.failed + ["ERROR"] * self.errored
+                          + ["SKIP"] * self.skipped, self.budget)[1]
 
     def label(self) -> str:
         """``3/5`` (passes of counted runs), with errored runs named: ``3/5 +1 error``."""
         text = f"{self.passed}/{self.counted}"
         if self.errored:
             text += f" +{self.errored} error" + ("s" if self.errored > 1 else "")
+        if self.budget:
+            text += f" +{self.budget} not started (budget)"
         return text
 
 
@@ -128,7 +124,8 @@ def batch_pass_hat_k(units: Iterable[Repeats], k: int) -> float | None:
 
 
 def exit_state_fails(state: State, flaky: Literal["fail", "pass"] = "fail") -> bool:
-    """Does a unit in this state fail the run (``--flaky fail|pass`` decides for FLAKY)?"""
+    """Does a unit in this state fail the run (``--flaky fail|pass`` decides for FLAKY; BUDGET, like SKIP,
+    does not: the user set the budget)?"""
     if state == "FLAKY":
         return flaky == "fail"
     return state in ("FAIL", "ERROR")

@@ -2,6 +2,7 @@
 
 * :func:`unit_verdict`: one run of one unit, from what really happened (agent error, failed checks, judge).
 * :func:`combine_runs`: repeated runs of one unit (rule 5).
+* :func:`unit_state`: the verdict and the state (FLAKY, BUDGET) of repeated runs: every face derives both from it.
 * :func:`combine_units`: the units of one file, for its ``*`` unit.
 * :func:`graded_verdict`: units graded statement by statement (skill-creator, writing-skills; rule 3).
 """
@@ -12,6 +13,7 @@ from collections.abc import Iterable
 from typing import Literal
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
 
 
 def unit_verdict(*, agent_error: str | None, failed_check: str | None, judged: tuple[str, str] | None,
@@ -34,18 +36,31 @@ def unit_verdict(*, agent_error: str | None, failed_check: str | None, judged: t
     return ("PASS" if verdict == "PASS" else "FAIL"), reason
 
 
-def combine_runs(verdicts: Iterable[str]) -> Verdict:
-    """Repeated runs: PASS only if every run passed; any FAIL fails; else ERROR; all SKIP skips."""
+def combine_runs(verdicts: Iterable[str], budget_stopped: int = 0) -> Verdict:
+    """Repeated runs: any FAIL fails; else any ERROR errors; else runs a budget kept from starting make it
+    SKIP (state BUDGET: nothing is known of those runs); else PASS only if every run passed, SKIP if every run
+    was skipped, and ERROR for passes beside runs that never happened for another reason (an interruption)."""
+    return unit_state(verdicts, budget_stopped)[0]
+
+
+def unit_state(verdicts: Iterable[str], budget_stopped: int = 0) -> tuple[Verdict, State]:
+    """The verdict and the state of a unit from its runs' verdicts and how many of its runs a budget kept from
+    starting (those runs are among the SKIPs). The state is the verdict, except FLAKY (passes and fails and no
+    ERROR: an ERROR is the harness's fault and is never forgiven as flakiness) and BUDGET (cut short by a
+    budget, with no FAIL or ERROR among the runs that happened). Derived, never stored on its own."""
     seen = list(verdicts)
-    if seen and all(v == "PASS" for v in seen):
-        return "PASS"
     if "FAIL" in seen:
-        return "FAIL"
+        flaky = "PASS" in seen and "ERROR" not in seen
+        return "FAIL", "FLAKY" if flaky else "FAIL"
     if "ERROR" in seen:
-        return "ERROR"
-    if seen and all(v == "SKIP" for v in seen):
-        return "SKIP"
-    return "ERROR" if seen else "SKIP"
+        return "ERROR", "ERROR"
+    if budget_stopped > 0:
+        return "SKIP", "BUDGET"
+    if seen and all(v == "PASS" for v in seen):
+        return "PASS", "PASS"
+    if all(v == "SKIP" for v in seen):
+        return "SKIP", "SKIP"
+    return "ERROR", "ERROR"
 
 
 def combine_units(verdicts: Iterable[str]) -> Verdict:

@@ -127,7 +127,7 @@ class CaseResult(Wire):
     uri: str
     name: str
     verdict: Verdict
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"] | None = None  # FLAKY over repeats (docs/repeats.md)
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = None  # FLAKY, BUDGET (docs/repeats.md)
     stale: list[str] | None = None  # what changed since this run; empty when current
     reason: str | None = None
     duration_seconds: float | None = None

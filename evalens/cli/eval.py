@@ -93,10 +93,11 @@ def _find_package(explicit: Path | None) -> Path:
 
 def _reselect(root: Path, args: Any) -> list[str]:
     """The cases ``--failed`` / ``--stale`` pick (each named on stderr with why), within CASE arguments if any."""
+    from evalens.runner.depends import NextRun
     from evalens.runner.reselect import case_names, pick
 
-    names, why = pick(root, "failed" if args.failed else "stale", case_names(root) if args.stale else [],
-                      args.cases)
+    inputs = NextRun(engine=args.engine, agent_model=args.agent_model, judge=args.judge, no_judge=args.no_judge)
+    names, why = pick(root, "failed" if args.failed else "stale", case_names(root), args.cases, inputs=inputs)
     for name in names:
         print(f"evalens eval: {name}: {why[name]}", file=sys.stderr)
     return names

@@ -15,7 +15,8 @@ from evalens.core.workflow_commands import escape as escape_command
 from evalens.core.workflow_commands import in_actions
 
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
-VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow"}
+VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow",
+                  "BUDGET": "yellow"}
 
 
 class ProgressView:
@@ -168,7 +169,7 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, b
                       f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), *shown, text((r.reason or "")[:300]))
     console.print(table)
     states = [getattr(r, "shown_state", r.verdict) for r in results]
-    counts = {v: states.count(v) for v in dict.fromkeys(["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", *states])}
+    counts = {v: states.count(v) for v in dict.fromkeys(["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", "BUDGET", *states])}
     counts = {k: n for k, n in counts.items() if n or k in ("PASS", "FAIL", "ERROR", "SKIP")}
     console.print(" ".join(f"{text(k.lower())}: {n}" for k, n in counts.items()))
     total = sum_usage(usages)

@@ -145,8 +145,12 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     except UsageError as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return None
+    from evalens.runner.depends import NextRun
+
+    inputs = NextRun(engine=request.engine, agent_model=request.model, judge=request.judge_model,
+                     no_judge=request.no_judge)
     names, why = pick(suite.root, "failed" if args.failed else "stale", [u.id for u in units], request.units,
-                      file=request.file)
+                      file=request.file, inputs=inputs)
     for name in names:
         print(shown(f"evalens run: {name}: {why[name]}"), file=sys.stderr)
     return names

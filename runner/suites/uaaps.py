@@ -29,7 +29,7 @@ from evalens.runner.api_types import (
     Verdict,
 )
 from evalens.runner.checks import files_created, run_checks, summarise
-from evalens.runner.depends import finish_unit
+from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.results import CaseResult, CheckResult
 from evalens.runner.session import agent_env, capture_files
 from evalens.runner.suites.uaaps_select import load_config as _load_config
@@ -98,6 +98,7 @@ class _RunRecord:
     artifacts: Path | None = None
     sandbox_path: str | None = None
     state: str = "pending"  # pending | running | finished
+    budget: bool = False  # a budget kept this run from starting (its SKIP is the unit's BUDGET state)
     record: Any = None  # the run record (evalens.runner.record), once the agent ran
 
 
@@ -345,12 +346,14 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
     for case, path in ctx.cases:
         recs = [ctx.records[(case.name, i)] for i in range(1, runs + 1)]
         verdicts = [r.verdict for r in recs]
-        from evalens.runner.report import aggregate
+        budget_stopped = sum(r.budget for r in recs)
+        from evalens.runner.verdicts import combine_runs
 
-        verdict = aggregate(verdicts)
-        main = next((r for r in recs if r.verdict == verdict), recs[0])
-        passed = sum(v == "PASS" for v in verdicts)
-        pass_rate = passed / runs if runs > 1 else None
+        verdict = combine_runs(verdicts, budget_stopped)
+        # the run that explains the verdict: a real run when a budget stopped the others
+        main = next((r for r in recs if r.verdict == verdict and not r.budget), None) or \
+            next((r for r in recs if r.verdict == verdict), recs[0])
+        pass_rate = None  # derived by finish_unit (apply_repeats) from the run verdicts
         judge = main.judge
         artifacts_rel = None
         if main.artifacts is not None and report_path is not None:
@@ -366,7 +369,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             judge_verdict=judge.verdict if judge else None, judge_reason=judge.reason if judge else None,
             judge_model=judge.model if judge else None, engine=ctx.engine.name, engine_version=ctx.engine_version,
             agent_model=main.model, output_snippet=snippet, error=main.error, runs=runs, pass_rate=pass_rate,
-            run_verdicts=verdicts,
+            run_verdicts=verdicts, budget_stopped=budget_stopped,
             artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts) if main.artifacts else None,
             sandbox_path=main.sandbox_path, usage=usage,
         ))
@@ -386,7 +389,10 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         ))
         if verdict in ("FAIL",) and not report_cases[-1].error:
             report_cases[-1].error = main.reason
-        finish_unit(results[-1], report_case=report_cases[-1])  # FLAKY, interval, fingerprint
+        finish_unit(results[-1], report_case=report_cases[-1],  # state, interval, fingerprint
+                    inputs=NextRun(engine=ctx.engine.name, agent_model=ctx.request.agent_model,
+                                   judge=ctx.request.judge, no_judge=ctx.request.no_judge,
+                                   engine_version=ctx.engine_version))
     return results, report_cases
 
 
@@ -419,7 +425,8 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
         summary=ReportSummary(total=total, passed=passed, failed=failed, skipped=skipped, errored=errored,
                               pass_rate=round(passed / total, 4) if total else 0.0,
                               usage=sum_usage([c.usage for c in report_cases]),
-                              flaky=sum(c.state == "FLAKY" for c in report_cases) or None),
+                              flaky=sum(c.state == "FLAKY" for c in report_cases) or None,
+                              budget=sum(c.state == "BUDGET" for c in report_cases) or None),
         cases=report_cases,
         sandbox=ReportSandbox(enforced=ctx.sandbox_plan.enforced, method=ctx.sandbox_plan.method,
                               network=ctx.sandbox_plan.network, writable_paths=ctx.sandbox_plan.writable_paths),
@@ -485,6 +492,7 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
             refused = budget.admit(case.name)
             if refused is not None:
                 rec.verdict, rec.reason, rec.error, rec.state = "SKIP", refused, refused, "finished"
+                rec.budget = True
                 side.emit(case.name, "done", refused, verdict="SKIP")
                 return
             await _run_case(side, case, path, index)

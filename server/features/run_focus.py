@@ -81,11 +81,13 @@ def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool
     or a case file's package: narrowed to that case unless ``whole_package``, as ``runAll`` asks), or (no
     ``uri``) of the whole workspace. Blocking."""
     from evalens.runner.reselect import case_names, pick
+    from evalens.server.features.run_stale import next_run
 
+    inputs = next_run(runs.ls.settings)
     out: list[tuple[Target, str]] = []
 
     def package(root: Path, within: list[str]) -> None:
-        names, why = pick(root, mode, case_names(root), within)  # type: ignore[arg-type]
+        names, why = pick(root, mode, case_names(root), within, inputs=inputs)  # type: ignore[arg-type]
         wanted = set(names)
         out.extend((t, why[t.name]) for t in runs.package_targets(root) if t.name in wanted)
 
@@ -95,7 +97,8 @@ def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool
         fid = runs.format_id_of(validation)
         if fid in CLI_FORMATS:
             units = [t.name for t in runs.file_targets(file_uri, whole=False)]
-            names, why = pick(suite_root(fid, path), mode, units, [], file=path)  # type: ignore[arg-type]
+            names, why = pick(suite_root(fid, path), mode, units, [], file=path,  # type: ignore[arg-type]
+                              inputs=inputs)
             out.extend((runs.target(file_uri, n), why[n]) for n in names if n in units)
             return
         root = package_root_of(path)

@@ -15,7 +15,7 @@ from lsprotocol import types
 SOURCE = "evalens-run"
 CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
               "agent_blocked": "agent-blocked"}
-ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○"}
+ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}
 SEVERITY = {"PASS": types.DiagnosticSeverity.Information, "SKIP": types.DiagnosticSeverity.Information,
             "FAIL": types.DiagnosticSeverity.Error, "ERROR": types.DiagnosticSeverity.Error}
 

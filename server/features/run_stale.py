@@ -40,7 +40,8 @@ class StaleChecker:
 
     async def _check(self, ls: Any, memory: Any) -> None:
         try:
-            changed = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, recheck, memory.records())
+            changed = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, recheck, memory.records(),
+                                                                       next_run(ls.settings))
         except Exception:  # noqa: BLE001 - a failed check leaves the verdicts as they were
             log.debug("stale check failed", exc_info=True)
             return
@@ -53,14 +54,23 @@ class StaleChecker:
                 log.debug("code lens refresh failed", exc_info=True)
 
 
-def recheck(records: list[Any]) -> bool:
-    """Recompute what changed for each record; True when any record's staleness changed. Blocking."""
+def next_run(settings: Any) -> Any:
+    """The inputs the editor's next run would take (its ``evalens.engine`` and ``evalens.judge`` settings; the
+    rest from the eval config), which the lens and the Test Explorer judge staleness against."""
+    from evalens.runner.depends import NextRun
+
+    return NextRun(engine=getattr(settings, "engine", None) or None, judge=getattr(settings, "judge", None) or None)
+
+
+def recheck(records: list[Any], inputs: Any = None) -> bool:
+    """Recompute what changed for each record against the next run's ``inputs``; True when any record's
+    staleness changed. Blocking."""
     from evalens.runner.depends import staleness
 
     changed = False
     for record in records:
         result = record.result
-        now = staleness(result)
+        now = staleness(result, inputs)
         if now != list(result.stale):
             result.stale = now
             changed = True

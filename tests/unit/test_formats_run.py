@@ -99,9 +99,11 @@ def test_scores_merge_weights_and_aggregate() -> None:
 
 
 def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert judge.first_json_object('text {"a": {"b": "}"}, "c": 1} tail') == {"a": {"b": "}"}, "c": 1}
-    with pytest.raises(ValueError):
-        judge.first_json_object("no json")
+    assert judge.strict_json_object('{"a": {"b": "}"}, "c": 1}') == {"a": {"b": "}"}, "c": 1}
+    assert judge.strict_json_object('```json\n{"a": 1}\n```') == {"a": 1}
+    for bad in ("no json", 'text {"a": 1} tail', '{"a": 1} {"a": 2}', "[1]"):
+        with pytest.raises(ValueError):
+            judge.strict_json_object(bad)
 
     async def reply(*_a: Any) -> dict[str, Any]:
         return {"discovery": "1", "adherence": None, "output_quality": 4, "failure_category": "weird"}

@@ -102,8 +102,9 @@ export interface CaseResult {
   uri: string;
   name: string;
   verdict: Verdict;
-  /** The verdict over repeated runs: FLAKY when the case both passed and failed (else the verdict). */
-  state?: Verdict | "FLAKY";
+  /** The verdict over repeated runs: FLAKY when the case both passed and failed, BUDGET when a budget cut it
+   * short (else the verdict). */
+  state?: Verdict | "FLAKY" | "BUDGET";
   /** What changed since this run (a SKILL.md edit, another engine version); empty when current. */
   stale?: string[];
   reason?: string;

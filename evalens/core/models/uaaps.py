@@ -213,6 +213,8 @@ class ReportSummary(EvalModel):
                               example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41})
     flaky: int | None = doc("Cases that both passed and failed over their runs (`--runs`; evalens extension; "
                             "counted in `failed`).", type_="integer", default=None, example=1)
+    budget: int | None = doc("Cases a budget cut short, state `BUDGET` (evalens extension; counted in "
+                             "`skipped`).", type_="integer", default=None, example=1)
     uplift: Uplift | None = doc("With `--baseline`: every case's runs pooled, pass rate with the package against "
                                 "the baseline (evalens extension; the same as `baseline.uplift`).", type_="object",
                                 default=None, example={"against": "no skill", "difference": 0.5})
@@ -293,7 +295,8 @@ class ReportCase(EvalModel):
                                     example=[{"kind": "contains", "value": "EXTRACTED", "status": "PASS"}])
     runs: int | None = doc("How many times the case ran (`--runs`); absent for a single run.", type_="integer",
                            default=None, example=3)
-    pass_rate: float | None = doc("Passing runs / runs, with `--runs` (evalens extension).", type_="number",
+    pass_rate: float | None = doc("Passing runs / runs that passed or failed, with `--runs` (evalens extension).",
+                                  type_="number",
                                   default=None, example=0.67)
     run_verdicts: list[Verdict] = doc("Verdict of each run, with `--runs` (evalens extension).",
                                       type_="string[]", default=[], example=["PASS", "FAIL", "PASS"])
@@ -320,14 +323,19 @@ class ReportCase(EvalModel):
     details: dict[str, Any] = doc("Format-specific figures of the unit, e.g. a skilljack task's scores or a "
                                   "trigger query's `trigger_rate` (evalens extension).", type_="object",
                                   default={}, example={"trigger_rate": 0.67})
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR"] | None = doc(
-        "The verdict over repeated runs (evalens extension): `FLAKY` when the unit both passed and failed; else "
-        "the verdict. Absent for a single run.", type_="string", default=None, example="FLAKY")
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = doc(
+        "The verdict over repeated runs (evalens extension), derived from `run_verdicts` and `budget_stopped`: "
+        "`FLAKY` when the unit both passed and failed and no run errored; `BUDGET` when a budget kept runs from "
+        "starting and no run failed or errored; else the verdict. Absent for a single run a budget did not stop.",
+        type_="string", default=None, example="FLAKY")
+    budget_stopped: int | None = doc("Runs a budget (`--max-cost`, `--max-tokens`) kept from starting; they are "
+                                     "SKIP runs (evalens extension).", type_="integer", default=None, example=2)
     pass_rate_interval: list[float] | None = doc(
         "95% Wilson score interval of the pass rate over the runs that passed or failed (evalens extension).",
         type_="number[]", default=None, example=[0.21, 0.94])
-    pass_hat_k: float | None = doc("pass^k with k = the counted runs: 1.0 when every run passed (evalens "
-                                   "extension).", type_="number", default=None, example=0.0)
+    pass_hat_k: float | None = doc("pass^k with k = the runs asked for (`runs`): 1.0 when every run passed; absent "
+                                   "when a run errored or never started (evalens extension).", type_="number",
+                                   default=None, example=0.0)
     fingerprint: dict[str, str] | None = doc(
         "What the verdict depended on, one hash or version per input (`unit`, `skill:<folder>`, `hooks`, "
         "`rules`, `agents`, `fixtures`, `engine`, `engine-version`, `agent-model`, `judge`); a later change "

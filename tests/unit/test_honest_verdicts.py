@@ -1,0 +1,230 @@
+"""Honest verdicts, round two (issue 29), without an agent: what a verdict depends on is the next run's inputs;
+state is derived by the one verdict function whoever produces a result (a run, re-judging, restoring); an ERROR
+is never forgiven as flakiness; a budget stop is its own state; every grader parses strictly."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalens.runner import depends, judge
+from evalens.runner.budget import Budget
+from evalens.runner.results import (
+    UnitResult,
+    apply_repeats,
+    fails_run,
+    report_case_from_result,
+    result_from_report_case,
+)
+from evalens.runner.stats import Repeats
+
+from tests.runner.runner_helpers import case, make_package
+
+
+def _repeated(verdicts: list[str], budget: int = 0, reason: str = "fake judge") -> UnitResult:
+    return apply_repeats(UnitResult(name="u", verdict="PASS", reason=reason, runs=len(verdicts),
+                                    run_verdicts=verdicts, budget_stopped=budget))  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- probe 5: --flaky pass and ERROR
+
+
+def test_flaky_pass_never_forgives_an_error_run() -> None:
+    mixed = _repeated(["PASS", "FAIL", "ERROR"])
+    assert (mixed.verdict, mixed.state) == ("FAIL", "FAIL")
+    assert fails_run([mixed], "pass") and fails_run([mixed], "fail")
+    flaky = _repeated(["PASS", "FAIL", "PASS"])
+    assert flaky.state == "FLAKY" and not fails_run([flaky], "pass") and fails_run([flaky], "fail")
+
+
+# --------------------------------------------------------------------------- probe 6 + minor: budgets
+
+
+def test_a_unit_cut_short_by_a_budget_agrees_with_itself_in_every_face() -> None:
+    from evalens.server.features.run_present import verdict_title
+
+    from evalens.cli.progress import print_summary
+
+    refused = "budget spent: 40,000 of --max-tokens 1 tokens"
+    cut = _repeated(["PASS", "SKIP", "SKIP"], budget=2, reason=refused)
+    assert (cut.verdict, cut.state) == ("SKIP", "BUDGET")
+    assert cut.reason.startswith("budget: 2 of 3 runs not started") and refused in cut.reason
+    assert cut.pass_hat_k is None  # one counted run says nothing of pass^3
+    assert not fails_run([cut])
+    case_ = report_case_from_result(cut, None, Path("/"))
+    assert (case_.verdict, case_.state, case_.budget_stopped) == ("SKIP", "BUDGET", 2)
+    assert verdict_title(cut).startswith("$ BUDGET: budget: 2 of 3")
+    out = io.StringIO()
+    print_summary([cut], None, stream=out, ci=True)
+    assert "BUDGET" in out.getvalue() and "budget: 1" in out.getvalue()
+    # a FAIL that really happened is still a FAIL when the budget stopped the rest
+    assert _repeated(["FAIL", "SKIP"], budget=1).state == "FAIL"
+    single = apply_repeats(UnitResult(name="u", verdict="SKIP", reason=refused, budget_stopped=1))
+    assert single.state == "BUDGET" and report_case_from_result(single, None, Path("/")).state == "BUDGET"
+
+
+def test_budget_message_does_not_round_a_tiny_cap_to_zero() -> None:
+    b = Budget(max_cost=0.000001)
+    b.spend(0.0123, 10)
+    assert b.exhausted() == "budget spent: $0.0123 of --max-cost $0.000001"
+
+
+def test_pass_rate_counts_only_runs_that_passed_or_failed() -> None:
+    r = _repeated(["PASS", "ERROR"])
+    assert r.verdict == "ERROR" and r.pass_rate == 1.0 and Repeats.of(r.run_verdicts).label() == "1/1 +1 error"
+    assert report_case_from_result(r, None, Path("/")).pass_rate == 1.0
+    assert r.pass_hat_k is None  # k = 2 runs asked for, one counted
+
+
+# --------------------------------------------------------------------------- probe 4: state is derived
+
+
+def _report_with_runs(tmp_path: Path, verdicts: list[str], state: str) -> Path:
+    from evalens.core.models.uaaps import EvalReport
+
+    folder = tmp_path / "reports" / "r1" / "c"
+    for i in range(1, len(verdicts) + 1):
+        (folder / f"run-{i}").mkdir(parents=True)
+        (folder / f"run-{i}" / "transcript.json").write_text(json.dumps({
+            "case": {"judge": {"criteria": "ok"}, "input": {"prompt": "p"}}, "transcript": {"output": "out"},
+            "checks": [], "agent_error": None}))
+    report = {"version": 1, "id": "r1", "timestamp": "2026-01-01T00:00:00Z", "duration_seconds": 1.0,
+              "config": {"engine": "claude-code", "judge": "claude-sonnet-4-5", "timeout": 60},
+              "agent": {"runtime": "claude-code"}, "judge": {"model": "claude-sonnet-4-5"},
+              "environment": {"os": "linux"}, "package": {"name": "p"},
+              "summary": {"total": 1, "passed": 1, "failed": 0, "pass_rate": 1.0},
+              "cases": [{"name": "c", "verdict": "PASS", "duration_seconds": 1.0, "runs": len(verdicts),
+                         "run_verdicts": verdicts, "state": state, "artifacts": "r1/c", "pass_rate": 1.0}]}
+    path = tmp_path / "reports" / "r1.json"
+    EvalReport.model_validate(report)
+    path.write_text(json.dumps(report))
+    return path
+
+
+@pytest.mark.parametrize(("before", "state"), [(["PASS", "PASS", "PASS"], "PASS"), (["PASS", "FAIL", "PASS"], "FLAKY")])
+def test_rejudge_recomputes_state_through_the_verdict_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               before: list[str], state: str) -> None:
+    from evalens.runner import api
+    from evalens.runner.reselect import failed_reason
+
+    path = _report_with_runs(tmp_path, before, state)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+
+    async def fails(spec: Any, prompt: str, **_kw: Any) -> judge.JudgeOutcome:
+        return judge.JudgeOutcome("FAIL", "criteria not met", spec.model, spec.provider)
+
+    monkeypatch.setattr(judge, "judge_case", fails)
+    report, out = asyncio.run(api.rejudge(path))
+    c = report.cases[0]
+    assert c.run_verdicts == ["FAIL", "FAIL", "FAIL"]
+    assert (c.verdict, c.state, c.pass_rate, c.pass_hat_k) == ("FAIL", "FAIL", 0.0, 0.0)
+    assert report.summary.failed == 1 and not report.summary.flaky
+    result = result_from_report_case(c, report, out)
+    assert result.shown_state == "FAIL" and failed_reason(result) == "last run: FAIL"
+
+
+def test_restoring_derives_state_instead_of_trusting_the_file(tmp_path: Path) -> None:
+    from evalens.core.models.uaaps import EvalReport
+
+    path = _report_with_runs(tmp_path, ["FAIL", "FAIL", "FAIL"], "FLAKY")  # a file that contradicts itself
+    report = EvalReport.model_validate_json(path.read_text())
+    result = result_from_report_case(report.cases[0], report, path)
+    assert (result.verdict, result.shown_state) == ("FAIL", "FAIL")
+
+
+# --------------------------------------------------------------------------- probe 7: one strict parser
+
+
+def test_a_grader_reply_with_an_example_object_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalens.runner.session import AgentResult
+    from evalens.runner.suites.graded import grade
+
+    replies = ['Example: {"results": [{"index": 1, "passed": true, "evidence": "example"}]} '
+               'My grading: {"results": [{"index": 1, "passed": false, "evidence": "missing"}]}']
+
+    async def ask(*_a: Any, **_kw: Any) -> str:
+        return replies[0]
+
+    monkeypatch.setattr(judge, "ask_text", ask)
+    spec = judge.resolve_judge("claude-sonnet-4-5", default_provider="anthropic")
+    graded, error = asyncio.run(grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5))
+    assert graded is None and error is not None and error.startswith("grader error:")
+    replies[0] = '{"results": [{"index": 1, "passed": false, "evidence": "missing"}]}'
+    graded, error = asyncio.run(grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5))
+    assert error is None and graded == [{"passed": False, "evidence": "missing"}]
+
+
+# --------------------------------------------------------------------------- probes 1-3: next-run fingerprint
+
+
+FAKE_CLI = "#!/bin/sh\necho '{version} (Claude Code)'\n"
+
+
+def _fake_cli(tmp_path: Path, version: str) -> Path:
+    cli = tmp_path / f"claude-{version}"
+    cli.write_text(FAKE_CLI.format(version=version))
+    cli.chmod(0o755)
+    return cli
+
+
+def test_the_fingerprint_comes_from_the_next_runs_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = make_package(tmp_path / "pkg", judge="claude-sonnet-4-5", cases={"a": case("pass")})
+    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
+    result = UnitResult(name="a", format="uaaps-case", case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
+                        location=[], verdict="PASS", engine="claude-code", engine_version="2.0.1",
+                        judge_model="claude-sonnet-4-5", agent_model="claude-sonnet-4-5-20250929")
+    depends.finish_unit(result, inputs=depends.NextRun(engine="claude-code"))
+    assert result.fingerprint is not None
+    assert result.fingerprint["engine-version"] == "2.0.1 (Claude Code)"
+    assert depends.staleness(result) == []
+    assert depends.staleness(result, depends.NextRun(judge="claude-opus-4-1")) == [
+        "judge model claude-sonnet-4-5 → claude-opus-4-1"]
+    assert depends.staleness(result, depends.NextRun(agent_model="other-model-9")) == ["agent model default → other-model-9"]
+    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "9.9.9")))
+    assert depends.staleness(result) == ["engine version 2.0.1 (Claude Code) → 9.9.9 (Claude Code)"]
+    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
+    config = pkg / "evals" / "eval-config.json"
+    data = json.loads(config.read_text())
+    config.write_text(json.dumps({**data, "judge": "claude-opus-4-1"}))
+    assert depends.staleness(result) == ["eval config changed", "judge model claude-sonnet-4-5 → claude-opus-4-1"]
+    config.write_text(json.dumps(data))
+    for folder in ("scripts", "bin"):
+        (pkg / folder).mkdir()
+        (pkg / folder / "hook.sh").write_text("#!/bin/sh\nexit 0\n")
+        depends.finish_unit(result, inputs=depends.NextRun())
+        (pkg / folder / "hook.sh").write_text("#!/bin/sh\nexit 2\n")
+        os.utime(pkg / folder / "hook.sh", ns=(1, 1))
+        assert depends.staleness(result) == [f"{folder} changed"]
+
+
+def test_a_renamed_case_is_a_new_case_for_stale_and_failed(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalens.runner.reselect import case_names, pick
+    from evalens.runner.results import report_case_from_result as to_case
+
+    from evalens.core.models.uaaps import EvalReport
+
+    pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
+    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
+    result = UnitResult(name="a", format="uaaps-case", case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
+                        location=[], verdict="FAIL", reason="no")
+    depends.finish_unit(result)
+    reports = pkg / "evals" / "reports"
+    reports.mkdir()
+    report = {"version": 1, "id": "r", "timestamp": "2026-01-01T00:00:00Z", "duration_seconds": 1.0,
+              "config": {"engine": "claude-code"}, "agent": {"runtime": "claude-code"}, "judge": {},
+              "environment": {"os": "linux"}, "package": {"name": "p"},
+              "summary": {"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0},
+              "cases": [to_case(result, None, pkg).model_dump(mode="json", exclude_none=True)]}
+    EvalReport.model_validate(report)
+    (reports / "r.json").write_text(json.dumps(report))
+    case_file = pkg / "evals" / "cases" / "00-a.yaml"
+    case_file.write_text(case_file.read_text().replace("name: a", "name: b"))
+    assert case_names(pkg) == ["b"]
+    assert pick(pkg, "stale", case_names(pkg), []) == (["b"], {"b": "never ran"})
+    assert pick(pkg, "failed", case_names(pkg), [])[0] == []
