@@ -79,8 +79,9 @@ _WALK_SKIP = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "b
 
 def container_root(path: Path) -> Path:
     """The plugin, package or repository a file belongs to, for resolving skill names: the nearest ancestor
-    holding ``.claude-plugin/``, ``package.agent.json`` or ``.git``, or the parent of the nearest ``skills/``
-    folder, whichever comes first; else the skill folder (the parent of ``evals/``)."""
+    holding ``.claude-plugin/``, ``package.agent.json`` or ``.git``, the parent of the nearest ``skills/``
+    folder, or a folder with a LICENSE (a project without git), whichever comes first; else the skill folder
+    (the parent of ``evals/``)."""
     path = path if path.is_absolute() else path.absolute()
     parents = list(path.parents)[:8]
     for parent in parents:
@@ -88,6 +89,8 @@ def container_root(path: Path) -> Path:
             return parent
         if parent.name == "skills":
             return parent.parent
+        if any(parent.glob("LICENSE*")) and parent != path.parent:
+            return parent  # a project root without git (a download, a vendored copy): never the tree above it
     here = path.parent
     return here.parent if here.name == "evals" else here
 

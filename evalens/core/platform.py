@@ -97,7 +97,8 @@ def infer_platform(skill_md: Path, data: Any = None) -> Platform:
         return Platform("claude-code", ["`.claude/skills/`", *fm])
     if "/.agents/skills/" in posix:
         return Platform("agentskills", fm, ["`.agents/skills/`"])
-    claude, others = list(fm), []
+    claude: list[str] = list(fm)
+    others: list[str] = []
     for folder in _ancestors(skill_md):
         if (folder / "package.agent.json").is_file():
             return Platform("uaaps", claude, others)

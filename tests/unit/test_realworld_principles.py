@@ -156,3 +156,16 @@ def test_wrapped_trigger_sets_are_trigger_sets(tmp_path: Path) -> None:
     router = _put(tmp_path, "plugin/evals/trigger_evals.json", {"version": 1, "cases": [
         {"id": "a", "query": "Run a full scan", "should_trigger": True, "target": "scan"}]})
     assert _check(router).format is None
+
+
+def test_a_project_without_git_does_not_resolve_names_in_the_tree_above(tmp_path: Path) -> None:
+    """A downloaded or vendored project (a LICENSE, no .git) inside some other repository resolves skill names
+    against itself only, never against the outer tree."""
+    (tmp_path / ".git").mkdir()
+    _put(tmp_path, "skills/other-skill/SKILL.md", SKILL.replace("demo", "other-skill"))
+    _put(tmp_path, "vendor/proj/LICENSE", "MIT")
+    _put(tmp_path, "vendor/proj/demo/SKILL.md", SKILL)
+    evals = _put(tmp_path, "vendor/proj/evals/evals.json", {"skill_name": "ghost", "evals": [
+        {"id": 1, "prompt": "Summarise report.pdf in 3 bullets", "expected_output": "x"}]})
+    (p,) = [p for p in _check(evals).problems if p.code == "unknown-skill"]
+    assert "`demo`" in p.message and "other-skill" not in p.message

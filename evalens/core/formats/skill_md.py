@@ -297,10 +297,10 @@ class SkillMd(Format):
         elif isinstance(meta, dict) and profile != "claude-code":  # string->string is agentskills' / UAAPS' rule
             for key, value in meta.items():
                 if not isinstance(value, str):
-                    kind = ("a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list)
-                            else f"`{value}` ({type(value).__name__}), not a string")
+                    shape = ("a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list)
+                             else f"`{value}` ({type(value).__name__}), not a string")
                     out.append(problem(doc, ("metadata", key), W, "metadata-value",
-                                       f"`metadata.{key}` is {kind}: the specification maps strings to strings, and "
+                                       f"`metadata.{key}` is {shape}: the specification maps strings to strings, and "
                                        "skills-ref reads every value as a string, so readers of the YAML and of "
                                        "skills-ref see different values. Check what your consumers compare against "
                                        "before changing it."))
