@@ -4,15 +4,15 @@ The agent sees only what it needs (docs/sandbox.md): the toolchain (``/usr`` and
 links), a handful of ``/etc`` files plus a generated ``passwd``/``group``/``hosts``, the engine's own install folder,
 its workspace, HOME and engine config folder, and private ``/tmp``, ``/dev/shm``, ``/proc`` and ``/dev``. It runs
 as uid/gid :data:`INSIDE_ID` inside a fresh user namespace with every capability dropped. When evalens runs as
-root, bubblewrap itself is started as an unprivileged host uid (:func:`agent_identity`), so even a kernel bug in
-the namespace code would leave the agent without root's file access.
+root, bubblewrap itself is always started as an unprivileged host uid (:func:`agent_identity`), never as root: the
+agent's uid is then that host uid, so a setuid file it makes is worth nothing, and an engine installed where that uid
+cannot read is mirrored (:mod:`evalens.runner.engine_mirror`) instead of running bubblewrap as root.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import stat
 import subprocess
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -97,8 +97,11 @@ def probe_identities(uid: int) -> tuple[Identity, ...]:
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return ()
-    candidates = [Identity(uid, uid)] if os.geteuid() == 0 and uid != 0 else []
-    candidates.append(Identity(None, None))
+    if os.geteuid() == 0:
+        # Never bubblewrap as root: the agent's uid would be host uid 0 (issue 28 B1).
+        candidates = [Identity(uid, uid)] if uid != 0 else []
+    else:
+        candidates = [Identity(None, None)]
     return tuple(c for c in candidates if _run_probe(_base_probe_args(bwrap), c))
 
 
@@ -115,29 +118,26 @@ def _bwrap_help() -> str:
         return ""
 
 
-def _world_reachable(path: Path) -> bool:
-    """Every folder above ``path`` is searchable and ``path`` readable by any uid (mode bits only)."""
-    try:
-        current = Path(path.anchor)
-        for part in path.parts[1:-1]:
-            current = current / part
-            if not os.stat(current).st_mode & stat.S_IXOTH:
-                return False
-        return bool(os.stat(path).st_mode & stat.S_IROTH)
-    except OSError:
-        return False
+class SandboxUnreachable(RuntimeError):
+    """A sandbox path the unprivileged agent uid must reach is not searchable by it."""
 
 
 def agent_identity(needed: list[Path]) -> Identity | None:
-    """The identity to run bubblewrap as: an unprivileged uid when evalens is root and every path the agent
-    needs is reachable by it; otherwise evalens' own uid (still namespaced and capability-free)."""
+    """The identity to run bubblewrap as: an unprivileged uid when evalens is root (``needed``, the sandbox's
+    own paths, must be reachable by it, else :class:`SandboxUnreachable`), otherwise evalens' own uid."""
+    from evalens.runner.engine_mirror import searchable_by_others
+
     identities = probe_identities(_configured_uid())
     if not identities:
         return None
-    for identity in identities:
-        if identity.uid is None or all(_world_reachable(p) for p in needed):
-            return identity
-    return None
+    identity = identities[0]
+    if identity.uid is not None:
+        blocked = [p for p in needed if not searchable_by_others(p)]
+        if blocked:
+            raise SandboxUnreachable(
+                f"the sandbox path {blocked[0]} is not reachable by uid {identity.uid}, which the agent runs as "
+                "when evalens is root: set EVALENS_SANDBOX_DIR to a folder every user can search (e.g. /var/tmp)")
+    return identity
 
 
 def _merged_dir_args() -> list[str]:
@@ -225,9 +225,11 @@ def write_etc(etc_dir: Path, home: Path, hosts: list[str]) -> None:
 
 
 def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, private_dirs: list[Path],
-               etc_dir: Path, engine_roots: list[Path], bridges: list[BridgeSpec], agent_argv: list[str]) -> list[str]:
+               etc_dir: Path, engine_roots: list[tuple[Path, Path]], bridges: list[BridgeSpec],
+               agent_argv: list[str]) -> list[str]:
     """The full bwrap argv. ``writable`` (absolute folders inside the workspace) makes the rest of the workspace
-    read-only; ``private_dirs`` (HOME, engine config) are writable; ``etc_dir`` holds :func:`write_etc`'s files."""
+    read-only; ``private_dirs`` (HOME, engine config) are writable; ``etc_dir`` holds :func:`write_etc`'s files;
+    ``engine_roots`` are (host source, path inside) pairs, read-only."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = ["--size", str(TMPFS_BYTES)] if supports_size() else []
     argv = [bwrap, "--unshare-user", "--uid", str(INSIDE_ID), "--gid", str(INSIDE_ID), "--cap-drop", "ALL",
@@ -241,8 +243,8 @@ def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, p
             argv += ["--ro-bind", str(host.resolve()), str(host)]
     for name in ("passwd", "group", "hosts"):
         argv += ["--ro-bind", str(etc_dir / name), f"/etc/{name}"]
-    for root in engine_roots:
-        argv += ["--ro-bind", str(root), str(root)]
+    for source, dest in engine_roots:
+        argv += ["--ro-bind", str(source), str(dest)]
     ws = str(workspace)
     if writable is not None:
         argv += ["--ro-bind", ws, ws]

@@ -148,7 +148,7 @@ def _side_prefix(root: Path) -> str:
 def create_sandbox() -> SandboxPaths:
     """A fresh private run directory with workspace, HOME, engine config dir, TMPDIR and the runner's logs."""
     root = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX, dir=sandbox_base()))
-    root.chmod(0o711)
+    root.chmod(0o700)  # opened to the agent's gid only (0710) by :func:`hand_over`, never to other users
     _lock(root)
     paths = SandboxPaths(root=root, workspace=root / "ws", home=root / "home", config_home=root / "config",
                          logs=root / "logs")
@@ -259,7 +259,11 @@ def remove_sandbox(paths: SandboxPaths) -> None:
 
 
 def hand_over(paths: SandboxPaths, uid: int, gid: int) -> None:
-    """Give the agent's folders to the uid it runs as (evalens as root); links are re-owned, never followed."""
+    """Give the agent's folders to the uid it runs as (evalens as root); links are re-owned, never followed.
+    The sandbox root stays root's, searchable by the agent's gid alone (0710): a workspace the agent opens up
+    (``chmod 755 "$PWD"``) is still out of every other local user's reach."""
+    os.chown(paths.root, -1, gid)
+    paths.root.chmod(0o710)
     for top in (paths.workspace, paths.home, paths.config_home, tmp_dir(paths)):
         if not top.exists():
             continue
@@ -268,6 +272,31 @@ def hand_over(paths: SandboxPaths, uid: int, gid: int) -> None:
             for name in dirnames + filenames:
                 with contextlib.suppress(OSError):
                     os.lchown(os.path.join(dirpath, name), uid, gid)
+
+
+def strip_setid(paths: SandboxPaths) -> list[str]:
+    """Clear setuid/setgid bits on every file the agent could have made (workspace, HOME, engine config, TMPDIR),
+    before anything is copied or kept; never through a link. Returns the paths it cleared."""
+    cleared: list[str] = []
+    for top in (paths.workspace, paths.home, paths.config_home, tmp_dir(paths)):
+        for dirpath, dirnames, filenames in os.walk(top):
+            for name in dirnames + filenames:
+                full = os.path.join(dirpath, name)
+                try:
+                    st = os.lstat(full)
+                    if stat.S_ISLNK(st.st_mode) or not st.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                        continue
+                    fd = os.open(full, os.O_PATH | os.O_NOFOLLOW)
+                except OSError:
+                    continue
+                try:
+                    os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+                    cleared.append(full)
+                except OSError:
+                    pass
+                finally:
+                    os.close(fd)
+    return cleared
 
 
 # --------------------------------------------------------------------------- the plan
@@ -345,19 +374,22 @@ def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prom
                 target = safe_join(paths.workspace, rel.rstrip("/") or ".", what="writable path")
                 target.mkdir(parents=True, exist_ok=True)
                 writable.append(target)
-        needed = [*roots, paths.root, etc_dir / "passwd", *(b.socket.parent for b in bridges_spec)]
-        identity = bwrap.agent_identity(needed)
+        sockets = [b.socket.parent for b in bridges_spec if paths.root not in b.socket.parents]
+        identity = bwrap.agent_identity([paths.root.parent, *sockets])
         if identity is None:
             raise RuntimeError("bubblewrap stopped working (user namespaces unavailable)")
         plan.user = identity.describe()
         if identity.uid is not None:
             hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
+        from evalens.runner.engine_mirror import sources_for
+
+        engine_roots = sources_for(roots, paths.root.parent, dropping=identity.uid is not None)
         own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
         inner = command.argv_without_own_sandbox if own_sandbox_dropped and command.argv_without_own_sandbox \
             else argv
         argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
                                 private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
-                                engine_roots=roots, bridges=bridges_spec, agent_argv=inner)
+                                engine_roots=engine_roots, bridges=bridges_spec, agent_argv=inner)
     else:
         env["TMPDIR"] = str(tmp_dir(paths))
     return command, argv, env, identity, own_sandbox_dropped
@@ -408,6 +440,7 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
     finally:
         if side_dir is not None:
             shutil.rmtree(side_dir, ignore_errors=True)
+    await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
     transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested

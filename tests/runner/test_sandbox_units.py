@@ -105,7 +105,78 @@ def test_bridges_move_privileged_ports_inside(tmp_path: Path) -> None:
 def test_sandbox_dirs_are_private(sandbox_dir: Path) -> None:
     paths: SandboxPaths = create_sandbox()
     try:
-        assert (paths.root.stat().st_mode & 0o777) == 0o711  # searchable by the agent uid, not listable
+        assert (paths.root.stat().st_mode & 0o777) == 0o700  # no other user reaches a workspace the agent opens
         assert (paths.logs.stat().st_mode & 0o777) == 0o700  # the runner's captured streams
     finally:
         remove_sandbox(paths)
+
+
+def test_handed_over_sandbox_is_searchable_by_the_agent_gid_only(sandbox_dir: Path) -> None:
+    """Issue 28 B1: the sandbox root stays root's, 0710 to the agent's gid, whatever the agent does inside."""
+    from evalens.runner.sandbox import hand_over
+
+    if os.geteuid() != 0:
+        pytest.skip("handing a sandbox over needs root")
+    paths: SandboxPaths = create_sandbox()
+    try:
+        hand_over(paths, 65534, 65534)
+        st = paths.root.stat()
+        assert (st.st_mode & 0o777, st.st_uid, st.st_gid) == (0o710, 0, 65534)
+        assert paths.workspace.stat().st_uid == 65534
+    finally:
+        remove_sandbox(paths)
+
+
+def test_setuid_and_setgid_bits_are_stripped_never_through_links(sandbox_dir: Path, tmp_path: Path) -> None:
+    """Issue 28 B1: nothing the agent made keeps a setuid/setgid bit; a link to a host file is left alone."""
+    import shutil
+    import stat
+
+    from evalens.runner.sandbox import strip_setid
+
+    host_file = tmp_path / "host-suid"
+    shutil.copy("/usr/bin/id", host_file)
+    host_file.chmod(0o4755)
+    paths: SandboxPaths = create_sandbox()
+    try:
+        made = [paths.workspace / "suid-id", paths.workspace / "d" / "sgid", paths.home / "h"]
+        for path in made:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy("/usr/bin/id", path)
+        made[0].chmod(0o4755)
+        made[1].chmod(0o2750)
+        made[2].chmod(0o6700)
+        (paths.workspace / "link").symlink_to(host_file)
+        cleared = strip_setid(paths)
+        assert sorted(cleared) == sorted(map(str, made))
+        assert [stat.S_IMODE(os.lstat(p).st_mode) for p in made] == [0o755, 0o750, 0o700]
+        assert stat.S_IMODE(host_file.stat().st_mode) == 0o4755
+    finally:
+        remove_sandbox(paths)
+
+
+def test_engine_mirror_is_public_and_never_setuid(tmp_path: Path) -> None:
+    """Issue 28 B1: an install below a private folder is mirrored readable by any uid, links kept as links."""
+    import stat
+
+    from evalens.runner.engine_mirror import mirror, reachable_by_others, sources_for
+
+    private = tmp_path / "private"
+    (private / "node_modules" / "cli" / "bin").mkdir(parents=True)
+    exe = private / "node_modules" / "cli" / "bin" / "cli"
+    exe.write_text("#!/bin/sh\necho hi\n")
+    exe.chmod(0o4700)
+    (private / "node_modules" / ".bin").mkdir()
+    (private / "node_modules" / ".bin" / "cli").symlink_to("../cli/bin/cli")
+    private.chmod(0o700)
+    base = tmp_path / "base"
+    base.mkdir()
+    root = private / "node_modules"
+    assert not reachable_by_others(root)
+    [(source, dest)] = sources_for([root], base, dropping=True)
+    assert dest == root and source == mirror(root, base)
+    copied = source / "cli" / "bin" / "cli"
+    assert stat.S_IMODE(copied.stat().st_mode) == 0o755 and copied.read_text() == exe.read_text()
+    assert os.readlink(source / ".bin" / "cli") == "../cli/bin/cli"
+    assert stat.S_IMODE((source / "cli").stat().st_mode) == 0o755
+    assert sources_for([root], base, dropping=False) == [(root, root)]
