@@ -199,6 +199,8 @@ def apply_repeats(result: UnitResult) -> UnitResult:
     rep = Repeats.of(verdicts, result.budget_stopped)
     if len(verdicts) < 2:
         result.state = "BUDGET" if rep.state == "BUDGET" else None
+        if result.state == "BUDGET" and "budget" not in result.reason:
+            result.reason = "budget: not started" + (f"; {result.reason}" if result.reason else "")
         return result
     result.verdict = "PASS" if rep.state == "PASS" else "FAIL" if rep.state in ("FAIL", "FLAKY") \
         else "ERROR" if rep.state == "ERROR" else "SKIP"
