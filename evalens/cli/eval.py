@@ -56,6 +56,9 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--stale", action="store_true",
                        help="run only the cases whose last verdict is stale (the case, skill, hooks, rules, "
                             "fixtures, engine or judge changed since) or that never ran")
+    again.add_argument("--changed-since", metavar="REF",
+                       help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
+                            "differ from git ref REF, e.g. the pull request's base branch")
     p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                    help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
     p.add_argument("--baseline", metavar="no-skill|REF",
@@ -242,6 +245,25 @@ def main(argv: list[str]) -> int:
         max_cost=args.max_cost, max_tokens=args.max_tokens, baseline=args.baseline,
         extra_env=args.env, output=args.output,
     )
+    if args.changed_since:
+        from evalens.cli.changed import ChangedSinceError, changed_units
+        from evalens.cli.shard import planned_units
+
+        try:
+            picked = changed_units(request.package_root, planned_units(request.package_root, request),
+                                   args.changed_since)
+        except (ChangedSinceError, RunError) as exc:
+            print(f"evalens eval: {exc}", file=sys.stderr)
+            return getattr(exc, "exit_code", 2)
+        if not picked:
+            print(f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr)
+            return 0
+        from evalens.core.workflow_commands import shown
+
+        for name, why in picked.items():
+            print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
+        planned = planned_units(request.package_root, request)
+        request = request.model_copy(update={"cases": [planned[name] for name in picked], "target": None})
     shard_mark = None
     if args.shard:
         from evalens.cli.shard import empty_report, restrict

@@ -479,8 +479,9 @@ def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
 
 
 def test_pr_comment_renders_changes_against_the_base() -> None:
-    from evalens.core.models.run_record import Usage
     from evalens.runner.ci.comment import marker, pr_comment
+
+    from evalens.core.models.run_record import Usage
 
     base = make_report([make_case("a", "PASS"), make_case("b", "FAIL"), make_case("gone", "PASS"),
                         make_case("c", "PASS")])
@@ -496,3 +497,37 @@ def test_pr_comment_renders_changes_against_the_base() -> None:
     assert "**Cost:** 1,000 in / 20 out tokens · $0.5000" in text
     assert not any(line.startswith("::") for line in text.splitlines())
     assert "No base report" in pr_comment(new)
+
+
+def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) -> None:
+    from tests.runner.runner_helpers import case, make_package
+
+    repo = tmp_path / "repo"
+    pkg = make_package(repo / "pkg", cases={"one": case("pass"), "two": case("pass")})
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+
+    def changed() -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--changed-since",
+                               "main", "--dry-run"], capture_output=True, text=True, timeout=120)
+
+    nothing = changed()
+    assert nothing.returncode == 0 and "no case changed since main" in nothing.stderr, nothing.stderr
+    two = next(p for p in (pkg / "evals" / "cases").glob("*.yaml") if "two" in p.read_text())
+    two.write_text(two.read_text().replace("SCENARIO=pass", "SCENARIO=pass edited"))
+    (pkg / "evals" / "cases" / "99-three.yaml").write_text("name: three\ninput:\n  prompt: hi\n"
+                                                           "judge:\n  criteria: says hi\n")
+    out = changed()
+    assert out.returncode == 0, out.stderr
+    assert "two: " in out.stderr and "three: new since main" in out.stderr and "one: " not in out.stderr
+    planned = [line.split()[0] for line in out.stdout.splitlines() if line.startswith("  ")]
+    assert sorted(planned) == ["three", "two"], out.stdout
+    (pkg / "skills" / "greeter" / "SKILL.md").write_text("---\nname: greeter\ndescription: x\n---\nNew body.\n")
+    assert "one: " in changed().stderr  # a skill the cases install changed: they all run
+    assert not list(tmp_path.glob("evalens-changed-*"))
+    assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
+    bad = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--changed-since",
+                          "nope", "--dry-run"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "unknown git ref" in bad.stderr

@@ -1,0 +1,78 @@
+"""``evalens eval --changed-since REF``: run only the units whose inputs differ from what they were at git ref
+REF, so a pull request that touches one skill pays for that skill's cases only.
+
+A unit's inputs are the ones its verdict's fingerprint records (:mod:`evalens.runner.depends`): its own case,
+the package's skills, hooks, rules, agents, scripts and bin, the fixtures it copies and the eval config. They are
+compared between the working tree and a temporary ``git worktree`` of REF (removed afterwards, also on error).
+The engine and model are not compared: a pull request does not change them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+class ChangedSinceError(ValueError):
+    """REF cannot be compared with (no git, not a repository, unknown ref); one line for the user."""
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, check=False)
+
+
+def _fingerprint(root: Path, case_file: Path) -> Any:
+    from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
+    from evalens.runner.fingerprint import text_hash
+
+    value = file_unit_value(case_file, [])
+    config = root / "evals" / "eval-config.json"
+    config_hash = text_hash(config.read_text(encoding="utf-8", errors="replace")) if config.is_file() else None
+    return unit_fingerprint(value, package_root=root, fixtures=fixtures_for("uaaps-case", root, value),
+                            values={"config": config_hash})
+
+
+def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]:
+    """Unit name → why it is picked (what changed since ``ref``), for the units of ``units`` (name → case
+    file) whose inputs differ at ``ref``. Blocking (git worktree, hashing)."""
+    from evalens.runner.fingerprint import changes
+
+    if shutil.which("git") is None:
+        raise ChangedSinceError(f"--changed-since {ref}: git is not installed")
+    root = root.resolve()
+    top = _git(root, "rev-parse", "--show-toplevel")
+    if top.returncode != 0 or not top.stdout.strip():
+        raise ChangedSinceError(f"--changed-since {ref}: {root} is not inside a git repository")
+    repo = Path(top.stdout.strip()).resolve()
+    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    if commit.returncode != 0 or not commit.stdout.strip():
+        raise ChangedSinceError(f"--changed-since {ref}: unknown git ref in {repo} (fetch it first, e.g. "
+                                f"`git fetch origin {ref}` with fetch-depth: 0)")
+    parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
+    tree = parent / "tree"
+    try:
+        added = _git(repo, "worktree", "add", "--detach", str(tree), commit.stdout.strip())
+        if added.returncode != 0:
+            why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
+            raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {why}")
+        then_root = tree / root.relative_to(repo)
+        picked: dict[str, str] = {}
+        for name, case_file in units.items():
+            now_file = Path(case_file) if Path(case_file).is_absolute() else root / case_file
+            then_file = then_root / now_file.resolve().relative_to(root)
+            if not then_file.is_file():
+                picked[name] = f"new since {ref}"
+                continue
+            differ = changes(_fingerprint(then_root, then_file), _fingerprint(root, now_file))
+            if differ:
+                picked[name] = "; ".join(differ)
+        return picked
+    finally:
+        _git(repo, "worktree", "remove", "--force", str(tree))
+        shutil.rmtree(parent, ignore_errors=True)
+        _git(repo, "worktree", "prune")
