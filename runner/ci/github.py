@@ -92,7 +92,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     lines += [f"| {ICONS.get(v, '❔')} {_cell(v)} | {k} |" for v, k in n.items() if k]  # every state, known or new
     lines += _uplift_lines(report)
     header = ["", "| Verdict | Unit | File | Time | Why |", "|---|---|---|---:|---|"]
-    bad = [u for u in units if not u.passed and u.verdict != "SKIP"]
+    bad = [u for u in units if not u.passed]  # SKIP too: a unit that never ran did not pass
     if bad:
         lines += ["", "### Not passing", *header[1:], *(_row(u) for u in bad[:ROWS_LIMIT])]
         if len(bad) > ROWS_LIMIT:

@@ -111,6 +111,10 @@ def test_step_summary_and_outputs(tmp_path: Path) -> None:
     assert "| ❌ FAIL | 1 |" in text and "| ⚠️ FLAKY | 1 |" in text and "| 💥 ERROR | 1 |" in text
     assert "| 💥 ERROR | c |   | 1.0 s | agent exited 1 &lt;before&gt; any result & more" in text
     assert text.count("<details>") == 1 and "Report: `out/report.json`" in text
+    not_passing = text[text.index("### Not passing"):text.index("<details>")]
+    assert "| ⏭️ SKIP | e |" in not_passing and "| ✅ PASS | a |" not in not_passing  # SKIP is not a pass
+    budget = make_report([make_case("b", "BUDGET")])  # a state this writer does not know yet
+    assert "| ❔ BUDGET | 1 |" in github.step_summary(budget) and "| ❔ BUDGET | b |" in github.step_summary(budget)
     out = github.outputs(report, report_path=Path("r.json"), junit_path=Path("j.xml"))
     assert out == {"pass-rate": "0.2000", "total": "5", "passed": "1", "failed": "1", "flaky": "1", "errored": "1",
                    "skipped": "1", "verdict": "fail", "report-path": "r.json", "junit-path": "j.xml"}
