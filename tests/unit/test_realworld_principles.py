@@ -169,3 +169,23 @@ def test_a_project_without_git_does_not_resolve_names_in_the_tree_above(tmp_path
         {"id": 1, "prompt": "Summarise report.pdf in 3 bullets", "expected_output": "x"}]})
     (p,) = [p for p in _check(evals).problems if p.code == "unknown-skill"]
     assert "`demo`" in p.message and "other-skill" not in p.message
+
+
+def test_workspace_problems_that_break_aggregate_benchmark(tmp_path: Path) -> None:
+    """skill-creator's aggregate_benchmark.py reads `<config>/run-N/grading.json` and `timing.json`: runs outside
+    `run-N/` and all-null timings are real problems, said once per eval on its eval_metadata.json."""
+    meta = _put(tmp_path, "ws/iteration-1/eval-0-landing/eval_metadata.json",
+                {"eval_id": 0, "eval_name": "landing", "prompt": "Build it", "assertions": ["Has a hero"]})
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/with_skill/grading.json", {**GRADED, "summary": {"pass_rate": 1}})
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/grading.json", GRADED)
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/timing.json",
+         {"total_tokens": None, "duration_ms": None})
+    v = _check(meta)
+    assert v.format is not None and v.format.id == "skill-creator-eval-metadata"
+    problems = {p.code: p for p in v.problems}
+    assert set(problems) == {"workspace-no-runs", "timing-all-null"}
+    assert "`with_skill/grading.json`" in problems["workspace-no-runs"].message
+    assert "without_skill" not in problems["workspace-no-runs"].message
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/with_skill/run-1/grading.json", GRADED)
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/timing.json", {"total_tokens": 10})
+    assert _codes(meta) == []

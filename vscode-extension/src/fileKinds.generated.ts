@@ -14,6 +14,7 @@ export const BUILTIN_FILE_KINDS: readonly FileKind[] = [
   {"glob": "**/comparison.json", "languageId": "json", "formats": ["writing-skills-comparison"]},
   {"glob": "**/analysis.json", "languageId": "json", "formats": ["writing-skills-analysis"]},
   {"glob": "**/benchmark.json", "languageId": "json", "formats": ["skill-creator-benchmark"]},
+  {"glob": "**/eval_metadata.json", "languageId": "json", "formats": ["skill-creator-eval-metadata"]},
   {"glob": "**/SKILL.md", "languageId": "markdown", "formats": ["skill-md"]},
   {"glob": "**/skill.md", "languageId": "markdown", "formats": ["skill-md"]},
   {"glob": "**/.claude/skills/*.md", "languageId": "markdown", "formats": ["claude-flat-skill"]},

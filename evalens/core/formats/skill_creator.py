@@ -40,6 +40,8 @@ register(SchemaSpec("skill-creator-evals.schema.json", m.EvalsFile, "skill-creat
 register(SchemaSpec("skill-creator-grading.schema.json", m.GradingFile, "skill-creator grading.json",
                     "The grader's verdict on one run (`<run-dir>/grading.json`), read by the viewer and "
                     "`aggregate_benchmark.py`."))
+register(SchemaSpec("skill-creator-eval-metadata.schema.json", m.EvalMetadataFile, "skill-creator eval_metadata.json",
+                    "One eval directory of a skill-creator workspace (`iteration-N/eval-<id>/eval_metadata.json`)."))
 register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "skill-creator benchmark.json",
                     "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
                     "benchmark.json`), read by its viewer."))
@@ -602,6 +604,61 @@ class SkillCreatorBenchmark(Format):
         return problems
 
 
+# ------------------------------------------------------------------------------------------- workspaces
+
+
+class SkillCreatorEvalMetadata(Format):
+    """One eval directory of a skill-creator workspace. Its file is open (nothing but the grader reads it); what
+    can break is the directory around it: `aggregate_benchmark.py` reads `<config>/run-N/grading.json` and
+    `timing.json`, so runs outside `run-N/` folders, or timings that are all null, aggregate as nothing or 0."""
+
+    id = "skill-creator-eval-metadata"
+    title = "skill-creator eval_metadata.json"
+    language = "json"
+    globs = ("**/eval_metadata.json",)
+    schema_file = "skill-creator-eval-metadata.schema.json"
+
+    def detect(self, path: str, data: Any) -> Match:
+        return Match.YES if isinstance(data, dict) and ("eval_id" in data or "assertions" in data) else Match.NO
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        return near_miss_keys_only(doc, problems)
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        from evalens.core.regular_files import read_regular_bytes
+
+        eval_dir = FsPath(ctx.file_path).parent
+        configs = sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20] \
+            if eval_dir.is_dir() else []
+        loose = [c for c in configs if (c / "grading.json").is_file() and not any(c.glob("run-*/grading.json"))]
+        out: list[Problem] = []
+        anchor = ("eval_id",) if isinstance(doc.data, dict) and "eval_id" in doc.data else ()
+        if loose:
+            names = ", ".join(f"`{c.name}/grading.json`" for c in loose)
+            out.append(problem(doc, anchor, Severity.WARNING, "workspace-no-runs",
+                               f"{names} sit outside any `run-N/` folder: skill-creator's aggregate_benchmark.py "
+                               f"reads `<config>/run-N/grading.json`, so the benchmark finds no runs for this eval. "
+                               "Move each into `run-1/`.", on_key=True))
+        timings = sorted(eval_dir.glob("*/run-*/timing.json"))[:50] + sorted(eval_dir.glob("*/timing.json"))[:50]
+        null = []
+        for t in timings:
+            raw = read_regular_bytes(t, 1 << 16)
+            try:
+                data = json.loads(raw) if raw is not None else None
+            except ValueError:
+                continue
+            if isinstance(data, dict) and data and all(v is None for v in data.values()):
+                null.append(t)
+        if null:
+            first = null[0].relative_to(eval_dir)
+            out.append(problem(doc, anchor, Severity.WARNING, "timing-all-null",
+                               f"{len(null)} timing.json file(s) under this eval hold only nulls (`{first}`): "
+                               "aggregate_benchmark.py reads time and tokens from them and reports 0.",
+                               on_key=True))
+        return out
+
+
 registry.register(SkillCreatorEvals())
 registry.register(SkillCreatorGrading())
 registry.register(SkillCreatorBenchmark())
+registry.register(SkillCreatorEvalMetadata())

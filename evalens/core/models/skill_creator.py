@@ -151,6 +151,19 @@ class GradingFile(EvalModel):
                                       example={"suggestions": [], "overall": "…"})
 
 
+class EvalMetadataFile(EvalModel):
+    """``<workspace>/iteration-N/eval-<id>/eval_metadata.json``: what one eval directory of a skill-creator
+    workspace runs and grades (formats.md §5.2)."""
+
+    eval_id: int | str = doc("The evals.json id this directory runs.", type_="integer", required=True, example=0)
+    eval_name: str | None = doc("A short name, also in the directory's name.", type_="string", default=None,
+                                example="lumen-landing-page")
+    prompt: str = doc("The prompt the runs were given.", type_="string", required=True,
+                      example="Build a landing page for a SaaS product called 'Lumen' …")
+    assertions: list[Any] = doc("The statements the grader checks (strings, or `{text, …}` objects).",
+                                type_="array", default=[], example=["Uses CSS custom properties for colours"])
+
+
 class TriggerQuery(EvalModel):
     """One query of a trigger eval set."""
 

@@ -12,6 +12,7 @@ return {
   { glob = '**/comparison.json', language_id = 'json', formats = { 'writing-skills-comparison' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=comparison\\.json$' },
   { glob = '**/analysis.json', language_id = 'json', formats = { 'writing-skills-analysis' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=analysis\\.json$' },
   { glob = '**/benchmark.json', language_id = 'json', formats = { 'skill-creator-benchmark' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=benchmark\\.json$' },
+  { glob = '**/eval_metadata.json', language_id = 'json', formats = { 'skill-creator-eval-metadata' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=eval_metadata\\.json$' },
   { glob = '**/SKILL.md', language_id = 'markdown', formats = { 'skill-md' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=SKILL\\.md$' },
   { glob = '**/skill.md', language_id = 'markdown', formats = { 'skill-md' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=skill\\.md$' },
   { glob = '**/.claude/skills/*.md', language_id = 'markdown', formats = { 'claude-flat-skill' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude/skills/[^/]*\\.md$' },
