@@ -412,8 +412,8 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
             # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
             sock_dir = side_dir = Path(tempfile.mkdtemp(prefix=_side_prefix(paths.root), dir=_short_tmp()))
         else:
-            sock_dir.mkdir(mode=0o711)
-        sock_dir.chmod(0o711)
+            sock_dir.mkdir(mode=0o755)
+        sock_dir.chmod(0o755)  # listable by the agent uid, writable by no one else
         bridges_spec, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env_in), sock_dir)
         env_in.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
     try:
