@@ -250,6 +250,7 @@ def main(argv: list[str]) -> int:
         print(f"report: {outcome.report_path}")
     if os.environ.get("EVALENS_RUN_JSON"):  # machine-readable results for scripts
         print(json.dumps([r.model_dump(mode="json") for r in outcome.results]))
+    run_ci.record_sandbox(outcome)
     if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
         return EXIT_USAGE
     refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")

@@ -83,6 +83,22 @@ def after(args: argparse.Namespace, outcome: Any, mark: Any, root: Path | None, 
     return emit(args, outcome.report, outcome.report_path, root, "evalens run", summary=_own_summary(args, format_id))
 
 
+def record_sandbox(outcome: Any) -> None:
+    """A file run's report says whether bubblewrap enforced its sandbox (``sandboxed: true|false``), as a UAAPS
+    run's does: the plan the file session made at its start (network off; same process, same environment)."""
+    report = outcome.report
+    if report is None or getattr(report, "sandbox", None) is not None:
+        return
+    from evalens.core.models.uaaps import ReportSandbox
+    from evalens.runner.report import write_report
+    from evalens.runner.sandbox import plan_sandbox
+
+    plan = plan_sandbox(False, None)
+    report.sandbox = ReportSandbox(enforced=plan.enforced, method=plan.method, network=plan.network)
+    if outcome.report_path is not None:
+        write_report(report, outcome.report_path)
+
+
 def _own_summary(args: argparse.Namespace, format_id: str | None) -> bool:
     """Write evalens's step summary unless the format's suite wrote its own."""
     return bool(args.github_summary) and not (format_id or "").startswith(OWN_SUMMARY)

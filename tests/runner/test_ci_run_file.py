@@ -82,3 +82,19 @@ def test_action_runs_an_eval_file(tmp_path: Path, scripted_agent: Path, sandbox_
     (annotation,) = [x for x in run.steps["run"].stdout.splitlines() if x.startswith("::error")]
     assert annotation.startswith("::error file=suite/tasks.yaml,line=")
     assert load_report(workspace / run.outputs["report-path"]).cases[0].format == "skilljack-tasks"
+
+
+def test_run_file_requires_the_sandbox_in_ci(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path,
+                                             monkeypatch) -> None:
+    """CI=true and a sandbox bubblewrap cannot enforce: `evalens run` refuses before any agent starts, unless
+    the run opts in with --sandbox preferred (and then the report says it was not sandboxed)."""
+    tasks = _suite(tmp_path / "suite", n=2)
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("EVALENS_NO_BWRAP", "1")
+    monkeypatch.delenv("EVALENS_SANDBOX", raising=False)
+    refused = _run(tasks, "--report", str(tmp_path / "r.json"))
+    assert refused.returncode == 2 and "the sandbox is required" in refused.stderr, refused.stderr
+    assert not (tmp_path / "r.json").exists()
+    opted = _run(tasks, "--report", str(tmp_path / "r.json"), "--sandbox", "preferred", "--github-output")
+    assert opted.returncode == 0, opted.stderr
+    assert load_report(tmp_path / "r.json").sandbox.enforced is False
