@@ -52,11 +52,11 @@ def test_flaky_case_failed_and_stale_selection(engine: str, tmp_path: Path, mode
     assert picked.returncode == 0, picked.stderr
     assert "wobbly: last run: FLAKY" in picked.stderr and "steady" not in picked.stderr + picked.stdout
 
-    nothing = _eval(pkg, engine, "--stale", "--dry-run")
+    nothing = _eval(pkg, engine, "--stale", "--dry-run", "--no-judge")  # the next run's flags
     assert nothing.returncode == 0 and "no stale case: nothing to run" in nothing.stderr, nothing.stderr
     skill = pkg / "skills" / "greeter" / "SKILL.md"
     skill.write_text(skill.read_text() + "Be brief.\n")
-    both = _eval(pkg, engine, "--stale", "--dry-run")
+    both = _eval(pkg, engine, "--stale", "--dry-run", "--no-judge")  # the next run's flags
     assert both.returncode == 0, both.stderr
     assert "steady: stale: skill greeter changed" in both.stderr
     assert "wobbly: stale: skill greeter changed" in both.stderr
