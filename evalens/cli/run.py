@@ -213,7 +213,7 @@ def main(argv: list[str]) -> int:
     if sandbox == "required" and not request.dry_run:
         from evalens.runner.sandbox import plan_sandbox
 
-        planned = plan_sandbox(True, None)  # bubblewrap itself; a missing socat shows in the report afterwards
+        planned = plan_sandbox(False, None)  # what the file session will plan (network off)
         refused = sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
         if refused is not None:
             return refused
