@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -281,3 +282,56 @@ def test_action_posts_one_pr_comment_and_updates_it(tmp_path: Path, scripted_age
     # not a pull request: no comment step
     push = Emulator(REPO, workspace, inputs | {"output-dir": "out3"}, env).run(tmp_path / "steps3")
     assert not push.steps["comment"].ran
+
+
+def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
+    """The action's sandbox step on a stand-in of ubuntu-latest: a non-root user with passwordless sudo, no
+    bubblewrap or socat installed, AppArmor restricting user namespaces (a simulated sysctl)."""
+    import shutil
+    import tempfile
+
+    import yaml
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become an unprivileged user")
+    step = next(s for s in yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
+                if s.get("id") == "install-sandbox")
+    home = Path(tempfile.mkdtemp(prefix="evalens-runner-"))
+    try:
+        home.chmod(0o777)
+        log = home / "calls.log"
+        log.write_text("")
+        log.chmod(0o666)
+        state = home / "userns"
+        state.write_text("1\n")
+        state.chmod(0o666)
+        tools = {
+            "sudo": f'#!/bin/sh\necho "sudo $*" >> {log}\n[ "$1" = -n ] && shift\nexec "$@"\n',
+            "apt-get": f'#!/bin/sh\necho "apt-get $*" >> {log}\n',
+            "sysctl": SYSCTL.replace('echo "$2" >> "$SYSCTL_STATE.log"; ', ""),
+            "evalens": f'#!/bin/sh\necho "evalens $*" >> {log}\n',
+        }
+        bindir = home / "bin"
+        bindir.mkdir()
+        for name, text in tools.items():
+            (bindir / name).write_text(text)
+            (bindir / name).chmod(0o755)
+        for tool in ("id", "cat"):  # no bwrap, no socat: the runner image has neither
+            (bindir / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
+        (home / "step.sh").write_text(step["run"])
+        env = {"PATH": str(bindir), "SYSCTL_STATE": str(state), "PACKAGE": str(home / "absent"), "HOME": str(home)}
+        become = [shutil.which("setpriv") or "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        done = subprocess.run([*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", str(home / "step.sh")],
+                              env=env, capture_output=True, text=True, timeout=60, cwd=home)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert log.read_text().splitlines() == [
+            "sudo -n apt-get update -qq",
+            "apt-get update -qq",
+            "sudo -n apt-get install -y -qq --no-install-recommends bubblewrap socat",
+            "apt-get install -y -qq --no-install-recommends bubblewrap socat",
+            "sudo -n sysctl -w kernel.apparmor_restrict_unprivileged_userns=0",
+            "evalens doctor",
+        ]
+        assert state.read_text().strip() == "0"
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
