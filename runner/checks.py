@@ -14,7 +14,26 @@ from evalens.runner.results import CheckResult
 from evalens.core.models.uaaps import CaseExpected
 
 CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
-__all__ = ["CheckKind", "CheckResult", "files_created", "run_checks", "summarise"]
+__all__ = ["CheckKind", "CheckResult", "CheckTimedOut", "check_deadline", "files_created", "run_checks", "summarise"]
+
+
+class CheckTimedOut(Exception):
+    """A check ran past its deadline (a backtracking regex, a stuck reader): the unit is ERROR
+    "check timed out: …", never a hung run. The message says which check."""
+
+
+def check_deadline(case_timeout: float) -> float:
+    """Seconds a run's checks may take together, inside the case budget: a quarter of the case timeout, between 5
+    and 60 s (``EVALENS_CHECK_TIMEOUT`` overrides)."""
+    import os
+
+    try:
+        configured = float(os.environ.get("EVALENS_CHECK_TIMEOUT", ""))
+        if configured > 0:
+            return configured
+    except ValueError:
+        pass
+    return max(5.0, min(60.0, case_timeout / 4))
 
 
 def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str]) -> list[CheckResult]:

@@ -49,7 +49,7 @@ class AgentResult:
 def agent_error(res: AgentResult) -> str:
     """The agent's failure, worded once (engines already say ``agent error (API status N): …``)."""
     text = res.error or ""
-    return text if text.startswith("agent ") else f"agent error: {text}"
+    return text if text.startswith(("agent ", "check timed out")) else f"agent error: {text}"
 
 
 def tool_calls(engine: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -183,6 +183,24 @@ class AgentSession:
         else:
             remove_sandbox(paths)
 
+    async def _check(self, check: Callable[[AgentResult], None], result: AgentResult) -> None:
+        """Run the checks in a worker thread under a deadline inside the case budget: past it, or when a check
+        reports its own time bound, the run is ERROR "check timed out" (the thread, bounded itself, is left)."""
+        from evalens.runner.checks import CheckTimedOut, check_deadline
+
+        deadline = check_deadline(self.timeout)
+        task = asyncio.ensure_future(asyncio.to_thread(check, result))
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved even when abandoned
+        done, _ = await asyncio.wait({task}, timeout=deadline)
+        if not done:
+            result.error = f"check timed out: the checks ran longer than {deadline:g} s"
+            return
+        exc = task.exception()
+        if isinstance(exc, CheckTimedOut):
+            result.error = f"check timed out: {exc}"
+        elif exc is not None:
+            raise exc
+
     async def run(self, prompt: str, skills: dict[str, Path], files_base: Path | None = None,
                   files: list[str] | tuple[str, ...] = (),
                   check: Callable[[AgentResult], None] | None = None) -> AgentResult:
@@ -222,7 +240,7 @@ class AgentSession:
             result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
             result.workspace = workspace
             if check is not None:
-                await in_thread(check, result)
+                await self._check(check, result)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # setup failures are this run's error, not the whole run's

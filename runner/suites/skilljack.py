@@ -170,7 +170,9 @@ class DetOutcome:
 
 def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
     """Every deterministic check of a task, with skilljack's detail strings and the check's location."""
-    from evalens.core.js_regex import compile_js, js_regex_error
+    from evalens.runner.checks import CheckTimedOut
+
+    from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
 
     det = task.det or {}
     checks: list[UnitCheck] = []
@@ -232,7 +234,10 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
         if js_regex_error(pattern):
             ok &= add("regex", str(pattern), False, f"/{pattern}/ (invalid regex)", "expect_regex", j)
             continue
-        hit = compile_js(pattern).search(out) is not None
+        try:
+            hit = search_js(pattern, out)
+        except RegexTimeout as exc:
+            raise CheckTimedOut(f"expect_regex[{j}] {exc}") from None
         ok &= add("regex", pattern, hit, f"/{pattern}/ {'matched' if hit else 'did not match'}", "expect_regex", j)
     if isinstance(det.get("expect_javascript"), str):
         hit, detail = _js_check(det["expect_javascript"], out)

@@ -23,6 +23,7 @@ from evalens.core.formats._shared import (
     skills_in,
 )
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS, nested_quantifier
 from evalens.core.models import skilljack as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
@@ -37,6 +38,9 @@ register(SchemaSpec("skilljack-task.schema.json", m.TaskFrontmatter, "skilljack 
 register(SchemaSpec("skilljack-results.schema.json", m.ResultsFile, "skilljack results",
                     "A skilljack-evals results file (`<output.dir>/<skill>-<timestamp>.json`)."))
 
+SLOW_REGEX = ("Regex /{pattern}/ repeats a group that itself repeats: on some output it backtracks for a very "
+              f"long time, and the run stops it after {REGEX_TIMEOUT_SECONDS:g} s with ERROR \"check timed out\". "
+              "Make the inner or the outer repeat unambiguous (e.g. ^a+$ for ^(a+)+$).")
 TOOL_NAMES = ("Read", "Write", "Edit", "Glob", "Grep", "Bash", "Skill", "Task", "WebFetch", "WebSearch",
               "NotebookEdit", "TodoWrite")
 _OUTPUT_CHECKS = ("expect_marker", "expect_tool_calls", "expect_no_tool_calls", "expect_contains",
@@ -221,6 +225,9 @@ class SkilljackTasks(Format):
                     if isinstance(pattern, str) and (err := js_regex_error(pattern)):
                         out.append(problem(doc, ("tasks", i, "deterministic", "expect_regex", j), Severity.ERROR,
                                            "invalid-regex", f"tasks[{i}]: Invalid regex /{pattern}/: {err}"))
+                    elif isinstance(pattern, str) and nested_quantifier(pattern):
+                        out.append(problem(doc, ("tasks", i, "deterministic", "expect_regex", j),
+                                           Severity.WARNING, "slow-regex", SLOW_REGEX.format(pattern=pattern)))
             if own_expected and skills is not None and isinstance(expected, str) and expected not in allowed:
                 out.append(self._unknown_skill(doc, ("tasks", i, "expected_skill_load"), expected, skills, where,
                                                Severity.ERROR))
@@ -507,6 +514,9 @@ class SkilljackTaskMd(Format):
                 if isinstance(pattern, str) and (err := js_regex_error(pattern)):
                     out.append(problem(doc, ("checks", "regex", j), Severity.ERROR, "invalid-regex",
                                        f'invalid regex in checks.regex: "{pattern}" — {err}'))
+                elif isinstance(pattern, str) and nested_quantifier(pattern):
+                    out.append(problem(doc, ("checks", "regex", j), Severity.WARNING, "slow-regex",
+                                       SLOW_REGEX.format(pattern=pattern)))
         has_assertions = bool(data.get("assertions"))
         if invocation is not False and not checks and verifier is None and not has_script and not has_assertions:
             out.append(Problem(Span(0, 0, 0, 3), Severity.ERROR, "no-checks",
