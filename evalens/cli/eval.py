@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.core.workflow_commands import shown
+
 USAGE_EXAMPLES = """examples:
   evalens eval                          run every case in ./evals/cases
   evalens eval extract-text --engine codex --judge openai:gpt-5-mini
@@ -102,7 +104,7 @@ def _reselect(root: Path, args: Any) -> list[str]:
     inputs = NextRun(engine=args.engine, agent_model=args.agent_model, judge=args.judge, no_judge=args.no_judge)
     names, why = pick(root, "failed" if args.failed else "stale", case_names(root), args.cases, inputs=inputs)
     for name in names:
-        print(f"evalens eval: {name}: {why[name]}", file=sys.stderr)
+        print(shown(f"evalens eval: {name}: {why[name]}"), file=sys.stderr)
     return names
 
 
@@ -129,7 +131,7 @@ def _diff(argv: list[str]) -> int:
     try:
         base, new = load_report(args.a), load_report(args.b)
     except (OSError, ValueError) as exc:
-        print(f"evalens eval diff: {exc}", file=sys.stderr)
+        print(shown(f"evalens eval diff: {exc}"), file=sys.stderr)
         return 2
     diff = diff_reports(base, new)
     verdict = gate(base, new, threshold=args.threshold) if args.fail_on else None
@@ -146,10 +148,10 @@ def _diff(argv: list[str]) -> int:
     if not diff["changes"]:
         print("no verdict changes")
     for change in diff["changes"]:
-        print(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}")
+        print(shown(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}"))
     if verdict is not None:
         for line in verdict.lines():
-            print(line, file=sys.stderr)
+            print(shown(line), file=sys.stderr)
         print("evalens eval diff: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
               file=sys.stderr)
     return status
@@ -171,13 +173,13 @@ def _print_plan(plan: Any, as_json: bool) -> None:
     print(f"env passed to the agent: {', '.join(plan.env_passed) or '(none)'}")
     print(f"cases ({len(plan.cases)}):")
     for case in plan.cases:
-        print(f"  {case.name}  [{case.case_file}]" + (f"  target {case.target}" if case.target else ""))
+        print(shown(f"  {case.name}  [{case.case_file}]" + (f"  target {case.target}" if case.target else "")))
         if case.files:
-            print(f"    files: {', '.join(case.files)}")
+            print(shown(f"    files: {', '.join(case.files)}"))
         if case.checks:
-            print(f"    checks: {'; '.join(case.checks)}")
+            print(shown(f"    checks: {'; '.join(case.checks)}"))
     for warning in plan.warnings:
-        print(f"warning: {warning}")
+        print(shown(f"warning: {warning}"))
 
 
 async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
@@ -205,16 +207,14 @@ def main(argv: list[str]) -> int:
         try:
             report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
         except RunError as exc:
-            print(f"evalens eval: {exc}", file=sys.stderr)
+            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return exc.exit_code
         except (OSError, ValueError) as exc:
-            print(f"evalens eval: cannot re-judge {args.rejudge}: {exc}", file=sys.stderr)
+            print(shown(f"evalens eval: cannot re-judge {args.rejudge}: {exc}"), file=sys.stderr)
             return 2
         if args.json:
             print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
         else:
-            from evalens.core.workflow_commands import shown
-
             for case in report.cases:
                 reason = (case.judge_verdict.reason if case.judge_verdict else case.error) or ""
                 print(shown(f"{case.verdict:5} {case.name}  {reason}"))
@@ -253,13 +253,11 @@ def main(argv: list[str]) -> int:
             picked = changed_units(request.package_root, planned_units(request.package_root, request),
                                    args.changed_since)
         except (ChangedSinceError, RunError) as exc:
-            print(f"evalens eval: {exc}", file=sys.stderr)
+            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return getattr(exc, "exit_code", 2)
         if not picked:
             print(f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr)
             return 0
-        from evalens.core.workflow_commands import shown
-
         for name, why in picked.items():
             print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
         planned = planned_units(request.package_root, request)
@@ -282,7 +280,7 @@ def main(argv: list[str]) -> int:
 
                 return emit(args, report, path, request.package_root, "evalens eval")
         except (RunError, ShardError) as exc:
-            print(f"evalens eval: {exc}", file=sys.stderr)
+            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return getattr(exc, "exit_code", 2)
         print(f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
               f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})", file=sys.stderr)
@@ -292,7 +290,7 @@ def main(argv: list[str]) -> int:
         try:
             ctx = plan_run(request)
         except RunError as exc:
-            print(f"evalens eval: {exc}", file=sys.stderr)
+            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return exc.exit_code
         _print_plan(ctx.plan, args.json)
         if not args.json:
@@ -326,7 +324,7 @@ def main(argv: list[str]) -> int:
         with view:
             outcome, signum = run_interruptibly(_run(request, view, holder), "evalens eval")
     except RunError as exc:
-        print(f"evalens eval: {exc}", file=sys.stderr)
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
         return exc.exit_code
     if outcome is None:
         partial = holder.get("report_path")
@@ -341,7 +339,7 @@ def main(argv: list[str]) -> int:
                   baseline=outcome.report.baseline if outcome.report is not None else None)
     for result in outcome.results:
         if result.sandbox_path:
-            print(f"kept sandbox for {result.name}: {result.sandbox_path}", file=sys.stderr)
+            print(shown(f"kept sandbox for {result.name}: {result.sandbox_path}"), file=sys.stderr)
     if args.json and outcome.report is not None:
         print(outcome.report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
     if signum is not None:  # arrived after the last case finished: the report is complete

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
+from evalens.core.workflow_commands import shown
 
 
 def _merge(argv: list[str]) -> int:
@@ -40,10 +41,10 @@ def _merge(argv: list[str]) -> int:
         items = [(path, load_report(path)) for path in args.reports]
         merged, warnings = merge_reports(items, args.output, allow_missing=args.allow_missing)
     except (NotAReport, MergeError) as exc:
-        print(f"evalens report merge: {exc}", file=sys.stderr)
+        print(shown(f"evalens report merge: {exc}"), file=sys.stderr)
         return 2
     for warning in warnings:
-        print(f"evalens report merge: warning: {warning}", file=sys.stderr)
+        print(shown(f"evalens report merge: warning: {warning}"), file=sys.stderr)
     try:
         write_report(merged, args.output)
     except OSError as exc:
@@ -78,7 +79,7 @@ def _ci(argv: list[str]) -> int:
     try:
         report = load_report(args.report)
     except NotAReport as exc:
-        print(f"evalens report ci: {exc}", file=sys.stderr)
+        print(shown(f"evalens report ci: {exc}"), file=sys.stderr)
         return 2
     status = emit(args, report, args.report, _package_of(args.report, args.package), "evalens report ci")
     if status:
@@ -107,7 +108,7 @@ def _split(argv: list[str]) -> int:
         durations = durations_from(args.durations or ([default] if default.is_dir() else []))
         cut = split(units, args.shards, durations)
     except (ShardError, RunError) as exc:
-        print(f"evalens report split: {exc}", file=sys.stderr)
+        print(shown(f"evalens report split: {exc}"), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"balanced_by": cut.balanced_by, "split": cut.fingerprint, "loads": cut.loads,
@@ -116,7 +117,7 @@ def _split(argv: list[str]) -> int:
     print(f"{len(units)} unit(s) in {args.shards} shard(s), balanced by {cut.balanced_by}, split {cut.fingerprint}")
     for k, (units_k, load) in enumerate(zip(cut.shards, cut.loads, strict=True), start=1):
         weight = f"~{load:.0f} s" if cut.balanced_by == "durations" else f"{len(units_k)} unit(s)"
-        print(f"  {k}/{args.shards} ({weight}): {', '.join(units_k) or '(none)'}")
+        print(shown(f"  {k}/{args.shards} ({weight}): {', '.join(units_k) or '(none)'}"))
     return 0
 
 
@@ -135,7 +136,7 @@ def _comment(argv: list[str]) -> int:
         report = load_report(args.report)
         base = load_report(args.base) if args.base is not None and args.base.is_file() else None
     except NotAReport as exc:
-        print(f"evalens report comment: {exc}", file=sys.stderr)
+        print(shown(f"evalens report comment: {exc}"), file=sys.stderr)
         return 2
     if args.base is not None and base is None:
         print(f"evalens report comment: no base report at {args.base}; comparing with nothing", file=sys.stderr)

@@ -94,7 +94,7 @@ def _create_eval(args: argparse.Namespace) -> int:
     try:
         text = create_eval(Path(args.create_eval), args.count)
     except UsageError as exc:
-        print(f"evalens run: {exc}", file=sys.stderr)
+        print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if args.output:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
@@ -143,7 +143,7 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     try:
         suite, units = prepare(request.model_copy(update={"units": []}), None, fmt)
     except UsageError as exc:
-        print(f"evalens run: {exc}", file=sys.stderr)
+        print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return None
     from evalens.runner.depends import NextRun
 
@@ -221,10 +221,10 @@ def main(argv: list[str]) -> int:
         outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None,
                                                      on_turn=_print_turn if args.verbose else None), "evalens run")
     except InvalidFile as exc:
-        print(f"evalens run: {exc}", file=sys.stderr)
+        print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except UsageError as exc:
-        print(f"evalens run: {exc}", file=sys.stderr)
+        print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if signum is not None:  # the agents are dead and their sandboxes gone; a partial report was written
         print("evalens run: interrupted", file=sys.stderr)
