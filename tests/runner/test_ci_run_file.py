@@ -11,6 +11,7 @@ from pathlib import Path
 from evalens.runner.report import load_report
 
 from tests.runner.ci_fixtures import scripted_agent_fixture  # noqa: F401 - fixture
+from tests.unit.ci_helpers import validate_junit
 
 SKILL_MD = "---\nname: greeting\ndescription: Greets people by name.\n---\nGreet.\n"
 
@@ -65,6 +66,8 @@ def test_run_file_shards_merge_to_the_unsharded_verdicts(tmp_path: Path, scripte
     assert sum(len(load_report(p).cases) for p in paths) == 12 and min(len(load_report(p).cases) for p in paths) >= 1
     assert max(loads) <= sum(took.values()) / 3 + max(took.values()) + 1e-9, (loads, took)
     assert (tmp_path / "all.xml").read_text().count("<testcase ") == 12
+    for xml in ("whole.xml", "all.xml"):  # the strict consumers' schemas (Jenkins xunit, Ant)
+        validate_junit((tmp_path / xml).read_text())
     assert list(sandbox_dir.iterdir()) == []
 
 
