@@ -206,8 +206,13 @@ def test_action_pins_the_verified_agent_cli(tmp_path: Path) -> None:
     stand_in.mkdir()
     (stand_in / "npm").write_text(NPM)
     (stand_in / "npm").chmod(0o755)
-    kept = [d for d in os.environ["PATH"].split(os.pathsep) if d and not (Path(d) / "codex").exists()]
-    env = base_env() | {"PATH": os.pathsep.join([str(stand_in), *kept])}
+    tools = tmp_path / "tools"  # every program on PATH but `codex`: the runner image has no agent CLI
+    tools.mkdir()
+    for folder in os.environ["PATH"].split(os.pathsep):
+        for program in Path(folder).glob("*") if folder and Path(folder).is_dir() else ():
+            if program.name != "codex" and not (tools / program.name).exists() and os.access(program, os.X_OK):
+                (tools / program.name).symlink_to(program)
+    env = base_env() | {"PATH": os.pathsep.join([str(stand_in), str(tools)])}
     inputs = {"package": "pkg", "validate": "false", "run": "true", "sandbox": "off", "args": "--dry-run"}
     run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
     step = run.steps["install-agent"]
