@@ -250,18 +250,18 @@ def main(argv: list[str]) -> int:
         from evalens.cli.shard import planned_units
 
         try:
-            picked = changed_units(request.package_root, planned_units(request.package_root, request),
+            changed = changed_units(request.package_root, planned_units(request.package_root, request),
                                    args.changed_since)
         except (ChangedSinceError, RunError) as exc:
             print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return getattr(exc, "exit_code", 2)
-        if not picked:
+        if not changed:
             print(f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr)
             return 0
-        for name, why in picked.items():
+        for name, why in changed.items():
             print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
-        planned = planned_units(request.package_root, request)
-        request = request.model_copy(update={"cases": [planned[name] for name in picked], "target": None})
+        every = planned_units(request.package_root, request)
+        request = request.model_copy(update={"cases": [every[name] for name in changed], "target": None})
     shard_mark = None
     if args.shard:
         from evalens.cli.shard import empty_report, restrict
@@ -307,11 +307,12 @@ def main(argv: list[str]) -> int:
         from evalens.runner.api import plan_run
 
         try:
-            planned = plan_run(request.model_copy(update={"dry_run": True})).sandbox_plan
+            sandbox_plan = plan_run(request.model_copy(update={"dry_run": True})).sandbox_plan
         except RunError:
-            planned = None  # the run itself reports it
-        if planned is not None:
-            refused = sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens eval")
+            sandbox_plan = None  # the run itself reports it
+        if sandbox_plan is not None:
+            refused = sandbox_policy.refuse_before(sandbox, sandbox_plan.enforced, sandbox_plan.warning,
+                                                   "evalens eval")
             if refused is not None:
                 return refused
     from evalens.cli.progress import ProgressView, print_summary
