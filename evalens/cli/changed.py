@@ -22,8 +22,14 @@ class ChangedSinceError(ValueError):
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, check=False)
+    return subprocess.run(
+        ["git", "-C", str(cwd), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        check=False,
+    )
 
 
 def _fingerprint(root: Path, case_file: Path) -> Any:
@@ -32,9 +38,15 @@ def _fingerprint(root: Path, case_file: Path) -> Any:
 
     value = file_unit_value(case_file, [])
     config = root / "evals" / "eval-config.json"
-    config_hash = text_hash(config.read_text(encoding="utf-8", errors="replace")) if config.is_file() else None
-    return unit_fingerprint(value, package_root=root, fixtures=fixtures_for("uaaps-case", root, value),
-                            values={"config": config_hash})
+    config_hash = (
+        text_hash(config.read_text(encoding="utf-8", errors="replace")) if config.is_file() else None
+    )
+    return unit_fingerprint(
+        value,
+        package_root=root,
+        fixtures=fixtures_for("uaaps-case", root, value),
+        values={"config": config_hash},
+    )
 
 
 def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]:
@@ -51,8 +63,10 @@ def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]
     repo = Path(top.stdout.strip()).resolve()
     commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     if commit.returncode != 0 or not commit.stdout.strip():
-        raise ChangedSinceError(f"--changed-since {ref}: unknown git ref in {repo} (fetch it first, e.g. "
-                                f"`git fetch origin {ref}` with fetch-depth: 0)")
+        raise ChangedSinceError(
+            f"--changed-since {ref}: unknown git ref in {repo} (fetch it first, e.g. "
+            f"`git fetch origin {ref}` with fetch-depth: 0)"
+        )
     parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
     tree = parent / "tree"
     try:

@@ -20,10 +20,14 @@ EXIT_UNSANDBOXED = 2
 
 
 def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--sandbox", choices=POLICIES, default=None,
-                        help="required: refuse to run unless bubblewrap enforces the sandbox (default when CI=true "
-                             "or $EVALENS_SANDBOX=required); preferred: fall back to the engine's own sandbox and "
-                             "say so (default elsewhere); off: fall back silently")
+    parser.add_argument(
+        "--sandbox",
+        choices=POLICIES,
+        default=None,
+        help="required: refuse to run unless bubblewrap enforces the sandbox (default when CI=true "
+        "or $EVALENS_SANDBOX=required); preferred: fall back to the engine's own sandbox and "
+        "say so (default elsewhere); off: fall back silently",
+    )
 
 
 def policy(args: argparse.Namespace, env: dict[str, str] | None = None) -> str:
@@ -40,9 +44,12 @@ def refuse_before(chosen: str, enforced: bool, reason: str | None, prog: str) ->
     if chosen != "required" or enforced:
         return None
     why = (reason or "").split("sandbox not enforced: ", 1)[-1].split(";", 1)[0] or "bubblewrap is not usable"
-    print(f"{prog}: the sandbox is required (CI=true or --sandbox required) but would not be enforced: {why}. "
-          "Install bubblewrap and socat and allow unprivileged user namespaces (`evalens doctor` says how), or "
-          "opt out with --sandbox preferred.", file=sys.stderr)
+    print(
+        f"{prog}: the sandbox is required (CI=true or --sandbox required) but would not be enforced: {why}. "
+        "Install bubblewrap and socat and allow unprivileged user namespaces (`evalens doctor` says how), or "
+        "opt out with --sandbox preferred.",
+        file=sys.stderr,
+    )
     return EXIT_UNSANDBOXED
 
 
@@ -51,6 +58,8 @@ def refuse_after(chosen: str, report: Any, prog: str) -> int | None:
     sandbox = getattr(report, "sandbox", None)
     if chosen != "required" or report is None or sandbox is None or sandbox.enforced:
         return None
-    print(f"{prog}: the sandbox is required but this run was not sandboxed (sandboxed: false); failing the run",
-          file=sys.stderr)
+    print(
+        f"{prog}: the sandbox is required but this run was not sandboxed (sandboxed: false); failing the run",
+        file=sys.stderr,
+    )
     return EXIT_UNSANDBOXED

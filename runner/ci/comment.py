@@ -27,19 +27,34 @@ def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str 
     branch's report to compare with."""
     units = units_of(report)
     n = counts(units)
-    lines = [marker(key), f"### evalens: {_cell(report.package.name or 'eval run')}", "",
-             f"**{n['PASS']}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
-             + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
-             + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""), ""]
+    lines = [
+        marker(key),
+        f"### evalens: {_cell(report.package.name or 'eval run')}",
+        "",
+        f"**{n['PASS']}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
+        + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
+        + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""),
+        "",
+    ]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
-    lines += [" · ".join(f"{ICONS.get(v, '❔')} {_cell(v)} {k}" for v, k in n.items() if k) or "no unit ran", ""]
+    lines += [
+        " · ".join(f"{ICONS.get(v, '❔')} {_cell(v)} {k}" for v, k in n.items() if k) or "no unit ran",
+        "",
+    ]
     lines += _changes(report, base)
     bad = [u for u in units if not u.passed]
     if bad:
-        lines += ["<details><summary>Not passing</summary>", "", "| Verdict | Unit | Why |", "|---|---|---|",
-                  *(f"| {ICONS.get(u.verdict, '❔')} {_cell(u.verdict)} | {_cell(u.name)} | {_cell(u.message())} |"
-                    for u in bad[:ROWS])]
+        lines += [
+            "<details><summary>Not passing</summary>",
+            "",
+            "| Verdict | Unit | Why |",
+            "|---|---|---|",
+            *(
+                f"| {ICONS.get(u.verdict, '❔')} {_cell(u.verdict)} | {_cell(u.name)} | {_cell(u.message())} |"
+                for u in bad[:ROWS]
+            ),
+        ]
         if len(bad) > ROWS:
             lines.append(f"\n… and {len(bad) - ROWS} more")
         lines += ["", "</details>", ""]
@@ -60,12 +75,17 @@ def _changes(report: Any, base: Any) -> list[str]:
     now = {u.name: u.verdict for u in units_of(report)}
     fixed = sorted(name for name, v in now.items() if v == "PASS" and before.get(name) not in (None, "PASS"))
     new = sorted(name for name in now if name not in before)
-    out = [f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"
-           + (" · **regression**" if result.failed else " · no regression"), ""]
+    out = [
+        f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"
+        + (" · **regression**" if result.failed else " · no regression"),
+        "",
+    ]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
     rows += [f"| ✅ fixed | {_cell(name)} | {before[name]} → PASS |" for name in fixed]
     rows += [f"| ➕ new | {_cell(name)} | {_cell(now[name])} |" for name in new]
-    rows += [f"| ➖ gone | {_cell(name)} | PASS → {_cell(now.get(name, 'absent'))} |" for name in result.vanished]
+    rows += [
+        f"| ➖ gone | {_cell(name)} | PASS → {_cell(now.get(name, 'absent'))} |" for name in result.vanished
+    ]
     if rows:
         out += ["| Change | Unit | Verdict |", "|---|---|---|", *rows[:ROWS], ""]
     return out

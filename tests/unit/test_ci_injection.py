@@ -39,11 +39,26 @@ def _progress_log(ci: bool) -> str:
     view(ProgressEvent(case_name=None, stage="plan", message=f"plan: unit {INJECTION}"))
     view(ProgressEvent(case_name="b", stage="judge", message="judging"))
     # a long prefix puts the `::` where a wrapping console would break the line
-    view(ProgressEvent(case_name="b", stage="done", verdict="FAIL", message="judge: " + "x" * 61 + " ::error::W"))
-    view(ProgressEvent(case_name=f"b{INJECTION}", stage="done", verdict="FAIL", message=f"judge: {INJECTION}"))
+    view(
+        ProgressEvent(
+            case_name="b", stage="done", verdict="FAIL", message="judge: " + "x" * 61 + " ::error::W"
+        )
+    )
+    view(
+        ProgressEvent(case_name=f"b{INJECTION}", stage="done", verdict="FAIL", message=f"judge: {INJECTION}")
+    )
     view.turn(LiveTurn(unit="b", kind="text", text=f"I will now print{INJECTION}\n   ::warning::indented"))
-    result = SimpleNamespace(name=f"b{INJECTION}", verdict="FAIL", shown_state="FAIL", uplift=None, usage=None,
-                             duration_seconds=1.0, reason=f"judge: {INJECTION}", runs=1, pass_rate=0.0)
+    result = SimpleNamespace(
+        name=f"b{INJECTION}",
+        verdict="FAIL",
+        shown_state="FAIL",
+        uplift=None,
+        usage=None,
+        duration_seconds=1.0,
+        reason=f"judge: {INJECTION}",
+        runs=1,
+        pass_rate=0.0,
+    )
     print_summary([result], Path(f"out/{INJECTION}.json"), stream=stream, ci=ci)
     return stream.getvalue()
 
@@ -51,9 +66,15 @@ def _progress_log(ci: bool) -> str:
 def test_progress_summary_and_turns_forge_nothing_in_ci(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     (pkg / "evals" / "cases").mkdir(parents=True)
-    (pkg / "evals" / "cases" / "b.yaml").write_text("name: b\ninput:\n  prompt: hi\njudge:\n  criteria: greets\n")
-    report = make_report([make_case("b", "FAIL", reason=INJECTION, file="evals/cases/b.yaml"),
-                          make_case(f"c{INJECTION}", "ERROR", error=INJECTION)])
+    (pkg / "evals" / "cases" / "b.yaml").write_text(
+        "name: b\ninput:\n  prompt: hi\njudge:\n  criteria: greets\n"
+    )
+    report = make_report(
+        [
+            make_case("b", "FAIL", reason=INJECTION, file="evals/cases/b.yaml"),
+            make_case(f"c{INJECTION}", "ERROR", error=INJECTION),
+        ]
+    )
     real = github.annotation_lines(report, package_root=pkg, base=tmp_path)
     stderr = _progress_log(ci=True)
     assert "FAKE" in stderr  # the text is shown, only made inert
@@ -96,10 +117,17 @@ def test_step_summary_keeps_injected_text_in_its_cell() -> None:
 def test_validate_text_output_is_escaped_in_actions(tmp_path: Path) -> None:
     (tmp_path / "evals" / "cases").mkdir(parents=True)
     (tmp_path / "evals" / "cases" / "a.yaml").write_text(
-        'name: a\ninput:\n  prompt: hi\n  "x\\n::error file=README.md,line=1::FAKE\\n::stop-commands::zz": 1\n')
+        'name: a\ninput:\n  prompt: hi\n  "x\\n::error file=README.md,line=1::FAKE\\n::stop-commands::zz": 1\n'
+    )
     env = {**os.environ, "GITHUB_ACTIONS": "true"}
-    out = subprocess.run([sys.executable, "-m", "evalens", "validate", "evals"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=60, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "validate", "evals"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert "FAKE" in out.stdout, out.stdout + out.stderr
     assert commands(out.stdout + out.stderr) == []
 

@@ -6,8 +6,23 @@ from __future__ import annotations
 
 import re
 
-COMMANDS = {"error", "warning", "notice", "debug", "group", "endgroup", "add-mask", "set-output", "save-state",
-            "add-path", "set-env", "echo", "add-matcher", "remove-matcher", "stop-commands"}
+COMMANDS = {
+    "error",
+    "warning",
+    "notice",
+    "debug",
+    "group",
+    "endgroup",
+    "add-mask",
+    "set-output",
+    "save-state",
+    "add-path",
+    "set-env",
+    "echo",
+    "add-matcher",
+    "remove-matcher",
+    "stop-commands",
+}
 _V2 = re.compile(r"^::([A-Za-z-]+)(?: ([^:]*))?::(.*)$")
 _V1 = re.compile(r"##\[([A-Za-z-]+)(?: [^\]]*)?\](.*)")
 
