@@ -216,6 +216,26 @@ async def _ask_openai(model: str, system: str, user: str, *, key: str | None, ba
 _ASKERS: dict[str, Callable[..., Awaitable[str]]] = {"anthropic": _ask_anthropic, "openai": _ask_openai}
 
 
+def transient(exc: BaseException) -> bool:
+    """A failure worth waiting out: rate limited (429), timed out at the server (408), a 5xx, a dropped
+    connection. A 4xx that is the request's fault is not."""
+    status = getattr(exc, "status_code", None)
+    if isinstance(status, int):
+        return status in (408, 429) or status >= 500
+    return "connection" in type(exc).__name__.lower()
+
+
+def backoff_seconds(exc: BaseException, attempt: int) -> float:
+    """The wait before the next attempt: the server's ``Retry-After`` (seconds) when it sends one, else 1 s,
+    2 s, 4 s…; at most 30 s (the caller also caps it by the unit's judge deadline)."""
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    try:
+        after = float(headers.get("retry-after")) if headers is not None and headers.get("retry-after") else None
+    except (TypeError, ValueError):
+        after = None
+    return max(0.0, min(30.0, after if after is not None else 2.0**attempt))
+
+
 def _call_error(exc: BaseException) -> str:
     status = getattr(exc, "status_code", None)
     text = str(exc).splitlines()[0][:300] if str(exc) else ""
@@ -235,7 +255,7 @@ async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse: Callable[[s
         raise JudgeFailed(f"judge SDK not importable: {exc} (pip install evalens installs it)") from None
     loop = asyncio.get_running_loop()
     end = loop.time() + deadline
-    last_error, raw, asked = "", "", 0
+    last_error, raw, asked, waited = "", "", 0, 0.0
     for _attempt in range(JUDGE_ATTEMPTS):
         left = end - loop.time()
         if left <= 0.05:
@@ -253,13 +273,19 @@ async def ask_parsed(spec: JudgeSpec, system: str, user: str, parse: Callable[[s
             last_error = _call_error(exc)
             if "timed out" in last_error.lower() or "timeout" in type(exc).__name__.lower():
                 last_error = f"judge did not answer within {deadline:g} s ({type(exc).__name__})"
+            elif transient(exc) and asked < JUDGE_ATTEMPTS:  # back off before the retry, inside the deadline
+                wait = min(backoff_seconds(exc, asked - 1), max(0.0, end - loop.time() - 1.0))
+                if wait > 0:
+                    await asyncio.sleep(wait)
+                    waited += wait
             continue
         try:
             return parse(raw), raw
         except ValueError as exc:
             last_error = str(exc)
     retries = asked - 1
-    tries = f" (after {retries} retr{'y' if retries == 1 else 'ies'})" if retries > 0 else ""
+    backed_off = f"; backed off {waited:.1f} s" if waited else ""
+    tries = f" (after {retries} retr{'y' if retries == 1 else 'ies'}{backed_off})" if retries > 0 else ""
     raise JudgeFailed((last_error or f"judge did not answer within {deadline:g} s") + tries)
 
 
