@@ -54,6 +54,9 @@ class RunRequest(BaseModel):
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
     baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every case again "
                                  "without the package, or with it as it was at the ref (docs/baseline.md).")
+    allow_unisolated_baseline: bool = Field(default=False, description="Run a baseline even when the sandbox is "
+                                            "not enforced (its agent can read the package from the host); the "
+                                            "uplift is then marked unisolated.")
     budget: Any = Field(default=None, exclude=True, description="A runner.budget.Budget shared by several calls "
                         "(an editor's batch); when set, max_cost and max_tokens are ignored.")
     extra_env: list[str] = Field(default_factory=list,

@@ -28,8 +28,24 @@ MINUS = "\u2212"
 
 
 class BaselineError(Exception):
-    """``--baseline`` cannot be honoured (not a git repository, unknown ref, package absent at the ref); one
-    line a user can act on. Raised before any agent starts."""
+    """``--baseline`` cannot be honoured (not a git repository, unknown ref, package absent at the ref, no
+    enforced sandbox); one line a user can act on. Raised before any agent starts."""
+
+
+UNISOLATED = ("--baseline needs an enforced sandbox: without bubblewrap the baseline agent can read the package "
+              "from the host (its SKILL.md is one `find /` away), which inflates the baseline and understates the "
+              "uplift. Make bubblewrap usable (`evalens doctor` says how), or pass --allow-unisolated-baseline to "
+              "run it anyway; the report then marks the uplift as unisolated")
+
+
+def require_isolation(plan: BaselinePlan | None, enforced: bool, allowed: bool) -> bool:
+    """Refuse a baseline the sandbox cannot isolate from the package (:class:`BaselineError`), unless
+    ``allowed``; returns whether the baseline is isolated (False: the report says so)."""
+    if plan is None or enforced:
+        return True
+    if not allowed:
+        raise BaselineError(UNISOLATED)
+    return False
 
 
 @dataclass
@@ -250,10 +266,11 @@ def cost_text(u: Uplift) -> str:
 
 
 def describe(u: Uplift | None) -> str:
-    """One line for hovers, `evalens show` and summaries: uplift, rates, cost."""
+    """One line for hovers, `evalens show` and summaries: uplift, rates, cost (and whether it was isolated)."""
     if u is None:
         return ""
-    return " · ".join(p for p in (uplift_text(u), rates_text(u), cost_text(u)) if p)
+    unisolated = "unisolated: the baseline could read the package" if u.isolated is False else ""
+    return " · ".join(p for p in (uplift_text(u), rates_text(u), cost_text(u), unisolated) if p)
 
 
 # --------------------------------------------------------------------------- the batch's two sides
@@ -288,11 +305,17 @@ def variant(ctx: Any, plan: BaselinePlan) -> Any:
 
 
 def report_section(plan: BaselinePlan, results: list[Any], bases: list[Any], base_cases: list[Any],
-                   report_cases: list[Any] | None = None, metrics: dict[str, Any] | None = None) -> Any:
-    """The report's ``baseline`` section; each result (and its report case) gets its uplift."""
+                   report_cases: list[Any] | None = None, metrics: dict[str, Any] | None = None,
+                   isolated: bool = True) -> Any:
+    """The report's ``baseline`` section; each result (and its report case) gets its uplift (marked
+    ``isolated: false`` when the baseline ran without an enforced sandbox)."""
     from evalens.core.models.uaaps import ReportBaseline, ReportSummary
 
     attach(results, bases, plan.label)
+    if not isolated:
+        for result in results:
+            if result.uplift is not None:
+                result.uplift.isolated = False
     by_name = {r.name: r for r in results}
     for case in report_cases or []:
         result = by_name.get(case.name)
@@ -309,8 +332,11 @@ def report_section(plan: BaselinePlan, results: list[Any], bases: list[Any], bas
                             pass_rate=round(passed / total, 4) if total else 0.0,
                             usage=sum_usage([c.usage for c in base_cases]),
                             flaky=sum(c.state == "FLAKY" for c in base_cases) or None)
+    pooled = batch_uplift(results, bases, plan.label)
+    if not isolated:
+        pooled.isolated = False
     return ReportBaseline(source=plan.source(), label=plan.label, cases=base_cases, summary=summary,
-                          uplift=batch_uplift(results, bases, plan.label), metrics=metrics or {})
+                          uplift=pooled, metrics=metrics or {})
 
 
 def add_to(report: Any, section: Any) -> None:

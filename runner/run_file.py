@@ -137,9 +137,15 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
                                                    "time(s)"] if plan is not None else [])
         return outcome
     session = await suite.session(units)
+    from evalens.runner.baseline import require_isolation
+
+    try:
+        isolated = require_isolation(plan, session.plan.enforced, request.allow_unisolated_baseline)
+    except BaselineError as exc:
+        raise UsageError(str(exc)) from None
     try:
         async with checked_out(plan):  # a REF's worktree exists only while the units run
-            return await _run_units(request, suite, units, session, plan, outcome)
+            return await _run_units(request, suite, units, session, plan, outcome, isolated)
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
 
@@ -152,7 +158,7 @@ def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:
 
 
 async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], session: Any, plan: Any,
-                     outcome: FileOutcome) -> FileOutcome:
+                     outcome: FileOutcome, isolated: bool = True) -> FileOutcome:
     from evalens.runner.report import utc_now
 
     from evalens.core.models.run_record import sum_usage
@@ -214,7 +220,7 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
         compared = suite.compare(results, bases, plan.label)
         outcome.summary += compared.lines
         section = report_section(plan, results, bases, [report_case_from_result(b, None, suite.root) for b in bases],
-                                 metrics=compared.details)
+                                 metrics=compared.details, isolated=isolated)
     if request.write_report:
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
         from evalens.runner.baseline import add_to

@@ -66,6 +66,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--baseline", metavar="no-skill|REF",
                    help="also run each case (as often as --runs) without the package, or with the package as it "
                         "was at git ref REF, and show the uplift; baseline runs never fail the command")
+    p.add_argument("--allow-unisolated-baseline", action="store_true",
+                   help="run --baseline even without an enforced sandbox (its agent can read the package from the "
+                        "host); the uplift is marked unisolated")
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
     p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
     p.add_argument("--env", action="append", default=[], metavar="NAME",
@@ -243,7 +246,7 @@ def main(argv: list[str]) -> int:
         judge_timeout=args.judge_timeout,
         dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
         max_cost=args.max_cost, max_tokens=args.max_tokens, baseline=args.baseline,
-        extra_env=args.env, output=args.output,
+        allow_unisolated_baseline=args.allow_unisolated_baseline, extra_env=args.env, output=args.output,
     )
     if args.changed_since:
         from evalens.cli.changed import ChangedSinceError, changed_units

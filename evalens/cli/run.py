@@ -53,6 +53,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--baseline", metavar="no-skill|REF",
                         help="also run each unit (as often as --runs) without the skill, or with the skill as it "
                              "was at git ref REF, and show the uplift; baseline runs never fail the command")
+    parser.add_argument("--allow-unisolated-baseline", action="store_true",
+                        help="run --baseline even without an enforced sandbox (its agent can read the package from "
+                             "the host); the uplift is marked unisolated")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
     parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
@@ -131,7 +134,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         skill=Path(args.skill) if args.skill else None, threshold_discovery=args.threshold_discovery,
         threshold_score=args.threshold_score, github_summary=args.github_summary, keep_sandbox=args.keep_sandbox,
         report=Path(args.report) if args.report else None, dry_run=args.dry_run, max_cost=args.max_cost,
-        max_tokens=args.max_tokens, baseline=args.baseline)
+        max_tokens=args.max_tokens, baseline=args.baseline,
+        allow_unisolated_baseline=args.allow_unisolated_baseline)
 
 
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:

@@ -59,6 +59,8 @@ class FileRunRequest(BaseModel):
     write_report: bool = Field(default=True, description="Write the evalens report of the batch.")
     baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every unit again "
                                  "without the skill, or with it as it was at the ref (docs/baseline.md).")
+    allow_unisolated_baseline: bool = Field(default=False, description="Run a baseline even when the sandbox is "
+                                            "not enforced; the uplift is then marked unisolated.")
 
 
 @dataclass

@@ -72,6 +72,7 @@ class _Context:
     records: dict[tuple[str, int], _RunRecord] = field(default_factory=dict)
     judge_explicit: bool = True  # False: judge with the agent's own model, known only after the run
     baseline: Any = None  # the --baseline plan (runner.baseline.BaselinePlan)
+    baseline_isolated: bool = True  # False: --allow-unisolated-baseline without an enforced sandbox
     side: str | None = None  # the baseline's label on the context that runs it (package: None, or as at the ref)
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
@@ -148,6 +149,15 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     sandbox_plan = plan_sandbox(config.sandbox.network, config.sandbox.writable_paths)
     agent_env = _agent_env(engine, config, request)
     warnings: list[str] = list(invalid)
+    from evalens.runner.baseline import require_isolation
+
+    try:
+        isolated = require_isolation(baseline, sandbox_plan.enforced, request.allow_unisolated_baseline)
+    except BaselineError as exc:
+        if not request.dry_run:
+            raise RunError(str(exc)) from None
+        warnings.append(str(exc))
+        isolated = False
     judge_name = request.judge or config.judge
     checked, judge_spec = preflight(
         engine, judge=judge_name, use_judge=not request.no_judge,
@@ -191,6 +201,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
                    on_progress=on_progress, package=package)
     ctx.judge_explicit = bool(request.judge or config.judge)
     ctx.baseline = baseline
+    ctx.baseline_isolated = isolated
     plan.baseline = baseline.label if baseline is not None else None
     return ctx
 
@@ -525,7 +536,8 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         from evalens.runner.baseline import add_to, report_section
 
         bases, base_cases = await asyncio.to_thread(_case_results, sides[1], report_path)
-        add_to(report, report_section(plan, results, bases, base_cases, report_cases))
+        add_to(report, report_section(plan, results, bases, base_cases, report_cases,
+                                      isolated=ctx.baseline_isolated))
     if report_path is not None:
         write_report(report, report_path)
     outcome = RunOutcome(plan=ctx.plan, report=report, report_path=report_path, results=results,

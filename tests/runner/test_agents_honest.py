@@ -70,3 +70,25 @@ def test_budget_state_and_next_run_staleness(engine: str, tmp_path: Path, model_
     renamed = _eval(pkg, *model, "--stale", "--dry-run")
     assert renamed.returncode == 0, renamed.stderr
     assert "b: never ran" in renamed.stderr and "no case named" not in renamed.stderr
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_an_unisolated_baseline_is_refused_unless_allowed(engine: str, tmp_path: Path, model_env,
+                                                          sandbox_dir: Path) -> None:
+    """Without bubblewrap the baseline agent could read the package from the host: no agent starts unless
+    --allow-unisolated-baseline, and then the report marks the uplift unisolated."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(tmp_path / "pkg", engine=engine, cases={"a": case("pass", contains=["GREETING-OK"])})
+    off = {"EVALENS_NO_BWRAP": "1", "EVALENS_SANDBOX": "preferred"}
+    before = len(model_env.records)
+    refused = _eval(pkg, *MODEL[engine], "--no-judge", "--baseline", "no-skill", env=off)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert "--allow-unisolated-baseline" in refused.stderr and len(model_env.records) == before
+    allowed = _eval(pkg, *MODEL[engine], "--no-judge", "--baseline", "no-skill", "--allow-unisolated-baseline",
+                    "--json", env=off)
+    assert allowed.returncode == 0, allowed.stderr[-2000:]
+    report = json.loads(allowed.stdout)
+    assert report["baseline"]["uplift"]["isolated"] is False
+    assert report["cases"][0]["uplift"]["isolated"] is False
+    assert "unisolated" in allowed.stderr

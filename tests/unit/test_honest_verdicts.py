@@ -228,3 +228,27 @@ def test_a_renamed_case_is_a_new_case_for_stale_and_failed(tmp_path: Path,
     assert case_names(pkg) == ["b"]
     assert pick(pkg, "stale", case_names(pkg), []) == (["b"], {"b": "never ran"})
     assert pick(pkg, "failed", case_names(pkg), [])[0] == []
+
+
+# --------------------------------------------------------------------------- probe 8: baselines need isolation
+
+
+def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalens.runner.api_types import RunError, RunRequest
+    from evalens.runner.baseline import BaselinePlan, describe, report_section
+    from evalens.runner.suites.uaaps import plan_run
+
+    pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
+    monkeypatch.setenv("EVALENS_NO_BWRAP", "1")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    with pytest.raises(RunError, match="--allow-unisolated-baseline"):
+        plan_run(RunRequest(package_root=pkg, baseline="no-skill"))
+    assert plan_run(RunRequest(package_root=pkg, baseline="no-skill", allow_unisolated_baseline=True)) \
+        .baseline_isolated is False
+    monkeypatch.delenv("EVALENS_NO_BWRAP")
+    with_pkg = UnitResult(name="a", verdict="PASS", runs=1)
+    without = UnitResult(name="a", verdict="FAIL", runs=1)
+    section = report_section(BaselinePlan(kind="no-skill"), [with_pkg], [without], [], isolated=False)
+    assert section.uplift.isolated is False and with_pkg.uplift is not None and with_pkg.uplift.isolated is False
+    assert "unisolated" in describe(with_pkg.uplift)

@@ -31,6 +31,9 @@ class Uplift(EvalModel):
                                           example=0.0101)
     tokens: int | None = doc("Tokens (in + out) of the runs with the package.", type_="integer", default=None,
                              example=1200)
+    isolated: bool | None = doc("False when the baseline ran without an enforced sandbox "
+                                "(`--allow-unisolated-baseline`): its agent could read the package from the host, so "
+                                "the uplift may be understated.", type_="boolean", default=None, example=False)
     baseline_tokens: int | None = doc("Tokens (in + out) of the baseline runs.", type_="integer", default=None,
                                       example=900)
 
