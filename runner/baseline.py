@@ -253,7 +253,10 @@ def rates_text(u: Uplift) -> str:
 
 
 def cost_text(u: Uplift) -> str:
-    """The cost difference: USD when both sides reported one, else tokens, else ''."""
+    """The cost difference: USD when both sides reported one, else tokens, else ''; '' when no baseline run
+    passed or failed (runs that crashed did no comparable work, so there is nothing to compare against)."""
+    if u.baseline_counted == 0 or u.counted == 0:
+        return ""
     if u.cost_usd is not None and u.baseline_cost_usd is not None:
         d = u.cost_usd - u.baseline_cost_usd
         sign = "+" if d >= 0 else MINUS

@@ -252,3 +252,15 @@ def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
     section = report_section(BaselinePlan(kind="no-skill"), [with_pkg], [without], [], isolated=False)
     assert section.uplift.isolated is False and with_pkg.uplift is not None and with_pkg.uplift.isolated is False
     assert "unisolated" in describe(with_pkg.uplift)
+
+
+def test_no_cost_comparison_against_baseline_runs_that_all_crashed() -> None:
+    from evalens.runner.baseline import cost_text, unit_uplift
+
+    from evalens.core.models.run_record import Usage
+
+    mine = UnitResult(name="a", verdict="PASS", usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.01))
+    crashed = UnitResult(name="a", verdict="ERROR", usage=Usage(input_tokens=5, output_tokens=0, cost_usd=0.0001))
+    assert cost_text(unit_uplift(mine, crashed, "no skill")) == ""
+    ran = UnitResult(name="a", verdict="FAIL", usage=Usage(input_tokens=50, output_tokens=5, cost_usd=0.005))
+    assert cost_text(unit_uplift(mine, ran, "no skill")).startswith("cost +$0.0050")
