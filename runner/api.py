@@ -168,7 +168,9 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
             if record_file is None or not record_file.is_file():
                 verdicts.append(before)  # nothing saved to judge again: the run keeps its verdict
                 continue
-            record = json.loads(record_file.read_text(encoding="utf-8"))
+            from evalens.core.regular_files import read_regular
+
+            record = json.loads(read_regular(record_file).decode("utf-8"))
             if record.get("agent_error") or any(c["status"] == "FAIL" for c in record.get("checks", [])):
                 verdicts.append("ERROR" if record.get("agent_error") else "FAIL")
                 continue

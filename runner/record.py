@@ -105,8 +105,10 @@ class NotARecord(ValueError):
 def load_record(path: Path) -> RunRecord:
     from pydantic import ValidationError
 
+    from evalens.core.regular_files import read_regular
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
         raise NotARecord(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:

@@ -109,8 +109,10 @@ def load_report(path: Path) -> EvalReport:
     """Read a report written by ``evalens eval``; anything else raises :class:`NotAReport` (one line, no dump)."""
     from pydantic import ValidationError
 
+    from evalens.core.regular_files import read_regular
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
         raise NotAReport(f"cannot read {path}: {exc.strerror or exc}") from None
     except RecursionError:

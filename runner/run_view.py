@@ -84,7 +84,7 @@ def find_report(target: Path | None) -> Path | None:
     from evalens.runner.report import newest_report
 
     start = target or Path.cwd()
-    if start.is_file():
+    if start.is_file() or (start.exists() and not start.is_dir()):  # a FIFO or device: refused when read
         return start
     for folder in (start, *start.resolve().parents):
         if (folder / "evals" / "reports").is_dir():

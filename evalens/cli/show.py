@@ -11,7 +11,17 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.core.terminal_text import for_terminal
+
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
+
+
+
+def escape(text: object) -> str:
+    """Rich markup escaped, and every terminal control in untrusted text shown, never sent (issue 28 B6)."""
+    from rich.markup import escape as markup_escape
+
+    return markup_escape(for_terminal(text))
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -47,7 +57,7 @@ def main(argv: list[str]) -> int:
     try:
         view = load_view(report_path, unit)
     except (NotAReport, LookupError) as exc:
-        print(f"evalens show: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        print(f"evalens show: {for_terminal(exc.args[0] if exc.args else exc)}", file=sys.stderr)
         return 2
     if args.html:
         from evalens.runner.report_html import render_html
@@ -65,7 +75,7 @@ def main(argv: list[str]) -> int:
             Path(args.output).write_text(text, encoding="utf-8")
             print(args.output)
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(for_terminal(text))
         return 0
     render_terminal(view, full=args.full)
     return 0
@@ -79,7 +89,7 @@ def _compare(start: Path, unit: str | None, args: Any) -> int:
         return 2
     cmp = compare(start, unit)
     if cmp is None:
-        print(f"evalens show --compare: no run of {unit} in the reports of {start}", file=sys.stderr)
+        print(for_terminal(f"evalens show --compare: no run of {unit} in the reports of {start}"), file=sys.stderr)
         return 2
     if args.html or args.markdown:
         text = render_compare_html(cmp) if args.html else render_compare_markdown(cmp)
@@ -89,7 +99,7 @@ def _compare(start: Path, unit: str | None, args: Any) -> int:
             out.write_text(text, encoding="utf-8")
             print(out)
         else:
-            sys.stdout.write(text)
+            sys.stdout.write(for_terminal(text))
         return 0
     render_compare_terminal(cmp)
     return 0
@@ -98,7 +108,6 @@ def _compare(start: Path, unit: str | None, args: Any) -> int:
 def render_compare_terminal(cmp: Any, console: Any = None) -> None:
     """The two runs as a three-column table (changed rows marked), then the diff of the final outputs."""
     from rich.console import Console
-    from rich.markup import escape
     from rich.syntax import Syntax
     from rich.table import Table
 
@@ -118,7 +127,7 @@ def render_compare_terminal(cmp: Any, console: Any = None) -> None:
         console.print("only one run of this unit so far: run it again to compare")
         console.print(escape(cmp.latest.output))
     elif diff := cmp.output_diff():
-        console.print(Syntax(diff, "diff", theme="ansi_dark", background_color="default"))
+        console.print(Syntax(for_terminal(diff), "diff", theme="ansi_dark", background_color="default"))
     else:
         console.print("the final outputs are the same")
 
@@ -137,7 +146,6 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
     import json
 
     from rich.console import Console, Group
-    from rich.markup import escape
     from rich.panel import Panel
     from rich.syntax import Syntax
     from rich.table import Table
@@ -177,7 +185,7 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
             for col in ("", "check", "value", "reason"):
                 table.add_column(col, overflow="fold")
             for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
-                table.add_row(f"[{VERDICT_STYLES[check.status]}]{check.status}[/]", check.kind,
+                table.add_row(f"[{VERDICT_STYLES[check.status]}]{check.status}[/]", escape(check.kind),
                               escape(str(check.value)), escape(check.detail or ""))
             body.append(table)
         if case.judge_verdict is not None:
@@ -214,7 +222,7 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
                 body.append(f"[bold]{change.status}[/] {escape(change.path)}"
                             + (f" [yellow]({escape(change.note)})[/]" if change.note else ""))
                 if change.diff:
-                    body.append(Syntax(_clip(change.diff, full, 40, 4000), "diff", theme="ansi_dark",
+                    body.append(Syntax(for_terminal(_clip(change.diff, full, 40, 4000)), "diff", theme="ansi_dark",
                                        background_color="default"))
         title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (f" [dim]baseline: {escape(side)}[/]"
                                                                      if side is not None else "")

@@ -22,9 +22,15 @@ _NAME_LINE = re.compile(r"^(name)[ \t]*:[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$", re.MUL
 
 
 def read_disk(path: Path) -> str | None:
+    """A regular file's text (never a FIFO or device, at most 16 MB), else None."""
+    from evalens.core.regular_files import read_regular_bytes
+
+    raw = read_regular_bytes(path, 16 << 20)
+    if raw is None or len(raw) > 16 << 20:
+        return None
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
         return None
 
 

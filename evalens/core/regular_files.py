@@ -22,3 +22,49 @@ def read_regular_bytes(path: str | Path, limit: int) -> bytes | None:
         return None
     finally:
         os.close(fd)
+
+
+MAX_INPUT_BYTES = 256 << 20  # a report, record or eval file the CLI reads whole (EVALENS_MAX_INPUT_MB)
+
+
+class NotRegularFile(OSError):
+    """A path the CLI was told to read is not a regular file (a FIFO, device, socket, folder) or is too large;
+    ``strerror`` is the one-line reason, so callers that print ``exc.strerror`` say it plainly."""
+
+
+def input_limit() -> int:
+    try:
+        return max(1, int(os.environ.get("EVALENS_MAX_INPUT_MB", ""))) << 20
+    except ValueError:
+        return MAX_INPUT_BYTES
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_regular(path: str | Path, limit: int | None = None) -> bytes:
+    """The whole content of a regular file of at most ``limit`` bytes (default :func:`input_limit`). A FIFO is
+    never waited on, a device (``/dev/zero``) never read: both raise :class:`NotRegularFile`, as does a file
+    over the limit; other failures raise ``OSError`` as usual."""
+    limit = input_limit() if limit is None else limit
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = _kind(st.st_mode)
+            raise NotRegularFile(0, f"it is {kind}, not a regular file" if kind.startswith("a ") else
+                                 "it is not a regular file", str(path))
+        if st.st_size > limit:
+            raise NotRegularFile(0, f"it is larger than {limit >> 20} MB (EVALENS_MAX_INPUT_MB)", str(path))
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+        if len(data) > limit:
+            raise NotRegularFile(0, f"it is larger than {limit >> 20} MB (EVALENS_MAX_INPUT_MB)", str(path))
+        return data
+    finally:
+        os.close(fd)

@@ -103,8 +103,10 @@ def read_source(path: Path) -> tuple[str | None, Problem | None]:
 
     A byte order mark stays in the text (U+FEFF), as an editor may send it: the parsers read through it and
     the formats that care (SKILL.md) can see it."""
+    from evalens.core.regular_files import read_regular
+
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # a FIFO is never waited on, /dev/zero never read
     except OSError as exc:
         return None, Problem(Span.point(0), Severity.ERROR, "unreadable", f"Cannot read file: {exc.strerror}")
     try:
@@ -123,7 +125,7 @@ SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "bu
 def iter_candidate_files(paths: Iterable[Path]) -> Iterator[Path]:
     """Files under ``paths`` that some format claims by path (folders are walked)."""
     for path in paths:
-        if path.is_file():
+        if path.is_file() or (path.exists() and not path.is_dir()):  # a FIFO named here: said, never read
             yield path
             continue
         for dirpath, dirnames, filenames in os.walk(path):

@@ -144,12 +144,12 @@ def sniffs(path: str) -> bool:
     lower = path.lower().replace("\\", "/")
     if not lower.endswith(".json") and not (lower.endswith((".yaml", ".yml")) and "/evals/" in lower):
         return False  # YAML sniffing only happens under evals/ (skilljack suites); keep scans cheap
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(65536)
-    except OSError:
+    from evalens.core.regular_files import read_regular_bytes
+
+    raw = read_regular_bytes(path, 65535)  # never blocks on a FIFO
+    if raw is None:
         return False
-    return _sniff(path, head) is not None
+    return _sniff(path, raw.decode("utf-8", errors="replace")) is not None
 
 
 def _sniff(path: str, text: str) -> Format | None:
