@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
+
+# Tests that fall back from bubblewrap on purpose (EVALENS_NO_BWRAP=1) must not be refused when the suite itself
+# runs in CI (CI=true makes `--sandbox required` the default); tests of that default unset this or pass the flag.
+os.environ.setdefault("EVALENS_SANDBOX", "preferred")
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "pdf-tools"
