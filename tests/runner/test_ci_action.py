@@ -324,7 +324,8 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
         for tool in ("id", "cat"):  # no bwrap, no socat: the runner image has neither
             (bindir / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
         (home / "step.sh").write_text(step["run"])
-        env = {"PATH": str(bindir), "SYSCTL_STATE": str(state), "PACKAGE": str(home / "absent"), "HOME": str(home)}
+        env = {"PATH": str(bindir), "SYSCTL_STATE": str(state), "PACKAGE": str(home / "absent"), "HOME": str(home),
+               "SANDBOX": "required"}
         become = [shutil.which("setpriv") or "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
         done = subprocess.run([*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", str(home / "step.sh")],
                               env=env, capture_output=True, text=True, timeout=60, cwd=home)
@@ -338,5 +339,13 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
             "evalens doctor",
         ]
         assert state.read_text().strip() == "0"
+        # apt-get fails (no network, a broken mirror): required stops here, preferred warns and goes on
+        (bindir / "apt-get").write_text("#!/bin/sh\nexit 100\n")
+        for policy, code in (("required", 1), ("preferred", 0)):
+            failed = subprocess.run([*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail",
+                                     str(home / "step.sh")], env=env | {"SANDBOX": policy}, capture_output=True,
+                                    text=True, timeout=60, cwd=home)
+            assert failed.returncode == code, (policy, failed.stdout, failed.stderr)
+            assert ("::error::" if code else "::warning::") in failed.stdout
     finally:
         shutil.rmtree(home, ignore_errors=True)
