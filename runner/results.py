@@ -242,12 +242,31 @@ def rederive_report_case(case: ReportCase) -> ReportCase:
     return case
 
 
-def fails_run(results: list[UnitResult], flaky: Literal["fail", "pass"] = "fail") -> bool:
-    """Does this batch fail the command (exit 1)? A FAIL or ERROR does; a FLAKY unit does unless
-    ``--flaky pass``."""
+def fails_run(results: list[UnitResult], flaky: Literal["fail", "pass"] = "fail",
+              error_rate: float | None = None) -> bool:
+    """Does this batch fail the command (exit 1)? A FAIL does; a FLAKY unit does unless ``--flaky pass``; an
+    ERROR does, unless ``--fail-on-error RATE`` tolerates errored units up to that share of the batch (a few
+    infrastructure errors in a large batch)."""
     from evalens.runner.stats import exit_state_fails
 
-    return any(exit_state_fails(r.shown_state, flaky) for r in results)
+    states = [r.shown_state for r in results]
+    if any(exit_state_fails(s, flaky) for s in states if s != "ERROR"):
+        return True
+    errors = states.count("ERROR")
+    return bool(errors) and (error_rate is None or errors / len(states) > error_rate)
+
+
+def error_rate_arg(text: str) -> float:
+    """``--fail-on-error RATE``: a share of the batch's units, 0 to 1."""
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number between 0 and 1") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1 (a share of the units, 0.05 = 5%)")
+    return value
 
 
 def repeat_label(result: UnitResult) -> str:

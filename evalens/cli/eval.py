@@ -31,6 +31,8 @@ USAGE_EXAMPLES = """examples:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from evalens.runner.results import error_rate_arg
+
     p = argparse.ArgumentParser(prog="evalens eval", description="Run UAAPS eval cases on a real agent CLI.",
                                 epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("cases", nargs="*", metavar="CASE", help="case names or case files (default: all)")
@@ -61,6 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     again.add_argument("--changed-since", metavar="REF",
                        help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
                             "differ from git ref REF, e.g. the pull request's base branch")
+    p.add_argument("--fail-on-error", type=error_rate_arg, metavar="RATE", default=None,
+                   help="errored units fail the command only when more than this share of the units errored "
+                        "(0.05 = 5%%; default: any ERROR fails)")
     p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                    help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
     p.add_argument("--baseline", metavar="no-skill|REF",
@@ -359,4 +364,4 @@ def main(argv: list[str]) -> int:
         return refused
     from evalens.runner.results import fails_run
 
-    return 1 if fails_run(outcome.results, args.flaky) else 0
+    return 1 if fails_run(outcome.results, args.flaky, args.fail_on_error) else 0

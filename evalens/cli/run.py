@@ -26,6 +26,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
+    from evalens.runner.results import error_rate_arg
+
     parser = argparse.ArgumentParser(prog="evalens run", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("file", type=Path, nargs="?",
@@ -48,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
                        help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
     again.add_argument("--stale", action="store_true",
                        help="run only the units whose last verdict is stale, or that never ran")
+    parser.add_argument("--fail-on-error", type=error_rate_arg, metavar="RATE", default=None,
+                        help="errored units fail the command only when more than this share of the units errored "
+                             "(0.05 = 5%%; default: any ERROR fails)")
     parser.add_argument("--flaky", choices=["fail", "pass"], default="fail",
                         help="whether a unit that both passed and failed over its --runs fails the command")
     parser.add_argument("--baseline", metavar="no-skill|REF",
@@ -260,9 +265,9 @@ def main(argv: list[str]) -> int:
     refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")
     if refused is not None:
         return refused
-    if outcome.exit_code == 1 and args.flaky == "pass" and not outcome.summary_failed \
-            and not fails_run(outcome.results, "pass"):
-        return EXIT_OK  # every failing unit was FLAKY and --flaky pass forgives them
+    if outcome.exit_code == 1 and (args.flaky == "pass" or args.fail_on_error is not None) \
+            and not outcome.summary_failed and not fails_run(outcome.results, args.flaky, args.fail_on_error):
+        return EXIT_OK  # only forgiven FLAKY units, or errored units within --fail-on-error
     return outcome.exit_code
 
 

@@ -92,3 +92,19 @@ def test_an_unisolated_baseline_is_refused_unless_allowed(engine: str, tmp_path:
     assert report["baseline"]["uplift"]["isolated"] is False
     assert report["cases"][0]["uplift"]["isolated"] is False
     assert "unisolated" in allowed.stderr
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_fail_on_error_tolerates_a_share_of_errored_cases(engine: str, tmp_path: Path, model_env,
+                                                          sandbox_dir: Path) -> None:
+    """One case of two errors (HTTP 401 from the model): 50% tolerated passes, 40% does not; a FAIL always fails."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(tmp_path / "pkg", engine=engine, cases={
+        "ok": case("pass", contains=["GREETING-OK"]), "broken": case("err401")})
+    args = [*MODEL[engine], "--no-judge", "--jobs", "2"]
+    tolerated = _eval(pkg, *args, "--fail-on-error", "0.5")
+    assert tolerated.returncode == 0, tolerated.stderr[-2000:]
+    assert "ERROR" in tolerated.stderr
+    strict = _eval(pkg, *args, "--fail-on-error", "0.4")
+    assert strict.returncode == 1, strict.stderr[-2000:]

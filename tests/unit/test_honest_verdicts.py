@@ -264,3 +264,17 @@ def test_no_cost_comparison_against_baseline_runs_that_all_crashed() -> None:
     assert cost_text(unit_uplift(mine, crashed, "no skill")) == ""
     ran = UnitResult(name="a", verdict="FAIL", usage=Usage(input_tokens=50, output_tokens=5, cost_usd=0.005))
     assert cost_text(unit_uplift(mine, ran, "no skill")).startswith("cost +$0.0050")
+
+
+def test_fail_on_error_tolerates_a_share_of_errored_units_but_never_a_fail() -> None:
+    import argparse
+
+    from evalens.runner.results import error_rate_arg
+
+    units = [UnitResult(name=str(i), verdict="PASS") for i in range(19)] + [UnitResult(name="e", verdict="ERROR")]
+    assert fails_run(units) and fails_run(units, error_rate=0.04)
+    assert not fails_run(units, error_rate=0.05)
+    assert fails_run([*units[:-1], UnitResult(name="f", verdict="FAIL")], error_rate=0.5)
+    assert error_rate_arg("0.05") == 0.05
+    with pytest.raises(argparse.ArgumentTypeError):
+        error_rate_arg("5")
