@@ -125,8 +125,9 @@ def test_action_lifts_apparmor_and_requires_the_sandbox(tmp_path: Path, scripted
     run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
     setup = run.steps["install-sandbox"]
     assert setup.returncode == 0, setup.stdout + setup.stderr
-    assert state.read_text().strip() == "0"
-    assert (tmp_path / "userns.log").read_text().split() == ["kernel.apparmor_restrict_unprivileged_userns=0"]
+    # bubblewrap already works here (as a profile would let it): the machine-wide restriction is left alone;
+    # test_sandbox_setup_as_the_runner_user_with_sudo shows it lifted where bwrap is blocked
+    assert state.read_text().strip() == "1" and not (tmp_path / "userns.log").exists()
     assert "evalens doctor" in setup.stdout and "sandbox" in setup.stdout
     assert run.success and run.outputs["sandboxed"] == "true" and "sandboxed: true" in run.summary
     # a sandbox bubblewrap cannot enforce: `required` (the default) stops the run before any agent starts
