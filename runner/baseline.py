@@ -373,7 +373,7 @@ async def run_side(suite: Any, session: Any, unit: Any, plan: BaselinePlan, budg
     if result.usage is None:
         result.usage = sum_usage([record.usage for _, record in taken])
     apply_repeats(result)
-    budget.spend_usage(result.usage)
+    budget.spend_usage(result.usage, getattr(result, "agent_model", None))
     return result
 
 

@@ -32,6 +32,7 @@ class Budget:
     tokens: int = 0
     started: int = 0
     refused: list[str] = field(default_factory=list)
+    unpriced: list[str] = field(default_factory=list)  # models whose runs cost nothing known (no price)
     cost_name: str = "--max-cost"  # what the SKIP reason calls the limit (the editor: its setting's name)
     tokens_name: str = "--max-tokens"
 
@@ -58,16 +59,33 @@ class Budget:
             self.refused.append(unit)
         return reason
 
+    def unpriced_note(self) -> str | None:
+        """Why ``--max-cost`` could not count some runs (their CLI reports no cost and their model has no
+        price), or None."""
+        if self.max_cost is None or not self.unpriced:
+            return None
+        return (f"{self.cost_name}: no price for {', '.join(self.unpriced)}: those runs counted $0 (add the model "
+                "to a price table named by $EVALENS_PRICES, or use --max-tokens)")
+
     def spend(self, cost: float | None, tokens: int | None) -> None:
         self.cost += cost or 0.0
         self.tokens += tokens or 0
 
-    def spend_usage(self, usage: Any) -> None:
-        """Spend what one run's record reports (tokens in + out, and USD when the CLI reports it)."""
+    def spend_usage(self, usage: Any, model: str | None = None) -> None:
+        """Spend what one run's record reports: tokens in + out, and USD as the CLI reports it, else (Codex
+        reports no cost) the tokens at ``model``'s price from the shipped, overridable price table
+        (:mod:`evalens.runner.prices`). A run whose cost is unknown is named in :attr:`unpriced`."""
         if usage is None:
             return
         tokens = (getattr(usage, "input_tokens", None) or 0) + (getattr(usage, "output_tokens", None) or 0)
-        self.spend(getattr(usage, "cost_usd", None), tokens)
+        cost = getattr(usage, "cost_usd", None)
+        if cost is None and tokens:
+            from evalens.runner.prices import cost_of
+
+            cost = cost_of(usage, model)
+            if cost is None and model not in self.unpriced:
+                self.unpriced.append(model or "(model not reported)")
+        self.spend(cost, tokens)
 
 
 @dataclass(frozen=True)

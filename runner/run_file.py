@@ -168,10 +168,10 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
     bases: list[UnitResult] = []  # with --baseline: each unit's baseline runs
     base_records: list[tuple[str, Any]] = []
     interrupted = False
-    try:
-        from evalens.runner.budget import Budget
+    from evalens.runner.budget import Budget
 
-        budget = request.budget or Budget(request.max_cost, request.max_tokens)
+    budget = request.budget or Budget(request.max_cost, request.max_tokens)
+    try:
         for unit in units:
             refused = budget.admit(unit.id)
             if refused is not None:  # the budget is spent: the rest are SKIP with the reason
@@ -189,7 +189,7 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
             inputs = NextRun(engine=request.engine, agent_model=request.model, judge=request.judge_model,
                              no_judge=request.no_judge, engine_version=getattr(session, "engine_version", None))
             await asyncio.to_thread(finish_unit, result, None, inputs)
-            budget.spend_usage(result.usage)
+            budget.spend_usage(result.usage, result.agent_model or request.model)
             results.append(result)
             if plan is not None:
                 from evalens.runner.baseline import run_side
@@ -201,6 +201,7 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
         results += [UnitResult(name=u.id, format=suite.format_id, case_file=str(request.file), location=u.location,
                                verdict="SKIP", reason="not run: interrupted", error="not run: interrupted")
                     for u in units if u.id not in done]
+    note = budget.unpriced_note()
     if not interrupted:
         summary = await asyncio.to_thread(suite.finish, results)
         outcome.summary, outcome.summary_failed, outcome.result_file = summary.lines, summary.failed, \
@@ -212,6 +213,8 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
     else:
         exit_on_fail = True
     outcome.results = results
+    if note:
+        outcome.summary.append(note)
     section = None
     if plan is not None:
         from evalens.runner.baseline import report_section

@@ -507,7 +507,8 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 side.emit(case.name, "done", refused, verdict="SKIP")
                 return
             await _run_case(side, case, path, index)
-            budget.spend_usage(rec.record.usage if rec.record is not None else None)
+            budget.spend_usage(rec.record.usage if rec.record is not None else None,
+                               (rec.record.model if rec.record is not None else None) or side.request.agent_model)
 
     tasks: list[asyncio.Task] = []
     interrupted = False
@@ -529,6 +530,9 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         for rec in (r for side in sides for r in side.records.values()):
             if rec.state == "pending":
                 rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
+    note = budget.unpriced_note()
+    if note:
+        ctx.emit(None, "plan", note)
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
                            f"eval-run-{stamp(started)}")

@@ -108,3 +108,21 @@ def test_fail_on_error_tolerates_a_share_of_errored_cases(engine: str, tmp_path:
     assert "ERROR" in tolerated.stderr
     strict = _eval(pkg, *args, "--fail-on-error", "0.4")
     assert strict.returncode == 1, strict.stderr[-2000:]
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_max_cost_stops_a_batch_on_both_engines(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    """Claude Code reports a cost; Codex's tokens are priced from the table (here overridden for the fake
+    model), so the same --max-cost stops both."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"gpt-fake": {"input": 1.0, "output": 2.0}}))
+    pkg = make_package(tmp_path / "pkg", engine=engine, cases={
+        "a-first": case("pass", contains=["GREETING-OK"]), "b-second": case("pass", contains=["GREETING-OK"])})
+    out = _eval(pkg, *MODEL[engine], "--no-judge", "--jobs", "1", "--max-cost", "0.000001", "--json",
+                env={"EVALENS_PRICES": str(table)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    assert cases["a-first"]["verdict"] == "PASS"
+    assert cases["b-second"]["state"] == "BUDGET" and "of --max-cost $0.000001" in cases["b-second"]["reason"]

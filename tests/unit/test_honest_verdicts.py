@@ -278,3 +278,25 @@ def test_fail_on_error_tolerates_a_share_of_errored_units_but_never_a_fail() -> 
     assert error_rate_arg("0.05") == 0.05
     with pytest.raises(argparse.ArgumentTypeError):
         error_rate_arg("5")
+
+
+def test_codex_tokens_are_priced_from_the_versioned_overridable_table(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    from evalens.runner import prices
+
+    from evalens.core.models.run_record import Usage
+
+    usage = Usage(input_tokens=1_000_000, output_tokens=100_000, cache_read_tokens=400_000)
+    assert prices.price_of("gpt-5-2025-08-07") == prices.SHIPPED["gpt-5"]
+    assert prices.cost_of(usage, "gpt-5") == pytest.approx(0.6 * 1.25 + 0.4 * 0.125 + 0.1 * 10.0)
+    assert prices.cost_of(usage, "gpt-fake") is None
+    b = Budget(max_cost=1.0)
+    b.spend_usage(usage, "gpt-fake")
+    assert b.cost == 0 and b.unpriced == ["gpt-fake"]
+    assert "no price for gpt-fake" in (b.unpriced_note() or "")
+    table = tmp_path / "prices.json"
+    table.write_text(json.dumps({"gpt-fake": {"input": 1.0, "output": 2.0}}))
+    monkeypatch.setenv(prices.PRICES_ENV, str(table))
+    b = Budget(max_cost=1.0)
+    b.spend_usage(usage, "gpt-fake")
+    assert b.cost == pytest.approx(1.2) and b.exhausted() == "budget spent: $1.2000 of --max-cost $1.0000"
