@@ -350,3 +350,25 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
             assert ("::error::" if code else "::warning::") in failed.stdout
     finally:
         shutil.rmtree(home, ignore_errors=True)
+
+
+def test_action_installs_evalens_from_its_own_checkout(tmp_path: Path) -> None:
+    """No evalens of this checkout's version on PATH: pip installs the action's own folder; a version or a pip
+    requirement (a git URL until a release exists) replaces it. The stand-in python3 only records."""
+    stand_in = tmp_path / "stand-in"
+    stand_in.mkdir()
+    (stand_in / "python3").write_text(f'#!/bin/sh\necho "$*" >> {stand_in}/pip.log\n')
+    (stand_in / "evalens").write_text('#!/bin/sh\necho "evalens 0.0.1-other"\n')  # a stale evalens on PATH
+    for name in ("python3", "evalens"):
+        (stand_in / name).chmod(0o755)
+    env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}"}
+    workspace = tmp_path / "repo"
+    workspace.mkdir()
+    asked = {"": f"-m pip install --quiet {REPO}", "0.3.0": "-m pip install --quiet evalens==0.3.0",
+             "git+https://github.com/OWNER/evalens@v0.1.0":
+             "-m pip install --quiet git+https://github.com/OWNER/evalens@v0.1.0"}
+    for version, expected in asked.items():
+        run = Emulator(REPO, workspace, {"run": "false", "validate": "false", "upload": "false",
+                                         "evalens-version": version}, env).run(tmp_path / f"steps{len(version)}")
+        assert run.steps["install-evalens"].returncode == 0, run.steps["install-evalens"].stderr
+        assert (stand_in / "pip.log").read_text().splitlines()[-1] == expected
