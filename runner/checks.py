@@ -6,6 +6,9 @@ string, the absent `files-created` path), so editors can point at it. Kinds use 
 
 from __future__ import annotations
 
+import os
+import stat
+from pathlib import Path
 from typing import Literal
 
 from evalens.runner.engines.base import Transcript
@@ -25,8 +28,6 @@ class CheckTimedOut(Exception):
 def check_deadline(case_timeout: float) -> float:
     """Seconds a run's checks may take together, inside the case budget: a quarter of the case timeout, between 5
     and 60 s (``EVALENS_CHECK_TIMEOUT`` overrides)."""
-    import os
-
     try:
         configured = float(os.environ.get("EVALENS_CHECK_TIMEOUT", ""))
         if configured > 0:
@@ -36,8 +37,27 @@ def check_deadline(case_timeout: float) -> float:
     return max(5.0, min(60.0, case_timeout / 4))
 
 
-def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str]) -> list[CheckResult]:
-    """All declared checks (not fail-fast within the list: every failing entry is reported)."""
+def not_a_real_file(workspace: Path, rel: str) -> str | None:
+    """Why ``rel`` in the workspace does not count as a created file (a dangling link, a link out of the
+    workspace, a FIFO or device), or None when it is a regular file there."""
+    path = workspace / rel
+    try:
+        target = Path(os.path.realpath(path))
+        st = os.stat(path)
+    except OSError:
+        return f"{rel} is a dangling link" if os.path.islink(path) else f"{rel} is missing"
+    root = os.path.realpath(workspace)
+    if target != Path(root) and not str(target).startswith(root.rstrip(os.sep) + os.sep):
+        return f"{rel} is a link out of the workspace"
+    if not stat.S_ISREG(st.st_mode):
+        return f"{rel} is not a regular file"
+    return None
+
+
+def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str],
+               workspace: Path | None = None) -> list[CheckResult]:
+    """All declared checks (not fail-fast within the list: every failing entry is reported). With ``workspace``
+    (still present), a created path only counts when it is a regular file there (never a dangling link)."""
     results: list[CheckResult] = []
     output = transcript.output
     for i, needle in enumerate(expected.contains):
@@ -54,8 +74,11 @@ def run_checks(expected: CaseExpected, transcript: Transcript, files_created: li
     for i, path in enumerate(expected.files_created):
         norm = path.strip()[2:] if path.strip().startswith("./") else path.strip()
         ok = norm in created
+        why = not_a_real_file(workspace, norm) if ok and workspace is not None else None
+        ok = ok and why is None
         results.append(CheckResult(kind="files_created", value=path, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"the agent did not create {path}",
+                                   detail="" if ok else f"the agent did not create {path}" + (f" ({why})" if why
+                                                                                             else ""),
                                    location=["expected", "files-created", i]))
     if expected.agent_blocked is not None:
         ok = transcript.blocked == expected.agent_blocked

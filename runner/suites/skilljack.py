@@ -170,7 +170,7 @@ class DetOutcome:
 
 def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
     """Every deterministic check of a task, with skilljack's detail strings and the check's location."""
-    from evalens.runner.checks import CheckTimedOut
+    from evalens.runner.checks import CheckTimedOut, not_a_real_file
 
     from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
 
@@ -247,10 +247,12 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
         if os.path.isabs(rel) or norm.startswith(".."):
             ok &= add("file_exists", str(rel), False, f"{rel} (outside working directory)", "expect_file_exists", j)
             continue
-        hit = norm.replace(os.sep, "/") in res.workspace_files or any(
-            f.startswith(norm.rstrip("/") + "/") for f in res.workspace_files)
-        ok &= add("file_exists", str(rel), hit, f"File {'exists' if hit else 'missing'}: {rel}",
-                  "expect_file_exists", j)
+        exact = norm.replace(os.sep, "/") in res.workspace_files
+        hit = exact or any(f.startswith(norm.rstrip("/") + "/") for f in res.workspace_files)
+        why = not_a_real_file(res.workspace, norm) if exact and res.workspace is not None else None
+        hit = hit and why is None
+        ok &= add("file_exists", str(rel), hit, f"File {'exists' if hit else 'missing'}: {rel}"
+                  + (f" ({why})" if why else ""), "expect_file_exists", j)
     return DetOutcome(bool(ok), checks, True)
 
 

@@ -264,7 +264,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         elif transcript.error:
             rec.error = transcript.error
         ctx.emit(case.name, "checks", "deterministic checks", **extra)
-        rec.checks = run_checks(case.expected, transcript, created)
+        rec.checks = run_checks(case.expected, transcript, created, paths.workspace)
         previews: dict[str, str] = {}
         if ctx.artifacts_dir is not None:
             rec.artifacts = ctx.artifacts_dir / case.name
