@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import os
 import re
 from collections.abc import Callable, Generator
@@ -140,6 +141,11 @@ class EvalensProtocol(LanguageServerProtocol):
         msg_id: Any = data.get("id")
         if "method" not in data:
             self._client_response(data)
+            return
+        if has_id and isinstance(msg_id, float) and math.isfinite(msg_id):
+            # LSP ids are integers or strings; a client that sent 1.5 still waits for an answer (issue 28)
+            self._send_response(msg_id, error=JsonRpcInvalidRequest(  # type: ignore[arg-type]
+                "the request id must be an integer or a string, not a fraction").to_response_error())
             return
         if has_id and not _valid_id(msg_id):
             log.warning("ignored %r: its id is neither a number nor a string", str(method)[:80])

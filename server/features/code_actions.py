@@ -74,6 +74,9 @@ def register(server: EvalensServer) -> None:
         wanted = a.get("path")
         if not isinstance(wanted, str) or not any((p.data or {}).get("create_file") == wanted for p in result.problems):
             raise CommandRefused(f"no missing file {wanted!r} is referenced by {a['uri']}")
+        from evalens.server.features.workspace_scope import require_inside
+
+        require_inside(ls, wanted, CREATE_FILE)
         created = file_edits.write_new(wanted, file_edits.placeholder(wanted))
         if created:  # the client may not watch files: every open document looks again
             from evalens.server.features import diagnostics

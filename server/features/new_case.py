@@ -20,6 +20,7 @@ from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import file_edits
 from evalens.server.features.run_state import CommandRefused, command_arg
+from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 from lsprotocol import types
 from pygls.uris import from_fs_path
@@ -70,10 +71,12 @@ def register(server: EvalensServer) -> None:
         skill_md = _skill_md(ls, a["uri"])
         if skill_md is None:
             raise CommandRefused("evalens.newCase needs the uri of a SKILL.md")
+        require_inside(ls, skill_md, COMMAND)
         try:
             found = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, plan, skill_md, ls.read_text)
         except ValueError as exc:
             raise CommandRefused(str(exc)) from None
+        require_inside(ls, found.path, COMMAND)
         uri = from_fs_path(str(found.path)) or ""
         if found.insert is None:
             lines = found.text.split("\n")

@@ -282,6 +282,9 @@ class Runs:
         path = to_fs_path(uri)
         if not path:
             raise CommandRefused(f"not a file URI: {uri}")
+        from evalens.server.features.workspace_scope import require_inside
+
+        require_inside(self.ls, path, "the run")
         validation = self.validation_of(uri)
         fid = self.format_id_of(validation)
         root = self._root(Path(path), validation)
@@ -400,6 +403,9 @@ class Runs:
 
     def start(self, target: Target, runs: int = 1, budget: Any = None) -> RunHandle:
         """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``); returns at once."""
+        from evalens.server.features.workspace_scope import require_inside
+
+        require_inside(self.ls, target.case_file, "the run")
         key = (str(target.root), target.name)
         handle = self.active.get(key)
         if handle is not None:

@@ -89,6 +89,10 @@ def register(server: EvalensServer) -> None:
                        ) -> list[dict[str, Any]]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
+        from evalens.server.features.workspace_scope import require_inside
+
+        for target in targets:  # all or nothing: no agent starts when one unit is outside the workspace
+            require_inside(ls, target.case_file, "the run")
         times, _select, batch = run_focus.options(a or {})
         budget = budgets.for_batch(ls.settings, batch)
         refused = {i: blockers(t) for i, t in enumerate(targets)}
@@ -151,6 +155,10 @@ def register(server: EvalensServer) -> None:
     async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         a = _arg(args)
         uri = a.get("uri")
+        if uri:
+            from evalens.server.features.workspace_scope import require_inside
+
+            require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
         if run_focus.options(a)[1]:
             return await run_picked(ls, uri, a, whole_package=True)
         validation = runs.validation_of(uri) if uri else None
