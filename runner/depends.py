@@ -255,6 +255,8 @@ def finish_unit(result: Any, report_case: Any = None, inputs: NextRun | None = N
         report_case.pass_rate = result.pass_rate if result.runs > 1 else None
         report_case.pass_rate_interval = result.interval
         report_case.pass_hat_k = result.pass_hat_k
+        report_case.pass_at_k = result.pass_at_k
+        report_case.at_least_k = result.at_least_k
         report_case.fingerprint = result.fingerprint
         report_case.reason = result.reason or None
 

@@ -83,7 +83,12 @@ class UnitResult(BaseModel):
                                 "ERROR, BUDGET when a budget cut it short (docs/repeats.md); None for a single run "
                                 "that a budget did not stop.")
     interval: list[float] | None = Field(default=None, description="95% Wilson interval of the pass rate.")
-    pass_hat_k: float | None = Field(default=None, description="pass^k, k = the runs that passed or failed.")
+    pass_hat_k: float | None = Field(default=None, description="pass^k, k = the runs asked for (None unless every "
+                                     "run passed or failed).")
+    pass_at_k: dict[str, float] | None = Field(default=None, description="Unbiased pass@k (at least one of k fresh "
+                                               "runs passes) for k = 1 … the counted runs.")
+    at_least_k: dict[str, float] | None = Field(default=None, description="at-least-k (1.0 when at least k of the "
+                                                "counted runs passed) for k = 1 … the counted runs.")
     fingerprint: dict[str, str] | None = Field(default=None, description="What the verdict depended on.")
     stale: list[str] = Field(default_factory=list, description="What changed since this verdict (restored "
                              "results only; empty: current).")
@@ -186,6 +191,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         state=result.state if result.runs > 1 or result.state == "BUDGET" else None,
         pass_rate_interval=result.interval, pass_hat_k=result.pass_hat_k, fingerprint=result.fingerprint,
         uplift=result.uplift, budget_stopped=result.budget_stopped or None,
+        pass_at_k=result.pass_at_k, at_least_k=result.at_least_k,
     )
 
 
@@ -208,6 +214,8 @@ def apply_repeats(result: UnitResult) -> UnitResult:
     result.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
     result.interval = [round(x, 4) for x in rep.interval] if rep.interval else None
     result.pass_hat_k = rep.pass_hat_k
+    result.pass_at_k = rep.pass_at() or None
+    result.at_least_k = rep.at_least() or None
     if rep.state == "FLAKY" and not result.reason.startswith("flaky"):
         result.reason = f"flaky: passed {rep.label()} runs" + (f"; {result.reason}" if result.reason else "")
     if rep.state == "BUDGET" and not result.reason.startswith("budget: "):
@@ -234,6 +242,8 @@ def rederive_report_case(case: ReportCase) -> ReportCase:
     case.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
     case.pass_rate_interval = [round(x, 4) for x in rep.interval] if rep.interval else None
     case.pass_hat_k = rep.pass_hat_k
+    case.pass_at_k = rep.pass_at() or None
+    case.at_least_k = rep.at_least() or None
     reason = (case.reason or "").split("; ", 1)[-1] if (case.reason or "").startswith(("flaky: ", "budget: ")) \
         else case.reason or ""
     if state == "FLAKY":

@@ -49,6 +49,22 @@ def pass_hat_k(passed: int, runs: int, k: int) -> float | None:
     return math.comb(passed, k) / math.comb(runs, k)
 
 
+def pass_at_k(passed: int, runs: int, k: int) -> float | None:
+    """Unbiased estimate that at least one of ``k`` fresh runs passes: 1 - C(runs - passed, k) / C(runs, k)
+    (Chen et al. 2021, HumanEval's pass@k); None when k > runs."""
+    if k < 1 or k > runs:
+        return None
+    return 1.0 - math.comb(runs - passed, k) / math.comb(runs, k)
+
+
+def at_least_k(passed: int, runs: int, k: int) -> float | None:
+    """Inspect's ``at_least(k)`` reducer: 1.0 when at least ``k`` of the ``runs`` counted runs passed, else 0.0;
+    None when k > runs (fewer counted runs than asked about)."""
+    if k < 1 or k > runs:
+        return None
+    return 1.0 if passed >= k else 0.0
+
+
 def newcombe_difference(a_passed: int, a_runs: int, b_passed: int, b_runs: int,
                         z: float = Z95) -> tuple[float, float, float]:
     """``rate(a) - rate(b)`` and its 95% interval (Newcombe 1998, method 10: hybrid score from Wilson limits)."""
@@ -106,6 +122,16 @@ class Repeats:
         it short; else FAIL, ERROR or SKIP."""
         return unit_state(["PASS"] * self.passed + ["FAIL"] * self.failed + ["ERROR"] * self.errored
                           + ["SKIP"] * self.skipped, self.budget)[1]
+
+    def pass_at(self) -> dict[str, float]:
+        """pass@k for k = 1 … counted runs (unbiased, over the runs that passed or failed)."""
+        return {str(k): round(v, 4) for k in range(1, self.counted + 1)
+                if (v := pass_at_k(self.passed, self.counted, k)) is not None}
+
+    def at_least(self) -> dict[str, float]:
+        """at-least-k for k = 1 … counted runs."""
+        return {str(k): v for k in range(1, self.counted + 1)
+                if (v := at_least_k(self.passed, self.counted, k)) is not None}
 
     def label(self) -> str:
         """``3/5`` (passes of counted runs), with errored runs named: ``3/5 +1 error``."""

@@ -300,3 +300,16 @@ def test_codex_tokens_are_priced_from_the_versioned_overridable_table(tmp_path: 
     b = Budget(max_cost=1.0)
     b.spend_usage(usage, "gpt-fake")
     assert b.cost == pytest.approx(1.2) and b.exhausted() == "budget spent: $1.2000 of --max-cost $1.0000"
+
+
+def test_pass_at_k_and_at_least_k_beside_pass_hat_k() -> None:
+    from evalens.runner.stats import at_least_k, pass_at_k
+
+    assert pass_at_k(2, 5, 2) == pytest.approx(0.7)  # 1 - C(3,2)/C(5,2)
+    assert pass_at_k(0, 5, 5) == 0.0 and pass_at_k(1, 5, 5) == 1.0 and pass_at_k(1, 2, 3) is None
+    assert at_least_k(2, 3, 2) == 1.0 and at_least_k(1, 3, 2) == 0.0 and at_least_k(1, 1, 2) is None
+    r = _repeated(["PASS", "FAIL", "PASS"])
+    assert r.pass_at_k == {"1": 0.6667, "2": 1.0, "3": 1.0} and r.at_least_k == {"1": 1.0, "2": 1.0, "3": 0.0}
+    assert r.pass_hat_k == 0.0
+    case_ = report_case_from_result(r, None, Path("/"))
+    assert case_.pass_at_k == r.pass_at_k and case_.at_least_k == r.at_least_k

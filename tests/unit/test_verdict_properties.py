@@ -77,6 +77,10 @@ def test_exit_code_table_report_and_lens_agree_with_the_docs(runs: list[str]) ->
     if len(runs) > 1:
         assert result.pass_rate == (round(runs.count("PASS") / counted, 4) if counted else None)
         assert (result.pass_hat_k is None) == (counted != len(runs))
+        assert (result.pass_at_k or {}).get("1") == result.pass_rate  # pass@1 is the pass rate
+        if counted:  # at least all counted runs passed exactly when none of them failed
+            assert result.at_least_k is not None
+            assert result.at_least_k[str(counted)] == (1.0 if "FAIL" not in runs else 0.0)
     if state == "BUDGET":
         assert "budget" in result.reason
     # the report, as written, as re-judged (rederived) and as restored

@@ -328,6 +328,14 @@ class ReportCase(EvalModel):
         "`FLAKY` when the unit both passed and failed and no run errored; `BUDGET` when a budget kept runs from "
         "starting and no run failed or errored; else the verdict. Absent for a single run a budget did not stop.",
         type_="string", default=None, example="FLAKY")
+    pass_at_k: dict[str, float] | None = doc(
+        "Unbiased pass@k, the chance that at least one of k fresh runs passes, 1 - C(n-c, k) / C(n, k) over the n "
+        "runs that passed or failed, for k = 1 … n (evalens extension).", type_="object", default=None,
+        example={"1": 0.6667, "2": 1.0, "3": 1.0})
+    at_least_k: dict[str, float] | None = doc(
+        "at-least-k (Inspect's `at_least(k)` reducer): 1.0 when at least k of the n counted runs passed, for "
+        "k = 1 … n (evalens extension). Figures only: the verdict stays the strict rule.", type_="object",
+        default=None, example={"1": 1.0, "2": 1.0, "3": 0.0})
     budget_stopped: int | None = doc("Runs a budget (`--max-cost`, `--max-tokens`) kept from starting; they are "
                                      "SKIP runs (evalens extension).", type_="integer", default=None, example=2)
     pass_rate_interval: list[float] | None = doc(
