@@ -194,9 +194,10 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
                         f"({escape(j.model or '?')}): {escape(j.reason)}")
         body.extend(f"[yellow]{escape(p)}[/]" for p in unit.problems)
         for rec in unit.records:
-            if len(unit.records) > 1:
-                body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(rec.verdict or '', '')}]"
-                            f"{rec.verdict}[/]")
+            if len(unit.records) > 1:  # the report's run verdicts (re-judged ones too), else the record's own
+                said = case.run_verdicts[rec.run_index - 1] if 0 < rec.run_index <= len(case.run_verdicts) \
+                    else rec.verdict
+                body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(said or '', '')}]{said}[/]")
             meta = [rec.engine, rec.model or "", f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
                     f"exit {rec.exit_code}" if rec.exit_code is not None else "", tokens(rec.usage), cost(rec.usage)]
             body.append("[dim]" + escape(" · ".join(m for m in meta if m)) + "[/]")

@@ -80,13 +80,18 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
                                        method=sandboxes[0].method if len({s.method for s in sandboxes}) == 1
                                        else "mixed", network=any(s.network for s in sandboxes),
                                        writable_paths=sandboxes[0].writable_paths)
+    from evalens.runner.results import rederive_report_case
+
+    for case in cases:  # a shard's stored state is never trusted: derived again by the one verdict function
+        rederive_report_case(case)
     total = len(cases)
     passed = sum(c.verdict == "PASS" for c in cases)
     merged.summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
                                    skipped=sum(c.verdict == "SKIP" for c in cases),
                                    errored=sum(c.verdict == "ERROR" for c in cases),
                                    pass_rate=round(passed / total, 4) if total else 0.0,
-                                   flaky=sum(c.state == "FLAKY" for c in cases) or None)
+                                   flaky=sum(c.state == "FLAKY" for c in cases) or None,
+                                   budget=sum(c.state == "BUDGET" for c in cases) or None)
     from evalens.core.models.run_record import sum_usage
 
     merged.summary.usage = sum_usage([c.usage for c in cases])  # tokens and cost: the batch's sum, as a run does

@@ -313,3 +313,48 @@ def test_pass_at_k_and_at_least_k_beside_pass_hat_k() -> None:
     assert r.pass_hat_k == 0.0
     case_ = report_case_from_result(r, None, Path("/"))
     assert case_.pass_at_k == r.pass_at_k and case_.at_least_k == r.at_least_k
+
+
+def test_merging_shards_derives_state_again(tmp_path: Path) -> None:
+    from evalens.runner.ci.merge import merge_reports
+    from evalens.runner.report import load_report
+
+    from tests.unit.ci_helpers import make_case, make_report, write
+
+    def shard(case_: Any, k: int) -> Path:
+        from evalens.core.models.uaaps import ReportShard as Shard
+
+        report = make_report([case_])
+        report.shard = Shard(index=k, count=2, units=2, balanced_by="count", split="abc")
+        return write(report, tmp_path / f"s{k}" / "r.json")
+
+    lying = make_case("c1", "PASS", file="evals/cases/01.yaml", runs=3, run_verdicts=["FAIL", "FAIL", "FAIL"],
+                      state="FLAKY")
+    cut = make_case("c2", "ERROR", file="evals/cases/02.yaml", runs=2, run_verdicts=["PASS", "SKIP"],
+                    budget_stopped=1)
+    a, b = shard(lying, 1), shard(cut, 2)
+    merged, _ = merge_reports([(a, load_report(a)), (b, load_report(b))], tmp_path / "m.json")
+    by = {c.name: c for c in merged.cases}
+    assert (by["c1"].verdict, by["c1"].state) == ("FAIL", "FAIL")
+    assert (by["c2"].verdict, by["c2"].state) == ("SKIP", "BUDGET")
+    s = merged.summary
+    assert (s.passed, s.failed, s.errored, s.skipped, s.flaky, s.budget) == (0, 1, 0, 1, None, 1)
+
+
+def test_show_prints_the_reports_run_verdicts_under_a_rejudged_header() -> None:
+    from evalens.runner.run_view import load_view
+    from rich.console import Console
+
+    from evalens.cli.show import render_terminal
+    from tests.conftest import REPO
+
+    report = REPO / "tests" / "runner" / "fixtures" / "run-report" / "2026-11-26T11-58-59Z.json"
+    view = load_view(report, "writes-greeting")
+    unit = view.units[0]
+    record = unit.records[0]
+    unit.records = [record.model_copy(update={"run_index": i, "verdict": "PASS"}) for i in (1, 2)]
+    unit.case.verdict, unit.case.runs, unit.case.run_verdicts = "FAIL", 2, ["FAIL", "FAIL"]  # as re-judged
+    out = io.StringIO()
+    render_terminal(view, console=Console(file=out, width=200, highlight=False, color_system=None))
+    text = out.getvalue()
+    assert "run 1 FAIL" in text and "run 2 FAIL" in text and "run 1 PASS" not in text
