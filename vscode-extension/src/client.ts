@@ -2,6 +2,8 @@
 import * as vscode from "vscode";
 import {
   CancellationToken as LspCancellationToken,
+  CloseAction,
+  ErrorAction,
   DidChangeConfigurationNotification,
   ExecuteCommandRequest,
   LanguageClient,
@@ -14,6 +16,7 @@ import {
 import { documentSelectorFor, fileKinds } from "./documentSelector";
 import { CommandLinksFeature, HOVER_COMMANDS } from "./commandLinks";
 import { FileKindsFeature } from "./fileKindsFeature";
+import { startupAwareErrorHandler } from "./startupErrors";
 import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
@@ -139,7 +142,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const cmd = resolveServerCommand(this.settings, interpreter);
     this.serverDescription = cmd.python ? describeOrigin(cmd.python, cmd.source) : describeServerCommand(cmd);
     this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
-    const check = cmd.python ? await checkInterpreter(this.exec, cmd.python) : "ok";
+    const cwd = folder?.uri.fsPath;
+    const check = cmd.python ? await checkInterpreter(this.exec, cmd.python, cwd) : "ok";
     if (check === "noInterpreter") {
       this.setState("failed");
       this.log.error(`Cannot run ${cmd.python}`);
@@ -154,19 +158,26 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     if (check === "notInstalled") {
       this.setState("notInstalled");
       this.log.error(`evalens is not importable by ${cmd.python}`);
-      void this.offerInstall(cmd);
+      void this.offerInstall(cmd, cwd);
       return;
     }
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
       transport: TransportKind.stdio,
-      options: { cwd: folder?.uri.fsPath, env: { ...process.env } },
+      options: { cwd, env: { ...process.env } },
     };
     // The kinds in force (the last server's, else the built-in copy); replaced in place by the ones this
     // server publishes before the client registers its features (FileKindsFeature).
     const documentSelector = documentSelectorFor(fileKinds());
+    let hasRun = false;
+    let client: LanguageClient | undefined;
     const clientOptions: LanguageClientOptions = {
+      errorHandler: startupAwareErrorHandler(
+        () => hasRun,
+        () => client!.createDefaultErrorHandler(),
+        { shutdown: ErrorAction.Shutdown, doNotRestart: CloseAction.DoNotRestart },
+      ),
       documentSelector,
       outputChannel: this.channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -181,7 +192,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         executeCommand: (command, args, next) => this.executeLensCommand(command, args, next),
       },
     };
-    const client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);
+    client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);
     client.registerFeature(new FileKindsFeature(documentSelector, this.log));
     client.registerFeature(new CommandLinksFeature());
     this.client = client;
@@ -190,6 +201,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         return;
       }
       if (e.newState === State.Running) {
+        hasRun = true;
         this.setState("running");
       } else if (e.newState === State.Starting) {
         this.setState("starting");
@@ -258,7 +270,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     }
   }
 
-  private async offerInstall(cmd: ServerCommand): Promise<void> {
+  private async offerInstall(cmd: ServerCommand, cwd: string | undefined): Promise<void> {
     const ui: InstallUi = {
       ask: (message, ...choices) => Promise.resolve(vscode.window.showWarningMessage(message, ...choices)),
       fail: async (message, ...choices) => {
@@ -289,7 +301,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         )?.[0]?.fsPath,
       log: (line) => write(this.log, line),
     };
-    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui, cmd.source)) === "installed") {
+    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui, cmd.source, cwd)) === "installed") {
       this.scheduleRestart(); // one restart, also when the install changed evalens.server.path
     }
   }

@@ -14,11 +14,12 @@ export interface ProcessResult {
   stderr: string;
 }
 
-export type Exec = (command: string, args: string[], timeoutMs: number) => Promise<ProcessResult>;
+/** `cwd`: where the process runs (the import check must run where the server will: `-c` puts cwd on sys.path). */
+export type Exec = (command: string, args: string[], timeoutMs: number, cwd?: string) => Promise<ProcessResult>;
 
-export const execProcess: Exec = (command, args, timeoutMs) =>
+export const execProcess: Exec = (command, args, timeoutMs, cwd) =>
   new Promise((resolve) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { timeout: timeoutMs, maxBuffer: 4 * 1024 * 1024, cwd }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === "number" ? error.code : -1) : 0;
       resolve({ code, stdout: String(stdout), stderr: String(stderr || (error && code === -1 ? error.message : "")) });
     });
@@ -26,9 +27,13 @@ export const execProcess: Exec = (command, args, timeoutMs) =>
 
 export type InterpreterCheck = "ok" | "notInstalled" | "noInterpreter";
 
-/** Whether `python -c "import evalens.server"` works, fails, or the interpreter itself cannot be run. */
-export async function checkInterpreter(exec: Exec, python: string): Promise<InterpreterCheck> {
-  const r = await exec(python, ["-c", "import evalens.server"], 30_000);
+/**
+ * Whether `python -c "import evalens.server"` works, fails, or the interpreter itself cannot be run, checked in
+ * `cwd`, the folder the server will run in: checked elsewhere, a checkout on sys.path there (or not) gives the
+ * wrong answer and the server crash-loops instead of the install offer.
+ */
+export async function checkInterpreter(exec: Exec, python: string, cwd?: string): Promise<InterpreterCheck> {
+  const r = await exec(python, ["-c", "import evalens.server"], 30_000, cwd);
   if (r.code === 0) {
     return "ok";
   }
@@ -36,8 +41,8 @@ export async function checkInterpreter(exec: Exec, python: string): Promise<Inte
 }
 
 /** True when `python -c "import evalens.server"` succeeds. */
-export async function isEvalensImportable(exec: Exec, python: string): Promise<boolean> {
-  return (await checkInterpreter(exec, python)) === "ok";
+export async function isEvalensImportable(exec: Exec, python: string, cwd?: string): Promise<boolean> {
+  return (await checkInterpreter(exec, python, cwd)) === "ok";
 }
 
 /** The pip command that installs evalens (or a checkout, editable) into the given interpreter. */
@@ -97,9 +102,15 @@ async function runLogged(exec: Exec, ui: InstallUi, title: string, command: stri
 }
 
 /** pip into `python` (PyPI or an editable checkout); true when evalens imports afterwards. */
-async function pipInstall(exec: Exec, python: string, ui: InstallUi, spec: string): Promise<string | undefined> {
+async function pipInstall(
+  exec: Exec,
+  python: string,
+  ui: InstallUi,
+  spec: string,
+  cwd?: string,
+): Promise<string | undefined> {
   const r = await runLogged(exec, ui, `Installing evalens into ${python}…`, python, pipInstallArgs(spec));
-  if (r.code === 0 && (await isEvalensImportable(exec, python))) {
+  if (r.code === 0 && (await isEvalensImportable(exec, python, cwd))) {
     return undefined;
   }
   return `pip install failed for ${python} (exit ${r.code})${r.stderr.trim() ? `: ${lastLine(r.stderr)}` : ""}`;
@@ -127,6 +138,7 @@ export async function offerInstall(
   python: string,
   ui: InstallUi,
   origin: PythonOrigin = "path",
+  cwd?: string,
 ): Promise<InstallOutcome> {
   const pipx = await hasPipx(exec);
   let tried = new Set<string>();
@@ -146,7 +158,7 @@ export async function offerInstall(
     }
     let error: string | undefined;
     if (pick === PIP_CHOICE) {
-      error = await pipInstall(exec, python, ui, "evalens");
+      error = await pipInstall(exec, python, ui, "evalens", cwd);
     } else if (pick === PIPX_CHOICE) {
       error = await pipxInstall(exec, ui);
     } else if (pick === CHECKOUT_CHOICE) {
@@ -154,7 +166,7 @@ export async function offerInstall(
       if (!folder) {
         return failed ? "failed" : "declined";
       }
-      error = await pipInstall(exec, python, ui, folder);
+      error = await pipInstall(exec, python, ui, folder, cwd);
     } else {
       return failed ? "failed" : "declined";
     }

@@ -144,3 +144,24 @@ test("giving up after a failure is a failure, not a decline", async () => {
   const { exec } = fakePython(false);
   assert.equal(await offerInstall(exec, "python3", fakeUi(PIP_CHOICE, undefined).ui), "failed");
 });
+
+test("importability is checked in the folder the server runs in, also after an install", async () => {
+  const seen: (string | undefined)[] = [];
+  let installed = false;
+  const exec: Exec = async (_command, args, _timeout, cwd) => {
+    if (args[0] === "-c") {
+      seen.push(cwd);
+      // a checkout in /ws is importable there only: `-c` puts the cwd on sys.path
+      return { code: installed && cwd === "/ws" ? 0 : 1, stdout: "", stderr: "ModuleNotFoundError" };
+    }
+    if (args[0] === "-m") {
+      installed = true;
+      return { code: 0, stdout: "", stderr: "" };
+    }
+    return { code: -1, stdout: "", stderr: "spawn pipx ENOENT" };
+  };
+  assert.equal(await checkInterpreter(exec, "python3", "/ws"), "notInstalled");
+  const { ui } = fakeUi(PIP_CHOICE);
+  assert.equal(await offerInstall(exec, "python3", ui, "path", "/ws"), "installed");
+  assert.deepEqual(seen, ["/ws", "/ws"]);
+});
