@@ -12,6 +12,7 @@
 --     evalens/verdictChanged notifications trigger the refresh instead (the Cancel lens while a run is in
 --     flight, the verdict lens when it ends, also for runs started elsewhere);
 --   * key mappings to run and refresh code lenses;
+--   * a CreateFile with ignoreIfExists creates the file on disk (evalens/edits.lua);
 --   * a run with unsaved edits asks "Save and run" first; "New eval case" puts the cursor on the new prompt
 --     (evalens/authoring.lua).
 
@@ -207,6 +208,7 @@ function M.on_attach(client, bufnr)
     keys = M.options.keys
   end
   local ui = require('evalens.ui')
+  require('evalens.edits').install() -- "Create `x`" quick fixes write the file (Neovim only adds a buffer)
   if client then
     ui.short_verdicts(client)
   end

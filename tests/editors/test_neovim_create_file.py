@@ -1,0 +1,45 @@
+"""Headless Neovim 0.7.2 and 0.11: the "Create empty `report.pdf`" quick fix (a CreateFile with ignoreIfExists)
+creates the file on disk, as VS Code does; Neovim by itself only added a buffer (issue 27 #2). No agent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import EXAMPLE, REPO
+from tests.editors.test_neovim import _nvim, readme_init
+
+pytestmark = pytest.mark.editors
+
+DRIVER = REPO / "tests" / "editors" / "nvim" / "create_file.lua"
+
+
+@pytest.mark.parametrize("version", ["0.7", "0.11"])
+def test_create_file_quick_fix_writes_the_file(version: str, tmp_path: Path):
+    nvim = _nvim(version)
+    if nvim is None:
+        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
+    pkg = tmp_path / "pdf-tools"
+    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    target = pkg / "evals" / "fixtures" / "report.pdf"
+    assert not target.exists()
+    case = pkg / "evals" / "cases" / "03-broken.yaml"
+    init = tmp_path / "init.lua"
+    init.write_text(readme_init(version))
+    result_file = tmp_path / "result.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
+    env.update(EVALENS_NVIM_OUT=str(result_file), EVALENS_CREATE_TARGET=str(target),
+               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
+               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.run([nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
+                          capture_output=True, text=True, timeout=180, env=env, cwd=pkg, stdin=subprocess.DEVNULL)
+    result = json.loads(result_file.read_text()) if result_file.exists() else {}
+    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    assert any("Create empty `report.pdf`" in t for t in result["offered"]), result
+    assert target.is_file() and target.read_bytes() == b""
+    assert result["buffer"] is True
