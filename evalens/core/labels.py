@@ -2,7 +2,8 @@
 
 Some formats name their units with bare numbers or indexes (skill-creator ``"id": 1``, trigger-set queries
 ``0``, ``should_trigger[2]``). Twenty cases called "1" … "20" say nothing, so those units are labelled by
-their prompt or query; a unit with a real name (a UAAPS case, a skilljack task id) keeps it.
+their prompt or query, unless the entry carries a ``name`` of its own (skill-creator evals often do); a unit
+with a real name (a UAAPS case, a skilljack task id) keeps it.
 """
 
 from __future__ import annotations
@@ -36,9 +37,19 @@ def unit_text(doc: Any, path: tuple) -> str | None:
     return None
 
 
+def _own_name(doc: Any, path: tuple) -> str | None:
+    """The unit entry's ``name`` key, when it is a non-empty string."""
+    node = doc.node_at_path(path) if path else None
+    child = node.get("name") if node is not None and node.kind == "map" else None
+    if child is not None and child.kind == "scalar" and isinstance(child.value, str) and child.value.strip():
+        return child.value
+    return None
+
+
 def case_label(doc: Any, case: Any) -> str:
-    """``case.name`` unless it is a bare number or index; then the unit's prompt or query on one line."""
+    """``case.name`` unless it is a bare number or index; then the entry's own ``name``, else its prompt or
+    query, on one line."""
     if not OPAQUE.match(case.name or ""):
         return case.name
-    text = unit_text(doc, tuple(case.path))
+    text = _own_name(doc, tuple(case.path)) or unit_text(doc, tuple(case.path))
     return one_line(text) if text else case.name

@@ -92,3 +92,18 @@ def test_named_units_keep_their_name():
                       (REPO / "examples" / "pdf-tools" / "evals" / "cases" / "01-extract-text.yaml").read_text())
     (case,) = v.format.cases(v.doc)
     assert case_label(v.doc, case) == "extract-text"
+
+
+def test_skill_creator_evals_with_a_name_are_labelled_by_it(tmp_path: Path):
+    """Issue 27 #3: an eval's own `name` wins over its prompt (outline and Test Explorer use the same label)."""
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets. Use when someone says hi.\n---\nHi\n")
+    data = {"skill_name": "greeting", "evals": [
+        {"id": 1, "name": "weather-greeting", "prompt": "Say hello, mentioning the weather", "assertions": []},
+        {"id": 2, "name": "  ", "prompt": "Say goodbye", "assertions": []}]}
+    path = skill / "evals" / "evals.json"
+    path.write_text(json.dumps(data, indent=2))
+    symbols, v = _outline(path)
+    assert [s.name for s in symbols] == ["weather-greeting", "Say goodbye"]
+    assert [case_label(v.doc, c) for c in v.format.cases(v.doc)] == ["weather-greeting", "Say goodbye"]
