@@ -85,6 +85,7 @@ def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path
     from evalens.core.index import find_package_root
 
     skip = uris.key(except_uri) if except_uri else None
+    changed = False
     for uri in ls.open_uris():
         if uris.key(uri) == skip:
             continue
@@ -92,10 +93,20 @@ def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path
             path = uris.path_of(uri)
             if not path or find_package_root(Path(path)) != root:
                 continue
+        before = _problem_keys(ls.cached_validation(uri))
         ls.forget_validation(uri)
         refresh(ls, uri)
+        changed |= _problem_keys(ls.cached_validation(uri)) != before
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
         ls.workspace_diagnostic_refresh(None)
+    if changed and ls.cap("workspace.code_lens.refresh_support", False):
+        # the "✗ N problems" lens counts these problems; the editor re-asks for lenses only on its own edits,
+        # so a fix elsewhere (a created fixture) left the old count until the next keystroke
+        ls.workspace_code_lens_refresh(None)
+
+
+def _problem_keys(result: Any) -> list[tuple]:
+    return [(p.code, p.severity, p.span) for p in result.problems] if result is not None else []
 
 
 def revalidate_disk(ls: EvalensServer) -> None:

@@ -15,8 +15,11 @@ PROFILES = ["visual-studio-code", "neovim@v0.7.0"]
 @pytest_lsp.fixture(params=PROFILES,
                     config=ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"]))
 async def client(request, lsp_client: LanguageClient):
+    lsp_client.lens_refreshes = 0  # type: ignore[attr-defined]
+
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
     def _lens_refresh(params):  # pytest-lsp has no handler of its own
+        lsp_client.lens_refreshes += 1  # type: ignore[attr-defined]
         return None
 
     @lsp_client.feature(types.CLIENT_REGISTER_CAPABILITY)
