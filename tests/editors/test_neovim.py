@@ -78,6 +78,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     init.write_text(readme_init(version))
     result_file = tmp_path / "result.json"
     sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))  # short: sandbox bridge sockets have a 108-byte limit
+    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
                EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),
@@ -176,6 +177,7 @@ def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_m
     init.write_text(readme_init(version))
     result_file = tmp_path / "result.json"
     sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))
+    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
                EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),

@@ -110,10 +110,13 @@ def server_env(fake: FakeModelServer, sandboxes: Path) -> dict[str, str]:
     return env
 
 
-async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> LanguageClient:
-    """The real ``evalens lsp`` under a real client profile, talking to ``fake``; records our notifications."""
+async def start_run_client(fake: FakeModelServer, root: Path, profile: str,
+                           experimental: dict[str, Any] | None = None) -> LanguageClient:
+    """The real ``evalens lsp`` under a real client profile, talking to ``fake``; records our notifications.
+    ``experimental``: the client's ``capabilities.experimental`` (what VS Code's extension declares)."""
     # Short on purpose: the sandbox's bridge sockets must fit the 108-byte unix socket path limit.
     sandboxes = Path(tempfile.mkdtemp(prefix="evl-"))
+    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach its own sandbox
     config = ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"],
                                 server_env=server_env(fake, sandboxes))
     client = await config.start()
@@ -151,8 +154,11 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str) -> L
     def _scanned(params: Any) -> None:
         scanned.set()
 
+    capabilities = client_capabilities(profile)
+    if experimental is not None:
+        capabilities.experimental = experimental
     await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(profile), root_uri=from_fs_path(str(root)),
+        capabilities=capabilities, root_uri=from_fs_path(str(root)),
         initialization_options={"evalens": {"maxParallelRuns": 2}}))
     client.profile = profile  # type: ignore[attr-defined]
     # Tests open their documents after the start-up scan, so what the scan publishes (and the verdict memory it

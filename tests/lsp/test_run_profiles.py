@@ -144,7 +144,9 @@ async def test_budget_stops_an_editor_batch(run_client: LanguageClient, run_pkg:
         assert skipped["reason"].startswith("budget spent: $") and "evalens.run.maxCost" in skipped["reason"]
         uri = skipped["uri"]
         await open_doc(client, Path(uri.removeprefix("file://")))
-        assert any(t.startswith("○ SKIP: budget spent") for t in lens_titles(await lenses(client, uri)))
+        titles = lens_titles(await lenses(client, uri))
+        # a unit the budget never started is its own state in every face (issue #29), not a plain SKIP
+        assert any(t.startswith("$ BUDGET: budget spent") for t in titles), titles
 
 
 @needs_claude
