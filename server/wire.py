@@ -51,6 +51,24 @@ class ExperimentalCapabilities(Wire):
     file_kinds: list[FileKind]
 
 
+class ClientExperimentalCapabilities(Wire):
+    """``capabilities.experimental.evalens`` of the client's initialize params: what the editor does itself."""
+
+    command_links: list[str] | None = None  # hover links it runs ("Show run", "Compare with previous run")
+    # it shows run results in its own test UI (VS Code's Test Explorer: the verdict, failures at their line),
+    # so the server publishes no verdict diagnostics that would pile up in Problems beside them
+    test_results: bool | None = None
+
+
+def client_declares(experimental: Any) -> ClientExperimentalCapabilities:
+    """The client's evalens section; anything malformed counts as nothing declared."""
+    section = experimental.get("evalens") if isinstance(experimental, dict) else None
+    try:
+        return ClientExperimentalCapabilities.model_validate(section if isinstance(section, dict) else {})
+    except ValueError:
+        return ClientExperimentalCapabilities()
+
+
 # ----------------------------------------------------------------------------------- commands
 class CaseCommandArgs(Wire):
     """The one argument of ``evalens.runCase``, ``runFile``, ``runAll``, ``cancelRun``, ``discoverCases``,

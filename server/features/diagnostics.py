@@ -138,6 +138,35 @@ def _revalidate_disk(ls: EvalensServer) -> None:
         ls.workspace_diagnostic_refresh(None)
 
 
+def watch_closed(ls: EvalensServer, uri: str) -> None:
+    """A closed file goes back into the workspace pull, off the event loop. did_open took it out; left out, a
+    pulling editor kept the problems (and verdicts) it last pulled for it, never cleared by a fix or a re-run."""
+    import threading
+
+    threading.Thread(target=_watch_closed, args=(ls, uri), name="evalens-closed", daemon=True).start()
+
+
+def _watch_closed(ls: EvalensServer, uri: str) -> None:
+    from evalens.core.validate import validate_file
+
+    path = uris.path_of(uri)
+    if not path or not uris.is_regular_file(path):
+        return
+    try:
+        result = validate_file(Path(path), ls.indexes, ls.settings.rule_settings(), ls.tuning_for(path))
+    except Exception:  # noqa: BLE001 - a file that cannot be read is not reported
+        log.exception("re-validation failed for %s", path)
+        return
+    if result.format is None and not result.problems:
+        return  # not an eval file: the start-up scan would not have kept it either
+    with ls.lock:
+        if ls.open_doc(uri) is not None:
+            return  # opened again meanwhile: the document pull has it
+        ls.disk_validations[uris.key(uri)] = result
+    if ls.cap("workspace.diagnostics.refresh_support", False):
+        ls.workspace_diagnostic_refresh(None)
+
+
 def _case_names(result: Any) -> tuple[str, ...]:
     return result.case_names() if result is not None else ()
 
@@ -188,6 +217,8 @@ def register(server: EvalensServer) -> None:
         ls.forget(uri)
         if not ls.client_pulls:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        else:
+            watch_closed(ls, uri)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:

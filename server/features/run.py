@@ -134,6 +134,10 @@ class Runs:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
 
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
+        from evalens.server.wire import client_declares
+
+        if client_declares(self.ls.cap("experimental", None)).test_results:
+            return []  # its Test Explorer shows them; diagnostics piled up in Problems and outlived re-runs
         root = self.root_of_uri(uri, validation)
         if root is None or not self.memory.all_for(root):
             return []

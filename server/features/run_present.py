@@ -196,9 +196,9 @@ def run_links(experimental: Any, uri: str, name: str) -> str:
     import json
     from urllib.parse import quote
 
-    evalens = experimental.get("evalens") if isinstance(experimental, dict) else None
-    allowed = evalens.get("commandLinks") if isinstance(evalens, dict) else None
-    allowed = allowed if isinstance(allowed, list) else []
+    from evalens.server.wire import client_declares
+
+    allowed = client_declares(experimental).command_links or []
     arg = quote(json.dumps([{"uri": uri, "name": name}]))
     links = [f"[{title}](command:{command}?{arg})" for title, command in
              (("Show run", "evalens.showRun"), ("Compare with previous run", "evalens.compareRuns"))

@@ -10,7 +10,7 @@ import shutil
 import sys
 import tempfile
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +111,9 @@ def server_env(fake: FakeModelServer, sandboxes: Path) -> dict[str, str]:
 
 
 async def start_run_client(fake: FakeModelServer, root: Path, profile: str,
-                           experimental: dict[str, Any] | None = None) -> LanguageClient:
+                           adjust: Callable[[types.ClientCapabilities], None] | None = None) -> LanguageClient:
     """The real ``evalens lsp`` under a real client profile, talking to ``fake``; records our notifications.
-    ``experimental``: the client's ``capabilities.experimental`` (what VS Code's extension declares)."""
+    ``adjust``: changes the profile's capabilities (what VS Code's extension adds, pull diagnostics)."""
     # Short on purpose: the sandbox's bridge sockets must fit the 108-byte unix socket path limit.
     sandboxes = Path(tempfile.mkdtemp(prefix="evl-"))
     sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach its own sandbox
@@ -155,8 +155,8 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str,
         scanned.set()
 
     capabilities = client_capabilities(profile)
-    if experimental is not None:
-        capabilities.experimental = experimental
+    if adjust is not None:
+        adjust(capabilities)
     await client.initialize_session(types.InitializeParams(
         capabilities=capabilities, root_uri=from_fs_path(str(root)),
         initialization_options={"evalens": {"maxParallelRuns": 2}}))

@@ -1,6 +1,8 @@
-/** Command links in the server's hover (`[Show run](command:evalens.showRun?…)`): the client declares that it
- * runs them (`capabilities.experimental.evalens.commandLinks`), and trusts exactly these commands in hovers. */
+/** What the client declares in `capabilities.experimental.evalens`: command links in the server's hover
+ * (`[Show run](command:evalens.showRun?…)`, and it trusts exactly these commands in hovers), and that run results
+ * live in the Test Explorer (`testResults`: no verdict diagnostics in Problems). */
 import type { ClientCapabilities, StaticFeature } from "vscode-languageclient/node";
+import type { ClientExperimentalCapabilities } from "./protocol";
 
 /** The only commands a hover link may run (LanguageClientOptions.markdown.isTrusted). */
 export const HOVER_COMMANDS = ["evalens.showRun", "evalens.compareRuns"] as const;
@@ -9,7 +11,11 @@ export class CommandLinksFeature implements StaticFeature {
   fillClientCapabilities(capabilities: ClientCapabilities): void {
     const experimental = (capabilities.experimental ?? {}) as Record<string, unknown>;
     const evalens = (experimental.evalens ?? {}) as Record<string, unknown>;
-    capabilities.experimental = { ...experimental, evalens: { ...evalens, commandLinks: [...HOVER_COMMANDS] } };
+    const declared: ClientExperimentalCapabilities = {
+      commandLinks: [...HOVER_COMMANDS],
+      testResults: true, // run results live in the Test Explorer, not as diagnostics in Problems
+    };
+    capabilities.experimental = { ...experimental, evalens: { ...evalens, ...declared } };
   }
 
   initialize(): void {}

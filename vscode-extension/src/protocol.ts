@@ -26,6 +26,14 @@ export interface ExperimentalCapabilities {
   fileKinds: FileKind[];
 }
 
+/** `capabilities.experimental.evalens` of the client's initialize params: what the editor does itself. */
+export interface ClientExperimentalCapabilities {
+  /** Hover links it runs ("Show run", "Compare with previous run"). */
+  commandLinks?: string[];
+  /** It shows run results in the Test Explorer, so the server publishes no verdict diagnostics. */
+  testResults?: boolean;
+}
+
 /** The one argument of every evalens command (and of the code lens commands): which file, which case
  * (`*`: all of the file's package or file), and for `evalens.runCase` whether to dry-run. */
 export interface CaseCommandArgs {
