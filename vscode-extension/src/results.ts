@@ -155,3 +155,15 @@ export function resultOutput(r: CaseResult): string {
   }
   return lines.join("\r\n") + "\r\n";
 }
+
+const OUTCOME_WORD: Record<TestOutcome, string> = { passed: "PASS", failed: "FAIL", errored: "ERROR", skipped: "SKIP" };
+
+/** The Test Results line for a cancelled case: that it was cancelled, and what it keeps. */
+export function cancelledLine(label: string, dryRun: boolean, last?: TestOutcome): string {
+  if (dryRun) {
+    return `■ ${label}: dry run cancelled\r\n`;
+  }
+  return last
+    ? `■ ${label}: cancelled; its last result (${OUTCOME_WORD[last]}) stays\r\n`
+    : `■ ${label}: cancelled before its first result\r\n`;
+}

@@ -5,7 +5,7 @@ import type { EvalServer, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { turnOutput } from "./liveTurns";
 import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
-import { Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
+import { cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
 import type { EvalensSettings } from "./settings";
 
 function repeatLabel(n: number): string {
@@ -401,7 +401,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       return;
     }
     if (token.isCancellationRequested) {
-      this.keepLast(run, item, dryRun);
+      this.cancelled(run, item, dryRun);
       return;
     }
     const key = item.id;
@@ -419,19 +419,22 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         if (this.server.supports(Commands.cancelRun)) {
           this.server.executeCommand(Commands.cancelRun, { uri: c.uri, name: c.name }).catch(() => undefined);
         }
-        run.appendOutput(`cancelled ${c.name}\r\n`);
-        this.keepLast(run, item, dryRun);
+        this.cancelled(run, item, dryRun);
         return;
       }
-      if (dryRun || result.dryRun || result.cancelled || result.problems) {
+      if (result.cancelled) {
+        this.cancelled(run, item, dryRun);
+        return;
+      }
+      if (dryRun || result.dryRun || result.problems) {
         run.appendOutput(resultOutput(result));
-        this.keepLast(run, item, dryRun, result.problems ? `${result.reason ?? "not run"}: the last real result stays\r\n` : undefined);
+        this.keepLast(run, item, dryRun, result.problems ? `${result.reason ?? "not run"}: the last real result stays\r\n` : "");
         return;
       }
       this.reportReal(run, item, outcomeFromResult(result));
     } catch (err) {
       if (token.isCancellationRequested) {
-        this.keepLast(run, item, dryRun);
+        this.cancelled(run, item, dryRun);
       } else if (dryRun) {
         run.appendOutput(`dry run of ${c.name} failed: ${String(err)}\r\n`);
       } else {
@@ -460,18 +463,30 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     this.report(run, item, o);
   }
 
-  /** A dry run, a cancel or a run refused for validation errors: the item keeps its last real result. A dry run
-   * never touched the item's state; a cancelled or refused item was started in this run, so its last real outcome
-   * is reported again (skipped if it has none). */
-  private keepLast(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean, note?: string): void {
+  /** A dry run or a run refused for validation errors: the item keeps its last real result. A dry run never
+   * touched the item's state; a refused item was started in this run, so its last real outcome is reported again
+   * (skipped if it has none). */
+  private keepLast(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean, note: string): void {
     if (dryRun) {
       return;
     }
     const last = this.lastReal.get(item.id);
     if (last) {
-      this.report(run, item, { ...last, output: note ?? "cancelled: the last real result stays\r\n" });
+      this.report(run, item, { ...last, output: note });
     } else {
       run.skipped(item);
+    }
+  }
+
+  /** A cancelled case: Test Results says so, and the item keeps its last real result (reported again). One that
+   * never had one gets no state at all: VS Code then shows what it showed before, never a made-up "Skipped". */
+  private cancelled(run: vscode.TestRun, item: vscode.TestItem, dryRun: boolean): void {
+    const last = dryRun ? undefined : this.lastReal.get(item.id);
+    const line = cancelledLine(item.label, dryRun, last?.outcome);
+    if (last) {
+      this.report(run, item, { ...last, output: line });
+    } else {
+      run.appendOutput(line, undefined, dryRun ? undefined : item);
     }
   }
 
@@ -519,8 +534,10 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
     this.lensRuns.delete(item.id);
     const r = result as CaseResult | undefined;
-    if (r && typeof r === "object" && (r.cancelled || r.problems)) {
-      this.keepLast(run, item, false, r.problems ? `${r.reason ?? "not run"}: the last real result stays\r\n` : undefined);
+    if (r && typeof r === "object" && r.cancelled) {
+      this.cancelled(run, item, false);
+    } else if (r && typeof r === "object" && r.problems) {
+      this.keepLast(run, item, false, `${r.reason ?? "not run"}: the last real result stays\r\n`);
     } else if (r && typeof r === "object" && typeof r.verdict === "string") {
       this.reportReal(run, item, outcomeFromResult(r));
     } else if (error !== undefined) {

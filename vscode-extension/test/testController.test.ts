@@ -210,6 +210,7 @@ test("a cancelled run reports the case's last real outcome again, not Skipped", 
   await done;
   const run = controller.runs.at(-1) as FakeTestRun;
   assert.deepEqual(run.events.filter((e) => ["failed", "skipped", "passed"].includes(e.kind)).map((e) => e.kind), ["failed"]);
+  assert.ok(run.events.some((e) => e.kind === "output" && String(e.text) === `■ ${item.label}: cancelled; its last result (FAIL) stays\r\n`));
   tc.dispose();
 });
 
@@ -246,11 +247,18 @@ test("a cancelled code-lens run keeps the verdict restored at discovery", async 
   tc.lensRunFinished(TASKS_URI, "task-1", { ...result("task-1", "SKIP"), uri: TASKS_URI, reason: "cancelled", cancelled: true });
   const run = controller.runs.at(-1) as FakeTestRun;
   assert.deepEqual(run.events.filter((e) => e.kind === "passed").length, 1);
+  assert.ok(run.events.some((e) => e.kind === "output" && String(e.text).includes("cancelled; its last result (PASS) stays")));
+  tc.lensRunStarted(CASES_URI, "summarises-pdf"); // never run: a cancel says so and leaves no made-up Skipped
+  tc.lensRunFinished(CASES_URI, "summarises-pdf", { ...result("summarises-pdf", "SKIP"), reason: "cancelled", cancelled: true });
+  assert.notEqual(controller.runs.at(-1), run);
+  const second = controller.runs.at(-1) as FakeTestRun;
+  assert.deepEqual(second.events.filter((e) => ["skipped", "passed", "failed", "errored"].includes(e.kind)), []);
+  assert.ok(second.events.some((e) => e.kind === "output" && String(e.text).includes("cancelled before its first result")));
   assert.ok(server);
   tc.dispose();
 });
 
-test("cancelling a run skips the running and the queued cases and asks the server to cancel", async () => {
+test("cancelling a run says so for the running and the queued cases, marks none Skipped, asks the server to cancel", async () => {
   let release: () => void = () => undefined;
   const { server, tc, controller } = setup(
     {
@@ -272,11 +280,12 @@ test("cancelling a run skips the running and the queued cases and asks the serve
   await done;
   release();
   const run = controller.runs.at(-1) as FakeTestRun;
-  assert.deepEqual(
-    run.events.filter((e) => e.kind === "skipped").map((e) => e.id),
-    tc.allCases().map((i) => i.id),
-  );
-  assert.equal(run.events.filter((e) => e.kind === "passed").length, 0);
+  // never run before: no state at all (VS Code keeps showing what it showed), and a "cancelled" line each
+  assert.deepEqual(run.events.filter((e) => ["skipped", "passed", "failed", "errored"].includes(e.kind)), []);
+  const lines = run.events.filter((e) => e.kind === "output").map((e) => String(e.text));
+  for (const item of tc.allCases()) {
+    assert.ok(lines.includes(`■ ${item.label}: cancelled before its first result\r\n`), lines.join(""));
+  }
   assert.deepEqual(server.calls.find((c) => c.command === "evalens.cancelRun")?.argument, {
     uri: CASES_URI,
     name: "summarises-pdf",
