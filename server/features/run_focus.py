@@ -13,6 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from evalens.server import uris
 from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_state import RUNNABLE, Target
@@ -43,10 +44,11 @@ def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
     return runs, select, batch
 
 
-def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any]
-                ) -> list[types.CodeLens]:
+def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any],
+                never_ran: int = 0) -> list[types.CodeLens]:
     """"↻ Run failed (k)" / "↻ Run stale (k)" at the top of an eval file (or a package's eval config), only
-    when some remembered verdict is failed or stale and nothing of it is running."""
+    when some remembered verdict is failed or stale and nothing of it is running. "Run stale" also runs the
+    ``never_ran`` units (as ``--stale`` does), so they are in its count: it counts exactly what it runs."""
     from evalens.runner.reselect import failed_reason
 
     if any(key[0] == str(root) for key in active):
@@ -56,23 +58,46 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
     failed = sum(failed_reason(r) is not None for r in units)
     stale = sum(bool(getattr(r, "stale", None)) for r in units)
     out = []
-    for mode, count in (("failed", failed), ("stale", stale)):
+    for mode, count, parts in (("failed", failed, []),
+                               ("stale", stale + never_ran if stale else 0,
+                                [f"{stale} stale", f"{never_ran} never ran"] if never_ran else [])):
         if count:
             out.append(types.CodeLens(range=TOP, command=types.Command(
-                title=f"↻ Run {mode} ({count})", command="evalens.runFile", arguments=[{"uri": uri, "select": mode}])))
+                title=f"↻ Run {mode} ({count})" if not parts else f"↻ Run {mode} ({count}: {', '.join(parts)})",
+                command="evalens.runFile", arguments=[{"uri": uri, "select": mode}])))
     return out
+
+
+def _never_ran(runs: Any, current: dict[str, Path | None], records: dict[str, Any]) -> int:
+    """Units ``pick`` would add as "never ran": no result at all, and (UAAPS) a case file without errors,
+    since only valid cases are planned. Reads no file: the verdict memory and the validations already made."""
+    from evalens.core.problems import Severity
+
+    count = 0
+    for name, path in current.items():
+        if name == ALL or name in records:
+            continue
+        if path is not None:
+            uri = uris.uri_of(path)
+            validation = runs.ls.validation_for(uri) if uri else None
+            if validation is None or any(p.severity == Severity.ERROR for p in validation.problems):
+                continue
+        count += 1
+    return count
 
 
 def current_file_lenses(runs: Any, uri: str, root: Path, validation: Any) -> list[types.CodeLens]:
     """:func:`file_lenses` over the units the file (or the eval config's package) has now: a unit renamed in
     the editor keeps its verdict under its new name and is counted once."""
     if runs.format_id_of(validation) in CLI_FORMATS:
-        current: set[str] | None = {c.name for c in runs.units_of(validation)}
+        current: dict[str, Path | None] | None = {c.name: None for c in runs.units_of(validation)}
     else:
         index = runs.ls.indexes.for_file(Path(validation.path))
-        current = set(index.case_names) if index is not None else None
+        current = {n: refs[0].path for n, refs in index.case_names.items()} \
+            if index is not None else None
     records = {n: r for n, r in runs.memory.all_for(root).items() if current is None or n in current}
-    return file_lenses(uri, root, records, runs.active)
+    never = _never_ran(runs, current, records) if current is not None else 0
+    return file_lenses(uri, root, records, runs.active, never)
 
 
 def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool = False

@@ -87,3 +87,12 @@ def test_slots_take_several_within_the_limit():
         return [await waiting]
 
     assert asyncio.run(main()) == [1]
+
+
+def test_run_stale_counts_the_never_run_units_it_also_runs():
+    """Issue 27 #8: "Run stale (3)" ran 4 units: --stale runs never-run units too, so the count includes them."""
+    records = {"a": _record("PASS", stale=["skill x changed"]), "b": _record("PASS")}
+    found = run_focus.file_lenses("u", Path("/pkg"), records, {}, never_ran=2)
+    assert [lens.command.title for lens in found] == ["↻ Run stale (3: 1 stale, 2 never ran)"]
+    # no stale verdict: no "Run stale" lens, as before (never-run units alone are not stale verdicts)
+    assert run_focus.file_lenses("u", Path("/pkg"), {"b": _record("PASS")}, {}, never_ran=2) == []
