@@ -4,6 +4,7 @@ import type { EvalServer, ServerManager } from "./client";
 import { caseAtLine } from "./cases";
 import { Commands } from "./protocol";
 import { showRun } from "./runView";
+import { spendQuestion } from "./spend";
 import type { EvalTestController, RunMode } from "./testController";
 
 export const CommandIds = {
@@ -96,13 +97,31 @@ export function registerCommands(
     await tests.runItems([hit.item], mode);
   };
 
-  /** "Run failed" / "Run stale" over the workspace: the server picks the units (the CLI's --failed / --stale). */
+  /** Workspace-wide commands start real agent runs: say what will run, where, and ask once (modal). */
+  const confirmSpend = async (items: vscode.TestItem[], what: string): Promise<boolean> => {
+    const units = items.map((i) => ({ label: i.label, packageRoot: tests.caseData(i)?.packageRoot ?? "" }));
+    const q = spendQuestion(units, what);
+    return (await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.run)) === q.run;
+  };
+
+  /** "Run failed" / "Run stale" over the workspace: the server picks the units (the CLI's --failed / --stale),
+   * the user sees exactly those, and exactly those run. */
   const runPicked = async (select: "failed" | "stale") => {
     if (!serverReady()) {
       return;
     }
     await tests.refreshAll();
-    await tests.runItems(tests.allCases(), { select });
+    const picked = await tests.pick(tests.allCases(), select);
+    if (!picked) {
+      return;
+    }
+    if (picked.length === 0) {
+      void vscode.window.showInformationMessage(`No ${select} evals to run.`);
+      return;
+    }
+    if (await confirmSpend(picked, `${select} in the workspace`)) {
+      await tests.runItems(picked, { select, picked: true });
+    }
   };
 
   return [
@@ -134,7 +153,9 @@ export function registerCommands(
         void vscode.window.showInformationMessage("No eval cases found in the workspace.");
         return;
       }
-      await tests.runItems(all, false);
+      if (await confirmSpend(all, "every eval in the workspace")) {
+        await tests.runItems(all, false);
+      }
     }),
     vscode.commands.registerCommand(CommandIds.openLastReport, async () => {
       if (!serverReady()) {

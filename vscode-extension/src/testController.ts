@@ -44,6 +44,8 @@ export interface RunMode {
   repeat?: boolean;
   /** Only the items the server's `evalens.pickUnits` picks (the CLI's `--failed` / `--stale`). */
   select?: "failed" | "stale";
+  /** The items were picked already (`pick`), so what runs is what the user was shown. */
+  picked?: boolean;
 }
 
 let batches = 0;
@@ -338,6 +340,10 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   }
 
   /** The items of `items` the server picks for "Run failed" / "Run stale" (undefined: it could not say). */
+  pick(items: vscode.TestItem[], select: "failed" | "stale"): Promise<vscode.TestItem[] | undefined> {
+    return this.picked(items, select);
+  }
+
   private async picked(items: vscode.TestItem[], select: "failed" | "stale"): Promise<vscode.TestItem[] | undefined> {
     if (!this.server.supports(Commands.pickUnits)) {
       void vscode.window.showWarningMessage(`This evalens server cannot pick ${select} evals; update it.`);
@@ -358,7 +364,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const m: RunMode = typeof mode === "boolean" ? { dryRun: mode } : mode;
     const dryRun = m.dryRun === true;
     let items = this.collect(request);
-    if (m.select) {
+    if (m.select && !m.picked) {
       const picked = await this.picked(items, m.select);
       if (!picked) {
         return;

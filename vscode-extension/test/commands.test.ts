@@ -34,6 +34,8 @@ function setup() {
     tests.dispose();
     fakeWindow.activeTextEditor = undefined;
     fakeWindow.messages.length = 0;
+    fakeWindow.warningAnswers.length = 0;
+    fakeWindow.warningOptions.length = 0;
   };
   return { server, run, editorAt, dispose };
 }
@@ -53,15 +55,33 @@ test("Run Eval at Cursor runs the case the cursor is in; Dry Run passes dryRun",
   dispose();
 });
 
-test("Run All Evals in File and in Workspace run every case", async () => {
+test("Run All Evals in File and in Workspace run every case; the workspace one asks first", async () => {
   const { server, run, editorAt, dispose } = setup();
   editorAt(0);
   await run(CommandIds.runFile);
+  fakeWindow.warningAnswers.push(undefined); // dismissed: nothing runs
+  await run(CommandIds.runWorkspace);
+  assert.deepEqual(runCalls(server).map((a) => a.name), ["first", "second"]);
+  fakeWindow.warningAnswers.push("Run 2 evals");
   await run(CommandIds.runWorkspace);
   assert.deepEqual(
     runCalls(server).map((a) => a.name),
     ["first", "second", "first", "second"],
   );
+  assert.match(fakeWindow.messages.at(-1)!, /^Run 2 evals \(every eval in the workspace\)\? Each one is a real agent run/);
+  assert.deepEqual(fakeWindow.warningOptions.at(-1), { modal: true, detail: "• first\n• second" });
+  dispose();
+});
+
+test("Run Stale Evals in Workspace shows exactly what the server picks, asks once, and runs exactly that", async () => {
+  const { server, run, dispose } = setup();
+  server.handlers["evalens.pickUnits"] = () => [{ uri: URI, name: "second", reason: "never ran" }];
+  fakeWindow.warningAnswers.push("Run 1 eval");
+  await run(CommandIds.runStale);
+  assert.deepEqual(runCalls(server).map((a) => a.name), ["second"]);
+  assert.equal(server.calls.filter((c) => c.command === "evalens.pickUnits").length, 1); // picked once, not again
+  assert.equal(fakeWindow.messages.filter((m) => m.startsWith("Run 1 eval (stale in the workspace)?")).length, 1);
+  assert.deepEqual(fakeWindow.warningOptions.at(-1), { modal: true, detail: "• second" });
   dispose();
 });
 

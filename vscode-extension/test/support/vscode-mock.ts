@@ -326,9 +326,15 @@ export const window = {
     window.messages.push(m);
     return undefined;
   },
-  async showWarningMessage(m: string) {
+  /** What the next showWarningMessage calls answer (undefined: dismissed), and the options they got. */
+  warningAnswers: [] as (string | undefined)[],
+  warningOptions: [] as unknown[],
+  async showWarningMessage(m: string, ...rest: unknown[]) {
     window.messages.push(m);
-    return undefined;
+    if (rest.length && typeof rest[0] === "object") {
+      window.warningOptions.push(rest[0]);
+    }
+    return window.warningAnswers.shift();
   },
   async showErrorMessage(m: string) {
     window.messages.push(m);
