@@ -71,10 +71,12 @@ def doc(
 
 
 def md_escape(text: str) -> str:
-    """Escape ``<``/``>`` outside code spans: markdown renderers would eat ``<name>`` as an HTML tag."""
+    """Escape ``<``/``>`` outside code spans: markdown renderers would eat ``<name>`` as an HTML tag. As HTML
+    entities, which VS Code and both Neovims (0.7 converts them, 0.11 conceals them) show as ``<``; Neovim
+    showed a backslash escape as it is (``skills/\\<name\\>/SKILL.md``)."""
     parts = text.split("`")
     for i in range(0, len(parts), 2):
-        parts[i] = parts[i].replace("<", "\\<").replace(">", "\\>")
+        parts[i] = parts[i].replace("<", "&lt;").replace(">", "&gt;")
     return "`".join(parts)
 
 

@@ -1,0 +1,17 @@
+"""Placeholders like ``<name>`` in hovers (issue 27 #10): escaped as HTML entities, which VS Code renders and both
+Neovims show as ``<`` (0.7 converts them, 0.11 conceals them); a backslash escape showed as ``\\<name\\>``."""
+
+from __future__ import annotations
+
+from evalens.schemas import load_schema
+
+from evalens.core.models.base import md_escape
+
+
+def test_placeholders_become_entities_outside_code_spans():
+    assert md_escape("skills/<name>/SKILL.md or `skill:<name>`") == "skills/&lt;name&gt;/SKILL.md or `skill:<name>`"
+
+
+def test_the_target_hover_has_no_backslash_escape():
+    text = load_schema("uaaps-eval-case.schema.json")["properties"]["target"]["markdownDescription"]
+    assert "skills/&lt;name&gt;/SKILL.md" in text and "\\<" not in text
