@@ -39,7 +39,14 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
     task.mkdir(parents=True)
     (task / "task.md").write_text("---\nid: one\n---\nDo it.\n")
     (tmp_path / "README.md").write_text("# not an eval file\n")
-    files = [skill / "SKILL.md", outside / "evals.json", task / "task.md", skill / "evals" / "cases" / "basic.yaml"]
+    pkg = tmp_path / "pdf-tools"  # a UAAPS package: its skill's SKILL.md shares the package's server (#27 #10)
+    (pkg / "evals" / "cases").mkdir(parents=True)
+    (pkg / "skills" / "pdf-tools").mkdir(parents=True)
+    (pkg / "evals" / "cases" / "a.yaml").write_text("name: a\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\n")
+    (pkg / "skills" / "pdf-tools" / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Use when reading PDF files.\n---\n# PDF\n")
+    files = [skill / "SKILL.md", outside / "evals.json", task / "task.md", skill / "evals" / "cases" / "basic.yaml",
+             pkg / "evals" / "cases" / "a.yaml", pkg / "skills" / "pdf-tools" / "SKILL.md"]
     init = tmp_path / "init.lua"
     init.write_text(readme_init(version))
     out = tmp_path / "out.json"
@@ -59,6 +66,8 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
     assert got[str(skill / "SKILL.md")]["root"] == str(skill)
     assert got[str(skill / "evals" / "cases" / "basic.yaml")]["root"] == str(skill)
     assert got[str(outside / "evals.json")]["root"] == str(outside)  # no marker: the file's folder
+    assert got[str(pkg / "skills" / "pdf-tools" / "SKILL.md")]["root"] == str(pkg)
+    assert got[str(pkg / "skills" / "pdf-tools" / "SKILL.md")]["client"] == got[str(pkg / "evals" / "cases" / "a.yaml")]["client"]
     assert not got[str(tmp_path / "README.md")]["attached"]
     for path in PATHS:
         kind = kinds.kind_of(path)

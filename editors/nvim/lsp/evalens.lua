@@ -10,7 +10,7 @@ return {
   cmd = { 'evalens', 'lsp' },
   filetypes = evalens.defaults.filetypes, -- the language ids of the file kinds (lua/evalens/kinds.lua)
   -- Only the file kinds the server handles start it (SKILL.md, task.md, evals.json, evals/**, …); the root
-  -- is the nearest folder holding `evals/`, `SKILL.md` or `.git`.
+  -- is the nearest folder holding `evals/` or `.git`, else a lone skill's folder (the one with SKILL.md).
   root_dir = function(bufnr, on_dir)
     local root = evalens.root_dir(vim.api.nvim_buf_get_name(bufnr))
     if root then

@@ -36,7 +36,12 @@ local function main()
       return evalens_client(bufnr) ~= nil
     end, 50)
     local c = evalens_client(bufnr)
-    out.files[path] = { attached = ok, filetype = vim.bo[bufnr].filetype, root = c and c.config.root_dir or vim.NIL }
+    out.files[path] = {
+      attached = ok,
+      filetype = vim.bo[bufnr].filetype,
+      root = c and c.config.root_dir or vim.NIL,
+      client = c and c.id or vim.NIL,
+    }
   end
   for path in lines('EVALENS_NVIM_NOT') do
     vim.cmd('edit ' .. vim.fn.fnameescape(path))

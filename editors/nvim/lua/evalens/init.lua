@@ -76,14 +76,20 @@ function M.root_dir(path)
   if not M.kind_of(path) then
     return nil
   end
+  -- The package (a folder with `evals/`) or the repository wins over a skill's own folder: a package's
+  -- skills/<name>/SKILL.md then shares its package's server instead of starting one rooted at the skill.
   local dir = vim.fn.fnamemodify(path, ':p:h')
+  local skill_dir
   while true do
-    if vim.fn.isdirectory(dir .. '/evals') == 1 or exists(dir .. '/SKILL.md') or exists(dir .. '/.git') then
+    if vim.fn.isdirectory(dir .. '/evals') == 1 or exists(dir .. '/.git') then
       return dir
+    end
+    if not skill_dir and exists(dir .. '/SKILL.md') then
+      skill_dir = dir -- a lone skill (no package, no repository above): its own folder
     end
     local parent = vim.fn.fnamemodify(dir, ':h')
     if parent == dir then
-      return vim.fn.fnamemodify(path, ':p:h')
+      return skill_dir or vim.fn.fnamemodify(path, ':p:h')
     end
     dir = parent
   end
