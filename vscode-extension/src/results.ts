@@ -58,7 +58,9 @@ export function outcomeFromResult(result: CaseResult): Outcome {
       messages.push({ text: result.reason || "FAIL" });
     }
     if (result.state === "FLAKY") {
-      messages.unshift({ text: `≈ FLAKY: ${result.reason || "passed in some runs and failed in others"}` });
+      // the runner's reason already starts "flaky: " ("≈ FLAKY: flaky: passed 2/5 runs" said it twice)
+      const why = (result.reason ?? "").replace(/^flaky:\s*/i, "");
+      messages.unshift({ text: `≈ FLAKY: ${why || "passed in some runs and failed in others"}` });
     }
     const repeated = repeatsText(result.repeats);
     if (repeated) {
@@ -128,7 +130,8 @@ export function resultOutput(r: CaseResult): string {
   const who = [r.engine, r.model].filter(Boolean).join(" / ");
   const spent = usageText(r.usage);
   lines.push(
-    `${r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
+    // the state over repeated runs (FLAKY, BUDGET) when there is one: a FLAKY case is not printed as FAIL
+    `${r.state ?? r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
       `${who ? ` [${who}]` : ""}${spent ? ` · ${spent}` : ""}`,
   );
   if (r.reason) {

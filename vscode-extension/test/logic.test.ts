@@ -219,7 +219,7 @@ test("PASS, SKIP and ERROR outcomes", () => {
   assert.deepEqual(outcomeFromResult({ uri: "u", name: "n", verdict: "PASS" }).messages, []);
   const flaky = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", state: "FLAKY", reason: "flaky: passed 2/3 runs" });
   assert.equal(flaky.outcome, "failed");
-  assert.equal(flaky.messages[0].text, "≈ FLAKY: flaky: passed 2/3 runs");
+  assert.equal(flaky.messages[0].text, "≈ FLAKY: passed 2/3 runs"); // not "flaky: " twice
   const stale = outcomeFromResult({ uri: "u", name: "n", verdict: "PASS", stale: ["skill pdf changed"] });
   assert.deepEqual(stale.messages, [{ text: "Stale: skill pdf changed since this run" }]);
   assert.equal(outcomeFromResult({ uri: "u", name: "n", verdict: "SKIP" }).outcome, "skipped");
@@ -278,8 +278,9 @@ test("a repeated unit's Test Explorer message says k/N, the pass rate and its in
   assert.equal(repeatsText(undefined), "");
   const o = outcomeFromResult({ uri: "file:///a.yaml", name: "wobbly", verdict: "FAIL", state: "FLAKY", reason: "flaky: passed 2/3 runs", repeats });
   assert.equal(o.outcome, "failed");
-  assert.equal(o.messages[0].text, "≈ FLAKY: flaky: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
+  assert.equal(o.messages[0].text, "≈ FLAKY: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
   assert.match(o.output, /runs: 2\/3 runs passed .* \[PASS, FAIL, PASS\]/);
+  assert.match(o.output, /^FLAKY wobbly/); // the terminal says FLAKY, not FAIL
   const passed = outcomeFromResult({ uri: "file:///a.yaml", name: "steady", verdict: "PASS", repeats: { ...repeats, passed: 3, passRate: 1, verdicts: ["PASS", "PASS", "PASS"], passHatK: 1 } });
   assert.equal(passed.outcome, "passed");
   assert.match(passed.output, /runs: 3\/3 runs passed · pass rate 100%/);

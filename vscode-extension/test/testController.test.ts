@@ -406,7 +406,7 @@ test("the Run N×, Run failed and Run stale profiles sit beside Run; each sends 
   await handler("Run 3×")(new vscode.TestRunRequest([tc.caseItem(CASES_URI, "summarises-pdf")!]), token);
   assert.deepEqual(runCalls(), [{ uri: CASES_URI, name: "summarises-pdf", dryRun: false, runs: 3 }]);
   const [flaky] = (controller.runs.at(-1) as FakeTestRun).events.filter((e) => e.kind === "failed");
-  assert.equal(flaky.messages![0].message, "≈ FLAKY: flaky: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
+  assert.equal(flaky.messages![0].message, "≈ FLAKY: passed 2/3 runs\n2/3 runs passed · pass rate 67% (95% interval 21%–94%) · pass^3 0.00");
 
   server.calls.length = 0;
   await handler("Run failed")(new vscode.TestRunRequest(undefined), token);  // the whole tree: the server picks
