@@ -13,6 +13,7 @@ import json
 import re
 from html import escape
 
+from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, tokens
 
 from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
@@ -199,7 +200,7 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
         for i, check in sorted(enumerate(case.checks), key=lambda ic: ic[1].status != "FAIL"):
             rows.append(f'<tr class="check-{_e(check.status)}" id="{anchor}-check-{i}"><td>'
                         f'<span class="badge {_e(check.status)}">{_e(check.status)}</span></td>'
-                        f"<td>{_e(check.kind)}</td><td><code>{_e(check.value)}</code></td>"
+                        f"<td>{_e(check_key(check.kind))}</td><td><code>{_e(yaml_value(check.value))}</code></td>"
                         f"<td>{_e(check.detail or '')}</td></tr>")
         parts.append("<h3>Checks</h3><table><tr><th></th><th>check</th><th>value</th><th>reason</th></tr>"
                      + "".join(rows) + "</table>")

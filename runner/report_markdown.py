@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, tokens
 
 from evalens.core.models.run_record import RunRecord
@@ -81,7 +82,7 @@ def _unit(unit: UnitView) -> list[str]:
         out += ["### Checks", ""]
         for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
             detail = f" — {_one_line(check.detail)}" if check.detail else ""
-            out.append(f"- {check.status} `{check.kind}` `{_one_line(str(check.value))}`{detail}")
+            out.append(f"- {check.status} `{check_key(check.kind)}` `{_one_line(yaml_value(check.value))}`{detail}")
         out.append("")
     if case.judge_verdict is not None:
         judge = case.judge_verdict

@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evalens.runner.check_words import CHECK_KEYS
 from evalens.server.convert import code_description, to_range
 from lsprotocol import types
 
 SOURCE = "evalens-run"
-CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
-              "agent_blocked": "agent-blocked"}
 ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}
 SEVERITY = {"PASS": types.DiagnosticSeverity.Information, "SKIP": types.DiagnosticSeverity.Information,
             "FAIL": types.DiagnosticSeverity.Error, "ERROR": types.DiagnosticSeverity.Error}

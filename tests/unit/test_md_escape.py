@@ -15,3 +15,11 @@ def test_placeholders_become_entities_outside_code_spans():
 def test_the_target_hover_has_no_backslash_escape():
     text = load_schema("uaaps-eval-case.schema.json")["properties"]["target"]["markdownDescription"]
     assert "skills/&lt;name&gt;/SKILL.md" in text and "\\<" not in text
+
+
+def test_checks_are_shown_as_the_case_writes_them():
+    """Issue 27 #11: the run view said `agent_blocked True`; the case says `agent-blocked: true`."""
+    from evalens.runner.check_words import check_key, yaml_value
+
+    assert (check_key("agent_blocked"), yaml_value(True)) == ("agent-blocked", "true")
+    assert (check_key("not_contains"), yaml_value("x"), yaml_value(False)) == ("not-contains", "x", "false")

@@ -114,7 +114,7 @@ def test_markdown_folds_per_turn_and_fences_what_the_agent_wrote(package: Path, 
         "fixtures/data.txt && echo EDITED", "#### Turn 3: Write output/blocked.txt — BLOCKED",
         "#### Turn 4: I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
     assert "````text\n```\n# not a heading\n```\n````" in text
-    assert "- FAIL `agent_blocked` `False` — the agent was blocked" in text and "+Signed: the team" in text
+    assert "- FAIL `agent-blocked` `false` — the agent was blocked" in text and "+Signed: the team" in text  # as YAML writes it
 
 
 def test_hover_shows_tokens_and_cost_also_for_a_verdict_restored_from_a_report(package: Path) -> None:

@@ -1,0 +1,21 @@
+"""How a check is written in the case's ``expected`` block (``agent-blocked: true``), for every face that shows
+one: the run view, the report pages, the editor's lenses and diagnostics. Reports keep the snake_case kinds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Report check kinds → the key of the case's ``expected`` block they come from.
+CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
+              "agent_blocked": "agent-blocked"}
+
+
+def check_key(kind: str) -> str:
+    return CHECK_KEYS.get(kind, kind)
+
+
+def yaml_value(value: Any) -> str:
+    """A check's value as YAML spells it: ``true``, not Python's ``True``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "null" if value is None else str(value)
