@@ -207,6 +207,15 @@ def run_links(experimental: Any, uri: str, name: str) -> str:
     return "Show run: the **Show run** lens, or `:EvalensShow` / `:EvalensCompare` in Neovim"
 
 
+def report_link(path: str) -> str:
+    """The report as a link editors open (a click in VS Code, ``gx`` in Neovim), its path as the text."""
+    from pygls.uris import from_fs_path
+
+    uri = from_fs_path(str(path))
+    text = str(path).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    return f"[{text}]({uri})" if uri else f"`{path}`"
+
+
 def hover_markdown(record: Any, links: str = "") -> str:
     """The last result, in full: verdict, checks, judge, duration, engine + model, output, report; ``links``:
     how to open the run (:func:`run_links`)."""
@@ -248,7 +257,7 @@ def hover_markdown(record: Any, links: str = "") -> str:
     if r.output_snippet:
         parts.append("Output:\n```text\n" + r.output_snippet.replace("```", "ʼʼʼ") + "\n```")
     if record.report_path:
-        parts.append(f"Report: `{record.report_path}`" + (f"\n\n{links}" if links else ""))
+        parts.append(f"Report: {report_link(record.report_path)}" + (f"\n\n{links}" if links else ""))
     if r.sandbox_path:
         parts.append(f"Sandbox kept: `{r.sandbox_path}`")
     return "\n\n".join(parts)

@@ -23,3 +23,12 @@ def test_checks_are_shown_as_the_case_writes_them():
 
     assert (check_key("agent_blocked"), yaml_value(True)) == ("agent-blocked", "true")
     assert (check_key("not_contains"), yaml_value("x"), yaml_value(False)) == ("not-contains", "x", "false")
+
+
+def test_the_report_in_the_hover_is_a_link():
+    """Issue 27 #11: the report path in the hover is a file link, the path its text."""
+    from evalens.server.features.run_present import report_link
+
+    assert report_link("/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json") == \
+        "[/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json](file:///ws/pkg/evals/reports/2026-01-02T00-00-00Z.json)"
+    assert report_link("/ws/a b/r.json").endswith("(file:///ws/a%20b/r.json)")
