@@ -220,7 +220,10 @@ class Runs:
             rng = to_range(case.span, lines, self.ls.encoding)
             arg = {"uri": uri, "name": case.name}
             if (str(root), case.name) in self.active or whole_running:
-                lens(rng, "■ Cancel all" if case.name == ALL else "■ Cancel", "evalens.cancelRun",
+                handle = self.active.get((str(root), case.name))
+                progress = f" · run {handle.current_run}/{handle.runs}" \
+                    if handle is not None and handle.runs > 1 and handle.current_run else ""
+                lens(rng, ("■ Cancel all" if case.name == ALL else "■ Cancel") + progress, "evalens.cancelRun",
                      {"uri": uri, "name": ALL} if whole_running else arg)
                 continue
             errors = invalid.unit_errors(validation, case, self._cases(validation))
@@ -252,6 +255,12 @@ class Runs:
         if cli or self.format_id_of(validation) == CONFIG:  # "Run failed" / "Run stale" at the top of the file
             out += focus.current_file_lenses(self, uri, root, validation)
         return out
+
+    def _run_progress(self, handle: RunHandle, run: int) -> None:
+        """A turn of run ``run`` of a repeated unit: the lens says "run k/N" (refreshed once per new run)."""
+        if handle.runs > 1 and run != handle.current_run:
+            handle.current_run = run
+            self._refresh_lenses()
 
     def _refresh_lenses(self) -> None:
         if self.ls.cap("workspace.code_lens.refresh_support", False):
@@ -438,7 +447,8 @@ class Runs:
                                        budget=handle.budget)
                 try:
                     outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e),
-                                              on_turn=run_live.forwarder(self.ls, handle.uri))
+                                              on_turn=run_live.forwarder(self.ls, handle.uri,
+                                                                         partial(self._run_progress, handle)))
                     result = next((r for r in outcome.results if r.name == handle.name), outcome.results[0])
                     report = str(outcome.report_path) if outcome.report_path else None
                 except RunError as exc:
@@ -474,7 +484,9 @@ class Runs:
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
         results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
                                              self.ls.settings, lambda message: self._progress(handle, "agent", message),
-                                             run_live.forwarder(self.ls, handle.uri), runs=handle.runs,
+                                             run_live.forwarder(self.ls, handle.uri,
+                                                                partial(self._run_progress, handle)),
+                                             runs=handle.runs,
                                              budget=handle.budget)
         now = time.time()
         own: CaseRecord | None = None

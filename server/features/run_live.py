@@ -30,9 +30,15 @@ def params(uri: str, turn: Any) -> dict[str, Any]:
     return out.wire()
 
 
-def forwarder(ls: Any, uri: str) -> Callable[[Any], None]:
-    """The ``on_turn`` of one run started for the eval file ``uri``."""
+def forwarder(ls: Any, uri: str, on_run: Callable[[int], None] | None = None) -> Callable[[Any], None]:
+    """The ``on_turn`` of one run started for the eval file ``uri``; ``on_run`` hears each turn's run number
+    (repeats: which of the N runs the agent is in)."""
     def send(turn: Any) -> None:
+        if on_run is not None:
+            try:
+                on_run(turn.run)
+            except Exception:  # noqa: BLE001 - progress must not break the run
+                log.debug("run progress not updated", exc_info=True)
         try:
             ls.protocol.notify(NOTIFICATIONS["runTurn"], params(uri, turn))
         except Exception:  # noqa: BLE001 - a closed transport must not break the run

@@ -69,6 +69,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   private readonly active = new Set<string>();
   /** The Test Explorer run each running case belongs to, by item id: where its live turns go. */
   private readonly running = new Map<string, vscode.TestRun>();
+  /** How many runs each running case was asked for ("Run 5×"), by item id: its turns say "run k/N". */
+  private readonly repeats = new Map<string, number>();
   /** Runs started from the code lens, by case key. */
   private readonly lensRuns = new Map<string, vscode.TestRun>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
@@ -415,6 +417,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     if (!dryRun) {
       run.started(item);
       this.running.set(key, run);
+      this.repeats.set(key, extra.runs ?? 1);
     }
     const cancelled = new Promise<"cancelled">((resolve) => token.onCancellationRequested(() => resolve("cancelled")));
     try {
@@ -449,6 +452,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     } finally {
       this.active.delete(key);
       this.running.delete(key);
+      this.repeats.delete(key);
     }
   }
 
@@ -459,7 +463,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     if (!item || !run) {
       return; // a run this window did not start (another client), or one already reported
     }
-    const header = p.seq === 0 ? `── ${item.label}${p.run > 1 ? ` (run ${p.run})` : ""}: the agent's turns ──\r\n` : "";
+    const total = this.repeats.get(item.id) ?? 1;
+    const which = total > 1 ? ` (run ${p.run}/${total})` : p.run > 1 ? ` (run ${p.run})` : "";
+    const header = p.seq === 0 ? `── ${item.label}${which}: the agent's turns ──\r\n` : "";
     run.appendOutput(header + turnOutput(p), undefined, item);
   }
 

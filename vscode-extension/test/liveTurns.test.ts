@@ -79,3 +79,25 @@ test("turns of a code lens run go to that run", async () => {
   tc.lensRunFinished(URI, "greet", { uri: URI, name: "greet", verdict: "FAIL", reason: "blocked" });
   tc.dispose();
 });
+
+test("Run N× heads each run's turns with run k/N", async () => {
+  let answer: (value: unknown) => void = () => undefined;
+  const server = new FakeServer({
+    "evalens.discoverCases": () => cases,
+    "evalens.runCase": () => new Promise((resolve) => (answer = resolve)),
+  });
+  const tc = new EvalTestController(server, () => ({ ...DEFAULT_SETTINGS, run: { ...DEFAULT_SETTINGS.run, repeats: 3 } }), log);
+  const controller = tc.controller as unknown as FakeTestController;
+  await tc.refreshAll();
+  const item = tc.caseItem(URI, "greet")!;
+  const running = tc.runItems([item], { repeat: true });
+  await new Promise((r) => setTimeout(r, 0));
+  server.runTurnEmitter.fire(turn(0, "text", "first"));
+  server.runTurnEmitter.fire(turn(0, "text", "second", { run: 2 }));
+  answer({ uri: URI, name: "greet", verdict: "PASS", durationSeconds: 1 });
+  await running;
+  const texts = (controller.runs.at(-1) as FakeTestRun).events.filter((e) => e.kind === "output").map((e) => e.text!);
+  assert.ok(texts.some((t) => t.startsWith("── greet (run 1/3): the agent's turns ──")), texts.join(""));
+  assert.ok(texts.some((t) => t.startsWith("── greet (run 2/3): the agent's turns ──")), texts.join(""));
+  tc.dispose();
+});

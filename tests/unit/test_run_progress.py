@@ -1,0 +1,34 @@
+"""Run N× says which run it is in (issue 27 #11): each agent turn carries its run number; a new run of a repeated
+unit sets ``current_run`` and asks the editor to re-read lenses, so the lens reads "■ Cancel · run 2/5"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+from evalens.server.features import run_live
+from evalens.server.features.run import Runs
+from evalens.server.features.run_state import RunHandle
+
+
+def _turn(run: int, seq: int = 0) -> SimpleNamespace:
+    return SimpleNamespace(unit="greet", run=run, seq=seq, kind="text", text="hi", tool=None, call_id=None,
+                           is_error=False, blocked=False)
+
+
+def test_turns_move_the_run_counter_and_refresh_lenses_once_per_run():
+    sent: list[dict] = []
+    refreshes: list[None] = []
+    ls = SimpleNamespace(protocol=SimpleNamespace(notify=lambda method, params: sent.append(params)),
+                         cap=lambda name, default=None: True,
+                         workspace_code_lens_refresh=lambda params: refreshes.append(params))
+    runs = SimpleNamespace(ls=ls, _refresh_lenses=lambda: Runs._refresh_lenses(runs))
+    handle = RunHandle(root=Path("/pkg"), name="greet", uri="file:///pkg/a.yaml", case_file=Path("/pkg/a.yaml"),
+                       runs=5)
+    send = run_live.forwarder(ls, handle.uri, lambda run: Runs._run_progress(runs, handle, run))
+    for turn in (_turn(1), _turn(1, 1), _turn(2), _turn(2, 1), _turn(2, 2)):
+        send(turn)
+    assert handle.current_run == 2 and len(refreshes) == 2 and len(sent) == 5
+    single = RunHandle(root=Path("/pkg"), name="one", uri="u", case_file=Path("/pkg/b.yaml"))
+    Runs._run_progress(runs, single, 1)  # one run: nothing to count
+    assert single.current_run == 0 and len(refreshes) == 2
