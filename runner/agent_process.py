@@ -223,7 +223,8 @@ async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, 
 
 async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
                       time_limit: float, *, user: int | None = None, group: int | None = None,
-                      on_stdout: Callable[[bytes], None] | None = None) -> AgentRun:
+                      on_stdout: Callable[[bytes], None] | None = None,
+                      pass_fds: tuple[int, ...] = ()) -> AgentRun:
     """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
     ``user``/``group`` switch the child to that host uid/gid (evalens as root); ``on_stdout`` sees the stdout
     stream as it arrives."""
@@ -240,7 +241,7 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
         proc = await asyncio.create_subprocess_exec(
             *argv, env=env, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=pairs["stdout"][1].fileno(),
             stderr=pairs["stderr"][1].fileno(), start_new_session=True, user=user, group=group,
-            extra_groups=[] if user is not None else None,
+            extra_groups=[] if user is not None else None, pass_fds=pass_fds,
         )
     except BaseException:
         for ours, theirs in pairs.values():

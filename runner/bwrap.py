@@ -226,7 +226,7 @@ def write_etc(etc_dir: Path, home: Path, hosts: list[str]) -> None:
 
 def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, private_dirs: list[Path],
                etc_dir: Path, engine_roots: list[tuple[Path, Path]], bridges: list[BridgeSpec],
-               agent_argv: list[str]) -> list[str]:
+               agent_argv: list[str], seccomp_fd: int | None = None) -> list[str]:
     """The full bwrap argv. ``writable`` (absolute folders inside the workspace) makes the rest of the workspace
     read-only; ``private_dirs`` (HOME, engine config) are writable; ``etc_dir`` holds :func:`write_etc`'s files;
     ``engine_roots`` are (host source, path inside) pairs, read-only."""
@@ -258,6 +258,8 @@ def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, p
         argv.append("--unshare-net")
         if bridges:
             argv += ["--ro-bind", str(bridges[0].socket.parent), BRIDGE_DIR_INSIDE]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]  # no ptrace / pidfd_getfd / process_vm_* (seccomp_filter)
     argv += ["--remount-ro", "/", "--chdir", ws, "--"]
     if bridges and not network:
         socat = shutil.which("socat") or "socat"

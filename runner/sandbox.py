@@ -345,7 +345,8 @@ def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
 
 
 def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, model: str | None,
-                    env_in: dict[str, str], bridges_spec: list[Any]) -> tuple[Any, list[str], dict[str, str], Any, bool]:
+                    env_in: dict[str, str], bridges_spec: list[Any],
+                    seccomp_fd: int | None = None) -> tuple[Any, list[str], dict[str, str], Any, bool]:
     """The agent's command line and environment, confined as ``plan`` says. Blocking (the bubblewrap probe, the
     generated ``/etc`` files, handing the sandbox to the agent's uid): the caller runs it in a worker thread."""
     from evalens.runner import bwrap
@@ -389,7 +390,8 @@ def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prom
             else argv
         argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
                                 private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
-                                engine_roots=engine_roots, bridges=bridges_spec, agent_argv=inner)
+                                engine_roots=engine_roots, bridges=bridges_spec, agent_argv=inner,
+                                seccomp_fd=seccomp_fd)
     else:
         env["TMPDIR"] = str(tmp_dir(paths))
     return command, argv, env, identity, own_sandbox_dropped
@@ -416,9 +418,12 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         sock_dir.chmod(0o755)  # listable by the agent uid, writable by no one else
         bridges_spec, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env_in), sock_dir)
         env_in.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
+    from evalens.runner.seccomp_filter import filter_fd
+
+    seccomp_fd = filter_fd() if plan.enforced else None
     try:
         command, argv, env, identity, own_sandbox_dropped = await in_thread(
-            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec)
+            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec, seccomp_fd)
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None
         bridges = []
@@ -429,7 +434,7 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
             bridges = await start_bridges(bridges_spec, owner)
             run = await run_process(argv, env, paths.workspace, stdout, stderr, time_limit,
                                     user=owner, group=identity.gid if identity is not None else None,
-                                    on_stdout=feed)
+                                    on_stdout=feed, pass_fds=(seccomp_fd,) if seccomp_fd is not None else ())
         finally:
             if feed is not None:
                 feed.close()
@@ -438,6 +443,8 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
                 await asyncio.gather(watcher, return_exceptions=True)
             await stop_bridges(bridges)
     finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
         if side_dir is not None:
             shutil.rmtree(side_dir, ignore_errors=True)
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
