@@ -180,3 +180,31 @@ def test_engine_mirror_is_public_and_never_setuid(tmp_path: Path) -> None:
     assert os.readlink(source / ".bin" / "cli") == "../cli/bin/cli"
     assert stat.S_IMODE((source / "cli").stat().st_mode) == 0o755
     assert sources_for([root], base, dropping=False) == [(root, root)]
+
+
+def test_seccomp_filter_refuses_cross_process_calls_and_allows_the_rest() -> None:
+    """Issue 28 B2: inside bubblewrap with the filter, pidfd_getfd, ptrace and process_vm_writev are EPERM."""
+    import shutil
+    import subprocess
+
+    from evalens.runner.seccomp_filter import filter_fd
+
+    if not shutil.which("bwrap"):
+        pytest.skip("bubblewrap not installed")
+    fd = filter_fd()
+    if fd is None:
+        pytest.skip("no filter for this architecture")
+    script = ("import ctypes, errno, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+              "def call(nr, *a):\n    r = libc.syscall(nr, *a)\n"
+              "    return 'OK' if r >= 0 else errno.errorcode[ctypes.get_errno()]\n"
+              "pidfd = libc.syscall(434, os.getpid(), 0)\n"
+              "print(call(438, pidfd, 1, 0), call(101, 0, 0, 0, 0), call(311, os.getpid(), 0, 0, 0, 0, 0),"
+              " 'OK' if os.getpid() > 0 and open('/proc/self/status').read() else 'NO')\n")
+    argv = ["bwrap", "--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/usr", "/usr",
+            "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+            "--proc", "/proc", "--dev", "/dev", "--seccomp", str(fd), "--", "/usr/bin/python3", "-c", script]
+    try:
+        out = subprocess.run(argv, pass_fds=[fd], capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(fd)
+    assert out.stdout.split() == ["EPERM", "EPERM", "EPERM", "OK"], (out.stdout, out.stderr)
