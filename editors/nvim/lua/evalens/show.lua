@@ -78,7 +78,8 @@ function M.last_report(bufnr, exec)
   end)
 end
 
--- :EvalensTurns: the agents' turns as they arrive (evalens/runTurn), newest at the bottom, the last 2000 lines.
+-- :EvalensTurns: the agents' turns as they arrive (evalens/runTurn), newest at the bottom (followed), the last 2000
+-- lines.
 local MARKS = { text = '💬', tool = '▸', result = '  ↳', hook = '⛔', error = '!', note = '…' }
 local KEPT = 2000
 local turn_lines = {}
@@ -104,6 +105,16 @@ local function turn_text(p)
   return out
 end
 
+--- Like `tail -f`: a window of the turns buffer whose cursor was on its last line moves to the new last line;
+--- one where the user scrolled up to read stays where it is.
+local function follow(buf, old_count)
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf and vim.api.nvim_win_get_cursor(win)[1] >= old_count then
+      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(buf), 0 })
+    end
+  end
+end
+
 --- One turn (the params of evalens/runTurn): kept, and shown if the turns buffer is open.
 function M.turn(params)
   local new = {}
@@ -117,9 +128,11 @@ function M.turn(params)
     turn_lines = vim.list_slice(turn_lines, #turn_lines - KEPT + 1, #turn_lines)
   end
   if turns_buf and vim.api.nvim_buf_is_valid(turns_buf) then
+    local before = vim.api.nvim_buf_line_count(turns_buf)
     vim.bo[turns_buf].modifiable = true
     vim.api.nvim_buf_set_lines(turns_buf, -1, -1, false, new)
     vim.bo[turns_buf].modifiable = false
+    follow(turns_buf, before)
   end
 end
 
@@ -136,6 +149,7 @@ function M.open_turns()
   vim.bo[turns_buf].modifiable = false
   vim.cmd('split')
   vim.api.nvim_win_set_buf(0, turns_buf)
+  vim.api.nvim_win_set_cursor(0, { vim.api.nvim_buf_line_count(turns_buf), 0 }) -- the newest turn, followed
   return turns_buf
 end
 

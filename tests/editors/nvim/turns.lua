@@ -1,0 +1,28 @@
+-- Headless driver (no server): :EvalensTurns opens at the newest turn and follows new ones like `tail -f`,
+-- unless the user scrolled up to read (issue 27 #10). Writes what it saw to $EVALENS_NVIM_OUT.
+local show = require('evalens.show')
+local out = {}
+local function turn(run, seq, text)
+  show.turn({ uri = 'file:///p/a.yaml', name = 'greet', run = run, seq = seq, kind = 'text', text = text })
+end
+
+local ok, err = pcall(function()
+  for i = 0, 59 do
+    turn(1, i, 'turn ' .. i)
+  end
+  local buf = show.open_turns()
+  local win = vim.api.nvim_get_current_win()
+  local count = vim.api.nvim_buf_line_count(buf)
+  out.opened_at = vim.api.nvim_win_get_cursor(win)[1]
+  out.opened_count = count
+  turn(2, 0, 'second run')
+  out.followed_line = vim.api.nvim_buf_get_lines(buf, vim.api.nvim_win_get_cursor(win)[1] - 1, -1, false)[1]
+  vim.api.nvim_win_set_cursor(win, { 3, 0 }) -- the user scrolls up to read
+  turn(2, 1, 'more')
+  out.stayed_at = vim.api.nvim_win_get_cursor(win)[1]
+end)
+out.error = not ok and tostring(err) or nil
+local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
+f:write(vim.fn.json_encode(out))
+f:close()
+vim.cmd(ok and 'qall!' or 'cquit 1')
