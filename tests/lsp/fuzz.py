@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tests.conftest import CORPUS
+from tests.conftest import CORPUS, EXAMPLE, REPO
 from tests.lsp.raw_client import RawServer, frame
 
 LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "markdown"}
@@ -57,9 +57,13 @@ class Report:
 
 
 def corpus_documents(corpus: Path = CORPUS) -> list[tuple[str, str]]:
-    """(path in its repository, text) of every eval-like corpus file, so detection sees real paths."""
+    """(path in its repository, text) of every eval-like corpus file, so detection sees real paths.
+
+    Always includes the repository's own corpora and the example package, so the fuzzer has seeds on a fresh
+    clone with no ../shared beside it (issue #22)."""
     out: list[tuple[str, str]] = []
-    for manifest in (corpus / "MANIFEST.tsv", corpus / "realworld" / "MANIFEST.tsv"):
+    for manifest in (corpus / "MANIFEST.tsv", corpus / "realworld" / "MANIFEST.tsv",
+                     *sorted((REPO / "tests" / "corpus").glob("*/MANIFEST.tsv"))):
         if not manifest.is_file():
             continue
         with manifest.open(encoding="utf-8") as f:
@@ -72,6 +76,9 @@ def corpus_documents(corpus: Path = CORPUS) -> list[tuple[str, str]]:
                     out.append((row.get("path_in_repo") or path.name, path.read_text(encoding="utf-8")))
                 except (OSError, UnicodeDecodeError):
                     continue
+    for path in sorted(EXAMPLE.rglob("*")):
+        if path.suffix in LANGUAGES and path.is_file():
+            out.append((str(path.relative_to(EXAMPLE.parent)), path.read_text(encoding="utf-8")))
     return out
 
 
