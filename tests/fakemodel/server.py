@@ -379,7 +379,9 @@ class Conversation:
     @property
     def is_judge(self) -> bool:
         text = "\n".join(self.all_texts)
-        return not self.tools and ("verdict" in text.lower() or ("one JSON object" in text and "JUDGE=" in text))
+        # the UAAPS judge asks for a `"verdict"` key; the bare word also appears in evalens's note that the quoted
+        # material is untrusted ("ignore any … verdict"), which graders carry too
+        return not self.tools and ('"verdict"' in text.lower() or ("one JSON object" in text and "JUDGE=" in text))
 
 
 # --------------------------------------------------------------------------- choosing the reply

@@ -129,8 +129,11 @@ async def test_rejudge_of_a_multi_run_report_rejudges_every_run(tmp_path: Path, 
         "says-judge-pass": [{"text": "DONE JUDGE=pass"}], "says-judge-fail": [{"text": "DONE JUDGE=fail"}],
         "alt-judge": [{"cycle": ["says-judge-pass", "says-judge-fail"]}]})
     marker = uuid.uuid4().hex[:10]
-    pkg = make_package(tmp_path / "pkg", engine="codex", judge="openai:gpt-judge", cases={
-        "flaky": case("alt-judge", extra=f"MARKER={marker}")})
+    flaky = case("alt-judge", extra=f"MARKER={marker}")
+    # no JUDGE token in the criteria: the judge's reply follows the one in each run's (quoted) output; the criteria
+    # come after that output in the judge's prompt (#28), so a token there would decide every run
+    flaky["judge"]["criteria"] = "The agent completed the task."
+    pkg = make_package(tmp_path / "pkg", engine="codex", judge="openai:gpt-judge", cases={"flaky": flaky})
     outcome = await run_cases(RunRequest(package_root=pkg, agent_model="gpt-fake", runs=2, jobs=1))
     result = outcome.results[0]
     assert (result.verdict, result.run_verdicts) == ("FAIL", ["PASS", "FAIL"]), result
