@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -12,5 +13,7 @@ from tests.conftest import REPO
 
 @pytest.mark.skipif(shutil.which("ruff") is None, reason="ruff not installed (it is in the test extras)")
 def test_ruff_clean():
+    if os.environ.get("EVALENS_LINT_STEPS_DONE"):
+        pytest.skip("ruff ran as its own step of .ci/run")
     proc = subprocess.run(["ruff", "check", "."], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
