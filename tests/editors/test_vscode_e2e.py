@@ -355,7 +355,8 @@ def test_test_results_show_the_agents_turns(vscode_session):
 def test_show_run_opens_the_run_page_beside_at_the_failed_check(vscode_session):
     _step(vscode_session, "show-run")
     shown = vscode_session["showRun"]
-    assert shown["verdict"] == "FAIL" and "agent_blocked" in shown["failedCheck"], shown
+    # the check as the case writes it (#27 #11), not the report's `agent_blocked` `True`
+    assert shown["verdict"] == "FAIL" and "agent-blocked\ttrue\t" in shown["failedCheck"], shown
     assert shown["anchor"].startswith(f"u-{FAIL_CASE}-check-"), shown
     assert shown["calls"] >= 1 and " in / " in shown["usage"] and "$" in shown["usage"], shown  # Claude: cost
 

@@ -392,6 +392,11 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
           const reports = path.join(FOLDER, 'evals', 'reports');
           const before = new Set(fs.readdirSync(reports).filter((f) => f.endsWith('.json')));
           await runCommand(page, 'evalens: Run Failed Evals in Workspace');
+          // it spends money: a modal says what will run and asks once (issue 27 #8)
+          const dialog = page.locator('.monaco-dialog-box');
+          await dialog.waitFor({ timeout: 15000 });
+          result.runFailedQuestion = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
+          await dialog.locator('.monaco-button', { hasText: /^Run \d+ evals?$/ }).first().click();
           let fresh = [];
           for (let i = 0; i < LENS_TIMEOUT / 500 && fresh.length === 0; i++) {
             await page.waitForTimeout(500);
