@@ -70,7 +70,8 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
 
 def _never_ran(runs: Any, current: dict[str, Path | None], records: dict[str, Any]) -> int:
     """Units ``pick`` would add as "never ran": no result at all, and (UAAPS) a case file without errors,
-    since only valid cases are planned. Reads no file: the verdict memory and the validations already made."""
+    since only valid cases are planned. Reads no file (one stat each, since ``pick`` lists what is on disk): the
+    verdict memory and the validations already made."""
     from evalens.core.problems import Severity
 
     count = 0
@@ -78,6 +79,8 @@ def _never_ran(runs: Any, current: dict[str, Path | None], records: dict[str, An
         if name == ALL or name in records:
             continue
         if path is not None:
+            if not path.is_file():  # gone from disk before the watcher said so: `pick` reads the disk
+                continue
             uri = uris.uri_of(path)
             validation = runs.ls.validation_for(uri) if uri else None
             if validation is None or any(p.severity == Severity.ERROR for p in validation.problems):
