@@ -126,3 +126,86 @@ def test_max_cost_stops_a_batch_on_both_engines(engine: str, tmp_path: Path, mod
     cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
     assert cases["a-first"]["verdict"] == "PASS"
     assert cases["b-second"]["state"] == "BUDGET" and "of --max-cost $0.000001" in cases["b-second"]["reason"]
+
+
+def _no_judge_token(body: dict) -> dict:
+    """A case whose criteria carry no JUDGE token: the fake judge then follows the token in the run's own output."""
+    body["judge"]["criteria"] = "The agent completed the task."
+    return body
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_flaky_pass_never_forgives_an_error_run(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    """Probe 5: runs PASS, FAIL and ERROR (the model refuses the key) under `--flaky pass` are not FLAKY and exit 1:
+    an ERROR is never forgiven as flakiness."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    model_env.state.scenarios.update({
+        "says-judge-pass": [{"text": "DONE JUDGE=pass"}], "says-judge-fail": [{"text": "DONE JUDGE=fail"}],
+        "pass-fail-error": [{"cycle": ["says-judge-pass", "says-judge-fail", "err401"]}]})
+    marker = os.urandom(5).hex()
+    judge, _ = JUDGES[engine]
+    pkg = make_package(tmp_path / "pkg", engine=engine, judge=judge,
+                       cases={"mixed": _no_judge_token(case("pass-fail-error", extra=f"MARKER={marker}"))})
+    out = _eval(pkg, *MODEL[engine], "--runs", "3", "--jobs", "1", "--flaky", "pass", "--json")
+    assert out.returncode == 1, out.stderr[-2000:]
+    mixed = json.loads(out.stdout)["cases"][0]
+    assert sorted(mixed["run_verdicts"]) == ["ERROR", "FAIL", "PASS"], mixed
+    assert mixed["state"] != "FLAKY" and mixed["verdict"] != "PASS", mixed
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_rejudge_recomputes_the_state_every_face_reads(engine: str, tmp_path: Path, model_env,
+                                                       sandbox_dir: Path) -> None:
+    """Probe 4: three PASS runs re-judged as FAIL are FAIL in verdict, runs and state, so `--failed` picks the
+    unit and `evalens show` prints its runs as FAIL."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    judge, _ = JUDGES[engine]
+    pkg = make_package(tmp_path / "pkg", engine=engine, judge=judge, cases={"a": _no_judge_token(case("done"))})
+    model_env.state.judge_default = "pass"
+    out = _eval(pkg, *MODEL[engine], "--runs", "3", "--jobs", "1", "--json")
+    assert out.returncode == 0, out.stderr[-2000:]
+    first = json.loads(out.stdout)
+    assert (first["cases"][0]["state"], first["cases"][0]["run_verdicts"]) == ("PASS", ["PASS"] * 3)
+    report = sorted((pkg / "evals" / "reports").glob("*.json"))[-1]
+    model_env.state.judge_default = "fail"  # the same transcripts, a judge that now says FAIL
+    try:
+        again = _eval(pkg, "--rejudge", str(report), "--json")
+    finally:
+        model_env.state.judge_default = "pass"  # the fake server outlives this test
+    assert again.returncode == 1, again.stderr[-2000:]
+    a = json.loads(again.stdout)["cases"][0]
+    assert (a["verdict"], a["state"], a["run_verdicts"]) == ("FAIL", "FAIL", ["FAIL"] * 3), a
+    picked = _eval(pkg, *MODEL[engine], "--failed", "--dry-run")
+    assert picked.returncode == 0 and "a: last run: FAIL" in picked.stderr, picked.stderr
+    rejudged = sorted((pkg / "evals" / "reports").glob("*-rejudged.json"))[-1]
+    shown = subprocess.run([sys.executable, "-m", "evalens", "show", str(rejudged), "a"], capture_output=True,
+                           text=True, timeout=60, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200"})
+    assert shown.returncode == 0, shown.stderr
+    assert "PASS" not in shown.stdout.split("run 1", 1)[-1], shown.stdout
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_grader_reply_with_an_example_object_is_an_error(engine: str, tmp_path: Path, model_env,
+                                                           sandbox_dir: Path) -> None:
+    """Probe 7: a skill-creator grader that first quotes an example verdict and then gives its real one is not
+    read as the example: the reply is ambiguous, so the unit is ERROR, never PASS."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    reply = ('Example: {"results": [{"index": 1, "passed": true, "evidence": "example"}]} '
+             'My grading: {"results": [{"index": 1, "passed": false, "evidence": "no greeting"}]}')
+    model_env.state.scenarios["example-grader"] = [{"text": reply}]
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people.\n---\nGreet.\n")
+    evals = skill / "evals" / "evals.json"
+    evals.write_text(json.dumps({"skill_name": "greeting", "evals": [
+        {"id": 1, "prompt": "Say hello to the team SCENARIO=example-grader", "expected_output": "a greeting",
+         "assertions": ["The reply greets the team with the word hello"]}]}))
+    judge = "gpt-grader" if engine == "codex" else "claude-grader"
+    out = subprocess.run([sys.executable, "-m", "evalens", "run", str(evals), "--engine", engine, *MODEL[engine],
+                          "--judge-model", judge, "--runs", "1", "--output-dir", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=300, env=dict(os.environ))
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "ERROR" in out.stdout and "PASS" not in out.stdout.replace("PASSED", ""), out.stdout
