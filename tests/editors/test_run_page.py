@@ -50,7 +50,7 @@ def test_page_shows_verdict_failed_check_tool_call_and_diff(tmp_path: Path) -> N
     assert seen["errors"] == [] and seen["requests"] == []
     assert seen["first_unit"] == "FAIL" and seen["fail_badge_visible"]  # failures first
     assert seen["failed_check_visible"]
-    assert "agent_blocked" in seen["failed_check_text"] and "BLOCKED_BY_POLICY" in seen["failed_check_text"]
+    assert "agent-blocked" in seen["failed_check_text"] and "BLOCKED_BY_POLICY" in seen["failed_check_text"]
     assert seen["blocked_call_visible"] and "output/blocked.txt" in seen["blocked_call_text"]
     assert "denied the call" in seen["blocked_call_text"]
     assert seen["diff_hidden_before"] and seen["diff_visible_after"]  # diffs collapse until clicked
