@@ -10,23 +10,45 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from evalens.core.regular_files import read_regular_bytes
 
-CLAUDE_ONLY_KEYS = ("argument-hint", "disable-model-invocation", "user-invocable", "model", "context", "agent",
-                    "hooks")
+CLAUDE_ONLY_KEYS = (
+    "argument-hint",
+    "disable-model-invocation",
+    "user-invocable",
+    "model",
+    "context",
+    "agent",
+    "hooks",
+)
 """Frontmatter keys only Claude Code reads (formats.md §6.4)."""
 
-_CLAUDE_README = re.compile(r"~/\.claude/skills|\.claude/skills/|/plugin (?:install|marketplace)|"
-                            r"claude plugins? (?:install|add)|claude-plugin", re.IGNORECASE)
-_OTHER_AGENTS_README = re.compile(r"\bnpx\s+skills\b|\.agents/skills|\.codex/skills|\.cursor/(?:skills|rules)|"
-                                  r"\bgemini[- ]cli\b|\bopencode\b|\bagentskills(?:\.io)?\b", re.IGNORECASE)
+_CLAUDE_README = re.compile(
+    r"~/\.claude/skills|\.claude/skills/|/plugin (?:install|marketplace)|"
+    r"claude plugins? (?:install|add)|claude-plugin",
+    re.IGNORECASE,
+)
+_OTHER_AGENTS_README = re.compile(
+    r"\bnpx\s+skills\b|\.agents/skills|\.codex/skills|\.cursor/(?:skills|rules)|"
+    r"\bgemini[- ]cli\b|\bopencode\b|\bagentskills(?:\.io)?\b",
+    re.IGNORECASE,
+)
 _OTHER_AGENT_NAMES = re.compile(r"\b(?:Codex|Cursor|Windsurf|OpenCode|Gemini CLI|GitHub Copilot)\b")
 """Product names, case-sensitive: "the cursor" in prose is not an agent."""
-_OTHER_AGENT_FILES = (".cursor-plugin", ".agents", ".codex", ".gemini", "gemini-extension.json", ".opencode",
-                      "opencode.json", ".windsurf")
+_OTHER_AGENT_FILES = (
+    ".cursor-plugin",
+    ".agents",
+    ".codex",
+    ".gemini",
+    "gemini-extension.json",
+    ".opencode",
+    "opencode.json",
+    ".windsurf",
+)
 _CLAUDE_FILES = ("CLAUDE.md", ".claude")
 _README_BYTES = 256 * 1024
 _ROOT_MARKERS = (".git", ".claude-plugin", "package.agent.json")
@@ -62,12 +84,26 @@ def frontmatter_evidence(data: Any) -> list[str]:
     return out
 
 
-def _readme(folder: Path) -> str:
+def _readme_evidence(folder: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """What a folder's README says about who installs the skill (Claude Code, other agents). Cached by the file's
+    identity and modification time: a repository's root README is read once for all its skills, again only when
+    it changes."""
     for name in ("README.md", "readme.md", "README.MD", "Readme.md"):
-        raw = read_regular_bytes(folder / name, _README_BYTES)
-        if raw is not None:
-            return raw[:_README_BYTES].decode("utf-8", "replace")
-    return ""
+        try:
+            st = (folder / name).stat()
+        except OSError:
+            continue
+        return _readme_evidence_of(str(folder / name), st.st_mtime_ns, st.st_size)
+    return (), ()
+
+
+@lru_cache(maxsize=256)
+def _readme_evidence_of(path: str, _mtime_ns: int, _size: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    raw = read_regular_bytes(path, _README_BYTES)
+    text = raw[:_README_BYTES].decode("utf-8", "replace") if raw is not None else ""
+    claude = ("README installs into Claude Code",) if _CLAUDE_README.search(text) else ()
+    hit = _OTHER_AGENTS_README.search(text) or _OTHER_AGENT_NAMES.search(text)
+    return claude, (f"README mentions `{hit.group(0)}`",) if hit is not None else ()
 
 
 def _ancestors(skill_md: Path, depth: int = 6) -> list[Path]:
@@ -106,12 +142,9 @@ def infer_platform(skill_md: Path, data: Any = None) -> Platform:
             claude.append("`.claude-plugin/plugin.json`")
         claude += [f"`{n}`" for n in _CLAUDE_FILES if (folder / n).exists()]
         others += [f"`{n}`" for n in _OTHER_AGENT_FILES if (folder / n).exists()]
-        readme = _readme(folder)
-        if readme:
-            if _CLAUDE_README.search(readme):
-                claude.append("README installs into Claude Code")
-            if (hit := _OTHER_AGENTS_README.search(readme) or _OTHER_AGENT_NAMES.search(readme)) is not None:
-                others.append(f"README mentions `{hit.group(0)}`")
+        readme_claude, readme_others = _readme_evidence(folder)
+        claude += readme_claude
+        others += readme_others
     claude, others = list(dict.fromkeys(claude)), list(dict.fromkeys(others))
     if claude and not others:
         return Platform("claude-code", claude, others)

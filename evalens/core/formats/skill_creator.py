@@ -494,8 +494,19 @@ class SkillCreatorGrading(Format):
         """The grader's output is open: the viewer and `aggregate_benchmark.py` read only their keys, so a
         run's own bookkeeping (`run_id`, `pass_rate` beside `summary`) is not a problem, only near-miss typos."""
         data = doc.data if isinstance(doc.data, dict) else {}
-        misplaced = [p for p in problems if self._misplaced(data, p)]
-        problems = near_miss_keys_only(doc, [p for p in problems if not self._misplaced(data, p)])
+        misplaced: list[Problem] = []
+        kept: list[Problem] = []
+        for p in problems:
+            home = self._read_elsewhere(data, p)
+            if home is None:
+                kept.append(p)
+                continue
+            key = p.data["path"][0]  # type: ignore[index]
+            where = f"`summary.{key}`" if home == "summary" else f"`{home}`"
+            p.message = (f"Top-level `{key}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
+                         "which this file does not have.")
+            misplaced.append(p)
+        problems = near_miss_keys_only(doc, kept)
         if misplaced:  # say it once: the keys a grader wrote beside the missing `summary` are one finding
             problems.append(with_related(misplaced[0], misplaced[1:]))
         for p in problems:
@@ -519,19 +530,14 @@ class SkillCreatorGrading(Format):
                        "notes": "user_notes_summary"}
     """Top-level keys whose value the viewer and `aggregate_benchmark.py` read at another place."""
 
-    def _misplaced(self, data: dict[str, Any], p: Problem) -> bool:
-        """An unknown top-level key that carries what the tools read elsewhere, in a grading file without the
-        `summary` the tools read (the run's totals then aggregate as 0); beside a real `summary` it is harmless."""
+    def _read_elsewhere(self, data: dict[str, Any], p: Problem) -> str | None:
+        """Where the tools read an unknown top-level key's value, when the file lacks that place and `summary`
+        (the run's totals then aggregate as 0); None for anything else: beside a real `summary` it is harmless."""
         path = tuple((p.data or {}).get("path", ()))
         if p.code != "unknown-key" or len(path) != 1 or path[0] not in self._READ_ELSEWHERE:
-            return False
+            return None
         home = self._READ_ELSEWHERE[str(path[0])]
-        if home in data or "summary" in data:  # a conforming grader's extras are its own bookkeeping
-            return False
-        where = f"`summary.{path[0]}`" if home == "summary" else f"`{home}`"
-        p.message = (f"Top-level `{path[0]}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
-                     f"which this file does not have.")
-        return True
+        return None if home in data or "summary" in data else home
 
     def _rename_key(self, doc: ParsedDocument, old: str, new: str) -> Fix | None:
         span = doc.key_span_at_path((old,))
