@@ -33,6 +33,8 @@ def escape(text: object, *, prop: bool = False) -> str:
 
 
 def shown(text: object, env: dict[str, str] | None = None) -> str:
-    """Free text printed to a log: escaped inside GitHub Actions, unchanged elsewhere (a terminal keeps its
-    line breaks and percent signs)."""
-    return escape(text) if in_actions(env) else str(text)
+    """Free text printed to a log: escaped inside GitHub Actions; elsewhere with terminal controls (ESC, OSC,
+    CSI, bidi overrides) made visible, while line breaks and percent signs stay."""
+    from evalens.core.terminal_text import for_terminal
+
+    return escape(for_terminal(text)) if in_actions(env) else for_terminal(text)

@@ -136,3 +136,16 @@ def test_turn_text_escapes_each_line_in_ci() -> None:
     turn = LiveTurn(unit="u", kind="text", text="a\n::error::x\n  ##[warning]y")
     assert commands(turn_text(turn, ci=True)) == []
     assert commands(turn_text(turn, ci=False))  # the plain rendering would be read as commands
+
+
+def test_free_text_never_sends_terminal_controls() -> None:
+    """`shown` is how every CLI line with steerable text is printed: a file name or reason holding an OSC title,
+    a screen clear or a bidi override reaches neither a terminal nor a CI log raw; line breaks stay outside CI."""
+    from evalens.core.workflow_commands import shown
+
+    hostile = "bad\x1b]0;pwned\x07name \x1b[2J\u202eevil\nnext line 50%"
+    local = shown(hostile, env={})
+    assert "\x1b" not in local and "\x07" not in local and "\u202e" not in local
+    assert "\\x1b]0;pwned\\x07" in local and local.endswith("\nnext line 50%")
+    ci = shown(hostile, env={"GITHUB_ACTIONS": "true"})
+    assert "\x1b" not in ci and "\n" not in ci and "%0A" in ci
