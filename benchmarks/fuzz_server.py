@@ -22,7 +22,9 @@ from tests.lsp.fuzz import Fuzzer, Report  # noqa: E402
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--minutes", type=float, default=10.0)
     parser.add_argument("--documents", type=int, default=None, help="stop after this many documents")
     parser.add_argument("--seed", type=int, default=16)
@@ -32,12 +34,16 @@ def main() -> int:
     args = parser.parse_args()
 
     def progress(r: Report) -> None:
-        print(f"  {r.documents:>6} documents  {r.requests:>7} requests  unanswered {r.unanswered}  "
-              f"RSS {r.final_rss_mb:.0f} MB (peak {r.peak_rss_mb:.0f})", flush=True)
+        print(
+            f"  {r.documents:>6} documents  {r.requests:>7} requests  unanswered {r.unanswered}  "
+            f"RSS {r.final_rss_mb:.0f} MB (peak {r.peak_rss_mb:.0f})",
+            flush=True,
+        )
 
     with tempfile.TemporaryDirectory(prefix="evalens-fuzz-") as tmp:
         report = Fuzzer(args.seed, Path(tmp), open_limit=args.open, deadline=args.deadline).run(
-            seconds=args.minutes * 60, documents=args.documents, progress=progress)
+            seconds=args.minutes * 60, documents=args.documents, progress=progress
+        )
     data = report.as_dict()
     problems = data.pop("problems")
     stats = data.pop("stats")
@@ -49,8 +55,14 @@ def main() -> int:
         print("problem:", line[:2000])
     if args.json:
         args.json.write_text(json.dumps(report.as_dict(), indent=2))
-    ok = not (report.unanswered or report.late or report.missing_diagnostics or report.tracebacks
-              or report.internal_errors or report.exit_code != 0)
+    ok = not (
+        report.unanswered
+        or report.late
+        or report.missing_diagnostics
+        or report.tracebacks
+        or report.internal_errors
+        or report.exit_code != 0
+    )
     return 0 if ok else 1
 
 

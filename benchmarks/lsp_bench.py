@@ -86,9 +86,14 @@ def pct(values: list[float], q: float) -> float | None:
 
 
 def summary(values: list[float]) -> dict[str, Any]:
-    return {"n": len(values), "p50": pct(values, 0.5), "p90": pct(values, 0.9),
-            "min": min(values) if values else None, "max": max(values) if values else None,
-            "samples": [round(v, 3) for v in values]}
+    return {
+        "n": len(values),
+        "p50": pct(values, 0.5),
+        "p90": pct(values, 0.9),
+        "min": min(values) if values else None,
+        "max": max(values) if values else None,
+        "samples": [round(v, 3) for v in values],
+    }
 
 
 # ------------------------------------------------------------------------------------------- the client
@@ -150,13 +155,24 @@ class BenchClient(LanguageClient):
             if self.scan_future is not None and not self.scan_future.done():
                 self.scan_future.set_result((now, params))
 
-        for method in (types.CLIENT_REGISTER_CAPABILITY, types.CLIENT_UNREGISTER_CAPABILITY,
-                       types.WINDOW_WORK_DONE_PROGRESS_CREATE, types.WORKSPACE_CODE_LENS_REFRESH,
-                       types.WORKSPACE_DIAGNOSTIC_REFRESH, types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
-                       types.WORKSPACE_INLAY_HINT_REFRESH, types.WORKSPACE_INLINE_VALUE_REFRESH):
+        for method in (
+            types.CLIENT_REGISTER_CAPABILITY,
+            types.CLIENT_UNREGISTER_CAPABILITY,
+            types.WINDOW_WORK_DONE_PROGRESS_CREATE,
+            types.WORKSPACE_CODE_LENS_REFRESH,
+            types.WORKSPACE_DIAGNOSTIC_REFRESH,
+            types.WORKSPACE_SEMANTIC_TOKENS_REFRESH,
+            types.WORKSPACE_INLAY_HINT_REFRESH,
+            types.WORKSPACE_INLINE_VALUE_REFRESH,
+        ):
             self.feature(method)(lambda params: None)
-        for method in (types.WINDOW_LOG_MESSAGE, types.WINDOW_SHOW_MESSAGE, types.TELEMETRY_EVENT,
-                       types.PROGRESS, types.LOG_TRACE):
+        for method in (
+            types.WINDOW_LOG_MESSAGE,
+            types.WINDOW_SHOW_MESSAGE,
+            types.TELEMETRY_EVENT,
+            types.PROGRESS,
+            types.LOG_TRACE,
+        ):
             self.feature(method)(lambda params: None)
 
     async def start_io(self, cmd: str, *args: str, **kwargs: Any) -> None:
@@ -182,7 +198,9 @@ class BenchClient(LanguageClient):
         self.waiters.append((uri, fut))
         return fut
 
-    def report_server_error(self, error: Exception, source: Any) -> None:  # pragma: no cover - diagnostics only
+    def report_server_error(
+        self, error: Exception, source: Any
+    ) -> None:  # pragma: no cover - diagnostics only
         print(f"  ! server error ({getattr(source, '__name__', source)}): {error}", file=sys.stderr)
 
 
@@ -205,13 +223,17 @@ class Server:
 
 
 def evalens_server(profile_dir: Path | None = None) -> Server:
-    return Server("evalens", [sys.executable, "-m", "evalens", "lsp"],
-                  lambda section: {} if section in (None, "", "evalens") else None, True, profile_dir)
+    return Server(
+        "evalens",
+        [sys.executable, "-m", "evalens", "lsp"],
+        lambda section: {} if section in (None, "", "evalens") else None,
+        True,
+        profile_dir,
+    )
 
 
 FLOOR_NAME = "empty pygls server"
-FLOOR_CODE = ("from pygls.lsp.server import LanguageServer\n"
-              "LanguageServer('floor', '1').start_io()\n")
+FLOOR_CODE = "from pygls.lsp.server import LanguageServer\nLanguageServer('floor', '1').start_io()\n"
 
 
 def floor_server() -> Server:
@@ -222,9 +244,16 @@ def floor_server() -> Server:
 def yls_server() -> Server:
     def configuration(section: str | None) -> Any:
         if section == "yaml":
-            return {"validate": True, "hover": True, "completion": True, "format": {"enable": False},
-                    "schemaStore": {"enable": False}, "schemas": {}, "keyOrdering": False,
-                    "maxItemsComputed": 5000}
+            return {
+                "validate": True,
+                "hover": True,
+                "completion": True,
+                "format": {"enable": False},
+                "schemaStore": {"enable": False},
+                "schemas": {},
+                "keyOrdering": False,
+                "maxItemsComputed": 5000,
+            }
         if section == "http":
             return {"proxy": "", "proxyStrictSSL": False}
         if section == "editor":
@@ -253,10 +282,16 @@ async def start(server: Server, root: Path | None) -> Session:
 
     root_uri = from_fs_path(str(root)) if root else None
     params = types.InitializeParams(
-        capabilities=client_capabilities("visual-studio-code"), process_id=os.getpid(),
-        client_info=types.ClientInfo(name="evalens-bench", version="1.0"), locale="en",
-        root_uri=root_uri, root_path=str(root) if root else None,
-        workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=root.name)] if root and root_uri else None)
+        capabilities=client_capabilities("visual-studio-code"),
+        process_id=os.getpid(),
+        client_info=types.ClientInfo(name="evalens-bench", version="1.0"),
+        locale="en",
+        root_uri=root_uri,
+        root_path=str(root) if root else None,
+        workspace_folders=[types.WorkspaceFolder(uri=root_uri, name=root.name)]
+        if root and root_uri
+        else None,
+    )
     try:
         await asyncio.wait_for(client.initialize_async(params), TIMEOUT)
     except BaseException:
@@ -311,8 +346,13 @@ class Doc:
     version: int = 1
 
     def open(self, client: BenchClient) -> None:
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=self.uri, language_id="yaml", version=self.version, text=self.text)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=self.uri, language_id="yaml", version=self.version, text=self.text
+                )
+            )
+        )
 
     def edit(self, client: BenchClient, line: int, start: int, end: int, new: str) -> None:
         """Replace [start, end) on ``line`` (ASCII lines: UTF-16 == code points) incrementally."""
@@ -320,10 +360,16 @@ class Doc:
         lines[line] = lines[line][:start] + new + lines[line][end:]
         self.text = "\n".join(lines)
         self.version += 1
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-            content_changes=[types.TextDocumentContentChangePartial(
-                range=types.Range(types.Position(line, start), types.Position(line, end)), text=new)]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(types.Position(line, start), types.Position(line, end)), text=new
+                    )
+                ],
+            )
+        )
 
 
 def find_line(text: str, needle: str, after: int = 0) -> tuple[int, int]:
@@ -389,9 +435,12 @@ class ChangeMeter:
 
     def result(self) -> dict[str, Any]:
         out = summary(self.latencies)
-        out.update(stale_publishes=self.stale, diagnostics=self.counts,
-                   p50_breaking_edit=pct(self.by_state["broken"], 0.5),
-                   p50_repairing_edit=pct(self.by_state["repaired"], 0.5))
+        out.update(
+            stale_publishes=self.stale,
+            diagnostics=self.counts,
+            p50_breaking_edit=pct(self.by_state["broken"], 0.5),
+            p50_repairing_edit=pct(self.by_state["repaired"], 0.5),
+        )
         return out
 
 
@@ -410,14 +459,25 @@ class RequestMeter:
         client = self.session.client
         t0 = time.perf_counter()
         if self.kind == "completion":
-            result = await asyncio.wait_for(client.text_document_completion_async(types.CompletionParams(
-                text_document=self.ident, position=self.position,
-                context=types.CompletionContext(trigger_kind=types.CompletionTriggerKind.Invoked))), TIMEOUT)
+            result = await asyncio.wait_for(
+                client.text_document_completion_async(
+                    types.CompletionParams(
+                        text_document=self.ident,
+                        position=self.position,
+                        context=types.CompletionContext(trigger_kind=types.CompletionTriggerKind.Invoked),
+                    )
+                ),
+                TIMEOUT,
+            )
             items = result.items if isinstance(result, types.CompletionList) else (result or [])
             self.size = len(items)
         else:
-            result = await asyncio.wait_for(client.text_document_hover_async(types.HoverParams(
-                text_document=self.ident, position=self.position)), TIMEOUT)
+            result = await asyncio.wait_for(
+                client.text_document_hover_async(
+                    types.HoverParams(text_document=self.ident, position=self.position)
+                ),
+                TIMEOUT,
+            )
             self.size = 1 if result else 0
         ms = (time.perf_counter() - t0) * 1000
         if self.first is None:
@@ -439,8 +499,9 @@ def _error(exc: BaseException, session: Session | None = None) -> dict[str, str]
     return out
 
 
-async def measure_inits(servers: list[tuple[str, Server]], n: int, root: Path,
-                        doc_path: Path) -> dict[str, dict[str, Any]]:
+async def measure_inits(
+    servers: list[tuple[str, Server]], n: int, root: Path, doc_path: Path
+) -> dict[str, dict[str, Any]]:
     """``initialize`` incl. process start, the servers taking turns (so load swings hit all of them);
     also spawn -> first publishDiagnostics of a file opened right after ``initialized`` (the cold path:
     lazy imports, schema loading, a concurrent start-up scan)."""
@@ -484,8 +545,15 @@ async def measure_inits(servers: list[tuple[str, Server]], n: int, root: Path,
     return out
 
 
-async def single_file_scenario(servers: list[tuple[str, Server]], pkg: Path, doc_path: Path, probe: Probe,
-                               iters: dict[str, int], label: str, warmup: int = 2) -> dict[str, dict[str, Any]]:
+async def single_file_scenario(
+    servers: list[tuple[str, Server]],
+    pkg: Path,
+    doc_path: Path,
+    probe: Probe,
+    iters: dict[str, int],
+    label: str,
+    warmup: int = 2,
+) -> dict[str, dict[str, Any]]:
     """All servers at once on the same document, taking turns iteration by iteration: open, change
     latency, completion, hover; then peak RSS at shutdown."""
     res: dict[str, dict[str, Any]] = {k: {} for k, _ in servers}
@@ -513,8 +581,11 @@ async def single_file_scenario(servers: list[tuple[str, Server]], pkg: Path, doc
                 active.remove(key)
         phases: list[tuple[str, int, Callable[[str], Any]]] = [
             ("change", iters["changes"], lambda k: ChangeMeter(sessions[k], docs[k], probe)),
-            ("completion", iters["requests"],
-             lambda k: RequestMeter(sessions[k], docs[k], "completion", probe.completion)),
+            (
+                "completion",
+                iters["requests"],
+                lambda k: RequestMeter(sessions[k], docs[k], "completion", probe.completion),
+            ),
             ("hover", iters["requests"], lambda k: RequestMeter(sessions[k], docs[k], "hover", probe.hover)),
         ]
         for name, n, make in phases:
@@ -538,7 +609,9 @@ async def single_file_scenario(servers: list[tuple[str, Server]], pkg: Path, doc
     return res
 
 
-async def workspace_scenario_evalens(server: Server, ws: Path, paths: list[Path], runs: int) -> dict[str, Any]:
+async def workspace_scenario_evalens(
+    server: Server, ws: Path, paths: list[Path], runs: int
+) -> dict[str, Any]:
     out: dict[str, Any] = {"runs": []}
     for _ in range(runs):
         run: dict[str, Any] = {}
@@ -546,9 +619,14 @@ async def workspace_scenario_evalens(server: Server, ws: Path, paths: list[Path]
         session = await start(server, ws)
         try:
             t, params = await wait_scan(session)
-            run.update(files=_get(params, "files"), server_seconds=_get(params, "seconds"),
-                       initialized_to_scan_s=t - session.initialized_at, spawn_to_scan_s=t - t_spawn,
-                       publishes=session.client.publish_count, initialize_s=session.init_seconds)
+            run.update(
+                files=_get(params, "files"),
+                server_seconds=_get(params, "seconds"),
+                initialized_to_scan_s=t - session.initialized_at,
+                spawn_to_scan_s=t - t_spawn,
+                publishes=session.client.publish_count,
+                initialize_s=session.init_seconds,
+            )
             run["scan_peak_rss_kib"] = _proc_status(session.client.pid, "VmHWM")
             if not out["runs"]:  # like-for-like with yaml-language-server: open all files once
                 run["open_to_all_published_s"] = await open_all(session, paths)
@@ -649,8 +727,9 @@ def make_workspace(tmp: Path, schema: Path, n: int) -> tuple[Path, list[Path]]:
     cases.mkdir(parents=True, exist_ok=True)
     paths = []
     for i in range(n):
-        text = CASE_TEMPLATE.format(modeline=modeline(schema), i=i,
-                                    fixture="missing.txt" if i % 10 == 3 else "sample.txt")
+        text = CASE_TEMPLATE.format(
+            modeline=modeline(schema), i=i, fixture="missing.txt" if i % 10 == 3 else "sample.txt"
+        )
         if i % 10 == 7:
             text = text.replace(f"name: case-{i:04d}", f"name: Case_{i:04d}")
         path = cases / f"{i:04d}-case.yaml"
@@ -666,37 +745,71 @@ SKILLJACK_FALLBACK_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["skill", "tasks"],
     "$defs": {
-        "criterion": {"type": "object", "properties": {
-            "weight": {"type": "number", "minimum": 0, "maximum": 1, "description": "Weight (default 0.33)."},
-            "description": {"type": "string", "description": "What the judge checks."}}},
-        "criteria": {"type": "object", "properties": {
-            "discovery": {"$ref": "#/$defs/criterion"}, "adherence": {"$ref": "#/$defs/criterion"},
-            "output": {"$ref": "#/$defs/criterion"}}},
-        "deterministic": {"type": "object", "properties": {
-            "expect_skill_activation": {"type": "boolean", "description": "Default true."},
-            "expect_marker": {"type": "string"},
-            "expect_tool_calls": {"type": "array", "items": {"type": "string"}},
-            "expect_no_tool_calls": {"type": "array", "items": {"type": "string"}},
-            "expect_contains": {"type": "array", "items": {"type": "string"}},
-            "expect_not_contains": {"type": "array", "items": {"type": "string"}},
-            "expect_regex": {"type": "array", "items": {"type": "string"}},
-            "expect_javascript": {"type": "string"},
-            "expect_file_exists": {"type": "array", "items": {"type": "string"}}}},
-        "task": {"type": "object", "required": ["id", "prompt"], "properties": {
-            "id": {"type": "string", "description": "Unique task id."},
-            "prompt": {"type": "string"},
-            "expected_skill_load": {"type": "string", "description": "Skill name, or none."},
-            "criteria": {"$ref": "#/$defs/criteria"},
-            "golden_checklist": {"type": "array", "items": {"type": "string"}},
-            "deterministic": {"$ref": "#/$defs/deterministic"},
-            "fixture": {"type": "object", "properties": {
-                "state": {"type": "string"}, "setup": {"type": "string"}, "teardown": {"type": "string"}}}}},
+        "criterion": {
+            "type": "object",
+            "properties": {
+                "weight": {
+                    "type": "number",
+                    "minimum": 0,
+                    "maximum": 1,
+                    "description": "Weight (default 0.33).",
+                },
+                "description": {"type": "string", "description": "What the judge checks."},
+            },
+        },
+        "criteria": {
+            "type": "object",
+            "properties": {
+                "discovery": {"$ref": "#/$defs/criterion"},
+                "adherence": {"$ref": "#/$defs/criterion"},
+                "output": {"$ref": "#/$defs/criterion"},
+            },
+        },
+        "deterministic": {
+            "type": "object",
+            "properties": {
+                "expect_skill_activation": {"type": "boolean", "description": "Default true."},
+                "expect_marker": {"type": "string"},
+                "expect_tool_calls": {"type": "array", "items": {"type": "string"}},
+                "expect_no_tool_calls": {"type": "array", "items": {"type": "string"}},
+                "expect_contains": {"type": "array", "items": {"type": "string"}},
+                "expect_not_contains": {"type": "array", "items": {"type": "string"}},
+                "expect_regex": {"type": "array", "items": {"type": "string"}},
+                "expect_javascript": {"type": "string"},
+                "expect_file_exists": {"type": "array", "items": {"type": "string"}},
+            },
+        },
+        "task": {
+            "type": "object",
+            "required": ["id", "prompt"],
+            "properties": {
+                "id": {"type": "string", "description": "Unique task id."},
+                "prompt": {"type": "string"},
+                "expected_skill_load": {"type": "string", "description": "Skill name, or none."},
+                "criteria": {"$ref": "#/$defs/criteria"},
+                "golden_checklist": {"type": "array", "items": {"type": "string"}},
+                "deterministic": {"$ref": "#/$defs/deterministic"},
+                "fixture": {
+                    "type": "object",
+                    "properties": {
+                        "state": {"type": "string"},
+                        "setup": {"type": "string"},
+                        "teardown": {"type": "string"},
+                    },
+                },
+            },
+        },
     },
     "properties": {
         "skill": {"type": "string", "description": "The skill under evaluation."},
         "version": {"type": "string"},
-        "defaults": {"type": "object", "properties": {
-            "expected_skill_load": {"type": "string"}, "criteria": {"$ref": "#/$defs/criteria"}}},
+        "defaults": {
+            "type": "object",
+            "properties": {
+                "expected_skill_load": {"type": "string"},
+                "criteria": {"$ref": "#/$defs/criteria"},
+            },
+        },
         "tasks": {"type": "array", "items": {"$ref": "#/$defs/task"}},
     },
 }
@@ -704,23 +817,37 @@ SKILLJACK_FALLBACK_SCHEMA: dict[str, Any] = {
 
 def skilljack_text(n_tasks: int, header: str) -> str:
     """13 lines a task, like the corpus file; every 10th task is a false-positive test (``-fp-``)."""
-    out = [header + 'skill: greeting', 'version: "1.0"', "", "defaults:", "  expected_skill_load: greeting",
-           "  criteria:", "    discovery: { weight: 0.3 }", "    adherence: { weight: 0.4 }",
-           "    output: { weight: 0.3 }", "", "tasks:"]
+    out = [
+        header + "skill: greeting",
+        'version: "1.0"',
+        "",
+        "defaults:",
+        "  expected_skill_load: greeting",
+        "  criteria:",
+        "    discovery: { weight: 0.3 }",
+        "    adherence: { weight: 0.4 }",
+        "    output: { weight: 0.3 }",
+        "",
+        "tasks:",
+    ]
     for i in range(1, n_tasks + 1):
         fp = i % 10 == 0
-        out += [f"  - id: gr-fp-{i:03d}" if fp else f"  - id: gr-{i:03d}",
-                f'    prompt: "Task {i}: please greet member {i} of the team in the house style."',
-                f"    expected_skill_load: {'none' if fp else 'greeting'}",
-                "    deterministic:",
-                f"      expect_skill_activation: {'false' if fp else 'true'}"]
+        out += [
+            f"  - id: gr-fp-{i:03d}" if fp else f"  - id: gr-{i:03d}",
+            f'    prompt: "Task {i}: please greet member {i} of the team in the house style."',
+            f"    expected_skill_load: {'none' if fp else 'greeting'}",
+            "    deterministic:",
+            f"      expect_skill_activation: {'false' if fp else 'true'}",
+        ]
         if not fp:
             out.append('      expect_marker: "GREETING_SUCCESS"')
-        out += ["    criteria:",
-                f'      discovery: {{ weight: 0.3, description: "Should load the greeting skill for task {i}" }}',
-                '      adherence: { weight: 0.4, description: "Should follow the greeting format of the skill" }',
-                '      output: { weight: 0.3, description: "Greeting is friendly and includes the marker" }',
-                "    golden_checklist:"]
+        out += [
+            "    criteria:",
+            f'      discovery: {{ weight: 0.3, description: "Should load the greeting skill for task {i}" }}',
+            '      adherence: { weight: 0.4, description: "Should follow the greeting format of the skill" }',
+            '      output: { weight: 0.3, description: "Greeting is friendly and includes the marker" }',
+            "    golden_checklist:",
+        ]
         if fp:
             out += ['      - "Did not load the greeting skill"', '      - "Answered without the skill"']
         else:
@@ -734,8 +861,10 @@ def make_skilljack(tmp: Path, n_tasks: int) -> tuple[Path, Path, Probe, str]:
     pkg = tmp / "sj"
     skill = pkg / "skills" / "greeting"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people in the house style "
-                                    "with the GREETING_SUCCESS marker.\n---\n\n# Greeting\n\nSay hello.\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets people in the house style "
+        "with the GREETING_SUCCESS marker.\n---\n\n# Greeting\n\nSay hello.\n"
+    )
     if SKILLJACK_SCHEMA.is_file():
         schema, note = SKILLJACK_SCHEMA, f"schemas/{SKILLJACK_SCHEMA.name} (evalens' own)"
     else:
@@ -812,9 +941,17 @@ def report(results: dict[str, Any]) -> None:
     ev, yl = results.get("evalens", {}), results.get("yls")
     header = ["measure", "evalens", "yaml-language-server 2.0.0", "evalens / YLS", "target", "met"]
 
-    def row(name: str, a: Any, b: Any, f: Callable[[Any], str], target: str = "",
-            ok: bool | None = None) -> list[str]:
-        return [name, f(a), f(b) if yl is not None else "(--no-yls)", fmt_ratio(ratio(a, b)), target, verdict(ok)]
+    def row(
+        name: str, a: Any, b: Any, f: Callable[[Any], str], target: str = "", ok: bool | None = None
+    ) -> list[str]:
+        return [
+            name,
+            f(a),
+            f(b) if yl is not None else "(--no-yls)",
+            fmt_ratio(ratio(a, b)),
+            target,
+            verdict(ok),
+        ]
 
     A, B = dig(ev, "case") or {}, dig(yl, "case") if yl else None
     init_e, init_y = dig(ev, "init", "median"), dig(yl, "init", "median")
@@ -826,37 +963,98 @@ def report(results: dict[str, Any]) -> None:
     def split(part: dict[str, Any] | None) -> str:
         a, b = dig(part, "change", "p50_breaking_edit"), dig(part, "change", "p50_repairing_edit")
         return "-" if a is None else f"{fmt_ms(a)} / {fmt_ms(b)}"
+
     rows = [
-        row(f"initialize incl. process start (median of {dig(ev, 'init', 'n')})", init_e, init_y, fmt_s,
-            f"<= {TARGET_INIT_S} s", None if init_e is None else init_e <= TARGET_INIT_S),
-        [f"  same for an empty pygls 2 server (floor, median of {dig(ev, 'init_floor', 'n')})",
-         fmt_s(dig(ev, "init_floor", "median")), "-", "-", "", "-"],
-        row("cold: process start -> first publishDiagnostics of the case (median)",
-            dig(ev, "init", "spawn_to_first_diagnostics_s"), dig(yl, "init", "spawn_to_first_diagnostics_s"), fmt_s),
-        row("didOpen -> first publishDiagnostics (warm server)", dig(A, "open_to_diagnostics_ms"),
-            dig(B, "open_to_diagnostics_ms"), fmt_ms),
-        row(f"didChange -> publishDiagnostics p50 (n={dig(A, 'change', 'n')})", ch50, dig(B, "change", "p50"),
-            fmt_ms, f"<= {TARGET_CHANGE_P50_MS:.0f} ms", None if ch50 is None else ch50 <= TARGET_CHANGE_P50_MS),
+        row(
+            f"initialize incl. process start (median of {dig(ev, 'init', 'n')})",
+            init_e,
+            init_y,
+            fmt_s,
+            f"<= {TARGET_INIT_S} s",
+            None if init_e is None else init_e <= TARGET_INIT_S,
+        ),
+        [
+            f"  same for an empty pygls 2 server (floor, median of {dig(ev, 'init_floor', 'n')})",
+            fmt_s(dig(ev, "init_floor", "median")),
+            "-",
+            "-",
+            "",
+            "-",
+        ],
+        row(
+            "cold: process start -> first publishDiagnostics of the case (median)",
+            dig(ev, "init", "spawn_to_first_diagnostics_s"),
+            dig(yl, "init", "spawn_to_first_diagnostics_s"),
+            fmt_s,
+        ),
+        row(
+            "didOpen -> first publishDiagnostics (warm server)",
+            dig(A, "open_to_diagnostics_ms"),
+            dig(B, "open_to_diagnostics_ms"),
+            fmt_ms,
+        ),
+        row(
+            f"didChange -> publishDiagnostics p50 (n={dig(A, 'change', 'n')})",
+            ch50,
+            dig(B, "change", "p50"),
+            fmt_ms,
+            f"<= {TARGET_CHANGE_P50_MS:.0f} ms",
+            None if ch50 is None else ch50 <= TARGET_CHANGE_P50_MS,
+        ),
         row("didChange -> publishDiagnostics p90", dig(A, "change", "p90"), dig(B, "change", "p90"), fmt_ms),
         ["  p50 of breaking / repairing edits", split(A), split(B) if yl else "(--no-yls)", "-", "", "-"],
-        row(f"completion p50 (n={dig(A, 'completion', 'n')})", co50, dig(B, "completion", "p50"), fmt_ms,
-            f"<= {TARGET_COMPLETION_MS:.0f} ms", None if co50 is None else co50 <= TARGET_COMPLETION_MS),
+        row(
+            f"completion p50 (n={dig(A, 'completion', 'n')})",
+            co50,
+            dig(B, "completion", "p50"),
+            fmt_ms,
+            f"<= {TARGET_COMPLETION_MS:.0f} ms",
+            None if co50 is None else co50 <= TARGET_COMPLETION_MS,
+        ),
         row("completion p90", dig(A, "completion", "p90"), dig(B, "completion", "p90"), fmt_ms),
-        row("completion, first request", dig(A, "completion", "first"), dig(B, "completion", "first"), fmt_ms),
+        row(
+            "completion, first request", dig(A, "completion", "first"), dig(B, "completion", "first"), fmt_ms
+        ),
         row(f"hover p50 (n={dig(A, 'hover', 'n')})", dig(A, "hover", "p50"), dig(B, "hover", "p50"), fmt_ms),
         row("hover p90", dig(A, "hover", "p90"), dig(B, "hover", "p90"), fmt_ms),
         row("peak RSS (VmHWM), case session", dig(A, "peak_rss_kib"), dig(B, "peak_rss_kib"), fmt_mb),
-        [f"{nf}-file workspace: initialized -> evalens/scanComplete (median of "
-         f"{len(dig(ev, 'workspace', 'runs') or [])})", fmt_s(ws_e), "n/a (no start-up scan)", "-",
-         f"<= {TARGET_WORKSPACE_S} s", verdict(None if ws_e is None else ws_e <= TARGET_WORKSPACE_S)],
-        [f"{nf}-file workspace: scan seconds reported in scanComplete", fmt_s(dig(ev, "workspace", "server_seconds")),
-         "n/a", "-", "", "-"],
-        [f"{nf}-file workspace: peak RSS after the start-up scan", fmt_mb(dig(ev, "workspace", "scan_peak_rss_kib")),
-         "n/a", "-", "", "-"],
-        row(f"didOpen of all {nf} files -> every file published", dig(ev, "workspace", "open_to_all_published_s"),
-            dig(yl, "workspace", "open_to_all_published_s"), fmt_s),
-        row(f"peak RSS with {nf} open files", dig(ev, "workspace", "peak_rss_kib"),
-            dig(yl, "workspace", "peak_rss_kib"), fmt_mb),
+        [
+            f"{nf}-file workspace: initialized -> evalens/scanComplete (median of "
+            f"{len(dig(ev, 'workspace', 'runs') or [])})",
+            fmt_s(ws_e),
+            "n/a (no start-up scan)",
+            "-",
+            f"<= {TARGET_WORKSPACE_S} s",
+            verdict(None if ws_e is None else ws_e <= TARGET_WORKSPACE_S),
+        ],
+        [
+            f"{nf}-file workspace: scan seconds reported in scanComplete",
+            fmt_s(dig(ev, "workspace", "server_seconds")),
+            "n/a",
+            "-",
+            "",
+            "-",
+        ],
+        [
+            f"{nf}-file workspace: peak RSS after the start-up scan",
+            fmt_mb(dig(ev, "workspace", "scan_peak_rss_kib")),
+            "n/a",
+            "-",
+            "",
+            "-",
+        ],
+        row(
+            f"didOpen of all {nf} files -> every file published",
+            dig(ev, "workspace", "open_to_all_published_s"),
+            dig(yl, "workspace", "open_to_all_published_s"),
+            fmt_s,
+        ),
+        row(
+            f"peak RSS with {nf} open files",
+            dig(ev, "workspace", "peak_rss_kib"),
+            dig(yl, "workspace", "peak_rss_kib"),
+            fmt_mb,
+        ),
     ]
     lines = results["meta"]["case_lines"]
     print_table(f"Scenario A - UAAPS case ({lines} lines) and a {nf}-case workspace", header, rows)
@@ -866,39 +1064,64 @@ def report(results: dict[str, Any]) -> None:
     r_co = ratio(dig(S, "completion", "p50"), dig(T, "completion", "p50"))
     r_rss = ratio(dig(S, "peak_rss_kib"), dig(T, "peak_rss_kib"))
     rows = [
-        row("didOpen -> first publishDiagnostics", dig(S, "open_to_diagnostics_ms"),
-            dig(T, "open_to_diagnostics_ms"), fmt_ms),
-        row(f"didChange -> publishDiagnostics p50 (n={dig(S, 'change', 'n')})", dig(S, "change", "p50"),
-            dig(T, "change", "p50"), fmt_ms, f"<= {TARGET_SJ_CHANGE_RATIO}x YLS",
-            None if r_ch is None else r_ch <= TARGET_SJ_CHANGE_RATIO),
+        row(
+            "didOpen -> first publishDiagnostics",
+            dig(S, "open_to_diagnostics_ms"),
+            dig(T, "open_to_diagnostics_ms"),
+            fmt_ms,
+        ),
+        row(
+            f"didChange -> publishDiagnostics p50 (n={dig(S, 'change', 'n')})",
+            dig(S, "change", "p50"),
+            dig(T, "change", "p50"),
+            fmt_ms,
+            f"<= {TARGET_SJ_CHANGE_RATIO}x YLS",
+            None if r_ch is None else r_ch <= TARGET_SJ_CHANGE_RATIO,
+        ),
         row("didChange -> publishDiagnostics p90", dig(S, "change", "p90"), dig(T, "change", "p90"), fmt_ms),
         ["  p50 of breaking / repairing edits", split(S), split(T) if yl else "(--no-yls)", "-", "", "-"],
-        row(f"completion p50 (n={dig(S, 'completion', 'n')})", dig(S, "completion", "p50"),
-            dig(T, "completion", "p50"), fmt_ms, f"<= {TARGET_SJ_COMPLETION_RATIO}x YLS",
-            None if r_co is None else r_co <= TARGET_SJ_COMPLETION_RATIO),
+        row(
+            f"completion p50 (n={dig(S, 'completion', 'n')})",
+            dig(S, "completion", "p50"),
+            dig(T, "completion", "p50"),
+            fmt_ms,
+            f"<= {TARGET_SJ_COMPLETION_RATIO}x YLS",
+            None if r_co is None else r_co <= TARGET_SJ_COMPLETION_RATIO,
+        ),
         row("completion p90", dig(S, "completion", "p90"), dig(T, "completion", "p90"), fmt_ms),
         row(f"hover p50 (n={dig(S, 'hover', 'n')})", dig(S, "hover", "p50"), dig(T, "hover", "p50"), fmt_ms),
-        row("peak RSS (VmHWM)", dig(S, "peak_rss_kib"), dig(T, "peak_rss_kib"), fmt_mb,
-            f"<= {TARGET_SJ_RSS_RATIO}x YLS", None if r_rss is None else r_rss <= TARGET_SJ_RSS_RATIO),
+        row(
+            "peak RSS (VmHWM)",
+            dig(S, "peak_rss_kib"),
+            dig(T, "peak_rss_kib"),
+            fmt_mb,
+            f"<= {TARGET_SJ_RSS_RATIO}x YLS",
+            None if r_rss is None else r_rss <= TARGET_SJ_RSS_RATIO,
+        ),
     ]
     m = results["meta"]
-    print_table(f"Scenario B - skilljack tasks.yaml ({m['skilljack_tasks']} tasks, {m['skilljack_lines']} lines)",
-                header, rows)
+    print_table(
+        f"Scenario B - skilljack tasks.yaml ({m['skilljack_tasks']} tasks, {m['skilljack_lines']} lines)",
+        header,
+        rows,
+    )
 
-    notes = [f"schema for YLS: {m['case_schema']} (case), {m['skilljack_schema']} (skilljack); modeline, "
-             "SchemaStore off; same text for both servers",
-             f"diagnostics on open: evalens {dig(A, 'diagnostics_on_open')} / YLS {dig(B, 'diagnostics_on_open')}"
-             f" (case), evalens {dig(S, 'diagnostics_on_open')} / YLS {dig(T, 'diagnostics_on_open')} (skilljack)",
-             f"completion items: evalens {dig(A, 'completion', 'result_size')} / "
-             f"YLS {dig(B, 'completion', 'result_size')} (case), evalens {dig(S, 'completion', 'result_size')} / "
-             f"YLS {dig(T, 'completion', 'result_size')} (skilljack)",
-             f"{nf}-case workspace (every 10th case has a problem): evalens scanned "
-             f"{dig(ev, 'workspace', 'files')} eval files and pushed {dig(ev, 'workspace', 'publishes')} "
-             "publishDiagnostics (files with problems) before scanComplete",
-             f"machine load (other sessions share it): {'; '.join(m.get('load_during', []))}",
-             f"machine: {m['cpus']} CPUs, load average {m['load_before']} before / {m['load_after']} after; "
-             f"Python {m['python']}, Node {m['node']}; {m['started']} UTC; commit {m['commit']}; "
-             f"mode {'quick' if m['quick'] else 'full'}; 2 warm-up iterations excluded from every percentile"]
+    notes = [
+        f"schema for YLS: {m['case_schema']} (case), {m['skilljack_schema']} (skilljack); modeline, "
+        "SchemaStore off; same text for both servers",
+        f"diagnostics on open: evalens {dig(A, 'diagnostics_on_open')} / YLS {dig(B, 'diagnostics_on_open')}"
+        f" (case), evalens {dig(S, 'diagnostics_on_open')} / YLS {dig(T, 'diagnostics_on_open')} (skilljack)",
+        f"completion items: evalens {dig(A, 'completion', 'result_size')} / "
+        f"YLS {dig(B, 'completion', 'result_size')} (case), evalens {dig(S, 'completion', 'result_size')} / "
+        f"YLS {dig(T, 'completion', 'result_size')} (skilljack)",
+        f"{nf}-case workspace (every 10th case has a problem): evalens scanned "
+        f"{dig(ev, 'workspace', 'files')} eval files and pushed {dig(ev, 'workspace', 'publishes')} "
+        "publishDiagnostics (files with problems) before scanComplete",
+        f"machine load (other sessions share it): {'; '.join(m.get('load_during', []))}",
+        f"machine: {m['cpus']} CPUs, load average {m['load_before']} before / {m['load_after']} after; "
+        f"Python {m['python']}, Node {m['node']}; {m['started']} UTC; commit {m['commit']}; "
+        f"mode {'quick' if m['quick'] else 'full'}; 2 warm-up iterations excluded from every percentile",
+    ]
     for scope in ("evalens", "yls"):
         for name, part in (results.get(scope) or {}).items():
             if isinstance(part, dict) and part.get("error"):
@@ -922,36 +1145,58 @@ def machine_load() -> str:
 
 def node_version() -> str:
     try:
-        return subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10).stdout.strip()
+        return subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=10
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "missing"
 
 
 def git_commit() -> str:
     try:
-        return subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, timeout=10).stdout.strip()
+        return subprocess.run(
+            ["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "?"
 
 
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     quick = args.quick
-    iters = {"inits": 3 if quick else 7, "changes": 12 if quick else 40, "requests": 12 if quick else 40,
-             "ws_runs": 1 if quick else 3}
+    iters = {
+        "inits": 3 if quick else 7,
+        "changes": 12 if quick else 40,
+        "requests": 12 if quick else 40,
+        "ws_runs": 1 if quick else 3,
+    }
     sj_iters = {"changes": 6 if quick else 20, "requests": 6 if quick else 20}
-    results: dict[str, Any] = {"meta": {
-        "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()), "quick": quick, "cpus": os.cpu_count(),
-        "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()), "python": platform.python_version(),
-        "node": node_version(), "commit": git_commit(), "iterations": iters, "skilljack_iterations": sj_iters}}
+    results: dict[str, Any] = {
+        "meta": {
+            "started": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime()),
+            "quick": quick,
+            "cpus": os.cpu_count(),
+            "load_before": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+            "python": platform.python_version(),
+            "node": node_version(),
+            "commit": git_commit(),
+            "iterations": iters,
+            "skilljack_iterations": sj_iters,
+        }
+    }
     profile_dir = Path(args.profile_server).resolve() if args.profile_server else None
     if profile_dir is not None:
         profile_dir.mkdir(parents=True, exist_ok=True)
     servers = [("evalens", evalens_server(profile_dir))]
     if not args.no_yls:
         if not YLS_BIN.is_file():
-            print(f"yaml-language-server is not installed at {YLS_BIN}: run benchmarks/install-yls.sh "
-                  "(or pass --no-yls)", file=sys.stderr)
+            print(
+                f"yaml-language-server is not installed at {YLS_BIN}: run benchmarks/install-yls.sh "
+                "(or pass --no-yls)",
+                file=sys.stderr,
+            )
             raise SystemExit(2)
         servers.append(("yls", yls_server()))
 
@@ -961,9 +1206,14 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         ws, ws_paths = make_workspace(tmp, CASE_SCHEMA, args.files)
         sj_dir, sj_path, sj_probe, sj_note = make_skilljack(tmp, args.tasks)
         meta = results["meta"]
-        meta.update(case_lines=len(case.read_text().splitlines()), case_schema=f"schemas/{CASE_SCHEMA.name}",
-                    skilljack_schema=sj_note, skilljack_tasks=args.tasks,
-                    skilljack_lines=len(sj_path.read_text().splitlines()), workspace_files=args.files)
+        meta.update(
+            case_lines=len(case.read_text().splitlines()),
+            case_schema=f"schemas/{CASE_SCHEMA.name}",
+            skilljack_schema=sj_note,
+            skilljack_tasks=args.tasks,
+            skilljack_lines=len(sj_path.read_text().splitlines()),
+            workspace_files=args.files,
+        )
         for key, _ in servers:
             results[key] = {}
         only = set(args.only or ["init", "case", "workspace", "skilljack"])
@@ -982,14 +1232,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if "workspace" in only:
             for key, server in servers:
                 if key == "evalens":
-                    results[key]["workspace"] = await workspace_scenario_evalens(server, ws, ws_paths,
-                                                                                  iters["ws_runs"])
+                    results[key]["workspace"] = await workspace_scenario_evalens(
+                        server, ws, ws_paths, iters["ws_runs"]
+                    )
                 else:
                     results[key]["workspace"] = await workspace_scenario_yls(server, ws, ws_paths)
             loads.append(f"after the workspace scenario: {machine_load()}")
         if "skilljack" in only:
-            sj = await single_file_scenario(servers, sj_dir.parent.parent, sj_path, sj_probe, sj_iters,
-                                            "skilljack")
+            sj = await single_file_scenario(
+                servers, sj_dir.parent.parent, sj_path, sj_probe, sj_iters, "skilljack"
+            )
             for key, part in sj.items():
                 results[key]["skilljack"] = part
             loads.append(f"after the skilljack scenario: {machine_load()}")
@@ -1004,19 +1256,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", metavar="OUT", help="also write every sample and summary to OUT")
     parser.add_argument("--files", type=int, default=1000, help="case files in the workspace scenario")
     parser.add_argument("--tasks", type=int, default=500, help="tasks in the skilljack scenario")
-    parser.add_argument("--only", action="append", choices=["init", "case", "workspace", "skilljack"],
-                        help="run only this part (repeatable); the tables show '-' for the rest")
-    parser.add_argument("--profile-server", metavar="DIR",
-                        help="run evalens under cProfile and write one .prof per server process into DIR "
-                             "(event-loop thread only; timings then include the profiler's overhead)")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=["init", "case", "workspace", "skilljack"],
+        help="run only this part (repeatable); the tables show '-' for the rest",
+    )
+    parser.add_argument(
+        "--profile-server",
+        metavar="DIR",
+        help="run evalens under cProfile and write one .prof per server process into DIR "
+        "(event-loop thread only; timings then include the profiler's overhead)",
+    )
     args = parser.parse_args(argv)
     results = asyncio.run(run(args))
     report(results)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2, default=str), encoding="utf-8")
         print(f"\nwrote {args.json}")
-    failed = [k for k in ("evalens", "yls") for part in (results.get(k) or {}).values()
-              if isinstance(part, dict) and part.get("error")]
+    failed = [
+        k
+        for k in ("evalens", "yls")
+        for part in (results.get(k) or {}).values()
+        if isinstance(part, dict) and part.get("error")
+    ]
     return 1 if failed else 0
 
 

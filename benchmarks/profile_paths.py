@@ -42,7 +42,7 @@ def table(title: str, rows: list[tuple[str, float]], total: float | None = None)
 def top(profile: cProfile.Profile, n: int = 25) -> None:
     out = io.StringIO()
     pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(n)
-    print("\n".join(out.getvalue().splitlines()[:n + 12]))
+    print("\n".join(out.getvalue().splitlines()[: n + 12]))
 
 
 def scan_phases(ws: Path, use_cprofile: bool) -> None:
@@ -101,9 +101,12 @@ def scan_phases(ws: Path, use_cprofile: bool) -> None:
         candidates(str(p))
     cand_ms = (time.perf_counter() - t) * 1000 * len(paths) / len(sample)
     rows = [(k, statistics.median(v)) for k, v in runs.items()]
-    table(f"Start-up scan of {len(paths)} files, in-process (median of 3; candidates() alone costs "
-          f"~{cand_ms:.0f} ms per pass over the paths and runs twice: walk + detect)",
-          rows, statistics.median(totals))
+    table(
+        f"Start-up scan of {len(paths)} files, in-process (median of 3; candidates() alone costs "
+        f"~{cand_ms:.0f} ms per pass over the paths and runs twice: walk + detect)",
+        rows,
+        statistics.median(totals),
+    )
     if use_cprofile:
         prof = cProfile.Profile()
         prof.enable()
@@ -125,8 +128,9 @@ def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None
 
     good = path.read_text(encoding="utf-8")
     lines = good.split("\n")
-    lines[probe.toggle_line] = lines[probe.toggle_line][:probe.toggle_col] + \
-        lines[probe.toggle_line][probe.toggle_col + 1:]
+    lines[probe.toggle_line] = (
+        lines[probe.toggle_line][: probe.toggle_col] + lines[probe.toggle_line][probe.toggle_col + 1 :]
+    )
     bad = "\n".join(lines)
     indexes = IndexCache()
     validate_text(str(path), good, indexes, {})
@@ -154,9 +158,13 @@ def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None
             acc["schema check"].append((t2 - t1) * 1000)
             acc["format refine + rules"].append((t3 - t2) * 1000)
             acc["to LSP diagnostics"].append((t4 - t3) * 1000)
-            acc["freeing the old tree + the deferred automatic GC (after the publish in the server)"].append((t5 - t4) * 1000)
-        table(f"skilljack tasks.yaml ({len(lines)} lines), {label}: one validate_text (median of 5)",
-              [(k, statistics.median(v)) for k, v in acc.items()])
+            acc["freeing the old tree + the deferred automatic GC (after the publish in the server)"].append(
+                (t5 - t4) * 1000
+            )
+        table(
+            f"skilljack tasks.yaml ({len(lines)} lines), {label}: one validate_text (median of 5)",
+            [(k, statistics.median(v)) for k, v in acc.items()],
+        )
         if use_cprofile:
             prof = cProfile.Profile()
             prof.enable()
@@ -166,11 +174,13 @@ def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None
 
 
 def cold_start() -> None:
-    code = ("import time; t0=time.perf_counter();"
-            "from evalens.server.server import create_server; s=create_server(); t1=time.perf_counter();"
-            "from pathlib import Path; from evalens.core.validate import validate_text;"
-            "validate_text('/x/evals/cases/a.yaml', 'name: a\\ninput: {prompt: p}\\njudge: {criteria: c}\\n');"
-            "t2=time.perf_counter(); print(f'{(t1-t0)*1000:.0f} {(t2-t1)*1000:.0f}')")
+    code = (
+        "import time; t0=time.perf_counter();"
+        "from evalens.server.server import create_server; s=create_server(); t1=time.perf_counter();"
+        "from pathlib import Path; from evalens.core.validate import validate_text;"
+        "validate_text('/x/evals/cases/a.yaml', 'name: a\\ninput: {prompt: p}\\njudge: {criteria: c}\\n');"
+        "t2=time.perf_counter(); print(f'{(t1-t0)*1000:.0f} {(t2-t1)*1000:.0f}')"
+    )
     rows: dict[str, list[float]] = defaultdict(list)
     for _ in range(3):
         t = time.perf_counter()
@@ -181,9 +191,17 @@ def cold_start() -> None:
         rows["import + create_server()"].append(float(a))
         rows["first validation (lazy imports: formats, models, jsonschema)"].append(float(b))
     table("Cold start (median of 3)", [(k, statistics.median(v)) for k, v in rows.items()])
-    out = subprocess.run([sys.executable, "-X", "importtime", "-c",
-                          "from evalens.server.server import create_server; create_server()"],
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            "from evalens.server.server import create_server; create_server()",
+        ],
+        capture_output=True,
+        text=True,
+    )
     entries = []
     for line in out.stderr.splitlines():
         parts = line.split("|")

@@ -38,16 +38,31 @@ def make_package(root: Path, cases: int, network: bool) -> Path:
     (root / "skills" / "bench").mkdir(parents=True)
     (root / "skills" / "bench" / "SKILL.md").write_text("---\nname: bench\ndescription: bench\n---\nbody\n")
     (root / "hooks").mkdir()
-    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}))
-    (root / "evals" / "eval-config.json").write_text(json.dumps({
-        "version": 1, "engine": "claude-code", "timeout": 60,
-        "sandbox": {"network": network, "writable-paths": ["output/"]}}))
+    (root / "hooks" / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]
+                }
+            }
+        )
+    )
+    (root / "evals" / "eval-config.json").write_text(
+        json.dumps(
+            {
+                "version": 1,
+                "engine": "claude-code",
+                "timeout": 60,
+                "sandbox": {"network": network, "writable-paths": ["output/"]},
+            }
+        )
+    )
     for i in range(cases):
         (root / "evals" / "cases" / f"{i:02d}.yaml").write_text(
             f"name: case-{i:02d}\ninput:\n  prompt: bench\n  files: [fixtures/data.txt]\n"
             "expected:\n  contains: [GREETING-OK]\n  files-created: [output/result.txt]\n"
-            "judge:\n  criteria: anything\n")
+            "judge:\n  criteria: anything\n"
+        )
     return root
 
 
@@ -55,8 +70,9 @@ async def run(pkg: Path, jobs: int) -> tuple[float, list]:
     from evalens.runner.api import RunRequest, run_cases
 
     start = time.monotonic()
-    outcome = await run_cases(RunRequest(package_root=pkg, jobs=jobs, no_judge=True,
-                                         extra_env=["EVALENS_BENCH_AGENT_SECONDS"]))
+    outcome = await run_cases(
+        RunRequest(package_root=pkg, jobs=jobs, no_judge=True, extra_env=["EVALENS_BENCH_AGENT_SECONDS"])
+    )
     elapsed = time.monotonic() - start
     bad = [r for r in outcome.results if r.verdict != "PASS"]
     if bad:
@@ -88,17 +104,31 @@ def main() -> int:
         _elapsed, results = asyncio.run(run(pkg, 1))
         overheads = [(r.duration_seconds - r.agent_seconds) * 1000 for r in results]
         agent_ms = [r.agent_seconds * 1000 for r in results]
-        rows.append((f"runner overhead per case, median ({label})", f"{statistics.median(overheads):.1f} ms",
-                     "<= 50 ms", statistics.median(overheads) <= 50))
-        rows.append((f"  agent process incl. sandbox start-up, median ({label})",
-                     f"{statistics.median(agent_ms):.1f} ms", "(not overhead)", None))
+        rows.append(
+            (
+                f"runner overhead per case, median ({label})",
+                f"{statistics.median(overheads):.1f} ms",
+                "<= 50 ms",
+                statistics.median(overheads) <= 50,
+            )
+        )
+        rows.append(
+            (
+                f"  agent process incl. sandbox start-up, median ({label})",
+                f"{statistics.median(agent_ms):.1f} ms",
+                "(not overhead)",
+                None,
+            )
+        )
     pkg = make_package(work / "jobs", args.cases, False)
     os.environ["EVALENS_BENCH_AGENT_SECONDS"] = str(args.agent_seconds)
     serial, _ = asyncio.run(run(pkg, 1))
     parallel, _ = asyncio.run(run(pkg, 4))
     ratio = parallel / serial
     rows.append((f"{args.cases} cases x {args.agent_seconds:g} s agent, serial", f"{serial:.2f} s", "", None))
-    rows.append((f"{args.cases} cases x {args.agent_seconds:g} s agent, --jobs 4", f"{parallel:.2f} s", "", None))
+    rows.append(
+        (f"{args.cases} cases x {args.agent_seconds:g} s agent, --jobs 4", f"{parallel:.2f} s", "", None)
+    )
     rows.append(("--jobs 4 / serial", f"{ratio:.3f}x", "<= 0.3x", ratio <= 0.3))
     width = max(len(r[0]) for r in rows)
     print(f"{'measure':<{width}}  {'value':>10}  {'target':>14}  ok")

@@ -69,8 +69,12 @@ def read_tsv(path: Path) -> list[dict[str, str]]:
 
 def run_validate(corpus: Path) -> list[dict]:
     """``evalens validate --format json`` over the corpus, as a user would run it."""
-    proc = subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "json", str(corpus)],
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalens", "validate", "--format", "json", str(corpus)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode not in (0, 1):
         raise SystemExit(f"evalens validate failed ({proc.returncode}):\n{proc.stderr}")
     return json.loads(proc.stdout)["problems"]
@@ -81,13 +85,15 @@ def diagnostics_from(problems: list[dict], corpus: Path) -> list[Diagnostic]:
     root = str(corpus.resolve())
     for p in problems:
         path = str(Path(p["path"]).absolute())
-        rel = path[len(root) + 1:] if path.startswith(root + "/") else p["path"]
+        rel = path[len(root) + 1 :] if path.startswith(root + "/") else p["path"]
         related = tuple(int(r["line"]) for r in p.get("related") or ())
         out.append(Diagnostic(rel, int(p["line"]), p["severity"], p["code"], p["message"], related))
     return out
 
 
-def score(diagnostics: list[Diagnostic], verdicts: list[dict[str, str]], manifest: list[dict[str, str]]) -> Score:
+def score(
+    diagnostics: list[Diagnostic], verdicts: list[dict[str, str]], manifest: list[dict[str, str]]
+) -> Score:
     kinds = {row["local_path"]: row["kind"] for row in manifest}
     by_line: dict[tuple[str, int], list[dict[str, str]]] = defaultdict(list)
     for row in verdicts:
@@ -109,7 +115,9 @@ def score(diagnostics: list[Diagnostic], verdicts: list[dict[str, str]], manifes
             if v == "TP*":
                 key = (d.path, d.code)
                 d.verdict = "wrong" if key in loud_seen else "correct"
-                d.why = "TP*: too loud (one per file is right)" if key in loud_seen else "TP*: first of its kind"
+                d.why = (
+                    "TP*: too loud (one per file is right)" if key in loud_seen else "TP*: first of its kind"
+                )
                 loud_seen.add(key)
             else:
                 d.verdict = "correct" if v in REAL or v == "LA" else "wrong"
@@ -118,8 +126,11 @@ def score(diagnostics: list[Diagnostic], verdicts: list[dict[str, str]], manifes
             d.verdict, d.why = "correct", "FN caught"
         else:
             d.verdict, d.why = "unreviewed", "no verdict for this line and code"
-    for group, sevs in (("errors+warnings", {"error", "warning"}), ("all", {"error", "warning", "info", "hint"}),
-                        ("errors", {"error"})):
+    for group, sevs in (
+        ("errors+warnings", {"error", "warning"}),
+        ("all", {"error", "warning", "info", "hint"}),
+        ("errors", {"error"}),
+    ):
         result.counts[group] = Counter(d.verdict for d in diagnostics if d.severity in sevs)
     flagged = {(d.path, line, d.code) for d in diagnostics for line in (d.line, *d.related)}
     flagged_line = {(d.path, line) for d in diagnostics for line in (d.line, *d.related)}
@@ -157,26 +168,35 @@ def _ratio(a: int, b: int) -> str:
 
 
 def table(s: Score) -> str:
-    lines = ["| severities | diagnostics | correct | wrong | unreviewed | precision (reviewed) | "
-             "precision (unreviewed = wrong) |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        "| severities | diagnostics | correct | wrong | unreviewed | precision (reviewed) | "
+        "precision (unreviewed = wrong) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for group in ("errors+warnings", "all", "errors"):
         c = s.counts[group]
         total = sum(c.values())
-        lines.append(f"| {group} | {total} | {c['correct']} | {c['wrong']} | {c['unreviewed']} | "
-                     f"{_ratio(c['correct'], c['correct'] + c['wrong'])} | {_ratio(c['correct'], total)} |")
+        lines.append(
+            f"| {group} | {total} | {c['correct']} | {c['wrong']} | {c['unreviewed']} | "
+            f"{_ratio(c['correct'], c['correct'] + c['wrong'])} | {_ratio(c['correct'], total)} |"
+        )
     errs = s.counts["errors"]
-    lines += ["", "| measure | value | target |", "|---|---:|---:|",
-              f"| precision, errors+warnings (reviewed) | "
-              f"{_ratio(s.counts['errors+warnings']['correct'], s.counts['errors+warnings']['correct'] + s.counts['errors+warnings']['wrong'])}"
-              f" | >= {TARGETS['precision_ew']} |",
-              f"| precision, all severities (reviewed) | "
-              f"{_ratio(s.counts['all']['correct'], s.counts['all']['correct'] + s.counts['all']['wrong'])}"
-              f" | >= {TARGETS['precision_all']} |",
-              f"| recall (TP, FN, TP* once per file) | {s.recall_hits}/{s.recall_total} = "
-              f"{_ratio(s.recall_hits, s.recall_total)} | >= {TARGETS['recall']} |",
-              f"| TP-strict flagged (strict profile only) | {s.strict_hits}/{s.strict_total} | (context) |",
-              f"| errors that are noise | {errs['wrong']} of {sum(errs.values())} | 0 |",
-              f"| errors on files the reviewer called valid | {len(s.valid_file_errors)} | 0 |"]
+    lines += [
+        "",
+        "| measure | value | target |",
+        "|---|---:|---:|",
+        f"| precision, errors+warnings (reviewed) | "
+        f"{_ratio(s.counts['errors+warnings']['correct'], s.counts['errors+warnings']['correct'] + s.counts['errors+warnings']['wrong'])}"
+        f" | >= {TARGETS['precision_ew']} |",
+        f"| precision, all severities (reviewed) | "
+        f"{_ratio(s.counts['all']['correct'], s.counts['all']['correct'] + s.counts['all']['wrong'])}"
+        f" | >= {TARGETS['precision_all']} |",
+        f"| recall (TP, FN, TP* once per file) | {s.recall_hits}/{s.recall_total} = "
+        f"{_ratio(s.recall_hits, s.recall_total)} | >= {TARGETS['recall']} |",
+        f"| TP-strict flagged (strict profile only) | {s.strict_hits}/{s.strict_total} | (context) |",
+        f"| errors that are noise | {errs['wrong']} of {sum(errs.values())} | 0 |",
+        f"| errors on files the reviewer called valid | {len(s.valid_file_errors)} | 0 |",
+    ]
     return "\n".join(lines)
 
 
@@ -188,7 +208,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     corpus = args.corpus
     problems = json.loads(args.from_json.read_text())["problems"] if args.from_json else run_validate(corpus)
-    s = score(diagnostics_from(problems, corpus), read_tsv(corpus / "VERDICTS.tsv"), read_tsv(corpus / "MANIFEST.tsv"))
+    s = score(
+        diagnostics_from(problems, corpus),
+        read_tsv(corpus / "VERDICTS.tsv"),
+        read_tsv(corpus / "MANIFEST.tsv"),
+    )
     print(table(s))
     if args.list:
         for kind in ("wrong", "unreviewed"):

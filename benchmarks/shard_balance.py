@@ -42,9 +42,11 @@ def main(argv: list[str] | None = None) -> int:
             return max(sum(durations.values()) / n, max(durations.values()))
 
         lb, lb_real = bound(prior), bound(real)
-        print(f"| {n_units} | {n_shards} | {lb:.0f} s | {span(by_count, prior) / lb - 1:+.1%} "
-              f"| {span(by_time, prior) / lb - 1:+.1%} | {span(by_count, real) / lb_real - 1:+.1%} "
-              f"| {span(by_time, real) / lb_real - 1:+.1%} |")
+        print(
+            f"| {n_units} | {n_shards} | {lb:.0f} s | {span(by_count, prior) / lb - 1:+.1%} "
+            f"| {span(by_time, prior) / lb - 1:+.1%} | {span(by_count, real) / lb_real - 1:+.1%} "
+            f"| {span(by_time, real) / lb_real - 1:+.1%} |"
+        )
     return 0
 
 

@@ -25,8 +25,9 @@ DEFAULT_CAPTURE_BYTES = 16 << 20  # per stream; override with EVALENS_MAX_OUTPUT
 READ_CHUNK = 1 << 16
 
 
-async def in_thread(func: Callable[..., Any], *args: Any,
-                    on_cancel: Callable[[Any], None] | None = None) -> Any:
+async def in_thread(
+    func: Callable[..., Any], *args: Any, on_cancel: Callable[[Any], None] | None = None
+) -> Any:
     """Run blocking work (file copies, ``/proc`` scans, probes, parsing) in a worker thread, off the event loop.
     If the caller is cancelled, the thread is let finish before re-raising (so no one races the cleanup that
     follows), and ``on_cancel`` gets what it produced (a sandbox to remove)."""
@@ -91,7 +92,9 @@ async def start_bridges(specs: list[BridgeSpec], owner: int | None) -> list[Brid
     for spec in specs:
         bridge = Bridge(spec)
 
-        async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, bridge: Bridge = bridge) -> None:
+        async def handle(
+            reader: asyncio.StreamReader, writer: asyncio.StreamWriter, bridge: Bridge = bridge
+        ) -> None:
             task = asyncio.current_task()
             if task is not None:
                 bridge.tasks.add(task)
@@ -195,8 +198,14 @@ def kill_tree(root_pid: int, known: set[int] | None = None) -> list[int]:
     return killed
 
 
-async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, int], name: str,
-                 on_data: Callable[[bytes], None] | None = None) -> None:
+async def _drain(
+    sock: socket.socket,
+    dest: Path,
+    limit: int,
+    counts: dict[str, int],
+    name: str,
+    on_data: Callable[[bytes], None] | None = None,
+) -> None:
     """Copy the stream to ``dest`` up to ``limit`` bytes, then keep reading and discarding (the agent must not
     block on a full buffer, and the runner must not hold what it prints). ``on_data`` sees what is kept, as it
     arrives (the live turns)."""
@@ -221,10 +230,19 @@ async def _drain(sock: socket.socket, dest: Path, limit: int, counts: dict[str, 
             counts[name] = total
 
 
-async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: Path, stderr: Path,
-                      time_limit: float, *, user: int | None = None, group: int | None = None,
-                      on_stdout: Callable[[bytes], None] | None = None,
-                      pass_fds: tuple[int, ...] = ()) -> AgentRun:
+async def run_process(
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    stdout: Path,
+    stderr: Path,
+    time_limit: float,
+    *,
+    user: int | None = None,
+    group: int | None = None,
+    on_stdout: Callable[[bytes], None] | None = None,
+    pass_fds: tuple[int, ...] = (),
+) -> AgentRun:
     """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
     ``user``/``group`` switch the child to that host uid/gid (evalens as root); ``on_stdout`` sees the stdout
     stream as it arrives."""
@@ -239,9 +257,17 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
             ours.setblocking(False)
             ours.shutdown(socket.SHUT_WR)
         proc = await asyncio.create_subprocess_exec(
-            *argv, env=env, cwd=str(cwd), stdin=asyncio.subprocess.DEVNULL, stdout=pairs["stdout"][1].fileno(),
-            stderr=pairs["stderr"][1].fileno(), start_new_session=True, user=user, group=group,
-            extra_groups=[] if user is not None else None, pass_fds=pass_fds,
+            *argv,
+            env=env,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=pairs["stdout"][1].fileno(),
+            stderr=pairs["stderr"][1].fileno(),
+            start_new_session=True,
+            user=user,
+            group=group,
+            extra_groups=[] if user is not None else None,
+            pass_fds=pass_fds,
         )
     except BaseException:
         for ours, theirs in pairs.values():
@@ -250,8 +276,10 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
         raise
     for _ours, theirs in pairs.values():
         theirs.close()
-    readers = [asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n, on_stdout if n == "stdout" else None))
-               for n, p in (("stdout", stdout), ("stderr", stderr))]
+    readers = [
+        asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n, on_stdout if n == "stdout" else None))
+        for n, p in (("stdout", stdout), ("stderr", stderr))
+    ]
     timed_out = False
     killed: list[int] = []
     known: set[int] = set()
@@ -260,7 +288,9 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
             await asyncio.wait_for(proc.wait(), timeout=time_limit)
         except TimeoutError:
             timed_out = True
-            known = await in_thread(process_tree, proc.pid)  # before SIGTERM: a dying parent hands its children to init
+            known = await in_thread(
+                process_tree, proc.pid
+            )  # before SIGTERM: a dying parent hands its children to init
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGTERM)
             with contextlib.suppress(TimeoutError):
@@ -280,5 +310,13 @@ async def run_process(argv: list[str], env: dict[str, str], cwd: Path, stdout: P
             for ours, _theirs in pairs.values():
                 ours.close()
     truncated = [name for name, total in counts.items() if total > limit]
-    return AgentRun(None if timed_out else proc.returncode, timed_out, time.monotonic() - start, killed,
-                    truncated, counts, stdout, stderr)
+    return AgentRun(
+        None if timed_out else proc.returncode,
+        timed_out,
+        time.monotonic() - start,
+        killed,
+        truncated,
+        counts,
+        stdout,
+        stderr,
+    )

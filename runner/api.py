@@ -54,15 +54,39 @@ from evalens.runner.suites.uaaps import run_cases as _run_cases
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge, ReportSummary
 
 __all__ = [
-    "FileOutcome", "FileProgress", "FileRunRequest", "InvalidFile", "NotRunnable", "UsageError", "run_file",
-    "RunRequest", "ProgressEvent", "CaseResult", "CheckResult", "UnitResult", "UnitCheck", "RunOutcome", "RunPlan",
-    "PlannedCase", "RunError", "Stage", "Verdict", "run_cases", "rejudge", "load_last_results", "plan_run",
-    "LiveTurn", "TurnCallback",
+    "FileOutcome",
+    "FileProgress",
+    "FileRunRequest",
+    "InvalidFile",
+    "NotRunnable",
+    "UsageError",
+    "run_file",
+    "RunRequest",
+    "ProgressEvent",
+    "CaseResult",
+    "CheckResult",
+    "UnitResult",
+    "UnitCheck",
+    "RunOutcome",
+    "RunPlan",
+    "PlannedCase",
+    "RunError",
+    "Stage",
+    "Verdict",
+    "run_cases",
+    "rejudge",
+    "load_last_results",
+    "plan_run",
+    "LiveTurn",
+    "TurnCallback",
 ]
 
 
-async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None,
-                    on_turn: TurnCallback | None = None) -> RunOutcome:
+async def run_cases(
+    request: RunRequest,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    on_turn: TurnCallback | None = None,
+) -> RunOutcome:
     """Run UAAPS cases (``runner/suites/uaaps.py``). ``on_turn`` gets each agent's turns as they happen
     (:class:`LiveTurn`: text, tool calls, results, blocking hooks; called on the caller's event loop, so it
     must return at once)."""
@@ -70,8 +94,12 @@ async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], 
         return await _run_cases(request, on_progress)
 
 
-async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
-                   format_id: str | None = None, on_turn: TurnCallback | None = None) -> FileOutcome:
+async def run_file(
+    request: FileRunRequest,
+    on_progress: Callable[[FileProgress], None] | None = None,
+    format_id: str | None = None,
+    on_turn: TurnCallback | None = None,
+) -> FileOutcome:
     """Run the units of any other runnable format's file (``runner/run_file.py``); ``on_turn`` as for
     :func:`run_cases`."""
     with streaming(on_turn):
@@ -81,8 +109,9 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
 # --------------------------------------------------------------------------- reading results back
 
 
-def load_last_results(package_root: Path, *, max_reports: int = 50,
-                      every_format: bool = False) -> dict[str, CaseResult]:
+def load_last_results(
+    package_root: Path, *, max_reports: int = 50, every_format: bool = False
+) -> dict[str, CaseResult]:
     """Case name → its latest result across ``evals/reports/`` (newest report first, up to ``max_reports``);
     UAAPS cases only unless ``every_format`` (then keyed ``<case_file>::<name>``: unit ids repeat across files).
 
@@ -94,8 +123,11 @@ def load_last_results(package_root: Path, *, max_reports: int = 50,
     base = reports_dir(package_root)
     if not base.is_dir():
         return {}
-    paths = sorted((p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")),
-                   key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[:max_reports]
+    paths = sorted(
+        (p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")),
+        key=lambda p: (p.stat().st_mtime_ns, p.name),
+        reverse=True,
+    )[:max_reports]
     out: dict[str, CaseResult] = {}
     for path in paths:
         try:
@@ -115,9 +147,14 @@ def _relative(path: Path, base: Path) -> str:
     return os.path.relpath(path, base)
 
 
-async def rejudge(report_path: Path, *, judge: str | None = None, output: Path | None = None,
-                  judge_key_env: list[str] | None = None,
-                  on_progress: Callable[[ProgressEvent], None] | None = None) -> tuple[EvalReport, Path]:
+async def rejudge(
+    report_path: Path,
+    *,
+    judge: str | None = None,
+    output: Path | None = None,
+    judge_key_env: list[str] | None = None,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+) -> tuple[EvalReport, Path]:
     """Judge a finished run again from its saved transcripts (no agent is run); writes a new report.
 
     Every run of a ``--runs N`` case is judged again and the runs are recombined (:func:`report.aggregate`);
@@ -135,9 +172,12 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
 
     old = load_report(report_path)
     default_provider = "anthropic" if old.config.engine == "claude-code" else "openai"
-    spec = resolve_judge(judge or old.config.judge or old.judge.model, default_provider=default_provider,
-                         agent_model=old.agent.model,
-                         key_env=tuple(judge_key_env) if judge_key_env else None)
+    spec = resolve_judge(
+        judge or old.config.judge or old.judge.model,
+        default_provider=default_provider,
+        agent_model=old.agent.model,
+        key_env=tuple(judge_key_env) if judge_key_env else None,
+    )
     try:
         require_key(spec.key_env, f"the {spec.provider} judge ({spec.model})")
     except MissingKey as exc:
@@ -162,8 +202,11 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
         verdicts: list[Verdict] = []
         judged: list[tuple[str, Any]] = []  # (verdict, judge outcome) of the runs judged again
         for i in range(1, runs + 1):
-            record_file = (folder / f"run-{i}" / "transcript.json" if runs > 1 else folder / "transcript.json") \
-                if folder is not None else None
+            record_file = (
+                (folder / f"run-{i}" / "transcript.json" if runs > 1 else folder / "transcript.json")
+                if folder is not None
+                else None
+            )
             before = old_verdicts[i - 1] if i - 1 < len(old_verdicts) else case.verdict
             if record_file is None or not record_file.is_file():
                 verdicts.append(before)  # nothing saved to judge again: the run keeps its verdict
@@ -175,10 +218,21 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
                 verdicts.append("ERROR" if record.get("agent_error") else "FAIL")
                 continue
             if on_progress:
-                on_progress(ProgressEvent(case_name=case.name, stage="judge", run_index=i,
-                                          message=f"re-judging with {spec.model}"))
-            prompt = build_prompt(record["case"]["judge"]["criteria"], record["case"]["input"]["prompt"],
-                                  record["transcript"]["output"], record.get("file_previews", {}), record["checks"])
+                on_progress(
+                    ProgressEvent(
+                        case_name=case.name,
+                        stage="judge",
+                        run_index=i,
+                        message=f"re-judging with {spec.model}",
+                    )
+                )
+            prompt = build_prompt(
+                record["case"]["judge"]["criteria"],
+                record["case"]["input"]["prompt"],
+                record["transcript"]["output"],
+                record.get("file_previews", {}),
+                record["checks"],
+            )
             outcome = await judge_case(spec, prompt, deadline=deadline)
             verdicts.append(outcome.verdict)
             judged.append((outcome.verdict, outcome))
@@ -193,15 +247,20 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
         case.judge_verdict = JudgeVerdict(result=outcome.verdict, reason=outcome.reason, model=outcome.model)
         case.error = None
         if verdict in ("ERROR", "FAIL"):
-            case.error = outcome.reason if outcome.verdict == verdict else \
-                f"{verdicts.count(verdict)} of {runs} runs {verdict} (kept from the original run)"
+            case.error = (
+                outcome.reason
+                if outcome.verdict == verdict
+                else f"{verdicts.count(verdict)} of {runs} runs {verdict} (kept from the original run)"
+            )
         case.reason = case.error or outcome.reason
         case.run_verdicts = verdicts if runs > 1 else []
         case.verdict = verdict
         rederive_report_case(case)  # verdict, state, pass rate, interval, pass^k: derived, never kept
         new_cases.append(case)
         if on_progress:
-            on_progress(ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict))
+            on_progress(
+                ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict)
+            )
     total = len(new_cases)
     passed = sum(c.verdict == "PASS" for c in new_cases)
     report = old.model_copy(deep=True)
@@ -212,9 +271,13 @@ async def rejudge(report_path: Path, *, judge: str | None = None, output: Path |
     report.config.judge = spec.model
     report.judge = ReportJudge(model=spec.model, model_provider=spec.provider)
     report.summary = ReportSummary(
-        total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in new_cases),
-        skipped=sum(c.verdict == "SKIP" for c in new_cases), errored=sum(c.verdict == "ERROR" for c in new_cases),
-        pass_rate=round(passed / total, 4) if total else 0.0, usage=old.summary.usage,
+        total=total,
+        passed=passed,
+        failed=sum(c.verdict == "FAIL" for c in new_cases),
+        skipped=sum(c.verdict == "SKIP" for c in new_cases),
+        errored=sum(c.verdict == "ERROR" for c in new_cases),
+        pass_rate=round(passed / total, 4) if total else 0.0,
+        usage=old.summary.usage,
         flaky=sum(c.state == "FLAKY" for c in new_cases) or None,
         budget=sum(c.state == "BUDGET" for c in new_cases) or None,
     )

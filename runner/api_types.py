@@ -34,39 +34,68 @@ class RunRequest(BaseModel):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     package_root: Path = Field(description="Package root: the folder holding `evals/`.")
-    cases: list[str] = Field(default_factory=list,
-                             description="Case names or case file paths; empty = every case in evals/cases/.")
-    target: str | None = Field(default=None, description="Only cases with this target, e.g. `skill:pdf-tools`.")
+    cases: list[str] = Field(
+        default_factory=list, description="Case names or case file paths; empty = every case in evals/cases/."
+    )
+    target: str | None = Field(
+        default=None, description="Only cases with this target, e.g. `skill:pdf-tools`."
+    )
     engine: str | None = Field(default=None, description="Engine override (`claude-code`, `codex`).")
     judge: str | None = Field(default=None, description="Judge model override (`model` or `provider:model`).")
-    agent_model: str | None = Field(default=None, description="Model the agent should use (engine default if unset).")
+    agent_model: str | None = Field(
+        default=None, description="Model the agent should use (engine default if unset)."
+    )
     timeout: float | None = Field(default=None, description="Per-case timeout override in seconds.")
-    judge_timeout: float | None = Field(default=None, description="Seconds all judge calls of one case run may "
-                                        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
-                                        "10-60 s); then the case is ERROR.")
+    judge_timeout: float | None = Field(
+        default=None,
+        description="Seconds all judge calls of one case run may "
+        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
+        "10-60 s); then the case is ERROR.",
+    )
     no_judge: bool = Field(default=False, description="Skip the LLM judge; verdicts come from checks alone.")
     dry_run: bool = Field(default=False, description="Plan only: no agent, no model, no report.")
     keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
     jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
     runs: int = Field(default=1, ge=1, description="Runs per case; the report carries each case's pass rate.")
-    max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend; then no new run "
-                                   "starts and the rest are SKIP (docs/repeats.md#budgets).")
+    max_cost: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD the batch may spend; then no new run "
+        "starts and the rest are SKIP (docs/repeats.md#budgets).",
+    )
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
-    baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every case again "
-                                 "without the package, or with it as it was at the ref (docs/baseline.md).")
-    allow_unisolated_baseline: bool = Field(default=False, description="Run a baseline even when the sandbox is "
-                                            "not enforced (its agent can read the package from the host); the "
-                                            "uplift is then marked unisolated.")
-    budget: Any = Field(default=None, exclude=True, description="A runner.budget.Budget shared by several calls "
-                        "(an editor's batch); when set, max_cost and max_tokens are ignored.")
-    extra_env: list[str] = Field(default_factory=list,
-                                 description="Extra environment variable names passed through to the agent.")
-    agent_key_env: list[str] | None = Field(default=None,
-                                            description="Env var names holding the agent's API key (engine default).")
-    judge_key_env: list[str] | None = Field(default=None,
-                                            description="Env var names holding the judge's API key (provider default).")
-    output: Path | None = Field(default=None, description="Report path; default evals/reports/<timestamp>.json.")
-    write_report: bool = Field(default=True, description="Write the report and artifacts (false: results only).")
+    baseline: str | None = Field(
+        default=None,
+        description="`no-skill`, or a git ref: run every case again "
+        "without the package, or with it as it was at the ref (docs/baseline.md).",
+    )
+    allow_unisolated_baseline: bool = Field(
+        default=False,
+        description="Run a baseline even when the sandbox is "
+        "not enforced (its agent can read the package from the host); the "
+        "uplift is then marked unisolated.",
+    )
+    budget: Any = Field(
+        default=None,
+        exclude=True,
+        description="A runner.budget.Budget shared by several calls "
+        "(an editor's batch); when set, max_cost and max_tokens are ignored.",
+    )
+    extra_env: list[str] = Field(
+        default_factory=list, description="Extra environment variable names passed through to the agent."
+    )
+    agent_key_env: list[str] | None = Field(
+        default=None, description="Env var names holding the agent's API key (engine default)."
+    )
+    judge_key_env: list[str] | None = Field(
+        default=None, description="Env var names holding the judge's API key (provider default)."
+    )
+    output: Path | None = Field(
+        default=None, description="Report path; default evals/reports/<timestamp>.json."
+    )
+    write_report: bool = Field(
+        default=True, description="Write the report and artifacts (false: results only)."
+    )
 
 
 class ProgressEvent(BaseModel):
@@ -78,7 +107,9 @@ class ProgressEvent(BaseModel):
     run_index: int = Field(default=1, description="1-based run number with `runs` > 1.")
     case_file: str | None = Field(default=None, description="Case file path.")
     verdict: Verdict | None = Field(default=None, description="Set on `done`.")
-    report_path: str | None = Field(default=None, description="Set on `report` (announced before the cases run).")
+    report_path: str | None = Field(
+        default=None, description="Set on `report` (announced before the cases run)."
+    )
 
 
 class PlannedCase(BaseModel):
@@ -105,7 +136,9 @@ class RunPlan(BaseModel):
     timeout: float
     runs: int
     jobs: int
-    baseline: str | None = Field(default=None, description="What each case also runs against (`no skill`, a ref).")
+    baseline: str | None = Field(
+        default=None, description="What each case also runs against (`no skill`, a ref)."
+    )
     sandbox: dict[str, Any]
     env_passed: list[str]
     cases: list[PlannedCase]

@@ -23,7 +23,9 @@ from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
 
 NO_SKILL = "no-skill"
-FOLDER = "_baseline"  # the baseline units' artifacts, inside the report's folder (unit names never start with _)
+FOLDER = (
+    "_baseline"  # the baseline units' artifacts, inside the report's folder (unit names never start with _)
+)
 MINUS = "\u2212"
 
 
@@ -32,10 +34,12 @@ class BaselineError(Exception):
     enforced sandbox); one line a user can act on. Raised before any agent starts."""
 
 
-UNISOLATED = ("--baseline needs an enforced sandbox: without bubblewrap the baseline agent can read the package "
-              "from the host (its SKILL.md is one `find /` away), which inflates the baseline and understates the "
-              "uplift. Make bubblewrap usable (`evalens doctor` says how), or pass --allow-unisolated-baseline to "
-              "run it anyway; the report then marks the uplift as unisolated")
+UNISOLATED = (
+    "--baseline needs an enforced sandbox: without bubblewrap the baseline agent can read the package "
+    "from the host (its SKILL.md is one `find /` away), which inflates the baseline and understates the "
+    "uplift. Make bubblewrap usable (`evalens doctor` says how), or pass --allow-unisolated-baseline to "
+    "run it anyway; the report then marks the uplift as unisolated"
+)
 
 
 def require_isolation(plan: BaselinePlan | None, enforced: bool, allowed: bool) -> bool:
@@ -94,8 +98,14 @@ class BaselinePlan:
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(cwd), *args], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}, check=False)
+    return subprocess.run(
+        ["git", "-C", str(cwd), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        check=False,
+    )
 
 
 def resolve(value: str | None, where: Path) -> BaselinePlan | None:
@@ -169,7 +179,12 @@ def _counts(result: Any) -> tuple[int, int, int]:
 
     details = getattr(result, "details", None) or {}
     rate, want, runs = details.get("trigger_rate"), details.get("should_trigger"), getattr(result, "runs", 1)
-    if isinstance(want, bool) and isinstance(rate, int | float) and result.verdict in ("PASS", "FAIL") and runs:
+    if (
+        isinstance(want, bool)
+        and isinstance(rate, int | float)
+        and result.verdict in ("PASS", "FAIL")
+        and runs
+    ):
         hits = round(rate * runs)
         return (hits if want else runs - hits), runs, 0
 
@@ -183,8 +198,13 @@ def _tokens(usage: Usage | None) -> int | None:
     return (usage.input_tokens or 0) + (usage.output_tokens or 0)
 
 
-def uplift_of(counts: tuple[int, int], base: tuple[int, int, int], label: str, usage: Usage | None = None,
-              base_usage: Usage | None = None) -> Uplift:
+def uplift_of(
+    counts: tuple[int, int],
+    base: tuple[int, int, int],
+    label: str,
+    usage: Usage | None = None,
+    base_usage: Usage | None = None,
+) -> Uplift:
     """The uplift from (passed, counted) with the package and (passed, counted, errored) without."""
     from evalens.runner.stats import newcombe_difference
 
@@ -192,10 +212,20 @@ def uplift_of(counts: tuple[int, int], base: tuple[int, int, int], label: str, u
     if counts[1] and base[1]:
         d, lo, hi = newcombe_difference(counts[0], counts[1], base[0], base[1])
         difference, interval = round(d, 4), [round(lo, 4), round(hi, 4)]
-    return Uplift(against=label, passed=counts[0], counted=counts[1], baseline_passed=base[0],
-                  baseline_counted=base[1], baseline_errored=base[2], difference=difference, interval=interval,
-                  cost_usd=usage.cost_usd if usage else None, baseline_cost_usd=base_usage.cost_usd if base_usage
-                  else None, tokens=_tokens(usage), baseline_tokens=_tokens(base_usage))
+    return Uplift(
+        against=label,
+        passed=counts[0],
+        counted=counts[1],
+        baseline_passed=base[0],
+        baseline_counted=base[1],
+        baseline_errored=base[2],
+        difference=difference,
+        interval=interval,
+        cost_usd=usage.cost_usd if usage else None,
+        baseline_cost_usd=base_usage.cost_usd if base_usage else None,
+        tokens=_tokens(usage),
+        baseline_tokens=_tokens(base_usage),
+    )
 
 
 def unit_uplift(result: Any, base: Any, label: str) -> Uplift:
@@ -208,9 +238,13 @@ def batch_uplift(results: Iterable[Any], bases: Iterable[Any], label: str) -> Up
     results, bases = list(results), list(bases)
     mine = [_counts(r) for r in results]
     theirs = [_counts(b) for b in bases]
-    return uplift_of((sum(c[0] for c in mine), sum(c[1] for c in mine)),
-                     (sum(c[0] for c in theirs), sum(c[1] for c in theirs), sum(c[2] for c in theirs)), label,
-                     sum_usage([r.usage for r in results]), sum_usage([b.usage for b in bases]))
+    return uplift_of(
+        (sum(c[0] for c in mine), sum(c[1] for c in mine)),
+        (sum(c[0] for c in theirs), sum(c[1] for c in theirs), sum(c[2] for c in theirs)),
+        label,
+        sum_usage([r.usage for r in results]),
+        sum_usage([b.usage for b in bases]),
+    )
 
 
 def attach(results: list[Any], bases: list[Any], label: str) -> None:
@@ -291,8 +325,9 @@ def variant(ctx: Any, plan: BaselinePlan) -> Any:
     if plan.kind != NO_SKILL:
         root = plan.at_ref(ctx.request.package_root.resolve())
         if root is None:
-            raise BaselineError(f"--baseline {plan.ref}: the package {ctx.request.package_root} did not exist at "
-                                f"{plan.label}")
+            raise BaselineError(
+                f"--baseline {plan.ref}: the package {ctx.request.package_root} did not exist at {plan.label}"
+            )
         try:
             package = read_package(root)
         except PackageError as exc:
@@ -303,13 +338,25 @@ def variant(ctx: Any, plan: BaselinePlan) -> Any:
         if forward is not None and event.case_name is not None:
             forward(event.model_copy(update={"case_name": f"{event.case_name} [{plan.label}]"}))
 
-    return dataclasses.replace(ctx, package=package, records={}, on_progress=renamed, side=plan.label,
-                               artifacts_dir=ctx.artifacts_dir / FOLDER if ctx.artifacts_dir is not None else None)
+    return dataclasses.replace(
+        ctx,
+        package=package,
+        records={},
+        on_progress=renamed,
+        side=plan.label,
+        artifacts_dir=ctx.artifacts_dir / FOLDER if ctx.artifacts_dir is not None else None,
+    )
 
 
-def report_section(plan: BaselinePlan, results: list[Any], bases: list[Any], base_cases: list[Any],
-                   report_cases: list[Any] | None = None, metrics: dict[str, Any] | None = None,
-                   isolated: bool = True) -> Any:
+def report_section(
+    plan: BaselinePlan,
+    results: list[Any],
+    bases: list[Any],
+    base_cases: list[Any],
+    report_cases: list[Any] | None = None,
+    metrics: dict[str, Any] | None = None,
+    isolated: bool = True,
+) -> Any:
     """The report's ``baseline`` section; each result (and its report case) gets its uplift (marked
     ``isolated: false`` when the baseline ran without an enforced sandbox)."""
     from evalens.core.models.uaaps import ReportBaseline, ReportSummary
@@ -329,17 +376,27 @@ def report_section(plan: BaselinePlan, results: list[Any], bases: list[Any], bas
         case.fingerprint = None  # describes the package as it is now, which these runs did not install
     total = len(base_cases)
     passed = sum(c.verdict == "PASS" for c in base_cases)
-    summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in base_cases),
-                            skipped=sum(c.verdict == "SKIP" for c in base_cases),
-                            errored=sum(c.verdict == "ERROR" for c in base_cases),
-                            pass_rate=round(passed / total, 4) if total else 0.0,
-                            usage=sum_usage([c.usage for c in base_cases]),
-                            flaky=sum(c.state == "FLAKY" for c in base_cases) or None)
+    summary = ReportSummary(
+        total=total,
+        passed=passed,
+        failed=sum(c.verdict == "FAIL" for c in base_cases),
+        skipped=sum(c.verdict == "SKIP" for c in base_cases),
+        errored=sum(c.verdict == "ERROR" for c in base_cases),
+        pass_rate=round(passed / total, 4) if total else 0.0,
+        usage=sum_usage([c.usage for c in base_cases]),
+        flaky=sum(c.state == "FLAKY" for c in base_cases) or None,
+    )
     pooled = batch_uplift(results, bases, plan.label)
     if not isolated:
         pooled.isolated = False
-    return ReportBaseline(source=plan.source(), label=plan.label, cases=base_cases, summary=summary,
-                          uplift=pooled, metrics=metrics or {})
+    return ReportBaseline(
+        source=plan.source(),
+        label=plan.label,
+        cases=base_cases,
+        summary=summary,
+        uplift=pooled,
+        metrics=metrics or {},
+    )
 
 
 def add_to(report: Any, section: Any) -> None:
@@ -349,16 +406,24 @@ def add_to(report: Any, section: Any) -> None:
         report.summary.uplift = section.uplift
 
 
-async def run_side(suite: Any, session: Any, unit: Any, plan: BaselinePlan, budget: Any,
-                   records: list[tuple[str, Any]]) -> Any:
+async def run_side(
+    suite: Any, session: Any, unit: Any, plan: BaselinePlan, budget: Any, records: list[tuple[str, Any]]
+) -> Any:
     """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
     records move to ``records``, marked. The suite writes none of its own result files for them."""
     from evalens.runner.results import UnitResult, apply_repeats
 
     refused = budget.admit(unit.id)
     if refused is not None:
-        return UnitResult(name=unit.id, format=suite.format_id, case_file=str(suite.file), location=unit.location,
-                          verdict="SKIP", reason=refused, error=refused)
+        return UnitResult(
+            name=unit.id,
+            format=suite.format_id,
+            case_file=str(suite.file),
+            location=unit.location,
+            verdict="SKIP",
+            reason=refused,
+            error=refused,
+        )
     first = len(session.records)
     session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:

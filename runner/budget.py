@@ -64,8 +64,10 @@ class Budget:
         price), or None."""
         if self.max_cost is None or not self.unpriced:
             return None
-        return (f"{self.cost_name}: no price for {', '.join(self.unpriced)}: those runs counted $0 (add the model "
-                "to a price table named by $EVALENS_PRICES, or use --max-tokens)")
+        return (
+            f"{self.cost_name}: no price for {', '.join(self.unpriced)}: those runs counted $0 (add the model "
+            "to a price table named by $EVALENS_PRICES, or use --max-tokens)"
+        )
 
     def spend(self, cost: float | None, tokens: int | None) -> None:
         self.cost += cost or 0.0
@@ -106,8 +108,9 @@ class Estimate:
         return text
 
 
-def estimate(units: Iterable[str], history: Mapping[str, list[tuple[float | None, int | None]]],
-             runs: int = 1) -> Estimate:
+def estimate(
+    units: Iterable[str], history: Mapping[str, list[tuple[float | None, int | None]]], runs: int = 1
+) -> Estimate:
     """Median cost and tokens of each unit's past runs (``history[unit]`` = [(cost, tokens), ...]) × ``runs``."""
     cost = 0.0
     tokens = 0
@@ -135,8 +138,9 @@ def history(package_root: Path, max_reports: int = 50) -> dict[str, list[tuple[f
     out: dict[str, list[tuple[float | None, int | None]]] = {}
     if not base.is_dir():
         return out
-    paths = sorted((p for p in base.glob("*.json") if p.is_file()), key=lambda p: p.stat().st_mtime_ns,
-                   reverse=True)[:max_reports]
+    paths = sorted(
+        (p for p in base.glob("*.json") if p.is_file()), key=lambda p: p.stat().st_mtime_ns, reverse=True
+    )[:max_reports]
     for path in paths:
         try:
             report = load_report(path)

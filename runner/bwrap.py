@@ -26,10 +26,31 @@ FIRST_HIGH_PORT = 18000  # in-sandbox ports for endpoints below 1024 (no capabil
 TMPFS_BYTES = 2 << 30  # private /tmp and /dev/shm, each (when bubblewrap supports --size)
 MERGED_DIRS = ("bin", "sbin", "lib", "lib32", "lib64", "libx32")
 # Host /etc entries an agent's tools may need; nothing with credentials (no shadow, npmrc, gitconfig, profile.d).
-ETC_FILES = ("resolv.conf", "nsswitch.conf", "host.conf", "gai.conf", "localtime", "timezone", "ld.so.cache",
-             "ld.so.conf", "ld.so.conf.d", "alternatives", "ssl/certs", "ssl/openssl.cnf", "ca-certificates",
-             "ca-certificates.conf", "pki/tls/certs", "pki/ca-trust", "crypto-policies", "os-release",
-             "lsb-release", "debian_version", "mime.types", "inputrc", "bash.bashrc")
+ETC_FILES = (
+    "resolv.conf",
+    "nsswitch.conf",
+    "host.conf",
+    "gai.conf",
+    "localtime",
+    "timezone",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "ssl/certs",
+    "ssl/openssl.cnf",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki/tls/certs",
+    "pki/ca-trust",
+    "crypto-policies",
+    "os-release",
+    "lsb-release",
+    "debian_version",
+    "mime.types",
+    "inputrc",
+    "bash.bashrc",
+)
 
 
 @dataclass(slots=True)
@@ -68,17 +89,37 @@ class Launch:
 
 
 def _base_probe_args(bwrap: str) -> list[str]:
-    args = [bwrap, "--unshare-user", "--uid", str(INSIDE_ID), "--gid", str(INSIDE_ID), "--cap-drop", "ALL",
-            "--unshare-net", "--unshare-pid", "--die-with-parent", "--ro-bind", "/usr", "/usr"]
+    args = [
+        bwrap,
+        "--unshare-user",
+        "--uid",
+        str(INSIDE_ID),
+        "--gid",
+        str(INSIDE_ID),
+        "--cap-drop",
+        "ALL",
+        "--unshare-net",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     args += _merged_dir_args()
     return args + ["--proc", "/proc", "--dev", "/dev", "--", "/bin/sh", "-c", "exit 0"]
 
 
 def _run_probe(argv: list[str], identity: Identity) -> bool:
     try:
-        probe = subprocess.run(argv, capture_output=True, timeout=20, stdin=subprocess.DEVNULL,
-                               user=identity.uid, group=identity.gid,
-                               extra_groups=[] if identity.uid is not None else None)
+        probe = subprocess.run(
+            argv,
+            capture_output=True,
+            timeout=20,
+            stdin=subprocess.DEVNULL,
+            user=identity.uid,
+            group=identity.gid,
+            extra_groups=[] if identity.uid is not None else None,
+        )
     except (OSError, subprocess.SubprocessError):
         return False
     return probe.returncode == 0
@@ -112,8 +153,9 @@ def supports_size() -> bool:
 @lru_cache(maxsize=1)
 def _bwrap_help() -> str:
     try:
-        return subprocess.run([shutil.which("bwrap") or "bwrap", "--help"], capture_output=True, text=True,
-                              timeout=10).stdout
+        return subprocess.run(
+            [shutil.which("bwrap") or "bwrap", "--help"], capture_output=True, text=True, timeout=10
+        ).stdout
     except (OSError, subprocess.SubprocessError):
         return ""
 
@@ -136,7 +178,8 @@ def agent_identity(needed: list[Path]) -> Identity | None:
         if blocked:
             raise SandboxUnreachable(
                 f"the sandbox path {blocked[0]} is not reachable by uid {identity.uid}, which the agent runs as "
-                "when evalens is root: set EVALENS_SANDBOX_DIR to a folder every user can search (e.g. /var/tmp)")
+                "when evalens is root: set EVALENS_SANDBOX_DIR to a folder every user can search (e.g. /var/tmp)"
+            )
     return identity
 
 
@@ -215,26 +258,54 @@ def write_etc(etc_dir: Path, home: Path, hosts: list[str]) -> None:
     etc_dir.mkdir(mode=0o755, exist_ok=True)
     files = {
         "passwd": f"root:x:0:0:root:/root:/bin/bash\nagent:x:{INSIDE_ID}:{INSIDE_ID}:agent:{home}:/bin/bash\n"
-                  "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
         "group": f"root:x:0:\nagent:x:{INSIDE_ID}:\nnogroup:x:65534:\n",
-        "hosts": "127.0.0.1 localhost\n::1 localhost\n" + "".join(f"127.0.0.1 {h}\n" for h in sorted(set(hosts))),
+        "hosts": "127.0.0.1 localhost\n::1 localhost\n"
+        + "".join(f"127.0.0.1 {h}\n" for h in sorted(set(hosts))),
     }
     for name, text in files.items():
         (etc_dir / name).write_text(text, encoding="utf-8")
         (etc_dir / name).chmod(0o644)
 
 
-def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, private_dirs: list[Path],
-               etc_dir: Path, engine_roots: list[tuple[Path, Path]], bridges: list[BridgeSpec],
-               agent_argv: list[str], seccomp_fd: int | None = None) -> list[str]:
+def build_argv(
+    *,
+    network: bool,
+    writable: list[Path] | None,
+    workspace: Path,
+    private_dirs: list[Path],
+    etc_dir: Path,
+    engine_roots: list[tuple[Path, Path]],
+    bridges: list[BridgeSpec],
+    agent_argv: list[str],
+    seccomp_fd: int | None = None,
+) -> list[str]:
     """The full bwrap argv. ``writable`` (absolute folders inside the workspace) makes the rest of the workspace
     read-only; ``private_dirs`` (HOME, engine config) are writable; ``etc_dir`` holds :func:`write_etc`'s files;
     ``engine_roots`` are (host source, path inside) pairs, read-only."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = ["--size", str(TMPFS_BYTES)] if supports_size() else []
-    argv = [bwrap, "--unshare-user", "--uid", str(INSIDE_ID), "--gid", str(INSIDE_ID), "--cap-drop", "ALL",
-            "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
-            "--new-session", "--hostname", "evalens-sandbox", "--ro-bind", "/usr", "/usr"]
+    argv = [
+        bwrap,
+        "--unshare-user",
+        "--uid",
+        str(INSIDE_ID),
+        "--gid",
+        str(INSIDE_ID),
+        "--cap-drop",
+        "ALL",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "evalens-sandbox",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     argv += _merged_dir_args()
     argv += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
     for rel in ETC_FILES:
@@ -263,10 +334,16 @@ def build_argv(*, network: bool, writable: list[Path] | None, workspace: Path, p
     argv += ["--remount-ro", "/", "--chdir", ws, "--"]
     if bridges and not network:
         socat = shutil.which("socat") or "socat"
-        script = [f"{socat} TCP-LISTEN:{b.inside_port},bind=127.0.0.1,fork,reuseaddr "
-                  f"UNIX-CONNECT:{BRIDGE_DIR_INSIDE}/{b.socket.name} </dev/null >/dev/null 2>&1 &" for b in bridges]
-        script += [f"for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/{b.inside_port}) 2>/dev/null && break; "
-                   f"sleep 0.01; done" for b in bridges]
+        script = [
+            f"{socat} TCP-LISTEN:{b.inside_port},bind=127.0.0.1,fork,reuseaddr "
+            f"UNIX-CONNECT:{BRIDGE_DIR_INSIDE}/{b.socket.name} </dev/null >/dev/null 2>&1 &"
+            for b in bridges
+        ]
+        script += [
+            f"for i in $(seq 200); do (exec 3<>/dev/tcp/127.0.0.1/{b.inside_port}) 2>/dev/null && break; "
+            f"sleep 0.01; done"
+            for b in bridges
+        ]
         script.append('exec "$@"')
         argv += ["/bin/bash", "-c", "\n".join(script), "evalens-bridge"]
     return argv + agent_argv

@@ -6,8 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 #: Report check kinds → the key of the case's ``expected`` block they come from.
-CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
-              "agent_blocked": "agent-blocked"}
+CHECK_KEYS = {
+    "contains": "contains",
+    "not_contains": "not-contains",
+    "files_created": "files-created",
+    "agent_blocked": "agent-blocked",
+}
 
 
 def check_key(kind: str) -> str:

@@ -17,7 +17,15 @@ from evalens.runner.results import CheckResult
 from evalens.core.models.uaaps import CaseExpected
 
 CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
-__all__ = ["CheckKind", "CheckResult", "CheckTimedOut", "check_deadline", "files_created", "run_checks", "summarise"]
+__all__ = [
+    "CheckKind",
+    "CheckResult",
+    "CheckTimedOut",
+    "check_deadline",
+    "files_created",
+    "run_checks",
+    "summarise",
+]
 
 
 class CheckTimedOut(Exception):
@@ -54,32 +62,50 @@ def not_a_real_file(workspace: Path, rel: str) -> str | None:
     return None
 
 
-def run_checks(expected: CaseExpected, transcript: Transcript, files_created: list[str],
-               workspace: Path | None = None) -> list[CheckResult]:
+def run_checks(
+    expected: CaseExpected, transcript: Transcript, files_created: list[str], workspace: Path | None = None
+) -> list[CheckResult]:
     """All declared checks (not fail-fast within the list: every failing entry is reported). With ``workspace``
     (still present), a created path only counts when it is a regular file there (never a dangling link)."""
     results: list[CheckResult] = []
     output = transcript.output
     for i, needle in enumerate(expected.contains):
         ok = needle in output
-        results.append(CheckResult(kind="contains", value=needle, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"output does not contain {needle!r}",
-                                   location=["expected", "contains", i]))
+        results.append(
+            CheckResult(
+                kind="contains",
+                value=needle,
+                status="PASS" if ok else "FAIL",
+                detail="" if ok else f"output does not contain {needle!r}",
+                location=["expected", "contains", i],
+            )
+        )
     for i, needle in enumerate(expected.not_contains):
         ok = needle not in output
-        results.append(CheckResult(kind="not_contains", value=needle, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"output contains forbidden {needle!r}",
-                                   location=["expected", "not-contains", i]))
+        results.append(
+            CheckResult(
+                kind="not_contains",
+                value=needle,
+                status="PASS" if ok else "FAIL",
+                detail="" if ok else f"output contains forbidden {needle!r}",
+                location=["expected", "not-contains", i],
+            )
+        )
     created = set(files_created)
     for i, path in enumerate(expected.files_created):
         norm = path.strip()[2:] if path.strip().startswith("./") else path.strip()
         ok = norm in created
         why = not_a_real_file(workspace, norm) if ok and workspace is not None else None
         ok = ok and why is None
-        results.append(CheckResult(kind="files_created", value=path, status="PASS" if ok else "FAIL",
-                                   detail="" if ok else f"the agent did not create {path}" + (f" ({why})" if why
-                                                                                             else ""),
-                                   location=["expected", "files-created", i]))
+        results.append(
+            CheckResult(
+                kind="files_created",
+                value=path,
+                status="PASS" if ok else "FAIL",
+                detail="" if ok else f"the agent did not create {path}" + (f" ({why})" if why else ""),
+                location=["expected", "files-created", i],
+            )
+        )
     if expected.agent_blocked is not None:
         ok = transcript.blocked == expected.agent_blocked
         if ok:
@@ -88,9 +114,15 @@ def run_checks(expected: CaseExpected, transcript: Transcript, files_created: li
             detail = "expected the agent to be blocked by a hook, but no tool call was denied"
         else:
             detail = "the agent was blocked: " + "; ".join(transcript.blocked_reasons)[:300]
-        results.append(CheckResult(kind="agent_blocked", value=expected.agent_blocked,
-                                   status="PASS" if ok else "FAIL", detail=detail,
-                                   location=["expected", "agent-blocked"]))
+        results.append(
+            CheckResult(
+                kind="agent_blocked",
+                value=expected.agent_blocked,
+                status="PASS" if ok else "FAIL",
+                detail=detail,
+                location=["expected", "agent-blocked"],
+            )
+        )
     return results
 
 

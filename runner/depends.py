@@ -86,8 +86,11 @@ def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str
     from evalens.runner.judge import resolve_judge
 
     config_path, config = _config_of(format_id, file, root)
-    engine = nxt.engine or (config.get("engine") if isinstance(config.get("engine"), str) else None) or \
-        "claude-code"
+    engine = (
+        nxt.engine
+        or (config.get("engine") if isinstance(config.get("engine"), str) else None)
+        or "claude-code"
+    )
     judge_name = nxt.judge or (config.get("judge") if isinstance(config.get("judge"), str) else None)
     if nxt.no_judge:
         judge: str | None = "none"
@@ -103,8 +106,13 @@ def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str
             config_hash = text_hash(config_path.read_text(encoding="utf-8", errors="replace"))
         except OSError:
             config_hash = None
-    return {"engine": engine, "engine-version": nxt.engine_version or engine_version_now(engine),
-            "agent-model": nxt.agent_model or "default", "judge": judge, "config": config_hash}
+    return {
+        "engine": engine,
+        "engine-version": nxt.engine_version or engine_version_now(engine),
+        "agent-model": nxt.agent_model or "default",
+        "judge": judge,
+        "config": config_hash,
+    }
 
 
 def unit_text(value: Any) -> str:
@@ -136,8 +144,13 @@ def _fixtures_hash(paths: Iterable[Path]) -> str | None:
     return digest.hexdigest()[:16]
 
 
-def unit_fingerprint(value: Any, *, package_root: Path, fixtures: Iterable[Path] = (),
-                     values: Mapping[str, str | None] | None = None) -> Fingerprint:
+def unit_fingerprint(
+    value: Any,
+    *,
+    package_root: Path,
+    fixtures: Iterable[Path] = (),
+    values: Mapping[str, str | None] | None = None,
+) -> Fingerprint:
     """The fingerprint of one unit whose own value is ``value`` in a package rooted at ``package_root``.
 
     A skill folder that also holds the evals (skill-creator, writing-skills) is hashed without its ``evals/``
@@ -174,7 +187,7 @@ def unit_value(doc: Any, location: Iterable[str | int]) -> Any:
     frontmatter and its body, since a task's body is its prompt)."""
     loc = list(location)
     if not loc and getattr(doc, "language", None) == "markdown":
-        return {"frontmatter": doc.data, "body": "\n".join(doc.lines[doc.body_start_line:])}
+        return {"frontmatter": doc.data, "body": "\n".join(doc.lines[doc.body_start_line :])}
     value = doc.data
     for part in loc:
         if isinstance(part, int) and isinstance(value, list) and 0 <= part < len(value):
@@ -191,7 +204,9 @@ def file_unit_value(file: Path, location: Iterable[str | int]) -> Any:
     from evalens.core.documents import Language, parse
 
     suffix = file.suffix.lower()
-    language: Language = "json" if suffix == ".json" else "markdown" if suffix in (".md", ".markdown") else "yaml"
+    language: Language = (
+        "json" if suffix == ".json" else "markdown" if suffix in (".md", ".markdown") else "yaml"
+    )
     return unit_value(parse(file.read_text(encoding="utf-8", errors="replace"), language), location)
 
 
@@ -211,8 +226,10 @@ def fixtures_for(format_id: str, root: Path, value: Any) -> list[Path]:
     if not isinstance(value, dict):
         return []
     if format_id == "uaaps-case":
-        raw, base = (value.get("input") or {}).get("files") if isinstance(value.get("input"), dict) else None, \
-            root / "evals"
+        raw, base = (
+            (value.get("input") or {}).get("files") if isinstance(value.get("input"), dict) else None,
+            root / "evals",
+        )
     elif format_id == "skill-creator-evals":
         raw, base = value.get("files"), root
     elif format_id == "writing-skills-evals":
@@ -233,8 +250,12 @@ def fingerprint_of(result: Any, inputs: NextRun | None = None) -> Fingerprint | 
     try:
         value = file_unit_value(file, result.location or [])
         root = package_root_for(result.format, file)
-        return unit_fingerprint(value, package_root=root, fixtures=fixtures_for(result.format, root, value),
-                                values=run_inputs(result.format, file, root, inputs or NextRun()))
+        return unit_fingerprint(
+            value,
+            package_root=root,
+            fixtures=fixtures_for(result.format, root, value),
+            values=run_inputs(result.format, file, root, inputs or NextRun()),
+        )
     except OSError:
         return None
 

@@ -78,13 +78,20 @@ class Fingerprint:
 
     @classmethod
     def from_json(cls, data: object) -> Fingerprint | None:
-        if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+        ):
             return None
         return cls(dict(data))
 
 
-def build(unit_text: str, *, folders: Mapping[str, Path] | None = None, values: Mapping[str, str | None] | None = None,
-          exclude: Iterable[Path] = ()) -> Fingerprint:
+def build(
+    unit_text: str,
+    *,
+    folders: Mapping[str, Path] | None = None,
+    values: Mapping[str, str | None] | None = None,
+    exclude: Iterable[Path] = (),
+) -> Fingerprint:
     """The fingerprint of one unit: ``unit`` is its own text; ``folders`` are hashed trees (a missing one is
     recorded as ``absent``); ``values`` are plain inputs such as ``engine``, ``engine-version``, ``judge``."""
     parts: dict[str, str] = {"unit": text_hash(unit_text)}
@@ -97,9 +104,20 @@ def build(unit_text: str, *, folders: Mapping[str, Path] | None = None, values: 
     return Fingerprint(parts)
 
 
-_LABELS = {"unit": "the unit's own text", "hooks": "hooks", "rules": "rules", "agents": "agents",
-           "scripts": "scripts", "bin": "bin", "config": "eval config", "fixtures": "fixtures", "engine": "engine", "engine-version": "engine version",
-           "agent-model": "agent model", "judge": "judge model"}
+_LABELS = {
+    "unit": "the unit's own text",
+    "hooks": "hooks",
+    "rules": "rules",
+    "agents": "agents",
+    "scripts": "scripts",
+    "bin": "bin",
+    "config": "eval config",
+    "fixtures": "fixtures",
+    "engine": "engine",
+    "engine-version": "engine version",
+    "agent-model": "agent model",
+    "judge": "judge model",
+}
 
 
 def _label(name: str) -> str:

@@ -36,7 +36,9 @@ class PackageInfo:
     name: str
     version: str | None
     skills: dict[str, Path] = field(default_factory=dict)  # name → skill directory
-    hooks: dict[str, Any] = field(default_factory=dict)  # normalised Claude-style event map (relative commands)
+    hooks: dict[str, Any] = field(
+        default_factory=dict
+    )  # normalised Claude-style event map (relative commands)
     rules: list[Path] = field(default_factory=list)
     agents: dict[str, Path] = field(default_factory=dict)  # name → agent markdown (AGENT.md or <name>.md)
 
@@ -125,7 +127,7 @@ def _absolute_command(command: str, copy_root: Path) -> str:
         return command
     rel = first[2:] if first.startswith("./") else first
     if rel and not rel.startswith(("/", "$", "~")) and (copy_root / rel).exists():
-        command = shlex.quote(str(copy_root / rel)) + command.strip()[len(first):]
+        command = shlex.quote(str(copy_root / rel)) + command.strip()[len(first) :]
     return command
 
 
@@ -165,8 +167,11 @@ def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> l
         text = "\n\n".join(p.read_text(encoding="utf-8") for p in info.rules)
         (ws / engine.rules_file).write_text(text, encoding="utf-8")
         written.append(engine.rules_file)
-    manifest = {"name": info.name, "version": info.version or "0.0.0",
-                "skills": [f"skills/{n}" for n in info.skills]}
+    manifest = {
+        "name": info.name,
+        "version": info.version or "0.0.0",
+        "skills": [f"skills/{n}" for n in info.skills],
+    }
     if info.hooks:
         manifest["hooks"] = "hooks/hooks.json"
     (ws / "package.agent.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")

@@ -42,7 +42,9 @@ class LiveTurn(BaseModel):
     run: int = Field(default=1, description="1-based run of the unit (`--runs N`).")
     seq: int = Field(default=0, description="0-based position of this turn in the run's stream.")
     kind: LiveKind = Field(description="text | tool | result | hook | error | note.")
-    text: str = Field(default="", description="Assistant text, a tool input summary, a result, a hook's reason.")
+    text: str = Field(
+        default="", description="Assistant text, a tool input summary, a result, a hook's reason."
+    )
     tool: str | None = Field(default=None, description="The tool (tool, result) or hook name (hook).")
     call_id: str | None = Field(default=None, description="Ties a result to its tool call.")
     is_error: bool = Field(default=False, description="A result the tool reported as failed.")
@@ -74,7 +76,18 @@ def one_line(text: str, cap: int = SUMMARY_LIMIT) -> str:
     return clip(" ".join(text.split()), cap)
 
 
-SUMMARY_KEYS = ("command", "cmd", "file_path", "path", "pattern", "skill", "url", "query", "description", "prompt")
+SUMMARY_KEYS = (
+    "command",
+    "cmd",
+    "file_path",
+    "path",
+    "pattern",
+    "skill",
+    "url",
+    "query",
+    "description",
+    "prompt",
+)
 
 
 def summarize(value: Any) -> str:
@@ -97,8 +110,9 @@ def summarize(value: Any) -> str:
 class LiveFeed:
     """Bytes of the agent's stdout in, :class:`LiveTurn` s out (synchronously, on the caller's loop)."""
 
-    def __init__(self, reader: Callable[[dict[str, Any]], list[Part]], sink: TurnCallback, unit: str,
-                 run: int) -> None:
+    def __init__(
+        self, reader: Callable[[dict[str, Any]], list[Part]], sink: TurnCallback, unit: str, run: int
+    ) -> None:
         self.reader = reader
         self.sink = sink
         self.unit = unit
@@ -112,14 +126,19 @@ class LiveFeed:
         """More of the stream; every complete line is read as one event."""
         while data and not self.stopped:
             cut = data.find(b"\n")
-            piece, data = (data, b"") if cut < 0 else (data[:cut], data[cut + 1:])
+            piece, data = (data, b"") if cut < 0 else (data[:cut], data[cut + 1 :])
             if not self.skipping:
                 self.buffer += piece
                 if len(self.buffer) > LINE_LIMIT:
                     self.buffer.clear()
                     self.skipping = True
-                    self.emit({"kind": "note", "text": f"an event of over {LINE_LIMIT >> 20} MiB was not streamed "
-                               "(the run record has it)"})
+                    self.emit(
+                        {
+                            "kind": "note",
+                            "text": f"an event of over {LINE_LIMIT >> 20} MiB was not streamed "
+                            "(the run record has it)",
+                        }
+                    )
             if cut >= 0:
                 if not self.skipping:
                     self.line(bytes(self.buffer))
@@ -155,8 +174,10 @@ class LiveFeed:
             return
         if self.seq >= MAX_LIVE_TURNS:
             self.stopped = True
-            part = {"kind": "note", "text": f"later turns are not streamed (limit {MAX_LIVE_TURNS}); the run record "
-                    "has them all"}
+            part = {
+                "kind": "note",
+                "text": f"later turns are not streamed (limit {MAX_LIVE_TURNS}); the run record has them all",
+            }
         try:
             turn = LiveTurn(unit=self.unit, run=self.run, seq=self.seq, **part)
         except Exception:  # noqa: BLE001 - a malformed part is dropped, not the run
@@ -211,8 +232,14 @@ def new_hook_runs(folder: Path, seen: set[str]) -> list[Part]:
         stdout, stderr = read(".out"), read(".err")
         reason = hook_denial(event, code, stdout, stderr)
         if reason is not None or code != 0:
-            out.append({"kind": "hook", "tool": event, "blocked": reason is not None,
-                        "text": clip((reason or stderr or stdout).strip(), RESULT_LIMIT)})
+            out.append(
+                {
+                    "kind": "hook",
+                    "tool": event,
+                    "blocked": reason is not None,
+                    "text": clip((reason or stderr or stdout).strip(), RESULT_LIMIT),
+                }
+            )
     return out
 
 
@@ -225,6 +252,8 @@ async def watch_hooks(live: LiveFeed, folder: Path, interval: float = 0.3) -> No
             for part in await asyncio.to_thread(new_hook_runs, folder, seen):
                 live.emit(part)
     except asyncio.CancelledError:
-        for part in await asyncio.to_thread(new_hook_runs, folder, seen):  # the last ones, once the agent ended
+        for part in await asyncio.to_thread(
+            new_hook_runs, folder, seen
+        ):  # the last ones, once the agent ended
             live.emit(part)
         raise

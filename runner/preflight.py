@@ -64,8 +64,13 @@ def _key_names(names: tuple[str, ...] | list[str]) -> str:
     return " or ".join(names)
 
 
-def engine_checks(engine: Any, *, key_env: tuple[str, ...] | None = None, required: bool = True,
-                  env: dict[str, str] | None = None) -> list[Check]:
+def engine_checks(
+    engine: Any,
+    *,
+    key_env: tuple[str, ...] | None = None,
+    required: bool = True,
+    env: dict[str, str] | None = None,
+) -> list[Check]:
     """The engine's CLI is found and runs, and its API key is set."""
     from evalens.runner.engines.base import EngineNotFound, binary_version
 
@@ -77,15 +82,32 @@ def engine_checks(engine: Any, *, key_env: tuple[str, ...] | None = None, requir
         binary = str(engine.binary)
     except EngineNotFound as exc:
         override = os.environ.get(engine.binary_env)
-        detail = str(exc).split(" (unset it", 1)[0] if override else \
-            f"the `{engine.binary_name}` CLI ({engine.name}) is not installed"
-        checks.append(Check(label, "missing", detail, f"unset {engine.binary_env}, or {install}" if override
-                            else install, required))
+        detail = (
+            str(exc).split(" (unset it", 1)[0]
+            if override
+            else f"the `{engine.binary_name}` CLI ({engine.name}) is not installed"
+        )
+        checks.append(
+            Check(
+                label,
+                "missing",
+                detail,
+                f"unset {engine.binary_env}, or {install}" if override else install,
+                required,
+            )
+        )
     else:
         version = binary_version(binary)
         if version is None:
-            checks.append(Check(label, "missing", f"`{binary} --version` failed: the {engine.name} CLI does not run",
-                                f"reinstall it: {install}", required))
+            checks.append(
+                Check(
+                    label,
+                    "missing",
+                    f"`{binary} --version` failed: the {engine.name} CLI does not run",
+                    f"reinstall it: {install}",
+                    required,
+                )
+            )
         else:
             checks.append(Check(label, "ok", f"{version} ({binary})", required=required))
     names = tuple(key_env or engine.key_env)
@@ -94,44 +116,90 @@ def engine_checks(engine: Any, *, key_env: tuple[str, ...] | None = None, requir
     if found:
         checks.append(Check(key_label, "ok", f"{found} is set", required=required))
     else:
-        checks.append(Check(key_label, "missing", f"no API key for the {engine.name} agent ({_key_names(names)} "
-                            "is not set)", f"export {names[0]}=<your key>", required))
+        checks.append(
+            Check(
+                key_label,
+                "missing",
+                f"no API key for the {engine.name} agent ({_key_names(names)} is not set)",
+                f"export {names[0]}=<your key>",
+                required,
+            )
+        )
     return checks
 
 
-def judge_checks(judge: str | None, *, default_provider: str, key_env: tuple[str, ...] | None = None,
-                 env: dict[str, str] | None = None, label_model: str | None = None) -> tuple[list[Check], Any]:
+def judge_checks(
+    judge: str | None,
+    *,
+    default_provider: str,
+    key_env: tuple[str, ...] | None = None,
+    env: dict[str, str] | None = None,
+    label_model: str | None = None,
+) -> tuple[list[Check], Any]:
     """The judge model's provider is known, its SDK is installed and its key is set; returns the resolved spec."""
     from evalens.runner.judge import OPENAI_PREFIXES, PROVIDER_KEYS, resolve_judge
 
     source = os.environ if env is None else env
     checks: list[Check] = []
-    if judge and ":" in judge and judge.split(":", 1)[0] not in PROVIDER_KEYS and "/" not in judge.split(":", 1)[0]:
+    if (
+        judge
+        and ":" in judge
+        and judge.split(":", 1)[0] not in PROVIDER_KEYS
+        and "/" not in judge.split(":", 1)[0]
+    ):
         head = judge.split(":", 1)[0]
-        checks.append(Check("judge provider", "missing", f"unknown judge provider `{head}` in `{judge}`",
-                            f"use anthropic:MODEL or openai:MODEL (e.g. --judge anthropic:{judge.split(':', 1)[1]})"))
+        checks.append(
+            Check(
+                "judge provider",
+                "missing",
+                f"unknown judge provider `{head}` in `{judge}`",
+                f"use anthropic:MODEL or openai:MODEL (e.g. --judge anthropic:{judge.split(':', 1)[1]})",
+            )
+        )
         return checks, None
     spec = resolve_judge(judge, default_provider=default_provider, key_env=key_env)
     model = label_model or spec.model
     lowered = (judge or "").lower()
-    guessed = judge is not None and bool(judge) and ":" not in judge and not lowered.startswith("claude") \
+    guessed = (
+        judge is not None
+        and bool(judge)
+        and ":" not in judge
+        and not lowered.startswith("claude")
         and not lowered.startswith(OPENAI_PREFIXES)
-    checks.append(Check("judge provider", "warn" if guessed else "ok",
-                        f"{spec.provider} ({model})" + (f"; `{judge}` names no provider, assuming {spec.provider}"
-                                                         if guessed else ""),
-                        f"write {spec.provider}:{judge} to be explicit" if guessed else ""))
+    )
+    checks.append(
+        Check(
+            "judge provider",
+            "warn" if guessed else "ok",
+            f"{spec.provider} ({model})"
+            + (f"; `{judge}` names no provider, assuming {spec.provider}" if guessed else ""),
+            f"write {spec.provider}:{judge} to be explicit" if guessed else "",
+        )
+    )
     module = SDK_MODULES[spec.provider]
     if importlib.util.find_spec(module) is None:
-        checks.append(Check("judge SDK", "missing", f"the `{module}` Python package (the {spec.provider} judge's SDK) "
-                            "is not installed", f"pip install '{module}' (or {REINSTALL})"))
+        checks.append(
+            Check(
+                "judge SDK",
+                "missing",
+                f"the `{module}` Python package (the {spec.provider} judge's SDK) is not installed",
+                f"pip install '{module}' (or {REINSTALL})",
+            )
+        )
     else:
         checks.append(Check("judge SDK", "ok", f"`{module}` installed"))
     found = next((k for k in spec.key_env if source.get(k)), None)
     if found:
         checks.append(Check("judge key", "ok", f"{found} is set"))
     else:
-        checks.append(Check("judge key", "missing", f"no API key for the {spec.provider} judge ({model}): "
-                            f"{_key_names(spec.key_env)} is not set", f"export {spec.key_env[0]}=<your key>"))
+        checks.append(
+            Check(
+                "judge key",
+                "missing",
+                f"no API key for the {spec.provider} judge ({model}): {_key_names(spec.key_env)} is not set",
+                f"export {spec.key_env[0]}=<your key>",
+            )
+        )
     return checks, spec
 
 
@@ -142,42 +210,74 @@ def sandbox_checks(network: bool = False) -> list[Check]:
     checks: list[Check] = []
     plan = plan_sandbox(network, None)
     if plan.enforced:
-        checks.append(Check("sandbox", "ok", "bubblewrap: network off, writes confined to the workspace",
-                            required=False))
+        checks.append(
+            Check(
+                "sandbox", "ok", "bubblewrap: network off, writes confined to the workspace", required=False
+            )
+        )
     else:
         missing = [t for t in ("bwrap", "socat") if not shutil.which(t)]
-        fix = f"apt-get install {' '.join('bubblewrap' if t == 'bwrap' else t for t in missing)}" if missing else \
-            "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
+        fix = (
+            f"apt-get install {' '.join('bubblewrap' if t == 'bwrap' else t for t in missing)}"
+            if missing
+            else "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
+        )
         reason = (plan.warning or "").split("sandbox not enforced: ", 1)[-1].split(";", 1)[0]
-        checks.append(Check("sandbox", "warn", f"fallback: the engine's own sandbox ({reason})", fix, required=False))
+        checks.append(
+            Check("sandbox", "warn", f"fallback: the engine's own sandbox ({reason})", fix, required=False)
+        )
     try:
         base = sandbox_base()
         # a unique name: concurrent runs in one process (the server's lenses, Run all) probe at the same time
         with tempfile.NamedTemporaryFile(dir=base, prefix=".evalens-probe-"):
             pass
     except OSError as exc:
-        checks.append(Check("temp space", "missing", f"cannot write sandboxes: {exc}",
-                            "set EVALENS_SANDBOX_DIR to a writable folder outside /tmp"))
+        checks.append(
+            Check(
+                "temp space",
+                "missing",
+                f"cannot write sandboxes: {exc}",
+                "set EVALENS_SANDBOX_DIR to a writable folder outside /tmp",
+            )
+        )
         return checks
     free = shutil.disk_usage(base).free
     if free < MIN_FREE_BYTES:
-        checks.append(Check("temp space", "missing", f"only {free >> 20} MB free in {base}",
-                            f"free space in {base} or set EVALENS_SANDBOX_DIR elsewhere"))
+        checks.append(
+            Check(
+                "temp space",
+                "missing",
+                f"only {free >> 20} MB free in {base}",
+                f"free space in {base} or set EVALENS_SANDBOX_DIR elsewhere",
+            )
+        )
     else:
         checks.append(Check("temp space", "ok", f"{base} writable, {free >> 30} GB free", required=False))
     return checks
 
 
-def preflight(engine: Any, *, judge: str | None = None, use_judge: bool = True,
-              agent_key_env: tuple[str, ...] | None = None, judge_key_env: tuple[str, ...] | None = None,
-              network: bool = False, env: dict[str, str] | None = None,
-              judge_label: str | None = None) -> tuple[Preflight, Any]:
+def preflight(
+    engine: Any,
+    *,
+    judge: str | None = None,
+    use_judge: bool = True,
+    agent_key_env: tuple[str, ...] | None = None,
+    judge_key_env: tuple[str, ...] | None = None,
+    network: bool = False,
+    env: dict[str, str] | None = None,
+    judge_label: str | None = None,
+) -> tuple[Preflight, Any]:
     """Every check a run of ``engine`` needs; returns the result and the resolved judge spec (None: no judge)."""
     result = Preflight(engine_checks(engine, key_env=agent_key_env, env=env))
     spec = None
     if use_judge:
-        checks, spec = judge_checks(judge, default_provider=engine.default_provider, key_env=judge_key_env, env=env,
-                                    label_model=judge_label)
+        checks, spec = judge_checks(
+            judge,
+            default_provider=engine.default_provider,
+            key_env=judge_key_env,
+            env=env,
+            label_model=judge_label,
+        )
         result.checks += checks
     result.checks += sandbox_checks(network)
     return result, spec
@@ -191,7 +291,8 @@ def import_judge_sdk(provider: str) -> str | None:
     try:
         importlib.import_module(module)
     except Exception as exc:  # a broken install fails in many ways; all mean "the judge cannot run"
-        return (f"cannot start (no agent was started): the `{module}` package is installed but does not import "
-                f"({type(exc).__name__}: {str(exc)[:200]}) — fix: {REINSTALL}")
+        return (
+            f"cannot start (no agent was started): the `{module}` package is installed but does not import "
+            f"({type(exc).__name__}: {str(exc)[:200]}) — fix: {REINSTALL}"
+        )
     return None
-

@@ -51,14 +51,19 @@ def _table(override: str | None) -> dict[str, Price]:
     except (OSError, ValueError) as exc:
         raise ValueError(f"${PRICES_ENV}={override}: not a readable JSON price table ({exc})") from None
     if not isinstance(data, dict):
-        raise ValueError(f"${PRICES_ENV}={override}: expected {{\"<model>\": {{\"input\": …, \"output\": …}}}}")
+        raise ValueError(f'${PRICES_ENV}={override}: expected {{"<model>": {{"input": …, "output": …}}}}')
     for model, entry in data.items():
         try:
-            table[str(model)] = Price(float(entry["input"]), float(entry["output"]),
-                                      float(entry["cached_input"]) if entry.get("cached_input") is not None else None)
+            table[str(model)] = Price(
+                float(entry["input"]),
+                float(entry["output"]),
+                float(entry["cached_input"]) if entry.get("cached_input") is not None else None,
+            )
         except (TypeError, KeyError, ValueError):
-            raise ValueError(f"${PRICES_ENV}={override}: model {model!r} needs numeric `input` and `output` "
-                             "(USD per million tokens)") from None
+            raise ValueError(
+                f"${PRICES_ENV}={override}: model {model!r} needs numeric `input` and `output` "
+                "(USD per million tokens)"
+            ) from None
     return table
 
 

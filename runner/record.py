@@ -28,9 +28,20 @@ from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJu
 RECORD_FILE = "record.json"
 
 
-def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, unit: str, prompt: str,
-            run_index: int = 1, fmt: str | None = None, engine_version: str | None = None,
-            started_at: str | None = None) -> RunRecord:
+def capture(
+    engine: Any,
+    transcript: Any,
+    run: Any,
+    paths: Any,
+    base: Any,
+    *,
+    unit: str,
+    prompt: str,
+    run_index: int = 1,
+    fmt: str | None = None,
+    engine_version: str | None = None,
+    started_at: str | None = None,
+) -> RunRecord:
     """Everything the agent did, read while the sandbox still exists (its trace files and workspace)."""
     from evalens.runner.workspace_diff import changes
 
@@ -46,8 +57,10 @@ def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, un
     output, _ = bounds.text(transcript.output, TEXT_LIMIT, "final output")
     prompt_text, _ = bounds.text(prompt, TEXT_LIMIT, "prompt")
     if getattr(run, "truncated", None):
-        bounds.note(f"the agent's {', '.join(run.truncated)} stream was cut at the capture limit "
-                    "(EVALENS_MAX_OUTPUT_MB): later turns are missing")
+        bounds.note(
+            f"the agent's {', '.join(run.truncated)} stream was cut at the capture limit "
+            "(EVALENS_MAX_OUTPUT_MB): later turns are missing"
+        )
     skills = list(transcript.skills_activated)
     for turn in conv.turns:
         for call in turn.tool_calls:
@@ -55,25 +68,49 @@ def capture(engine: Any, transcript: Any, run: Any, paths: Any, base: Any, *, un
                 skills.append(call.skill)
     return RunRecord(
         version=RECORD_VERSION,  # type: ignore[arg-type]
-        unit=unit, run_index=run_index, format_id=fmt, engine=engine.name,
-        engine_version=engine_version, model=transcript.model, session_id=transcript.session_id,
-        prompt=prompt_text, started_at=started_at,
+        unit=unit,
+        run_index=run_index,
+        format_id=fmt,
+        engine=engine.name,
+        engine_version=engine_version,
+        model=transcript.model,
+        session_id=transcript.session_id,
+        prompt=prompt_text,
+        started_at=started_at,
         agent_seconds=round(run.duration_seconds, 3) if run is not None else None,
-        api_seconds=conv.api_seconds, exit_code=transcript.exit_code,
-        timed_out=bool(getattr(run, "timed_out", False)), error=transcript.error, output=output,
-        turns=conv.turns, hooks=conv.hooks, skills_activated=skills, blocked=transcript.blocked,
-        files=files, usage=conv.usage, bounds=bounds.notes, sources=conv.sources,
+        api_seconds=conv.api_seconds,
+        exit_code=transcript.exit_code,
+        timed_out=bool(getattr(run, "timed_out", False)),
+        error=transcript.error,
+        output=output,
+        turns=conv.turns,
+        hooks=conv.hooks,
+        skills_activated=skills,
+        blocked=transcript.blocked,
+        files=files,
+        usage=conv.usage,
+        bounds=bounds.notes,
+        sources=conv.sources,
     )
 
 
-def finish(record: RunRecord, *, verdict: str, reason: str, error: str | None, checks: list[Any],
-           judge: Any = None, duration_seconds: float | None = None) -> RunRecord:
+def finish(
+    record: RunRecord,
+    *,
+    verdict: str,
+    reason: str,
+    error: str | None,
+    checks: list[Any],
+    judge: Any = None,
+    duration_seconds: float | None = None,
+) -> RunRecord:
     """Add the verdict, the checks and the judge's ruling once they are known."""
     record.verdict = verdict  # type: ignore[assignment]
     record.reason = reason
     record.error = error or record.error
-    record.checks = [RecordCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None)
-                     for c in checks]
+    record.checks = [
+        RecordCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None) for c in checks
+    ]
     if judge is not None:
         record.judge = RecordJudge(verdict=judge.verdict, reason=judge.reason or "", model=judge.model)
     if duration_seconds is not None:
@@ -112,14 +149,17 @@ def load_record(path: Path) -> RunRecord:
     except OSError as exc:
         raise NotARecord(f"cannot read {path}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
-        raise NotARecord(f"{path} is not JSON ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})") from None
+        raise NotARecord(
+            f"{path} is not JSON ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})"
+        ) from None
     try:
         return RunRecord.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0] if exc.errors() else {}  # type: ignore[typeddict-item]
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        raise NotARecord(f"{path} is not an evalens run record (first problem: `{where}`: "
-                         f"{first.get('msg', 'invalid')})") from None
+        raise NotARecord(
+            f"{path} is not an evalens run record (first problem: `{where}`: {first.get('msg', 'invalid')})"
+        ) from None
 
 
 def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, RunRecord | None]]:
@@ -128,9 +168,16 @@ def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, Ru
     if not artifacts:
         return []
     folder = (report_path.parent / artifacts).resolve()
-    found = [folder / RECORD_FILE] if (folder / RECORD_FILE).is_file() else sorted(
-        folder.glob(f"run-*/{RECORD_FILE}"), key=lambda p: int(p.parent.name.split("-", 1)[1] or 0)
-        if p.parent.name.split("-", 1)[1].isdigit() else 0)
+    found = (
+        [folder / RECORD_FILE]
+        if (folder / RECORD_FILE).is_file()
+        else sorted(
+            folder.glob(f"run-*/{RECORD_FILE}"),
+            key=lambda p: (
+                int(p.parent.name.split("-", 1)[1] or 0) if p.parent.name.split("-", 1)[1].isdigit() else 0
+            ),
+        )
+    )
     out: list[tuple[Path, RunRecord | None]] = []
     for path in found:
         try:
@@ -161,7 +208,9 @@ def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRe
         recs = records.get(case.name) or []
         if not recs:
             continue
-        folder = (report_path.parent / case.artifacts) if case.artifacts else root / unit_folder_name(case.name)
+        folder = (
+            (report_path.parent / case.artifacts) if case.artifacts else root / unit_folder_name(case.name)
+        )
         verdicts = list(case.run_verdicts) or [case.verdict] * len(recs)
         judge = case.judge_verdict
         for i, rec in enumerate(recs, start=1):
@@ -169,9 +218,14 @@ def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRe
             rec.unit = case.name
             rec.format_id = rec.format_id or getattr(case, "format", None)
             verdict = verdicts[i - 1] if i - 1 < len(verdicts) else case.verdict
-            finish(rec, verdict=verdict, reason=getattr(case, "reason", None) or case.error or "",
-                   error=case.error if verdict == "ERROR" else None, checks=list(case.checks),
-                   judge=_Judge(judge.result, judge.reason, judge.model) if judge is not None else None)
+            finish(
+                rec,
+                verdict=verdict,
+                reason=getattr(case, "reason", None) or case.error or "",
+                error=case.error if verdict == "ERROR" else None,
+                checks=list(case.checks),
+                judge=_Judge(judge.result, judge.reason, judge.model) if judge is not None else None,
+            )
             write_record(rec, (folder / f"run-{i}" if len(recs) > 1 else folder) / RECORD_FILE)
         if not case.artifacts:
             case.artifacts = os.path.relpath(folder, report_path.parent)

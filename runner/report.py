@@ -25,6 +25,7 @@ VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
+
 def utc_now() -> datetime:
     return datetime.now(UTC).replace(microsecond=0)
 
@@ -67,8 +68,9 @@ def artifacts_root(report_path: Path) -> Path:
 @lru_cache(maxsize=1)
 def _node_version() -> str | None:
     try:
-        out = subprocess.run(["node", "--version"], capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            ["node", "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return out.stdout.strip() or None
@@ -77,8 +79,13 @@ def _node_version() -> str | None:
 def environment_info() -> ReportEnvironment:
     from evalens import __version__
 
-    return ReportEnvironment(os=sys.platform, arch=platform.machine(), aam_version=__version__,
-                             node_version=_node_version(), python_version=platform.python_version())
+    return ReportEnvironment(
+        os=sys.platform,
+        arch=platform.machine(),
+        aam_version=__version__,
+        node_version=_node_version(),
+        python_version=platform.python_version(),
+    )
 
 
 def write_report(report: EvalReport, path: Path) -> Path:
@@ -126,8 +133,10 @@ def load_report(path: Path) -> EvalReport:
     except ValidationError as exc:
         first: Any = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        raise NotAReport(f"{path} is not an evalens eval report ({exc.error_count()} problem(s); first: "
-                         f"`{where}`: {first.get('msg', 'invalid')})") from None
+        raise NotAReport(
+            f"{path} is not an evalens eval report ({exc.error_count()} problem(s); first: "
+            f"`{where}`: {first.get('msg', 'invalid')})"
+        ) from None
 
 
 def newest_report(package_root: Path) -> Path | None:

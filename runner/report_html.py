@@ -95,8 +95,15 @@ def _ms(value: int | None) -> str:
 def _diff(text: str) -> str:
     out = []
     for line in text.splitlines():
-        cls = "hunk" if line.startswith("@@") else "add" if line.startswith("+") and not line.startswith("+++") \
-            else "del" if line.startswith("-") and not line.startswith("---") else "ctx"
+        cls = (
+            "hunk"
+            if line.startswith("@@")
+            else "add"
+            if line.startswith("+") and not line.startswith("+++")
+            else "del"
+            if line.startswith("-") and not line.startswith("---")
+            else "ctx"
+        )
         out.append(f'<span class="{cls}">{_e(line) or " "}</span>')
     return "".join(out)
 
@@ -117,16 +124,20 @@ def _call(call: ToolCall) -> str:
         tags.append(f'<span class="tag skill">skill {_e(call.skill)}</span>')
     if call.truncated:
         tags.append('<span class="tag cut">cut</span>')
-    parts = [f'<div class="call{" blocked" if call.blocked else ""}"><b>{_e(call.name)}</b> '
-             f'<code>{_e(call_summary(call.name, call.input))}</code> {"".join(tags)} '
-             f'<span class="mute">{_ms(call.duration_ms)}</span>',
-             f"<div class=\"mute\">input</div><pre>{_e(_value(call.input))}</pre>"]
+    parts = [
+        f'<div class="call{" blocked" if call.blocked else ""}"><b>{_e(call.name)}</b> '
+        f"<code>{_e(call_summary(call.name, call.input))}</code> {''.join(tags)} "
+        f'<span class="mute">{_ms(call.duration_ms)}</span>',
+        f'<div class="mute">input</div><pre>{_e(_value(call.input))}</pre>',
+    ]
     if call.result is not None:
-        parts.append(f"<div class=\"mute\">result</div><pre>{_e(call.result)}</pre>")
+        parts.append(f'<div class="mute">result</div><pre>{_e(call.result)}</pre>')
     for hook in call.hooks:
         verdict = "denied the call" if hook.blocked else "allowed"
-        parts.append(f'<div class="{"hook-denied" if hook.blocked else "mute"}">hook {_e(hook.name or hook.event)}'
-                     f" (exit {_e(hook.exit_code)}): {verdict}{': ' + _e(hook.reason) if hook.reason else ''}</div>")
+        parts.append(
+            f'<div class="{"hook-denied" if hook.blocked else "mute"}">hook {_e(hook.name or hook.event)}'
+            f" (exit {_e(hook.exit_code)}): {verdict}{': ' + _e(hook.reason) if hook.reason else ''}</div>"
+        )
     return "\n".join(parts) + "</div>"
 
 
@@ -137,9 +148,11 @@ def _turn(turn: Turn, anchor: str, open_: bool) -> str:
     tok = f"{turn.input_tokens} in / {turn.output_tokens} out" if turn.input_tokens is not None else ""
     body = f"<pre>{_e(turn.text)}</pre>" if turn.text else ""
     body += "".join(_call(c) for c in turn.tool_calls)
-    return (f'<details class="turn" id="{anchor}"{" open" if open_ else ""}><summary>Turn {turn.index + 1} · '
-            f"{_e(label)}{flags} <span class=\"mute\">{_e(tok)}</span></summary>"
-            f'<div class="body">{body}</div></details>')
+    return (
+        f'<details class="turn" id="{anchor}"{" open" if open_ else ""}><summary>Turn {turn.index + 1} · '
+        f'{_e(label)}{flags} <span class="mute">{_e(tok)}</span></summary>'
+        f'<div class="body">{body}</div></details>'
+    )
 
 
 def _file(change: FileChange) -> str:
@@ -148,24 +161,34 @@ def _file(change: FileChange) -> str:
     if change.note:
         body += f'<div class="bounds">{_e(change.note)}</div>'
     cut = ' <span class="tag cut">cut</span>' if change.truncated else ""
-    return (f'<details class="file"><summary>{_e(change.status)} <code>{_e(change.path)}</code> '
-            f'<span class="mute">{_e(size)}</span>{cut}</summary><div class="body">{body}</div></details>')
+    return (
+        f'<details class="file"><summary>{_e(change.status)} <code>{_e(change.path)}</code> '
+        f'<span class="mute">{_e(size)}</span>{cut}</summary><div class="body">{body}</div></details>'
+    )
 
 
 def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
     head = f"Run {rec.run_index} · {rec.verdict or ''}" if runs > 1 else "What the agent did"
-    facts = [rec.engine + (f" {rec.engine_version}" if rec.engine_version else ""), rec.model or "",
-             f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
-             f"exit {rec.exit_code}" if rec.exit_code is not None else "", "timed out" if rec.timed_out else "",
-             tokens(rec.usage), cost(rec.usage)]
+    facts = [
+        rec.engine + (f" {rec.engine_version}" if rec.engine_version else ""),
+        rec.model or "",
+        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
+        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
+        "timed out" if rec.timed_out else "",
+        tokens(rec.usage),
+        cost(rec.usage),
+    ]
     parts = [f'<h3>{_e(head)}</h3><div class="mute">{_e(" · ".join(f for f in facts if f))}</div>']
     if rec.error:
         parts.append(f'<div class="reason">agent error: {_e(rec.error)}</div>')
     for note in rec.bounds:
         parts.append(f'<div class="bounds">bounded: {_e(note)}</div>')
     if rec.hooks:
-        parts.append('<div class="mute">hooks outside tool calls: ' + ", ".join(
-            f"{_e(h.name or h.event)}{' (denied)' if h.blocked else ''}" for h in rec.hooks) + "</div>")
+        parts.append(
+            '<div class="mute">hooks outside tool calls: '
+            + ", ".join(f"{_e(h.name or h.event)}{' (denied)' if h.blocked else ''}" for h in rec.hooks)
+            + "</div>"
+        )
     if rec.skills_activated:
         parts.append(f'<div class="mute">skills activated: {_e(", ".join(rec.skills_activated))}</div>')
     parts.append(f'<div class="mute">prompt</div><pre>{_e(rec.prompt)}</pre>')
@@ -174,21 +197,29 @@ def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
         parts.append(_turn(turn, f"{anchor}-r{rec.run_index}-t{turn.index}", failed and trouble))
     if not rec.turns:
         parts.append('<div class="mute">no turns recorded</div>')
-    parts.append(f"<h3>Files ({len(rec.files)})</h3>" + ("".join(_file(f) for f in rec.files)
-                                                         or '<div class="mute">no file created or changed</div>'))
+    parts.append(
+        f"<h3>Files ({len(rec.files)})</h3>"
+        + ("".join(_file(f) for f in rec.files) or '<div class="mute">no file created or changed</div>')
+    )
     return "\n".join(parts)
 
 
 def _unit(unit: UnitView, side: str | None = None) -> str:
     case = unit.case
     anchor = unit_anchor(case.name) + ("-baseline" if side is not None else "")
-    facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "", tokens(case.usage),
-             cost(case.usage), f"pass rate {case.pass_rate:.0%}" if case.pass_rate is not None else "",
-             case.case_file or ""]
-    parts = [f'<section class="unit" data-verdict="{_e(case.verdict)}" id="{anchor}"><header>'
-             f'<span class="badge {_e(case.verdict)}">{_e(case.verdict)}</span><h2>{_e(case.name)}</h2>'
-             + (f'<span class="mute">baseline: {_e(side)}</span>' if side is not None else "")
-             + f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>']
+    facts = [
+        f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
+        tokens(case.usage),
+        cost(case.usage),
+        f"pass rate {case.pass_rate:.0%}" if case.pass_rate is not None else "",
+        case.case_file or "",
+    ]
+    parts = [
+        f'<section class="unit" data-verdict="{_e(case.verdict)}" id="{anchor}"><header>'
+        f'<span class="badge {_e(case.verdict)}">{_e(case.verdict)}</span><h2>{_e(case.name)}</h2>'
+        + (f'<span class="mute">baseline: {_e(side)}</span>' if side is not None else "")
+        + f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>'
+    ]
     if case.uplift is not None:
         from evalens.runner.baseline import describe
 
@@ -198,20 +229,29 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
     if case.checks:
         rows = []
         for i, check in sorted(enumerate(case.checks), key=lambda ic: ic[1].status != "FAIL"):
-            rows.append(f'<tr class="check-{_e(check.status)}" id="{anchor}-check-{i}"><td>'
-                        f'<span class="badge {_e(check.status)}">{_e(check.status)}</span></td>'
-                        f"<td>{_e(check_key(check.kind))}</td><td><code>{_e(yaml_value(check.value))}</code></td>"
-                        f"<td>{_e(check.detail or '')}</td></tr>")
-        parts.append("<h3>Checks</h3><table><tr><th></th><th>check</th><th>value</th><th>reason</th></tr>"
-                     + "".join(rows) + "</table>")
+            rows.append(
+                f'<tr class="check-{_e(check.status)}" id="{anchor}-check-{i}"><td>'
+                f'<span class="badge {_e(check.status)}">{_e(check.status)}</span></td>'
+                f"<td>{_e(check_key(check.kind))}</td><td><code>{_e(yaml_value(check.value))}</code></td>"
+                f"<td>{_e(check.detail or '')}</td></tr>"
+            )
+        parts.append(
+            "<h3>Checks</h3><table><tr><th></th><th>check</th><th>value</th><th>reason</th></tr>"
+            + "".join(rows)
+            + "</table>"
+        )
     judge = case.judge_verdict
     if judge is not None:
-        parts.append(f'<h3>Judge <span class="badge {_e(judge.result)}">{_e(judge.result)}</span>'
-                     f'<span class="mute">{_e(judge.model or "")}</span></h3><pre>{_e(judge.reason)}</pre>')
+        parts.append(
+            f'<h3>Judge <span class="badge {_e(judge.result)}">{_e(judge.result)}</span>'
+            f'<span class="mute">{_e(judge.model or "")}</span></h3><pre>{_e(judge.reason)}</pre>'
+        )
     for problem in unit.problems:
         parts.append(f'<div class="bounds">{_e(problem)}</div>')
     if not unit.records and not unit.problems:
-        parts.append('<div class="mute">no run record (the report predates run records, or no agent ran)</div>')
+        parts.append(
+            '<div class="mute">no run record (the report predates run records, or no agent ran)</div>'
+        )
     for rec in unit.records:
         parts.append(_record(rec, anchor, len(unit.records), case.verdict != "PASS"))
     return "\n".join(parts) + "</section>"
@@ -225,10 +265,14 @@ def _baseline_head(report: object) -> str:
     from evalens.runner.baseline import describe
 
     b = base.summary
-    counts = f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b is not None else ""
-    return (f'<div class="meta">Baseline ({_e(base.label)}){_e(counts)}; it never decides a verdict</div>'
-            + (f'<div class="uplift"><b>Uplift (all units)</b> {_e(describe(base.uplift))}</div>'
-               if base.uplift is not None else ""))
+    counts = (
+        f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b is not None else ""
+    )
+    return f'<div class="meta">Baseline ({_e(base.label)}){_e(counts)}; it never decides a verdict</div>' + (
+        f'<div class="uplift"><b>Uplift (all units)</b> {_e(describe(base.uplift))}</div>'
+        if base.uplift is not None
+        else ""
+    )
 
 
 def render_html(view: RunView, anchor: str | None = None) -> str:
@@ -236,25 +280,41 @@ def render_html(view: RunView, anchor: str | None = None) -> str:
     report = view.report
     counts = {v: sum(u.verdict == v for u in view.units) for v in ("FAIL", "ERROR", "SKIP", "PASS")}
     summary = report.summary
-    facts = [report.timestamp, report.config.engine, report.agent.model or "",
-             f"judge {report.judge.model}" if report.judge.model else "",
-             f"{report.duration_seconds:.1f} s" if report.duration_seconds is not None else "",
-             tokens(summary.usage), cost(summary.usage)]
+    facts = [
+        report.timestamp,
+        report.config.engine,
+        report.agent.model or "",
+        f"judge {report.judge.model}" if report.judge.model else "",
+        f"{report.duration_seconds:.1f} s" if report.duration_seconds is not None else "",
+        tokens(summary.usage),
+        cost(summary.usage),
+    ]
     buttons = ['<button data-filter="all" aria-pressed="true">all ' + str(len(view.units)) + "</button>"]
-    buttons += [f'<button data-filter="{v}"><span class="badge {v}">{v}</span>{n}</button>'
-                for v, n in counts.items() if n]
-    buttons += ['<button data-toggle="open">expand all</button>', '<button data-toggle="close">collapse all</button>']
+    buttons += [
+        f'<button data-filter="{v}"><span class="badge {v}">{v}</span>{n}</button>'
+        for v, n in counts.items()
+        if n
+    ]
+    buttons += [
+        '<button data-toggle="open">expand all</button>',
+        '<button data-toggle="close">collapse all</button>',
+    ]
     title = f"evalens · {report.package.name or report.id}"
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-            '<meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<style>{CSS}</style></head><body data-anchor=\"{_e(anchor or '')}\">"
-            f"<h1>{_e(title)}</h1><div class=\"meta\">{_e(' · '.join(f for f in facts if f))}</div>"
-            f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
-            f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"
-            + _baseline_head(report)
-            + f'<nav class="filters">{"".join(buttons)}</nav>'
-            + "".join(_unit(u) for u in view.units)
-            + (f"<h2>Baseline runs ({_e(report.baseline.label)})</h2>" if view.baseline_units and report.baseline
-               else "")
-            + "".join(_unit(u, report.baseline.label if report.baseline else "") for u in view.baseline_units)
-            + f"<script>{JS}</script></body></html>\n")
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
+        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        f'<style>{CSS}</style></head><body data-anchor="{_e(anchor or "")}">'
+        f'<h1>{_e(title)}</h1><div class="meta">{_e(" · ".join(f for f in facts if f))}</div>'
+        f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
+        f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"
+        + _baseline_head(report)
+        + f'<nav class="filters">{"".join(buttons)}</nav>'
+        + "".join(_unit(u) for u in view.units)
+        + (
+            f"<h2>Baseline runs ({_e(report.baseline.label)})</h2>"
+            if view.baseline_units and report.baseline
+            else ""
+        )
+        + "".join(_unit(u, report.baseline.label if report.baseline else "") for u in view.baseline_units)
+        + f"<script>{JS}</script></body></html>\n"
+    )

@@ -30,9 +30,15 @@ def _one_line(text: str) -> str:
 
 def _record(rec: RunRecord, runs: int) -> list[str]:
     head = f"### Run {rec.run_index}: {rec.verdict or ''}" if runs > 1 else "### What the agent did"
-    facts = [rec.engine, rec.model or "", f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None
-             else "", f"exit {rec.exit_code}" if rec.exit_code is not None else "", "timed out" if rec.timed_out
-             else "", tokens(rec.usage), cost(rec.usage)]
+    facts = [
+        rec.engine,
+        rec.model or "",
+        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
+        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
+        "timed out" if rec.timed_out else "",
+        tokens(rec.usage),
+        cost(rec.usage),
+    ]
     out = [head, "", " · ".join(f for f in facts if f), ""]
     if rec.error:
         out += [f"**Agent error:** {_one_line(rec.error)}", ""]
@@ -42,17 +48,33 @@ def _record(rec: RunRecord, runs: int) -> list[str]:
     for turn in rec.turns:
         labels = "; ".join(f"{c.name} {call_summary(c.name, c.input)}".strip() for c in turn.tool_calls)
         blocked = " — BLOCKED" if any(c.blocked for c in turn.tool_calls) else ""
-        out += [f"#### Turn {turn.index + 1}: {_one_line(labels or turn.text[:80]) or '(no text)'}{blocked}", ""]
+        out += [
+            f"#### Turn {turn.index + 1}: {_one_line(labels or turn.text[:80]) or '(no text)'}{blocked}",
+            "",
+        ]
         if turn.text:
             out += [_fence(turn.text), ""]
         for call in turn.tool_calls:
-            tags = [t for t in ("BLOCKED" if call.blocked else "", "error" if call.is_error and not call.blocked
-                                else "", f"skill {call.skill}" if call.skill else "",
-                                f"{call.duration_ms} ms" if call.duration_ms is not None else "") if t]
-            out += [f"- **{call.name}** {_one_line(call_summary(call.name, call.input))}"
-                    + (f" ({', '.join(tags)})" if tags else ""), ""]
-            value = call.input if isinstance(call.input, str) else json.dumps(call.input, indent=2,
-                                                                              ensure_ascii=False)
+            tags = [
+                t
+                for t in (
+                    "BLOCKED" if call.blocked else "",
+                    "error" if call.is_error and not call.blocked else "",
+                    f"skill {call.skill}" if call.skill else "",
+                    f"{call.duration_ms} ms" if call.duration_ms is not None else "",
+                )
+                if t
+            ]
+            out += [
+                f"- **{call.name}** {_one_line(call_summary(call.name, call.input))}"
+                + (f" ({', '.join(tags)})" if tags else ""),
+                "",
+            ]
+            value = (
+                call.input
+                if isinstance(call.input, str)
+                else json.dumps(call.input, indent=2, ensure_ascii=False)
+            )
             out += [_fence(value, "json" if not isinstance(call.input, str) else "text"), ""]
             if call.result is not None:
                 out += [_fence(call.result), ""]
@@ -61,7 +83,10 @@ def _record(rec: RunRecord, runs: int) -> list[str]:
                     out += [f"  hook {hook.name or hook.event} denied it: {_one_line(hook.reason or '')}", ""]
     out += [f"#### Files ({len(rec.files)})", ""]
     for change in rec.files:
-        out += [f"- {change.status} `{change.path}`" + (f" ({_one_line(change.note)})" if change.note else ""), ""]
+        out += [
+            f"- {change.status} `{change.path}`" + (f" ({_one_line(change.note)})" if change.note else ""),
+            "",
+        ]
         if change.diff:
             out += [_fence(change.diff, "diff"), ""]
     return out
@@ -69,8 +94,11 @@ def _record(rec: RunRecord, runs: int) -> list[str]:
 
 def _unit(unit: UnitView) -> list[str]:
     case = unit.case
-    facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "", tokens(case.usage),
-             cost(case.usage)]
+    facts = [
+        f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
+        tokens(case.usage),
+        cost(case.usage),
+    ]
     out = [f"## {case.verdict} {case.name}", "", " · ".join(f for f in facts if f), ""]
     if case.uplift is not None:
         from evalens.runner.baseline import describe
@@ -82,7 +110,9 @@ def _unit(unit: UnitView) -> list[str]:
         out += ["### Checks", ""]
         for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
             detail = f" — {_one_line(check.detail)}" if check.detail else ""
-            out.append(f"- {check.status} `{check_key(check.kind)}` `{_one_line(yaml_value(check.value))}`{detail}")
+            out.append(
+                f"- {check.status} `{check_key(check.kind)}` `{_one_line(yaml_value(check.value))}`{detail}"
+            )
         out.append("")
     if case.judge_verdict is not None:
         judge = case.judge_verdict
@@ -96,15 +126,24 @@ def _unit(unit: UnitView) -> list[str]:
 def render_markdown(view: RunView) -> str:
     report, s = view.report, view.report.summary
     facts = [report.timestamp, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
-    lines = [f"# evalens run: {report.package.name or report.id}", "", " · ".join(f for f in facts if f), "",
-             f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}",
-             f"Report: `{view.report_path}`", ""]
+    lines = [
+        f"# evalens run: {report.package.name or report.id}",
+        "",
+        " · ".join(f for f in facts if f),
+        "",
+        f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}",
+        f"Report: `{view.report_path}`",
+        "",
+    ]
     base = report.baseline
     if base is not None and base.uplift is not None:
         from evalens.runner.baseline import describe
 
-        lines += [f"**Uplift (all units):** {describe(base.uplift)}; the baseline ({base.label}) never decides a "
-                  "verdict", ""]
+        lines += [
+            f"**Uplift (all units):** {describe(base.uplift)}; the baseline ({base.label}) never decides a "
+            "verdict",
+            "",
+        ]
     for unit in view.units:
         lines += _unit(unit)
     for unit in view.baseline_units:

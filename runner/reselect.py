@@ -16,8 +16,9 @@ if TYPE_CHECKING:
 Mode = Literal["failed", "stale"]
 
 
-def reselect(package_root: Path, mode: Mode, *, file: Path | None = None,
-             inputs: NextRun | None = None) -> tuple[list[str], dict[str, str]]:
+def reselect(
+    package_root: Path, mode: Mode, *, file: Path | None = None, inputs: NextRun | None = None
+) -> tuple[list[str], dict[str, str]]:
     """Unit names to run again and why each was picked (``{name: reason}``).
 
     ``file`` narrows the past results to units written in that eval file (the formats ``evalens run`` takes:
@@ -59,8 +60,11 @@ def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
     if file is None:
         return load_last_results(package_root)
     want = str(file.resolve())
-    return {r.name: r for r in load_last_results(package_root, every_format=True).values()
-            if r.case_file and str(Path(r.case_file).resolve()) == want}
+    return {
+        r.name: r
+        for r in load_last_results(package_root, every_format=True).values()
+        if r.case_file and str(Path(r.case_file).resolve()) == want
+    }
 
 
 def case_names(root: Path) -> list[str]:
@@ -73,8 +77,15 @@ def case_names(root: Path) -> list[str]:
         return []
 
 
-def pick(package_root: Path, mode: Mode, every: list[str], within: list[str], *,
-         file: Path | None = None, inputs: NextRun | None = None) -> tuple[list[str], dict[str, str]]:
+def pick(
+    package_root: Path,
+    mode: Mode,
+    every: list[str],
+    within: list[str],
+    *,
+    file: Path | None = None,
+    inputs: NextRun | None = None,
+) -> tuple[list[str], dict[str, str]]:
     """What ``--failed`` / ``--stale`` run, for both CLIs: :func:`reselect`, plus (``--stale``) the units of
     ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked.
 

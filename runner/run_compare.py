@@ -45,9 +45,13 @@ class Comparison:
         """A unified diff from the previous run's final output to the latest one ('' when equal)."""
         if self.previous is None:
             return ""
-        lines = difflib.unified_diff(self.previous.output.splitlines(), self.latest.output.splitlines(),
-                                     f"previous ({self.previous.timestamp})", f"latest ({self.latest.timestamp})",
-                                     lineterm="")
+        lines = difflib.unified_diff(
+            self.previous.output.splitlines(),
+            self.latest.output.splitlines(),
+            f"previous ({self.previous.timestamp})",
+            f"latest ({self.latest.timestamp})",
+            lineterm="",
+        )
         text = "\n".join(lines)
         return text if len(text) <= OUTPUT_DIFF_LIMIT else text[:OUTPUT_DIFF_LIMIT] + "\n… [diff cut]"
 
@@ -74,14 +78,20 @@ def _side(path: Path, name: str, case_file: str | None) -> Side | None:
         return None
     cases = [c for c in report.cases if c.name == name and not is_interrupted(c, report)]
     if case_file is not None:
-        cases = [c for c in cases if not c.case_file or Path(case_file).as_posix().endswith(Path(c.case_file).as_posix())]
+        cases = [
+            c
+            for c in cases
+            if not c.case_file or Path(case_file).as_posix().endswith(Path(c.case_file).as_posix())
+        ]
     if not cases:
         return None
     try:
         view = load_view(path, name)
     except (NotAReport, LookupError):
         return None
-    unit = next((u for u in view.units if u.case is not None and u.case.case_file == cases[0].case_file), None)
+    unit = next(
+        (u for u in view.units if u.case is not None and u.case.case_file == cases[0].case_file), None
+    )
     return Side(path, report.timestamp, unit or view.units[0])
 
 
@@ -92,10 +102,13 @@ def compare(start: Path, name: str, case_file: str | None = None) -> Comparison 
     folder = reports_folder(start)
     if folder is None:
         return None
-    paths = sorted((p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")),
-                   key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[:MAX_REPORTS]
+    paths = sorted(
+        (p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")),
+        key=lambda p: (p.stat().st_mtime_ns, p.name),
+        reverse=True,
+    )[:MAX_REPORTS]
     if start.is_file() and start.suffix == ".json" and start in paths:
-        paths = paths[paths.index(start):]  # a report given: it is the latest side
+        paths = paths[paths.index(start) :]  # a report given: it is the latest side
     sides: list[Side] = []
     for path in paths:
         side = _side(path, name, case_file)
@@ -110,18 +123,37 @@ def compare(start: Path, name: str, case_file: str | None = None) -> Comparison 
 
 # --------------------------------------------------------------------------- rendering
 
+
 def facts(side: Side) -> list[tuple[str, str]]:
     """(label, value) rows both columns show, in order."""
     case = side.unit.case
     judge = case.judge_verdict
-    rows = [("verdict", case.verdict), ("reason", side.unit.reason or ""),
-            ("duration", f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else ""),
-            ("tokens", tokens(case.usage)), ("cost", cost(case.usage) or ("no cost reported" if case.usage else "")),
-            ("engine", " / ".join(x for x in (side.unit.records[-1].engine if side.unit.records else "",
-                                              side.unit.records[-1].model if side.unit.records else "") if x)),
-            ("judge", f"{judge.result} ({judge.model or '?'}): {judge.reason}" if judge is not None else "")]
+    rows = [
+        ("verdict", case.verdict),
+        ("reason", side.unit.reason or ""),
+        ("duration", f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else ""),
+        ("tokens", tokens(case.usage)),
+        ("cost", cost(case.usage) or ("no cost reported" if case.usage else "")),
+        (
+            "engine",
+            " / ".join(
+                x
+                for x in (
+                    side.unit.records[-1].engine if side.unit.records else "",
+                    side.unit.records[-1].model if side.unit.records else "",
+                )
+                if x
+            ),
+        ),
+        ("judge", f"{judge.result} ({judge.model or '?'}): {judge.reason}" if judge is not None else ""),
+    ]
     for check in case.checks:
-        rows.append((f"check {check.kind} {check.value}", f"{check.status}{': ' + check.detail if check.detail else ''}"))
+        rows.append(
+            (
+                f"check {check.kind} {check.value}",
+                f"{check.status}{': ' + check.detail if check.detail else ''}",
+            )
+        )
     return rows
 
 
@@ -149,8 +181,12 @@ CSS_EXTRA = """
 
 def _cell(label: str, value: str) -> str:
     verdict = value.split(":", 1)[0].split(" ", 1)[0]
-    cls = f' class="v-{verdict}"' if (label == "verdict" or label.startswith(("check ", "judge"))) and \
-        verdict in ("PASS", "FAIL", "ERROR", "SKIP") else ""
+    cls = (
+        f' class="v-{verdict}"'
+        if (label == "verdict" or label.startswith(("check ", "judge")))
+        and verdict in ("PASS", "FAIL", "ERROR", "SKIP")
+        else ""
+    )
     return f"<td{cls}>{_e(value)}</td>"
 
 
@@ -159,8 +195,11 @@ def render_compare_html(cmp: Comparison) -> str:
     from evalens.runner.report_html import CSS, _diff
 
     prev = cmp.previous
-    head = (f"<tr><th></th><th>previous · {_e(prev.timestamp)}</th>" if prev is not None else
-            "<tr><th></th><th>previous</th>") + f"<th>latest · {_e(cmp.latest.timestamp)}</th></tr>"
+    head = (
+        f"<tr><th></th><th>previous · {_e(prev.timestamp)}</th>"
+        if prev is not None
+        else "<tr><th></th><th>previous</th>"
+    ) + f"<th>latest · {_e(cmp.latest.timestamp)}</th></tr>"
     body = []
     for label, before, now in rows(cmp):
         mark = ' class="changed"' if prev is not None and before != now else ""
@@ -168,7 +207,9 @@ def render_compare_html(cmp: Comparison) -> str:
     parts = [f"<h1>evalens · compare {_e(cmp.name)}</h1>"]
     if prev is None:
         parts.append('<div class="reason">Only one run of this unit so far: run it again to compare.</div>')
-    parts.append('<div class="meta">' + " → ".join(_e(s.report_path.name) for s in (prev, cmp.latest) if s) + "</div>")
+    parts.append(
+        '<div class="meta">' + " → ".join(_e(s.report_path.name) for s in (prev, cmp.latest) if s) + "</div>"
+    )
     parts.append(f'<table class="cmp">{head}{"".join(body)}</table>')
     parts.append("<h3>Final output</h3>")
     diff = cmp.output_diff()
@@ -176,12 +217,20 @@ def render_compare_html(cmp: Comparison) -> str:
         parts.append(f'<pre class="diff" id="output-diff">{_diff(diff)}</pre>')
     elif prev is not None:
         parts.append('<div class="mute" id="output-diff">the final outputs are the same</div>')
-    parts.append('<div class="cols">' + "".join(
-        f'<div><div class="mute">{label}</div><pre>{_e(side.output)}</pre></div>'
-        for label, side in (("previous", prev), ("latest", cmp.latest)) if side is not None) + "</div>")
-    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>evalens · compare {_e(cmp.name)}'
-            '</title><meta name="viewport" content="width=device-width,initial-scale=1">'
-            f"<style>{CSS}{CSS_EXTRA}</style></head><body>{''.join(parts)}</body></html>\n")
+    parts.append(
+        '<div class="cols">'
+        + "".join(
+            f'<div><div class="mute">{label}</div><pre>{_e(side.output)}</pre></div>'
+            for label, side in (("previous", prev), ("latest", cmp.latest))
+            if side is not None
+        )
+        + "</div>"
+    )
+    return (
+        f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>evalens · compare {_e(cmp.name)}'
+        '</title><meta name="viewport" content="width=device-width,initial-scale=1">'
+        f"<style>{CSS}{CSS_EXTRA}</style></head><body>{''.join(parts)}</body></html>\n"
+    )
 
 
 def render_compare_markdown(cmp: Comparison) -> str:
@@ -190,8 +239,10 @@ def render_compare_markdown(cmp: Comparison) -> str:
     out = [f"# Compare {cmp.name}", ""]
     if prev is None:
         out += ["Only one run of this unit so far: run it again to compare.", ""]
-    out += [f"| | previous{' · ' + prev.timestamp if prev else ''} | latest · {cmp.latest.timestamp} |",
-            "|---|---|---|"]
+    out += [
+        f"| | previous{' · ' + prev.timestamp if prev else ''} | latest · {cmp.latest.timestamp} |",
+        "|---|---|---|",
+    ]
     for label, before, now in rows(cmp):
         cell = [v.replace("|", "\\|").replace("\n", " ") for v in (label, before, now)]
         mark = " **≠**" if prev is not None and before != now else ""

@@ -67,8 +67,11 @@ class FileOutcome(BaseModel):
     interrupted: bool = False
 
 
-def prepare(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
-            format_id: str | None = None) -> tuple[Suite, list[Unit]]:
+def prepare(
+    request: FileRunRequest,
+    on_progress: Callable[[FileProgress], None] | None = None,
+    format_id: str | None = None,
+) -> tuple[Suite, list[Unit]]:
     """Validate the file, pick its suite and the selected units; raises :class:`UsageError` before anything
     runs. Blocking (reads and validates the file): call it off the event loop."""
     from evalens.runner.suites import suite_for
@@ -86,8 +89,11 @@ def prepare(request: FileRunRequest, on_progress: Callable[[FileProgress], None]
         errors = []
     suite_cls = suite_for(format_id or "")
     if suite_cls is None:
-        raise NotRunnable(f"{file} is not a runnable eval file (detected: {format_id or 'unknown'}); UAAPS cases "
-                          "run with `evalens eval`", format_id)
+        raise NotRunnable(
+            f"{file} is not a runnable eval file (detected: {format_id or 'unknown'}); UAAPS cases "
+            "run with `evalens eval`",
+            format_id,
+        )
     if errors:
         raise InvalidFile(f"fix the {len(errors)} error(s) above first", errors)
     if request.no_judge and suite_cls.needs_judge:
@@ -109,15 +115,23 @@ def prepare(request: FileRunRequest, on_progress: Callable[[FileProgress], None]
         wanted = {u.strip() for u in request.units if u.strip()}
         units = [u for u in units if u.id in wanted or wanted & set(u.aliases)]
         if not units:
-            raise UsageError("No tasks to run" if format_id and format_id.startswith("skilljack") else
-                             "No evals to run" if format_id == "skill-creator-evals" else "No cases to run")
+            raise UsageError(
+                "No tasks to run"
+                if format_id and format_id.startswith("skilljack")
+                else "No evals to run"
+                if format_id == "skill-creator-evals"
+                else "No cases to run"
+            )
     elif not units:
         raise UsageError("No evals to run" if format_id == "skill-creator-evals" else "No cases to run")
     return suite, units
 
 
-async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress], None] | None = None,
-                   format_id: str | None = None) -> FileOutcome:
+async def run_file(
+    request: FileRunRequest,
+    on_progress: Callable[[FileProgress], None] | None = None,
+    format_id: str | None = None,
+) -> FileOutcome:
     """Run the selected units of ``request.file`` (each ``request.runs`` times) and write the evalens report.
 
     Raises :class:`UsageError` (or :class:`InvalidFile`, :class:`NotRunnable`) before any agent starts.
@@ -133,8 +147,11 @@ async def run_file(request: FileRunRequest, on_progress: Callable[[FileProgress]
         raise UsageError(str(exc)) from None
     outcome = FileOutcome(format=suite.format_id, file=request.file)
     if request.dry_run:
-        outcome.dry_run = suite.dry_run(units) + ([f"baseline: {plan.label}: every unit runs {request.runs} more "
-                                                   "time(s)"] if plan is not None else [])
+        outcome.dry_run = suite.dry_run(units) + (
+            [f"baseline: {plan.label}: every unit runs {request.runs} more time(s)"]
+            if plan is not None
+            else []
+        )
         return outcome
     session = await suite.session(units)
     from evalens.runner.baseline import require_isolation
@@ -157,8 +174,15 @@ def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:
     return resolve(request.baseline, suite.root)
 
 
-async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], session: Any, plan: Any,
-                     outcome: FileOutcome, isolated: bool = True) -> FileOutcome:
+async def _run_units(
+    request: FileRunRequest,
+    suite: Suite,
+    units: list[Unit],
+    session: Any,
+    plan: Any,
+    outcome: FileOutcome,
+    isolated: bool = True,
+) -> FileOutcome:
     from evalens.runner.report import utc_now
 
     from evalens.core.models.run_record import sum_usage
@@ -175,19 +199,35 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
         for unit in units:
             refused = budget.admit(unit.id)
             if refused is not None:  # the budget is spent: the rest are SKIP with the reason
-                results.append(apply_repeats(UnitResult(
-                    name=unit.id, format=suite.format_id, case_file=str(request.file), location=unit.location,
-                    verdict="SKIP", reason=refused, error=refused, runs=request.runs,
-                    run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
-                    budget_stopped=request.runs)))
+                results.append(
+                    apply_repeats(
+                        UnitResult(
+                            name=unit.id,
+                            format=suite.format_id,
+                            case_file=str(request.file),
+                            location=unit.location,
+                            verdict="SKIP",
+                            reason=refused,
+                            error=refused,
+                            runs=request.runs,
+                            run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
+                            budget_stopped=request.runs,
+                        )
+                    )
+                )
                 continue
             session.unit = unit.id
             first = len(session.records)
             result = await suite.run_unit(session, unit)
             if result.usage is None:  # what the unit's agent runs spent, from their records
                 result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
-            inputs = NextRun(engine=request.engine, agent_model=request.model, judge=request.judge_model,
-                             no_judge=request.no_judge, engine_version=getattr(session, "engine_version", None))
+            inputs = NextRun(
+                engine=request.engine,
+                agent_model=request.model,
+                judge=request.judge_model,
+                no_judge=request.no_judge,
+                engine_version=getattr(session, "engine_version", None),
+            )
             await asyncio.to_thread(finish_unit, result, None, inputs)
             budget.spend_usage(result.usage, result.agent_model or request.model)
             results.append(result)
@@ -198,14 +238,27 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
     except asyncio.CancelledError:
         interrupted = True
         done = {r.name for r in results}
-        results += [UnitResult(name=u.id, format=suite.format_id, case_file=str(request.file), location=u.location,
-                               verdict="SKIP", reason="not run: interrupted", error="not run: interrupted")
-                    for u in units if u.id not in done]
+        results += [
+            UnitResult(
+                name=u.id,
+                format=suite.format_id,
+                case_file=str(request.file),
+                location=u.location,
+                verdict="SKIP",
+                reason="not run: interrupted",
+                error="not run: interrupted",
+            )
+            for u in units
+            if u.id not in done
+        ]
     note = budget.unpriced_note()
     if not interrupted:
         summary = await asyncio.to_thread(suite.finish, results)
-        outcome.summary, outcome.summary_failed, outcome.result_file = summary.lines, summary.failed, \
-            summary.result_file
+        outcome.summary, outcome.summary_failed, outcome.result_file = (
+            summary.lines,
+            summary.failed,
+            summary.result_file,
+        )
         for result in results:
             if result.result_file is None and summary.result_file is not None:
                 result.result_file = str(summary.result_file)
@@ -222,33 +275,49 @@ async def _run_units(request: FileRunRequest, suite: Suite, units: list[Unit], s
 
         compared = suite.compare(results, bases, plan.label)
         outcome.summary += compared.lines
-        section = report_section(plan, results, bases, [report_case_from_result(b, None, suite.root) for b in bases],
-                                 metrics=compared.details, isolated=isolated)
+        section = report_section(
+            plan,
+            results,
+            bases,
+            [report_case_from_result(b, None, suite.root) for b in bases],
+            metrics=compared.details,
+            isolated=isolated,
+        )
     if request.write_report:
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
         from evalens.runner.baseline import add_to
 
         add_to(report, section)  # the units' uplift is already on their results
-        outcome.report_path = await asyncio.to_thread(_write, report, suite.root, request.report, started,
-                                                      getattr(session, "records", []), base_records)
+        outcome.report_path = await asyncio.to_thread(
+            _write, report, suite.root, request.report, started, getattr(session, "records", []), base_records
+        )
         outcome.report = report
     verdicts = {r.verdict for r in results}  # the baseline's never count
-    outcome.exit_code = 1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) \
-        else 0
+    outcome.exit_code = (
+        1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) else 0
+    )
     outcome.interrupted = interrupted
     if interrupted:
         raise asyncio.CancelledError()
     return outcome
 
 
-def _write(report: EvalReport, root: Path, output: Path | None, started: Any,
-           records: list[tuple[str, Any]] | None = None, base_records: list[tuple[str, Any]] | None = None) -> Path:
+def _write(
+    report: EvalReport,
+    root: Path,
+    output: Path | None,
+    started: Any,
+    records: list[tuple[str, Any]] | None = None,
+    base_records: list[tuple[str, Any]] | None = None,
+) -> Path:
     from evalens.runner.record import attach_records
     from evalens.runner.report import allocate_report_path, write_report
 
     path = allocate_report_path(root, started, output)
     by_unit: dict[str, list[Any]] = {}
-    for unit, record in records or []:  # each agent run's record, beside the report (evalens show, the run view)
+    for unit, record in (
+        records or []
+    ):  # each agent run's record, beside the report (evalens show, the run view)
         by_unit.setdefault(unit, []).append(record)
     attach_records(report, path, by_unit)
     if report.baseline is not None:  # the baseline runs' records: <report>/_baseline/<unit>/
@@ -274,8 +343,9 @@ def _rel(path: str, base: Path) -> str:
         return path
 
 
-def file_report(suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float,
-                interrupted: bool) -> EvalReport:
+def file_report(
+    suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float, interrupted: bool
+) -> EvalReport:
     """The evalens report of one file run: the same report model as ``evalens eval``, one case per unit."""
     from evalens.runner.report import environment_info, iso, stamp
     from evalens.runner.results import report_case_from_result
@@ -288,19 +358,38 @@ def file_report(suite: Suite, session: Any, results: list[UnitResult], started: 
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
     model = next((r.agent_model for r in results if r.agent_model), None)
     return EvalReport(
-        version=1, id=f"eval-run-{stamp(started)}", timestamp=iso(started), duration_seconds=round(duration, 3),
-        config=ReportConfig(engine=session.engine.name, engine_version=session.engine_version,
-                            judge=spec.model if spec is not None else None, timeout=session.timeout),
-        agent=ReportAgent(runtime=session.engine.name, runtime_version=session.engine_version, model=model,
-                          model_provider=session.engine.default_provider),
-        judge=ReportJudge(model=spec.model if spec is not None else None,
-                          model_provider=spec.provider if spec is not None else None),
-        environment=environment_info(), package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
-        summary=ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
-                              skipped=sum(c.verdict == "SKIP" for c in cases),
-                              errored=sum(c.verdict == "ERROR" for c in cases),
-                              pass_rate=round(passed / total, 4) if total else 0.0,
-                              flaky=sum(c.state == "FLAKY" for c in cases) or None,
-                              budget=sum(c.state == "BUDGET" for c in cases) or None),
-        cases=cases, interrupted=interrupted,
+        version=1,
+        id=f"eval-run-{stamp(started)}",
+        timestamp=iso(started),
+        duration_seconds=round(duration, 3),
+        config=ReportConfig(
+            engine=session.engine.name,
+            engine_version=session.engine_version,
+            judge=spec.model if spec is not None else None,
+            timeout=session.timeout,
+        ),
+        agent=ReportAgent(
+            runtime=session.engine.name,
+            runtime_version=session.engine_version,
+            model=model,
+            model_provider=session.engine.default_provider,
+        ),
+        judge=ReportJudge(
+            model=spec.model if spec is not None else None,
+            model_provider=spec.provider if spec is not None else None,
+        ),
+        environment=environment_info(),
+        package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
+        summary=ReportSummary(
+            total=total,
+            passed=passed,
+            failed=sum(c.verdict == "FAIL" for c in cases),
+            skipped=sum(c.verdict == "SKIP" for c in cases),
+            errored=sum(c.verdict == "ERROR" for c in cases),
+            pass_rate=round(passed / total, 4) if total else 0.0,
+            flaky=sum(c.state == "FLAKY" for c in cases) or None,
+            budget=sum(c.state == "BUDGET" for c in cases) or None,
+        ),
+        cases=cases,
+        interrupted=interrupted,
     )

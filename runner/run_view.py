@@ -42,7 +42,9 @@ class RunView:
     report_path: Path
     report: EvalReport
     units: list[UnitView]
-    baseline_units: list[UnitView] = field(default_factory=list)  # with --baseline: the runs without the package
+    baseline_units: list[UnitView] = field(
+        default_factory=list
+    )  # with --baseline: the runs without the package
 
 
 def load_view(report_path: Path, unit: str | None = None) -> RunView:
@@ -59,8 +61,12 @@ def load_view(report_path: Path, unit: str | None = None) -> RunView:
             raise LookupError(f"no unit named {unit!r} in {report_path} (units: {names})")
     shown = {c.name for c in cases}
     base = [c for c in report.baseline.cases if c.name in shown] if report.baseline is not None else []
-    return RunView(report_path=report_path, report=report, units=_views(report_path, cases),
-                   baseline_units=_views(report_path, base))
+    return RunView(
+        report_path=report_path,
+        report=report,
+        units=_views(report_path, cases),
+        baseline_units=_views(report_path, base),
+    )
 
 
 def _views(report_path: Path, cases: list[ReportCase]) -> list[UnitView]:

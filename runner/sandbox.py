@@ -136,13 +136,15 @@ def sweep_stale_sandboxes(min_age: float = STALE_AFTER_SECONDS) -> list[Path]:
             removed.append(root)
         finally:
             os.close(fd)
-        for side in Path(_short_tmp()).glob(f"{_side_prefix(root)}*"):  # its bridge folder (deep sandbox dirs)
+        for side in Path(_short_tmp()).glob(
+            f"{_side_prefix(root)}*"
+        ):  # its bridge folder (deep sandbox dirs)
             shutil.rmtree(side, ignore_errors=True)
     return removed
 
 
 def _side_prefix(root: Path) -> str:
-    return f"evb-{root.name[len(SANDBOX_PREFIX):]}-"
+    return f"evb-{root.name[len(SANDBOX_PREFIX) :]}-"
 
 
 def create_sandbox() -> SandboxPaths:
@@ -150,8 +152,9 @@ def create_sandbox() -> SandboxPaths:
     root = Path(tempfile.mkdtemp(prefix=SANDBOX_PREFIX, dir=sandbox_base()))
     root.chmod(0o700)  # opened to the agent's gid only (0710) by :func:`hand_over`, never to other users
     _lock(root)
-    paths = SandboxPaths(root=root, workspace=root / "ws", home=root / "home", config_home=root / "config",
-                         logs=root / "logs")
+    paths = SandboxPaths(
+        root=root, workspace=root / "ws", home=root / "home", config_home=root / "config", logs=root / "logs"
+    )
     for directory in (paths.workspace, paths.home, paths.config_home, paths.logs, tmp_dir(paths)):
         directory.mkdir(mode=0o700)
     return paths
@@ -169,7 +172,9 @@ def _inside(path: str, boundary: str) -> bool:
     return path == boundary or path.startswith(boundary.rstrip(os.sep) + os.sep)
 
 
-def copy_confined(src: Path, dest: Path, boundary: Path, *, what: str, _stack: frozenset[str] = frozenset()) -> None:
+def copy_confined(
+    src: Path, dest: Path, boundary: Path, *, what: str, _stack: frozenset[str] = frozenset()
+) -> None:
     """Copy a file or tree. A link whose target resolves inside ``boundary`` is copied as its target's content;
     a link out of it (or a link loop) raises :class:`PathEscape`; sockets, FIFOs and devices are skipped."""
     bound = os.path.realpath(boundary)
@@ -321,8 +326,10 @@ def plan_sandbox(network: bool, writable_paths: list[str] | None) -> SandboxPlan
         reason = "socat (needed to bridge the model endpoint into the network-less sandbox) is not installed"
     else:
         return SandboxPlan(True, "bubblewrap", network, writable_paths)
-    warning = (f"warning: sandbox not enforced: {reason}; falling back to the engine's own sandbox "
-               f"(network={'on' if network else 'off'} requested, writable-paths not enforced)")
+    warning = (
+        f"warning: sandbox not enforced: {reason}; falling back to the engine's own sandbox "
+        f"(network={'on' if network else 'off'} requested, writable-paths not enforced)"
+    )
     return SandboxPlan(False, "engine", network, writable_paths, warning)
 
 
@@ -344,18 +351,28 @@ def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
     return {f"_endpoint_{i}": url for i, url in enumerate(engine.model_endpoints(env))}
 
 
-def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, model: str | None,
-                    env_in: dict[str, str], bridges_spec: list[Any],
-                    seccomp_fd: int | None = None) -> tuple[Any, list[str], dict[str, str], Any, bool]:
+def _prepare_launch(
+    engine: Engine,
+    plan: SandboxPlan,
+    paths: SandboxPaths,
+    prompt: str,
+    model: str | None,
+    env_in: dict[str, str],
+    bridges_spec: list[Any],
+    seccomp_fd: int | None = None,
+) -> tuple[Any, list[str], dict[str, str], Any, bool]:
     """The agent's command line and environment, confined as ``plan`` says. Blocking (the bubblewrap probe, the
     generated ``/etc`` files, handing the sandbox to the agent's uid): the caller runs it in a worker thread."""
     from evalens.runner import bwrap
 
-    command = engine.command(paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced,
-                             network=plan.network)
+    command = engine.command(
+        paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced, network=plan.network
+    )
     env = dict(env_in)
     env.update(command.env)
-    env["PATH"] = str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    env["PATH"] = (
+        str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
+    )
     argv = command.argv
     identity = None
     own_sandbox_dropped = False
@@ -386,20 +403,39 @@ def _prepare_launch(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prom
 
         engine_roots = sources_for(roots, paths.root.parent, dropping=identity.uid is not None)
         own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
-        inner = command.argv_without_own_sandbox if own_sandbox_dropped and command.argv_without_own_sandbox \
+        inner = (
+            command.argv_without_own_sandbox
+            if own_sandbox_dropped and command.argv_without_own_sandbox
             else argv
-        argv = bwrap.build_argv(network=plan.network, writable=writable, workspace=paths.workspace,
-                                private_dirs=[paths.home, paths.config_home], etc_dir=etc_dir,
-                                engine_roots=engine_roots, bridges=bridges_spec, agent_argv=inner,
-                                seccomp_fd=seccomp_fd)
+        )
+        argv = bwrap.build_argv(
+            network=plan.network,
+            writable=writable,
+            workspace=paths.workspace,
+            private_dirs=[paths.home, paths.config_home],
+            etc_dir=etc_dir,
+            engine_roots=engine_roots,
+            bridges=bridges_spec,
+            agent_argv=inner,
+            seccomp_fd=seccomp_fd,
+        )
     else:
         env["TMPDIR"] = str(tmp_dir(paths))
     return command, argv, env, identity, own_sandbox_dropped
 
 
-async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, prompt: str, *, model: str | None,
-                       agent_env: dict[str, str], time_limit: float, unit: str | None = None,
-                       run_index: int = 1) -> tuple[AgentRun, Transcript]:
+async def launch_agent(
+    engine: Engine,
+    plan: SandboxPlan,
+    paths: SandboxPaths,
+    prompt: str,
+    *,
+    model: str | None,
+    agent_env: dict[str, str],
+    time_limit: float,
+    unit: str | None = None,
+    run_index: int = 1,
+) -> tuple[AgentRun, Transcript]:
     """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
     The captured streams land in ``paths.logs`` (never mounted into the sandbox). With ``unit``, the turns
     stream to whoever asked for them (:mod:`evalens.runner.live`) while the agent runs."""
@@ -423,7 +459,8 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
     seccomp_fd = filter_fd() if plan.enforced else None
     try:
         command, argv, env, identity, own_sandbox_dropped = await in_thread(
-            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec, seccomp_fd)
+            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec, seccomp_fd
+        )
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None
         bridges = []
@@ -432,9 +469,18 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
         watcher = asyncio.ensure_future(live.watch_hooks(feed, hooks)) if feed is not None and hooks else None
         try:
             bridges = await start_bridges(bridges_spec, owner)
-            run = await run_process(argv, env, paths.workspace, stdout, stderr, time_limit,
-                                    user=owner, group=identity.gid if identity is not None else None,
-                                    on_stdout=feed, pass_fds=(seccomp_fd,) if seccomp_fd is not None else ())
+            run = await run_process(
+                argv,
+                env,
+                paths.workspace,
+                stdout,
+                stderr,
+                time_limit,
+                user=owner,
+                group=identity.gid if identity is not None else None,
+                on_stdout=feed,
+                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+            )
         finally:
             if feed is not None:
                 feed.close()
@@ -452,9 +498,11 @@ async def launch_agent(engine: Engine, plan: SandboxPlan, paths: SandboxPaths, p
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.
-        transcript.error = (f"a block reported by {engine.name}'s hook records cannot be verified: with "
-                            "sandbox.writable-paths the engine runs without its own nested sandbox, so a tool "
-                            "command could have written the record (docs/sandbox.md)")
+        transcript.error = (
+            f"a block reported by {engine.name}'s hook records cannot be verified: with "
+            "sandbox.writable-paths the engine runs without its own nested sandbox, so a tool "
+            "command could have written the record (docs/sandbox.md)"
+        )
     return run, transcript
 
 
@@ -464,8 +512,10 @@ def truncation_note(run: AgentRun) -> str | None:
         return None
     from evalens.runner.agent_process import capture_limit
 
-    return (f"the agent's output stream was truncated: {run.stream_bytes.get('stdout', 0)} bytes printed, "
-            f"{capture_limit()} kept (EVALENS_MAX_OUTPUT_MB); the run cannot be judged from a partial trace")
+    return (
+        f"the agent's output stream was truncated: {run.stream_bytes.get('stdout', 0)} bytes printed, "
+        f"{capture_limit()} kept (EVALENS_MAX_OUTPUT_MB); the run cannot be judged from a partial trace"
+    )
 
 
 def copy_bounded(src: Path, dest: Path, limit: int) -> bool:

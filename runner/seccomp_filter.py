@@ -17,10 +17,28 @@ import struct
 
 # (audit arch, syscall numbers denied, lowest number of another ABI multiplexed on this arch, or None)
 _ARCHES: dict[str, tuple[int, dict[str, int], int | None]] = {
-    "x86_64": (0xC000003E, {"ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311,
-                            "perf_event_open": 298, "pidfd_getfd": 438}, 0x40000000),  # x32 numbers
-    "aarch64": (0xC00000B7, {"ptrace": 117, "process_vm_readv": 270, "process_vm_writev": 271,
-                             "perf_event_open": 241, "pidfd_getfd": 438}, None),
+    "x86_64": (
+        0xC000003E,
+        {
+            "ptrace": 101,
+            "process_vm_readv": 310,
+            "process_vm_writev": 311,
+            "perf_event_open": 298,
+            "pidfd_getfd": 438,
+        },
+        0x40000000,
+    ),  # x32 numbers
+    "aarch64": (
+        0xC00000B7,
+        {
+            "ptrace": 117,
+            "process_vm_readv": 270,
+            "process_vm_writev": 271,
+            "perf_event_open": 241,
+            "pidfd_getfd": 438,
+        },
+        None,
+    ),
 }
 DENIED = ("ptrace", "process_vm_readv", "process_vm_writev", "perf_event_open", "pidfd_getfd")
 

@@ -21,8 +21,10 @@ from evalens.runner.agent_process import in_thread
 BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
 CAPTURE_TOTAL_LIMIT = 20 << 20
-PROVIDER_VARS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
-                 "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY")}
+PROVIDER_VARS = {
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"),
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "CODEX_API_KEY"),
+}
 
 
 class UsageError(Exception):
@@ -62,10 +64,17 @@ def tool_calls(engine: str, events: list[dict[str, Any]]) -> list[dict[str, Any]
                     calls.append({"tool": str(block.get("name")), "input": block.get("input") or {}})
         elif engine == "codex" and ev.get("type") == "item.completed":
             item = ev.get("item") or {}
-            kind = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}.get(
-                str(item.get("type")), str(item.get("tool") or "")) if item.get("type") != "agent_message" else ""
+            kind = (
+                {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}.get(
+                    str(item.get("type")), str(item.get("tool") or "")
+                )
+                if item.get("type") != "agent_message"
+                else ""
+            )
             if kind:
-                calls.append({"tool": kind, "input": {"command": item.get("command")} if kind == "Bash" else {}})
+                calls.append(
+                    {"tool": kind, "input": {"command": item.get("command")} if kind == "Bash" else {}}
+                )
     return calls
 
 
@@ -105,9 +114,17 @@ def capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
 class AgentSession:
     """Runs one prompt at a time in a fresh sandbox with chosen skills installed."""
 
-    def __init__(self, engine: str, model: str | None, timeout: float, *, network: bool = False,
-                 keep_sandbox: bool = False, judge: Any = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+    def __init__(
+        self,
+        engine: str,
+        model: str | None,
+        timeout: float,
+        *,
+        network: bool = False,
+        keep_sandbox: bool = False,
+        judge: Any = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         """Runs the shared preflight (CLI, keys, judge SDK and provider, sandbox, temp space) for ``engine`` and
         the resolved ``judge`` spec (None: no judge); raises :class:`UsageError` before any agent starts."""
         from evalens.runner.engines import UnsupportedEngine, get_engine
@@ -118,9 +135,13 @@ class AgentSession:
             self.engine = get_engine(engine)
         except UnsupportedEngine as exc:
             raise UsageError(str(exc)) from None
-        checked, _spec = preflight(self.engine, judge=f"{judge.provider}:{judge.model}" if judge else None,
-                                   use_judge=judge is not None, judge_key_env=judge.key_env if judge else None,
-                                   network=network)
+        checked, _spec = preflight(
+            self.engine,
+            judge=f"{judge.provider}:{judge.model}" if judge else None,
+            use_judge=judge is not None,
+            judge_key_env=judge.key_env if judge else None,
+            network=network,
+        )
         if not checked.ok:
             judge_missing = any(c.name.startswith("judge") for c in checked.failures)
             raise UsageError(checked.message() + (" (or pass --no-judge)" if judge_missing else ""))
@@ -201,9 +222,14 @@ class AgentSession:
         elif exc is not None:
             raise exc
 
-    async def run(self, prompt: str, skills: dict[str, Path], files_base: Path | None = None,
-                  files: list[str] | tuple[str, ...] = (),
-                  check: Callable[[AgentResult], None] | None = None) -> AgentResult:
+    async def run(
+        self,
+        prompt: str,
+        skills: dict[str, Path],
+        files_base: Path | None = None,
+        files: list[str] | tuple[str, ...] = (),
+        check: Callable[[AgentResult], None] | None = None,
+    ) -> AgentResult:
         """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists."""
         from evalens.runner.sandbox import launch_agent, snapshot, truncation_note
 
@@ -218,13 +244,35 @@ class AgentSession:
             unit, started = self.unit, iso(utc_now())
             base = await in_thread(baseline, paths.workspace)
             run_index = 1 + sum(u == unit for u, _ in self.records)  # this unit's runs so far, plus this one
-            run, transcript = await launch_agent(self.engine, self.plan, paths, prompt, model=self.model,
-                                                 agent_env=self.env, time_limit=self.timeout,
-                                                 unit=f"{unit} [{self.side}]" if self.side else unit,
-                                                 run_index=run_index)
-            self.records.append((unit, await in_thread(lambda: capture(
-                self.engine, transcript, run, paths, base, unit=unit, prompt=prompt,
-                engine_version=self.engine_version, started_at=started))))
+            run, transcript = await launch_agent(
+                self.engine,
+                self.plan,
+                paths,
+                prompt,
+                model=self.model,
+                agent_env=self.env,
+                time_limit=self.timeout,
+                unit=f"{unit} [{self.side}]" if self.side else unit,
+                run_index=run_index,
+            )
+            self.records.append(
+                (
+                    unit,
+                    await in_thread(
+                        lambda: capture(
+                            self.engine,
+                            transcript,
+                            run,
+                            paths,
+                            base,
+                            unit=unit,
+                            prompt=prompt,
+                            engine_version=self.engine_version,
+                            started_at=started,
+                        )
+                    ),
+                )
+            )
             result.output = transcript.output
             result.tools = tool_calls(self.engine.name, transcript.events)
             result.skills = list(transcript.skills_activated)
@@ -234,8 +282,11 @@ class AgentSession:
             usage = transcript.usage or {}
             result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
             result.turns = usage.get("num_turns")
-            result.error = f"timed out after {self.timeout:g} s" if run.timed_out else (
-                truncation_note(run) or transcript.error)
+            result.error = (
+                f"timed out after {self.timeout:g} s"
+                if run.timed_out
+                else (truncation_note(run) or transcript.error)
+            )
             workspace = paths.workspace
             result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
             result.workspace = workspace

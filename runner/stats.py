@@ -65,8 +65,9 @@ def at_least_k(passed: int, runs: int, k: int) -> float | None:
     return 1.0 if passed >= k else 0.0
 
 
-def newcombe_difference(a_passed: int, a_runs: int, b_passed: int, b_runs: int,
-                        z: float = Z95) -> tuple[float, float, float]:
+def newcombe_difference(
+    a_passed: int, a_runs: int, b_passed: int, b_runs: int, z: float = Z95
+) -> tuple[float, float, float]:
     """``rate(a) - rate(b)`` and its 95% interval (Newcombe 1998, method 10: hybrid score from Wilson limits)."""
     if a_runs <= 0 or b_runs <= 0:
         raise ValueError("both sides need at least one counted run")
@@ -93,8 +94,14 @@ class Repeats:
     @classmethod
     def of(cls, verdicts: Iterable[str], budget: int = 0) -> Repeats:
         vs = list(verdicts)
-        return cls(runs=len(vs), passed=vs.count("PASS"), failed=vs.count("FAIL"), errored=vs.count("ERROR"),
-                   skipped=vs.count("SKIP"), budget=budget)
+        return cls(
+            runs=len(vs),
+            passed=vs.count("PASS"),
+            failed=vs.count("FAIL"),
+            errored=vs.count("ERROR"),
+            skipped=vs.count("SKIP"),
+            budget=budget,
+        )
 
     @property
     def counted(self) -> int:
@@ -120,18 +127,29 @@ class Repeats:
         """The state every face shows, from the one verdict function (:func:`~evalens.runner.verdicts.unit_state`):
         PASS only if every run passed; FLAKY if it both passed and failed with no ERROR; BUDGET when a budget cut
         it short; else FAIL, ERROR or SKIP."""
-        return unit_state(["PASS"] * self.passed + ["FAIL"] * self.failed + ["ERROR"] * self.errored
-                          + ["SKIP"] * self.skipped, self.budget)[1]
+        return unit_state(
+            ["PASS"] * self.passed
+            + ["FAIL"] * self.failed
+            + ["ERROR"] * self.errored
+            + ["SKIP"] * self.skipped,
+            self.budget,
+        )[1]
 
     def pass_at(self) -> dict[str, float]:
         """pass@k for k = 1 … counted runs (unbiased, over the runs that passed or failed)."""
-        return {str(k): round(v, 4) for k in range(1, self.counted + 1)
-                if (v := pass_at_k(self.passed, self.counted, k)) is not None}
+        return {
+            str(k): round(v, 4)
+            for k in range(1, self.counted + 1)
+            if (v := pass_at_k(self.passed, self.counted, k)) is not None
+        }
 
     def at_least(self) -> dict[str, float]:
         """at-least-k for k = 1 … counted runs."""
-        return {str(k): v for k in range(1, self.counted + 1)
-                if (v := at_least_k(self.passed, self.counted, k)) is not None}
+        return {
+            str(k): v
+            for k in range(1, self.counted + 1)
+            if (v := at_least_k(self.passed, self.counted, k)) is not None
+        }
 
     def label(self) -> str:
         """``3/5`` (passes of counted runs), with errored runs named: ``3/5 +1 error``."""

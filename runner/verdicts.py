@@ -16,10 +16,16 @@ Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
 
 
-def unit_verdict(*, agent_error: str | None, failed_check: str | None, judged: tuple[str, str] | None,
-                 checked: bool, judge_used: bool,
-                 nothing_to_check: str = "judge disabled and the unit declares no deterministic checks",
-                 checks_only: str = "all deterministic checks passed (judge disabled)") -> tuple[Verdict, str]:
+def unit_verdict(
+    *,
+    agent_error: str | None,
+    failed_check: str | None,
+    judged: tuple[str, str] | None,
+    checked: bool,
+    judge_used: bool,
+    nothing_to_check: str = "judge disabled and the unit declares no deterministic checks",
+    checks_only: str = "all deterministic checks passed (judge disabled)",
+) -> tuple[Verdict, str]:
     """One run: a failed agent is ERROR whatever was expected (rule 1); a failed check is FAIL; a judge that
     failed is ERROR (rule 2); nothing to check is SKIP (rule 3); else the judge (or the checks alone) decide."""
     if agent_error:

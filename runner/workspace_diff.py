@@ -100,9 +100,12 @@ def _text(data: bytes | None) -> str | None:
 
 
 def _diff(rel: str, old: str, new: str, *, created: bool = False, deleted: bool = False) -> str:
-    lines = difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                 fromfile="/dev/null" if created else f"a/{rel}",
-                                 tofile="/dev/null" if deleted else f"b/{rel}")
+    lines = difflib.unified_diff(
+        old.splitlines(keepends=True),
+        new.splitlines(keepends=True),
+        fromfile="/dev/null" if created else f"a/{rel}",
+        tofile="/dev/null" if deleted else f"b/{rel}",
+    )
     out = []
     for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
@@ -117,17 +120,22 @@ def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]
     paths = sorted(p for p in set(after) | set(base.meta) if after.get(p) != base.meta.get(p))
     if len(paths) > limit(MAX_FILES):
         bounds.note(f"files: {len(paths)} changed, the first {limit(MAX_FILES)} are listed")
-        paths = paths[:limit(MAX_FILES)]
+        paths = paths[: limit(MAX_FILES)]
     out: list[FileChange] = []
     spent = 0
     for rel in paths:
         status = "deleted" if rel not in after else "created" if rel not in base.meta else "modified"
-        change = FileChange(path=rel, status=status,  # type: ignore[arg-type]
-                            size=after[rel][0] if rel in after else None)
+        change = FileChange(
+            path=rel,
+            status=status,  # type: ignore[arg-type]
+            size=after[rel][0] if rel in after else None,
+        )
         new_bytes = read_bounded(workspace / rel, file_cap) if rel in after else b""
         old_bytes = base.content.get(rel, b"") if rel in base.meta else b""
         if rel in base.meta and rel not in base.content:
-            change.note = f"no diff: the starting file ({base.meta[rel][0]} bytes) was over the baseline limit"
+            change.note = (
+                f"no diff: the starting file ({base.meta[rel][0]} bytes) was over the baseline limit"
+            )
             change.truncated = True
         elif new_bytes is None:
             change.note = "no diff: the file could not be read (not a regular file)"
@@ -140,7 +148,9 @@ def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]
                 change.binary = True
                 change.note = "binary file: no diff"
             else:
-                diff = _diff(rel, old_text, new_text, created=status == "created", deleted=status == "deleted")
+                diff = _diff(
+                    rel, old_text, new_text, created=status == "created", deleted=status == "deleted"
+                )
                 if status == "modified" and not diff:
                     continue  # touched but the same bytes: not a change worth showing
                 if spent >= total_cap:
@@ -148,8 +158,9 @@ def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]
                     change.truncated = True
                 else:
                     room = min(diff_cap, total_cap - spent)
-                    change.diff, change.truncated = bounds.cut(diff, room, f"diff of {rel}") \
-                        if len(diff) > room else (diff, False)
+                    change.diff, change.truncated = (
+                        bounds.cut(diff, room, f"diff of {rel}") if len(diff) > room else (diff, False)
+                    )
                     spent += len(change.diff)
         if change.truncated and change.note:
             bounds.note(f"{rel}: {change.note}")

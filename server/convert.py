@@ -40,8 +40,10 @@ def to_position(lines: list[str], line: int, col: int, encoding: str) -> types.P
 
 
 def to_range(span: Span, lines: list[str], encoding: str) -> types.Range:
-    return types.Range(start=to_position(lines, span.start_line, span.start_col, encoding),
-                       end=to_position(lines, span.end_line, span.end_col, encoding))
+    return types.Range(
+        start=to_position(lines, span.start_line, span.start_col, encoding),
+        end=to_position(lines, span.end_line, span.end_col, encoding),
+    )
 
 
 def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple[int, int]:
@@ -62,14 +64,20 @@ def code_description(code: str) -> types.CodeDescription | None:
     return types.CodeDescription(href=url) if url else None
 
 
-def to_diagnostic(problem: Problem, lines: list[str], encoding: str, uri: str | None = None) -> types.Diagnostic:
+def to_diagnostic(
+    problem: Problem, lines: list[str], encoding: str, uri: str | None = None
+) -> types.Diagnostic:
     """One problem as an LSP diagnostic; its related locations (repeated findings collapsed into it, the
     first of two duplicates) become ``relatedInformation`` when the document's ``uri`` is given."""
     related = None
     if uri is not None and (items := related_of(problem)):
-        related = [types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri, range=to_range(Span(*r["span"]), lines, encoding)),
-            message=r["message"]) for r in items]
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=to_range(Span(*r["span"]), lines, encoding)),
+                message=r["message"],
+            )
+            for r in items
+        ]
     return types.Diagnostic(
         range=to_range(problem.span, lines, encoding),
         message=problem.message,
@@ -85,5 +93,6 @@ def fix_to_edit(fix: Fix, uri: str, lines: list[str], encoding: str) -> types.Wo
     changes: dict[str, list[types.TextEdit]] = {}
     for edit in fix.edits:
         changes.setdefault(edit.uri or uri, []).append(
-            types.TextEdit(range=to_range(edit.span, lines, encoding), new_text=edit.text))
+            types.TextEdit(range=to_range(edit.span, lines, encoding), new_text=edit.text)
+        )
     return types.WorkspaceEdit(changes=changes)

@@ -11,7 +11,9 @@ class _BenignRaces(logging.Filter):
     (VS Code cancels superseded code-lens requests after every run); pygls warns about it, we log it at debug."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno == logging.WARNING and str(record.msg).startswith("Cancel notification for unknown"):
+        if record.levelno == logging.WARNING and str(record.msg).startswith(
+            "Cancel notification for unknown"
+        ):
             record.levelno, record.levelname = logging.DEBUG, "DEBUG"
             return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
         return True

@@ -116,8 +116,10 @@ class EvalensProtocol(LanguageServerProtocol):
         try:
             data = json.loads(frame.body)
         except (ValueError, RecursionError) as exc:
-            self._parse_error(frame.body, f"framing: {frame.problem}" if frame.problem else
-                              f"invalid JSON: {str(exc)[:200]}")
+            self._parse_error(
+                frame.body,
+                f"framing: {frame.problem}" if frame.problem else f"invalid JSON: {str(exc)[:200]}",
+            )
             return
         if frame.problem is not None:
             log.warning("framing: %s; handled the message it held", frame.problem)
@@ -125,7 +127,9 @@ class EvalensProtocol(LanguageServerProtocol):
 
     def _parse_error(self, raw: bytes, why: str) -> None:
         msg_id = recover_id(raw)
-        log.warning("%s (%d bytes%s)", why, len(raw), f", request {msg_id!r} answered" if msg_id is not None else "")
+        log.warning(
+            "%s (%d bytes%s)", why, len(raw), f", request {msg_id!r} answered" if msg_id is not None else ""
+        )
         if msg_id is not None:
             self._reply_error(msg_id, JsonRpcParseError(why))
 
@@ -144,8 +148,12 @@ class EvalensProtocol(LanguageServerProtocol):
             return
         if has_id and isinstance(msg_id, float) and math.isfinite(msg_id):
             # LSP ids are integers or strings; a client that sent 1.5 still waits for an answer (issue 28)
-            self._send_response(msg_id, error=JsonRpcInvalidRequest(  # type: ignore[arg-type]
-                "the request id must be an integer or a string, not a fraction").to_response_error())
+            self._send_response(
+                msg_id,  # type: ignore[arg-type]
+                error=JsonRpcInvalidRequest(
+                    "the request id must be an integer or a string, not a fraction"
+                ).to_response_error(),
+            )
             return
         if has_id and not _valid_id(msg_id):
             log.warning("ignored %r: its id is neither a number nor a string", str(method)[:80])
@@ -177,9 +185,13 @@ class EvalensProtocol(LanguageServerProtocol):
             if has_id:
                 self._reply_error(msg_id, JsonRpcInvalidParams(why))
             return
-        if method in _NEEDS_OPEN and self.workspace.text_documents.get(
-                uris.key(message.params.text_document.uri)) is None:
-            log.warning("ignored %s for %s: the document is not open", method, message.params.text_document.uri[:200])
+        if (
+            method in _NEEDS_OPEN
+            and self.workspace.text_documents.get(uris.key(message.params.text_document.uri)) is None
+        ):
+            log.warning(
+                "ignored %s for %s: the document is not open", method, message.params.text_document.uri[:200]
+            )
             return
         if method == types.INITIALIZE:
             self.initialize_seen = True
@@ -196,7 +208,9 @@ class EvalensProtocol(LanguageServerProtocol):
         """The LSP rules: nothing but ``initialize`` before it, it only once, nothing after ``shutdown``."""
         if not self.initialize_seen:
             if method != types.INITIALIZE:
-                return JsonRpcServerNotInitialized(f"{method}: the server is not initialized; send initialize first")
+                return JsonRpcServerNotInitialized(
+                    f"{method}: the server is not initialized; send initialize first"
+                )
             return None
         if method == types.INITIALIZE:
             return JsonRpcInvalidRequest("initialize was already received; it may be sent only once")
@@ -215,7 +229,8 @@ class EvalensProtocol(LanguageServerProtocol):
         expected = self._result_types.pop(msg_id, None)
         try:
             message = self._converter.structure(
-                data, types.ResponseErrorMessage if "error" in data else expected or JsonRPCResponseMessage)
+                data, types.ResponseErrorMessage if "error" in data else expected or JsonRPCResponseMessage
+            )
         except Exception as exc:  # noqa: BLE001 - cattrs raises several kinds
             log.warning("malformed response to request %r: %s", msg_id, describe(exc)[:300])
             future = self._request_futures.pop(msg_id, None)
@@ -279,7 +294,9 @@ class EvalensProtocol(LanguageServerProtocol):
         """Sizes of pygls' per-request maps (``evalens/stats``: they must not grow without bound)."""
         return {"requestFutures": len(self._request_futures), "resultTypes": len(self._result_types)}
 
-    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None):
+    def _execute_handler(
+        self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None
+    ):
         """Drop pygls' bookkeeping entry once a handler is done.
 
         pygls files the future of every async, threaded and generator handler under ``_request_futures``,

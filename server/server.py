@@ -45,8 +45,12 @@ class EvalensServer(LanguageServer):
     def __init__(self) -> None:
         from evalens.server.protocol import EvalensProtocol
 
-        super().__init__("evalens", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=EvalensProtocol)
+        super().__init__(
+            "evalens",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=EvalensProtocol,
+        )
         self.exit_code = 1
         from evalens.core.config import ConfigCache
         from evalens.core.index import IndexCache
@@ -54,7 +58,9 @@ class EvalensServer(LanguageServer):
         self._settings: Settings | None = None  # made on first use: pydantic is not needed to start
         self.indexes = IndexCache(self.read_text)
         self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
-        self._overrides: tuple[RuleLevels, list[str]] | None = None  # parsed ``rules`` setting (None: re-parse)
+        self._overrides: tuple[RuleLevels, list[str]] | None = (
+            None  # parsed ``rules`` setting (None: re-parse)
+        )
         self._reported: set[tuple[str, ...]] = set()
         self.validations: dict[str, tuple[int | None, Validation]] = {}  # uris.key -> of open documents
         self.last_good: dict[str, Validation] = {}  # uris.key -> last Validation whose document parsed
@@ -134,7 +140,9 @@ class EvalensServer(LanguageServer):
     async def off_loop(self, work: Callable[..., T], *args: Any) -> T:
         """Run ``work(*args)`` in the server's worker threads: handlers whose answer may read other files
         (the package index walks a package, a hover reads the SKILL.md a value names) never hold the loop."""
-        return await asyncio.get_running_loop().run_in_executor(self.thread_pool, functools.partial(work, *args))
+        return await asyncio.get_running_loop().run_in_executor(
+            self.thread_pool, functools.partial(work, *args)
+        )
 
     # ----------------------------------------------------------------------------------- capabilities
     def cap(self, dotted: str, default: Any = None) -> Any:
@@ -184,7 +192,9 @@ class EvalensServer(LanguageServer):
         preference = self.settings.configuration_preference
         file = NO_FILE if preference == "editorOnly" else self.configs.for_file(path)
         self.report_config_errors((*setting_errors, *file.errors))
-        return Tuning(file, levels, preference if preference in ("filesystemFirst", "editorOnly") else "editorFirst")
+        return Tuning(
+            file, levels, preference if preference in ("filesystemFirst", "editorOnly") else "editorFirst"
+        )
 
     def report_config_errors(self, errors: tuple[str, ...]) -> None:
         """One message per distinct set of configuration problems (the invalid entries are ignored)."""
@@ -207,13 +217,17 @@ class EvalensServer(LanguageServer):
         if doc is None:
             if path == uri or not uris.is_regular_file(path):  # never open a FIFO or a device
                 return Validation(path, None, None, [])
-            return validate_file(Path(path), self.indexes, self.settings.rule_settings(), self.tuning_for(path))
+            return validate_file(
+                Path(path), self.indexes, self.settings.rule_settings(), self.tuning_for(path)
+            )
         k = uris.key(uri)
         with self.lock:
             cached = self.validations.get(k)
             if cached is not None and cached[0] == doc.version and doc.version is not None:
                 return cached[1]
-        result = validate_text(path, doc.source, self.indexes, self.settings.rule_settings(), self.tuning_for(path))
+        result = validate_text(
+            path, doc.source, self.indexes, self.settings.rule_settings(), self.tuning_for(path)
+        )
         with self.lock:
             replaced = [self.validations.get(k), self.last_good.get(k)]
             self.validations[k] = (doc.version, result)
@@ -230,9 +244,14 @@ class EvalensServer(LanguageServer):
 
     def sizes(self) -> dict[str, int]:
         """How much the server keeps per document (``evalens/stats``)."""
-        return {"openDocuments": len(self.workspace.text_documents), "validations": len(self.validations),
-                "lastGood": len(self.last_good), "diskValidations": len(self.disk_validations),
-                "graveyard": len(self._graveyard), "indexes": len(self.indexes)}
+        return {
+            "openDocuments": len(self.workspace.text_documents),
+            "validations": len(self.validations),
+            "lastGood": len(self.last_good),
+            "diskValidations": len(self.disk_validations),
+            "graveyard": len(self._graveyard),
+            "indexes": len(self.indexes),
+        }
 
     def free_replaced(self) -> None:
         """Drop replaced validations (called once diagnostics are published)."""
@@ -273,7 +292,17 @@ def create_server() -> EvalensServer:
     )
 
     server = EvalensServer()
-    for module in (lifecycle, diagnostics, completion, hover, definition, symbols, code_actions, code_lens, run_view,
-                   new_case):
+    for module in (
+        lifecycle,
+        diagnostics,
+        completion,
+        hover,
+        definition,
+        symbols,
+        code_actions,
+        code_lens,
+        run_view,
+        new_case,
+    ):
         module.register(server)
     return server

@@ -61,8 +61,14 @@ class Settings(BaseModel):
             if name in NESTED and isinstance(value, dict):  # one key of a group: the others keep their value
                 current = getattr(self, name)
                 keys = {info.alias or n: n for n, info in type(current).model_fields.items()}
-                value = {**merged[name], **{keys[k]: (getattr(type(current)(), keys[k]) if v is None else v)
-                                            for k, v in value.items() if k in keys}}
+                value = {
+                    **merged[name],
+                    **{
+                        keys[k]: (getattr(type(current)(), keys[k]) if v is None else v)
+                        for k, v in value.items()
+                        if k in keys
+                    },
+                }
             merged[name] = getattr(defaults, name) if value is None else value
         errors: list[str] = []
         try:
@@ -90,8 +96,10 @@ class Settings(BaseModel):
         errors: list[str] = []
         levels = editor_levels(self.rules, errors)
         if self.configuration_preference not in PREFERENCES:
-            errors.append(f"evalens.configurationPreference must be one of {', '.join(PREFERENCES)}, not "
-                          f"{self.configuration_preference!r}.")
+            errors.append(
+                f"evalens.configurationPreference must be one of {', '.join(PREFERENCES)}, not "
+                f"{self.configuration_preference!r}."
+            )
         return levels, errors
 
 

@@ -71,15 +71,19 @@ def _split_junk(head: bytes) -> tuple[bytes, list[bytes]]:
         for m in _CONTENT_LENGTH.finditer(line):
             found = m
         if found is not None:
-            headers.insert(0, line[found.start():])
-            lines[-1] = line[:found.start()]
+            headers.insert(0, line[found.start() :])
+            lines[-1] = line[: found.start()]
         break
     return b"\n".join(lines), headers
 
 
 def _content_length(headers: list[bytes]) -> tuple[int | None, str | None]:
     """The declared body length, or why there is none usable."""
-    values = [h.split(b":", 1)[1].strip() for h in headers if h.split(b":", 1)[0].strip().lower() == b"content-length"]
+    values = [
+        h.split(b":", 1)[1].strip()
+        for h in headers
+        if h.split(b":", 1)[0].strip().lower() == b"content-length"
+    ]
     if not values:
         return None, "header without Content-Length"
     raw = values[-1]
@@ -142,7 +146,9 @@ class FrameReader:
             if m is None:
                 if self._eof:
                     rest = self._take(len(self._buf))
-                    return Frame(rest, "bytes without a header before end of stream") if rest.strip() else None
+                    return (
+                        Frame(rest, "bytes without a header before end of stream") if rest.strip() else None
+                    )
                 if len(self._buf) > MAX_JUNK:
                     self._take(len(self._buf) - 64)
                     log.warning("framing: dropped %d bytes without a header", MAX_JUNK)
@@ -183,13 +189,17 @@ class FrameReader:
                 end = complete_json(bytes(self._buf[start:]))
             if end is not None:
                 del self._buf[:start]
-                return Frame(self._take(end), f"Content-Length {length} is larger than the message ({end} bytes)")
+                return Frame(
+                    self._take(end), f"Content-Length {length} is larger than the message ({end} bytes)"
+                )
         del self._buf[:start]
         header = _find_content_length(self._buf, 0, length)
         if header >= 0:  # the declared length reaches into the next frame, which already arrived
             end = complete_json(bytes(self._buf[:header]))
             if end is not None:
-                return Frame(self._take(end), f"Content-Length {length} is larger than the message ({end} bytes)")
+                return Frame(
+                    self._take(end), f"Content-Length {length} is larger than the message ({end} bytes)"
+                )
         return Frame(self._take(length))
 
 

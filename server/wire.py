@@ -80,7 +80,9 @@ class CaseCommandArgs(Wire):
     reveal: bool | None = None  # evalens.newCase: false when the editor puts the cursor on the prompt itself
     path: str | None = None  # evalens.createFile: the missing file a problem of `uri` names
     runs: int | None = Field(default=None, ge=1, le=100)  # repeats of each unit ("Run 5×")
-    select: Literal["failed", "stale"] | None = None  # runFile / runAll: only what --failed / --stale would pick
+    select: Literal["failed", "stale"] | None = (
+        None  # runFile / runAll: only what --failed / --stale would pick
+    )
     batch: str | None = None  # commands sent under one id share one budget (evalens.run.maxCost / maxTokens)
 
 
@@ -145,7 +147,9 @@ class CaseResult(Wire):
     uri: str
     name: str
     verdict: Verdict
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = None  # FLAKY, BUDGET (docs/repeats.md)
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = (
+        None  # FLAKY, BUDGET (docs/repeats.md)
+    )
     stale: list[str] | None = None  # what changed since this run; empty when current
     reason: str | None = None
     duration_seconds: float | None = None
@@ -159,7 +163,9 @@ class CaseResult(Wire):
     dry_run: bool | None = None  # a dry run: nothing ran, the verdict is SKIP
     plan: dict[str, Any] | None = None  # a dry run's plan (runner.api's RunPlan)
     cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
-    problems: int | None = None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
+    problems: int | None = (
+        None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
+    )
     usage: RunUsage | None = None
     repeats: RepeatStats | None = None
 
@@ -251,8 +257,24 @@ NOTIFICATIONS: dict[str, str] = {
 """Every custom notification the server sends (protocol.ts ``Notifications``)."""
 
 MODELS: tuple[type[Wire], ...] = (
-    LspPosition, LspRange, FileKind, ExperimentalCapabilities, CaseCommandArgs, PickedUnit, DiscoveredCase,
-    FailedCheck, JudgeResult, RunUsage, RepeatStats, CaseResult, NewCaseResult, CancelRunResult, LastReportResult,
-    VerdictChangedParams, RunStateParams, ScanCompleteParams, RunTurnParams,
+    LspPosition,
+    LspRange,
+    FileKind,
+    ExperimentalCapabilities,
+    CaseCommandArgs,
+    PickedUnit,
+    DiscoveredCase,
+    FailedCheck,
+    JudgeResult,
+    RunUsage,
+    RepeatStats,
+    CaseResult,
+    NewCaseResult,
+    CancelRunResult,
+    LastReportResult,
+    VerdictChangedParams,
+    RunStateParams,
+    ScanCompleteParams,
+    RunTurnParams,
 )
 """The models protocol.ts mirrors, interface by interface."""

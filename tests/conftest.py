@@ -18,8 +18,11 @@ SHARED_CORPUS = REPO.parent / "shared" / "corpus"
 """The full corpus, optional: CI puts ../shared beside the clone; a fresh clone has none (issue #22)."""
 VENDORED_CORPUS = REPO / "tests" / "corpus" / "formats"
 """Its licence-permitting files, kept in the repository with the same layout (PROVENANCE.tsv says whence)."""
-CORPUS = (SHARED_CORPUS if (SHARED_CORPUS / "MANIFEST.tsv").is_file() and not os.environ.get("EVALENS_NO_SHARED")
-          else VENDORED_CORPUS)
+CORPUS = (
+    SHARED_CORPUS
+    if (SHARED_CORPUS / "MANIFEST.tsv").is_file() and not os.environ.get("EVALENS_NO_SHARED")
+    else VENDORED_CORPUS
+)
 """What corpus-driven tests read: the full corpus when it is there, else the vendored subset, so they never
 fail or vanish for lack of it. ``EVALENS_NO_SHARED=1`` acts as a fresh clone with no ../shared beside it."""
 

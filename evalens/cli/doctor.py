@@ -18,12 +18,19 @@ MARK = {"ok": "[green]ok[/]", "missing": "[red]MISSING[/]", "warn": "[yellow]war
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="evalens doctor",
-                                description="Check what running evals needs, with the command that fixes each gap.")
-    p.add_argument("--engine", choices=["claude-code", "codex"],
-                   help="engine your runs use (default: the package's eval-config.json, else claude-code)")
-    p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: the package's, else the "
-                                   "engine's provider)")
+    p = argparse.ArgumentParser(
+        prog="evalens doctor",
+        description="Check what running evals needs, with the command that fixes each gap.",
+    )
+    p.add_argument(
+        "--engine",
+        choices=["claude-code", "codex"],
+        help="engine your runs use (default: the package's eval-config.json, else claude-code)",
+    )
+    p.add_argument(
+        "--judge",
+        help="judge model, `model` or `provider:model` (default: the package's, else the engine's provider)",
+    )
     p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     return p
@@ -60,8 +67,11 @@ def _print_table(result: Preflight, engine: str) -> None:
     for column in ("check", "status", "found", "fix"):
         table.add_column(column, overflow="fold")
     for c in result.checks:
-        status = MARK.get(c.status, c.status) if c.required or c.status == "ok" else \
-            f"[dim]{c.status} (optional)[/]"
+        status = (
+            MARK.get(c.status, c.status)
+            if c.required or c.status == "ok"
+            else f"[dim]{c.status} (optional)[/]"
+        )
         table.add_row(c.name, status, c.detail, c.fix)
     import shutil
 
@@ -69,7 +79,9 @@ def _print_table(result: Preflight, engine: str) -> None:
     console.print(table)
     failures: list[Check] = result.failures
     if failures:
-        console.print(f"[red]{len(failures)} required check(s) failed[/]: runs would stop before any agent starts.")
+        console.print(
+            f"[red]{len(failures)} required check(s) failed[/]: runs would stop before any agent starts."
+        )
     else:
         console.print("[green]ready[/]: everything a run needs is here.")
 
@@ -77,10 +89,17 @@ def _print_table(result: Preflight, engine: str) -> None:
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
     config = _package_config(args.package)
-    engine = args.engine or (config.get("engine") if config.get("engine") in ("claude-code", "codex") else None) \
+    engine = (
+        args.engine
+        or (config.get("engine") if config.get("engine") in ("claude-code", "codex") else None)
         or "claude-code"
+    )
     judge = args.judge or (config.get("judge") if isinstance(config.get("judge"), str) else None)
-    network = bool((config.get("sandbox") or {}).get("network")) if isinstance(config.get("sandbox"), dict) else False
+    network = (
+        bool((config.get("sandbox") or {}).get("network"))
+        if isinstance(config.get("sandbox"), dict)
+        else False
+    )
     result = collect(engine, judge, network)
     if args.json:
         print(json.dumps({"engine": engine, **result.to_json()}, indent=2))

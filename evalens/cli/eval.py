@@ -33,8 +33,12 @@ USAGE_EXAMPLES = """examples:
 def _parser() -> argparse.ArgumentParser:
     from evalens.runner.results import error_rate_arg
 
-    p = argparse.ArgumentParser(prog="evalens eval", description="Run UAAPS eval cases on a real agent CLI.",
-                                epilog=USAGE_EXAMPLES, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(
+        prog="evalens eval",
+        description="Run UAAPS eval cases on a real agent CLI.",
+        epilog=USAGE_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("cases", nargs="*", metavar="CASE", help="case names or case files (default: all)")
     p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
     p.add_argument("--engine", help="claude-code or codex (default: eval-config.json)")
@@ -42,46 +46,93 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--model", dest="agent_model", help="model the agent uses (default: the engine's)")
     p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
     p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
-    p.add_argument("--judge-timeout", type=float, metavar="SECONDS",
-                   help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
-                        "the case timeout, 10-60 s); then the case is ERROR")
+    p.add_argument(
+        "--judge-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+        "the case timeout, 10-60 s); then the case is ERROR",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the plan; run no agent and no model")
     p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
-    p.add_argument("--max-cost", type=float, metavar="USD",
-                   help="stop starting runs once the batch spent this much (as the CLI reports it); the rest SKIP")
-    p.add_argument("--max-tokens", type=int, metavar="N",
-                   help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP")
+    p.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting runs once the batch spent this much (as the CLI reports it); the rest SKIP",
+    )
+    p.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP",
+    )
     again = p.add_mutually_exclusive_group()
-    again.add_argument("--failed", action="store_true",
-                       help="run only the cases whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
-    again.add_argument("--stale", action="store_true",
-                       help="run only the cases whose last verdict is stale (the case, skill, hooks, rules, "
-                            "fixtures, engine or judge changed since) or that never ran")
-    again.add_argument("--changed-since", metavar="REF",
-                       help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
-                            "differ from git ref REF, e.g. the pull request's base branch")
-    p.add_argument("--fail-on-error", type=error_rate_arg, metavar="RATE", default=None,
-                   help="errored units fail the command only when more than this share of the units errored "
-                        "(0.05 = 5%%; default: any ERROR fails)")
-    p.add_argument("--flaky", choices=["fail", "pass"], default="fail",
-                   help="whether a case that both passed and failed over its --runs fails the command (default: fail)")
-    p.add_argument("--baseline", metavar="no-skill|REF",
-                   help="also run each case (as often as --runs) without the package, or with the package as it "
-                        "was at git ref REF, and show the uplift; baseline runs never fail the command")
-    p.add_argument("--allow-unisolated-baseline", action="store_true",
-                   help="run --baseline even without an enforced sandbox (its agent can read the package from the "
-                        "host); the uplift is marked unisolated")
+    again.add_argument(
+        "--failed",
+        action="store_true",
+        help="run only the cases whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)",
+    )
+    again.add_argument(
+        "--stale",
+        action="store_true",
+        help="run only the cases whose last verdict is stale (the case, skill, hooks, rules, "
+        "fixtures, engine or judge changed since) or that never ran",
+    )
+    again.add_argument(
+        "--changed-since",
+        metavar="REF",
+        help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
+        "differ from git ref REF, e.g. the pull request's base branch",
+    )
+    p.add_argument(
+        "--fail-on-error",
+        type=error_rate_arg,
+        metavar="RATE",
+        default=None,
+        help="errored units fail the command only when more than this share of the units errored "
+        "(0.05 = 5%%; default: any ERROR fails)",
+    )
+    p.add_argument(
+        "--flaky",
+        choices=["fail", "pass"],
+        default="fail",
+        help="whether a case that both passed and failed over its --runs fails the command (default: fail)",
+    )
+    p.add_argument(
+        "--baseline",
+        metavar="no-skill|REF",
+        help="also run each case (as often as --runs) without the package, or with the package as it "
+        "was at git ref REF, and show the uplift; baseline runs never fail the command",
+    )
+    p.add_argument(
+        "--allow-unisolated-baseline",
+        action="store_true",
+        help="run --baseline even without an enforced sandbox (its agent can read the package from the "
+        "host); the uplift is marked unisolated",
+    )
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
     p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
-    p.add_argument("--env", action="append", default=[], metavar="NAME",
-                   help="pass this environment variable through to the agent (repeatable)")
+    p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass this environment variable through to the agent (repeatable)",
+    )
     p.add_argument("--json", action="store_true", help="print the report (or plan / diff) as JSON on stdout")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen")
-    p.add_argument("--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts")
+    p.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen",
+    )
+    p.add_argument(
+        "--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts"
+    )
     from evalens.cli.ci_flags import add_ci_arguments
     from evalens.cli.shard import add_shard_arguments
 
@@ -109,7 +160,9 @@ def _reselect(root: Path, args: Any) -> list[str]:
     from evalens.runner.depends import NextRun
     from evalens.runner.reselect import case_names, pick
 
-    inputs = NextRun(engine=args.engine, agent_model=args.agent_model, judge=args.judge, no_judge=args.no_judge)
+    inputs = NextRun(
+        engine=args.engine, agent_model=args.agent_model, judge=args.judge, no_judge=args.no_judge
+    )
     names, why = pick(root, "failed" if args.failed else "stale", case_names(root), args.cases, inputs=inputs)
     for name in names:
         print(shown(f"evalens eval: {name}: {why[name]}"), file=sys.stderr)
@@ -118,17 +171,26 @@ def _reselect(root: Path, args: Any) -> list[str]:
 
 def _diff(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
-        prog="evalens eval diff", description="Compare two eval reports. Exit codes: 0 no regression (or no "
-        "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong.")
+        prog="evalens eval diff",
+        description="Compare two eval reports. Exit codes: 0 no regression (or no "
+        "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong.",
+    )
     p.add_argument("a", type=Path, metavar="BASE")
     p.add_argument("b", type=Path, metavar="NEW")
     p.add_argument("--json", action="store_true")
-    p.add_argument("--fail-on", choices=["regression"],
-                   help="exit 1 when a case that passed in BASE fails (FAIL, FLAKY or ERROR) in NEW, or the pass "
-                        "rate drops by more than --threshold")
-    p.add_argument("--threshold", type=float, default=0.0, metavar="DROP",
-                   help="pass-rate drop tolerated by --fail-on regression, as a fraction (0.05 = 5 points; "
-                        "default 0)")
+    p.add_argument(
+        "--fail-on",
+        choices=["regression"],
+        help="exit 1 when a case that passed in BASE fails (FAIL, FLAKY or ERROR) in NEW, or the pass "
+        "rate drops by more than --threshold",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.0,
+        metavar="DROP",
+        help="pass-rate drop tolerated by --fail-on regression, as a fraction (0.05 = 5 points; default 0)",
+    )
     args = p.parse_args(argv)
     if not 0 <= args.threshold <= 1:
         print("evalens eval diff: --threshold must be between 0 and 1", file=sys.stderr)
@@ -146,22 +208,32 @@ def _diff(argv: list[str]) -> int:
     status = EXIT_REGRESSION if verdict is not None and verdict.failed else EXIT_OK
     if args.json:
         if verdict is not None:
-            diff["gate"] = {"failed": verdict.failed, "threshold": args.threshold,
-                            "regressions": [{"name": n, "before": b, "after": a} for n, b, a in verdict.regressions],
-                            "pass_rate_drop": verdict.rate_drop, "vanished": verdict.vanished}
+            diff["gate"] = {
+                "failed": verdict.failed,
+                "threshold": args.threshold,
+                "regressions": [{"name": n, "before": b, "after": a} for n, b, a in verdict.regressions],
+                "pass_rate_drop": verdict.rate_drop,
+                "vanished": verdict.vanished,
+            }
         print(json.dumps(diff, indent=2))
         return status
-    print(f"pass rate: {diff['pass_rate_before']:.0%} → {diff['pass_rate_after']:.0%} "
-          f"({diff['pass_rate_change']:+.0%})")
+    print(
+        f"pass rate: {diff['pass_rate_before']:.0%} → {diff['pass_rate_after']:.0%} "
+        f"({diff['pass_rate_change']:+.0%})"
+    )
     if not diff["changes"]:
         print("no verdict changes")
     for change in diff["changes"]:
-        print(shown(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}"))
+        print(
+            shown(f"  {change['name']}: {change['before'] or '(absent)'} → {change['after'] or '(absent)'}")
+        )
     if verdict is not None:
         for line in verdict.lines():
             print(shown(line), file=sys.stderr)
-        print("evalens eval diff: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
-              file=sys.stderr)
+        print(
+            "evalens eval diff: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
+            file=sys.stderr,
+        )
     return status
 
 
@@ -170,18 +242,29 @@ def _print_plan(plan: Any, as_json: bool) -> None:
         print(plan.model_dump_json(indent=2))
         return
     print(f"package: {plan.package_name} {plan.package_version or ''} ({plan.package_root})")
-    print(f"engine:  {plan.engine} ({plan.engine_binary or 'binary not found'})"
-          + (f", model {plan.agent_model}" if plan.agent_model else ""))
-    print(f"judge:   {plan.judge or 'disabled'}" + (f" via {plan.judge_provider}" if plan.judge_provider else ""))
+    print(
+        f"engine:  {plan.engine} ({plan.engine_binary or 'binary not found'})"
+        + (f", model {plan.agent_model}" if plan.agent_model else "")
+    )
+    print(
+        f"judge:   {plan.judge or 'disabled'}"
+        + (f" via {plan.judge_provider}" if plan.judge_provider else "")
+    )
     sandbox = plan.sandbox
-    print(f"sandbox: {sandbox['method']} (enforced: {str(sandbox['enforced']).lower()}), network "
-          f"{'on' if sandbox['network'] else 'off'}, writable: {', '.join(sandbox['writable_paths'] or ['workspace'])}")
-    print(f"timeout: {plan.timeout:g} s per case; runs: {plan.runs}; jobs: {plan.jobs}"
-          + (f"; baseline: {plan.baseline} (each case runs {plan.runs} more time(s))" if plan.baseline else ""))
+    print(
+        f"sandbox: {sandbox['method']} (enforced: {str(sandbox['enforced']).lower()}), network "
+        f"{'on' if sandbox['network'] else 'off'}, writable: {', '.join(sandbox['writable_paths'] or ['workspace'])}"
+    )
+    print(
+        f"timeout: {plan.timeout:g} s per case; runs: {plan.runs}; jobs: {plan.jobs}"
+        + (f"; baseline: {plan.baseline} (each case runs {plan.runs} more time(s))" if plan.baseline else "")
+    )
     print(f"env passed to the agent: {', '.join(plan.env_passed) or '(none)'}")
     print(f"cases ({len(plan.cases)}):")
     for case in plan.cases:
-        print(shown(f"  {case.name}  [{case.case_file}]" + (f"  target {case.target}" if case.target else "")))
+        print(
+            shown(f"  {case.name}  [{case.case_file}]" + (f"  target {case.target}" if case.target else ""))
+        )
         if case.files:
             print(shown(f"    files: {', '.join(case.files)}"))
         if case.checks:
@@ -236,35 +319,56 @@ def main(argv: list[str]) -> int:
     if args.jobs < 1 or args.runs < 1:
         print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
         return 2
-    if (args.max_cost is not None and args.max_cost < 0) or (args.max_tokens is not None and args.max_tokens < 0):
+    if (args.max_cost is not None and args.max_cost < 0) or (
+        args.max_tokens is not None and args.max_tokens < 0
+    ):
         print("evalens eval: --max-cost and --max-tokens must be zero or more", file=sys.stderr)
         return 2
     if args.failed or args.stale:
         picked = _reselect(_find_package(args.package), args)
         if not picked:
-            print(f"evalens eval: no {'failed' if args.failed else 'stale'} case: nothing to run", file=sys.stderr)
+            print(
+                f"evalens eval: no {'failed' if args.failed else 'stale'} case: nothing to run",
+                file=sys.stderr,
+            )
             return 0
         args.cases = picked
     request = RunRequest(
-        package_root=_find_package(args.package), cases=args.cases, target=args.target, engine=args.engine,
-        judge=args.judge, agent_model=args.agent_model, timeout=args.timeout, no_judge=args.no_judge,
+        package_root=_find_package(args.package),
+        cases=args.cases,
+        target=args.target,
+        engine=args.engine,
+        judge=args.judge,
+        agent_model=args.agent_model,
+        timeout=args.timeout,
+        no_judge=args.no_judge,
         judge_timeout=args.judge_timeout,
-        dry_run=args.dry_run, keep_sandbox=args.keep_sandbox, jobs=args.jobs, runs=args.runs,
-        max_cost=args.max_cost, max_tokens=args.max_tokens, baseline=args.baseline,
-        allow_unisolated_baseline=args.allow_unisolated_baseline, extra_env=args.env, output=args.output,
+        dry_run=args.dry_run,
+        keep_sandbox=args.keep_sandbox,
+        jobs=args.jobs,
+        runs=args.runs,
+        max_cost=args.max_cost,
+        max_tokens=args.max_tokens,
+        baseline=args.baseline,
+        allow_unisolated_baseline=args.allow_unisolated_baseline,
+        extra_env=args.env,
+        output=args.output,
     )
     if args.changed_since:
         from evalens.cli.changed import ChangedSinceError, changed_units
         from evalens.cli.shard import planned_units
 
         try:
-            changed = changed_units(request.package_root, planned_units(request.package_root, request),
-                                   args.changed_since)
+            changed = changed_units(
+                request.package_root, planned_units(request.package_root, request), args.changed_since
+            )
         except (ChangedSinceError, RunError) as exc:
             print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return getattr(exc, "exit_code", 2)
         if not changed:
-            print(f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr)
+            print(
+                f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr
+            )
             return 0
         for name, why in changed.items():
             print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
@@ -282,16 +386,22 @@ def main(argv: list[str]) -> int:
                 return 0
             if mine == 0:
                 report, path = empty_report(request, shard_mark)
-                print(f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
-                      f"empty report: {path}", file=sys.stderr)
+                print(
+                    f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
+                    f"empty report: {path}",
+                    file=sys.stderr,
+                )
                 from evalens.cli.ci_flags import emit
 
                 return emit(args, report, path, request.package_root, "evalens eval")
         except (RunError, ShardError) as exc:
             print(shown(f"evalens eval: {exc}"), file=sys.stderr)
             return getattr(exc, "exit_code", 2)
-        print(f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
-              f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})", file=sys.stderr)
+        print(
+            f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
+            f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})",
+            file=sys.stderr,
+        )
     if args.dry_run:
         from evalens.runner.api import plan_run
 
@@ -319,8 +429,9 @@ def main(argv: list[str]) -> int:
         except RunError:
             sandbox_plan = None  # the run itself reports it
         if sandbox_plan is not None:
-            refused = sandbox_policy.refuse_before(sandbox, sandbox_plan.enforced, sandbox_plan.warning,
-                                                   "evalens eval")
+            refused = sandbox_policy.refuse_before(
+                sandbox, sandbox_plan.enforced, sandbox_plan.warning, "evalens eval"
+            )
             if refused is not None:
                 return refused
     from evalens.cli.progress import ProgressView, print_summary
@@ -337,15 +448,22 @@ def main(argv: list[str]) -> int:
         return exc.exit_code
     if outcome is None:
         partial = holder.get("report_path")
-        print(f"evalens eval: interrupted; partial report: {partial}" if partial else "evalens eval: interrupted",
-              file=sys.stderr)
+        print(
+            f"evalens eval: interrupted; partial report: {partial}"
+            if partial
+            else "evalens eval: interrupted",
+            file=sys.stderr,
+        )
         return 128 + (signum or signal.SIGINT)
     if shard_mark is not None and outcome.report is not None:
         from evalens.cli.shard import mark_report
 
         mark_report(outcome.report, outcome.report_path, shard_mark)
-    print_summary(outcome.results, outcome.report_path,
-                  baseline=outcome.report.baseline if outcome.report is not None else None)
+    print_summary(
+        outcome.results,
+        outcome.report_path,
+        baseline=outcome.report.baseline if outcome.report is not None else None,
+    )
     for result in outcome.results:
         if result.sandbox_path:
             print(shown(f"kept sandbox for {result.name}: {result.sandbox_path}"), file=sys.stderr)

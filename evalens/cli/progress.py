@@ -15,8 +15,14 @@ from evalens.core.workflow_commands import escape as escape_command
 from evalens.core.workflow_commands import in_actions
 
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
-VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow", "FLAKY": "bold yellow",
-                  "BUDGET": "yellow"}
+VERDICT_STYLES = {
+    "PASS": "bold green",
+    "FAIL": "bold red",
+    "ERROR": "bold magenta",
+    "SKIP": "yellow",
+    "FLAKY": "bold yellow",
+    "BUDGET": "yellow",
+}
 
 
 class ProgressView:
@@ -66,7 +72,13 @@ class ProgressView:
         """A live turn of the agent (``evalens eval --verbose``), printed above the table."""
         from rich.markup import escape
 
-        style = "red" if turn.kind in ("hook", "error") or turn.is_error else "dim" if turn.kind == "result" else ""
+        style = (
+            "red"
+            if turn.kind in ("hook", "error") or turn.is_error
+            else "dim"
+            if turn.kind == "result"
+            else ""
+        )
         line = escape(turn_text(turn, ci=self.ci))
         self.console.print(f"[{style}]{line}[/]" if style else line)
 
@@ -86,13 +98,18 @@ class ProgressView:
             row["verdict"] = event.verdict
             row["end"] = time.monotonic()
             if self.live is None:
-                label = event.case_name if event.run_index == 1 and self.runs_seen == 1 else \
-                    f"{event.case_name} #{event.run_index}"
+                label = (
+                    event.case_name
+                    if event.run_index == 1 and self.runs_seen == 1
+                    else f"{event.case_name} #{event.run_index}"
+                )
                 style = VERDICT_STYLES.get(event.verdict or "", "")
                 from rich.markup import escape
 
-                self.console.print(f"[{style}]{event.verdict:5}[/] {escape(self._text(label))}  "
-                                   f"{row['end'] - row['start']:.1f}s  {escape(self._text(event.message[:120]))}")
+                self.console.print(
+                    f"[{style}]{event.verdict:5}[/] {escape(self._text(label))}  "
+                    f"{row['end'] - row['start']:.1f}s  {escape(self._text(event.message[:120]))}"
+                )
         if self.live is not None:
             self.live.update(self._render())
 
@@ -130,8 +147,9 @@ def turn_text(turn: Any, *, lines: int = 4, ci: bool = False) -> str:
     return f"[{label}] {TURN_MARKS.get(turn.kind, '')} " + f"\n{pad}".join(shown)
 
 
-def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None,
-                  ci: bool | None = None) -> None:
+def print_summary(
+    results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None, ci: bool | None = None
+) -> None:
     """The closing table: one row per case with verdict, pass rate, duration and reason (and with ``--baseline``
     the uplift against it)."""
     from rich.markup import escape
@@ -163,13 +181,32 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, b
     for r, usage in zip(results, usages, strict=True):
         state = getattr(r, "shown_state", r.verdict)
         up = getattr(r, "uplift", None)
-        shown = [f"[{UPLIFT_STYLES[uplift_text(up)[:1]]}]{escape(uplift_text(up))}[/]\n{rates_text(up)}"
-                 + (f"\n{cost_text(up)}" if cost_text(up) else "")] if up is not None else [""] if uplifts else []
-        table.add_row(text(r.name), f"[{VERDICT_STYLES.get(state, '')}]{text(state)}[/]", repeat_label(r),
-                      f"{r.duration_seconds:.1f}s", tokens(usage), cost(usage), *shown, text((r.reason or "")[:300]))
+        shown = (
+            [
+                f"[{UPLIFT_STYLES[uplift_text(up)[:1]]}]{escape(uplift_text(up))}[/]\n{rates_text(up)}"
+                + (f"\n{cost_text(up)}" if cost_text(up) else "")
+            ]
+            if up is not None
+            else [""]
+            if uplifts
+            else []
+        )
+        table.add_row(
+            text(r.name),
+            f"[{VERDICT_STYLES.get(state, '')}]{text(state)}[/]",
+            repeat_label(r),
+            f"{r.duration_seconds:.1f}s",
+            tokens(usage),
+            cost(usage),
+            *shown,
+            text((r.reason or "")[:300]),
+        )
     console.print(table)
     states = [getattr(r, "shown_state", r.verdict) for r in results]
-    counts = {v: states.count(v) for v in dict.fromkeys(["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", "BUDGET", *states])}
+    counts = {
+        v: states.count(v)
+        for v in dict.fromkeys(["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", "BUDGET", *states])
+    }
     counts = {k: n for k, n in counts.items() if n or k in ("PASS", "FAIL", "ERROR", "SKIP")}
     console.print(" ".join(f"{text(k.lower())}: {n}" for k, n in counts.items()))
     total = sum_usage(usages)
@@ -179,6 +216,8 @@ def print_summary(results: list[Any], report_path: Any, *, stream: Any = None, b
     if baseline is not None and baseline.uplift is not None:
         from evalens.runner.baseline import describe
 
-        console.print(f"uplift (all units): {text(describe(baseline.uplift))}; baseline runs never fail the command")
+        console.print(
+            f"uplift (all units): {text(describe(baseline.uplift))}; baseline runs never fail the command"
+        )
     if report_path:
         console.print(f"report: {text(report_path)}")

@@ -24,14 +24,22 @@ from evalens.core.workflow_commands import shown
 
 
 def _merge(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="evalens report merge",
-                                description="Merge shard reports into one report (summary recomputed, "
-                                            "provenance of every shard kept).")
+    p = argparse.ArgumentParser(
+        prog="evalens report merge",
+        description="Merge shard reports into one report (summary recomputed, "
+        "provenance of every shard kept).",
+    )
     p.add_argument("reports", nargs="+", type=Path)
     p.add_argument("-o", "--output", type=Path, required=True, help="merged report path")
-    p.add_argument("--allow-missing", action="store_true", help="merge even when a shard of the split is absent")
-    p.add_argument("--package", type=Path, help="package root the reports' case files are relative to (default: "
-                                                "<pkg> of <pkg>/evals/reports/, else found from the cwd)")
+    p.add_argument(
+        "--allow-missing", action="store_true", help="merge even when a shard of the split is absent"
+    )
+    p.add_argument(
+        "--package",
+        type=Path,
+        help="package root the reports' case files are relative to (default: "
+        "<pkg> of <pkg>/evals/reports/, else found from the cwd)",
+    )
     add_ci_arguments(p)
     args = p.parse_args(argv)
     from evalens.runner.ci.merge import MergeError, merge_reports
@@ -51,8 +59,11 @@ def _merge(argv: list[str]) -> int:
         print(f"evalens report merge: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     s = merged.summary
-    print(f"merged {len(items)} report(s), {s.total} unit(s): {s.passed} passed, {s.failed} failed, "
-          f"{s.errored} errored, {s.skipped} skipped → {args.output}", file=sys.stderr)
+    print(
+        f"merged {len(items)} report(s), {s.total} unit(s): {s.passed} passed, {s.failed} failed, "
+        f"{s.errored} errored, {s.skipped} skipped → {args.output}",
+        file=sys.stderr,
+    )
     return emit(args, merged, args.output, _package_of(args.output, args.package), "evalens report merge")
 
 
@@ -69,7 +80,9 @@ def _package_of(report_path: Path, explicit: Path | None) -> Path | None:
 
 
 def _ci(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="evalens report ci", description="Write CI outputs from a finished report.")
+    p = argparse.ArgumentParser(
+        prog="evalens report ci", description="Write CI outputs from a finished report."
+    )
     p.add_argument("report", type=Path)
     p.add_argument("--package", type=Path, help="package root the report's case files are relative to")
     add_ci_arguments(p)
@@ -89,12 +102,18 @@ def _ci(argv: list[str]) -> int:
 
 
 def _split(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="evalens report split", description="Show how --shard K/N splits a suite.")
+    p = argparse.ArgumentParser(
+        prog="evalens report split", description="Show how --shard K/N splits a suite."
+    )
     p.add_argument("--shards", type=int, required=True, metavar="N")
     p.add_argument("--package", type=Path, help="package root (default: found from the cwd)")
-    p.add_argument("--durations", type=Path, action="append", metavar="REPORT|DIR",
-                   help="previous report(s) whose durations balance the split (default: the package's "
-                        "evals/reports/)")
+    p.add_argument(
+        "--durations",
+        type=Path,
+        action="append",
+        metavar="REPORT|DIR",
+        help="previous report(s) whose durations balance the split (default: the package's evals/reports/)",
+    )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
     from evalens.cli.shard import find_package, planned_units
@@ -111,10 +130,21 @@ def _split(argv: list[str]) -> int:
         print(shown(f"evalens report split: {exc}"), file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"balanced_by": cut.balanced_by, "split": cut.fingerprint, "loads": cut.loads,
-                          "shards": [list(s) for s in cut.shards]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "balanced_by": cut.balanced_by,
+                    "split": cut.fingerprint,
+                    "loads": cut.loads,
+                    "shards": [list(s) for s in cut.shards],
+                },
+                indent=2,
+            )
+        )
         return 0
-    print(f"{len(units)} unit(s) in {args.shards} shard(s), balanced by {cut.balanced_by}, split {cut.fingerprint}")
+    print(
+        f"{len(units)} unit(s) in {args.shards} shard(s), balanced by {cut.balanced_by}, split {cut.fingerprint}"
+    )
     for k, (units_k, load) in enumerate(zip(cut.shards, cut.loads, strict=True), start=1):
         weight = f"~{load:.0f} s" if cut.balanced_by == "durations" else f"{len(units_k)} unit(s)"
         print(shown(f"  {k}/{args.shards} ({weight}): {', '.join(units_k) or '(none)'}"))
@@ -122,11 +152,14 @@ def _split(argv: list[str]) -> int:
 
 
 def _comment(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="evalens report comment",
-                                description="Print the pull-request comment (Markdown) for a report.")
+    p = argparse.ArgumentParser(
+        prog="evalens report comment", description="Print the pull-request comment (Markdown) for a report."
+    )
     p.add_argument("report", type=Path)
     p.add_argument("--base", type=Path, help="the base branch's report: what changed against it")
-    p.add_argument("--key", default="", help="tells apart the comments of several workflows on one pull request")
+    p.add_argument(
+        "--key", default="", help="tells apart the comments of several workflows on one pull request"
+    )
     p.add_argument("--url", help="link to the full report (e.g. the run's artifact page)")
     args = p.parse_args(argv)
     from evalens.runner.ci.comment import pr_comment
@@ -139,7 +172,9 @@ def _comment(argv: list[str]) -> int:
         print(shown(f"evalens report comment: {exc}"), file=sys.stderr)
         return 2
     if args.base is not None and base is None:
-        print(f"evalens report comment: no base report at {args.base}; comparing with nothing", file=sys.stderr)
+        print(
+            f"evalens report comment: no base report at {args.base}; comparing with nothing", file=sys.stderr
+        )
     sys.stdout.write(pr_comment(report, base=base, key=args.key, report_url=args.url))
     return 0
 

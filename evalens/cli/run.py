@@ -28,47 +28,91 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 def _parser() -> argparse.ArgumentParser:
     from evalens.runner.results import error_rate_arg
 
-    parser = argparse.ArgumentParser(prog="evalens run", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", type=Path, nargs="?",
-                        help="tasks.yaml, task.md, evals.json, a trigger eval set, or a skilljack results JSON "
-                             "(re-scored and reported)")
+    parser = argparse.ArgumentParser(
+        prog="evalens run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "file",
+        type=Path,
+        nargs="?",
+        help="tasks.yaml, task.md, evals.json, a trigger eval set, or a skilljack results JSON "
+        "(re-scored and reported)",
+    )
     parser.add_argument("--create-eval", metavar="SKILL_DIR", help="write a tasks.yaml template for a skill")
     parser.add_argument("-n", "--count", type=int, default=10, help="tasks in the --create-eval template")
     parser.add_argument("-o", "--output", help="--create-eval / results report: write here instead of stdout")
     parser.add_argument("--engine", default="claude-code", choices=["claude-code", "codex"])
-    parser.add_argument("--model", help="agent model (default: eval.config.yaml models.agent for claude-code)")
+    parser.add_argument(
+        "--model", help="agent model (default: eval.config.yaml models.agent for claude-code)"
+    )
     parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
-    parser.add_argument("--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)")
+    parser.add_argument(
+        "--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)"
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
-    parser.add_argument("--max-cost", type=float, metavar="USD",
-                        help="stop starting units once the batch spent this much; the rest SKIP")
-    parser.add_argument("--max-tokens", type=int, metavar="N",
-                        help="stop starting units once the batch used this many tokens (in + out); the rest SKIP")
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting units once the batch spent this much; the rest SKIP",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="stop starting units once the batch used this many tokens (in + out); the rest SKIP",
+    )
     again = parser.add_mutually_exclusive_group()
-    again.add_argument("--failed", action="store_true",
-                       help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)")
-    again.add_argument("--stale", action="store_true",
-                       help="run only the units whose last verdict is stale, or that never ran")
-    parser.add_argument("--fail-on-error", type=error_rate_arg, metavar="RATE", default=None,
-                        help="errored units fail the command only when more than this share of the units errored "
-                             "(0.05 = 5%%; default: any ERROR fails)")
-    parser.add_argument("--flaky", choices=["fail", "pass"], default="fail",
-                        help="whether a unit that both passed and failed over its --runs fails the command")
-    parser.add_argument("--baseline", metavar="no-skill|REF",
-                        help="also run each unit (as often as --runs) without the skill, or with the skill as it "
-                             "was at git ref REF, and show the uplift; baseline runs never fail the command")
-    parser.add_argument("--allow-unisolated-baseline", action="store_true",
-                        help="run --baseline even without an enforced sandbox (its agent can read the package from "
-                             "the host); the uplift is marked unisolated")
+    again.add_argument(
+        "--failed",
+        action="store_true",
+        help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)",
+    )
+    again.add_argument(
+        "--stale",
+        action="store_true",
+        help="run only the units whose last verdict is stale, or that never ran",
+    )
+    parser.add_argument(
+        "--fail-on-error",
+        type=error_rate_arg,
+        metavar="RATE",
+        default=None,
+        help="errored units fail the command only when more than this share of the units errored "
+        "(0.05 = 5%%; default: any ERROR fails)",
+    )
+    parser.add_argument(
+        "--flaky",
+        choices=["fail", "pass"],
+        default="fail",
+        help="whether a unit that both passed and failed over its --runs fails the command",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="no-skill|REF",
+        help="also run each unit (as often as --runs) without the skill, or with the skill as it "
+        "was at git ref REF, and show the uplift; baseline runs never fail the command",
+    )
+    parser.add_argument(
+        "--allow-unisolated-baseline",
+        action="store_true",
+        help="run --baseline even without an enforced sandbox (its agent can read the package from "
+        "the host); the uplift is marked unisolated",
+    )
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
-    parser.add_argument("--judge-timeout", type=float, metavar="SECONDS",
-                        help="total seconds the judge may take per run (default: $EVALENS_JUDGE_TIMEOUT, else half "
-                             "the run timeout, 10-60 s); then the run is ERROR")
+    parser.add_argument(
+        "--judge-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="total seconds the judge may take per run (default: $EVALENS_JUDGE_TIMEOUT, else half "
+        "the run timeout, 10-60 s); then the run is ERROR",
+    )
     parser.add_argument("--output-dir", help="where results go (default: output.dir, ./results)")
     parser.add_argument("--json", help="also write the JSON results to this path")
-    parser.add_argument("--report", help="evalens report path (default: evals/reports/<stamp>.json beside the suite)")
+    parser.add_argument(
+        "--report", help="evalens report path (default: evals/reports/<stamp>.json beside the suite)"
+    )
     parser.add_argument("--skills-dir", help="skills folder (default: skills/ next to tasks.yaml)")
     parser.add_argument("--skill", help="skill directory for trigger sets (default: inferred)")
     parser.add_argument("--threshold-discovery", type=float)
@@ -78,8 +122,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--github-summary", action="store_true")
     parser.add_argument("--keep-sandbox", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen",
+    )
     from evalens.cli.run_ci import add_arguments
 
     add_arguments(parser)  # --shard, --durations, --junit, --annotations, --github-output (docs/ci.md)
@@ -115,9 +163,14 @@ def _create_eval(args: argparse.Namespace) -> int:
 def _rescore(file: Path, args: argparse.Namespace) -> int:
     from evalens.runner.suites.skilljack_files import rescore
 
-    report, md = rescore(file, config=_config(args, file), threshold_discovery=args.threshold_discovery,
-                         threshold_score=args.threshold_score, json_output=Path(args.json) if args.json else None,
-                         github_summary=args.github_summary)
+    report, md = rescore(
+        file,
+        config=_config(args, file),
+        threshold_discovery=args.threshold_discovery,
+        threshold_score=args.threshold_score,
+        json_output=Path(args.json) if args.json else None,
+        github_summary=args.github_summary,
+    )
     if args.output:
         Path(args.output).write_text(md, encoding="utf-8")
     else:
@@ -129,18 +182,32 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
     from evalens.runner.suites.base import FileRunRequest
 
     return FileRunRequest(
-        file=file, units=[t for t in (args.tasks or "").split(",") if t.strip()], runs=args.runs, engine=args.engine,
-        model=args.model, judge_model=args.judge_model, no_judge=args.no_judge,
-        no_deterministic=args.no_deterministic, timeout_seconds=args.timeout / 1000 if args.timeout else None,
-        judge_timeout=args.judge_timeout, config=_config(args, file),
+        file=file,
+        units=[t for t in (args.tasks or "").split(",") if t.strip()],
+        runs=args.runs,
+        engine=args.engine,
+        model=args.model,
+        judge_model=args.judge_model,
+        no_judge=args.no_judge,
+        no_deterministic=args.no_deterministic,
+        timeout_seconds=args.timeout / 1000 if args.timeout else None,
+        judge_timeout=args.judge_timeout,
+        config=_config(args, file),
         output_dir=Path(args.output_dir) if args.output_dir else None,
         json_output=Path(args.json) if args.json else None,
         skills_dir=Path(args.skills_dir) if args.skills_dir else None,
-        skill=Path(args.skill) if args.skill else None, threshold_discovery=args.threshold_discovery,
-        threshold_score=args.threshold_score, github_summary=args.github_summary, keep_sandbox=args.keep_sandbox,
-        report=Path(args.report) if args.report else None, dry_run=args.dry_run, max_cost=args.max_cost,
-        max_tokens=args.max_tokens, baseline=args.baseline,
-        allow_unisolated_baseline=args.allow_unisolated_baseline)
+        skill=Path(args.skill) if args.skill else None,
+        threshold_discovery=args.threshold_discovery,
+        threshold_score=args.threshold_score,
+        github_summary=args.github_summary,
+        keep_sandbox=args.keep_sandbox,
+        report=Path(args.report) if args.report else None,
+        dry_run=args.dry_run,
+        max_cost=args.max_cost,
+        max_tokens=args.max_tokens,
+        baseline=args.baseline,
+        allow_unisolated_baseline=args.allow_unisolated_baseline,
+    )
 
 
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
@@ -156,10 +223,17 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
         return None
     from evalens.runner.depends import NextRun
 
-    inputs = NextRun(engine=request.engine, agent_model=request.model, judge=request.judge_model,
-                     no_judge=request.no_judge)
-    names, why = pick(suite.root, "failed" if args.failed else "stale", [u.id for u in units], request.units,
-                      file=request.file, inputs=inputs)
+    inputs = NextRun(
+        engine=request.engine, agent_model=request.model, judge=request.judge_model, no_judge=request.no_judge
+    )
+    names, why = pick(
+        suite.root,
+        "failed" if args.failed else "stale",
+        [u.id for u in units],
+        request.units,
+        file=request.file,
+        inputs=inputs,
+    )
     for name in names:
         print(shown(f"evalens run: {name}: {why[name]}"), file=sys.stderr)
     return names
@@ -170,7 +244,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
-    if (args.max_cost is not None and args.max_cost < 0) or (args.max_tokens is not None and args.max_tokens < 0):
+    if (args.max_cost is not None and args.max_cost < 0) or (
+        args.max_tokens is not None and args.max_tokens < 0
+    ):
         parser.error("--max-cost and --max-tokens must be zero or more")
     if args.create_eval:
         return _create_eval(args)
@@ -186,8 +262,10 @@ def main(argv: list[str]) -> int:
     fmt = checked.format.id if checked.format else None
     errors = [p for p in checked.problems if p.severity == 1]
     for p in errors:
-        print(shown(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]"),
-              file=sys.stderr)
+        print(
+            shown(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]"),
+            file=sys.stderr,
+        )
     if fmt == "skilljack-results":
         return _rescore(file, args)
     from evalens.runner.api import UsageError, run_file
@@ -200,7 +278,10 @@ def main(argv: list[str]) -> int:
         if picked is None:
             return EXIT_USAGE
         if not picked:
-            print(f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run", file=sys.stderr)
+            print(
+                f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run",
+                file=sys.stderr,
+            )
             return EXIT_OK
         request.units = picked
     from evalens.cli import run_ci
@@ -227,8 +308,12 @@ def main(argv: list[str]) -> int:
         if refused is not None:
             return refused
     try:
-        outcome, signum = run_interruptibly(run_file(request, progress, fmt if not errors else None,
-                                                     on_turn=_print_turn if args.verbose else None), "evalens run")
+        outcome, signum = run_interruptibly(
+            run_file(
+                request, progress, fmt if not errors else None, on_turn=_print_turn if args.verbose else None
+            ),
+            "evalens run",
+        )
     except InvalidFile as exc:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
@@ -248,8 +333,14 @@ def main(argv: list[str]) -> int:
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
-        print(shown(f"{r.shown_state:5} {r.name}" + (f"  {label}" if label else "") +
-                    (f"  {r.reason}" if r.verdict != "PASS" else "") + (f"  {describe(r.uplift)}" if r.uplift else "")))
+        print(
+            shown(
+                f"{r.shown_state:5} {r.name}"
+                + (f"  {label}" if label else "")
+                + (f"  {r.reason}" if r.verdict != "PASS" else "")
+                + (f"  {describe(r.uplift)}" if r.uplift else "")
+            )
+        )
     base = outcome.report.baseline if outcome.report is not None else None
     if base is not None and base.uplift is not None:
         print(f"uplift (all units): {describe(base.uplift)}; baseline runs never fail the command")
@@ -265,8 +356,12 @@ def main(argv: list[str]) -> int:
     refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")
     if refused is not None:
         return refused
-    if outcome.exit_code == 1 and (args.flaky == "pass" or args.fail_on_error is not None) \
-            and not outcome.summary_failed and not fails_run(outcome.results, args.flaky, args.fail_on_error):
+    if (
+        outcome.exit_code == 1
+        and (args.flaky == "pass" or args.fail_on_error is not None)
+        and not outcome.summary_failed
+        and not fails_run(outcome.results, args.flaky, args.fail_on_error)
+    ):
         return EXIT_OK  # only forgiven FLAKY units, or errored units within --fail-on-error
     return outcome.exit_code
 

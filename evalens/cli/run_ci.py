@@ -26,11 +26,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def wanted(args: argparse.Namespace) -> bool:
     from evalens.runner.ci.github import in_actions
 
-    return bool(args.shard or args.junit or args.github_output or args.github_summary
-                or args.annotations == "on" or (args.annotations == "auto" and in_actions()))
+    return bool(
+        args.shard
+        or args.junit
+        or args.github_output
+        or args.github_summary
+        or args.annotations == "on"
+        or (args.annotations == "auto" and in_actions())
+    )
 
 
-def before(args: argparse.Namespace, request: Any, format_id: str | None) -> tuple[Any, Any, Path | None, int | None]:
+def before(
+    args: argparse.Namespace, request: Any, format_id: str | None
+) -> tuple[Any, Any, Path | None, int | None]:
     """The request narrowed to this shard, the shard's mark, the suite's root, and an exit code when nothing
     is left to run (an empty shard: its empty report is written here)."""
     from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
@@ -55,20 +63,34 @@ def before(args: argparse.Namespace, request: Any, format_id: str | None) -> tup
         print(f"evalens run: {exc}", file=sys.stderr)
         return request, None, suite.root, 2
     mine = cut.units(index)
-    mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
-                       split=cut.fingerprint, commit=commit_of(suite.root), runs=getattr(request, "runs", None),
-                       config=config_fingerprint(suite.root / "evals" / "eval-config.json"),
-                       cases=cases_fingerprint({u.id: Path(request.file) for u in units}, suite.root))
-    print(f"evalens run: shard {index}/{count}: {len(mine)} of {len(units)} unit(s), balanced by "
-          f"{cut.balanced_by} (split {cut.fingerprint})", file=sys.stderr)
+    mark = ReportShard(
+        index=index,
+        count=count,
+        units=len(units),
+        balanced_by=cut.balanced_by,  # type: ignore[arg-type]
+        split=cut.fingerprint,
+        commit=commit_of(suite.root),
+        runs=getattr(request, "runs", None),
+        config=config_fingerprint(suite.root / "evals" / "eval-config.json"),
+        cases=cases_fingerprint({u.id: Path(request.file) for u in units}, suite.root),
+    )
+    print(
+        f"evalens run: shard {index}/{count}: {len(mine)} of {len(units)} unit(s), balanced by "
+        f"{cut.balanced_by} (split {cut.fingerprint})",
+        file=sys.stderr,
+    )
     if not mine:
         if request.dry_run:
             print(f"shard {args.shard}: no unit (the suite has {len(units)})")
             return request, mark, suite.root, 0
         report, path = _empty_report(request, suite, mark)
         print(f"evalens run: shard {args.shard} has no unit; empty report: {path}", file=sys.stderr)
-        return request, mark, suite.root, emit(args, report, path, suite.root, "evalens run",
-                                               summary=_own_summary(args, format_id))
+        return (
+            request,
+            mark,
+            suite.root,
+            emit(args, report, path, suite.root, "evalens run", summary=_own_summary(args, format_id)),
+        )
     return request.model_copy(update={"units": mine}), mark, suite.root, None
 
 
@@ -80,7 +102,9 @@ def after(args: argparse.Namespace, outcome: Any, mark: Any, root: Path | None, 
         from evalens.cli.shard import mark_report
 
         mark_report(outcome.report, outcome.report_path, mark)
-    return emit(args, outcome.report, outcome.report_path, root, "evalens run", summary=_own_summary(args, format_id))
+    return emit(
+        args, outcome.report, outcome.report_path, root, "evalens run", summary=_own_summary(args, format_id)
+    )
 
 
 def record_sandbox(outcome: Any) -> None:
@@ -117,9 +141,15 @@ def _empty_report(request: Any, suite: Any, mark: Any) -> tuple[Any, Path]:
 
     started = utc_now()
     report = EvalReport(
-        version=1, id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}", timestamp=iso(started),
-        duration_seconds=0.0, config=ReportConfig(engine=request.engine), environment=environment_info(),
-        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0), cases=[],
-        shard=mark)
+        version=1,
+        id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}",
+        timestamp=iso(started),
+        duration_seconds=0.0,
+        config=ReportConfig(engine=request.engine),
+        environment=environment_info(),
+        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0),
+        cases=[],
+        shard=mark,
+    )
     path = allocate_report_path(suite.root, started, request.report)
     return report, write_report(report, path)

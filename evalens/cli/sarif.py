@@ -50,7 +50,10 @@ def _descriptor(code: str) -> dict[str, Any]:
         "name": "".join(part.capitalize() for part in code.replace("_", "-").split("-")),
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.checks.strip()},
-        "help": {"text": help_text, "markdown": f"**{rule.title}**\n\n{help_text}\n\n[Rule documentation]({rule.url})"},
+        "help": {
+            "text": help_text,
+            "markdown": f"**{rule.title}**\n\n{help_text}\n\n[Rule documentation]({rule.url})",
+        },
         "helpUri": rule.url,
         "properties": {"tags": [rule.area]},
     }
@@ -74,18 +77,36 @@ def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | No
         seen.add(key)
         fingerprint = _fingerprint(r, where["uri"])
         fingerprints[fingerprint] = occurrence = fingerprints.get(fingerprint, 0) + 1
-        location = {"physicalLocation": {
-            "artifactLocation": where,
-            "region": {"startLine": r["line"], "startColumn": r["column"], "endLine": r["endLine"],
-                       "endColumn": max(r["endColumn"], r["column"] if r["endLine"] == r["line"] else 1)},
-        }}
-        result: dict[str, Any] = {"ruleId": r["code"], "ruleIndex": index[r["code"]],
-                                  "level": LEVELS.get(r["severity"], "note"),
-                                  "message": {"text": r["message"]}, "locations": [location],
-                                  "partialFingerprints": {"evalensProblem/v1": f"{fingerprint}:{occurrence}"}}
-        related = [{"id": i + 1, "message": {"text": rel["message"]}, "physicalLocation": {
-            "artifactLocation": where, "region": {"startLine": rel["line"], "startColumn": rel["column"]}}}
-            for i, rel in enumerate(r.get("related", []))]
+        location = {
+            "physicalLocation": {
+                "artifactLocation": where,
+                "region": {
+                    "startLine": r["line"],
+                    "startColumn": r["column"],
+                    "endLine": r["endLine"],
+                    "endColumn": max(r["endColumn"], r["column"] if r["endLine"] == r["line"] else 1),
+                },
+            }
+        }
+        result: dict[str, Any] = {
+            "ruleId": r["code"],
+            "ruleIndex": index[r["code"]],
+            "level": LEVELS.get(r["severity"], "note"),
+            "message": {"text": r["message"]},
+            "locations": [location],
+            "partialFingerprints": {"evalensProblem/v1": f"{fingerprint}:{occurrence}"},
+        }
+        related = [
+            {
+                "id": i + 1,
+                "message": {"text": rel["message"]},
+                "physicalLocation": {
+                    "artifactLocation": where,
+                    "region": {"startLine": rel["line"], "startColumn": rel["column"]},
+                },
+            }
+            for i, rel in enumerate(r.get("related", []))
+        ]
         if related:
             result["relatedLocations"] = related
         results.append(result)
@@ -96,13 +117,21 @@ def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | No
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "evalens", "version": __version__, "semanticVersion": __version__,
-                                "informationUri": "https://evalens.dev/rules",
-                                "rules": [_descriptor(code) for code in codes]}},
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
-            "columnKind": "unicodeCodePoints",
-            "artifacts": list(artifacts.values()),
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "evalens",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": "https://evalens.dev/rules",
+                        "rules": [_descriptor(code) for code in codes],
+                    }
+                },
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": root.resolve().as_uri() + "/"}},
+                "columnKind": "unicodeCodePoints",
+                "artifacts": list(artifacts.values()),
+                "results": results,
+            }
+        ],
     }

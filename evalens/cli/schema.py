@@ -29,11 +29,16 @@ def main(argv: list[str]) -> int:
             print(out / name)
         return 0
     if args.check:
-        stale = [n for n, s in rendered.items()
-                 if not (Path(args.check) / n).exists() or (Path(args.check) / n).read_text() != render_text(s)]
+        stale = [
+            n
+            for n, s in rendered.items()
+            if not (Path(args.check) / n).exists() or (Path(args.check) / n).read_text() != render_text(s)
+        ]
         for name in stale:
-            print(f"{name}: out of date with the models (run `evalens schema --export {args.check}`)",
-                  file=sys.stderr)
+            print(
+                f"{name}: out of date with the models (run `evalens schema --export {args.check}`)",
+                file=sys.stderr,
+            )
         return 1 if stale else 0
     for name, schema in rendered.items():
         print(f"{name}\t{schema['title']}\t{schema['$id']}")

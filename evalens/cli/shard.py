@@ -14,9 +14,14 @@ from typing import Any
 def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sharding (one suite across N machines)")
     group.add_argument("--shard", metavar="K/N", help="run only shard K of N (1-based; deterministic split)")
-    group.add_argument("--durations", type=Path, action="append", metavar="REPORT|DIR",
-                       help="previous report(s) whose unit durations balance the split (repeatable; default: "
-                            "the package's evals/reports/ when it has reports)")
+    group.add_argument(
+        "--durations",
+        type=Path,
+        action="append",
+        metavar="REPORT|DIR",
+        help="previous report(s) whose unit durations balance the split (repeatable; default: "
+        "the package's evals/reports/ when it has reports)",
+    )
 
 
 def find_package(explicit: Path | None) -> Path:
@@ -55,10 +60,17 @@ def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any
     sources = durations if durations else ([default] if default.is_dir() else [])
     cut = split(list(units), count, durations_from(sources) if sources else None)
     mine = cut.units(index)
-    mark = ReportShard(index=index, count=count, units=len(units), balanced_by=cut.balanced_by,  # type: ignore[arg-type]
-                       split=cut.fingerprint, commit=commit_of(root), runs=request.runs,
-                       config=config_fingerprint(root / "evals" / "eval-config.json"),
-                       cases=cases_fingerprint(units, root))
+    mark = ReportShard(
+        index=index,
+        count=count,
+        units=len(units),
+        balanced_by=cut.balanced_by,  # type: ignore[arg-type]
+        split=cut.fingerprint,
+        commit=commit_of(root),
+        runs=request.runs,
+        config=config_fingerprint(root / "evals" / "eval-config.json"),
+        cases=cases_fingerprint(units, root),
+    )
     narrowed = request.model_copy(update={"cases": [units[name] for name in mine], "target": None})
     return narrowed, mark, len(mine)
 
@@ -79,11 +91,17 @@ def empty_report(request: Any, mark: Any) -> tuple[Any, Path]:
     plan = plan_run(request.model_copy(update={"dry_run": True, "cases": []})).plan
     started = utc_now()
     report = EvalReport(
-        version=1, id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}", timestamp=iso(started),
-        duration_seconds=0.0, config=ReportConfig(engine=plan.engine, judge=plan.judge, timeout=plan.timeout),
-        environment=environment_info(), package=ReportPackage(name=plan.package_name, version=plan.package_version),
-        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0), cases=[],
-        shard=mark)
+        version=1,
+        id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}",
+        timestamp=iso(started),
+        duration_seconds=0.0,
+        config=ReportConfig(engine=plan.engine, judge=plan.judge, timeout=plan.timeout),
+        environment=environment_info(),
+        package=ReportPackage(name=plan.package_name, version=plan.package_version),
+        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0),
+        cases=[],
+        shard=mark,
+    )
     path = allocate_report_path(request.package_root.resolve(), started, request.output)
     return report, write_report(report, path)
 

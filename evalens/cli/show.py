@@ -16,7 +16,6 @@ from evalens.core.terminal_text import for_terminal
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
 
 
-
 def escape(text: object) -> str:
     """Rich markup escaped, and every terminal control in untrusted text shown, never sent (issue 28 B6)."""
     from rich.markup import escape as markup_escape
@@ -25,16 +24,28 @@ def escape(text: object) -> str:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="evalens show", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("report", nargs="?", help="report file or package folder (default: newest report here)")
+    parser = argparse.ArgumentParser(
+        prog="evalens show", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "report", nargs="?", help="report file or package folder (default: newest report here)"
+    )
     parser.add_argument("unit", nargs="?", help="only this unit (case name, task id, ...)")
     parser.add_argument("--html", action="store_true", help="write one self-contained HTML page")
-    parser.add_argument("--markdown", action="store_true", help="print the run as Markdown (what Neovim shows)")
-    parser.add_argument("-o", "--output", metavar="FILE", help="where --html writes (default: next to the report)")
-    parser.add_argument("--full", action="store_true", help="print whole tool inputs and results, not excerpts")
-    parser.add_argument("--compare", action="store_true",
-                        help="UNIT's two most recent runs side by side: verdict, checks, judge, cost, output diff")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the run as Markdown (what Neovim shows)"
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="where --html writes (default: next to the report)"
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="print whole tool inputs and results, not excerpts"
+    )
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="UNIT's two most recent runs side by side: verdict, checks, judge, cost, output diff",
+    )
     return parser
 
 
@@ -51,8 +62,10 @@ def main(argv: list[str]) -> int:
     report_path = find_report(Path(target) if target else None)
     if report_path is None:
         where = target or "this folder"
-        print(f"evalens show: no report found for {where} (run `evalens eval` first, or name a report file)",
-              file=sys.stderr)
+        print(
+            f"evalens show: no report found for {where} (run `evalens eval` first, or name a report file)",
+            file=sys.stderr,
+        )
         return 2
     try:
         view = load_view(report_path, unit)
@@ -85,16 +98,23 @@ def _compare(start: Path, unit: str | None, args: Any) -> int:
     from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
 
     if not unit:
-        print("evalens show --compare: name the unit to compare (evalens show --compare UNIT)", file=sys.stderr)
+        print(
+            "evalens show --compare: name the unit to compare (evalens show --compare UNIT)", file=sys.stderr
+        )
         return 2
     cmp = compare(start, unit)
     if cmp is None:
-        print(for_terminal(f"evalens show --compare: no run of {unit} in the reports of {start}"), file=sys.stderr)
+        print(
+            for_terminal(f"evalens show --compare: no run of {unit} in the reports of {start}"),
+            file=sys.stderr,
+        )
         return 2
     if args.html or args.markdown:
         text = render_compare_html(cmp) if args.html else render_compare_markdown(cmp)
         if args.output or args.html:
-            out = Path(args.output) if args.output else cmp.latest.report_path.with_name(f"compare-{unit}.html")
+            out = (
+                Path(args.output) if args.output else cmp.latest.report_path.with_name(f"compare-{unit}.html")
+            )
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
             print(out)
@@ -158,7 +178,9 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
     head = [report.id, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
     console.print(f"[bold]{escape(str(view.report_path))}[/]")
     console.print(" · ".join(escape(h) for h in head if h))
-    console.print(f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}")
+    console.print(
+        f"{s.passed} passed, {s.failed} failed, {s.errored} errored, {s.skipped} skipped of {s.total}"
+    )
     base = report.baseline
     if base is not None:
         from evalens.runner.baseline import describe
@@ -168,11 +190,17 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
         console.print(f"baseline ({escape(base.label)}){counts}; it never decides a verdict")
         if base.uplift is not None:
             console.print(f"uplift (all units): {escape(describe(base.uplift))}")
-    for unit, side in [*((u, None) for u in view.units), *((u, base.label if base else "") for u in view.baseline_units)]:
+    for unit, side in [
+        *((u, None) for u in view.units),
+        *((u, base.label if base else "") for u in view.baseline_units),
+    ]:
         case = unit.case
         style = VERDICT_STYLES.get(case.verdict, "")
-        facts = [f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
-                 tokens(case.usage), cost(case.usage)]
+        facts = [
+            f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
+            tokens(case.usage),
+            cost(case.usage),
+        ]
         body: list[Any] = []
         if case.uplift is not None:
             from evalens.runner.baseline import describe
@@ -185,47 +213,89 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
             for col in ("", "check", "value", "reason"):
                 table.add_column(col, overflow="fold")
             for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
-                table.add_row(f"[{VERDICT_STYLES[check.status]}]{check.status}[/]", escape(check.kind),
-                              escape(str(check.value)), escape(check.detail or ""))
+                table.add_row(
+                    f"[{VERDICT_STYLES[check.status]}]{check.status}[/]",
+                    escape(check.kind),
+                    escape(str(check.value)),
+                    escape(check.detail or ""),
+                )
             body.append(table)
         if case.judge_verdict is not None:
             j = case.judge_verdict
-            body.append(f"[bold]judge[/] [{VERDICT_STYLES.get(j.result, '')}]{j.result}[/] "
-                        f"({escape(j.model or '?')}): {escape(j.reason)}")
+            body.append(
+                f"[bold]judge[/] [{VERDICT_STYLES.get(j.result, '')}]{j.result}[/] "
+                f"({escape(j.model or '?')}): {escape(j.reason)}"
+            )
         body.extend(f"[yellow]{escape(p)}[/]" for p in unit.problems)
         for rec in unit.records:
             if len(unit.records) > 1:  # the report's run verdicts (re-judged ones too), else the record's own
-                said = case.run_verdicts[rec.run_index - 1] if 0 < rec.run_index <= len(case.run_verdicts) \
+                said = (
+                    case.run_verdicts[rec.run_index - 1]
+                    if 0 < rec.run_index <= len(case.run_verdicts)
                     else rec.verdict
+                )
                 body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(said or '', '')}]{said}[/]")
-            meta = [rec.engine, rec.model or "", f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
-                    f"exit {rec.exit_code}" if rec.exit_code is not None else "", tokens(rec.usage), cost(rec.usage)]
+            meta = [
+                rec.engine,
+                rec.model or "",
+                f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
+                f"exit {rec.exit_code}" if rec.exit_code is not None else "",
+                tokens(rec.usage),
+                cost(rec.usage),
+            ]
             body.append("[dim]" + escape(" · ".join(m for m in meta if m)) + "[/]")
             body.extend(f"[yellow]bounded: {escape(n)}[/]" for n in rec.bounds)
             for turn in rec.turns:
-                body.append(f"[bold cyan]turn {turn.index + 1}[/]" + (f"  {escape(_clip(turn.text, full))}"
-                                                                     if turn.text else ""))
+                body.append(
+                    f"[bold cyan]turn {turn.index + 1}[/]"
+                    + (f"  {escape(_clip(turn.text, full))}" if turn.text else "")
+                )
                 for call in turn.tool_calls:
-                    tag = " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
+                    tag = (
+                        " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
+                    )
                     dur = f" [dim]{call.duration_ms} ms[/]" if call.duration_ms is not None else ""
-                    body.append(f"  → [bold]{escape(call.name)}[/] {escape(call_summary(call.name, call.input))}"
-                                f"{tag}{dur}")
+                    body.append(
+                        f"  → [bold]{escape(call.name)}[/] {escape(call_summary(call.name, call.input))}"
+                        f"{tag}{dur}"
+                    )
                     if full:
                         body.append("    " + escape(json.dumps(call.input, ensure_ascii=False)))
                     if call.result:
-                        body.append("    [dim]" + escape(_clip(call.result, full, 4, 300)).replace("\n", "\n    ")
-                                    + "[/]")
+                        body.append(
+                            "    [dim]"
+                            + escape(_clip(call.result, full, 4, 300)).replace("\n", "\n    ")
+                            + "[/]"
+                        )
                     for hook in call.hooks:
                         if hook.blocked:
-                            body.append(f"    [red]hook {escape(hook.name or hook.event)} denied it: "
-                                        f"{escape(hook.reason or '')}[/]")
+                            body.append(
+                                f"    [red]hook {escape(hook.name or hook.event)} denied it: "
+                                f"{escape(hook.reason or '')}[/]"
+                            )
             for change in rec.files:
-                body.append(f"[bold]{change.status}[/] {escape(change.path)}"
-                            + (f" [yellow]({escape(change.note)})[/]" if change.note else ""))
+                body.append(
+                    f"[bold]{change.status}[/] {escape(change.path)}"
+                    + (f" [yellow]({escape(change.note)})[/]" if change.note else "")
+                )
                 if change.diff:
-                    body.append(Syntax(for_terminal(_clip(change.diff, full, 40, 4000)), "diff", theme="ansi_dark",
-                                       background_color="default"))
-        title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (f" [dim]baseline: {escape(side)}[/]"
-                                                                     if side is not None else "")
-        console.print(Panel(Group(*body) if body else "", title=title, title_align="left",
-                            subtitle=" · ".join(f for f in facts if f) or None, subtitle_align="right"))
+                    body.append(
+                        Syntax(
+                            for_terminal(_clip(change.diff, full, 40, 4000)),
+                            "diff",
+                            theme="ansi_dark",
+                            background_color="default",
+                        )
+                    )
+        title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (
+            f" [dim]baseline: {escape(side)}[/]" if side is not None else ""
+        )
+        console.print(
+            Panel(
+                Group(*body) if body else "",
+                title=title,
+                title_align="left",
+                subtitle=" · ".join(f for f in facts if f) or None,
+                subtitle_align="right",
+            )
+        )

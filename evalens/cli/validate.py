@@ -16,15 +16,32 @@ from typing import Any
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="evalens validate", description=__doc__)
     parser.add_argument("paths", nargs="+", type=Path, help="eval files or folders")
-    parser.add_argument("--format", choices=["text", "json", "sarif", "github"], default="text",
-                        dest="output", help="text (path:line:col), json, sarif (SARIF 2.1.0 for code scanning), or "
-                                            "github (workflow-command annotations on the pull request)")
-    parser.add_argument("--profile", default=None, help="SKILL.md profile: agentskills, claude-code, uaaps (default: auto, by the skill's context)")
-    parser.add_argument("--select", action="append", metavar="CODES",
-                        help="report only these rule codes (comma-separated; globs such as schema-* work)")
+    parser.add_argument(
+        "--format",
+        choices=["text", "json", "sarif", "github"],
+        default="text",
+        dest="output",
+        help="text (path:line:col), json, sarif (SARIF 2.1.0 for code scanning), or "
+        "github (workflow-command annotations on the pull request)",
+    )
+    parser.add_argument(
+        "--profile",
+        default=None,
+        help="SKILL.md profile: agentskills, claude-code, uaaps (default: auto, by the skill's context)",
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        metavar="CODES",
+        help="report only these rule codes (comma-separated; globs such as schema-* work)",
+    )
     parser.add_argument("--ignore", action="append", metavar="CODES", help="turn these rule codes off")
-    parser.add_argument("--rule", action="append", metavar="CODE=LEVEL",
-                        help="set a rule's level: error, warning, info, hint or off (repeatable)")
+    parser.add_argument(
+        "--rule",
+        action="append",
+        metavar="CODE=LEVEL",
+        help="set a rule's level: error, warning, info, hint or off (repeatable)",
+    )
     parser.add_argument("--config", type=Path, help="use this evalens.toml / pyproject.toml for every file")
     parser.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     args = parser.parse_args(argv)
@@ -51,15 +68,24 @@ def main(argv: list[str]) -> int:
     for result in results:
         for prob in result.problems:
             errors |= prob.severity == 1
-            records.append({
-                "path": result.path, "format": result.format.id if result.format else None,
-                "line": prob.span.start_line + 1, "column": prob.span.start_col + 1,
-                "endLine": prob.span.end_line + 1, "endColumn": prob.span.end_col + 1,
-                "severity": prob.severity.label, "code": prob.code, "message": prob.message,
-                "related": [{"line": r["span"][0] + 1, "column": r["span"][1] + 1, "message": r["message"]}
-                            for r in related_of(prob)],
-                "url": doc_url(prob.code),
-            })
+            records.append(
+                {
+                    "path": result.path,
+                    "format": result.format.id if result.format else None,
+                    "line": prob.span.start_line + 1,
+                    "column": prob.span.start_col + 1,
+                    "endLine": prob.span.end_line + 1,
+                    "endColumn": prob.span.end_col + 1,
+                    "severity": prob.severity.label,
+                    "code": prob.code,
+                    "message": prob.message,
+                    "related": [
+                        {"line": r["span"][0] + 1, "column": r["span"][1] + 1, "message": r["message"]}
+                        for r in related_of(prob)
+                    ],
+                    "url": doc_url(prob.code),
+                }
+            )
     if args.output == "sarif":
         from evalens.cli.sarif import to_sarif
 
@@ -69,20 +95,32 @@ def main(argv: list[str]) -> int:
         for line in github_annotations(records):
             print(line)
         n_err = sum(1 for r in records if r["severity"] == "error")
-        print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
-              file=sys.stderr)
+        print(
+            f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
+            file=sys.stderr,
+        )
     elif args.output == "json":
-        json.dump({"files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],
-                   "problems": records}, sys.stdout, indent=2)
+        json.dump(
+            {
+                "files": [{"path": r.path, "format": r.format.id if r.format else None} for r in results],
+                "problems": records,
+            },
+            sys.stdout,
+            indent=2,
+        )
         print()
     else:
         from evalens.core.workflow_commands import shown
 
         for r in records:
-            print(shown(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]"))
+            print(
+                shown(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]")
+            )
         n_err = sum(1 for r in records if r["severity"] == "error")
-        print(f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
-              file=sys.stderr)
+        print(
+            f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
+            file=sys.stderr,
+        )
     return 1 if errors else 0
 
 
@@ -105,8 +143,14 @@ def github_annotations(records: list[dict[str, Any]], base: Path | None = None) 
         except ValueError:
             shown = str(path)
         title = f"evalens {r['code']}"
-        props = [f"file={escape(shown, prop=True)}", f"line={r['line']}", f"col={r['column']}",
-                 f"endLine={r['endLine']}", f"endColumn={r['endColumn']}", f"title={escape(title, prop=True)}"]
+        props = [
+            f"file={escape(shown, prop=True)}",
+            f"line={r['line']}",
+            f"col={r['column']}",
+            f"endLine={r['endLine']}",
+            f"endColumn={r['endColumn']}",
+            f"title={escape(title, prop=True)}",
+        ]
         level = GITHUB_LEVELS.get(r["severity"], "notice")
         out.append(f"::{level} {','.join(props)}::{escape(r['message'])}")
     return out

@@ -26,7 +26,8 @@ def with_related(main: Problem, others: list[Problem]) -> Problem:
     data = dict(main.data or {})
     data["related"] = related_of(main) + [
         {"span": [p.span.start_line, p.span.start_col, p.span.end_line, p.span.end_col], "message": p.message}
-        for p in others]
+        for p in others
+    ]
     main.data = data
     return main
 

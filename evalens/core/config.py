@@ -21,8 +21,13 @@ from typing import Any
 from evalens.core.problems import Severity
 
 #: What a rule can be set to; None means "off".
-LEVELS: dict[str, Severity | None] = {"error": Severity.ERROR, "warning": Severity.WARNING,
-                                      "info": Severity.INFO, "hint": Severity.HINT, "off": None}
+LEVELS: dict[str, Severity | None] = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "info": Severity.INFO,
+    "hint": Severity.HINT,
+    "off": None,
+}
 LEVEL_WORDS = ", ".join(LEVELS)
 #: Looked for in each folder, first match wins (the order ruff uses for its own files).
 CONFIG_NAMES = (".evalens.toml", "evalens.toml", "pyproject.toml")
@@ -148,7 +153,9 @@ def parse_levels(table: Any, where: str, errors: list[str]) -> RuleLevels:
     globs: list[tuple[str, Severity | None]] = []
     for code, raw in table.items():
         if code in SETTINGS and not isinstance(raw, str):
-            errors.append(f"{where}: `{code}` is a top-level setting; in TOML it goes before the first [table].")
+            errors.append(
+                f"{where}: `{code}` is a top-level setting; in TOML it goes before the first [table]."
+            )
             continue
         word = raw.lower() if isinstance(raw, str) else None
         if word not in LEVELS:
@@ -158,8 +165,10 @@ def parse_levels(table: Any, where: str, errors: list[str]) -> RuleLevels:
             globs.append((code, LEVELS[word]))
         elif not is_known(code):
             near = suggest_code(code)
-            errors.append(f"{where}: `{code}` is not an evalens rule" + (f"; did you mean `{near}`?" if near
-                                                                          else " (see docs/rules.md)."))
+            errors.append(
+                f"{where}: `{code}` is not an evalens rule"
+                + (f"; did you mean `{near}`?" if near else " (see docs/rules.md).")
+            )
         else:
             exact[code] = LEVELS[word]
     globs.sort(key=lambda g: -len(g[0]))  # the most specific glob first
@@ -172,7 +181,9 @@ def parse_config(data: Mapping[str, Any], where: str, path: Path | None) -> File
     for key in data:
         if key not in SETTINGS:
             errors.append(f"{where}: unknown setting `{key}` (known: {', '.join(SETTINGS)}).")
-    rules_table = dict(data.get("rules", {})) if isinstance(data.get("rules", {}), Mapping) else data.get("rules")
+    rules_table = (
+        dict(data.get("rules", {})) if isinstance(data.get("rules", {}), Mapping) else data.get("rules")
+    )
     ignore = data.get("ignore", [])
     if not (isinstance(ignore, list) and all(isinstance(c, str) for c in ignore)):
         errors.append(f"{where}: `ignore` must be a list of rule codes.")
@@ -187,17 +198,20 @@ def parse_config(data: Mapping[str, Any], where: str, path: Path | None) -> File
     known_formats = format_ids()
     for fid, table in raw_formats.items():
         if fid not in known_formats:
-            errors.append(f"{where} [per-format]: `{fid}` is not a format id (known: {', '.join(known_formats)}).")
+            errors.append(
+                f"{where} [per-format]: `{fid}` is not a format id (known: {', '.join(known_formats)})."
+            )
             continue
         per_format[fid] = parse_levels(table, f"{where} [per-format.{fid}]", errors)
     per_file: list[tuple[re.Pattern[str], RuleLevels]] = []
     raw_files = data.get("per-file", {})
     if not isinstance(raw_files, Mapping):
-        errors.append(f"{where}: `per-file` must be a table of \"glob\" = {{rule = level}}.")
+        errors.append(f'{where}: `per-file` must be a table of "glob" = {{rule = level}}.')
         raw_files = {}
     for pattern, table in raw_files.items():
-        per_file.append((_glob(pattern.strip("/")), parse_levels(table, f"{where} [per-file.\"{pattern}\"]",
-                                                                  errors)))
+        per_file.append(
+            (_glob(pattern.strip("/")), parse_levels(table, f'{where} [per-file."{pattern}"]', errors))
+        )
     return FileConfig(path, rules, per_format, tuple(per_file), tuple(errors))
 
 
@@ -280,8 +294,11 @@ class ConfigCache:
                 if found is not None:
                     return candidate, found
             parent = os.path.dirname(folder)
-            if parent == folder or os.path.normcase(folder) in self.stop_at or \
-                    os.path.exists(os.path.join(folder, ".git")):
+            if (
+                parent == folder
+                or os.path.normcase(folder) in self.stop_at
+                or os.path.exists(os.path.join(folder, ".git"))
+            ):
                 return None, NO_FILE
             folder = parent
 

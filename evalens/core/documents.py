@@ -40,6 +40,7 @@ def sub_list(data: Any, key: str) -> list[Any]:
     value = data.get(key) if isinstance(data, dict) else None
     return value if isinstance(value, list) else []
 
+
 try:  # libyaml is ~10x faster; the pure-Python loader gives the same marks
     _YamlLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - PyYAML without libyaml
@@ -67,8 +68,11 @@ class Node:
                 if self.entries[i][0] == key:
                     return i
             return None
-        if self._keys is None or len(self._keys) > len(self.entries) or self._keys.get(
-                self.entries[-1][0]) != len(self.entries) - 1:
+        if (
+            self._keys is None
+            or len(self._keys) > len(self.entries)
+            or self._keys.get(self.entries[-1][0]) != len(self.entries) - 1
+        ):
             self._keys = {k: i for i, (k, _, _) in enumerate(self.entries)}
         return self._keys.get(key)
 
@@ -143,7 +147,7 @@ class ParsedDocument:
     def unquoted(self, span: Span) -> Span:
         """A one-line scalar's range without its quotes, so replacing it keeps the quoting style."""
         if span.start_line == span.end_line and span.start_line < len(self.lines):
-            text = self.lines[span.start_line][span.start_col:span.end_col]
+            text = self.lines[span.start_line][span.start_col : span.end_col]
             if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
                 return Span(span.start_line, span.start_col + 1, span.end_line, span.end_col - 1)
         return span
@@ -159,8 +163,11 @@ class ParsedDocument:
                 for key, kspan, child in node.entries:
                     if kspan.contains(line, col):
                         return (*path, key), True, child
-                    if self.trim(child.span).contains(line, col) or child.span.contains(line, col) and \
-                            child.kind != "scalar":
+                    if (
+                        self.trim(child.span).contains(line, col)
+                        or child.span.contains(line, col)
+                        and child.kind != "scalar"
+                    ):
                         path.append(key)
                         nxt = child
                         break
@@ -188,23 +195,35 @@ def parse(text: str, language: Language) -> ParsedDocument:
     size = len(text.encode("utf-8", errors="replace")) if len(text) > MAX_BYTES // 4 else len(text)
     if size > MAX_BYTES:
         lines = split_lines(text[: text.find("\n") if "\n" in text[:10_000] else 10_000])[:1]
-        prob = Problem(Span(0, 0, 0, max(1, len(lines[0]))), Severity.ERROR, "file-too-large",
-                       f"File is {size / 1_048_576:.1f} MB; evalens does not validate eval files over "
-                       f"{MAX_BYTES // 1_048_576} MB.")
+        prob = Problem(
+            Span(0, 0, 0, max(1, len(lines[0]))),
+            Severity.ERROR,
+            "file-too-large",
+            f"File is {size / 1_048_576:.1f} MB; evalens does not validate eval files over "
+            f"{MAX_BYTES // 1_048_576} MB.",
+        )
         return ParsedDocument(text, language, None, None, [prob], lines)
     lines = split_lines(text)
     if "\x00" in text:
         line = next(i for i, s in enumerate(lines) if "\x00" in s)
-        prob = Problem(Span.point(line, lines[line].index("\x00")), Severity.ERROR, "binary-content",
-                       "File contains NUL bytes; it is not a text file.")
+        prob = Problem(
+            Span.point(line, lines[line].index("\x00")),
+            Severity.ERROR,
+            "binary-content",
+            "File contains NUL bytes; it is not a text file.",
+        )
         return ParsedDocument(text, language, None, None, [prob], lines)
     lone = _SURROGATE.search(text)
     if lone is not None:
         line = text.count("\n", 0, lone.start())
         col = lone.start() - (text.rfind("\n", 0, lone.start()) + 1)
-        prob = Problem(Span(line, col, line, col + 1), Severity.ERROR, "encoding",
-                       f"Text contains a lone surrogate (U+{ord(lone.group()):04X}); it is not valid Unicode "
-                       "and cannot be saved as UTF-8.")
+        prob = Problem(
+            Span(line, col, line, col + 1),
+            Severity.ERROR,
+            "encoding",
+            f"Text contains a lone surrogate (U+{ord(lone.group()):04X}); it is not valid Unicode "
+            "and cannot be saved as UTF-8.",
+        )
         return ParsedDocument(text, language, None, None, [prob], lines)
     if language == "json":
         return _JsonParser(text, lines).parse()
@@ -217,8 +236,10 @@ def parse(text: str, language: Language) -> ParsedDocument:
 
 
 _YAML_HINTS = (
-    ("found character '\\t' that cannot start any token",
-     "Tab character in indentation; YAML indents with spaces only."),
+    (
+        "found character '\\t' that cannot start any token",
+        "Tab character in indentation; YAML indents with spaces only.",
+    ),
     ("found duplicate anchor", "Anchor defined twice."),
 )
 
@@ -235,7 +256,10 @@ def _yaml_error(exc: yaml.YAMLError, lines: list[str], line_offset: int = 0) -> 
         if needle in str(exc):
             message = f"YAML syntax error: {better}"
     text_line = lines[line] if line < len(lines) else ""
-    if "\t" in text_line[: max(col, len(text_line) - len(text_line.lstrip()))] or text_line[col:col + 1] == "\t":
+    if (
+        "\t" in text_line[: max(col, len(text_line) - len(text_line.lstrip()))]
+        or text_line[col : col + 1] == "\t"
+    ):
         message = "YAML syntax error: tab character in indentation; YAML indents with spaces only."
     end = len(lines[line]) if line < len(lines) else col + 1
     if end <= col:
@@ -247,8 +271,12 @@ class _Builder:
     """Turn PyYAML nodes into ``Node``s and plain values, bounding alias expansion."""
 
     _constructor = yaml.constructor.SafeConstructor()
-    _ints = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-             "tag:yaml.org,2002:null"}
+    _ints = {
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null",
+    }
 
     def __init__(self, line_offset: int = 0) -> None:
         self.count = 0
@@ -302,15 +330,26 @@ class _Builder:
                     if isinstance(key_node, yaml.ScalarNode):
                         key = str(key_node.value)
                     else:
-                        self.problems.append(Problem(kspan, Severity.ERROR, "complex-key",
-                                                     "Only plain scalar keys are supported here."))
+                        self.problems.append(
+                            Problem(
+                                kspan,
+                                Severity.ERROR,
+                                "complex-key",
+                                "Only plain scalar keys are supported here.",
+                            )
+                        )
                         continue
                     child, value, _ = self._build(value_node, depth + 1)
                     if key in first:
-                        self.problems.append(Problem(
-                            kspan, Severity.ERROR, "duplicate-key",
-                            f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
-                            "the last one wins."))
+                        self.problems.append(
+                            Problem(
+                                kspan,
+                                Severity.ERROR,
+                                "duplicate-key",
+                                f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
+                                "the last one wins.",
+                            )
+                        )
                     else:
                         first[key] = kspan
                     out.entries.append((key, kspan, child))
@@ -342,7 +381,9 @@ class _TooBig(Exception):
         self.recursive = recursive
 
 
-def _compose_yaml(text: str, lines: list[str], line_offset: int = 0) -> tuple[Node | None, Any, list[Problem]]:
+def _compose_yaml(
+    text: str, lines: list[str], line_offset: int = 0
+) -> tuple[Node | None, Any, list[Problem]]:
     from evalens.core import yaml_events  # plain documents: built from the event stream, ~2x faster
 
     fast = yaml_events.compose(text, line_offset, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
@@ -361,26 +402,60 @@ def _compose_yaml(text: str, lines: list[str], line_offset: int = 0) -> tuple[No
     except yaml.YAMLError as exc:
         return None, None, [_yaml_error(exc, lines, line_offset)]
     except RecursionError:
-        return None, None, [Problem(Span.point(line_offset), Severity.ERROR, "too-deep",
-                                    "Document is nested too deeply to validate.")]
+        return (
+            None,
+            None,
+            [
+                Problem(
+                    Span.point(line_offset),
+                    Severity.ERROR,
+                    "too-deep",
+                    "Document is nested too deeply to validate.",
+                )
+            ],
+        )
     if extra is not None:
         s = extra.start_mark
-        problems.append(Problem(Span(s.line + line_offset, 0, s.line + line_offset,
-                                     max(1, len(lines[min(s.line + line_offset, len(lines) - 1)]))),
-                                Severity.ERROR, "multi-document",
-                                "Several YAML documents in one file; an eval file holds one document. "
-                                "Only the first is used."))
+        problems.append(
+            Problem(
+                Span(
+                    s.line + line_offset,
+                    0,
+                    s.line + line_offset,
+                    max(1, len(lines[min(s.line + line_offset, len(lines) - 1)])),
+                ),
+                Severity.ERROR,
+                "multi-document",
+                "Several YAML documents in one file; an eval file holds one document. "
+                "Only the first is used.",
+            )
+        )
     builder = _Builder(line_offset)
     try:
         root, data = builder.build(root_yaml)
     except _TooBig as big:
-        why = ("A YAML alias refers to itself." if big.recursive else
-               f"Document expands to more than {MAX_NODES:,} values through YAML aliases "
-               "(an alias bomb?); not validated.")
-        return None, None, [Problem(big.span if big.span.start_line == big.span.end_line
-                                    else Span(big.span.start_line, big.span.start_col, big.span.start_line,
-                                              big.span.start_col + 1),
-                                    Severity.ERROR, "alias-bomb", why)]
+        why = (
+            "A YAML alias refers to itself."
+            if big.recursive
+            else f"Document expands to more than {MAX_NODES:,} values through YAML aliases "
+            "(an alias bomb?); not validated."
+        )
+        return (
+            None,
+            None,
+            [
+                Problem(
+                    big.span
+                    if big.span.start_line == big.span.end_line
+                    else Span(
+                        big.span.start_line, big.span.start_col, big.span.start_line, big.span.start_col + 1
+                    ),
+                    Severity.ERROR,
+                    "alias-bomb",
+                    why,
+                )
+            ],
+        )
     return root, data, problems + builder.problems
 
 
@@ -395,13 +470,21 @@ def _parse_frontmatter(text: str, lines: list[str]) -> ParsedDocument:
     A UTF-8 byte order mark before the first ``---`` is read through (formats decide whether it is a problem:
     skills-ref rejects it in SKILL.md), so the frontmatter is still checked."""
     if not lines or lines[0].lstrip("\ufeff").strip() != "---":
-        prob = Problem(Span(0, 0, 0, max(1, len(lines[0]) if lines else 1)), Severity.ERROR,
-                       "frontmatter-missing", "SKILL.md must start with YAML frontmatter (---)")
+        prob = Problem(
+            Span(0, 0, 0, max(1, len(lines[0]) if lines else 1)),
+            Severity.ERROR,
+            "frontmatter-missing",
+            "SKILL.md must start with YAML frontmatter (---)",
+        )
         return ParsedDocument(text, "markdown", None, None, [prob], lines)
     close = next((i for i in range(1, len(lines)) if lines[i].rstrip() == "---"), None)
     if close is None:
-        prob = Problem(Span(0, 0, 0, 3), Severity.ERROR, "frontmatter-unclosed",
-                       "SKILL.md frontmatter not properly closed with ---")
+        prob = Problem(
+            Span(0, 0, 0, 3),
+            Severity.ERROR,
+            "frontmatter-unclosed",
+            "SKILL.md frontmatter not properly closed with ---",
+        )
         return ParsedDocument(text, "markdown", None, None, [prob], lines)
     yaml_text = "\n".join(["", *lines[1:close]])  # keep line numbers: line 0 becomes blank
     root, data, problems = _compose_yaml(yaml_text, lines)
@@ -459,8 +542,11 @@ class _JsonParser:
         except _JsonError as err:
             line, col = self.pos(min(err.offset, self.n))
             end = max(col + 1, len(self.lines[line]) if line < len(self.lines) else col + 1)
-            self.problems.append(Problem(Span(line, col, line, end), Severity.ERROR, "syntax",
-                                         f"JSON syntax error: {err.message}"))
+            self.problems.append(
+                Problem(
+                    Span(line, col, line, end), Severity.ERROR, "syntax", f"JSON syntax error: {err.message}"
+                )
+            )
             return ParsedDocument(self.text, "json", None, None, self.problems, self.lines)
         return ParsedDocument(self.text, "json", node, value, self.problems, self.lines)
 
@@ -483,8 +569,9 @@ class _JsonParser:
                 return i
 
     def comment(self, a: int, b: int) -> None:
-        self.problems.append(Problem(self.span(a, b), Severity.ERROR, "json-comment",
-                                     "Comments are not allowed in JSON."))
+        self.problems.append(
+            Problem(self.span(a, b), Severity.ERROR, "json-comment", "Comments are not allowed in JSON.")
+        )
 
     def value(self, i: int) -> tuple[Node, Any, int]:
         text = self.text
@@ -546,9 +633,15 @@ class _JsonParser:
                 raise _JsonError(i, f"Expected `:` after property name `{key}`.")
             child, value, i = self.value(self.skip(i + 1))
             if key in first:
-                self.problems.append(Problem(kspan, Severity.ERROR, "duplicate-key",
-                                             f"Duplicate key `{key}` (first defined on line "
-                                             f"{first[key].start_line + 1}); the last one wins."))
+                self.problems.append(
+                    Problem(
+                        kspan,
+                        Severity.ERROR,
+                        "duplicate-key",
+                        f"Duplicate key `{key}` (first defined on line "
+                        f"{first[key].start_line + 1}); the last one wins.",
+                    )
+                )
             else:
                 first[key] = kspan
             node.entries.append((key, kspan, child))
@@ -558,8 +651,14 @@ class _JsonParser:
                 comma = i
                 i = self.skip(i + 1)
                 if i < self.n and self.text[i] == "}":
-                    self.problems.append(Problem(self.span(comma, comma + 1), Severity.ERROR,
-                                                 "trailing-comma", "Trailing comma is not allowed in JSON."))
+                    self.problems.append(
+                        Problem(
+                            self.span(comma, comma + 1),
+                            Severity.ERROR,
+                            "trailing-comma",
+                            "Trailing comma is not allowed in JSON.",
+                        )
+                    )
                     break
                 continue
             if i < self.n and self.text[i] == "}":
@@ -587,8 +686,14 @@ class _JsonParser:
                 comma = i
                 i = self.skip(i + 1)
                 if i < self.n and self.text[i] == "]":
-                    self.problems.append(Problem(self.span(comma, comma + 1), Severity.ERROR,
-                                                 "trailing-comma", "Trailing comma is not allowed in JSON."))
+                    self.problems.append(
+                        Problem(
+                            self.span(comma, comma + 1),
+                            Severity.ERROR,
+                            "trailing-comma",
+                            "Trailing comma is not allowed in JSON.",
+                        )
+                    )
                     break
                 continue
             if i < self.n and self.text[i] == "]":

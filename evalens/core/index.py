@@ -222,7 +222,9 @@ class PackageIndex:
             col = m.start(2) - m.start()
             if value[:1] in "\"'" and value[-1:] == value[:1] and len(value) >= 2:
                 value = value[1:-1]
-            out.setdefault(value, []).append(CaseRef(value, path, Span(line, col, line, col + len(m.group(2)))))
+            out.setdefault(value, []).append(
+                CaseRef(value, path, Span(line, col, line, col + len(m.group(2))))
+            )
         return out
 
     def fixture_exists(self, rel: str) -> bool:

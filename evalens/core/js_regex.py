@@ -42,7 +42,9 @@ def js_regex_error(pattern: object) -> str | None:
 
 # --------------------------------------------------------------------------- bounded matching (issue 28 B4)
 
-REGEX_TIMEOUT_SECONDS = 2.0  # one pattern against one output: far above any sane pattern, far below a case budget
+REGEX_TIMEOUT_SECONDS = (
+    2.0  # one pattern against one output: far above any sane pattern, far below a case budget
+)
 
 
 class RegexTimeout(Exception):

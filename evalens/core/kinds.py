@@ -91,7 +91,11 @@ def expand_braces(glob: str) -> list[str]:
     m = re.search(r"\{([^{}]*)\}", glob)
     if not m:
         return [glob]
-    return [out for alt in m.group(1).split(",") for out in expand_braces(glob[:m.start()] + alt + glob[m.end():])]
+    return [
+        out
+        for alt in m.group(1).split(",")
+        for out in expand_braces(glob[: m.start()] + alt + glob[m.end() :])
+    ]
 
 
 def vim_regex(glob: str) -> str:
@@ -129,23 +133,30 @@ def _lua_str(s: str) -> str:
 
 
 def lua_source() -> str:
-    lines = [f"-- {_HEADER}", "-- The file kinds the evalens server publishes at initialize (capabilities.experimental.evalens).",
-             "return {"]
+    lines = [
+        f"-- {_HEADER}",
+        "-- The file kinds the evalens server publishes at initialize (capabilities.experimental.evalens).",
+        "return {",
+    ]
     for k in file_kinds():
         formats = ", ".join(_lua_str(f) for f in k.formats)
-        lines.append(f"  {{ glob = {_lua_str(k.glob)}, language_id = {_lua_str(k.language_id)}, "
-                     f"formats = {{ {formats} }}, regex = {_lua_str(vim_regex(k.glob))} }},")
+        lines.append(
+            f"  {{ glob = {_lua_str(k.glob)}, language_id = {_lua_str(k.language_id)}, "
+            f"formats = {{ {formats} }}, regex = {_lua_str(vim_regex(k.glob))} }},"
+        )
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
 def ts_source() -> str:
     body = "[\n" + "".join(f"  {json.dumps(k)},\n" for k in published()) + "]"
-    return (f"// {_HEADER}\n"
-            "// The extension's fallback until the server's initialize result (capabilities.experimental.evalens)"
-            " arrives.\n"
-            'import type { FileKind } from "./protocol";\n\n'
-            f"export const BUILTIN_FILE_KINDS: readonly FileKind[] = {body};\n")
+    return (
+        f"// {_HEADER}\n"
+        "// The extension's fallback until the server's initialize result (capabilities.experimental.evalens)"
+        " arrives.\n"
+        'import type { FileKind } from "./protocol";\n\n'
+        f"export const BUILTIN_FILE_KINDS: readonly FileKind[] = {body};\n"
+    )
 
 
 def main(argv: list[str]) -> int:

@@ -32,7 +32,12 @@ def unit_text(doc: Any, path: tuple) -> str | None:
     if node.kind == "map":
         for key in TEXT_KEYS:
             child = node.get(key)
-            if child is not None and child.kind == "scalar" and isinstance(child.value, str) and child.value.strip():
+            if (
+                child is not None
+                and child.kind == "scalar"
+                and isinstance(child.value, str)
+                and child.value.strip()
+            ):
                 return child.value
     return None
 

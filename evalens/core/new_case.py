@@ -1,4 +1,4 @@
-""""New eval case for this skill": where a new case for a SKILL.md goes, in the format its package already uses.
+""" "New eval case for this skill": where a new case for a SKILL.md goes, in the format its package already uses.
 
 - the skill's own ``evals/evals.json`` (skill-creator: a new ``evals[]`` entry with the next integer id and
   the list name the file already uses; writing-skills: a new ``cases[]`` entry with one required expectation);
@@ -61,21 +61,32 @@ def plan(skill_md: Path, read: Reader) -> NewCase:
     if text is not None:
         found = _into_evals_json(evals_json, text)
         if found is None:  # writing a new file over it would lose it
-            raise ValueError(f"{evals_json} does not parse as an evals.json with an `evals` or `cases` list; "
-                             "fix it first")
+            raise ValueError(
+                f"{evals_json} does not parse as an evals.json with an `evals` or `cases` list; fix it first"
+            )
         return found
     root = skill_md.parent.parent.parent if skill_md.parent.parent.name == "skills" else None
-    if root is not None and ((root / "evals" / "cases").is_dir() or (root / "evals" / "eval-config.json").is_file()):
+    if root is not None and (
+        (root / "evals" / "cases").is_dir() or (root / "evals" / "eval-config.json").is_file()
+    ):
         return _uaaps_case(root / "evals" / "cases", name)
-    body = json.dumps({"skill_name": name, "evals": [
-        {"id": 1, "prompt": "", "expected_output": "", "assertions": []}]}, indent=2) + "\n"
-    return NewCase("skill-creator-evals", evals_json, body, _prompt_at(body, '"prompt": "'),
-                   title="evals/evals.json")
+    body = (
+        json.dumps(
+            {"skill_name": name, "evals": [{"id": 1, "prompt": "", "expected_output": "", "assertions": []}]},
+            indent=2,
+        )
+        + "\n"
+    )
+    return NewCase(
+        "skill-creator-evals", evals_json, body, _prompt_at(body, '"prompt": "'), title="evals/evals.json"
+    )
 
 
 def _uaaps_case(cases: Path, skill: str) -> NewCase:
     try:
-        files = sorted(p.name for p in cases.iterdir() if p.suffix in (".yaml", ".yml")) if cases.is_dir() else []
+        files = (
+            sorted(p.name for p in cases.iterdir() if p.suffix in (".yaml", ".yml")) if cases.is_dir() else []
+        )
     except OSError:
         files = []
     numbers = [int(m.group(1)) for m in (NUMBERED.match(f) for f in files) if m]
@@ -87,10 +98,14 @@ def _uaaps_case(cases: Path, skill: str) -> NewCase:
     while case in stems:
         case, n = f"{base}-{n}", n + 1
     prefix = f"{max(numbers, default=0) + 1:0{width}d}-" if numbers or not files else ""
-    body = (f"name: {case}\ntarget: skill:{skill}\ninput:\n  prompt: \"\"\n"
-            "judge:\n  criteria: \"\"\n")
-    return NewCase("uaaps-case", cases / f"{prefix}{case}.yaml", body, _prompt_at(body, 'prompt: "'),
-                   title=f"evals/cases/{prefix}{case}.yaml")
+    body = f'name: {case}\ntarget: skill:{skill}\ninput:\n  prompt: ""\njudge:\n  criteria: ""\n'
+    return NewCase(
+        "uaaps-case",
+        cases / f"{prefix}{case}.yaml",
+        body,
+        _prompt_at(body, 'prompt: "'),
+        title=f"evals/cases/{prefix}{case}.yaml",
+    )
 
 
 def _into_evals_json(path: Path, text: str) -> NewCase | None:
@@ -105,8 +120,12 @@ def _into_evals_json(path: Path, text: str) -> NewCase | None:
         items = data["evals"]
         ids = [e.get("id") for e in items if isinstance(e, dict)]
         next_id = max((i for i in ids if isinstance(i, int) and not isinstance(i, bool)), default=0) + 1
-        checks = "expectations" if any(isinstance(e, dict) and "expectations" in e for e in items) and \
-            not any(isinstance(e, dict) and "assertions" in e for e in items) else "assertions"
+        checks = (
+            "expectations"
+            if any(isinstance(e, dict) and "expectations" in e for e in items)
+            and not any(isinstance(e, dict) and "assertions" in e for e in items)
+            else "assertions"
+        )
         entry: dict[str, object] = {"id": next_id, "prompt": "", "expected_output": "", checks: []}
         return _append(path, doc, "evals", entry, "skill-creator-evals")
     if isinstance(data.get("cases"), list):
@@ -114,7 +133,11 @@ def _into_evals_json(path: Path, text: str) -> NewCase | None:
         case, n = "new-case", 2
         while case in taken:
             case, n = f"new-case-{n}", n + 1
-        entry = {"id": case, "prompt": "", "expectations": [{"criterion": "", "description": "", "required": True}]}
+        entry = {
+            "id": case,
+            "prompt": "",
+            "expectations": [{"criterion": "", "description": "", "required": True}],
+        }
         return _append(path, doc, "cases", entry, "writing-skills-evals")
     return None
 

@@ -40,8 +40,13 @@ def input_limit() -> int:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISDIR, "a folder"),
+    ):
         if test(mode):
             return name
     return "not a regular file"
@@ -57,8 +62,11 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             kind = _kind(st.st_mode)
-            raise NotRegularFile(0, f"it is {kind}, not a regular file" if kind.startswith("a ") else
-                                 "it is not a regular file", str(path))
+            raise NotRegularFile(
+                0,
+                f"it is {kind}, not a regular file" if kind.startswith("a ") else "it is not a regular file",
+                str(path),
+            )
         if st.st_size > limit:
             raise NotRegularFile(0, f"it is larger than {limit >> 20} MB (EVALENS_MAX_INPUT_MB)", str(path))
         with os.fdopen(fd, "rb", closefd=False) as fh:

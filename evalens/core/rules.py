@@ -128,16 +128,34 @@ def render_markdown() -> str:
         out += ["", f"## {title}"]
         for r in codes:
             name = "schema-&lt;keyword&gt;" if r.code == SCHEMA_FAMILY else r.code
-            out += ["", f'<a id="{r.code}"></a>', "", f"### `{name}`: {r.title}", "",
-                    f"**Checks:** {r.checks.strip()}", "", f"**Why:** {r.why.strip()}", "",
-                    f"**Fix:** {r.fix.strip()}", ""]
+            out += [
+                "",
+                f'<a id="{r.code}"></a>',
+                "",
+                f"### `{name}`: {r.title}",
+                "",
+                f"**Checks:** {r.checks.strip()}",
+                "",
+                f"**Why:** {r.why.strip()}",
+                "",
+                f"**Fix:** {r.fix.strip()}",
+                "",
+            ]
             if not r.tunable:
-                out.append("**Silence:** " + (r.silence.strip() or "cannot be silenced or re-levelled: the file "
-                                              "cannot be checked at all until this is fixed."))
+                out.append(
+                    "**Silence:** "
+                    + (
+                        r.silence.strip()
+                        or "cannot be silenced or re-levelled: the file "
+                        "cannot be checked at all until this is fixed."
+                    )
+                )
             else:
                 extra = f" {r.silence.strip()}" if r.silence else ""
-                out.append(f'**Silence:** `{r.code} = "off"` in the config, or `# evalens: ignore[{r.code}]`.'
-                           + extra)
+                out.append(
+                    f'**Silence:** `{r.code} = "off"` in the config, or `# evalens: ignore[{r.code}]`.'
+                    + extra
+                )
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -150,8 +168,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         same = args.check.is_file() and args.check.read_text(encoding="utf-8") == text
         if not same:
-            print(f"{args.check} is out of date: run python -m evalens.core.rules --write {args.check}",
-                  file=sys.stderr)
+            print(
+                f"{args.check} is out of date: run python -m evalens.core.rules --write {args.check}",
+                file=sys.stderr,
+            )
         return 0 if same else 1
     if args.write:
         args.write.write_text(text, encoding="utf-8")

@@ -18,8 +18,13 @@ from evalens.core.documents import Node, ParsedDocument, Path
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
 _TYPE_WORDS = {
-    "string": "a string", "number": "a number", "integer": "an integer", "boolean": "`true` or `false`",
-    "array": "a list", "object": "a mapping", "null": "null",
+    "string": "a string",
+    "number": "a number",
+    "integer": "an integer",
+    "boolean": "`true` or `false`",
+    "array": "a list",
+    "object": "a mapping",
+    "null": "null",
 }
 
 
@@ -141,7 +146,9 @@ def schema_errors(validator: Any, schema: dict[str, Any], data: Any) -> Iterator
         if not isinstance(value, list) or len(value) < PRUNE_MIN_ITEMS or key not in props:
             continue
         list_schema = _resolve(props[key], schema)
-        if any(k in list_schema for k in _LIST_WIDE) or any(loc[:1] == (key,) and len(loc) < 2 for loc in locs):
+        if any(k in list_schema for k in _LIST_WIDE) or any(
+            loc[:1] == (key,) and len(loc) < 2 for loc in locs
+        ):
             continue
         keep = {loc[1] for loc in locs if len(loc) >= 2 and loc[0] == key and isinstance(loc[1], int)}
         if has_null:
@@ -193,8 +200,13 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
         span = _required_span(doc, path)
         for key in missing:
             where = f" in `{name}`" if path else ""
-            yield Problem(span, Severity.ERROR, "missing-key", f"Missing required field `{key}`{where}.",
-                          data={**data, "missing": key})
+            yield Problem(
+                span,
+                Severity.ERROR,
+                "missing-key",
+                f"Missing required field `{key}`{where}.",
+                data={**data, "missing": key},
+            )
         return
     span = doc.span_for(path)
     if kind == "type":
@@ -206,28 +218,42 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
         msg = f"`{value}` is not a valid `{name}`; expected one of {options}."
         data["options"] = list(error.validator_value)
     elif kind == "const":
-        msg = (f"`{name}` must be `{json.dumps(error.validator_value, ensure_ascii=False)}`, not "
-               f"`{json.dumps(value, ensure_ascii=False)}`.")
+        msg = (
+            f"`{name}` must be `{json.dumps(error.validator_value, ensure_ascii=False)}`, not "
+            f"`{json.dumps(value, ensure_ascii=False)}`."
+        )
     elif kind == "pattern":
         msg = f"`{value}` is not a valid `{name}` (must match `{error.validator_value}`)."
     elif kind == "maxLength":
         msg = f"`{name}` is {len(value)} characters long; at most {error.validator_value} are allowed."
     elif kind == "minLength":
-        msg = (f"`{name}` must not be empty." if error.validator_value == 1
-               else f"`{name}` must be at least {error.validator_value} characters long.")
+        msg = (
+            f"`{name}` must not be empty."
+            if error.validator_value == 1
+            else f"`{name}` must be at least {error.validator_value} characters long."
+        )
     elif kind in {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}:
-        rel = {"minimum": "at least", "exclusiveMinimum": "greater than", "maximum": "at most",
-               "exclusiveMaximum": "less than"}[kind]
+        rel = {
+            "minimum": "at least",
+            "exclusiveMinimum": "greater than",
+            "maximum": "at most",
+            "exclusiveMaximum": "less than",
+        }[kind]
         msg = f"`{name}` must be {rel} {error.validator_value}, not {value}."
     elif kind == "minItems":
         msg = f"`{name}` needs at least {error.validator_value} item(s)."
     elif kind == "uniqueItems":
         msg = f"`{name}` must not repeat items."
     elif kind == "additionalProperties" and error.validator_value is False:
-        extras = [k for k in value if k not in error.schema.get("properties", {})] if isinstance(value, dict) else []
+        extras = (
+            [k for k in value if k not in error.schema.get("properties", {})]
+            if isinstance(value, dict)
+            else []
+        )
         for key in extras[:MAX_UNKNOWN_KEYS]:
-            yield _unknown_key_problem(doc, (*path, key), key, list(error.schema.get("properties", {})),
-                                       Severity.ERROR)
+            yield _unknown_key_problem(
+                doc, (*path, key), key, list(error.schema.get("properties", {})), Severity.ERROR
+            )
         if len(extras) > MAX_UNKNOWN_KEYS:
             yield _more_unknown_keys(doc, path, len(extras) - MAX_UNKNOWN_KEYS, Severity.ERROR)
         return
@@ -331,10 +357,15 @@ class _UnknownKeys:
                 elif isinstance(props, dict) and props and addl is not False and not key.startswith("$"):
                     unknown += 1
                     if unknown <= MAX_UNKNOWN_KEYS:
-                        self.out.append(_unknown_key_problem(self.doc, (*path, key), key, list(props),
-                                                             Severity.WARNING, key_span=_kspan))
+                        self.out.append(
+                            _unknown_key_problem(
+                                self.doc, (*path, key), key, list(props), Severity.WARNING, key_span=_kspan
+                            )
+                        )
             if unknown > MAX_UNKNOWN_KEYS:
-                self.out.append(_more_unknown_keys(self.doc, path, unknown - MAX_UNKNOWN_KEYS, Severity.WARNING))
+                self.out.append(
+                    _more_unknown_keys(self.doc, path, unknown - MAX_UNKNOWN_KEYS, Severity.WARNING)
+                )
         elif node.kind == "seq":
             items = schema.get("items")
             if isinstance(items, dict):
@@ -352,8 +383,12 @@ def suggest(word: str, options: list[str]) -> str | None:
     for match in difflib.get_close_matches(norm, list(lowered), n=3, cutoff=0.72):
         head = _common_segments(norm, match)
         rest_a, rest_b = norm[head:], match[head:]
-        if not head or not rest_a or not rest_b or \
-                difflib.SequenceMatcher(None, rest_a, rest_b).ratio() >= 0.72:
+        if (
+            not head
+            or not rest_a
+            or not rest_b
+            or difflib.SequenceMatcher(None, rest_a, rest_b).ratio() >= 0.72
+        ):
             return lowered[match]
     return None
 
@@ -375,13 +410,23 @@ MAX_UNKNOWN_KEYS = 100
 
 def _more_unknown_keys(doc: ParsedDocument, path: Path, count: int, severity: Severity) -> Problem:
     where = f"`{dotted(path)}`" if path else "this file"
-    return Problem(doc.span_for(path, prefer_key=True), severity, "unknown-key",
-                   f"{count} more keys of {where} are not fields either (only the first {MAX_UNKNOWN_KEYS} "
-                   "are listed).", data={"path": list(path)})
+    return Problem(
+        doc.span_for(path, prefer_key=True),
+        severity,
+        "unknown-key",
+        f"{count} more keys of {where} are not fields either (only the first {MAX_UNKNOWN_KEYS} are listed).",
+        data={"path": list(path)},
+    )
 
 
-def _unknown_key_problem(doc: ParsedDocument, path: Path, key: str, known: list[str],
-                         severity: Severity, key_span: Span | None = None) -> Problem:
+def _unknown_key_problem(
+    doc: ParsedDocument,
+    path: Path,
+    key: str,
+    known: list[str],
+    severity: Severity,
+    key_span: Span | None = None,
+) -> Problem:
     parent = dotted(path[:-1])
     where = f"`{parent}`" if path[:-1] else "this file"
     span = key_span or doc.key_span_at_path(path) or doc.span_for(path)
@@ -392,5 +437,6 @@ def _unknown_key_problem(doc: ParsedDocument, path: Path, key: str, known: list[
         fixes.append(Fix(f"Rename `{key}` to `{near}`", (Edit(doc.unquoted(span), near),)))
     else:
         msg = f"`{key}` is not a field of {where}; it is ignored. Known fields: {', '.join(known)}."
-    return Problem(span, severity, "unknown-key", msg, fixes=fixes,
-                   data={"path": list(path), "suggestion": near})
+    return Problem(
+        span, severity, "unknown-key", msg, fixes=fixes, data={"path": list(path), "suggestion": near}
+    )

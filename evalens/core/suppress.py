@@ -112,8 +112,13 @@ def apply_directives(problems: list[Problem], directives: list[Directive]) -> li
         kept.append(p)
     for d in directives:
         if d.codes == ():
-            kept.append(_hint(d.span, f"`\"{JSON_KEY}\"` must be `{{\"ignore\": [\"code\", ...]}}` or "
-                                      "`{\"ignore\": true}`; it silences nothing."))
+            kept.append(
+                _hint(
+                    d.span,
+                    f'`"{JSON_KEY}"` must be `{{"ignore": ["code", ...]}}` or '
+                    '`{"ignore": true}`; it silences nothing.',
+                )
+            )
             continue
         if d.codes is None:
             if not d.used:
@@ -138,8 +143,9 @@ def _hint(span: Span, message: str) -> Problem:
 
 # --------------------------------------------------------------------------------------------- quick fixes
 
+
 def suppression_fixes(problem: Problem, doc: ParsedDocument) -> list[Fix]:
-    """"Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them."""
+    """ "Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them."""
     from evalens.core.rules import is_tunable
 
     if not is_tunable(problem.code) or problem.code == "unused-suppression":
@@ -172,7 +178,7 @@ def _opens_quote(text: str) -> bool:
         elif c == "\\" and quote == '"':
             i += 1
         elif c == quote:
-            if quote == "'" and text[i + 1:i + 2] == "'":
+            if quote == "'" and text[i + 1 : i + 2] == "'":
                 i += 1
             else:
                 quote = None
@@ -190,11 +196,17 @@ def _line_fix(code: str, doc: ParsedDocument, line: int) -> Fix:
     for m in _HASH.finditer(text):
         if m.group(1) == "ignore" and m.group(2) is not None:  # extend the line's own directive
             start, end = m.span(2)
-            return Fix(f"Ignore `{code}` on this line", (Edit(Span(line, start, line, end), _merge(m.group(2), code)),),
-                       preferred=False)
+            return Fix(
+                f"Ignore `{code}` on this line",
+                (Edit(Span(line, start, line, end), _merge(m.group(2), code)),),
+                preferred=False,
+            )
     end = len(text.rstrip())
-    return Fix(f"Ignore `{code}` on this line",
-               (Edit(Span(line, end, line, len(text)), f"  # evalens: ignore[{code}]"),), preferred=False)
+    return Fix(
+        f"Ignore `{code}` on this line",
+        (Edit(Span(line, end, line, len(text)), f"  # evalens: ignore[{code}]"),),
+        preferred=False,
+    )
 
 
 def _yaml_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
@@ -205,11 +217,17 @@ def _yaml_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
         for m in _HASH.finditer(text):
             if m.group(1) == "ignore-file" and m.group(2) is not None:
                 start, end = m.span(2)
-                return Fix(f"Ignore `{code}` in this file",
-                           (Edit(Span(i, start, i, end), _merge(m.group(2), code)),), preferred=False)
+                return Fix(
+                    f"Ignore `{code}` in this file",
+                    (Edit(Span(i, start, i, end), _merge(m.group(2), code)),),
+                    preferred=False,
+                )
     at = 1 if doc.language == "markdown" else 0
-    return Fix(f"Ignore `{code}` in this file",
-               (Edit(Span(at, 0, at, 0), f"# evalens: ignore-file[{code}]\n"),), preferred=False)
+    return Fix(
+        f"Ignore `{code}` in this file",
+        (Edit(Span(at, 0, at, 0), f"# evalens: ignore-file[{code}]\n"),),
+        preferred=False,
+    )
 
 
 def _json_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
@@ -229,13 +247,19 @@ def _json_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
     if current is not None:
         return None  # a malformed member: its own hint says how to write it
     brace = root.span
-    indent = next((len(t) - len(t.lstrip()) for t in doc.lines[brace.start_line + 1:] if t.strip()), 2) \
-        if brace.end_line > brace.start_line else 0
+    indent = (
+        next((len(t) - len(t.lstrip()) for t in doc.lines[brace.start_line + 1 :] if t.strip()), 2)
+        if brace.end_line > brace.start_line
+        else 0
+    )
     member = f'"{JSON_KEY}": {{"ignore": [{json.dumps(code)}]}}'
     empty = not doc.data
     if brace.end_line > brace.start_line:
         text = "\n" + " " * indent + member + ("" if empty else ",")
     else:
         text = member + ("" if empty else ", ")
-    return Fix(title, (Edit(Span(brace.start_line, brace.start_col + 1, brace.start_line, brace.start_col + 1),
-                            text),), preferred=False)
+    return Fix(
+        title,
+        (Edit(Span(brace.start_line, brace.start_col + 1, brace.start_line, brace.start_col + 1), text),),
+        preferred=False,
+    )

@@ -22,8 +22,9 @@ def default_tuning(path: str | Path) -> Tuning:
     return Tuning(_DEFAULT_CONFIGS.for_file(path))
 
 
-def tune(problems: list[Problem], doc: ParsedDocument | None, format_id: str | None, path: str,
-         tuning: Tuning) -> list[Problem]:
+def tune(
+    problems: list[Problem], doc: ParsedDocument | None, format_id: str | None, path: str, tuning: Tuning
+) -> list[Problem]:
     """Suppressions and levels applied to one file's problems (a new list; the input is not changed)."""
     from evalens.core.rules import is_tunable
 
@@ -33,8 +34,13 @@ def tune(problems: list[Problem], doc: ParsedDocument | None, format_id: str | N
         directives = find_directives(doc)
         if directives:
             problems = sorted(apply_directives(problems, directives), key=Problem.sort_key)
-    if not (tuning.file.rules or tuning.file.per_format or tuning.file.per_file or tuning.overrides
-            or tuning.select is not None):
+    if not (
+        tuning.file.rules
+        or tuning.file.per_format
+        or tuning.file.per_file
+        or tuning.overrides
+        or tuning.select is not None
+    ):
         return problems
     out: list[Problem] = []
     for p in problems:

@@ -35,13 +35,21 @@ class Validation:
         """Names of the runnable units (computed once per document version)."""
         if self._case_names is None:
             fmt, doc = self.format, self.doc
-            self._case_names = tuple(c.name for c in fmt.cases(doc)) if fmt is not None and doc is not None \
-                and doc.ok else ()
+            self._case_names = (
+                tuple(c.name for c in fmt.cases(doc))
+                if fmt is not None and doc is not None and doc.ok
+                else ()
+            )
         return self._case_names
 
 
-def validate_text(path: str, text: str, indexes: IndexCache | None = None,
-                  settings: dict[str, Any] | None = None, tuning: Tuning | None = None) -> Validation:
+def validate_text(
+    path: str,
+    text: str,
+    indexes: IndexCache | None = None,
+    settings: dict[str, Any] | None = None,
+    tuning: Tuning | None = None,
+) -> Validation:
     """Validate one document; never raises for bad input. ``tuning`` (the user's rule levels; None: the
     nearest config file of ``path``) is applied last.
 
@@ -51,8 +59,13 @@ def validate_text(path: str, text: str, indexes: IndexCache | None = None,
     gc.disable()
     try:
         result = _validate_text(path, text, indexes, settings)
-        tuned = tune(result.problems, result.doc, result.format.id if result.format else None, path,
-                     tuning if tuning is not None else default_tuning(path))
+        tuned = tune(
+            result.problems,
+            result.doc,
+            result.format.id if result.format else None,
+            path,
+            tuning if tuning is not None else default_tuning(path),
+        )
         result.problems = aggregate(tuned)  # after tuning: suppressing one occurrence keeps the others
         return result
     except Exception as exc:  # noqa: BLE001 - a bug or a limit hit: one diagnostic says why, never a crash
@@ -62,16 +75,23 @@ def validate_text(path: str, text: str, indexes: IndexCache | None = None,
             gc.enable()
 
 
-def _validate_text(path: str, text: str, indexes: IndexCache | None,
-                   settings: dict[str, Any] | None) -> Validation:
+def _validate_text(
+    path: str, text: str, indexes: IndexCache | None, settings: dict[str, Any] | None
+) -> Validation:
     detection = detect(path, text)
     fmt, doc = detection.format, detection.doc
     if fmt is None:
         problems: list[Problem] = []
         if detection.lookalike is not None and doc is not None:
             first = doc.lines[0] if doc.lines else ""
-            problems.append(Problem(Span(0, 0, 0, max(1, len(first))), Severity.HINT, "lookalike",
-                                    detection.lookalike.lookalike_hint))
+            problems.append(
+                Problem(
+                    Span(0, 0, 0, max(1, len(first))),
+                    Severity.HINT,
+                    "lookalike",
+                    detection.lookalike.lookalike_hint,
+                )
+            )
         return Validation(path, None, doc, problems, detection.lookalike)
     assert doc is not None
     problems = list(doc.problems)
@@ -89,11 +109,24 @@ def cannot_validate(path: str, text: str, exc: BaseException) -> Validation:
     """The one problem of a document whose validation raised: on its first line, saying why."""
     first = text.split("\n", 1)[0] if isinstance(text, str) else ""
     reason = f"{type(exc).__name__}: {exc}"[:300]
-    return Validation(path, None, None, [Problem(Span(0, 0, 0, max(1, min(len(first), 200))), Severity.ERROR,
-                                                 "internal", f"evalens could not validate this file ({reason}).")])
+    return Validation(
+        path,
+        None,
+        None,
+        [
+            Problem(
+                Span(0, 0, 0, max(1, min(len(first), 200))),
+                Severity.ERROR,
+                "internal",
+                f"evalens could not validate this file ({reason}).",
+            )
+        ],
+    )
 
 
-def rule_context(path: str, indexes: IndexCache | None, settings: dict[str, Any] | None = None) -> RuleContext:
+def rule_context(
+    path: str, indexes: IndexCache | None, settings: dict[str, Any] | None = None
+) -> RuleContext:
     index = indexes.for_file(Path(path)) if indexes is not None else None
     return RuleContext(path, index, settings or {})
 
@@ -115,8 +148,12 @@ def read_source(path: Path) -> tuple[str | None, Problem | None]:
         before = raw[: exc.start].decode("utf-8", errors="replace")
         line = before.count("\n")
         col = len(before) - (before.rfind("\n") + 1)
-        return None, Problem(Span(line, col, line, col + 1), Severity.ERROR, "encoding",
-                             f"File is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}).")
+        return None, Problem(
+            Span(line, col, line, col + 1),
+            Severity.ERROR,
+            "encoding",
+            f"File is not valid UTF-8 (byte 0x{raw[exc.start]:02x} at offset {exc.start}).",
+        )
 
 
 SKIP_DIRS = {".git", "node_modules", ".venv", "venv", "__pycache__", ".tox", "build", "dist", ".tools"}
@@ -136,8 +173,12 @@ def iter_candidate_files(paths: Iterable[Path]) -> Iterator[Path]:
                     yield Path(full)
 
 
-def validate_file(path: Path, indexes: IndexCache | None = None,
-                  settings: dict[str, Any] | None = None, tuning: Tuning | None = None) -> Validation:
+def validate_file(
+    path: Path,
+    indexes: IndexCache | None = None,
+    settings: dict[str, Any] | None = None,
+    tuning: Tuning | None = None,
+) -> Validation:
     text, problem = read_source(path)
     if text is None:  # unreadable / not UTF-8: nothing a user can tune
         fmts = candidates(str(path))

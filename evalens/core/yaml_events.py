@@ -16,8 +16,12 @@ from yaml import events as ev
 
 from evalens.core.problems import Problem, Severity, Span
 
-_CONSTRUCTED = {"tag:yaml.org,2002:int", "tag:yaml.org,2002:float", "tag:yaml.org,2002:bool",
-                "tag:yaml.org,2002:null"}
+_CONSTRUCTED = {
+    "tag:yaml.org,2002:int",
+    "tag:yaml.org,2002:float",
+    "tag:yaml.org,2002:bool",
+    "tag:yaml.org,2002:null",
+}
 _STR = "tag:yaml.org,2002:str"
 _SAFE = yaml.constructor.SafeConstructor()
 
@@ -41,8 +45,9 @@ def _plain_value(loader_cls: Any, value: str) -> Any:
     return value
 
 
-def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nodes: int,
-            max_depth: int) -> tuple[Any, Any, list[Problem]] | None:
+def compose(
+    text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nodes: int, max_depth: int
+) -> tuple[Any, Any, list[Problem]] | None:
     """(root node, plain value, problems), or None when the document needs the full composer."""
     try:
         loader = loader_cls(text)
@@ -88,8 +93,11 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
                     value = raw
                 node = node_cls("scalar", span, value, style=event.style)
             elif cls is MappingStart or cls is SequenceStart:
-                if event.anchor is not None or (event.tag is not None and event.tag != "!") or \
-                        len(stack) >= max_depth:
+                if (
+                    event.anchor is not None
+                    or (event.tag is not None and event.tag != "!")
+                    or len(stack) >= max_depth
+                ):
                     return None
                 if stack and stack[-1][0] and stack[-1][4] is None:
                     return None  # a collection used as a key
@@ -102,7 +110,11 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
                 is_map, line, col, value, _pending, _seen, children = stack.pop()
                 e = event.end_mark
                 span = Span(line, col, e.line + line_offset, e.column)
-                node = node_cls("map", span, None, children) if is_map else node_cls("seq", span, None, [], children)
+                node = (
+                    node_cls("map", span, None, children)
+                    if is_map
+                    else node_cls("seq", span, None, [], children)
+                )
             elif cls is ev.DocumentEndEvent:
                 break
             else:
@@ -121,9 +133,15 @@ def compose(text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nod
             frame[4] = None
             seen = frame[5]
             if key in seen:
-                problems.append(Problem(kspan, Severity.ERROR, "duplicate-key",
-                                        f"Duplicate key `{key}` (first defined on line "
-                                        f"{seen[key].start_line + 1}); the last one wins."))
+                problems.append(
+                    Problem(
+                        kspan,
+                        Severity.ERROR,
+                        "duplicate-key",
+                        f"Duplicate key `{key}` (first defined on line "
+                        f"{seen[key].start_line + 1}); the last one wins.",
+                    )
+                )
             else:
                 seen[key] = kspan
             frame[6].append((key, kspan, node))

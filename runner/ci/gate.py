@@ -43,8 +43,10 @@ class GateResult:
     def lines(self) -> list[str]:
         out = [f"regression: {name}: {before} → {after}" for name, before, after in self.regressions]
         if self.rate_regressed:
-            out.append(f"regression: pass rate dropped {self.rate_drop:.1%} ({self.rate_before:.1%} → "
-                       f"{self.rate_after:.1%}), more than the threshold {self.threshold:.1%}")
+            out.append(
+                f"regression: pass rate dropped {self.rate_drop:.1%} ({self.rate_before:.1%} → "
+                f"{self.rate_after:.1%}), more than the threshold {self.threshold:.1%}"
+            )
         out += [f"note: {name} passed in BASE and did not run to a verdict in NEW" for name in self.vanished]
         return out
 

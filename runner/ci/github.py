@@ -64,8 +64,10 @@ def _code(text: str | None) -> str:
 def _row(unit: Unit) -> str:
     duration = f"{unit.duration:.1f} s" if unit.duration is not None else ""
     why = "" if unit.passed else unit.message()
-    return (f"| {ICONS.get(unit.verdict, '❔')} {_cell(unit.verdict)} | {_cell(unit.name)} | {_cell(unit.file)} "
-            f"| {duration} | {_cell(why)} |")
+    return (
+        f"| {ICONS.get(unit.verdict, '❔')} {_cell(unit.verdict)} | {_cell(unit.name)} | {_cell(unit.file)} "
+        f"| {duration} | {_cell(why)} |"
+    )
 
 
 def step_summary(report: Any, *, report_path: Path | None = None, title: str | None = None) -> str:
@@ -76,20 +78,30 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     head = title or f"evalens: {report.package.name or 'eval run'}"
     if report.shard is not None:
         head += f" (shard {report.shard.index}/{report.shard.count})"
-    lines = [f"## {_cell(head)}", "",
-             f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
-             + (f" {_cell(report.config.engine_version)}" if report.config.engine_version else "")
-             + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
-             + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else "")
-             + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""), ""]
+    lines = [
+        f"## {_cell(head)}",
+        "",
+        f"**{passed}/{len(units)} passed ({pass_rate(units):.0%})** · engine {_code(report.config.engine)}"
+        + (f" {_cell(report.config.engine_version)}" if report.config.engine_version else "")
+        + (f" · judge {_code(report.config.judge)}" if report.config.judge else " · no judge")
+        + (f" · {report.duration_seconds:.0f} s" if report.duration_seconds is not None else "")
+        + (f" · sandboxed: {_sandboxed(report)}" if _sandboxed(report) else ""),
+        "",
+    ]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
     if report.shards:
-        lines += [f"Merged from {len(report.shards)} report(s): "
-                  + ", ".join(f"shard {s.shard.index}/{s.shard.count}" if s.shard else _cell(s.id) for s in report.shards),
-                  ""]
+        lines += [
+            f"Merged from {len(report.shards)} report(s): "
+            + ", ".join(
+                f"shard {s.shard.index}/{s.shard.count}" if s.shard else _cell(s.id) for s in report.shards
+            ),
+            "",
+        ]
     lines += ["| Verdict | Units |", "|---|---:|"]
-    lines += [f"| {ICONS.get(v, '❔')} {_cell(v)} | {k} |" for v, k in n.items() if k]  # every state, known or new
+    lines += [
+        f"| {ICONS.get(v, '❔')} {_cell(v)} | {k} |" for v, k in n.items() if k
+    ]  # every state, known or new
     lines += _uplift_lines(report)
     header = ["", "| Verdict | Unit | File | Time | Why |", "|---|---|---|---:|---|"]
     bad = [u for u in units if not u.passed]  # SKIP too: a unit that never ran did not pass
@@ -97,8 +109,15 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
         lines += ["", "### Not passing", *header[1:], *(_row(u) for u in bad[:ROWS_LIMIT])]
         if len(bad) > ROWS_LIMIT:
             lines.append(f"\n… and {len(bad) - ROWS_LIMIT} more (see the JUnit file or the report)")
-    lines += ["", f"<details><summary>All {len(units)} units</summary>", "", *header[1:],
-              *(_row(u) for u in units[:ROWS_LIMIT]), "", "</details>"]
+    lines += [
+        "",
+        f"<details><summary>All {len(units)} units</summary>",
+        "",
+        *header[1:],
+        *(_row(u) for u in units[:ROWS_LIMIT]),
+        "",
+        "</details>",
+    ]
     if report_path is not None:
         lines += ["", f"Report: {_code(str(report_path))}"]
     return "\n".join(lines) + "\n"
@@ -111,21 +130,40 @@ def _uplift_lines(report: Any) -> list[str]:
         return []
     from evalens.runner.baseline import cost_text, rates_text, uplift_text
 
-    rows = [f"| {_cell(c.name)} | {rates_text(c.uplift)} | {uplift_text(c.uplift)} | {cost_text(c.uplift)} |"
-            for c in report.cases[:ROWS_LIMIT] if c.uplift is not None]
+    rows = [
+        f"| {_cell(c.name)} | {rates_text(c.uplift)} | {uplift_text(c.uplift)} | {cost_text(c.uplift)} |"
+        for c in report.cases[:ROWS_LIMIT]
+        if c.uplift is not None
+    ]
     total = f" · all units: **{uplift_text(base.uplift)}**" if base.uplift is not None else ""
-    return ["", f"### Does the skill help? (baseline: {_cell(base.label)}){total}", "",
-            "| Unit | Passed | Uplift | Cost |", "|---|---|---|---|", *rows]
+    return [
+        "",
+        f"### Does the skill help? (baseline: {_cell(base.label)}){total}",
+        "",
+        "| Unit | Passed | Uplift | Cost |",
+        "|---|---|---|---|",
+        *rows,
+    ]
 
 
-def outputs(report: Any, *, report_path: Path | None = None, junit_path: Path | None = None) -> dict[str, str]:
+def outputs(
+    report: Any, *, report_path: Path | None = None, junit_path: Path | None = None
+) -> dict[str, str]:
     """Step outputs: pass rate, verdict counts, overall verdict and paths."""
     units = units_of(report)
     n = counts(units)
-    out = {"pass-rate": f"{pass_rate(units):.4f}", "total": str(len(units)), "passed": str(n["PASS"]),
-           "failed": str(n["FAIL"]), "flaky": str(n["FLAKY"]), "errored": str(n["ERROR"]), "skipped": str(n["SKIP"]),
-           "verdict": "pass" if all(u.passed or u.verdict == "SKIP" for u in units) and not report.interrupted
-           else "fail"}
+    out = {
+        "pass-rate": f"{pass_rate(units):.4f}",
+        "total": str(len(units)),
+        "passed": str(n["PASS"]),
+        "failed": str(n["FAIL"]),
+        "flaky": str(n["FLAKY"]),
+        "errored": str(n["ERROR"]),
+        "skipped": str(n["SKIP"]),
+        "verdict": "pass"
+        if all(u.passed or u.verdict == "SKIP" for u in units) and not report.interrupted
+        else "fail",
+    }
     if _sandboxed(report):
         out["sandboxed"] = _sandboxed(report)
     if report_path is not None:

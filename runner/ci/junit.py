@@ -64,8 +64,10 @@ def place(unit: Unit, package_root: Path | None, base: Path | None = None) -> st
 
 def testcase(unit: Unit, package_root: Path | None, base: Path | None = None) -> ET.Element:
     """One ``<testcase>``; ``base`` makes the place relative (a repository root), else it stays as stored."""
-    element = ET.Element("testcase", {"name": _text(unit.name), "classname": _text(unit.suite),
-                                      "time": _seconds(unit.duration)})
+    element = ET.Element(
+        "testcase",
+        {"name": _text(unit.name), "classname": _text(unit.suite), "time": _seconds(unit.duration)},
+    )
     message = _text(unit.message(), MESSAGE_CHARS)
     where = place(unit, package_root, base)
     details = _text((f"at: {where}\n" if where else "") + _details(unit))
@@ -91,20 +93,38 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
     n = counts(units)
     failures = n["FAIL"] + n["FLAKY"]
     errors = len(units) - n["PASS"] - n["SKIP"] - failures
-    total_time = _seconds(report.duration_seconds if report.duration_seconds is not None
-                          else sum(u.duration or 0 for u in units))
+    total_time = _seconds(
+        report.duration_seconds
+        if report.duration_seconds is not None
+        else sum(u.duration or 0 for u in units)
+    )
     name = _text(units[0].suite if units else (report.package.name or "evalens")).strip() or "evalens"
     root = ET.Element("testsuites")
-    suite = ET.SubElement(root, "testsuite", {
-        "name": name, "tests": str(len(units)), "failures": str(failures), "errors": str(errors),
-        "skipped": str(n["SKIP"]), "time": total_time, "timestamp": _timestamp(report),
-        "hostname": _text(socket.gethostname()).strip() or "localhost", "id": "0", "package": name,
-    })
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        {
+            "name": name,
+            "tests": str(len(units)),
+            "failures": str(failures),
+            "errors": str(errors),
+            "skipped": str(n["SKIP"]),
+            "time": total_time,
+            "timestamp": _timestamp(report),
+            "hostname": _text(socket.gethostname()).strip() or "localhost",
+            "id": "0",
+            "package": name,
+        },
+    )
     props = ET.SubElement(suite, "properties")
-    facts = {"evalens.report": report.id, "evalens.engine": report.config.engine,
-             "evalens.engine_version": report.config.engine_version, "evalens.judge": report.config.judge,
-             "evalens.pass_rate": f"{report.summary.pass_rate:.4f}",
-             "evalens.interrupted": str(bool(report.interrupted)).lower()}
+    facts = {
+        "evalens.report": report.id,
+        "evalens.engine": report.config.engine,
+        "evalens.engine_version": report.config.engine_version,
+        "evalens.judge": report.config.judge,
+        "evalens.pass_rate": f"{report.summary.pass_rate:.4f}",
+        "evalens.interrupted": str(bool(report.interrupted)).lower(),
+    }
     sandbox = getattr(report, "sandbox", None)
     if sandbox is not None:
         facts["evalens.sandboxed"] = str(bool(sandbox.enforced)).lower()
@@ -117,8 +137,14 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
             ET.SubElement(props, "property", {"name": key, "value": _text(value)})
     for unit in units:  # per unit: its verdict (every state, known or new) and its place
         where = place(unit, package_root, base)
-        ET.SubElement(props, "property", {"name": _text(f"evalens.unit.{unit.name}"),
-                                          "value": _text(unit.verdict + (f" {where}" if where else ""))})
+        ET.SubElement(
+            props,
+            "property",
+            {
+                "name": _text(f"evalens.unit.{unit.name}"),
+                "value": _text(unit.verdict + (f" {where}" if where else "")),
+            },
+        )
     for unit in units:
         suite.append(testcase(unit, package_root, base))
     ET.SubElement(suite, "system-out").text = ""
@@ -127,7 +153,9 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def write_junit(report: Any, path: Path, *, package_root: Path | None = None, base: Path | None = None) -> Path:
+def write_junit(
+    report: Any, path: Path, *, package_root: Path | None = None, base: Path | None = None
+) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(junit_xml(report, package_root=package_root, base=base), encoding="utf-8")
     return path

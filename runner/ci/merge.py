@@ -23,7 +23,9 @@ def _moment(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False) -> tuple[Any, list[str]]:
+def merge_reports(
+    items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False
+) -> tuple[Any, list[str]]:
     """Merge ``(path, report)`` pairs into one report that will live at ``output``; returns it and warnings."""
     from evalens.core.models.uaaps import ReportSandbox, ReportSource, ReportSummary
 
@@ -33,11 +35,15 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
     first = items[0][1]
     for path, report in items[1:]:
         if (report.package.name, report.package.version) != (first.package.name, first.package.version):
-            raise MergeError(f"{path} is a report of package {report.package.name} {report.package.version or ''}"
-                             f", {items[0][0]} of {first.package.name} {first.package.version or ''}".rstrip())
+            raise MergeError(
+                f"{path} is a report of package {report.package.name} {report.package.version or ''}"
+                f", {items[0][0]} of {first.package.name} {first.package.version or ''}".rstrip()
+            )
         if report.config.engine != first.config.engine:
-            raise MergeError(f"{path} ran on {report.config.engine}, {items[0][0]} on {first.config.engine}: "
-                             "merge reports of one engine (compare engines with `evalens eval diff`)")
+            raise MergeError(
+                f"{path} ran on {report.config.engine}, {items[0][0]} on {first.config.engine}: "
+                "merge reports of one engine (compare engines with `evalens eval diff`)"
+            )
     _check_alike(items)
     _check_shards(items, allow_missing, warnings)
     seen: dict[str, Path] = {}
@@ -47,18 +53,31 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
         names = []
         for case in report.cases:
             if case.name in seen:
-                raise MergeError(f"unit {case.name!r} is in both {seen[case.name]} and {path}: shards must not "
-                                 "overlap (were they cut with different --shard N or different durations?)")
+                raise MergeError(
+                    f"unit {case.name!r} is in both {seen[case.name]} and {path}: shards must not "
+                    "overlap (were they cut with different --shard N or different durations?)"
+                )
             seen[case.name] = path
             case = case.model_copy(deep=True)
             if case.artifacts:  # keep the transcript reachable from the merged report's folder
-                case.artifacts = os.path.relpath((path.parent / case.artifacts).resolve(), output.parent.resolve())
+                case.artifacts = os.path.relpath(
+                    (path.parent / case.artifacts).resolve(), output.parent.resolve()
+                )
             cases.append(case)
             names.append(case.name)
-        sources.append(ReportSource(
-            id=report.id, path=str(path), timestamp=report.timestamp, duration_seconds=report.duration_seconds,
-            shard=report.shard, cases=names, engine_version=report.config.engine_version,
-            environment=report.environment, interrupted=report.interrupted))
+        sources.append(
+            ReportSource(
+                id=report.id,
+                path=str(path),
+                timestamp=report.timestamp,
+                duration_seconds=report.duration_seconds,
+                shard=report.shard,
+                cases=names,
+                engine_version=report.config.engine_version,
+                environment=report.environment,
+                interrupted=report.interrupted,
+            )
+        )
     cases.sort(key=_suite_order)
     starts = [(_moment(r.timestamp), r) for _p, r in items]
     start = min(m for m, _r in starts)
@@ -73,28 +92,38 @@ def merge_reports(items: list[tuple[Path, Any]], output: Path, *, allow_missing:
     merged.shards = sources
     versions = {r.config.engine_version for _p, r in items}
     if len(versions) > 1:
-        warnings.append(f"shards ran different engine versions: {', '.join(sorted(v or '?' for v in versions))}")
+        warnings.append(
+            f"shards ran different engine versions: {', '.join(sorted(v or '?' for v in versions))}"
+        )
     sandboxes = [r.sandbox for _p, r in items if r.sandbox is not None]
     if sandboxes:  # claim only what every shard had: one unenforced shard makes the whole run unenforced
-        merged.sandbox = ReportSandbox(enforced=all(s.enforced for s in sandboxes),
-                                       method=sandboxes[0].method if len({s.method for s in sandboxes}) == 1
-                                       else "mixed", network=any(s.network for s in sandboxes),
-                                       writable_paths=sandboxes[0].writable_paths)
+        merged.sandbox = ReportSandbox(
+            enforced=all(s.enforced for s in sandboxes),
+            method=sandboxes[0].method if len({s.method for s in sandboxes}) == 1 else "mixed",
+            network=any(s.network for s in sandboxes),
+            writable_paths=sandboxes[0].writable_paths,
+        )
     from evalens.runner.results import rederive_report_case
 
     for case in cases:  # a shard's stored state is never trusted: derived again by the one verdict function
         rederive_report_case(case)
     total = len(cases)
     passed = sum(c.verdict == "PASS" for c in cases)
-    merged.summary = ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
-                                   skipped=sum(c.verdict == "SKIP" for c in cases),
-                                   errored=sum(c.verdict == "ERROR" for c in cases),
-                                   pass_rate=round(passed / total, 4) if total else 0.0,
-                                   flaky=sum(c.state == "FLAKY" for c in cases) or None,
-                                   budget=sum(c.state == "BUDGET" for c in cases) or None)
+    merged.summary = ReportSummary(
+        total=total,
+        passed=passed,
+        failed=sum(c.verdict == "FAIL" for c in cases),
+        skipped=sum(c.verdict == "SKIP" for c in cases),
+        errored=sum(c.verdict == "ERROR" for c in cases),
+        pass_rate=round(passed / total, 4) if total else 0.0,
+        flaky=sum(c.state == "FLAKY" for c in cases) or None,
+        budget=sum(c.state == "BUDGET" for c in cases) or None,
+    )
     from evalens.core.models.run_record import sum_usage
 
-    merged.summary.usage = sum_usage([c.usage for c in cases])  # tokens and cost: the batch's sum, as a run does
+    merged.summary.usage = sum_usage(
+        [c.usage for c in cases]
+    )  # tokens and cost: the batch's sum, as a run does
     return merged, warnings
 
 
@@ -102,14 +131,21 @@ def _suite_order(case: Any) -> tuple[Any, ...]:
     """Units in the order their file lists them: file, then place in the file (``tasks[10]`` after
     ``tasks[2]``), then name."""
     where = getattr(case, "location", None) or []
-    return (case.case_file or "", tuple((0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in where),
-            case.name)
+    return (
+        case.case_file or "",
+        tuple((0, x, "") if isinstance(x, int) else (1, 0, str(x)) for x in where),
+        case.name,
+    )
 
 
 #: What a shard records about how it ran (``ReportShard``): shards that differ in any of these measured
 #: different things, and their merge would silently mix them (a FLAKY of 3 runs beside a PASS of 1).
-ALIKE = (("commit", "commit"), ("config", "configuration (eval-config.json)"), ("cases", "cases (their files)"),
-         ("runs", "runs per unit (--runs)"))
+ALIKE = (
+    ("commit", "commit"),
+    ("config", "configuration (eval-config.json)"),
+    ("cases", "cases (their files)"),
+    ("runs", "runs per unit (--runs)"),
+)
 
 
 def _check_alike(items: list[tuple[Path, Any]]) -> None:
@@ -117,14 +153,19 @@ def _check_alike(items: list[tuple[Path, Any]]) -> None:
     the message names the difference and which report has which value."""
     judges = {r.config.judge for _p, r in items}
     if len(judges) > 1:
-        raise MergeError("the reports were judged differently (" + ", ".join(
-            f"{p}: {r.config.judge or 'no judge'}" for p, r in items) + "): merge runs of one judge")
+        raise MergeError(
+            "the reports were judged differently ("
+            + ", ".join(f"{p}: {r.config.judge or 'no judge'}" for p, r in items)
+            + "): merge runs of one judge"
+        )
     for attr, label in ALIKE:
         values = [(p, getattr(r.shard, attr, None)) for p, r in items if r.shard is not None]
         if len({v for _p, v in values if v is not None}) > 1:
-            raise MergeError(f"the shards differ in {label} (" + ", ".join(
-                f"{p}: {v if v is not None else 'not recorded'}" for p, v in values)
-                + "): every job must run the same command on the same checkout")
+            raise MergeError(
+                f"the shards differ in {label} ("
+                + ", ".join(f"{p}: {v if v is not None else 'not recorded'}" for p, v in values)
+                + "): every job must run the same command on the same checkout"
+            )
 
 
 def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: list[str]) -> None:
@@ -136,9 +177,11 @@ def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: 
         warnings.append(f"{plain} was not run with --shard; merging it as-is")
     splits = {(s.count, s.split) for _p, s in sharded}
     if len(splits) > 1:
-        raise MergeError("the shards come from different splits (" + ", ".join(
-            f"{p}: {s.index}/{s.count} split {s.split}" for p, s in sharded)
-            + "); every job must see the same suite and the same --durations")
+        raise MergeError(
+            "the shards come from different splits ("
+            + ", ".join(f"{p}: {s.index}/{s.count} split {s.split}" for p, s in sharded)
+            + "); every job must see the same suite and the same --durations"
+        )
     by_index: dict[int, Path] = {}
     for path, shard in sharded:
         if shard.index in by_index:
@@ -149,5 +192,7 @@ def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: 
     if missing:
         message = f"shard(s) {', '.join(f'{k}/{count}' for k in missing)} missing"
         if not allow_missing:
-            raise MergeError(message + ": the merged report would lack their units (--allow-missing merges anyway)")
+            raise MergeError(
+                message + ": the merged report would lack their units (--allow-missing merges anyway)"
+            )
         warnings.append(message + "; their units are absent from the merged report")

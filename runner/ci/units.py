@@ -15,8 +15,12 @@ PASSING = frozenset({"PASS"})
 VERDICTS = ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")
 
 #: Report check kinds → the key of the case's ``expected`` block they come from.
-_CHECK_KEYS = {"contains": "contains", "not_contains": "not-contains", "files_created": "files-created",
-               "agent_blocked": "agent-blocked"}
+_CHECK_KEYS = {
+    "contains": "contains",
+    "not_contains": "not-contains",
+    "files_created": "files-created",
+    "agent_blocked": "agent-blocked",
+}
 
 
 @dataclass(slots=True)
@@ -54,8 +58,11 @@ class Unit:
             if self.error and not any(self.error in p for p in parts):
                 parts.append(self.error)
         if self.verdict == "FLAKY" and self.run_verdicts:
-            parts.insert(0, f"flaky: {self.run_verdicts.count('PASS')} of {len(self.run_verdicts)} runs passed "
-                            f"({', '.join(self.run_verdicts)})")
+            parts.insert(
+                0,
+                f"flaky: {self.run_verdicts.count('PASS')} of {len(self.run_verdicts)} runs passed "
+                f"({', '.join(self.run_verdicts)})",
+            )
         if not parts and self.reason:
             parts.append(self.reason)
         if not parts and self.verdict == "SKIP":
@@ -72,7 +79,9 @@ def units_of(report: Any) -> list[Unit]:
         paths: list[tuple[tuple[str | int, ...], Any]] = []
         for c in failed:  # a check's own location when the report has it, else found by kind and value
             where = getattr(c, "location", None)
-            paths.append((tuple(where), None) if where else (("expected", _CHECK_KEYS.get(c.kind, c.kind)), c.value))
+            paths.append(
+                (tuple(where), None) if where else (("expected", _CHECK_KEYS.get(c.kind, c.kind)), c.value)
+            )
         judge = case.judge_verdict
         if judge is not None and judge.result != "PASS":
             paths.append((("judge", "criteria"), None))
@@ -80,13 +89,24 @@ def units_of(report: Any) -> list[Unit]:
             paths = []
         own = getattr(case, "location", None)
         paths.append((tuple(own), None) if own is not None else (("name",), None))
-        out.append(Unit(
-            name=case.name, verdict=getattr(case, "state", None) or case.verdict, suite=suite, duration=case.duration_seconds,
-            file=case.case_file, judge_reason=judge.reason if judge else None, error=case.error,
-            failed_checks=[f"{c.kind.replace('_', '-')} {c.value!r}: {c.detail or 'failed'}" for c in failed],
-            run_verdicts=list(case.run_verdicts), fail_paths=paths, output=case.agent_output_snippet,
-            reason=getattr(case, "reason", None),
-        ))
+        out.append(
+            Unit(
+                name=case.name,
+                verdict=getattr(case, "state", None) or case.verdict,
+                suite=suite,
+                duration=case.duration_seconds,
+                file=case.case_file,
+                judge_reason=judge.reason if judge else None,
+                error=case.error,
+                failed_checks=[
+                    f"{c.kind.replace('_', '-')} {c.value!r}: {c.detail or 'failed'}" for c in failed
+                ],
+                run_verdicts=list(case.run_verdicts),
+                fail_paths=paths,
+                output=case.agent_output_snippet,
+                reason=getattr(case, "reason", None),
+            )
+        )
     return out
 
 

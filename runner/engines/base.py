@@ -126,8 +126,10 @@ def find_binary(name: str, override_env: str, install: str = "") -> Path:
         path = Path(override)
         if path.is_file() and os.access(path, os.X_OK):
             return path
-        raise EngineNotFound(f"{override_env}={override} is not an executable file (unset it, or point it at the "
-                             f"`{name}` binary)")
+        raise EngineNotFound(
+            f"{override_env}={override} is not an executable file (unset it, or point it at the "
+            f"`{name}` binary)"
+        )
     for directory in tools_bin_dirs():
         candidate = directory / name
         if candidate.exists() and os.access(candidate, os.X_OK):
@@ -136,15 +138,18 @@ def find_binary(name: str, override_env: str, install: str = "") -> Path:
     if found:
         return Path(found)
     fix = f"install it with `{install}`" if install else "install it"
-    raise EngineNotFound(f"the `{name}` CLI is not on PATH: {fix} (Node.js 18+), or set {override_env} to its path")
+    raise EngineNotFound(
+        f"the `{name}` CLI is not on PATH: {fix} (Node.js 18+), or set {override_env} to its path"
+    )
 
 
 @lru_cache(maxsize=16)
 def binary_version(binary: str) -> str | None:
     """``<binary> --version``, cached per path (a few hundred ms per call, so once per process)."""
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
-                             stdin=subprocess.DEVNULL)
+        out = subprocess.run(
+            [binary, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (out.stdout or out.stderr).strip().splitlines()
@@ -178,8 +183,16 @@ class Engine(ABC):
         return binary_version(str(self.binary))
 
     @abstractmethod
-    def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
-                outer_sandbox: bool, network: bool) -> AgentCommand:
+    def command(
+        self,
+        paths: SandboxPaths,
+        prompt: str,
+        *,
+        model: str | None,
+        env: dict[str, str],
+        outer_sandbox: bool,
+        network: bool,
+    ) -> AgentCommand:
         """Build the headless invocation. ``env`` is the already-filtered environment the agent will get."""
 
     @abstractmethod

@@ -13,7 +13,10 @@ from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Tran
 
 from evalens.core.documents import sub_dict
 
-BLOCKING_EVENTS = ("PreToolUse", "PermissionRequest")  # hook events that can deny a tool call; PostToolUse cannot
+BLOCKING_EVENTS = (
+    "PreToolUse",
+    "PermissionRequest",
+)  # hook events that can deny a tool call; PostToolUse cannot
 
 
 def _settings_path(paths: SandboxPaths) -> Path:
@@ -61,8 +64,11 @@ def hook_denial(event: str, exit_code: Any, stdout: Any, stderr: Any) -> str | N
         return None
     specific = sub_dict(decision, "hookSpecificOutput")
     request = sub_dict(specific, "decision")  # PermissionRequest
-    if specific.get("permissionDecision") == "deny" or decision.get("decision") == "block" \
-            or request.get("behavior") == "deny":
+    if (
+        specific.get("permissionDecision") == "deny"
+        or decision.get("decision") == "block"
+        or request.get("behavior") == "deny"
+    ):
         why = specific.get("permissionDecisionReason") or decision.get("reason") or request.get("message")
         return str(why or "the hook denied the tool call")[:300]
     return None
@@ -80,13 +86,31 @@ class ClaudeCode(Engine):
     endpoint_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
     install_command = "npm install -g @anthropic-ai/claude-code"
 
-    def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
-                outer_sandbox: bool, network: bool) -> AgentCommand:
+    def command(
+        self,
+        paths: SandboxPaths,
+        prompt: str,
+        *,
+        model: str | None,
+        env: dict[str, str],
+        outer_sandbox: bool,
+        network: bool,
+    ) -> AgentCommand:
         if not outer_sandbox and not network:
             # No bubblewrap: the best the engine itself offers is denying its web tools.
             merge_settings(paths, {"permissions": {"deny": ["WebFetch", "WebSearch"]}})
-        argv = [str(self.binary), "-p", prompt, "--output-format", "stream-json", "--verbose",
-                "--include-hook-events", "--setting-sources", "project", "--dangerously-skip-permissions"]
+        argv = [
+            str(self.binary),
+            "-p",
+            prompt,
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--include-hook-events",
+            "--setting-sources",
+            "project",
+            "--dangerously-skip-permissions",
+        ]
         if model:
             argv += ["--model", model]
         own_env = {
@@ -128,8 +152,12 @@ class ClaudeCode(Engine):
                 t.model = str(ev.get("model") or t.model or "").split("[", 1)[0] or None
                 t.session_id = ev.get("session_id") or t.session_id
             elif kind == "system" and ev.get("subtype") == "hook_response":
-                reason = hook_denial(str(ev.get("hook_event") or str(ev.get("hook_name") or "").split(":", 1)[0]),
-                                     ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
+                reason = hook_denial(
+                    str(ev.get("hook_event") or str(ev.get("hook_name") or "").split(":", 1)[0]),
+                    ev.get("exit_code"),
+                    ev.get("stdout"),
+                    ev.get("stderr"),
+                )
                 if reason is not None:
                     t.blocked = True
                     t.blocked_reasons.append(f"{ev.get('hook_name') or 'hook'}: {reason}")
@@ -137,7 +165,11 @@ class ClaudeCode(Engine):
                 message = ev.get("message") or {}
                 texts.extend(_text_blocks(message.get("content")))
                 for block in message.get("content") or []:
-                    if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Skill":
+                    if (
+                        isinstance(block, dict)
+                        and block.get("type") == "tool_use"
+                        and block.get("name") == "Skill"
+                    ):
                         skill = (block.get("input") or {}).get("skill")
                         if skill:
                             t.skills_activated.append(str(skill))
@@ -148,8 +180,12 @@ class ClaudeCode(Engine):
             usage_models = list((result.get("modelUsage") or {}).keys())
             if not t.model and usage_models:
                 t.model = usage_models[0].split("[", 1)[0]
-            t.usage = {"usage": result.get("usage"), "total_cost_usd": result.get("total_cost_usd"),
-                       "num_turns": result.get("num_turns"), "duration_ms": result.get("duration_ms")}
+            t.usage = {
+                "usage": result.get("usage"),
+                "total_cost_usd": result.get("total_cost_usd"),
+                "num_turns": result.get("num_turns"),
+                "duration_ms": result.get("duration_ms"),
+            }
             for denial in result.get("permission_denials") or []:  # the engine's own record of denied calls
                 t.blocked = True
                 if not t.blocked_reasons:

@@ -42,8 +42,11 @@ def _session_times(transcript: Transcript) -> dict[str, str]:
     session = transcript.extra_files.get("claude-session.jsonl")
     if session is None:
         return {}
-    return {str(e["uuid"]): str(e["timestamp"]) for e in read_jsonl(Path(session))
-            if e.get("uuid") and e.get("timestamp")}
+    return {
+        str(e["uuid"]): str(e["timestamp"])
+        for e in read_jsonl(Path(session))
+        if e.get("uuid") and e.get("timestamp")
+    }
 
 
 def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None = None) -> Conversation:
@@ -98,7 +101,9 @@ def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None =
                 call = build.calls.get(str(block.get("tool_use_id")))
                 if call is None:
                     continue
-                build.set_result(call, _result_text(block.get("content")), is_error=bool(block.get("is_error")))
+                build.set_result(
+                    call, _result_text(block.get("content")), is_error=bool(block.get("is_error"))
+                )
                 done = ev.get("timestamp") or times.get(str(ev.get("uuid")))
                 call.duration_ms = millis(parse_time(asked_at.get(call.id or "")), parse_time(done))
                 if call in pending:
@@ -119,15 +124,19 @@ def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None =
                     denied.add(str(denial["tool_use_id"]))
             usage = ev.get("usage") or {}
             cost = ev.get("total_cost_usd")
-            conv.usage = Usage(input_tokens=as_int(usage.get("input_tokens")),
-                               output_tokens=as_int(usage.get("output_tokens")),
-                               cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-                               cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
-                               cost_usd=float(cost) if isinstance(cost, int | float) else None,
-                               model_calls=len(by_message) or None)
+            conv.usage = Usage(
+                input_tokens=as_int(usage.get("input_tokens")),
+                output_tokens=as_int(usage.get("output_tokens")),
+                cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+                cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+                cost_usd=float(cost) if isinstance(cost, int | float) else None,
+                model_calls=len(by_message) or None,
+            )
             api_ms = ev.get("duration_api_ms")
             conv.api_seconds = round(api_ms / 1000, 3) if isinstance(api_ms, int | float) else None
-    for call_id in denied:  # the engine's own record of denied calls (a JSON-decision hook, a permission rule)
+    for (
+        call_id
+    ) in denied:  # the engine's own record of denied calls (a JSON-decision hook, a permission rule)
         if call_id in build.calls:
             build.calls[call_id].blocked = True
     conv.turns = build.finish()
@@ -179,24 +188,44 @@ class LiveReader:
                     call_id = str(block.get("id") or "") or None
                     if call_id:
                         self.tools[call_id] = name
-                    out.append({"kind": "tool", "tool": name, "call_id": call_id,
-                                "text": self.rel(summarize(block.get("input")))})
+                    out.append(
+                        {
+                            "kind": "tool",
+                            "tool": name,
+                            "call_id": call_id,
+                            "text": self.rel(summarize(block.get("input"))),
+                        }
+                    )
         elif kind == "user":
             content = (ev.get("message") or {}).get("content")
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
                     call_id = str(block.get("tool_use_id") or "") or None
-                    out.append({"kind": "result", "call_id": call_id, "tool": self.tools.get(call_id or ""),
-                                "is_error": bool(block.get("is_error")),
-                                "text": self.rel(clip(_result_text(block.get("content")), RESULT_LIMIT))})
+                    out.append(
+                        {
+                            "kind": "result",
+                            "call_id": call_id,
+                            "tool": self.tools.get(call_id or ""),
+                            "is_error": bool(block.get("is_error")),
+                            "text": self.rel(clip(_result_text(block.get("content")), RESULT_LIMIT)),
+                        }
+                    )
         elif kind == "system" and ev.get("subtype") == "hook_response":
             hook_name = str(ev.get("hook_name") or "") or None
             event = str(ev.get("hook_event") or (hook_name or "").split(":", 1)[0])
             reason = hook_denial(event, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
             if reason is not None or ev.get("exit_code") not in (0, None):
                 printed = reason or str(ev.get("stderr") or ev.get("stdout") or "")
-                out.append({"kind": "hook", "tool": hook_name, "blocked": reason is not None,
-                            "text": self.rel(clip(printed.strip(), RESULT_LIMIT))})
+                out.append(
+                    {
+                        "kind": "hook",
+                        "tool": hook_name,
+                        "blocked": reason is not None,
+                        "text": self.rel(clip(printed.strip(), RESULT_LIMIT)),
+                    }
+                )
         elif kind == "result" and ev.get("is_error"):
-            out.append({"kind": "error", "text": clip(ev.get("result") or ev.get("subtype") or "error", TEXT_LIMIT)})
+            out.append(
+                {"kind": "error", "text": clip(ev.get("result") or ev.get("subtype") or "error", TEXT_LIMIT)}
+            )
         return out

@@ -14,7 +14,9 @@ from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Tran
 from evalens.runner.engines.claude_code import BLOCKING_EVENTS, _stderr_tail, hook_denial
 
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
-HOOK_RECORDS = "evalens-hook-runs"  # under CODEX_HOME: writable inside the sandbox, which the logs folder is not
+HOOK_RECORDS = (
+    "evalens-hook-runs"  # under CODEX_HOME: writable inside the sandbox, which the logs folder is not
+)
 # `codex exec --json` drops Codex's HookStarted/HookCompleted events and the rollout does not persist them, so
 # each hook that can deny a tool call runs through this shim, which records its exit status and stdout for
 # Codex.parse (the decision itself stays Codex's: the shim passes stdin, stdout, stderr and status through).
@@ -32,8 +34,13 @@ printf '%s\\n' "$rc" >"$dir/$n.rc"
 exit "$rc"
 """
 # Codex's error kinds (task_complete.error.codex_error_info) that stand for an HTTP status its message drops.
-ERROR_STATUS = {"internal_server_error": 500, "server_overloaded": 503, "unauthorized": 401, "bad_request": 400,
-                "usage_limit_exceeded": 429}
+ERROR_STATUS = {
+    "internal_server_error": 500,
+    "server_overloaded": 503,
+    "unauthorized": 401,
+    "bad_request": 400,
+    "usage_limit_exceeded": 429,
+}
 
 
 def _toml_str(value: str) -> str:
@@ -51,8 +58,16 @@ class Codex(Engine):
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
     install_command = "npm install -g @openai/codex"
 
-    def command(self, paths: SandboxPaths, prompt: str, *, model: str | None, env: dict[str, str],
-                outer_sandbox: bool, network: bool) -> AgentCommand:
+    def command(
+        self,
+        paths: SandboxPaths,
+        prompt: str,
+        *,
+        model: str | None,
+        env: dict[str, str],
+        outer_sandbox: bool,
+        network: bool,
+    ) -> AgentCommand:
         key_var = next((k for k in self.key_env if env.get(k)), "OPENAI_API_KEY")
         hooks = (paths.workspace / ".codex" / "hooks.json").is_file()
         lines = []
@@ -90,9 +105,12 @@ class Codex(Engine):
         # Codex's own sandbox also runs nested inside evalens' bubblewrap (agent-clis.md §7.4): its tool commands
         # then cannot write CODEX_HOME, where Codex keeps the rollout the runner reads. It needs a writable
         # workspace (it mounts over .git, .aws… there), so with writable-paths the outer sandbox confines alone.
-        return AgentCommand(argv=[*argv, "--sandbox", "workspace-write", *tail], env=own_env,
-                            engine_sandbox=not outer_sandbox,
-                            argv_without_own_sandbox=[*argv, "--dangerously-bypass-approvals-and-sandbox", *tail])
+        return AgentCommand(
+            argv=[*argv, "--sandbox", "workspace-write", *tail],
+            env=own_env,
+            engine_sandbox=not outer_sandbox,
+            argv_without_own_sandbox=[*argv, "--dangerously-bypass-approvals-and-sandbox", *tail],
+        )
 
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         """Codex edits files through its shell (hook tool name ``Bash``) and ``apply_patch``, never through
@@ -101,8 +119,12 @@ class Codex(Engine):
         for groups in hooks.values():
             for group in groups:
                 matcher = group.get("matcher")
-                if isinstance(matcher, str) and any(t in matcher for t in ("Write", "Edit")) \
-                        and "Bash" not in matcher and matcher not in ("", "*"):
+                if (
+                    isinstance(matcher, str)
+                    and any(t in matcher for t in ("Write", "Edit"))
+                    and "Bash" not in matcher
+                    and matcher not in ("", "*")
+                ):
                     group["matcher"] = f"{matcher}|Bash|apply_patch"
         shim = paths.config_home / "evalens-hook-shim.sh"
         shim.parent.mkdir(parents=True, exist_ok=True)
@@ -115,8 +137,10 @@ class Codex(Engine):
             for group in groups:
                 for hook in group.get("hooks") or []:
                     if hook.get("type", "command") == "command" and isinstance(hook.get("command"), str):
-                        hook["command"] = " ".join(shlex.quote(a) for a in (
-                            "/bin/sh", str(shim), event, str(records), hook["command"]))
+                        hook["command"] = " ".join(
+                            shlex.quote(a)
+                            for a in ("/bin/sh", str(shim), event, str(records), hook["command"])
+                        )
         target = paths.workspace / ".codex" / "hooks.json"
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps({"hooks": hooks}, indent=2), encoding="utf-8")

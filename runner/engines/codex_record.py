@@ -29,8 +29,11 @@ from evalens.runner.engines.conversation import (
 
 from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
 
-OUTPUT_HEADER = re.compile(r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code (-?\d+)\n)?"
-                           r"(?:Original token count: [^\n]*\n)?Output:\n", re.S)
+OUTPUT_HEADER = re.compile(
+    r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code (-?\d+)\n)?"
+    r"(?:Original token count: [^\n]*\n)?Output:\n",
+    re.S,
+)
 
 
 def _skill(command: str) -> str | None:
@@ -60,7 +63,7 @@ def _output(raw: Any) -> tuple[str, bool]:
     match = OUTPUT_HEADER.match(text)
     if match:
         code = match.group(1)
-        return text[match.end():], code is not None and code != "0"
+        return text[match.end() :], code is not None and code != "0"
     return text, False
 
 
@@ -87,11 +90,14 @@ def hook_records(records: Path, bounds: Bounds) -> list[tuple[datetime | None, H
     return [(when, hook) for _, when, hook in sorted(out, key=lambda item: item[0])]
 
 
-def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None = None,
-                 hook_dir: Path | None = None) -> Conversation:
+def conversation(
+    transcript: Transcript, bounds: Bounds, workspace: str | None = None, hook_dir: Path | None = None
+) -> Conversation:
     """Turns, tool calls (with hooks and durations) and token usage from Codex's trace."""
     rollouts = sorted(n for n in transcript.extra_files if n.startswith("codex-rollout"))
-    conv, windows = _from_rollout(transcript, rollouts, bounds) if rollouts else (_from_stream(transcript, bounds), [])
+    conv, windows = (
+        _from_rollout(transcript, rollouts, bounds) if rollouts else (_from_stream(transcript, bounds), [])
+    )
     usage = (transcript.usage or {}).get("usage") or {}
     if usage:  # turn.completed's totals
         conv.usage.input_tokens = as_int(usage.get("input_tokens"))
@@ -108,7 +114,9 @@ def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None =
 Window = tuple[ToolCall, datetime | None, datetime | None]  # a call, when it was asked for, when it returned
 
 
-def _from_rollout(transcript: Transcript, names: list[str], bounds: Bounds) -> tuple[Conversation, list[Window]]:
+def _from_rollout(
+    transcript: Transcript, names: list[str], bounds: Bounds
+) -> tuple[Conversation, list[Window]]:
     conv = Conversation(sources=["events.jsonl", *names])
     build = Builder(bounds)
     turn: Turn | None = None
@@ -137,19 +145,32 @@ def _from_rollout(transcript: Transcript, names: list[str], bounds: Bounds) -> t
             if kind != "response_item":
                 continue
             if item_type in ("message", "function_call", "custom_tool_call", "local_shell_call") and (
-                    item_type != "message" or payload.get("role") == "assistant"):
+                item_type != "message" or payload.get("role") == "assistant"
+            ):
                 if answered or turn is None:
                     turn = build.new_turn(entry.get("timestamp"))
                     answered = False
             if item_type == "message" and payload.get("role") == "assistant":
-                text = "\n".join(str(p.get("text", "")) for p in payload.get("content") or []
-                                 if isinstance(p, dict) and p.get("type") in ("output_text", "text"))
+                text = "\n".join(
+                    str(p.get("text", ""))
+                    for p in payload.get("content") or []
+                    if isinstance(p, dict) and p.get("type") in ("output_text", "text")
+                )
                 build.add_text(turn, text)
             elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
-                value = _arguments(payload.get("arguments")) if item_type == "function_call" else \
-                    payload.get("input") if item_type == "custom_tool_call" else payload.get("action")
-                call = build.add_call(turn, payload.get("call_id") or payload.get("id"),
-                                      str(payload.get("name") or item_type), value)
+                value = (
+                    _arguments(payload.get("arguments"))
+                    if item_type == "function_call"
+                    else payload.get("input")
+                    if item_type == "custom_tool_call"
+                    else payload.get("action")
+                )
+                call = build.add_call(
+                    turn,
+                    payload.get("call_id") or payload.get("id"),
+                    str(payload.get("name") or item_type),
+                    value,
+                )
                 if call is not None:
                     call.skill = _skill(json.dumps(value))
                     asked[call.id or ""] = when
@@ -161,8 +182,11 @@ def _from_rollout(transcript: Transcript, names: list[str], bounds: Bounds) -> t
                 text, failed = _output(payload.get("output"))
                 build.set_result(call, text, is_error=failed)
                 start, end = ran.get(call.id or "", (None, None))
-                call.duration_ms = millis(parse_time(start), parse_time(end)) if start and end else \
-                    millis(asked.get(call.id or ""), when)
+                call.duration_ms = (
+                    millis(parse_time(start), parse_time(end))
+                    if start and end
+                    else millis(asked.get(call.id or ""), when)
+                )
                 windows.append((call, asked.get(call.id or ""), when))
     conv.turns = build.finish()
     conv.usage = Usage(model_calls=model_calls or None)
@@ -190,7 +214,9 @@ def _from_stream(transcript: Transcript, bounds: Bounds) -> Conversation:
     return conv
 
 
-def _attach_hooks(conv: Conversation, windows: list[Window], records: list[tuple[datetime | None, HookRun]]) -> None:
+def _attach_hooks(
+    conv: Conversation, windows: list[Window], records: list[tuple[datetime | None, HookRun]]
+) -> None:
     """A hook belongs to the call whose request and output bracket its start; others belong to the run."""
     for when, hook in records:
         target = None
@@ -242,28 +268,59 @@ class LiveReader:
         if kind in ("item.started", "item.completed") and item_type == "command_execution":
             if item_id not in self.started:
                 self.started.add(item_id or "")
-                out.append({"kind": "tool", "tool": "exec_command", "call_id": item_id,
-                            "text": self.rel(summarize(_unwrap(str(item.get("command") or ""))))})
+                out.append(
+                    {
+                        "kind": "tool",
+                        "tool": "exec_command",
+                        "call_id": item_id,
+                        "text": self.rel(summarize(_unwrap(str(item.get("command") or "")))),
+                    }
+                )
             if kind == "item.completed":
                 code = item.get("exit_code")
-                out.append({"kind": "result", "tool": "exec_command", "call_id": item_id,
-                            "is_error": code not in (0, None),
-                            "text": self.rel(clip(item.get("aggregated_output") or "", RESULT_LIMIT))})
+                out.append(
+                    {
+                        "kind": "result",
+                        "tool": "exec_command",
+                        "call_id": item_id,
+                        "is_error": code not in (0, None),
+                        "text": self.rel(clip(item.get("aggregated_output") or "", RESULT_LIMIT)),
+                    }
+                )
         elif kind == "item.completed" and item_type == "agent_message":
             if str(item.get("text") or "").strip():
                 out.append({"kind": "text", "text": self.rel(clip(item.get("text"), TEXT_LIMIT))})
         elif kind == "item.completed" and item_type == "file_change":
-            changes = [f"{c.get('kind', 'change')} {c.get('path', '')}" for c in item.get("changes") or []
-                       if isinstance(c, dict)]
-            out.append({"kind": "tool", "tool": "file_change", "call_id": item_id,
-                        "text": self.rel(summarize(", ".join(changes)))})
+            changes = [
+                f"{c.get('kind', 'change')} {c.get('path', '')}"
+                for c in item.get("changes") or []
+                if isinstance(c, dict)
+            ]
+            out.append(
+                {
+                    "kind": "tool",
+                    "tool": "file_change",
+                    "call_id": item_id,
+                    "text": self.rel(summarize(", ".join(changes))),
+                }
+            )
         elif kind == "item.completed" and item_type in ("mcp_tool_call", "web_search"):
             name = str(item.get("tool") or item_type)
-            out.append({"kind": "tool", "tool": name, "call_id": item_id,
-                        "text": self.rel(summarize(item.get("arguments") or item.get("query") or ""))})
+            out.append(
+                {
+                    "kind": "tool",
+                    "tool": name,
+                    "call_id": item_id,
+                    "text": self.rel(summarize(item.get("arguments") or item.get("query") or "")),
+                }
+            )
         elif kind in ("turn.failed", "error"):
             failure = ev.get("error")
             error: dict[str, Any] = failure if isinstance(failure, dict) else {}
-            out.append({"kind": "error", "text": clip(error.get("message") or ev.get("message") or "error",
-                                                      TEXT_LIMIT)})
+            out.append(
+                {
+                    "kind": "error",
+                    "text": clip(error.get("message") or ev.get("message") or "error", TEXT_LIMIT),
+                }
+            )
         return out

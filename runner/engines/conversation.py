@@ -90,8 +90,9 @@ class Builder:
         return call
 
     def set_result(self, call: ToolCall, text: Any, *, is_error: bool = False) -> None:
-        call.result, cut = self.bounds.text(text, TOOL_LIMIT, f"{call.name} call {call.id or ''}".strip()
-                                            + ": result")
+        call.result, cut = self.bounds.text(
+            text, TOOL_LIMIT, f"{call.name} call {call.id or ''}".strip() + ": result"
+        )
         call.truncated = call.truncated or cut
         call.is_error = is_error
 
@@ -99,11 +100,15 @@ class Builder:
         if self.dropped_turns:
             self.bounds.note(f"turns: {self.dropped_turns} later turns not kept (limit {limit(MAX_TURNS)})")
         if self.dropped_calls:
-            self.bounds.note(f"tool calls: {self.dropped_calls} later calls not kept (limit {limit(MAX_CALLS)})")
+            self.bounds.note(
+                f"tool calls: {self.dropped_calls} later calls not kept (limit {limit(MAX_CALLS)})"
+            )
         return self.turns
 
 
-def hook_run(bounds: Bounds, event: str, name: str | None, exit_code: Any, stdout: Any, stderr: Any) -> HookRun:
+def hook_run(
+    bounds: Bounds, event: str, name: str | None, exit_code: Any, stdout: Any, stderr: Any
+) -> HookRun:
     """One hook run; ``blocked`` by the same rule the verdict uses (blocking events only)."""
     from evalens.runner.bounds import HOOK_LIMIT
     from evalens.runner.engines.claude_code import hook_denial
@@ -111,8 +116,14 @@ def hook_run(bounds: Bounds, event: str, name: str | None, exit_code: Any, stdou
     reason = hook_denial(event, exit_code, stdout, stderr)
     printed = "\n".join(str(s) for s in (stdout, stderr) if s)
     output, _ = bounds.text(printed, HOOK_LIMIT, f"{name or event} hook output")
-    return HookRun(event=event, name=name, exit_code=as_int(exit_code), blocked=reason is not None,
-                   reason=reason, output=output or None)
+    return HookRun(
+        event=event,
+        name=name,
+        exit_code=as_int(exit_code),
+        blocked=reason is not None,
+        reason=reason,
+        output=output or None,
+    )
 
 
 def relativise(conv: Conversation, workspace: str) -> None:

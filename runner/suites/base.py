@@ -20,8 +20,17 @@ from evalens.runner.results import Location, UnitResult
 from evalens.runner.session import AgentSession, UsageError
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["FileRunRequest", "Restored", "Suite", "SuiteSummary", "Unit", "UsageError", "installed_skill",
-           "read_json", "skill_root_of"]
+__all__ = [
+    "FileRunRequest",
+    "Restored",
+    "Suite",
+    "SuiteSummary",
+    "Unit",
+    "UsageError",
+    "installed_skill",
+    "read_json",
+    "skill_root_of",
+]
 
 
 class FileRunRequest(BaseModel):
@@ -35,32 +44,54 @@ class FileRunRequest(BaseModel):
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
     max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
-    budget: Any = Field(default=None, exclude=True, description="A runner.budget.Budget shared by several calls "
-                        "(an editor's batch); when set, max_cost and max_tokens are ignored.")
+    budget: Any = Field(
+        default=None,
+        exclude=True,
+        description="A runner.budget.Budget shared by several calls "
+        "(an editor's batch); when set, max_cost and max_tokens are ignored.",
+    )
     engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
     model: str | None = Field(default=None, description="Agent model.")
-    judge_model: str | None = Field(default=None, description="Judge / grader model (`model` or `provider:model`).")
+    judge_model: str | None = Field(
+        default=None, description="Judge / grader model (`model` or `provider:model`)."
+    )
     no_judge: bool = Field(default=False, description="Skip the judge (skilljack only).")
     no_deterministic: bool = Field(default=False, description="Skip skilljack's deterministic checks.")
     timeout_seconds: float | None = Field(default=None, description="Per-run agent timeout.")
-    judge_timeout: float | None = Field(default=None, description="Seconds all judge calls of one run may take.")
-    config: Path | None = Field(default=None, description="skilljack eval.config.yaml (default: beside the file).")
+    judge_timeout: float | None = Field(
+        default=None, description="Seconds all judge calls of one run may take."
+    )
+    config: Path | None = Field(
+        default=None, description="skilljack eval.config.yaml (default: beside the file)."
+    )
     output_dir: Path | None = Field(default=None, description="Where the format's own result files go.")
     json_output: Path | None = Field(default=None, description="Also write the format's JSON results here.")
-    skills_dir: Path | None = Field(default=None, description="skilljack: skills folder (default: skills/ beside).")
-    skill: Path | None = Field(default=None, description="Trigger sets: the skill folder (default: inferred).")
+    skills_dir: Path | None = Field(
+        default=None, description="skilljack: skills folder (default: skills/ beside)."
+    )
+    skill: Path | None = Field(
+        default=None, description="Trigger sets: the skill folder (default: inferred)."
+    )
     threshold_discovery: float | None = None
     threshold_score: float | None = None
     github_summary: bool = False
     keep_sandbox: bool = False
     dry_run: bool = Field(default=False, description="List what would run; start no agent.")
-    report: Path | None = Field(default=None, description="evalens report path (default: evals/reports/<stamp>.json "
-                                "under the suite's root).")
+    report: Path | None = Field(
+        default=None,
+        description="evalens report path (default: evals/reports/<stamp>.json under the suite's root).",
+    )
     write_report: bool = Field(default=True, description="Write the evalens report of the batch.")
-    baseline: str | None = Field(default=None, description="`no-skill`, or a git ref: run every unit again "
-                                 "without the skill, or with it as it was at the ref (docs/baseline.md).")
-    allow_unisolated_baseline: bool = Field(default=False, description="Run a baseline even when the sandbox is "
-                                            "not enforced; the uplift is then marked unisolated.")
+    baseline: str | None = Field(
+        default=None,
+        description="`no-skill`, or a git ref: run every unit again "
+        "without the skill, or with it as it was at the ref (docs/baseline.md).",
+    )
+    allow_unisolated_baseline: bool = Field(
+        default=False,
+        description="Run a baseline even when the sandbox is "
+        "not enforced; the uplift is then marked unisolated.",
+    )
 
 
 @dataclass
@@ -106,13 +137,17 @@ class Suite(ABC):
         self.format_id = format_id
         self.file = request.file
         self._progress = progress
-        self.baseline: str | None = None  # set while a --baseline run of a unit goes (its label): no side effects
+        self.baseline: str | None = (
+            None  # set while a --baseline run of a unit goes (its label): no side effects
+        )
 
     def say(self, unit: str, message: str, outcome: bool = False) -> None:
         """Progress: a note, or (``outcome``) the line that says how one run of a unit went (a baseline run's
         line names its baseline)."""
         if self._progress is not None:
-            self._progress(unit, f"[{self.baseline}] {message}" if self.baseline and message else message, outcome)
+            self._progress(
+                unit, f"[{self.baseline}] {message}" if self.baseline and message else message, outcome
+            )
 
     def compare(self, results: list[UnitResult], bases: list[UnitResult], label: str) -> SuiteSummary:
         """With ``--baseline``: the format's own figures with and without (lines, and ``details`` for the

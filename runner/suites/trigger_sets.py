@@ -30,10 +30,17 @@ def trigger_queries(file: Path) -> tuple[str | None, list[tuple[str, bool]]]:
     data = json.loads(file.read_text(encoding="utf-8"))
     prefix, items = trigger_items(data)
     if isinstance(data, dict) and not prefix:
-        return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + \
-            [(q, False) for q in data.get("should_not_trigger") or []]
-    name = data.get("skill_name") if isinstance(data, dict) and isinstance(data.get("skill_name"), str) else None
-    return name, [(str(d["query"]), bool(d.get("should_trigger"))) for d in items if isinstance(d, dict) and "query" in d]
+        return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + [
+            (q, False) for q in data.get("should_not_trigger") or []
+        ]
+    name = (
+        data.get("skill_name") if isinstance(data, dict) and isinstance(data.get("skill_name"), str) else None
+    )
+    return name, [
+        (str(d["query"]), bool(d.get("should_trigger")))
+        for d in items
+        if isinstance(d, dict) and "query" in d
+    ]
 
 
 def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = THRESHOLD) -> dict[str, Any]:
@@ -42,18 +49,29 @@ def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = THRE
     fp = sum(1 for _, want, rate in rows if not want and rate >= threshold)
     fn = sum(1 for _, want, rate in rows if want and rate < threshold)
     tn = len(rows) - tp - fp - fn
-    return {"true_positives": tp, "false_positives": fp, "false_negatives": fn, "true_negatives": tn,
-            "precision": round(tp / (tp + fp), 4) if tp + fp else None,
-            "recall": round(tp / (tp + fn), 4) if tp + fn else None,
-            "accuracy": round((tp + tn) / len(rows), 4) if rows else None}
+    return {
+        "true_positives": tp,
+        "false_positives": fp,
+        "false_negatives": fn,
+        "true_negatives": tn,
+        "precision": round(tp / (tp + fp), 4) if tp + fp else None,
+        "recall": round(tp / (tp + fn), 4) if tp + fn else None,
+        "accuracy": round((tp + tn) / len(rows), 4) if rows else None,
+    }
 
 
 def metrics_of(results: list[Any]) -> tuple[dict[str, Any], list[tuple[str, bool, float]], int]:
     """Metrics from the units' own labels (``details.should_trigger``), never from labels guessed from a
     verdict; ERROR units did not run and are left out (their count is returned)."""
-    rows = [(str(r.details.get("query", "")), bool(r.details["should_trigger"]),
-             float(r.details.get("trigger_rate") or 0.0))
-            for r in results if r.verdict != "ERROR" and isinstance(r.details.get("should_trigger"), bool)]
+    rows = [
+        (
+            str(r.details.get("query", "")),
+            bool(r.details["should_trigger"]),
+            float(r.details.get("trigger_rate") or 0.0),
+        )
+        for r in results
+        if r.verdict != "ERROR" and isinstance(r.details.get("should_trigger"), bool)
+    ]
     return trigger_metrics(rows), rows, sum(r.verdict == "ERROR" for r in results)
 
 
@@ -61,7 +79,9 @@ def metrics_line(results: list[Any]) -> str:
     m, rows, errored = metrics_of(results)
     return f"precision {m['precision']}, recall {m['recall']}, accuracy {m['accuracy']}" + (
         f" over {len(rows)} of {len(rows) + errored} queries; {errored} ERROR (agent failed, not counted)"
-        if errored else "")
+        if errored
+        else ""
+    )
 
 
 class TriggerSetSuite(Suite):
@@ -94,8 +114,13 @@ class TriggerSetSuite(Suite):
         return [f"{'+' if u.data[1] else '-'} {u.data[0]}" for u in units]
 
     async def session(self, units: list[Unit] | None = None) -> AgentSession:
-        return await start_session(self.request.engine, self.request.model, self.request.timeout_seconds or 30,
-                                   keep_sandbox=self.request.keep_sandbox, warn=lambda m: self.say("", m))
+        return await start_session(
+            self.request.engine,
+            self.request.model,
+            self.request.timeout_seconds or 30,
+            keep_sandbox=self.request.keep_sandbox,
+            warn=lambda m: self.say("", m),
+        )
 
     async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
         query, want = unit.data
@@ -109,13 +134,17 @@ class TriggerSetSuite(Suite):
                 continue
             hits += bool(res.skills and res.skills[0] == self.skill) or any(
                 c["tool"] == "Skill" and str((c.get("input") or {}).get("skill", "")).endswith(self.skill)
-                for c in res.tools[:1])
+                for c in res.tools[:1]
+            )
         should = f"should {'' if want else 'not '}trigger"
         details: dict[str, Any] = {"query": query, "should_trigger": want, "trigger_rate": None}
         if errors:
             from evalens.runner.session import AgentResult
 
-            verdict, reason = "ERROR", f"{len(errors)}/{runs} run(s) failed: " + agent_error(AgentResult(error=errors[0]))
+            verdict, reason = (
+                "ERROR",
+                f"{len(errors)}/{runs} run(s) failed: " + agent_error(AgentResult(error=errors[0])),
+            )
             checks: list[UnitCheck] = []
             self.say(unit.id, f"ERROR {should}: {query[:80]}\n      {reason}", outcome=True)
         else:
@@ -123,37 +152,76 @@ class TriggerSetSuite(Suite):
             details["trigger_rate"] = rate
             ok = (rate >= THRESHOLD) == want
             verdict, reason = ("PASS" if ok else "FAIL"), f"triggered {hits}/{runs} ({should})"
-            checks = [UnitCheck(kind="trigger", value=want, status="PASS" if ok else "FAIL", detail=reason,
-                                location=[*unit.location, "should_trigger"] if self.format_id == "trigger-evals"
-                                else list(unit.location))]
-            self.say(unit.id, f"{'ok' if ok else 'WRONG':5} {should}, triggered {hits}/{runs}: {query[:80]}",
-                     outcome=True)
+            checks = [
+                UnitCheck(
+                    kind="trigger",
+                    value=want,
+                    status="PASS" if ok else "FAIL",
+                    detail=reason,
+                    location=[*unit.location, "should_trigger"]
+                    if self.format_id == "trigger-evals"
+                    else list(unit.location),
+                )
+            ]
+            self.say(
+                unit.id,
+                f"{'ok' if ok else 'WRONG':5} {should}, triggered {hits}/{runs}: {query[:80]}",
+                outcome=True,
+            )
         last = outputs[-1]
         return UnitResult(
-            name=unit.id, format=self.format_id, case_file=str(self.file), location=unit.location,
-            verdict=cast(Verdict, verdict), reason=reason,
+            name=unit.id,
+            format=self.format_id,
+            case_file=str(self.file),
+            location=unit.location,
+            verdict=cast(Verdict, verdict),
+            reason=reason,
             duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
-            agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3), checks=checks,
-            engine=session.engine.name, engine_version=session.engine_version,
-            agent_model=last.model or self.request.model, output_snippet=last.output[:500] or None,
-            error=reason if verdict == "ERROR" else None, exit_code=last.exit_code, runs=runs, details=details,
-            sandbox_path=session.kept[-1] if session.kept else None)
+            agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
+            checks=checks,
+            engine=session.engine.name,
+            engine_version=session.engine_version,
+            agent_model=last.model or self.request.model,
+            output_snippet=last.output[:500] or None,
+            error=reason if verdict == "ERROR" else None,
+            exit_code=last.exit_code,
+            runs=runs,
+            details=details,
+            sandbox_path=session.kept[-1] if session.kept else None,
+        )
 
     def compare(self, results: list[UnitResult], bases: list[UnitResult], label: str) -> SuiteSummary:
         """Precision and recall with the skill and in the baseline runs."""
         mine, theirs = metrics_of(results)[0], metrics_of(bases)[0]
         keys = ("precision", "recall", "accuracy")
-        return SuiteSummary(lines=[f"with the skill: {metrics_line(results)}",
-                                   f"without ({label}): {metrics_line(bases)}"],
-                            details={"with": {k: mine[k] for k in keys}, "without": {k: theirs[k] for k in keys}})
+        return SuiteSummary(
+            lines=[f"with the skill: {metrics_line(results)}", f"without ({label}): {metrics_line(bases)}"],
+            details={"with": {k: mine[k] for k in keys}, "without": {k: theirs[k] for k in keys}},
+        )
 
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
         m, rows, errored = metrics_of(results)
-        result = {"skill": self.name or self.skill, "runs": self.request.runs, "threshold": THRESHOLD, **m,
-                  "queries": [{"query": q, "should_trigger": w, "trigger_rate": r} for q, w, r in rows],
-                  "errors": [{"query": r.details.get("query"), "should_trigger": r.details.get("should_trigger"),
-                              "error": r.reason} for r in results if r.verdict == "ERROR"]}
+        result = {
+            "skill": self.name or self.skill,
+            "runs": self.request.runs,
+            "threshold": THRESHOLD,
+            **m,
+            "queries": [{"query": q, "should_trigger": w, "trigger_rate": r} for q, w, r in rows],
+            "errors": [
+                {
+                    "query": r.details.get("query"),
+                    "should_trigger": r.details.get("should_trigger"),
+                    "error": r.reason,
+                }
+                for r in results
+                if r.verdict == "ERROR"
+            ],
+        }
         if self.request.json_output:
             self.request.json_output.write_text(json.dumps(result, indent=2), encoding="utf-8")
-        return SuiteSummary(lines=[metrics_line(results)], failed=bool(m["false_positives"] + m["false_negatives"]),
-                            result_file=self.request.json_output, details=m)
+        return SuiteSummary(
+            lines=[metrics_line(results)],
+            failed=bool(m["false_positives"] + m["false_negatives"]),
+            result_file=self.request.json_output,
+            details=m,
+        )

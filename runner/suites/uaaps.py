@@ -73,7 +73,9 @@ class _Context:
     judge_explicit: bool = True  # False: judge with the agent's own model, known only after the run
     baseline: Any = None  # the --baseline plan (runner.baseline.BaselinePlan)
     baseline_isolated: bool = True  # False: --allow-unisolated-baseline without an enforced sandbox
-    side: str | None = None  # the baseline's label on the context that runs it (package: None, or as at the ref)
+    side: str | None = (
+        None  # the baseline's label on the context that runs it (package: None, or as at the ref)
+    )
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -125,7 +127,9 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     from evalens.runner.baseline import BaselineError, resolve
 
     try:
-        baseline = resolve(request.baseline, root)  # a bad --baseline is named before anything else is checked
+        baseline = resolve(
+            request.baseline, root
+        )  # a bad --baseline is named before anything else is checked
     except BaselineError as exc:
         raise RunError(str(exc)) from None
     if request.engine:
@@ -160,10 +164,14 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         isolated = False
     judge_name = request.judge or config.judge
     checked, judge_spec = preflight(
-        engine, judge=judge_name, use_judge=not request.no_judge,
+        engine,
+        judge=judge_name,
+        use_judge=not request.no_judge,
         agent_key_env=tuple(request.agent_key_env) if request.agent_key_env else None,
         judge_key_env=tuple(request.judge_key_env) if request.judge_key_env else None,
-        network=config.sandbox.network, judge_label=None if judge_name else "the agent's model")
+        network=config.sandbox.network,
+        judge_label=None if judge_name else "the agent's model",
+    )
     if not checked.ok:
         if not request.dry_run:
             raise RunError(checked.message()) from None
@@ -182,29 +190,61 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         checks += [f"files-created {v}" for v in case.expected.files_created]
         if case.expected.agent_blocked is not None:
             checks.append(f"agent-blocked {str(case.expected.agent_blocked).lower()}")
-        planned.append(PlannedCase(name=case.name, case_file=str(path), target=case.target,
-                                   prompt=case.input.prompt, files=case.input.files,
-                                   workspace_files=case.input.workspace_files, checks=checks))
+        planned.append(
+            PlannedCase(
+                name=case.name,
+                case_file=str(path),
+                target=case.target,
+                prompt=case.input.prompt,
+                files=case.input.files,
+                workspace_files=case.input.workspace_files,
+                checks=checks,
+            )
+        )
     plan = RunPlan(
-        package_root=str(root), package_name=package.name, package_version=package.version, engine=engine.name,
-        engine_binary=binary, agent_model=request.agent_model,
-        judge=None if judge_spec is None else (judge_spec.model if request.judge or config.judge else
-                                               f"{judge_spec.provider} (agent's model)"),
-        judge_provider=None if judge_spec is None else judge_spec.provider, timeout=timeout,
-        runs=request.runs, jobs=request.jobs,
-        sandbox={"enforced": sandbox_plan.enforced, "method": sandbox_plan.method,
-                 "network": sandbox_plan.network, "writable_paths": sandbox_plan.writable_paths},
-        env_passed=sorted(agent_env), cases=planned, warnings=warnings,
+        package_root=str(root),
+        package_name=package.name,
+        package_version=package.version,
+        engine=engine.name,
+        engine_binary=binary,
+        agent_model=request.agent_model,
+        judge=None
+        if judge_spec is None
+        else (
+            judge_spec.model if request.judge or config.judge else f"{judge_spec.provider} (agent's model)"
+        ),
+        judge_provider=None if judge_spec is None else judge_spec.provider,
+        timeout=timeout,
+        runs=request.runs,
+        jobs=request.jobs,
+        sandbox={
+            "enforced": sandbox_plan.enforced,
+            "method": sandbox_plan.method,
+            "network": sandbox_plan.network,
+            "writable_paths": sandbox_plan.writable_paths,
+        },
+        env_passed=sorted(agent_env),
+        cases=planned,
+        warnings=warnings,
     )
-    ctx = _Context(request=request, config=config, engine=engine, cases=cases, plan=plan,
-                   sandbox_plan=sandbox_plan, judge_spec=judge_spec, agent_env=agent_env, timeout=timeout,
-                   on_progress=on_progress, package=package)
+    ctx = _Context(
+        request=request,
+        config=config,
+        engine=engine,
+        cases=cases,
+        plan=plan,
+        sandbox_plan=sandbox_plan,
+        judge_spec=judge_spec,
+        agent_env=agent_env,
+        timeout=timeout,
+        on_progress=on_progress,
+        package=package,
+    )
     ctx.judge_explicit = bool(request.judge or config.judge)
     ctx.baseline = baseline
     ctx.baseline_isolated = isolated
     plan.baseline = baseline.label if baseline is not None else None
     return ctx
-
 
 
 async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
@@ -244,18 +284,37 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
 
         started_at = iso(utc_now())
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
-        run, transcript = await launch_agent(ctx.engine, ctx.sandbox_plan, paths, case.input.prompt,
-                                             model=ctx.request.agent_model, agent_env=ctx.agent_env,
-                                             time_limit=ctx.timeout, run_index=run_index,
-                                             unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name)
+        run, transcript = await launch_agent(
+            ctx.engine,
+            ctx.sandbox_plan,
+            paths,
+            case.input.prompt,
+            model=ctx.request.agent_model,
+            agent_env=ctx.agent_env,
+            time_limit=ctx.timeout,
+            run_index=run_index,
+            unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name,
+        )
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
         from evalens.runner.record import capture
 
-        rec.record = await in_thread(lambda: capture(
-            ctx.engine, transcript, run, paths, base, unit=case.name, prompt=case.input.prompt, run_index=run_index,
-            fmt="uaaps-case", engine_version=ctx.engine_version, started_at=started_at))
+        rec.record = await in_thread(
+            lambda: capture(
+                ctx.engine,
+                transcript,
+                run,
+                paths,
+                base,
+                unit=case.name,
+                prompt=case.input.prompt,
+                run_index=run_index,
+                fmt="uaaps-case",
+                engine_version=ctx.engine_version,
+                started_at=started_at,
+            )
+        )
         rec.record.baseline = ctx.side
         if run.timed_out:
             rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
@@ -288,16 +347,26 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
                 if spec.provider != ctx.judge_spec.provider:
                     spec = ctx.judge_spec
             ctx.emit(case.name, "judge", f"judging with {spec.model}", **extra)
-            prompt = build_prompt(case.judge.criteria, case.input.prompt, rec.output, previews,
-                                  [c.model_dump() for c in rec.checks])
-            rec.judge = await judge_case(spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout))
+            prompt = build_prompt(
+                case.judge.criteria,
+                case.input.prompt,
+                rec.output,
+                previews,
+                [c.model_dump() for c in rec.checks],
+            )
+            rec.judge = await judge_case(
+                spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout)
+            )
             if rec.judge.verdict == "ERROR":
                 rec.error = rec.judge.reason
         rec.verdict, rec.reason = unit_verdict(
-            agent_error=rec.error, failed_check=failing[0].detail if failing else None,
+            agent_error=rec.error,
+            failed_check=failing[0].detail if failing else None,
             judged=(rec.judge.verdict, rec.judge.reason) if rec.judge is not None else None,
-            checked=bool(rec.checks), judge_used=ctx.judge_spec is not None,
-            nothing_to_check="judge disabled and the case declares no deterministic checks")
+            checked=bool(rec.checks),
+            judge_used=ctx.judge_spec is not None,
+            nothing_to_check="judge disabled and the case declares no deterministic checks",
+        )
         if rec.artifacts is not None:
             record = {
                 "case": case.model_dump(mode="json", by_alias=True, exclude_none=True),
@@ -315,14 +384,23 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         if rec.record is not None:
             from evalens.runner.record import RECORD_FILE, finish, write_record
 
-            finish(rec.record, verdict=rec.verdict, reason=rec.reason, error=rec.error, checks=rec.checks,
-                   judge=rec.judge, duration_seconds=time.monotonic() - start)
+            finish(
+                rec.record,
+                verdict=rec.verdict,
+                reason=rec.reason,
+                error=rec.error,
+                checks=rec.checks,
+                judge=rec.judge,
+                duration_seconds=time.monotonic() - start,
+            )
             if rec.artifacts is not None:
                 write_record(rec.record, rec.artifacts / RECORD_FILE)
     except asyncio.CancelledError:
         rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
         raise
-    except Exception as exc:  # setup failures (path escape, missing fixture, bad package) are this case's ERROR
+    except (
+        Exception
+    ) as exc:  # setup failures (path escape, missing fixture, bad package) are this case's ERROR
         rec.verdict, rec.reason = "ERROR", str(exc)
         rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | ValueError) else str(exc)
         from evalens.runner.sandbox import PathEscape
@@ -349,7 +427,6 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
     return rec
 
 
-
 def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseResult], list[ReportCase]]:
     results: list[CaseResult] = []
     report_cases: list[ReportCase] = []
@@ -362,8 +439,9 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
 
         verdict = combine_runs(verdicts, budget_stopped)
         # the run that explains the verdict: a real run when a budget stopped the others
-        main = next((r for r in recs if r.verdict == verdict and not r.budget), None) or \
-            next((r for r in recs if r.verdict == verdict), recs[0])
+        main = next((r for r in recs if r.verdict == verdict and not r.budget), None) or next(
+            (r for r in recs if r.verdict == verdict), recs[0]
+        )
         pass_rate = None  # derived by finish_unit (apply_repeats) from the run verdicts
         judge = main.judge
         artifacts_rel = None
@@ -372,43 +450,94 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             artifacts_rel = os.path.relpath(folder, report_path.parent)
         snippet = main.output[:SNIPPET_CHARS] if main.output else None
         usage = sum_usage([r.record.usage if r.record is not None else None for r in recs])
-        results.append(CaseResult(
-            name=case.name, format="uaaps-case", case_file=str(path), location=[], target=case.target,
-            verdict=verdict, reason=main.reason,
-            duration_seconds=round(sum(r.duration for r in recs), 3),
-            agent_seconds=round(sum(r.agent_seconds for r in recs), 3), checks=main.checks,
-            judge_verdict=judge.verdict if judge else None, judge_reason=judge.reason if judge else None,
-            judge_model=judge.model if judge else None, engine=ctx.engine.name, engine_version=ctx.engine_version,
-            agent_model=main.model, output_snippet=snippet, error=main.error, runs=runs, pass_rate=pass_rate,
-            run_verdicts=verdicts, budget_stopped=budget_stopped,
-            artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts) if main.artifacts else None,
-            sandbox_path=main.sandbox_path, usage=usage,
-        ))
-        report_cases.append(ReportCase(
-            name=case.name, target=case.target, verdict=verdict,
-            duration_seconds=round(sum(r.duration for r in recs), 3),
-            deterministic_checks=DeterministicChecks(**dict[str, Any](summarise(main.checks))),
-            judge_verdict=JudgeVerdict(result=judge.verdict, reason=judge.reason, model=judge.model)
-            if judge else None,
-            agent_output_snippet=snippet, error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,
-            checks=[ReportCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None,
-                                location=c.location) for c in main.checks],
-            format="uaaps-case", location=[], reason=main.reason or None,
-            runs=runs if runs > 1 else None, pass_rate=pass_rate, run_verdicts=verdicts if runs > 1 else [],
-            case_file=os.path.relpath(path, ctx.request.package_root.resolve()), artifacts=artifacts_rel,
-            usage=usage,
-        ))
+        results.append(
+            CaseResult(
+                name=case.name,
+                format="uaaps-case",
+                case_file=str(path),
+                location=[],
+                target=case.target,
+                verdict=verdict,
+                reason=main.reason,
+                duration_seconds=round(sum(r.duration for r in recs), 3),
+                agent_seconds=round(sum(r.agent_seconds for r in recs), 3),
+                checks=main.checks,
+                judge_verdict=judge.verdict if judge else None,
+                judge_reason=judge.reason if judge else None,
+                judge_model=judge.model if judge else None,
+                engine=ctx.engine.name,
+                engine_version=ctx.engine_version,
+                agent_model=main.model,
+                output_snippet=snippet,
+                error=main.error,
+                runs=runs,
+                pass_rate=pass_rate,
+                run_verdicts=verdicts,
+                budget_stopped=budget_stopped,
+                artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts)
+                if main.artifacts
+                else None,
+                sandbox_path=main.sandbox_path,
+                usage=usage,
+            )
+        )
+        report_cases.append(
+            ReportCase(
+                name=case.name,
+                target=case.target,
+                verdict=verdict,
+                duration_seconds=round(sum(r.duration for r in recs), 3),
+                deterministic_checks=DeterministicChecks(**dict[str, Any](summarise(main.checks))),
+                judge_verdict=JudgeVerdict(result=judge.verdict, reason=judge.reason, model=judge.model)
+                if judge
+                else None,
+                agent_output_snippet=snippet,
+                error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,
+                checks=[
+                    ReportCheck(
+                        kind=c.kind,
+                        value=c.value,
+                        status=c.status,
+                        detail=c.detail or None,
+                        location=c.location,
+                    )
+                    for c in main.checks
+                ],
+                format="uaaps-case",
+                location=[],
+                reason=main.reason or None,
+                runs=runs if runs > 1 else None,
+                pass_rate=pass_rate,
+                run_verdicts=verdicts if runs > 1 else [],
+                case_file=os.path.relpath(path, ctx.request.package_root.resolve()),
+                artifacts=artifacts_rel,
+                usage=usage,
+            )
+        )
         if verdict in ("FAIL",) and not report_cases[-1].error:
             report_cases[-1].error = main.reason
-        finish_unit(results[-1], report_case=report_cases[-1],  # state, interval, fingerprint
-                    inputs=NextRun(engine=ctx.engine.name, agent_model=ctx.request.agent_model,
-                                   judge=ctx.request.judge, no_judge=ctx.request.no_judge,
-                                   engine_version=ctx.engine_version))
+        finish_unit(
+            results[-1],
+            report_case=report_cases[-1],  # state, interval, fingerprint
+            inputs=NextRun(
+                engine=ctx.engine.name,
+                agent_model=ctx.request.agent_model,
+                judge=ctx.request.judge,
+                no_judge=ctx.request.no_judge,
+                engine_version=ctx.engine_version,
+            ),
+        )
     return results, report_cases
 
 
-def _build_report(ctx: _Context, started: Any, duration: float, report_cases: list[ReportCase],
-                  interrupted: bool, report_id: str) -> EvalReport:
+def _build_report(
+    ctx: _Context,
+    started: Any,
+    duration: float,
+    report_cases: list[ReportCase],
+    interrupted: bool,
+    report_id: str,
+) -> EvalReport:
     from evalens.runner.report import environment_info, iso
 
     total = len(report_cases)
@@ -424,35 +553,57 @@ def _build_report(ctx: _Context, started: Any, duration: float, report_cases: li
     if ctx.judge_spec is not None and not judges and not ctx.judge_explicit:
         judge_model = models[0] if models else judge_model
     return EvalReport(
-        version=1, id=report_id, timestamp=iso(started), duration_seconds=round(duration, 3),
-        config=ReportConfig(engine=ctx.engine.name, engine_version=ctx.engine_version, judge=judge_model,
-                            timeout=ctx.timeout),
-        agent=ReportAgent(runtime=ctx.engine.name, runtime_version=ctx.engine_version,
-                          model=models[0] if models else ctx.request.agent_model,
-                          model_provider=ctx.engine.default_provider, session_id=sessions[0] if sessions else None),
+        version=1,
+        id=report_id,
+        timestamp=iso(started),
+        duration_seconds=round(duration, 3),
+        config=ReportConfig(
+            engine=ctx.engine.name, engine_version=ctx.engine_version, judge=judge_model, timeout=ctx.timeout
+        ),
+        agent=ReportAgent(
+            runtime=ctx.engine.name,
+            runtime_version=ctx.engine_version,
+            model=models[0] if models else ctx.request.agent_model,
+            model_provider=ctx.engine.default_provider,
+            session_id=sessions[0] if sessions else None,
+        ),
         judge=ReportJudge(model=judge_model, model_provider=judge_provider),
         environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
-        summary=ReportSummary(total=total, passed=passed, failed=failed, skipped=skipped, errored=errored,
-                              pass_rate=round(passed / total, 4) if total else 0.0,
-                              usage=sum_usage([c.usage for c in report_cases]),
-                              flaky=sum(c.state == "FLAKY" for c in report_cases) or None,
-                              budget=sum(c.state == "BUDGET" for c in report_cases) or None),
+        summary=ReportSummary(
+            total=total,
+            passed=passed,
+            failed=failed,
+            skipped=skipped,
+            errored=errored,
+            pass_rate=round(passed / total, 4) if total else 0.0,
+            usage=sum_usage([c.usage for c in report_cases]),
+            flaky=sum(c.state == "FLAKY" for c in report_cases) or None,
+            budget=sum(c.state == "BUDGET" for c in report_cases) or None,
+        ),
         cases=report_cases,
-        sandbox=ReportSandbox(enforced=ctx.sandbox_plan.enforced, method=ctx.sandbox_plan.method,
-                              network=ctx.sandbox_plan.network, writable_paths=ctx.sandbox_plan.writable_paths),
+        sandbox=ReportSandbox(
+            enforced=ctx.sandbox_plan.enforced,
+            method=ctx.sandbox_plan.method,
+            network=ctx.sandbox_plan.network,
+            writable_paths=ctx.sandbox_plan.writable_paths,
+        ),
         interrupted=interrupted,
     )
 
 
-async def run_cases(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> RunOutcome:
+async def run_cases(
+    request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None
+) -> RunOutcome:
     """Run the selected cases (``jobs`` at a time, ``runs`` times each; with ``baseline`` each again without the
     package or with it at a git ref) and write the report.
 
     Raises :class:`RunError` before starting anything when the selection, config, engine or keys are unusable.
     Progress events are delivered on the event loop's thread; the callback must be quick.
     """
-    ctx = await asyncio.to_thread(plan_run, request, on_progress)  # the preflight runs `--version`: off the loop
+    ctx = await asyncio.to_thread(
+        plan_run, request, on_progress
+    )  # the preflight runs `--version`: off the loop
     if request.dry_run:
         return RunOutcome(plan=ctx.plan)
     if ctx.judge_spec is not None:
@@ -486,7 +637,9 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         ctx.emit(None, "report", "report path", report_path=str(report_path))
     for warning in ctx.plan.warnings:
         ctx.emit(None, "plan", warning)
-    sides = [ctx] + ([variant(ctx, plan)] if plan is not None else [])  # the baseline reads the package at REF
+    sides = [ctx] + (
+        [variant(ctx, plan)] if plan is not None else []
+    )  # the baseline reads the package at REF
     for side in sides:
         for case, _path in ctx.cases:
             for i in range(1, request.runs + 1):
@@ -507,8 +660,10 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 side.emit(case.name, "done", refused, verdict="SKIP")
                 return
             await _run_case(side, case, path, index)
-            budget.spend_usage(rec.record.usage if rec.record is not None else None,
-                               (rec.record.model if rec.record is not None else None) or side.request.agent_model)
+            budget.spend_usage(
+                rec.record.usage if rec.record is not None else None,
+                (rec.record.model if rec.record is not None else None) or side.request.agent_model,
+            )
 
     tasks: list[asyncio.Task] = []
     interrupted = False
@@ -519,8 +674,12 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         from evalens.runner.sandbox import sweep_stale_sandboxes
 
         await asyncio.to_thread(sweep_stale_sandboxes)
-        tasks = [asyncio.create_task(guarded(side, c, p, i)) for c, p in ctx.cases for side in sides
-                 for i in range(1, request.runs + 1)]
+        tasks = [
+            asyncio.create_task(guarded(side, c, p, i))
+            for c, p in ctx.cases
+            for side in sides
+            for i in range(1, request.runs + 1)
+        ]
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
         interrupted = True
@@ -534,20 +693,23 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
     if note:
         ctx.emit(None, "plan", note)
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
-    report = _build_report(ctx, started, time.monotonic() - t0, report_cases, interrupted,
-                           f"eval-run-{stamp(started)}")
+    report = _build_report(
+        ctx, started, time.monotonic() - t0, report_cases, interrupted, f"eval-run-{stamp(started)}"
+    )
     if plan is not None:
         from evalens.runner.baseline import add_to, report_section
 
         bases, base_cases = await asyncio.to_thread(_case_results, sides[1], report_path)
-        add_to(report, report_section(plan, results, bases, base_cases, report_cases,
-                                      isolated=ctx.baseline_isolated))
+        add_to(
+            report,
+            report_section(plan, results, bases, base_cases, report_cases, isolated=ctx.baseline_isolated),
+        )
     if report_path is not None:
         write_report(report, report_path)
-    outcome = RunOutcome(plan=ctx.plan, report=report, report_path=report_path, results=results,
-                         interrupted=interrupted)
+    outcome = RunOutcome(
+        plan=ctx.plan, report=report, report_path=report_path, results=results, interrupted=interrupted
+    )
     if interrupted:
         ctx.emit(None, "done", "interrupted; partial report written", report_path=str(report_path or ""))
         raise asyncio.CancelledError()
     return outcome
-

@@ -62,8 +62,9 @@ def why(exc: Exception) -> str:
     return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
 
 
-def select_cases(root: Path, names: list[str], target: str | None,
-                  skipped: list[str] | None = None) -> list[tuple[EvalCase, Path]]:
+def select_cases(
+    root: Path, names: list[str], target: str | None, skipped: list[str] | None = None
+) -> list[tuple[EvalCase, Path]]:
     """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
     from evalens.core.models.uaaps import load_case
 
@@ -110,6 +111,9 @@ def select_cases(root: Path, names: list[str], target: str | None,
             seen.add(case.name)
             unique.append((case, path))
     if not unique:
-        raise RunError(f"no eval cases selected in {cases_dir}/" + (f" (target {target})" if target else "")
-                       + (f"; {'; '.join(problems)}" if problems else ""))
+        raise RunError(
+            f"no eval cases selected in {cases_dir}/"
+            + (f" (target {target})" if target else "")
+            + (f"; {'; '.join(problems)}" if problems else "")
+        )
     return unique

@@ -44,7 +44,9 @@ class WritingSkillsSuite(Suite):
 
     def units(self) -> list[Unit]:
         cases = self.data.get("cases") if isinstance(self.data, dict) else None
-        return [Unit(str(c.get("id")), ["cases", i], c) for i, c in enumerate(cases or []) if isinstance(c, dict)]
+        return [
+            Unit(str(c.get("id")), ["cases", i], c) for i, c in enumerate(cases or []) if isinstance(c, dict)
+        ]
 
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(u.data.get('expectations') or [])} expectation(s)" for u in units]
@@ -54,11 +56,18 @@ class WritingSkillsSuite(Suite):
 
         if self.request.no_judge:
             raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
-        self.spec = resolve_judge(self.request.judge_model,
-                                  default_provider="anthropic" if self.request.engine == "claude-code" else "openai")
-        return await start_session(self.request.engine, self.request.model, self.timeout,
-                                   keep_sandbox=self.request.keep_sandbox, judge=self.spec,
-                                   warn=lambda m: self.say("", m))
+        self.spec = resolve_judge(
+            self.request.judge_model,
+            default_provider="anthropic" if self.request.engine == "claude-code" else "openai",
+        )
+        return await start_session(
+            self.request.engine,
+            self.request.model,
+            self.timeout,
+            keep_sandbox=self.request.keep_sandbox,
+            judge=self.spec,
+            warn=lambda m: self.say("", m),
+        )
 
     async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
         from evalens.runner.judge import judge_deadline
@@ -69,62 +78,120 @@ class WritingSkillsSuite(Suite):
         prompt = str(case.get("prompt", ""))
         verdicts, reasons, targets, checks_by_run, outputs = [], [], [], [], []
         for run in range(1, self.request.runs + 1):
-            res = await session.run(prompt, installed_skill(self.skill_root, None), self.skill_root / "evals", files)
-            graded, error = await grade(self.spec, prompt, res,
-                                        [f"{e.get('criterion')}: {e.get('description')}" for _, e in exps],
-                                        scale=True, deadline=judge_deadline(self.timeout, self.request.judge_timeout))
-            results = [{"criterion": e.get("criterion"), "score": g["score"], "passed": g["score"] >= 3,
-                        "reasoning": g["reasoning"]} for (_, e), g in zip(exps, graded or [], strict=False)]
+            res = await session.run(
+                prompt, installed_skill(self.skill_root, None), self.skill_root / "evals", files
+            )
+            graded, error = await grade(
+                self.spec,
+                prompt,
+                res,
+                [f"{e.get('criterion')}: {e.get('description')}" for _, e in exps],
+                scale=True,
+                deadline=judge_deadline(self.timeout, self.request.judge_timeout),
+            )
+            results = [
+                {
+                    "criterion": e.get("criterion"),
+                    "score": g["score"],
+                    "passed": g["score"] >= 3,
+                    "reasoning": g["reasoning"],
+                }
+                for (_, e), g in zip(exps, graded or [], strict=False)
+            ]
             required = [r for r, (_, e) in zip(results, exps, strict=False) if e.get("required") is True]
             mean = round(statistics.fmean(r["score"] for r in results), 1) if results else None
             req_mean = round(statistics.fmean(r["score"] for r in required), 1) if required else mean
             overall = "pass" if all(r["passed"] for r in required) else "fail"
-            failing = [r for r, (_, e) in zip(results, exps, strict=False) if not r["passed"] and e.get("required")] \
-                or [r for r in results if not r["passed"]]
+            failing = [
+                r for r, (_, e) in zip(results, exps, strict=False) if not r["passed"] and e.get("required")
+            ] or [r for r in results if not r["passed"]]
             verdict, reason = graded_verdict(
-                error, len(exps), overall == "pass",
-                f"required `{failing[0]['criterion']}` scored {failing[0]['score']}/5" if overall == "fail" and failing
-                else f"overall score {mean}")
-            grading = {"case_id": case.get("id"), "version": self.version, "run": run, "overall_score": mean,
-                       "required_score": req_mean, "results": results,
-                       "overall": overall if verdict in ("PASS", "FAIL") else verdict.lower(),
-                       "convention_compliance": {k: dict(NOT_ASSESSED) for k in (
-                           "frontmatter", "description_field", "token_efficiency", "progressive_disclosure",
-                           "type_alignment")},
-                       "claims": [], "user_notes_summary": "", "eval_feedback": "",
-                       "execution_metrics": {"total_tool_calls": len(res.tools), "output_chars": len(res.output)}}
+                error,
+                len(exps),
+                overall == "pass",
+                f"required `{failing[0]['criterion']}` scored {failing[0]['score']}/5"
+                if overall == "fail" and failing
+                else f"overall score {mean}",
+            )
+            grading = {
+                "case_id": case.get("id"),
+                "version": self.version,
+                "run": run,
+                "overall_score": mean,
+                "required_score": req_mean,
+                "results": results,
+                "overall": overall if verdict in ("PASS", "FAIL") else verdict.lower(),
+                "convention_compliance": {
+                    k: dict(NOT_ASSESSED)
+                    for k in (
+                        "frontmatter",
+                        "description_field",
+                        "token_efficiency",
+                        "progressive_disclosure",
+                        "type_alignment",
+                    )
+                },
+                "claims": [],
+                "user_notes_summary": "",
+                "eval_feedback": "",
+                "execution_metrics": {"total_tool_calls": len(res.tools), "output_chars": len(res.output)},
+            }
             if error:
                 grading["error"] = error
-            target = self.workspace / "grading" / ("baseline" if self.baseline else "") / \
-                f"{case.get('id')}_v{self.version}_run{run}.json"  # baseline: never restored as the unit's
+            target = (
+                self.workspace
+                / "grading"
+                / ("baseline" if self.baseline else "")
+                / f"{case.get('id')}_v{self.version}_run{run}.json"
+            )  # baseline: never restored as the unit's
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
             verdicts.append(verdict)
             reasons.append(reason)
             targets.append(target)
             outputs.append(res)
-            checks_by_run.append([UnitCheck(kind="expectation", value=str(r["criterion"]),
-                                            status="PASS" if r["passed"] else "FAIL",
-                                            detail=f"scored {r['score']}/5: {r['reasoning']}".strip(),
-                                            location=[*unit.location, "expectations", j])
-                                  for r, (j, _) in zip(results, exps, strict=False)])
+            checks_by_run.append(
+                [
+                    UnitCheck(
+                        kind="expectation",
+                        value=str(r["criterion"]),
+                        status="PASS" if r["passed"] else "FAIL",
+                        detail=f"scored {r['score']}/5: {r['reasoning']}".strip(),
+                        location=[*unit.location, "expectations", j],
+                    )
+                    for r, (j, _) in zip(results, exps, strict=False)
+                ]
+            )
             self.say(unit.id, f"{unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
         verdict = combine_runs(verdicts)
         i = next((k for k, v in enumerate(verdicts) if v == verdict), 0)
         res = outputs[i]
         return UnitResult(
-            name=unit.id, format=self.format_id, case_file=str(self.file), location=unit.location, verdict=verdict,
-            reason=reasons[i], duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
-            agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3), checks=checks_by_run[i],
-            judge_verdict=None if verdict == "ERROR" else verdict, judge_reason=reasons[i],
-            judge_model=self.spec.model if self.spec else None, engine=session.engine.name,
-            engine_version=session.engine_version, agent_model=res.model or self.request.model,
-            output_snippet=res.output[:SNIPPET_CHARS] or None, error=reasons[i] if verdict == "ERROR" else None,
-            exit_code=res.exit_code, runs=self.request.runs,
+            name=unit.id,
+            format=self.format_id,
+            case_file=str(self.file),
+            location=unit.location,
+            verdict=verdict,
+            reason=reasons[i],
+            duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
+            agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
+            checks=checks_by_run[i],
+            judge_verdict=None if verdict == "ERROR" else verdict,
+            judge_reason=reasons[i],
+            judge_model=self.spec.model if self.spec else None,
+            engine=session.engine.name,
+            engine_version=session.engine_version,
+            agent_model=res.model or self.request.model,
+            output_snippet=res.output[:SNIPPET_CHARS] or None,
+            error=reasons[i] if verdict == "ERROR" else None,
+            exit_code=res.exit_code,
+            runs=self.request.runs,
             pass_rate=sum(v == "PASS" for v in verdicts) / len(verdicts) if len(verdicts) > 1 else None,
-            run_verdicts=verdicts if len(verdicts) > 1 else [], result_file=str(targets[i]),
+            run_verdicts=verdicts if len(verdicts) > 1 else [],
+            result_file=str(targets[i]),
             sandbox_path=session.kept[-1] if session.kept else None,
-            details={"version": self.version})
+            details={"version": self.version},
+        )
 
     @classmethod
     def result_folder(cls, format_id: str, file: Path) -> Path | None:
@@ -134,12 +201,19 @@ class WritingSkillsSuite(Suite):
     @classmethod
     def result_files(cls, format_id: str, file: Path) -> list[Path]:
         folder = cls.result_folder(format_id, file)
-        return newest_first([p for p in folder.glob("*.json") if p.is_file()]) if folder and folder.is_dir() else []
+        return (
+            newest_first([p for p in folder.glob("*.json") if p.is_file()])
+            if folder and folder.is_dir()
+            else []
+        )
 
     @classmethod
     def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
-        names = {str(c.get("id")) for c in (data.get("cases") or []) if isinstance(c, dict)} \
-            if isinstance(data, dict) else set()
+        names = (
+            {str(c.get("id")) for c in (data.get("cases") or []) if isinstance(c, dict)}
+            if isinstance(data, dict)
+            else set()
+        )
         found: dict[str, Restored] = {}
         for path in cls.result_files(format_id, file):
             grading = read_json(path)

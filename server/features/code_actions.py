@@ -16,8 +16,10 @@ from lsprotocol import types
 CREATE_FILE = "evalens.createFile"
 
 
-def _create_action(ls: EvalensServer, uri: str, problem: Any, diagnostic: types.Diagnostic) -> types.CodeAction | None:
-    """"Create `fixtures/x.pdf`": a ``CreateFile`` edit, or (clients without resource operations) the server's
+def _create_action(
+    ls: EvalensServer, uri: str, problem: Any, diagnostic: types.Diagnostic
+) -> types.CodeAction | None:
+    """ "Create `fixtures/x.pdf`": a ``CreateFile`` edit, or (clients without resource operations) the server's
     ``evalens.createFile`` command."""
     target = (problem.data or {}).get("create_file")
     if not isinstance(target, str):
@@ -28,19 +30,26 @@ def _create_action(ls: EvalensServer, uri: str, problem: Any, diagnostic: types.
     if file_edits.can_create(ls):
         action.edit = file_edits.create_edit(target, text)
     else:
-        action.command = types.Command(title=title, command=CREATE_FILE, arguments=[{"uri": uri, "path": target}])
+        action.command = types.Command(
+            title=title, command=CREATE_FILE, arguments=[{"uri": uri, "path": target}]
+        )
     return action
 
 
 def _overlaps(a: types.Range, b: types.Range) -> bool:
-    return not ((a.end.line, a.end.character) < (b.start.line, b.start.character)
-                or (b.end.line, b.end.character) < (a.start.line, a.start.character))
+    return not (
+        (a.end.line, a.end.character) < (b.start.line, b.start.character)
+        or (b.end.line, b.end.character) < (a.start.line, a.start.character)
+    )
 
 
 def register(server: EvalensServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix,
-                                                               types.CodeActionKind.Refactor]))
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]
+        ),
+    )
     def code_actions(ls: EvalensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         from evalens.core.suppress import suppression_fixes
 
@@ -58,9 +67,15 @@ def register(server: EvalensServer) -> None:
             diagnostic = to_diagnostic(problem, lines, ls.encoding, uri)
             for out, found in ((fixes, problem.fixes), (ignores, suppression_fixes(problem, result.doc))):
                 for fix in found:
-                    out.append(types.CodeAction(
-                        title=fix.title, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
-                        is_preferred=fix.preferred, edit=fix_to_edit(fix, uri, lines, ls.encoding)))
+                    out.append(
+                        types.CodeAction(
+                            title=fix.title,
+                            kind=types.CodeActionKind.QuickFix,
+                            diagnostics=[diagnostic],
+                            is_preferred=fix.preferred,
+                            edit=fix_to_edit(fix, uri, lines, ls.encoding),
+                        )
+                    )
             create = _create_action(ls, uri, problem, diagnostic)
             if create is not None:  # after "Change to `<nearest>`": a typo is likelier than a new file
                 fixes.append(create)
@@ -72,7 +87,9 @@ def register(server: EvalensServer) -> None:
         a = command_arg(args, uri=True)
         result = ls.validate_uri(a["uri"])
         wanted = a.get("path")
-        if not isinstance(wanted, str) or not any((p.data or {}).get("create_file") == wanted for p in result.problems):
+        if not isinstance(wanted, str) or not any(
+            (p.data or {}).get("create_file") == wanted for p in result.problems
+        ):
             raise CommandRefused(f"no missing file {wanted!r} is referenced by {a['uri']}")
         from evalens.server.features.workspace_scope import require_inside
 

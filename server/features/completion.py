@@ -13,8 +13,9 @@ from lsprotocol import types
 
 
 def register(server: EvalensServer) -> None:
-    @server.feature(types.TEXT_DOCUMENT_COMPLETION,
-                    types.CompletionOptions(trigger_characters=[":", " ", "-", '"', "/"]))
+    @server.feature(
+        types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[":", " ", "-", '"', "/"])
+    )
     async def completion(ls: EvalensServer, params: types.CompletionParams) -> types.CompletionList | None:
         return await ls.off_loop(complete, ls, params.text_document.uri, params.position)
 
@@ -34,10 +35,20 @@ def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.Com
     if not source.strip() or all(not s.strip() or s.lstrip().startswith("#") for s in lines):
         skeleton = fmt.skeleton(snippets)
         if skeleton:
-            return types.CompletionList(is_incomplete=False, items=[types.CompletionItem(
-                label=f"{fmt.title} skeleton", kind=types.CompletionItemKind.Snippet,
-                detail=f"A whole {fmt.title}", insert_text=skeleton,
-                insert_text_format=types.InsertTextFormat.Snippet if snippets else types.InsertTextFormat.PlainText)])
+            return types.CompletionList(
+                is_incomplete=False,
+                items=[
+                    types.CompletionItem(
+                        label=f"{fmt.title} skeleton",
+                        kind=types.CompletionItemKind.Snippet,
+                        detail=f"A whole {fmt.title}",
+                        insert_text=skeleton,
+                        insert_text_format=types.InsertTextFormat.Snippet
+                        if snippets
+                        else types.InsertTextFormat.PlainText,
+                    )
+                ],
+            )
     schema = fmt.schema()
     if fmt.language == "json":
         good = ls.last_good.get(uris.key(uri))  # keyed by URI key, like every per-document map
@@ -49,9 +60,12 @@ def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.Com
     rctx = rule_context(result.path, ls.indexes, ls.settings.rule_settings())
     items: list[types.CompletionItem] = []
     edit_range = types.Range(
-        start=types.Position(line=line, character=col_to_client(lines[line] if line < len(lines) else "",
-                                                                ctx.start_col, ls.encoding)),
-        end=position)
+        start=types.Position(
+            line=line,
+            character=col_to_client(lines[line] if line < len(lines) else "", ctx.start_col, ls.encoding),
+        ),
+        end=position,
+    )
     if ctx.mode == "key":
         items = key_items(ls, result, schema, ctx, fmt.language, edit_range, snippets) if schema else []
     else:
@@ -74,8 +88,15 @@ def _md(schema: dict[str, Any]) -> types.MarkupContent | None:
     return types.MarkupContent(kind=types.MarkupKind.Markdown, value=text) if text else None
 
 
-def key_items(ls: EvalensServer, result: Any, schema: dict[str, Any], ctx: CursorContext, language: str,
-              edit_range: types.Range, snippets: bool) -> list[types.CompletionItem]:
+def key_items(
+    ls: EvalensServer,
+    result: Any,
+    schema: dict[str, Any],
+    ctx: CursorContext,
+    language: str,
+    edit_range: types.Range,
+    snippets: bool,
+) -> list[types.CompletionItem]:
     from evalens.core.schema_check import subschema
 
     parent = subschema(schema, ctx.parent)
@@ -88,17 +109,25 @@ def key_items(ls: EvalensServer, result: Any, schema: dict[str, Any], ctx: Curso
         if key in present:
             continue
         resolved = subschema(schema, (*ctx.parent, key)) or prop
-        text = (_yaml_insert(schema, (*ctx.parent, key), resolved, ctx.indent, snippets) if language == "yaml"
-                else _json_insert(key, resolved, snippets))
-        items.append(types.CompletionItem(
-            label=key, kind=types.CompletionItemKind.Property,
-            detail=("required · " if key in required else "") + str(resolved.get("type", "")),
-            documentation=_md(resolved),
-            sort_text=f"{0 if key in required else 1}{i:03d}",
-            filter_text=key,
-            text_edit=types.TextEdit(range=edit_range, new_text=text),
-            insert_text_format=types.InsertTextFormat.Snippet if snippets else types.InsertTextFormat.PlainText,
-        ))
+        text = (
+            _yaml_insert(schema, (*ctx.parent, key), resolved, ctx.indent, snippets)
+            if language == "yaml"
+            else _json_insert(key, resolved, snippets)
+        )
+        items.append(
+            types.CompletionItem(
+                label=key,
+                kind=types.CompletionItemKind.Property,
+                detail=("required · " if key in required else "") + str(resolved.get("type", "")),
+                documentation=_md(resolved),
+                sort_text=f"{0 if key in required else 1}{i:03d}",
+                filter_text=key,
+                text_edit=types.TextEdit(range=edit_range, new_text=text),
+                insert_text_format=types.InsertTextFormat.Snippet
+                if snippets
+                else types.InsertTextFormat.PlainText,
+            )
+        )
     return items
 
 
@@ -129,14 +158,21 @@ def _yaml_insert(root: dict[str, Any], path: tuple, prop: dict[str, Any], indent
 def _json_insert(key: str, prop: dict[str, Any], snippets: bool) -> str:
     kind = prop.get("type")
     body = {"object": "{$1}", "array": "[$1]", "string": '"$1"', "boolean": "${1|true,false|}"}.get(
-        str(kind), "$1")
+        str(kind), "$1"
+    )
     if not snippets:
         body = {"object": "{}", "array": "[]", "string": '""', "boolean": "false"}.get(str(kind), "")
     return f'"{key}": {body}'
 
 
-def value_items(schema: dict[str, Any] | None, ctx: CursorContext, fmt: Any, rctx: Any,
-                edit_range: types.Range, language: str) -> list[types.CompletionItem]:
+def value_items(
+    schema: dict[str, Any] | None,
+    ctx: CursorContext,
+    fmt: Any,
+    rctx: Any,
+    edit_range: types.Range,
+    language: str,
+) -> list[types.CompletionItem]:
     from evalens.core.schema_check import subschema
 
     items: list[types.CompletionItem] = []
@@ -144,18 +180,31 @@ def value_items(schema: dict[str, Any] | None, ctx: CursorContext, fmt: Any, rct
     seen: set[str] = set()
     quote = language == "json" and ctx.mode == "item"
 
-    def add(value: str, detail: str = "", doc: str | None = None, kind=types.CompletionItemKind.Value) -> None:
+    def add(
+        value: str, detail: str = "", doc: str | None = None, kind=types.CompletionItemKind.Value
+    ) -> None:
         if value in seen:
             return
         seen.add(value)
-        items.append(types.CompletionItem(
-            label=value, kind=kind, detail=detail or None,
-            documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc) if doc else None,
-            text_edit=types.TextEdit(range=edit_range, new_text=f'"{value}"' if quote else value)))
+        items.append(
+            types.CompletionItem(
+                label=value,
+                kind=kind,
+                detail=detail or None,
+                documentation=types.MarkupContent(kind=types.MarkupKind.Markdown, value=doc) if doc else None,
+                text_edit=types.TextEdit(range=edit_range, new_text=f'"{value}"' if quote else value),
+            )
+        )
 
     for choice in fmt.value_choices(ctx.parent, rctx):
-        add(choice.value, choice.detail, choice.documentation or None,
-            types.CompletionItemKind.File if "fixture" in choice.detail else types.CompletionItemKind.EnumMember)
+        add(
+            choice.value,
+            choice.detail,
+            choice.documentation or None,
+            types.CompletionItemKind.File
+            if "fixture" in choice.detail
+            else types.CompletionItemKind.EnumMember,
+        )
     if prop:
         for value in prop.get("enum", []):
             add(str(value), "enum")

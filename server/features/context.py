@@ -96,7 +96,7 @@ def yaml_context(lines: list[str], line: int, col: int) -> CursorContext:
             continue
         d, item, k, content = _split(s)
         km = _KEY.match(content)
-        empty_value = km is not None and content[km.end():].strip() in ("", ">", "|", ">-", "|-", ">+", "|+")
+        empty_value = km is not None and content[km.end() :].strip() in ("", ">", "|", ">-", "|-", ">+", "|+")
         if km and empty_value and (k < threshold or (in_seq and k <= threshold)):
             path.insert(0, km.group(3))
             if item:

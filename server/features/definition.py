@@ -34,7 +34,10 @@ def definition_at(ls: EvalensServer, params: types.DefinitionParams) -> list[typ
         uri = from_fs_path(t.path)
         if not uri:
             continue
-        start = types.Position(line=t.span.start_line, character=t.span.start_col) if t.span else \
-            types.Position(line=0, character=0)
+        start = (
+            types.Position(line=t.span.start_line, character=t.span.start_col)
+            if t.span
+            else types.Position(line=0, character=0)
+        )
         out.append(types.Location(uri=uri, range=types.Range(start=start, end=start)))
     return out or None

@@ -32,12 +32,16 @@ def cannot_validate(exc: BaseException) -> types.Diagnostic:
     return types.Diagnostic(
         range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=1)),
         message=f"evalens could not validate this file ({type(exc).__name__}: {str(exc)[:300]}).",
-        severity=types.DiagnosticSeverity.Error, code="internal", source=SOURCE)
+        severity=types.DiagnosticSeverity.Error,
+        code="internal",
+        source=SOURCE,
+    )
 
 
 def publish(ls: EvalensServer, uri: str, result: Any, version: int | None) -> None:
-    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-        uri=uri, version=version, diagnostics=diagnostics_of(ls, result)))
+    ls.text_document_publish_diagnostics(
+        types.PublishDiagnosticsParams(uri=uri, version=version, diagnostics=diagnostics_of(ls, result))
+    )
 
 
 def refresh(ls: EvalensServer, uri: str) -> None:
@@ -56,9 +60,13 @@ def refresh(ls: EvalensServer, uri: str) -> None:
             log.exception("validation failed for %s", uri)
             if not ls.client_pulls:
                 doc = ls.open_doc(uri)
-                ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                    uri=doc.uri if doc else uri, version=doc.version if doc else None,
-                    diagnostics=[cannot_validate(exc)]))
+                ls.text_document_publish_diagnostics(
+                    types.PublishDiagnosticsParams(
+                        uri=doc.uri if doc else uri,
+                        version=doc.version if doc else None,
+                        diagnostics=[cannot_validate(exc)],
+                    )
+                )
     finally:
         if enabled:
             gc.enable()
@@ -237,9 +245,12 @@ def register(server: EvalensServer) -> None:
         if config_changed:
             revalidate_disk(ls)
 
-    @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC,
-                    types.DiagnosticOptions(identifier="evalens", inter_file_dependencies=True,
-                                            workspace_diagnostics=True))
+    @server.feature(
+        types.TEXT_DOCUMENT_DIAGNOSTIC,
+        types.DiagnosticOptions(
+            identifier="evalens", inter_file_dependencies=True, workspace_diagnostics=True
+        ),
+    )
     def pull(ls: EvalensServer, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
         uri = params.text_document.uri
         enabled = gc.isenabled()
@@ -259,7 +270,9 @@ def register(server: EvalensServer) -> None:
             _free_later(ls)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)
-    def pull_workspace(ls: EvalensServer, params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
+    def pull_workspace(
+        ls: EvalensServer, params: types.WorkspaceDiagnosticParams
+    ) -> types.WorkspaceDiagnosticReport:
         items: list[types.WorkspaceDocumentDiagnosticReport] = []
         with ls.lock:
             disk = dict(ls.disk_validations)
@@ -267,6 +280,9 @@ def register(server: EvalensServer) -> None:
             uri = uris.uri_of(result.path)
             if uri is None or ls.open_doc(key) is not None:
                 continue
-            items.append(types.WorkspaceFullDocumentDiagnosticReport(
-                uri=uri, version=None, items=diagnostics_of(ls, result)))
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=None, items=diagnostics_of(ls, result)
+                )
+            )
         return types.WorkspaceDiagnosticReport(items=items)

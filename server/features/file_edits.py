@@ -36,11 +36,15 @@ def create_edit(path: str | Path, text: str) -> types.WorkspaceEdit:
     """Create ``path`` (left alone if it exists meanwhile) and write ``text`` into it."""
     uri = from_fs_path(str(path)) or ""
     changes: list[types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile] = [
-        types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True))]
+        types.CreateFile(uri=uri, options=types.CreateFileOptions(ignore_if_exists=True))
+    ]
     if text:
-        changes.append(types.TextDocumentEdit(
-            text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
-            edits=[types.TextEdit(range=start_of_file(), new_text=text)]))
+        changes.append(
+            types.TextDocumentEdit(
+                text_document=types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None),
+                edits=[types.TextEdit(range=start_of_file(), new_text=text)],
+            )
+        )
     return types.WorkspaceEdit(document_changes=changes)
 
 

@@ -51,5 +51,7 @@ def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hov
     if not parts:
         return None
     span = doc.key_span_at_path(path) if on_key else (node.span if node is not None else None)
-    return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
-                       range=to_range(doc.trim(span), doc.lines, ls.encoding) if span else None)
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value="\n\n---\n\n".join(parts)),
+        range=to_range(doc.trim(span), doc.lines, ls.encoding) if span else None,
+    )

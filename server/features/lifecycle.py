@@ -11,8 +11,14 @@ from lsprotocol import types
 
 CLIENT_TIMEOUT = 5.0
 """Seconds to wait for the client to answer a request of ours at start-up; the scan runs regardless."""
-INDEX_GLOBS = ("**/evals/**", "**/hooks/hooks.json", "**/agents/**", "**/evalens.toml", "**/.evalens.toml",
-               "**/pyproject.toml")
+INDEX_GLOBS = (
+    "**/evals/**",
+    "**/hooks/hooks.json",
+    "**/agents/**",
+    "**/evalens.toml",
+    "**/.evalens.toml",
+    "**/pyproject.toml",
+)
 """What the package index and the rule tuning read besides the file kinds (fixtures, hooks, agents, configs)."""
 
 
@@ -34,11 +40,22 @@ def register(server: EvalensServer) -> None:
         if ls.cap("workspace.did_change_watched_files.dynamic_registration", False):
             watchers = [types.FileSystemWatcher(glob_pattern=g) for g in watch_globs()]
             try:
-                await asyncio.wait_for(ls.client_register_capability_async(types.RegistrationParams(
-                    registrations=[types.Registration(
-                        id="evalens-watch", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                        register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers))])),
-                    CLIENT_TIMEOUT)
+                await asyncio.wait_for(
+                    ls.client_register_capability_async(
+                        types.RegistrationParams(
+                            registrations=[
+                                types.Registration(
+                                    id="evalens-watch",
+                                    method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                                    register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                                        watchers=watchers
+                                    ),
+                                )
+                            ]
+                        )
+                    ),
+                    CLIENT_TIMEOUT,
+                )
             except Exception as exc:  # noqa: BLE001 - a client may refuse or never answer; we work without it
                 log.warning("file watching not registered: %s", str(exc) or type(exc).__name__)
         ls.configs.set_roots(workspace_roots(ls))
@@ -69,10 +86,16 @@ async def pull_configuration(ls: EvalensServer) -> None:
     if not ls.cap("workspace.configuration", False):
         return
     try:
-        result = await asyncio.wait_for(ls.workspace_configuration_async(types.ConfigurationParams(
-            items=[types.ConfigurationItem(section="evalens")])), CLIENT_TIMEOUT)
+        result = await asyncio.wait_for(
+            ls.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="evalens")])
+            ),
+            CLIENT_TIMEOUT,
+        )
     except TimeoutError:
-        log.warning("the client did not answer workspace/configuration within %gs; using defaults", CLIENT_TIMEOUT)
+        log.warning(
+            "the client did not answer workspace/configuration within %gs; using defaults", CLIENT_TIMEOUT
+        )
         return
     except Exception:  # noqa: BLE001 - clients without workspace/configuration
         return
@@ -109,7 +132,9 @@ def scan_workspace(ls: EvalensServer) -> None:
                     continue
                 if not uris.is_regular_file(path):  # never open a FIFO or a device
                     continue
-                result = validate_file(path, ls.indexes, ls.settings.rule_settings(), ls.tuning_for(str(path)))
+                result = validate_file(
+                    path, ls.indexes, ls.settings.rule_settings(), ls.tuning_for(str(path))
+                )
                 count += 1
                 if result.format is None and not result.problems:
                     continue
@@ -120,11 +145,16 @@ def scan_workspace(ls: EvalensServer) -> None:
     except Exception:  # noqa: BLE001 - a scan failure must not take the server down
         log.exception("workspace scan failed")
     elapsed = time.perf_counter() - started
-    ls.window_log_message(types.LogMessageParams(
-        type=types.MessageType.Info, message=f"evalens: validated {count} eval file(s) in {elapsed:.2f}s"))
+    ls.window_log_message(
+        types.LogMessageParams(
+            type=types.MessageType.Info, message=f"evalens: validated {count} eval file(s) in {elapsed:.2f}s"
+        )
+    )
     from evalens.server.wire import NOTIFICATIONS, ScanCompleteParams
 
-    ls.protocol.notify(NOTIFICATIONS["scanComplete"], ScanCompleteParams(files=count, seconds=round(elapsed, 3)).wire())
+    ls.protocol.notify(
+        NOTIFICATIONS["scanComplete"], ScanCompleteParams(files=count, seconds=round(elapsed, 3)).wire()
+    )
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
         try:
             ls.workspace_diagnostic_refresh(None)

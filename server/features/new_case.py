@@ -1,4 +1,4 @@
-""""New eval case for this skill": a lens and a code action on SKILL.md, both running ``evalens.newCase``.
+""" "New eval case for this skill": a lens and a code action on SKILL.md, both running ``evalens.newCase``.
 
 The command writes the case where ``evalens.core.new_case.plan`` says (the format the skill's package already
 uses) with ``workspace/applyEdit``: ``CreateFile`` + a text edit for a new file (only for clients that list
@@ -44,16 +44,25 @@ def lenses(ls: EvalensServer, uri: str) -> list[types.CodeLens]:
     if _skill_md(ls, uri) is None:
         return []
     start = types.Position(line=0, character=0)
-    return [types.CodeLens(range=types.Range(start=start, end=start), command=types.Command(
-        title="＋ New eval case", command=COMMAND, arguments=[{"uri": uri}]))]
+    return [
+        types.CodeLens(
+            range=types.Range(start=start, end=start),
+            command=types.Command(title="＋ New eval case", command=COMMAND, arguments=[{"uri": uri}]),
+        )
+    ]
 
 
 def code_actions(ls: EvalensServer, uri: str) -> list[types.CodeAction]:
     """The same as a code action anywhere in the SKILL.md (kind ``refactor``: VS Code's light bulb lists it)."""
     if _skill_md(ls, uri) is None:
         return []
-    return [types.CodeAction(title=TITLE, kind=types.CodeActionKind.Refactor,
-                             command=types.Command(title=TITLE, command=COMMAND, arguments=[{"uri": uri}]))]
+    return [
+        types.CodeAction(
+            title=TITLE,
+            kind=types.CodeActionKind.Refactor,
+            command=types.Command(title=TITLE, command=COMMAND, arguments=[{"uri": uri}]),
+        )
+    ]
 
 
 def _position(lines: list[str], line: int, col: int, encoding: str) -> types.Position:
@@ -73,7 +82,9 @@ def register(server: EvalensServer) -> None:
             raise CommandRefused("evalens.newCase needs the uri of a SKILL.md")
         require_inside(ls, skill_md, COMMAND)
         try:
-            found = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, plan, skill_md, ls.read_text)
+            found = await asyncio.get_running_loop().run_in_executor(
+                ls.thread_pool, plan, skill_md, ls.read_text
+            )
         except ValueError as exc:
             raise CommandRefused(str(exc)) from None
         require_inside(ls, found.path, COMMAND)
@@ -83,7 +94,9 @@ def register(server: EvalensServer) -> None:
             if file_edits.can_create(ls) and ls.cap("workspace.apply_edit", False):
                 edit = file_edits.create_edit(found.path, found.text)
             else:  # no CreateFile: the server writes it and the editor opens it
-                if not await asyncio.get_running_loop().run_in_executor(ls.thread_pool, file_edits.write_new, found.path, found.text):
+                if not await asyncio.get_running_loop().run_in_executor(
+                    ls.thread_pool, file_edits.write_new, found.path, found.text
+                ):
                     raise CommandRefused(f"{found.path} exists already")
                 edit = None
         else:
@@ -95,18 +108,33 @@ def register(server: EvalensServer) -> None:
                 raise CommandRefused("this editor cannot apply workspace edits (workspace.applyEdit)")
             at = found.insert
             here = lines[at.start_line]
-            lines = "\n".join([*lines[:at.start_line], here[:at.start_col] + found.text + here[at.start_col:],
-                               *lines[at.start_line + 1:]]).split("\n")
+            lines = "\n".join(
+                [
+                    *lines[: at.start_line],
+                    here[: at.start_col] + found.text + here[at.start_col :],
+                    *lines[at.start_line + 1 :],
+                ]
+            ).split("\n")
         if edit is not None:
-            applied = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit=edit, label=TITLE))
+            applied = await ls.workspace_apply_edit_async(
+                types.ApplyWorkspaceEditParams(edit=edit, label=TITLE)
+            )
             if not applied.applied:
-                raise CommandRefused(f"the editor did not apply the new case: {applied.failure_reason or 'refused'}")
+                raise CommandRefused(
+                    f"the editor did not apply the new case: {applied.failure_reason or 'refused'}"
+                )
         position = _position(lines, *found.cursor, ls.encoding)
         if a.get("reveal") is not False and ls.cap("window.show_document.support", False):
             rng = types.Range(start=position, end=position)
             try:
-                await ls.window_show_document_async(types.ShowDocumentParams(uri=uri, take_focus=True, selection=rng))
+                await ls.window_show_document_async(
+                    types.ShowDocumentParams(uri=uri, take_focus=True, selection=rng)
+                )
             except Exception:  # noqa: BLE001 - the answer still carries the position
                 log.debug("showDocument failed", exc_info=True)
-        return {"uri": uri, "position": {"line": position.line, "character": position.character},
-                "format": found.format, "title": found.title}
+        return {
+            "uri": uri,
+            "position": {"line": position.line, "character": position.character},
+            "format": found.format,
+            "title": found.title,
+        }

@@ -40,6 +40,7 @@ STAGES = {"sandbox": 10, "agent": 25, "checks": 70, "judge": 80, "cleanup": 95}
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "reports", "build", "dist"}
 
+
 class Runs:
     """Runs in flight, the verdict memory, and what they look like in the editor."""
 
@@ -92,8 +93,15 @@ class Runs:
         taken = {c.name for c in cases}
         if self.format_id_of(validation) == RUNNABLE:  # UAAPS names are per package: another file may hold it
             index = self.ls.indexes.for_file(Path(validation.path))  # may predate this edit: skip this file
-            taken |= {n for n, refs in index.case_names.items() if any(str(r.path) != validation.path
-                                                                       for r in refs)} if index else set()
+            taken |= (
+                {
+                    n
+                    for n, refs in index.case_names.items()
+                    if any(str(r.path) != validation.path for r in refs)
+                }
+                if index
+                else set()
+            )
         moves = run_memory.renames(before, cases, taken)
         root = self._root(Path(validation.path), validation) if moves else None
         for old, new in moves.items():
@@ -176,7 +184,9 @@ class Runs:
         if self._pushed.get(uris.key(uri)) == key:
             return
         self._pushed[uris.key(uri)] = key
-        self.ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=diags))
+        self.ls.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=doc.uri, diagnostics=diags)
+        )
 
     def forget(self, uri: str) -> None:
         """A closed document: nothing of it is kept (its verdicts stay in ``memory``, keyed by path)."""
@@ -212,8 +222,11 @@ class Runs:
         out: list[types.CodeLens] = []
 
         def lens(rng: types.Range, title: str, command: str, arg: dict[str, Any]) -> None:
-            out.append(types.CodeLens(range=rng, command=types.Command(title=title, command=command,
-                                                                       arguments=[arg])))
+            out.append(
+                types.CodeLens(
+                    range=rng, command=types.Command(title=title, command=command, arguments=[arg])
+                )
+            )
 
         whole_running = (str(root), ALL) in self.active
         for case in self._cases(validation):
@@ -221,10 +234,17 @@ class Runs:
             arg = {"uri": uri, "name": case.name}
             if (str(root), case.name) in self.active or whole_running:
                 handle = self.active.get((str(root), case.name))
-                progress = f" · run {handle.current_run}/{handle.runs}" \
-                    if handle is not None and handle.runs > 1 and handle.current_run else ""
-                lens(rng, ("■ Cancel all" if case.name == ALL else "■ Cancel") + progress, "evalens.cancelRun",
-                     {"uri": uri, "name": ALL} if whole_running else arg)
+                progress = (
+                    f" · run {handle.current_run}/{handle.runs}"
+                    if handle is not None and handle.runs > 1 and handle.current_run
+                    else ""
+                )
+                lens(
+                    rng,
+                    ("■ Cancel all" if case.name == ALL else "■ Cancel") + progress,
+                    "evalens.cancelRun",
+                    {"uri": uri, "name": ALL} if whole_running else arg,
+                )
                 continue
             errors = invalid.unit_errors(validation, case, self._cases(validation))
             if errors:  # nothing runs until they are fixed; the lens jumps to the first one
@@ -250,9 +270,13 @@ class Runs:
                     continue
                 counts[record.result.shown_state] = counts.get(record.result.shown_state, 0) + 1
             if counts:
-                title = " · ".join(f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts)
+                title = " · ".join(
+                    f"{present.ICONS[v]} {counts[v]} {v.lower()}" for v in present.ICONS if v in counts
+                )
                 lens(rng, title, "evalens.lastReport", {"uri": uri})
-        if cli or self.format_id_of(validation) == CONFIG:  # "Run failed" / "Run stale" at the top of the file
+        if (
+            cli or self.format_id_of(validation) == CONFIG
+        ):  # "Run failed" / "Run stale" at the top of the file
             out += focus.current_file_lenses(self, uri, root, validation)
         return out
 
@@ -285,8 +309,11 @@ class Runs:
             if record is None:
                 if running:
                     return running.strip()
-                return "No run yet: use **▶ Run eval**." if self.format_id_of(validation) == RUNNABLE else \
-                    "No run yet: use **▶ Run**."
+                return (
+                    "No run yet: use **▶ Run eval**."
+                    if self.format_id_of(validation) == RUNNABLE
+                    else "No run yet: use **▶ Run**."
+                )
             links = present.run_links(self.ls.cap("experimental", None), uri, case.name)
             return running + present.hover_markdown(record, links)
         return None
@@ -309,13 +336,18 @@ class Runs:
             if name is None:
                 raise CommandRefused(f"{path} has no runnable unit (does it parse?)")
             case = next((c for c in cases if c.name == name), None)
-            return Target(uri, root, name, Path(path), validation, case, fid,
-                          run_formats.display_root(fid, Path(path)))
+            return Target(
+                uri, root, name, Path(path), validation, case, fid, run_formats.display_root(fid, Path(path))
+            )
         if root is None or not cases and fid != RUNNABLE:
-            raise CommandRefused(f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
-                             "task.md, an evals.json or a trigger eval set)")
+            raise CommandRefused(
+                f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
+                "task.md, an evals.json or a trigger eval set)"
+            )
         case = next((c for c in cases if name in (None, c.name)), None)
-        return Target(uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case)
+        return Target(
+            uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case
+        )
 
     def file_targets(self, uri: str, *, whole: bool) -> list[Target]:
         """A file's units: each one (``whole=False``, for discovery), or what running the file means
@@ -373,24 +405,36 @@ class Runs:
                     evals = Path(dirpath) / "evals"
                     if (evals / "cases").is_dir() or (evals / "eval-config.json").is_file():
                         found.append(Path(dirpath))
-                dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and d != "evals"]
+                dirnames[:] = [
+                    d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".") and d != "evals"
+                ]
         return sorted(set(found))
 
     def wire(self, target: Target, record: CaseRecord) -> dict[str, Any]:
         case_path = target.case.path if target.case is not None else ()
-        return present.wire_result(target.uri, target.name, record, target.validation, case_path,
-                                   self.ls.encoding)
+        return present.wire_result(
+            target.uri, target.name, record, target.validation, case_path, self.ls.encoding
+        )
 
     def discovered(self, target: Target) -> dict[str, Any]:
         lines = self._lines(target.validation)
         span = target.case.span if target.case is not None else None
-        rng = to_range(span, lines, self.ls.encoding) if span else types.Range(
-            start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
+        rng = (
+            to_range(span, lines, self.ls.encoding)
+            if span
+            else types.Range(
+                start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
+            )
+        )
         entry: dict[str, Any] = {
-            "uri": target.uri, "name": target.name, "format": target.format_id,
+            "uri": target.uri,
+            "name": target.name,
+            "format": target.format_id,
             "packageRoot": str(target.package_root or target.root),
-            "range": {"start": {"line": rng.start.line, "character": rng.start.character},
-                      "end": {"line": rng.end.line, "character": rng.end.character}},
+            "range": {
+                "start": {"line": rng.start.line, "character": rng.start.character},
+                "end": {"line": rng.end.line, "character": rng.end.character},
+            },
         }
         if target.case is not None and target.validation is not None and target.validation.doc is not None:
             from evalens.core.labels import case_label  # skill-creator's "1".."20" read as their prompts
@@ -398,21 +442,43 @@ class Runs:
             entry["label"] = case_label(target.validation.doc, target.case)
         record = self.memory.get(target.root, target.name)
         if record is not None:
-            entry.update(lastVerdict=record.result.verdict, lastReason=record.result.reason,
-                         lastDurationSeconds=record.result.duration_seconds)
+            entry.update(
+                lastVerdict=record.result.verdict,
+                lastReason=record.result.reason,
+                lastDurationSeconds=record.result.duration_seconds,
+            )
         return entry
 
-    def request(self, root: Path, cases: list[str], dry_run: bool = False, runs: int = 1, jobs: int = 1,
-                budget: Any = None) -> Any:
+    def request(
+        self,
+        root: Path,
+        cases: list[str],
+        dry_run: bool = False,
+        runs: int = 1,
+        jobs: int = 1,
+        budget: Any = None,
+    ) -> Any:
         from evalens.runner.api import RunRequest
 
         s = self.ls.settings
         names = [n for n in (s.api_key_env_vars or []) if isinstance(n, str) and ENV_NAME.match(n)]
         if len(names) != len(s.api_key_env_vars or []):
-            log.warning("evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest")
-        return RunRequest(package_root=root, cases=cases, engine=s.engine or None, judge=s.judge or None,
-                          timeout=float(s.timeout) if s.timeout else None, keep_sandbox=bool(s.keep_sandbox),
-                          jobs=jobs, runs=runs, budget=budget, extra_env=names, dry_run=dry_run)
+            log.warning(
+                "evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest"
+            )
+        return RunRequest(
+            package_root=root,
+            cases=cases,
+            engine=s.engine or None,
+            judge=s.judge or None,
+            timeout=float(s.timeout) if s.timeout else None,
+            keep_sandbox=bool(s.keep_sandbox),
+            jobs=jobs,
+            runs=runs,
+            budget=budget,
+            extra_env=names,
+            dry_run=dry_run,
+        )
 
     def start(self, target: Target, runs: int = 1, budget: Any = None) -> RunHandle:
         """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``); returns at once."""
@@ -423,8 +489,9 @@ class Runs:
         handle = self.active.get(key)
         if handle is not None:
             return handle
-        handle = RunHandle(target.root, target.name, target.uri, target.case_file, target.format_id, runs=runs,
-                           budget=budget)
+        handle = RunHandle(
+            target.root, target.name, target.uri, target.case_file, target.format_id, runs=runs, budget=budget
+        )
         self.active[key] = handle
         handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
         self._state_changed()
@@ -441,19 +508,29 @@ class Runs:
                 async with self.slots:
                     record, others = await self._execute_file_unit(handle, target)
                 return record
-            async with self.slots.take(handle.runs) as taken:  # repeats run concurrently within maxParallelRuns
+            async with self.slots.take(
+                handle.runs
+            ) as taken:  # repeats run concurrently within maxParallelRuns
                 self._progress(handle, "starting", "planning")
-                request = self.request(handle.root, [str(handle.case_file)], runs=handle.runs, jobs=taken,
-                                       budget=handle.budget)
+                request = self.request(
+                    handle.root, [str(handle.case_file)], runs=handle.runs, jobs=taken, budget=handle.budget
+                )
                 try:
-                    outcome = await run_cases(request, on_progress=lambda e: self._on_event(handle, e),
-                                              on_turn=run_live.forwarder(self.ls, handle.uri,
-                                                                         partial(self._run_progress, handle)))
+                    outcome = await run_cases(
+                        request,
+                        on_progress=lambda e: self._on_event(handle, e),
+                        on_turn=run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
+                    )
                     result = next((r for r in outcome.results if r.name == handle.name), outcome.results[0])
                     report = str(outcome.report_path) if outcome.report_path else None
                 except RunError as exc:
-                    result = CaseResult(name=handle.name, case_file=str(handle.case_file), verdict="ERROR",
-                                        reason=str(exc), error=str(exc))
+                    result = CaseResult(
+                        name=handle.name,
+                        case_file=str(handle.case_file),
+                        verdict="ERROR",
+                        reason=str(exc),
+                        error=str(exc),
+                    )
                     report = None
             record = CaseRecord(result, report, time.time())
             self.memory.put(handle.root, handle.name, record)
@@ -464,8 +541,13 @@ class Runs:
                 task.uncancel()
         except Exception as exc:  # noqa: BLE001 - a runner bug becomes this case's ERROR, not a dead server
             log.exception("run of %s failed", handle.name)
-            result = CaseResult(name=handle.name, case_file=str(handle.case_file), verdict="ERROR",
-                                reason=f"internal error: {exc}", error=f"{type(exc).__name__}: {exc}")
+            result = CaseResult(
+                name=handle.name,
+                case_file=str(handle.case_file),
+                verdict="ERROR",
+                reason=f"internal error: {exc}",
+                error=f"{type(exc).__name__}: {exc}",
+            )
             record = CaseRecord(result, None, time.time())
             self.memory.put(handle.root, handle.name, record)
         finally:
@@ -478,16 +560,25 @@ class Runs:
             self._state_changed()
         return record
 
-    async def _execute_file_unit(self, handle: RunHandle, target: Target) -> tuple[CaseRecord, list[CaseRecord]]:
+    async def _execute_file_unit(
+        self, handle: RunHandle, target: Target
+    ) -> tuple[CaseRecord, list[CaseRecord]]:
         """One unit of a suite format (``*``: the whole file); every unit it graded is remembered."""
-        self._progress(handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else ""))
+        self._progress(
+            handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else "")
+        )
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
-        results = await run_formats.run_unit(handle.format_id, handle.case_file, handle.name, data,
-                                             self.ls.settings, lambda message: self._progress(handle, "agent", message),
-                                             run_live.forwarder(self.ls, handle.uri,
-                                                                partial(self._run_progress, handle)),
-                                             runs=handle.runs,
-                                             budget=handle.budget)
+        results = await run_formats.run_unit(
+            handle.format_id,
+            handle.case_file,
+            handle.name,
+            data,
+            self.ls.settings,
+            lambda message: self._progress(handle, "agent", message),
+            run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
+            runs=handle.runs,
+            budget=handle.budget,
+        )
         now = time.time()
         own: CaseRecord | None = None
         others = []
@@ -501,8 +592,17 @@ class Runs:
         if own is None:  # run_unit always answers for the unit it was asked about; be safe anyway
             from evalens.runner.results import UnitResult
 
-            own = CaseRecord(UnitResult(name=handle.name, format=handle.format_id, verdict="ERROR", reason="no verdict",
-                                        error="no verdict"), None, now)
+            own = CaseRecord(
+                UnitResult(
+                    name=handle.name,
+                    format=handle.format_id,
+                    verdict="ERROR",
+                    reason="no verdict",
+                    error="no verdict",
+                ),
+                None,
+                now,
+            )
             self.memory.put(handle.root, handle.name, own)
         return own, others
 
@@ -520,11 +620,18 @@ class Runs:
         case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
         rng = to_range(case.span, self._lines(validation), self.ls.encoding) if case is not None else None
         r = record.result
-        params: dict[str, Any] = {"uri": target.uri, "name": target.name, "verdict": r.verdict, "reason": r.reason,
-                                  "durationSeconds": r.duration_seconds}
+        params: dict[str, Any] = {
+            "uri": target.uri,
+            "name": target.name,
+            "verdict": r.verdict,
+            "reason": r.reason,
+            "durationSeconds": r.duration_seconds,
+        }
         if rng is not None:
-            params["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
-                               "end": {"line": rng.end.line, "character": rng.end.character}}
+            params["range"] = {
+                "start": {"line": rng.start.line, "character": rng.start.character},
+                "end": {"line": rng.end.line, "character": rng.end.character},
+            }
         try:
             if diagnostics:
                 self._deliver_diagnostics(target.uri)
@@ -544,20 +651,29 @@ class Runs:
         except Exception:  # noqa: BLE001 - progress is a nicety; the run goes on without it
             return
         handle.token = token
-        self.ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(
-            title=f"Eval {label}", message="queued", cancellable=True, percentage=0))
+        self.ls.work_done_progress.begin(
+            token,
+            types.WorkDoneProgressBegin(
+                title=f"Eval {label}", message="queued", cancellable=True, percentage=0
+            ),
+        )
         future = self.ls.work_done_progress.tokens.get(token)
         if future is not None:
             loop = asyncio.get_running_loop()
-            future.add_done_callback(lambda f: f.cancelled() and loop.call_soon_threadsafe(self.cancel_handle,
-                                                                                              handle))
+            future.add_done_callback(
+                lambda f: f.cancelled() and loop.call_soon_threadsafe(self.cancel_handle, handle)
+            )
 
     def _progress(self, handle: RunHandle, stage: str, message: str) -> None:
         handle.stage = stage
         if handle.token is None:
             return
-        self.ls.work_done_progress.report(handle.token, types.WorkDoneProgressReport(
-            message=f"{stage}: {message}" if message else stage, percentage=STAGES.get(stage, 5)))
+        self.ls.work_done_progress.report(
+            handle.token,
+            types.WorkDoneProgressReport(
+                message=f"{stage}: {message}" if message else stage, percentage=STAGES.get(stage, 5)
+            ),
+        )
 
     def _progress_end(self, handle: RunHandle, record: CaseRecord | None) -> None:
         if handle.token is None:
@@ -585,6 +701,7 @@ class Runs:
         pygls cancels only the request's own future for commands (the handler task is not registered under
         the request id); ``EvalensProtocol.on_cancel`` is the one place that hooks it.
         """
+
         def cancel_all() -> None:
             for handle in handles:
                 self.cancel_handle(handle)
@@ -604,9 +721,17 @@ class Runs:
                     raise
                 record = None
             if record is None:
-                out.append({"uri": target.uri, "name": target.name, "verdict": "SKIP", "reason": "cancelled",
-                            "durationSeconds": round(time.monotonic() - handle.started, 3), "failedChecks": [],
-                            "cancelled": True})
+                out.append(
+                    {
+                        "uri": target.uri,
+                        "name": target.name,
+                        "verdict": "SKIP",
+                        "reason": "cancelled",
+                        "durationSeconds": round(time.monotonic() - handle.started, 3),
+                        "failedChecks": [],
+                        "cancelled": True,
+                    }
+                )
             else:
                 out.append(self.wire(target, record))
         return out
@@ -617,6 +742,9 @@ class Runs:
             return
         saved = uris.read_regular(target.case_file)
         if saved is not None and saved != doc.source:
-            self.ls.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Warning,
-                message=f"evalens runs the saved {target.case_file.name}; save it to include your edits"))
+            self.ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"evalens runs the saved {target.case_file.name}; save it to include your edits",
+                )
+            )

@@ -33,8 +33,10 @@ async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
 
 
 def to_range_dict(rng: types.Range) -> dict[str, Any]:
-    return {"start": {"line": rng.start.line, "character": rng.start.character},
-            "end": {"line": rng.end.line, "character": rng.end.character}}
+    return {
+        "start": {"line": rng.start.line, "character": rng.start.character},
+        "end": {"line": rng.end.line, "character": rng.end.character},
+    }
 
 
 def register(server: EvalensServer) -> None:
@@ -73,7 +75,10 @@ def register(server: EvalensServer) -> None:
         target = runs.target(a["uri"], a.get("name"))
         errors = blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
-            return {**invalid.skipped_answer(target.uri, target.name, errors), **({"dryRun": True} if a.get("dryRun") else {})}
+            return {
+                **invalid.skipped_answer(target.uri, target.name, errors),
+                **({"dryRun": True} if a.get("dryRun") else {}),
+            }
         if a.get("dryRun"):
             return await run_dry.dry_run(runs, target)
         runs.warn_if_unsaved(target)
@@ -85,8 +90,9 @@ def register(server: EvalensServer) -> None:
         """The validation errors that keep a unit from running (none: it may run)."""
         return invalid.unit_errors(target.validation, target.case, runs.units_of(target.validation))
 
-    async def run_many(ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
-                       ) -> list[dict[str, Any]]:
+    async def run_many(
+        ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
+    ) -> list[dict[str, Any]]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
         from evalens.server.features.workspace_scope import require_inside
@@ -99,9 +105,13 @@ def register(server: EvalensServer) -> None:
         ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
         handles = [runs.start(t, times, budget) for _, t in ready]
         runs.link_request(ls, handles)
-        answers = dict(zip((i for i, _ in ready), await runs.wait([t for _, t in ready], handles), strict=True))
-        return [answers[i] if i in answers else invalid.skipped_answer(t.uri, t.name, refused[i])
-                for i, t in enumerate(targets)]
+        answers = dict(
+            zip((i for i, _ in ready), await runs.wait([t for _, t in ready], handles), strict=True)
+        )
+        return [
+            answers[i] if i in answers else invalid.skipped_answer(t.uri, t.name, refused[i])
+            for i, t in enumerate(targets)
+        ]
 
     @server.command("evalens.showProblems")
     async def show_problems(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
@@ -113,24 +123,35 @@ def register(server: EvalensServer) -> None:
         if not errors or target.validation.doc is None:
             return None
         rng = to_range(errors[0].span, target.validation.doc.lines, ls.encoding)
-        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning,
-                                                       message=f"{present.unit_label(target)}: {invalid.reason(errors)}"))
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"{present.unit_label(target)}: {invalid.reason(errors)}",
+            )
+        )
         if ls.cap("window.show_document.support", False):
             try:
-                await ls.window_show_document_async(types.ShowDocumentParams(uri=target.uri, take_focus=True,
-                                                                             selection=rng))
+                await ls.window_show_document_async(
+                    types.ShowDocumentParams(uri=target.uri, take_focus=True, selection=rng)
+                )
             except Exception:  # noqa: BLE001 - the message above already said where
                 log.debug("showDocument failed", exc_info=True)
         return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
-    async def run_picked(ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
-                         ) -> list[dict[str, Any]]:
-        """"Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
+    async def run_picked(
+        ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
+    ) -> list[dict[str, Any]]:
+        """ "Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
         mode = str(a["select"])
-        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, uri, mode, whole_package=whole_package))
+        picked = await off_loop(
+            ls, lambda: run_focus.picked_targets(runs, uri, mode, whole_package=whole_package)
+        )
         if not picked:
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info,
-                                                           message=f"evalens: no {mode} unit: nothing to run"))
+            ls.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Info, message=f"evalens: no {mode} unit: nothing to run"
+                )
+            )
             return []
         for target, why in picked:
             log.info("run %s: %s: %s", mode, target.name, why)
@@ -164,6 +185,7 @@ def register(server: EvalensServer) -> None:
         validation = runs.validation_of(uri) if uri else None
         if uri and runs.format_id_of(validation) in CLI_FORMATS:
             return await run_many(ls, runs.file_targets(uri, whole=True), a)
+
         def collect() -> list[Target]:
             root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
             roots = [root] if root else runs.workspace_packages()
@@ -180,7 +202,7 @@ def register(server: EvalensServer) -> None:
         a = _arg(args)
         mode = run_focus.options(a)[1]
         if mode is None:
-            raise JsonRpcInvalidParams("evalens.pickUnits needs `select`: \"failed\" or \"stale\"")
+            raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
         picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, a.get("uri"), mode))
         return [{"uri": t.uri, "name": t.name, "reason": why} for t, why in picked]
 
@@ -242,7 +264,10 @@ def register(server: EvalensServer) -> None:
         text = present.summary_message(record.result)
         if record.report_path:
             text += f"\nreport: {record.report_path}"
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
-            message=f"{present.unit_label(target)}: {text}"))
+        ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info if record.result.verdict == "PASS" else types.MessageType.Warning,
+                message=f"{present.unit_label(target)}: {text}",
+            )
+        )
         return wire

@@ -19,21 +19,34 @@ async def dry_run(runs: Runs, target: Target) -> dict[str, Any]:
     """The ``evalens.runCase`` answer with ``dryRun``: the plan, also shown as a message."""
     from evalens.runner.api import RunError, UsageError, run_cases
 
-    base = {"uri": target.uri, "name": target.name, "durationSeconds": 0.0, "failedChecks": [], "dryRun": True}
+    base = {
+        "uri": target.uri,
+        "name": target.name,
+        "durationSeconds": 0.0,
+        "failedChecks": [],
+        "dryRun": True,
+    }
     try:
         if target.format_id in CLI_FORMATS:
-            return _show_plan(runs, base, target, await run_formats.dry_run(
-                target.format_id, target.case_file, target.name, runs.ls.settings))
+            return _show_plan(
+                runs,
+                base,
+                target,
+                await run_formats.dry_run(target.format_id, target.case_file, target.name, runs.ls.settings),
+            )
         outcome = await run_cases(runs.request(target.root, [str(target.case_file)], dry_run=True))
     except (RunError, UsageError) as exc:
-        runs.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
-                                                            message=f"evalens dry run: {exc}"))
+        runs.ls.window_show_message(
+            types.ShowMessageParams(type=types.MessageType.Error, message=f"evalens dry run: {exc}")
+        )
         return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
     plan = outcome.plan
     case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
-    lines = [f"{plan.engine} ({plan.engine_binary or 'not found'}), "
-             f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
-             f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"]
+    lines = [
+        f"{plan.engine} ({plan.engine_binary or 'not found'}), "
+        f"judge {plan.judge or 'none'}, timeout {plan.timeout:g}s, "
+        f"sandbox {plan.sandbox.get('method') or 'none'} (network {'on' if plan.sandbox.get('network') else 'off'})"
+    ]
     if case is not None:
         lines.append("checks: " + (", ".join(case.checks) or "none"))
     lines += [f"warning: {w}" for w in plan.warnings]

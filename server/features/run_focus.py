@@ -37,16 +37,17 @@ def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
         raise JsonRpcInvalidParams(f"`runs` must be a whole number from 1 to {MAX_RUNS}")
     select = arg.get("select")
     if select is not None and select not in MODES:
-        raise JsonRpcInvalidParams("`select` must be \"failed\" or \"stale\"")
+        raise JsonRpcInvalidParams('`select` must be "failed" or "stale"')
     batch = arg.get("batch")
     if batch is not None and (not isinstance(batch, str) or len(batch) > 200):
         raise JsonRpcInvalidParams("`batch` must be a string (at most 200 characters)")
     return runs, select, batch
 
 
-def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any],
-                never_ran: int = 0) -> list[types.CodeLens]:
-    """"↻ Run failed (k)" / "↻ Run stale (k)" at the top of an eval file (or a package's eval config), only
+def file_lenses(
+    uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any], never_ran: int = 0
+) -> list[types.CodeLens]:
+    """ "↻ Run failed (k)" / "↻ Run stale (k)" at the top of an eval file (or a package's eval config), only
     when some remembered verdict is failed or stale and nothing of it is running. "Run stale" also runs the
     ``never_ran`` units (as ``--stale`` does), so they are in its count: it counts exactly what it runs."""
     from evalens.runner.reselect import failed_reason
@@ -58,13 +59,27 @@ def file_lenses(uri: str, root: Path, records: dict[str, Any], active: dict[tupl
     failed = sum(failed_reason(r) is not None for r in units)
     stale = sum(bool(getattr(r, "stale", None)) for r in units)
     out = []
-    for mode, count, parts in (("failed", failed, []),
-                               ("stale", stale + never_ran if stale else 0,
-                                [f"{stale} stale", f"{never_ran} never ran"] if never_ran else [])):
+    for mode, count, parts in (
+        ("failed", failed, []),
+        (
+            "stale",
+            stale + never_ran if stale else 0,
+            [f"{stale} stale", f"{never_ran} never ran"] if never_ran else [],
+        ),
+    ):
         if count:
-            out.append(types.CodeLens(range=TOP, command=types.Command(
-                title=f"↻ Run {mode} ({count})" if not parts else f"↻ Run {mode} ({count}: {', '.join(parts)})",
-                command="evalens.runFile", arguments=[{"uri": uri, "select": mode}])))
+            out.append(
+                types.CodeLens(
+                    range=TOP,
+                    command=types.Command(
+                        title=f"↻ Run {mode} ({count})"
+                        if not parts
+                        else f"↻ Run {mode} ({count}: {', '.join(parts)})",
+                        command="evalens.runFile",
+                        arguments=[{"uri": uri, "select": mode}],
+                    ),
+                )
+            )
     return out
 
 
@@ -96,15 +111,15 @@ def current_file_lenses(runs: Any, uri: str, root: Path, validation: Any) -> lis
         current: dict[str, Path | None] | None = {c.name: None for c in runs.units_of(validation)}
     else:
         index = runs.ls.indexes.for_file(Path(validation.path))
-        current = {n: refs[0].path for n, refs in index.case_names.items()} \
-            if index is not None else None
+        current = {n: refs[0].path for n, refs in index.case_names.items()} if index is not None else None
     records = {n: r for n, r in runs.memory.all_for(root).items() if current is None or n in current}
     never = _never_ran(runs, current, records) if current is not None else 0
     return file_lenses(uri, root, records, runs.active, never)
 
 
-def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool = False
-                   ) -> list[tuple[Target, str]]:
+def picked_targets(
+    runs: Any, uri: str | None, mode: str, *, whole_package: bool = False
+) -> list[tuple[Target, str]]:
     """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config,
     or a case file's package: narrowed to that case unless ``whole_package``, as ``runAll`` asks), or (no
     ``uri``) of the whole workspace. Blocking."""
@@ -125,8 +140,14 @@ def picked_targets(runs: Any, uri: str | None, mode: str, *, whole_package: bool
         fid = runs.format_id_of(validation)
         if fid in CLI_FORMATS:
             units = [t.name for t in runs.file_targets(file_uri, whole=False)]
-            names, why = pick(suite_root(fid, path), mode, units, [], file=path,  # type: ignore[arg-type]
-                              inputs=inputs)
+            names, why = pick(
+                suite_root(fid, path),
+                mode,  # type: ignore[arg-type]
+                units,
+                [],
+                file=path,
+                inputs=inputs,
+            )
             out.extend((runs.target(file_uri, n), why[n]) for n in names if n in units)
             return
         root = package_root_of(path)
@@ -169,8 +190,9 @@ class Budgets:
         if batch is not None and batch in self._batches:
             self._batches.move_to_end(batch)
             return self._batches[batch]
-        budget = Budget(run.max_cost, run.max_tokens, cost_name="evalens.run.maxCost",
-                        tokens_name="evalens.run.maxTokens")
+        budget = Budget(
+            run.max_cost, run.max_tokens, cost_name="evalens.run.maxCost", tokens_name="evalens.run.maxTokens"
+        )
         if batch is not None:
             self._batches[batch] = budget
             while len(self._batches) > self.KEEP:

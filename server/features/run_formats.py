@@ -66,8 +66,10 @@ def _folders(fmt: str, file: Path) -> tuple[Path | None, ...]:
     if cached is not None and now - cached[0] < FOLDER_TTL:
         return cached[1]
     suite = suite_for(fmt)
-    folders = (suite.result_folder(fmt, file) if suite is not None else None,
-               suite_root(fmt, file) / "evals" / "reports")
+    folders = (
+        suite.result_folder(fmt, file) if suite is not None else None,
+        suite_root(fmt, file) / "evals" / "reports",
+    )
     if len(_FOLDERS) > 512:
         _FOLDERS.clear()
     _FOLDERS[key] = (now, folders)
@@ -90,8 +92,11 @@ def _reports(fmt: str, file: Path) -> list[Path]:
 
     folder = suite_root(fmt, file) / "evals" / "reports"
     try:
-        found = [p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")] \
-            if folder.is_dir() else []
+        found = (
+            [p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")]
+            if folder.is_dir()
+            else []
+        )
     except OSError:
         return []
     return newest_first(found, MAX_REPORTS)
@@ -144,8 +149,16 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
     return found
 
 
-async def _request(fmt: str, file: Path, name: str, settings: Any, engine: str, dry_run: bool = False,
-                   runs: int = 1, budget: Any = None) -> Any:
+async def _request(
+    fmt: str,
+    file: Path,
+    name: str,
+    settings: Any,
+    engine: str,
+    dry_run: bool = False,
+    runs: int = 1,
+    budget: Any = None,
+) -> Any:
     """The runner request for one unit (``*``: the whole file) under the editor's settings, ``runs`` times each,
     within the batch's ``budget``."""
     from evalens.runner.api import FileRunRequest
@@ -153,12 +166,18 @@ async def _request(fmt: str, file: Path, name: str, settings: Any, engine: str, 
 
     skilljack = fmt.startswith("skilljack")
     return FileRunRequest(
-        file=file, units=[] if name == ALL else [name], runs=runs, budget=budget, engine=engine,
+        file=file,
+        units=[] if name == ALL else [name],
+        runs=runs,
+        budget=budget,
+        engine=engine,
         judge_model=settings.judge or None,
         timeout_seconds=float(settings.timeout) if settings.timeout else None,
-        keep_sandbox=bool(settings.keep_sandbox), dry_run=dry_run,
+        keep_sandbox=bool(settings.keep_sandbox),
+        dry_run=dry_run,
         output_dir=await asyncio.to_thread(skilljack_results_dir, file) if skilljack else None,
-        config=await asyncio.to_thread(skilljack_config, file) if skilljack else None)
+        config=await asyncio.to_thread(skilljack_config, file) if skilljack else None,
+    )
 
 
 async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
@@ -171,10 +190,17 @@ async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
     return [f"engine {engine}, judge {settings.judge or 'default'}", *outcome.dry_run]
 
 
-async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
-                   on_progress: Callable[[str], None] | None = None,
-                   on_turn: Callable[[Any], None] | None = None, runs: int = 1,
-                   budget: Any = None) -> list[tuple[UnitResult, str | None]]:
+async def run_unit(
+    fmt: str,
+    file: Path,
+    name: str,
+    data: Any,
+    settings: Any,
+    on_progress: Callable[[str], None] | None = None,
+    on_turn: Callable[[Any], None] | None = None,
+    runs: int = 1,
+    budget: Any = None,
+) -> list[tuple[UnitResult, str | None]]:
     """Run one unit (``*``: the whole file); every unit's result with the file it was written to (the format's
     own result file, else the evalens report).
 
@@ -185,7 +211,9 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
 
     engine = settings.engine or "claude-code"
     if engine not in ("claude-code", "codex"):
-        why = f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
+        why = (
+            f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
+        )
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
     request = await _request(fmt, file, name, settings, engine, runs=runs, budget=budget)
 
@@ -205,8 +233,18 @@ async def run_unit(fmt: str, file: Path, name: str, data: Any, settings: Any,
     if name == ALL:
         out.append((summary(fmt, outcome.results, elapsed), report))
     elif not any(r.name == name for r, _ in out):
-        out.append((UnitResult(name=name, format=fmt, verdict="ERROR", error="no verdict",
-                               reason=f"the runner returned no verdict for {name}"), None))
+        out.append(
+            (
+                UnitResult(
+                    name=name,
+                    format=fmt,
+                    verdict="ERROR",
+                    error="no verdict",
+                    reason=f"the runner returned no verdict for {name}",
+                ),
+                None,
+            )
+        )
     return out
 
 
@@ -223,7 +261,14 @@ def summary(fmt: str, units: list[UnitResult], elapsed: float) -> UnitResult:
         from evalens.runner.suites.trigger_sets import metrics_of
 
         m, _rows, errored = metrics_of(units)
-        reason = f"precision {m['precision']}, recall {m['recall']} ({reason}" + \
-            (f"; {errored} ERROR left out of precision and recall)" if errored else ")")
-    return UnitResult(name=ALL, format=fmt, location=[], verdict=combine_units(u.verdict for u in units),
-                      reason=reason, duration_seconds=elapsed)
+        reason = f"precision {m['precision']}, recall {m['recall']} ({reason}" + (
+            f"; {errored} ERROR left out of precision and recall)" if errored else ")"
+        )
+    return UnitResult(
+        name=ALL,
+        format=fmt,
+        location=[],
+        verdict=combine_units(u.verdict for u in units),
+        reason=reason,
+        duration_seconds=elapsed,
+    )

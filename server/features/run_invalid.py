@@ -15,8 +15,10 @@ from evalens.core.problems import Problem, Severity, Span
 
 
 def _inside(span: Span, region: Span) -> bool:
-    return (region.start_line, region.start_col) <= (span.start_line, span.start_col) and \
-        (span.end_line, span.end_col) <= (region.end_line, region.end_col)
+    return (region.start_line, region.start_col) <= (span.start_line, span.start_col) and (
+        span.end_line,
+        span.end_col,
+    ) <= (region.end_line, region.end_col)
 
 
 def _region(doc: Any, case: Any) -> Span | None:
@@ -39,8 +41,10 @@ def unit_errors(validation: Any, case: Any, cases: list[Any]) -> list[Problem]:
     if own is None:  # the whole file (a UAAPS case, the `*` unit, a file that does not parse): every error
         return sorted(errors, key=Problem.sort_key)
     regions = [r for r in (_region(doc, c) for c in cases if c.path) if r is not None]
-    return sorted((p for p in errors if _inside(p.span, own) or not any(_inside(p.span, r) for r in regions)),
-                  key=Problem.sort_key)
+    return sorted(
+        (p for p in errors if _inside(p.span, own) or not any(_inside(p.span, r) for r in regions)),
+        key=Problem.sort_key,
+    )
 
 
 def lens_title(count: int) -> str:
@@ -51,11 +55,21 @@ def reason(errors: list[Problem]) -> str:
     """One line for the SKIP answer: how many, and the first one with its line."""
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
-    return f"not run: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix first: " \
-           f"line {first.span.start_line + 1}: {first.message}{more}"
+    return (
+        f"not run: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix first: "
+        f"line {first.span.start_line + 1}: {first.message}{more}"
+    )
 
 
 def skipped_answer(uri: str, name: str, errors: list[Problem]) -> dict[str, Any]:
     """The ``evalens.runCase`` answer for a unit that was not run (see wire.py ``CaseResult.problems``)."""
-    return {"uri": uri, "name": name, "verdict": "SKIP", "state": "SKIP", "reason": reason(errors),
-            "durationSeconds": 0.0, "failedChecks": [], "problems": len(errors)}
+    return {
+        "uri": uri,
+        "name": name,
+        "verdict": "SKIP",
+        "state": "SKIP",
+        "reason": reason(errors),
+        "durationSeconds": 0.0,
+        "failedChecks": [],
+        "problems": len(errors),
+    }

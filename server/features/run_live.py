@@ -33,6 +33,7 @@ def params(uri: str, turn: Any) -> dict[str, Any]:
 def forwarder(ls: Any, uri: str, on_run: Callable[[int], None] | None = None) -> Callable[[Any], None]:
     """The ``on_turn`` of one run started for the eval file ``uri``; ``on_run`` hears each turn's run number
     (repeats: which of the N runs the agent is in)."""
+
     def send(turn: Any) -> None:
         if on_run is not None:
             try:
@@ -43,4 +44,5 @@ def forwarder(ls: Any, uri: str, on_run: Callable[[int], None] | None = None) ->
             ls.protocol.notify(NOTIFICATIONS["runTurn"], params(uri, turn))
         except Exception:  # noqa: BLE001 - a closed transport must not break the run
             log.debug("evalens/runTurn not sent", exc_info=True)
+
     return send

@@ -57,7 +57,11 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
         except Exception:  # noqa: BLE001 - a half-written or foreign file is skipped, not fatal
             continue
         for case in report.cases:
-            if case.name in found or (case.format or UAAPS_FORMAT) != UAAPS_FORMAT or is_interrupted(case, report):
+            if (
+                case.name in found
+                or (case.format or UAAPS_FORMAT) != UAAPS_FORMAT
+                or is_interrupted(case, report)
+            ):
                 continue
             found[case.name] = CaseRecord(result_from_report_case(case, report, path, root), str(path), mtime)
         if names is not None and names <= set(found):
@@ -73,8 +77,14 @@ def renames(before: dict[tuple, str], units: list[Any], taken: set[str]) -> dict
     known = set(before.values())
     for unit in units:
         old = before.get(tuple(unit.path))
-        if old is not None and old != unit.name and old not in taken and old != "*" and unit.name != "*" \
-                and unit.name not in known:
+        if (
+            old is not None
+            and old != unit.name
+            and old not in taken
+            and old != "*"
+            and unit.name != "*"
+            and unit.name not in known
+        ):
             out[old] = unit.name
     return out
 
@@ -178,8 +188,11 @@ class Memory:
             record = self._records.pop((str(root), old), None)
             if record is None or (str(root), new) in self._records:
                 return False
-            result = record.result.model_copy(update={"name": new}) if hasattr(record.result, "model_copy") \
+            result = (
+                record.result.model_copy(update={"name": new})
+                if hasattr(record.result, "model_copy")
                 else record.result
+            )
             self._records[(str(root), new)] = CaseRecord(result, record.report_path, record.finished_at)
             return True
 

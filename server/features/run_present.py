@@ -15,8 +15,12 @@ from lsprotocol import types
 
 SOURCE = "evalens-run"
 ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}
-SEVERITY = {"PASS": types.DiagnosticSeverity.Information, "SKIP": types.DiagnosticSeverity.Information,
-            "FAIL": types.DiagnosticSeverity.Error, "ERROR": types.DiagnosticSeverity.Error}
+SEVERITY = {
+    "PASS": types.DiagnosticSeverity.Information,
+    "SKIP": types.DiagnosticSeverity.Information,
+    "FAIL": types.DiagnosticSeverity.Error,
+    "ERROR": types.DiagnosticSeverity.Error,
+}
 
 
 def short(text: str | None, limit: int = 60) -> str:
@@ -90,8 +94,11 @@ def check_path(validation: Any, case_path: tuple, check: Any) -> tuple | None:
     location = getattr(check, "location", None)  # the runner says where the check is written (from the root)
     if location is not None:
         node = doc.node_at_path(tuple(location))
-        if node is not None and (node.kind != "scalar" or isinstance(check.value, bool)
-                                 or str(node.value).strip() == str(check.value).strip()):
+        if node is not None and (
+            node.kind != "scalar"
+            or isinstance(check.value, bool)
+            or str(node.value).strip() == str(check.value).strip()
+        ):
             return tuple(location)
         if node is not None and check.kind not in CHECK_KEYS:
             return tuple(location)  # a graded statement: the entry is where the runner says, even if reworded
@@ -129,16 +136,21 @@ def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str)
         entry: dict[str, Any] = {"check": check_label(check), "value": check.value, "message": check.detail}
         rng = check_range(validation, case_path, check, encoding)
         if rng is not None:
-            entry["range"] = {"start": {"line": rng.start.line, "character": rng.start.character},
-                              "end": {"line": rng.end.line, "character": rng.end.character}}
+            entry["range"] = {
+                "start": {"line": rng.start.line, "character": rng.start.character},
+                "end": {"line": rng.end.line, "character": rng.end.character},
+            }
         out.append(entry)
     return out
 
 
 def summary_message(result: Any) -> str:
     """The diagnostic on `name`: verdict, the judge's reason and every failed check."""
-    lines = [f"eval {result.verdict} ({duration(result.duration_seconds)})" if result.duration_seconds
-             else f"eval {result.verdict}"]
+    lines = [
+        f"eval {result.verdict} ({duration(result.duration_seconds)})"
+        if result.duration_seconds
+        else f"eval {result.verdict}"
+    ]
     if result.judge_reason:
         who = f" ({result.judge_model})" if result.judge_model else ""
         lines.append(f"judge{who}: {result.judge_verdict or ''} {result.judge_reason}".replace("  ", " "))
@@ -172,20 +184,31 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
     if result.verdict == "PASS":
         return []
     doc = validation.doc
-    out = [types.Diagnostic(
-        range=to_range(case.name_span, doc.lines, encoding), message=diagnostic_message(result),
-        severity=SEVERITY.get(result.verdict, types.DiagnosticSeverity.Information), source=SOURCE,
-        code=f"eval-{result.verdict.lower()}",
-        code_description=code_description(f"eval-{result.verdict.lower()}"))]
+    out = [
+        types.Diagnostic(
+            range=to_range(case.name_span, doc.lines, encoding),
+            message=diagnostic_message(result),
+            severity=SEVERITY.get(result.verdict, types.DiagnosticSeverity.Information),
+            source=SOURCE,
+            code=f"eval-{result.verdict.lower()}",
+            code_description=code_description(f"eval-{result.verdict.lower()}"),
+        )
+    ]
     for check in result.checks:
         if check.status != "FAIL":
             continue
         rng = check_range(validation, case.path, check, encoding)
         if rng is not None:
-            out.append(types.Diagnostic(range=rng, message=short(f"{check_label(check)}: {check.detail}", 120),
-                                        severity=types.DiagnosticSeverity.Error, source=SOURCE,
-                                        code="eval-check-failed",
-                                        code_description=code_description("eval-check-failed")))
+            out.append(
+                types.Diagnostic(
+                    range=rng,
+                    message=short(f"{check_label(check)}: {check.detail}", 120),
+                    severity=types.DiagnosticSeverity.Error,
+                    source=SOURCE,
+                    code="eval-check-failed",
+                    code_description=code_description("eval-check-failed"),
+                )
+            )
     return out
 
 
@@ -199,9 +222,14 @@ def run_links(experimental: Any, uri: str, name: str) -> str:
 
     allowed = client_declares(experimental).command_links or []
     arg = quote(json.dumps([{"uri": uri, "name": name}]))
-    links = [f"[{title}](command:{command}?{arg})" for title, command in
-             (("Show run", "evalens.showRun"), ("Compare with previous run", "evalens.compareRuns"))
-             if command in allowed]
+    links = [
+        f"[{title}](command:{command}?{arg})"
+        for title, command in (
+            ("Show run", "evalens.showRun"),
+            ("Compare with previous run", "evalens.compareRuns"),
+        )
+        if command in allowed
+    ]
     if links:
         return " · ".join(links)
     return "Show run: the **Show run** lens, or `:EvalensShow` / `:EvalensCompare` in Neovim"
@@ -232,12 +260,18 @@ def hover_markdown(record: Any, links: str = "") -> str:
         head += f" · {spent}"
     parts = [head]
     if getattr(r, "stale", None):
-        parts.append("**Stale**: " + "; ".join(r.stale) + " since this run. Run it again for a current verdict.")
+        parts.append(
+            "**Stale**: " + "; ".join(r.stale) + " since this run. Run it again for a current verdict."
+        )
     if getattr(r, "runs", 1) > 1 and r.run_verdicts:
         from evalens.runner.results import repeat_label
 
-        hat = f" · pass^{r.runs - r.run_verdicts.count('ERROR') - r.run_verdicts.count('SKIP')} " \
-              f"{r.pass_hat_k:.2f}" if r.pass_hat_k is not None else ""
+        hat = (
+            f" · pass^{r.runs - r.run_verdicts.count('ERROR') - r.run_verdicts.count('SKIP')} "
+            f"{r.pass_hat_k:.2f}"
+            if r.pass_hat_k is not None
+            else ""
+        )
         parts.append(f"Runs: {repeat_label(r)} passed{hat} ({', '.join(r.run_verdicts)})")
     if getattr(r, "uplift", None) is not None:
         from evalens.runner.baseline import describe
@@ -246,8 +280,11 @@ def hover_markdown(record: Any, links: str = "") -> str:
     if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
         parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")
     if r.checks:
-        rows = [f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
-                + (f" — {c.detail}" if c.detail and c.detail != c.value else "") for c in r.checks]
+        rows = [
+            f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
+            + (f" — {c.detail}" if c.detail and c.detail != c.value else "")
+            for c in r.checks
+        ]
         parts.append("Checks:\n" + "\n".join(rows))
     if r.judge_verdict:
         model = f" ({r.judge_model})" if r.judge_model else ""
@@ -273,24 +310,34 @@ def usage_text(usage: Any) -> str:
     return " · ".join(x for x in (f"{used} tokens" if used else "", cost(usage)) if x)
 
 
-def wire_result(uri: str, name: str, record: Any, validation: Any, case_path: tuple,
-                encoding: str) -> dict[str, Any]:
+def wire_result(
+    uri: str, name: str, record: Any, validation: Any, case_path: tuple, encoding: str
+) -> dict[str, Any]:
     """The answer of ``evalens.runCase`` (see vscode-extension/src/protocol.ts ``CaseResult``)."""
     r = record.result
     out: dict[str, Any] = {
-        "uri": uri, "name": name, "verdict": r.verdict, "reason": r.reason,
-        "state": getattr(r, "state", None) or r.verdict, "stale": list(getattr(r, "stale", None) or []),
+        "uri": uri,
+        "name": name,
+        "verdict": r.verdict,
+        "reason": r.reason,
+        "state": getattr(r, "state", None) or r.verdict,
+        "stale": list(getattr(r, "stale", None) or []),
         "durationSeconds": r.duration_seconds,
         "failedChecks": failed_checks(r, validation, case_path, encoding),
-        "engine": r.engine, "model": r.agent_model, "outputSnippet": r.output_snippet,
+        "engine": r.engine,
+        "model": r.agent_model,
+        "outputSnippet": r.output_snippet,
         "reportPath": record.report_path,
     }
     if r.judge_verdict:
         out["judge"] = {"verdict": r.judge_verdict, "reason": r.judge_reason or "", "model": r.judge_model}
     usage = getattr(r, "usage", None)
     if usage is not None:
-        out["usage"] = {"inputTokens": usage.input_tokens, "outputTokens": usage.output_tokens,
-                        "costUsd": usage.cost_usd}
+        out["usage"] = {
+            "inputTokens": usage.input_tokens,
+            "outputTokens": usage.output_tokens,
+            "costUsd": usage.cost_usd,
+        }
     if r.error:
         out["error"] = r.error
     if getattr(r, "runs", 1) > 1 and getattr(r, "run_verdicts", None):
@@ -304,9 +351,15 @@ def repeat_stats(verdicts: list[str]) -> dict[str, Any]:
 
     rep = Repeats.of(verdicts)
     interval = rep.interval
-    return {"runs": rep.runs, "passed": rep.passed, "counted": rep.counted, "verdicts": list(verdicts),
-            "passRate": rep.pass_rate, "interval": [round(x, 4) for x in interval] if interval else None,
-            "passHatK": rep.pass_hat_k}
+    return {
+        "runs": rep.runs,
+        "passed": rep.passed,
+        "counted": rep.counted,
+        "verdicts": list(verdicts),
+        "passRate": rep.pass_rate,
+        "interval": [round(x, 4) for x in interval] if interval else None,
+        "passHatK": rep.pass_hat_k,
+    }
 
 
 def record_lenses(record: Any, whole_file: bool) -> list[tuple[str, str]]:

@@ -40,8 +40,9 @@ class StaleChecker:
 
     async def _check(self, ls: Any, memory: Any) -> None:
         try:
-            changed = await asyncio.get_running_loop().run_in_executor(ls.thread_pool, recheck, memory.records(),
-                                                                       next_run(ls.settings))
+            changed = await asyncio.get_running_loop().run_in_executor(
+                ls.thread_pool, recheck, memory.records(), next_run(ls.settings)
+            )
         except Exception:  # noqa: BLE001 - a failed check leaves the verdicts as they were
             log.debug("stale check failed", exc_info=True)
             return
@@ -59,7 +60,9 @@ def next_run(settings: Any) -> Any:
     rest from the eval config), which the lens and the Test Explorer judge staleness against."""
     from evalens.runner.depends import NextRun
 
-    return NextRun(engine=getattr(settings, "engine", None) or None, judge=getattr(settings, "judge", None) or None)
+    return NextRun(
+        engine=getattr(settings, "engine", None) or None, judge=getattr(settings, "judge", None) or None
+    )
 
 
 def recheck(records: list[Any], inputs: Any = None) -> bool:

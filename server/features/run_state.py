@@ -115,7 +115,7 @@ def command_arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
         if out.get(key) is not None and not isinstance(out[key], str):
             raise JsonRpcInvalidParams(f"`{key}` must be a string, not {type(out[key]).__name__}")
     if uri and not out.get("uri"):
-        raise JsonRpcInvalidParams("the command needs {\"uri\": ...} (the eval file)")
+        raise JsonRpcInvalidParams('the command needs {"uri": ...} (the eval file)')
     if out.get("uri") and uris.usable_path(out["uri"]) is None:
         raise CommandRefused(f"not a usable file URI: {out['uri'][:200]}")
     return out

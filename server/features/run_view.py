@@ -27,8 +27,11 @@ def report_with_unit(start: Path, name: str | None) -> Path | None:
         reports = base / "evals" / "reports"
         if not reports.is_dir():
             continue
-        files = sorted((p for p in reports.glob("*.json") if p.is_file() and not p.name.startswith(".")),
-                       key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[:MAX_REPORTS]
+        files = sorted(
+            (p for p in reports.glob("*.json") if p.is_file() and not p.name.startswith(".")),
+            key=lambda p: (p.stat().st_mtime_ns, p.name),
+            reverse=True,
+        )[:MAX_REPORTS]
         for path in files:
             try:
                 report = load_report(path)
@@ -65,15 +68,22 @@ def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str
     if name is None:
         return None
     path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
-    start = Path(args["reportPath"]) if isinstance(args.get("reportPath"), str) else Path(path) if path else None
+    start = (
+        Path(args["reportPath"]) if isinstance(args.get("reportPath"), str) else Path(path) if path else None
+    )
     if start is None:
         return None
     cmp = compare(start, name, path)
     if cmp is None:
         return None
     text = render_compare_markdown(cmp) if fmt == "markdown" else render_compare_html(cmp)
-    return {"format": fmt, "text": text, "title": f"evalens: compare {name}",
-            "reportPath": str(cmp.latest.report_path), "anchor": None}
+    return {
+        "format": fmt,
+        "text": text,
+        "title": f"evalens: compare {name}",
+        "reportPath": str(cmp.latest.report_path),
+        "anchor": None,
+    }
 
 
 def render(args: dict[str, Any]) -> dict[str, Any] | None:
@@ -114,6 +124,9 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
 def register(server: Any) -> None:
     @server.command("evalens.runView")
     async def run_view(ls: Any, *args: Any) -> dict[str, Any] | None:
-        arg = dict(args[0]) if args and isinstance(args[0], dict) else \
-            dict(zip(("uri", "name"), args, strict=False))
+        arg = (
+            dict(args[0])
+            if args and isinstance(args[0], dict)
+            else dict(zip(("uri", "name"), args, strict=False))
+        )
         return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), render, arg)

@@ -27,8 +27,13 @@ def register(server: EvalensServer) -> None:
             return None
         from pathlib import Path
 
-        return outline(result.doc, result.format, ls.encoding, json=result.path.endswith(".json"),
-                       unnamed=Path(result.path).parent.name)
+        return outline(
+            result.doc,
+            result.format,
+            ls.encoding,
+            json=result.path.endswith(".json"),
+            unnamed=Path(result.path).parent.name,
+        )
 
 
 def _units(doc: ParsedDocument, fmt: Any) -> list[Any]:
@@ -45,8 +50,9 @@ def _union(a: Any, b: Any) -> Any:
     return type(a)(start[0], start[1], end[0], end[1])
 
 
-def outline(doc: ParsedDocument, fmt: Any, encoding: str, *, json: bool,
-            unnamed: str = "case") -> list[types.DocumentSymbol]:
+def outline(
+    doc: ParsedDocument, fmt: Any, encoding: str, *, json: bool, unnamed: str = "case"
+) -> list[types.DocumentSymbol]:
     """Units with (YAML/Markdown) their keys under them; without units, the key tree (none for JSON).
     ``unnamed`` names a unit without a name (a skilljack task.md without ``id`` is named by its folder)."""
     from evalens.core.labels import case_label
@@ -61,11 +67,16 @@ def outline(doc: ParsedDocument, fmt: Any, encoding: str, *, json: bool,
         span = node.span if node is not None else case.span
         label = case_label(doc, case) or unnamed
         keys = None if json or node is None else _children(doc, node, encoding, budget) or None
-        out.append(types.DocumentSymbol(
-            name=label, kind=types.SymbolKind.Method,
-            detail=None if label == case.name or not case.name else f"#{case.name}",
-            range=to_range(_union(doc.trim(span), case.name_span), doc.lines, encoding),
-            selection_range=to_range(case.name_span, doc.lines, encoding), children=keys))
+        out.append(
+            types.DocumentSymbol(
+                name=label,
+                kind=types.SymbolKind.Method,
+                detail=None if label == case.name or not case.name else f"#{case.name}",
+                range=to_range(_union(doc.trim(span), case.name_span), doc.lines, encoding),
+                selection_range=to_range(case.name_span, doc.lines, encoding),
+                children=keys,
+            )
+        )
     return out
 
 
@@ -86,7 +97,9 @@ def build(doc: ParsedDocument, encoding: str) -> list[types.DocumentSymbol]:
     return _children(doc, doc.root, encoding, [MAX_SYMBOLS]) if doc.root is not None else []
 
 
-def _children(doc: ParsedDocument, node: Node, encoding: str, budget: list[int]) -> list[types.DocumentSymbol]:
+def _children(
+    doc: ParsedDocument, node: Node, encoding: str, budget: list[int]
+) -> list[types.DocumentSymbol]:
     def rng(span):
         return to_range(doc.trim(span), doc.lines, encoding)
 
@@ -96,12 +109,23 @@ def _children(doc: ParsedDocument, node: Node, encoding: str, budget: list[int])
             if budget[0] <= 0:
                 break
             budget[0] -= 1
-            full = type(kspan)(kspan.start_line, kspan.start_col, max(kspan.end_line, child.span.end_line),
-                               child.span.end_col if child.span.end_line >= kspan.end_line else kspan.end_col)
+            full = type(kspan)(
+                kspan.start_line,
+                kspan.start_col,
+                max(kspan.end_line, child.span.end_line),
+                child.span.end_col if child.span.end_line >= kspan.end_line else kspan.end_col,
+            )
             detail = str(child.value)[:60] if child.kind == "scalar" and child.value is not None else None
-            out.append(types.DocumentSymbol(name=key or '""', kind=_kind(child), range=rng(full),
-                                            selection_range=rng(kspan), detail=detail,
-                                            children=_children(doc, child, encoding, budget) or None))
+            out.append(
+                types.DocumentSymbol(
+                    name=key or '""',
+                    kind=_kind(child),
+                    range=rng(full),
+                    selection_range=rng(kspan),
+                    detail=detail,
+                    children=_children(doc, child, encoding, budget) or None,
+                )
+            )
     elif node.kind == "seq":
         for i, child in enumerate(node.items):
             if budget[0] <= 0:
@@ -116,7 +140,13 @@ def _children(doc: ParsedDocument, node: Node, encoding: str, budget: list[int])
                         break
             elif child.kind == "scalar":
                 label = str(child.value)[:80] or label
-            out.append(types.DocumentSymbol(name=label, kind=_kind(child), range=rng(child.span),
-                                            selection_range=rng(child.span),
-                                            children=_children(doc, child, encoding, budget) or None))
+            out.append(
+                types.DocumentSymbol(
+                    name=label,
+                    kind=_kind(child),
+                    range=rng(child.span),
+                    selection_range=rng(child.span),
+                    children=_children(doc, child, encoding, budget) or None,
+                )
+            )
     return out

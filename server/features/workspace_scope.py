@@ -35,4 +35,6 @@ def require_inside(ls: Any, path: str | Path, command: str) -> None:
     """Raise :class:`CommandRefused` (one line the editor shows) when ``path`` is outside the workspace."""
     why = outside_reason(ls, path)
     if why is not None:
-        raise CommandRefused(f"{command} refused: {why}; evalens runs agents and writes files only inside them")
+        raise CommandRefused(
+            f"{command} refused: {why}; evalens runs agents and writes files only inside them"
+        )

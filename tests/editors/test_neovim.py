@@ -32,7 +32,10 @@ def _nvim(version: str) -> str | None:
     if version == "0.7":
         candidates = ["/usr/bin/nvim"]
     else:
-        candidates = [os.environ.get("EVALENS_NVIM_011", ""), str(REPO / ".tools" / "nvim-venv" / "bin" / "nvim")]
+        candidates = [
+            os.environ.get("EVALENS_NVIM_011", ""),
+            str(REPO / ".tools" / "nvim-venv" / "bin" / "nvim"),
+        ]
     for path in candidates:
         if not path or not os.access(path, os.X_OK):
             continue
@@ -57,8 +60,12 @@ def fake_model(tmp_path: Path) -> Iterator[FakeModelServer]:
     has reached the model: the request log says so) always lands while it is in flight, however fast the
     machine; the later runs answer at once (``done``)."""
     cycle = {"cancel-then-done": [{"cycle": ["slow"] + ["done"] * 7}]}
-    with FakeModelServer(idle_timeout=600, default_scenario="cancel-then-done", scenarios=cycle,
-                         log_dir=tmp_path / "fakemodel-log") as fake:
+    with FakeModelServer(
+        idle_timeout=600,
+        default_scenario="cancel-then-done",
+        scenarios=cycle,
+        log_dir=tmp_path / "fakemodel-log",
+    ) as fake:
         yield fake
 
 
@@ -80,14 +87,27 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))  # short: sandbox bridge sockets have a 108-byte limit
     sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
-               EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),
-               EVALENS_FAKE_LOG=str(tmp_path / "fakemodel-log" / "requests.jsonl"),
-               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
-               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    env.update(
+        ANTHROPIC_BASE_URL=fake_model.anthropic_base_url,
+        ANTHROPIC_API_KEY="test-key-not-real",
+        EVALENS_SANDBOX_DIR=str(sandboxes),
+        EVALENS_NVIM_OUT=str(result_file),
+        EVALENS_FAKE_LOG=str(tmp_path / "fakemodel-log" / "requests.jsonl"),
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
     try:
-        proc = subprocess.run([nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-                              capture_output=True, text=True, timeout=240, env=env, cwd=pkg, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
+            capture_output=True,
+            text=True,
+            timeout=240,
+            env=env,
+            cwd=pkg,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         leftovers = list(sandboxes.iterdir())
         shutil.rmtree(sandboxes, ignore_errors=True)
@@ -179,13 +199,26 @@ def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_m
     sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))
     sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_BASE_URL=fake_model.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
-               EVALENS_SANDBOX_DIR=str(sandboxes), EVALENS_NVIM_OUT=str(result_file),
-               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
-               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    env.update(
+        ANTHROPIC_BASE_URL=fake_model.anthropic_base_url,
+        ANTHROPIC_API_KEY="test-key-not-real",
+        EVALENS_SANDBOX_DIR=str(sandboxes),
+        EVALENS_NVIM_OUT=str(result_file),
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
     try:
-        proc = subprocess.run([nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {REPEAT_DRIVER}"],
-                              capture_output=True, text=True, timeout=400, env=env, cwd=pkg, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {REPEAT_DRIVER}"],
+            capture_output=True,
+            text=True,
+            timeout=400,
+            env=env,
+            cwd=pkg,
+            stdin=subprocess.DEVNULL,
+        )
     finally:
         leftovers = list(sandboxes.iterdir())
         shutil.rmtree(sandboxes, ignore_errors=True)
@@ -195,7 +228,9 @@ def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_m
     assert result["verdict_lens"] == "≈ FLAKY 1/2", result
     notes = result["notes"]
     assert any(n.startswith("evalens: wobbly: FLAKY 1/2 passed (95% interval") for n in notes), notes
-    assert any(n.startswith("evalens: 1 run: 1 FAIL") or n.startswith("evalens: 1 run: 1 PASS") for n in notes), notes
+    assert any(
+        n.startswith("evalens: 1 run: 1 FAIL") or n.startswith("evalens: 1 run: 1 PASS") for n in notes
+    ), notes
     assert leftovers == []
 
 
@@ -210,12 +245,33 @@ def test_checkhealth_evalens(version: str, tmp_path: Path):
     init.write_text(readme_init(version))
     report = tmp_path / "health.txt"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_API_KEY="test-key-not-real", XDG_STATE_HOME=str(tmp_path / "xdg"),
-               XDG_DATA_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "xdg"),
-               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    proc = subprocess.run([nvim, "--headless", "-u", str(init), "-c", "checkhealth evalens",
-                           "-c", f"write! {report}", "-c", "qall!"], capture_output=True, text=True, timeout=120,
-                          env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    env.update(
+        ANTHROPIC_API_KEY="test-key-not-real",
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
+    proc = subprocess.run(
+        [
+            nvim,
+            "--headless",
+            "-u",
+            str(init),
+            "-c",
+            "checkhealth evalens",
+            "-c",
+            f"write! {report}",
+            "-c",
+            "qall!",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
     text = report.read_text() if report.exists() else ""
     assert proc.returncode == 0 and text, (proc.stdout[-2000:], proc.stderr[-2000:])
     assert "evalens 0.1.0" in text and sys.executable in text, text  # found, with its version and command

@@ -18,9 +18,20 @@ from tests.editors.test_neovim import _nvim, readme_init
 pytestmark = pytest.mark.editors
 
 DRIVER = REPO / "tests" / "editors" / "nvim" / "attach.lua"
-PATHS = ["/w/skills/pdf/SKILL.md", "/w/t/task.md", "/w/rule-creator/bash-tools/evals.json", "/w/README.md",
-         "/w/pkg/evals/cases/a.yml", "/w/pkg/evals/suite.yaml", "/w/x/my_triggers.json", "/w/package.json",
-         "/w/skill.md.bak", "/w/a/eval.config.yml", "/w/evals/grading/1.json", "C:\\w\\s\\SKILL.md"]
+PATHS = [
+    "/w/skills/pdf/SKILL.md",
+    "/w/t/task.md",
+    "/w/rule-creator/bash-tools/evals.json",
+    "/w/README.md",
+    "/w/pkg/evals/cases/a.yml",
+    "/w/pkg/evals/suite.yaml",
+    "/w/x/my_triggers.json",
+    "/w/package.json",
+    "/w/skill.md.bak",
+    "/w/a/eval.config.yml",
+    "/w/evals/grading/1.json",
+    "C:\\w\\s\\SKILL.md",
+]
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
@@ -39,23 +50,48 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
     task.mkdir(parents=True)
     (task / "task.md").write_text("---\nid: one\n---\nDo it.\n")
     (tmp_path / "README.md").write_text("# not an eval file\n")
-    pkg = tmp_path / "pdf-tools"  # a UAAPS package: its skill's SKILL.md shares the package's server (#27 #10)
+    pkg = (
+        tmp_path / "pdf-tools"
+    )  # a UAAPS package: its skill's SKILL.md shares the package's server (#27 #10)
     (pkg / "evals" / "cases").mkdir(parents=True)
     (pkg / "skills" / "pdf-tools").mkdir(parents=True)
-    (pkg / "evals" / "cases" / "a.yaml").write_text("name: a\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\n")
+    (pkg / "evals" / "cases" / "a.yaml").write_text(
+        "name: a\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\n"
+    )
     (pkg / "skills" / "pdf-tools" / "SKILL.md").write_text(
-        "---\nname: pdf-tools\ndescription: Use when reading PDF files.\n---\n# PDF\n")
-    files = [skill / "SKILL.md", outside / "evals.json", task / "task.md", skill / "evals" / "cases" / "basic.yaml",
-             pkg / "evals" / "cases" / "a.yaml", pkg / "skills" / "pdf-tools" / "SKILL.md"]
+        "---\nname: pdf-tools\ndescription: Use when reading PDF files.\n---\n# PDF\n"
+    )
+    files = [
+        skill / "SKILL.md",
+        outside / "evals.json",
+        task / "task.md",
+        skill / "evals" / "cases" / "basic.yaml",
+        pkg / "evals" / "cases" / "a.yaml",
+        pkg / "skills" / "pdf-tools" / "SKILL.md",
+    ]
     init = tmp_path / "init.lua"
     init.write_text(readme_init(version))
     out = tmp_path / "out.json"
-    env = dict(os.environ, EVALENS_NVIM_OUT=str(out), EVALENS_NVIM_FILES="\n".join(map(str, files)),
-               EVALENS_NVIM_NOT=str(tmp_path / "README.md"), EVALENS_NVIM_PATHS="\n".join(PATHS),
-               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
-               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    proc = subprocess.run([nvim, "--headless", "-u", str(init), "-c", f"luafile {DRIVER}"], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    env = dict(
+        os.environ,
+        EVALENS_NVIM_OUT=str(out),
+        EVALENS_NVIM_FILES="\n".join(map(str, files)),
+        EVALENS_NVIM_NOT=str(tmp_path / "README.md"),
+        EVALENS_NVIM_PATHS="\n".join(PATHS),
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", str(init), "-c", f"luafile {DRIVER}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
     result = json.loads(out.read_text()) if out.exists() else {}
     assert proc.returncode == 0 and result, (proc.stdout[-2000:], proc.stderr[-2000:])
     assert result["version"] == version
@@ -67,7 +103,10 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
     assert got[str(skill / "evals" / "cases" / "basic.yaml")]["root"] == str(skill)
     assert got[str(outside / "evals.json")]["root"] == str(outside)  # no marker: the file's folder
     assert got[str(pkg / "skills" / "pdf-tools" / "SKILL.md")]["root"] == str(pkg)
-    assert got[str(pkg / "skills" / "pdf-tools" / "SKILL.md")]["client"] == got[str(pkg / "evals" / "cases" / "a.yaml")]["client"]
+    assert (
+        got[str(pkg / "skills" / "pdf-tools" / "SKILL.md")]["client"]
+        == got[str(pkg / "evals" / "cases" / "a.yaml")]["client"]
+    )
     assert not got[str(tmp_path / "README.md")]["attached"]
     for path in PATHS:
         kind = kinds.kind_of(path)

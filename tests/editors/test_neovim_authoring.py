@@ -33,11 +33,23 @@ def test_save_and_run_and_new_case(version: str, tmp_path: Path):
     init.write_text(readme_init(version))
     result_file = tmp_path / "result.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(EVALENS_NVIM_OUT=str(result_file), EVALENS_SKILL_MD=str(pkg / "skills" / "pdf-tools" / "SKILL.md"),
-               XDG_STATE_HOME=str(tmp_path / "xdg"), XDG_DATA_HOME=str(tmp_path / "xdg"),
-               XDG_CACHE_HOME=str(tmp_path / "xdg"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    proc = subprocess.run([nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-                          capture_output=True, text=True, timeout=180, env=env, cwd=pkg, stdin=subprocess.DEVNULL)
+    env.update(
+        EVALENS_NVIM_OUT=str(result_file),
+        EVALENS_SKILL_MD=str(pkg / "skills" / "pdf-tools" / "SKILL.md"),
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        cwd=pkg,
+        stdin=subprocess.DEVNULL,
+    )
     result = json.loads(result_file.read_text()) if result_file.exists() else {}
     assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
 
@@ -57,5 +69,10 @@ def test_save_and_run_and_new_case(version: str, tmp_path: Path):
 
     new = result["new_case"]
     assert new["name"] == str(pkg / "evals" / "cases" / "04-pdf-tools-new-case.yaml")
-    assert new["lines"][:4] == ["name: pdf-tools-new-case", "target: skill:pdf-tools", "input:", '  prompt: ""']
+    assert new["lines"][:4] == [
+        "name: pdf-tools-new-case",
+        "target: skill:pdf-tools",
+        "input:",
+        '  prompt: ""',
+    ]
     assert new["cursor"] == [4, 11]  # between the prompt's quotes

@@ -24,12 +24,24 @@ def test_turns_buffer_follows_the_newest_turn(version: str, tmp_path: Path):
     if nvim is None:
         pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
     out = tmp_path / "out.json"
-    env = dict(os.environ, EVALENS_NVIM_OUT=str(out), XDG_STATE_HOME=str(tmp_path / "xdg"),
-               XDG_DATA_HOME=str(tmp_path / "xdg"), XDG_CACHE_HOME=str(tmp_path / "xdg"),
-               XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    env = dict(
+        os.environ,
+        EVALENS_NVIM_OUT=str(out),
+        XDG_STATE_HOME=str(tmp_path / "xdg"),
+        XDG_DATA_HOME=str(tmp_path / "xdg"),
+        XDG_CACHE_HOME=str(tmp_path / "xdg"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    )
     rtp = REPO / "editors" / "nvim"
-    proc = subprocess.run([nvim, "--headless", "-u", "NONE", "--cmd", f"set rtp+={rtp}", "-c", f"luafile {DRIVER}"],
-                          capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [nvim, "--headless", "-u", "NONE", "--cmd", f"set rtp+={rtp}", "-c", f"luafile {DRIVER}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.DEVNULL,
+    )
     result = json.loads(out.read_text()) if out.exists() else {}
     assert proc.returncode == 0 and not result.get("error"), (result, proc.stderr[-2000:])
     assert result["opened_at"] == result["opened_count"] > 60  # at the newest turn, not the oldest

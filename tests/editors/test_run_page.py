@@ -34,17 +34,25 @@ def test_page_shows_verdict_failed_check_tool_call_and_diff(tmp_path: Path) -> N
     reports = tmp_path / "evals" / "reports"
     shutil.copytree(FIXTURE, reports)
     page = tmp_path / "run.html"
-    proc = subprocess.run([sys.executable, "-m", "evalens", "show", str(tmp_path), "--html", "-o", str(page)],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(tmp_path), "--html", "-o", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     html = page.read_text(encoding="utf-8")
     assert "http://" not in html and "https://" not in html  # self-contained: nothing to fetch
     if ARTIFACTS.exists():
         shutil.rmtree(ARTIFACTS)
     ARTIFACTS.mkdir(parents=True)
-    driven = subprocess.run(["node", str(DRIVER), str(page), str(ARTIFACTS)], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"),
-                                              "CHROMIUM": CHROMIUM})
+    driven = subprocess.run(
+        ["node", str(DRIVER), str(page), str(ARTIFACTS)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"), "CHROMIUM": CHROMIUM},
+    )
     assert driven.returncode == 0, driven.stdout + driven.stderr
     seen = json.loads(driven.stdout.strip().splitlines()[-1])
     assert seen["errors"] == [] and seen["requests"] == []
@@ -73,16 +81,35 @@ def test_compare_page_shows_both_runs_and_the_output_diff(tmp_path: Path) -> Non
 
     two_runs(tmp_path / "pkg")
     page = tmp_path / "compare.html"
-    proc = subprocess.run([sys.executable, "-m", "evalens", "show", str(tmp_path / "pkg"), "respects-policy",
-                           "--compare", "--html", "-o", str(page)], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "show",
+            str(tmp_path / "pkg"),
+            "respects-policy",
+            "--compare",
+            "--html",
+            "-o",
+            str(page),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     out = ARTIFACTS.parent / "compare-page"
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    driven = subprocess.run(["node", str(COMPARE_DRIVER), str(page), str(out)], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"),
-                                              "CHROMIUM": CHROMIUM})
+    driven = subprocess.run(
+        ["node", str(COMPARE_DRIVER), str(page), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "NODE_PATH": str(PLAYWRIGHT / "node_modules"), "CHROMIUM": CHROMIUM},
+    )
     assert driven.returncode == 0, driven.stdout + driven.stderr
     seen = json.loads(driven.stdout.strip().splitlines()[-1])
     assert seen["errors"] == [] and seen["requests"] == []  # self-contained
@@ -94,5 +121,7 @@ def test_compare_page_shows_both_runs_and_the_output_diff(tmp_path: Path) -> Non
     assert seen["cost"] == ["$0.0020", "$0.0010"]
     assert seen["diff_visible"]
     assert seen["diff_removed"] == ["-I wrote output/blocked.txt as asked.", "-GREETING-OK"]
-    assert seen["diff_added"] == ["+I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
+    assert seen["diff_added"] == [
+        "+I could not write output/blocked.txt: the policy hook refused. GREETING-OK"
+    ]
     assert (out / "compare-page.png").stat().st_size > 10_000

@@ -67,8 +67,13 @@ def _vsix_is_stale() -> bool:
     if not VSIX.exists():
         return True
     built = VSIX.stat().st_mtime
-    sources = [EXT_DIR / "package.json", EXT_DIR / "README.md", EXT_DIR / ".vscodeignore",
-               *(EXT_DIR / "images").glob("*"), *(EXT_DIR / "src").rglob("*.ts")]
+    sources = [
+        EXT_DIR / "package.json",
+        EXT_DIR / "README.md",
+        EXT_DIR / ".vscodeignore",
+        *(EXT_DIR / "images").glob("*"),
+        *(EXT_DIR / "src").rglob("*.ts"),
+    ]
     return any(p.stat().st_mtime > built for p in sources)
 
 
@@ -290,7 +295,10 @@ def test_invalid_case_lens_says_fix_to_run(vscode_session):
     """03-broken.yaml has errors: its lens reads "✗ N problems: fix to run" instead of ▶ Run eval, and a click
     puts the cursor on the first problem (line 2, the `name` that breaks the pattern)."""
     _step(vscode_session, "invalid-lens")
-    assert vscode_session["invalidLens"].startswith("✗ ") and "problems: fix to run" in vscode_session["invalidLens"]
+    assert (
+        vscode_session["invalidLens"].startswith("✗ ")
+        and "problems: fix to run" in vscode_session["invalidLens"]
+    )
     assert vscode_session["invalidLensHasRun"] == 0, "no Run eval lens on a case with errors"
     assert vscode_session["invalidLensCursor"].startswith("Ln 2,"), vscode_session["invalidLensCursor"]
 
@@ -381,7 +389,9 @@ def test_pass_is_not_a_problem(vscode_session):
 
 def test_dry_run_leaves_the_last_result_alone(vscode_session):
     _step(vscode_session, "dry-run-keeps-result")
-    assert vscode_session["failRowAfterDryRun"].startswith(f"{FAIL_CASE} (Failed"), vscode_session["failRowAfterDryRun"]
+    assert vscode_session["failRowAfterDryRun"].startswith(f"{FAIL_CASE} (Failed"), vscode_session[
+        "failRowAfterDryRun"
+    ]
 
 
 def test_run_failed_profile_runs_only_the_failed_case(vscode_session):

@@ -28,8 +28,14 @@ from .server import JUDGE_REPLIES, SCENARIOS, FakeModelServer
 
 SERVER_SCRIPT = Path(__file__).with_name("server.py")
 
-__all__ = ["FakeModelServer", "JUDGE_REPLIES", "SCENARIOS", "SERVER_SCRIPT", "fake_model_fixture",
-           "spawn_fake_model"]
+__all__ = [
+    "FakeModelServer",
+    "JUDGE_REPLIES",
+    "SCENARIOS",
+    "SERVER_SCRIPT",
+    "fake_model_fixture",
+    "spawn_fake_model",
+]
 
 
 def fake_model_fixture(scope: str = "session", **options: Any):
@@ -46,16 +52,28 @@ def fake_model_fixture(scope: str = "session", **options: Any):
 
 
 @contextmanager
-def spawn_fake_model(work_dir: Path, *extra_args: str, idle_timeout: float = 300.0,
-                     startup_timeout: float = 10.0) -> Iterator[tuple[int, subprocess.Popen]]:
+def spawn_fake_model(
+    work_dir: Path, *extra_args: str, idle_timeout: float = 300.0, startup_timeout: float = 10.0
+) -> Iterator[tuple[int, subprocess.Popen]]:
     """Start ``server.py`` as a subprocess on a free port; yields ``(port, process)`` and stops it on exit."""
     work_dir.mkdir(parents=True, exist_ok=True)
     port_file = work_dir / "fakemodel.port"
     port_file.unlink(missing_ok=True)
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER_SCRIPT), "--port-file", str(port_file), "--log-dir", str(work_dir / "log"),
-         "--idle-timeout", str(idle_timeout), *extra_args],
-        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            str(SERVER_SCRIPT),
+            "--port-file",
+            str(port_file),
+            "--log-dir",
+            str(work_dir / "log"),
+            "--idle-timeout",
+            str(idle_timeout),
+            *extra_args,
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + startup_timeout

@@ -137,7 +137,9 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "network-probe": [{"shell": PROBE_NET}, {"text": "probe: {last_tool_output}"}],
     "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
     "write-probe": [
-        {"shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"},
+        {
+            "shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"
+        },
         {"text": "probe: {last_tool_output}"},
     ],
     "flaky-agent": [{"cycle": ["err500", "err500", "pass"]}],
@@ -145,8 +147,10 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "flaky-2of3": [{"cycle": ["pass", "fail-contains", "pass"]}],
     "alt-err-pass": [{"cycle": ["err500", "pass"]}],
     "echo-blocked": [
-        {"shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "
-                  "echo 'PreToolUse:Write hook error: BLOCKED_BY_POLICY' >&2; exit 1"},
+        {
+            "shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "
+            "echo 'PreToolUse:Write hook error: BLOCKED_BY_POLICY' >&2; exit 1"
+        },
         {"text": "I was blocked: {last_tool_output}"},
     ],
     "needs-skill": [{"needs_skill": {"then": "pass", "else": "fail-contains"}}],
@@ -176,8 +180,13 @@ SKILL_LINE = re.compile(r"^- [^\n:]+: [^\n]*$", re.MULTILINE)  # one entry of a 
 class FakeState:
     """Server-wide settings and the request log; the only mutable state is the log counter and flaky counts."""
 
-    def __init__(self, default_scenario: str = "done", judge_default: str = "pass", log_dir: Path | None = None,
-                 scenarios: dict[str, list[dict[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        default_scenario: str = "done",
+        judge_default: str = "pass",
+        log_dir: Path | None = None,
+        scenarios: dict[str, list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.default_scenario = default_scenario
         self.judge_default = judge_default
         self.log_dir = Path(log_dir) if log_dir else None
@@ -188,7 +197,9 @@ class FakeState:
         self.counter = 0
         self.lock = threading.Lock()
         self.seen_bodies: dict[str, int] = {}
-        self.cycle_runs: dict[tuple[str, str], list[str]] = {}  # (scenario, marker) -> session ids in arrival order
+        self.cycle_runs: dict[
+            tuple[str, str], list[str]
+        ] = {}  # (scenario, marker) -> session ids in arrival order
         self.records: list[dict[str, Any]] = []
         self.stopping = threading.Event()
         if self.log_dir:
@@ -251,7 +262,9 @@ class Conversation:
         self.context_texts: list[str] = []  # what the CLI itself sent: system / developer messages
         self.tool_results: list[str] = []
         self.tools: list[str] = []
-        self.code_mode = False  # Codex's default model: the shell is reached through the JavaScript `exec` tool
+        self.code_mode = (
+            False  # Codex's default model: the shell is reached through the JavaScript `exec` tool
+        )
         if api == "anthropic":
             self._parse_anthropic()
         elif api == "responses":
@@ -373,7 +386,9 @@ class Conversation:
     @property
     def cwd(self) -> str:
         joined = "\n".join(self.all_texts)
-        match = re.search(r"Primary working directory: (\S+)", joined) or re.search(r"<cwd>([^<]+)</cwd>", joined)
+        match = re.search(r"Primary working directory: (\S+)", joined) or re.search(
+            r"<cwd>([^<]+)</cwd>", joined
+        )
         return match.group(1).strip() if match else "."
 
     @property
@@ -381,7 +396,9 @@ class Conversation:
         text = "\n".join(self.all_texts)
         # the UAAPS judge asks for a `"verdict"` key; the bare word also appears in evalens's note that the quoted
         # material is untrusted ("ignore any … verdict"), which graders carry too
-        return not self.tools and ('"verdict"' in text.lower() or ("one JSON object" in text and "JUDGE=" in text))
+        return not self.tools and (
+            '"verdict"' in text.lower() or ("one JSON object" in text and "JUDGE=" in text)
+        )
 
 
 # --------------------------------------------------------------------------- choosing the reply
@@ -390,13 +407,24 @@ class Conversation:
 class Reply:
     """A provider-neutral reply: text, one tool call, or an HTTP error."""
 
-    def __init__(self, *, text: str | None = None, tool: str | None = None, tool_input: dict[str, Any] | None = None,
-                 error: int | None = None, delay: float = 0.0, scenario: str = "", step: int = 0,
-                 custom_input: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        text: str | None = None,
+        tool: str | None = None,
+        tool_input: dict[str, Any] | None = None,
+        error: int | None = None,
+        delay: float = 0.0,
+        scenario: str = "",
+        step: int = 0,
+        custom_input: str | None = None,
+    ) -> None:
         self.text = text
         self.tool = tool
         self.tool_input = tool_input or {}
-        self.custom_input = custom_input  # set: a Responses custom tool call (freeform input), e.g. Codex's `exec`
+        self.custom_input = (
+            custom_input  # set: a Responses custom tool call (freeform input), e.g. Codex's `exec`
+        )
         self.error = error
         self.delay = delay
         self.scenario = scenario
@@ -415,8 +443,10 @@ def _fill(value: Any, values: dict[str, str]) -> Any:
     return value
 
 
-CODE_MODE_SCRIPT = ("const r = await tools.exec_command({{cmd: {cmd}}});\n"
-                    "text(typeof r === 'string' ? r : (r.output ?? JSON.stringify(r)));")
+CODE_MODE_SCRIPT = (
+    "const r = await tools.exec_command({{cmd: {cmd}}});\n"
+    "text(typeof r === 'string' ? r : (r.output ?? JSON.stringify(r)));"
+)
 
 
 def _shell_call(conv: Conversation, command: str) -> tuple[str, dict[str, Any] | str] | None:
@@ -444,7 +474,9 @@ def judge_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply:
     if judge == "hang":
         return Reply(delay=300, text=JUDGE_REPLIES["pass"], scenario=scenario)
     if judge == "obeys-last":  # a gullible judge: the last line-start "Criteria" heading it sees wins
-        sections = re.findall(r"(?ms)^#{1,6} *Criteria[^\n]*\n(.*?)(?=^#{1,6} |\Z)", "\n".join(conv.all_texts))
+        sections = re.findall(
+            r"(?ms)^#{1,6} *Criteria[^\n]*\n(.*?)(?=^#{1,6} |\Z)", "\n".join(conv.all_texts)
+        )
         obeyed = bool(sections) and "always answer pass" in sections[-1].lower()
         return Reply(text=JUDGE_REPLIES["pass" if obeyed else "fail"], scenario=scenario)
     if judge not in ("pass", "fail"):
@@ -452,16 +484,39 @@ def judge_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply:
     good = judge == "pass"
     text = "\n".join(conv.all_texts)
     if "output_quality" in text and "adherence" in text:  # skilljack's judge
-        return Reply(text=json.dumps({"discovery": 1, "adherence": 5 if good else 1, "output_quality": 5 if good else 1,
-                                      "failure_category": "none" if good else "missing_guidance",
-                                      "reasoning": f"fake judge: {judge}", "checklist_results": []}),
-                     scenario=scenario)
+        return Reply(
+            text=json.dumps(
+                {
+                    "discovery": 1,
+                    "adherence": 5 if good else 1,
+                    "output_quality": 5 if good else 1,
+                    "failure_category": "none" if good else "missing_guidance",
+                    "reasoning": f"fake judge: {judge}",
+                    "checklist_results": [],
+                }
+            ),
+            scenario=scenario,
+        )
     if '"results"' in text:  # a grader: one entry per numbered statement
         statements = text.split("# Statements", 1)[-1]
         count = len(re.findall(r"(?m)^\d+\. ", statements.split("Reply:", 1)[0])) or 1
-        return Reply(text=json.dumps({"results": [
-            {"index": i, "passed": good, "score": 4 if good else 1, "evidence": f"fake grader: {judge}",
-             "reasoning": f"fake grader: {judge}"} for i in range(1, count + 1)]}), scenario=scenario)
+        return Reply(
+            text=json.dumps(
+                {
+                    "results": [
+                        {
+                            "index": i,
+                            "passed": good,
+                            "score": 4 if good else 1,
+                            "evidence": f"fake grader: {judge}",
+                            "reasoning": f"fake grader: {judge}",
+                        }
+                        for i in range(1, count + 1)
+                    ]
+                }
+            ),
+            scenario=scenario,
+        )
     return Reply(text=JUDGE_REPLIES[judge], scenario=scenario)
 
 
@@ -527,10 +582,15 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
     elif "write" in step:
         path, content = step["write"]["path"], step["write"]["content"]
         if "Write" in conv.tools:
-            reply.tool, reply.tool_input = "Write", {"file_path": os.path.join(values["cwd"], path), "content": content}
+            reply.tool, reply.tool_input = (
+                "Write",
+                {"file_path": os.path.join(values["cwd"], path), "content": content},
+            )
         else:
             directory = os.path.dirname(path) or "."
-            command = f"mkdir -p {shlex.quote(directory)} && printf %s {shlex.quote(content)} > {shlex.quote(path)}"
+            command = (
+                f"mkdir -p {shlex.quote(directory)} && printf %s {shlex.quote(content)} > {shlex.quote(path)}"
+            )
             call = _shell_call(conv, command)
             if call is None:
                 reply.text = f"fake model: no Write or shell tool offered (tools: {conv.tools})"
@@ -570,62 +630,142 @@ def _chunks(text: str, size: int = 24) -> list[str]:
 
 def anthropic_message(reply: Reply, model: str) -> dict[str, Any]:
     if reply.tool:
-        content = [{"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}", "name": reply.tool,
-                    "input": reply.tool_input}]
+        content = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                "name": reply.tool,
+                "input": reply.tool_input,
+            }
+        ]
         stop = "tool_use"
     else:
         content = [{"type": "text", "text": reply.text or ""}]
         stop = "end_turn"
-    return {"id": f"msg_{uuid.uuid4().hex[:20]}", "type": "message", "role": "assistant", "model": model,
-            "content": content, "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": 17, "output_tokens": 7}}
+    return {
+        "id": f"msg_{uuid.uuid4().hex[:20]}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 17, "output_tokens": 7},
+    }
 
 
 def anthropic_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
     msg = anthropic_message(reply, model)
     start = dict(msg, content=[], stop_reason=None)
-    events: list[tuple[str, dict[str, Any]]] = [("message_start", {"type": "message_start", "message": start})]
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start})
+    ]
     block = msg["content"][0]
     if block["type"] == "tool_use":
-        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
-                                               "content_block": dict(block, input={})}))
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": dict(block, input={})},
+            )
+        )
         for part in _chunks(json.dumps(block["input"]), 40):
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                   "delta": {"type": "input_json_delta", "partial_json": part}}))
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {"type": "input_json_delta", "partial_json": part},
+                    },
+                )
+            )
     else:
-        events.append(("content_block_start", {"type": "content_block_start", "index": 0,
-                                               "content_block": {"type": "text", "text": ""}}))
+        events.append(
+            (
+                "content_block_start",
+                {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+            )
+        )
         for part in _chunks(block["text"]):
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                                   "delta": {"type": "text_delta", "text": part}}))
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": 0,
+                        "delta": {"type": "text_delta", "text": part},
+                    },
+                )
+            )
     events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
-    events.append(("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
-                                     "usage": {"output_tokens": 7}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": 7},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
 
 def responses_item(reply: Reply) -> dict[str, Any]:
     if reply.tool and reply.custom_input is not None:
-        return {"type": "custom_tool_call", "id": f"ctc_{uuid.uuid4().hex[:16]}", "status": "completed",
-                "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": reply.tool, "input": reply.custom_input}
+        return {
+            "type": "custom_tool_call",
+            "id": f"ctc_{uuid.uuid4().hex[:16]}",
+            "status": "completed",
+            "call_id": f"call_{uuid.uuid4().hex[:16]}",
+            "name": reply.tool,
+            "input": reply.custom_input,
+        }
     if reply.tool:
-        return {"type": "function_call", "id": f"fc_{uuid.uuid4().hex[:16]}", "status": "completed",
-                "call_id": f"call_{uuid.uuid4().hex[:16]}", "name": reply.tool,
-                "arguments": json.dumps(reply.tool_input)}
-    return {"type": "message", "id": f"msg_{uuid.uuid4().hex[:16]}", "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": reply.text or "", "annotations": []}]}
+        return {
+            "type": "function_call",
+            "id": f"fc_{uuid.uuid4().hex[:16]}",
+            "status": "completed",
+            "call_id": f"call_{uuid.uuid4().hex[:16]}",
+            "name": reply.tool,
+            "arguments": json.dumps(reply.tool_input),
+        }
+    return {
+        "type": "message",
+        "id": f"msg_{uuid.uuid4().hex[:16]}",
+        "role": "assistant",
+        "status": "completed",
+        "content": [{"type": "output_text", "text": reply.text or "", "annotations": []}],
+    }
 
 
 def responses_object(reply: Reply, model: str, status: str = "completed", output: list | None = None) -> dict:
-    usage = {"input_tokens": 17, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 24}
-    return {"id": f"resp_{uuid.uuid4().hex[:16]}", "object": "response", "created_at": int(time.time()),
-            "model": model, "status": status, "output": output if output is not None else [responses_item(reply)],
-            "usage": usage if status == "completed" else None, "error": None, "incomplete_details": None,
-            "instructions": None, "metadata": {}, "parallel_tool_calls": True, "temperature": 1.0,
-            "tool_choice": "auto", "tools": [], "top_p": 1.0}
+    usage = {
+        "input_tokens": 17,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 7,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 24,
+    }
+    return {
+        "id": f"resp_{uuid.uuid4().hex[:16]}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": model,
+        "status": status,
+        "output": output if output is not None else [responses_item(reply)],
+        "usage": usage if status == "completed" else None,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "metadata": {},
+        "parallel_tool_calls": True,
+        "temperature": 1.0,
+        "tool_choice": "auto",
+        "tools": [],
+        "top_p": 1.0,
+    }
 
 
 def responses_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]]]:
@@ -638,34 +778,84 @@ def responses_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]
         ("response.in_progress", {"response": pending}),
     ]
     if item["type"] == "custom_tool_call":
-        events.append(("response.output_item.added", {"output_index": 0,
-                                                      "item": dict(item, status="in_progress", input="")}))
-        events.append(("response.custom_tool_call_input.delta",
-                       {"item_id": item["id"], "output_index": 0, "delta": item["input"]}))
-        events.append(("response.custom_tool_call_input.done",
-                       {"item_id": item["id"], "output_index": 0, "input": item["input"]}))
+        events.append(
+            (
+                "response.output_item.added",
+                {"output_index": 0, "item": dict(item, status="in_progress", input="")},
+            )
+        )
+        events.append(
+            (
+                "response.custom_tool_call_input.delta",
+                {"item_id": item["id"], "output_index": 0, "delta": item["input"]},
+            )
+        )
+        events.append(
+            (
+                "response.custom_tool_call_input.done",
+                {"item_id": item["id"], "output_index": 0, "input": item["input"]},
+            )
+        )
     elif item["type"] == "function_call":
-        events.append(("response.output_item.added", {"output_index": 0,
-                                                      "item": dict(item, status="in_progress", arguments="")}))
+        events.append(
+            (
+                "response.output_item.added",
+                {"output_index": 0, "item": dict(item, status="in_progress", arguments="")},
+            )
+        )
         for part in _chunks(item["arguments"], 40):
-            events.append(("response.function_call_arguments.delta",
-                           {"item_id": item["id"], "output_index": 0, "delta": part}))
-        events.append(("response.function_call_arguments.done",
-                       {"item_id": item["id"], "output_index": 0, "arguments": item["arguments"]}))
+            events.append(
+                (
+                    "response.function_call_arguments.delta",
+                    {"item_id": item["id"], "output_index": 0, "delta": part},
+                )
+            )
+        events.append(
+            (
+                "response.function_call_arguments.done",
+                {"item_id": item["id"], "output_index": 0, "arguments": item["arguments"]},
+            )
+        )
     else:
         text = item["content"][0]["text"]
-        events.append(("response.output_item.added", {"output_index": 0,
-                                                      "item": dict(item, status="in_progress", content=[])}))
+        events.append(
+            (
+                "response.output_item.added",
+                {"output_index": 0, "item": dict(item, status="in_progress", content=[])},
+            )
+        )
         part = {"type": "output_text", "text": "", "annotations": []}
-        events.append(("response.content_part.added",
-                       {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part}))
+        events.append(
+            (
+                "response.content_part.added",
+                {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": part},
+            )
+        )
         for chunk in _chunks(text):
-            events.append(("response.output_text.delta", {"item_id": item["id"], "output_index": 0,
-                                                          "content_index": 0, "delta": chunk, "logprobs": []}))
-        events.append(("response.output_text.done", {"item_id": item["id"], "output_index": 0, "content_index": 0,
-                                                     "text": text, "logprobs": []}))
-        events.append(("response.content_part.done", {"item_id": item["id"], "output_index": 0, "content_index": 0,
-                                                      "part": dict(part, text=text)}))
+            events.append(
+                (
+                    "response.output_text.delta",
+                    {
+                        "item_id": item["id"],
+                        "output_index": 0,
+                        "content_index": 0,
+                        "delta": chunk,
+                        "logprobs": [],
+                    },
+                )
+            )
+        events.append(
+            (
+                "response.output_text.done",
+                {"item_id": item["id"], "output_index": 0, "content_index": 0, "text": text, "logprobs": []},
+            )
+        )
+        events.append(
+            (
+                "response.content_part.done",
+                {"item_id": item["id"], "output_index": 0, "content_index": 0, "part": dict(part, text=text)},
+            )
+        )
     events.append(("response.output_item.done", {"output_index": 0, "item": item}))
     events.append(("response.completed", {"response": final}))
     out = []
@@ -676,31 +866,57 @@ def responses_events(reply: Reply, model: str) -> list[tuple[str, dict[str, Any]
 
 def chat_completion(reply: Reply, model: str) -> dict[str, Any]:
     if reply.tool:
-        message = {"role": "assistant", "content": None, "refusal": None, "tool_calls": [
-            {"id": f"call_{uuid.uuid4().hex[:16]}", "type": "function",
-             "function": {"name": reply.tool, "arguments": json.dumps(reply.tool_input)}}]}
+        message = {
+            "role": "assistant",
+            "content": None,
+            "refusal": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{uuid.uuid4().hex[:16]}",
+                    "type": "function",
+                    "function": {"name": reply.tool, "arguments": json.dumps(reply.tool_input)},
+                }
+            ],
+        }
         finish = "tool_calls"
     else:
         message = {"role": "assistant", "content": reply.text or "", "refusal": None}
         finish = "stop"
-    return {"id": f"chatcmpl-{uuid.uuid4().hex[:16]}", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": {"prompt_tokens": 17, "completion_tokens": 7, "total_tokens": 24}}
+    return {
+        "id": f"chatcmpl-{uuid.uuid4().hex[:16]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {"prompt_tokens": 17, "completion_tokens": 7, "total_tokens": 24},
+    }
 
 
 def chat_chunks(reply: Reply, model: str, include_usage: bool) -> list[dict[str, Any]]:
     full = chat_completion(reply, model)
     base = {"id": full["id"], "object": "chat.completion.chunk", "created": full["created"], "model": model}
     message = full["choices"][0]["message"]
-    chunks = [dict(base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}])]
+    chunks = [
+        dict(
+            base, choices=[{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]
+        )
+    ]
     if message.get("tool_calls"):
         call = message["tool_calls"][0]
-        chunks.append(dict(base, choices=[{"index": 0, "finish_reason": None,
-                                           "delta": {"tool_calls": [dict(call, index=0)]}}]))
+        chunks.append(
+            dict(
+                base,
+                choices=[{"index": 0, "finish_reason": None, "delta": {"tool_calls": [dict(call, index=0)]}}],
+            )
+        )
     else:
         for part in _chunks(message["content"]):
-            chunks.append(dict(base, choices=[{"index": 0, "delta": {"content": part}, "finish_reason": None}]))
-    chunks.append(dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": full["choices"][0]["finish_reason"]}]))
+            chunks.append(
+                dict(base, choices=[{"index": 0, "delta": {"content": part}, "finish_reason": None}])
+            )
+    chunks.append(
+        dict(base, choices=[{"index": 0, "delta": {}, "finish_reason": full["choices"][0]["finish_reason"]}])
+    )
     if include_usage:
         chunks.append(dict(base, choices=[], usage=full["usage"]))
     return chunks
@@ -709,9 +925,18 @@ def chat_chunks(reply: Reply, model: str, include_usage: bool) -> list[dict[str,
 def error_body(api: str, status: int) -> dict[str, Any]:
     message = f"fake {status}"
     if api == "anthropic":
-        return {"type": "error", "error": {"type": ANTHROPIC_ERRORS.get(status, "api_error"), "message": message}}
-    return {"error": {"message": message, "type": "server_error" if status >= 500 else "invalid_request_error",
-                      "param": None, "code": str(status)}}
+        return {
+            "type": "error",
+            "error": {"type": ANTHROPIC_ERRORS.get(status, "api_error"), "message": message},
+        }
+    return {
+        "error": {
+            "message": message,
+            "type": "server_error" if status >= 500 else "invalid_request_error",
+            "param": None,
+            "code": str(status),
+        }
+    }
 
 
 # --------------------------------------------------------------------------- HTTP
@@ -760,8 +985,13 @@ class Handler(BaseHTTPRequestHandler):
         self.server.state.last_request = time.monotonic()
         path = self.path.split("?", 1)[0]
         if path.endswith("/models"):
-            self._send_json(200, {"object": "list", "data": [{"id": "fake-model", "object": "model",
-                                                              "created": 0, "owned_by": "fake"}]})
+            self._send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}],
+                },
+            )
         elif path in ("/", "/health", "/healthz"):
             self._send_json(200, {"ok": True})
         else:
@@ -794,11 +1024,23 @@ class Handler(BaseHTTPRequestHandler):
         reply = choose_reply(state, conv, raw)
         model = str(body.get("model") or "fake-model")
         stream = bool(body.get("stream"))
-        state.record({"method": "POST", "path": self.path, "api": api, "model": model, "stream": stream,
-                      "scenario": reply.scenario, "step": reply.step, "tools": len(conv.tools),
-                      "tool_results": len(conv.tool_results), "judge": conv.is_judge,
-                      "user_agent": self.headers.get("User-Agent", ""),
-                      "reply": {"text": (reply.text or "")[:200], "tool": reply.tool, "error": reply.error}}, raw)
+        state.record(
+            {
+                "method": "POST",
+                "path": self.path,
+                "api": api,
+                "model": model,
+                "stream": stream,
+                "scenario": reply.scenario,
+                "step": reply.step,
+                "tools": len(conv.tools),
+                "tool_results": len(conv.tool_results),
+                "judge": conv.is_judge,
+                "user_agent": self.headers.get("User-Agent", ""),
+                "reply": {"text": (reply.text or "")[:200], "tool": reply.tool, "error": reply.error},
+            },
+            raw,
+        )
         if reply.delay:
             state.stopping.wait(reply.delay)
         if reply.error:
@@ -845,9 +1087,16 @@ class FakeHTTPServer(ThreadingHTTPServer):
 class FakeModelServer:
     """Run the fake in a background thread; stops on ``stop()``, on context exit, or after the idle timeout."""
 
-    def __init__(self, *, port: int = 0, log_dir: Path | None = None, default_scenario: str = "done",
-                 judge_default: str = "pass", idle_timeout: float = 300.0,
-                 scenarios: dict[str, list[dict[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        log_dir: Path | None = None,
+        default_scenario: str = "done",
+        judge_default: str = "pass",
+        idle_timeout: float = 300.0,
+        scenarios: dict[str, list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.state = FakeState(default_scenario, judge_default, log_dir, scenarios)
         self.idle_timeout = idle_timeout
         self.httpd = FakeHTTPServer(self.state, port)
@@ -880,8 +1129,9 @@ class FakeModelServer:
                     self.state.stopping.set()
             self.httpd.shutdown()
 
-        serve = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True,
-                                 name="fakemodel")
+        serve = threading.Thread(
+            target=self.httpd.serve_forever, kwargs={"poll_interval": 0.1}, daemon=True, name="fakemodel"
+        )
         guard = threading.Thread(target=watchdog, daemon=True, name="fakemodel-idle")
         self._threads = [serve, guard]
         serve.start()
@@ -915,13 +1165,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--log-dir", type=Path)
     parser.add_argument("--idle-timeout", type=float, default=300.0)
     parser.add_argument("--default-scenario", default="done")
-    parser.add_argument("--judge-default", default="pass",
-                        choices=sorted(JUDGE_REPLIES) + ["flaky", "err429", "err500", "hang"])
+    parser.add_argument(
+        "--judge-default",
+        default="pass",
+        choices=sorted(JUDGE_REPLIES) + ["flaky", "err429", "err500", "hang"],
+    )
     parser.add_argument("--scenarios", type=Path, help="JSON file with extra scenarios")
     args = parser.parse_args(argv)
     extra = json.loads(args.scenarios.read_text()) if args.scenarios else None
-    server = FakeModelServer(port=args.port, log_dir=args.log_dir, default_scenario=args.default_scenario,
-                             judge_default=args.judge_default, idle_timeout=args.idle_timeout, scenarios=extra)
+    server = FakeModelServer(
+        port=args.port,
+        log_dir=args.log_dir,
+        default_scenario=args.default_scenario,
+        judge_default=args.judge_default,
+        idle_timeout=args.idle_timeout,
+        scenarios=extra,
+    )
     if args.port_file:
         tmp = args.port_file.with_name(args.port_file.name + ".tmp")
         tmp.write_text(str(server.port))

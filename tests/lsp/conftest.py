@@ -12,8 +12,9 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 PROFILES = ["visual-studio-code", "neovim@v0.7.0"]
 
 
-@pytest_lsp.fixture(params=PROFILES,
-                    config=ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"]))
+@pytest_lsp.fixture(
+    params=PROFILES, config=ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"])
+)
 async def client(request, lsp_client: LanguageClient):
     lsp_client.lens_refreshes = 0  # type: ignore[attr-defined]
 
@@ -33,20 +34,26 @@ async def client(request, lsp_client: LanguageClient):
         lsp_client.scans.append(params)  # type: ignore[attr-defined]
 
     root = getattr(request, "root_uri", None)
-    await lsp_client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(request.param), root_uri=root,
-        workspace_folders=None))
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(request.param), root_uri=root, workspace_folders=None
+        )
+    )
     lsp_client.profile = request.param  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
 
 
-async def open_and_diagnose(client: LanguageClient, uri: str, text: str, language: str = "yaml",
-                            timeout: float = 10) -> list[types.Diagnostic]:
+async def open_and_diagnose(
+    client: LanguageClient, uri: str, text: str, language: str = "yaml", timeout: float = 10
+) -> list[types.Diagnostic]:
     """Open a document and return its diagnostics, pulling when the profile pulls."""
     client.diagnostics.pop(uri, None)
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)
+        )
+    )
     return await diagnostics_for(client, uri, timeout)
 
 
@@ -58,8 +65,9 @@ def pulls(client: LanguageClient) -> bool:
 async def diagnostics_for(client: LanguageClient, uri: str, timeout: float = 10) -> list[types.Diagnostic]:
     """Pull, or wait for the push (callers pop ``client.diagnostics[uri]`` before the edit)."""
     if pulls(client):
-        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         return list(report.items)
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:

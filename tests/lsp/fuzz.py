@@ -21,11 +21,53 @@ from tests.conftest import CORPUS, EXAMPLE, REPO
 from tests.lsp.raw_client import RawServer, frame
 
 LANGUAGES = {".yaml": "yaml", ".yml": "yaml", ".json": "json", ".md": "markdown"}
-HOSTILE_SNIPPETS = ["\t", "\x00", "\ud800", "\udfff", "{", "}", "[", "]", ":", "- ", "&a [*a, *a]", "*a",
-                    "9" * 5000, "x" * 20_000, "\r", "\r\n", "\u2028", "😀", "---\n", "'", '"', "\\", "#", "!!python/object:os.system",
-                    "%YAML 1.1\n", "<<: *a\n", "? ", "|\n", ">-\n", "null", "~", "1e999", "-0", "0x1F", ",", "//"]
-REQUESTS = ["textDocument/hover", "textDocument/completion", "textDocument/definition", "textDocument/codeAction",
-            "textDocument/codeLens", "textDocument/documentSymbol", "textDocument/diagnostic"]
+HOSTILE_SNIPPETS = [
+    "\t",
+    "\x00",
+    "\ud800",
+    "\udfff",
+    "{",
+    "}",
+    "[",
+    "]",
+    ":",
+    "- ",
+    "&a [*a, *a]",
+    "*a",
+    "9" * 5000,
+    "x" * 20_000,
+    "\r",
+    "\r\n",
+    "\u2028",
+    "😀",
+    "---\n",
+    "'",
+    '"',
+    "\\",
+    "#",
+    "!!python/object:os.system",
+    "%YAML 1.1\n",
+    "<<: *a\n",
+    "? ",
+    "|\n",
+    ">-\n",
+    "null",
+    "~",
+    "1e999",
+    "-0",
+    "0x1F",
+    ",",
+    "//",
+]
+REQUESTS = [
+    "textDocument/hover",
+    "textDocument/completion",
+    "textDocument/definition",
+    "textDocument/codeAction",
+    "textDocument/codeLens",
+    "textDocument/documentSymbol",
+    "textDocument/diagnostic",
+]
 
 
 @dataclass
@@ -62,8 +104,11 @@ def corpus_documents(corpus: Path = CORPUS) -> list[tuple[str, str]]:
     Always includes the repository's own corpora and the example package, so the fuzzer has seeds on a fresh
     clone with no ../shared beside it (issue #22)."""
     out: list[tuple[str, str]] = []
-    for manifest in (corpus / "MANIFEST.tsv", corpus / "realworld" / "MANIFEST.tsv",
-                     *sorted((REPO / "tests" / "corpus").glob("*/MANIFEST.tsv"))):
+    for manifest in (
+        corpus / "MANIFEST.tsv",
+        corpus / "realworld" / "MANIFEST.tsv",
+        *sorted((REPO / "tests" / "corpus").glob("*/MANIFEST.tsv")),
+    ):
         if not manifest.is_file():
             continue
         with manifest.open(encoding="utf-8") as f:
@@ -116,8 +161,15 @@ def mutate(text: str, rng: random.Random) -> str:
 class Fuzzer:
     """Drives one server; ``run`` returns a :class:`Report` (it never raises for what it finds)."""
 
-    def __init__(self, seed: int, root: Path, *, open_limit: int = 15, deadline: float = 10.0,
-                 keep_messages: bool = False) -> None:
+    def __init__(
+        self,
+        seed: int,
+        root: Path,
+        *,
+        open_limit: int = 15,
+        deadline: float = 10.0,
+        keep_messages: bool = False,
+    ) -> None:
         self.rng = random.Random(seed)
         self.root = root
         self.open_limit = open_limit
@@ -162,8 +214,10 @@ class Fuzzer:
         uri = (self.root / f"r{n}" / rel).as_uri()
         text = mutate(original, self.rng) if self.rng.random() < 0.85 else original
         language = LANGUAGES.get(Path(rel).suffix, "yaml")
-        self.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": 1,
-                                                              "text": text}})
+        self.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": language, "version": 1, "text": text}},
+        )
         self.report.documents += 1
         self.opened[uri] = time.monotonic()
         self.open_now.append(uri)
@@ -176,8 +230,9 @@ class Fuzzer:
         if self.rng.random() < 0.3:
             self.hostile()
         if self.rng.random() < 0.05:
-            self.request("workspace/executeCommand", {"command": "evalens.discoverCases",
-                                                      "arguments": [{"uri": uri}]})
+            self.request(
+                "workspace/executeCommand", {"command": "evalens.discoverCases", "arguments": [{"uri": uri}]}
+            )
         while len(self.open_now) > self.open_limit:
             old = self.open_now.pop(0)
             self.notify("textDocument/didClose", {"textDocument": {"uri": old}})
@@ -191,12 +246,16 @@ class Fuzzer:
             new = mutate(text, self.rng)
             change: dict[str, Any] = {"text": new}
         else:
-            start, end = sorted((self._position(uri), self._position(uri)), key=lambda p: (p["line"], p["character"]))
+            start, end = sorted(
+                (self._position(uri), self._position(uri)), key=lambda p: (p["line"], p["character"])
+            )
             snippet = self.rng.choice(HOSTILE_SNIPPETS + ["name: renamed\n", "  - ", "x"])
             change = {"range": {"start": start, "end": end}, "text": snippet}
             new = None
-        self.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": self.versions[uri]},
-                                               "contentChanges": [change]})
+        self.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": self.versions[uri]}, "contentChanges": [change]},
+        )
         if new is not None:
             self.texts[uri] = new
         self.report.edits += 1
@@ -216,27 +275,61 @@ class Fuzzer:
         choice = self.rng.randrange(6)
         method = self.rng.choice(REQUESTS + ["workspace/executeCommand"])
         if choice == 0:
-            self.request(method, self.rng.choice([42, [], None, "x", {"textDocument": 5},
-                                                  {"textDocument": {"uri": "file:///x"},
-                                                   "position": {"line": -1, "character": 2**40}}]), hostile=True)
+            self.request(
+                method,
+                self.rng.choice(
+                    [
+                        42,
+                        [],
+                        None,
+                        "x",
+                        {"textDocument": 5},
+                        {"textDocument": {"uri": "file:///x"}, "position": {"line": -1, "character": 2**40}},
+                    ]
+                ),
+                hostile=True,
+            )
         elif choice == 1:
-            odd = self.rng.choice(["untitled:Untitled-1", "http://example.com/a.yaml", "file:///%00/x.yaml",
-                                   "file:///" + "a" * 300 + "/evals/cases/x.yaml", self.fifo.as_uri(), "",
-                                   (self.root / "nowhere" / "evals" / "eval-config.json").as_uri()])
+            odd = self.rng.choice(
+                [
+                    "untitled:Untitled-1",
+                    "http://example.com/a.yaml",
+                    "file:///%00/x.yaml",
+                    "file:///" + "a" * 300 + "/evals/cases/x.yaml",
+                    self.fifo.as_uri(),
+                    "",
+                    (self.root / "nowhere" / "evals" / "eval-config.json").as_uri(),
+                ]
+            )
             params: dict[str, Any] = {"textDocument": {"uri": odd}, "position": {"line": 0, "character": 0}}
             if method == "workspace/executeCommand":
-                params = {"command": self.rng.choice(["evalens.discoverCases", "evalens.showResult",
-                                                      "evalens.lastReport", "evalens.cancelRun"]),
-                          "arguments": self.rng.choice([[{"uri": odd}], [odd], [42], [{"uri": None}]])}
+                params = {
+                    "command": self.rng.choice(
+                        [
+                            "evalens.discoverCases",
+                            "evalens.showResult",
+                            "evalens.lastReport",
+                            "evalens.cancelRun",
+                        ]
+                    ),
+                    "arguments": self.rng.choice([[{"uri": odd}], [odd], [42], [{"uri": None}]]),
+                }
             elif method in ("textDocument/codeAction",):
-                params = {"textDocument": {"uri": odd}, "range": {"start": params["position"],
-                                                                 "end": params["position"]}, "context": {"diagnostics": []}}
+                params = {
+                    "textDocument": {"uri": odd},
+                    "range": {"start": params["position"], "end": params["position"]},
+                    "context": {"diagnostics": []},
+                }
             self.request(method, params, hostile=True)
         elif choice == 2:
-            self.request(self.rng.choice(["no/such/method", "$/secret", "textDocument/rename"]), {}, hostile=True)
+            self.request(
+                self.rng.choice(["no/such/method", "$/secret", "textDocument/rename"]), {}, hostile=True
+            )
             ghost = (self.root / "ghost" / "evals" / "cases" / "g.yaml").as_uri()
-            self.notify("textDocument/didChange", {"textDocument": {"uri": ghost, "version": 3},
-                                                   "contentChanges": [{"text": "name: ghost\n"}]})
+            self.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": ghost, "version": 3}, "contentChanges": [{"text": "name: ghost\n"}]},
+            )
             self.notify("textDocument/didClose", {"textDocument": {"uri": ghost}})
             self.notify("$/cancelRequest", {"id": 999_999})
             self.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": ghost, "type": 3}]})
@@ -246,8 +339,17 @@ class Fuzzer:
     def hostile_frame(self) -> None:
         """A broken frame: when it carries a request id the server can recover, an answer is expected."""
         msg_id = self.server.next_id()
-        body = json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover",
-                           "params": {"textDocument": {"uri": "file:///x.yaml"}, "position": {"line": 0, "character": 0}}})
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": msg_id,
+                "method": "textDocument/hover",
+                "params": {
+                    "textDocument": {"uri": "file:///x.yaml"},
+                    "position": {"line": 0, "character": 0},
+                },
+            }
+        )
         kind = self.rng.randrange(5)
         expect = True
         if kind == 0:
@@ -275,8 +377,9 @@ class Fuzzer:
             if msg_id in answered:
                 latency = answered[msg_id] - sent
                 if latency * 1000 > self.report.max_latency_ms:
-                    self.report.slowest = ([f"{latency * 1000:.0f} ms {self.what.get(msg_id, '?')[:160]}"]
-                                           + self.report.slowest)[:5]
+                    self.report.slowest = (
+                        [f"{latency * 1000:.0f} ms {self.what.get(msg_id, '?')[:160]}"] + self.report.slowest
+                    )[:5]
                 self.report.max_latency_ms = max(self.report.max_latency_ms, latency * 1000)
                 if latency > self.deadline:
                     self.report.late += 1
@@ -287,8 +390,9 @@ class Fuzzer:
                 answered.pop(msg_id, None)
             elif final or now - sent > self.deadline:
                 self.report.unanswered += 1
-                self.report.problems.append(f"request {msg_id} unanswered after {now - sent:.1f}s: "
-                                            f"{self.what.pop(msg_id, '?')}")
+                self.report.problems.append(
+                    f"request {msg_id} unanswered after {now - sent:.1f}s: {self.what.pop(msg_id, '?')}"
+                )
                 del self.sent[msg_id]
         for uri, opened in list(self.opened.items()):
             if self.server.published.get(uri):
@@ -310,12 +414,18 @@ class Fuzzer:
         while msg_id not in self.server.answered and time.monotonic() < deadline:
             time.sleep(0.005)
 
-    def run(self, *, seconds: float | None = None, documents: int | None = None,
-            progress: Callable[[Report], None] | None = None) -> Report:
+    def run(
+        self,
+        *,
+        seconds: float | None = None,
+        documents: int | None = None,
+        progress: Callable[[Report], None] | None = None,
+    ) -> Report:
         started = time.monotonic()
         try:
-            self.server.call_kept("initialize", {"processId": os.getpid(), "rootUri": self.root.as_uri(),
-                                                 "capabilities": {}})
+            self.server.call_kept(
+                "initialize", {"processId": os.getpid(), "rootUri": self.root.as_uri(), "capabilities": {}}
+            )
             self.notify("initialized", {})
             for count in _counter():
                 if seconds is not None and time.monotonic() - started >= seconds:
@@ -344,7 +454,7 @@ class Fuzzer:
             stderr = self.server.stderr()
             self.report.tracebacks = stderr.count("Traceback (most recent call last)")
             if self.report.tracebacks:
-                self.report.problems.append("stderr: " + stderr[stderr.index("Traceback"):][:3000])
+                self.report.problems.append("stderr: " + stderr[stderr.index("Traceback") :][:3000])
             self.server.close()
         return self.report
 

@@ -27,8 +27,14 @@ class RawServer:
 
     def __init__(self, cwd: Path | None = None, env: dict[str, str] | None = None, keep: bool = True) -> None:
         self.stderr_file = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "evalens", "lsp"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self.stderr_file, cwd=cwd or REPO, env=env)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "evalens", "lsp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.stderr_file,
+            cwd=cwd or REPO,
+            env=env,
+        )
         self.keep = keep  # False: only the bookkeeping below (long fuzz runs), not every message
         self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.received: list[dict[str, Any]] = []
@@ -147,10 +153,15 @@ class RawServer:
                 break
         return [m for m in self.received if m.get("method") == method]
 
-    def initialize(self, root_uri: str | None = None, process_id: int | None = None,
-                   capabilities: dict[str, Any] | None = None) -> dict[str, Any]:
-        reply = self.call("initialize", {"processId": process_id, "rootUri": root_uri,
-                                         "capabilities": capabilities or {}})
+    def initialize(
+        self,
+        root_uri: str | None = None,
+        process_id: int | None = None,
+        capabilities: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        reply = self.call(
+            "initialize", {"processId": process_id, "rootUri": root_uri, "capabilities": capabilities or {}}
+        )
         self.notify("initialized", {})
         return reply
 

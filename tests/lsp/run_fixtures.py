@@ -105,20 +105,28 @@ def plain(value: Any) -> Any:
 
 def server_env(fake: FakeModelServer, sandboxes: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(ANTHROPIC_BASE_URL=fake.anthropic_base_url, ANTHROPIC_API_KEY="test-key-not-real",
-               EVALENS_SANDBOX_DIR=str(sandboxes))
+    env.update(
+        ANTHROPIC_BASE_URL=fake.anthropic_base_url,
+        ANTHROPIC_API_KEY="test-key-not-real",
+        EVALENS_SANDBOX_DIR=str(sandboxes),
+    )
     return env
 
 
-async def start_run_client(fake: FakeModelServer, root: Path, profile: str,
-                           adjust: Callable[[types.ClientCapabilities], None] | None = None) -> LanguageClient:
+async def start_run_client(
+    fake: FakeModelServer,
+    root: Path,
+    profile: str,
+    adjust: Callable[[types.ClientCapabilities], None] | None = None,
+) -> LanguageClient:
     """The real ``evalens lsp`` under a real client profile, talking to ``fake``; records our notifications.
     ``adjust``: changes the profile's capabilities (what VS Code's extension adds, pull diagnostics)."""
     # Short on purpose: the sandbox's bridge sockets must fit the 108-byte unix socket path limit.
     sandboxes = Path(tempfile.mkdtemp(prefix="evl-"))
     sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach its own sandbox
-    config = ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"],
-                                server_env=server_env(fake, sandboxes))
+    config = ClientServerConfig(
+        server_command=[sys.executable, "-m", "evalens", "lsp"], server_env=server_env(fake, sandboxes)
+    )
     client = await config.start()
     client.verdicts = []  # type: ignore[attr-defined]
     client.run_states = []  # type: ignore[attr-defined]
@@ -157,9 +165,13 @@ async def start_run_client(fake: FakeModelServer, root: Path, profile: str,
     capabilities = client_capabilities(profile)
     if adjust is not None:
         adjust(capabilities)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities, root_uri=from_fs_path(str(root)),
-        initialization_options={"evalens": {"maxParallelRuns": 2}}))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities,
+            root_uri=from_fs_path(str(root)),
+            initialization_options={"evalens": {"maxParallelRuns": 2}},
+        )
+    )
     client.profile = profile  # type: ignore[attr-defined]
     # Tests open their documents after the start-up scan, so what the scan publishes (and the verdict memory it
     # primes) never interleaves with what a test checks.
@@ -181,7 +193,9 @@ async def stop_run_client(client: LanguageClient) -> None:
 
 
 @pytest_asyncio.fixture(params=PROFILES)
-async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path) -> AsyncIterator[LanguageClient]:
+async def run_client(
+    request: Any, fake_model: FakeModelServer, run_pkg: Path
+) -> AsyncIterator[LanguageClient]:
     """The real ``evalens lsp`` under a real client profile, in the scripted package."""
     client = await start_run_client(fake_model, run_pkg, request.param)
     yield client
@@ -190,14 +204,26 @@ async def run_client(request: Any, fake_model: FakeModelServer, run_pkg: Path) -
 
 async def open_doc(client: LanguageClient, path: Path) -> str:
     uri = from_fs_path(str(path))
-    client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-        uri=uri, language_id="json" if path.suffix == ".json" else "yaml", version=1, text=path.read_text())))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri,
+                language_id="json" if path.suffix == ".json" else "yaml",
+                version=1,
+                text=path.read_text(),
+            )
+        )
+    )
     return uri
 
 
 async def lenses(client: LanguageClient, uri: str) -> list[types.CodeLens]:
-    return list(await client.text_document_code_lens_async(types.CodeLensParams(
-        text_document=types.TextDocumentIdentifier(uri=uri))) or [])
+    return list(
+        await client.text_document_code_lens_async(
+            types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+        or []
+    )
 
 
 def lens_titles(found: list[types.CodeLens]) -> list[str]:
@@ -207,8 +233,14 @@ def lens_titles(found: list[types.CodeLens]) -> list[str]:
 async def run_lens(client: LanguageClient, lens: types.CodeLens, timeout: float = 120) -> Any:
     """Execute a lens's command exactly as an editor does (its one argument, unchanged)."""
     assert lens.command is not None
-    return await asyncio.wait_for(client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command=lens.command.command, arguments=list(lens.command.arguments or []))), timeout)
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command=lens.command.command, arguments=list(lens.command.arguments or [])
+            )
+        ),
+        timeout,
+    )
 
 
 async def wait_until(predicate: Any, timeout: float = 30, interval: float = 0.05) -> None:

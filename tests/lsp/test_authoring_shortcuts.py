@@ -15,15 +15,20 @@ from tests.lsp.run_fixtures import lens_titles, lenses, run_lens
 
 
 async def _actions(client: LanguageClient, uri: str, diagnostic: types.Diagnostic) -> list[types.CodeAction]:
-    found = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=diagnostic.range,
-        context=types.CodeActionContext(diagnostics=[diagnostic])))
+    found = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
     return [a for a in found or [] if isinstance(a, types.CodeAction)]
 
 
 async def _command(client: LanguageClient, command: str, arg: dict) -> object:
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams(command=command,
-                                                                                   arguments=[arg]))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command, arguments=[arg])
+    )
 
 
 async def test_invalid_case_lens_refuses_to_run(client: LanguageClient, example_pkg: Path):
@@ -48,19 +53,26 @@ async def test_invalid_case_lens_refuses_to_run(client: LanguageClient, example_
         assert "pydantic" not in answer["reason"] and "validation error" not in answer["reason"]
     (whole,) = await _command(client, "evalens.runFile", {"uri": uri})
     assert whole["verdict"] == "SKIP" and whole["problems"] == len(errors)
-    assert not (example_pkg / "evals" / "reports").exists() or not list((example_pkg / "evals" / "reports").iterdir())
+    assert not (example_pkg / "evals" / "reports").exists() or not list(
+        (example_pkg / "evals" / "reports").iterdir()
+    )
 
     # fixed in the buffer: the lens is ▶ Run eval again, no restart needed
     fixed = "name: broken-case\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\njudge:\n  criteria: The reply says hi.\n"
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=fixed)],
+        )
+    )
     assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run", "Run 5×"]
 
 
 async def test_warnings_do_not_block(client: LanguageClient, example_pkg: Path):
     path = example_pkg / "evals" / "cases" / "05-vague.yaml"
-    text = "name: vague\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\njudge:\n  criteria: The reply is good.\n"
+    text = (
+        "name: vague\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\njudge:\n  criteria: The reply is good.\n"
+    )
     path.write_text(text)
     uri = from_fs_path(str(path))
     diags = await open_and_diagnose(client, uri, text)
@@ -72,13 +84,34 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     """A skill-creator evals.json: the eval whose file is missing is blocked, its neighbour runs, `*` none."""
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n"
+    )
     path = skill / "evals" / "evals.json"
-    text = json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": "Say hello to the new team member", "expected_output": "a greeting",
-         "assertions": ["The reply says hello"]},
-        {"id": 2, "prompt": "Summarise the notes", "expected_output": "a summary", "files": ["evals/notes.md"],
-         "assertions": ["The reply summarises the notes"]}]}, indent=2) + "\n"
+    text = (
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": "Say hello to the new team member",
+                        "expected_output": "a greeting",
+                        "assertions": ["The reply says hello"],
+                    },
+                    {
+                        "id": 2,
+                        "prompt": "Summarise the notes",
+                        "expected_output": "a summary",
+                        "files": ["evals/notes.md"],
+                        "assertions": ["The reply summarises the notes"],
+                    },
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     path.write_text(text)
     uri = from_fs_path(str(path))
     diags = await open_and_diagnose(client, uri, text, "json")
@@ -87,7 +120,11 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     by_line: dict[int, list[str]] = {}
     for lens in found:
         by_line.setdefault(lens.range.start.line, []).append(lens.command.title)
-    assert ["▶ Run: Say hello to the new team member", "Dry run", "Run 5×"] in by_line.values()  # eval 1, named by its prompt
+    assert [
+        "▶ Run: Say hello to the new team member",
+        "Dry run",
+        "Run 5×",
+    ] in by_line.values()  # eval 1, named by its prompt
     assert ["✗ 1 problem: fix to run"] in by_line.values()  # eval 2
     answer = await _command(client, "evalens.runCase", {"uri": uri, "name": "2"})
     assert answer["verdict"] == "SKIP" and "file does not exist: evals/notes.md" in answer["reason"]
@@ -101,7 +138,9 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
         assert op.options.ignore_if_exists is True
     titles = [a.title for a in actions]
     assert titles.index(create.title) < min(i for i, t in enumerate(titles) if t.startswith("Ignore"))
-    done = await _command(client, "evalens.createFile", {"uri": uri, "path": str(skill / "evals" / "notes.md")})
+    done = await _command(
+        client, "evalens.createFile", {"uri": uri, "path": str(skill / "evals" / "notes.md")}
+    )
     assert done["created"] is True and (skill / "evals" / "notes.md").read_text() == ""
     titles = lens_titles(await lenses(client, uri))
     assert "✗ 1 problem: fix to run" not in titles and sum(t.startswith("▶ Run: ") for t in titles) == 2
@@ -149,25 +188,48 @@ async def test_skill_creator_labels_and_dry_run(client: LanguageClient, tmp_path
     other formats: the suite's plan, no agent, nothing written."""
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n"
+    )
     path = skill / "evals" / "evals.json"
-    long_prompt = "Say hello to the new team member who joined the platform group this morning and ask about lunch"
-    text = json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": long_prompt, "expected_output": "a greeting",
-         "assertions": ["The reply says hello", "The reply mentions lunch"]}]}, indent=2) + "\n"
+    long_prompt = (
+        "Say hello to the new team member who joined the platform group this morning and ask about lunch"
+    )
+    text = (
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": long_prompt,
+                        "expected_output": "a greeting",
+                        "assertions": ["The reply says hello", "The reply mentions lunch"],
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     path.write_text(text)
     uri = from_fs_path(str(path))
     await open_and_diagnose(client, uri, text, "json")
     (entry,) = await _command(client, "evalens.discoverCases", {"uri": uri})
     assert entry["name"] == "1" and entry["label"].startswith("Say hello to the new team member")
     assert entry["label"].endswith("…") and len(entry["label"]) <= 60
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        text_document=types.TextDocumentIdentifier(uri=uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
     assert entry["label"] in [s.name for s in symbols]
 
     found = await lenses(client, uri)
     run, *rest = lens_titles(found)
-    assert rest == ["Dry run", "Run 5×"] and run.startswith("▶ Run: Say hello to the new team") and run.endswith("…")
+    assert (
+        rest == ["Dry run", "Run 5×"]
+        and run.startswith("▶ Run: Say hello to the new team")
+        and run.endswith("…")
+    )
     dry = next(lens for lens in found if lens.command.title == "Dry run")
     answer = await run_lens(client, dry, timeout=60)
     assert answer["dryRun"] is True and answer["verdict"] == "SKIP", answer
@@ -193,15 +255,32 @@ def _report(root: Path, stamp: str, cases: dict[str, str]) -> None:
         ReportSummary,
     )
 
-    found = [ReportCase(name=name, verdict=verdict, duration_seconds=2.0, case_file="evals/cases/x.yaml",
-                        deterministic_checks=DeterministicChecks(contains=verdict),
-                        error=None if verdict == "PASS" else "output does not contain 'TEXT'")
-             for name, verdict in cases.items()]
-    write_report(EvalReport(version=1, id=f"eval-run-{stamp}", timestamp=stamp.replace("-00-00Z", ":00:00Z"),
-                            config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                            environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=found,
-                            summary=ReportSummary(total=len(found), passed=0, failed=0, skipped=0, pass_rate=0.0)),
-                 root / "evals" / "reports" / f"{stamp}.json")
+    found = [
+        ReportCase(
+            name=name,
+            verdict=verdict,
+            duration_seconds=2.0,
+            case_file="evals/cases/x.yaml",
+            deterministic_checks=DeterministicChecks(contains=verdict),
+            error=None if verdict == "PASS" else "output does not contain 'TEXT'",
+        )
+        for name, verdict in cases.items()
+    ]
+    write_report(
+        EvalReport(
+            version=1,
+            id=f"eval-run-{stamp}",
+            timestamp=stamp.replace("-00-00Z", ":00:00Z"),
+            config=ReportConfig(engine="claude-code"),
+            agent=ReportAgent(),
+            judge=ReportJudge(),
+            environment=ReportEnvironment(),
+            package=ReportPackage(name="pdf-tools"),
+            cases=found,
+            summary=ReportSummary(total=len(found), passed=0, failed=0, skipped=0, pass_rate=0.0),
+        ),
+        root / "evals" / "reports" / f"{stamp}.json",
+    )
 
 
 async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Path):
@@ -211,8 +290,11 @@ async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Pat
     config = example_pkg / "evals" / "eval-config.json"
     config_uri = from_fs_path(str(config))
     await open_and_diagnose(client, config_uri, config.read_text(), "json")
-    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail",
-                                                              "↻ Run failed (1)"]
+    assert lens_titles(await lenses(client, config_uri)) == [
+        "▶ Run all evals",
+        "✓ 1 pass · ✗ 1 fail",
+        "↻ Run failed (1)",
+    ]
     path = example_pkg / "evals" / "cases" / "01-extract-text.yaml"
     uri = from_fs_path(str(path))
     text = path.read_text()
@@ -221,16 +303,25 @@ async def test_verdict_follows_a_rename(client: LanguageClient, example_pkg: Pat
     assert before[:3] == ["▶ Run eval", "Dry run", "Run 5×"] and before[3].startswith("✗ FAIL"), before
 
     for version, name in enumerate(("extract-tex", "extract-text-v2"), start=2):  # typed over two versions
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(
-                text=text.replace("name: extract-text", f"name: {name}", 1))]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(
+                        text=text.replace("name: extract-text", f"name: {name}", 1)
+                    )
+                ],
+            )
+        )
         after = lens_titles(await lenses(client, uri))
         assert after == before, after  # the verdict stays on the renamed case
     found = await _command(client, "evalens.discoverCases", {"uri": uri})
     assert [(c["name"], c.get("lastVerdict")) for c in found] == [("extract-text-v2", "FAIL")]
-    assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail",
-                                                              "↻ Run failed (1)"]
+    assert lens_titles(await lenses(client, config_uri)) == [
+        "▶ Run all evals",
+        "✓ 1 pass · ✗ 1 fail",
+        "↻ Run failed (1)",
+    ]
 
     _report(example_pkg, "2026-01-02T00-00-00Z", {"extract-text-v2": "PASS"})  # the renamed case ran
     assert lens_titles(await lenses(client, config_uri)) == ["▶ Run all evals", "✓ 2 pass"]
@@ -268,10 +359,15 @@ async def _new_case_offered(client: LanguageClient, skill_md: Path) -> str:
     found = await lenses(client, uri)
     new = [lens for lens in found if lens.command.command == "evalens.newCase"]
     assert [lens.command.title for lens in new] == ["＋ New eval case"] and new[0].range.start.line == 0
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=types.Range(
-            start=types.Position(line=3, character=0), end=types.Position(line=3, character=0)),
-        context=types.CodeActionContext(diagnostics=[])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(
+                start=types.Position(line=3, character=0), end=types.Position(line=3, character=0)
+            ),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
     (action,) = [a for a in actions or [] if a.title == "New eval case for this skill"]
     # lsprotocol (client side) reads any object with a `command` member as a Command, the CodeAction's
     # command object ending up as its string: what the server sent is still there to check
@@ -291,8 +387,14 @@ async def test_new_case_in_a_uaaps_package(client: LanguageClient, example_pkg: 
     create, write = edit.document_changes
     assert isinstance(create, types.CreateFile) and create.uri == answer["uri"]
     text = write.edits[0].new_text
-    assert text.splitlines() == ["name: pdf-tools-new-case", "target: skill:pdf-tools", "input:", '  prompt: ""',
-                                 "judge:", '  criteria: ""']
+    assert text.splitlines() == [
+        "name: pdf-tools-new-case",
+        "target: skill:pdf-tools",
+        "input:",
+        '  prompt: ""',
+        "judge:",
+        '  criteria: ""',
+    ]
     assert text.splitlines()[3][:11] == '  prompt: "'  # the cursor: between the prompt's quotes
     if client.profile == "visual-studio-code":  # it supports window/showDocument: the prompt is shown
         (shown,) = seen["shown"]
@@ -312,11 +414,27 @@ async def test_new_case_in_evals_json(client: LanguageClient, tmp_path: Path):
     seen = _editor(client)
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people. Use when asked.\n---\n\nHi\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets people. Use when asked.\n---\n\nHi\n"
+    )
     path = skill / "evals" / "evals.json"
-    before = json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 3, "prompt": "Say hello", "expected_output": "a greeting", "expectations": ["It says hello"]}]},
-        indent=2) + "\n"
+    before = (
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 3,
+                        "prompt": "Say hello",
+                        "expected_output": "a greeting",
+                        "expectations": ["It says hello"],
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     path.write_text(before)
     uri = await _new_case_offered(client, skill / "SKILL.md")
     answer = await _command(client, "evalens.newCase", {"uri": uri, "reveal": False})
@@ -327,20 +445,23 @@ async def test_new_case_in_evals_json(client: LanguageClient, tmp_path: Path):
     assert data["skill_name"] == "greeting"
     assert data["evals"][1] == {"id": 4, "prompt": "", "expected_output": "", "expectations": []}
     line = after.splitlines()[answer["position"]["line"]]
-    assert line[:answer["position"]["character"]].endswith('"prompt": "') and line.strip() == '"prompt": "",'
+    assert line[: answer["position"]["character"]].endswith('"prompt": "') and line.strip() == '"prompt": "",'
 
     # no evals file at all: the skill-creator format, per agentskills.io
     bare = tmp_path / "bare"
     bare.mkdir()
-    (bare / "SKILL.md").write_text("---\nname: bare\ndescription: Does bare things. Use when asked.\n---\n\nHi\n")
+    (bare / "SKILL.md").write_text(
+        "---\nname: bare\ndescription: Does bare things. Use when asked.\n---\n\nHi\n"
+    )
     uri = await _new_case_offered(client, bare / "SKILL.md")
     answer = await _command(client, "evalens.newCase", {"uri": uri, "reveal": False})
     assert answer["uri"] == from_fs_path(str(bare / "evals" / "evals.json"))
     create, write = seen["edits"][-1].document_changes
     assert isinstance(create, types.CreateFile)
-    assert json.loads(write.edits[0].new_text) == {"skill_name": "bare", "evals": [
-        {"id": 1, "prompt": "", "expected_output": "", "assertions": []}]}
-
+    assert json.loads(write.edits[0].new_text) == {
+        "skill_name": "bare",
+        "evals": [{"id": 1, "prompt": "", "expected_output": "", "assertions": []}],
+    }
 
 
 def test_clients_without_create_file(example_pkg: Path, tmp_path: Path):
@@ -358,30 +479,58 @@ def test_clients_without_create_file(example_pkg: Path, tmp_path: Path):
     path = example_pkg / "evals" / "cases" / "03-broken.yaml"
     with RawServer() as s:
         s.initialize(capabilities=get_converter().unstructure(caps))
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": path.as_uri(), "languageId": "yaml", "version": 1,
-                                                           "text": path.read_text()}})
+        s.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": path.as_uri(),
+                    "languageId": "yaml",
+                    "version": 1,
+                    "text": path.read_text(),
+                }
+            },
+        )
         line = path.read_text().splitlines().index("    - fixtures/report.pdf")
-        found = s.call("textDocument/codeAction", {
-            "textDocument": {"uri": path.as_uri()},
-            "range": {"start": {"line": line, "character": 6}, "end": {"line": line, "character": 6}},
-            "context": {"diagnostics": []}})["result"]
+        found = s.call(
+            "textDocument/codeAction",
+            {
+                "textDocument": {"uri": path.as_uri()},
+                "range": {"start": {"line": line, "character": 6}, "end": {"line": line, "character": 6}},
+                "context": {"diagnostics": []},
+            },
+        )["result"]
         (create,) = [a for a in found if a["title"] == "Create empty `report.pdf`"]
         assert "edit" not in create and create["command"]["command"] == "evalens.createFile"
-        done = s.call("workspace/executeCommand", {"command": "evalens.createFile",
-                                                   "arguments": create["command"]["arguments"]})["result"]
+        done = s.call(
+            "workspace/executeCommand",
+            {"command": "evalens.createFile", "arguments": create["command"]["arguments"]},
+        )["result"]
         assert done["created"] is True and (example_pkg / "evals" / "fixtures" / "report.pdf").is_file()
 
         bare = tmp_path / "bare"
         bare.mkdir()
         skill_md = bare / "SKILL.md"
         skill_md.write_text("---\nname: bare\ndescription: Does bare things. Use when asked.\n---\n\nHi\n")
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": skill_md.as_uri(), "languageId": "markdown",
-                                                           "version": 1, "text": skill_md.read_text()}})
-        answer = s.call("workspace/executeCommand", {"command": "evalens.newCase",
-                                                     "arguments": [{"uri": skill_md.as_uri()}]})["result"]
+        s.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": skill_md.as_uri(),
+                    "languageId": "markdown",
+                    "version": 1,
+                    "text": skill_md.read_text(),
+                }
+            },
+        )
+        answer = s.call(
+            "workspace/executeCommand",
+            {"command": "evalens.newCase", "arguments": [{"uri": skill_md.as_uri()}]},
+        )["result"]
         written = bare / "evals" / "evals.json"
         assert answer["uri"] == written.as_uri(), answer
-        assert not [m for m in s.received if m.get("method") in ("workspace/applyEdit", "window/showDocument")]
+        assert not [
+            m for m in s.received if m.get("method") in ("workspace/applyEdit", "window/showDocument")
+        ]
         assert json.loads(written.read_text())["evals"][0]["prompt"] == ""
         text = written.read_text().splitlines()[answer["position"]["line"]]
-        assert text[:answer["position"]["character"]].endswith('"prompt": "')
+        assert text[: answer["position"]["character"]].endswith('"prompt": "')

@@ -17,7 +17,11 @@ BAD_INPUTS = {
     "alias-bomb": ("yaml", BOMB, "alias"),
     "huge": ("yaml", "name: a\n" + "# padding padding padding padding\n" * 330_000, "MB"),
     "tabs": ("yaml", "name: a\ninput:\n\tprompt: x\n", "tab"),
-    "duplicate-keys": ("yaml", "name: a\nname: b\ninput: {prompt: x}\njudge: {criteria: x}\n", "Duplicate key"),
+    "duplicate-keys": (
+        "yaml",
+        "name: a\nname: b\ninput: {prompt: x}\njudge: {criteria: x}\n",
+        "Duplicate key",
+    ),
     "multi-doc": ("yaml", "name: a\n---\nname: b\n", "Several YAML documents"),
     "binary": ("yaml", "name: a\x00\x01\n", "NUL"),
     "json-comments": ("json", '{\n  // hi\n  "version": 1, "engine": "codex"\n}', "Comments are not allowed"),
@@ -45,6 +49,9 @@ async def test_bad_input_is_diagnosed_fast(client: LanguageClient, tmp_path: Pat
     assert all(d.range.start.line >= 0 for d in diags)
     limit = 0.2 if kind != "huge" else 1.0  # the 10 MB case includes moving 10 MB through the JSON-RPC pipe
     assert elapsed < limit, f"{kind}: {elapsed * 1000:.0f} ms"
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=warm), position=types.Position(line=0, character=0)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=warm), position=types.Position(line=0, character=0)
+        )
+    )
     assert hover is None or hover.contents  # still answering

@@ -18,8 +18,12 @@ from tests.lsp.conftest import diagnostics_for, open_and_diagnose
 BROKEN = Path("evals") / "cases" / "03-broken.yaml"
 
 
-async def _start(profile: str, root: Path, options: dict[str, Any] | None = None,
-                 configuration: dict[str, Any] | None = None) -> LanguageClient:
+async def _start(
+    profile: str,
+    root: Path,
+    options: dict[str, Any] | None = None,
+    configuration: dict[str, Any] | None = None,
+) -> LanguageClient:
     client = make_test_lsp_client()
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
@@ -32,16 +36,25 @@ async def _start(profile: str, root: Path, options: dict[str, Any] | None = None
 
     if configuration is not None:
         client.set_configuration(configuration, section="evalens")
-    await client.start_io(*ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"]).server_command)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(profile), root_uri=root.as_uri(), initialization_options=options,
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+    await client.start_io(
+        *ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"]).server_command
+    )
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=root.as_uri(),
+            initialization_options=options,
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        )
+    )
     return client
 
 
 async def _codes(client: LanguageClient, pkg: Path, text: str | None = None) -> dict[str, types.Diagnostic]:
     path = pkg / BROKEN
-    diags = await open_and_diagnose(client, from_fs_path(str(path)), text if text is not None else path.read_text())
+    diags = await open_and_diagnose(
+        client, from_fs_path(str(path)), text if text is not None else path.read_text()
+    )
     return {str(d.code): d for d in diags}
 
 
@@ -61,7 +74,9 @@ def pkg(example_pkg: Path) -> Path:
 
 async def test_inline_suppression_and_doc_links(client: LanguageClient, example_pkg: Path):
     path = example_pkg / BROKEN
-    text = path.read_text().replace("agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]")
+    text = path.read_text().replace(
+        "agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]"
+    )
     text = "# evalens: ignore-file[vague-criteria, made-up]\n" + text
     diags = await open_and_diagnose(client, from_fs_path(str(path)), text)
     codes = {d.code: d for d in diags}
@@ -71,13 +86,19 @@ async def test_inline_suppression_and_doc_links(client: LanguageClient, example_
     assert hint.severity == types.DiagnosticSeverity.Hint and "`made-up`" in hint.message
     assert hint.range.start.line == 0
     for d in diags:
-        assert d.code_description is not None and d.code_description.href == f"https://evalens.dev/rules#{d.code}"
+        assert (
+            d.code_description is not None
+            and d.code_description.href == f"https://evalens.dev/rules#{d.code}"
+        )
 
 
 @pytest.mark.parametrize("profile", ["visual-studio-code", "neovim@v0.7.0"])
 async def test_rules_from_initialization_options(pkg: Path, profile: str):
-    client = await _start(profile, pkg, {"evalens": {"rules": {"unknown-key": "off", "vague-criteria": "error",
-                                                                "schema-*": "hint"}}})
+    client = await _start(
+        profile,
+        pkg,
+        {"evalens": {"rules": {"unknown-key": "off", "vague-criteria": "error", "schema-*": "hint"}}},
+    )
     try:
         codes = await _codes(client, pkg)
         assert "unknown-key" not in codes
@@ -120,8 +141,11 @@ async def test_config_file_and_its_changes(pkg: Path, profile: str):
         conf.write_text('[rules]\npath-escape = "warning"\nunknown-key = "error"\n')
         uri = from_fs_path(str(pkg / BROKEN))
         client.diagnostics.pop(uri, None)
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Changed)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Changed)]
+            )
+        )
         await asyncio.sleep(0.3)
         codes = {str(d.code): d for d in await diagnostics_for(client, uri)}
         assert codes["unknown-key"].severity == types.DiagnosticSeverity.Error
@@ -138,8 +162,11 @@ async def test_editor_setting_beats_the_file_unless_told_otherwise(pkg: Path):
         assert codes["unknown-key"].severity == types.DiagnosticSeverity.Error
     finally:
         await client.shutdown_session()
-    client = await _start("neovim@v0.7.0", pkg, {"rules": {"unknown-key": "error"},
-                                                  "configurationPreference": "filesystemFirst"})
+    client = await _start(
+        "neovim@v0.7.0",
+        pkg,
+        {"rules": {"unknown-key": "error"}, "configurationPreference": "filesystemFirst"},
+    )
     try:
         assert "unknown-key" not in await _codes(client, pkg)
     finally:
@@ -156,7 +183,9 @@ async def test_invalid_configuration_is_one_message_not_a_crash(pkg: Path):
         await _wait(lambda: client.messages)
         warnings = [m for m in client.messages if m.type == types.MessageType.Warning]
         assert len(warnings) == 1
-        assert "`unknown-key = 'warn'`" in warnings[0].message and "evalens.rules setting" in warnings[0].message
+        assert (
+            "`unknown-key = 'warn'`" in warnings[0].message and "evalens.rules setting" in warnings[0].message
+        )
         await _codes(client, pkg, (pkg / BROKEN).read_text() + "\n")  # another validation: no second message
         await asyncio.sleep(0.3)
         assert len([m for m in client.messages if m.type == types.MessageType.Warning]) == 1
@@ -169,19 +198,34 @@ async def test_ignore_code_actions_come_after_the_real_fixes(client: LanguageCli
     uri = from_fs_path(str(path))
     diags = await open_and_diagnose(client, uri, path.read_text())
     unknown = next(d for d in diags if d.code == "unknown-key")
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), range=unknown.range,
-        context=types.CodeActionContext(diagnostics=[unknown])))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=unknown.range,
+            context=types.CodeActionContext(diagnostics=[unknown]),
+        )
+    )
     titles = [a.title for a in actions]
     assert titles[0] == "Rename `agent-blockd` to `agent-blocked`"
     assert titles[1:] == ["Ignore `unknown-key` on this line", "Ignore `unknown-key` in this file"]
     assert not actions[1].is_preferred
     (edit,) = actions[1].edit.changes[uri]
-    assert edit.new_text == "  # evalens: ignore[unknown-key]" and edit.range.start.line == unknown.range.start.line
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[types.TextDocumentContentChangeWholeDocument(text=path.read_text().replace(
-            "agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]"))]))
+    assert (
+        edit.new_text == "  # evalens: ignore[unknown-key]"
+        and edit.range.start.line == unknown.range.start.line
+    )
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangeWholeDocument(
+                    text=path.read_text().replace(
+                        "agent-blockd: false", "agent-blockd: false  # evalens: ignore[unknown-key]"
+                    )
+                )
+            ],
+        )
+    )
     client.diagnostics.pop(uri, None)
     assert "unknown-key" not in {d.code for d in await diagnostics_for(client, uri)}
 
@@ -196,8 +240,11 @@ async def test_config_change_re_checks_unopened_files(pkg: Path):
         conf = pkg / "evalens.toml"
         conf.write_text('[rules]\nunknown-key = "off"\n')
         client.diagnostics.pop(uri, None)
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Created)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Created)]
+            )
+        )
         await _wait(lambda: uri in client.diagnostics, timeout=20)
         codes = {d.code for d in client.diagnostics[uri]}
         assert "unknown-key" not in codes and "path-escape" in codes

@@ -18,13 +18,15 @@ from tests.lsp.conftest import open_and_diagnose
 from tests.lsp.raw_client import RawServer
 from tests.lsp.test_workspace import _start
 
-FIXTURE = "name: f\ninput:\n  prompt: Summarise it.\n  files: [\"{}\"]\njudge:\n  criteria: Mentions it.\n"
+FIXTURE = 'name: f\ninput:\n  prompt: Summarise it.\n  files: ["{}"]\njudge:\n  criteria: Mentions it.\n'
 CASE = "name: {name}\ninput:\n  prompt: Summarise the file.\njudge:\n  criteria: Mentions the title.\n"
 
 
 def _open(s: RawServer, uri: str, text: str, language: str = "yaml", version: int = 1) -> None:
-    s.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": language, "version": version,
-                                                       "text": text}})
+    s.notify(
+        "textDocument/didOpen",
+        {"textDocument": {"uri": uri, "languageId": language, "version": version, "text": text}},
+    )
 
 
 def _published(s: RawServer, uri: str, timeout: float = 10) -> list[dict]:
@@ -53,8 +55,14 @@ def test_fifo_at_an_eval_path_never_blocks(tmp_path: Path):
         s.initialize(root_uri=tmp_path.as_uri())
         for method, params in [
             ("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
-            ("textDocument/definition", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
-            ("textDocument/completion", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}),
+            (
+                "textDocument/definition",
+                {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+            ),
+            (
+                "textDocument/completion",
+                {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}},
+            ),
             ("textDocument/documentSymbol", {"textDocument": {"uri": uri}}),
             ("textDocument/codeLens", {"textDocument": {"uri": uri}}),
             ("textDocument/diagnostic", {"textDocument": {"uri": uri}}),
@@ -94,12 +102,14 @@ async def test_odd_paths_use_the_open_buffer(odd_pkg: Path, profile: str):
         assert "%20" in uri and "%C3%BC" in uri
         diags = await open_and_diagnose(client, uri, "name: in-buffer\nbogus_key: 1\n")
         assert any("bogus_key" in d.message for d in diags), [d.message for d in diags]
-        found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="evalens.discoverCases", arguments=[]))
+        found = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[])
+        )
         names = {c["name"] for c in found}
         assert "in-buffer" in names and "on-disk" not in names, names
-        one = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="evalens.discoverCases", arguments=[{"uri": uri}]))
+        one = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{"uri": uri}])
+        )
         assert [c["name"] for c in one] == ["in-buffer"]
     finally:
         await client.shutdown_session()
@@ -109,11 +119,24 @@ async def test_odd_paths_use_the_open_buffer(odd_pkg: Path, profile: str):
 
 
 RAISERS = {
-    "lone surrogate in YAML": ("pkg/evals/cases/s.yaml", "yaml", "name: a\ninput:\n  prompt: x \ud800 y\n", "surrogate"),
-    "lone surrogate in Markdown": ("pkg/skills/s/SKILL.md", "markdown",
-                                   "---\nname: s\ndescription: x \udc00\n---\nbody\n", "surrogate"),
-    "JSON integer over 4,300 digits": ("pkg/evals/eval-config.json", "json",
-                                       '{"version": 1, "timeout": ' + "9" * 5000 + "}", "digits"),
+    "lone surrogate in YAML": (
+        "pkg/evals/cases/s.yaml",
+        "yaml",
+        "name: a\ninput:\n  prompt: x \ud800 y\n",
+        "surrogate",
+    ),
+    "lone surrogate in Markdown": (
+        "pkg/skills/s/SKILL.md",
+        "markdown",
+        "---\nname: s\ndescription: x \udc00\n---\nbody\n",
+        "surrogate",
+    ),
+    "JSON integer over 4,300 digits": (
+        "pkg/evals/eval-config.json",
+        "json",
+        '{"version": 1, "timeout": ' + "9" * 5000 + "}",
+        "digits",
+    ),
     "fixture name over 255 bytes": ("pkg/evals/cases/f.yaml", "yaml", FIXTURE.format("a" * 300), "a" * 40),
 }
 
@@ -146,10 +169,19 @@ def test_memory_is_released_after_close(tmp_path: Path):
             uri = (tmp_path / f"p{i}" / "evals" / "cases" / "c.yaml").as_uri()
             _open(s, uri, CASE.format(name=f"c{i}"))
             for v in range(2, 5):
-                s.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": v},
-                                                    "contentChanges": [{"text": CASE.format(name=f"c{i}-{v}")}]})
+                s.notify(
+                    "textDocument/didChange",
+                    {
+                        "textDocument": {"uri": uri, "version": v},
+                        "contentChanges": [{"text": CASE.format(name=f"c{i}-{v}")}],
+                    },
+                )
             tasks = (tmp_path / f"p{i}" / "tasks.yaml").as_uri()
-            _open(s, tasks, "skill: greeting\ntasks:\n  - id: t1\n    prompt: Give the new teammate a warm welcome.\n    deterministic:\n      expect_marker: GREETING_SUCCESS\n")
+            _open(
+                s,
+                tasks,
+                "skill: greeting\ntasks:\n  - id: t1\n    prompt: Give the new teammate a warm welcome.\n    deterministic:\n      expect_marker: GREETING_SUCCESS\n",
+            )
             s.call("textDocument/codeLens", {"textDocument": {"uri": tasks}})
             s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
             s.notify("textDocument/didClose", {"textDocument": {"uri": tasks}})
@@ -170,8 +202,13 @@ def test_editing_a_case_name_revalidates_only_its_package(tmp_path: Path):
             _published(s, uri)
         before = {u: len(_published(s, u)) for u in own + other}
         for v in range(2, 6):
-            s.notify("textDocument/didChange", {"textDocument": {"uri": own[0], "version": v},
-                                                "contentChanges": [{"text": CASE.format(name=f"renamed-{v}")}]})
+            s.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": own[0], "version": v},
+                    "contentChanges": [{"text": CASE.format(name=f"renamed-{v}")}],
+                },
+            )
         s.call("evalens/stats")  # a round trip: every notification before it was handled
         after = {u: len(_published(s, u)) for u in own + other}
         assert after[own[0]] == before[own[0]] + 4
@@ -190,12 +227,18 @@ def test_discover_cases_runs_off_the_loop(tmp_path: Path):
         big = s.request("workspace/executeCommand", {"command": "evalens.discoverCases", "arguments": []})
         time.sleep(0.05)
         started = time.monotonic()
-        reply = s.call("textDocument/hover", {"textDocument": {"uri": (tmp_path / "x.yaml").as_uri()},
-                                              "position": {"line": 0, "character": 0}})
+        reply = s.call(
+            "textDocument/hover",
+            {
+                "textDocument": {"uri": (tmp_path / "x.yaml").as_uri()},
+                "position": {"line": 0, "character": 0},
+            },
+        )
         answered_in = time.monotonic() - started
         assert "error" not in reply
         found = s.response(big, timeout=120)
         assert len(found["result"]) == 1800
-        assert not any(m.get("id") == big for m in s.received[: s.received.index(reply)]), \
+        assert not any(m.get("id") == big for m in s.received[: s.received.index(reply)]), (
             "hover waited for the workspace walk"
+        )
         assert answered_in < 1.0

@@ -16,14 +16,33 @@ from tests.lsp.conftest import open_and_diagnose
 from tests.lsp.run_fixtures import lens_titles, lenses
 
 
-async def test_problem_lens_is_refreshed_when_the_missing_file_appears(client: LanguageClient, tmp_path: Path):
+async def test_problem_lens_is_refreshed_when_the_missing_file_appears(
+    client: LanguageClient, tmp_path: Path
+):
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets people. Use when asked.\n---\nHi\n"
+    )
     path = skill / "evals" / "evals.json"
-    text = json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": "Summarise the notes", "expected_output": "a summary", "files": ["evals/notes.md"],
-         "assertions": ["The reply summarises the notes"]}]}, indent=2) + "\n"
+    text = (
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": "Summarise the notes",
+                        "expected_output": "a summary",
+                        "files": ["evals/notes.md"],
+                        "assertions": ["The reply summarises the notes"],
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     path.write_text(text)
     uri = from_fs_path(str(path))
     await open_and_diagnose(client, uri, text, "json")
@@ -32,8 +51,11 @@ async def test_problem_lens_is_refreshed_when_the_missing_file_appears(client: L
 
     notes = skill / "evals" / "notes.md"
     notes.write_text("")  # what the CreateFile quick fix does; the editor's watcher reports it
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=from_fs_path(str(notes)), type=types.FileChangeType.Created)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[types.FileEvent(uri=from_fs_path(str(notes)), type=types.FileChangeType.Created)]
+        )
+    )
 
     if client.profile == "visual-studio-code":  # type: ignore[attr-defined]
         for _ in range(500):
@@ -47,7 +69,14 @@ async def test_problem_lens_is_refreshed_when_the_missing_file_appears(client: L
     # a change that moves no problem asks for nothing
     settled = client.lens_refreshes  # type: ignore[attr-defined]
     (skill / "evals" / "other.md").write_text("x")
-    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-        types.FileEvent(uri=from_fs_path(str(skill / "evals" / "other.md")), type=types.FileChangeType.Created)]))
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(
+                    uri=from_fs_path(str(skill / "evals" / "other.md")), type=types.FileChangeType.Created
+                )
+            ]
+        )
+    )
     await lenses(client, uri)  # answered after the notification was handled
     assert client.lens_refreshes == settled  # type: ignore[attr-defined]

@@ -77,15 +77,18 @@ def test_bad_command_arguments_are_invalid_params(server: RawServer):
         assert reply["error"]["code"] in (-32602, -32803), (args, reply)
     long_name = "file:///" + "a" * 300 + "/evals/cases/x.yaml"  # ENAMETOOLONG: Path.is_dir raises
     for command in ("evalens.lastReport", "evalens.runAll", "evalens.discoverCases", "evalens.runCase"):
-        reply = server.call("workspace/executeCommand", {"command": command, "arguments": [{"uri": long_name}]})
+        reply = server.call(
+            "workspace/executeCommand", {"command": command, "arguments": [{"uri": long_name}]}
+        )
         assert reply["error"]["code"] == -32803, (command, reply)
     reply = server.call("workspace/executeCommand", {"command": "no.such.command", "arguments": []})
     assert reply["error"]["code"] == -32602
 
 
 def test_request_for_a_notification_method_is_refused(server: RawServer):
-    reply = server.call("textDocument/didOpen", {"textDocument": {**DOC, "languageId": "yaml", "version": 1,
-                                                                  "text": ""}})
+    reply = server.call(
+        "textDocument/didOpen", {"textDocument": {**DOC, "languageId": "yaml", "version": 1, "text": ""}}
+    )
     assert reply["error"]["code"] == -32600
 
 
@@ -93,8 +96,10 @@ def test_stats_show_no_leaked_bookkeeping(server: RawServer):
     """pygls kept one ``_request_futures`` entry per notification for good (303 after 150 files)."""
     for i in range(150):
         uri = f"file:///nonexistent/leak/evals/cases/c{i}.yaml"
-        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1,
-                                                                "text": f"name: c{i}\n"}})
+        server.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": f"name: c{i}\n"}},
+        )
         server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     stats = server.call("evalens/stats")["result"]
     assert stats["requestFutures"] <= 2, stats
@@ -126,8 +131,14 @@ def test_pygls_still_leaks_bookkeeping():
 
 
 def _hover(msg_id: int) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": msg_id, "method": "textDocument/hover",
-                       "params": GOOD_PARAMS["textDocument/hover"]})
+    return json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": msg_id,
+            "method": "textDocument/hover",
+            "params": GOOD_PARAMS["textDocument/hover"],
+        }
+    )
 
 
 def _still_answers(s: RawServer) -> None:
@@ -166,8 +177,13 @@ def test_framing_errors_are_skipped_and_the_connection_lives(server: RawServer):
     s.send_raw(frame('{"jsonrpc": "2.0", "id": 11, "method": 5}'))
     assert s.response(11)["error"]["code"] == -32600
     s.send_raw(frame("[" * 100_000 + "]" * 100_000))
-    s.send_raw(frame('{"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover", "params": {"x": '
-                     + "9" * 5000 + "}}"))
+    s.send_raw(
+        frame(
+            '{"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover", "params": {"x": '
+            + "9" * 5000
+            + "}}"
+        )
+    )
     assert s.response(12)["error"]["code"] == -32700
     _still_answers(s)
     assert "Traceback" not in s.stderr(), s.stderr()[-3000:]
@@ -180,8 +196,9 @@ def test_requests_before_initialize_then_initialize_works():
     with RawServer() as s:
         reply = s.call("textDocument/hover", GOOD_PARAMS["textDocument/hover"])
         assert reply["error"]["code"] == -32002
-        s.notify("textDocument/didOpen", {"textDocument": {**DOC, "languageId": "yaml", "version": 1,
-                                                           "text": "x"}})  # dropped
+        s.notify(
+            "textDocument/didOpen", {"textDocument": {**DOC, "languageId": "yaml", "version": 1, "text": "x"}}
+        )  # dropped
         assert s.call("initialize", 42)["error"]["code"] == -32602
         assert "capabilities" in s.initialize()["result"]
         again = s.call("initialize", {"processId": None, "capabilities": {}})
@@ -229,8 +246,14 @@ def test_scan_runs_when_the_client_never_answers_configuration(tmp_path: Path):
     case.parent.mkdir(parents=True)
     case.write_text("name: a\n")
     with RawServer() as s:
-        s.call("initialize", {"processId": None, "rootUri": tmp_path.as_uri(),
-                              "capabilities": {"workspace": {"configuration": True}}})
+        s.call(
+            "initialize",
+            {
+                "processId": None,
+                "rootUri": tmp_path.as_uri(),
+                "capabilities": {"workspace": {"configuration": True}},
+            },
+        )
         s.notify("initialized", {})
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:  # never answer the server's requests: read the inbox directly
@@ -246,9 +269,13 @@ def test_scan_runs_when_the_client_never_answers_configuration(tmp_path: Path):
 
 def test_changes_to_documents_that_are_not_open_are_ignored(server: RawServer):
     ghost = "file:///nonexistent/ghost/evals/cases/g.yaml"
-    server.notify("textDocument/didChange", {"textDocument": {"uri": ghost, "version": 2},
-                                             "contentChanges": [{"text": "name: g\n"}]})
+    server.notify(
+        "textDocument/didChange",
+        {"textDocument": {"uri": ghost, "version": 2}, "contentChanges": [{"text": "name: g\n"}]},
+    )
     server.notify("textDocument/didClose", {"textDocument": {"uri": ghost}})
     assert "result" in server.call("evalens/stats")
-    assert not [m for m in server.notifications("window/showMessage") if "Error in server" in m["params"]["message"]]
+    assert not [
+        m for m in server.notifications("window/showMessage") if "Error in server" in m["params"]["message"]
+    ]
     assert "is not open" in server.stderr()

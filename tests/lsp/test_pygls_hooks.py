@@ -36,8 +36,14 @@ async def test_cancel_request_reaches_on_cancel():
         started.set()
         await asyncio.sleep(30)
 
-    proto.dispatch({"jsonrpc": "2.0", "id": 7, "method": "workspace/executeCommand",
-                    "params": {"command": "test.wait", "arguments": []}})
+    proto.dispatch(
+        {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "workspace/executeCommand",
+            "params": {"command": "test.wait", "arguments": []},
+        }
+    )
     await asyncio.wait_for(started.wait(), 5)
     proto.dispatch({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}})
     for _ in range(100):

@@ -29,7 +29,9 @@ try:
 except EngineNotFound:
     HAVE_CLAUDE = False
 
-_skip_without_claude = pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)")
+_skip_without_claude = pytest.mark.skipif(
+    not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)"
+)
 
 
 def needs_claude(test):
@@ -67,9 +69,15 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     assert result["usage"]["inputTokens"] == 34 and result["usage"]["outputTokens"] == 14
     assert result["usage"]["costUsd"] > 0
     titles = lens_titles(await lenses(client, uri))
-    assert titles[:3] == ["▶ Run eval", "Dry run", "Run 5×"] and titles[3].startswith("✓ PASS ") and titles[3].endswith("s")
+    assert (
+        titles[:3] == ["▶ Run eval", "Dry run", "Run 5×"]
+        and titles[3].startswith("✓ PASS ")
+        and titles[3].endswith("s")
+    )
     show = [lens.command for lens in await lenses(client, uri) if lens.command.title == "Show run"]
-    assert [(c.command, list(c.arguments)) for c in show] == [("evalens.showRun", [{"uri": uri, "name": "greet"}])]
+    assert [(c.command, list(c.arguments)) for c in show] == [
+        ("evalens.showRun", [{"uri": uri, "name": "greet"}])
+    ]
     # a PASS is not a problem: no diagnostic (they are published before the command answers)
     assert [d for d in client.diagnostics.get(uri, []) if d.source == "evalens-run"] == []
     assert client.verdicts[-1]["verdict"] == "PASS" and client.verdicts[-1]["range"]["start"]["line"] == 0
@@ -83,12 +91,22 @@ async def test_pass_run(run_client: LanguageClient, run_pkg: Path):
     assert {"sandbox", "agent", "checks", "judge"} <= set(stages)
     assert isinstance(reports[-1], types.WorkDoneProgressEnd) and reports[-1].message.startswith("✓ PASS")
 
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)
+        )
+    )
     text = hover.contents.value
-    for expected in ("Last run: ✓ PASS", "`contains` `GREETING-OK`", "`files-created` `output/result.txt`",
-                     "Judge (claude-sonnet-4-5): **PASS**", "claude-code", "GREETING-OK", result["reportPath"],
-                     "34 in / 14 out tokens · $"):
+    for expected in (
+        "Last run: ✓ PASS",
+        "`contains` `GREETING-OK`",
+        "`files-created` `output/result.txt`",
+        "Judge (claude-sonnet-4-5): **PASS**",
+        "claude-code",
+        "GREETING-OK",
+        result["reportPath"],
+        "34 in / 14 out tokens · $",
+    ):
         assert expected in text, text
 
 
@@ -109,7 +127,9 @@ async def test_fail_run(run_client: LanguageClient, run_pkg: Path):
     diags = await _run_diagnostics(client, uri, {"eval-fail", "eval-check-failed"})
     on_name = next(d for d in diags if d.code == "eval-fail")
     assert on_name.severity == types.DiagnosticSeverity.Error and on_name.range.start.line == 0
-    assert on_name.message == "eval FAIL: contains: output does not contain 'GREETING-OK'"  # one line; the rest on hover
+    assert (
+        on_name.message == "eval FAIL: contains: output does not contain 'GREETING-OK'"
+    )  # one line; the rest on hover
     on_entry = next(d for d in diags if d.code == "eval-check-failed")
     assert on_entry.range.start.line == missing_line and on_entry.severity == types.DiagnosticSeverity.Error
     assert client.verdicts[-1]["verdict"] == "FAIL"
@@ -130,8 +150,11 @@ async def test_cancel_mid_run_keeps_server_responsive(run_client: LanguageClient
     assert any(p.name.startswith("evalens-") for p in client.sandboxes.iterdir())
 
     started = time.monotonic()
-    completion = await client.text_document_completion_async(types.CompletionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=5, character=0)))
+    completion = await client.text_document_completion_async(
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=5, character=0)
+        )
+    )
     assert time.monotonic() - started < 2 and completion is not None
     assert lens_titles(await lenses(client, uri)) == ["■ Cancel"]
 
@@ -148,7 +171,11 @@ async def test_cancel_mid_run_keeps_server_responsive(run_client: LanguageClient
     await wait_until(lambda: client.run_states and client.run_states[-1]["running"] == 0, timeout=30)
     await wait_until(lambda: not processes_with(marker), timeout=15, interval=0.1)
     assert list(client.sandboxes.iterdir()) == []
-    assert lens_titles(await lenses(client, uri)) == ["▶ Run eval", "Dry run", "Run 5×"]  # no verdict from a cancel
+    assert lens_titles(await lenses(client, uri)) == [
+        "▶ Run eval",
+        "Dry run",
+        "Run 5×",
+    ]  # no verdict from a cancel
 
 
 async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg: Path):
@@ -171,22 +198,49 @@ async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg:
 
     client = run_client
     path = run_pkg / "evals" / "cases" / "11-fail.yaml"
-    old = ReportCase(name="greet-missing", verdict="PASS", duration_seconds=3.0, case_file="evals/cases/11-fail.yaml",
-                     deterministic_checks=DeterministicChecks(contains="PASS"),
-                     judge_verdict=JudgeVerdict(result="PASS", reason="fine", model="claude-sonnet-4-5"))
-    new = ReportCase(name="greet-missing", verdict="FAIL", duration_seconds=4.5, case_file="evals/cases/11-fail.yaml",
-                     deterministic_checks=DeterministicChecks(contains="FAIL"),
-                     checks=[ReportCheck(kind="contains", value="DONE", status="PASS"),
-                             ReportCheck(kind="contains", value="GREETING-OK", status="FAIL",
-                                         detail="output does not contain 'GREETING-OK'")],
-                     agent_output_snippet="DONE: wrote the file.", error="output does not contain 'GREETING-OK'")
+    old = ReportCase(
+        name="greet-missing",
+        verdict="PASS",
+        duration_seconds=3.0,
+        case_file="evals/cases/11-fail.yaml",
+        deterministic_checks=DeterministicChecks(contains="PASS"),
+        judge_verdict=JudgeVerdict(result="PASS", reason="fine", model="claude-sonnet-4-5"),
+    )
+    new = ReportCase(
+        name="greet-missing",
+        verdict="FAIL",
+        duration_seconds=4.5,
+        case_file="evals/cases/11-fail.yaml",
+        deterministic_checks=DeterministicChecks(contains="FAIL"),
+        checks=[
+            ReportCheck(kind="contains", value="DONE", status="PASS"),
+            ReportCheck(
+                kind="contains",
+                value="GREETING-OK",
+                status="FAIL",
+                detail="output does not contain 'GREETING-OK'",
+            ),
+        ],
+        agent_output_snippet="DONE: wrote the file.",
+        error="output does not contain 'GREETING-OK'",
+    )
     reports = run_pkg / "evals" / "reports"
     for stamp, case in (("2026-01-01T00-00-00Z", old), ("2026-01-02T00-00-00Z", new)):
-        write_report(EvalReport(version=1, id=f"eval-run-{stamp}", timestamp=stamp.replace("-00-00Z", ":00:00Z"),
-                                config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                                environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=[case],
-                                summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0)),
-                     reports / f"{stamp}.json")
+        write_report(
+            EvalReport(
+                version=1,
+                id=f"eval-run-{stamp}",
+                timestamp=stamp.replace("-00-00Z", ":00:00Z"),
+                config=ReportConfig(engine="claude-code"),
+                agent=ReportAgent(),
+                judge=ReportJudge(),
+                environment=ReportEnvironment(),
+                package=ReportPackage(name="pdf-tools"),
+                cases=[case],
+                summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0),
+            ),
+            reports / f"{stamp}.json",
+        )
         time.sleep(0.02)  # distinct mtimes: the newest report wins
     for _ in range(2):  # open, close, reopen
         uri = await open_doc(client, path)
@@ -194,19 +248,25 @@ async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg:
         assert {d.code for d in diags} == {"eval-fail", "eval-check-failed"}
         assert "✗ FAIL: output does not contain 'GREETING-OK'" in lens_titles(await lenses(client, uri))
         client.diagnostics.pop(uri, None)
-        client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         await wait_until(lambda u=uri: u in client.diagnostics, timeout=10)
         client.diagnostics.pop(uri, None)
 
-    found = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="evalens.discoverCases", arguments=[{}]))
+    found = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{}])
+    )
     by_name = {c["name"]: c for c in found}
-    assert by_name["greet-missing"]["lastVerdict"] == "FAIL" and by_name["greet-missing"]["lastDurationSeconds"] == 4.5
+    assert (
+        by_name["greet-missing"]["lastVerdict"] == "FAIL"
+        and by_name["greet-missing"]["lastDurationSeconds"] == 4.5
+    )
     assert by_name["greet-missing"]["uri"] == from_fs_path(str(path))
     assert by_name["greet"].get("lastVerdict") is None and by_name["extract-text"]["format"] == "uaaps-case"
-    last = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="evalens.lastReport", arguments=[{"uri": from_fs_path(str(path))}]))
+    last = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.lastReport", arguments=[{"uri": from_fs_path(str(path))}])
+    )
     assert last == {"path": str(reports / "2026-01-02T00-00-00Z.json")}
 
 
@@ -243,7 +303,10 @@ async def test_run_all_from_config_lens(run_client: LanguageClient, run_pkg: Pat
     assert broken["reason"].startswith("not run: 4 problems to fix first: line 2: ")
     assert by_name["greet-missing"]["verdict"] == "FAIL" and by_name["greet"]["verdict"] == "PASS"
     assert max(s["running"] for s in client.run_states) == 2  # maxParallelRuns = 2
-    assert {v["name"] for v in client.verdicts} == {"greet-missing", "greet"}  # nothing ran for the broken case
+    assert {v["name"] for v in client.verdicts} == {
+        "greet-missing",
+        "greet",
+    }  # nothing ran for the broken case
     titles = lens_titles(await lenses(client, config_uri))
     assert titles == ["▶ Run all evals", "✓ 1 pass · ✗ 1 fail", "↻ Run failed (1)"]
 
@@ -281,19 +344,36 @@ def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
     )
 
     def report(stamp: str, cases: list[ReportCase], interrupted: bool = False) -> None:
-        write_report(EvalReport(version=1, id=stamp, timestamp="2026-01-01T00:00:00Z",
-                                config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                                environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"),
-                                summary=ReportSummary(total=len(cases), passed=0, failed=0, skipped=0, pass_rate=0.0),
-                                cases=cases, interrupted=interrupted),
-                     run_pkg / "evals" / "reports" / f"{stamp}.json")
+        write_report(
+            EvalReport(
+                version=1,
+                id=stamp,
+                timestamp="2026-01-01T00:00:00Z",
+                config=ReportConfig(engine="claude-code"),
+                agent=ReportAgent(),
+                judge=ReportJudge(),
+                environment=ReportEnvironment(),
+                package=ReportPackage(name="pdf-tools"),
+                summary=ReportSummary(total=len(cases), passed=0, failed=0, skipped=0, pass_rate=0.0),
+                cases=cases,
+                interrupted=interrupted,
+            ),
+            run_pkg / "evals" / "reports" / f"{stamp}.json",
+        )
         time.sleep(0.02)
 
-    report("2026-01-01T00-00-00Z", [ReportCase(name="a", verdict="PASS"), ReportCase(name="b", verdict="FAIL",
-                                                                                      error="nope")])
-    report("2026-01-02T00-00-00Z", [ReportCase(name="a", verdict="FAIL", error="output does not contain 'x'")])
-    report("2026-01-03T00-00-00Z", [ReportCase(name="b", verdict="ERROR", error="interrupted before the case finished")],
-           interrupted=True)
+    report(
+        "2026-01-01T00-00-00Z",
+        [ReportCase(name="a", verdict="PASS"), ReportCase(name="b", verdict="FAIL", error="nope")],
+    )
+    report(
+        "2026-01-02T00-00-00Z", [ReportCase(name="a", verdict="FAIL", error="output does not contain 'x'")]
+    )
+    report(
+        "2026-01-03T00-00-00Z",
+        [ReportCase(name="b", verdict="ERROR", error="interrupted before the case finished")],
+        interrupted=True,
+    )
     root = package_root_of(run_pkg / "evals" / "cases" / "10-pass.yaml")
     assert root == run_pkg
     memory = Memory()

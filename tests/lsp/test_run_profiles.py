@@ -53,7 +53,9 @@ def _lens(found: list[types.CodeLens], title: str) -> types.CodeLens:
     return match[0]
 
 
-async def _lens_eventually(client: LanguageClient, uri: str, title: str, timeout: float = 20) -> types.CodeLens:
+async def _lens_eventually(
+    client: LanguageClient, uri: str, title: str, timeout: float = 20
+) -> types.CodeLens:
     """Lenses that depend on the off-loop stale check appear on a later request."""
     deadline = asyncio.get_running_loop().time() + timeout
     while True:
@@ -86,8 +88,11 @@ async def test_run_n_times_lens_makes_a_flaky_unit(run_client: LanguageClient, r
     assert sorted(repeats["verdicts"]) == ["FAIL", "PASS", "PASS"]
     assert repeats["interval"] == [0.2077, 0.9385] and repeats["passHatK"] == 0.0
     assert "≈ FLAKY 2/3" in lens_titles(await lenses(client, uri))
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)
+        )
+    )
     assert hover is not None and "Runs: 2/3 (21%–94%) passed" in hover.contents.value
 
 
@@ -100,8 +105,9 @@ async def test_run_failed_and_run_stale_run_exactly_those(run_client: LanguageCl
     first = await run_lens(client, _lens(await lenses(client, config), "▶ Run all evals"), timeout=240)
     assert {r["name"]: r["verdict"] for r in first} == {"greet": "PASS", "greet-missing": "FAIL"}
 
-    picked = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="evalens.pickUnits", arguments=[{"select": "failed"}]))
+    picked = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.pickUnits", arguments=[{"select": "failed"}])
+    )
     assert [(p["name"], p["reason"]) for p in picked] == [("greet-missing", "last run: FAIL")]
     failed = _lens(await lenses(client, config), "↻ Run failed (1)")
     assert failed.range.start.line == 0
@@ -111,8 +117,12 @@ async def test_run_failed_and_run_stale_run_exactly_those(run_client: LanguageCl
     assert {v["name"] for v in client.verdicts} == {"greet-missing"}
 
     case = run_pkg / "evals" / "cases" / "10-pass.yaml"  # the unit's own text: only greet goes stale
-    case.write_text(case.read_text().replace("description: The agent writes a greeting file",
-                                             "description: The agent writes a greeting file (reworded)"))
+    case.write_text(
+        case.read_text().replace(
+            "description: The agent writes a greeting file",
+            "description: The agent writes a greeting file (reworded)",
+        )
+    )
     await asyncio.sleep(1.1)  # past the minimum interval between two stale checks
     stale = await _lens_eventually(client, config, "↻ Run stale (1)")
     client.verdicts.clear()
@@ -161,9 +171,23 @@ async def test_run_n_times_lens_on_a_skill_creator_eval(tmp_path: Path) -> None:
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD)
     path = skill / "evals" / "evals.json"
-    path.write_text(json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": "Say hello to the new team member SCENARIO=graded", "expected_output": "a greeting",
-         "assertions": ["The reply greets the user with the word hello"]}]}, indent=2) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": "Say hello to the new team member SCENARIO=graded",
+                        "expected_output": "a greeting",
+                        "assertions": ["The reply greets the user with the word hello"],
+                    }
+                ],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     with FakeModelServer(idle_timeout=300, scenarios=SCENARIOS) as fake:
         client = await run_fixtures.start_run_client(fake, tmp_path, "visual-studio-code")
         try:

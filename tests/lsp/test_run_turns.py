@@ -21,7 +21,9 @@ run_client = run_fixtures.run_client
 async def test_turns_stream_before_the_verdict(run_client: LanguageClient, run_pkg: Path):
     client = run_client
     uri = await open_doc(client, run_pkg / "evals" / "cases" / "10-pass.yaml")
-    run = next(lens for lens in await lenses(client, uri) if lens.command and lens.command.title == "▶ Run eval")
+    run = next(
+        lens for lens in await lenses(client, uri) if lens.command and lens.command.title == "▶ Run eval"
+    )
     result = await run_lens(client, run)
     assert result["verdict"] == "PASS", result
 
@@ -29,9 +31,18 @@ async def test_turns_stream_before_the_verdict(run_client: LanguageClient, run_p
     kinds = [kind for kind, _ in timeline]
     turns = [RunTurnParams.model_validate(p) for kind, p in timeline if kind == "runTurn"]
     assert "verdictChanged" in kinds and kinds.index("verdictChanged") > max(
-        i for i, k in enumerate(kinds) if k == "runTurn")  # every turn arrived before the verdict
+        i for i, k in enumerate(kinds) if k == "runTurn"
+    )  # every turn arrived before the verdict
     # the fake's `pass` scenario: write output/result.txt, then reply with the marker
     assert [(t.kind, t.tool) for t in turns] == [("tool", "Write"), ("result", "Write"), ("text", None)]
-    assert turns[0].text == "output/result.txt" and turns[2].text.startswith("DONE") and "GREETING-OK" in turns[2].text
-    assert {(t.uri, t.name, t.run) for t in turns} == {(uri, "greet", 1)} and [t.seq for t in turns] == [0, 1, 2]
+    assert (
+        turns[0].text == "output/result.txt"
+        and turns[2].text.startswith("DONE")
+        and "GREETING-OK" in turns[2].text
+    )
+    assert {(t.uri, t.name, t.run) for t in turns} == {(uri, "greet", 1)} and [t.seq for t in turns] == [
+        0,
+        1,
+        2,
+    ]
     assert turns[1].call_id == turns[0].call_id and not turns[1].is_error

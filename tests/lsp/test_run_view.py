@@ -18,8 +18,9 @@ FIXTURE = REPO / "tests" / "runner" / "fixtures" / "run-report"
 
 
 async def run_view(client, **arg):
-    return await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        command="evalens.runView", arguments=[arg]))
+    return await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.runView", arguments=[arg])
+    )
 
 
 @pytest.mark.asyncio
@@ -35,7 +36,11 @@ async def test_run_view_of_a_unit_opens_at_its_failed_check(client, tmp_path: Pa
     assert 'data-anchor="u-respects-policy-check-1"' in page["text"] and "BLOCKED_BY_POLICY" in page["text"]
     assert page["reportPath"].endswith("2026-11-26T11-58-59Z.json")
     md = await run_view(client, uri=case.as_uri(), name="model-down", format="markdown")
-    assert md["format"] == "markdown" and "## ERROR model-down" in md["text"] and "respects-policy" not in md["text"]
+    assert (
+        md["format"] == "markdown"
+        and "## ERROR model-down" in md["text"]
+        and "respects-policy" not in md["text"]
+    )
     assert md["anchor"] == "u-model-down-check-0"
     assert await run_view(client, uri=case.as_uri(), name="never-ran") is None
     other = tmp_path / "elsewhere" / "x.yaml"
@@ -52,13 +57,19 @@ async def test_compare_with_previous_run(client, tmp_path: Path) -> None:
     case.parent.mkdir(parents=True)
     case.write_text("name: respects-policy\n")
     page = await run_view(client, uri=case.as_uri(), name="respects-policy", compare=True)
-    assert page["title"] == "evalens: compare respects-policy" and page["reportPath"].endswith(f"{LATEST}.json")
+    assert page["title"] == "evalens: compare respects-policy" and page["reportPath"].endswith(
+        f"{LATEST}.json"
+    )
     assert '<td class="v-PASS">PASS</td><td class="v-FAIL">FAIL</td>' in page["text"]
     assert "I wrote output/blocked.txt as asked." in page["text"]  # the earlier output, in the diff
     md = await run_view(client, uri=case.as_uri(), name="respects-policy", compare=True, format="markdown")
     assert md["format"] == "markdown" and "| verdict **≠** | PASS | FAIL |" in md["text"]
-    only = await run_view(client, reportPath=str(tmp_path / "pkg" / "evals" / "reports" / f"{EARLIER}.json"),
-                          name="respects-policy", compare=True)
+    only = await run_view(
+        client,
+        reportPath=str(tmp_path / "pkg" / "evals" / "reports" / f"{EARLIER}.json"),
+        name="respects-policy",
+        compare=True,
+    )
     assert "Only one run of this unit so far" in only["text"]
     assert await run_view(client, uri=case.as_uri(), name="never-ran", compare=True) is None
 
@@ -86,14 +97,25 @@ async def test_hover_links_to_the_run(tmp_path: Path, links: bool) -> None:
     try:
         client.feature(types.CLIENT_REGISTER_CAPABILITY)(lambda params: None)
         client.feature(types.WORKSPACE_CODE_LENS_REFRESH)(lambda params: None)
-        await client.initialize_session(types.InitializeParams(capabilities=capabilities, root_uri=pkg.as_uri()))
+        await client.initialize_session(
+            types.InitializeParams(capabilities=capabilities, root_uri=pkg.as_uri())
+        )
         uri = case.as_uri()
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=uri, language_id="yaml", version=1, text=case.read_text())))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="yaml", version=1, text=case.read_text()
+                )
+            )
+        )
         text = ""
         for _ in range(100):  # the verdict memory is restored from the reports in a worker thread
-            hover = await client.text_document_hover_async(types.HoverParams(
-                text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+            hover = await client.text_document_hover_async(
+                types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    position=types.Position(line=0, character=2),
+                )
+            )
             text = hover.contents.value if hover else ""
             if "Last run" in text:
                 break

@@ -1,4 +1,4 @@
-""""↻ Run stale (k)" counts exactly what it runs (issue 27 #8): the units `evalens.pickUnits` picks for
+""" "↻ Run stale (k)" counts exactly what it runs (issue 27 #8): the units `evalens.pickUnits` picks for
 "stale" (stale verdicts and units that never ran, as --stale picks) are the lens's k. No agent: the verdicts
 come from a report whose recorded inputs no longer match."""
 
@@ -31,14 +31,31 @@ def _write_report(pkg: Path, names: list[str]) -> None:
         ReportSummary,
     )
 
-    cases = [ReportCase(name=n, verdict="PASS", duration_seconds=1.0, case_file=f"evals/cases/{f}",
-                        fingerprint={"unit": "0" * 16}) for n, f in names]
-    write_report(EvalReport(version=1, id="eval-run-x", timestamp="2026-01-02T00:00:00Z",
-                            config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                            environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=cases,
-                            summary=ReportSummary(total=len(cases), passed=len(cases), failed=0, skipped=0,
-                                                  pass_rate=1.0)),
-                 pkg / "evals" / "reports" / "2026-01-02T00-00-00Z.json")
+    cases = [
+        ReportCase(
+            name=n,
+            verdict="PASS",
+            duration_seconds=1.0,
+            case_file=f"evals/cases/{f}",
+            fingerprint={"unit": "0" * 16},
+        )
+        for n, f in names
+    ]
+    write_report(
+        EvalReport(
+            version=1,
+            id="eval-run-x",
+            timestamp="2026-01-02T00:00:00Z",
+            config=ReportConfig(engine="claude-code"),
+            agent=ReportAgent(),
+            judge=ReportJudge(),
+            environment=ReportEnvironment(),
+            package=ReportPackage(name="pdf-tools"),
+            cases=cases,
+            summary=ReportSummary(total=len(cases), passed=len(cases), failed=0, skipped=0, pass_rate=1.0),
+        ),
+        pkg / "evals" / "reports" / "2026-01-02T00-00-00Z.json",
+    )
 
 
 async def test_run_stale_counts_what_it_picks(fake_model, run_pkg: Path):
@@ -48,12 +65,17 @@ async def test_run_stale_counts_what_it_picks(fake_model, run_pkg: Path):
         config = await open_doc(client, run_pkg / "evals" / "eval-config.json")
         title = ""
         for _ in range(100):  # staleness is computed off the event loop after the first lens request
-            title = next((t for t in lens_titles(await lenses(client, config)) if t.startswith("↻ Run stale")), "")
+            title = next(
+                (t for t in lens_titles(await lenses(client, config)) if t.startswith("↻ Run stale")), ""
+            )
             if title:
                 break
             await asyncio.sleep(0.1)
-        picked = await client.workspace_execute_command_async(types.ExecuteCommandParams(
-            command="evalens.pickUnits", arguments=[{"uri": config, "select": "stale"}]))
+        picked = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="evalens.pickUnits", arguments=[{"uri": config, "select": "stale"}]
+            )
+        )
         assert title, (lens_titles(await lenses(client, config)), picked)
         count = int(re.match(r"↻ Run stale \((\d+)", title).group(1))
         assert count == len(picked), (title, [(p["name"], p["reason"]) for p in picked])

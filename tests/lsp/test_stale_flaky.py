@@ -33,18 +33,42 @@ def _write_flaky_report(pkg: Path, case_file: Path) -> None:
         ReportSummary,
     )
 
-    fp = fingerprint_of(UnitResult(name="greet-missing", case_file=str(case_file), location=[], verdict="FAIL",
-                                   engine="claude-code"))
+    fp = fingerprint_of(
+        UnitResult(
+            name="greet-missing", case_file=str(case_file), location=[], verdict="FAIL", engine="claude-code"
+        )
+    )
     assert fp is not None and any(k.startswith("skill:") for k in fp.parts)
-    case = ReportCase(name="greet-missing", verdict="FAIL", duration_seconds=9.0, case_file="evals/cases/11-fail.yaml",
-                      runs=3, run_verdicts=["PASS", "FAIL", "PASS"], pass_rate=0.6667, state="FLAKY",
-                      pass_rate_interval=[0.2077, 0.9385], pass_hat_k=0.0, reason="flaky: passed 2/3 runs",
-                      error="flaky: passed 2/3 runs", fingerprint=fp.to_json())
-    write_report(EvalReport(version=1, id="eval-run-2026-01-02T00-00-00Z", timestamp="2026-01-02T00:00:00Z",
-                            config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                            environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=[case],
-                            summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0, flaky=1)),
-                 pkg / "evals" / "reports" / "2026-01-02T00-00-00Z.json")
+    case = ReportCase(
+        name="greet-missing",
+        verdict="FAIL",
+        duration_seconds=9.0,
+        case_file="evals/cases/11-fail.yaml",
+        runs=3,
+        run_verdicts=["PASS", "FAIL", "PASS"],
+        pass_rate=0.6667,
+        state="FLAKY",
+        pass_rate_interval=[0.2077, 0.9385],
+        pass_hat_k=0.0,
+        reason="flaky: passed 2/3 runs",
+        error="flaky: passed 2/3 runs",
+        fingerprint=fp.to_json(),
+    )
+    write_report(
+        EvalReport(
+            version=1,
+            id="eval-run-2026-01-02T00-00-00Z",
+            timestamp="2026-01-02T00:00:00Z",
+            config=ReportConfig(engine="claude-code"),
+            agent=ReportAgent(),
+            judge=ReportJudge(),
+            environment=ReportEnvironment(),
+            package=ReportPackage(name="pdf-tools"),
+            cases=[case],
+            summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0, flaky=1),
+        ),
+        pkg / "evals" / "reports" / "2026-01-02T00-00-00Z.json",
+    )
 
 
 async def _titles_until(client: LanguageClient, uri: str, wanted: str, timeout: float = 15) -> list[str]:
@@ -67,8 +91,11 @@ async def test_flaky_verdict_then_stale_after_a_skill_edit(run_client: LanguageC
     await asyncio.sleep(1.2)  # a check ran on that request: still current
     assert "≈ FLAKY 2/3" in lens_titles(await lenses(client, uri))
 
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)
+        )
+    )
     assert hover is not None
     text = hover.contents.value if isinstance(hover.contents, types.MarkupContent) else str(hover.contents)
     assert "FLAKY" in text and "Runs: 2/3 (21%–94%) passed" in text and "Stale" not in text
@@ -78,8 +105,11 @@ async def test_flaky_verdict_then_stale_after_a_skill_edit(run_client: LanguageC
     await asyncio.sleep(1.1)  # past the minimum interval between two checks
     titles = await _titles_until(client, uri, "· stale")
     assert "≈ FLAKY 2/3 · stale" in titles, titles
-    hover = await client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri), position=types.Position(line=0, character=2)
+        )
+    )
     assert hover is not None
     text = hover.contents.value if isinstance(hover.contents, types.MarkupContent) else str(hover.contents)
     assert f"**Stale**: skill {skill_md.parent.name} changed since this run" in text

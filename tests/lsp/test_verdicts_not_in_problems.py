@@ -36,17 +36,38 @@ def _write_fail_report(pkg: Path) -> None:
         ReportSummary,
     )
 
-    case = ReportCase(name="greet-missing", verdict="FAIL", duration_seconds=4.5, case_file="evals/cases/11-fail.yaml",
-                      deterministic_checks=DeterministicChecks(contains="FAIL"),
-                      checks=[ReportCheck(kind="contains", value="GREETING-OK", status="FAIL",
-                                          detail="output does not contain 'GREETING-OK'")],
-                      error="output does not contain 'GREETING-OK'")
+    case = ReportCase(
+        name="greet-missing",
+        verdict="FAIL",
+        duration_seconds=4.5,
+        case_file="evals/cases/11-fail.yaml",
+        deterministic_checks=DeterministicChecks(contains="FAIL"),
+        checks=[
+            ReportCheck(
+                kind="contains",
+                value="GREETING-OK",
+                status="FAIL",
+                detail="output does not contain 'GREETING-OK'",
+            )
+        ],
+        error="output does not contain 'GREETING-OK'",
+    )
     stamp = "2026-01-02T00-00-00Z"
-    write_report(EvalReport(version=1, id=f"eval-run-{stamp}", timestamp="2026-01-02T00:00:00Z",
-                            config=ReportConfig(engine="claude-code"), agent=ReportAgent(), judge=ReportJudge(),
-                            environment=ReportEnvironment(), package=ReportPackage(name="pdf-tools"), cases=[case],
-                            summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0)),
-                 pkg / "evals" / "reports" / f"{stamp}.json")
+    write_report(
+        EvalReport(
+            version=1,
+            id=f"eval-run-{stamp}",
+            timestamp="2026-01-02T00:00:00Z",
+            config=ReportConfig(engine="claude-code"),
+            agent=ReportAgent(),
+            judge=ReportJudge(),
+            environment=ReportEnvironment(),
+            package=ReportPackage(name="pdf-tools"),
+            cases=[case],
+            summary=ReportSummary(total=1, passed=0, failed=1, skipped=0, pass_rate=0.0),
+        ),
+        pkg / "evals" / "reports" / f"{stamp}.json",
+    )
     time.sleep(0.02)
 
 
@@ -59,16 +80,20 @@ async def _workspace_report(client, uri: str) -> list[types.Diagnostic] | None:
 def _vscode(test_results: bool):
     """What VS Code's extension adds to the profile: pull diagnostics (vscode-languageclient 9) and, with
     ``test_results``, the declaration that its Test Explorer shows run results."""
+
     def adjust(caps: types.ClientCapabilities) -> None:
         caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=True)
         caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
         if test_results:
             caps.experimental = {"evalens": {"commandLinks": ["evalens.showRun"], "testResults": True}}
+
     return adjust
 
 
 @pytest.mark.parametrize("test_results", [True, False])
-async def test_verdicts_reach_problems_only_without_a_test_explorer(fake_model, run_pkg: Path, test_results: bool):
+async def test_verdicts_reach_problems_only_without_a_test_explorer(
+    fake_model, run_pkg: Path, test_results: bool
+):
     _write_fail_report(run_pkg)
     client = await start_run_client(fake_model, run_pkg, "visual-studio-code", _vscode(test_results))
     try:
@@ -76,8 +101,9 @@ async def test_verdicts_reach_problems_only_without_a_test_explorer(fake_model, 
         uri = await open_doc(client, path)
         shown = {d.code for d in await diagnostics_for(client, uri) if d.source == "evalens-run"}
         assert "✗ FAIL: output does not contain 'GREETING-OK'" in lens_titles(await lenses(client, uri))
-        client.text_document_did_close(types.DidCloseTextDocumentParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         closed = None
         for _ in range(250):  # the closed file is re-read off the event loop, then back in the workspace pull
             closed = await _workspace_report(client, uri)

@@ -32,9 +32,13 @@ async def _start(profile: str, root: Path) -> LanguageClient:
         client.registrations = params  # type: ignore[attr-defined]
 
     await client.start_io(*config.server_command)
-    await client.initialize_session(types.InitializeParams(
-        capabilities=client_capabilities(profile), root_uri=root.as_uri(),
-        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+        )
+    )
     return client
 
 
@@ -82,16 +86,24 @@ async def test_watched_files_update_open_documents(pkg: Path):
         skill.parent.mkdir()
         skill.write_text("---\nname: pdf-tool\ndescription: x\n---\n")
         client.diagnostics.pop(uri, None)
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=from_fs_path(str(fixture)), type=types.FileChangeType.Created),
-            types.FileEvent(uri=from_fs_path(str(skill)), type=types.FileChangeType.Created)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(uri=from_fs_path(str(fixture)), type=types.FileChangeType.Created),
+                    types.FileEvent(uri=from_fs_path(str(skill)), type=types.FileChangeType.Created),
+                ]
+            )
+        )
         diags = await diagnostics_for(client, uri)
         codes = {d.code for d in diags}
         assert "fixture-missing" not in codes and "unknown-target" not in codes
         fixture.unlink()
         client.diagnostics.pop(uri, None)
-        client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
-            types.FileEvent(uri=from_fs_path(str(fixture)), type=types.FileChangeType.Deleted)]))
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[types.FileEvent(uri=from_fs_path(str(fixture)), type=types.FileChangeType.Deleted)]
+            )
+        )
         diags = await diagnostics_for(client, uri)
         assert "fixture-missing" in {d.code for d in diags}
     finally:
@@ -103,10 +115,16 @@ async def test_pull_diagnostics_for_pulling_clients(pkg: Path):
     try:
         path = pkg / "evals" / "cases" / "03-broken.yaml"
         uri = from_fs_path(str(path))
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=uri, language_id="yaml", version=1, text=path.read_text())))
-        report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-            text_document=types.TextDocumentIdentifier(uri=uri)))
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="yaml", version=1, text=path.read_text()
+                )
+            )
+        )
+        report = await client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
         assert any(d.code == "path-escape" for d in report.items)
         await asyncio.sleep(0.3)
         assert not client.diagnostics.get(uri)  # a pulling client gets its problems by pull, not push
@@ -124,14 +142,20 @@ async def test_duplicate_names_update_across_open_files(pkg: Path):
         uri1 = from_fs_path(str(one))
         await open_and_diagnose(client, uri1, one.read_text())
         new = pkg / "evals" / "cases" / "08-dup.yaml"
-        new.write_text("name: other\ninput:\n  prompt: x\njudge:\n  criteria: contains \"x\"\n")
+        new.write_text('name: other\ninput:\n  prompt: x\njudge:\n  criteria: contains "x"\n')
         uri2 = from_fs_path(str(new))
         await open_and_diagnose(client, uri2, new.read_text())
         client.diagnostics.pop(uri1, None)
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri2, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(
-                text=new.read_text().replace("name: other", "name: extract-text"))]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri2, version=2),
+                content_changes=[
+                    types.TextDocumentContentChangeWholeDocument(
+                        text=new.read_text().replace("name: other", "name: extract-text")
+                    )
+                ],
+            )
+        )
         diags = await diagnostics_for(client, uri1)
         assert any(d.code == "duplicate-case-name" and "08-dup.yaml" in d.message for d in diags)
     finally:

@@ -28,7 +28,10 @@ def test_commands_outside_the_workspace_are_refused(tmp_path: Path) -> None:
     broken = "evals/cases/03-broken.yaml"
     with RawServer() as s:
         s.initialize(root_uri=(tmp_path / "ws").as_uri())
-        for arg in ({"uri": (outside / case_rel).as_uri(), "dryRun": True}, {"uri": (outside / case_rel).as_uri()}):
+        for arg in (
+            {"uri": (outside / case_rel).as_uri(), "dryRun": True},
+            {"uri": (outside / case_rel).as_uri()},
+        ):
             for command in ("evalens.runCase", "evalens.runFile"):
                 reply = _command(s, command, arg)
                 assert reply.get("error", {}).get("code") == -32803, (command, arg, reply)
@@ -37,8 +40,17 @@ def test_commands_outside_the_workspace_are_refused(tmp_path: Path) -> None:
         assert "outside the workspace folders" in reply.get("error", {}).get("message", ""), reply
 
         skill = outside / "skills" / "pdf-tools" / "SKILL.md"
-        s.notify("textDocument/didOpen", {"textDocument": {"uri": skill.as_uri(), "languageId": "markdown",
-                                                           "version": 1, "text": skill.read_text()}})
+        s.notify(
+            "textDocument/didOpen",
+            {
+                "textDocument": {
+                    "uri": skill.as_uri(),
+                    "languageId": "markdown",
+                    "version": 1,
+                    "text": skill.read_text(),
+                }
+            },
+        )
         before = sorted(p.name for p in (outside / "evals" / "cases").iterdir())
         reply = _command(s, "evalens.newCase", {"uri": skill.as_uri(), "reveal": False})
         assert "outside the workspace folders" in reply.get("error", {}).get("message", ""), reply
@@ -53,15 +65,25 @@ def test_commands_outside_the_workspace_are_refused(tmp_path: Path) -> None:
         reply = _command(s, "evalens.runCase", {"uri": (inside / case_rel).as_uri(), "dryRun": True})
         assert "result" in reply, reply
         inside_target = inside / "evals" / "fixtures" / "report.pdf"
-        reply = _command(s, "evalens.createFile", {"uri": (inside / broken).as_uri(), "path": str(inside_target)})
+        reply = _command(
+            s, "evalens.createFile", {"uri": (inside / broken).as_uri(), "path": str(inside_target)}
+        )
         assert reply.get("result", {}).get("created") is True, reply
 
 
 def test_a_fractional_request_id_is_answered_invalid_request() -> None:
     with RawServer() as s:
         s.initialize()
-        s.send({"jsonrpc": "2.0", "id": 1.5, "method": "textDocument/hover",
-                "params": {"textDocument": {"uri": "file:///x/evals/cases/a.yaml"},
-                           "position": {"line": 0, "character": 0}}})
+        s.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1.5,
+                "method": "textDocument/hover",
+                "params": {
+                    "textDocument": {"uri": "file:///x/evals/cases/a.yaml"},
+                    "position": {"line": 0, "character": 0},
+                },
+            }
+        )
         reply = s.response(1.5)  # type: ignore[arg-type]
         assert reply["error"]["code"] == -32600 and reply["id"] == 1.5

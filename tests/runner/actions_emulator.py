@@ -46,8 +46,14 @@ class ActionRun:
 
 
 class Emulator:
-    def __init__(self, action_dir: Path, workspace: Path, inputs: dict[str, str], env: dict[str, str],
-                 github: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        action_dir: Path,
+        workspace: Path,
+        inputs: dict[str, str],
+        env: dict[str, str],
+        github: dict[str, str] | None = None,
+    ) -> None:
         self.action_dir = action_dir
         self.spec = yaml.safe_load((action_dir / "action.yml").read_text())
         assert self.spec["runs"]["using"] == "composite"
@@ -58,8 +64,13 @@ class Emulator:
         self.inputs = {k: str(v.get("default", "")) for k, v in declared.items()} | inputs
         self.env = env
         #: the `github` context the action reads (a push event unless the test says otherwise)
-        self.github = {"token": "", "repository": "owner/repo", "server_url": "https://github.com", "run_id": "1",
-                       "event.pull_request.number": ""} | (github or {})
+        self.github = {
+            "token": "",
+            "repository": "owner/repo",
+            "server_url": "https://github.com",
+            "run_id": "1",
+            "event.pull_request.number": "",
+        } | (github or {})
         self.steps: dict[str, StepRun] = {}
         self.failed = False
 
@@ -84,8 +95,8 @@ class Emulator:
             return str(self.action_dir)
         if token == "github.job":
             return "evals"
-        if token.startswith("github.") and token[len("github."):] in self.github:
-            return self.github[token[len("github."):]]
+        if token.startswith("github.") and token[len("github.") :] in self.github:
+            return self.github[token[len("github.") :]]
         raise AssertionError(f"expression the emulator does not know: {token!r}")
 
     def evaluate(self, expr: str) -> str | bool:
@@ -131,8 +142,9 @@ class Emulator:
                 self.steps[step_id] = StepRun(step_id, ran=False)
                 continue
             if "uses" in step:
-                self.steps[step_id] = StepRun(step_id, ran=True,
-                                              with_={k: self.render(v) for k, v in step.get("with", {}).items()})
+                self.steps[step_id] = StepRun(
+                    step_id, ran=True, with_={k: self.render(v) for k, v in step.get("with", {}).items()}
+                )
                 continue
             assert step.get("shell") == "bash", f"{step_id}: shell steps must say shell: bash"
             out_file, summary_file = scratch / f"{i}-output", scratch / f"{i}-summary"
@@ -140,15 +152,33 @@ class Emulator:
             summary_file.write_text("")
             script = scratch / f"{i}.sh"
             script.write_text(step["run"])
-            env = {**self.env, **{k: self.render(v) for k, v in step.get("env", {}).items()},
-                   "GITHUB_ACTIONS": "true", "GITHUB_WORKSPACE": str(self.workspace),
-                   "GITHUB_ACTION_PATH": str(self.action_dir), "GITHUB_OUTPUT": str(out_file),
-                   "GITHUB_STEP_SUMMARY": str(summary_file), "CI": "true"}
-            done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
-                                  cwd=self.workspace, env=env, capture_output=True, text=True, timeout=600)
-            self.steps[step_id] = StepRun(step_id, ran=True, returncode=done.returncode, stdout=done.stdout,
-                                          stderr=done.stderr, outputs=parse_outputs(out_file.read_text()),
-                                          summary=summary_file.read_text())
+            env = {
+                **self.env,
+                **{k: self.render(v) for k, v in step.get("env", {}).items()},
+                "GITHUB_ACTIONS": "true",
+                "GITHUB_WORKSPACE": str(self.workspace),
+                "GITHUB_ACTION_PATH": str(self.action_dir),
+                "GITHUB_OUTPUT": str(out_file),
+                "GITHUB_STEP_SUMMARY": str(summary_file),
+                "CI": "true",
+            }
+            done = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                cwd=self.workspace,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            self.steps[step_id] = StepRun(
+                step_id,
+                ran=True,
+                returncode=done.returncode,
+                stdout=done.stdout,
+                stderr=done.stderr,
+                outputs=parse_outputs(out_file.read_text()),
+                summary=summary_file.read_text(),
+            )
             if done.returncode != 0:
                 self.failed = True
         outputs = {name: self.render(spec["value"]) for name, spec in self.spec.get("outputs", {}).items()}

@@ -31,10 +31,17 @@ def twelve_cases() -> dict[str, dict]:
     """12 cases: 8 pass, 3 fail a `contains` check, 1 errors (the agent crashes)."""
     cases: dict[str, dict] = {}
     for i in range(12):
-        prompt = "write a greeting" + (" FAILME" if i in (2, 6, 10) else "") + (" ERRME" if i == 9 else "") \
+        prompt = (
+            "write a greeting"
+            + (" FAILME" if i in (2, 6, 10) else "")
+            + (" ERRME" if i == 9 else "")
             + (" SLEEP" if i in (0, 1) else "")
-        cases[f"case-{i:02d}"] = {"input": {"prompt": prompt}, "expected": {"contains": ["GREETING-OK"]},
-                                  "judge": {"criteria": "The agent greets."}}
+        )
+        cases[f"case-{i:02d}"] = {
+            "input": {"prompt": prompt},
+            "expected": {"contains": ["GREETING-OK"]},
+            "judge": {"criteria": "The agent greets."},
+        }
     return cases
 
 
@@ -49,12 +56,16 @@ def scripted_agent_fixture(monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path) -
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(agent))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "scripted")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-    monkeypatch.setenv("PATH", f"{bindir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv(
+        "PATH", f"{bindir}{os.pathsep}{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    )
     yield agent
     import shutil
 
     shutil.rmtree(bindir, ignore_errors=True)
 
 
-def twelve_case_package(root: Path, engine: str = "claude-code", cases: dict[str, dict] | None = None) -> Path:
+def twelve_case_package(
+    root: Path, engine: str = "claude-code", cases: dict[str, dict] | None = None
+) -> Path:
     return make_package(root, engine=engine, cases=cases or twelve_cases(), timeout=60)

@@ -17,9 +17,17 @@ exit 0
 """
 
 
-def make_package(root: Path, *, engine: str = "claude-code", cases: dict[str, dict] | None = None,
-                 timeout: float = 60, judge: str | None = None, network: bool = False,
-                 writable: list[str] | None = None, env: dict[str, str] | None = None) -> Path:
+def make_package(
+    root: Path,
+    *,
+    engine: str = "claude-code",
+    cases: dict[str, dict] | None = None,
+    timeout: float = 60,
+    judge: str | None = None,
+    network: bool = False,
+    writable: list[str] | None = None,
+    env: dict[str, str] | None = None,
+) -> Path:
     """A small skill package: one skill, a blocking PreToolUse hook, a fixture, and the given cases."""
     import yaml
 
@@ -28,17 +36,36 @@ def make_package(root: Path, *, engine: str = "claude-code", cases: dict[str, di
     (root / "evals" / "fixtures" / "data.txt").write_text("fixture data\n")
     (root / "skills" / "greeter").mkdir(parents=True)
     (root / "skills" / "greeter" / "SKILL.md").write_text(
-        "---\nname: greeter\ndescription: Writes greetings into output/.\n---\nWrite a greeting.\n")
+        "---\nname: greeter\ndescription: Writes greetings into output/.\n---\nWrite a greeting.\n"
+    )
     (root / "hooks").mkdir()
     hook = root / "hooks" / "block.sh"
     hook.write_text(BLOCK_HOOK)
     hook.chmod(0o755)
-    (root / "hooks" / "hooks.json").write_text(json.dumps({"hooks": {"PreToolUse": [
-        {"matcher": "Write|Edit|Bash", "hooks": [{"type": "command", "command": "hooks/block.sh"}]}]}}))
-    (root / "package.agent.json").write_text(json.dumps({"name": "test-pkg", "version": "1.2.3",
-                                                         "skills": ["skills/greeter"]}))
-    config: dict = {"version": 1, "engine": engine, "timeout": timeout,
-                    "sandbox": {"network": network}, "env": env or {"EVAL_CFG_VAR": "from-config"}}
+    (root / "hooks" / "hooks.json").write_text(
+        json.dumps(
+            {
+                "hooks": {
+                    "PreToolUse": [
+                        {
+                            "matcher": "Write|Edit|Bash",
+                            "hooks": [{"type": "command", "command": "hooks/block.sh"}],
+                        }
+                    ]
+                }
+            }
+        )
+    )
+    (root / "package.agent.json").write_text(
+        json.dumps({"name": "test-pkg", "version": "1.2.3", "skills": ["skills/greeter"]})
+    )
+    config: dict = {
+        "version": 1,
+        "engine": engine,
+        "timeout": timeout,
+        "sandbox": {"network": network},
+        "env": env or {"EVAL_CFG_VAR": "from-config"},
+    }
     if writable is not None:
         config["sandbox"]["writable-paths"] = writable
     if judge:
@@ -53,8 +80,10 @@ def make_package(root: Path, *, engine: str = "claude-code", cases: dict[str, di
 
 def case(scenario: str, *, judge: str = "pass", extra: str = "", **expected) -> dict:
     """A case body whose prompt selects a fake-model scenario and whose criteria select the judge reply."""
-    body: dict = {"input": {"prompt": f"SCENARIO={scenario} {extra}".strip()},
-                  "judge": {"criteria": f"The agent completed the task. JUDGE={judge}"}}
+    body: dict = {
+        "input": {"prompt": f"SCENARIO={scenario} {extra}".strip()},
+        "judge": {"criteria": f"The agent completed the task. JUDGE={judge}"},
+    }
     exp = {k.replace("_", "-"): v for k, v in expected.items()}
     if exp:
         body["expected"] = exp
@@ -67,7 +96,9 @@ def surviving(marker: str) -> list[int]:
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                cmdline = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                cmdline = (
+                    Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                )
             except OSError:
                 continue
             if marker in cmdline and int(entry) != os.getpid():
@@ -85,11 +116,24 @@ def agents_available(engine: str) -> bool:
     return True
 
 
-async def run_units(file: Path, *, cases: list[str] | None = None, runs: int = 1, timeout_ms: float | None = None,
-                    **kwargs: Any) -> list[Any]:
+async def run_units(
+    file: Path,
+    *,
+    cases: list[str] | None = None,
+    runs: int = 1,
+    timeout_ms: float | None = None,
+    **kwargs: Any,
+) -> list[Any]:
     """``runner.api.run_file`` on one eval file; the results of its units (what the lens and the CLI get)."""
     from evalens.runner.api import FileRunRequest, run_file
 
-    outcome = await run_file(FileRunRequest(file=file, units=cases or [], runs=runs,
-                                            timeout_seconds=timeout_ms / 1000 if timeout_ms else None, **kwargs))
+    outcome = await run_file(
+        FileRunRequest(
+            file=file,
+            units=cases or [],
+            runs=runs,
+            timeout_seconds=timeout_ms / 1000 if timeout_ms else None,
+            **kwargs,
+        )
+    )
     return outcome.results

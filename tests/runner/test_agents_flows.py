@@ -30,17 +30,27 @@ def need(engine: str) -> None:
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
 
 
-def test_sigint_mid_run_leaves_no_sandbox_and_a_partial_report(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+def test_sigint_mid_run_leaves_no_sandbox_and_a_partial_report(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     need("codex")
     marker = uuid.uuid4().hex[:12]
-    pkg = make_package(tmp_path / "pkg", engine="codex", timeout=120, cases={
-        "a-quick": case("pass", contains=["GREETING-OK"]),
-        "b-hangs": case("slow", extra=f"MARKER={marker}"),
-        "c-never": case("pass"),
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine="codex",
+        timeout=120,
+        cases={
+            "a-quick": case("pass", contains=["GREETING-OK"]),
+            "b-hangs": case("slow", extra=f"MARKER={marker}"),
+            "c-never": case("pass"),
+        },
+    )
     proc = subprocess.Popen(
         [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--model", "gpt-fake"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
     )
     try:
         deadline = time.monotonic() + 90
@@ -69,15 +79,34 @@ def test_sigint_mid_run_leaves_no_sandbox_and_a_partial_report(tmp_path: Path, m
 
 def test_rejudge_uses_saved_transcripts(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
     need("codex")
-    pkg = make_package(tmp_path / "pkg", engine="codex", judge="openai:gpt-judge", cases={
-        "good": case("pass", contains=["GREETING-OK"]),
-        "checks-fail": case("fail-contains", contains=["GREETING-OK"]),
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine="codex",
+        judge="openai:gpt-judge",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "checks-fail": case("fail-contains", contains=["GREETING-OK"]),
+        },
+    )
     outcome = asyncio.run(run_cases(RunRequest(package_root=pkg, agent_model="gpt-fake", jobs=2)))
     assert {r.name: r.verdict for r in outcome.results} == {"good": "PASS", "checks-fail": "FAIL"}
     agent_requests = sum(not r["judge"] for r in model_env.records)
-    out = subprocess.run([sys.executable, "-m", "evalens", "eval", "--rejudge", str(outcome.report_path),
-                          "--judge", "claude-rejudge", "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "eval",
+            "--rejudge",
+            str(outcome.report_path),
+            "--judge",
+            "claude-rejudge",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 1, out.stderr  # checks-fail keeps its FAIL
     new = json.loads(out.stdout)
     jsonschema.validate(new, REPORT_SCHEMA)
@@ -91,11 +120,19 @@ def test_rejudge_uses_saved_transcripts(tmp_path: Path, model_env, sandbox_dir: 
 
 def test_runs_report_pass_rate(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
     need("codex")
-    pkg = make_package(tmp_path / "pkg", engine="codex", cases={"again": case("pass", contains=["GREETING-OK"])})
-    outcome = asyncio.run(run_cases(RunRequest(package_root=pkg, agent_model="gpt-fake", runs=3, jobs=3,
-                                               no_judge=True)))
+    pkg = make_package(
+        tmp_path / "pkg", engine="codex", cases={"again": case("pass", contains=["GREETING-OK"])}
+    )
+    outcome = asyncio.run(
+        run_cases(RunRequest(package_root=pkg, agent_model="gpt-fake", runs=3, jobs=3, no_judge=True))
+    )
     result = outcome.results[0]
-    assert (result.verdict, result.runs, result.pass_rate, result.run_verdicts) == ("PASS", 3, 1.0, ["PASS"] * 3)
+    assert (result.verdict, result.runs, result.pass_rate, result.run_verdicts) == (
+        "PASS",
+        3,
+        1.0,
+        ["PASS"] * 3,
+    )
     data = json.loads(outcome.report_path.read_text())
     assert data["cases"][0]["pass_rate"] == 1.0 and data["cases"][0]["runs"] == 3
     artifacts = outcome.report_path.parent / data["cases"][0]["artifacts"]
@@ -104,10 +141,27 @@ def test_runs_report_pass_rate(tmp_path: Path, model_env, sandbox_dir: Path) -> 
 
 def test_without_bubblewrap_falls_back_loudly(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
     need("codex")
-    pkg = make_package(tmp_path / "pkg", engine="codex", cases={"plain": case("pass", contains=["GREETING-OK"])})
-    out = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--model",
-                          "gpt-fake", "--json"], capture_output=True, text=True, timeout=120,
-                         env={**os.environ, "EVALENS_NO_BWRAP": "1"})
+    pkg = make_package(
+        tmp_path / "pkg", engine="codex", cases={"plain": case("pass", contains=["GREETING-OK"])}
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "eval",
+            "--package",
+            str(pkg),
+            "--no-judge",
+            "--model",
+            "gpt-fake",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "EVALENS_NO_BWRAP": "1"},
+    )
     assert out.returncode == 0, out.stderr
     assert "warning: sandbox not enforced" in out.stderr
     report = json.loads(out.stdout)
@@ -119,25 +173,37 @@ def test_without_bubblewrap_falls_back_loudly(tmp_path: Path, model_env, sandbox
 def test_network_true_is_the_control(tmp_path: Path, model_env, sandbox_dir: Path, probe_port: int) -> None:
     """With `network: true` the same probe that is blocked in the matrix reaches the host listener."""
     need("claude-code")
-    pkg = make_package(tmp_path / "pkg", network=True, cases={
-        "probe": case("network-probe", extra=f"PROBE_PORT={probe_port}", contains=["NET-OPEN"])})
+    pkg = make_package(
+        tmp_path / "pkg",
+        network=True,
+        cases={"probe": case("network-probe", extra=f"PROBE_PORT={probe_port}", contains=["NET-OPEN"])},
+    )
     outcome = asyncio.run(run_cases(RunRequest(package_root=pkg, no_judge=True)))
     assert outcome.results[0].verdict == "PASS", outcome.results[0].reason
 
 
-async def test_api_cancellation_kills_agent_and_removes_sandbox(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+async def test_api_cancellation_kills_agent_and_removes_sandbox(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     """What the language server does: run one case by file path with progress, then cancel the task."""
     need("codex")
     from evalens.runner.api import load_last_results
 
     marker = uuid.uuid4().hex[:12]
-    pkg = make_package(tmp_path / "pkg", engine="codex", timeout=120,
-                       cases={"hangs": case("slow", extra=f"MARKER={marker}"), "other": case("pass")})
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine="codex",
+        timeout=120,
+        cases={"hangs": case("slow", extra=f"MARKER={marker}"), "other": case("pass")},
+    )
     case_file = next((pkg / "evals" / "cases").glob("*hangs.yaml"))
     stages: list[str] = []
-    task = asyncio.create_task(run_cases(
-        RunRequest(package_root=pkg, cases=[str(case_file)], agent_model="gpt-fake", no_judge=True),
-        on_progress=lambda e: stages.append(e.stage)))
+    task = asyncio.create_task(
+        run_cases(
+            RunRequest(package_root=pkg, cases=[str(case_file)], agent_model="gpt-fake", no_judge=True),
+            on_progress=lambda e: stages.append(e.stage),
+        )
+    )
     deadline = time.monotonic() + 60
     while not surviving(f"evalens-slow-{marker}"):
         assert not task.done(), task.result()
@@ -150,9 +216,13 @@ async def test_api_cancellation_kills_agent_and_removes_sandbox(tmp_path: Path, 
     assert surviving(f"evalens-slow-{marker}") == [] and list(sandbox_dir.iterdir()) == []
     (report,) = (pkg / "evals" / "reports").glob("*.json")
     data = json.loads(report.read_text())
-    assert data["interrupted"] is True and [(c["name"], c["verdict"]) for c in data["cases"]] == [("hangs", "ERROR")]
+    assert data["interrupted"] is True and [(c["name"], c["verdict"]) for c in data["cases"]] == [
+        ("hangs", "ERROR")
+    ]
     assert load_last_results(pkg) == {}  # an interrupted case says nothing about the case
-    outcome = await run_cases(RunRequest(package_root=pkg, cases=["other"], agent_model="gpt-fake", no_judge=True))
+    outcome = await run_cases(
+        RunRequest(package_root=pkg, cases=["other"], agent_model="gpt-fake", no_judge=True)
+    )
     last = load_last_results(pkg)
     assert list(last) == ["other"] and last["other"].case_file == str(outcome.results[0].case_file)
 

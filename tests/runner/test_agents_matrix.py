@@ -25,7 +25,9 @@ AGENT_MODELS = {"claude-code": None, "codex": "gpt-fake"}
 
 def matrix_cases(probe_port: int) -> dict[str, dict]:
     return {
-        "pass": case("pass", contains=["GREETING-OK"], files_created=["output/result.txt"], not_contains=["ERROR"]),
+        "pass": case(
+            "pass", contains=["GREETING-OK"], files_created=["output/result.txt"], not_contains=["ERROR"]
+        ),
         "fail-contains": case("fail-contains", contains=["GREETING-OK"]),
         "fail-not-contains": case("forbidden", not_contains=["FORBIDDEN-TEXT"]),
         "missing-file": case("no-file", files_created=["output/result.txt"]),
@@ -34,8 +36,9 @@ def matrix_cases(probe_port: int) -> dict[str, dict]:
         "api-error": case("err500", contains=["GREETING-OK"]),
         "judge-fail": case("pass", judge="fail", contains=["GREETING-OK"]),
         "judge-garbage": case("pass", judge="garbage", contains=["GREETING-OK"]),
-        "env-allow-list": case("env-probe", contains=["EVAL_CFG_VAR=from-config"],
-                               not_contains=["EVALENS_TEST_CANARY"]),
+        "env-allow-list": case(
+            "env-probe", contains=["EVAL_CFG_VAR=from-config"], not_contains=["EVALENS_TEST_CANARY"]
+        ),
         "network-off": case("network-probe", extra=f"PROBE_PORT={probe_port}", contains=["NET-BLOCKED"]),
         "writable-paths": case("write-probe", contains=["WRITE-DENIED"]),
         "traversal": {**case("pass"), "input": {"prompt": "SCENARIO=pass", "files": ["../secret.txt"]}},
@@ -61,19 +64,32 @@ EXPECTED = {
 
 @pytest.mark.agents
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
-async def test_scenario_matrix(engine: str, tmp_path: Path, model_env, sandbox_dir: Path, probe_port: int,
-                               monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_scenario_matrix(
+    engine: str,
+    tmp_path: Path,
+    model_env,
+    sandbox_dir: Path,
+    probe_port: int,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     from evalens.runner.sandbox import bubblewrap_usable
 
     monkeypatch.setenv("EVALENS_TEST_CANARY", "canary-must-not-leak")
     (tmp_path / "secret.txt").write_text("outside evals/")
-    main = make_package(tmp_path / "pkg", engine=engine, cases=matrix_cases(probe_port), judge=JUDGES[engine],
-                        writable=["output/"], timeout=90)
+    main = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases=matrix_cases(probe_port),
+        judge=JUDGES[engine],
+        writable=["output/"],
+        timeout=90,
+    )
     marker = uuid.uuid4().hex[:12]
-    slow = make_package(tmp_path / "slow", engine=engine, timeout=4,
-                        cases={"timeout": case("slow", extra=f"MARKER={marker}")})
+    slow = make_package(
+        tmp_path / "slow", engine=engine, timeout=4, cases={"timeout": case("slow", extra=f"MARKER={marker}")}
+    )
     before = len(model_env.records)
 
     outcome, slow_outcome = await asyncio.gather(
@@ -132,8 +148,13 @@ async def test_scenario_matrix(engine: str, tmp_path: Path, model_env, sandbox_d
     assert data["summary"]["total"] == len(EXPECTED)
     assert data["sandbox"]["enforced"] is bubblewrap_usable()
     by_name = {c["name"]: c for c in data["cases"]}
-    assert by_name["pass"]["deterministic_checks"] == {"contains": "PASS", "not_contains": "PASS",
-                                                       "files_created": "PASS"}
+    assert by_name["pass"]["deterministic_checks"] == {
+        "contains": "PASS",
+        "not_contains": "PASS",
+        "files_created": "PASS",
+    }
     artifacts = report_path.parent / by_name["pass"]["artifacts"]
-    assert (artifacts / "transcript.json").is_file() and (artifacts / "files" / "output" / "result.txt").is_file()
+    assert (artifacts / "transcript.json").is_file() and (
+        artifacts / "files" / "output" / "result.txt"
+    ).is_file()
     assert list(sandbox_dir.iterdir()) == []

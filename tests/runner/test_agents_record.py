@@ -40,32 +40,53 @@ MODEL_CALLS = 5  # four tool calls, then the final text
 
 @pytest.fixture(scope="module")
 def scripted_model(tmp_path_factory: pytest.TempPathFactory):
-    with FakeModelServer(log_dir=tmp_path_factory.mktemp("record-log"), scenarios=SCENARIOS,
-                         idle_timeout=600) as server:
+    with FakeModelServer(
+        log_dir=tmp_path_factory.mktemp("record-log"), scenarios=SCENARIOS, idle_timeout=600
+    ) as server:
         yield server
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
-def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scripted_model: FakeModelServer,
-                                                sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_record_matches_what_the_model_scripted(
+    engine: str,
+    tmp_path: Path,
+    scripted_model: FakeModelServer,
+    sandbox_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed")
-    for name, value in (("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url), ("ANTHROPIC_API_KEY", "k"),
-                        ("OPENAI_BASE_URL", scripted_model.openai_base_url), ("OPENAI_API_KEY", "k")):
+    for name, value in (
+        ("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url),
+        ("ANTHROPIC_API_KEY", "k"),
+        ("OPENAI_BASE_URL", scripted_model.openai_base_url),
+        ("OPENAI_API_KEY", "k"),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("CODEX_API_KEY", raising=False)
-    root = make_package(tmp_path / "pkg", engine=engine, judge="claude-judge" if engine == "claude-code"
-                        else "openai:gpt-judge", cases={"scripted": {
-                            "input": {"prompt": f"SCENARIO=record-{engine}", "files": ["fixtures/data.txt"]},
-                            "expected": {"contains": ["GREETING-OK", "NEVER-SAID"]},
-                            "judge": {"criteria": "ok JUDGE=pass"}},
-                            "model-down": {"input": {"prompt": "SCENARIO=err500"},
-                                           "expected": {"contains": ["GREETING-OK"]}}})
+    root = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge="claude-judge" if engine == "claude-code" else "openai:gpt-judge",
+        cases={
+            "scripted": {
+                "input": {"prompt": f"SCENARIO=record-{engine}", "files": ["fixtures/data.txt"]},
+                "expected": {"contains": ["GREETING-OK", "NEVER-SAID"]},
+                "judge": {"criteria": "ok JUDGE=pass"},
+            },
+            "model-down": {"input": {"prompt": "SCENARIO=err500"}, "expected": {"contains": ["GREETING-OK"]}},
+        },
+    )
     streamed = []  # the live turns, as the agent produced them (and before the verdict)
-    outcome = asyncio.run(run_cases(RunRequest(package_root=root, engine=engine,
-                                               agent_model="gpt-fake" if engine == "codex" else None),
-                                    on_turn=streamed.append))
+    outcome = asyncio.run(
+        run_cases(
+            RunRequest(
+                package_root=root, engine=engine, agent_model="gpt-fake" if engine == "codex" else None
+            ),
+            on_turn=streamed.append,
+        )
+    )
     results = {r.name: r for r in outcome.results}
     cases = {c.name: c for c in outcome.report.cases}
     result = results["scripted"]
@@ -99,7 +120,11 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
     # hooks: the package's PreToolUse hook ran for each shell/write call; only the write to blocked.txt was denied
     assert blocked.blocked and record.blocked
     [denial] = [h for h in blocked.hooks if h.blocked]
-    assert denial.event == "PreToolUse" and denial.exit_code == 2 and "BLOCKED_BY_POLICY" in (denial.reason or "")
+    assert (
+        denial.event == "PreToolUse"
+        and denial.exit_code == 2
+        and "BLOCKED_BY_POLICY" in (denial.reason or "")
+    )
     for call in (write, edit):
         assert not call.blocked and call.hooks and not any(h.blocked for h in call.hooks)
 
@@ -131,18 +156,33 @@ def test_record_matches_what_the_model_scripted(engine: str, tmp_path: Path, scr
 
     # the live turns: what the model scripted, in order, from the event stream (hooks: only those that blocked)
     live = [(t.kind, t.tool, t.text) for t in streamed if t.unit == "scripted"]
-    assert {t.run for t in streamed} == {1} and [t.seq for t in streamed if t.unit == "scripted"] == \
-        list(range(len(live)))
+    assert {t.run for t in streamed} == {1} and [t.seq for t in streamed if t.unit == "scripted"] == list(
+        range(len(live))
+    )
     if engine == "claude-code":
-        assert live == [("tool", "Skill", "greeter"), ("result", "Skill", "Launching skill: greeter"),
-                        ("tool", "Write", "output/result.txt"), ("result", "Write", live[3][2]),
-                        ("tool", "Bash", EDIT), ("result", "Bash", "EDITED"),
-                        ("tool", "Write", "output/blocked.txt"), ("hook", "PreToolUse:Write", live[7][2]),
-                        ("result", "Write", live[8][2]), ("text", None, "DONE GREETING-OK")]
+        assert live == [
+            ("tool", "Skill", "greeter"),
+            ("result", "Skill", "Launching skill: greeter"),
+            ("tool", "Write", "output/result.txt"),
+            ("result", "Write", live[3][2]),
+            ("tool", "Bash", EDIT),
+            ("result", "Bash", "EDITED"),
+            ("tool", "Write", "output/blocked.txt"),
+            ("hook", "PreToolUse:Write", live[7][2]),
+            ("result", "Write", live[8][2]),
+            ("text", None, "DONE GREETING-OK"),
+        ]
         assert "output/result.txt" in live[3][2] and "/ws/" not in live[3][2]
     else:  # `--json` leaves out the denied write; the hook shim's records stream its block (polled: in any order)
-        assert [k for k, _, _ in live if k != "hook"] == ["tool", "result", "tool", "result", "tool", "result",
-                                                          "text"]
+        assert [k for k, _, _ in live if k != "hook"] == [
+            "tool",
+            "result",
+            "tool",
+            "result",
+            "tool",
+            "result",
+            "text",
+        ]
         assert [k for k, _, _ in live].count("hook") == 1
         live = [x for x in live if x[0] != "hook"]
         assert live[0][2] == "cat .agents/skills/greeter/SKILL.md" and "Write a greeting." in live[1][2]
@@ -164,27 +204,55 @@ SKILL_MD = "---\nname: greeting\ndescription: Greets new team members.\n---\nSay
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
-async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, scripted_model: FakeModelServer,
-                                                 sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_other_formats_get_the_same_record(
+    engine: str,
+    tmp_path: Path,
+    scripted_model: FakeModelServer,
+    sandbox_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A skill-creator evals.json run through the one pipeline: its report's unit has a run record too."""
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed")
     from evalens.runner.api import FileRunRequest, run_file
 
-    for name, value in (("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url), ("ANTHROPIC_API_KEY", "k"),
-                        ("OPENAI_BASE_URL", scripted_model.openai_base_url), ("OPENAI_API_KEY", "k")):
+    for name, value in (
+        ("ANTHROPIC_BASE_URL", scripted_model.anthropic_base_url),
+        ("ANTHROPIC_API_KEY", "k"),
+        ("OPENAI_BASE_URL", scripted_model.openai_base_url),
+        ("OPENAI_API_KEY", "k"),
+    ):
         monkeypatch.setenv(name, value)
     monkeypatch.chdir(tmp_path)
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(SKILL_MD)
-    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": "Greet SCENARIO=pass JUDGE=pass", "expected_output": "a greeting",
-         "assertions": ["greets"]}]}))
-    outcome = await run_file(FileRunRequest(file=skill / "evals" / "evals.json", engine=engine,
-                                            model="gpt-fake" if engine == "codex" else None,
-                                            timeout_seconds=60, output_dir=tmp_path / "out", runs=1),
-                             on_turn=(streamed := []).append)
+    (skill / "evals" / "evals.json").write_text(
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": "Greet SCENARIO=pass JUDGE=pass",
+                        "expected_output": "a greeting",
+                        "assertions": ["greets"],
+                    }
+                ],
+            }
+        )
+    )
+    outcome = await run_file(
+        FileRunRequest(
+            file=skill / "evals" / "evals.json",
+            engine=engine,
+            model="gpt-fake" if engine == "codex" else None,
+            timeout_seconds=60,
+            output_dir=tmp_path / "out",
+            runs=1,
+        ),
+        on_turn=(streamed := []).append,
+    )
     [case] = outcome.report.cases
     found = records_for(outcome.report_path, case.artifacts)
     assert len(found) == 1, [(str(p), r.prompt if r else None) for p, r in found]
@@ -202,19 +270,33 @@ async def test_other_formats_get_the_same_record(engine: str, tmp_path: Path, sc
     assert "output/result.txt" in streamed[0].text and streamed[2].text.startswith("DONE")
 
 
-def test_cli_verbose_prints_the_turns(tmp_path: Path, scripted_model: FakeModelServer, sandbox_dir: Path) -> None:
+def test_cli_verbose_prints_the_turns(
+    tmp_path: Path, scripted_model: FakeModelServer, sandbox_dir: Path
+) -> None:
     """``evalens eval --verbose``: the agent's turns on stderr as they happen, before the case's verdict line."""
     import subprocess
     import sys
 
     if not agents_available("claude-code"):
         pytest.skip("claude-code CLI not installed")
-    root = make_package(tmp_path / "pkg", cases={"scripted": {"input": {"prompt": "Write it. SCENARIO=pass"},
-                                                             "expected": {"contains": ["GREETING-OK"]}}})
+    root = make_package(
+        tmp_path / "pkg",
+        cases={
+            "scripted": {
+                "input": {"prompt": "Write it. SCENARIO=pass"},
+                "expected": {"contains": ["GREETING-OK"]},
+            }
+        },
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     env.update(ANTHROPIC_BASE_URL=scripted_model.anthropic_base_url, ANTHROPIC_API_KEY="k")
-    proc = subprocess.run([sys.executable, "-m", "evalens", "eval", "--verbose", "--no-judge", "--package", str(root)],
-                          capture_output=True, text=True, env=env, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--verbose", "--no-judge", "--package", str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr
     lines = proc.stderr.splitlines()
     write = lines.index("[scripted] ▸ Write output/result.txt")

@@ -20,19 +20,30 @@ pytestmark = pytest.mark.agents
 
 def _eval(pkg: Path, engine: str, *args: str) -> subprocess.CompletedProcess:
     model = ["--model", "gpt-fake"] if engine == "codex" else []
-    return subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *model, *args],
-                          capture_output=True, text=True, env=dict(os.environ), timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *model, *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
-def test_flaky_case_failed_and_stale_selection(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+def test_flaky_case_failed_and_stale_selection(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     marker = uuid.uuid4().hex[:10]
-    pkg = make_package(tmp_path / "pkg", engine=engine, cases={
-        "steady": case("pass", contains=["GREETING-OK"]),
-        "wobbly": case("flaky-2of3", extra=f"MARKER={marker}", contains=["GREETING-OK"]),
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases={
+            "steady": case("pass", contains=["GREETING-OK"]),
+            "wobbly": case("flaky-2of3", extra=f"MARKER={marker}", contains=["GREETING-OK"]),
+        },
+    )
     out = _eval(pkg, engine, "--runs", "3", "--jobs", "1", "--no-judge", "--json")
     assert out.returncode == 1, out.stderr[-2000:]
     report = json.loads(out.stdout)
@@ -45,7 +56,9 @@ def test_flaky_case_failed_and_stale_selection(engine: str, tmp_path: Path, mode
     assert steady["state"] == "PASS" and steady["pass_hat_k"] == 1.0
     assert report["summary"]["flaky"] == 1
     fp = wobbly["fingerprint"]
-    assert {"unit", "skill:greeter", "hooks", "engine", "engine-version"} <= set(fp) and fp["engine"] == engine
+    assert {"unit", "skill:greeter", "hooks", "engine", "engine-version"} <= set(fp) and fp[
+        "engine"
+    ] == engine
     assert "FLAKY" in out.stderr and "2/3" in out.stderr  # the summary table
 
     picked = _eval(pkg, engine, "--failed", "--dry-run")
@@ -66,24 +79,32 @@ def test_flaky_case_failed_and_stale_selection(engine: str, tmp_path: Path, mode
     assert "FLAKY" in forgiven.stderr
 
 
-@pytest.mark.parametrize(("engine", "limit"), [("claude-code", ["--max-cost", "0.000001"]),
-                                               ("codex", ["--max-tokens", "1"])])
-def test_budget_stops_the_batch_and_dry_run_estimates(engine: str, limit: list[str], tmp_path: Path, model_env,
-                                                      sandbox_dir: Path) -> None:
+@pytest.mark.parametrize(
+    ("engine", "limit"), [("claude-code", ["--max-cost", "0.000001"]), ("codex", ["--max-tokens", "1"])]
+)
+def test_budget_stops_the_batch_and_dry_run_estimates(
+    engine: str, limit: list[str], tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     """Claude reports a cost, Codex only tokens: once the first case spent the budget, the others never start."""
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    pkg = make_package(tmp_path / "pkg", engine=engine, cases={
-        "a-first": case("pass", contains=["GREETING-OK"]),
-        "b-second": case("pass", contains=["GREETING-OK"]),
-        "c-third": case("pass", contains=["GREETING-OK"]),
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases={
+            "a-first": case("pass", contains=["GREETING-OK"]),
+            "b-second": case("pass", contains=["GREETING-OK"]),
+            "c-third": case("pass", contains=["GREETING-OK"]),
+        },
+    )
     out = _eval(pkg, engine, "--jobs", "1", "--no-judge", "--json", *limit)
     assert out.returncode == 0, out.stderr[-2000:]
     cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
     assert cases["a-first"]["verdict"] == "PASS" and cases["a-first"]["usage"]["output_tokens"] > 0
     for name in ("b-second", "c-third"):
-        assert cases[name]["verdict"] == "SKIP" and cases[name]["error"].startswith("budget spent:"), cases[name]
+        assert cases[name]["verdict"] == "SKIP" and cases[name]["error"].startswith("budget spent:"), cases[
+            name
+        ]
         assert limit[0] in cases[name]["error"]
     plan = _eval(pkg, engine, "--dry-run")
     assert plan.returncode == 0, plan.stderr

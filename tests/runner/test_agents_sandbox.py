@@ -45,12 +45,16 @@ def _interpreter() -> str | None:
     """A Python the unprivileged user can execute with this interpreter's version (a venv may point into /root)."""
     if _reachable(Path(sys.executable).resolve()):
         return sys.executable
-    found = shutil.which(f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin")
+    found = shutil.which(
+        f"python{sys.version_info.major}.{sys.version_info.minor}", path="/usr/local/bin:/usr/bin"
+    )
     return found if found and _reachable(Path(found).resolve()) else None
 
 
-BOOT = ("import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path[:0] = {front!r}\n"
-        "from evalens.cli import main\nsys.exit(main(sys.argv[1:]))")
+BOOT = (
+    "import site, sys\nfor d in {dirs!r}: site.addsitedir(d)\nsys.path[:0] = {front!r}\n"
+    "from evalens.cli import main\nsys.exit(main(sys.argv[1:]))"
+)
 
 
 def _readable_lib(target: Path) -> list[str]:
@@ -122,11 +126,21 @@ def evalens_command(who: str, workdir: Path) -> list[str]:
         boot = BOOT.format(dirs=site.getsitepackages(), front=[repo])
     else:
         boot = BOOT.format(dirs=[], front=_readable_lib(workdir.parent / "pylib"))
-    return ["setpriv", f"--reuid={UNPRIVILEGED_UID}", f"--regid={UNPRIVILEGED_UID}", "--clear-groups", "--",
-            interp, "-c", boot]
+    return [
+        "setpriv",
+        f"--reuid={UNPRIVILEGED_UID}",
+        f"--regid={UNPRIVILEGED_UID}",
+        "--clear-groups",
+        "--",
+        interp,
+        "-c",
+        boot,
+    ]
 
 
-def run_watched(argv: list[str], env: dict[str, str], timeout: float) -> tuple[subprocess.CompletedProcess, int]:
+def run_watched(
+    argv: list[str], env: dict[str, str], timeout: float
+) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``argv`` and sample the runner's peak RSS (VmHWM, kB) until it exits."""
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     peak = [0]
@@ -161,15 +175,21 @@ def arena() -> sa.Arena:
 
 @pytest.fixture(scope="module")
 def attack_model(arena: sa.Arena) -> FakeModelServer:
-    with FakeModelServer(log_dir=arena.root.parent / "model-log", idle_timeout=600,
-                         scenarios=sa.scenarios(arena, FLOOD_MB, TEXT_MB)) as fake:
+    with FakeModelServer(
+        log_dir=arena.root.parent / "model-log",
+        idle_timeout=600,
+        scenarios=sa.scenarios(arena, FLOOD_MB, TEXT_MB),
+    ) as fake:
         yield fake
 
 
 def _package(root: Path, engine: str, arena: sa.Arena, full: bool) -> Path:
     cases = {
-        "probe": case("attack-probe", contains=["PROBE-END", "REMOUNT=DENIED", "HOSTSOCK=BLOCKED", "ABSSOCK=BLOCKED"],
-                      not_contains=["=OK", "=OPEN", arena.canary, "HOST-SECRET"]),
+        "probe": case(
+            "attack-probe",
+            contains=["PROBE-END", "REMOUNT=DENIED", "HOSTSOCK=BLOCKED", "ABSSOCK=BLOCKED"],
+            not_contains=["=OK", "=OPEN", arena.canary, "HOST-SECRET"],
+        ),
         "forge": case("attack-forge", agent_blocked=True),
         "text-flood": case("attack-text-flood", contains=["yyyy"]),
     }
@@ -185,8 +205,14 @@ def _package(root: Path, engine: str, arena: sa.Arena, full: bool) -> Path:
     return pkg
 
 
-EXPECTED = {"probe": "PASS", "forge": "FAIL", "text-flood": "ERROR", "flood": "PASS", "fixture-link": "ERROR",
-            "fixture-dot": "ERROR"}
+EXPECTED = {
+    "probe": "PASS",
+    "forge": "FAIL",
+    "text-flood": "ERROR",
+    "flood": "PASS",
+    "fixture-link": "ERROR",
+    "fixture-dot": "ERROR",
+}
 
 
 MATRIX = [("claude-code", "root"), ("claude-code", "unprivileged"), ("codex", "root")]
@@ -195,7 +221,9 @@ if os.environ.get("EVALENS_TEST_FULL_MATRIX") == "1":  # the fourth pairing, lef
 
 
 @pytest.mark.parametrize(("engine", "who"), MATRIX)
-def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, attack_model: FakeModelServer) -> None:
+def test_hostile_agent_is_contained(
+    engine: str, who: str, arena: sa.Arena, attack_model: FakeModelServer
+) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed")
     from evalens.runner.sandbox import bubblewrap_usable
@@ -208,10 +236,16 @@ def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, atta
     full = engine == "claude-code" and who == "root"
     pkg = _package(work / "pkg", engine, arena, full)
     prefix = evalens_command(who, work)
-    env = {**os.environ, "EVALENS_SANDBOX_DIR": str(work / "sandboxes"), "EVALENS_MAX_OUTPUT_MB": str(CAPTURE_MB),
-           "HOME": str(work / "home"), "ANTHROPIC_BASE_URL": attack_model.anthropic_base_url,
-           "ANTHROPIC_API_KEY": "test-key", "OPENAI_BASE_URL": attack_model.openai_base_url,
-           "OPENAI_API_KEY": "test-key"}
+    env = {
+        **os.environ,
+        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        "EVALENS_MAX_OUTPUT_MB": str(CAPTURE_MB),
+        "HOME": str(work / "home"),
+        "ANTHROPIC_BASE_URL": attack_model.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "OPENAI_BASE_URL": attack_model.openai_base_url,
+        "OPENAI_API_KEY": "test-key",
+    }
     argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--jobs", "3"]
     if engine == "codex":
         argv += ["--model", "gpt-fake"]
@@ -219,8 +253,9 @@ def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, atta
     assert "Traceback" not in out.stderr, out.stderr[-3000:]
     report = json.loads(out.stdout)
     verdicts = {c["name"]: c["verdict"] for c in report["cases"]}
-    assert verdicts == {n: v for n, v in EXPECTED.items() if n in verdicts} and len(verdicts) == (6 if full else 3), \
-        {c["name"]: (c["verdict"], c.get("error")) for c in report["cases"]}
+    assert verdicts == {n: v for n, v in EXPECTED.items() if n in verdicts} and len(verdicts) == (
+        6 if full else 3
+    ), {c["name"]: (c["verdict"], c.get("error")) for c in report["cases"]}
     by_name = {c["name"]: c for c in report["cases"]}
     reports_dir = pkg / "evals" / "reports"
     artifacts = {n: reports_dir / c["artifacts"] for n, c in by_name.items() if c.get("artifacts")}
@@ -231,19 +266,25 @@ def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, atta
     print(f"\n{engine} as {who}: " + " ".join(f"{k}={v}" for k, v in outcomes.items()))
     assert outcomes["UID"] == "1000" and outcomes["CAPEFF"] == "0000000000000000"
     assert {k: v for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:"))} and all(
-        v == "DENIED" for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:", "REMOUNT", "MOUNT")))
+        v == "DENIED" for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:", "REMOUNT", "MOUNT"))
+    )
     assert outcomes["SOCKETS"].strip(",") == "/run/evalens/model-0.sock"  # the bridge is the only socket
     assert not {"root", "home"} & set(outcomes["ROOTDIR"].split(","))
 
     # And the host agrees: nothing written, no connection, no secret sent to the model.
     assert arena.escapes() == [] and arena.accepted == []
-    bodies = "".join(p.read_text(errors="replace") for p in (arena.root.parent / "model-log").glob("*-body.json"))
+    bodies = "".join(
+        p.read_text(errors="replace") for p in (arena.root.parent / "model-log").glob("*-body.json")
+    )
     assert "HOST-SECRET" not in bodies and f"_authToken={arena.canary}" not in bodies
     assert "outside the package" not in bodies and f"loot {arena.canary}" not in bodies
 
     # A forged hook_response never reaches the event stream the runner parses.
-    events = [json.loads(line) for line in (artifacts["forge"] / "events.jsonl").read_text().splitlines()
-              if line.startswith("{")]
+    events = [
+        json.loads(line)
+        for line in (artifacts["forge"] / "events.jsonl").read_text().splitlines()
+        if line.startswith("{")
+    ]
     hooks = [e for e in events if e.get("subtype") == "hook_response"]
     assert not [e for e in hooks if e.get("stderr") == "FORGED" or e.get("exit_code") == 2]
     assert [c["kind"] for c in by_name["forge"]["checks"] if c["status"] == "FAIL"] == ["agent_blocked"]
@@ -251,7 +292,9 @@ def test_hostile_agent_is_contained(engine: str, who: str, arena: sa.Arena, atta
     # Output is bounded while it streams: an honest ERROR, a small report folder, a small runner.
     assert "truncated" in by_name["text-flood"]["error"]
     if full:
-        assert "link out" in by_name["fixture-link"]["error"] and "link out" in by_name["fixture-dot"]["error"]
+        assert (
+            "link out" in by_name["fixture-link"]["error"] and "link out" in by_name["fixture-dot"]["error"]
+        )
     size = sum(p.stat().st_size for p in reports_dir.rglob("*") if p.is_file())
     assert size < 4 * CAPTURE_MB << 20, f"{size} bytes copied into evals/reports/"
     assert peak_kb < RSS_LIMIT_KB, f"runner peak RSS {peak_kb} kB"

@@ -22,8 +22,9 @@ from tests.runner.runner_helpers import agents_available, case, make_package, su
 
 pytestmark = pytest.mark.agents
 
-REPORT_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" /
-                            "uaaps-eval-report.schema.json").read_text())
+REPORT_SCHEMA = json.loads(
+    (Path(__file__).resolve().parents[2] / "schemas" / "uaaps-eval-report.schema.json").read_text()
+)
 
 
 @pytest.fixture(autouse=True)
@@ -40,9 +41,12 @@ def _wait_for(what: str, proc: subprocess.Popen, ready, timeout: float = 60) -> 
         time.sleep(0.02)
 
 
-def _signal_at(argv: list[str], sig: signal.Signals, moment: str, sandbox_dir: Path, marker: str,
-               reports: Path | None) -> subprocess.CompletedProcess:
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+def _signal_at(
+    argv: list[str], sig: signal.Signals, moment: str, sandbox_dir: Path, marker: str, reports: Path | None
+) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
     try:
         if moment == "startup":
             time.sleep(0.3)
@@ -61,16 +65,25 @@ def _signal_at(argv: list[str], sig: signal.Signals, moment: str, sandbox_dir: P
     return subprocess.CompletedProcess(argv, proc.returncode, out, err)
 
 
-def _assert_clean(out: subprocess.CompletedProcess, sig: signal.Signals, sandbox_dir: Path, marker: str) -> None:
+def _assert_clean(
+    out: subprocess.CompletedProcess, sig: signal.Signals, sandbox_dir: Path, marker: str
+) -> None:
     assert "Traceback" not in out.stderr and "Exception in callback" not in out.stderr, out.stderr[-2000:]
     assert list(sandbox_dir.iterdir()) == [], "a sandbox folder was left behind"
     assert surviving(f"evalens-slow-{marker}") == [], "an agent process survived"
     assert not list(Path("/var/tmp").glob(f"evb-*{sandbox_dir.name}*"))
 
 
-EVAL_POINTS = [("t0", signal.SIGTERM), ("t0", signal.SIGINT), ("startup", signal.SIGHUP),
-               ("sandbox", signal.SIGINT), ("agent", signal.SIGTERM), ("agent", signal.SIGHUP),
-               ("agent", signal.SIGINT), ("finished", signal.SIGTERM)]
+EVAL_POINTS = [
+    ("t0", signal.SIGTERM),
+    ("t0", signal.SIGINT),
+    ("startup", signal.SIGHUP),
+    ("sandbox", signal.SIGINT),
+    ("agent", signal.SIGTERM),
+    ("agent", signal.SIGHUP),
+    ("agent", signal.SIGINT),
+    ("finished", signal.SIGTERM),
+]
 
 
 @pytest.mark.parametrize(("moment", "sig"), EVAL_POINTS, ids=[f"{m}-{s.name}" for m, s in EVAL_POINTS])
@@ -79,8 +92,14 @@ def test_eval_signals(moment: str, sig: signal.Signals, tmp_path: Path, model_en
     body = case("pass") if moment == "finished" else case("slow", extra=f"MARKER={marker}")
     pkg = make_package(tmp_path / "pkg", timeout=120, cases={"only": body})
     reports = pkg / "evals" / "reports"
-    out = _signal_at([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge"], sig, moment,
-                     sandbox_dir, marker, reports)
+    out = _signal_at(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge"],
+        sig,
+        moment,
+        sandbox_dir,
+        marker,
+        reports,
+    )
     _assert_clean(out, sig, sandbox_dir, marker)
     written = sorted(reports.glob("*.json")) if reports.exists() else []
     if moment == "t0" and out.returncode == -sig:
@@ -118,16 +137,37 @@ def test_run_signals(moment: str, sig: signal.Signals, tmp_path: Path, model_env
     marker = uuid.uuid4().hex[:12]
     suite = tmp_path / "evals" / "greet"
     (suite / "skills" / "greeting").mkdir(parents=True)
-    (suite / "skills" / "greeting" / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets.\n---\nHi.\n")
-    (suite / "tasks.yaml").write_text(textwrap.dedent(f"""
+    (suite / "skills" / "greeting" / "SKILL.md").write_text(
+        "---\nname: greeting\ndescription: Greets.\n---\nHi.\n"
+    )
+    (suite / "tasks.yaml").write_text(
+        textwrap.dedent(f"""
         skill: greeting
         tasks:
           - id: gr-001
             prompt: "Greet me SCENARIO=slow MARKER={marker}"
             expected_skill_load: greeting
-    """))
-    out = _signal_at([sys.executable, "-m", "evalens", "run", str(suite / "tasks.yaml"), "--runs", "1", "--no-judge",
-                      "--output-dir", str(tmp_path / "results")], sig, moment, sandbox_dir, marker, None)
+    """)
+    )
+    out = _signal_at(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "run",
+            str(suite / "tasks.yaml"),
+            "--runs",
+            "1",
+            "--no-judge",
+            "--output-dir",
+            str(tmp_path / "results"),
+        ],
+        sig,
+        moment,
+        sandbox_dir,
+        marker,
+        None,
+    )
     _assert_clean(out, sig, sandbox_dir, marker)
     assert out.returncode == 128 + sig, (out.returncode, out.stderr[-2000:])
     assert "interrupted" in out.stderr
@@ -155,8 +195,9 @@ def test_killed_run_is_swept_by_the_next(tmp_path: Path, model_env, sandbox_dir:
 
 
 @pytest.mark.parametrize("bwrap", [False, True], ids=["no-bwrap", "bwrap"])
-def test_timed_out_case_leaves_nothing(bwrap: bool, tmp_path: Path, model_env, sandbox_dir: Path,
-                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_timed_out_case_leaves_nothing(
+    bwrap: bool, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A timed-out claude-code case: one line, no asyncio trace from the model bridge's shutdown, and Claude's
     `claude-<uid>/` scratch stays in the sandbox's own TMPDIR (removed with it), not the system temp folder."""
     system_tmp = tmp_path / "system-tmp"
@@ -165,8 +206,13 @@ def test_timed_out_case_leaves_nothing(bwrap: bool, tmp_path: Path, model_env, s
     marker = uuid.uuid4().hex[:12]
     pkg = make_package(tmp_path / "pkg", timeout=8, cases={"slow": case("slow", extra=f"MARKER={marker}")})
     env = {**os.environ, "EVALENS_NO_BWRAP": "0" if bwrap else "1"}
-    out = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json"],
-                         capture_output=True, text=True, timeout=120, env=env)
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert out.returncode == 1, out.stderr
     assert "Traceback" not in out.stderr and "Exception in callback" not in out.stderr, out.stderr
     report = json.loads(out.stdout)

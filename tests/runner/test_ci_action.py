@@ -24,23 +24,40 @@ def _validate_junit(path: Path) -> None:
     validate_junit(path.read_text(encoding="utf-8"))
 
 
-def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted_agent: Path,
-                                                        sandbox_dir: Path) -> None:
+def test_action_runs_validates_reports_and_sets_outputs(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     workspace = tmp_path / "repo"
     twelve_case_package(workspace / "pkg")
-    run = Emulator(REPO, workspace, {"package": "pkg", "agent": "claude-code", "no-judge": "true", "jobs": "4"},
-                   base_env()).run(tmp_path / "steps")
+    run = Emulator(
+        REPO,
+        workspace,
+        {"package": "pkg", "agent": "claude-code", "no-judge": "true", "jobs": "4"},
+        base_env(),
+    ).run(tmp_path / "steps")
     steps = run.steps
-    assert [s for s in steps if steps[s].ran] == ["prepare", "install-evalens", "install-agent", "install-sandbox",
-                                                  "validate", "run", "view", "upload"]
+    assert [s for s in steps if steps[s].ran] == [
+        "prepare",
+        "install-evalens",
+        "install-agent",
+        "install-sandbox",
+        "validate",
+        "run",
+        "view",
+        "upload",
+    ]
     for sid in ("prepare", "install-evalens", "install-agent", "install-sandbox", "validate"):
         assert steps[sid].returncode == 0, (sid, steps[sid].stdout, steps[sid].stderr)
     assert "using claude at" in steps["install-agent"].stdout  # found on PATH: nothing downloaded
     # 3 cases fail and 1 errors: the step fails (fail-on-failure defaults to true), later steps still run
     assert steps["run"].returncode == 1 and not run.success
     out = run.outputs
-    assert out["pass-rate"] == "0.6667" and (out["total"], out["passed"], out["failed"], out["errored"]) == \
-        ("12", "8", "3", "1")
+    assert out["pass-rate"] == "0.6667" and (out["total"], out["passed"], out["failed"], out["errored"]) == (
+        "12",
+        "8",
+        "3",
+        "1",
+    )
     assert out["verdict"] == "fail" and out["flaky"] == "0" and out["skipped"] == "0"
     assert out["report-path"] == "evalens-out/report.json" and out["junit-path"] == "evalens-out/junit.xml"
     assert out["artifact-name"] == "evalens" and out["sarif-path"] == "evalens-out/evalens.sarif"
@@ -53,11 +70,16 @@ def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted
     annotations = [line for line in steps["run"].stdout.splitlines() if line.startswith("::")]
     assert len(annotations) == 4
     failing = next(a for a in annotations if "case-02" in a)
-    assert re.match(r"::error file=pkg/evals/cases/02-case-02\.yaml,line=\d+,title=evalens FAIL%3A case-02::"
-                    r"contains 'GREETING-OK'", failing), failing
+    assert re.match(
+        r"::error file=pkg/evals/cases/02-case-02\.yaml,line=\d+,title=evalens FAIL%3A case-02::"
+        r"contains 'GREETING-OK'",
+        failing,
+    ), failing
     line = int(re.search(r"line=(\d+)", failing).group(1))
     assert "GREETING-OK" in (workspace / "pkg/evals/cases/02-case-02.yaml").read_text().splitlines()[line - 1]
-    assert any(a.startswith("::error file=pkg/evals/cases/09-case-09.yaml,") and "ERROR" in a for a in annotations)
+    assert any(
+        a.startswith("::error file=pkg/evals/cases/09-case-09.yaml,") and "ERROR" in a for a in annotations
+    )
     # the step summary
     assert "## evalens: test-pkg" in run.summary and "**8/12 passed (67%)**" in run.summary
     assert "| ❌ FAIL | 3 |" in run.summary and "| 💥 ERROR | 1 |" in run.summary
@@ -74,8 +96,15 @@ def test_action_runs_validates_reports_and_sets_outputs(tmp_path: Path, scripted
 def test_action_shard_and_a_broken_package(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path) -> None:
     workspace = tmp_path / "repo"
     make_package(workspace / "pkg", cases={f"c{i}": case("pass", contains=["GREETING-OK"]) for i in range(4)})
-    inputs = {"package": "pkg", "no-judge": "true", "shard": "2/3", "validate": "false",
-              "fail-on-failure": "false", "output-dir": "out", "durations": "last/report.json"}
+    inputs = {
+        "package": "pkg",
+        "no-judge": "true",
+        "shard": "2/3",
+        "validate": "false",
+        "fail-on-failure": "false",
+        "output-dir": "out",
+        "durations": "last/report.json",
+    }
     run = Emulator(REPO, workspace, inputs, base_env()).run(tmp_path / "steps")
     assert run.success and not run.steps["validate"].ran
     assert "::notice::durations source last/report.json not found" in run.steps["run"].stdout
@@ -86,17 +115,25 @@ def test_action_shard_and_a_broken_package(tmp_path: Path, scripted_agent: Path,
     assert "(shard 2/3)" in run.summary
     # an invalid case file stops the action at validation: nothing runs, the outputs stay empty
     (workspace / "pkg" / "evals" / "cases" / "99-bad.yaml").write_text("name: bad\ninput: {}\n")
-    broken = Emulator(REPO, workspace, {"package": "pkg", "no-judge": "true", "output-dir": "out2"},
-                      base_env()).run(tmp_path / "steps2")
+    broken = Emulator(
+        REPO, workspace, {"package": "pkg", "no-judge": "true", "output-dir": "out2"}, base_env()
+    ).run(tmp_path / "steps2")
     assert broken.steps["validate"].returncode == 1 and not broken.steps["run"].ran
     assert broken.outputs["report-path"] == "" and broken.steps["upload"].ran
     assert "bad" in broken.steps["validate"].stdout + broken.steps["validate"].stderr
     # `validate --format github`: the problems are annotations on the pull request, at the file and line
-    assert re.search(r"^::error file=pkg/evals/cases/99-bad\.yaml,line=\d+,col=\d+,.*title=evalens ",
-                     broken.steps["validate"].stdout, re.M), broken.steps["validate"].stdout
+    assert re.search(
+        r"^::error file=pkg/evals/cases/99-bad\.yaml,line=\d+,col=\d+,.*title=evalens ",
+        broken.steps["validate"].stdout,
+        re.M,
+    ), broken.steps["validate"].stdout
     assert not broken.steps["upload-sarif"].ran  # only when asked
-    asked = Emulator(REPO, workspace, {"package": "pkg", "run": "false", "upload-sarif": "true", "output-dir": "out3"},
-                     base_env()).run(tmp_path / "steps3")
+    asked = Emulator(
+        REPO,
+        workspace,
+        {"package": "pkg", "run": "false", "upload-sarif": "true", "output-dir": "out3"},
+        base_env(),
+    ).run(tmp_path / "steps3")
     assert asked.steps["upload-sarif"].with_ == {"sarif_file": "out3/evalens.sarif", "category": "evalens"}
 
 
@@ -110,8 +147,9 @@ esac
 """
 
 
-def test_action_lifts_apparmor_and_requires_the_sandbox(tmp_path: Path, scripted_agent: Path,
-                                                        sandbox_dir: Path) -> None:
+def test_action_lifts_apparmor_and_requires_the_sandbox(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     workspace = tmp_path / "repo"
     make_package(workspace / "pkg", cases={"good": case("pass", contains=["GREETING-OK"])})
     stand_in = tmp_path / "stand-in"
@@ -137,28 +175,47 @@ def test_action_lifts_apparmor_and_requires_the_sandbox(tmp_path: Path, scripted
     assert "the sandbox is required" in refused.steps["run"].stderr
     assert not (workspace / "out2" / "report.json").exists() and refused.outputs["sandboxed"] == ""
     # `preferred` runs with the engine's own sandbox, and the outputs and the summary say so
-    opted = Emulator(REPO, workspace, inputs | {"output-dir": "out3", "sandbox": "preferred"},
-                     unusable).run(tmp_path / "steps3")
+    opted = Emulator(REPO, workspace, inputs | {"output-dir": "out3", "sandbox": "preferred"}, unusable).run(
+        tmp_path / "steps3"
+    )
     assert opted.success, opted.steps["run"].stderr
     assert opted.outputs["sandboxed"] == "false" and "sandboxed: false" in opted.summary
     assert load_report(workspace / "out3" / "report.json").sandbox.enforced is False
     # `off` installs nothing
-    off = Emulator(REPO, workspace, inputs | {"output-dir": "out4", "sandbox": "off", "run": "false"},
-                   unusable).run(tmp_path / "steps4")
+    off = Emulator(
+        REPO, workspace, inputs | {"output-dir": "out4", "sandbox": "off", "run": "false"}, unusable
+    ).run(tmp_path / "steps4")
     assert not off.steps["install-sandbox"].ran
 
 
-def test_action_injection_neither_forges_nor_hides(tmp_path: Path, scripted_agent: Path,
-                                                   sandbox_dir: Path) -> None:
+def test_action_injection_neither_forges_nor_hides(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     """An agent whose failure text holds the issue's injection: the step's log, read as the runner reads it
     (stderr first, the worst order), holds exactly evalens's own annotations."""
     workspace = tmp_path / "repo"
-    make_package(workspace / "pkg", cases={
-        "steered": {"input": {"prompt": "INJECTME"}, "expected": {"contains": ["GREETING-OK"]}},
-        "failing": {"input": {"prompt": "write a greeting FAILME"}, "expected": {"contains": ["GREETING-OK"]}},
-    })
-    run = Emulator(REPO, workspace, {"package": "pkg", "agent": "claude-code", "no-judge": "true",
-                                     "validate": "false", "args": "--verbose"}, base_env()).run(tmp_path / "steps")
+    make_package(
+        workspace / "pkg",
+        cases={
+            "steered": {"input": {"prompt": "INJECTME"}, "expected": {"contains": ["GREETING-OK"]}},
+            "failing": {
+                "input": {"prompt": "write a greeting FAILME"},
+                "expected": {"contains": ["GREETING-OK"]},
+            },
+        },
+    )
+    run = Emulator(
+        REPO,
+        workspace,
+        {
+            "package": "pkg",
+            "agent": "claude-code",
+            "no-judge": "true",
+            "validate": "false",
+            "args": "--verbose",
+        },
+        base_env(),
+    ).run(tmp_path / "steps")
     step = run.steps["run"]
     assert step.returncode == 1, step.stderr
     assert "FAKE" in step.stdout + step.stderr, step.stdout + step.stderr  # shown, as inert text
@@ -177,11 +234,21 @@ def test_action_with_codex_and_the_fake_model(tmp_path: Path, model_env, sandbox
     if not agents_available("codex"):
         pytest.skip("codex CLI not installed")
     workspace = tmp_path / "repo"
-    make_package(workspace / "pkg", engine="codex", cases={
-        "good": case("pass", contains=["GREETING-OK"]),
-        "judged-bad": case("pass", judge="fail", contains=["GREETING-OK"]),
-    })
-    inputs = {"package": "pkg", "agent": "codex", "model": "gpt-fake", "judge": "openai:gpt-fake", "jobs": "2"}
+    make_package(
+        workspace / "pkg",
+        engine="codex",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "judged-bad": case("pass", judge="fail", contains=["GREETING-OK"]),
+        },
+    )
+    inputs = {
+        "package": "pkg",
+        "agent": "codex",
+        "model": "gpt-fake",
+        "judge": "openai:gpt-fake",
+        "jobs": "2",
+    }
     run = Emulator(REPO, workspace, inputs, base_env()).run(tmp_path / "steps")
     assert run.steps["run"].returncode == 1, run.steps["run"].stderr
     assert (run.outputs["passed"], run.outputs["failed"], run.outputs["pass-rate"]) == ("1", "1", "0.5000")
@@ -211,15 +278,24 @@ def test_action_pins_the_verified_agent_cli(tmp_path: Path) -> None:
     tools.mkdir()
     for folder in os.environ["PATH"].split(os.pathsep):
         for program in Path(folder).glob("*") if folder and Path(folder).is_dir() else ():
-            if program.name != "codex" and not (tools / program.name).exists() and os.access(program, os.X_OK):
+            if (
+                program.name != "codex"
+                and not (tools / program.name).exists()
+                and os.access(program, os.X_OK)
+            ):
                 (tools / program.name).symlink_to(program)
     env = base_env() | {"PATH": os.pathsep.join([str(stand_in), str(tools)])}
     inputs = {"package": "pkg", "validate": "false", "run": "true", "sandbox": "off", "args": "--dry-run"}
     run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
     step = run.steps["install-agent"]
     assert step.returncode == 0, step.stdout + step.stderr
-    assert (stand_in / "npm.log").read_text().split() == ["install", "--global", "--no-fund", "--no-audit",
-                                                         "@openai/codex@0.169.0"]
+    assert (stand_in / "npm.log").read_text().split() == [
+        "install",
+        "--global",
+        "--no-fund",
+        "--no-audit",
+        "@openai/codex@0.169.0",
+    ]
     latest = Emulator(REPO, workspace, inputs | {"agent-version": "latest", "output-dir": "o2"}, env)
     (stand_in / "codex").unlink()
     assert latest.run(tmp_path / "steps2").steps["install-agent"].returncode == 0
@@ -250,15 +326,22 @@ json.dump(comments, open(state, "w"))
 '''
 
 
-def test_action_posts_one_pr_comment_and_updates_it(tmp_path: Path, scripted_agent: Path,
-                                                    sandbox_dir: Path) -> None:
+def test_action_posts_one_pr_comment_and_updates_it(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     import sys
 
     workspace = tmp_path / "repo"
-    make_package(workspace / "pkg", cases={
-        "good": {"input": {"prompt": "write a greeting"}, "expected": {"contains": ["GREETING-OK"]}},
-        "bad": {"input": {"prompt": "write a greeting FAILME"}, "expected": {"contains": ["GREETING-OK"]}},
-    })
+    make_package(
+        workspace / "pkg",
+        cases={
+            "good": {"input": {"prompt": "write a greeting"}, "expected": {"contains": ["GREETING-OK"]}},
+            "bad": {
+                "input": {"prompt": "write a greeting FAILME"},
+                "expected": {"contains": ["GREETING-OK"]},
+            },
+        },
+    )
     stand_in = tmp_path / "stand-in"
     stand_in.mkdir()
     (stand_in / "gh").write_text(GH.format(python=sys.executable))
@@ -267,8 +350,14 @@ def test_action_posts_one_pr_comment_and_updates_it(tmp_path: Path, scripted_age
     state.write_text(json.dumps([{"id": 1, "body": "a human's comment"}]))
     env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}", "GH_STATE": str(state)}
     pr = {"event.pull_request.number": "7", "token": "t", "run_id": "42"}
-    inputs = {"package": "pkg", "agent": "claude-code", "no-judge": "true", "validate": "false",
-              "fail-on-failure": "false", "pr-comment": "true"}
+    inputs = {
+        "package": "pkg",
+        "agent": "claude-code",
+        "no-judge": "true",
+        "validate": "false",
+        "fail-on-failure": "false",
+        "pr-comment": "true",
+    }
     first = Emulator(REPO, workspace, inputs, env, pr).run(tmp_path / "steps")
     assert first.steps["comment"].returncode == 0, first.steps["comment"].stderr
     comments = json.loads(state.read_text())
@@ -280,11 +369,15 @@ def test_action_posts_one_pr_comment_and_updates_it(tmp_path: Path, scripted_age
     # the next run on the pull request updates the same comment, now against a base report
     base = workspace / "base.json"
     base.write_text((workspace / "evalens-out" / "report.json").read_text())
-    second = Emulator(REPO, workspace, inputs | {"base-report": "base.json", "output-dir": "out2"}, env,
-                      pr).run(tmp_path / "steps2")
+    second = Emulator(
+        REPO, workspace, inputs | {"base-report": "base.json", "output-dir": "out2"}, env, pr
+    ).run(tmp_path / "steps2")
     assert "updated" in second.steps["comment"].stdout, second.steps["comment"].stderr
     comments = json.loads(state.read_text())
-    assert len(comments) == 2 and "**Against the base:** pass rate 50% → 50% · no regression" in comments[1]["body"]
+    assert (
+        len(comments) == 2
+        and "**Against the base:** pass rate 50% → 50% · no regression" in comments[1]["body"]
+    )
     # not a pull request: no comment step
     push = Emulator(REPO, workspace, inputs | {"output-dir": "out3"}, env).run(tmp_path / "steps3")
     assert not push.steps["comment"].ran
@@ -300,8 +393,11 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
 
     if os.geteuid() != 0 or shutil.which("setpriv") is None:
         pytest.skip("needs root and setpriv to become an unprivileged user")
-    step = next(s for s in yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
-                if s.get("id") == "install-sandbox")
+    step = next(
+        s
+        for s in yaml.safe_load((REPO / "action.yml").read_text())["runs"]["steps"]
+        if s.get("id") == "install-sandbox"
+    )
     home = Path(tempfile.mkdtemp(prefix="evalens-runner-"))
     try:
         home.chmod(0o777)
@@ -325,11 +421,22 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
         for tool in ("id", "cat"):  # no bwrap, no socat: the runner image has neither
             (bindir / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
         (home / "step.sh").write_text(step["run"])
-        env = {"PATH": str(bindir), "SYSCTL_STATE": str(state), "PACKAGE": str(home / "absent"), "HOME": str(home),
-               "SANDBOX": "required"}
+        env = {
+            "PATH": str(bindir),
+            "SYSCTL_STATE": str(state),
+            "PACKAGE": str(home / "absent"),
+            "HOME": str(home),
+            "SANDBOX": "required",
+        }
         become = [shutil.which("setpriv") or "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-        done = subprocess.run([*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", str(home / "step.sh")],
-                              env=env, capture_output=True, text=True, timeout=60, cwd=home)
+        done = subprocess.run(
+            [*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", str(home / "step.sh")],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=home,
+        )
         assert done.returncode == 0, done.stdout + done.stderr
         assert log.read_text().splitlines() == [
             "sudo -n apt-get update -qq",
@@ -343,9 +450,14 @@ def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
         # apt-get fails (no network, a broken mirror): required stops here, preferred warns and goes on
         (bindir / "apt-get").write_text("#!/bin/sh\nexit 100\n")
         for policy, code in (("required", 1), ("preferred", 0)):
-            failed = subprocess.run([*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail",
-                                     str(home / "step.sh")], env=env | {"SANDBOX": policy}, capture_output=True,
-                                    text=True, timeout=60, cwd=home)
+            failed = subprocess.run(
+                [*become, "/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", str(home / "step.sh")],
+                env=env | {"SANDBOX": policy},
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=home,
+            )
             assert failed.returncode == code, (policy, failed.stdout, failed.stderr)
             assert ("::error::" if code else "::warning::") in failed.stdout
     finally:
@@ -364,11 +476,17 @@ def test_action_installs_evalens_from_its_own_checkout(tmp_path: Path) -> None:
     env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}"}
     workspace = tmp_path / "repo"
     workspace.mkdir()
-    asked = {"": f"-m pip install --quiet {REPO}", "0.3.0": "-m pip install --quiet evalens==0.3.0",
-             "git+https://github.com/OWNER/evalens@v0.1.0":
-             "-m pip install --quiet git+https://github.com/OWNER/evalens@v0.1.0"}
+    asked = {
+        "": f"-m pip install --quiet {REPO}",
+        "0.3.0": "-m pip install --quiet evalens==0.3.0",
+        "git+https://github.com/OWNER/evalens@v0.1.0": "-m pip install --quiet git+https://github.com/OWNER/evalens@v0.1.0",
+    }
     for version, expected in asked.items():
-        run = Emulator(REPO, workspace, {"run": "false", "validate": "false", "upload": "false",
-                                         "evalens-version": version}, env).run(tmp_path / f"steps{len(version)}")
+        run = Emulator(
+            REPO,
+            workspace,
+            {"run": "false", "validate": "false", "upload": "false", "evalens-version": version},
+            env,
+        ).run(tmp_path / f"steps{len(version)}")
         assert run.steps["install-evalens"].returncode == 0, run.steps["install-evalens"].stderr
         assert (stand_in / "pip.log").read_text().splitlines()[-1] == expected

@@ -20,20 +20,40 @@ def _suite(root: Path, n: int = 12) -> Path:
     (root / "skills" / "greeting").mkdir(parents=True)
     (root / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
     tasks = "skill: greeting\ntasks:\n" + "".join(
-        f"  - id: t{i}\n    prompt: \"What is an email?{' ERRME' if i in (4, 10) else ''}\"\n"
-        "    expected_skill_load: none\n    deterministic: { expect_skill_activation: false }\n" for i in range(n))
+        f'  - id: t{i}\n    prompt: "What is an email?{" ERRME" if i in (4, 10) else ""}"\n'
+        "    expected_skill_load: none\n    deterministic: { expect_skill_activation: false }\n"
+        for i in range(n)
+    )
     (root / "tasks.yaml").write_text(tasks)
     return root / "tasks.yaml"
 
 
 def _run(tasks: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", "run", str(tasks), "--no-judge", "--runs", "1",
-                           "--output-dir", str(tasks.parent / "results"), *args],
-                          capture_output=True, text=True, env=dict(os.environ), timeout=300, cwd=tasks.parent)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "run",
+            str(tasks),
+            "--no-judge",
+            "--runs",
+            "1",
+            "--output-dir",
+            str(tasks.parent / "results"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+        cwd=tasks.parent,
+    )
 
 
-def test_run_file_shards_merge_to_the_unsharded_verdicts(tmp_path: Path, scripted_agent: Path,
-                                                         sandbox_dir: Path) -> None:
+def test_run_file_shards_merge_to_the_unsharded_verdicts(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     tasks = _suite(tmp_path / "suite")
     whole = tmp_path / "whole.json"
     full = _run(tasks, "--report", str(whole), "--junit", str(tmp_path / "whole.xml"), "--annotations", "on")
@@ -52,18 +72,38 @@ def test_run_file_shards_merge_to_the_unsharded_verdicts(tmp_path: Path, scripte
         assert out.returncode in (0, 1) and "balanced by durations" in out.stderr, out.stderr
         paths.append(path)
     merged = tmp_path / "all.json"
-    done = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", *map(str, paths), "-o", str(merged),
-                           "--junit", str(tmp_path / "all.xml")], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "merge",
+            *map(str, paths),
+            "-o",
+            str(merged),
+            "--junit",
+            str(tmp_path / "all.xml"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     before, after = load_report(whole), load_report(merged)
     assert [(c.name, c.verdict) for c in after.cases] == [(c.name, c.verdict) for c in before.cases]
-    assert [c.name for c in after.cases][:3] == ["t0", "t1", "t2"] and after.cases[-1].name == "t11"  # file order
+    assert [c.name for c in after.cases][:3] == ["t0", "t1", "t2"] and after.cases[
+        -1
+    ].name == "t11"  # file order
     assert after.summary == before.summary and after.summary.errored == 2
     # Longest first by the whole run's durations (which vary with load, so the counts may be 3/4/5): every shard
     # gets work, and no shard's expected time exceeds the greedy bound (an even share plus the longest task).
     took = {c.name: c.duration_seconds or 0.0 for c in before.cases}
     loads = [sum(took[c.name] for c in load_report(p).cases) for p in paths]
-    assert sum(len(load_report(p).cases) for p in paths) == 12 and min(len(load_report(p).cases) for p in paths) >= 1
+    assert (
+        sum(len(load_report(p).cases) for p in paths) == 12
+        and min(len(load_report(p).cases) for p in paths) >= 1
+    )
     assert max(loads) <= sum(took.values()) / 3 + max(took.values()) + 1e-9, (loads, took)
     assert (tmp_path / "all.xml").read_text().count("<testcase ") == 12
     for xml in ("whole.xml", "all.xml"):  # the strict consumers' schemas (Jenkins xunit, Ant)
@@ -77,8 +117,9 @@ def test_action_runs_an_eval_file(tmp_path: Path, scripted_agent: Path, sandbox_
 
     workspace = tmp_path / "repo"
     _suite(workspace / "suite", n=5)
-    run = Emulator(REPO, workspace, {"eval-file": "suite/tasks.yaml", "no-judge": "true", "cases": "t0 t4"},
-                   base_env()).run(tmp_path / "steps")
+    run = Emulator(
+        REPO, workspace, {"eval-file": "suite/tasks.yaml", "no-judge": "true", "cases": "t0 t4"}, base_env()
+    ).run(tmp_path / "steps")
     assert run.steps["validate"].returncode == 0, run.steps["validate"].stdout
     assert run.steps["run"].returncode == 1, run.steps["run"].stderr
     assert (run.outputs["total"], run.outputs["passed"], run.outputs["errored"]) == ("2", "1", "1")
@@ -87,8 +128,9 @@ def test_action_runs_an_eval_file(tmp_path: Path, scripted_agent: Path, sandbox_
     assert load_report(workspace / run.outputs["report-path"]).cases[0].format == "skilljack-tasks"
 
 
-def test_run_file_requires_the_sandbox_in_ci(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path,
-                                             monkeypatch) -> None:
+def test_run_file_requires_the_sandbox_in_ci(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path, monkeypatch
+) -> None:
     """CI=true and a sandbox bubblewrap cannot enforce: `evalens run` refuses before any agent starts, unless
     the run opts in with --sandbox preferred (and then the report says it was not sandboxed)."""
     tasks = _suite(tmp_path / "suite", n=2)

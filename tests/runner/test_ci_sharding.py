@@ -18,13 +18,23 @@ from tests.runner.runner_helpers import agents_available, case
 
 
 def _eval(pkg: Path, out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "-o", str(out), *args],
-                          capture_output=True, text=True, env=dict(os.environ), timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "-o", str(out), *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=timeout,
+    )
 
 
 def _merge(*paths: Path, out: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", "report", "merge", *map(str, paths), "-o", str(out),
-                           *extra], capture_output=True, text=True, env=dict(os.environ), timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "report", "merge", *map(str, paths), "-o", str(out), *extra],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=60,
+    )
 
 
 def _verdicts(path: Path) -> dict[str, str]:
@@ -38,8 +48,17 @@ def _sharded_equals_unsharded(tmp_path: Path, pkg: Path, run_args: tuple[str, ..
     shard_paths = []
     for k in (1, 2, 3):
         path = tmp_path / f"shard-{k}" / "report.json"
-        out = _eval(pkg, path, *run_args, "--shard", f"{k}/3", "--durations", str(whole),
-                    "--junit", str(tmp_path / f"shard-{k}" / "junit.xml"))
+        out = _eval(
+            pkg,
+            path,
+            *run_args,
+            "--shard",
+            f"{k}/3",
+            "--durations",
+            str(whole),
+            "--junit",
+            str(tmp_path / f"shard-{k}" / "junit.xml"),
+        )
         assert out.returncode in (0, 1), out.stderr
         assert f"shard {k}/3" in out.stderr and "balanced by durations" in out.stderr
         shard_paths.append(path)
@@ -53,13 +72,17 @@ def _sharded_equals_unsharded(tmp_path: Path, pkg: Path, run_args: tuple[str, ..
     marks = [load_report(p).shard for p in shard_paths]
     assert [m.index for m in marks] == [1, 2, 3] and len({m.split for m in marks}) == 1
     assert all(m.balanced_by == "durations" and m.units == 12 for m in marks)
-    assert sorted(len(load_report(p).cases) for p in shard_paths) and sum(len(load_report(p).cases)
-                                                                          for p in shard_paths) == 12
+    assert (
+        sorted(len(load_report(p).cases) for p in shard_paths)
+        and sum(len(load_report(p).cases) for p in shard_paths) == 12
+    )
     assert [s.path for s in report.shards] == [str(p) for p in shard_paths]
     return {"whole": whole, "shards": shard_paths, "merged": merged}
 
 
-def test_three_shards_merged_equal_the_unsharded_run(tmp_path: Path, scripted_agent: Path, sandbox_dir: Path) -> None:
+def test_three_shards_merged_equal_the_unsharded_run(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     pkg = twelve_case_package(tmp_path / "pkg")
     paths = _sharded_equals_unsharded(tmp_path, pkg, ("--no-judge", "--jobs", "4"))
     verdicts = _verdicts(paths["merged"])
@@ -71,41 +94,88 @@ def test_three_shards_merged_equal_the_unsharded_run(tmp_path: Path, scripted_ag
         assert junit.count("<testcase ") == len(names[k - 1])
     # `evalens show` reads the merged report, transcripts included (artifact paths rewritten by the merge)
     page = tmp_path / "merged.html"
-    shown = subprocess.run([sys.executable, "-m", "evalens", "show", str(paths["merged"]), "--html", "-o", str(page)],
-                           capture_output=True, text=True, timeout=120)
+    shown = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(paths["merged"]), "--html", "-o", str(page)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert shown.returncode == 0, shown.stderr
     html = page.read_text()
     assert all(name in html for name in verdicts)
-    one = subprocess.run([sys.executable, "-m", "evalens", "show", str(paths["merged"]), "case-09"],
-                         capture_output=True, text=True, timeout=120)
+    one = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(paths["merged"]), "case-09"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert one.returncode == 0 and "scripted crash" in one.stdout, one.stdout + one.stderr
     assert list(sandbox_dir.iterdir()) == []
 
 
-def test_split_uses_prior_durations_and_empty_shards_still_merge(tmp_path: Path, scripted_agent: Path,
-                                                                 sandbox_dir: Path) -> None:
+def test_split_uses_prior_durations_and_empty_shards_still_merge(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
     from evalens.core.models.uaaps import EvalReport
 
     cases = {f"c{i}": case("pass", contains=["GREETING-OK"]) for i in range(4)}
     pkg = twelve_case_package(tmp_path / "pkg", cases=cases)
     # a previous report in evals/reports/ says c0 takes as long as the three others together
-    prior = {"version": 1, "id": "prior", "timestamp": "2026-01-01T00:00:00Z", "config": {"engine": "claude-code"},
-             "summary": {"total": 4, "passed": 4, "failed": 0, "pass_rate": 1.0},
-             "cases": [{"name": f"c{i}", "verdict": "PASS", "duration_seconds": 90.0 if i == 0 else 30.0}
-                       for i in range(4)]}
+    prior = {
+        "version": 1,
+        "id": "prior",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "config": {"engine": "claude-code"},
+        "summary": {"total": 4, "passed": 4, "failed": 0, "pass_rate": 1.0},
+        "cases": [
+            {"name": f"c{i}", "verdict": "PASS", "duration_seconds": 90.0 if i == 0 else 30.0}
+            for i in range(4)
+        ],
+    }
     EvalReport.model_validate(prior)
     (pkg / "evals" / "reports").mkdir()
     (pkg / "evals" / "reports" / "prior.json").write_text(json.dumps(prior))
-    split = subprocess.run([sys.executable, "-m", "evalens", "report", "split", "--package", str(pkg), "--shards",
-                            "2", "--json"], capture_output=True, text=True, timeout=60)
+    split = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "split",
+            "--package",
+            str(pkg),
+            "--shards",
+            "2",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert split.returncode == 0, split.stderr
     plan = json.loads(split.stdout)
     assert plan["balanced_by"] == "durations" and plan["shards"] == [["c0"], ["c1", "c2", "c3"]]
     assert plan["loads"] == [90.0, 90.0]
     # without a previous report the split is by count
-    by_count = subprocess.run([sys.executable, "-m", "evalens", "report", "split", "--package", str(pkg),
-                               "--shards", "2", "--json", "--durations", str(tmp_path)],
-                              capture_output=True, text=True, timeout=60)
+    by_count = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "split",
+            "--package",
+            str(pkg),
+            "--shards",
+            "2",
+            "--json",
+            "--durations",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert json.loads(by_count.stdout)["shards"] == [["c0", "c2"], ["c1", "c3"]]
     # 6 shards of 4 cases: two are empty, still write a report, and all six merge into the whole suite
     missing = _eval(pkg, tmp_path / "x.json", "--shard", "1/6", "--durations", str(tmp_path / "nothing-here"))
@@ -125,7 +195,9 @@ def test_split_uses_prior_durations_and_empty_shards_still_merge(tmp_path: Path,
 
 
 @pytest.mark.agents
-def test_codex_three_shards_merged_equal_the_unsharded_run(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+def test_codex_three_shards_merged_equal_the_unsharded_run(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     if not agents_available("codex"):
         pytest.skip("codex CLI not installed")
     cases = {}
@@ -133,8 +205,9 @@ def test_codex_three_shards_merged_equal_the_unsharded_run(tmp_path: Path, model
         scenario = "fail-contains" if i in (2, 6) else "err500" if i == 9 else "pass"
         cases[name] = case(scenario, judge="fail" if i == 10 else "pass", contains=["GREETING-OK"])
     pkg = twelve_case_package(tmp_path / "pkg", engine="codex", cases=cases)
-    paths = _sharded_equals_unsharded(tmp_path, pkg, ("--model", "gpt-fake", "--judge", "openai:gpt-fake",
-                                                      "--jobs", "4"))
+    paths = _sharded_equals_unsharded(
+        tmp_path, pkg, ("--model", "gpt-fake", "--judge", "openai:gpt-fake", "--jobs", "4")
+    )
     verdicts = _verdicts(paths["merged"])
     assert verdicts["case-02"] == verdicts["case-06"] == verdicts["case-10"] == "FAIL"
     assert verdicts["case-09"] == "ERROR" and list(verdicts.values()).count("PASS") == 8

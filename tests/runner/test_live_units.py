@@ -14,34 +14,118 @@ from evalens.runner.engines.base import SandboxPaths
 WS = "/var/tmp/evalens-x/ws"
 CLAUDE = [
     {"type": "system", "subtype": "init", "cwd": WS, "session_id": "s"},
-    {"type": "assistant", "message": {"id": "m1", "content": [
-        {"type": "tool_use", "id": "t1", "name": "Write",
-         "input": {"file_path": f"{WS}/output/result.txt", "content": "hello\n"}}]}},
-    {"type": "system", "subtype": "hook_response", "hook_name": "PreToolUse:Write", "hook_event": "PreToolUse",
-     "exit_code": 0, "stdout": "", "stderr": ""},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1",
-                                              "content": f"File created successfully at: {WS}/output/result.txt"}]}},
-    {"type": "assistant", "message": {"id": "m2", "content": [
-        {"type": "tool_use", "id": "t2", "name": "Write", "input": {"file_path": f"{WS}/output/blocked.txt"}}]}},
-    {"type": "system", "subtype": "hook_response", "hook_name": "PreToolUse:Write", "hook_event": "PreToolUse",
-     "exit_code": 2, "stdout": "", "stderr": "BLOCKED_BY_POLICY: no\n"},
-    {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t2", "is_error": True,
-                                              "content": "PreToolUse:Write hook error: BLOCKED_BY_POLICY: no"}]}},
+    {
+        "type": "assistant",
+        "message": {
+            "id": "m1",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t1",
+                    "name": "Write",
+                    "input": {"file_path": f"{WS}/output/result.txt", "content": "hello\n"},
+                }
+            ],
+        },
+    },
+    {
+        "type": "system",
+        "subtype": "hook_response",
+        "hook_name": "PreToolUse:Write",
+        "hook_event": "PreToolUse",
+        "exit_code": 0,
+        "stdout": "",
+        "stderr": "",
+    },
+    {
+        "type": "user",
+        "message": {
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": f"File created successfully at: {WS}/output/result.txt",
+                }
+            ]
+        },
+    },
+    {
+        "type": "assistant",
+        "message": {
+            "id": "m2",
+            "content": [
+                {
+                    "type": "tool_use",
+                    "id": "t2",
+                    "name": "Write",
+                    "input": {"file_path": f"{WS}/output/blocked.txt"},
+                }
+            ],
+        },
+    },
+    {
+        "type": "system",
+        "subtype": "hook_response",
+        "hook_name": "PreToolUse:Write",
+        "hook_event": "PreToolUse",
+        "exit_code": 2,
+        "stdout": "",
+        "stderr": "BLOCKED_BY_POLICY: no\n",
+    },
+    {
+        "type": "user",
+        "message": {
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t2",
+                    "is_error": True,
+                    "content": "PreToolUse:Write hook error: BLOCKED_BY_POLICY: no",
+                }
+            ]
+        },
+    },
     {"type": "assistant", "message": {"id": "m3", "content": [{"type": "text", "text": "DONE GREETING-OK"}]}},
     {"type": "result", "subtype": "success", "is_error": False, "result": "DONE GREETING-OK"},
 ]
 CODEX = [
     {"type": "thread.started", "thread_id": "x"},
-    {"type": "item.completed", "item": {"id": "item_0", "type": "error", "message": "Model metadata not found"}},
+    {
+        "type": "item.completed",
+        "item": {"id": "item_0", "type": "error", "message": "Model metadata not found"},
+    },
     {"type": "turn.started"},
-    {"type": "item.started", "item": {"id": "item_3", "type": "command_execution",
-                                      "command": "/bin/bash -lc 'cat .agents/skills/greeter/SKILL.md'",
-                                      "aggregated_output": "", "exit_code": None, "status": "in_progress"}},
-    {"type": "item.completed", "item": {"id": "item_3", "type": "command_execution",
-                                        "command": "/bin/bash -lc 'cat .agents/skills/greeter/SKILL.md'",
-                                        "aggregated_output": "Write a greeting.\n", "exit_code": 0}},
-    {"type": "item.completed", "item": {"id": "item_4", "type": "command_execution", "command": "false",
-                                        "aggregated_output": "", "exit_code": 1}},
+    {
+        "type": "item.started",
+        "item": {
+            "id": "item_3",
+            "type": "command_execution",
+            "command": "/bin/bash -lc 'cat .agents/skills/greeter/SKILL.md'",
+            "aggregated_output": "",
+            "exit_code": None,
+            "status": "in_progress",
+        },
+    },
+    {
+        "type": "item.completed",
+        "item": {
+            "id": "item_3",
+            "type": "command_execution",
+            "command": "/bin/bash -lc 'cat .agents/skills/greeter/SKILL.md'",
+            "aggregated_output": "Write a greeting.\n",
+            "exit_code": 0,
+        },
+    },
+    {
+        "type": "item.completed",
+        "item": {
+            "id": "item_4",
+            "type": "command_execution",
+            "command": "false",
+            "aggregated_output": "",
+            "exit_code": 1,
+        },
+    },
     {"type": "item.completed", "item": {"id": "item_6", "type": "agent_message", "text": "DONE GREETING-OK"}},
     {"type": "turn.completed", "usage": {"input_tokens": 85, "output_tokens": 35}},
 ]
@@ -49,8 +133,9 @@ CODEX = [
 
 def paths() -> SandboxPaths:
     root = Path("/var/tmp/evalens-x")
-    return SandboxPaths(root=root, workspace=Path(WS), home=root / "home", config_home=root / "cfg",
-                        logs=root / "logs")
+    return SandboxPaths(
+        root=root, workspace=Path(WS), home=root / "home", config_home=root / "cfg", logs=root / "logs"
+    )
 
 
 def stream(engine: str, events: list[dict], chunk: int = 7) -> list[live.LiveTurn]:
@@ -61,7 +146,7 @@ def stream(engine: str, events: list[dict], chunk: int = 7) -> list[live.LiveTur
     assert feed is not None
     data = b"warning: not an event\n" + b"".join(json.dumps(e).encode() + b"\n" for e in events)
     for i in range(0, len(data), chunk):
-        feed(data[i:i + chunk])
+        feed(data[i : i + chunk])
     feed.close()
     return got
 
@@ -93,7 +178,9 @@ def test_codex_turns_as_they_arrive() -> None:
 
 
 def test_codex_hook_records_stream_blocks(tmp_path: Path) -> None:
-    for n, (event, rc, err) in enumerate([("PreToolUse", 0, ""), ("PreToolUse", 2, "BLOCKED_BY_POLICY: no\n")]):
+    for n, (event, rc, err) in enumerate(
+        [("PreToolUse", 0, ""), ("PreToolUse", 2, "BLOCKED_BY_POLICY: no\n")]
+    ):
         base = tmp_path / f"17000000000{n}-1"
         for suffix, text in ((".event", event), (".out", ""), (".err", err), (".rc", str(rc))):
             Path(f"{base}{suffix}").write_text(text)

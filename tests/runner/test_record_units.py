@@ -35,13 +35,19 @@ def test_changes_created_modified_deleted_binary_and_links(tmp_path: Path) -> No
     got = {c.path: c for c in changes(base, ws, bounds)}
     assert set(got) == {"fixtures/data.txt", "gone.txt", "out.bin", "new.txt"}
     assert got["fixtures/data.txt"].status == "modified" and "-two\n+TWO\n" in got["fixtures/data.txt"].diff
-    assert got["gone.txt"].status == "deleted" and "-bye" in got["gone.txt"].diff and got["gone.txt"].size is None
+    assert (
+        got["gone.txt"].status == "deleted"
+        and "-bye" in got["gone.txt"].diff
+        and got["gone.txt"].size is None
+    )
     assert got["out.bin"].binary and got["out.bin"].diff is None
     assert got["new.txt"].diff.endswith("+no newline\n\\ No newline at end of file\n")
     assert bounds.notes == []
 
 
-def test_big_files_and_long_diffs_are_bounded_and_say_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_big_files_and_long_diffs_are_bounded_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("EVALENS_RECORD_SCALE", "0.01")  # 2.6 KB per file, 640 characters per diff
     ws = tmp_path / "ws"
     ws.mkdir()
@@ -53,7 +59,11 @@ def test_big_files_and_long_diffs_are_bounded_and_say_so(tmp_path: Path, monkeyp
     bounds = Bounds()
     got = {c.path: c for c in changes(base, ws, bounds)}
     assert got["big-start.txt"].truncated and "baseline limit" in got["big-start.txt"].note
-    assert got["big-new.txt"].truncated and got["big-new.txt"].diff is None and "no diff" in got["big-new.txt"].note
+    assert (
+        got["big-new.txt"].truncated
+        and got["big-new.txt"].diff is None
+        and "no diff" in got["big-new.txt"].note
+    )
     assert got["long-diff.txt"].truncated and "more characters not kept" in got["long-diff.txt"].diff
     assert len(bounds.notes) == 3 and any("diff of long-diff.txt" in n for n in bounds.notes)
 
@@ -64,25 +74,60 @@ def test_bounds_mark_cut_text_and_nested_values() -> None:
     assert cut and text.startswith("a" * 20_000) and "10000 more characters not kept" in text
     value, cut = bounds.value({"content": "b" * 9000, "n": 1}, 8000, "Write input")
     assert cut and value["n"] == 1 and len(value["content"]) < 9000
-    assert bounds.notes == ["final output: cut to 20000 of 30000 characters",
-                            "Write input: cut to 8000 of 9000 characters"]
+    assert bounds.notes == [
+        "final output: cut to 20000 of 30000 characters",
+        "Write input: cut to 8000 of 9000 characters",
+    ]
 
 
 def test_claude_reader_keeps_runless_hooks_on_the_run_and_denials_on_the_call() -> None:
     events = [
-        {"type": "system", "subtype": "hook_response", "hook_name": "SessionStart:startup",
-         "hook_event": "SessionStart", "exit_code": 0, "stdout": "hello", "stderr": ""},
-        {"type": "assistant", "uuid": "u1", "message": {"id": "m1", "usage": {"input_tokens": 3, "output_tokens": 2},
-                                                        "content": [{"type": "text", "text": "Let me write."},
-                                                                    {"type": "tool_use", "id": "t1", "name": "Write",
-                                                                     "input": {"file_path": "/ws/a.txt"}}]}},
-        {"type": "system", "subtype": "hook_response", "hook_name": "PreToolUse:Write", "hook_event": "PreToolUse",
-         "exit_code": 0, "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", '
-                                   '"permissionDecisionReason": "JSON_DENY"}}', "stderr": ""},
-        {"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": "t1", "is_error": True,
-                                                  "content": "JSON_DENY"}]}},
-        {"type": "result", "usage": {"input_tokens": 3, "output_tokens": 2}, "total_cost_usd": 0.5,
-         "permission_denials": [{"tool_use_id": "t1"}], "duration_api_ms": 1500},
+        {
+            "type": "system",
+            "subtype": "hook_response",
+            "hook_name": "SessionStart:startup",
+            "hook_event": "SessionStart",
+            "exit_code": 0,
+            "stdout": "hello",
+            "stderr": "",
+        },
+        {
+            "type": "assistant",
+            "uuid": "u1",
+            "message": {
+                "id": "m1",
+                "usage": {"input_tokens": 3, "output_tokens": 2},
+                "content": [
+                    {"type": "text", "text": "Let me write."},
+                    {"type": "tool_use", "id": "t1", "name": "Write", "input": {"file_path": "/ws/a.txt"}},
+                ],
+            },
+        },
+        {
+            "type": "system",
+            "subtype": "hook_response",
+            "hook_name": "PreToolUse:Write",
+            "hook_event": "PreToolUse",
+            "exit_code": 0,
+            "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", '
+            '"permissionDecisionReason": "JSON_DENY"}}',
+            "stderr": "",
+        },
+        {
+            "type": "user",
+            "message": {
+                "content": [
+                    {"type": "tool_result", "tool_use_id": "t1", "is_error": True, "content": "JSON_DENY"}
+                ]
+            },
+        },
+        {
+            "type": "result",
+            "usage": {"input_tokens": 3, "output_tokens": 2},
+            "total_cost_usd": 0.5,
+            "permission_denials": [{"tool_use_id": "t1"}],
+            "duration_api_ms": 1500,
+        },
     ]
     conv = claude_conversation(Transcript(events=events), Bounds(), "/ws")
     [turn] = conv.turns
@@ -95,7 +140,10 @@ def test_claude_reader_keeps_runless_hooks_on_the_run_and_denials_on_the_call() 
 
 
 def test_codex_output_header_is_stripped_and_exit_status_read() -> None:
-    assert _output("Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nhi\n") == ("hi\n", False)
+    assert _output("Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nhi\n") == (
+        "hi\n",
+        False,
+    )
     assert _output("Chunk ID: 1\nProcess exited with code 3\nOutput:\nboom") == ("boom", True)
     assert _output("plain text") == ("plain text", False)
 
@@ -112,13 +160,31 @@ def test_codex_reader_without_rollout_uses_the_stream_and_hook_records_by_time(t
     from evalens.runner.engines.codex_record import conversation as codex_conversation
 
     events = [
-        {"type": "item.completed", "item": {"id": "i1", "type": "command_execution",
-                                            "command": "cat .agents/skills/pdf/SKILL.md", "exit_code": 0,
-                                            "aggregated_output": "# pdf"}},
-        {"type": "item.completed", "item": {"id": "i2", "type": "command_execution", "command": "false",
-                                            "exit_code": 1, "aggregated_output": ""}},
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "i1",
+                "type": "command_execution",
+                "command": "cat .agents/skills/pdf/SKILL.md",
+                "exit_code": 0,
+                "aggregated_output": "# pdf",
+            },
+        },
+        {
+            "type": "item.completed",
+            "item": {
+                "id": "i2",
+                "type": "command_execution",
+                "command": "false",
+                "exit_code": 1,
+                "aggregated_output": "",
+            },
+        },
         {"type": "item.completed", "item": {"id": "i3", "type": "agent_message", "text": "done"}},
-        {"type": "turn.completed", "usage": {"input_tokens": 30, "cached_input_tokens": 10, "output_tokens": 4}},
+        {
+            "type": "turn.completed",
+            "usage": {"input_tokens": 30, "cached_input_tokens": 10, "output_tokens": 4},
+        },
     ]
     records = tmp_path / "hooks"
     records.mkdir()
@@ -126,8 +192,9 @@ def test_codex_reader_without_rollout_uses_the_stream_and_hook_records_by_time(t
         (records / f"{name}.rc").write_text(rc + "\n")
         (records / f"{name}.event").write_text("PreToolUse\n")
         (records / f"{name}.err").write_text(err)
-    conv = codex_conversation(Transcript(events=events, usage={"usage": events[-1]["usage"]}), Bounds(),
-                              hook_dir=records)
+    conv = codex_conversation(
+        Transcript(events=events, usage={"usage": events[-1]["usage"]}), Bounds(), hook_dir=records
+    )
     calls = [c for t in conv.turns for c in t.tool_calls]
     assert [c.skill for c in calls] == ["pdf", None] and calls[1].is_error and not calls[0].is_error
     assert conv.turns[-1].text == "done"
@@ -160,7 +227,10 @@ def test_attach_records_writes_them_beside_the_report_with_the_units_verdicts(tm
     [(_, rec)] = records_for(path, by_name["respects-policy"].artifacts)
     assert rec.verdict == "FAIL" and [c.status for c in rec.checks] == ["PASS", "FAIL"]
     runs = records_for(path, by_name["writes-greeting"].artifacts)
-    assert [(p.parent.name, r.run_index, r.verdict) for p, r in runs] == [("run-1", 1, "PASS"), ("run-2", 2, "FAIL")]
+    assert [(p.parent.name, r.run_index, r.verdict) for p, r in runs] == [
+        ("run-1", 1, "PASS"),
+        ("run-2", 2, "FAIL"),
+    ]
     assert by_name["writes-greeting"].usage.input_tokens == 2 * 51
     assert report.summary.usage.input_tokens == 68 + 51 + 0 + 2 * 51
     shutil.rmtree(tmp_path / "reports")

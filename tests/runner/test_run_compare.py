@@ -16,7 +16,10 @@ def test_the_two_newest_runs_side_by_side(tmp_path: Path) -> None:
     case = tmp_path / "pkg" / "evals" / "cases" / "01-respects-policy.yaml"
     cmp = compare(case, "respects-policy", str(case))
     assert cmp is not None and cmp.previous is not None
-    assert (cmp.latest.report_path.name, cmp.previous.report_path.name) == (f"{LATEST}.json", f"{EARLIER}.json")
+    assert (cmp.latest.report_path.name, cmp.previous.report_path.name) == (
+        f"{LATEST}.json",
+        f"{EARLIER}.json",
+    )
     table = {label: (before, now) for label, before, now in rows(cmp)}
     assert table["verdict"] == ("PASS", "FAIL")
     assert table["check agent_blocked False"][0] == "PASS"
@@ -43,7 +46,9 @@ def test_the_two_newest_runs_side_by_side(tmp_path: Path) -> None:
     [(_, before, now)] = [r for r in rows(same) if r[0] == "judge"]
     assert before == now and now.startswith("FAIL (")  # the same ruling both times: shown, not marked
     assert "the final outputs are the same" in render_compare_html(same)
-    assert compare(reports, "never-ran") is None and compare(tmp_path / "elsewhere", "respects-policy") is None
+    assert (
+        compare(reports, "never-ran") is None and compare(tmp_path / "elsewhere", "respects-policy") is None
+    )
 
 
 def test_cli_compare(tmp_path: Path) -> None:
@@ -51,15 +56,24 @@ def test_cli_compare(tmp_path: Path) -> None:
     out = tmp_path / "cmp.html"
 
     def show(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evalens", "show", *args], capture_output=True, text=True,
-                              timeout=60, cwd=tmp_path / "pkg")
+        return subprocess.run(
+            [sys.executable, "-m", "evalens", "show", *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path / "pkg",
+        )
 
     page = show("respects-policy", "--compare", "--html", "-o", str(out))
     assert page.returncode == 0, page.stderr
     assert "<h1>evalens · compare respects-policy</h1>" in out.read_text()
     terminal = show("respects-policy", "--compare")
     assert terminal.returncode == 0, terminal.stderr
-    assert "PASS" in terminal.stdout and "FAIL" in terminal.stdout and "I wrote output/blocked.txt" in terminal.stdout
+    assert (
+        "PASS" in terminal.stdout
+        and "FAIL" in terminal.stdout
+        and "I wrote output/blocked.txt" in terminal.stdout
+    )
     md = show("--compare", "--markdown", "respects-policy")
     assert md.returncode == 0 and md.stdout.startswith("# Compare respects-policy")
     missing = show("--compare", "nobody")

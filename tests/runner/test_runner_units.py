@@ -25,10 +25,17 @@ REPO = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").read_text())
 
 
-def evalens_cli(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
-                timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, cwd=cwd, timeout=timeout)
+def evalens_cli(
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+        timeout=timeout,
+    )
 
 
 # --------------------------------------------------------------------------- fake server through the SDKs
@@ -41,16 +48,21 @@ def test_fake_server_speaks_anthropic_and_openai(model_env) -> None:
     a = anthropic.Anthropic(base_url=model_env.anthropic_base_url, api_key="x", max_retries=0)
     msg = a.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "SCENARIO=done"}])
     assert msg.content[0].text == "DONE"
-    with a.messages.stream(model="m", max_tokens=10,
-                           messages=[{"role": "user", "content": "SCENARIO=no-file"}]) as stream:
+    with a.messages.stream(
+        model="m", max_tokens=10, messages=[{"role": "user", "content": "SCENARIO=no-file"}]
+    ) as stream:
         assert "GREETING-OK" in "".join(stream.text_stream)
     with pytest.raises(anthropic.InternalServerError):
         a.messages.create(model="m", max_tokens=10, messages=[{"role": "user", "content": "SCENARIO=err500"}])
     o = openai.OpenAI(base_url=model_env.openai_base_url, api_key="x", max_retries=0)
     chat = o.chat.completions.create(model="m", messages=[{"role": "user", "content": "SCENARIO=done"}])
     assert chat.choices[0].message.content == "DONE"
-    chunks = o.chat.completions.create(model="m", stream=True, stream_options={"include_usage": True},
-                                       messages=[{"role": "user", "content": "SCENARIO=done"}])
+    chunks = o.chat.completions.create(
+        model="m",
+        stream=True,
+        stream_options={"include_usage": True},
+        messages=[{"role": "user", "content": "SCENARIO=done"}],
+    )
     assert "".join((c.choices[0].delta.content or "") for c in chunks if c.choices) == "DONE"
     with o.responses.stream(model="m", input="SCENARIO=no-file") as stream:
         assert "GREETING-OK" in stream.get_final_response().output_text
@@ -96,8 +108,9 @@ def test_judge_resolution_and_parsing() -> None:
     for bad in ('{"verdict": "MAYBE", "reason": "x"}', "PASS", '{"verdict": "PASS"}'):
         with pytest.raises(ValueError):
             parse_reply(bad)
-    prompt = build_prompt("crit", "task", "x" * 20000, {"out.txt": "hi"}, [
-        {"kind": "contains", "value": "A", "status": "PASS"}])
+    prompt = build_prompt(
+        "crit", "task", "x" * 20000, {"out.txt": "hi"}, [{"kind": "contains", "value": "A", "status": "PASS"}]
+    )
     assert "truncated" in prompt and "out.txt" in prompt and "crit" in prompt and len(prompt) < 12000
 
 
@@ -105,14 +118,28 @@ def test_judge_resolution_and_parsing() -> None:
 
 
 def test_checks_name_exact_failing_entries() -> None:
-    expected = CaseExpected.model_validate({"contains": ["A", "B"], "not-contains": ["X"],
-                                            "files-created": ["out/a.txt", "./out/b.txt"], "agent-blocked": True})
+    expected = CaseExpected.model_validate(
+        {
+            "contains": ["A", "B"],
+            "not-contains": ["X"],
+            "files-created": ["out/a.txt", "./out/b.txt"],
+            "agent-blocked": True,
+        }
+    )
     results = run_checks(expected, Transcript(output="A X"), ["out/b.txt"])
     failing = [(r.kind, r.value) for r in results if r.status == "FAIL"]
-    assert failing == [("contains", "B"), ("not_contains", "X"), ("files_created", "out/a.txt"),
-                       ("agent_blocked", True)]
-    assert summarise(results) == {"contains": "FAIL", "not_contains": "FAIL", "files_created": "FAIL",
-                                  "agent_blocked": "FAIL"}
+    assert failing == [
+        ("contains", "B"),
+        ("not_contains", "X"),
+        ("files_created", "out/a.txt"),
+        ("agent_blocked", True),
+    ]
+    assert summarise(results) == {
+        "contains": "FAIL",
+        "not_contains": "FAIL",
+        "files_created": "FAIL",
+        "agent_blocked": "FAIL",
+    }
     assert files_created({"a": (0, 1)}, {"a": (0, 1), "b": (1, 2)}) == ["b"]
     assert files_created({"a": (0, 1)}, {"a": (5, 9)}) == ["a"]
 
@@ -123,7 +150,10 @@ def test_safe_join_refuses_escapes(tmp_path: Path) -> None:
     for bad in ("../x", "/etc/passwd", "a/../../x", "~/x", "link/x"):
         with pytest.raises(PathEscape):
             safe_join(tmp_path / "evals", bad, what="input file")
-    assert safe_join(tmp_path / "evals", "fixtures/a.txt", what="input file") == tmp_path / "evals/fixtures/a.txt"
+    assert (
+        safe_join(tmp_path / "evals", "fixtures/a.txt", what="input file")
+        == tmp_path / "evals/fixtures/a.txt"
+    )
 
 
 def test_install_per_engine(tmp_path: Path) -> None:
@@ -144,7 +174,9 @@ def test_install_per_engine(tmp_path: Path) -> None:
         install_package(info, get_engine(engine_name), paths)
         assert (ws / skills_dir / "greeter" / "SKILL.md").is_file()
         command = json.loads((ws / hooks_file).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-        if engine_name == "codex":  # Codex's hooks run through the recording shim (exec --json drops hook events)
+        if (
+            engine_name == "codex"
+        ):  # Codex's hooks run through the recording shim (exec --json drops hook events)
             shim, event, _records, command = shlex.split(command)[1:]
             assert event == "PreToolUse" and os.access(shim, os.R_OK)
         assert command == str(ws / ".evalens-package" / "hooks" / "block.sh")
@@ -159,7 +191,9 @@ def test_install_per_engine(tmp_path: Path) -> None:
     install_package(example, get_engine("codex"), SandboxPaths(ws, ws, ws / "h", ws / "c", ws / "l"))
     group = json.loads((ws / ".codex" / "hooks.json").read_text())["hooks"]["PreToolUse"][0]
     assert group["matcher"] == "Write|Edit|Bash|apply_patch"
-    assert shlex.split(group["hooks"][0]["command"])[-1] == str(ws / ".evalens-package" / "hooks" / "block-secrets.sh")
+    assert shlex.split(group["hooks"][0]["command"])[-1] == str(
+        ws / ".evalens-package" / "hooks" / "block-secrets.sh"
+    )
 
 
 def test_process_tree_includes_orphans_in_session() -> None:
@@ -184,7 +218,9 @@ def test_process_tree_includes_orphans_in_session() -> None:
 # --------------------------------------------------------------------------- reports and CLI
 
 
-def test_cli_unsupported_engine_exits_2_and_starts_nothing(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+def test_cli_unsupported_engine_exits_2_and_starts_nothing(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
     pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
     before = len(model_env.records)
     for engine in ("copilot", "cursor"):
@@ -196,8 +232,9 @@ def test_cli_unsupported_engine_exits_2_and_starts_nothing(tmp_path: Path, model
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
-async def test_missing_key_fails_before_any_agent(engine: str, tmp_path: Path, model_env, sandbox_dir: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_missing_key_fails_before_any_agent(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pkg = make_package(tmp_path / "pkg", engine=engine, cases={"a": case("pass")})
     before = len(model_env.records)
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
@@ -206,7 +243,9 @@ async def test_missing_key_fails_before_any_agent(engine: str, tmp_path: Path, m
         await run_cases(RunRequest(package_root=pkg))
     message = str(err.value)
     key = "ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"
-    assert message.startswith("cannot start (no agent was started): no API key") and f"export {key}=" in message
+    assert (
+        message.startswith("cannot start (no agent was started): no API key") and f"export {key}=" in message
+    )
     assert "\n" not in message
     assert len(model_env.records) == before and list(sandbox_dir.iterdir()) == []
     out = evalens_cli("eval", "--package", str(pkg), env={"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""})
@@ -214,7 +253,9 @@ async def test_missing_key_fails_before_any_agent(engine: str, tmp_path: Path, m
 
 
 def test_dry_run_calls_nothing(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
-    pkg = make_package(tmp_path / "pkg", cases={"a": case("pass", contains=["GREETING-OK"]), "b": case("pass")})
+    pkg = make_package(
+        tmp_path / "pkg", cases={"a": case("pass", contains=["GREETING-OK"]), "b": case("pass")}
+    )
     before = len(model_env.records)
     out = evalens_cli("eval", "--package", str(pkg), "--dry-run", "--json", "a")
     assert out.returncode == 0, out.stderr
@@ -236,16 +277,27 @@ def _fake_report(pkg: Path, name: str, verdicts: dict[str, str]) -> Path:
 
     from evalens.core.models.uaaps import EvalReport
 
-    cases = [{"name": n, "verdict": v, "checks": [{"kind": "contains", "value": "A", "status": "PASS"}]}
-             for n, v in verdicts.items()]
+    cases = [
+        {"name": n, "verdict": v, "checks": [{"kind": "contains", "value": "A", "status": "PASS"}]}
+        for n, v in verdicts.items()
+    ]
     passed = sum(v == "PASS" for v in verdicts.values())
-    report = EvalReport.model_validate({
-        "version": 1, "id": f"eval-run-{name}", "timestamp": "2026-01-01T00:00:00Z",
-        "config": {"engine": "claude-code"},
-        "summary": {"total": len(cases), "passed": passed, "failed": len(cases) - passed, "skipped": 0,
-                    "pass_rate": passed / len(cases)},
-        "cases": cases,
-    })
+    report = EvalReport.model_validate(
+        {
+            "version": 1,
+            "id": f"eval-run-{name}",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "config": {"engine": "claude-code"},
+            "summary": {
+                "total": len(cases),
+                "passed": passed,
+                "failed": len(cases) - passed,
+                "skipped": 0,
+                "pass_rate": passed / len(cases),
+            },
+            "cases": cases,
+        }
+    )
     return write_report(report, pkg / "evals" / "reports" / f"{name}.json")
 
 
@@ -257,8 +309,10 @@ def test_report_diff_and_last_results(tmp_path: Path) -> None:
     out = evalens_cli("eval", "diff", str(a), str(b), "--json")
     diff = json.loads(out.stdout)
     assert diff["pass_rate_change"] == pytest.approx(2 / 3 - 0.5, abs=1e-3)
-    assert diff["changes"] == [{"name": "y", "before": "FAIL", "after": "PASS"},
-                               {"name": "z", "before": None, "after": "ERROR"}]
+    assert diff["changes"] == [
+        {"name": "y", "before": "FAIL", "after": "PASS"},
+        {"name": "z", "before": None, "after": "ERROR"},
+    ]
     assert "pass rate" in evalens_cli("eval", "diff", str(a), str(b)).stdout
     last = load_last_results(pkg)
     assert set(last) == {"x", "y", "z"} and last["z"].verdict == "ERROR"
@@ -296,39 +350,85 @@ def _stream(tmp_path: Path, events: list[dict]) -> tuple[Path, Path]:
     return out, err
 
 
-@pytest.mark.parametrize("blocking_event", [
-    {"type": "system", "subtype": "hook_response", "exit_code": 2, "stderr": "BLOCKED", "hook_name": "PreToolUse:Write"},
-    {"type": "system", "subtype": "hook_response", "exit_code": 0, "hook_name": "PreToolUse:Write",
-     "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'},
-    {"type": "result", "subtype": "success", "is_error": False, "result": "x",
-     "permission_denials": [{"tool_name": "Write"}]},
-])
+@pytest.mark.parametrize(
+    "blocking_event",
+    [
+        {
+            "type": "system",
+            "subtype": "hook_response",
+            "exit_code": 2,
+            "stderr": "BLOCKED",
+            "hook_name": "PreToolUse:Write",
+        },
+        {
+            "type": "system",
+            "subtype": "hook_response",
+            "exit_code": 0,
+            "hook_name": "PreToolUse:Write",
+            "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}',
+        },
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "result": "x",
+            "permission_denials": [{"tool_name": "Write"}],
+        },
+    ],
+)
 def test_claude_blocked_detection(tmp_path: Path, blocking_event: dict) -> None:
     from evalens.runner.engines.claude_code import ClaudeCode
 
-    events = [{"type": "system", "subtype": "init", "model": "claude-x[1m]", "session_id": "s"}, blocking_event]
+    events = [
+        {"type": "system", "subtype": "init", "model": "claude-x[1m]", "session_id": "s"},
+        blocking_event,
+    ]
     if blocking_event["type"] != "result":
         events.append({"type": "result", "subtype": "success", "is_error": False, "result": "done"})
-    t = ClaudeCode().parse(SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path),
-                           *_stream(tmp_path, events), 0)
+    t = ClaudeCode().parse(
+        SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path), *_stream(tmp_path, events), 0
+    )
     assert t.blocked and t.model == "claude-x" and t.error is None
 
 
-@pytest.mark.parametrize("not_blocking", [
-    # PostToolUse runs after the tool: its exit 2 blocks nothing.
-    {"type": "system", "subtype": "hook_response", "exit_code": 2, "stderr": "late", "hook_name": "PostToolUse:Write",
-     "hook_event": "PostToolUse"},
-    # Text anyone can print (a tool's output) is never a block.
-    {"type": "user", "message": {"content": [{"type": "tool_result", "is_error": True,
-                                              "content": "PreToolUse:Write hook error: BLOCKED"}]}},
-    {"type": "assistant", "message": {"content": [{"type": "text", "text": "blocked by PreToolUse hook"}]}},
-])
+@pytest.mark.parametrize(
+    "not_blocking",
+    [
+        # PostToolUse runs after the tool: its exit 2 blocks nothing.
+        {
+            "type": "system",
+            "subtype": "hook_response",
+            "exit_code": 2,
+            "stderr": "late",
+            "hook_name": "PostToolUse:Write",
+            "hook_event": "PostToolUse",
+        },
+        # Text anyone can print (a tool's output) is never a block.
+        {
+            "type": "user",
+            "message": {
+                "content": [
+                    {
+                        "type": "tool_result",
+                        "is_error": True,
+                        "content": "PreToolUse:Write hook error: BLOCKED",
+                    }
+                ]
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"content": [{"type": "text", "text": "blocked by PreToolUse hook"}]},
+        },
+    ],
+)
 def test_claude_not_blocked_by_text_or_post_hooks(tmp_path: Path, not_blocking: dict) -> None:
     from evalens.runner.engines.claude_code import ClaudeCode
 
     events = [not_blocking, {"type": "result", "subtype": "success", "is_error": False, "result": "done"}]
-    t = ClaudeCode().parse(SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path),
-                           *_stream(tmp_path, events), 0)
+    t = ClaudeCode().parse(
+        SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path), *_stream(tmp_path, events), 0
+    )
     assert not t.blocked and t.error is None
 
 
@@ -339,21 +439,33 @@ def test_codex_blocks_come_from_hook_records(tmp_path: Path) -> None:
     paths = SandboxPaths(tmp_path, tmp_path / "ws", tmp_path / "h", tmp_path / "c", tmp_path / "l")
     records = paths.config_home / HOOK_RECORDS
     records.mkdir(parents=True)
-    events = [{"type": "thread.started", "thread_id": "t"},
-              {"type": "item.completed", "item": {"type": "agent_message", "text": "Command blocked by PreToolUse hook"}},
-              {"type": "turn.completed", "usage": {}}]
+    events = [
+        {"type": "thread.started", "thread_id": "t"},
+        {
+            "type": "item.completed",
+            "item": {"type": "agent_message", "text": "Command blocked by PreToolUse hook"},
+        },
+        {"type": "turn.completed", "usage": {}},
+    ]
     assert not Codex().parse(paths, *_stream(tmp_path, events), 0).blocked
-    for name, event, rc, out, err in (("1-1", "PostToolUse", "2", "", "late"), ("2-1", "PreToolUse", "0", "{}", "")):
+    for name, event, rc, out, err in (
+        ("1-1", "PostToolUse", "2", "", "late"),
+        ("2-1", "PreToolUse", "0", "{}", ""),
+    ):
         for suffix, text in ((".event", event), (".rc", rc), (".out", out), (".err", err)):
             (records / f"{name}{suffix}").write_text(text + "\n")
     assert not Codex().parse(paths, *_stream(tmp_path, events), 0).blocked
-    deny = '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}'
+    deny = (
+        '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "policy says no"}}'
+    )
     for name, rc, out, err in (("3-1", "2", "", "BLOCKED_BY_POLICY: no writes"), ("4-1", "0", deny, "")):
         for suffix, text in ((".event", "PreToolUse"), (".rc", rc), (".out", out), (".err", err)):
             (records / f"{name}{suffix}").write_text(text + "\n")
     t = Codex().parse(paths, *_stream(tmp_path, events), 0)
-    assert t.blocked and t.blocked_reasons == ["PreToolUse hook: BLOCKED_BY_POLICY: no writes",
-                                               "PreToolUse hook: policy says no"]
+    assert t.blocked and t.blocked_reasons == [
+        "PreToolUse hook: BLOCKED_BY_POLICY: no writes",
+        "PreToolUse hook: policy says no",
+    ]
 
 
 def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:
@@ -361,19 +473,50 @@ def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:
     from evalens.runner.engines.codex import Codex
 
     paths = SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path)
-    t = ClaudeCode().parse(paths, *_stream(tmp_path, [
-        {"type": "result", "is_error": True, "api_error_status": 500, "result": "API Error: 500"}]), 1)
+    t = ClaudeCode().parse(
+        paths,
+        *_stream(
+            tmp_path,
+            [{"type": "result", "is_error": True, "api_error_status": 500, "result": "API Error: 500"}],
+        ),
+        1,
+    )
     assert t.error and "500" in t.error
-    t = ClaudeCode().parse(paths, *_stream(tmp_path, [{"type": "assistant", "message": {"content": [
-        {"type": "text", "text": "partial"}]}}]), 0)
+    t = ClaudeCode().parse(
+        paths,
+        *_stream(
+            tmp_path, [{"type": "assistant", "message": {"content": [{"type": "text", "text": "partial"}]}}]
+        ),
+        0,
+    )
     assert t.output == "partial" and "no result event" in t.error
-    t = Codex().parse(paths, *_stream(tmp_path, [
-        {"type": "thread.started", "thread_id": "th"},
-        {"type": "item.completed", "item": {"type": "error", "message": "Model metadata not found"}},
-        {"type": "item.completed", "item": {"type": "command_execution", "command": "cat .agents/skills/greeter/SKILL.md"}},
-        {"type": "item.completed", "item": {"type": "agent_message", "text": "DONE"}},
-        {"type": "turn.completed", "usage": {"input_tokens": 1}}]), 0)
+    t = Codex().parse(
+        paths,
+        *_stream(
+            tmp_path,
+            [
+                {"type": "thread.started", "thread_id": "th"},
+                {"type": "item.completed", "item": {"type": "error", "message": "Model metadata not found"}},
+                {
+                    "type": "item.completed",
+                    "item": {"type": "command_execution", "command": "cat .agents/skills/greeter/SKILL.md"},
+                },
+                {"type": "item.completed", "item": {"type": "agent_message", "text": "DONE"}},
+                {"type": "turn.completed", "usage": {"input_tokens": 1}},
+            ],
+        ),
+        0,
+    )
     assert (t.output, t.session_id, t.error, t.skills_activated) == ("DONE", "th", None, ["greeter"])
-    t = Codex().parse(paths, *_stream(tmp_path, [{"type": "error", "message": "unexpected status 401"},
-                                                 {"type": "turn.failed", "error": {"message": "401"}}]), 1)
+    t = Codex().parse(
+        paths,
+        *_stream(
+            tmp_path,
+            [
+                {"type": "error", "message": "unexpected status 401"},
+                {"type": "turn.failed", "error": {"message": "401"}},
+            ],
+        ),
+        1,
+    )
     assert t.error and "401" in t.error

@@ -77,8 +77,16 @@ def test_capture_is_bounded_while_streaming(tmp_path: Path, monkeypatch: pytest.
     monkeypatch.setenv("EVALENS_MAX_OUTPUT_MB", "1")
     out, err = tmp_path / "out", tmp_path / "err"
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    run = asyncio.run(run_process([sys.executable, "-c", "import os\nfor _ in range(200): os.write(1, b'x' * (1 << 20))"],
-                                  dict(os.environ), tmp_path, out, err, time_limit=60))
+    run = asyncio.run(
+        run_process(
+            [sys.executable, "-c", "import os\nfor _ in range(200): os.write(1, b'x' * (1 << 20))"],
+            dict(os.environ),
+            tmp_path,
+            out,
+            err,
+            time_limit=60,
+        )
+    )
     grown_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
     assert run.exit_code == 0 and run.truncated == ["stdout"]
     assert run.stream_bytes["stdout"] == 200 << 20
@@ -90,22 +98,33 @@ def test_captured_stream_cannot_be_reopened_through_proc(tmp_path: Path) -> None
     """A pipe can be reopened by path (/proc/PID/fd/1) by any process of the same uid; the capture socket not."""
     script = "import os\ntry:\n    open(f'/proc/{os.getpid()}/fd/1', 'w')\n    print('REOPENED')\nexcept OSError as e:\n    print('ERRNO', e.errno)"
     out, err = tmp_path / "out", tmp_path / "err"
-    run = asyncio.run(run_process([sys.executable, "-c", script], dict(os.environ), tmp_path, out, err, time_limit=30))
+    run = asyncio.run(
+        run_process([sys.executable, "-c", script], dict(os.environ), tmp_path, out, err, time_limit=30)
+    )
     assert run.exit_code == 0 and out.read_text().strip() == "ERRNO 6"  # ENXIO
 
 
 def test_bridges_move_privileged_ports_inside(tmp_path: Path) -> None:
-    bridges, env = plan_bridges({"ANTHROPIC_BASE_URL": "https://api.anthropic.com",
-                                 "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1"}, tmp_path)
-    assert [(b.host, b.port, b.inside_port) for b in bridges] == [("api.anthropic.com", 443, 18000),
-                                                                   ("127.0.0.1", 8123, 8123)]
-    assert env == {"ANTHROPIC_BASE_URL": "https://api.anthropic.com:18000", "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1"}
+    bridges, env = plan_bridges(
+        {"ANTHROPIC_BASE_URL": "https://api.anthropic.com", "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1"},
+        tmp_path,
+    )
+    assert [(b.host, b.port, b.inside_port) for b in bridges] == [
+        ("api.anthropic.com", 443, 18000),
+        ("127.0.0.1", 8123, 8123),
+    ]
+    assert env == {
+        "ANTHROPIC_BASE_URL": "https://api.anthropic.com:18000",
+        "OPENAI_BASE_URL": "http://127.0.0.1:8123/v1",
+    }
 
 
 def test_sandbox_dirs_are_private(sandbox_dir: Path) -> None:
     paths: SandboxPaths = create_sandbox()
     try:
-        assert (paths.root.stat().st_mode & 0o777) == 0o700  # no other user reaches a workspace the agent opens
+        assert (
+            paths.root.stat().st_mode & 0o777
+        ) == 0o700  # no other user reaches a workspace the agent opens
         assert (paths.logs.stat().st_mode & 0o777) == 0o700  # the runner's captured streams
     finally:
         remove_sandbox(paths)
@@ -194,15 +213,42 @@ def test_seccomp_filter_refuses_cross_process_calls_and_allows_the_rest() -> Non
     fd = filter_fd()
     if fd is None:
         pytest.skip("no filter for this architecture")
-    script = ("import ctypes, errno, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-              "def call(nr, *a):\n    r = libc.syscall(nr, *a)\n"
-              "    return 'OK' if r >= 0 else errno.errorcode[ctypes.get_errno()]\n"
-              "pidfd = libc.syscall(434, os.getpid(), 0)\n"
-              "print(call(438, pidfd, 1, 0), call(101, 0, 0, 0, 0), call(311, os.getpid(), 0, 0, 0, 0, 0),"
-              " 'OK' if os.getpid() > 0 and open('/proc/self/status').read() else 'NO')\n")
-    argv = ["bwrap", "--unshare-user", "--unshare-pid", "--die-with-parent", "--ro-bind", "/usr", "/usr",
-            "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
-            "--proc", "/proc", "--dev", "/dev", "--seccomp", str(fd), "--", "/usr/bin/python3", "-c", script]
+    script = (
+        "import ctypes, errno, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "def call(nr, *a):\n    r = libc.syscall(nr, *a)\n"
+        "    return 'OK' if r >= 0 else errno.errorcode[ctypes.get_errno()]\n"
+        "pidfd = libc.syscall(434, os.getpid(), 0)\n"
+        "print(call(438, pidfd, 1, 0), call(101, 0, 0, 0, 0), call(311, os.getpid(), 0, 0, 0, 0, 0),"
+        " 'OK' if os.getpid() > 0 and open('/proc/self/status').read() else 'NO')\n"
+    )
+    argv = [
+        "bwrap",
+        "--unshare-user",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--ro-bind",
+        "/usr",
+        "/usr",
+        "--symlink",
+        "usr/bin",
+        "/bin",
+        "--symlink",
+        "usr/lib",
+        "/lib",
+        "--symlink",
+        "usr/lib64",
+        "/lib64",
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--seccomp",
+        str(fd),
+        "--",
+        "/usr/bin/python3",
+        "-c",
+        script,
+    ]
     try:
         out = subprocess.run(argv, pass_fds=[fd], capture_output=True, text=True, timeout=30)
     finally:

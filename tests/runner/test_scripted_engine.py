@@ -40,9 +40,13 @@ def scripted_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_dir
     agent.unlink(missing_ok=True)
 
 
-async def test_keep_sandbox_and_package_install(tmp_path: Path, scripted_claude: Path, sandbox_dir: Path) -> None:
-    pkg = make_package(tmp_path / "pkg", cases={"kept": case("pass", contains=["GREETING-OK"],
-                                                                files_created=["output/result.txt"])})
+async def test_keep_sandbox_and_package_install(
+    tmp_path: Path, scripted_claude: Path, sandbox_dir: Path
+) -> None:
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={"kept": case("pass", contains=["GREETING-OK"], files_created=["output/result.txt"])},
+    )
     (pkg / "agents" / "reviewer").mkdir(parents=True)
     (pkg / "agents" / "reviewer" / "AGENT.md").write_text("---\nname: reviewer\n---\nReview.\n")
     outcome = await run_cases(RunRequest(package_root=pkg, no_judge=True, keep_sandbox=True))
@@ -69,21 +73,50 @@ async def test_reserved_engine_in_config_is_refused(tmp_path: Path, scripted_cla
 
 
 def test_cli_exit_codes_and_json(tmp_path: Path, scripted_claude: Path, sandbox_dir: Path) -> None:
-    pkg = make_package(tmp_path / "pkg", cases={
-        "good": case("pass", contains=["GREETING-OK"]),
-        "bad": {**case("pass", contains=["GREETING-OK"]), "input": {"prompt": "FAILME"}},
-        "no-checks": case("pass"),
-    })
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "bad": {**case("pass", contains=["GREETING-OK"]), "input": {"prompt": "FAILME"}},
+            "no-checks": case("pass"),
+        },
+    )
     env = {**os.environ}
-    out = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json",
-                          "--jobs", "3", "-o", str(tmp_path / "out" / "r.json")],
-                         capture_output=True, text=True, env=env, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "eval",
+            "--package",
+            str(pkg),
+            "--no-judge",
+            "--json",
+            "--jobs",
+            "3",
+            "-o",
+            str(tmp_path / "out" / "r.json"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)
-    assert {c["name"]: c["verdict"] for c in report["cases"]} == {"good": "PASS", "bad": "FAIL", "no-checks": "SKIP"}
+    assert {c["name"]: c["verdict"] for c in report["cases"]} == {
+        "good": "PASS",
+        "bad": "FAIL",
+        "no-checks": "SKIP",
+    }
     assert json.loads((tmp_path / "out" / "r.json").read_text())["id"] == report["id"]
     assert "evalens eval" in out.stderr and "bad" in out.stderr  # the summary table
-    ok = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "good"],
-                        capture_output=True, text=True, env=env, timeout=120)
+    ok = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "good"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert ok.returncode == 0, ok.stderr
     assert list(sandbox_dir.iterdir()) == []

@@ -22,9 +22,16 @@ REPO = Path(__file__).resolve().parents[2]
 JUDGES = ["claude-judge", "openai:gpt-judge"]
 
 
-def evalens_cli(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout)
+def evalens_cli(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
 
 
 # --------------------------------------------------------------------------- the judge's deadline and failures
@@ -62,7 +69,9 @@ def test_judge_deadline_defaults_and_overrides(monkeypatch: pytest.MonkeyPatch) 
 # --------------------------------------------------------------------------- evalens doctor
 
 
-def _doctor(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict]:
+def _doctor(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, dict]:
     from evalens.cli import doctor as cli_doctor
 
     code = cli_doctor.main(["--json", *args])
@@ -83,10 +92,20 @@ def keys(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 def test_doctor_all_present(keys, monkeypatch, capsys) -> None:
     code, report = _doctor(monkeypatch, capsys)
     if not report["ok"]:
-        pytest.skip(f"agent CLIs not installed here: {[c for c in report['checks'] if c['status'] == 'missing']}")
+        pytest.skip(
+            f"agent CLIs not installed here: {[c for c in report['checks'] if c['status'] == 'missing']}"
+        )
     assert code == 0 and report["engine"] == "claude-code"
-    assert {c["name"] for c in report["checks"]} >= {"claude-code CLI", "claude-code agent key", "judge provider",
-                                                      "judge SDK", "judge key", "sandbox", "temp space", "codex CLI"}
+    assert {c["name"] for c in report["checks"]} >= {
+        "claude-code CLI",
+        "claude-code agent key",
+        "judge provider",
+        "judge SDK",
+        "judge key",
+        "sandbox",
+        "temp space",
+        "codex CLI",
+    }
     from evalens.cli import doctor as cli_doctor
 
     assert cli_doctor.main([]) == 0
@@ -143,14 +162,18 @@ def test_doctor_judge_sdk_missing_and_unknown_provider(keys, monkeypatch, capsys
     import importlib.util
 
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name, *a)
+    )
     code, report = _doctor(monkeypatch, capsys)
     sdk = _check(report, "judge SDK")
     assert code == 1 and sdk["status"] == "missing" and "pip install" in sdk["fix"]
     monkeypatch.setattr(importlib.util, "find_spec", real)
     code, report = _doctor(monkeypatch, capsys, "--judge", "mistral:large")
     provider = _check(report, "judge provider")
-    assert code == 1 and provider["status"] == "missing" and "anthropic:MODEL or openai:MODEL" in provider["fix"]
+    assert (
+        code == 1 and provider["status"] == "missing" and "anthropic:MODEL or openai:MODEL" in provider["fix"]
+    )
 
 
 def test_doctor_without_bubblewrap_names_the_fallback(keys, monkeypatch, capsys) -> None:
@@ -172,7 +195,9 @@ def test_doctor_low_temp_space(keys, monkeypatch, capsys) -> None:
     assert code == 1 and temp["status"] == "missing" and "EVALENS_SANDBOX_DIR" in temp["fix"]
 
 
-def test_concurrent_preflights_share_the_sandbox_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_concurrent_preflights_share_the_sandbox_folder(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Runs started together in one process (Run all, several lenses) probe the same folder at the same time."""
     from concurrent.futures import ThreadPoolExecutor
 
@@ -182,26 +207,40 @@ def test_concurrent_preflights_share_the_sandbox_folder(monkeypatch: pytest.Monk
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda _i: sandbox_checks(), range(64)))
     temp = [c for checks in results for c in checks if c.name == "temp space"]
-    assert len(temp) == 64 and {c.status for c in temp} == {"ok"}, [c.detail for c in temp if c.status != "ok"]
+    assert len(temp) == 64 and {c.status for c in temp} == {"ok"}, [
+        c.detail for c in temp if c.status != "ok"
+    ]
     assert not list(tmp_path.iterdir())
 
 
 # --------------------------------------------------------------------------- the preflight refuses before any agent
 
 
-def test_evalens_run_refuses_without_the_cli(tmp_path: Path, model_env, sandbox_dir: Path,
-                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_evalens_run_refuses_without_the_cli(
+    tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`evalens run` (and through run_file the lens and the Test Explorer) stop with the install command."""
     skill = tmp_path / "hello"
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: hello\ndescription: Says hello.\n---\nSay hello.\n")
     evals = skill / "evals" / "evals.json"
-    evals.write_text(json.dumps({"skill_name": "hello", "evals": [
-        {"id": 1, "prompt": "SCENARIO=pass", "expected_output": "hi", "assertions": ["says hi"]}]}))
+    evals.write_text(
+        json.dumps(
+            {
+                "skill_name": "hello",
+                "evals": [
+                    {"id": 1, "prompt": "SCENARIO=pass", "expected_output": "hi", "assertions": ["says hi"]}
+                ],
+            }
+        )
+    )
     before = len(model_env.records)
     out = evalens_cli("run", str(evals), env={"EVALENS_CLAUDE_BIN": str(tmp_path / "nope")})
     assert out.returncode == 2 and "Traceback" not in out.stderr
-    assert out.stderr.startswith("evalens run: cannot start (no agent was started)") and out.stderr.count("\n") == 1
+    assert (
+        out.stderr.startswith("evalens run: cannot start (no agent was started)")
+        and out.stderr.count("\n") == 1
+    )
 
     from evalens.runner.api import FileRunRequest, UsageError, run_file
 
@@ -216,8 +255,14 @@ def test_evalens_run_refuses_without_the_cli(tmp_path: Path, model_env, sandbox_
 
 
 def test_validate_into_a_closed_pipe_is_quiet() -> None:
-    proc = subprocess.run(f"{sys.executable} -m evalens validate --format json {REPO / 'examples'} {REPO / 'tests'} "
-                          "| head -c 20", shell=True, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        f"{sys.executable} -m evalens validate --format json {REPO / 'examples'} {REPO / 'tests'} "
+        "| head -c 20",
+        shell=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
     assert len(proc.stdout) == 20
 
@@ -228,15 +273,24 @@ def test_rejudge_and_diff_of_a_file_that_is_not_a_report(tmp_path: Path, model_e
     not_json = tmp_path / "notes.json"
     not_json.write_text("hello\n")
     pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
-    for args in (["eval", "--package", str(pkg), "--rejudge", str(not_report)],
-                 ["eval", "--package", str(pkg), "--rejudge", str(not_json)],
-                 ["eval", "diff", str(not_report), str(not_json)],
-                 ["eval", "--rejudge", str(tmp_path / "missing.json")]):
+    for args in (
+        ["eval", "--package", str(pkg), "--rejudge", str(not_report)],
+        ["eval", "--package", str(pkg), "--rejudge", str(not_json)],
+        ["eval", "diff", str(not_report), str(not_json)],
+        ["eval", "--rejudge", str(tmp_path / "missing.json")],
+    ):
         out = evalens_cli(*args)
         assert out.returncode == 2, (args, out.stderr)
-        assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr and "validation error" not in out.stderr
-        assert "not an evalens eval report" in out.stderr or "is not JSON" in out.stderr \
-            or "cannot read" in out.stderr, out.stderr
+        assert (
+            out.stderr.count("\n") == 1
+            and "Traceback" not in out.stderr
+            and "validation error" not in out.stderr
+        )
+        assert (
+            "not an evalens eval report" in out.stderr
+            or "is not JSON" in out.stderr
+            or "cannot read" in out.stderr
+        ), out.stderr
 
 
 def test_rescoring_results_with_a_failed_run_never_passes(tmp_path: Path, capsys) -> None:
@@ -256,8 +310,22 @@ def test_rescoring_results_with_a_failed_run_never_passes(tmp_path: Path, capsys
     dest = tmp_path / "results" / "r.json"
     dest.parent.mkdir()
     dest.write_text(json.dumps(data))
-    assert cli_run.main([str(dest), "--json", str(tmp_path / "out.json"), "--threshold-discovery", "0",
-                         "--threshold-score", "0"]) == 1
+    assert (
+        cli_run.main(
+            [
+                str(dest),
+                "--json",
+                str(tmp_path / "out.json"),
+                "--threshold-discovery",
+                "0",
+                "--threshold-score",
+                "0",
+            ]
+        )
+        == 1
+    )
     again = json.loads((tmp_path / "out.json").read_text())
-    assert not again["passed"] and any("failed runs (agent or judge error)" in r for r in again["failureReasons"])
+    assert not again["passed"] and any(
+        "failed runs (agent or judge error)" in r for r in again["failureReasons"]
+    )
     capsys.readouterr()

@@ -16,34 +16,83 @@ from evalens.core.models.uaaps import (
 )
 
 
-def make_case(name: str, verdict: str, *, duration: float = 1.0, file: str | None = None, reason: str = "",
-              failed_check: str | None = None, error: str | None = None, **extra: Any) -> ReportCase:
+def make_case(
+    name: str,
+    verdict: str,
+    *,
+    duration: float = 1.0,
+    file: str | None = None,
+    reason: str = "",
+    failed_check: str | None = None,
+    error: str | None = None,
+    **extra: Any,
+) -> ReportCase:
     checks = []
     if failed_check is not None:
-        checks.append(ReportCheck(kind="contains", value=failed_check, status="FAIL",
-                                  detail=f"output does not contain {failed_check!r}"))
-    judge = JudgeVerdict(result="PASS" if verdict == "PASS" else "FAIL", reason=reason or "ok", model="judge-m") \
-        if verdict in ("PASS", "FAIL") else None
+        checks.append(
+            ReportCheck(
+                kind="contains",
+                value=failed_check,
+                status="FAIL",
+                detail=f"output does not contain {failed_check!r}",
+            )
+        )
+    judge = (
+        JudgeVerdict(result="PASS" if verdict == "PASS" else "FAIL", reason=reason or "ok", model="judge-m")
+        if verdict in ("PASS", "FAIL")
+        else None
+    )
     if verdict in ("PASS", "FAIL", "ERROR", "SKIP"):
-        return ReportCase(name=name, verdict=verdict, duration_seconds=duration, case_file=file, checks=checks,
-                          judge_verdict=judge, error=error, **extra)
-    return ReportCase.model_construct(name=name, verdict=verdict, duration_seconds=duration, case_file=file,
-                                      checks=checks, judge_verdict=judge, error=error, **extra)
+        return ReportCase(
+            name=name,
+            verdict=verdict,
+            duration_seconds=duration,
+            case_file=file,
+            checks=checks,
+            judge_verdict=judge,
+            error=error,
+            **extra,
+        )
+    return ReportCase.model_construct(
+        name=name,
+        verdict=verdict,
+        duration_seconds=duration,
+        case_file=file,
+        checks=checks,
+        judge_verdict=judge,
+        error=error,
+        **extra,
+    )
 
 
-def make_report(cases: list[ReportCase], *, package: str = "pkg", timestamp: str = "2026-02-22T14:30:00Z",
-                duration: float = 10.0, **extra: Any) -> EvalReport:
+def make_report(
+    cases: list[ReportCase],
+    *,
+    package: str = "pkg",
+    timestamp: str = "2026-02-22T14:30:00Z",
+    duration: float = 10.0,
+    **extra: Any,
+) -> EvalReport:
     total = len(cases)
     passed = sum(c.verdict == "PASS" for c in cases)
     return EvalReport(
-        version=1, id=f"eval-run-{timestamp}", timestamp=timestamp, duration_seconds=duration,
+        version=1,
+        id=f"eval-run-{timestamp}",
+        timestamp=timestamp,
+        duration_seconds=duration,
         config=ReportConfig(engine="claude-code", engine_version="9.9.9", judge="judge-m", timeout=60),
         package=ReportPackage(name=package, version="1.0.0"),
-        summary=ReportSummary(total=total, passed=passed, failed=sum(c.verdict == "FAIL" for c in cases),
-                              errored=sum(c.verdict == "ERROR" for c in cases),
-                              skipped=sum(c.verdict == "SKIP" for c in cases),
-                              pass_rate=round(passed / total, 4) if total else 0.0),
-        cases=cases, **extra)
+        summary=ReportSummary(
+            total=total,
+            passed=passed,
+            failed=sum(c.verdict == "FAIL" for c in cases),
+            errored=sum(c.verdict == "ERROR" for c in cases),
+            skipped=sum(c.verdict == "SKIP" for c in cases),
+            pass_rate=round(passed / total, 4) if total else 0.0,
+        ),
+        cases=cases,
+        **extra,
+    )
 
 
 def write(report: EvalReport, path: Path) -> Path:

@@ -31,6 +31,6 @@ def apply(text: str, edits: tuple[Edit, ...]) -> str:
     for e in sorted(edits, key=lambda e: (e.span.start_line, e.span.start_col), reverse=True):
         s = e.span
         before = lines[s.start_line][: s.start_col]
-        after = lines[s.end_line][s.end_col:] if s.end_line < len(lines) else ""
-        lines[s.start_line: s.end_line + 1] = (before + e.text + after).split("\n")
+        after = lines[s.end_line][s.end_col :] if s.end_line < len(lines) else ""
+        lines[s.start_line : s.end_line + 1] = (before + e.text + after).split("\n")
     return "\n".join(lines)

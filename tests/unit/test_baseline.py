@@ -15,8 +15,13 @@ from evalens.core.models.run_record import Usage
 
 
 def _result(name: str, verdicts: list[str], usage: Usage | None = None) -> UnitResult:
-    return UnitResult(name=name, verdict="PASS" if set(verdicts) == {"PASS"} else "FAIL", runs=len(verdicts),
-                      run_verdicts=verdicts, usage=usage)  # type: ignore[arg-type]
+    return UnitResult(
+        name=name,
+        verdict="PASS" if set(verdicts) == {"PASS"} else "FAIL",
+        runs=len(verdicts),
+        run_verdicts=verdicts,
+        usage=usage,
+    )  # type: ignore[arg-type]
 
 
 def test_uplift_all_against_none_is_plus_100_with_newcombe_interval() -> None:
@@ -49,11 +54,17 @@ def test_errored_baseline_runs_are_not_counted_and_an_empty_side_has_no_differen
 
 
 def test_cost_difference_in_usd_else_tokens() -> None:
-    up = bl.unit_uplift(_result("a", ["PASS"], Usage(input_tokens=100, output_tokens=20, cost_usd=0.05)),
-                        _result("a", ["FAIL"], Usage(input_tokens=60, output_tokens=10, cost_usd=0.02)), "no skill")
+    up = bl.unit_uplift(
+        _result("a", ["PASS"], Usage(input_tokens=100, output_tokens=20, cost_usd=0.05)),
+        _result("a", ["FAIL"], Usage(input_tokens=60, output_tokens=10, cost_usd=0.02)),
+        "no skill",
+    )
     assert bl.cost_text(up) == "cost +$0.0300 ($0.0500 vs $0.0200)"
-    codex = bl.unit_uplift(_result("a", ["PASS"], Usage(input_tokens=100, output_tokens=20)),
-                           _result("a", ["FAIL"], Usage(input_tokens=160, output_tokens=10)), "no skill")
+    codex = bl.unit_uplift(
+        _result("a", ["PASS"], Usage(input_tokens=100, output_tokens=20)),
+        _result("a", ["FAIL"], Usage(input_tokens=160, output_tokens=10)),
+        "no skill",
+    )
     assert bl.cost_text(codex) == "tokens \u221250 (120 vs 170)"
     assert bl.cost_text(bl.unit_uplift(_result("a", ["PASS"]), _result("a", ["FAIL"]), "no skill")) == ""
     assert "cost +$0.0300" in bl.describe(up)
@@ -70,9 +81,20 @@ def test_batch_uplift_pools_the_units_and_attach_matches_by_name() -> None:
 
 
 def _git(*args: str, cwd: Path) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
-                          env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@e", "GIT_COMMITTER_NAME": "t",
-                               "GIT_COMMITTER_EMAIL": "t@e", "PATH": "/usr/bin:/bin"}).stdout.strip()
+    return subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={
+            "GIT_AUTHOR_NAME": "t",
+            "GIT_AUTHOR_EMAIL": "t@e",
+            "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@e",
+            "PATH": "/usr/bin:/bin",
+        },
+    ).stdout.strip()
 
 
 def test_resolve_errors_are_one_line(tmp_path: Path) -> None:
@@ -145,11 +167,15 @@ def test_cli_argument_errors_exit_2_with_one_line(tmp_path: Path, capsys: pytest
     pkg = make_package(tmp_path / "pkg", cases={"a": {"input": {"prompt": "hi"}}})
     assert main(["--package", str(pkg), "--baseline", "v9", "--no-judge"]) == 2
     err = capsys.readouterr().err
-    assert err.strip().count("\n") == 0 and "--baseline v9:" in err and "is not inside a git repository" in err
+    assert (
+        err.strip().count("\n") == 0 and "--baseline v9:" in err and "is not inside a git repository" in err
+    )
     _git("init", "-q", cwd=pkg)
     assert main(["--package", str(pkg), "--baseline", "no-such-ref", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("evalens eval: --baseline no-such-ref: unknown git ref in ") and err.count("\n") == 1
+    assert (
+        err.startswith("evalens eval: --baseline no-such-ref: unknown git ref in ") and err.count("\n") == 1
+    )
 
 
 def test_fake_model_needs_skill_reads_the_cli_listing_not_the_prompt() -> None:
@@ -158,18 +184,40 @@ def test_fake_model_needs_skill_reads_the_cli_listing_not_the_prompt() -> None:
     state = FakeState()
     assert "needs-skill" in SCENARIOS
     prompt = {"role": "user", "content": "SCENARIO=needs-skill NEEDS=k-1 (- greeter: k-1)"}
-    listing = {"role": "system", "content": "The following skills are available for use with the Skill tool:\n\n"
-               "- greeter: Writes greetings. k-1\n- other: x"}
+    listing = {
+        "role": "system",
+        "content": "The following skills are available for use with the Skill tool:\n\n"
+        "- greeter: Writes greetings. k-1\n- other: x",
+    }
     claude = Conversation("anthropic", {"messages": [prompt, listing]})
     assert _scenario(state, claude)[0] == "pass"
     assert _scenario(state, Conversation("anthropic", {"messages": [prompt]}))[0] == "fail-contains"
-    codex = Conversation("responses", {"input": [
-        {"type": "message", "role": "developer", "content": [{"type": "input_text", "text":
-         "<skills_instructions>\n- greeter: Writes greetings. k-1 (file: r1/greeter/SKILL.md)\n</skills_instructions>"}]},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": prompt["content"]}]}]})
+    codex = Conversation(
+        "responses",
+        {
+            "input": [
+                {
+                    "type": "message",
+                    "role": "developer",
+                    "content": [
+                        {
+                            "type": "input_text",
+                            "text": "<skills_instructions>\n- greeter: Writes greetings. k-1 (file: r1/greeter/SKILL.md)\n</skills_instructions>",
+                        }
+                    ],
+                },
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": prompt["content"]}],
+                },
+            ]
+        },
+    )
     assert _scenario(state, codex)[0] == "pass"
-    other_key = Conversation("anthropic", {"messages": [
-        {"role": "user", "content": "SCENARIO=needs-skill NEEDS=k-2"}, listing]})
+    other_key = Conversation(
+        "anthropic", {"messages": [{"role": "user", "content": "SCENARIO=needs-skill NEEDS=k-2"}, listing]}
+    )
     assert _scenario(state, other_key)[0] == "fail-contains"
 
 
@@ -199,8 +247,9 @@ def test_report_restores_the_uplift_and_keeps_baseline_units_apart(baseline_pack
     assert bl.uplift_text(last["plain"].uplift) == "= 0 pts vs no skill [\u221266, +66]"
 
 
-def test_show_terminal_and_html_show_the_uplift_and_the_baseline_units(baseline_package: Path, capsys,
-                                                                        monkeypatch) -> None:
+def test_show_terminal_and_html_show_the_uplift_and_the_baseline_units(
+    baseline_package: Path, capsys, monkeypatch
+) -> None:
     from evalens.cli.main import main
 
     monkeypatch.setenv("COLUMNS", "200")
@@ -239,13 +288,20 @@ def test_markdown_run_view_shows_the_uplift(baseline_package: Path, capsys) -> N
     assert main(["show", str(baseline_package), "--markdown"]) == 0
     out = capsys.readouterr().out
     assert "**Uplift (all units):** ▲ +50 pts vs no skill" in out
-    assert "**Uplift:** ▲ +100 pts vs no skill [+7, +100]" in out and "## FAIL greet (baseline: no skill)" in out
+    assert (
+        "**Uplift:** ▲ +100 pts vs no skill [+7, +100]" in out and "## FAIL greet (baseline: no skill)" in out
+    )
 
 
 def test_a_trigger_query_counts_its_runs_by_its_label() -> None:
     def query(want: bool, rate: float, verdict: str) -> UnitResult:
-        return UnitResult(name="0", format="trigger-evals", verdict=verdict, runs=3,  # type: ignore[arg-type]
-                          details={"should_trigger": want, "trigger_rate": rate})
+        return UnitResult(
+            name="0",
+            format="trigger-evals",
+            verdict=verdict,
+            runs=3,  # type: ignore[arg-type]
+            details={"should_trigger": want, "trigger_rate": rate},
+        )
 
     up = bl.unit_uplift(query(True, 1.0, "PASS"), query(True, 1 / 3, "FAIL"), "no skill")
     assert (up.passed, up.counted, up.baseline_passed, up.baseline_counted) == (3, 3, 1, 3)
@@ -265,7 +321,11 @@ def test_evalens_run_argument_errors_and_dry_run(tmp_path: Path, capsys: pytest.
     trigger.write_text(json.dumps([{"query": "greet Ann", "should_trigger": True}]))
     assert main(["run", str(trigger), "--baseline", "v1", "--dry-run"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "evalens run: --baseline v1: " in err and "not inside a git repository" in err
+    assert (
+        err.count("\n") == 1
+        and "evalens run: --baseline v1: " in err
+        and "not inside a git repository" in err
+    )
     assert main(["run", str(trigger), "--baseline", "no-skill", "--dry-run", "--runs", "2"]) == 0
     assert "baseline: no skill: every unit runs 2 more time(s)" in capsys.readouterr().out
 
@@ -276,5 +336,8 @@ def test_github_step_summary_has_the_uplift_table(baseline_package: Path) -> Non
 
     report = load_report(next((baseline_package / "evals" / "reports").glob("*.json")))
     text = step_summary(report)
-    assert "### Does the skill help? (baseline: no skill) · all units: **▲ +50 pts vs no skill [\u221210, +85]**" in text
+    assert (
+        "### Does the skill help? (baseline: no skill) · all units: **▲ +50 pts vs no skill [\u221210, +85]**"
+        in text
+    )
     assert "| greet | with 2/2, without 0/2 | ▲ +100 pts vs no skill [+7, +100] |" in text

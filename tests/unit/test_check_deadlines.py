@@ -29,16 +29,29 @@ def test_the_issue_pattern_answers_at_once_and_matching_is_unchanged() -> None:
     assert search_js("GREETING_\\w+", "say GREETING_OK") is True and search_js("^x$", "y") is False
 
 
-@pytest.mark.parametrize(("pattern", "nested"), [
-    ("^(a+)+$", True), ("(\\w*x)*", True), ("(?:a{1,3})+", True), ("((a+))+", True), ("(x+x+)+y", True),
-    ("(ab)+", False), ("a+b+", False), ("[(a+)]+", False), ("\\(a+\\)+", False), ("^(\\d{3})-(\\d+)$", False),
-])
+@pytest.mark.parametrize(
+    ("pattern", "nested"),
+    [
+        ("^(a+)+$", True),
+        ("(\\w*x)*", True),
+        ("(?:a{1,3})+", True),
+        ("((a+))+", True),
+        ("(x+x+)+y", True),
+        ("(ab)+", False),
+        ("a+b+", False),
+        ("[(a+)]+", False),
+        ("\\(a+\\)+", False),
+        ("^(\\d{3})-(\\d+)$", False),
+    ],
+)
 def test_nested_quantifiers_are_recognised(pattern: str, nested: bool) -> None:
     assert nested_quantifier(pattern) is nested
 
 
 def test_validation_warns_about_nested_repeats(suite: Path) -> None:  # noqa: F811 - the fixture
-    text = TASKS.replace("      expect_marker: GREETING_SUCCESS\n", "      expect_regex: ['^(a+)+$', '^a+$']\n")
+    text = TASKS.replace(
+        "      expect_marker: GREETING_SUCCESS\n", "      expect_regex: ['^(a+)+$', '^a+$']\n"
+    )
     problem = only(check(write(suite, "tasks.yaml", text)), "slow-regex")
     assert problem.severity.name == "WARNING" and "/^(a+)+$/" in problem.message
     assert "check timed out" in problem.message

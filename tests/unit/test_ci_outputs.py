@@ -34,13 +34,15 @@ judge:
 
 
 def _all_verdicts():
-    return make_report([
-        make_case("a", "PASS", duration=2.5),
-        make_case("b", "FAIL", failed_check="EXTRACTED", reason="no greeting", file="evals/cases/b.yaml"),
-        make_case("c", "ERROR", error="agent exited 1 <before> any result & more\x00"),
-        make_case("d", "FLAKY", run_verdicts=["PASS", "FAIL", "PASS"]),
-        make_case("e", "SKIP", error="not run: interrupted"),
-    ])
+    return make_report(
+        [
+            make_case("a", "PASS", duration=2.5),
+            make_case("b", "FAIL", failed_check="EXTRACTED", reason="no greeting", file="evals/cases/b.yaml"),
+            make_case("c", "ERROR", error="agent exited 1 <before> any result & more\x00"),
+            make_case("d", "FLAKY", run_verdicts=["PASS", "FAIL", "PASS"]),
+            make_case("e", "SKIP", error="not run: interrupted"),
+        ]
+    )
 
 
 def _validate_junit(text: str):
@@ -53,10 +55,17 @@ def test_junit_validates_and_tells_every_verdict_apart(tmp_path: Path) -> None:
     (pkg / "evals" / "cases" / "b.yaml").write_text(CASE_YAML)
     doc = _validate_junit(junit_xml(_all_verdicts(), package_root=pkg, base=tmp_path))
     suite = doc.find("testsuite")
-    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == ("5", "2", "1", "1")
+    assert (suite.get("tests"), suite.get("failures"), suite.get("errors"), suite.get("skipped")) == (
+        "5",
+        "2",
+        "1",
+        "1",
+    )
     cases = {c.get("name"): c for c in suite.iter("testcase")}
     assert cases["a"].get("time") == "2.500" and len(cases["a"]) == 0
-    assert all(set(c.keys()) == {"name", "classname", "time"} for c in cases.values())  # strict schemas: no extras
+    assert all(
+        set(c.keys()) == {"name", "classname", "time"} for c in cases.values()
+    )  # strict schemas: no extras
     failure = cases["b"].find("failure")
     assert failure.get("type") == "FAIL"
     assert "contains 'EXTRACTED'" in failure.get("message") and "judge: no greeting" in failure.get("message")
@@ -83,8 +92,10 @@ def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> Non
     (pkg / "evals" / "cases").mkdir(parents=True)
     (pkg / "evals" / "cases" / "b.yaml").write_text(CASE_YAML)
     lines = github.annotation_lines(_all_verdicts(), package_root=pkg, base=tmp_path)
-    assert lines[0] == ("::error file=pkg/evals/cases/b.yaml,line=7,title=evalens FAIL%3A b::contains 'EXTRACTED': "
-                        "output does not contain 'EXTRACTED'; judge: no greeting")
+    assert lines[0] == (
+        "::error file=pkg/evals/cases/b.yaml,line=7,title=evalens FAIL%3A b::contains 'EXTRACTED': "
+        "output does not contain 'EXTRACTED'; judge: no greeting"
+    )
     assert lines[1].startswith("::error title=evalens ERROR%3A c::agent exited 1")
     assert lines[2].startswith("::warning title=evalens FLAKY%3A d::flaky: 2 of 3 runs passed")
     assert len(lines) == 3  # PASS and SKIP are not annotated
@@ -92,13 +103,24 @@ def test_annotations_point_at_the_failing_line_and_escape(tmp_path: Path) -> Non
     (line,) = github.annotation_lines(judged, package_root=pkg, base=tmp_path)
     assert line.endswith("::judge: no greeting 100%25") and ",line=9," in line  # judge criteria line
     # an ERROR names the failure of the run, at the unit: not the checks that judged the broken run's output
-    broken = make_report([make_case("b", "ERROR", failed_check="hello", error="agent crashed",
-                                    file="evals/cases/b.yaml")])
+    broken = make_report(
+        [make_case("b", "ERROR", failed_check="hello", error="agent crashed", file="evals/cases/b.yaml")]
+    )
     (line,) = github.annotation_lines(broken, package_root=pkg, base=tmp_path)
     assert line == "::error file=pkg/evals/cases/b.yaml,line=1,title=evalens ERROR%3A b::agent crashed"
     # a FAIL whose error repeats its failed check's detail says it once
-    repeated = make_report([make_case("b", "FAIL", failed_check="hello", reason="x",
-                                      error="output does not contain 'hello'", file="evals/cases/b.yaml")])
+    repeated = make_report(
+        [
+            make_case(
+                "b",
+                "FAIL",
+                failed_check="hello",
+                reason="x",
+                error="output does not contain 'hello'",
+                file="evals/cases/b.yaml",
+            )
+        ]
+    )
     (line,) = github.annotation_lines(repeated, package_root=pkg, base=tmp_path)
     assert line.count("output does not contain") == 1 and ",line=6," in line
 
@@ -111,13 +133,25 @@ def test_step_summary_and_outputs(tmp_path: Path) -> None:
     assert "| ❌ FAIL | 1 |" in text and "| ⚠️ FLAKY | 1 |" in text and "| 💥 ERROR | 1 |" in text
     assert "| 💥 ERROR | c |   | 1.0 s | agent exited 1 &lt;before&gt; any result & more" in text
     assert text.count("<details>") == 1 and "Report: `out/report.json`" in text
-    not_passing = text[text.index("### Not passing"):text.index("<details>")]
+    not_passing = text[text.index("### Not passing") : text.index("<details>")]
     assert "| ⏭️ SKIP | e |" in not_passing and "| ✅ PASS | a |" not in not_passing  # SKIP is not a pass
     budget = make_report([make_case("b", "BUDGET")])  # a state this writer does not know yet
-    assert "| ❔ BUDGET | 1 |" in github.step_summary(budget) and "| ❔ BUDGET | b |" in github.step_summary(budget)
+    assert "| ❔ BUDGET | 1 |" in github.step_summary(budget) and "| ❔ BUDGET | b |" in github.step_summary(
+        budget
+    )
     out = github.outputs(report, report_path=Path("r.json"), junit_path=Path("j.xml"))
-    assert out == {"pass-rate": "0.2000", "total": "5", "passed": "1", "failed": "1", "flaky": "1", "errored": "1",
-                   "skipped": "1", "verdict": "fail", "report-path": "r.json", "junit-path": "j.xml"}
+    assert out == {
+        "pass-rate": "0.2000",
+        "total": "5",
+        "passed": "1",
+        "failed": "1",
+        "flaky": "1",
+        "errored": "1",
+        "skipped": "1",
+        "verdict": "fail",
+        "report-path": "r.json",
+        "junit-path": "j.xml",
+    }
     assert github.outputs(make_report([make_case("a", "PASS"), make_case("s", "SKIP")]))["verdict"] == "pass"
     summary = tmp_path / "summary.md"
     summary.write_text("earlier step\n")
@@ -129,8 +163,13 @@ def test_step_summary_and_outputs(tmp_path: Path) -> None:
 def test_sarif_from_validate(tmp_path: Path) -> None:
     (tmp_path / "evals" / "cases").mkdir(parents=True)
     (tmp_path / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
-    out = subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "evals"],
-                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "validate", "--format", "sarif", "evals"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert out.returncode == 1, out.stderr
     log = json.loads(out.stdout)
     validate_sarif(log)
@@ -149,8 +188,10 @@ def test_sarif_from_validate(tmp_path: Path) -> None:
         assert loc["artifactLocation"] == {"uri": "evals/cases/a.yaml", "uriBaseId": "%SRCROOT%"}
         assert loc["region"]["startLine"] >= 1 and loc["region"]["startColumn"] >= 1
     assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.resolve().as_uri() + "/"
-    assert any(r["ruleId"] == "unknown-key" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
-               for r in run["results"])
+    assert any(
+        r["ruleId"] == "unknown-key" and r["locations"][0]["physicalLocation"]["region"]["startLine"] == 3
+        for r in run["results"]
+    )
 
 
 def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path) -> None:
@@ -161,8 +202,23 @@ def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path)
     (repo / "linked" / "SKILL.md").symlink_to(repo / "skills" / "greeter" / "SKILL.md")
     (outside / "evals" / "cases").mkdir(parents=True)
     (outside / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
-    out = subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "skills", "linked",
-                          str(outside / "evals")], cwd=repo, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "validate",
+            "--format",
+            "sarif",
+            "skills",
+            "linked",
+            str(outside / "evals"),
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     log = json.loads(out.stdout)
     validate_sarif(log)  # the OASIS schema: artifacts are uniqueItems
     (run,) = log["runs"]
@@ -178,15 +234,33 @@ def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path)
             assert where["uriBaseId"] == "%SRCROOT%" and not where["uri"].startswith("/")
         (fingerprint,) = result["partialFingerprints"].values()
         assert re.fullmatch(r"[0-9a-f]{32}:\d+", fingerprint)
-    assert any(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("file://")
-               for r in run["results"])
+    assert any(
+        r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].startswith("file://")
+        for r in run["results"]
+    )
     # a fingerprint survives the problem moving down a line, and differs between problems
     before = {r["partialFingerprints"]["evalensProblem/v1"] for r in run["results"]}
     assert len(before) == len(run["results"])
     (outside / "evals" / "cases" / "a.yaml").write_text("# moved\nname: a\ninput:\n  promt: hi\n")
-    again = json.loads(subprocess.run([sys.executable, "-m", "evalens", "validate", "--format", "sarif", "skills",
-                                       "linked", str(outside / "evals")], cwd=repo, capture_output=True, text=True,
-                                      timeout=60).stdout)
+    again = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalens",
+                "validate",
+                "--format",
+                "sarif",
+                "skills",
+                "linked",
+                str(outside / "evals"),
+            ],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        ).stdout
+    )
     assert {r["partialFingerprints"]["evalensProblem/v1"] for r in again["runs"][0]["results"]} == before
 
 
@@ -225,12 +299,20 @@ def test_split_balances_by_prior_durations() -> None:
     assert makespan(by_time) < makespan(by_count)
     assert [len(s) for s in by_time.shards] != [4, 4, 4]  # the long units sit with fewer short ones
     # a unit with no prior duration counts as the mean, and the split stays a pure function of its inputs
-    assert split(units + ["new"], 3, durations).fingerprint == split(["new", *units], 3, durations).fingerprint
+    assert (
+        split(units + ["new"], 3, durations).fingerprint == split(["new", *units], 3, durations).fingerprint
+    )
 
 
 def test_durations_from_reports_newest_first(tmp_path: Path) -> None:
-    old = write(make_report([make_case("a", "PASS", duration=10), make_case("b", "PASS", duration=3)]), tmp_path / "1.json")
-    new = write(make_report([make_case("a", "PASS", duration=20), make_case("s", "SKIP", duration=0)]), tmp_path / "2.json")
+    old = write(
+        make_report([make_case("a", "PASS", duration=10), make_case("b", "PASS", duration=3)]),
+        tmp_path / "1.json",
+    )
+    new = write(
+        make_report([make_case("a", "PASS", duration=20), make_case("s", "SKIP", duration=0)]),
+        tmp_path / "2.json",
+    )
     import os
 
     os.utime(old, (1, 1))
@@ -249,14 +331,52 @@ def _shard(report, k: int, n: int, fp: str = "abc"):
 def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
     from evalens.core.models.run_record import Usage
 
-    a = write(_shard(make_report([make_case("c1", "PASS", file="evals/cases/01.yaml", artifacts="1/c1",
-                                            usage=Usage(input_tokens=100, output_tokens=10, model_calls=2)),
-                                  make_case("c4", "FAIL", file="evals/cases/04.yaml",
-                                            usage=Usage(input_tokens=50, output_tokens=5, model_calls=1))],
-                                 timestamp="2026-02-22T14:30:00Z", duration=30), 1, 2), tmp_path / "s1" / "r.json")
-    b = write(_shard(make_report([make_case("c2", "ERROR", file="evals/cases/02.yaml", error="boom",
-                                            usage=Usage(input_tokens=7, output_tokens=1, model_calls=1))],
-                                 timestamp="2026-02-22T14:30:10Z", duration=40), 2, 2), tmp_path / "s2" / "r.json")
+    a = write(
+        _shard(
+            make_report(
+                [
+                    make_case(
+                        "c1",
+                        "PASS",
+                        file="evals/cases/01.yaml",
+                        artifacts="1/c1",
+                        usage=Usage(input_tokens=100, output_tokens=10, model_calls=2),
+                    ),
+                    make_case(
+                        "c4",
+                        "FAIL",
+                        file="evals/cases/04.yaml",
+                        usage=Usage(input_tokens=50, output_tokens=5, model_calls=1),
+                    ),
+                ],
+                timestamp="2026-02-22T14:30:00Z",
+                duration=30,
+            ),
+            1,
+            2,
+        ),
+        tmp_path / "s1" / "r.json",
+    )
+    b = write(
+        _shard(
+            make_report(
+                [
+                    make_case(
+                        "c2",
+                        "ERROR",
+                        file="evals/cases/02.yaml",
+                        error="boom",
+                        usage=Usage(input_tokens=7, output_tokens=1, model_calls=1),
+                    )
+                ],
+                timestamp="2026-02-22T14:30:10Z",
+                duration=40,
+            ),
+            2,
+            2,
+        ),
+        tmp_path / "s2" / "r.json",
+    )
     out = tmp_path / "merged" / "all.json"
     merged, warnings = merge_reports([(a, load_report(a)), (b, load_report(b))], out)
     assert warnings == []
@@ -270,8 +390,10 @@ def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
     write(merged, out)  # valid against the model; the schema check below covers the file
     import jsonschema
 
-    jsonschema.validate(json.loads(out.read_text()),
-                        json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").read_text()))
+    jsonschema.validate(
+        json.loads(out.read_text()),
+        json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").read_text()),
+    )
     assert junit_xml(load_report(out)).count("<testcase") == 3
 
 
@@ -300,17 +422,29 @@ def test_merge_refuses_what_would_lie(tmp_path: Path) -> None:
 
 def _diff(tmp_path: Path, base, new, *args: str) -> subprocess.CompletedProcess:
     a, b = write(base, tmp_path / "base.json"), write(new, tmp_path / "new.json")
-    return subprocess.run([sys.executable, "-m", "evalens", "eval", "diff", str(a), str(b), *args],
-                          capture_output=True, text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "diff", str(a), str(b), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_gate_exit_codes(tmp_path: Path) -> None:
-    base = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "FAIL"),
-                        make_case("d", "PASS")])
-    same = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "PASS"),
-                        make_case("d", "PASS")])
-    errored = make_report([make_case("a", "PASS"), make_case("b", "ERROR", error="agent crashed"),
-                           make_case("c", "PASS"), make_case("d", "PASS")])
+    base = make_report(
+        [make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "FAIL"), make_case("d", "PASS")]
+    )
+    same = make_report(
+        [make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "PASS"), make_case("d", "PASS")]
+    )
+    errored = make_report(
+        [
+            make_case("a", "PASS"),
+            make_case("b", "ERROR", error="agent crashed"),
+            make_case("c", "PASS"),
+            make_case("d", "PASS"),
+        ]
+    )
     assert _diff(tmp_path, base, same, "--fail-on", "regression").returncode == 0
     out = _diff(tmp_path, base, errored, "--fail-on", "regression")
     assert out.returncode == 1 and "regression: b: PASS → ERROR" in out.stderr
@@ -326,10 +460,25 @@ def test_gate_exit_codes(tmp_path: Path) -> None:
     assert out.returncode == 0 and "d passed in BASE" in out.stderr
     out = _diff(tmp_path, base, errored, "--fail-on", "regression", "--json")
     data = json.loads(out.stdout)
-    assert out.returncode == 1 and data["gate"]["regressions"] == [{"name": "b", "before": "PASS", "after": "ERROR"}]
+    assert out.returncode == 1 and data["gate"]["regressions"] == [
+        {"name": "b", "before": "PASS", "after": "ERROR"}
+    ]
     (tmp_path / "bad.json").write_text("[]")
-    bad = subprocess.run([sys.executable, "-m", "evalens", "eval", "diff", str(tmp_path / "bad.json"),
-                          str(tmp_path / "new.json"), "--fail-on", "regression"], capture_output=True, text=True)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "eval",
+            "diff",
+            str(tmp_path / "bad.json"),
+            str(tmp_path / "new.json"),
+            "--fail-on",
+            "regression",
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert bad.returncode == 2 and "not an evalens eval report" in bad.stderr
     assert _diff(tmp_path, base, same, "--fail-on", "regression", "--threshold", "5").returncode == 2
 
@@ -342,28 +491,63 @@ def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
 
     env = {**os.environ, **{k: str(v) for k, v in env_files.items()}, "GITHUB_ACTIONS": "true"}
     merged = tmp_path / "all.json"
-    out = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), str(b), "-o", str(merged),
-                          "--junit", str(tmp_path / "j.xml"), "--github-summary", "--github-output"],
-                         capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "merge",
+            str(a),
+            str(b),
+            "-o",
+            str(merged),
+            "--junit",
+            str(tmp_path / "j.xml"),
+            "--github-summary",
+            "--github-output",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert "::error title=evalens FAIL%3A c2::" in out.stdout  # auto: GITHUB_ACTIONS=true
     assert load_report(merged).summary.total == 2
     assert "passed=1\n" in env_files["GITHUB_OUTPUT"].read_text()
     assert "Merged from 2 report(s): shard 1/2, shard 2/2" in env_files["GITHUB_STEP_SUMMARY"].read_text()
     _validate_junit((tmp_path / "j.xml").read_text())
-    ci = subprocess.run([sys.executable, "-m", "evalens", "report", "ci", str(merged), "--annotations", "off"],
-                        capture_output=True, text=True, env=env, timeout=60)
+    ci = subprocess.run(
+        [sys.executable, "-m", "evalens", "report", "ci", str(merged), "--annotations", "off"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert ci.returncode == 1 and ci.stdout == ""
-    refused = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), "-o", str(merged)],
-                             capture_output=True, text=True, timeout=60)
+    refused = subprocess.run(
+        [sys.executable, "-m", "evalens", "report", "merge", str(a), "-o", str(merged)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert refused.returncode == 2 and "2/2 missing" in refused.stderr
 
 
 def test_merge_keeps_the_files_order(tmp_path: Path) -> None:
     """tasks[10] after tasks[2], though "t10" < "t2" as text."""
     one = _shard(make_report([make_case("t10", "PASS", file="tasks.yaml", location=["tasks", 10])]), 1, 2)
-    two = _shard(make_report([make_case("t2", "PASS", file="tasks.yaml", location=["tasks", 2]),
-                              make_case("a", "PASS", file="a.yaml")]), 2, 2)
+    two = _shard(
+        make_report(
+            [
+                make_case("t2", "PASS", file="tasks.yaml", location=["tasks", 2]),
+                make_case("a", "PASS", file="a.yaml"),
+            ]
+        ),
+        2,
+        2,
+    )
     merged, _ = merge_reports([(tmp_path / "1.json", one), (tmp_path / "2.json", two)], tmp_path / "m.json")
     assert [c.name for c in merged.cases] == ["a", "t2", "t10"]
 
@@ -377,13 +561,18 @@ def test_merge_refuses_shards_that_ran_differently(tmp_path: Path) -> None:
 
     def shard(k: int, name: str, verdict: str = "PASS", **mark):
         report = _shard(make_report([make_case(name, verdict)]), k, 2)
-        report.shard = report.shard.model_copy(update={"commit": "c0ffee", "config": "cfg", "cases": "cs",
-                                                       "runs": 1} | mark)
+        report.shard = report.shard.model_copy(
+            update={"commit": "c0ffee", "config": "cfg", "cases": "cs", "runs": 1} | mark
+        )
         return tmp_path / f"{k}.json", report
 
     assert merge_reports([shard(1, "x"), shard(2, "y")], tmp_path / "m.json")[0].summary.total == 2
-    for field, value, named in (("runs", 3, "runs per unit"), ("cases", "edited", "cases"),
-                                ("commit", "beef", "commit"), ("config", "other", "configuration")):
+    for field, value, named in (
+        ("runs", 3, "runs per unit"),
+        ("cases", "edited", "cases"),
+        ("commit", "beef", "commit"),
+        ("config", "other", "configuration"),
+    ):
         with pytest.raises(MergeError, match=named) as refused:
             merge_reports([shard(1, "x"), shard(2, "y", **{field: value})], tmp_path / "m.json")
         assert f"2.json: {value}" in str(refused.value)
@@ -401,8 +590,23 @@ def test_shard_mark_records_how_it_ran(tmp_path: Path) -> None:
 
     pkg = make_package(tmp_path / "pkg", cases={f"c{i}": case("pass") for i in range(3)})
     subprocess.run(["git", "init", "-q", str(pkg)], check=True)
-    subprocess.run(["git", "-C", str(pkg), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q",
-                    "--allow-empty", "-m", "x"], check=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(pkg),
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "x",
+        ],
+        check=True,
+    )
     request = RunRequest(package_root=pkg, runs=3, no_judge=True)
     _req, mark, _n = restrict(request, "1/2", None)
     head = subprocess.run(["git", "-C", str(pkg), "rev-parse", "HEAD"], capture_output=True, text=True).stdout
@@ -420,17 +624,42 @@ def test_report_merge_package_and_split_on_a_fresh_checkout(tmp_path: Path) -> N
 
     pkg = make_package(tmp_path / "repo" / "pkg", cases={"c1": case("pass"), "c2": case("pass")})
     assert not (pkg / "evals" / "reports").exists()  # a fresh checkout: no reports yet
-    split_out = subprocess.run([sys.executable, "-m", "evalens", "report", "split", "--shards", "2", "--package",
-                                str(pkg)], capture_output=True, text=True, timeout=60)
+    split_out = subprocess.run(
+        [sys.executable, "-m", "evalens", "report", "split", "--shards", "2", "--package", str(pkg)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert split_out.returncode == 0, split_out.stderr
     assert "balanced by count" in split_out.stdout
     case_file = next((pkg / "evals" / "cases").glob("*.yaml")).relative_to(pkg).as_posix()
-    a = write(_shard(make_report([make_case("c1", "FAIL", reason="no", file=case_file)]), 1, 2), tmp_path / "a.json")
+    a = write(
+        _shard(make_report([make_case("c1", "FAIL", reason="no", file=case_file)]), 1, 2), tmp_path / "a.json"
+    )
     b = write(_shard(make_report([make_case("c2", "PASS", file=case_file)]), 2, 2), tmp_path / "b.json")
     env = {**os.environ, "GITHUB_WORKSPACE": str(tmp_path / "repo")}
-    out = subprocess.run([sys.executable, "-m", "evalens", "report", "merge", str(a), str(b), "-o",
-                          str(tmp_path / "out" / "all.json"), "--package", str(pkg), "--annotations", "on"],
-                         capture_output=True, text=True, timeout=60, env=env, cwd=tmp_path)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "merge",
+            str(a),
+            str(b),
+            "-o",
+            str(tmp_path / "out" / "all.json"),
+            "--package",
+            str(pkg),
+            "--annotations",
+            "on",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     assert f"::error file=pkg/{case_file},line=" in out.stdout  # the case file, found under --package
 
@@ -447,8 +676,9 @@ def test_gate_removing_a_passing_unit_is_a_note(tmp_path: Path) -> None:
     skipped = make_report([make_case("a", "SKIP"), make_case("b", "FAIL")])
     assert not gate(base, skipped).failed
     # a new failing unit still lowers the rate
-    assert gate(make_report([make_case("a", "PASS")]), make_report([make_case("a", "PASS"),
-                                                                    make_case("c", "FAIL")])).failed
+    assert gate(
+        make_report([make_case("a", "PASS")]), make_report([make_case("a", "PASS"), make_case("c", "FAIL")])
+    ).failed
 
 
 def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
@@ -459,20 +689,33 @@ def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
     import yaml
 
     text = (REPO / "docs" / "ci.md").read_text(encoding="utf-8")
-    section = text[text.index("### Kubernetes Indexed Job"):text.index("## Regression gate")]
-    docs = [d for block in re_.findall(r"```yaml\n(.*?)```", section, re_.S) for d in yaml.safe_load_all(block)]
+    section = text[text.index("### Kubernetes Indexed Job") : text.index("## Regression gate")]
+    docs = [
+        d for block in re_.findall(r"```yaml\n(.*?)```", section, re_.S) for d in yaml.safe_load_all(block)
+    ]
     claim = next(d for d in docs if d["kind"] == "PersistentVolumeClaim")
     assert claim["spec"]["accessModes"] == ["ReadWriteMany"]
     jobs = {d["metadata"]["name"]: d for d in docs if d["kind"] == "Job"}
     shard, merge = jobs["evals"]["spec"], jobs["evals-merge"]["spec"]
-    assert shard["completionMode"] == "Indexed" and shard["backoffLimitPerIndex"] >= 1 and "backoffLimit" not in shard
+    assert (
+        shard["completionMode"] == "Indexed"
+        and shard["backoffLimitPerIndex"] >= 1
+        and "backoffLimit" not in shard
+    )
     assert "evalens report merge" in merge["template"]["spec"]["containers"][0]["args"][0]
-    script = shard["template"]["spec"]["containers"][0]["args"][0].replace("/reports", str(tmp_path / "reports"))
+    script = shard["template"]["spec"]["containers"][0]["args"][0].replace(
+        "/reports", str(tmp_path / "reports")
+    )
     bindir = tmp_path / "bin"
     bindir.mkdir()
     (bindir / "evalens").write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\nexit 1\n')
     (bindir / "evalens").chmod(0o755)
-    env = {**os.environ, "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}", "JOB_COMPLETION_INDEX": "0", "N": "4"}
+    env = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "JOB_COMPLETION_INDEX": "0",
+        "N": "4",
+    }
     first = subprocess.run(["/bin/sh", "-c", script], env=env, capture_output=True, text=True, timeout=30)
     assert first.returncode == 0, first.stderr  # failing evals (exit 1) complete the pod
     (call,) = (bindir / "calls").read_text().splitlines()
@@ -487,10 +730,17 @@ def test_pr_comment_renders_changes_against_the_base() -> None:
 
     from evalens.core.models.run_record import Usage
 
-    base = make_report([make_case("a", "PASS"), make_case("b", "FAIL"), make_case("gone", "PASS"),
-                        make_case("c", "PASS")])
-    new = make_report([make_case("a", "PASS"), make_case("b", "PASS"), make_case("c", "ERROR", error="crash"),
-                       make_case("n|ew\n::error::x", "FAIL", reason="r")])
+    base = make_report(
+        [make_case("a", "PASS"), make_case("b", "FAIL"), make_case("gone", "PASS"), make_case("c", "PASS")]
+    )
+    new = make_report(
+        [
+            make_case("a", "PASS"),
+            make_case("b", "PASS"),
+            make_case("c", "ERROR", error="crash"),
+            make_case("n|ew\n::error::x", "FAIL", reason="r"),
+        ]
+    )
     new.summary.usage = Usage(input_tokens=1000, output_tokens=20, cost_usd=0.5)
     text = pr_comment(new, base=base, key="evalens-shard-1")
     assert text.startswith(marker("evalens-shard-1") + "\n")
@@ -514,24 +764,55 @@ def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) 
     subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
 
     def changed() -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--changed-since",
-                               "main", "--dry-run"], capture_output=True, text=True, timeout=120)
+        return subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "evalens",
+                "eval",
+                "--package",
+                str(pkg),
+                "--changed-since",
+                "main",
+                "--dry-run",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
 
     nothing = changed()
     assert nothing.returncode == 0 and "no case changed since main" in nothing.stderr, nothing.stderr
     two = next(p for p in (pkg / "evals" / "cases").glob("*.yaml") if "two" in p.read_text())
     two.write_text(two.read_text().replace("SCENARIO=pass", "SCENARIO=pass edited"))
-    (pkg / "evals" / "cases" / "99-three.yaml").write_text("name: three\ninput:\n  prompt: hi\n"
-                                                           "judge:\n  criteria: says hi\n")
+    (pkg / "evals" / "cases" / "99-three.yaml").write_text(
+        "name: three\ninput:\n  prompt: hi\njudge:\n  criteria: says hi\n"
+    )
     out = changed()
     assert out.returncode == 0, out.stderr
     assert "two: " in out.stderr and "three: new since main" in out.stderr and "one: " not in out.stderr
     planned = [line.split()[0] for line in out.stdout.splitlines() if line.startswith("  ")]
     assert sorted(planned) == ["three", "two"], out.stdout
-    (pkg / "skills" / "greeter" / "SKILL.md").write_text("---\nname: greeter\ndescription: x\n---\nNew body.\n")
+    (pkg / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: x\n---\nNew body.\n"
+    )
     assert "one: " in changed().stderr  # a skill the cases install changed: they all run
     assert not list(tmp_path.glob("evalens-changed-*"))
     assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
-    bad = subprocess.run([sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--changed-since",
-                          "nope", "--dry-run"], capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "eval",
+            "--package",
+            str(pkg),
+            "--changed-since",
+            "nope",
+            "--dry-run",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and "unknown git ref" in bad.stderr

@@ -12,16 +12,19 @@ from tests.conftest import EXAMPLE, REPO
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def test_validate_example_prints_lines_and_fails():
     proc = run("validate", str(EXAMPLE))
     assert proc.returncode == 1
     lines = proc.stdout.splitlines()
-    assert any(":10:3: warning: `agent-blockd` is not a field of `expected`; did you mean `agent-blocked`?" in ln
-               for ln in lines)
+    assert any(
+        ":10:3: warning: `agent-blockd` is not a field of `expected`; did you mean `agent-blocked`?" in ln
+        for ln in lines
+    )
     assert all(ln.startswith(str(EXAMPLE)) for ln in lines)
     assert all("01-extract-text" not in ln for ln in lines)
 
@@ -46,8 +49,12 @@ def test_help_and_version():
 
 
 def test_wheel_ships_schemas_and_namespaced_packages(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path), str(REPO)], check=True, capture_output=True, timeout=300)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(REPO)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     (wheel,) = tmp_path.glob("evalens-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "evalens/schemas/uaaps-eval-case.schema.json" in names

@@ -16,8 +16,9 @@ BROKEN = Path("evals") / "cases" / "03-broken.yaml"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd, timeout=120
+    )
 
 
 def found(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:
@@ -38,36 +39,55 @@ def test_baseline(pkg: Path):
     proc = run("validate", "--format", "json", ".", cwd=pkg)
     codes = found(proc)
     assert codes["unknown-key"] == "warning" and codes["path-escape"] == "error"
-    assert all(p["url"] == f"https://evalens.dev/rules#{p['code']}" for p in json.loads(proc.stdout)["problems"])
+    assert all(
+        p["url"] == f"https://evalens.dev/rules#{p['code']}" for p in json.loads(proc.stdout)["problems"]
+    )
 
 
 def test_evalens_toml(pkg: Path):
-    (pkg / "evalens.toml").write_text('[rules]\nunknown-key = "off"\npath-escape = "hint"\n'
-                                      '[per-file."evals/cases/03-*"]\nvague-criteria = "error"\n')
+    (pkg / "evalens.toml").write_text(
+        '[rules]\nunknown-key = "off"\npath-escape = "hint"\n'
+        '[per-file."evals/cases/03-*"]\nvague-criteria = "error"\n'
+    )
     codes = found(run("validate", "--format", "json", ".", cwd=pkg))
     assert "unknown-key" not in codes
     assert codes["path-escape"] == "hint" and codes["vague-criteria"] == "error"
 
 
 def test_pyproject_section_from_a_subfolder(pkg: Path):
-    (pkg / "pyproject.toml").write_text('[project]\nname = "pdf-tools"\n\n[tool.evalens]\nignore = ["fixture-missing"]\n'
-                                        '[tool.evalens.rules]\n"schema-*" = "info"\n')
+    (pkg / "pyproject.toml").write_text(
+        '[project]\nname = "pdf-tools"\n\n[tool.evalens]\nignore = ["fixture-missing"]\n'
+        '[tool.evalens.rules]\n"schema-*" = "info"\n'
+    )
     codes = found(run("validate", "--format", "json", str(pkg / "evals" / "cases"), cwd=pkg / "evals"))
     assert "fixture-missing" not in codes and codes["schema-pattern"] == "info"
 
 
 def test_flags_override_the_file(pkg: Path):
     (pkg / "evalens.toml").write_text('[rules]\nunknown-key = "off"\n')
-    codes = found(run("validate", "--format", "json", "--rule", "unknown-key=error", "--ignore",
-                      "path-escape,fixture-missing", ".", cwd=pkg))
+    codes = found(
+        run(
+            "validate",
+            "--format",
+            "json",
+            "--rule",
+            "unknown-key=error",
+            "--ignore",
+            "path-escape,fixture-missing",
+            ".",
+            cwd=pkg,
+        )
+    )
     assert codes["unknown-key"] == "error" and "path-escape" not in codes and "fixture-missing" not in codes
     codes = found(run("validate", "--format", "json", "--select", "unknown-*", "--isolated", ".", cwd=pkg))
     assert codes == {"unknown-key": "warning", "unknown-target": "error"}
 
 
 def test_errors_turned_off_make_a_clean_exit(pkg: Path):
-    (pkg / "evalens.toml").write_text('[rules]\nunknown-target = "warning"\nfixture-missing = "off"\n'
-                                      'path-escape = "off"\nschema-pattern = "warning"\n')
+    (pkg / "evalens.toml").write_text(
+        '[rules]\nunknown-target = "warning"\nfixture-missing = "off"\n'
+        'path-escape = "off"\nschema-pattern = "warning"\n'
+    )
     proc = run("validate", str(BROKEN), cwd=pkg)
     assert proc.returncode == 0, proc.stdout
     assert "[unknown-target]" in proc.stdout and "warning" in proc.stdout
@@ -79,7 +99,7 @@ def test_invalid_config_is_one_clear_message_and_exit_2(pkg: Path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert "evalens.toml [rules]: `unknown-key = 'warn'`: the level must be one of" in proc.stderr
     assert "Traceback" not in proc.stderr
-    (pkg / "evalens.toml").write_text('[rules\n')
+    (pkg / "evalens.toml").write_text("[rules\n")
     proc = run("validate", ".", cwd=pkg)
     assert proc.returncode == 2 and "invalid TOML" in proc.stderr and proc.stderr.count("invalid TOML") == 1
 

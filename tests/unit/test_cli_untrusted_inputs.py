@@ -21,8 +21,14 @@ STAMP = "2026-11-26T11-58-59Z"
 
 
 def evalens(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "evalens", *args], capture_output=True, text=True, timeout=60,
-                          cwd=cwd, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})},
+    )
 
 
 @pytest.fixture
@@ -39,7 +45,9 @@ def test_validate_names_a_fifo_and_never_waits_on_it(tmp_path: Path) -> None:
     for target in ("evals/", "evals/cases/p.yaml"):
         out = evalens("validate", target, cwd=tmp_path)
         assert "Traceback" not in out.stderr
-        assert "p.yaml" in out.stdout and "it is a FIFO, not a regular file" in out.stdout, out.stdout + out.stderr
+        assert "p.yaml" in out.stdout and "it is a FIFO, not a regular file" in out.stdout, (
+            out.stdout + out.stderr
+        )
 
 
 @pytest.mark.parametrize("kind", ["fifo", "device", "huge"])
@@ -60,8 +68,9 @@ def test_report_readers_refuse_fifos_devices_and_huge_files(kind: str, reports: 
     runs = {
         "diff": evalens("eval", "diff", str(good), str(bad), cwd=reports, env=env),
         "rejudge": evalens("eval", "--rejudge", str(bad), cwd=reports, env=env),
-        "merge": evalens("report", "merge", str(good), str(bad), "-o", str(reports / "m.json"), cwd=reports,
-                         env=env),
+        "merge": evalens(
+            "report", "merge", str(good), str(bad), "-o", str(reports / "m.json"), cwd=reports, env=env
+        ),
         "show": evalens("show", str(bad), cwd=reports, env=env),
     }
     for name, out in runs.items():
@@ -85,6 +94,7 @@ def test_show_prints_agent_text_and_file_names_without_terminal_controls(reports
         out = evalens("show", str(reports / f"{STAMP}.json"), "writes-greeting", *extra, cwd=reports)
         assert out.returncode == 0, out.stderr
         shown = out.stdout
-        assert "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown and "\u202e" not in shown, \
-            (extra, repr(shown[:2000]))
+        assert (
+            "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown and "\u202e" not in shown
+        ), (extra, repr(shown[:2000]))
         assert "\\x1b]0;PWNED\\x07" in shown.replace("\n", ""), (extra, shown[:3000])

@@ -41,6 +41,7 @@ def codes(path: Path, text: str = CASE, tuning: Tuning | None = None) -> dict[st
 
 # ------------------------------------------------------------------------------------------- parsing
 
+
 def test_levels_exact_globs_and_case_insensitive_words():
     errors: list[str] = []
     levels = parse_levels({"unknown-key": "OFF", "schema-*": "hint", "schema-type": "error"}, "x", errors)
@@ -53,8 +54,17 @@ def test_levels_exact_globs_and_case_insensitive_words():
 
 def test_bad_levels_and_unknown_codes_are_reported_not_raised():
     errors: list[str] = []
-    levels = parse_levels({"unknown-key": "warn", "unknwn-key": "off", "vague-criteria": 3, "no-checks": ["off"],
-                           "placeholder": {"level": "off"}}, "evalens.toml", errors)
+    levels = parse_levels(
+        {
+            "unknown-key": "warn",
+            "unknwn-key": "off",
+            "vague-criteria": 3,
+            "no-checks": ["off"],
+            "placeholder": {"level": "off"},
+        },
+        "evalens.toml",
+        errors,
+    )
     assert not levels
     assert any("`unknown-key = 'warn'`" in e and "error, warning, info, hint, off" in e for e in errors)
     assert any("did you mean `unknown-key`" in e for e in errors)
@@ -68,20 +78,30 @@ def test_top_level_setting_inside_rules_gets_a_hint():
     """TOML puts `ignore = [...]` written after `[rules]` into the rules table."""
     conf = parse_config({"rules": {"ignore": ["short-prompt"], "unknown-key": "off"}}, "evalens.toml", None)
     assert conf.rules.get("unknown-key") is None
-    assert conf.errors == ("evalens.toml [rules]: `ignore` is a top-level setting; in TOML it goes before the "
-                           "first [table].",)
+    assert conf.errors == (
+        "evalens.toml [rules]: `ignore` is a top-level setting; in TOML it goes before the first [table].",
+    )
 
 
 def test_config_sections():
-    conf = parse_config({"rules": {"vague-criteria": "info"}, "ignore": ["no-checks"],
-                         "per-format": {"uaaps-case": {"unknown-key": "error"}, "nope": {}},
-                         "per-file": {"legacy/**": {"unknown-key": "off"}}, "colour": "blue"},
-                        "evalens.toml", Path("/p/evalens.toml"))
+    conf = parse_config(
+        {
+            "rules": {"vague-criteria": "info"},
+            "ignore": ["no-checks"],
+            "per-format": {"uaaps-case": {"unknown-key": "error"}, "nope": {}},
+            "per-file": {"legacy/**": {"unknown-key": "off"}},
+            "colour": "blue",
+        },
+        "evalens.toml",
+        Path("/p/evalens.toml"),
+    )
     assert conf.rules.get("no-checks") is None and conf.rules.get("vague-criteria") == Severity.INFO
     assert conf.level("unknown-key", "uaaps-case", "/p/evals/cases/a.yaml") == Severity.ERROR
     assert conf.level("unknown-key", "uaaps-case", "/p/legacy/evals/a.yaml") is None  # per-file wins
     assert conf.level("unknown-key", "skill-md", "/p/SKILL.md") is KEEP
-    assert conf.level("unknown-key", None, "/elsewhere/legacy/a.yaml") is KEEP  # globs are relative to the file
+    assert (
+        conf.level("unknown-key", None, "/elsewhere/legacy/a.yaml") is KEEP
+    )  # globs are relative to the file
     assert any("unknown setting `colour`" in e for e in conf.errors)
     assert any("`nope` is not a format id" in e for e in conf.errors)
 
@@ -102,6 +122,7 @@ def test_invalid_toml_and_pyproject_without_section(tmp_path: Path):
 
 # ------------------------------------------------------------------------------------------- discovery
 
+
 def test_nearest_config_wins_and_pyproject_needs_the_section(repo: Path):
     write(repo / "evalens.toml", '[rules]\nunknown-key = "off"\n')
     write(repo / "pkg" / "pyproject.toml", '[project]\nname = "x"\n')  # no [tool.evalens]: keep looking
@@ -109,7 +130,9 @@ def test_nearest_config_wins_and_pyproject_needs_the_section(repo: Path):
     assert "unknown-key" not in codes(case)
     write(repo / "pkg" / "pyproject.toml", '[tool.evalens.rules]\nunknown-key = "error"\n')
     assert codes(case)["unknown-key"] == Severity.ERROR
-    write(repo / "pkg" / "evalens.toml", '[rules]\nunknown-key = "hint"\n')  # evalens.toml beats pyproject.toml
+    write(
+        repo / "pkg" / "evalens.toml", '[rules]\nunknown-key = "hint"\n'
+    )  # evalens.toml beats pyproject.toml
     assert codes(case)["unknown-key"] == Severity.HINT
     write(repo / "pkg" / ".evalens.toml", '[rules]\nunknown-key = "info"\n')
     assert codes(case)["unknown-key"] == Severity.INFO
@@ -180,8 +203,11 @@ def test_remembered_resolution_still_sees_edits_and_forget_sees_new_files(repo: 
 
 # ------------------------------------------------------------------------------------------- precedence
 
+
 def test_editor_first_filesystem_first_editor_only(repo: Path):
-    file = parse_config({"rules": {"unknown-key": "hint", "vague-criteria": "off"}}, "f", repo / "evalens.toml")
+    file = parse_config(
+        {"rules": {"unknown-key": "hint", "vague-criteria": "off"}}, "f", repo / "evalens.toml"
+    )
     editor = RuleLevels({"unknown-key": Severity.ERROR})
     case = str(repo / "evals" / "cases" / "a.yaml")
     assert Tuning(file, editor).level("unknown-key", None, case) == Severity.ERROR
@@ -209,7 +235,9 @@ def test_per_format_override(repo: Path):
     write(repo / "evalens.toml", '[per-format.uaaps-case]\nunknown-key = "off"\n')
     assert "unknown-key" not in codes(repo / "evals" / "cases" / "a.yaml")
     cfg_text = '{"version": 1, "engine": "claude-code", "colour": 1}'
-    config_codes = {p.code for p in validate_text(str(repo / "evals" / "eval-config.json"), cfg_text).problems}
+    config_codes = {
+        p.code for p in validate_text(str(repo / "evals" / "eval-config.json"), cfg_text).problems
+    }
     assert "unknown-key" in config_codes
 
 

@@ -54,21 +54,40 @@ EXPECT: dict[str, Expect] = {
     # skill-creator's evals.json is open (extra keys such as `prompt_note` are the repository's own) and
     # `expectations` is its schemas.md name: neither is a finding (issue #9; formats.md §5.1).
     "AzureManagedRedis__amr-migration-skill__evals__evals.json": Expect(
-        absent={"legacy-expectations", "unknown-key"}, cases=5),
-    "kafka-schema-registry": Expect(codes={"object-assertion", "path-style"}, absent={"schema-type"}, cases=10),
-    "bad-frontmatter": Expect(codes={"vague-assertion", "short-prompt"}, absent={"legacy-expectations"},
-                              messages=("Does the thing",), cases=1),
-    "stale-expectations": Expect(codes={"mixed-check-keys", "vague-assertion", "object-assertion", "file-missing",
-                                        "abstract-prompt"},
-                                 messages=("evals/fixtures/missing-fixture", "Produces output"), cases=3),
+        absent={"legacy-expectations", "unknown-key"}, cases=5
+    ),
+    "kafka-schema-registry": Expect(
+        codes={"object-assertion", "path-style"}, absent={"schema-type"}, cases=10
+    ),
+    "bad-frontmatter": Expect(
+        codes={"vague-assertion", "short-prompt"},
+        absent={"legacy-expectations"},
+        messages=("Does the thing",),
+        cases=1,
+    ),
+    "stale-expectations": Expect(
+        codes={"mixed-check-keys", "vague-assertion", "object-assertion", "file-missing", "abstract-prompt"},
+        messages=("evals/fixtures/missing-fixture", "Produces output"),
+        cases=3,
+    ),
     "developing-kafka-python-client": Expect(codes={"schema-type"}, messages=("inline `{path, content}`",)),
-    "msk-migration": Expect(codes={"object-assertion"}, absent={"duplicate-id", "schema-type", "unknown-key"},
-                            messages=("201 assertions are objects",), cases=42),
-    "rule-creator__bash-tools": Expect(codes={"string-id", "missing-expected-output"},
-                                       absent={"placeholder", "unknown-key", "legacy-expectations"}, cases=3),
-    "luan__dot-claude__skills__commit__evals": Expect(absent={"file-missing", "legacy-expectations"}, cases=3),
-    "luan__dot-claude__skills__scope__evals": Expect(codes={"file-missing"},
-                                                     messages=("fixtures/research-findings.md",), cases=20),
+    "msk-migration": Expect(
+        codes={"object-assertion"},
+        absent={"duplicate-id", "schema-type", "unknown-key"},
+        messages=("201 assertions are objects",),
+        cases=42,
+    ),
+    "rule-creator__bash-tools": Expect(
+        codes={"string-id", "missing-expected-output"},
+        absent={"placeholder", "unknown-key", "legacy-expectations"},
+        cases=3,
+    ),
+    "luan__dot-claude__skills__commit__evals": Expect(
+        absent={"file-missing", "legacy-expectations"}, cases=3
+    ),
+    "luan__dot-claude__skills__scope__evals": Expect(
+        codes={"file-missing"}, messages=("fixtures/research-findings.md",), cases=20
+    ),
     "magnus919__agent-skills__agent-skills__evals": Expect(codes={"string-id"}, absent={"unknown-key"}),
     # grading.json is an open format (issue #20 point 4): the viewer and aggregate_benchmark.py read only their
     # keys, so a run's own bookkeeping (eval_id, variant, pass) beside a real summary is fine, not unknown-key.
@@ -82,13 +101,18 @@ EXPECT: dict[str, Expect] = {
     "gr-001__task.md": Expect(no_problems=True, cases=1),
     "gr-002__task.md": Expect(no_problems=True),
     "gr-fp-001__task.md": Expect(no_problems=True),
-    "skilljack-evals__evals__example-greeting__tasks.yaml": Expect(absent={"criteria-weights", "duplicate-id"},
-                                                                   cases=4),
-    "rev-017f6cf": Expect(codes={"leading-prompt"}, messages=("tasks[1]: the prompt names the skill",), cases=4),
+    "skilljack-evals__evals__example-greeting__tasks.yaml": Expect(
+        absent={"criteria-weights", "duplicate-id"}, cases=4
+    ),
+    "rev-017f6cf": Expect(
+        codes={"leading-prompt"}, messages=("tasks[1]: the prompt names the skill",), cases=4
+    ),
     "rev-c5f9697": Expect(absent={"criteria-weights"}, cases=4),
     "skills__pr-comments__evals": Expect(codes={"skill-mismatch"}, messages=("pr:comments",)),
     "skills__pr-descr__evals": Expect(codes={"skill-mismatch"}, messages=("pr:descr",)),
-    "rev-636c905__skills__develop__evals": Expect(absent={"skill-mismatch", "no-required-expectation"}, cases=8),
+    "rev-636c905__skills__develop__evals": Expect(
+        absent={"skill-mismatch", "no-required-expectation"}, cases=8
+    ),
     "rev-b748849": Expect(no_problems=True, cases=5),
 }
 
@@ -127,8 +151,11 @@ def test_corpus_file(row: dict[str, str], tmp_path: Path) -> None:
     notes = row["notes"]
     expect = _expect_for(Path(row["file"]).name)
     codes = {p.code for p in result.problems}
-    text = "\n".join(f"{p.span.start_line + 1}: {p.severity.label} [{p.code}] {p.message}"
-                     + "".join(f"\n    related: {r['message']}" for r in related_of(p)) for p in result.problems)
+    text = "\n".join(
+        f"{p.span.start_line + 1}: {p.severity.label} [{p.code}] {p.message}"
+        + "".join(f"\n    related: {r['message']}" for r in related_of(p))
+        for p in result.problems
+    )
     if "LOOK-ALIKE" in notes:
         assert result.format is None, text
         assert result.lookalike is not None and result.lookalike.id == FORMAT_IDS[row["format"]]
@@ -137,7 +164,9 @@ def test_corpus_file(row: dict[str, str], tmp_path: Path) -> None:
     want = expect.format or FORMAT_IDS[row["format"]]
     assert result.format is not None and result.format.id == want, f"classified as {result.format}"
     if "VALID" in notes:
-        assert not [p for p in result.problems if p.severity == Severity.ERROR and p.code not in CROSS_FILE], text
+        assert not [
+            p for p in result.problems if p.severity == Severity.ERROR and p.code not in CROSS_FILE
+        ], text
     if expect.no_problems:
         assert not result.problems, text
     assert expect.codes <= codes, f"missing {expect.codes - codes}:\n{text}"

@@ -52,7 +52,8 @@ def test_tabs():
 
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8))
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join([f'*{chr(97 + i)}'] * 9)}]\n" for i in range(8)
+)
 
 
 def test_alias_bomb_is_bounded():
@@ -100,8 +101,10 @@ def test_random_json_never_raises(text):
     validate_text(CONFIG, text)
 
 
-SEED = ("name: pdf-case\ntarget: skill:pdf\ninput:\n  prompt: \"hi\"\n  files: [fixtures/a.pdf, ../x]\n"
-        "expected:\n  contains: [\"A\"]\n  agent-blocked: true\njudge:\n  criteria: >\n    good output\n")
+SEED = (
+    'name: pdf-case\ntarget: skill:pdf\ninput:\n  prompt: "hi"\n  files: [fixtures/a.pdf, ../x]\n'
+    'expected:\n  contains: ["A"]\n  agent-blocked: true\njudge:\n  criteria: >\n    good output\n'
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -109,7 +112,7 @@ SEED = ("name: pdf-case\ntarget: skill:pdf\ninput:\n  prompt: \"hi\"\n  files: [
 def test_mutated_case_never_raises(edits):
     text = SEED
     for pos, cut, insert in edits:
-        text = text[:pos] + insert + text[pos + cut:]
+        text = text[:pos] + insert + text[pos + cut :]
     result = validate_text(CASE, text)
     for p in result.problems:
         assert p.span.start_line >= 0 and p.message

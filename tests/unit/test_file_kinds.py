@@ -29,26 +29,52 @@ def test_every_format_glob_is_a_kind():
                 assert fmt.id in next(k.formats for k in kinds.file_kinds() if k.glob == one)
 
 
-@pytest.mark.parametrize("path", [
-    "/w/pkg/evals/eval-config.json", "/w/pkg/evals/cases/basic.yaml", "/w/pkg/evals/cases/deep/x.yml",
-    "/w/tasks.yaml", "/w/a/eval.config.yaml", "/w/skills/x/evals.json", "/w/x/trigger-evals.json",
-    "/w/x/evals/grading.json", "/w/ws/grading.json", "/w/skills/pdf/SKILL.md", "/w/pkg/task.md",
-    "/w/rule-creator/bash-tools/evals.json", "/w/skill/evals/my-suite.yaml", "/w/evals/reports/r.json",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/w/pkg/evals/eval-config.json",
+        "/w/pkg/evals/cases/basic.yaml",
+        "/w/pkg/evals/cases/deep/x.yml",
+        "/w/tasks.yaml",
+        "/w/a/eval.config.yaml",
+        "/w/skills/x/evals.json",
+        "/w/x/trigger-evals.json",
+        "/w/x/evals/grading.json",
+        "/w/ws/grading.json",
+        "/w/skills/pdf/SKILL.md",
+        "/w/pkg/task.md",
+        "/w/rule-creator/bash-tools/evals.json",
+        "/w/skill/evals/my-suite.yaml",
+        "/w/evals/reports/r.json",
+    ],
+)
 def test_eval_files_have_a_kind(path: str):
     assert kinds.kind_of(path) is not None
 
 
-@pytest.mark.parametrize("path", [
-    "/w/README.md", "/w/pkg/cases/basic.yaml", "/w/package.json", "/w/skill.md.bak", "/w/tasks.yaml.orig",
-    "/w/SKILL.md/x.txt",
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/w/README.md",
+        "/w/pkg/cases/basic.yaml",
+        "/w/package.json",
+        "/w/skill.md.bak",
+        "/w/tasks.yaml.orig",
+        "/w/SKILL.md/x.txt",
+    ],
+)
 def test_other_files_have_none(path: str):
     assert kinds.kind_of(path) is None
 
 
 def test_a_path_a_format_claims_has_a_kind_of_that_format():
-    for path in ["/w/evals.json", "/w/a/SKILL.md", "/w/t/task.md", "/w/evals/cases/a.yml", "/w/x_triggers.json"]:
+    for path in [
+        "/w/evals.json",
+        "/w/a/SKILL.md",
+        "/w/t/task.md",
+        "/w/evals/cases/a.yml",
+        "/w/x_triggers.json",
+    ]:
         ids = {f.id for f in candidates(path)}
         kind = kinds.kind_of(path)
         assert kind is not None and ids <= set(kind.formats), (path, ids, kind)
@@ -64,10 +90,20 @@ def test_vim_regex_has_the_same_meaning(glob: str):
     """Neovim matches with vim.regex; this checks the translation through the equivalent Python regex
     (tests/editors/test_neovim.py runs the real vim.regex)."""
     vim = kinds.vim_regex(glob)
-    py = (vim.removeprefix(r"\m\C").replace(r"\(", "(").replace(r"\)", ")").replace(r"\|", "|")
-          .replace(r"\=", "?"))
-    samples = ["/w/" + glob.replace("**/", "a/b/").replace("*", "x"), "/" + glob.replace("**/", "").replace("*", ""),
-               "/w/other.json", "/w/evals/x.md", "/w/a.yaml"]
+    py = (
+        vim.removeprefix(r"\m\C")
+        .replace(r"\(", "(")
+        .replace(r"\)", ")")
+        .replace(r"\|", "|")
+        .replace(r"\=", "?")
+    )
+    samples = [
+        "/w/" + glob.replace("**/", "a/b/").replace("*", "x"),
+        "/" + glob.replace("**/", "").replace("*", ""),
+        "/w/other.json",
+        "/w/evals/x.md",
+        "/w/a.yaml",
+    ]
     for s in samples:
         assert bool(re.search(py, s)) == bool(glob_regex(glob).search(s)), (glob, s)
 

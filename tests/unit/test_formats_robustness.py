@@ -21,7 +21,21 @@ from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]
 MINE = ("skilljack", "skill-creator", "writing-skills", "trigger")
-ODD: list[Any] = [None, True, 0, -1, 2.5, "", "x", "../../etc/passwd", "(", [], {}, ["x", 1, None], {"k": [None]}]
+ODD: list[Any] = [
+    None,
+    True,
+    0,
+    -1,
+    2.5,
+    "",
+    "x",
+    "../../etc/passwd",
+    "(",
+    [],
+    {},
+    ["x", 1, None],
+    {"k": [None]},
+]
 
 
 def _samples() -> list[tuple[Path, str]]:
@@ -97,8 +111,15 @@ def test_rules_survive_odd_values(sample: tuple[Path, str], tmp_path: Path) -> N
 def test_skill_md_survives_odd_frontmatter(tmp_path: Path) -> None:
     dest = tmp_path / "skills" / "x" / "SKILL.md"
     dest.parent.mkdir(parents=True)
-    base = {"name": "x", "description": "Does x. Use for x.", "license": "MIT", "compatibility": "any",
-            "metadata": {"a": "b"}, "allowed-tools": "Read", "context": "fork"}
+    base = {
+        "name": "x",
+        "description": "Does x. Use for x.",
+        "license": "MIT",
+        "compatibility": "any",
+        "metadata": {"a": "b"},
+        "allowed-tools": "Read",
+        "context": "fork",
+    }
     for key in list(base):
         for odd in ODD:
             data = {**base, key: odd}

@@ -25,12 +25,21 @@ from evalens.core.index import IndexCache
 from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
 
-GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
+GREETING_MD = (
+    "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
+)
 
 
 def task(**over: Any) -> SjTask:
-    base: dict[str, Any] = {"id": "gr-001", "prompt": "hi", "expected": "greeting", "criteria": {}, "checklist": [],
-                            "det": {"expect_skill_activation": True}, "skills": {}}
+    base: dict[str, Any] = {
+        "id": "gr-001",
+        "prompt": "hi",
+        "expected": "greeting",
+        "criteria": {},
+        "checklist": [],
+        "det": {"expect_skill_activation": True},
+        "skills": {},
+    }
     base.update(over)
     return SjTask(**base)
 
@@ -57,11 +66,21 @@ def test_deterministic_positive_negative_and_wrong_skill() -> None:
 
 
 def test_deterministic_output_checks() -> None:
-    det = {"expect_skill_activation": True, "expect_marker": "greeting_success", "expect_tool_calls": ["Read"],
-           "expect_no_tool_calls": ["Bash"], "expect_contains": ["Hello"], "expect_not_contains": ["ERROR"],
-           "expect_regex": ["(?<w>[Hh]ello)"], "expect_file_exists": ["out/a.txt", "../etc/passwd"]}
-    res = AgentResult(output="Hello! GREETING_SUCCESS", tools=[skill_call(), {"tool": "Read", "input": {}}],
-                      workspace_files=["out/a.txt"])
+    det = {
+        "expect_skill_activation": True,
+        "expect_marker": "greeting_success",
+        "expect_tool_calls": ["Read"],
+        "expect_no_tool_calls": ["Bash"],
+        "expect_contains": ["Hello"],
+        "expect_not_contains": ["ERROR"],
+        "expect_regex": ["(?<w>[Hh]ello)"],
+        "expect_file_exists": ["out/a.txt", "../etc/passwd"],
+    }
+    res = AgentResult(
+        output="Hello! GREETING_SUCCESS",
+        tools=[skill_call(), {"tool": "Read", "input": {}}],
+        workspace_files=["out/a.txt"],
+    )
     ok, details, _ = sj.deterministic(task(det=det), res)
     assert not ok  # only the path outside the working directory fails
     assert "../etc/passwd (outside working directory)" in details
@@ -84,7 +103,13 @@ def test_scores_merge_weights_and_aggregate() -> None:
     assert sj.weighted_score(weights, 1, 5, 5) == 1.0
     assert sj.weighted_score(weights, 0, 3, 1) == 0.2
     t = task(criteria={"discovery": {"weight": 0.5}, "adherence": {"weight": 0.5}})
-    judged = {"discovery": 1, "adherence": 3, "output_quality": 5, "failure_category": "none", "reasoning": "r"}
+    judged = {
+        "discovery": 1,
+        "adherence": 3,
+        "output_quality": 5,
+        "failure_category": "none",
+        "reasoning": "r",
+    }
     judge_only = sj.score_run(t, AgentResult(), None, judged, weights)
     assert judge_only.weighted == 0.75  # task weights: 0.5*1 + 0.5*(3-1)/4
     merged = sj.score_run(t, AgentResult(), (True, [], True), judged, weights)
@@ -110,7 +135,12 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(judge, "ask_json", reply)
     out = asyncio.run(sj.judge_task(None, task(), AgentResult(), 100))
-    assert (out["discovery"], out["adherence"], out["output_quality"], out["failure_category"]) == (1, 1, 4, "none")
+    assert (out["discovery"], out["adherence"], out["output_quality"], out["failure_category"]) == (
+        1,
+        1,
+        4,
+        "none",
+    )
 
     async def boom(*_a: Any) -> dict[str, Any]:
         from evalens.runner.judge import JudgeFailed
@@ -125,7 +155,8 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_loading_tasks_and_task_packages(tmp_path: Path) -> None:
     (tmp_path / "skills" / "greeting").mkdir(parents=True)
     (tmp_path / "skills" / "greeting" / "SKILL.md").write_text(GREETING_MD)
-    (tmp_path / "tasks.yaml").write_text(textwrap.dedent("""
+    (tmp_path / "tasks.yaml").write_text(
+        textwrap.dedent("""
         skill: greeting
         defaults:
           expected_skill_load: greeting
@@ -135,14 +166,19 @@ def test_loading_tasks_and_task_packages(tmp_path: Path) -> None:
             prompt: hi
             criteria: { discovery: { weight: 0.5 } }
             deterministic: { expect_marker: M }
-    """))
+    """)
+    )
     skill, tasks = sj.load_tasks_yaml(tmp_path / "tasks.yaml", None)
     assert skill == "greeting" and list(tasks[0].skills) == ["greeting"]
-    assert tasks[0].criteria == {"discovery": {"weight": 0.5, "description": "d"},
-                                 "output": {"weight": 0.33, "description": ""}}
+    assert tasks[0].criteria == {
+        "discovery": {"weight": 0.5, "description": "d"},
+        "output": {"weight": 0.33, "description": ""},
+    }
     assert tasks[0].det == {"expect_skill_activation": True, "expect_marker": "M"}
     (tmp_path / "t1").mkdir()
-    (tmp_path / "t1" / "task.md").write_text("---\nchecks:\n  marker: M\n  files_exist: [a]\nassertions: [x]\n---\nHi\n")
+    (tmp_path / "t1" / "task.md").write_text(
+        "---\nchecks:\n  marker: M\n  files_exist: [a]\nassertions: [x]\n---\nHi\n"
+    )
     _, [pkg] = sj.load_task_md(tmp_path / "t1" / "task.md")
     assert (pkg.id, pkg.expected, pkg.prompt) == ("t1", "greeting", "Hi")
     assert pkg.det == {"expect_skill_activation": True, "expect_marker": "M", "expect_file_exists": ["a"]}
@@ -150,12 +186,25 @@ def test_loading_tasks_and_task_packages(tmp_path: Path) -> None:
 
 def test_results_json_is_valid_skilljack_results(tmp_path: Path) -> None:
     t = task()
-    score = sj.score_run(t, AgentResult(), (True, ["Skill activated correctly: greeting"], True), None,
-                              {"discovery": 0.3, "adherence": 0.4, "output": 0.3})
+    score = sj.score_run(
+        t,
+        AgentResult(),
+        (True, ["Skill activated correctly: greeting"], True),
+        None,
+        {"discovery": 0.3, "adherence": 0.4, "output": 0.3},
+    )
     mean, rep = sj.aggregate([score])
     args = argparse.Namespace(model=None, judge_model=None, no_judge=True, engine="claude-code")
-    report = sjf.build_results("greeting", Path("tasks.yaml"), [t], [(t, [(AgentResult(), score)], mean, rep)],
-                                   sjf.SjConfig(), args, 0.8, 4.0)
+    report = sjf.build_results(
+        "greeting",
+        Path("tasks.yaml"),
+        [t],
+        [(t, [(AgentResult(), score)], mean, rep)],
+        sjf.SjConfig(),
+        args,
+        0.8,
+        4.0,
+    )
     assert report["passed"] and report["summary"]["discoveryAccuracy"] == 1.0
     path = tmp_path / "results" / "greeting-1.json"
     path.parent.mkdir()
@@ -168,8 +217,15 @@ def test_results_json_is_valid_skilljack_results(tmp_path: Path) -> None:
 
 def test_trigger_metrics_and_loading(tmp_path: Path) -> None:
     rows = [("a", True, 1.0), ("b", True, 0.33), ("c", False, 0.0), ("d", False, 0.67)]
-    assert ts.trigger_metrics(rows) == {"true_positives": 1, "false_positives": 1, "false_negatives": 1,
-                                             "true_negatives": 1, "precision": 0.5, "recall": 0.5, "accuracy": 0.5}
+    assert ts.trigger_metrics(rows) == {
+        "true_positives": 1,
+        "false_positives": 1,
+        "false_negatives": 1,
+        "true_negatives": 1,
+        "precision": 0.5,
+        "recall": 0.5,
+        "accuracy": 0.5,
+    }
     variant = tmp_path / "t.json"
     variant.write_text(json.dumps({"skill_name": "x", "should_trigger": ["a"], "should_not_trigger": ["b"]}))
     assert ts.trigger_queries(variant) == ("x", [("a", True), ("b", False)])
@@ -179,7 +235,9 @@ def test_cli_usage_errors_and_dry_run(tmp_path: Path, capsys: pytest.CaptureFixt
     (tmp_path / "evals" / "s" / "skills" / "greeting").mkdir(parents=True)
     (tmp_path / "evals" / "s" / "skills" / "greeting" / "SKILL.md").write_text(GREETING_MD)
     tasks = tmp_path / "evals" / "s" / "tasks.yaml"
-    tasks.write_text("skill: greeting\ntasks:\n  - id: a\n    prompt: hi\n    deterministic: {expect_marker: M}\n")
+    tasks.write_text(
+        "skill: greeting\ntasks:\n  - id: a\n    prompt: hi\n    deterministic: {expect_marker: M}\n"
+    )
     assert cli_run.main([str(tasks), "--dry-run", "--no-judge"]) == 0
     assert "a\texpected=-" in capsys.readouterr().out
     assert cli_run.main([str(tasks), "--dry-run", "--tasks", "zzz"]) == 2
@@ -206,10 +264,17 @@ def _claude() -> str | None:
 
 
 SCENARIOS = {
-    "greet": [{"tool": "Skill", "input": {"skill": "greeting"}}, {"text": "Hello and welcome! GREETING_SUCCESS"}],
+    "greet": [
+        {"tool": "Skill", "input": {"skill": "greeting"}},
+        {"text": "Hello and welcome! GREETING_SUCCESS"},
+    ],
     "plain": [{"text": "Use 'Dear name' in formal emails."}],
-    "graded": [{"text": '{"results": [{"index": 1, "passed": true, "score": 4, "evidence": "said hello", '
-                        '"reasoning": "said hello"}]}'}],
+    "graded": [
+        {
+            "text": '{"results": [{"index": 1, "passed": true, "score": 4, "evidence": "said hello", '
+            '"reasoning": "said hello"}]}'
+        }
+    ],
 }
 
 
@@ -235,7 +300,8 @@ def _suite(tmp_path: Path, fp_scenario: str) -> Path:
     suite = tmp_path / "evals" / "greet"
     (suite / "skills" / "greeting").mkdir(parents=True)
     (suite / "skills" / "greeting" / "SKILL.md").write_text(GREETING_MD)
-    (suite / "tasks.yaml").write_text(textwrap.dedent(f"""
+    (suite / "tasks.yaml").write_text(
+        textwrap.dedent(f"""
         skill: greeting
         tasks:
           - id: gr-001
@@ -246,7 +312,8 @@ def _suite(tmp_path: Path, fp_scenario: str) -> Path:
             prompt: "What are good email greetings? SCENARIO={fp_scenario}"
             expected_skill_load: none
             deterministic: {{ expect_skill_activation: false }}
-    """))
+    """)
+    )
     return suite / "tasks.yaml"
 
 
@@ -271,8 +338,19 @@ def test_false_positive_fails_the_run(fake_env: Any, tmp_path: Path, monkeypatch
     tasks = _suite(tmp_path, "greet")
     summary = tmp_path / "summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    rc = cli_run.main([str(tasks), "--runs", "1", "--no-judge", "--output-dir", str(tmp_path / "r"),
-                       "--tasks", "gr-fp-001", "--github-summary"])
+    rc = cli_run.main(
+        [
+            str(tasks),
+            "--runs",
+            "1",
+            "--no-judge",
+            "--output-dir",
+            str(tmp_path / "r"),
+            "--tasks",
+            "gr-fp-001",
+            "--github-summary",
+        ]
+    )
     assert rc == 1
     data = json.loads(next((tmp_path / "r").glob("*.json")).read_text())
     assert data["tasks"][0]["score"]["failureCategory"] == "false_positive"
@@ -281,13 +359,20 @@ def test_false_positive_fails_the_run(fake_env: Any, tmp_path: Path, monkeypatch
 
 
 @pytest.mark.agents
-def test_trigger_set_precision_recall(fake_env: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_trigger_set_precision_recall(
+    fake_env: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(GREETING_MD)
-    (skill / "evals" / "trigger-eval.json").write_text(json.dumps([
-        {"query": "hello there SCENARIO=greet", "should_trigger": True},
-        {"query": "email etiquette SCENARIO=plain", "should_trigger": False}]))
+    (skill / "evals" / "trigger-eval.json").write_text(
+        json.dumps(
+            [
+                {"query": "hello there SCENARIO=greet", "should_trigger": True},
+                {"query": "email etiquette SCENARIO=plain", "should_trigger": False},
+            ]
+        )
+    )
     out = tmp_path / "trigger.json"
     assert cli_run.main([str(skill / "evals" / "trigger-eval.json"), "--runs", "1", "--json", str(out)]) == 0
     assert json.loads(out.read_text())["precision"] == 1.0 and "recall 1.0" in capsys.readouterr().out
@@ -298,20 +383,68 @@ def test_grading_files_are_valid(fake_env: Any, tmp_path: Path) -> None:
     skill = tmp_path / "greeting"
     (skill / "evals").mkdir(parents=True)
     (skill / "SKILL.md").write_text(GREETING_MD)
-    (skill / "evals" / "evals.json").write_text(json.dumps({"skill_name": "greeting", "evals": [
-        {"id": 1, "prompt": "Say hello to the new team member SCENARIO=graded", "expected_output": "a greeting",
-         "assertions": ["The reply greets the user with the word hello"]}]}))
-    rc = cli_run.main([str(skill / "evals" / "evals.json"), "--runs", "1", "--judge-model", "claude-haiku-4-5",
-                       "--output-dir", str(tmp_path / "runs")])
+    (skill / "evals" / "evals.json").write_text(
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": "Say hello to the new team member SCENARIO=graded",
+                        "expected_output": "a greeting",
+                        "assertions": ["The reply greets the user with the word hello"],
+                    }
+                ],
+            }
+        )
+    )
+    rc = cli_run.main(
+        [
+            str(skill / "evals" / "evals.json"),
+            "--runs",
+            "1",
+            "--judge-model",
+            "claude-haiku-4-5",
+            "--output-dir",
+            str(tmp_path / "runs"),
+        ]
+    )
     assert rc == 0
     grading = tmp_path / "runs" / "eval-1" / "grading.json"
     v = validate_text(str(grading), grading.read_text(), IndexCache())
     assert v.format is not None and v.format.id == "skill-creator-grading" and v.problems == []
-    (skill / "evals" / "evals.json").write_text(json.dumps({"version": "1.0", "skill": str(skill), "cases": [
-        {"id": "says-hello", "prompt": "Greet me SCENARIO=graded", "expectations": [
-            {"criterion": "says-hello", "description": "Uses the word hello", "required": True}]}]}))
-    rc = cli_run.main([str(skill / "evals" / "evals.json"), "--runs", "1", "--judge-model", "claude-haiku-4-5",
-                       "--output-dir", str(tmp_path / "ws")])
+    (skill / "evals" / "evals.json").write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "skill": str(skill),
+                "cases": [
+                    {
+                        "id": "says-hello",
+                        "prompt": "Greet me SCENARIO=graded",
+                        "expectations": [
+                            {
+                                "criterion": "says-hello",
+                                "description": "Uses the word hello",
+                                "required": True,
+                            }
+                        ],
+                    }
+                ],
+            }
+        )
+    )
+    rc = cli_run.main(
+        [
+            str(skill / "evals" / "evals.json"),
+            "--runs",
+            "1",
+            "--judge-model",
+            "claude-haiku-4-5",
+            "--output-dir",
+            str(tmp_path / "ws"),
+        ]
+    )
     assert rc == 0
     graded = tmp_path / "ws" / "grading" / "says-hello_v0_run1.json"
     v = validate_text(str(graded), graded.read_text(), IndexCache())
@@ -336,10 +469,10 @@ def test_create_eval_template_validates(tmp_path: Path, capsys: pytest.CaptureFi
     assert parsed["tasks"][0]["criteria"][0] == {"dimension": "discovery", "weight": 0.3, "description": ""}
 
 
-
-
 @pytest.mark.skipif(not (CORPUS / "skilljack-results-json").is_dir(), reason="corpus not found")
-def test_rescore_results_reproduces_failure_reasons(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_rescore_results_reproduces_failure_reasons(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = next((CORPUS / "skilljack-results-json").glob("*vercel*"))
     dest = tmp_path / "evals" / "g" / "baselines" / "vercel.json"
     dest.parent.mkdir(parents=True)

@@ -62,7 +62,12 @@ def _set(data: Any, path: tuple, new: Any) -> Any:
 def test_fast_path_agrees_with_jsonschema(sample: tuple[Path, str]) -> None:
     file, where = sample
     detection = detect(f"/repo/{where}", file.read_text(encoding="utf-8"))
-    if detection.format is None or detection.doc is None or not detection.doc.ok or detection.format.schema() is None:
+    if (
+        detection.format is None
+        or detection.doc is None
+        or not detection.doc.ok
+        or detection.format.schema() is None
+    ):
         pytest.skip("not a schema-backed format at this path")
     schema = detection.format.schema()
     validator = schema_check._cached_validator(schema)
@@ -82,7 +87,12 @@ def test_pruned_errors_equal_full_errors(sample: tuple[Path, str], monkeypatch: 
     monkeypatch.setattr(schema_check, "PRUNE_MIN_ITEMS", 1)
     file, where = sample
     detection = detect(f"/repo/{where}", file.read_text(encoding="utf-8"))
-    if detection.format is None or detection.doc is None or not detection.doc.ok or detection.format.schema() is None:
+    if (
+        detection.format is None
+        or detection.doc is None
+        or not detection.doc.ok
+        or detection.format.schema() is None
+    ):
         pytest.skip("not a schema-backed format at this path")
     schema = detection.format.schema()
     validator = schema_check._cached_validator(schema)
@@ -95,5 +105,6 @@ def test_pruned_errors_equal_full_errors(sample: tuple[Path, str], monkeypatch: 
     for target in rng.sample(paths, min(len(paths), 25)):
         for new in rng.sample(REPLACEMENTS, 3):
             data = _set(copy.deepcopy(detection.doc.data), target, copy.deepcopy(new))
-            assert key(schema_check.schema_errors(validator, schema, data)) == key(validator.iter_errors(data)), \
-                f"{target} = {new!r}"
+            assert key(schema_check.schema_errors(validator, schema, data)) == key(
+                validator.iter_errors(data)
+            ), f"{target} = {new!r}"

@@ -20,9 +20,13 @@ def write(root: Path, rel: str, data: Any) -> Path:
 
 
 def case(**over: Any) -> dict[str, Any]:
-    data = {"id": 1, "prompt": "Extract every table from evals/files/report.pdf into one CSV per table",
-            "expected_output": "One CSV per table with headers", "files": ["evals/files/report.pdf"],
-            "assertions": ["Writes tables/table1.csv with the header row `Quarter,Revenue`"]}
+    data = {
+        "id": 1,
+        "prompt": "Extract every table from evals/files/report.pdf into one CSV per table",
+        "expected_output": "One CSV per table with headers",
+        "files": ["evals/files/report.pdf"],
+        "assertions": ["Writes tables/table1.csv with the header row `Quarter,Revenue`"],
+    }
     data.update(over)
     return {k: v for k, v in data.items() if v is not None}
 
@@ -34,7 +38,9 @@ def skill(tmp_path: Path, cases: list[dict[str, Any]], **top: Any) -> Path:
 
 
 def test_valid(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(), case(id=2, prompt="Extract only the first table of evals/files/report.pdf")]))
+    v = check(
+        skill(tmp_path, [case(), case(id=2, prompt="Extract only the first table of evals/files/report.pdf")])
+    )
     assert v.format is not None and v.format.id == "skill-creator-evals"
     assert v.problems == []
     assert [c.name for c in v.format.cases(v.doc)] == ["1", "2"]  # type: ignore[arg-type]
@@ -43,11 +49,27 @@ def test_valid(tmp_path: Path) -> None:
 def test_either_name_and_no_assertions_yet_are_fine(tmp_path: Path) -> None:
     """skill-creator's schemas.md says `expectations`, its SKILL.md `assertions`; and it says to save test cases
     before writing assertions ("Don't write assertions yet"). Extra keys of the repository's own are fine."""
-    v = check(skill(tmp_path, [case(assertions=None, expectations=["Writes tables/table1.csv with a header row"]),
-                               case(id=2, prompt="Now only the totals row of evals/files/report.pdf",
-                                    assertions=None, category="tables", must_have=["csv"]),
-                               case(id=3, prompt="And the footnotes of evals/files/report.pdf", assertions=None,
-                                    expectations=[])]))
+    v = check(
+        skill(
+            tmp_path,
+            [
+                case(assertions=None, expectations=["Writes tables/table1.csv with a header row"]),
+                case(
+                    id=2,
+                    prompt="Now only the totals row of evals/files/report.pdf",
+                    assertions=None,
+                    category="tables",
+                    must_have=["csv"],
+                ),
+                case(
+                    id=3,
+                    prompt="And the footnotes of evals/files/report.pdf",
+                    assertions=None,
+                    expectations=[],
+                ),
+            ],
+        )
+    )
     assert v.problems == []
 
 
@@ -67,14 +89,30 @@ def test_near_miss_keys_get_did_you_mean(tmp_path: Path) -> None:
 def test_mixed_names_across_cases_offers_both_directions(tmp_path: Path) -> None:
     path = skill(tmp_path, [case(), case(id=2, assertions=None, expectations=["Writes tables/table2.csv"])])
     p = only(check(path), "mixed-check-keys")
-    assert [f.title for f in p.fixes] == ["Use `assertions` in every case", "Use `expectations` in every case"]
+    assert [f.title for f in p.fixes] == [
+        "Use `assertions` in every case",
+        "Use `expectations` in every case",
+    ]
     to_exp = apply(path.read_text(), p.fixes[1].edits)
     assert '"assertions"' not in to_exp
 
 
 def test_object_assertion_fix_uses_description(tmp_path: Path) -> None:
-    path = skill(tmp_path, [case(assertions=[{"name": "report", "description": "report.md was created",
-                                              "check": "file_exists", "path": "report.md"}])])
+    path = skill(
+        tmp_path,
+        [
+            case(
+                assertions=[
+                    {
+                        "name": "report",
+                        "description": "report.md was created",
+                        "check": "file_exists",
+                        "path": "report.md",
+                    }
+                ]
+            )
+        ],
+    )
     v = check(path)
     p = only(v, "object-assertion")
     assert "schema-type" not in codes(v) and p.severity == Severity.WARNING
@@ -85,20 +123,34 @@ def test_object_assertion_fix_uses_description(tmp_path: Path) -> None:
 def test_object_assertions_are_one_diagnostic_with_one_fix(tmp_path: Path) -> None:
     """A house convention (`{name, description}` objects throughout) is one finding, not one per assertion."""
     objs = [{"name": f"a{j}", "description": f"The output names table{j}.csv"} for j in range(5)]
-    path = skill(tmp_path, [case(assertions=objs), case(id=2, prompt="Only the 2nd table of evals/files/report.pdf",
-                                                        assertions=[*objs[:2], "表格写入 tables/表1.csv"])])
+    path = skill(
+        tmp_path,
+        [
+            case(assertions=objs),
+            case(
+                id=2,
+                prompt="Only the 2nd table of evals/files/report.pdf",
+                assertions=[*objs[:2], "表格写入 tables/表1.csv"],
+            ),
+        ],
+    )
     v = check(path)
     p = only(v, "object-assertion")
     assert p.message.startswith("7 assertions are objects") and len(p.data["related"]) == 6
     fixed = json.loads(apply(path.read_text(), p.fixes[0].edits))
-    assert fixed["evals"][1]["assertions"] == ["The output names table0.csv", "The output names table1.csv",
-                                               "表格写入 tables/表1.csv"]
+    assert fixed["evals"][1]["assertions"] == [
+        "The output names table0.csv",
+        "The output names table1.csv",
+        "表格写入 tables/表1.csv",
+    ]
     assert check(path, json.dumps(fixed)).problems == []
 
 
 def test_repeated_findings_collapse_with_related_locations(tmp_path: Path) -> None:
-    cases = [case(id=i, prompt=f"Extract table {i} of evals/files/report.pdf", expected_output=None)
-             for i in range(6)]
+    cases = [
+        case(id=i, prompt=f"Extract table {i} of evals/files/report.pdf", expected_output=None)
+        for i in range(6)
+    ]
     v = check(skill(tmp_path, cases))
     p = only(v, "missing-expected-output")
     assert len(p.data["related"]) == 5 and "5 more like this" in p.message
@@ -114,11 +166,22 @@ def test_same_prompt_twice(tmp_path: Path) -> None:
 
 
 def test_text_lints_any_language_and_slash_commands(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(prompt="/design-score https://example.com",
-                                    assertions=["优先使用 OpenReview API 而不是盲目网页搜索", "输出包含作者和邮箱字段",
-                                                "Explains that the token is generated per session with the "
-                                                "appropriate role"]),
-                               case(id=2, prompt="设计一个登录页面", assertions=["Uses `role: viewer`"])]))
+    v = check(
+        skill(
+            tmp_path,
+            [
+                case(
+                    prompt="/design-score https://example.com",
+                    assertions=[
+                        "优先使用 OpenReview API 而不是盲目网页搜索",
+                        "输出包含作者和邮箱字段",
+                        "Explains that the token is generated per session with the appropriate role",
+                    ],
+                ),
+                case(id=2, prompt="设计一个登录页面", assertions=["Uses `role: viewer`"]),
+            ],
+        )
+    )
     assert v.problems == []
     v = check(skill(tmp_path, [case(prompt="hi", assertions=["Works ✓ «好»"])]))
     assert set(codes(v)) == {"short-prompt"} or "vague-assertion" in codes(v)
@@ -133,7 +196,11 @@ def test_ids(tmp_path: Path) -> None:
 
 
 def test_files(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(files=["evals/files/reprot.pdf", "../secret", "./evals/files/", {"path": "a"}])]))
+    v = check(
+        skill(
+            tmp_path, [case(files=["evals/files/reprot.pdf", "../secret", "./evals/files/", {"path": "a"}])]
+        )
+    )
     missing = only(v, "file-missing")
     assert missing.message.startswith("file does not exist: evals/files/reprot.pdf")
     assert missing.fixes[0].edits[0].text == "evals/files/report.pdf"
@@ -143,9 +210,17 @@ def test_files(tmp_path: Path) -> None:
 
 
 def test_lints(tmp_path: Path) -> None:
-    v = check(skill(tmp_path, [case(prompt="Build me a thing.", assertions=["Works", "Is well written"],
-                                    expected_output=None),
-                               case(id=2, prompt="Summarise <FILE> for me")]))
+    v = check(
+        skill(
+            tmp_path,
+            [
+                case(
+                    prompt="Build me a thing.", assertions=["Works", "Is well written"], expected_output=None
+                ),
+                case(id=2, prompt="Summarise <FILE> for me"),
+            ],
+        )
+    )
     (vague,) = [p for p in v.problems if p.code == "vague-assertion"]  # hints collapse from the second one
     assert vague.severity == Severity.HINT and len(vague.data["related"]) == 1
     assert {"abstract-prompt", "missing-expected-output", "placeholder"} <= set(codes(v))
@@ -169,7 +244,9 @@ def test_skill_name_must_name_a_skill(tmp_path: Path) -> None:
 
 def test_skill_name_at_plugin_root_resolves_against_every_skill(tmp_path: Path) -> None:
     write(tmp_path, ".claude-plugin/plugin.json", {"name": "kit"})
-    write(tmp_path, "skills/pdf-dir/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
+    write(
+        tmp_path, "skills/pdf-dir/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n"
+    )
     path = write(tmp_path, "evals/evals.json", {"skill_name": "pdf", "evals": [case(files=None)]})
     assert check(path).problems == []
     assert check(path, path.read_text().replace('"pdf"', '"pdf-dir"')).problems == []  # its folder name
@@ -182,20 +259,28 @@ def test_completion_and_definition(tmp_path: Path) -> None:
     v = check(path)
     ctx = RuleContext(str(path), None)
     assert v.format is not None and v.doc is not None
-    assert "evals/files/report.pdf" in [c.value for c in v.format.value_choices(("evals", 0, "files", 0), ctx)]
+    assert "evals/files/report.pdf" in [
+        c.value for c in v.format.value_choices(("evals", 0, "files", 0), ctx)
+    ]
     assert [c.value for c in v.format.value_choices(("skill_name",), ctx)] == ["pdf"]
     target = v.format.definition(v.doc, ("evals", 0, "files", 0), "evals/files/report.pdf", ctx)
     assert target and target[0].path.endswith("report.pdf")
 
 
 def test_grading(tmp_path: Path) -> None:
-    data = {"expectations": [{"text": "a", "passed": True, "evidence": "e"},
-                             {"text": "b", "passed": False, "evidence": "e"}],
-            "summary": {"passed": 2, "failed": 0, "total": 2, "pass_rate": 1.0},
-            "eval_feedback": {"suggestions": ["tighten b"], "overall": "ok"}}
+    data = {
+        "expectations": [
+            {"text": "a", "passed": True, "evidence": "e"},
+            {"text": "b", "passed": False, "evidence": "e"},
+        ],
+        "summary": {"passed": 2, "failed": 0, "total": 2, "pass_rate": 1.0},
+        "eval_feedback": {"suggestions": ["tighten b"], "overall": "ok"},
+    }
     v = check(write(tmp_path, "run-1/grading.json", data))
     assert v.format is not None and v.format.id == "skill-creator-grading"
-    mismatches = {p.data["path"][1]: p.fixes[0].edits[0].text for p in v.problems if p.code == "summary-mismatch"}
+    mismatches = {
+        p.data["path"][1]: p.fixes[0].edits[0].text for p in v.problems if p.code == "summary-mismatch"
+    }
     assert mismatches == {"passed": "1", "failed": "1", "pass_rate": "0.5"}
     assert only(v, "suggestion-string").severity == Severity.WARNING
     renamed = {"assertion_results": data["expectations"], "summary": data["summary"]}
@@ -204,10 +289,12 @@ def test_grading(tmp_path: Path) -> None:
 
 
 def test_trigger_sets(tmp_path: Path) -> None:
-    items = [{"query": "turn this pdf into csv", "should_trigger": True},
-             {"query": "Turn this PDF into CSV", "should_trigger": False},
-             {"query": "what's the weather", "should_trigger": False},
-             {"query": "what's the weather", "should_trigger": False}]
+    items = [
+        {"query": "turn this pdf into csv", "should_trigger": True},
+        {"query": "Turn this PDF into CSV", "should_trigger": False},
+        {"query": "what's the weather", "should_trigger": False},
+        {"query": "what's the weather", "should_trigger": False},
+    ]
     v = check(write(tmp_path, "evals/trigger-eval.json", items))
     assert v.format is not None and v.format.id == "trigger-evals"
     assert {"conflicting-query", "duplicate-query"} <= set(codes(v))
@@ -215,17 +302,25 @@ def test_trigger_sets(tmp_path: Path) -> None:
     one_sided = check(write(tmp_path, "evals/trigger-eval.json", items[:1]))
     assert "precision cannot be measured" in only(one_sided, "one-sided").message
     text = json.dumps(items[:1])
-    assert detect(str(tmp_path / "evals/queries.json"), text).format.id == "trigger-evals"  # sniffed by content
+    assert (
+        detect(str(tmp_path / "evals/queries.json"), text).format.id == "trigger-evals"
+    )  # sniffed by content
 
 
 def test_trigger_variant_converts(tmp_path: Path) -> None:
-    data = {"skill_name": "pdf", "should_trigger": ["turn this pdf into csv"], "should_not_trigger": ["weather?"]}
+    data = {
+        "skill_name": "pdf",
+        "should_trigger": ["turn this pdf into csv"],
+        "should_not_trigger": ["weather?"],
+    }
     path = write(tmp_path, "evals/trigger-cases.json", data)
     v = check(path)
     assert v.format is not None and v.format.id == "trigger-evals-variant"
     fixed = apply(path.read_text(), only(v, "trigger-variant").fixes[0].edits)
-    assert json.loads(fixed) == [{"query": "turn this pdf into csv", "should_trigger": True},
-                                 {"query": "weather?", "should_trigger": False}]
+    assert json.loads(fixed) == [
+        {"query": "turn this pdf into csv", "should_trigger": True},
+        {"query": "weather?", "should_trigger": False},
+    ]
     assert check(path, fixed).format.id == "trigger-evals"
 
 
@@ -246,10 +341,19 @@ def test_variant_conflicting_query(tmp_path: Path) -> None:
 
 
 def test_benchmark_configuration_and_pass_rate_placement(tmp_path: Path) -> None:
-    runs = [{"eval_id": 1, "configuration": "with_skill", "run_number": 1, "result": {"pass_rate": 1.0, "total": 2}},
-            {"eval_id": 1, "configuration": "with_rule", "run_number": 1, "result": {"pass_rate": 0.5}},
-            {"eval_id": 2, "configuration": "without_skill", "pass_rate": 0.5}]
-    v = check(write(tmp_path, "benchmarks/2026/benchmark.json", {"metadata": {"skill_name": "pdf"}, "runs": runs}))
+    runs = [
+        {
+            "eval_id": 1,
+            "configuration": "with_skill",
+            "run_number": 1,
+            "result": {"pass_rate": 1.0, "total": 2},
+        },
+        {"eval_id": 1, "configuration": "with_rule", "run_number": 1, "result": {"pass_rate": 0.5}},
+        {"eval_id": 2, "configuration": "without_skill", "pass_rate": 0.5},
+    ]
+    v = check(
+        write(tmp_path, "benchmarks/2026/benchmark.json", {"metadata": {"skill_name": "pdf"}, "runs": runs})
+    )
     assert v.format is not None and v.format.id == "skill-creator-benchmark"
     messages = [p.message for p in v.problems if p.severity == Severity.ERROR]
     assert any("viewer shows empty values for any other name" in m for m in messages)

@@ -39,12 +39,15 @@ def test_good_skill_is_clean(tmp_path: Path, profile: str | None) -> None:
 
 
 def test_frontmatter_structure_messages(tmp_path: Path) -> None:
-    assert [p.message for p in check(tmp_path, "# no frontmatter\n").problems] == \
-        ["SKILL.md must start with YAML frontmatter (---)"]
-    assert [p.message for p in check(tmp_path, "---\nname: x\n").problems] == \
-        ["SKILL.md frontmatter not properly closed with ---"]
-    assert [p.message for p in check(tmp_path, "---\n- a\n---\n").problems] == \
-        ["SKILL.md frontmatter must be a YAML mapping"]
+    assert [p.message for p in check(tmp_path, "# no frontmatter\n").problems] == [
+        "SKILL.md must start with YAML frontmatter (---)"
+    ]
+    assert [p.message for p in check(tmp_path, "---\nname: x\n").problems] == [
+        "SKILL.md frontmatter not properly closed with ---"
+    ]
+    assert [p.message for p in check(tmp_path, "---\n- a\n---\n").problems] == [
+        "SKILL.md frontmatter must be a YAML mapping"
+    ]
     messages = [p.message for p in check(tmp_path, "---\nlicense: MIT\n---\n").problems]
     assert "Missing required field in frontmatter: name" in messages
     assert "Missing required field in frontmatter: description" in messages
@@ -56,7 +59,8 @@ def test_unknown_keys_by_profile(tmp_path: Path) -> None:
     assert severities(strict, "unexpected-field") == [Severity.ERROR, Severity.ERROR]
     assert strict.problems[0].message.startswith(
         "Unexpected fields in frontmatter: argument-hint, foo. Only ['allowed-tools', 'compatibility', "
-        "'description', 'license', 'metadata', 'name'] are allowed.")
+        "'description', 'license', 'metadata', 'name'] are allowed."
+    )
     assert severities(check(tmp_path, text, "claude-code"), "unexpected-field") == [Severity.HINT]
     # no setting: `argument-hint` is evidence of a Claude Code skill, judged by Claude Code's rules
     auto = check(tmp_path, text)
@@ -78,7 +82,8 @@ def test_name_rules(tmp_path: Path) -> None:
     assert messages("pdf-", directory="pdf-") == ["Skill name cannot start or end with a hyphen"]
     assert messages("pdf--tools", directory="pdf--tools") == ["Skill name cannot contain consecutive hyphens"]
     assert messages("pdf_tools", directory="pdf_tools") == [
-        "Skill name 'pdf_tools' contains invalid characters. Only letters, digits, and hyphens are allowed."]
+        "Skill name 'pdf_tools' contains invalid characters. Only letters, digits, and hyphens are allowed."
+    ]
     # uppercase and a bad character: one error, one fix to the nearest valid name (not two near-duplicates)
     text = GOOD.replace("name: pdf-tools", "name: Bad_Name")
     (p,) = [p for p in check(tmp_path, text, None, "bad-name").problems if p.code == "invalid-name"]
@@ -88,7 +93,9 @@ def test_name_rules(tmp_path: Path) -> None:
     assert p.fixes[0].edits[0].text == "pdf-tools"
     long = "a" * 65
     assert messages(long, directory=long) == [f"Skill name '{long}' exceeds 64 character limit (65 chars)"]
-    assert messages("pdf", directory="pdf-tools") == ["Directory name 'pdf-tools' must match skill name 'pdf'"]
+    assert messages("pdf", directory="pdf-tools") == [
+        "Directory name 'pdf-tools' must match skill name 'pdf'"
+    ]
     assert messages('""', directory="x") == ["Field 'name' must be a non-empty string"]
     assert "reserved word" in messages("claude-helper")[0]
 
@@ -108,24 +115,39 @@ def test_description_rules(tmp_path: Path) -> None:
     assert severities(check(tmp_path, angle, "uaaps"), "angle-brackets") == [Severity.HINT]
     long = GOOD.replace("Extract text", "x" * 1030)
     assert only(check(tmp_path, long), "description-too-long").message.startswith(
-        "Description exceeds 1024 character limit (")
-    assert only(check(tmp_path, GOOD.replace("description: Extract", "description: ''\nx: Extract").replace(
-        "x: Extract text from PDFs. Use when the user asks to read a PDF.\n", ""), "claude-code"),
-        "invalid-description").message == "Field 'description' must be a non-empty string"
+        "Description exceeds 1024 character limit ("
+    )
+    assert (
+        only(
+            check(
+                tmp_path,
+                GOOD.replace("description: Extract", "description: ''\nx: Extract").replace(
+                    "x: Extract text from PDFs. Use when the user asks to read a PDF.\n", ""
+                ),
+                "claude-code",
+            ),
+            "invalid-description",
+        ).message
+        == "Field 'description' must be a non-empty string"
+    )
 
 
 def test_compatibility_by_profile(tmp_path: Path) -> None:
     obj = GOOD.replace("---\n# PDF", "compatibility:\n  requires: [python3]\n---\n# PDF")
     assert severities(check(tmp_path, obj), "compatibility-type") == [Severity.ERROR]
-    assert only(check(tmp_path, obj), "compatibility-type").message == "Field 'compatibility' must be a string"
+    assert (
+        only(check(tmp_path, obj), "compatibility-type").message == "Field 'compatibility' must be a string"
+    )
     assert severities(check(tmp_path, obj, "claude-code"), "compatibility-type") == [Severity.WARNING]
     assert check(tmp_path, obj, "uaaps").problems == []
     string = GOOD.replace("---\n# PDF", "compatibility: Python 3.10+\n---\n# PDF")
     assert check(tmp_path, string).problems == []
     assert severities(check(tmp_path, string, "uaaps"), "compatibility-type") == [Severity.ERROR]
     long = GOOD.replace("---\n# PDF", f"compatibility: {'x' * 501}\n---\n# PDF")
-    assert only(check(tmp_path, long), "compatibility-too-long").message == \
-        "Compatibility exceeds 500 character limit (501 chars)"
+    assert (
+        only(check(tmp_path, long), "compatibility-too-long").message
+        == "Compatibility exceeds 500 character limit (501 chars)"
+    )
     bad_obj = GOOD.replace("---\n# PDF", "compatibility:\n  needs: [x]\n---\n# PDF")
     assert severities(check(tmp_path, bad_obj, "uaaps"), "unexpected-field") == [Severity.ERROR]
 
@@ -135,7 +157,9 @@ def test_typed_keys(tmp_path: Path) -> None:
     strict = check(tmp_path, text, "agentskills")
     assert severities(strict, "metadata-value") == [Severity.WARNING]
     assert "skills-ref reads every value as a string" in only(strict, "metadata-value").message
-    assert "quote" not in only(strict, "metadata-value").message  # quoting breaks readers that test `=== true`
+    assert (
+        "quote" not in only(strict, "metadata-value").message
+    )  # quoting breaks readers that test `=== true`
     # skills-ref does not type-check allowed-tools: a list is Claude Code's form, never an error
     assert severities(strict, "schema-type") == []
     assert severities(strict, "not-portable") == [Severity.HINT]
@@ -197,12 +221,15 @@ def _problems(md: Path) -> list[tuple[str, Severity]]:
     return [(p.code, p.severity) for p in validate_text(str(md), text, IndexCache()).problems]
 
 
-@pytest.mark.parametrize("evidence", [
-    {"CLAUDE.md": "# notes"},
-    {".claude/settings.json": "{}"},
-    {"README.md": "Install: `cp -r skills/pdf-tools ~/.claude/skills/`"},
-    {".claude-plugin/plugin.json": "{\"name\": \"p\"}"},
-])
+@pytest.mark.parametrize(
+    "evidence",
+    [
+        {"CLAUDE.md": "# notes"},
+        {".claude/settings.json": "{}"},
+        {"README.md": "Install: `cp -r skills/pdf-tools ~/.claude/skills/`"},
+        {".claude-plugin/plugin.json": '{"name": "p"}'},
+    ],
+)
 def test_claude_code_skill_by_repository_evidence(tmp_path: Path, evidence: dict[str, str]) -> None:
     """Repository evidence makes a skill outside `.claude/skills/` a Claude Code skill: its keys are fine and an
     unknown key is only a hint (Claude Code ignores it)."""
@@ -213,15 +240,27 @@ def test_claude_code_skill_by_repository_evidence(tmp_path: Path, evidence: dict
 def test_multi_agent_repository_gets_portability_hints(tmp_path: Path) -> None:
     """A repository that also ships to other agents is judged by the portable rules: Claude Code's own keys are
     a hint, a key nobody reads is still the error skills-ref gives."""
-    md = _repo(tmp_path, {".claude-plugin/plugin.json": "{}", ".cursor-plugin/plugin.json": "{}"},
-               "argument-hint: '[file]'\nversion: 2\nallowed-tools: [Read]\n")
-    assert sorted(_problems(md), key=str) == sorted([("unexpected-field", Severity.HINT), ("not-portable", Severity.HINT),
-                                                     ("unexpected-field", Severity.ERROR)], key=str)
+    md = _repo(
+        tmp_path,
+        {".claude-plugin/plugin.json": "{}", ".cursor-plugin/plugin.json": "{}"},
+        "argument-hint: '[file]'\nversion: 2\nallowed-tools: [Read]\n",
+    )
+    assert sorted(_problems(md), key=str) == sorted(
+        [
+            ("unexpected-field", Severity.HINT),
+            ("not-portable", Severity.HINT),
+            ("unexpected-field", Severity.ERROR),
+        ],
+        key=str,
+    )
 
 
 def test_readme_naming_other_agents_is_multi_agent(tmp_path: Path) -> None:
-    md = _repo(tmp_path, {"CLAUDE.md": "", "README.md": "Install with `npx skills add me/pdf` for Codex or Cursor."},
-               "disable-model-invocation: true\n")
+    md = _repo(
+        tmp_path,
+        {"CLAUDE.md": "", "README.md": "Install with `npx skills add me/pdf` for Codex or Cursor."},
+        "disable-model-invocation: true\n",
+    )
     assert _problems(md) == [("unexpected-field", Severity.HINT)]
 
 

@@ -12,7 +12,9 @@ from evalens.core.formats.registry import by_id, detect
 from evalens.core.problems import Severity
 from tests.unit.format_helpers import apply, check, codes, only
 
-GREETING_MD = "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
+GREETING_MD = (
+    "---\nname: greeting\ndescription: Greets the user. Use when someone says hello.\n---\nSay hi.\n"
+)
 
 
 def write(root: Path, rel: str, text: str) -> Path:
@@ -65,7 +67,9 @@ def test_missing_skill_and_tasks_use_the_original_messages(suite: Path) -> None:
 
 
 def test_missing_id_and_prompt(suite: Path) -> None:
-    v = check(write(suite, "tasks.yaml", "skill: greeting\ntasks:\n  - prompt: hi there greet me\n  - id: ''\n"))
+    v = check(
+        write(suite, "tasks.yaml", "skill: greeting\ntasks:\n  - prompt: hi there greet me\n  - id: ''\n")
+    )
     messages = [p.message for p in v.problems]
     assert "tasks[0]: Missing 'id'" in messages
     assert "tasks[1]: Missing 'prompt'" in messages
@@ -80,9 +84,12 @@ def test_duplicate_task_id(suite: Path) -> None:
 
 
 def test_criteria_weights_missing_weight_counts_033(suite: Path) -> None:
-    text = TASKS.replace("      expect_marker: GREETING_SUCCESS\n", "      expect_marker: GREETING_SUCCESS\n"
-                         "    criteria:\n      discovery: { weight: 0.5 }\n      adherence: { weight: 0.3 }\n"
-                         "      output: { description: x }\n")
+    text = TASKS.replace(
+        "      expect_marker: GREETING_SUCCESS\n",
+        "      expect_marker: GREETING_SUCCESS\n"
+        "    criteria:\n      discovery: { weight: 0.5 }\n      adherence: { weight: 0.3 }\n"
+        "      output: { description: x }\n",
+    )
     p = only(check(write(suite, "tasks.yaml", text)), "criteria-weights")
     assert p.message == "tasks[0]: Criteria weights sum to 1.13, expected ~1.0"
     ok = text.replace("{ weight: 0.5 }", "{ weight: 0.3 }")  # 0.3 + 0.3 + 0.33 = 0.93: within 0.1
@@ -100,8 +107,10 @@ def test_none_task_with_implicit_activation_gets_an_insert_fix(suite: Path) -> N
 
 
 def test_none_task_with_explicit_true_and_flow_mapping(suite: Path) -> None:
-    text = TASKS.replace("    deterministic:\n      expect_skill_activation: false\n",
-                         "    deterministic: { expect_marker: X }\n")
+    text = TASKS.replace(
+        "    deterministic:\n      expect_skill_activation: false\n",
+        "    deterministic: { expect_marker: X }\n",
+    )
     path = write(suite, "tasks.yaml", text)
     p = only(check(path), "none-expects-activation")
     fixed = apply(path.read_text(), p.fixes[0].edits)
@@ -114,7 +123,9 @@ def test_none_task_with_explicit_true_and_flow_mapping(suite: Path) -> None:
 
 def test_negative_test_naming_a_skill_and_ignored_checks(suite: Path) -> None:
     text = TASKS.replace("    expected_skill_load: none\n", "    expected_skill_load: greeting\n").replace(
-        "      expect_skill_activation: false\n", "      expect_skill_activation: false\n      expect_marker: X\n")
+        "      expect_skill_activation: false\n",
+        "      expect_skill_activation: false\n      expect_marker: X\n",
+    )
     v = check(write(suite, "tasks.yaml", text))
     p = only(v, "negative-test-names-skill")
     assert p.fixes and p.fixes[0].edits[0].text == "none"
@@ -122,26 +133,40 @@ def test_negative_test_naming_a_skill_and_ignored_checks(suite: Path) -> None:
 
 
 def test_invalid_regex_and_js_named_groups(suite: Path) -> None:
-    text = TASKS.replace("      expect_marker: GREETING_SUCCESS\n",
-                         "      expect_regex: ['(?<year>\\d{4})-\\k<year>', '([a-z']\n")
+    text = TASKS.replace(
+        "      expect_marker: GREETING_SUCCESS\n",
+        "      expect_regex: ['(?<year>\\d{4})-\\k<year>', '([a-z']\n",
+    )
     p = only(check(write(suite, "tasks.yaml", text)), "invalid-regex")
     assert p.message.startswith("tasks[0]: Invalid regex /([a-z/")
 
 
 def test_unknown_skill_with_did_you_mean(suite: Path) -> None:
-    v = check(write(suite, "tasks.yaml", TASKS.replace("expected_skill_load: greeting", "expected_skill_load: greting")))
+    v = check(
+        write(
+            suite,
+            "tasks.yaml",
+            TASKS.replace("expected_skill_load: greeting", "expected_skill_load: greting"),
+        )
+    )
     p = only(v, "unknown-skill")
     assert "Did you mean `greeting`?" in p.message and p.fixes[0].edits[0].text == "greeting"
 
 
 def test_skill_names_are_not_checked_without_a_skills_folder(tmp_path: Path) -> None:
-    path = write(tmp_path, "evals/s/tasks.yaml", TASKS.replace("expected_skill_load: greeting", "expected_skill_load: x"))
+    path = write(
+        tmp_path,
+        "evals/s/tasks.yaml",
+        TASKS.replace("expected_skill_load: greeting", "expected_skill_load: x"),
+    )
     assert "unknown-skill" not in codes(check(path))
 
 
 def test_leading_prompt_and_no_scoring(suite: Path) -> None:
-    text = ("skill: greeting\ntasks:\n  - id: a\n    prompt: Please use the greeting skill to say hello\n"
-            "    expected_skill_load: greeting\n")
+    text = (
+        "skill: greeting\ntasks:\n  - id: a\n    prompt: Please use the greeting skill to say hello\n"
+        "    expected_skill_load: greeting\n"
+    )
     v = check(write(suite, "tasks.yaml", text))
     assert only(v, "leading-prompt").severity == Severity.HINT
     assert only(v, "no-scoring").message.startswith("tasks[0]: No scoring method available")
@@ -156,8 +181,13 @@ def test_unquoted_version_and_empty_file(suite: Path) -> None:
 
 
 def test_unknown_key_is_a_warning_with_rename(suite: Path) -> None:
-    v = check(write(suite, "tasks.yaml", TASKS.replace("golden", "x").replace("    prompt: \"What",
-                                                                                "    promt: x\n    prompt: \"What")))
+    v = check(
+        write(
+            suite,
+            "tasks.yaml",
+            TASKS.replace("golden", "x").replace('    prompt: "What', '    promt: x\n    prompt: "What'),
+        )
+    )
     p = only(v, "unknown-key")
     assert p.severity == Severity.WARNING and "did you mean `prompt`" in p.message
 
@@ -179,7 +209,9 @@ def test_cases_definition_value_choices_and_hover(suite: Path) -> None:
     ctx = RuleContext(str(path), None)
     choices = [c.value for c in fmt.value_choices(("tasks", 0, "expected_skill_load"), ctx)]
     assert choices == ["greeting", "none"]
-    assert "Read" in [c.value for c in fmt.value_choices(("tasks", 0, "deterministic", "expect_tool_calls", 0), ctx)]
+    assert "Read" in [
+        c.value for c in fmt.value_choices(("tasks", 0, "deterministic", "expect_tool_calls", 0), ctx)
+    ]
     target = fmt.definition(v.doc, ("defaults", "expected_skill_load"), "greeting", ctx)
     assert target and target[0].path.endswith("skills/greeting/SKILL.md")
     hover = fmt.hover_value(("tasks", 0, "id"), "gr-001", ctx)
@@ -201,8 +233,10 @@ def test_large_valid_file_skips_jsonschema(suite: Path, monkeypatch: pytest.Monk
     """The 500-task benchmark file takes the pydantic fast path: jsonschema must not run at all."""
     from evalens.core import schema_check
 
-    body = "".join(f"  - id: t-{i}\n    prompt: hello {i}\n    deterministic: {{ expect_marker: M }}\n"
-                   for i in range(500))
+    body = "".join(
+        f"  - id: t-{i}\n    prompt: hello {i}\n    deterministic: {{ expect_marker: M }}\n"
+        for i in range(500)
+    )
     path = write(suite, "tasks.yaml", "skill: greeting\ntasks:\n" + body)
     real = schema_check._cached_validator
 
@@ -223,7 +257,10 @@ def test_large_valid_file_skips_jsonschema(suite: Path, monkeypatch: pytest.Monk
 
 
 def test_config_values(tmp_path: Path) -> None:
-    path = write(tmp_path, "eval.config.yaml", """
+    path = write(
+        tmp_path,
+        "eval.config.yaml",
+        """
         models: { agent: sonnet }
         runner:
           type: claude-cod
@@ -233,14 +270,21 @@ def test_config_values(tmp_path: Path) -> None:
           weights: { discovery: 0.5, adherence: 0.5, output: 0.5 }
         thresholds: { avg_score: 7 }
         outptu: {}
-    """)
+    """,
+    )
     v = check(path)
     assert v.format is not None and v.format.id == "skilljack-config"
     messages = {p.code: p.message for p in v.problems}
-    assert messages["unknown-runner-type"].startswith('Invalid runner type "claude-cod" in config file. Valid:')
-    assert any(p.message == 'Invalid runner.concurrency "-1" in config file. Must be a non-negative integer.'
-               for p in v.problems)
-    assert any(p.message.startswith('Invalid nudge "loud" in config file. Valid: off, name') for p in v.problems)
+    assert messages["unknown-runner-type"].startswith(
+        'Invalid runner type "claude-cod" in config file. Valid:'
+    )
+    assert any(
+        p.message == 'Invalid runner.concurrency "-1" in config file. Must be a non-negative integer.'
+        for p in v.problems
+    )
+    assert any(
+        p.message.startswith('Invalid nudge "loud" in config file. Valid: off, name') for p in v.problems
+    )
     assert "Score weights sum to 1.50" in messages["weights-sum"]
     assert any(p.code == "schema-maximum" and "avg_score" in p.message for p in v.problems)
     assert "did you mean `output`" in messages["unknown-key"]
@@ -252,8 +296,13 @@ def test_config_hover_docs_note_ignored_values() -> None:
     schema = fmt.schema() or {}
     from evalens.core.schema_check import subschema
 
-    for path in (("runner", "timeout_ms"), ("thresholds", "discovery_rate"), ("output", "judge_truncation"),
-                 ("ci", "exit_on_failure"), ("scoring", "weights", "adherence")):
+    for path in (
+        ("runner", "timeout_ms"),
+        ("thresholds", "discovery_rate"),
+        ("output", "judge_truncation"),
+        ("ci", "exit_on_failure"),
+        ("scoring", "weights", "adherence"),
+    ):
         field = subschema(schema, path) or {}
         assert "Ignored by skilljack-evals at `e51416b`" in field.get("markdownDescription", ""), path
     assert subschema(schema, ("runner", "timeout_ms"))["default"] == 300000
@@ -267,8 +316,10 @@ TASK_MD = "---\nexpected_skill: greeting\nchecks:\n  marker: HI\nassertions:\n  
 
 def test_task_md_valid_and_messages(suite: Path) -> None:
     assert check(write(suite, "gr-001/task.md", TASK_MD)).problems == []
-    text = ("---\nid: other\ndifficulty: extreme\nexpected_skil: x\nchecks:\n  marker: [a]\n  regex: ['(']\n"
-            "  contain: [a]\nassertions: nope\n---\n")
+    text = (
+        "---\nid: other\ndifficulty: extreme\nexpected_skil: x\nchecks:\n  marker: [a]\n  regex: ['(']\n"
+        "  contain: [a]\nassertions: nope\n---\n"
+    )
     v = check(write(suite, "gr-001/task.md", text))
     messages = [p.message for p in v.problems]
     assert "frontmatter id 'other' does not match directory name 'gr-001'" in messages
@@ -284,21 +335,32 @@ def test_task_md_valid_and_messages(suite: Path) -> None:
 def test_task_md_skill_rules(suite: Path) -> None:
     neg = "---\nexpect_skill_invocation: false\nexpected_skill: greeting\nchecks: { marker: X }\n---\nHi\n"
     v = check(write(suite, "fp/task.md", neg))
-    assert only(v, "expected-skill-ignored").message == \
-        "expected_skill 'greeting' ignored because expect_skill_invocation is false"
+    assert (
+        only(v, "expected-skill-ignored").message
+        == "expected_skill 'greeting' ignored because expect_skill_invocation is false"
+    )
     assert only(v, "ignored-checks").message.startswith("output checks (marker) have no effect")
     v = check(write(suite, "t/task.md", TASK_MD.replace("greeting", "greting")))
-    assert only(v, "unknown-skill").message == "expected_skill 'greting' not found among available skills: greeting"
+    assert (
+        only(v, "unknown-skill").message
+        == "expected_skill 'greting' not found among available skills: greeting"
+    )
     write(suite, "skills/farewell/SKILL.md", GREETING_MD.replace("greeting", "farewell"))
     v = check(write(suite, "t/task.md", "---\nassertions: [Says hello]\n---\nHi\n"))
-    assert only(v, "ambiguous-skill").message == \
-        "multiple skills found (farewell, greeting) — set expected_skill in frontmatter"
+    assert (
+        only(v, "ambiguous-skill").message
+        == "multiple skills found (farewell, greeting) — set expected_skill in frontmatter"
+    )
 
 
 def test_task_md_checks_verifier_and_empty_skills(suite: Path) -> None:
     v = check(write(suite, "t/task.md", "---\nexpected_skill: greeting\n---\nHi\n"))
-    assert only(v, "no-checks").message == "task must define at least one of checks:, verifier, or assertions:"
-    v = check(write(suite, "t/task.md", "---\nexpected_skill: greeting\nverifier: { timeout_ms: 5 }\n---\nHi\n"))
+    assert (
+        only(v, "no-checks").message == "task must define at least one of checks:, verifier, or assertions:"
+    )
+    v = check(
+        write(suite, "t/task.md", "---\nexpected_skill: greeting\nverifier: { timeout_ms: 5 }\n---\nHi\n")
+    )
     assert only(v, "verifier-missing").message.startswith("verifier block present but no verifier/verify.*")
     write(suite, "t/verifier/verify.sh", "exit 0\n")
     assert "verifier-missing" not in codes(check(suite / "t" / "task.md"))
@@ -317,9 +379,14 @@ def test_task_md_without_frontmatter_is_not_claimed(tmp_path: Path) -> None:
 def test_results_consistency(tmp_path: Path) -> None:
     import json
 
-    data = {"skillName": "greeting", "timestamp": "2026-03-01T00:00:00Z", "passed": True,
-            "failureReasons": ["Discovery rate 50% below threshold 80%"],
-            "summary": {"totalTasks": 3, "discoveryAccuracy": 0.5}, "tasks": [{"task": {}, "result": {}, "score": {}}]}
+    data = {
+        "skillName": "greeting",
+        "timestamp": "2026-03-01T00:00:00Z",
+        "passed": True,
+        "failureReasons": ["Discovery rate 50% below threshold 80%"],
+        "summary": {"totalTasks": 3, "discoveryAccuracy": 0.5},
+        "tasks": [{"task": {}, "result": {}, "score": {}}],
+    }
     path = write(tmp_path, "results/greeting-2026.json", json.dumps(data, indent=2))
     v = check(path)
     assert v.format is not None and v.format.id == "skilljack-results"
@@ -341,7 +408,9 @@ def test_top_level_shape_and_skill_name(suite: Path) -> None:
     p = only(v, "unknown-skill")
     assert p.severity == Severity.WARNING and p.span.start_line == 0
     v = check(write(suite, "tasks.yaml", "# evalens: format=skilljack-tasks\n- a\n"))
-    assert [p.message for p in v.problems] == ["Invalid evaluation file: expected a mapping with `skill` and `tasks`."]
+    assert [p.message for p in v.problems] == [
+        "Invalid evaluation file: expected a mapping with `skill` and `tasks`."
+    ]
 
 
 def test_task_md_frontmatter_must_be_a_mapping(suite: Path) -> None:

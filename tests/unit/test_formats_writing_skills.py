@@ -19,14 +19,40 @@ def write(root: Path, rel: str, data: Any) -> Path:
 
 
 def evals(**over: Any) -> dict[str, Any]:
-    data = {"version": "1.0", "skill": "/home/me/skills/commit", "cases": [
-        {"id": "stages-first", "prompt": "commit my work", "files": [], "expectations": [
-            {"criterion": "runs-git-diff", "description": "Runs `git diff --cached` before writing the message",
-             "required": True},
-            {"criterion": "conventional", "description": "Message matches type(scope): description", "required": False}]},
-        {"id": "no-amend", "prompt": "the hook rejected my commit", "expectations": [
-            {"criterion": "new-commit", "description": "Creates a new commit; never runs `git commit --amend`",
-             "required": True}]}]}
+    data = {
+        "version": "1.0",
+        "skill": "/home/me/skills/commit",
+        "cases": [
+            {
+                "id": "stages-first",
+                "prompt": "commit my work",
+                "files": [],
+                "expectations": [
+                    {
+                        "criterion": "runs-git-diff",
+                        "description": "Runs `git diff --cached` before writing the message",
+                        "required": True,
+                    },
+                    {
+                        "criterion": "conventional",
+                        "description": "Message matches type(scope): description",
+                        "required": False,
+                    },
+                ],
+            },
+            {
+                "id": "no-amend",
+                "prompt": "the hook rejected my commit",
+                "expectations": [
+                    {
+                        "criterion": "new-commit",
+                        "description": "Creates a new commit; never runs `git commit --amend`",
+                        "required": True,
+                    }
+                ],
+            },
+        ],
+    }
     data.update(over)
     return data
 
@@ -79,26 +105,67 @@ def test_skill_creator_content_is_not_writing_skills(tmp_path: Path) -> None:
 
 def test_history(tmp_path: Path) -> None:
     (tmp_path / "ws" / "v0" / "skill").mkdir(parents=True)
-    data = {"versions": [
-        {"version": 0, "timestamp": "t", "description": "first", "git_hash": None, "path": "v0/skill",
-         "average_score": None},
-        {"version": 2, "timestamp": "t", "description": "v", "git_hash": "abc", "path": "v1/skill",
-         "average_score": 7}], "current_version": 0}
+    data = {
+        "versions": [
+            {
+                "version": 0,
+                "timestamp": "t",
+                "description": "first",
+                "git_hash": None,
+                "path": "v0/skill",
+                "average_score": None,
+            },
+            {
+                "version": 2,
+                "timestamp": "t",
+                "description": "v",
+                "git_hash": "abc",
+                "path": "v1/skill",
+                "average_score": 7,
+            },
+        ],
+        "current_version": 0,
+    }
     v = check(write(tmp_path, "ws/history.json", data))
     assert v.format is not None and v.format.id == "writing-skills-history"
-    assert {"baseline-description", "version-sequence", "version-path", "score-range", "current-version"} <= \
-        set(codes(v))
+    assert {
+        "baseline-description",
+        "version-sequence",
+        "version-path",
+        "score-range",
+        "current-version",
+    } <= set(codes(v))
     assert "schema-type" not in codes(v)  # git_hash and average_score may be null
 
 
 def grading(**over: Any) -> dict[str, Any]:
-    conv = {k: {"passed": True, "details": "ok"} for k in ("frontmatter", "description_field", "token_efficiency",
-                                                           "progressive_disclosure", "type_alignment")}
-    data = {"case_id": "stages-first", "version": 1, "run": 2, "overall_score": 3.5, "required_score": 4.0,
-            "results": [{"criterion": "runs-git-diff", "score": 4, "passed": True, "reasoning": "r"},
-                        {"criterion": "conventional", "score": 3, "passed": True, "reasoning": "r"}],
-            "overall": "pass", "convention_compliance": conv, "claims": [], "user_notes_summary": "",
-            "eval_feedback": "", "execution_metrics": {}}
+    conv = {
+        k: {"passed": True, "details": "ok"}
+        for k in (
+            "frontmatter",
+            "description_field",
+            "token_efficiency",
+            "progressive_disclosure",
+            "type_alignment",
+        )
+    }
+    data = {
+        "case_id": "stages-first",
+        "version": 1,
+        "run": 2,
+        "overall_score": 3.5,
+        "required_score": 4.0,
+        "results": [
+            {"criterion": "runs-git-diff", "score": 4, "passed": True, "reasoning": "r"},
+            {"criterion": "conventional", "score": 3, "passed": True, "reasoning": "r"},
+        ],
+        "overall": "pass",
+        "convention_compliance": conv,
+        "claims": [],
+        "user_notes_summary": "",
+        "eval_feedback": "",
+        "execution_metrics": {},
+    }
     data.update(over)
     return data
 
@@ -127,7 +194,9 @@ def test_grading_rules(tmp_path: Path) -> None:
     assert "did you mean `conventional`" in only(v, "unknown-criterion").message
     assert "`conventional`" in only(v, "missing-result").message
     assert "filename-mismatch" in codes(v)
-    assert any(p.code == "unknown-key" and p.severity == Severity.ERROR for p in v.problems)  # exactly five keys
+    assert any(
+        p.code == "unknown-key" and p.severity == Severity.ERROR for p in v.problems
+    )  # exactly five keys
 
 
 def test_grading_without_evals_checks_extremes_and_unknown_case(tmp_path: Path) -> None:
@@ -143,16 +212,33 @@ def test_grading_without_evals_checks_extremes_and_unknown_case(tmp_path: Path) 
 
 def test_comparison_and_analysis(tmp_path: Path) -> None:
     pair = {"A": 3, "B": 8}
-    data = {"eval_prompt": "p", "winner": "tie", "reasoning": "r",
-            "scores": {k: pair for k in ("description_quality", "convention_compliance", "type_specific_quality",
-                                         "token_efficiency", "content_value")}}
+    data = {
+        "eval_prompt": "p",
+        "winner": "tie",
+        "reasoning": "r",
+        "scores": {
+            k: pair
+            for k in (
+                "description_quality",
+                "convention_compliance",
+                "type_specific_quality",
+                "token_efficiency",
+                "content_value",
+            )
+        },
+    }
     v = check(write(tmp_path, "ws/comparison.json", data))
     assert v.format is not None and v.format.id == "writing-skills-comparison"
     assert "no tie" in only(v, "schema-enum").message
     data["winner"] = "A"
     assert "winner-mismatch" in codes(check(write(tmp_path, "ws/comparison.json", data)))
-    analysis = {"winner_version": "v1", "loser_version": "v1", "strengths": [], "weaknesses": [],
-                "suggestions": [{"area": "a", "before": "b", "reasoning": "r"}]}
+    analysis = {
+        "winner_version": "v1",
+        "loser_version": "v1",
+        "strengths": [],
+        "weaknesses": [],
+        "suggestions": [{"area": "a", "before": "b", "reasoning": "r"}],
+    }
     v = check(write(tmp_path, "ws/analysis.json", analysis))
     assert {"same-version", "missing-key"} <= set(codes(v))
 
@@ -162,16 +248,33 @@ def test_grading_hover(tmp_path: Path) -> None:
     v = check(write(tmp_path, "commit-workspace/grading/stages-first_v1_run2.json", grading()))
     ctx = RuleContext(v.path, None)
     assert v.format is not None
-    assert (v.format.hover_value(("results", 1, "criterion"), "conventional", ctx) or "").startswith("**optional**")
+    assert (v.format.hover_value(("results", 1, "criterion"), "conventional", ctx) or "").startswith(
+        "**optional**"
+    )
     assert "commit my work" in (v.format.hover_value(("case_id",), "stages-first", ctx) or "")
 
 
 def test_empty_cases_missing_version_dir_and_required_score(tmp_path: Path) -> None:
     assert "no-cases" in codes(check(write(tmp_path, "commit/evals/evals.json", evals(cases=[]))))
-    data = {"versions": [{"version": 0, "timestamp": "t", "description": "baseline", "git_hash": None,
-                          "path": "v0/skill", "average_score": 3.5}], "current_version": 0}
+    data = {
+        "versions": [
+            {
+                "version": 0,
+                "timestamp": "t",
+                "description": "baseline",
+                "git_hash": None,
+                "path": "v0/skill",
+                "average_score": 3.5,
+            }
+        ],
+        "current_version": 0,
+    }
     assert codes(check(write(tmp_path, "ws/history.json", data))) == ["version-missing"]
     write(tmp_path, "commit-workspace/v1/skill/evals/evals.json", evals())
-    p = only(check(write(tmp_path, "commit-workspace/grading/stages-first_v1_run2.json",
-                         grading(required_score=2.0))), "score-mismatch")
+    p = only(
+        check(
+            write(tmp_path, "commit-workspace/grading/stages-first_v1_run2.json", grading(required_score=2.0))
+        ),
+        "score-mismatch",
+    )
     assert "mean of the required criteria's scores is 4.0" in p.message

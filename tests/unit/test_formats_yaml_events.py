@@ -37,9 +37,9 @@ SNIPPETS = [
     "bad: [1, 2\n",
     "tab:\n\t- x\n",
     "a:\r\n  b: 1\r\n  c: [x, y]\r\n",
-    "emoji: \"héllo 🌍\"\nkey with spaces: v\n",
+    'emoji: "héllo 🌍"\nkey with spaces: v\n',
     "merge:\n  <<: {a: 1}\n  b: 2\n",
-    "version: 1.0\nv2: \"1.0\"\nn: -5\nbig: 12345678901234567890\nexp: 1e3\nsexa: 1:20\n",
+    'version: 1.0\nv2: "1.0"\nn: -5\nbig: 12345678901234567890\nexp: 1e3\nsexa: 1:20\n',
     "nulls: [~, null, Null, NULL, '']\nbools: [y, n, Yes, NO, on, OFF, True, false]\n",
 ]
 
@@ -81,9 +81,21 @@ def _texts() -> list[tuple[str, str]]:
                 if lines and lines[0].strip() == "---" and "---" in lines[1:]:
                     end = lines.index("---", 1)
                     out.append((p.name, "\n".join(["", *lines[1:end]])))
-    data = {"skill": "greeting", "tasks": [{"id": f"t-{i}", "prompt": f"hello {i}: \"quoted\"", "n": i, "f": i / 3,
-                                            "flag": i % 2 == 0, "none": None, "list": [1, "two", None]}
-                                           for i in range(30)]}
+    data = {
+        "skill": "greeting",
+        "tasks": [
+            {
+                "id": f"t-{i}",
+                "prompt": f'hello {i}: "quoted"',
+                "n": i,
+                "f": i / 3,
+                "flag": i % 2 == 0,
+                "none": None,
+                "list": [1, "two", None],
+            }
+            for i in range(30)
+        ],
+    }
     out.append(("dump-block", yaml.safe_dump(data, sort_keys=False)))
     out.append(("dump-flow", yaml.safe_dump(data, default_flow_style=True)))
     out.append(("dump-unicode", yaml.safe_dump({"k": "ünïcødé ✓", "long": "x " * 200}, allow_unicode=True)))
@@ -100,7 +112,9 @@ def test_event_builder_matches_composer(name: str, text: str, monkeypatch: pytes
     _same(root, slow_root)
     if not (isinstance(data, float) and math.isnan(data)):
         assert repr(data) == repr(slow_data)
-    assert [(p.code, p.span, p.message) for p in problems] == [(p.code, p.span, p.message) for p in slow_problems]
+    assert [(p.code, p.span, p.message) for p in problems] == [
+        (p.code, p.span, p.message) for p in slow_problems
+    ]
 
 
 def test_declines_what_it_does_not_handle() -> None:
@@ -127,16 +141,27 @@ except ImportError:  # pragma: no cover - hypothesis is a test dependency
     given = None
 
 if given is not None:
-    _scalars = st.one_of(st.none(), st.booleans(), st.integers(-10**6, 10**6),
-                         st.floats(allow_nan=False, allow_infinity=False, width=32),
-                         st.text(alphabet="abcyesnoON01.:-#'\" é\n", max_size=12))
-    _data = st.recursive(_scalars, lambda kids: st.one_of(
-        st.lists(kids, max_size=4), st.dictionaries(st.text(alphabet="abk yn1-_", min_size=1, max_size=5), kids,
-                                                    max_size=4)), max_leaves=25)
+    _scalars = st.one_of(
+        st.none(),
+        st.booleans(),
+        st.integers(-(10**6), 10**6),
+        st.floats(allow_nan=False, allow_infinity=False, width=32),
+        st.text(alphabet="abcyesnoON01.:-#'\" é\n", max_size=12),
+    )
+    _data = st.recursive(
+        _scalars,
+        lambda kids: st.one_of(
+            st.lists(kids, max_size=4),
+            st.dictionaries(st.text(alphabet="abk yn1-_", min_size=1, max_size=5), kids, max_size=4),
+        ),
+        max_leaves=25,
+    )
 
     @settings(max_examples=150, deadline=None)
     @given(data=_data, flow=st.sampled_from([None, True, False]), width=st.sampled_from([20, 80]))
-    def test_event_builder_matches_composer_on_generated_yaml(data: Any, flow: bool | None, width: int) -> None:
+    def test_event_builder_matches_composer_on_generated_yaml(
+        data: Any, flow: bool | None, width: int
+    ) -> None:
         text = yaml.safe_dump(data, default_flow_style=flow, width=width, allow_unicode=True, sort_keys=False)
         mp = pytest.MonkeyPatch()
         try:

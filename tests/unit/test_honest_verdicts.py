@@ -27,8 +27,16 @@ from tests.runner.runner_helpers import case, make_package
 
 
 def _repeated(verdicts: list[str], budget: int = 0, reason: str = "fake judge") -> UnitResult:
-    return apply_repeats(UnitResult(name="u", verdict="PASS", reason=reason, runs=len(verdicts),
-                                    run_verdicts=verdicts, budget_stopped=budget))  # type: ignore[arg-type]
+    return apply_repeats(
+        UnitResult(
+            name="u",
+            verdict="PASS",
+            reason=reason,
+            runs=len(verdicts),
+            run_verdicts=verdicts,
+            budget_stopped=budget,
+        )
+    )  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- probe 5: --flaky pass and ERROR
@@ -76,7 +84,9 @@ def test_budget_message_does_not_round_a_tiny_cap_to_zero() -> None:
 
 def test_pass_rate_counts_only_runs_that_passed_or_failed() -> None:
     r = _repeated(["PASS", "ERROR"])
-    assert r.verdict == "ERROR" and r.pass_rate == 1.0 and Repeats.of(r.run_verdicts).label() == "1/1 +1 error"
+    assert (
+        r.verdict == "ERROR" and r.pass_rate == 1.0 and Repeats.of(r.run_verdicts).label() == "1/1 +1 error"
+    )
     assert report_case_from_result(r, None, Path("/")).pass_rate == 1.0
     assert r.pass_hat_k is None  # k = 2 runs asked for, one counted
 
@@ -90,25 +100,52 @@ def _report_with_runs(tmp_path: Path, verdicts: list[str], state: str) -> Path:
     folder = tmp_path / "reports" / "r1" / "c"
     for i in range(1, len(verdicts) + 1):
         (folder / f"run-{i}").mkdir(parents=True)
-        (folder / f"run-{i}" / "transcript.json").write_text(json.dumps({
-            "case": {"judge": {"criteria": "ok"}, "input": {"prompt": "p"}}, "transcript": {"output": "out"},
-            "checks": [], "agent_error": None}))
-    report = {"version": 1, "id": "r1", "timestamp": "2026-01-01T00:00:00Z", "duration_seconds": 1.0,
-              "config": {"engine": "claude-code", "judge": "claude-sonnet-4-5", "timeout": 60},
-              "agent": {"runtime": "claude-code"}, "judge": {"model": "claude-sonnet-4-5"},
-              "environment": {"os": "linux"}, "package": {"name": "p"},
-              "summary": {"total": 1, "passed": 1, "failed": 0, "pass_rate": 1.0},
-              "cases": [{"name": "c", "verdict": "PASS", "duration_seconds": 1.0, "runs": len(verdicts),
-                         "run_verdicts": verdicts, "state": state, "artifacts": "r1/c", "pass_rate": 1.0}]}
+        (folder / f"run-{i}" / "transcript.json").write_text(
+            json.dumps(
+                {
+                    "case": {"judge": {"criteria": "ok"}, "input": {"prompt": "p"}},
+                    "transcript": {"output": "out"},
+                    "checks": [],
+                    "agent_error": None,
+                }
+            )
+        )
+    report = {
+        "version": 1,
+        "id": "r1",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "duration_seconds": 1.0,
+        "config": {"engine": "claude-code", "judge": "claude-sonnet-4-5", "timeout": 60},
+        "agent": {"runtime": "claude-code"},
+        "judge": {"model": "claude-sonnet-4-5"},
+        "environment": {"os": "linux"},
+        "package": {"name": "p"},
+        "summary": {"total": 1, "passed": 1, "failed": 0, "pass_rate": 1.0},
+        "cases": [
+            {
+                "name": "c",
+                "verdict": "PASS",
+                "duration_seconds": 1.0,
+                "runs": len(verdicts),
+                "run_verdicts": verdicts,
+                "state": state,
+                "artifacts": "r1/c",
+                "pass_rate": 1.0,
+            }
+        ],
+    }
     path = tmp_path / "reports" / "r1.json"
     EvalReport.model_validate(report)
     path.write_text(json.dumps(report))
     return path
 
 
-@pytest.mark.parametrize(("before", "state"), [(["PASS", "PASS", "PASS"], "PASS"), (["PASS", "FAIL", "PASS"], "FLAKY")])
-def test_rejudge_recomputes_state_through_the_verdict_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                               before: list[str], state: str) -> None:
+@pytest.mark.parametrize(
+    ("before", "state"), [(["PASS", "PASS", "PASS"], "PASS"), (["PASS", "FAIL", "PASS"], "FLAKY")]
+)
+def test_rejudge_recomputes_state_through_the_verdict_function(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, before: list[str], state: str
+) -> None:
     from evalens.runner import api
     from evalens.runner.reselect import failed_reason
 
@@ -144,18 +181,24 @@ def test_a_grader_reply_with_an_example_object_is_an_error(monkeypatch: pytest.M
     from evalens.runner.session import AgentResult
     from evalens.runner.suites.graded import grade
 
-    replies = ['Example: {"results": [{"index": 1, "passed": true, "evidence": "example"}]} '
-               'My grading: {"results": [{"index": 1, "passed": false, "evidence": "missing"}]}']
+    replies = [
+        'Example: {"results": [{"index": 1, "passed": true, "evidence": "example"}]} '
+        'My grading: {"results": [{"index": 1, "passed": false, "evidence": "missing"}]}'
+    ]
 
     async def ask(*_a: Any, **_kw: Any) -> str:
         return replies[0]
 
     monkeypatch.setattr(judge, "ask_text", ask)
     spec = judge.resolve_judge("claude-sonnet-4-5", default_provider="anthropic")
-    graded, error = asyncio.run(grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5))
+    graded, error = asyncio.run(
+        grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5)
+    )
     assert graded is None and error is not None and error.startswith("grader error:")
     replies[0] = '{"results": [{"index": 1, "passed": false, "evidence": "missing"}]}'
-    graded, error = asyncio.run(grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5))
+    graded, error = asyncio.run(
+        grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5)
+    )
     assert error is None and graded == [{"passed": False, "evidence": "missing"}]
 
 
@@ -172,26 +215,42 @@ def _fake_cli(tmp_path: Path, version: str) -> Path:
     return cli
 
 
-def test_the_fingerprint_comes_from_the_next_runs_inputs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_fingerprint_comes_from_the_next_runs_inputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pkg = make_package(tmp_path / "pkg", judge="claude-sonnet-4-5", cases={"a": case("pass")})
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
-    result = UnitResult(name="a", format="uaaps-case", case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
-                        location=[], verdict="PASS", engine="claude-code", engine_version="2.0.1",
-                        judge_model="claude-sonnet-4-5", agent_model="claude-sonnet-4-5-20250929")
+    result = UnitResult(
+        name="a",
+        format="uaaps-case",
+        case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
+        location=[],
+        verdict="PASS",
+        engine="claude-code",
+        engine_version="2.0.1",
+        judge_model="claude-sonnet-4-5",
+        agent_model="claude-sonnet-4-5-20250929",
+    )
     depends.finish_unit(result, inputs=depends.NextRun(engine="claude-code"))
     assert result.fingerprint is not None
     assert result.fingerprint["engine-version"] == "2.0.1 (Claude Code)"
     assert depends.staleness(result) == []
     assert depends.staleness(result, depends.NextRun(judge="claude-opus-4-1")) == [
-        "judge model claude-sonnet-4-5 → claude-opus-4-1"]
-    assert depends.staleness(result, depends.NextRun(agent_model="other-model-9")) == ["agent model default → other-model-9"]
+        "judge model claude-sonnet-4-5 → claude-opus-4-1"
+    ]
+    assert depends.staleness(result, depends.NextRun(agent_model="other-model-9")) == [
+        "agent model default → other-model-9"
+    ]
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "9.9.9")))
     assert depends.staleness(result) == ["engine version 2.0.1 (Claude Code) → 9.9.9 (Claude Code)"]
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
     config = pkg / "evals" / "eval-config.json"
     data = json.loads(config.read_text())
     config.write_text(json.dumps({**data, "judge": "claude-opus-4-1"}))
-    assert depends.staleness(result) == ["eval config changed", "judge model claude-sonnet-4-5 → claude-opus-4-1"]
+    assert depends.staleness(result) == [
+        "eval config changed",
+        "judge model claude-sonnet-4-5 → claude-opus-4-1",
+    ]
     config.write_text(json.dumps(data))
     for folder in ("scripts", "bin"):
         (pkg / folder).mkdir()
@@ -202,8 +261,9 @@ def test_the_fingerprint_comes_from_the_next_runs_inputs(tmp_path: Path, monkeyp
         assert depends.staleness(result) == [f"{folder} changed"]
 
 
-def test_a_renamed_case_is_a_new_case_for_stale_and_failed(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_renamed_case_is_a_new_case_for_stale_and_failed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from evalens.runner.reselect import case_names, pick
     from evalens.runner.results import report_case_from_result as to_case
 
@@ -211,16 +271,30 @@ def test_a_renamed_case_is_a_new_case_for_stale_and_failed(tmp_path: Path,
 
     pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
-    result = UnitResult(name="a", format="uaaps-case", case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
-                        location=[], verdict="FAIL", reason="no")
+    result = UnitResult(
+        name="a",
+        format="uaaps-case",
+        case_file=str(pkg / "evals" / "cases" / "00-a.yaml"),
+        location=[],
+        verdict="FAIL",
+        reason="no",
+    )
     depends.finish_unit(result)
     reports = pkg / "evals" / "reports"
     reports.mkdir()
-    report = {"version": 1, "id": "r", "timestamp": "2026-01-01T00:00:00Z", "duration_seconds": 1.0,
-              "config": {"engine": "claude-code"}, "agent": {"runtime": "claude-code"}, "judge": {},
-              "environment": {"os": "linux"}, "package": {"name": "p"},
-              "summary": {"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0},
-              "cases": [to_case(result, None, pkg).model_dump(mode="json", exclude_none=True)]}
+    report = {
+        "version": 1,
+        "id": "r",
+        "timestamp": "2026-01-01T00:00:00Z",
+        "duration_seconds": 1.0,
+        "config": {"engine": "claude-code"},
+        "agent": {"runtime": "claude-code"},
+        "judge": {},
+        "environment": {"os": "linux"},
+        "package": {"name": "p"},
+        "summary": {"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0},
+        "cases": [to_case(result, None, pkg).model_dump(mode="json", exclude_none=True)],
+    }
     EvalReport.model_validate(report)
     (reports / "r.json").write_text(json.dumps(report))
     case_file = pkg / "evals" / "cases" / "00-a.yaml"
@@ -234,7 +308,8 @@ def test_a_renamed_case_is_a_new_case_for_stale_and_failed(tmp_path: Path,
 
 
 def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from evalens.runner.api_types import RunError, RunRequest
     from evalens.runner.baseline import BaselinePlan, describe, report_section
     from evalens.runner.suites.uaaps import plan_run
@@ -244,13 +319,19 @@ def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     with pytest.raises(RunError, match="--allow-unisolated-baseline"):
         plan_run(RunRequest(package_root=pkg, baseline="no-skill"))
-    assert plan_run(RunRequest(package_root=pkg, baseline="no-skill", allow_unisolated_baseline=True)) \
-        .baseline_isolated is False
+    assert (
+        plan_run(
+            RunRequest(package_root=pkg, baseline="no-skill", allow_unisolated_baseline=True)
+        ).baseline_isolated
+        is False
+    )
     monkeypatch.delenv("EVALENS_NO_BWRAP")
     with_pkg = UnitResult(name="a", verdict="PASS", runs=1)
     without = UnitResult(name="a", verdict="FAIL", runs=1)
     section = report_section(BaselinePlan(kind="no-skill"), [with_pkg], [without], [], isolated=False)
-    assert section.uplift.isolated is False and with_pkg.uplift is not None and with_pkg.uplift.isolated is False
+    assert (
+        section.uplift.isolated is False and with_pkg.uplift is not None and with_pkg.uplift.isolated is False
+    )
     assert "unisolated" in describe(with_pkg.uplift)
 
 
@@ -259,8 +340,12 @@ def test_no_cost_comparison_against_baseline_runs_that_all_crashed() -> None:
 
     from evalens.core.models.run_record import Usage
 
-    mine = UnitResult(name="a", verdict="PASS", usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.01))
-    crashed = UnitResult(name="a", verdict="ERROR", usage=Usage(input_tokens=5, output_tokens=0, cost_usd=0.0001))
+    mine = UnitResult(
+        name="a", verdict="PASS", usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.01)
+    )
+    crashed = UnitResult(
+        name="a", verdict="ERROR", usage=Usage(input_tokens=5, output_tokens=0, cost_usd=0.0001)
+    )
     assert cost_text(unit_uplift(mine, crashed, "no skill")) == ""
     ran = UnitResult(name="a", verdict="FAIL", usage=Usage(input_tokens=50, output_tokens=5, cost_usd=0.005))
     assert cost_text(unit_uplift(mine, ran, "no skill")).startswith("cost +$0.0050")
@@ -271,7 +356,9 @@ def test_fail_on_error_tolerates_a_share_of_errored_units_but_never_a_fail() -> 
 
     from evalens.runner.results import error_rate_arg
 
-    units = [UnitResult(name=str(i), verdict="PASS") for i in range(19)] + [UnitResult(name="e", verdict="ERROR")]
+    units = [UnitResult(name=str(i), verdict="PASS") for i in range(19)] + [
+        UnitResult(name="e", verdict="ERROR")
+    ]
     assert fails_run(units) and fails_run(units, error_rate=0.04)
     assert not fails_run(units, error_rate=0.05)
     assert fails_run([*units[:-1], UnitResult(name="f", verdict="FAIL")], error_rate=0.5)
@@ -280,8 +367,9 @@ def test_fail_on_error_tolerates_a_share_of_errored_units_but_never_a_fail() -> 
         error_rate_arg("5")
 
 
-def test_codex_tokens_are_priced_from_the_versioned_overridable_table(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_codex_tokens_are_priced_from_the_versioned_overridable_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from evalens.runner import prices
 
     from evalens.core.models.run_record import Usage
@@ -328,10 +416,12 @@ def test_merging_shards_derives_state_again(tmp_path: Path) -> None:
         report.shard = Shard(index=k, count=2, units=2, balanced_by="count", split="abc")
         return write(report, tmp_path / f"s{k}" / "r.json")
 
-    lying = make_case("c1", "PASS", file="evals/cases/01.yaml", runs=3, run_verdicts=["FAIL", "FAIL", "FAIL"],
-                      state="FLAKY")
-    cut = make_case("c2", "ERROR", file="evals/cases/02.yaml", runs=2, run_verdicts=["PASS", "SKIP"],
-                    budget_stopped=1)
+    lying = make_case(
+        "c1", "PASS", file="evals/cases/01.yaml", runs=3, run_verdicts=["FAIL", "FAIL", "FAIL"], state="FLAKY"
+    )
+    cut = make_case(
+        "c2", "ERROR", file="evals/cases/02.yaml", runs=2, run_verdicts=["PASS", "SKIP"], budget_stopped=1
+    )
     a, b = shard(lying, 1), shard(cut, 2)
     merged, _ = merge_reports([(a, load_report(a)), (b, load_report(b))], tmp_path / "m.json")
     by = {c.name: c for c in merged.cases}

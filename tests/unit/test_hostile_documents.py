@@ -13,7 +13,7 @@ from evalens.core.index import IndexCache
 from evalens.core.validate import validate_text
 from tests.unit.test_cli import run
 
-FIXTURE = "name: f\ninput:\n  prompt: Summarise it.\n  files: [\"{}\"]\njudge:\n  criteria: Mentions it.\n"
+FIXTURE = 'name: f\ninput:\n  prompt: Summarise it.\n  files: ["{}"]\njudge:\n  criteria: Mentions it.\n'
 CASE = "name: a\ninput:\n  prompt: Summarise the file.\njudge:\n  criteria: Mentions the title.\n"
 
 
@@ -30,12 +30,15 @@ def test_a_validation_that_raises_becomes_one_internal_problem(monkeypatch: pyte
     assert result.problems[0].span.end_col > 0
 
 
-@pytest.mark.parametrize(("name", "text", "needle"), [
-    ("evals/cases/s.yaml", "name: a\ninput:\n  prompt: x \ud800\n", "surrogate"),
-    ("skills/s/SKILL.md", "---\nname: s\ndescription: \udfff\n---\n", "surrogate"),
-    ("evals/eval-config.json", '{"version": 1, "timeout": ' + "7" * 4301 + "}", "digits"),
-    ("evals/cases/f.yaml", FIXTURE.format("b" * 300), "b" * 50),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "needle"),
+    [
+        ("evals/cases/s.yaml", "name: a\ninput:\n  prompt: x \ud800\n", "surrogate"),
+        ("skills/s/SKILL.md", "---\nname: s\ndescription: \udfff\n---\n", "surrogate"),
+        ("evals/eval-config.json", '{"version": 1, "timeout": ' + "7" * 4301 + "}", "digits"),
+        ("evals/cases/f.yaml", FIXTURE.format("b" * 300), "b" * 50),
+    ],
+)
 def test_documents_that_raised_are_diagnosed(tmp_path: Path, name: str, text: str, needle: str):
     result = validate_text(str(tmp_path / name), text, IndexCache())
     assert any(needle in p.message for p in result.problems), [p.message for p in result.problems]
@@ -45,7 +48,9 @@ def test_documents_that_raised_are_diagnosed(tmp_path: Path, name: str, text: st
 def test_validate_cli_never_tracebacks(tmp_path: Path):
     evals = tmp_path / "pkg" / "evals"
     (evals / "cases").mkdir(parents=True)
-    (evals / "eval-config.json").write_text('{"version": 1, "engine": "x\\ud800", "timeout": ' + "9" * 5000 + "}")
+    (evals / "eval-config.json").write_text(
+        '{"version": 1, "engine": "x\\ud800", "timeout": ' + "9" * 5000 + "}"
+    )
     (evals / "cases" / "f.yaml").write_text(FIXTURE.format("c" * 300))
     (evals / "cases" / "s.yaml").write_text('name: "\\ud800"\ninput:\n  prompt: x\n')
     (tmp_path / "pkg" / "bad.json").write_bytes(b"\xff\xfe")
@@ -98,7 +103,10 @@ def test_result_file_watch_keeps_no_document(tmp_path: Path):
 
     server = create_server()
     path = tmp_path / "tasks.yaml"
-    validation = validate_text(str(path), "skill: greeting\ntasks:\n  - id: t1\n    prompt: Give the new teammate a warm welcome.\n    deterministic:\n      expect_marker: GREETING_SUCCESS\n")
+    validation = validate_text(
+        str(path),
+        "skill: greeting\ntasks:\n  - id: t1\n    prompt: Give the new teammate a warm welcome.\n    deterministic:\n      expect_marker: GREETING_SUCCESS\n",
+    )
     assert validation.format is not None and validation.format.id == "skilljack-tasks"
     before = sys.getrefcount(validation)
     server.runs._root(path, validation)

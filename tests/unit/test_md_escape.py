@@ -9,7 +9,10 @@ from evalens.core.models.base import md_escape
 
 
 def test_placeholders_become_entities_outside_code_spans():
-    assert md_escape("skills/<name>/SKILL.md or `skill:<name>`") == "skills/&lt;name&gt;/SKILL.md or `skill:<name>`"
+    assert (
+        md_escape("skills/<name>/SKILL.md or `skill:<name>`")
+        == "skills/&lt;name&gt;/SKILL.md or `skill:<name>`"
+    )
 
 
 def test_the_target_hover_has_no_backslash_escape():
@@ -29,6 +32,8 @@ def test_the_report_in_the_hover_is_a_link():
     """Issue 27 #11: the report path in the hover is a file link, the path its text."""
     from evalens.server.features.run_present import report_link
 
-    assert report_link("/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json") == \
-        "[/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json](file:///ws/pkg/evals/reports/2026-01-02T00-00-00Z.json)"
+    assert (
+        report_link("/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json")
+        == "[/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json](file:///ws/pkg/evals/reports/2026-01-02T00-00-00Z.json)"
+    )
     assert report_link("/ws/a b/r.json").endswith("(file:///ws/a%20b/r.json)")

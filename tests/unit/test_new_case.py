@@ -24,8 +24,13 @@ def _result(found: NewCase) -> str:
     lines = found.path.read_text().split("\n")
     at = found.insert
     here = lines[at.start_line]
-    return "\n".join([*lines[:at.start_line], here[:at.start_col] + found.text + here[at.start_col:],
-                      *lines[at.start_line + 1:]])
+    return "\n".join(
+        [
+            *lines[: at.start_line],
+            here[: at.start_col] + found.text + here[at.start_col :],
+            *lines[at.start_line + 1 :],
+        ]
+    )
 
 
 def _at_cursor(found: NewCase) -> tuple[str, str]:
@@ -58,13 +63,25 @@ def test_skill_creator_entry_keeps_the_files_style(tmp_path: Path):
     skill_md = _skill(tmp_path / "greet")
     path = tmp_path / "greet" / "evals" / "evals.json"
     path.parent.mkdir()
-    path.write_text(json.dumps({"skill_name": "greet", "evals": [
-        {"id": 2, "prompt": "Hi", "expected_output": "hello", "assertions": ["says hello"]},
-        {"id": 9, "prompt": "Bye", "expected_output": "bye", "assertions": ["says bye"]}]}, indent=4) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "skill_name": "greet",
+                "evals": [
+                    {"id": 2, "prompt": "Hi", "expected_output": "hello", "assertions": ["says hello"]},
+                    {"id": 9, "prompt": "Bye", "expected_output": "bye", "assertions": ["says bye"]},
+                ],
+            },
+            indent=4,
+        )
+        + "\n"
+    )
     found = plan(skill_md, _read)
     after = json.loads(_result(found))
     assert after["evals"][-1] == {"id": 10, "prompt": "", "expected_output": "", "assertions": []}
-    assert _result(found).split("\n")[found.cursor[0]].startswith(" " * 12 + '"prompt"')  # indented like the file
+    assert (
+        _result(found).split("\n")[found.cursor[0]].startswith(" " * 12 + '"prompt"')
+    )  # indented like the file
     assert _at_cursor(found)[1] == '",'
 
 
@@ -74,19 +91,31 @@ def test_empty_evals_array_and_writing_skills(tmp_path: Path):
     path.parent.mkdir()
     path.write_text('{"skill_name": "greet", "evals": []}\n')
     found = plan(skill_md, _read)
-    assert json.loads(_result(found))["evals"] == [{"id": 1, "prompt": "", "expected_output": "", "assertions": []}]
+    assert json.loads(_result(found))["evals"] == [
+        {"id": 1, "prompt": "", "expected_output": "", "assertions": []}
+    ]
     assert _at_cursor(found)[0].endswith('"prompt": "')
 
     skill_md = _skill(tmp_path / "b")
     path = tmp_path / "b" / "evals" / "evals.json"
     path.parent.mkdir()
-    path.write_text(json.dumps({"version": "1.0", "skill": "b", "cases": [
-        {"id": "new-case", "prompt": "x", "expectations": []}]}, indent=2) + "\n")
+    path.write_text(
+        json.dumps(
+            {
+                "version": "1.0",
+                "skill": "b",
+                "cases": [{"id": "new-case", "prompt": "x", "expectations": []}],
+            },
+            indent=2,
+        )
+        + "\n"
+    )
     found = plan(skill_md, _read)
     assert found.format == "writing-skills-evals"
     case = json.loads(_result(found))["cases"][-1]
     assert case["id"] == "new-case-2" and case["expectations"] == [
-        {"criterion": "", "description": "", "required": True}]
+        {"criterion": "", "description": "", "required": True}
+    ]
 
 
 def test_default_is_a_skill_creator_evals_json(tmp_path: Path):
@@ -94,8 +123,10 @@ def test_default_is_a_skill_creator_evals_json(tmp_path: Path):
     found = plan(skill_md, _read)
     assert found.format == "skill-creator-evals" and found.insert is None
     assert found.path == tmp_path / "solo" / "evals" / "evals.json"
-    assert json.loads(found.text) == {"skill_name": "solo", "evals": [
-        {"id": 1, "prompt": "", "expected_output": "", "assertions": []}]}
+    assert json.loads(found.text) == {
+        "skill_name": "solo",
+        "evals": [{"id": 1, "prompt": "", "expected_output": "", "assertions": []}],
+    }
     # an evals.json that does not parse is neither edited nor replaced: the user fixes it first
     found.path.parent.mkdir()
     found.path.write_text("{ broken")

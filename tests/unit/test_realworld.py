@@ -45,8 +45,11 @@ def _run(corpus: Path):
 
 def _files() -> list[tuple[Path, str]]:
     sc = _scorecard()
-    return [(corpus, path) for corpus in CORPORA
-            for path in sorted({row["path"] for row in sc.read_tsv(corpus / "VERDICTS.tsv")})]
+    return [
+        (corpus, path)
+        for corpus in CORPORA
+        for path in sorted({row["path"] for row in sc.read_tsv(corpus / "VERDICTS.tsv")})
+    ]
 
 
 def _name(corpus: Path) -> str:
@@ -56,7 +59,9 @@ def _name(corpus: Path) -> str:
 def test_shared_corpus_is_present() -> None:
     """The one counted skip when the shared corpus is not beside the clone (its files are then not scored)."""
     if not (SHARED / "VERDICTS.tsv").is_file():
-        pytest.skip(f"shared real-world corpus not found at {SHARED}: scoring the repository's own corpora only")
+        pytest.skip(
+            f"shared real-world corpus not found at {SHARED}: scoring the repository's own corpora only"
+        )
     assert _run(SHARED)[3], "validate found nothing in the shared corpus"
 
 
@@ -78,7 +83,9 @@ def test_file_matches_the_reviewer(corpus: Path, path: str) -> None:
         if verdict == "FP":
             # the verdict is on that diagnostic (line and code); another rule's finding there is scored by the
             # scorecard as unreviewed
-            assert code not in {d.code for d in mine if d.line == line}, f"FP on line {line} ({code}):\n{shown}"
+            assert code not in {d.code for d in mine if d.line == line}, (
+                f"FP on line {line} ({code}):\n{shown}"
+            )
         elif verdict in ("TP", "TP-strict"):
             if verdict == "TP":
                 assert code in at[line], f"TP line {line} [{code}] not flagged:\n{shown}"
@@ -92,10 +99,15 @@ def test_file_matches_the_reviewer(corpus: Path, path: str) -> None:
 def test_scorecard_targets(corpus: Path) -> None:
     sc, verdicts, manifest, diagnostics = _run(corpus)
     s = sc.score(diagnostics, verdicts, manifest)
-    for group, target in (("errors+warnings", sc.TARGETS["precision_ew"]), ("all", sc.TARGETS["precision_all"])):
+    for group, target in (
+        ("errors+warnings", sc.TARGETS["precision_ew"]),
+        ("all", sc.TARGETS["precision_all"]),
+    ):
         c = s.counts[group]
         assert c["correct"] / (c["correct"] + c["wrong"]) >= target, sc.table(s)
-        assert c["correct"] / sum(c.values()) >= target, f"unreviewed diagnostics drag {group} down:\n{sc.table(s)}"
+        assert c["correct"] / sum(c.values()) >= target, (
+            f"unreviewed diagnostics drag {group} down:\n{sc.table(s)}"
+        )
     assert s.recall_hits / s.recall_total >= sc.TARGETS["recall"], sc.table(s)
     assert s.valid_file_errors == [], sc.table(s)
     assert s.counts["errors"]["wrong"] == 0, f"errors on lines a reviewer called fine:\n{sc.table(s)}"

@@ -41,16 +41,19 @@ def test_pass_hat_k_is_the_unbiased_estimator() -> None:
     assert stats.batch_pass_hat_k(units, 2) == pytest.approx((1 / 3 + 1) / 2)
 
 
-@pytest.mark.parametrize(("verdicts", "state", "label"), [
-    (["PASS", "PASS", "PASS"], "PASS", "3/3"),
-    (["PASS", "FAIL", "PASS"], "FLAKY", "2/3"),
-    (["FAIL", "FAIL"], "FAIL", "0/2"),
-    (["PASS", "ERROR", "PASS"], "ERROR", "2/2 +1 error"),
-    (["FAIL", "ERROR"], "FAIL", "0/1 +1 error"),
-    (["ERROR", "ERROR"], "ERROR", "0/0 +2 errors"),
-    (["SKIP"], "SKIP", "0/0"),
-    ([], "SKIP", "0/0"),
-])
+@pytest.mark.parametrize(
+    ("verdicts", "state", "label"),
+    [
+        (["PASS", "PASS", "PASS"], "PASS", "3/3"),
+        (["PASS", "FAIL", "PASS"], "FLAKY", "2/3"),
+        (["FAIL", "FAIL"], "FAIL", "0/2"),
+        (["PASS", "ERROR", "PASS"], "ERROR", "2/2 +1 error"),
+        (["FAIL", "ERROR"], "FAIL", "0/1 +1 error"),
+        (["ERROR", "ERROR"], "ERROR", "0/0 +2 errors"),
+        (["SKIP"], "SKIP", "0/0"),
+        ([], "SKIP", "0/0"),
+    ],
+)
 def test_repeats_state(verdicts: list[str], state: str, label: str) -> None:
     r = stats.Repeats.of(verdicts)
     assert r.state == state
@@ -72,19 +75,33 @@ def test_fingerprint_names_what_changed(tmp_path: Path) -> None:
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: pdf\n---\nbody\n")
     hooks = tmp_path / "hooks"
-    a = fingerprint.build("prompt: x", folders={"skill:pdf": skill, "hooks": hooks},
-                          values={"engine": "claude-code", "engine-version": "2.0.1", "judge": None})
+    a = fingerprint.build(
+        "prompt: x",
+        folders={"skill:pdf": skill, "hooks": hooks},
+        values={"engine": "claude-code", "engine-version": "2.0.1", "judge": None},
+    )
     assert a.parts["hooks"] == "absent" and "judge" not in a.parts
-    same = fingerprint.build("prompt: x\r\n".rstrip("\r\n"), folders={"skill:pdf": skill, "hooks": hooks},
-                             values={"engine": "claude-code", "engine-version": "2.0.1"})
+    same = fingerprint.build(
+        "prompt: x\r\n".rstrip("\r\n"),
+        folders={"skill:pdf": skill, "hooks": hooks},
+        values={"engine": "claude-code", "engine-version": "2.0.1"},
+    )
     assert fingerprint.changes(a, same) == []
     (skill / "SKILL.md").write_text("---\nname: pdf\n---\nnew body\n")
     hooks.mkdir()
     (hooks / "hooks.json").write_text("{}")
-    b = fingerprint.build("prompt: y", folders={"skill:pdf": skill, "hooks": hooks},
-                          values={"engine": "claude-code", "engine-version": "2.0.3", "judge": "claude-haiku"})
-    assert fingerprint.changes(a, b) == ["engine version 2.0.1 → 2.0.3", "hooks changed", "judge model added",
-                                         "skill pdf changed", "the unit's own text changed"]
+    b = fingerprint.build(
+        "prompt: y",
+        folders={"skill:pdf": skill, "hooks": hooks},
+        values={"engine": "claude-code", "engine-version": "2.0.3", "judge": "claude-haiku"},
+    )
+    assert fingerprint.changes(a, b) == [
+        "engine version 2.0.1 → 2.0.3",
+        "hooks changed",
+        "judge model added",
+        "skill pdf changed",
+        "the unit's own text changed",
+    ]
     assert fingerprint.Fingerprint.from_json(b.to_json()) == b
     assert fingerprint.Fingerprint.from_json({"unit": 3}) is None
 
@@ -116,7 +133,9 @@ def test_budget_stops_new_units_once_spent() -> None:
 
 
 def test_estimate_uses_median_history() -> None:
-    est = budget.estimate(["a", "b", "c"], {"a": [(0.1, 100), (0.3, 300), (0.2, 200)], "b": [(None, 50)]}, runs=2)
+    est = budget.estimate(
+        ["a", "b", "c"], {"a": [(0.1, 100), (0.3, 300), (0.2, 200)], "b": [(None, 50)]}, runs=2
+    )
     assert est.cost == pytest.approx(0.4) and est.tokens == 500 and est.known == 2 and est.unknown == ["c"]
     assert "1 unit(s) have no history" in est.describe()
     assert budget.estimate(["z"], {}).describe() == "no previous reports of these units: no estimate"
@@ -137,17 +156,23 @@ def test_editing_one_skill_makes_exactly_its_dependents_stale(tmp_path: Path) ->
 
     root = _package(tmp_path / "pkg")
     fixture = root / "evals" / "fixtures" / "in.txt"
-    a = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    a = depends.unit_fingerprint(
+        {"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"}
+    )
     assert set(a.parts) == {"unit", "skill:pdf", "skill:docx", "fixtures", "engine"}
     # the eval file, reports and other cases live under evals/: none of them is an input
     (root / "evals" / "cases.yaml").write_text("cases: [changed]\n")
     (root / "evals" / "reports").mkdir()
     (root / "evals" / "reports" / "r.json").write_text("{}")
-    same = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    same = depends.unit_fingerprint(
+        {"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"}
+    )
     assert depends.stale_reasons(a.to_json(), same) == []
     (root / "skills" / "pdf" / "SKILL.md").write_text("---\nname: pdf\ndescription: new\n---\n")
     fixture.write_text("new input\n")
-    b = depends.unit_fingerprint({"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"})
+    b = depends.unit_fingerprint(
+        {"prompt": "x"}, package_root=root, fixtures=[fixture], values={"engine": "codex"}
+    )
     assert depends.stale_reasons(a.to_json(), b) == ["fixtures changed", "skill pdf changed"]
     assert depends.stale_reasons(None, b) == []  # recorded before fingerprints: unknown, not stale
 
@@ -166,4 +191,5 @@ def test_a_skill_folder_holding_its_evals_is_hashed_without_them(tmp_path: Path)
     (skill / "scripts").mkdir()
     (skill / "scripts" / "run.sh").write_text("echo hi\n")
     assert depends.stale_reasons(a.to_json(), depends.unit_fingerprint({"id": 1}, package_root=skill)) == [
-        "skill my-skill changed"]
+        "skill my-skill changed"
+    ]

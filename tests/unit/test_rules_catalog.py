@@ -21,8 +21,10 @@ SEVERITY_NAMES = {"ERROR", "WARNING", "INFO", "HINT"}
 # Calls whose code is a fixed positional argument: Problem(span, severity, code, ...), problem(doc, path, ...).
 CODE_ARG = {"Problem": 2, "problem": 3}
 # Codes built from data, with the prefix every value gets; checked below by other means.
-FAMILIES = {"schema-": "JSON Schema keywords (test_schema_keywords_are_catalogued)",
-            "eval-": "run verdicts (test_verdict_codes_are_catalogued)"}
+FAMILIES = {
+    "schema-": "JSON Schema keywords (test_schema_keywords_are_catalogued)",
+    "eval-": "run verdicts (test_verdict_codes_are_catalogued)",
+}
 
 
 def _is_severity(node: ast.expr) -> bool:
@@ -125,8 +127,10 @@ def emitted_codes() -> tuple[dict[str, list[str]], list[str]]:
 
 def test_every_emitted_code_is_catalogued():
     codes, untraced = emitted_codes()
-    assert not untraced, ("problem codes that are neither literals nor forwarded parameters (make them "
-                          f"literals, or teach this test the new pattern): {untraced}")
+    assert not untraced, (
+        "problem codes that are neither literals nor forwarded parameters (make them "
+        f"literals, or teach this test the new pattern): {untraced}"
+    )
     assert len(codes) > 80, "the scan found suspiciously few codes; has the emitting pattern changed?"
     missing = {c: w[:2] for c, w in codes.items() if c not in FAMILIES and c not in catalog()}
     assert not missing, f"codes without an entry in evalens/core/rules.toml: {missing}"
@@ -136,8 +140,17 @@ def test_every_emitted_code_is_catalogued():
 def test_scan_sees_codes_of_every_emitting_pattern():
     """The scan must know the codes set by literal, forwarded helper argument and re-coding assignment."""
     codes, _ = emitted_codes()
-    for code in ("syntax", "unknown-key", "missing-key", "angle-brackets", "string-id", "unsupported-engine",
-                 "name-directory-mismatch", "lookalike", "eval-check-failed"):
+    for code in (
+        "syntax",
+        "unknown-key",
+        "missing-key",
+        "angle-brackets",
+        "string-id",
+        "unsupported-engine",
+        "name-directory-mismatch",
+        "lookalike",
+        "eval-check-failed",
+    ):
         assert code in codes, code
 
 
@@ -149,7 +162,9 @@ def test_schema_keywords_are_catalogued():
 
     def walk(x: object, named: bool = False) -> None:
         if isinstance(x, dict):
-            if not named:  # the keys of `properties` / `$defs` are names (a field called `format`), not keywords
+            if (
+                not named
+            ):  # the keys of `properties` / `$defs` are names (a field called `format`), not keywords
                 words.update(x)
             for k, v in x.items():
                 walk(v, named=not named and k in ("properties", "patternProperties", "$defs", "definitions"))
@@ -159,8 +174,21 @@ def test_schema_keywords_are_catalogued():
 
     for path in (REPO / "schemas").glob("*.json"):
         walk(json.loads(path.read_text(encoding="utf-8")))
-    descending = {"$ref", "properties", "items", "anyOf", "oneOf", "allOf", "required", "additionalProperties",
-                  "if", "then", "else", "prefixItems", "patternProperties"}
+    descending = {
+        "$ref",
+        "properties",
+        "items",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "required",
+        "additionalProperties",
+        "if",
+        "then",
+        "else",
+        "prefixItems",
+        "patternProperties",
+    }
     for word in sorted(words & set(Draft202012Validator.VALIDATORS) - descending):
         assert f"schema-{word}" in catalog(), f"schema-{word} needs its own entry"
     assert rule_for("schema-maxItems").code == "schema"  # any other keyword falls back to the family
@@ -199,8 +227,9 @@ def test_entries_are_complete():
 
 def test_docs_rules_md_is_generated_from_the_catalog():
     path = REPO / "docs" / "rules.md"
-    assert path.read_text(encoding="utf-8") == render_markdown(), \
+    assert path.read_text(encoding="utf-8") == render_markdown(), (
         "docs/rules.md is stale: python -m evalens.core.rules --write docs/rules.md"
+    )
     text = path.read_text(encoding="utf-8")
     for code in catalog():
         assert f'<a id="{code}"></a>' in text
@@ -211,12 +240,23 @@ def test_rules_module_check_flag(tmp_path: Path):
     stale.write_text("old\n")
     cmd = [sys.executable, "-m", "evalens.core.rules"]
     assert subprocess.run([*cmd, "--check", str(stale)], capture_output=True, timeout=60).returncode == 1
-    assert subprocess.run([*cmd, "--check", str(REPO / "docs" / "rules.md")], capture_output=True,
-                          timeout=60).returncode == 0
+    assert (
+        subprocess.run(
+            [*cmd, "--check", str(REPO / "docs" / "rules.md")], capture_output=True, timeout=60
+        ).returncode
+        == 0
+    )
 
 
-@pytest.mark.parametrize("code, anchor", [("unknown-key", "unknown-key"), ("schema-type", "schema-type"),
-                                          ("schema-not", "schema"), ("eval-fail", "eval-fail")])
+@pytest.mark.parametrize(
+    "code, anchor",
+    [
+        ("unknown-key", "unknown-key"),
+        ("schema-type", "schema-type"),
+        ("schema-not", "schema"),
+        ("eval-fail", "eval-fail"),
+    ],
+)
 def test_doc_url(code: str, anchor: str):
     assert doc_url(code) == f"{DOCS_URL}#{anchor}"
     assert DOCS_URL.startswith("https://evalens.dev/")  # the host of the schemas' $id

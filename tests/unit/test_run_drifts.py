@@ -32,13 +32,16 @@ def _task(det: dict) -> SjTask:
 @pytest.mark.parametrize("pattern", JS_PATTERNS)
 def test_a_regex_that_validates_never_fails_mid_run(pattern: str, tmp_path: Path) -> None:
     """Drift (a): validation mapped `\\k<name>` but the run did not, so `re.error` escaped mid-run."""
-    text = ("skill: greeting\ntasks:\n  - id: t-1\n    prompt: say hi\n    expected_skill_load: greeting\n"
-            f"    deterministic:\n      expect_regex: ['{pattern}']\n")
+    text = (
+        "skill: greeting\ntasks:\n  - id: t-1\n    prompt: say hi\n    expected_skill_load: greeting\n"
+        f"    deterministic:\n      expect_regex: ['{pattern}']\n"
+    )
     checked = validate_text(str(tmp_path / "tasks.yaml"), text)
     invalid = [p for p in checked.problems if p.code == "invalid-regex"]
     assert bool(invalid) == (js_regex_error(pattern) is not None)
-    result = AgentResult(output="2024-2024 Hi Hi ab x/done 1.5 ms", tools=[{"tool": "Skill",
-                                                                             "input": {"skill": "greeting"}}])
+    result = AgentResult(
+        output="2024-2024 Hi Hi ab x/done 1.5 ms", tools=[{"tool": "Skill", "input": {"skill": "greeting"}}]
+    )
     ok, details, _ = sj.deterministic(_task({"expect_regex": [pattern]}), result)  # never raises
     if invalid:
         assert not ok and details[-1].endswith("(invalid regex)")
@@ -58,8 +61,12 @@ def test_js_regex_translation_is_the_one_the_formats_use() -> None:
 def _unit(name: str, verdict: str, want: bool, rate: float | None) -> object:
     from evalens.runner.results import UnitResult
 
-    return UnitResult(name=name, verdict=verdict, format="trigger-evals", details={"query": f"q{name}", "should_trigger": want,
-                                                          "trigger_rate": rate})
+    return UnitResult(
+        name=name,
+        verdict=verdict,
+        format="trigger-evals",
+        details={"query": f"q{name}", "should_trigger": want, "trigger_rate": rate},
+    )
 
 
 def test_trigger_precision_recall_use_real_labels_and_leave_errors_out() -> None:
@@ -67,14 +74,20 @@ def test_trigger_precision_recall_use_real_labels_and_leave_errors_out() -> None
     counted as a missed positive; precision and recall come from the labels, ERROR left out and said so."""
     from evalens.server.features.run_formats import summary
 
-    units = [_unit("0", "PASS", True, 1.0), _unit("1", "PASS", False, 0.0), _unit("2", "ERROR", True, None),
-             _unit("3", "FAIL", False, 1.0)]
+    units = [
+        _unit("0", "PASS", True, 1.0),
+        _unit("1", "PASS", False, 0.0),
+        _unit("2", "ERROR", True, None),
+        _unit("3", "FAIL", False, 1.0),
+    ]
     whole = summary("trigger-evals", units, 1.0)  # type: ignore[arg-type]
     assert "precision 0.5, recall 1.0" in whole.reason  # tp=1 (q0), fp=1 (q3), fn=0: q2 did not run
     assert "1 ERROR left out" in whole.reason
     assert whole.verdict == "FAIL"
     only_error = summary("trigger-evals", units[:3], 1.0)  # type: ignore[arg-type]
-    assert only_error.verdict == "ERROR"  # nothing failed, but a query could not be judged: never FAIL or PASS
+    assert (
+        only_error.verdict == "ERROR"
+    )  # nothing failed, but a query could not be judged: never FAIL or PASS
     assert "precision 1.0, recall 1.0" in only_error.reason
 
 
@@ -97,19 +110,41 @@ def test_report_to_result_is_one_conversion(tmp_path: Path) -> None:
     from evalens.core.models.uaaps import EvalReport
 
     pkg = tmp_path / "pkg"
-    report = EvalReport.model_validate({
-        "version": 1, "id": "eval-run-x", "timestamp": "2026-01-01T00:00:00Z", "config": {"engine": "codex"},
-        "summary": {"total": 2, "passed": 0, "failed": 1, "skipped": 0, "errored": 1, "pass_rate": 0.0},
-        "cases": [
-            {"name": "a", "verdict": "ERROR", "error": "judge did not answer within 10 s", "case_file": "evals/cases/a.yaml",
-             "judge_verdict": {"result": "ERROR", "reason": "judge did not answer within 10 s"},
-             "artifacts": "x/a"},
-            {"name": "b", "verdict": "FAIL", "error": "output does not contain 'A'", "case_file": "evals/cases/b.yaml",
-             "checks": [{"kind": "contains", "value": "A", "status": "FAIL", "detail": "output does not contain 'A'",
-                         "location": ["expected", "contains", 0]}]},
-            {"name": "other", "verdict": "PASS", "format": "skilljack-tasks", "case_file": "tasks.yaml"},
-        ],
-    })
+    report = EvalReport.model_validate(
+        {
+            "version": 1,
+            "id": "eval-run-x",
+            "timestamp": "2026-01-01T00:00:00Z",
+            "config": {"engine": "codex"},
+            "summary": {"total": 2, "passed": 0, "failed": 1, "skipped": 0, "errored": 1, "pass_rate": 0.0},
+            "cases": [
+                {
+                    "name": "a",
+                    "verdict": "ERROR",
+                    "error": "judge did not answer within 10 s",
+                    "case_file": "evals/cases/a.yaml",
+                    "judge_verdict": {"result": "ERROR", "reason": "judge did not answer within 10 s"},
+                    "artifacts": "x/a",
+                },
+                {
+                    "name": "b",
+                    "verdict": "FAIL",
+                    "error": "output does not contain 'A'",
+                    "case_file": "evals/cases/b.yaml",
+                    "checks": [
+                        {
+                            "kind": "contains",
+                            "value": "A",
+                            "status": "FAIL",
+                            "detail": "output does not contain 'A'",
+                            "location": ["expected", "contains", 0],
+                        }
+                    ],
+                },
+                {"name": "other", "verdict": "PASS", "format": "skilljack-tasks", "case_file": "tasks.yaml"},
+            ],
+        }
+    )
     path = write_report(report, pkg / "evals" / "reports" / "2026-01-01T00-00-00Z.json")
     from_api = load_last_results(pkg)
     from_server = {n: r.result for n, r in read_reports(pkg).items()}

@@ -20,8 +20,9 @@ def test_run_settings_group_updates_key_by_key():
     s = Settings()
     assert (s.run.repeats, s.run.max_cost, s.run.max_tokens) == (5, None, None)
     errors = s.update({"evalens": {"run": {"repeats": 3, "maxCost": "lots"}, "maxParallelRuns": 3}})
-    assert errors == ["evalens.run.maxCost: Input should be a valid number, unable to parse string as a number "
-                      "(got 'lots')"]
+    assert errors == [
+        "evalens.run.maxCost: Input should be a valid number, unable to parse string as a number (got 'lots')"
+    ]
     assert (s.run.repeats, s.run.max_cost, s.max_parallel_runs) == (3, None, 3)  # the good keys still apply
     assert s.update({"run": {"maxTokens": 1000}}) == [] and (s.run.repeats, s.run.max_tokens) == (3, 1000)
     assert s.update({"run": {"repeats": None}}) == [] and s.run.repeats == 5  # null: that key's default
@@ -38,23 +39,33 @@ def test_options_are_checked():
             run_focus.options(bad)
 
 
-def _record(verdict: str, state: str | None = None, stale: list[str] | None = None,
-            report: str | None = "r.json") -> SimpleNamespace:
-    return SimpleNamespace(result=UnitResult(name="x", verdict=verdict, state=state, stale=stale or []),
-                           report_path=report)
+def _record(
+    verdict: str, state: str | None = None, stale: list[str] | None = None, report: str | None = "r.json"
+) -> SimpleNamespace:
+    return SimpleNamespace(
+        result=UnitResult(name="x", verdict=verdict, state=state, stale=stale or []), report_path=report
+    )
 
 
 def test_file_lenses_count_failed_and_stale_and_hide_while_running():
     root = Path("/pkg")
-    records = {"a": _record("PASS"), "b": _record("FAIL", "FLAKY"), "c": _record("ERROR", stale=["skill x changed"]),
-               "d": _record("SKIP"), "*": _record("FAIL")}
+    records = {
+        "a": _record("PASS"),
+        "b": _record("FAIL", "FLAKY"),
+        "c": _record("ERROR", stale=["skill x changed"]),
+        "d": _record("SKIP"),
+        "*": _record("FAIL"),
+    }
     found = run_focus.file_lenses("file:///pkg/tasks.yaml", root, records, {})
     assert [(lens.command.title, lens.command.arguments) for lens in found] == [
         ("↻ Run failed (2)", [{"uri": "file:///pkg/tasks.yaml", "select": "failed"}]),
-        ("↻ Run stale (1)", [{"uri": "file:///pkg/tasks.yaml", "select": "stale"}])]
+        ("↻ Run stale (1)", [{"uri": "file:///pkg/tasks.yaml", "select": "stale"}]),
+    ]
     assert all(lens.range.start.line == 0 for lens in found)
     assert run_focus.file_lenses("u", root, {"a": _record("PASS"), "d": _record("SKIP")}, {}) == []
-    assert run_focus.file_lenses("u", root, {"e": _record("ERROR", report=None)}, {}) == []  # refused: no report
+    assert (
+        run_focus.file_lenses("u", root, {"e": _record("ERROR", report=None)}, {}) == []
+    )  # refused: no report
     assert run_focus.file_lenses("u", root, records, {("/pkg", "a"): object()}) == []
     assert run_focus.file_lenses("u", root, records, {("/other", "a"): object()}) != []
 

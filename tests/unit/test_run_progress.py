@@ -12,19 +12,31 @@ from evalens.server.features.run_state import RunHandle
 
 
 def _turn(run: int, seq: int = 0) -> SimpleNamespace:
-    return SimpleNamespace(unit="greet", run=run, seq=seq, kind="text", text="hi", tool=None, call_id=None,
-                           is_error=False, blocked=False)
+    return SimpleNamespace(
+        unit="greet",
+        run=run,
+        seq=seq,
+        kind="text",
+        text="hi",
+        tool=None,
+        call_id=None,
+        is_error=False,
+        blocked=False,
+    )
 
 
 def test_turns_move_the_run_counter_and_refresh_lenses_once_per_run():
     sent: list[dict] = []
     refreshes: list[None] = []
-    ls = SimpleNamespace(protocol=SimpleNamespace(notify=lambda method, params: sent.append(params)),
-                         cap=lambda name, default=None: True,
-                         workspace_code_lens_refresh=lambda params: refreshes.append(params))
+    ls = SimpleNamespace(
+        protocol=SimpleNamespace(notify=lambda method, params: sent.append(params)),
+        cap=lambda name, default=None: True,
+        workspace_code_lens_refresh=lambda params: refreshes.append(params),
+    )
     runs = SimpleNamespace(ls=ls, _refresh_lenses=lambda: Runs._refresh_lenses(runs))
-    handle = RunHandle(root=Path("/pkg"), name="greet", uri="file:///pkg/a.yaml", case_file=Path("/pkg/a.yaml"),
-                       runs=5)
+    handle = RunHandle(
+        root=Path("/pkg"), name="greet", uri="file:///pkg/a.yaml", case_file=Path("/pkg/a.yaml"), runs=5
+    )
     send = run_live.forwarder(ls, handle.uri, lambda run: Runs._run_progress(runs, handle, run))
     for turn in (_turn(1), _turn(1, 1), _turn(2), _turn(2, 1), _turn(2, 2)):
         send(turn)

@@ -19,7 +19,9 @@ def test_schema_files_match_models():
     rendered = render_all()
     for name, schema in rendered.items():
         shipped = (REPO / "schemas" / name).read_text(encoding="utf-8")
-        assert shipped == render_text(schema), f"{name} drifted from its model: run `evalens schema --export schemas/`"
+        assert shipped == render_text(schema), (
+            f"{name} drifted from its model: run `evalens schema --export schemas/`"
+        )
     assert set(rendered) == set(schema_names())
 
 
@@ -58,8 +60,12 @@ def test_case_schema_rules():
 
 def test_models_and_schema_agree_on_examples():
     """A document the schema accepts, the model accepts, and vice versa for a broken one."""
-    good = {"name": "a-case", "input": {"prompt": "hi", "files": ["fixtures/x"]},
-            "expected": {"not-contains": ["E"], "agent-blocked": True}, "judge": {"criteria": "says hi"}}
+    good = {
+        "name": "a-case",
+        "input": {"prompt": "hi", "files": ["fixtures/x"]},
+        "expected": {"not-contains": ["E"], "agent-blocked": True},
+        "judge": {"criteria": "says hi"},
+    }
     bad = {"name": "A Case", "input": {"prompt": ""}, "judge": {}}
     validator = Draft202012Validator(load_schema("uaaps-eval-case.schema.json"))
     assert not list(validator.iter_errors(good))

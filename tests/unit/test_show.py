@@ -22,11 +22,15 @@ def package(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_terminal_view_failures_first_with_checks_judge_turns_diffs_and_cost(package: Path, capsys, monkeypatch) -> None:
+def test_terminal_view_failures_first_with_checks_judge_turns_diffs_and_cost(
+    package: Path, capsys, monkeypatch
+) -> None:
     monkeypatch.setenv("COLUMNS", "200")
     assert main(["show", str(package)]) == 0
     out = capsys.readouterr().out
-    order = [out.index(name) for name in ("respects-policy", "judge-disagrees", "model-down", "writes-greeting")]
+    order = [
+        out.index(name) for name in ("respects-policy", "judge-disagrees", "model-down", "writes-greeting")
+    ]
     assert order == sorted(order)  # FAIL, FAIL, ERROR, PASS
     assert "agent_blocked" in out and "BLOCKED_BY_POLICY" in out  # the failed check with its reason
     assert "judge FAIL (claude-judge): fake judge: the criteria are not met" in out  # the judge's reasoning
@@ -42,13 +46,16 @@ def test_one_unit_by_name_with_or_without_report(package: Path, capsys, monkeypa
     out = capsys.readouterr().out
     assert "writes-greeting" in out and "respects-policy" not in out
     monkeypatch.chdir(package / "evals")
-    assert main(["show", "model-down"]) == 0  # a first argument that is no path is a unit of the newest report
+    assert (
+        main(["show", "model-down"]) == 0
+    )  # a first argument that is no path is a unit of the newest report
     out = capsys.readouterr().out
     assert "model-down" in out and "API status 500" in out and "writes-greeting" not in out
 
 
-def test_unknown_unit_and_missing_report_are_one_line_exit_2(package: Path, tmp_path: Path, capsys,
-                                                             monkeypatch, tmp_path_factory) -> None:
+def test_unknown_unit_and_missing_report_are_one_line_exit_2(
+    package: Path, tmp_path: Path, capsys, monkeypatch, tmp_path_factory
+) -> None:
     assert main(["show", str(package), "nope"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no unit named 'nope'" in err and "writes-greeting" in err
@@ -62,7 +69,9 @@ def test_unknown_unit_and_missing_report_are_one_line_exit_2(package: Path, tmp_
     assert "is not an evalens eval report" in capsys.readouterr().err
 
 
-def test_html_is_self_contained_escaped_and_survives_a_broken_record(package: Path, tmp_path: Path, capsys) -> None:
+def test_html_is_self_contained_escaped_and_survives_a_broken_record(
+    package: Path, tmp_path: Path, capsys
+) -> None:
     folder = package / "evals" / "reports" / STAMP
     record = json.loads((folder / "writes-greeting" / "record.json").read_text())
     record["turns"][1]["tool_calls"][0]["result"] = "<script>alert(1)</script>"
@@ -87,13 +96,20 @@ def test_summary_table_has_tokens_cost_and_a_batch_total() -> None:
     from evalens.core.models.run_record import Usage
 
     def result(name: str, usage: Usage | None) -> SimpleNamespace:
-        return SimpleNamespace(name=name, verdict="PASS", pass_rate=None, duration_seconds=1.0, reason="",
-                               usage=usage)
+        return SimpleNamespace(
+            name=name, verdict="PASS", pass_rate=None, duration_seconds=1.0, reason="", usage=usage
+        )
 
     out = io.StringIO()
-    print_summary([result("a", Usage(input_tokens=1200, output_tokens=30, cost_usd=0.012)),
-                   result("b", Usage(input_tokens=800, output_tokens=20, cost_usd=0.008)),
-                   result("not-run", None)], None, stream=out)
+    print_summary(
+        [
+            result("a", Usage(input_tokens=1200, output_tokens=30, cost_usd=0.012)),
+            result("b", Usage(input_tokens=800, output_tokens=20, cost_usd=0.008)),
+            result("not-run", None),
+        ],
+        None,
+        stream=out,
+    )
     text = out.getvalue()
     assert "1,200 in / 30 out" in text and "$0.0120" in text
     assert "total: 2,000 in / 50 out tokens · $0.0200" in text
@@ -110,11 +126,15 @@ def test_markdown_folds_per_turn_and_fences_what_the_agent_wrote(package: Path, 
     assert main(["show", str(package), "respects-policy", "--markdown"]) == 0
     text = capsys.readouterr().out
     assert [line for line in text.splitlines() if line.startswith("#### Turn")] == [
-        "#### Turn 1: Skill greeter", "#### Turn 2: Bash printf 'fixture data\\nSigned: the team\\n' > "
-        "fixtures/data.txt && echo EDITED", "#### Turn 3: Write output/blocked.txt — BLOCKED",
-        "#### Turn 4: I could not write output/blocked.txt: the policy hook refused. GREETING-OK"]
+        "#### Turn 1: Skill greeter",
+        "#### Turn 2: Bash printf 'fixture data\\nSigned: the team\\n' > fixtures/data.txt && echo EDITED",
+        "#### Turn 3: Write output/blocked.txt — BLOCKED",
+        "#### Turn 4: I could not write output/blocked.txt: the policy hook refused. GREETING-OK",
+    ]
     assert "````text\n```\n# not a heading\n```\n````" in text
-    assert "- FAIL `agent-blocked` `false` — the agent was blocked" in text and "+Signed: the team" in text  # as YAML writes it
+    assert (
+        "- FAIL `agent-blocked` `false` — the agent was blocked" in text and "+Signed: the team" in text
+    )  # as YAML writes it
 
 
 def test_hover_shows_tokens_and_cost_also_for_a_verdict_restored_from_a_report(package: Path) -> None:
@@ -126,6 +146,7 @@ def test_hover_shows_tokens_and_cost_also_for_a_verdict_restored_from_a_report(p
     records = read_reports(package)
     text = hover_markdown(records["respects-policy"])
     assert "68 in / 28 out tokens · $0.0010" in text.splitlines()[0]
-    plain = SimpleNamespace(result=records["model-down"].result.model_copy(update={"usage": None}),
-                            report_path=None)
+    plain = SimpleNamespace(
+        result=records["model-down"].result.model_copy(update={"usage": None}), report_path=None
+    )
     assert "tokens" not in hover_markdown(plain)

@@ -47,7 +47,9 @@ def test_same_line_comment_silences_that_code_only():
 
 
 def test_comment_on_the_line_above_skips_blank_and_comment_lines():
-    text = case().replace("  bogus: 1\n", "  # evalens: ignore[unknown-key]\n\n  # why: legacy key\n  bogus: 1\n")
+    text = case().replace(
+        "  bogus: 1\n", "  # evalens: ignore[unknown-key]\n\n  # why: legacy key\n  bogus: 1\n"
+    )
     assert "unknown-key" not in dict(problems(text))
 
 
@@ -67,8 +69,11 @@ def test_several_codes_and_file_level():
 
 def test_unknown_and_unused_codes_get_a_hint_only():
     text = case(head="# evalens: ignore-file[made-up, unknown-key, fixture-missing]\n")
-    hints = [p for p in validate_text(CASE_PATH, text, None, None, Tuning()).problems
-             if p.code == "unused-suppression"]
+    hints = [
+        p
+        for p in validate_text(CASE_PATH, text, None, None, Tuning()).problems
+        if p.code == "unused-suppression"
+    ]
     # hints of one kind in one file are one diagnostic with related locations (docs/severity-policy.md)
     assert sum(1 + len(related_of(p)) for p in hints) == 2 and all(p.span.start_line == 0 for p in hints)
     result = validate_text(CASE_PATH, case(head="# evalens: ignore-file[made-up]\n"), None, None, Tuning())
@@ -82,7 +87,9 @@ def test_unused_hint_can_be_turned_off_like_any_rule(tmp_path: Path):
 
     text = case(head="# evalens: ignore-file[made-up]\n")
     off = Tuning(overrides=RuleLevels({"unused-suppression": None}))
-    assert "unused-suppression" not in {p.code for p in validate_text(CASE_PATH, text, None, None, off).problems}
+    assert "unused-suppression" not in {
+        p.code for p in validate_text(CASE_PATH, text, None, None, off).problems
+    }
 
 
 def test_syntax_errors_cannot_be_silenced():
@@ -121,9 +128,17 @@ def test_markdown_html_comment_in_the_body():
     assert "unexpected-field" not in dict(skill_problems(body=body))
 
 
-EVALS = {"skill_name": "my-skill",
-         "evals": [{"id": 1, "prompt": "short", "expected_output": "x",
-                    "assertions": ["The file report.md lists three items"]}]}
+EVALS = {
+    "skill_name": "my-skill",
+    "evals": [
+        {
+            "id": 1,
+            "prompt": "short",
+            "expected_output": "x",
+            "assertions": ["The file report.md lists three items"],
+        }
+    ],
+}
 EVALS_PATH = "/nowhere/my-skill/evals/evals.json"
 
 
@@ -150,8 +165,14 @@ def test_malformed_json_member_is_a_hint_not_an_error(extra):
 
 def test_json_member_is_not_an_unknown_key_even_in_closed_schemas():
     """eval-config.json is closed (unknown keys are reported); ``$evalens`` is evalens' own member."""
-    text = json.dumps({"$evalens": {"ignore": ["secret-in-config"]}, "version": 1, "engine": "claude-code",
-                       "env": {"API_TOKEN": "x"}})
+    text = json.dumps(
+        {
+            "$evalens": {"ignore": ["secret-in-config"]},
+            "version": 1,
+            "engine": "claude-code",
+            "env": {"API_TOKEN": "x"},
+        }
+    )
     found = problems(text, "/nowhere/pkg/evals/eval-config.json")
     assert found == []
     found = problems(text.replace('"$evalens"', '"$evalenz"'), "/nowhere/pkg/evals/eval-config.json")
@@ -159,6 +180,7 @@ def test_json_member_is_not_an_unknown_key_even_in_closed_schemas():
 
 
 # ------------------------------------------------------------------------------------------- quick fixes
+
 
 def _fixes(path: str, text: str, code: str) -> dict[str, tuple]:
     from evalens.core.suppress import suppression_fixes
@@ -184,7 +206,9 @@ def test_yaml_line_and_file_fixes_silence_the_problem():
 
 
 def test_fixes_extend_an_existing_directive():
-    text = case(bogus_comment="  # evalens: ignore[no-checks]", head="# evalens: ignore-file[fixture-missing]\n")
+    text = case(
+        bogus_comment="  # evalens: ignore[no-checks]", head="# evalens: ignore-file[fixture-missing]\n"
+    )
     fixed, found = _after(CASE_PATH, text, "unknown-key", "Ignore `unknown-key` on this line")
     assert "# evalens: ignore[no-checks, unknown-key]" in fixed and "unknown-key" not in found
     fixed, _ = _after(CASE_PATH, text, "vague-criteria", "Ignore `vague-criteria` in this file")
@@ -197,7 +221,10 @@ def test_frontmatter_fixes_stay_inside_the_frontmatter():
     fixed, found = _after(path, text, "unexpected-field", "Ignore `unexpected-field` on this line")
     assert "colour: blue  # evalens: ignore[unexpected-field]" in fixed and "unexpected-field" not in found
     fixed, found = _after(path, text, "unexpected-field", "Ignore `unexpected-field` in this file")
-    assert fixed.startswith("---\n# evalens: ignore-file[unexpected-field]\nname:") and "unexpected-field" not in found
+    assert (
+        fixed.startswith("---\n# evalens: ignore-file[unexpected-field]\nname:")
+        and "unexpected-field" not in found
+    )
 
 
 def test_no_line_fix_on_the_frontmatter_fence():
@@ -214,7 +241,9 @@ def test_json_fix_adds_then_extends_the_member():
     data = json.loads(fixed)
     data["evals"][0].pop("expected_output")
     text2 = json.dumps(data, indent=2)
-    fixed2, found2 = _after(EVALS_PATH, text2, "missing-expected-output", "Ignore `missing-expected-output` in this file")
+    fixed2, found2 = _after(
+        EVALS_PATH, text2, "missing-expected-output", "Ignore `missing-expected-output` in this file"
+    )
     assert json.loads(fixed2)["$evalens"] == {"ignore": ["short-prompt", "missing-expected-output"]}
     assert not found2 & {"short-prompt", "missing-expected-output"}
 

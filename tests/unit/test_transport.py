@@ -50,7 +50,7 @@ def _ids(frames: list[Frame]) -> list[object]:
 async def test_good_frames_in_any_chunking():
     data = _frame(_msg(1)) + b"Content-Length: 30\r\nContent-Type: x\r\n\r\n" + b" " * 30 + _frame(_msg(2))
     for size in (1, 7, 64, len(data)):
-        frames = await _frames([data[i:i + size] for i in range(0, len(data), size)])
+        frames = await _frames([data[i : i + size] for i in range(0, len(data), size)])
         assert [f.problem for f in frames] == [None, None, None]
         assert _ids([frames[0], frames[2]]) == [1, 2]
 

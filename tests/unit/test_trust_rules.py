@@ -29,42 +29,81 @@ def run(path: Path, **settings: str):
 # ------------------------------------------------------------------------------------------ detection
 
 
-@pytest.mark.parametrize(("rel", "content"), [
-    ("tasks.yaml", "tasks:\n  - description: ship it\n    priority: high\n  - id: 2\n    title: t\n    status: open\n"),
-    ("eval.config.yaml", "thresholds:\n  latency_ms: 200\noutput:\n  dir: out\n"),
-    ("evals/benchmark.json", {"metadata": {"timestamp": "x"}, "runs": [{"eval_id": "a", "with_skill": {}}]}),
-    ("evals/evals.json", {"version": 1, "cases": [{"id": "a", "kind": "cli", "prompt": "p", "command": "x"}]}),
-    ("evals/evals.json", {"cases": [{"id": "a"}]}),
-    ("grading.json", {"average_grade": 4.2, "course_sum": 12}),
-    ("schemas/triggers.schema.json", {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
-                                      "properties": {"should_trigger": {"type": "boolean"}}}),
-    ("notes/task.md", "---\ntitle: Plan\nstatus: open\n---\nDo the thing.\n"),
-])
+@pytest.mark.parametrize(
+    ("rel", "content"),
+    [
+        (
+            "tasks.yaml",
+            "tasks:\n  - description: ship it\n    priority: high\n  - id: 2\n    title: t\n    status: open\n",
+        ),
+        ("eval.config.yaml", "thresholds:\n  latency_ms: 200\noutput:\n  dir: out\n"),
+        (
+            "evals/benchmark.json",
+            {"metadata": {"timestamp": "x"}, "runs": [{"eval_id": "a", "with_skill": {}}]},
+        ),
+        (
+            "evals/evals.json",
+            {"version": 1, "cases": [{"id": "a", "kind": "cli", "prompt": "p", "command": "x"}]},
+        ),
+        ("evals/evals.json", {"cases": [{"id": "a"}]}),
+        ("grading.json", {"average_grade": 4.2, "course_sum": 12}),
+        (
+            "schemas/triggers.schema.json",
+            {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "properties": {"should_trigger": {"type": "boolean"}},
+            },
+        ),
+        ("notes/task.md", "---\ntitle: Plan\nstatus: open\n---\nDo the thing.\n"),
+    ],
+)
 def test_common_names_without_eval_evidence_are_left_alone(tmp_path: Path, rel: str, content) -> None:
     v = run(put(tmp_path, rel, content))
     assert v.format is None and v.problems == [], [(p.code, p.message) for p in v.problems]
 
 
-@pytest.mark.parametrize(("rel", "content"), [
-    ("tasks.yaml", "tasks:\n  - id: t1\n    prompt: Greet the user in French\n"),
-    ("evals/evals.json", [{"id": 1, "prompt": "p", "expected_output": "o", "assertions": ["a"]}]),
-    ("evals/trigger_evals.json", {"version": 1, "cases": [{"id": "a", "query": "q", "should_trigger": True}]}),
-])
+@pytest.mark.parametrize(
+    ("rel", "content"),
+    [
+        ("tasks.yaml", "tasks:\n  - id: t1\n    prompt: Greet the user in French\n"),
+        ("evals/evals.json", [{"id": 1, "prompt": "p", "expected_output": "o", "assertions": ["a"]}]),
+        (
+            "evals/trigger_evals.json",
+            {"version": 1, "cases": [{"id": "a", "query": "q", "should_trigger": True}]},
+        ),
+    ],
+)
 def test_weak_evidence_gets_one_hint_at_line_one(tmp_path: Path, rel: str, content) -> None:
     v = run(put(tmp_path, rel, content))
-    assert v.format is None and [(p.code, p.severity, p.span.start_line) for p in v.problems] == \
-        [("lookalike", Severity.HINT, 0)]
+    assert v.format is None and [(p.code, p.severity, p.span.start_line) for p in v.problems] == [
+        ("lookalike", Severity.HINT, 0)
+    ]
 
 
-@pytest.mark.parametrize(("rel", "content", "fmt"), [
-    ("tasks.yaml", "skill: greeting\ntasks:\n  - id: g-1\n    prompt: Say hi\n", "skilljack-tasks"),
-    ("tasks.yaml", "tasks:\n  - id: g-1\n    prompt: Say hi\n    expected_skill_load: greeting\n", "skilljack-tasks"),
-    ("eval.config.yaml", "thresholds:\n  discovery_rate: 0.9\n", "skilljack-config"),
-    ("evals/benchmark.json", {"runs": [{"eval_id": 1, "configuration": "with_skill", "result": {}}]},
-     "skill-creator-benchmark"),
-    ("evals/evals.json", {"skill": "/abs/s", "cases": []}, "writing-skills-evals"),
-    ("evals/evals.json", {"evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]}, "skill-creator-evals"),
-])
+@pytest.mark.parametrize(
+    ("rel", "content", "fmt"),
+    [
+        ("tasks.yaml", "skill: greeting\ntasks:\n  - id: g-1\n    prompt: Say hi\n", "skilljack-tasks"),
+        (
+            "tasks.yaml",
+            "tasks:\n  - id: g-1\n    prompt: Say hi\n    expected_skill_load: greeting\n",
+            "skilljack-tasks",
+        ),
+        ("eval.config.yaml", "thresholds:\n  discovery_rate: 0.9\n", "skilljack-config"),
+        (
+            "evals/benchmark.json",
+            {"runs": [{"eval_id": 1, "configuration": "with_skill", "result": {}}]},
+            "skill-creator-benchmark",
+        ),
+        ("evals/evals.json", {"skill": "/abs/s", "cases": []}, "writing-skills-evals"),
+        (
+            "evals/evals.json",
+            {"evals": [{"id": 1, "prompt": "p", "expected_output": "o"}]},
+            "skill-creator-evals",
+        ),
+    ],
+)
 def test_specific_evidence_claims(tmp_path: Path, rel: str, content, fmt: str) -> None:
     assert run(put(tmp_path, rel, content)).format.id == fmt
 
@@ -83,7 +122,9 @@ def test_symlink_checked_out_as_text_is_not_a_broken_skill(tmp_path: Path) -> No
 # ------------------------------------------------------------------------------------------ SKILL.md
 
 
-SKILL = "---\nname: pdf\ndescription: PDFs. Use for PDFs.\nargument-hint: '[file]'\nversion: 1.0.0\n---\nBody\n"
+SKILL = (
+    "---\nname: pdf\ndescription: PDFs. Use for PDFs.\nargument-hint: '[file]'\nversion: 1.0.0\n---\nBody\n"
+)
 
 
 def _unexpected(v) -> list[Severity]:
@@ -98,7 +139,9 @@ def test_profile_follows_context(tmp_path: Path) -> None:
     assert _unexpected(run(bare)) == [Severity.ERROR]  # no evidence: strict agentskills
     put(tmp_path, "plugin/.claude-plugin/plugin.json", {"name": "kit"})
     in_plugin = put(tmp_path, "plugin/skills/pdf/SKILL.md", SKILL)
-    assert _unexpected(run(in_plugin)) == [Severity.HINT]  # `argument-hint` is Claude Code's; `version` is not
+    assert _unexpected(run(in_plugin)) == [
+        Severity.HINT
+    ]  # `argument-hint` is Claude Code's; `version` is not
     dot_claude = put(tmp_path, "proj/.claude/skills/pdf/SKILL.md", SKILL)
     assert _unexpected(run(dot_claude)) == [Severity.HINT]
     agents = put(tmp_path, "proj/.agents/skills/pdf/SKILL.md", SKILL)
@@ -113,7 +156,9 @@ def test_profile_follows_context(tmp_path: Path) -> None:
 def test_byte_order_mark_before_frontmatter(tmp_path: Path) -> None:
     path = tmp_path / "skills" / "pdf" / "SKILL.md"
     path.parent.mkdir(parents=True)
-    path.write_bytes(b"\xef\xbb\xbf" + SKILL.replace("argument-hint: '[file]'\nversion: 1.0.0\n", "").encode())
+    path.write_bytes(
+        b"\xef\xbb\xbf" + SKILL.replace("argument-hint: '[file]'\nversion: 1.0.0\n", "").encode()
+    )
     v = run(path)  # evalens validate reads the bytes: the mark is seen, the frontmatter still checked
     (p,) = v.problems
     assert p.code == "bom" and p.severity == Severity.ERROR and "skills-ref" in p.message
@@ -129,8 +174,12 @@ def test_byte_order_mark_before_frontmatter(tmp_path: Path) -> None:
 def test_bom_in_json_and_yaml_is_read_through(tmp_path: Path) -> None:
     path = tmp_path / "evals" / "trigger-evals.json"
     path.parent.mkdir(parents=True)
-    path.write_bytes(b"\xef\xbb\xbf" + json.dumps([{"query": "a", "should_trigger": True},
-                                                   {"query": "b", "should_trigger": False}]).encode())
+    path.write_bytes(
+        b"\xef\xbb\xbf"
+        + json.dumps(
+            [{"query": "a", "should_trigger": True}, {"query": "b", "should_trigger": False}]
+        ).encode()
+    )
     assert run(path).problems == []
 
 
@@ -170,8 +219,10 @@ def test_aggregate_keeps_few_real_findings_apart_but_not_advice() -> None:
 def test_skilljack_skill_names_resolve_against_skill_md_names(tmp_path: Path) -> None:
     """A skill answers to its folder name (what skilljack copies) and its SKILL.md name (what loads)."""
     put(tmp_path, "suite/skills/greet-dir/SKILL.md", "---\nname: greeting\ndescription: d\n---\n")
-    tasks = "skill: greeting\ntasks:\n  - id: g-1\n    prompt: Say hi to Ana\n    expected_skill_load: {}\n" \
-            "    deterministic:\n      expect_marker: HI\n"
+    tasks = (
+        "skill: greeting\ntasks:\n  - id: g-1\n    prompt: Say hi to Ana\n    expected_skill_load: {}\n"
+        "    deterministic:\n      expect_marker: HI\n"
+    )
     for name in ("greeting", "greet-dir"):
         path = put(tmp_path, "suite/tasks.yaml", tasks.format(name))
         assert "unknown-skill" not in {p.code for p in run(path).problems}
@@ -180,8 +231,12 @@ def test_skilljack_skill_names_resolve_against_skill_md_names(tmp_path: Path) ->
 
 
 def test_messages_quote_text_as_written(tmp_path: Path) -> None:
-    grading = {"case_id": "其他", "version": 1, "run": 1, "results": [{"criterion": "标题", "score": 4,
-                                                                      "passed": True, "reasoning": "好"}]}
+    grading = {
+        "case_id": "其他",
+        "version": 1,
+        "run": 1,
+        "results": [{"criterion": "标题", "score": 4, "passed": True, "reasoning": "好"}],
+    }
     v = run(put(tmp_path, "ws/grading/表格_v1_run1.json", grading))
     (p,) = [p for p in v.problems if p.code == "filename-mismatch"]
     assert '"其他"' in p.message and '"表格"' in p.message and "\\u" not in p.message

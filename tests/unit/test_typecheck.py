@@ -43,9 +43,23 @@ def run_mypy() -> subprocess.CompletedProcess[str]:
     root = shadow_tree()
     env = {**os.environ, "MYPY_FORCE_COLOR": "0"}
     proc = subprocess.run(
-        [sys.executable, "-m", "mypy", "--config-file", str(REPO / "pyproject.toml"),
-         "--cache-dir", str(BUILD / "mypy-cache"), "-p", "evalens"],
-        cwd=root, capture_output=True, text=True, timeout=900, env=env)
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(REPO / "pyproject.toml"),
+            "--cache-dir",
+            str(BUILD / "mypy-cache"),
+            "-p",
+            "evalens",
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
     proc.stdout = proc.stdout.replace("evalens/server/", "server/").replace("evalens/runner/", "runner/")
     return proc
 

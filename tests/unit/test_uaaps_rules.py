@@ -18,7 +18,7 @@ def codes(result) -> list[str]:
     return [p.code for p in result.problems]
 
 
-BASE = "name: {name}\ntarget: {target}\ninput:\n  prompt: hi\n{extra}judge:\n  criteria: The reply contains \"hi\".\n"
+BASE = 'name: {name}\ntarget: {target}\ninput:\n  prompt: hi\n{extra}judge:\n  criteria: The reply contains "hi".\n'
 
 
 def case(name="a-case", target="skill:pdf-tools", extra=""):
@@ -37,14 +37,19 @@ def test_duplicate_name_across_cases(example_pkg):
 
 
 def test_fixture_must_exist(example_pkg):
-    result = check(example_pkg, "evals/cases/09.yaml", case(extra="  files: [fixtures/sample.txt, fixtures/nope.txt]\n"
-                                                           .replace("  files", "  files")))
+    result = check(
+        example_pkg,
+        "evals/cases/09.yaml",
+        case(extra="  files: [fixtures/sample.txt, fixtures/nope.txt]\n".replace("  files", "  files")),
+    )
     assert codes(result).count("fixture-missing") <= 1
 
 
 def test_paths_must_stay_inside(example_pkg):
-    text = ("name: a\ninput:\n  prompt: hi\n  files: [/etc/passwd, ../../x, fixtures/sample.txt]\n"
-            "  workspace-files: [../out]\njudge:\n  criteria: contains \"x\"\n")
+    text = (
+        "name: a\ninput:\n  prompt: hi\n  files: [/etc/passwd, ../../x, fixtures/sample.txt]\n"
+        '  workspace-files: [../out]\njudge:\n  criteria: contains "x"\n'
+    )
     result = check(example_pkg, "evals/cases/09.yaml", text)
     assert codes(result).count("path-escape") == 3
     cfg = '{"version": 1, "engine": "codex", "sandbox": {"writable-paths": ["/tmp", "out/"]}}'
@@ -53,9 +58,15 @@ def test_paths_must_stay_inside(example_pkg):
 
 
 def test_targets_resolve(example_pkg):
-    assert "unknown-target" not in codes(check(example_pkg, "evals/cases/9.yaml", case(target="hook:pre-tool-use")))
-    assert "unknown-target" in codes(check(example_pkg, "evals/cases/9.yaml", case(target="hook:post-tool-use")))
-    assert "unknown-target" not in codes(check(example_pkg, "evals/cases/9.yaml", case(target="agent:reviewer")))
+    assert "unknown-target" not in codes(
+        check(example_pkg, "evals/cases/9.yaml", case(target="hook:pre-tool-use"))
+    )
+    assert "unknown-target" in codes(
+        check(example_pkg, "evals/cases/9.yaml", case(target="hook:post-tool-use"))
+    )
+    assert "unknown-target" not in codes(
+        check(example_pkg, "evals/cases/9.yaml", case(target="agent:reviewer"))
+    )
     assert "unknown-target" in codes(check(example_pkg, "evals/cases/9.yaml", case(target="agent:nobody")))
     result = check(example_pkg, "evals/cases/9.yaml", case(target="skill:pdf-tool"))
     (p,) = [p for p in result.problems if p.code == "unknown-target"]
@@ -92,7 +103,9 @@ def test_unknown_key_warning_with_fix(example_pkg):
 
 
 def test_type_and_missing_messages(example_pkg):
-    result = check(example_pkg, "evals/eval-config.json", '{"version": 1, "engine": "codex", "timeout": "2m"}')
+    result = check(
+        example_pkg, "evals/eval-config.json", '{"version": 1, "engine": "codex", "timeout": "2m"}'
+    )
     assert result.problems[0].message == "`timeout` must be a number, not a string."
     result = check(example_pkg, "evals/cases/9.yaml", "name: a\ninput: {}\njudge: {criteria: x}\n")
     (p,) = [p for p in result.problems if p.code == "missing-key"]

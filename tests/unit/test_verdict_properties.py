@@ -48,15 +48,31 @@ def documented_exit(state: str, flaky: str) -> int:
 def _result(runs: list[str]) -> UnitResult:
     verdicts = ["SKIP" if r == "BUDGET" else r for r in runs]
     many = len(runs) > 1
-    return apply_repeats(UnitResult(
-        name="unit-x", verdict=verdicts[0] if not many else "PASS", reason="why", runs=len(runs),  # type: ignore[arg-type]
-        run_verdicts=verdicts if many else [], budget_stopped=runs.count("BUDGET")))  # type: ignore[arg-type]
+    return apply_repeats(
+        UnitResult(
+            name="unit-x",
+            verdict=verdicts[0] if not many else "PASS",
+            reason="why",
+            runs=len(runs),  # type: ignore[arg-type]
+            run_verdicts=verdicts if many else [],
+            budget_stopped=runs.count("BUDGET"),
+        )
+    )  # type: ignore[arg-type]
 
 
-REPORT = {"version": 1, "id": "r", "timestamp": "2026-01-01T00:00:00Z", "duration_seconds": 1.0,
-          "config": {"engine": "claude-code"}, "agent": {"runtime": "claude-code"}, "judge": {},
-          "environment": {"os": "linux"}, "package": {"name": "p"},
-          "summary": {"total": 0, "passed": 0, "failed": 0, "pass_rate": 0.0}, "cases": []}
+REPORT = {
+    "version": 1,
+    "id": "r",
+    "timestamp": "2026-01-01T00:00:00Z",
+    "duration_seconds": 1.0,
+    "config": {"engine": "claude-code"},
+    "agent": {"runtime": "claude-code"},
+    "judge": {},
+    "environment": {"os": "linux"},
+    "package": {"name": "p"},
+    "summary": {"total": 0, "passed": 0, "failed": 0, "pass_rate": 0.0},
+    "cases": [],
+}
 
 
 @settings(max_examples=300, deadline=None)

@@ -65,18 +65,37 @@ def test_settings_ts_sends_only_settings_the_server_reads():
     contributed = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"]
     server_side = {k.removeprefix("evalens.") for k in contributed} - {"server.path", "server.args"}
     client_only = {"trace.server", "logLevel"}
-    groups = {info.alias: info.annotation for info in Settings.model_fields.values()
-              if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)}
-    nested = {f"{alias}.{sub.alias}" for alias, model in groups.items() for sub in model.model_fields.values()}
+    groups = {
+        info.alias: info.annotation
+        for info in Settings.model_fields.values()
+        if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)
+    }
+    nested = {
+        f"{alias}.{sub.alias}" for alias, model in groups.items() for sub in model.model_fields.values()
+    }
     assert {k for k in server_side if k.split(".")[0] in groups} == nested  # evalens.run.* both ways
     assert server_side - client_only - nested <= aliases, server_side - client_only - nested - aliases
 
 
 def test_settings_take_camel_case_keys_and_keep_good_values_next_to_bad_ones():
     s = Settings()
-    errors = s.update({"evalens": {"maxParallelRuns": 4, "keepSandbox": True, "timeout": "soon",
-                                   "apiKeyEnvVars": ["MY_KEY"], "codeLens": False}})
-    assert (s.max_parallel_runs, s.keep_sandbox, s.api_key_env_vars, s.code_lens) == (4, True, ["MY_KEY"], False)
+    errors = s.update(
+        {
+            "evalens": {
+                "maxParallelRuns": 4,
+                "keepSandbox": True,
+                "timeout": "soon",
+                "apiKeyEnvVars": ["MY_KEY"],
+                "codeLens": False,
+            }
+        }
+    )
+    assert (s.max_parallel_runs, s.keep_sandbox, s.api_key_env_vars, s.code_lens) == (
+        4,
+        True,
+        ["MY_KEY"],
+        False,
+    )
     assert s.timeout is None and len(errors) == 1 and errors[0].startswith("evalens.timeout:")
     assert s.update({"maxParallelRuns": None, "engine": "codex", "unknown": 1}) == []
     assert (s.max_parallel_runs, s.engine) == (2, "codex")  # null: back to the default
@@ -88,5 +107,8 @@ def test_settings_take_camel_case_keys_and_keep_good_values_next_to_bad_ones():
 def test_payloads_refuse_undeclared_fields():
     with pytest.raises(ValueError):
         wire.RunStateParams.model_validate({"running": 1, "extra": 2})
-    assert wire.VerdictChangedParams(uri="u", name="n", verdict="PASS").wire() == \
-        {"uri": "u", "name": "n", "verdict": "PASS"}
+    assert wire.VerdictChangedParams(uri="u", name="n", verdict="PASS").wire() == {
+        "uri": "u",
+        "name": "n",
+        "verdict": "PASS",
+    }

@@ -19,8 +19,10 @@ YLS = REPO / ".tools" / "yls" / "node_modules" / ".bin" / "yaml-language-server"
 async def test_case_schema_in_yaml_language_server(tmp_path: Path):
     schema = REPO / "schemas" / "uaaps-eval-case.schema.json"
     case = tmp_path / "case.yaml"
-    text = (f"# yaml-language-server: $schema={schema}\n"
-            "name: Not Kebab\ninput:\n  prompt: hi\nexpected:\n  agent-blocked: maybe\njudge: {}\n")
+    text = (
+        f"# yaml-language-server: $schema={schema}\n"
+        "name: Not Kebab\ninput:\n  prompt: hi\nexpected:\n  agent-blocked: maybe\njudge: {}\n"
+    )
     case.write_text(text)
     client = LanguageClient("evalens-test", "1")
     got: asyncio.Queue = asyncio.Queue()
@@ -35,13 +37,24 @@ async def test_case_schema_in_yaml_language_server(tmp_path: Path):
 
     await client.start_io(str(YLS), "--stdio")
     try:
-        await client.initialize_async(types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()))
+        await client.initialize_async(
+            types.InitializeParams(
+                capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()
+            )
+        )
         client.initialized(types.InitializedParams())
-        client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
-            settings={"yaml": {"validate": True, "schemaStore": {"enable": False}}}))
-        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=case.as_uri(), language_id="yaml", version=1, text=text)))
+        client.workspace_did_change_configuration(
+            types.DidChangeConfigurationParams(
+                settings={"yaml": {"validate": True, "schemaStore": {"enable": False}}}
+            )
+        )
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=case.as_uri(), language_id="yaml", version=1, text=text
+                )
+            )
+        )
         messages: list[str] = []
         deadline = asyncio.get_running_loop().time() + 30
         while asyncio.get_running_loop().time() < deadline:

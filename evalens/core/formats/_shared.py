@@ -17,9 +17,40 @@ from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
 _GLOSS = re.compile(r"\(\s*\S+\s+\S+[^)]*\)")
 """A parenthetical of two words or more: the author says what the general word means here."""
-_GENERIC = {"is", "it", "the", "a", "an", "produces", "returns", "gives", "has", "does", "output", "outputs",
-            "result", "results", "response", "answer", "done", "success", "succeeds", "successful", "completes",
-            "complete", "passes", "pass", "valid", "ok", "okay", "finishes", "helps", "responds", "answers", "work"}
+_GENERIC = {
+    "is",
+    "it",
+    "the",
+    "a",
+    "an",
+    "produces",
+    "returns",
+    "gives",
+    "has",
+    "does",
+    "output",
+    "outputs",
+    "result",
+    "results",
+    "response",
+    "answer",
+    "done",
+    "success",
+    "succeeds",
+    "successful",
+    "completes",
+    "complete",
+    "passes",
+    "pass",
+    "valid",
+    "ok",
+    "okay",
+    "finishes",
+    "helps",
+    "responds",
+    "answers",
+    "work",
+}
 """Words that say only that something happened; a short assertion made of them alone names nothing to check."""
 
 
@@ -33,11 +64,26 @@ def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = N
     return Fix(title or f"Change to `{new}`", (Edit(inner(doc, doc.span_for(path)), new),))
 
 
-def problem(doc: ParsedDocument, path: Path, severity: Severity, code: str, message: str, *,
-            on_key: bool = False, fixes: list[Fix] | None = None, data: dict[str, Any] | None = None) -> Problem:
+def problem(
+    doc: ParsedDocument,
+    path: Path,
+    severity: Severity,
+    code: str,
+    message: str,
+    *,
+    on_key: bool = False,
+    fixes: list[Fix] | None = None,
+    data: dict[str, Any] | None = None,
+) -> Problem:
     """A problem on the value (or key) at ``path``, with ``path`` in its data for code actions."""
-    return Problem(doc.span_for(path, prefer_key=on_key), severity, code, message, fixes=list(fixes or []),
-                   data={"path": list(path), **(data or {})})
+    return Problem(
+        doc.span_for(path, prefer_key=on_key),
+        severity,
+        code,
+        message,
+        fixes=list(fixes or []),
+        data={"path": list(path), **(data or {})},
+    )
 
 
 def creatable(base: FsPath, entry: str) -> dict[str, Any] | None:
@@ -50,8 +96,6 @@ def creatable(base: FsPath, entry: str) -> dict[str, Any] | None:
         return None if target.exists() or target.is_symlink() else {"create_file": str(target)}
     except (OSError, ValueError):  # a name over 255 bytes, a NUL
         return None
-
-
 
 
 def skills_in(base: FsPath) -> dict[str, FsPath]:

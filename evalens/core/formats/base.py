@@ -81,7 +81,7 @@ def glob_regex(pattern: str) -> re.Pattern[str]:
             out += "[^/]"
         elif c == "{":
             end = pattern.index("}", i)
-            out += "(?:" + "|".join(re.escape(p) for p in pattern[i + 1:end].split(",")) + ")"
+            out += "(?:" + "|".join(re.escape(p) for p in pattern[i + 1 : end].split(",")) + ")"
             i = end + 1
             continue
         else:

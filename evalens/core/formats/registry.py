@@ -95,8 +95,13 @@ def link_placeholder(path: str, text: str) -> bool:
     link's target path as the file's only content): one relative path naming an existing file next to it. The
     target is checked where it lives; the placeholder is not a broken eval file."""
     target = text.strip()
-    if not target or len(target) > 1024 or any(c.isspace() for c in target) or "/" not in target or \
-            target.startswith(("/", "{", "[", "-", "#")):
+    if (
+        not target
+        or len(target) > 1024
+        or any(c.isspace() for c in target)
+        or "/" not in target
+        or target.startswith(("/", "{", "[", "-", "#"))
+    ):
         return False
     import os.path
 

@@ -34,17 +34,41 @@ from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity
 from evalens.core.schema_check import suggest
 
-register(SchemaSpec("skill-creator-evals.schema.json", m.EvalsFile, "skill-creator evals.json",
-                    "Evals of a skill (Anthropic skill-creator / agentskills.io): prompts, input files and the "
-                    "statements a grader checks (`expectations` or `assertions`)."))
-register(SchemaSpec("skill-creator-grading.schema.json", m.GradingFile, "skill-creator grading.json",
-                    "The grader's verdict on one run (`<run-dir>/grading.json`), read by the viewer and "
-                    "`aggregate_benchmark.py`."))
-register(SchemaSpec("skill-creator-eval-metadata.schema.json", m.EvalMetadataFile, "skill-creator eval_metadata.json",
-                    "One eval directory of a skill-creator workspace (`iteration-N/eval-<id>/eval_metadata.json`)."))
-register(SchemaSpec("skill-creator-benchmark.schema.json", m.BenchmarkFile, "skill-creator benchmark.json",
-                    "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
-                    "benchmark.json`), read by its viewer."))
+register(
+    SchemaSpec(
+        "skill-creator-evals.schema.json",
+        m.EvalsFile,
+        "skill-creator evals.json",
+        "Evals of a skill (Anthropic skill-creator / agentskills.io): prompts, input files and the "
+        "statements a grader checks (`expectations` or `assertions`).",
+    )
+)
+register(
+    SchemaSpec(
+        "skill-creator-grading.schema.json",
+        m.GradingFile,
+        "skill-creator grading.json",
+        "The grader's verdict on one run (`<run-dir>/grading.json`), read by the viewer and "
+        "`aggregate_benchmark.py`.",
+    )
+)
+register(
+    SchemaSpec(
+        "skill-creator-eval-metadata.schema.json",
+        m.EvalMetadataFile,
+        "skill-creator eval_metadata.json",
+        "One eval directory of a skill-creator workspace (`iteration-N/eval-<id>/eval_metadata.json`).",
+    )
+)
+register(
+    SchemaSpec(
+        "skill-creator-benchmark.schema.json",
+        m.BenchmarkFile,
+        "skill-creator benchmark.json",
+        "With-skill vs without-skill runs aggregated by skill-creator (`benchmarks/<timestamp>/"
+        "benchmark.json`), read by its viewer.",
+    )
+)
 
 CHECK_KEYS = ("expectations", "assertions")
 _PLACEHOLDER = re.compile(r"<(?![A-Z][a-z]+(?:[A-Z][a-z]+)*>)[A-Z][A-Za-z_ ]*>|\bTODO\b|\bXXX\b|\bTBD\b")
@@ -105,7 +129,11 @@ def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int
                 data = json.loads(raw) if raw is not None else None
             except ValueError:
                 continue
-            if not isinstance(data, dict) or not isinstance(data.get("assertions"), list) or not data["assertions"]:
+            if (
+                not isinstance(data, dict)
+                or not isinstance(data.get("assertions"), list)
+                or not data["assertions"]
+            ):
                 continue
             eid = data.get("eval_id")
             if isinstance(eid, int | str) and not isinstance(eid, bool):
@@ -120,30 +148,44 @@ class SkillCreatorEvals(Format):
     globs = ("**/evals.json",)
     schema_file = "skill-creator-evals.schema.json"
     runnable = True
-    lookalike_hint = ("Eval cases, but not in skill-creator's `{\"skill_name\": …, \"evals\": [...]}` wrapper: another "
-                      "tool's format, so evalens leaves it alone.")
+    lookalike_hint = (
+        'Eval cases, but not in skill-creator\'s `{"skill_name": …, "evals": [...]}` wrapper: another '
+        "tool's format, so evalens leaves it alone."
+    )
 
     def sniff(self, path: str, text: str) -> bool:
         """skill-creator evals kept under another name (``evals-old.json``, ``evals.v2.json``): recognised by
         content, the ``skill_name`` + ``evals`` wrapper; ``detect`` then confirms the shape."""
-        return path.lower().endswith(".json") and text.lstrip()[:1] == "{" and '"skill_name"' in text and \
-            '"evals"' in text
+        return (
+            path.lower().endswith(".json")
+            and text.lstrip()[:1] == "{"
+            and '"skill_name"' in text
+            and '"evals"' in text
+        )
 
     def detect(self, path: str, data: Any) -> Match:
         """Claimed on skill-creator's own shape: ``evals`` as a list next to ``skill_name``, or a list of case
         objects (``prompt`` plus ``expected_output`` / ``assertions`` / ``expectations``). Case objects
         without that wrapper (another tool's case list) get the one look-alike hint; anything else at this
         common name is left alone."""
-        if FsPath(path).name.lower() != "evals.json":  # found by content under another name: the cases must be ours
+        if (
+            FsPath(path).name.lower() != "evals.json"
+        ):  # found by content under another name: the cases must be ours
             evals = data.get("evals") if isinstance(data, dict) else None
-            return Match.YES if isinstance(evals, list) and evals and all(
-                isinstance(c, dict) and "prompt" in c for c in evals[:50]) else Match.NO
+            return (
+                Match.YES
+                if isinstance(evals, list)
+                and evals
+                and all(isinstance(c, dict) and "prompt" in c for c in evals[:50])
+                else Match.NO
+            )
         if data is None or data == {}:
             return Match.YES
         if isinstance(data, dict):
             evals = data.get("evals")
-            if isinstance(evals, list) and (isinstance(data.get("skill_name"), str) or not evals or
-                                            _case_like(evals)):
+            if isinstance(evals, list) and (
+                isinstance(data.get("skill_name"), str) or not evals or _case_like(evals)
+            ):
                 return Match.YES
             if isinstance(data.get("skill_name"), str) and "evals" in data:
                 return Match.YES  # the wrapper with a broken `evals`: ours, and the schema says what is wrong
@@ -169,12 +211,16 @@ class SkillCreatorEvals(Format):
                 if isinstance(value, str) and value:
                     p.severity = Severity.HINT  # a deliberate naming scheme, not a mistake: nothing reads it
                     p.code = "string-id"
-                    p.message = (f"skill-creator documents integer ids; `\"{value}\"` is a string (its scripts "
-                                 "never read evals.json, but strict validators reject it).")
+                    p.message = (
+                        f'skill-creator documents integer ids; `"{value}"` is a string (its scripts '
+                        "never read evals.json, but strict validators reject it)."
+                    )
             elif len(path) == 4 and path[0] == "evals" and path[2] == "files" and p.code == "schema-type":
-                p.message = ("`files` entries are paths (strings) relative to the skill root; inline "
-                             "`{path, content}` objects are not read by skill-creator. Put the content in a file "
-                             "(e.g. `evals/files/<name>`) and list its path.")
+                p.message = (
+                    "`files` entries are paths (strings) relative to the skill root; inline "
+                    "`{path, content}` objects are not read by skill-creator. Put the content in a file "
+                    "(e.g. `evals/files/<name>`) and list its path."
+                )
             out.append(p)
         return out
 
@@ -196,19 +242,34 @@ class SkillCreatorEvals(Format):
             if isinstance(cid, int | str) and not isinstance(cid, bool):
                 if cid in seen:
                     line = doc.span_for(("evals", seen[cid], "id")).start_line + 1
-                    out.append(problem(doc, ("evals", i, "id"), Severity.ERROR, "duplicate-id",
-                                       f"duplicate case ID `{cid}`; first seen at $.evals[{seen[cid]}].id "
-                                       f"(line {line})."))
+                    out.append(
+                        problem(
+                            doc,
+                            ("evals", i, "id"),
+                            Severity.ERROR,
+                            "duplicate-id",
+                            f"duplicate case ID `{cid}`; first seen at $.evals[{seen[cid]}].id "
+                            f"(line {line}).",
+                        )
+                    )
                 else:
                     seen[cid] = i
             present = [k for k in CHECK_KEYS if k in case]
             for k in present:
                 names_used[k].append(i)
             if len(present) == 2:
-                out.append(problem(doc, ("evals", i, "assertions"), Severity.WARNING, "both-check-keys",
-                                   f"evals[{i}] has both `expectations` and `assertions`; use one name per case "
-                                   "(skill-creator's schemas.md says `expectations`, agentskills.io `assertions`; "
-                                   "evalens grades `assertions` and ignores the other).", on_key=True))
+                out.append(
+                    problem(
+                        doc,
+                        ("evals", i, "assertions"),
+                        Severity.WARNING,
+                        "both-check-keys",
+                        f"evals[{i}] has both `expectations` and `assertions`; use one name per case "
+                        "(skill-creator's schemas.md says `expectations`, agentskills.io `assertions`; "
+                        "evalens grades `assertions` and ignores the other).",
+                        on_key=True,
+                    )
+                )
             for key in present:
                 items = case[key]
                 for j, item in enumerate(items if isinstance(items, list) else []):
@@ -217,36 +278,77 @@ class SkillCreatorEvals(Format):
                     else:
                         out += self._assertion_rules(doc, (i, key, j), item)
             if "expected_output" not in case:
-                out.append(problem(doc, ("evals", i), Severity.WARNING, "missing-expected-output",
-                                   f"evals[{i}] has no `expected_output` (documented as required: a human-readable "
-                                   "description of success).", on_key=True))
+                out.append(
+                    problem(
+                        doc,
+                        ("evals", i),
+                        Severity.WARNING,
+                        "missing-expected-output",
+                        f"evals[{i}] has no `expected_output` (documented as required: a human-readable "
+                        "description of success).",
+                        on_key=True,
+                    )
+                )
             prompt = case.get("prompt")
             if isinstance(prompt, str) and prompt.strip():
                 out += self._prompt_rules(doc, i, prompt)
             files = case.get("files")
             if isinstance(files, list):
-                out += self._file_rules(doc, i, files, file_root, also=root,
-                                        evals_dir=FsPath(ctx.file_path).parent)
+                out += self._file_rules(
+                    doc, i, files, file_root, also=root, evals_dir=FsPath(ctx.file_path).parent
+                )
         out += self._object_assertions(doc, objects)
         out += self._drafted_elsewhere(doc, evals, root)
         out += self._duplicate_prompts(doc, evals)
         if names_used["expectations"] and names_used["assertions"]:
-            fixes = [f for f in (self._rename(doc, names_used["expectations"], "expectations", "assertions",
-                                              "Use `assertions` in every case"),
-                                 self._rename(doc, names_used["assertions"], "assertions", "expectations",
-                                              "Use `expectations` in every case")) if f]
-            out.append(problem(doc, ("evals",), Severity.WARNING, "mixed-check-keys",
-                               "This file mixes `expectations` (evals " + ", ".join(map(str, names_used["expectations"]))
-                               + ") and `assertions` (evals " + ", ".join(map(str, names_used["assertions"]))
-                               + "); pick one name.", on_key=True, fixes=fixes))
+            fixes = [
+                f
+                for f in (
+                    self._rename(
+                        doc,
+                        names_used["expectations"],
+                        "expectations",
+                        "assertions",
+                        "Use `assertions` in every case",
+                    ),
+                    self._rename(
+                        doc,
+                        names_used["assertions"],
+                        "assertions",
+                        "expectations",
+                        "Use `expectations` in every case",
+                    ),
+                )
+                if f
+            ]
+            out.append(
+                problem(
+                    doc,
+                    ("evals",),
+                    Severity.WARNING,
+                    "mixed-check-keys",
+                    "This file mixes `expectations` (evals "
+                    + ", ".join(map(str, names_used["expectations"]))
+                    + ") and `assertions` (evals "
+                    + ", ".join(map(str, names_used["assertions"]))
+                    + "); pick one name.",
+                    on_key=True,
+                    fixes=fixes,
+                )
+            )
         return out
 
     def _drafted_elsewhere(self, doc: ParsedDocument, evals: Any, root: FsPath) -> list[Problem]:
         """A case without assertions is fine until the workspace grades some for it: skill-creator drafts them
         while the first runs go, then says to copy them back into evals.json. Until then the next iteration (and
         every other reader) grades nothing for that case."""
-        cases = [(i, c) for i, c in _dicts(evals) if not any(c.get(k) for k in CHECK_KEYS)
-                 and isinstance(c.get("id"), int | str) and not isinstance(c.get("id"), bool)]
+        cases = [
+            (i, c)
+            for i, c in _dicts(evals)
+            if not any(c.get(k) for k in CHECK_KEYS)
+            and isinstance(c.get("id"), int | str)
+            and not isinstance(c.get("id"), bool)
+        ]
         if not cases:
             return []
         graded = _workspace_assertions(root)
@@ -256,32 +358,70 @@ class SkillCreatorEvals(Format):
             if found:
                 count, where = found
                 rel = where.relative_to(root) if where.is_relative_to(root) else where
-                out.append(problem(doc, ("evals", i), Severity.WARNING, "missing-assertions",
-                                   f"evals[{i}] has no assertions, but the workspace grades {count} for it "
-                                   f"(`{rel}`); skill-creator says to copy drafted assertions back into "
-                                   "evals.json.", on_key=True))
+                out.append(
+                    problem(
+                        doc,
+                        ("evals", i),
+                        Severity.WARNING,
+                        "missing-assertions",
+                        f"evals[{i}] has no assertions, but the workspace grades {count} for it "
+                        f"(`{rel}`); skill-creator says to copy drafted assertions back into "
+                        "evals.json.",
+                        on_key=True,
+                    )
+                )
         return out
 
-    def _object_assertions(self, doc: ParsedDocument, objects: list[tuple[Path, dict[str, Any]]]) -> list[Problem]:
+    def _object_assertions(
+        self, doc: ParsedDocument, objects: list[tuple[Path, dict[str, Any]]]
+    ) -> list[Problem]:
         """One diagnostic for a file's object-form assertions (often a documented house convention), with a
         quick fix that turns all of them into strings at once."""
         if not objects:
             return []
-        edits = tuple(Edit(doc.span_for(path), json.dumps(_object_text(item), ensure_ascii=False))
-                      for path, item in objects)
+        edits = tuple(
+            Edit(doc.span_for(path), json.dumps(_object_text(item), ensure_ascii=False))
+            for path, item in objects
+        )
         n = len(objects)
         keys = ", ".join(sorted({k for _, item in objects for k in item})[:4])
         used = list(dict.fromkeys(k for _, item in objects if (k := _text_key(item)))) or ["whole object"]
-        first = problem(doc, objects[0][0], Severity.WARNING, "object-assertion",
-                        (f"{n} assertions are objects (`{{{keys}}}`)" if n > 1 else
-                         f"Object-form assertion (`{{{keys}}}`)")
-                        + ": skill-creator's schemas list plain strings (the grader writes each back as "
-                        "`grading.json` `expectations[].text`); evalens grades the "
-                        + " / ".join(f"`{k}`" for k in used) + ". Write each as one verifiable sentence.",
-                        fixes=[Fix(f"Convert {'all ' + str(n) + ' object assertions' if n > 1 else 'it'} to strings "
-                                   f"(their {' / '.join(used)})", edits)])
-        return [with_related(first, [Problem(doc.span_for(path), Severity.WARNING, "object-assertion",
-                                             f"object assertion: {_object_text(item)}") for path, item in objects[1:]])]
+        first = problem(
+            doc,
+            objects[0][0],
+            Severity.WARNING,
+            "object-assertion",
+            (
+                f"{n} assertions are objects (`{{{keys}}}`)"
+                if n > 1
+                else f"Object-form assertion (`{{{keys}}}`)"
+            )
+            + ": skill-creator's schemas list plain strings (the grader writes each back as "
+            "`grading.json` `expectations[].text`); evalens grades the "
+            + " / ".join(f"`{k}`" for k in used)
+            + ". Write each as one verifiable sentence.",
+            fixes=[
+                Fix(
+                    f"Convert {'all ' + str(n) + ' object assertions' if n > 1 else 'it'} to strings "
+                    f"(their {' / '.join(used)})",
+                    edits,
+                )
+            ],
+        )
+        return [
+            with_related(
+                first,
+                [
+                    Problem(
+                        doc.span_for(path),
+                        Severity.WARNING,
+                        "object-assertion",
+                        f"object assertion: {_object_text(item)}",
+                    )
+                    for path, item in objects[1:]
+                ],
+            )
+        ]
 
     def _duplicate_prompts(self, doc: ParsedDocument, evals: Any) -> list[Problem]:
         """The same prompt (and input files) twice. With different assertions or expected output the cases
@@ -299,19 +439,41 @@ class SkillCreatorEvals(Format):
                 continue
             first, other = seen[key]
             line = doc.span_for(("evals", first, "prompt")).start_line + 1
-            checks = [json.dumps([c.get(k) for k in (*CHECK_KEYS, "expected_output")], sort_keys=True)
-                      for c in (other, case)]
-            why = ("with different assertions or expected output: one run cannot satisfy both if they contradict "
-                   "(e.g. one is stale); if they check different aspects, they could be one case"
-                   if checks[0] != checks[1] else "with the same checks; it counts twice")
-            p = problem(doc, ("evals", i, "prompt"), Severity.HINT, "duplicate-prompt",
-                        f"evals[{i}] repeats the prompt of evals[{first}] (line {line}) {why}.")
-            out.append(with_related(p, [Problem(doc.span_for(("evals", first, "prompt")), Severity.HINT, p.code,
-                                                f"first use of this prompt (evals[{first}])")]))
+            checks = [
+                json.dumps([c.get(k) for k in (*CHECK_KEYS, "expected_output")], sort_keys=True)
+                for c in (other, case)
+            ]
+            why = (
+                "with different assertions or expected output: one run cannot satisfy both if they contradict "
+                "(e.g. one is stale); if they check different aspects, they could be one case"
+                if checks[0] != checks[1]
+                else "with the same checks; it counts twice"
+            )
+            p = problem(
+                doc,
+                ("evals", i, "prompt"),
+                Severity.HINT,
+                "duplicate-prompt",
+                f"evals[{i}] repeats the prompt of evals[{first}] (line {line}) {why}.",
+            )
+            out.append(
+                with_related(
+                    p,
+                    [
+                        Problem(
+                            doc.span_for(("evals", first, "prompt")),
+                            Severity.HINT,
+                            p.code,
+                            f"first use of this prompt (evals[{first}])",
+                        )
+                    ],
+                )
+            )
         return out
 
-    def _skill_name_rule(self, doc: ParsedDocument, data: dict[str, Any], root: FsPath,
-                         ctx: RuleContext) -> list[Problem]:
+    def _skill_name_rule(
+        self, doc: ParsedDocument, data: dict[str, Any], root: FsPath, ctx: RuleContext
+    ) -> list[Problem]:
         """``skill_name`` names a skill by its SKILL.md ``name``: this skill's own, or (for evals kept at a
         plugin's root) one of the plugin's. A name no SKILL.md carries is stale, e.g. after a rename."""
         from evalens.core.index import skill_catalog
@@ -325,45 +487,96 @@ class SkillCreatorEvals(Format):
             return []  # its SKILL.md name, or the folder name it is installed under
         catalog = skill_catalog(ctx.file_path, ctx.index)
         if own is not None and name in catalog:
-            return [problem(doc, ("skill_name",), Severity.WARNING, "skill-name-mismatch",
-                            f"`skill_name` is `{name}` but the skill's SKILL.md is named `{own}`.",
-                            fixes=[replace_fix(doc, ("skill_name",), own)])]
+            return [
+                problem(
+                    doc,
+                    ("skill_name",),
+                    Severity.WARNING,
+                    "skill-name-mismatch",
+                    f"`skill_name` is `{name}` but the skill's SKILL.md is named `{own}`.",
+                    fixes=[replace_fix(doc, ("skill_name",), own)],
+                )
+            ]
         if name in catalog or (own is None and not catalog):
             return []
         names = sorted({md: n for n, md in reversed(list(catalog.items()))}.values())  # a SKILL.md name each
         first = own or suggest(name, names)
-        targets = ([first] if first else []) + [n for n in names if n != first][:5 - bool(first)]
+        targets = ([first] if first else []) + [n for n in names if n != first][: 5 - bool(first)]
         known = ", ".join(f"`{n}`" for n in names[:8]) + (" …" if len(names) > 8 else "")
-        fixes = [Fix(f"Point at skill `{t}`", replace_fix(doc, ("skill_name",), t).edits, preferred=not k)
-                 for k, t in enumerate(targets)]
-        return [problem(doc, ("skill_name",), Severity.WARNING, "unknown-skill",
-                        f"`skill_name` `{name}` names no skill in this plugin or package (SKILL.md names: "
-                        f"{known or 'none'}); was the skill renamed?", fixes=fixes)]
+        fixes = [
+            Fix(f"Point at skill `{t}`", replace_fix(doc, ("skill_name",), t).edits, preferred=not k)
+            for k, t in enumerate(targets)
+        ]
+        return [
+            problem(
+                doc,
+                ("skill_name",),
+                Severity.WARNING,
+                "unknown-skill",
+                f"`skill_name` `{name}` names no skill in this plugin or package (SKILL.md names: "
+                f"{known or 'none'}); was the skill renamed?",
+                fixes=fixes,
+            )
+        ]
 
     def _assertion_rules(self, doc: ParsedDocument, where: tuple[int, str, int], item: Any) -> list[Problem]:
         i, key, j = where
         path: Path = ("evals", i, key, j)
         if not isinstance(item, str):
-            return [problem(doc, path, Severity.ERROR, "schema-type", f"`evals[{i}].{key}[{j}]` must be a string.")]
+            return [
+                problem(
+                    doc, path, Severity.ERROR, "schema-type", f"`evals[{i}].{key}[{j}]` must be a string."
+                )
+            ]
         if is_unfalsifiable(item):
-            return [problem(doc, path, Severity.HINT, "vague-assertion",  # a text heuristic: advice, never a verdict
-                            f"Vague {key[:-1]}: {json.dumps(item, ensure_ascii=False)} gives the grader nothing "
-                            "concrete to find false. Name the file, value, command or behaviour.")]
+            return [
+                problem(
+                    doc,
+                    path,
+                    Severity.HINT,
+                    "vague-assertion",  # a text heuristic: advice, never a verdict
+                    f"Vague {key[:-1]}: {json.dumps(item, ensure_ascii=False)} gives the grader nothing "
+                    "concrete to find false. Name the file, value, command or behaviour.",
+                )
+            ]
         return []
 
     def _prompt_rules(self, doc: ParsedDocument, i: int, prompt: str) -> list[Problem]:
         path: Path = ("evals", i, "prompt")
         out = []
-        if m_ := next((x for x in _PLACEHOLDER.finditer(prompt) if not _quoted(prompt, x.start(), x.end())), None):
-            out.append(problem(doc, path, Severity.WARNING, "placeholder",
-                               f"The prompt still contains the placeholder `{m_.group()}`."))
+        if m_ := next(
+            (x for x in _PLACEHOLDER.finditer(prompt) if not _quoted(prompt, x.start(), x.end())), None
+        ):
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    Severity.WARNING,
+                    "placeholder",
+                    f"The prompt still contains the placeholder `{m_.group()}`.",
+                )
+            )
         if is_abstract_request(prompt, _ABSTRACT):
-            out.append(problem(doc, path, Severity.HINT, "abstract-prompt",
-                               "Abstract \"Build me a …\" prompt: real requests name files, data and context."))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    Severity.HINT,
+                    "abstract-prompt",
+                    'Abstract "Build me a …" prompt: real requests name files, data and context.',
+                )
+            )
         elif is_bare_prompt(prompt):
-            out.append(problem(doc, path, Severity.HINT, "short-prompt",
-                               f"The prompt is only {json.dumps(prompt.strip(), ensure_ascii=False)}; realistic "
-                               "requests name their files, data and context."))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    Severity.HINT,
+                    "short-prompt",
+                    f"The prompt is only {json.dumps(prompt.strip(), ensure_ascii=False)}; realistic "
+                    "requests name their files, data and context.",
+                )
+            )
         return out
 
     def _skill_root(self, data: dict[str, Any], root: FsPath, ctx: RuleContext) -> FsPath:
@@ -380,8 +593,15 @@ class SkillCreatorEvals(Format):
                 return md.parent
         return root
 
-    def _file_rules(self, doc: ParsedDocument, i: int, files: list[Any], root: FsPath,
-                    also: FsPath | None = None, evals_dir: FsPath | None = None) -> list[Problem]:
+    def _file_rules(
+        self,
+        doc: ParsedDocument,
+        i: int,
+        files: list[Any],
+        root: FsPath,
+        also: FsPath | None = None,
+        evals_dir: FsPath | None = None,
+    ) -> list[Problem]:
         """`files` entries exist under the skill root, or where the repository keeps them relative to (the evals
         folder, the folder of evals beside no SKILL.md): nothing reads `files` mechanically, so a path that
         resolves anywhere a reader would look is not an error."""
@@ -392,26 +612,49 @@ class SkillCreatorEvals(Format):
             path: Path = ("evals", i, "files", j)
             why = path_error(entry)
             if why:
-                out.append(problem(doc, path, Severity.ERROR, "path-escape",
-                                   f"`{entry}` {why}: path escapes skill root (files are relative to it)."))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        Severity.ERROR,
+                        "path-escape",
+                        f"`{entry}` {why}: path escapes skill root (files are relative to it).",
+                    )
+                )
                 continue
             if entry.startswith("./") or entry.endswith("/"):
                 clean = entry.removeprefix("./").rstrip("/")
-                out.append(problem(doc, path, Severity.HINT, "path-style",
-                                   f"Strict relative paths have no `./` prefix or trailing `/`: `{clean}`.",
-                                   fixes=[replace_fix(doc, path, clean)]))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        Severity.HINT,
+                        "path-style",
+                        f"Strict relative paths have no `./` prefix or trailing `/`: `{clean}`.",
+                        fixes=[replace_fix(doc, path, clean)],
+                    )
+                )
             bases = [root, *(b for b in (also, evals_dir) if b is not None)]
             if not any((b / entry).exists() for b in bases):
                 known = _files_under(root, skip=set(), limit=2000)
                 near = suggest(entry, known)
-                out.append(problem(doc, path, Severity.ERROR, "file-missing",
-                                   f"file does not exist: {entry} (relative to the skill root {root.name}/)"
-                                   + (f"; did you mean `{near}`?" if near else ""),
-                                   fixes=[replace_fix(doc, path, near)] if near else [],
-                                   data=creatable(root, entry)))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        Severity.ERROR,
+                        "file-missing",
+                        f"file does not exist: {entry} (relative to the skill root {root.name}/)"
+                        + (f"; did you mean `{near}`?" if near else ""),
+                        fixes=[replace_fix(doc, path, near)] if near else [],
+                        data=creatable(root, entry),
+                    )
+                )
         return out
 
-    def _rename(self, doc: ParsedDocument, cases: list[int], old: str, new: str, title: str | None = None) -> Fix | None:
+    def _rename(
+        self, doc: ParsedDocument, cases: list[int], old: str, new: str, title: str | None = None
+    ) -> Fix | None:
         edits = []
         for i in cases:
             span = doc.key_span_at_path(("evals", i, old))
@@ -438,8 +681,14 @@ class SkillCreatorEvals(Format):
         root = skill_dir_of(ctx.file_path)
         if path == ("skill_name",) and (root / "SKILL.md").is_file():
             return [Target(str(root / "SKILL.md"))]
-        if len(path) == 4 and path[0] == "evals" and path[2] == "files" and isinstance(value, str) and \
-                not path_error(value) and (root / value).exists():
+        if (
+            len(path) == 4
+            and path[0] == "evals"
+            and path[2] == "files"
+            and isinstance(value, str)
+            and not path_error(value)
+            and (root / value).exists()
+        ):
             return [Target(str(root / value))]
         return []
 
@@ -450,8 +699,13 @@ class SkillCreatorEvals(Format):
 
             fields = frontmatter_fields((root / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
             return f"**Skill `{fields.get('name', root.name)}`** — {fields.get('description') or '(no description)'}"
-        if len(path) == 4 and path[0] == "evals" and path[2] == "files" and isinstance(value, str) and \
-                not path_error(value):
+        if (
+            len(path) == 4
+            and path[0] == "evals"
+            and path[2] == "files"
+            and isinstance(value, str)
+            and not path_error(value)
+        ):
             target = root / value
             if target.is_file():
                 return f"`{target}` — {target.stat().st_size:,} bytes, copied into the workspace at `{value}`"
@@ -461,10 +715,24 @@ class SkillCreatorEvals(Format):
         return None
 
     def skeleton(self, snippets: bool) -> str | None:
-        return json.dumps({"skill_name": "my-skill", "evals": [
-            {"id": 1, "prompt": "A realistic user request that names its files and context",
-             "expected_output": "What success looks like, in plain words", "files": [],
-             "assertions": ["The output names output/report.md as the file it wrote"]}]}, indent=2) + "\n"
+        return (
+            json.dumps(
+                {
+                    "skill_name": "my-skill",
+                    "evals": [
+                        {
+                            "id": 1,
+                            "prompt": "A realistic user request that names its files and context",
+                            "expected_output": "What success looks like, in plain words",
+                            "files": [],
+                            "assertions": ["The output names output/report.md as the file it wrote"],
+                        }
+                    ],
+                },
+                indent=2,
+            )
+            + "\n"
+        )
 
 
 # ------------------------------------------------------------------------------------------- grading.json
@@ -484,8 +752,9 @@ class SkillCreatorGrading(Format):
             return Match.NO
         for key in ("expectations", "assertion_results", "assertions"):
             items = data.get(key)
-            if isinstance(items, list) and (not items or any(isinstance(e, dict) and {"text", "passed"} & set(e)
-                                                             for e in items[:50])):
+            if isinstance(items, list) and (
+                not items or any(isinstance(e, dict) and {"text", "passed"} & set(e) for e in items[:50])
+            ):
                 return Match.YES
         summary = data.get("summary")
         return Match.YES if isinstance(summary, dict) and "pass_rate" in summary else Match.NO
@@ -503,8 +772,10 @@ class SkillCreatorGrading(Format):
                 continue
             key = p.data["path"][0]  # type: ignore[index]
             where = f"`summary.{key}`" if home == "summary" else f"`{home}`"
-            p.message = (f"Top-level `{key}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
-                         "which this file does not have.")
+            p.message = (
+                f"Top-level `{key}` is ignored: the viewer and `aggregate_benchmark.py` read {where}, "
+                "which this file does not have."
+            )
             misplaced.append(p)
         problems = near_miss_keys_only(doc, kept)
         if misplaced:  # say it once: the keys a grader wrote beside the missing `summary` are one finding
@@ -512,22 +783,40 @@ class SkillCreatorGrading(Format):
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
             other = next((k for k in ("assertion_results", "assertions") if k in data), None)
-            if p.code == "missing-key" and not path and (p.data or {}).get("missing") == "expectations" and other:
-                p.message = ("The viewer and aggregate_benchmark.py read `expectations`; this file calls the list "
-                             f"`{other}`" + (" (agentskills.io's name)." if other == "assertion_results" else "."))
+            if (
+                p.code == "missing-key"
+                and not path
+                and (p.data or {}).get("missing") == "expectations"
+                and other
+            ):
+                p.message = (
+                    "The viewer and aggregate_benchmark.py read `expectations`; this file calls the list "
+                    f"`{other}`" + (" (agentskills.io's name)." if other == "assertion_results" else ".")
+                )
                 fix = self._rename_key(doc, other, "expectations")
                 if fix:
                     p.fixes.append(fix)
-            elif len(path) == 3 and path[:2] == ("eval_feedback", "suggestions") and p.code == "schema-type" and \
-                    isinstance(data["eval_feedback"]["suggestions"][path[2]], str):
+            elif (
+                len(path) == 3
+                and path[:2] == ("eval_feedback", "suggestions")
+                and p.code == "schema-type"
+                and isinstance(data["eval_feedback"]["suggestions"][path[2]], str)
+            ):
                 p.severity = Severity.WARNING
                 p.code = "suggestion-string"
-                p.message = ("skill-creator's schema has `{assertion, reason}` objects in "
-                             "`eval_feedback.suggestions`; this one is a plain string.")
+                p.message = (
+                    "skill-creator's schema has `{assertion, reason}` objects in "
+                    "`eval_feedback.suggestions`; this one is a plain string."
+                )
         return problems
 
-    _READ_ELSEWHERE = {"pass_rate": "summary", "passed": "summary", "failed": "summary", "total": "summary",
-                       "notes": "user_notes_summary"}
+    _READ_ELSEWHERE = {
+        "pass_rate": "summary",
+        "passed": "summary",
+        "failed": "summary",
+        "total": "summary",
+        "notes": "user_notes_summary",
+    }
     """Top-level keys whose value the viewer and `aggregate_benchmark.py` read at another place."""
 
     def _read_elsewhere(self, data: dict[str, Any], p: Problem) -> str | None:
@@ -550,17 +839,28 @@ class SkillCreatorGrading(Format):
         if summary is None or not isinstance(data.get("expectations"), list):
             return []
         passed = sum(1 for r in results if r is True)
-        want: dict[str, Any] = {"passed": passed, "failed": len(results) - passed, "total": len(results),
-                                "pass_rate": round(passed / len(results), 2) if results else 0.0}
+        want: dict[str, Any] = {
+            "passed": passed,
+            "failed": len(results) - passed,
+            "total": len(results),
+            "pass_rate": round(passed / len(results), 2) if results else 0.0,
+        }
         out = []
         for key, value in want.items():
             have = summary.get(key)
             if not isinstance(have, int | float) or isinstance(have, bool):
                 continue
             if (key == "pass_rate" and abs(have - value) > 0.011) or (key != "pass_rate" and have != value):
-                out.append(problem(doc, ("summary", key), Severity.WARNING, "summary-mismatch",
-                                   f"`summary.{key}` is {have} but `expectations` give {value}.",
-                                   fixes=[replace_fix(doc, ("summary", key), json.dumps(value))]))
+                out.append(
+                    problem(
+                        doc,
+                        ("summary", key),
+                        Severity.WARNING,
+                        "summary-mismatch",
+                        f"`summary.{key}` is {have} but `expectations` give {value}.",
+                        fixes=[replace_fix(doc, ("summary", key), json.dumps(value))],
+                    )
+                )
         return out
 
 
@@ -599,14 +899,25 @@ class SkillCreatorBenchmark(Format):
         data = doc.data if isinstance(doc.data, dict) else {}
         for p in problems:
             path = tuple((p.data or {}).get("path", ()))
-            if len(path) == 3 and path[0] == "runs" and path[2] == "configuration" and p.code == "schema-enum":
+            if (
+                len(path) == 3
+                and path[0] == "runs"
+                and path[2] == "configuration"
+                and p.code == "schema-enum"
+            ):
                 p.message += " skill-creator's viewer shows empty values for any other name."
-            elif len(path) == 2 and path[0] == "runs" and p.code == "missing-key" and \
-                    (p.data or {}).get("missing") == "result":
+            elif (
+                len(path) == 2
+                and path[0] == "runs"
+                and p.code == "missing-key"
+                and (p.data or {}).get("missing") == "result"
+            ):
                 run = data["runs"][path[1]]
                 if isinstance(run, dict) and "pass_rate" in run:
-                    p.message = (f"runs[{path[1]}] has `pass_rate` at the top level; the viewer reads "
-                                 "`result.pass_rate` and shows empty values.")
+                    p.message = (
+                        f"runs[{path[1]}] has `pass_rate` at the top level; the viewer reads "
+                        "`result.pass_rate` and shows empty values."
+                    )
         return problems
 
 
@@ -625,7 +936,9 @@ class SkillCreatorEvalMetadata(Format):
     schema_file = "skill-creator-eval-metadata.schema.json"
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("eval_id" in data or "assertions" in data) else Match.NO
+        return (
+            Match.YES if isinstance(data, dict) and ("eval_id" in data or "assertions" in data) else Match.NO
+        )
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         return near_miss_keys_only(doc, problems)
@@ -634,18 +947,33 @@ class SkillCreatorEvalMetadata(Format):
         from evalens.core.regular_files import read_regular_bytes
 
         eval_dir = FsPath(ctx.file_path).parent
-        configs = sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20] \
-            if eval_dir.is_dir() else []
-        loose = [c for c in configs if (c / "grading.json").is_file() and not any(c.glob("run-*/grading.json"))]
+        configs = (
+            sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20]
+            if eval_dir.is_dir()
+            else []
+        )
+        loose = [
+            c for c in configs if (c / "grading.json").is_file() and not any(c.glob("run-*/grading.json"))
+        ]
         out: list[Problem] = []
         anchor = ("eval_id",) if isinstance(doc.data, dict) and "eval_id" in doc.data else ()
         if loose:
             names = ", ".join(f"`{c.name}/grading.json`" for c in loose)
-            out.append(problem(doc, anchor, Severity.WARNING, "workspace-no-runs",
-                               f"{names} sit outside any `run-N/` folder: skill-creator's aggregate_benchmark.py "
-                               f"reads `<config>/run-N/grading.json`, so the benchmark finds no runs for this eval. "
-                               "Move each into `run-1/`.", on_key=True))
-        timings = sorted(eval_dir.glob("*/run-*/timing.json"))[:50] + sorted(eval_dir.glob("*/timing.json"))[:50]
+            out.append(
+                problem(
+                    doc,
+                    anchor,
+                    Severity.WARNING,
+                    "workspace-no-runs",
+                    f"{names} sit outside any `run-N/` folder: skill-creator's aggregate_benchmark.py "
+                    f"reads `<config>/run-N/grading.json`, so the benchmark finds no runs for this eval. "
+                    "Move each into `run-1/`.",
+                    on_key=True,
+                )
+            )
+        timings = (
+            sorted(eval_dir.glob("*/run-*/timing.json"))[:50] + sorted(eval_dir.glob("*/timing.json"))[:50]
+        )
         null = []
         for t in timings:
             raw = read_regular_bytes(t, 1 << 16)
@@ -657,10 +985,17 @@ class SkillCreatorEvalMetadata(Format):
                 null.append(t)
         if null:
             first = null[0].relative_to(eval_dir)
-            out.append(problem(doc, anchor, Severity.WARNING, "timing-all-null",
-                               f"{len(null)} timing.json file(s) under this eval hold only nulls (`{first}`): "
-                               "aggregate_benchmark.py reads time and tokens from them and reports 0.",
-                               on_key=True))
+            out.append(
+                problem(
+                    doc,
+                    anchor,
+                    Severity.WARNING,
+                    "timing-all-null",
+                    f"{len(null)} timing.json file(s) under this eval hold only nulls (`{first}`): "
+                    "aggregate_benchmark.py reads time and tokens from them and reports 0.",
+                    on_key=True,
+                )
+            )
         return out
 
 

@@ -19,9 +19,15 @@ from evalens.core.platform import Platform, infer_platform
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 
-register(SchemaSpec("skill-md-frontmatter.schema.json", m.SkillFrontmatter, "SKILL.md frontmatter",
-                    "Frontmatter of an agent skill's SKILL.md (agentskills.io specification, Claude Code extension "
-                    "keys, UAAPS variant)."))
+register(
+    SchemaSpec(
+        "skill-md-frontmatter.schema.json",
+        m.SkillFrontmatter,
+        "SKILL.md frontmatter",
+        "Frontmatter of an agent skill's SKILL.md (agentskills.io specification, Claude Code extension "
+        "keys, UAAPS variant).",
+    )
+)
 
 E, W, H = Severity.ERROR, Severity.WARNING, Severity.HINT
 SEVERITY = {  # formats.md §6.6: situation → (agentskills, claude-code, uaaps); None = not reported
@@ -88,15 +94,28 @@ class SkillMd(Format):
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
         if not isinstance(data, dict):
-            return [Problem(Span(0, 0, 0, 3), E, "frontmatter-not-mapping",
-                            "SKILL.md frontmatter must be a YAML mapping")]
+            return [
+                Problem(
+                    Span(0, 0, 0, 3),
+                    E,
+                    "frontmatter-not-mapping",
+                    "SKILL.md frontmatter must be a YAML mapping",
+                )
+            ]
         platform = platform_of(ctx, data)
         profile = platform.profile
         out: list[Problem] = self._bom(doc, ctx)
         for key in ("name", "description"):
             if key not in data:
-                out.append(Problem(Span(0, 0, 0, 3), E, "missing-field",
-                                   f"Missing required field in frontmatter: {key}", data={"missing": key}))
+                out.append(
+                    Problem(
+                        Span(0, 0, 0, 3),
+                        E,
+                        "missing-field",
+                        f"Missing required field in frontmatter: {key}",
+                        data={"missing": key},
+                    )
+                )
         out += self._unknown_keys(doc, data, platform)
         if "name" in data:
             out += self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
@@ -105,23 +124,40 @@ class SkillMd(Format):
         if "compatibility" in data:
             out += self._compatibility_rules(doc, data["compatibility"], profile)
         out += self._typed_keys(doc, data, platform)
-        total = len(doc.lines) - (1 if doc.lines and doc.lines[-1] == "" else 0)  # a final newline ends a line
+        total = len(doc.lines) - (
+            1 if doc.lines and doc.lines[-1] == "" else 0
+        )  # a final newline ends a line
         body_lines = total - doc.body_start_line
         if total > MAX_LINES:
             line = min(MAX_LINES, total - 1)
-            out.append(Problem(Span(line, 0, line, len(doc.lines[line])), H, "long-skill",
-                               f"SKILL.md has {total} lines ({body_lines} in the body); the specification "
-                               f"suggests under {MAX_LINES}. Move detail into references/ files."))
+            out.append(
+                Problem(
+                    Span(line, 0, line, len(doc.lines[line])),
+                    H,
+                    "long-skill",
+                    f"SKILL.md has {total} lines ({body_lines} in the body); the specification "
+                    f"suggests under {MAX_LINES}. Move detail into references/ files.",
+                )
+            )
         return out
 
     def _bom(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         """A byte order mark before ``---``: skills-ref reads the text and finds no frontmatter. The editor's
         text may keep the mark (then it is removable in place) or drop it (then the file on disk has it)."""
-        why = ("SKILL.md starts with a UTF-8 byte order mark (BOM) before `---`: skills-ref rejects it (\"SKILL.md "
-               "must start with YAML frontmatter (---)\").")
+        why = (
+            'SKILL.md starts with a UTF-8 byte order mark (BOM) before `---`: skills-ref rejects it ("SKILL.md '
+            'must start with YAML frontmatter (---)").'
+        )
         if doc.text.startswith("\ufeff"):
-            return [Problem(Span(0, 0, 0, 1), E, "bom", why + " Remove the BOM.",
-                            fixes=[Fix("Remove the byte order mark", (Edit(Span(0, 0, 0, 1), ""),))])]
+            return [
+                Problem(
+                    Span(0, 0, 0, 1),
+                    E,
+                    "bom",
+                    why + " Remove the BOM.",
+                    fixes=[Fix("Remove the byte order mark", (Edit(Span(0, 0, 0, 1), ""),))],
+                )
+            ]
         try:
             with open(ctx.file_path, "rb") as fh:
                 on_disk = fh.read(3) == b"\xef\xbb\xbf"
@@ -142,13 +178,24 @@ class SkillMd(Format):
         if not extra or severity is None:
             return []
         out = []
-        strict = [k for k in extra if platform.forced or not (profile == "agentskills" and k in m.CLAUDE_CODE_KEYS)]
+        strict = [
+            k for k in extra if platform.forced or not (profile == "agentskills" and k in m.CLAUDE_CODE_KEYS)
+        ]
         for key in extra:
             if key not in strict:
-                out.append(problem(doc, (key,), H, "unexpected-field",
-                                   f"`{key}` is a Claude Code key: Claude Code reads it, but skills-ref and other "
-                                   f"agents reject or ignore it, and this repository also targets them "
-                                   f"({platform.why()}).", on_key=True, fixes=self._remove_key(doc, key)))
+                out.append(
+                    problem(
+                        doc,
+                        (key,),
+                        H,
+                        "unexpected-field",
+                        f"`{key}` is a Claude Code key: Claude Code reads it, but skills-ref and other "
+                        f"agents reject or ignore it, and this repository also targets them "
+                        f"({platform.why()}).",
+                        on_key=True,
+                        fixes=self._remove_key(doc, key),
+                    )
+                )
                 continue
             near = suggest(key, list(known))
             fixes = []
@@ -162,8 +209,10 @@ class SkillMd(Format):
             elif profile == "agentskills":  # skills-ref's message names them all once; say it once
                 msg = f"`{key}` is another unexpected field (skills-ref rejects it; only {_ALLOWED_LIST} are allowed)."
             else:
-                msg = f"`{key}` is not a known frontmatter key ({'Claude Code' if profile == 'claude-code' else 'UAAPS'}" \
-                      " profile); it is ignored."
+                msg = (
+                    f"`{key}` is not a known frontmatter key ({'Claude Code' if profile == 'claude-code' else 'UAAPS'}"
+                    " profile); it is ignored."
+                )
             if near:
                 msg += f" Did you mean `{near}`?"
             out.append(problem(doc, (key,), severity, "unexpected-field", msg, on_key=True, fixes=fixes))
@@ -184,71 +233,168 @@ class SkillMd(Format):
         name = unicodedata.normalize("NFKC", name.strip())
         out: list[Problem] = []
         if len(name) > 64:
-            out.append(problem(doc, path, E, "name-too-long",
-                               f"Skill name '{name}' exceeds 64 character limit ({len(name)} chars)"))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    E,
+                    "name-too-long",
+                    f"Skill name '{name}' exceeds 64 character limit ({len(name)} chars)",
+                )
+            )
         if profile == "uaaps":
             if not UAAPS_NAME.match(name):
                 slug = _slug(name)
-                out.append(problem(doc, path, E, "invalid-name",
-                                   f"Skill name '{name}' does not match the UAAPS pattern ^[a-z0-9][a-z0-9-]{{0,63}}$",
-                                   fixes=[replace_fix(doc, path, slug)] if slug and UAAPS_NAME.match(slug) else []))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "invalid-name",
+                        f"Skill name '{name}' does not match the UAAPS pattern ^[a-z0-9][a-z0-9-]{{0,63}}$",
+                        fixes=[replace_fix(doc, path, slug)] if slug and UAAPS_NAME.match(slug) else [],
+                    )
+                )
             elif name.endswith("-") or "--" in name:
-                out.append(problem(doc, path, W, "name-hyphens",
-                                   f"Skill name '{name}' has a trailing or double hyphen: valid for UAAPS, rejected "
-                                   "by the agentskills specification (not portable)."))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        W,
+                        "name-hyphens",
+                        f"Skill name '{name}' has a trailing or double hyphen: valid for UAAPS, rejected "
+                        "by the agentskills specification (not portable).",
+                    )
+                )
         else:
             upper = name != name.lower()
             bad_chars = not all(c.isalnum() or c == "-" for c in name)
             slug = _slug(name)
             fixes = [replace_fix(doc, path, slug)] if slug and slug != name else []
             if upper and bad_chars:  # one problem, one fix: not two near-duplicates about the same value
-                out.append(problem(doc, path, E, "invalid-name",
-                                   f"Skill name '{name}' must be lowercase and contain only letters, digits and "
-                                   "hyphens", fixes=fixes))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "invalid-name",
+                        f"Skill name '{name}' must be lowercase and contain only letters, digits and hyphens",
+                        fixes=fixes,
+                    )
+                )
             elif upper:
-                out.append(problem(doc, path, E, "invalid-name", f"Skill name '{name}' must be lowercase",
-                                   fixes=[replace_fix(doc, path, name.lower())]))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "invalid-name",
+                        f"Skill name '{name}' must be lowercase",
+                        fixes=[replace_fix(doc, path, name.lower())],
+                    )
+                )
             if name.startswith("-") or name.endswith("-"):
-                out.append(problem(doc, path, E, "name-hyphens", "Skill name cannot start or end with a hyphen",
-                                   fixes=[replace_fix(doc, path, name.strip("-"))]))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "name-hyphens",
+                        "Skill name cannot start or end with a hyphen",
+                        fixes=[replace_fix(doc, path, name.strip("-"))],
+                    )
+                )
             if "--" in name:
-                out.append(problem(doc, path, E, "name-hyphens", "Skill name cannot contain consecutive hyphens",
-                                   fixes=[replace_fix(doc, path, re.sub(r"-{2,}", "-", name))]))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "name-hyphens",
+                        "Skill name cannot contain consecutive hyphens",
+                        fixes=[replace_fix(doc, path, re.sub(r"-{2,}", "-", name))],
+                    )
+                )
             if bad_chars and not upper:
-                out.append(problem(doc, path, E, "invalid-name",
-                                   f"Skill name '{name}' contains invalid characters. Only letters, digits, and "
-                                   "hyphens are allowed.", fixes=fixes))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "invalid-name",
+                        f"Skill name '{name}' contains invalid characters. Only letters, digits, and "
+                        "hyphens are allowed.",
+                        fixes=fixes,
+                    )
+                )
             elif not bad_chars and not name.isascii():
-                out.append(problem(doc, path, W, "non-ascii-name",
-                                   f"Skill name '{name}' has non-ASCII letters: skills-ref accepts them, the "
-                                   "specification allows only a–z, 0–9 and `-`."))
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        W,
+                        "non-ascii-name",
+                        f"Skill name '{name}' has non-ASCII letters: skills-ref accepts them, the "
+                        "specification allows only a–z, 0–9 and `-`.",
+                    )
+                )
         directory = unicodedata.normalize("NFKC", directory)
         severity = _severity("name-directory", profile)
         if directory and directory != name and severity is not None:
-            out.append(problem(doc, path, severity, "name-directory-mismatch",
-                               f"Directory name '{directory}' must match skill name '{name}'",
-                               fixes=[replace_fix(doc, path, directory, f"Change name to `{directory}`")]))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    severity,
+                    "name-directory-mismatch",
+                    f"Directory name '{directory}' must match skill name '{name}'",
+                    fixes=[replace_fix(doc, path, directory, f"Change name to `{directory}`")],
+                )
+            )
         low = name.lower()
         word = next((w for w in ("claude", "anthropic") if w in low), None)
         if word and (severity := _severity("reserved-word", profile)) is not None:
-            out.append(problem(doc, path, severity, "reserved-word",
-                               f"Skill name '{name}' contains the reserved word \"{word}\" (Anthropic's upload "
-                               "rejects it)."))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    severity,
+                    "reserved-word",
+                    f"Skill name '{name}' contains the reserved word \"{word}\" (Anthropic's upload "
+                    "rejects it).",
+                )
+            )
         return out
 
     def _description_rules(self, doc: ParsedDocument, desc: Any, profile: str) -> list[Problem]:
         path: Path = ("description",)
         if not isinstance(desc, str) or not desc.strip():
-            return [problem(doc, path, E, "invalid-description", "Field 'description' must be a non-empty string")]
+            return [
+                problem(doc, path, E, "invalid-description", "Field 'description' must be a non-empty string")
+            ]
         out: list[Problem] = []
         if len(desc) > 1024:
-            out.append(problem(doc, path, E, "description-too-long",
-                               f"Description exceeds 1024 character limit ({len(desc)} chars)"))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    E,
+                    "description-too-long",
+                    f"Description exceeds 1024 character limit ({len(desc)} chars)",
+                )
+            )
         severity = _severity("angle-brackets", profile)
         if ("<" in desc or ">" in desc) and severity is not None:
-            out.append(problem(doc, path, severity, "angle-brackets",
-                               "Description cannot contain angle brackets (`<` or `>`): Anthropic's packager and "
-                               "upload reject them."))
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    severity,
+                    "angle-brackets",
+                    "Description cannot contain angle brackets (`<` or `>`): Anthropic's packager and "
+                    "upload reject them.",
+                )
+            )
         return out
 
     def _compatibility_rules(self, doc: ParsedDocument, value: Any, profile: str) -> list[Problem]:
@@ -256,34 +402,83 @@ class SkillMd(Format):
         if isinstance(value, str):
             severity = _severity("compatibility-string", profile)
             if severity is not None:
-                return [problem(doc, path, severity, "compatibility-type",
-                                "UAAPS expects `compatibility` as an object `{requires, optional, packages}`, not a "
-                                "string.")]
+                return [
+                    problem(
+                        doc,
+                        path,
+                        severity,
+                        "compatibility-type",
+                        "UAAPS expects `compatibility` as an object `{requires, optional, packages}`, not a "
+                        "string.",
+                    )
+                ]
             if not value.strip():
-                return [problem(doc, path, E, "compatibility-empty",
-                                "Field 'compatibility' must be 1–500 characters when present")]
+                return [
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "compatibility-empty",
+                        "Field 'compatibility' must be 1–500 characters when present",
+                    )
+                ]
             if len(value) > 500:
-                return [problem(doc, path, E, "compatibility-too-long",
-                                f"Compatibility exceeds 500 character limit ({len(value)} chars)")]
+                return [
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "compatibility-too-long",
+                        f"Compatibility exceeds 500 character limit ({len(value)} chars)",
+                    )
+                ]
             return []
         if isinstance(value, dict):
             severity = _severity("compatibility-object", profile)
             if severity is not None:
-                return [problem(doc, path, severity, "compatibility-type", "Field 'compatibility' must be a string")]
+                return [
+                    problem(
+                        doc, path, severity, "compatibility-type", "Field 'compatibility' must be a string"
+                    )
+                ]
             out = []
             for key, items in value.items():
                 if key not in ("requires", "optional", "packages"):
-                    out.append(problem(doc, (*path, key), E, "unexpected-field",
-                                       f"`compatibility.{key}` is not allowed; UAAPS allows `requires`, `optional`, "
-                                       "`packages`.", on_key=True))
+                    out.append(
+                        problem(
+                            doc,
+                            (*path, key),
+                            E,
+                            "unexpected-field",
+                            f"`compatibility.{key}` is not allowed; UAAPS allows `requires`, `optional`, "
+                            "`packages`.",
+                            on_key=True,
+                        )
+                    )
                 elif not (isinstance(items, list) and all(isinstance(i, str) for i in items)):
-                    out.append(problem(doc, (*path, key), E, "schema-type",
-                                       f"`compatibility.{key}` must be a list of strings."))
+                    out.append(
+                        problem(
+                            doc,
+                            (*path, key),
+                            E,
+                            "schema-type",
+                            f"`compatibility.{key}` must be a list of strings.",
+                        )
+                    )
             return out
         if value is None:
             return []
-        return [problem(doc, path, E, "compatibility-type", "Field 'compatibility' must be a string"
-                        if profile != "uaaps" else "`compatibility` must be an object {requires, optional, packages}")]
+        return [
+            problem(
+                doc,
+                path,
+                E,
+                "compatibility-type",
+                "Field 'compatibility' must be a string"
+                if profile != "uaaps"
+                else "`compatibility` must be an object {requires, optional, packages}",
+            )
+        ]
 
     def _typed_keys(self, doc: ParsedDocument, data: dict[str, Any], platform: Platform) -> list[Problem]:
         """Types the readers check. skills-ref does not type-check `allowed-tools` and turns `metadata` values into
@@ -292,38 +487,85 @@ class SkillMd(Format):
         out: list[Problem] = []
         meta = data.get("metadata")
         if "metadata" in data and not isinstance(meta, dict):
-            out.append(problem(doc, ("metadata",), E, "schema-type",
-                               "Field 'metadata' must be a mapping of string keys to string values"))
-        elif isinstance(meta, dict) and profile != "claude-code":  # string->string is agentskills' / UAAPS' rule
+            out.append(
+                problem(
+                    doc,
+                    ("metadata",),
+                    E,
+                    "schema-type",
+                    "Field 'metadata' must be a mapping of string keys to string values",
+                )
+            )
+        elif (
+            isinstance(meta, dict) and profile != "claude-code"
+        ):  # string->string is agentskills' / UAAPS' rule
             for key, value in meta.items():
                 if not isinstance(value, str):
-                    shape = ("a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list)
-                             else f"`{value}` ({type(value).__name__}), not a string")
-                    out.append(problem(doc, ("metadata", key), W, "metadata-value",
-                                       f"`metadata.{key}` is {shape}: the specification maps strings to strings, and "
-                                       "skills-ref reads every value as a string, so readers of the YAML and of "
-                                       "skills-ref see different values. Check what your consumers compare against "
-                                       "before changing it."))
+                    shape = (
+                        "a mapping"
+                        if isinstance(value, dict)
+                        else "a list"
+                        if isinstance(value, list)
+                        else f"`{value}` ({type(value).__name__}), not a string"
+                    )
+                    out.append(
+                        problem(
+                            doc,
+                            ("metadata", key),
+                            W,
+                            "metadata-value",
+                            f"`metadata.{key}` is {shape}: the specification maps strings to strings, and "
+                            "skills-ref reads every value as a string, so readers of the YAML and of "
+                            "skills-ref see different values. Check what your consumers compare against "
+                            "before changing it.",
+                        )
+                    )
         tools = data.get("allowed-tools")
         if isinstance(tools, list) and profile != "claude-code":
-            out.append(problem(doc, ("allowed-tools",), H, "not-portable",
-                               "`allowed-tools` as a list is Claude Code's form; the specification writes a "
-                               "space-separated string (`Bash(git:*) Read`), which every agent reads."))
+            out.append(
+                problem(
+                    doc,
+                    ("allowed-tools",),
+                    H,
+                    "not-portable",
+                    "`allowed-tools` as a list is Claude Code's form; the specification writes a "
+                    "space-separated string (`Bash(git:*) Read`), which every agent reads.",
+                )
+            )
         elif "allowed-tools" in data and tools is not None and not isinstance(tools, str | list):
-            out.append(problem(doc, ("allowed-tools",), W, "schema-type",
-                               "Field 'allowed-tools' should be a space-separated string, e.g. `Bash(git:*) Read`"))
+            out.append(
+                problem(
+                    doc,
+                    ("allowed-tools",),
+                    W,
+                    "schema-type",
+                    "Field 'allowed-tools' should be a space-separated string, e.g. `Bash(git:*) Read`",
+                )
+            )
         if "license" in data and not isinstance(data["license"], str):
             out.append(problem(doc, ("license",), E, "schema-type", "Field 'license' must be a string"))
         if profile != "agentskills":
-            for key, kind, word in (("disable-model-invocation", bool, "a boolean"), ("user-invocable", bool,
-                                    "a boolean"), ("model", str, "a string"), ("agent", str, "a string"),
-                                    ("argument-hint", str, "a string"), ("hooks", dict, "a mapping")):
+            for key, kind, word in (
+                ("disable-model-invocation", bool, "a boolean"),
+                ("user-invocable", bool, "a boolean"),
+                ("model", str, "a string"),
+                ("agent", str, "a string"),
+                ("argument-hint", str, "a string"),
+                ("hooks", dict, "a mapping"),
+            ):
                 if key in data and not isinstance(data[key], kind):
                     out.append(problem(doc, (key,), E, "schema-type", f"Field '{key}' must be {word}"))
             if "context" in data and data["context"] != "fork":
-                out.append(problem(doc, ("context",), E, "schema-enum",
-                                   f"`context` must be `fork`, not `{data['context']}`.",
-                                   fixes=[replace_fix(doc, ("context",), "fork")]))
+                out.append(
+                    problem(
+                        doc,
+                        ("context",),
+                        E,
+                        "schema-enum",
+                        f"`context` must be `fork`, not `{data['context']}`.",
+                        fixes=[replace_fix(doc, ("context",), "fork")],
+                    )
+                )
         return out
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
@@ -336,9 +578,10 @@ class SkillMd(Format):
             return [ValueChoice(v, "model alias") for v in ("sonnet", "opus", "haiku", "inherit")]
         if path == ("license",):
             files = [p.name for p in here.glob("LICENSE*")] if here.is_dir() else []
-            return [ValueChoice(f, "bundled licence file") for f in files] + \
-                [ValueChoice(s, "SPDX id") for s in ("MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0-only",
-                                                      "Proprietary")]
+            return [ValueChoice(f, "bundled licence file") for f in files] + [
+                ValueChoice(s, "SPDX id")
+                for s in ("MIT", "Apache-2.0", "BSD-3-Clause", "GPL-3.0-only", "Proprietary")
+            ]
         return []
 
     def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
@@ -351,16 +594,22 @@ class SkillMd(Format):
     def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
         if path == ("name",):
             found = platform_of(ctx)
-            return (f"Profile **{found.profile}** ({found.why()}) · directory "
-                    f"`{FsPath(ctx.file_path).parent.name}/`")
+            return (
+                f"Profile **{found.profile}** ({found.why()}) · directory "
+                f"`{FsPath(ctx.file_path).parent.name}/`"
+            )
         return None
 
     def skeleton(self, snippets: bool) -> str | None:
         if snippets:
-            return ("---\nname: ${1:my-skill}\ndescription: ${2:What the skill does. Use when the user asks to …}\n"
-                    "---\n\n# ${3:Title}\n\n${4:Instructions.}\n")
-        return ("---\nname: my-skill\ndescription: What the skill does. Use when the user asks to …\n---\n\n"
-                "# Title\n\nInstructions.\n")
+            return (
+                "---\nname: ${1:my-skill}\ndescription: ${2:What the skill does. Use when the user asks to …}\n"
+                "---\n\n# ${3:Title}\n\n${4:Instructions.}\n"
+            )
+        return (
+            "---\nname: my-skill\ndescription: What the skill does. Use when the user asks to …\n---\n\n"
+            "# Title\n\nInstructions.\n"
+        )
 
 
 registry.register(SkillMd())
@@ -387,9 +636,15 @@ class FlatClaudeSkill(Format):
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         stem = FsPath(ctx.file_path).stem
-        return [Problem(Span(0, 0, 0, 3), W, "flat-skill-file",
-                        f"Claude Code loads skills only from `.claude/skills/<name>/SKILL.md`; this file directly in "
-                        f"`.claude/skills/` is never loaded. Move it to `.claude/skills/{stem}/SKILL.md`.")]
+        return [
+            Problem(
+                Span(0, 0, 0, 3),
+                W,
+                "flat-skill-file",
+                f"Claude Code loads skills only from `.claude/skills/<name>/SKILL.md`; this file directly in "
+                f"`.claude/skills/` is never loaded. Move it to `.claude/skills/{stem}/SKILL.md`.",
+            )
+        ]
 
 
 registry.register(FlatClaudeSkill())

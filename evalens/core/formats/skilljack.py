@@ -29,22 +29,61 @@ from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 
-register(SchemaSpec("skilljack-tasks.schema.json", m.TasksFile, "skilljack tasks file",
-                    "A skilljack-evals suite (`tasks.yaml`): the skill under test, defaults and tasks with "
-                    "deterministic checks and judge criteria."))
-register(SchemaSpec("skilljack-task.schema.json", m.TaskFrontmatter, "skilljack task.md frontmatter",
-                    "Frontmatter of a skilljack task package (`<suite>/<task-id>/task.md`); the body is the "
-                    "prompt."))
-register(SchemaSpec("skilljack-results.schema.json", m.ResultsFile, "skilljack results",
-                    "A skilljack-evals results file (`<output.dir>/<skill>-<timestamp>.json`)."))
+register(
+    SchemaSpec(
+        "skilljack-tasks.schema.json",
+        m.TasksFile,
+        "skilljack tasks file",
+        "A skilljack-evals suite (`tasks.yaml`): the skill under test, defaults and tasks with "
+        "deterministic checks and judge criteria.",
+    )
+)
+register(
+    SchemaSpec(
+        "skilljack-task.schema.json",
+        m.TaskFrontmatter,
+        "skilljack task.md frontmatter",
+        "Frontmatter of a skilljack task package (`<suite>/<task-id>/task.md`); the body is the prompt.",
+    )
+)
+register(
+    SchemaSpec(
+        "skilljack-results.schema.json",
+        m.ResultsFile,
+        "skilljack results",
+        "A skilljack-evals results file (`<output.dir>/<skill>-<timestamp>.json`).",
+    )
+)
 
-SLOW_REGEX = ("Regex /{pattern}/ repeats a group that itself repeats: on some output it backtracks for a very "
-              f"long time, and the run stops it after {REGEX_TIMEOUT_SECONDS:g} s with ERROR \"check timed out\". "
-              "Make the inner or the outer repeat unambiguous (e.g. ^a+$ for ^(a+)+$).")
-TOOL_NAMES = ("Read", "Write", "Edit", "Glob", "Grep", "Bash", "Skill", "Task", "WebFetch", "WebSearch",
-              "NotebookEdit", "TodoWrite")
-_OUTPUT_CHECKS = ("expect_marker", "expect_tool_calls", "expect_no_tool_calls", "expect_contains",
-                  "expect_not_contains", "expect_regex", "expect_javascript", "expect_file_exists")
+SLOW_REGEX = (
+    "Regex /{pattern}/ repeats a group that itself repeats: on some output it backtracks for a very "
+    f'long time, and the run stops it after {REGEX_TIMEOUT_SECONDS:g} s with ERROR "check timed out". '
+    "Make the inner or the outer repeat unambiguous (e.g. ^a+$ for ^(a+)+$)."
+)
+TOOL_NAMES = (
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "Skill",
+    "Task",
+    "WebFetch",
+    "WebSearch",
+    "NotebookEdit",
+    "TodoWrite",
+)
+_OUTPUT_CHECKS = (
+    "expect_marker",
+    "expect_tool_calls",
+    "expect_no_tool_calls",
+    "expect_contains",
+    "expect_not_contains",
+    "expect_regex",
+    "expect_javascript",
+    "expect_file_exists",
+)
 _TOP_SKILL = re.compile(r"^skill\s*:", re.MULTILINE)
 _TOP_TASKS = re.compile(r"^tasks\s*:", re.MULTILINE)
 _TASK_KEYS = frozenset(("expected_skill_load", "golden_checklist", "deterministic"))
@@ -86,7 +125,7 @@ def _insert_into_map(doc: ParsedDocument, node: Node, line_text: str) -> Edit:
     """An edit adding ``key: value`` to a block or flow mapping, matching its style."""
     s = node.span
     row = doc.lines[s.start_line] if s.start_line < len(doc.lines) else ""
-    if row[s.start_col:s.start_col + 1] == "{":
+    if row[s.start_col : s.start_col + 1] == "{":
         text = f" {line_text}," if node.entries else f" {line_text} "
         return Edit(Span(s.start_line, s.start_col + 1, s.start_line, s.start_col + 1), text)
     return Edit(Span(s.start_line, 0, s.start_line, 0), " " * s.start_col + line_text + "\n")
@@ -99,15 +138,21 @@ class SkilljackTasks(Format):
     globs = ("**/tasks.yaml", "**/tasks.yml")
     schema_file = "skilljack-tasks.schema.json"
     runnable = True
-    lookalike_hint = ("Not a skilljack tasks file: it lacks skilljack's `skill` + `tasks` pair and its task keys "
-                      "(`expected_skill_load`, `deterministic`, `golden_checklist`). evalens leaves it alone (add "
-                      "`# evalens: format=skilljack-tasks` to validate it anyway).")
+    lookalike_hint = (
+        "Not a skilljack tasks file: it lacks skilljack's `skill` + `tasks` pair and its task keys "
+        "(`expected_skill_load`, `deterministic`, `golden_checklist`). evalens leaves it alone (add "
+        "`# evalens: format=skilljack-tasks` to validate it anyway)."
+    )
 
     def sniff(self, path: str, text: str) -> bool:
         """tasks.yaml may have any name: a YAML file under ``evals/`` with top-level ``skill`` and ``tasks``."""
         posix = path.replace("\\", "/")
-        return posix.endswith((".yaml", ".yml")) and "/evals/" in f"/{posix}" and \
-            bool(_TOP_SKILL.search(text)) and bool(_TOP_TASKS.search(text))
+        return (
+            posix.endswith((".yaml", ".yml"))
+            and "/evals/" in f"/{posix}"
+            and bool(_TOP_SKILL.search(text))
+            and bool(_TOP_TASKS.search(text))
+        )
 
     def detect(self, path: str, data: Any) -> Match:
         """`tasks.yaml` is a common name (task queues, CrewAI, orchestrators all use it): claimed on skilljack's
@@ -120,7 +165,9 @@ class SkilljackTasks(Format):
         tasks = data.get("tasks")
         items = [t for t in tasks[:50] if isinstance(t, dict)] if isinstance(tasks, list) else []
         defaults = sub_dict(data, "defaults")
-        if (isinstance(data.get("skill"), str) and "tasks" in data) or any(map(_skilljack_task, [*items, defaults])):
+        if (isinstance(data.get("skill"), str) and "tasks" in data) or any(
+            map(_skilljack_task, [*items, defaults])
+        ):
             return Match.YES
         if isinstance(data.get("skill"), str) or any(isinstance(t.get("prompt"), str) for t in items):
             return Match.LOOKALIKE
@@ -139,13 +186,23 @@ class SkilljackTasks(Format):
             elif p.code == "missing-key" and not path and missing == "skill":
                 p.message = "Missing required field: 'skill'"
                 p.fixes.append(Fix("Add `skill:`", (Edit(Span(0, 0, 0, 0), "skill: \n"),)))
-            elif (p.code == "missing-key" and not path and missing == "tasks") or \
-                    (path == ("tasks",) and p.code == "schema-type"):
+            elif (p.code == "missing-key" and not path and missing == "tasks") or (
+                path == ("tasks",) and p.code == "schema-type"
+            ):
                 p.message = "Missing or invalid 'tasks' array"
-            elif p.code == "missing-key" and len(path) == 2 and path[0] == "tasks" and missing in ("id", "prompt"):
+            elif (
+                p.code == "missing-key"
+                and len(path) == 2
+                and path[0] == "tasks"
+                and missing in ("id", "prompt")
+            ):
                 p.message = f"tasks[{path[1]}]: Missing '{missing}'"
-            elif p.code == "schema-minLength" and len(path) == 3 and path[0] == "tasks" and \
-                    path[2] in ("id", "prompt"):
+            elif (
+                p.code == "schema-minLength"
+                and len(path) == 3
+                and path[0] == "tasks"
+                and path[2] in ("id", "prompt")
+            ):
                 p.message = f"tasks[{path[1]}]: Missing '{path[2]}'"
         return problems
 
@@ -160,19 +217,28 @@ class SkilljackTasks(Format):
         allowed = {"none", ""} | skill_names(skills)
         if isinstance(data.get("version"), int | float) and not isinstance(data.get("version"), bool):
             span = doc.span_for(("version",))
-            raw = doc.lines[span.start_line][span.start_col:span.end_col]
-            out.append(Problem(span, Severity.HINT, "unquoted-version",
-                               f"`version: {raw}` is a number in YAML; quote it to keep it a string.",
-                               fixes=[Fix(f'Quote as "{raw}"', (Edit(span, f'"{raw}"'),))],
-                               data={"path": ["version"]}))
+            raw = doc.lines[span.start_line][span.start_col : span.end_col]
+            out.append(
+                Problem(
+                    span,
+                    Severity.HINT,
+                    "unquoted-version",
+                    f"`version: {raw}` is a number in YAML; quote it to keep it a string.",
+                    fixes=[Fix(f'Quote as "{raw}"', (Edit(span, f'"{raw}"'),))],
+                    data={"path": ["version"]},
+                )
+            )
         skill = data.get("skill")
         if skills is not None and isinstance(skill, str) and skill not in allowed:
             out.append(self._unknown_skill(doc, ("skill",), skill, skills, where, Severity.WARNING))
         defaults = sub_dict(data, "defaults")
         default_skill = defaults.get("expected_skill_load")
         if skills is not None and isinstance(default_skill, str) and default_skill not in allowed:
-            out.append(self._unknown_skill(doc, ("defaults", "expected_skill_load"), default_skill, skills,
-                                           where, Severity.ERROR))
+            out.append(
+                self._unknown_skill(
+                    doc, ("defaults", "expected_skill_load"), default_skill, skills, where, Severity.ERROR
+                )
+            )
         tasks = data.get("tasks")
         if not isinstance(tasks, list):
             return out
@@ -186,20 +252,36 @@ class SkilljackTasks(Format):
                 key = str(tid)
                 if key in seen:
                     first = doc.span_for(("tasks", seen[key], "id")).start_line + 1
-                    out.append(problem(doc, ("tasks", i, "id"), Severity.ERROR, "duplicate-id",
-                                       f"tasks[{i}]: Duplicate task id '{key}' (first used on line {first})"))
+                    out.append(
+                        problem(
+                            doc,
+                            ("tasks", i, "id"),
+                            Severity.ERROR,
+                            "duplicate-id",
+                            f"tasks[{i}]: Duplicate task id '{key}' (first used on line {first})",
+                        )
+                    )
                 else:
                     seen[key] = i
             criteria = task.get("criteria")
             if isinstance(criteria, dict) and criteria:
                 total = 0.0
                 for value in criteria.values():
-                    weight = value.get("weight", m.DEFAULT_WEIGHT) if isinstance(value, dict) else m.DEFAULT_WEIGHT
+                    weight = (
+                        value.get("weight", m.DEFAULT_WEIGHT) if isinstance(value, dict) else m.DEFAULT_WEIGHT
+                    )
                     total += weight if isinstance(weight, int | float) and not isinstance(weight, bool) else 0
                 if abs(total - 1) > 0.1:
-                    out.append(problem(doc, ("tasks", i, "criteria"), Severity.ERROR, "criteria-weights",
-                                       f"tasks[{i}]: Criteria weights sum to {total:.2f}, expected ~1.0",
-                                       on_key=True))
+                    out.append(
+                        problem(
+                            doc,
+                            ("tasks", i, "criteria"),
+                            Severity.ERROR,
+                            "criteria-weights",
+                            f"tasks[{i}]: Criteria weights sum to {total:.2f}, expected ~1.0",
+                            on_key=True,
+                        )
+                    )
             expected = task.get("expected_skill_load", default_skill)
             own_expected = "expected_skill_load" in task
             det: Any = task.get("deterministic")
@@ -207,68 +289,143 @@ class SkilljackTasks(Format):
             if expected == "none" and activation is True:
                 out.append(self._none_expects_activation(doc, i, det))
             elif isinstance(expected, str) and expected not in ("none", "") and activation is False:
-                fixes = [replace_fix(doc, ("tasks", i, "expected_skill_load"), "none")] if own_expected else []
-                out.append(problem(doc, ("tasks", i, "deterministic", "expect_skill_activation"), Severity.WARNING,
-                                   "negative-test-names-skill",
-                                   f"tasks[{i}]: `expect_skill_activation: false` makes this a negative test, but "
-                                   f"`expected_skill_load` is `{expected}`; the judge will score discovery "
-                                   "against that skill. Use `expected_skill_load: none`.", fixes=fixes))
+                fixes = (
+                    [replace_fix(doc, ("tasks", i, "expected_skill_load"), "none")] if own_expected else []
+                )
+                out.append(
+                    problem(
+                        doc,
+                        ("tasks", i, "deterministic", "expect_skill_activation"),
+                        Severity.WARNING,
+                        "negative-test-names-skill",
+                        f"tasks[{i}]: `expect_skill_activation: false` makes this a negative test, but "
+                        f"`expected_skill_load` is `{expected}`; the judge will score discovery "
+                        "against that skill. Use `expected_skill_load: none`.",
+                        fixes=fixes,
+                    )
+                )
             if (expected == "none" or activation is False) and isinstance(det, dict):
                 ignored = [k for k in _OUTPUT_CHECKS if k in det]
                 if ignored:
-                    out.append(problem(doc, ("tasks", i, "deterministic", ignored[0]), Severity.WARNING,
-                                       "ignored-checks",
-                                       f"tasks[{i}]: output checks ({', '.join(ignored)}) are evaluated but do "
-                                       "not affect pass/fail for negative tests.", on_key=True))
+                    out.append(
+                        problem(
+                            doc,
+                            ("tasks", i, "deterministic", ignored[0]),
+                            Severity.WARNING,
+                            "ignored-checks",
+                            f"tasks[{i}]: output checks ({', '.join(ignored)}) are evaluated but do "
+                            "not affect pass/fail for negative tests.",
+                            on_key=True,
+                        )
+                    )
             if isinstance(det, dict) and isinstance(det.get("expect_regex"), list):
                 for j, pattern in enumerate(det["expect_regex"]):
                     if isinstance(pattern, str) and (err := js_regex_error(pattern)):
-                        out.append(problem(doc, ("tasks", i, "deterministic", "expect_regex", j), Severity.ERROR,
-                                           "invalid-regex", f"tasks[{i}]: Invalid regex /{pattern}/: {err}"))
+                        out.append(
+                            problem(
+                                doc,
+                                ("tasks", i, "deterministic", "expect_regex", j),
+                                Severity.ERROR,
+                                "invalid-regex",
+                                f"tasks[{i}]: Invalid regex /{pattern}/: {err}",
+                            )
+                        )
                     elif isinstance(pattern, str) and nested_quantifier(pattern):
-                        out.append(problem(doc, ("tasks", i, "deterministic", "expect_regex", j),
-                                           Severity.WARNING, "slow-regex", SLOW_REGEX.format(pattern=pattern)))
+                        out.append(
+                            problem(
+                                doc,
+                                ("tasks", i, "deterministic", "expect_regex", j),
+                                Severity.WARNING,
+                                "slow-regex",
+                                SLOW_REGEX.format(pattern=pattern),
+                            )
+                        )
             if own_expected and skills is not None and isinstance(expected, str) and expected not in allowed:
-                out.append(self._unknown_skill(doc, ("tasks", i, "expected_skill_load"), expected, skills, where,
-                                               Severity.ERROR))
+                out.append(
+                    self._unknown_skill(
+                        doc, ("tasks", i, "expected_skill_load"), expected, skills, where, Severity.ERROR
+                    )
+                )
             prompt = task.get("prompt")
-            if isinstance(prompt, str) and isinstance(expected, str) and expected not in ("none", "") and \
-                    activation is not False and _names_skill(prompt, expected):
-                out.append(problem(doc, ("tasks", i, "prompt"), Severity.HINT, "leading-prompt",
-                                   f"tasks[{i}]: the prompt names the skill `{expected}`; it tests compliance "
-                                   "rather than discovery."))
+            if (
+                isinstance(prompt, str)
+                and isinstance(expected, str)
+                and expected not in ("none", "")
+                and activation is not False
+                and _names_skill(prompt, expected)
+            ):
+                out.append(
+                    problem(
+                        doc,
+                        ("tasks", i, "prompt"),
+                        Severity.HINT,
+                        "leading-prompt",
+                        f"tasks[{i}]: the prompt names the skill `{expected}`; it tests compliance "
+                        "rather than discovery.",
+                    )
+                )
             if not (isinstance(criteria, dict) and criteria) and not default_criteria and det is None:
-                out.append(problem(doc, ("tasks", i, "id"), Severity.WARNING, "no-scoring",
-                                   f"tasks[{i}]: No scoring method available (no deterministic check or LLM "
-                                   "judge criteria defined).", on_key=True))
+                out.append(
+                    problem(
+                        doc,
+                        ("tasks", i, "id"),
+                        Severity.WARNING,
+                        "no-scoring",
+                        f"tasks[{i}]: No scoring method available (no deterministic check or LLM "
+                        "judge criteria defined).",
+                        on_key=True,
+                    )
+                )
         return out
 
-    def _unknown_skill(self, doc: ParsedDocument, path: Path, name: str, skills: dict[str, FsPath], where: str,
-                       severity: Severity) -> Problem:
+    def _unknown_skill(
+        self,
+        doc: ParsedDocument,
+        path: Path,
+        name: str,
+        skills: dict[str, FsPath],
+        where: str,
+        severity: Severity,
+    ) -> Problem:
         near = suggest(name, list(skills))
         known = ", ".join(f"`{s}`" for s in skills) or "none"
-        msg = (f"Skill `{name}` not found in {where} (skills: {known}); use a skill name or `none`"
-               + (f". Did you mean `{near}`?" if near else "."))
-        return problem(doc, path, severity, "unknown-skill", msg,
-                       fixes=[replace_fix(doc, path, near)] if near else [])
+        msg = f"Skill `{name}` not found in {where} (skills: {known}); use a skill name or `none`" + (
+            f". Did you mean `{near}`?" if near else "."
+        )
+        return problem(
+            doc, path, severity, "unknown-skill", msg, fixes=[replace_fix(doc, path, near)] if near else []
+        )
 
     def _none_expects_activation(self, doc: ParsedDocument, i: int, det: dict[str, Any]) -> Problem:
         explicit = "expect_skill_activation" in det
         det_path: Path = ("tasks", i, "deterministic")
         why = "is `true`" if explicit else "defaults to `true` because a `deterministic` block exists"
         if explicit:
-            fix: Fix | None = replace_fix(doc, (*det_path, "expect_skill_activation"), "false", "Set to `false`")
+            fix: Fix | None = replace_fix(
+                doc, (*det_path, "expect_skill_activation"), "false", "Set to `false`"
+            )
             path: Path = (*det_path, "expect_skill_activation")
         else:
             node = doc.node_at_path(det_path)
-            fix = Fix("Add `expect_skill_activation: false`",
-                      (_insert_into_map(doc, node, "expect_skill_activation: false"),)) \
-                if node is not None and node.kind == "map" else None
+            fix = (
+                Fix(
+                    "Add `expect_skill_activation: false`",
+                    (_insert_into_map(doc, node, "expect_skill_activation: false"),),
+                )
+                if node is not None and node.kind == "map"
+                else None
+            )
             path = det_path
-        return problem(doc, path, Severity.ERROR, "none-expects-activation",
-                       f"tasks[{i}]: `expected_skill_load: none` marks a false-positive test, but "
-                       f"`expect_skill_activation` {why}; the task can never pass. Set it to `false`.",
-                       on_key=not explicit, fixes=[fix] if fix else [])
+        return problem(
+            doc,
+            path,
+            Severity.ERROR,
+            "none-expects-activation",
+            f"tasks[{i}]: `expected_skill_load: none` marks a false-positive test, but "
+            f"`expect_skill_activation` {why}; the task can never pass. Set it to `false`.",
+            on_key=not explicit,
+            fixes=[fix] if fix else [],
+        )
 
     # ------------------------------------------------------------------------------------- editor knowledge
 
@@ -293,24 +450,35 @@ class SkilljackTasks(Format):
         return out
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
-        if path in (("skill",), ("defaults", "expected_skill_load")) or \
-                (len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"):
+        if path in (("skill",), ("defaults", "expected_skill_load")) or (
+            len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"
+        ):
             skills, where = suite_skills(ctx.file_path, ctx)
             out = [ValueChoice(n, "skill", f"`{p}`") for n, p in (skills or {}).items()]
             if path != ("skill",):
-                out.append(ValueChoice("none", "false-positive test",
-                                       "No skill may load; pair with `deterministic.expect_skill_activation: false`."))
+                out.append(
+                    ValueChoice(
+                        "none",
+                        "false-positive test",
+                        "No skill may load; pair with `deterministic.expect_skill_activation: false`.",
+                    )
+                )
             return out
-        if len(path) >= 4 and path[0] == "tasks" and path[2] == "deterministic" and \
-                path[3] in ("expect_tool_calls", "expect_no_tool_calls"):
+        if (
+            len(path) >= 4
+            and path[0] == "tasks"
+            and path[2] == "deterministic"
+            and path[3] in ("expect_tool_calls", "expect_no_tool_calls")
+        ):
             return [ValueChoice(t, "tool") for t in TOOL_NAMES]
         return []
 
     def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
         if not isinstance(value, str):
             return []
-        if path in (("skill",), ("defaults", "expected_skill_load")) or \
-                (len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"):
+        if path in (("skill",), ("defaults", "expected_skill_load")) or (
+            len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"
+        ):
             skills, _ = suite_skills(ctx.file_path, ctx)
             if skills and value in skills:
                 return [Target(str(skills[value]))]
@@ -321,11 +489,14 @@ class SkilljackTasks(Format):
         return []
 
     def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
-        if path in (("skill",), ("defaults", "expected_skill_load")) or \
-                (len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"):
+        if path in (("skill",), ("defaults", "expected_skill_load")) or (
+            len(path) == 3 and path[0] == "tasks" and path[2] == "expected_skill_load"
+        ):
             if value == "none":
-                return ("**`none`** — a false-positive test: it passes only if **no** skill loads (set "
-                        "`deterministic.expect_skill_activation: false`).")
+                return (
+                    "**`none`** — a false-positive test: it passes only if **no** skill loads (set "
+                    "`deterministic.expect_skill_activation: false`)."
+                )
             skills, where = suite_skills(ctx.file_path, ctx)
             if skills and isinstance(value, str) and value in skills:
                 from evalens.core.index import frontmatter_fields
@@ -335,21 +506,27 @@ class SkilljackTasks(Format):
             return None
         if len(path) >= 2 and path[0] == "tasks" and isinstance(path[1], int):
             data = document_data(ctx, "yaml")
-            if not isinstance(data, dict) or not isinstance(data.get("tasks"), list) or \
-                    not 0 <= path[1] < len(data["tasks"]) or not isinstance(data["tasks"][path[1]], dict):
+            if (
+                not isinstance(data, dict)
+                or not isinstance(data.get("tasks"), list)
+                or not 0 <= path[1] < len(data["tasks"])
+                or not isinstance(data["tasks"][path[1]], dict)
+            ):
                 return None
             if len(path) == 2 or path[2] in ("id", "criteria", "deterministic"):
                 return effective_task_markdown(data, path[1])
         return None
 
     def skeleton(self, snippets: bool) -> str | None:
-        text = ("skill: ${1:my-skill}\nversion: \"1.0\"\n\ndefaults:\n  expected_skill_load: ${1:my-skill}\n"
-                "  criteria:\n    discovery: { weight: 0.3 }\n    adherence: { weight: 0.4 }\n"
-                "    output: { weight: 0.3 }\n\ntasks:\n  - id: ${2:ms}-001\n    prompt: \"${3:A request the "
-                "skill should handle, without naming it}\"\n    deterministic:\n      expect_skill_activation: true\n"
-                "      expect_marker: \"${4:MARKER}\"\n    golden_checklist:\n      - \"${5:A checkable fact}\"\n\n"
-                "  - id: ${2:ms}-fp-001\n    prompt: \"${6:A related request the skill must NOT handle}\"\n"
-                "    expected_skill_load: none\n    deterministic:\n      expect_skill_activation: false\n")
+        text = (
+            'skill: ${1:my-skill}\nversion: "1.0"\n\ndefaults:\n  expected_skill_load: ${1:my-skill}\n'
+            "  criteria:\n    discovery: { weight: 0.3 }\n    adherence: { weight: 0.4 }\n"
+            '    output: { weight: 0.3 }\n\ntasks:\n  - id: ${2:ms}-001\n    prompt: "${3:A request the '
+            'skill should handle, without naming it}"\n    deterministic:\n      expect_skill_activation: true\n'
+            '      expect_marker: "${4:MARKER}"\n    golden_checklist:\n      - "${5:A checkable fact}"\n\n'
+            '  - id: ${2:ms}-fp-001\n    prompt: "${6:A related request the skill must NOT handle}"\n'
+            "    expected_skill_load: none\n    deterministic:\n      expect_skill_activation: false\n"
+        )
         return text if snippets else re.sub(r"\$\{\d+:([^}]*)\}", r"\1", text)
 
 
@@ -369,13 +546,18 @@ def effective_task_markdown(data: dict[str, Any], i: int) -> str:
     det = task.get("deterministic")
     activation = _activation(det)
     lines = [f"**Task `{task.get('id', i)}` — effective settings**", ""]
-    lines.append(f"- expected skill: `{expected if expected not in (None, '') else '(none given)'}`"
-                 + (f" (from {source})" if expected not in (None, "") else ""))
+    lines.append(
+        f"- expected skill: `{expected if expected not in (None, '') else '(none given)'}`"
+        + (f" (from {source})" if expected not in (None, "") else "")
+    )
     if activation is None:
         lines.append("- activation check: none (no `deterministic` block)")
     else:
-        why = "explicit" if isinstance(det, dict) and "expect_skill_activation" in det else \
-            "default: a `deterministic` block exists"
+        why = (
+            "explicit"
+            if isinstance(det, dict) and "expect_skill_activation" in det
+            else "default: a `deterministic` block exists"
+        )
         lines.append(f"- expect_skill_activation: `{str(activation).lower()}` ({why})")
     crit = sub_dict(task, "criteria")
     dcrit = sub_dict(defaults, "criteria")
@@ -447,15 +629,20 @@ class SkilljackTaskMd(Format):
             if p.code == "unknown-key":
                 group = "checks key(s)" if path[:1] == ("checks",) else "frontmatter key(s)"
                 near = (p.data or {}).get("suggestion")
-                p.message = f"unknown {group} ignored: {path[-1]}" + (f" (did you mean `{near}`?)" if near else "")
+                p.message = f"unknown {group} ignored: {path[-1]}" + (
+                    f" (did you mean `{near}`?)" if near else ""
+                )
             elif path == ("difficulty",):
                 p.message = f"invalid difficulty '{value}' (expected easy|medium|hard)"
             elif path[:1] == ("assertions",):
                 p.message = "assertions must be an array of strings"
             elif len(path) >= 2 and path[0] == "checks" and p.code == "schema-type":
                 key = path[1]
-                p.message = f"checks.{key} must be a string" if key in ("marker", "javascript") else \
-                    f"checks.{key} must be an array of strings"
+                p.message = (
+                    f"checks.{key} must be a string"
+                    if key in ("marker", "javascript")
+                    else f"checks.{key} must be an array of strings"
+                )
             out.append(p)
         return out
 
@@ -463,70 +650,159 @@ class SkilljackTaskMd(Format):
         data = doc.data if doc.data is not None else {}
         out: list[Problem] = []
         if not isinstance(data, dict):
-            return [Problem(doc.span_for(()), Severity.ERROR, "frontmatter-not-mapping",
-                            "frontmatter must be a YAML mapping")]
-        body = "\n".join(doc.lines[doc.body_start_line:]).strip()
+            return [
+                Problem(
+                    doc.span_for(()),
+                    Severity.ERROR,
+                    "frontmatter-not-mapping",
+                    "frontmatter must be a YAML mapping",
+                )
+            ]
+        body = "\n".join(doc.lines[doc.body_start_line :]).strip()
         if not body:
             line = max(0, doc.body_start_line - 1)
-            out.append(Problem(Span(line, 0, line, len(doc.lines[line])), Severity.ERROR, "missing-prompt",
-                               "missing prompt body (markdown after frontmatter)"))
+            out.append(
+                Problem(
+                    Span(line, 0, line, len(doc.lines[line])),
+                    Severity.ERROR,
+                    "missing-prompt",
+                    "missing prompt body (markdown after frontmatter)",
+                )
+            )
         task_dir = FsPath(ctx.file_path).parent
         tid = data.get("id")
         if isinstance(tid, str) and tid != task_dir.name:
-            out.append(problem(doc, ("id",), Severity.ERROR, "id-mismatch",
-                               f"frontmatter id '{tid}' does not match directory name '{task_dir.name}'",
-                               fixes=[replace_fix(doc, ("id",), task_dir.name)]))
+            out.append(
+                problem(
+                    doc,
+                    ("id",),
+                    Severity.ERROR,
+                    "id-mismatch",
+                    f"frontmatter id '{tid}' does not match directory name '{task_dir.name}'",
+                    fixes=[replace_fix(doc, ("id",), task_dir.name)],
+                )
+            )
         skills: dict[str, FsPath] = {}
         for folder in (task_dir.parent / "skills", task_dir / "environment" / "skills"):
             if folder.is_dir():
                 found = skills_in(folder)
                 if not found:
-                    out.append(Problem(Span(0, 0, 0, 3), Severity.WARNING, "empty-skills-dir",
-                                       f"skills directory {folder} contains no skills (no SKILL.md found)"))
+                    out.append(
+                        Problem(
+                            Span(0, 0, 0, 3),
+                            Severity.WARNING,
+                            "empty-skills-dir",
+                            f"skills directory {folder} contains no skills (no SKILL.md found)",
+                        )
+                    )
                 skills.update(found)
         invocation = data.get("expect_skill_invocation")
         expected = data.get("expected_skill")
         invoke = invocation if isinstance(invocation, bool) else bool(skills)
         if isinstance(expected, str):
             if invocation is False:
-                out.append(problem(doc, ("expected_skill",), Severity.WARNING, "expected-skill-ignored",
-                                   f"expected_skill '{expected}' ignored because expect_skill_invocation is false"))
+                out.append(
+                    problem(
+                        doc,
+                        ("expected_skill",),
+                        Severity.WARNING,
+                        "expected-skill-ignored",
+                        f"expected_skill '{expected}' ignored because expect_skill_invocation is false",
+                    )
+                )
             elif skills and expected not in skill_names(skills):
                 near = suggest(expected, list(skills))
-                out.append(problem(doc, ("expected_skill",), Severity.WARNING, "unknown-skill",
-                                   f"expected_skill '{expected}' not found among available skills: "
-                                   f"{', '.join(skills)}", fixes=[replace_fix(doc, ("expected_skill",), near)]
-                                   if near else []))
+                out.append(
+                    problem(
+                        doc,
+                        ("expected_skill",),
+                        Severity.WARNING,
+                        "unknown-skill",
+                        f"expected_skill '{expected}' not found among available skills: {', '.join(skills)}",
+                        fixes=[replace_fix(doc, ("expected_skill",), near)] if near else [],
+                    )
+                )
         elif invoke and len(skills) > 1:
-            out.append(Problem(Span(0, 0, 0, 3), Severity.ERROR, "ambiguous-skill",
-                               f"multiple skills found ({', '.join(skills)}) — set expected_skill in frontmatter"))
+            out.append(
+                Problem(
+                    Span(0, 0, 0, 3),
+                    Severity.ERROR,
+                    "ambiguous-skill",
+                    f"multiple skills found ({', '.join(skills)}) — set expected_skill in frontmatter",
+                )
+            )
         verifier = data.get("verifier")
-        has_script = any(p.stem in ("verify", "test") for p in (task_dir / "verifier").glob("*")) \
-            if (task_dir / "verifier").is_dir() else False
+        has_script = (
+            any(p.stem in ("verify", "test") for p in (task_dir / "verifier").glob("*"))
+            if (task_dir / "verifier").is_dir()
+            else False
+        )
         if isinstance(verifier, dict) and not verifier.get("command") and not has_script:
-            out.append(problem(doc, ("verifier",), Severity.ERROR, "verifier-missing",
-                               "verifier block present but no verifier/verify.* (or test.*) script and no "
-                               "verifier.command", on_key=True))
+            out.append(
+                problem(
+                    doc,
+                    ("verifier",),
+                    Severity.ERROR,
+                    "verifier-missing",
+                    "verifier block present but no verifier/verify.* (or test.*) script and no "
+                    "verifier.command",
+                    on_key=True,
+                )
+            )
         checks = sub_dict(data, "checks")
         regexes = checks.get("regex")
         if isinstance(regexes, list):
             for j, pattern in enumerate(regexes):
                 if isinstance(pattern, str) and (err := js_regex_error(pattern)):
-                    out.append(problem(doc, ("checks", "regex", j), Severity.ERROR, "invalid-regex",
-                                       f'invalid regex in checks.regex: "{pattern}" — {err}'))
+                    out.append(
+                        problem(
+                            doc,
+                            ("checks", "regex", j),
+                            Severity.ERROR,
+                            "invalid-regex",
+                            f'invalid regex in checks.regex: "{pattern}" — {err}',
+                        )
+                    )
                 elif isinstance(pattern, str) and nested_quantifier(pattern):
-                    out.append(problem(doc, ("checks", "regex", j), Severity.WARNING, "slow-regex",
-                                       SLOW_REGEX.format(pattern=pattern)))
+                    out.append(
+                        problem(
+                            doc,
+                            ("checks", "regex", j),
+                            Severity.WARNING,
+                            "slow-regex",
+                            SLOW_REGEX.format(pattern=pattern),
+                        )
+                    )
         has_assertions = bool(data.get("assertions"))
-        if invocation is not False and not checks and verifier is None and not has_script and not has_assertions:
-            out.append(Problem(Span(0, 0, 0, 3), Severity.ERROR, "no-checks",
-                               "task must define at least one of checks:, verifier, or assertions:"))
+        if (
+            invocation is not False
+            and not checks
+            and verifier is None
+            and not has_script
+            and not has_assertions
+        ):
+            out.append(
+                Problem(
+                    Span(0, 0, 0, 3),
+                    Severity.ERROR,
+                    "no-checks",
+                    "task must define at least one of checks:, verifier, or assertions:",
+                )
+            )
         if invocation is False:
             output_checks = [k for k in m.OUTPUT_CHECK_KEYS if k in checks]
             if output_checks:
-                out.append(problem(doc, ("checks",), Severity.WARNING, "ignored-checks",
-                                   f"output checks ({', '.join(output_checks)}) have no effect on pass/fail "
-                                   "when expect_skill_invocation is false", on_key=True))
+                out.append(
+                    problem(
+                        doc,
+                        ("checks",),
+                        Severity.WARNING,
+                        "ignored-checks",
+                        f"output checks ({', '.join(output_checks)}) have no effect on pass/fail "
+                        "when expect_skill_invocation is false",
+                        on_key=True,
+                    )
+                )
         return out
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
@@ -562,9 +838,11 @@ class SkilljackTaskMd(Format):
         return []
 
     def skeleton(self, snippets: bool) -> str | None:
-        return ("---\nexpected_skill: my-skill\nchecks:\n  marker: MARKER\n  not_contains: [ERROR]\nassertions:\n"
-                "  - \"A checkable fact about the output\"\n---\n\nA request the skill should handle, without "
-                "naming it.\n")
+        return (
+            "---\nexpected_skill: my-skill\nchecks:\n  marker: MARKER\n  not_contains: [ERROR]\nassertions:\n"
+            '  - "A checkable fact about the output"\n---\n\nA request the skill should handle, without '
+            "naming it.\n"
+        )
 
 
 # ------------------------------------------------------------------------------------------- results
@@ -589,15 +867,37 @@ class SkilljackResults(Format):
         out: list[Problem] = []
         summary = sub_dict(data, "summary")
         tasks = data.get("tasks")
-        if isinstance(tasks, list) and isinstance(summary.get("totalTasks"), int) and tasks and \
-                summary["totalTasks"] != len(tasks):
-            out.append(problem(doc, ("summary", "totalTasks"), Severity.WARNING, "summary-mismatch",
-                               f"`summary.totalTasks` is {summary['totalTasks']} but `tasks` lists {len(tasks)}."))
+        if (
+            isinstance(tasks, list)
+            and isinstance(summary.get("totalTasks"), int)
+            and tasks
+            and summary["totalTasks"] != len(tasks)
+        ):
+            out.append(
+                problem(
+                    doc,
+                    ("summary", "totalTasks"),
+                    Severity.WARNING,
+                    "summary-mismatch",
+                    f"`summary.totalTasks` is {summary['totalTasks']} but `tasks` lists {len(tasks)}.",
+                )
+            )
         reasons = data.get("failureReasons")
-        if isinstance(data.get("passed"), bool) and isinstance(reasons, list) and data["passed"] == bool(reasons):
-            out.append(problem(doc, ("passed",), Severity.WARNING, "passed-mismatch",
-                               f"`passed` is {str(data['passed']).lower()} but `failureReasons` "
-                               f"{'lists ' + str(len(reasons)) + ' reason(s)' if reasons else 'is empty'}."))
+        if (
+            isinstance(data.get("passed"), bool)
+            and isinstance(reasons, list)
+            and data["passed"] == bool(reasons)
+        ):
+            out.append(
+                problem(
+                    doc,
+                    ("passed",),
+                    Severity.WARNING,
+                    "passed-mismatch",
+                    f"`passed` is {str(data['passed']).lower()} but `failureReasons` "
+                    f"{'lists ' + str(len(reasons)) + ' reason(s)' if reasons else 'is empty'}.",
+                )
+            )
         return out
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
@@ -607,4 +907,3 @@ class SkilljackResults(Format):
 registry.register(SkilljackTasks())
 registry.register(SkilljackTaskMd())
 registry.register(SkilljackResults())
-

@@ -17,11 +17,22 @@ from evalens.core.models import skill_creator as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
-register(SchemaSpec("skill-creator-trigger-evals.schema.json", m.TriggerEvalSet, "Trigger eval set",
-                    "Queries with whether a skill should load for each (`run_eval.py`)."))
-register(SchemaSpec("skill-creator-trigger-evals-variant.schema.json", m.TriggerEvalSetVariant,
-                    "Trigger eval set (variant)",
-                    "`{skill_name, should_trigger: [...], should_not_trigger: [...]}`, a variant seen in the wild."))
+register(
+    SchemaSpec(
+        "skill-creator-trigger-evals.schema.json",
+        m.TriggerEvalSet,
+        "Trigger eval set",
+        "Queries with whether a skill should load for each (`run_eval.py`).",
+    )
+)
+register(
+    SchemaSpec(
+        "skill-creator-trigger-evals-variant.schema.json",
+        m.TriggerEvalSetVariant,
+        "Trigger eval set (variant)",
+        "`{skill_name, should_trigger: [...], should_not_trigger: [...]}`, a variant seen in the wild.",
+    )
+)
 
 # ------------------------------------------------------------------------------------------- trigger eval sets
 
@@ -31,8 +42,9 @@ _TRIGGER_TEXT = re.compile(r'"should_trigger"\s*:')
 
 def _is_json_schema(data: dict[str, Any]) -> bool:
     schema = data.get("$schema")
-    return (isinstance(schema, str) and "json-schema.org" in schema) or \
-        (isinstance(data.get("properties"), dict) and data.get("type") == "object")
+    return (isinstance(schema, str) and "json-schema.org" in schema) or (
+        isinstance(data.get("properties"), dict) and data.get("type") == "object"
+    )
 
 
 def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
@@ -40,7 +52,9 @@ def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
     if depth < 0:
         return False
     if isinstance(value, dict):
-        return bool(keys & set(value)) or any(_mentions(v, keys, depth - 1) for v in list(value.values())[:50])
+        return bool(keys & set(value)) or any(
+            _mentions(v, keys, depth - 1) for v in list(value.values())[:50]
+        )
     if isinstance(value, list):
         return any(_mentions(v, keys, depth - 1) for v in value[:50])
     return False
@@ -49,12 +63,25 @@ def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
 def wrapped_key(data: Any) -> str | None:
     """The key of the one list of ``{query, should_trigger}`` items a wrapper object holds (``{skill_name,
     queries: [...]}``, ``{description, cases: [...]}``), or None: a trigger set in a wrapped shape."""
-    if not isinstance(data, dict) or _is_json_schema(data) or not isinstance(
-            data.get("skill_name", data.get("skill")), str):
+    if (
+        not isinstance(data, dict)
+        or _is_json_schema(data)
+        or not isinstance(data.get("skill_name", data.get("skill")), str)
+    ):
         return None  # the wrapper names the one skill under test, as skill-creator's files do
-    keys = [k for k, v in data.items() if isinstance(v, list) and v and all(
-        isinstance(i, dict) and "query" in i and isinstance(i.get("should_trigger"), bool)
-        and not _NOT_A_QUERY & set(i) for i in v[:50])]
+    keys = [
+        k
+        for k, v in data.items()
+        if isinstance(v, list)
+        and v
+        and all(
+            isinstance(i, dict)
+            and "query" in i
+            and isinstance(i.get("should_trigger"), bool)
+            and not _NOT_A_QUERY & set(i)
+            for i in v[:50]
+        )
+    ]
     return keys[0] if len(keys) == 1 else None
 
 
@@ -79,12 +106,18 @@ class TriggerEvalSet(Format):
     globs = ("**/*trigger*.json",)
     schema_file = "skill-creator-trigger-evals.schema.json"
     runnable = True
-    lookalike_hint = "Not a trigger eval set (an array of `{query, should_trigger}`); evalens leaves it alone."
+    lookalike_hint = (
+        "Not a trigger eval set (an array of `{query, should_trigger}`); evalens leaves it alone."
+    )
 
     def sniff(self, path: str, text: str) -> bool:
         """Trigger sets may have any name: a JSON array whose items have ``query`` and ``should_trigger``."""
-        return path.lower().endswith(".json") and text.lstrip()[:1] == "[" and '"query"' in text and \
-            bool(_TRIGGER_TEXT.search(text))
+        return (
+            path.lower().endswith(".json")
+            and text.lstrip()[:1] == "["
+            and '"query"' in text
+            and bool(_TRIGGER_TEXT.search(text))
+        )
 
     def detect(self, path: str, data: Any) -> Match:
         """A list of `{query, should_trigger}`. Elsewhere at a `*trigger*` name, queries or `should_trigger`
@@ -109,9 +142,17 @@ class TriggerEvalSet(Format):
         items = _dicts(raw)
         out: list[Problem] = []
         if prefix:
-            out.append(problem(doc, prefix, Severity.HINT, "trigger-wrapped",
-                               f"Trigger set wrapped in `{prefix[0]}`: evalens runs it as is, but skill-creator's "
-                               "run_eval.py reads a top-level array of `{query, should_trigger}`.", on_key=True))
+            out.append(
+                problem(
+                    doc,
+                    prefix,
+                    Severity.HINT,
+                    "trigger-wrapped",
+                    f"Trigger set wrapped in `{prefix[0]}`: evalens runs it as is, but skill-creator's "
+                    "run_eval.py reads a top-level array of `{query, should_trigger}`.",
+                    on_key=True,
+                )
+            )
         seen: dict[str, tuple[int, Any]] = {}
         for i, item in items:
             q = item.get("query")
@@ -121,11 +162,25 @@ class TriggerEvalSet(Format):
             if key in seen:
                 first, want = seen[key]
                 if want != item.get("should_trigger"):
-                    out.append(problem(doc, (*prefix, i, "should_trigger"), Severity.ERROR, "conflicting-query",
-                                       f"The same query is item {first} with the opposite `should_trigger`."))
+                    out.append(
+                        problem(
+                            doc,
+                            (*prefix, i, "should_trigger"),
+                            Severity.ERROR,
+                            "conflicting-query",
+                            f"The same query is item {first} with the opposite `should_trigger`.",
+                        )
+                    )
                 else:
-                    out.append(problem(doc, (*prefix, i, "query"), Severity.WARNING, "duplicate-query",
-                                       f"Duplicate of item {first}; it counts twice in precision and recall."))
+                    out.append(
+                        problem(
+                            doc,
+                            (*prefix, i, "query"),
+                            Severity.WARNING,
+                            "duplicate-query",
+                            f"Duplicate of item {first}; it counts twice in precision and recall.",
+                        )
+                    )
             else:
                 seen[key] = (i, item.get("should_trigger"))
         flags = [item.get("should_trigger") for _, item in items]
@@ -140,8 +195,14 @@ class TriggerEvalSet(Format):
         if root is None or root.kind != "seq":
             return []
         first = root.span
-        out = [CaseInfo("*", Span(first.start_line, first.start_col, first.start_line, first.start_col + 1),
-                        Span(first.start_line, first.start_col, first.start_line, first.start_col + 1), ())]
+        out = [
+            CaseInfo(
+                "*",
+                Span(first.start_line, first.start_col, first.start_line, first.start_col + 1),
+                Span(first.start_line, first.start_col, first.start_line, first.start_col + 1),
+                (),
+            )
+        ]
         for i, item in enumerate(root.items):
             node = item.get("query") if item.kind == "map" else None
             if node is not None and isinstance(node.value, str):
@@ -149,9 +210,16 @@ class TriggerEvalSet(Format):
         return out
 
     def skeleton(self, snippets: bool) -> str | None:
-        return json.dumps([{"query": "a realistic request the skill should handle", "should_trigger": True},
-                           {"query": "a near-miss request it should not handle", "should_trigger": False}],
-                          indent=2) + "\n"
+        return (
+            json.dumps(
+                [
+                    {"query": "a realistic request the skill should handle", "should_trigger": True},
+                    {"query": "a near-miss request it should not handle", "should_trigger": False},
+                ],
+                indent=2,
+            )
+            + "\n"
+        )
 
 
 def one_sided(doc: ParsedDocument, path: Path, positives: int, negatives: int) -> list[Problem]:
@@ -159,9 +227,15 @@ def one_sided(doc: ParsedDocument, path: Path, positives: int, negatives: int) -
     if positives and negatives or not (positives or negatives):
         return []
     missing = "negative (`should_trigger: false`)" if positives else "positive (`should_trigger: true`)"
-    return [Problem(Span(0, 0, 0, 1), Severity.WARNING, "one-sided",
-                    f"No {missing} queries: {'precision' if positives else 'recall'} cannot be measured.",
-                    data={"path": list(path)})]
+    return [
+        Problem(
+            Span(0, 0, 0, 1),
+            Severity.WARNING,
+            "one-sided",
+            f"No {missing} queries: {'precision' if positives else 'recall'} cannot be measured.",
+            data={"path": list(path)},
+        )
+    ]
 
 
 class TriggerEvalSetVariant(Format):
@@ -181,29 +255,56 @@ class TriggerEvalSetVariant(Format):
         return near_miss_keys_only(doc, problems)
 
     def detect(self, path: str, data: Any) -> Match:
-        return Match.YES if isinstance(data, dict) and ("should_not_trigger" in data or
-                                                        isinstance(data.get("should_trigger"), list)) else Match.NO
+        return (
+            Match.YES
+            if isinstance(data, dict)
+            and ("should_not_trigger" in data or isinstance(data.get("should_trigger"), list))
+            else Match.NO
+        )
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data if isinstance(doc.data, dict) else {}
-        pos = [q for q in data.get("should_trigger", []) if isinstance(q, str)] \
-            if isinstance(data.get("should_trigger"), list) else []
-        neg = [q for q in data.get("should_not_trigger", []) if isinstance(q, str)] \
-            if isinstance(data.get("should_not_trigger"), list) else []
-        canonical = json.dumps([{"query": q, "should_trigger": True} for q in pos] +
-                               [{"query": q, "should_trigger": False} for q in neg], indent=2, ensure_ascii=False)
+        pos = (
+            [q for q in data.get("should_trigger", []) if isinstance(q, str)]
+            if isinstance(data.get("should_trigger"), list)
+            else []
+        )
+        neg = (
+            [q for q in data.get("should_not_trigger", []) if isinstance(q, str)]
+            if isinstance(data.get("should_not_trigger"), list)
+            else []
+        )
+        canonical = json.dumps(
+            [{"query": q, "should_trigger": True} for q in pos]
+            + [{"query": q, "should_trigger": False} for q in neg],
+            indent=2,
+            ensure_ascii=False,
+        )
         last = len(doc.lines) - 1
         whole = Span(0, 0, last, len(doc.lines[last]))
-        out = [Problem(Span(0, 0, 0, max(1, len(doc.lines[0]))), Severity.INFO, "trigger-variant",
-                       "Variant trigger set `{skill_name, should_trigger: [...], should_not_trigger: [...]}`; "
-                       "skill-creator's run_eval.py reads a top-level array of `{query, should_trigger}`.",
-                       fixes=[Fix("Convert to the canonical array", (Edit(whole, canonical + "\n"),))],
-                       data={"path": []})]
+        out = [
+            Problem(
+                Span(0, 0, 0, max(1, len(doc.lines[0]))),
+                Severity.INFO,
+                "trigger-variant",
+                "Variant trigger set `{skill_name, should_trigger: [...], should_not_trigger: [...]}`; "
+                "skill-creator's run_eval.py reads a top-level array of `{query, should_trigger}`.",
+                fixes=[Fix("Convert to the canonical array", (Edit(whole, canonical + "\n"),))],
+                data={"path": []},
+            )
+        ]
         both = set(pos) & set(neg)
         for j, q in enumerate(neg):
             if q in both:
-                out.append(problem(doc, ("should_not_trigger", j), Severity.ERROR, "conflicting-query",
-                                   "This query is also listed under `should_trigger`."))
+                out.append(
+                    problem(
+                        doc,
+                        ("should_not_trigger", j),
+                        Severity.ERROR,
+                        "conflicting-query",
+                        "This query is also listed under `should_trigger`.",
+                    )
+                )
         out += one_sided(doc, (), len(pos), len(neg))
         return out
 

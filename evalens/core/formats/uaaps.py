@@ -20,8 +20,22 @@ from evalens.core.schema_check import suggest
 
 SUPPORTED_ENGINES = ("claude-code", "codex")  # kept in sync with models.uaaps (tested)
 RESERVED_ENGINES = ("copilot", "cursor")
-VAGUE_WORDS = ("appropriate", "appropriately", "reasonable", "reasonably", "good", "well", "properly",
-               "correctly", "nice", "sensible", "adequate", "helpful", "quality", "correct")
+VAGUE_WORDS = (
+    "appropriate",
+    "appropriately",
+    "reasonable",
+    "reasonably",
+    "good",
+    "well",
+    "properly",
+    "correctly",
+    "nice",
+    "sensible",
+    "adequate",
+    "helpful",
+    "quality",
+    "correct",
+)
 _CONCRETE = re.compile(
     r"\d|`[^`]+`|\"[^\"]+\"|'[^']{2,}'|\b[\w-]+\.(?:[a-z]{1,5})\b|/\w|"
     r"\b(?:contains?|includ(?:e|es|ing)|lists?|mentions?|names?|exactly|at least|at most|must not|never|"
@@ -69,9 +83,9 @@ class UaapsConfig(Format):
     globs = ("**/evals/eval-config.json",)
     schema_file = "uaaps-eval-config.schema.json"
     lookalike_hint = (
-        "Not a UAAPS eval config: it has neither `\"version\": 1` nor `engine`, so it belongs to another "
-        "tool. evalens leaves it alone (add `\"$schema\": \"https://evalens.dev/schemas/"
-        "uaaps-eval-config.schema.json\"` to validate it anyway)."
+        'Not a UAAPS eval config: it has neither `"version": 1` nor `engine`, so it belongs to another '
+        'tool. evalens leaves it alone (add `"$schema": "https://evalens.dev/schemas/'
+        'uaaps-eval-config.schema.json"` to validate it anyway).'
     )
 
     def detect(self, path: str, data: Any) -> Match:
@@ -79,8 +93,12 @@ class UaapsConfig(Format):
             return Match.LOOKALIKE if data is not None else Match.YES
         if not data:
             return Match.YES
-        version_ok = "version" in data and isinstance(data["version"], int | float) and \
-            not isinstance(data["version"], bool) and data["version"] == 1
+        version_ok = (
+            "version" in data
+            and isinstance(data["version"], int | float)
+            and not isinstance(data["version"], bool)
+            and data["version"] == 1
+        )
         return Match.YES if version_ok or "engine" in data else Match.LOOKALIKE
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
@@ -90,21 +108,26 @@ class UaapsConfig(Format):
             if path == ("engine",) and p.code == "schema-enum":
                 value = doc.data.get("engine") if isinstance(doc.data, dict) else None
                 if value in RESERVED_ENGINES:
-                    p.message = (f"Engine `{value}` is reserved until it has a headless mode "
-                                 f"(unsupported-engine); use `claude-code` or `codex`.")
+                    p.message = (
+                        f"Engine `{value}` is reserved until it has a headless mode "
+                        f"(unsupported-engine); use `claude-code` or `codex`."
+                    )
                     p.code = "unsupported-engine"
                 else:
                     p.severity = Severity.WARNING
                     near = suggest(str(value), list(SUPPORTED_ENGINES))
                     p.code = "unknown-engine"
-                    p.message = (f"Unknown engine `{value}`; evalens can run `claude-code` and `codex`."
-                                 + (f" Did you mean `{near}`?" if near else ""))
+                    p.message = f"Unknown engine `{value}`; evalens can run `claude-code` and `codex`." + (
+                        f" Did you mean `{near}`?" if near else ""
+                    )
                     if near:
                         p.fixes.append(Fix(f"Change to `{near}`", (Edit(doc.unquoted(p.span), near),)))
             if p.code == "missing-key" and (p.data or {}).get("missing") == "version" and not path:
-                p.fixes.append(_insert_after_brace(doc, '"version": 1', "Add `\"version\": 1`"))
+                p.fixes.append(_insert_after_brace(doc, '"version": 1', 'Add `"version": 1`'))
             if p.code == "missing-key" and (p.data or {}).get("missing") == "engine" and not path:
-                p.fixes.append(_insert_after_brace(doc, '"engine": "claude-code"', "Add `\"engine\": \"claude-code\"`"))
+                p.fixes.append(
+                    _insert_after_brace(doc, '"engine": "claude-code"', 'Add `"engine": "claude-code"`')
+                )
             out.append(p)
         return out
 
@@ -115,24 +138,47 @@ class UaapsConfig(Format):
         if isinstance(sandbox, dict) and isinstance(sandbox.get("writable-paths"), list):
             for i, entry in enumerate(sandbox["writable-paths"]):
                 if isinstance(entry, str) and (why := path_escape(entry)):
-                    out.append(Problem(doc.span_for(("sandbox", "writable-paths", i)), Severity.ERROR,
-                                       "path-escape", f"`{entry}` {why}; writable paths are relative to the "
-                                       "sandbox workspace and must stay inside it."))
+                    out.append(
+                        Problem(
+                            doc.span_for(("sandbox", "writable-paths", i)),
+                            Severity.ERROR,
+                            "path-escape",
+                            f"`{entry}` {why}; writable paths are relative to the "
+                            "sandbox workspace and must stay inside it.",
+                        )
+                    )
         env = data.get("env")
         if isinstance(env, dict):
             for key in env:
                 if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)", key, re.IGNORECASE):
-                    out.append(Problem(doc.span_for(("env", key), prefer_key=True), Severity.WARNING,
-                                       "secret-in-config", f"`{key}` looks like a secret; eval-config.json is "
-                                       "committed. Pass secrets through the environment instead."))
+                    out.append(
+                        Problem(
+                            doc.span_for(("env", key), prefer_key=True),
+                            Severity.WARNING,
+                            "secret-in-config",
+                            f"`{key}` looks like a secret; eval-config.json is "
+                            "committed. Pass secrets through the environment instead.",
+                        )
+                    )
         return out
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
         if path == ("engine",):
-            return [ValueChoice("claude-code", "Claude Code (claude -p)"), ValueChoice("codex", "Codex (codex exec)")]
+            return [
+                ValueChoice("claude-code", "Claude Code (claude -p)"),
+                ValueChoice("codex", "Codex (codex exec)"),
+            ]
         if path == ("judge",):
-            return [ValueChoice(m) for m in ("claude-sonnet-4-5", "claude-opus-4-1", "claude-haiku-4-5",
-                                             "openai:gpt-5", "openai:gpt-5-mini")]
+            return [
+                ValueChoice(m)
+                for m in (
+                    "claude-sonnet-4-5",
+                    "claude-opus-4-1",
+                    "claude-haiku-4-5",
+                    "openai:gpt-5",
+                    "openai:gpt-5-mini",
+                )
+            ]
         return []
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
@@ -141,8 +187,10 @@ class UaapsConfig(Format):
 
     def skeleton(self, snippets: bool) -> str | None:
         if snippets:
-            return ('{\n  "version": 1,\n  "engine": "${1|claude-code,codex|}",\n  "timeout": ${2:120},\n'
-                    '  "sandbox": { "network": false }\n}\n')
+            return (
+                '{\n  "version": 1,\n  "engine": "${1|claude-code,codex|}",\n  "timeout": ${2:120},\n'
+                '  "sandbox": { "network": false }\n}\n'
+            )
         return '{\n  "version": 1,\n  "engine": "claude-code",\n  "timeout": 120,\n  "sandbox": { "network": false }\n}\n'
 
 
@@ -153,8 +201,10 @@ class UaapsCase(Format):
     globs = ("**/evals/cases/*.yaml", "**/evals/cases/*.yml")
     schema_file = "uaaps-eval-case.schema.json"
     runnable = True
-    lookalike_hint = ("Not a UAAPS eval case: it has none of `name`, `input`, `expected`, `judge`. "
-                      "evalens leaves it alone (add `# evalens: format=uaaps-case` to validate it anyway).")
+    lookalike_hint = (
+        "Not a UAAPS eval case: it has none of `name`, `input`, `expected`, `judge`. "
+        "evalens leaves it alone (add `# evalens: format=uaaps-case` to validate it anyway)."
+    )
 
     def detect(self, path: str, data: Any) -> Match:
         if data is None or data == {}:
@@ -179,13 +229,19 @@ class UaapsCase(Format):
             if path == ("name",) and p.code == "schema-pattern":
                 value = str(doc.data.get("name"))
                 fixed = kebab(value)
-                p.message = (f"`{value}` is not a valid case name: use lowercase letters, digits and `-` "
-                             f"(e.g. `{fixed}`).")
+                p.message = (
+                    f"`{value}` is not a valid case name: use lowercase letters, digits and `-` "
+                    f"(e.g. `{fixed}`)."
+                )
                 p.fixes.append(Fix(f"Change to `{fixed}`", (Edit(doc.unquoted(p.span), fixed),)))
             elif path == ("target",) and p.code == "schema-pattern":
-                p.message = (f"`{doc.data.get('target')}` is not a valid target; use `skill:<name>`, "
-                             "`hook:<event>` or `agent:<name>`.")
-            elif p.code == "missing-key" and (p.data or {}).get("missing") == "criteria" and path == ("judge",):
+                p.message = (
+                    f"`{doc.data.get('target')}` is not a valid target; use `skill:<name>`, "
+                    "`hook:<event>` or `agent:<name>`."
+                )
+            elif (
+                p.code == "missing-key" and (p.data or {}).get("missing") == "criteria" and path == ("judge",)
+            ):
                 p.fixes.append(self._criteria_fix(doc, under_judge=True))
             elif p.code == "missing-key" and (p.data or {}).get("missing") == "judge" and not path:
                 p.fixes.append(self._criteria_fix(doc, under_judge=False))
@@ -198,8 +254,13 @@ class UaapsCase(Format):
             judge = doc.root.get("judge")
             if ks is not None and judge is not None and judge.kind == "map":
                 indent = judge.span.start_col
-                text = "\n".join(" " * indent + line.lstrip() if i == 0 else " " * (indent + 2) + line.lstrip()
-                                 for i, line in enumerate(skeleton_lines)) + "\n"
+                text = (
+                    "\n".join(
+                        " " * indent + line.lstrip() if i == 0 else " " * (indent + 2) + line.lstrip()
+                        for i, line in enumerate(skeleton_lines)
+                    )
+                    + "\n"
+                )
                 at = Span(judge.span.start_line, 0, judge.span.start_line, 0)
                 return Fix("Add a `judge.criteria` skeleton", (Edit(at, text),))
             if ks is not None:
@@ -218,8 +279,14 @@ class UaapsCase(Format):
         data = doc.data
         if not isinstance(data, dict):
             if data is None:
-                return [Problem(Span(0, 0, 0, 1), Severity.INFO, "empty-case",
-                                "Empty eval case: use completion for a whole-case skeleton.")]
+                return [
+                    Problem(
+                        Span(0, 0, 0, 1),
+                        Severity.INFO,
+                        "empty-case",
+                        "Empty eval case: use completion for a whole-case skeleton.",
+                    )
+                ]
             return []
         out: list[Problem] = []
         index = ctx.index
@@ -229,9 +296,15 @@ class UaapsCase(Format):
             others = [r for r in index.case_names.get(name, []) if os.path.abspath(r.path) != me]
             if others:
                 other = others[0]
-                out.append(Problem(doc.span_for(("name",)), Severity.ERROR, "duplicate-case-name",
-                                   f"Case name `{name}` is also used by `{other.path.name}` (line "
-                                   f"{other.span.start_line + 1}); names must be unique across evals/cases/."))
+                out.append(
+                    Problem(
+                        doc.span_for(("name",)),
+                        Severity.ERROR,
+                        "duplicate-case-name",
+                        f"Case name `{name}` is also used by `{other.path.name}` (line "
+                        f"{other.span.start_line + 1}); names must be unique across evals/cases/.",
+                    )
+                )
         inp = sub_dict(data, "input")
         for key, root_desc in (("files", "evals/"), ("workspace-files", "the sandbox workspace")):
             entries = inp.get(key)
@@ -243,33 +316,60 @@ class UaapsCase(Format):
                 span = doc.span_for(("input", key, i))
                 why = path_escape(entry)
                 if why:
-                    out.append(Problem(span, Severity.ERROR, "path-escape",
-                                       f"`{entry}` {why}; `input.{key}` paths are relative to {root_desc} "
-                                       "and must stay inside it."))
+                    out.append(
+                        Problem(
+                            span,
+                            Severity.ERROR,
+                            "path-escape",
+                            f"`{entry}` {why}; `input.{key}` paths are relative to {root_desc} "
+                            "and must stay inside it.",
+                        )
+                    )
                 elif key == "files" and index is not None and not index.fixture_exists(entry):
                     near = suggest(entry, index.fixtures)
                     fixes = [Fix(f"Change to `{near}`", (Edit(doc.unquoted(span), near),))] if near else []
-                    out.append(Problem(span, Severity.ERROR, "fixture-missing",
-                                       f"Fixture `{entry}` not found under evals/"
-                                       + (f"; did you mean `{near}`?" if near else "."), fixes=fixes,
-                                       data=creatable(index.evals_dir, entry)))
+                    out.append(
+                        Problem(
+                            span,
+                            Severity.ERROR,
+                            "fixture-missing",
+                            f"Fixture `{entry}` not found under evals/"
+                            + (f"; did you mean `{near}`?" if near else "."),
+                            fixes=fixes,
+                            data=creatable(index.evals_dir, entry),
+                        )
+                    )
         target = data.get("target")
         if isinstance(target, str) and index is not None and ":" in target:
             out.extend(self._target_rule(doc, target, index))
         judge = sub_dict(data, "judge")
         criteria = judge.get("criteria")
         expected = sub_dict(data, "expected")
-        has_checks = any(expected.get(k) not in (None, [], "") for k in
-                         ("contains", "not-contains", "files-created", "agent-blocked"))
+        has_checks = any(
+            expected.get(k) not in (None, [], "")
+            for k in ("contains", "not-contains", "files-created", "agent-blocked")
+        )
         if isinstance(criteria, str) and criteria.strip():
             if is_vague(criteria):
-                out.append(Problem(doc.span_for(("judge", "criteria")), Severity.WARNING, "vague-criteria",
-                                   "Vague judge criteria: words like \"appropriate\", \"reasonable\" or \"good\" "
-                                   "with no concrete check. Name what the output must contain or do."))
+                out.append(
+                    Problem(
+                        doc.span_for(("judge", "criteria")),
+                        Severity.WARNING,
+                        "vague-criteria",
+                        'Vague judge criteria: words like "appropriate", "reasonable" or "good" '
+                        "with no concrete check. Name what the output must contain or do.",
+                    )
+                )
             if not has_checks and not is_concrete(criteria):
-                out.append(Problem(doc.span_for(("name",), prefer_key=True), Severity.HINT, "no-checks",
-                                   "This case has no `expected` checks and no concrete criteria; it can "
-                                   "hardly fail. Add `expected.contains` or a checkable criterion."))
+                out.append(
+                    Problem(
+                        doc.span_for(("name",), prefer_key=True),
+                        Severity.HINT,
+                        "no-checks",
+                        "This case has no `expected` checks and no concrete criteria; it can "
+                        "hardly fail. Add `expected.contains` or a checkable criterion.",
+                    )
+                )
         return out
 
     def _target_rule(self, doc: ParsedDocument, target: str, index: Any) -> list[Problem]:
@@ -278,27 +378,52 @@ class UaapsCase(Format):
         if kind == "skill" and name not in index.skills:
             near = suggest(name, list(index.skills))
             msg = f"Skill `{name}` not found: no skills/{name}/SKILL.md in this package"
-            fixes = [Fix(f"Change to `skill:{near}`", (Edit(doc.unquoted(span), f"skill:{near}"),))] if near else []
-            return [Problem(span, Severity.ERROR, "unknown-target",
-                            msg + (f"; did you mean `{near}`?" if near else "."), fixes=fixes)]
+            fixes = (
+                [Fix(f"Change to `skill:{near}`", (Edit(doc.unquoted(span), f"skill:{near}"),))]
+                if near
+                else []
+            )
+            return [
+                Problem(
+                    span,
+                    Severity.ERROR,
+                    "unknown-target",
+                    msg + (f"; did you mean `{near}`?" if near else "."),
+                    fixes=fixes,
+                )
+            ]
         if kind == "hook":
             from evalens.core.index import normalise_event
 
             if normalise_event(name) not in index.hooks:
                 known = ", ".join(h.event for h in index.hooks.values()) or "none"
-                return [Problem(span, Severity.ERROR, "unknown-target",
-                                f"Hook event `{name}` is not configured in hooks/hooks.json (events: {known}).")]
+                return [
+                    Problem(
+                        span,
+                        Severity.ERROR,
+                        "unknown-target",
+                        f"Hook event `{name}` is not configured in hooks/hooks.json (events: {known}).",
+                    )
+                ]
         if kind == "agent" and name not in index.agents:
-            return [Problem(span, Severity.ERROR, "unknown-target",
-                            f"Agent `{name}` not found: no agents/{name}/ in this package.")]
+            return [
+                Problem(
+                    span,
+                    Severity.ERROR,
+                    "unknown-target",
+                    f"Agent `{name}` not found: no agents/{name}/ in this package.",
+                )
+            ]
         return []
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
         index = ctx.index
         if path == ("target",) and index is not None:
             out = [ValueChoice(f"skill:{s.name}", "skill", s.description) for s in index.skills.values()]
-            out += [ValueChoice(f"hook:{h.event}", "hook event", f"configured in {h.path.name}")
-                    for h in index.hooks.values()]
+            out += [
+                ValueChoice(f"hook:{h.event}", "hook event", f"configured in {h.path.name}")
+                for h in index.hooks.values()
+            ]
             out += [ValueChoice(f"agent:{a}", "agent", str(p)) for a, p in index.agents.items()]
             return out
         if len(path) >= 2 and path[:2] == ("input", "files") and index is not None:
@@ -344,14 +469,18 @@ class UaapsCase(Format):
 
     def skeleton(self, snippets: bool) -> str | None:
         if snippets:
-            return ("name: ${1:my-case}\ndescription: ${2:What this case checks}\ntarget: ${3:skill:name}\n"
-                    "input:\n  prompt: ${4:Prompt sent to the agent}\n  files: []\nexpected:\n  contains:\n"
-                    "    - ${5:text the output must contain}\njudge:\n  criteria: >\n    ${6:The output names a "
-                    "concrete, checkable fact.}\n")
-        return ("name: my-case\ndescription: What this case checks\ntarget: skill:name\ninput:\n"
-                "  prompt: Prompt sent to the agent\n  files: []\nexpected:\n  contains:\n"
-                "    - text the output must contain\njudge:\n  criteria: >\n"
-                "    The output names a concrete, checkable fact.\n")
+            return (
+                "name: ${1:my-case}\ndescription: ${2:What this case checks}\ntarget: ${3:skill:name}\n"
+                "input:\n  prompt: ${4:Prompt sent to the agent}\n  files: []\nexpected:\n  contains:\n"
+                "    - ${5:text the output must contain}\njudge:\n  criteria: >\n    ${6:The output names a "
+                "concrete, checkable fact.}\n"
+            )
+        return (
+            "name: my-case\ndescription: What this case checks\ntarget: skill:name\ninput:\n"
+            "  prompt: Prompt sent to the agent\n  files: []\nexpected:\n  contains:\n"
+            "    - text the output must contain\njudge:\n  criteria: >\n"
+            "    The output names a concrete, checkable fact.\n"
+        )
 
 
 class UaapsReport(Format):
@@ -360,8 +489,9 @@ class UaapsReport(Format):
     language = "json"
     globs = ("**/evals/reports/*.json",)
     schema_file = "uaaps-eval-report.schema.json"
-    lookalike_hint = ("Not a UAAPS eval report (no `summary.pass_rate` or `cases[].verdict`); evalens leaves it "
-                      "alone.")
+    lookalike_hint = (
+        "Not a UAAPS eval report (no `summary.pass_rate` or `cases[].verdict`); evalens leaves it alone."
+    )
 
     def detect(self, path: str, data: Any) -> Match:
         if not isinstance(data, dict):
@@ -375,8 +505,11 @@ class UaapsReport(Format):
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
-        if not isinstance(data, dict) or not isinstance(data.get("summary"), dict) or \
-                not isinstance(data.get("cases"), list):
+        if (
+            not isinstance(data, dict)
+            or not isinstance(data.get("summary"), dict)
+            or not isinstance(data.get("cases"), list)
+        ):
             return []
         summary, cases = data["summary"], data["cases"]
         verdicts = [c.get("verdict") for c in cases if isinstance(c, dict)]
@@ -384,8 +517,14 @@ class UaapsReport(Format):
         out = []
         for key, n in counted.items():
             if isinstance(summary.get(key), int) and summary[key] != n:
-                out.append(Problem(doc.span_for(("summary", key)), Severity.WARNING, "summary-mismatch",
-                                   f"`summary.{key}` is {summary[key]} but `cases` lists {n}."))
+                out.append(
+                    Problem(
+                        doc.span_for(("summary", key)),
+                        Severity.WARNING,
+                        "summary-mismatch",
+                        f"`summary.{key}` is {summary[key]} but `cases` lists {n}.",
+                    )
+                )
         return out
 
 
@@ -393,7 +532,7 @@ def _insert_after_brace(doc: ParsedDocument, member: str, title: str) -> Fix:
     for line, text in enumerate(doc.lines):
         col = text.find("{")
         if col >= 0:
-            rest = text[col + 1:].strip()
+            rest = text[col + 1 :].strip()
             sep = "" if rest.startswith("}") else ","
             return Fix(title, (Edit(Span(line, col + 1, line, col + 1), f"\n  {member}{sep}"),))
     return Fix(title, (Edit(Span(0, 0, 0, 0), "{" + member + "}"),))

@@ -11,39 +11,75 @@ from evalens.core.models.base import EvalModel, doc
 class Uplift(EvalModel):
     """One unit's (or the batch's) pass rate with and without the skill, and the difference."""
 
-    against: str = doc("What the baseline runs had instead of the package: `no skill`, or `<ref> (<commit>)`.",
-                       type_="string", example="no skill")
+    against: str = doc(
+        "What the baseline runs had instead of the package: `no skill`, or `<ref> (<commit>)`.",
+        type_="string",
+        example="no skill",
+    )
     passed: int = doc("Runs that passed with the package installed.", type_="integer", example=3)
-    counted: int = doc("Runs that passed or failed with the package (errored and skipped runs say nothing).",
-                       type_="integer", example=3)
+    counted: int = doc(
+        "Runs that passed or failed with the package (errored and skipped runs say nothing).",
+        type_="integer",
+        example=3,
+    )
     baseline_passed: int = doc("Baseline runs that passed.", type_="integer", example=0)
     baseline_counted: int = doc("Baseline runs that passed or failed.", type_="integer", example=3)
-    baseline_errored: int = doc("Baseline runs that errored (not counted).", type_="integer", default=0,
-                                example=0)
-    difference: float | None = doc("Pass rate with minus pass rate without, -1..1 (absent when a side has no "
-                                   "counted run).", type_="number", default=None, example=1.0)
-    interval: list[float] | None = doc("95% interval of the difference (Newcombe's hybrid score interval, built "
-                                       "from the two Wilson intervals).", type_="number[]", default=None,
-                                       example=[0.2059, 1.0])
-    cost_usd: float | None = doc("USD the runs with the package cost, when the CLI reported a cost.",
-                                 type_="number", unit="USD", default=None, example=0.0123)
-    baseline_cost_usd: float | None = doc("USD the baseline runs cost.", type_="number", unit="USD", default=None,
-                                          example=0.0101)
-    tokens: int | None = doc("Tokens (in + out) of the runs with the package.", type_="integer", default=None,
-                             example=1200)
-    isolated: bool | None = doc("False when the baseline ran without an enforced sandbox "
-                                "(`--allow-unisolated-baseline`): its agent could read the package from the host, so "
-                                "the uplift may be understated.", type_="boolean", default=None, example=False)
-    baseline_tokens: int | None = doc("Tokens (in + out) of the baseline runs.", type_="integer", default=None,
-                                      example=900)
+    baseline_errored: int = doc(
+        "Baseline runs that errored (not counted).", type_="integer", default=0, example=0
+    )
+    difference: float | None = doc(
+        "Pass rate with minus pass rate without, -1..1 (absent when a side has no counted run).",
+        type_="number",
+        default=None,
+        example=1.0,
+    )
+    interval: list[float] | None = doc(
+        "95% interval of the difference (Newcombe's hybrid score interval, built "
+        "from the two Wilson intervals).",
+        type_="number[]",
+        default=None,
+        example=[0.2059, 1.0],
+    )
+    cost_usd: float | None = doc(
+        "USD the runs with the package cost, when the CLI reported a cost.",
+        type_="number",
+        unit="USD",
+        default=None,
+        example=0.0123,
+    )
+    baseline_cost_usd: float | None = doc(
+        "USD the baseline runs cost.", type_="number", unit="USD", default=None, example=0.0101
+    )
+    tokens: int | None = doc(
+        "Tokens (in + out) of the runs with the package.", type_="integer", default=None, example=1200
+    )
+    isolated: bool | None = doc(
+        "False when the baseline ran without an enforced sandbox "
+        "(`--allow-unisolated-baseline`): its agent could read the package from the host, so "
+        "the uplift may be understated.",
+        type_="boolean",
+        default=None,
+        example=False,
+    )
+    baseline_tokens: int | None = doc(
+        "Tokens (in + out) of the baseline runs.", type_="integer", default=None, example=900
+    )
 
 
 class BaselineSource(EvalModel):
     """What the baseline runs installed."""
 
-    kind: Literal["no-skill", "ref"] = doc("`no-skill`: nothing of the package installed; `ref`: the package as "
-                                           "it was at a git ref.", type_="string", example="no-skill")
-    ref: str | None = doc("The git ref as given (`--baseline REF`).", type_="string", default=None,
-                          example="v1.2.0")
-    commit: str | None = doc("The commit the ref named.", type_="string", default=None,
-                             example="3f9a0c1d2e4b5a6978877665544332211aabbccd")
+    kind: Literal["no-skill", "ref"] = doc(
+        "`no-skill`: nothing of the package installed; `ref`: the package as it was at a git ref.",
+        type_="string",
+        example="no-skill",
+    )
+    ref: str | None = doc(
+        "The git ref as given (`--baseline REF`).", type_="string", default=None, example="v1.2.0"
+    )
+    commit: str | None = doc(
+        "The commit the ref named.",
+        type_="string",
+        default=None,
+        example="3f9a0c1d2e4b5a6978877665544332211aabbccd",
+    )

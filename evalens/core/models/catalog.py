@@ -21,19 +21,27 @@ class SchemaSpec:
 
 SCHEMAS: list[SchemaSpec] = [
     SchemaSpec(
-        "uaaps-eval-config.schema.json", uaaps.EvalConfig, "UAAPS eval config",
+        "uaaps-eval-config.schema.json",
+        uaaps.EvalConfig,
+        "UAAPS eval config",
         "`evals/eval-config.json` of a UAAPS/AAM package: engine, timeout, judge, sandbox and env for its eval cases.",
     ),
     SchemaSpec(
-        "uaaps-eval-case.schema.json", uaaps.EvalCase, "UAAPS eval case",
+        "uaaps-eval-case.schema.json",
+        uaaps.EvalCase,
+        "UAAPS eval case",
         "One UAAPS/AAM eval case (`evals/cases/*.yaml`): a prompt, deterministic checks and judge criteria.",
     ),
     SchemaSpec(
-        "uaaps-eval-report.schema.json", uaaps.EvalReport, "UAAPS eval report",
+        "uaaps-eval-report.schema.json",
+        uaaps.EvalReport,
+        "UAAPS eval report",
         "An eval run report (`evals/reports/<timestamp>.json`): provenance, summary and per-case verdicts.",
     ),
     SchemaSpec(
-        "evalens-run-record.schema.json", run_record.RunRecord, "evalens run record",
+        "evalens-run-record.schema.json",
+        run_record.RunRecord,
+        "evalens run record",
         "What one run of one eval unit did (`evals/reports/<timestamp>/<unit>/record.json`): turns, tool calls, "
         "hooks, skill activations, file diffs, tokens and cost, verdict. Every text in it is bounded, and says so.",
     ),
@@ -53,5 +61,7 @@ def render_all() -> dict[str, dict]:
     registry.all_formats()
     from evalens.core.models.base import export_schema
 
-    return {s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)
-            for s in SCHEMAS}
+    return {
+        s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)
+        for s in SCHEMAS
+    }

@@ -19,16 +19,35 @@ FileStatus = Literal["created", "modified", "deleted"]
 class HookRun(EvalModel):
     """One hook the engine ran, and whether it denied the tool call."""
 
-    event: str = doc("Hook event (`PreToolUse`, `PostToolUse`, `PermissionRequest`, ...).", type_="string",
-                     example="PreToolUse")
-    name: str | None = doc("The engine's name for this run of the hook (Claude Code: `PreToolUse:Write`).",
-                           type_="string", default=None, example="PreToolUse:Write")
-    exit_code: int | None = doc("The hook command's exit status, when the engine reports it.", type_="integer",
-                                default=None, example=2)
-    blocked: bool = doc("True when this hook denied the tool call (exit 2 or a deny decision of a blocking "
-                        "event).", type_="boolean", default=False, example=True)
-    reason: str | None = doc("Why it denied the call (its stderr or decision reason).", type_="string",
-                             default=None, example="BLOCKED_BY_POLICY: writes to output/ are forbidden")
+    event: str = doc(
+        "Hook event (`PreToolUse`, `PostToolUse`, `PermissionRequest`, ...).",
+        type_="string",
+        example="PreToolUse",
+    )
+    name: str | None = doc(
+        "The engine's name for this run of the hook (Claude Code: `PreToolUse:Write`).",
+        type_="string",
+        default=None,
+        example="PreToolUse:Write",
+    )
+    exit_code: int | None = doc(
+        "The hook command's exit status, when the engine reports it.",
+        type_="integer",
+        default=None,
+        example=2,
+    )
+    blocked: bool = doc(
+        "True when this hook denied the tool call (exit 2 or a deny decision of a blocking event).",
+        type_="boolean",
+        default=False,
+        example=True,
+    )
+    reason: str | None = doc(
+        "Why it denied the call (its stderr or decision reason).",
+        type_="string",
+        default=None,
+        example="BLOCKED_BY_POLICY: writes to output/ are forbidden",
+    )
     output: str | None = doc("What the hook printed (bounded).", type_="string", default=None, example="")
 
 
@@ -36,39 +55,79 @@ class ToolCall(EvalModel):
     """One tool call of the agent with its input, result and duration."""
 
     id: str | None = doc("The engine's id of the call.", type_="string", default=None, example="toolu_01")
-    name: str = doc("Tool name as the engine reports it (`Write`, `Bash`, `exec_command`, `Skill`, ...).",
-                    type_="string", example="Write")
-    input: Any = doc("The call's input as sent by the model (strings bounded).", type_="any", default=None,
-                     example={"file_path": "output/result.txt"})
-    result: str | None = doc("The tool's result text (bounded); absent when the run ended before it returned.",
-                             type_="string", default=None, example="File created successfully")
-    is_error: bool = doc("True when the engine marked the result as an error.", type_="boolean", default=False,
-                         example=False)
+    name: str = doc(
+        "Tool name as the engine reports it (`Write`, `Bash`, `exec_command`, `Skill`, ...).",
+        type_="string",
+        example="Write",
+    )
+    input: Any = doc(
+        "The call's input as sent by the model (strings bounded).",
+        type_="any",
+        default=None,
+        example={"file_path": "output/result.txt"},
+    )
+    result: str | None = doc(
+        "The tool's result text (bounded); absent when the run ended before it returned.",
+        type_="string",
+        default=None,
+        example="File created successfully",
+    )
+    is_error: bool = doc(
+        "True when the engine marked the result as an error.", type_="boolean", default=False, example=False
+    )
     blocked: bool = doc("True when a hook denied the call.", type_="boolean", default=False, example=False)
-    duration_ms: int | None = doc("From the model's request of the call to its result, when the engine's trace "
-                                  "carries timestamps.", type_="integer", unit="milliseconds", default=None,
-                                  example=140)
-    hooks: list[HookRun] = doc("Hooks run for this call, in order.", type_="object[]", default=[],
-                               example=[{"event": "PreToolUse", "blocked": False}])
-    skill: str | None = doc("The skill this call activated (Claude Code's `Skill` tool, or a read of a "
-                            "`SKILL.md`).", type_="string", default=None, example="greeter")
-    truncated: bool = doc("True when the input or result was cut to the record's bounds.", type_="boolean",
-                          default=False, example=False)
+    duration_ms: int | None = doc(
+        "From the model's request of the call to its result, when the engine's trace carries timestamps.",
+        type_="integer",
+        unit="milliseconds",
+        default=None,
+        example=140,
+    )
+    hooks: list[HookRun] = doc(
+        "Hooks run for this call, in order.",
+        type_="object[]",
+        default=[],
+        example=[{"event": "PreToolUse", "blocked": False}],
+    )
+    skill: str | None = doc(
+        "The skill this call activated (Claude Code's `Skill` tool, or a read of a `SKILL.md`).",
+        type_="string",
+        default=None,
+        example="greeter",
+    )
+    truncated: bool = doc(
+        "True when the input or result was cut to the record's bounds.",
+        type_="boolean",
+        default=False,
+        example=False,
+    )
 
 
 class Turn(EvalModel):
     """One model response: its text and the tool calls it made."""
 
     index: int = doc("0-based position in the conversation.", type_="integer", example=0)
-    text: str = doc("The assistant's text in this turn (bounded).", type_="string", default="", example="DONE")
-    tool_calls: list[ToolCall] = doc("Tool calls the model made in this turn.", type_="object[]", default=[],
-                                     example=[{"name": "Write"}])
-    started_at: str | None = doc("When the response arrived (ISO 8601), if the trace says.", type_="string",
-                                 default=None, example="2026-02-22T14:30:01.120Z")
-    input_tokens: int | None = doc("Input tokens of this model call, if the engine reports them per call.",
-                                   type_="integer", default=None, example=1820)
-    output_tokens: int | None = doc("Output tokens of this model call.", type_="integer", default=None,
-                                    example=64)
+    text: str = doc(
+        "The assistant's text in this turn (bounded).", type_="string", default="", example="DONE"
+    )
+    tool_calls: list[ToolCall] = doc(
+        "Tool calls the model made in this turn.", type_="object[]", default=[], example=[{"name": "Write"}]
+    )
+    started_at: str | None = doc(
+        "When the response arrived (ISO 8601), if the trace says.",
+        type_="string",
+        default=None,
+        example="2026-02-22T14:30:01.120Z",
+    )
+    input_tokens: int | None = doc(
+        "Input tokens of this model call, if the engine reports them per call.",
+        type_="integer",
+        default=None,
+        example=1820,
+    )
+    output_tokens: int | None = doc(
+        "Output tokens of this model call.", type_="integer", default=None, example=64
+    )
 
 
 class FileChange(EvalModel):
@@ -76,33 +135,56 @@ class FileChange(EvalModel):
 
     path: str = doc("Path relative to the workspace.", type_="string", example="output/result.txt")
     status: FileStatus = doc("created, modified or deleted.", type_="string", example="created")
-    size: int | None = doc("Size after the run (absent when deleted).", type_="integer", unit="bytes",
-                           default=None, example=26)
-    binary: bool = doc("True when the file is not UTF-8 text (no diff).", type_="boolean", default=False,
-                       example=False)
-    diff: str | None = doc("Unified diff against the starting workspace (bounded).", type_="string",
-                           default=None, example="--- a/output/result.txt\n+++ b/output/result.txt\n@@ ...")
-    truncated: bool = doc("True when the diff was cut to the record's bounds or not computed for size.",
-                          type_="boolean", default=False, example=False)
-    note: str | None = doc("Why there is no (full) diff.", type_="string", default=None,
-                           example="not diffed: 3145728 bytes (limit 262144)")
+    size: int | None = doc(
+        "Size after the run (absent when deleted).", type_="integer", unit="bytes", default=None, example=26
+    )
+    binary: bool = doc(
+        "True when the file is not UTF-8 text (no diff).", type_="boolean", default=False, example=False
+    )
+    diff: str | None = doc(
+        "Unified diff against the starting workspace (bounded).",
+        type_="string",
+        default=None,
+        example="--- a/output/result.txt\n+++ b/output/result.txt\n@@ ...",
+    )
+    truncated: bool = doc(
+        "True when the diff was cut to the record's bounds or not computed for size.",
+        type_="boolean",
+        default=False,
+        example=False,
+    )
+    note: str | None = doc(
+        "Why there is no (full) diff.",
+        type_="string",
+        default=None,
+        example="not diffed: 3145728 bytes (limit 262144)",
+    )
 
 
 class Usage(EvalModel):
     """Tokens and cost of the agent's model calls in this run, as the engine reports them."""
 
-    input_tokens: int | None = doc("Input tokens (Codex counts cached tokens in here too).", type_="integer",
-                                   default=None, example=37344)
+    input_tokens: int | None = doc(
+        "Input tokens (Codex counts cached tokens in here too).", type_="integer", default=None, example=37344
+    )
     output_tokens: int | None = doc("Output tokens.", type_="integer", default=None, example=214)
-    cache_read_tokens: int | None = doc("Input tokens read from the provider's cache.", type_="integer",
-                                        default=None, example=0)
-    cache_write_tokens: int | None = doc("Input tokens written to the provider's cache.", type_="integer",
-                                         default=None, example=0)
-    cost_usd: float | None = doc("Cost in US dollars as the CLI reports it (Claude Code does; Codex reports no "
-                                 "cost, so it stays absent: evalens does not guess prices).", type_="number",
-                                 unit="USD", default=None, example=0.0123)
-    model_calls: int | None = doc("Model requests the agent made, when known.", type_="integer", default=None,
-                                  example=5)
+    cache_read_tokens: int | None = doc(
+        "Input tokens read from the provider's cache.", type_="integer", default=None, example=0
+    )
+    cache_write_tokens: int | None = doc(
+        "Input tokens written to the provider's cache.", type_="integer", default=None, example=0
+    )
+    cost_usd: float | None = doc(
+        "Cost in US dollars as the CLI reports it (Claude Code does; Codex reports no "
+        "cost, so it stays absent: evalens does not guess prices).",
+        type_="number",
+        unit="USD",
+        default=None,
+        example=0.0123,
+    )
+    model_calls: int | None = doc(
+        "Model requests the agent made, when known.", type_="integer", default=None, example=5
+    )
 
 
 class RecordCheck(EvalModel):
@@ -111,8 +193,9 @@ class RecordCheck(EvalModel):
     kind: str = doc("Check kind.", type_="string", example="contains")
     value: Any = doc("The exact entry checked.", type_="any", default=None, example="GREETING-OK")
     status: Literal["PASS", "FAIL"] = doc("PASS or FAIL.", type_="string", example="FAIL")
-    detail: str | None = doc("Why it failed.", type_="string", default=None,
-                             example="output does not contain 'GREETING-OK'")
+    detail: str | None = doc(
+        "Why it failed.", type_="string", default=None, example="output does not contain 'GREETING-OK'"
+    )
 
 
 class RecordJudge(EvalModel):
@@ -127,59 +210,127 @@ class RunRecord(EvalModel):
     """`<report>/<unit>/record.json`: everything one run of one unit did, bounded."""
 
     version: Literal[1] = doc("Record format version.", type_="integer", example=1)
-    unit: str = doc("The unit's name (case name, task id, eval id, query index).", type_="string",
-                    example="extract-text")
+    unit: str = doc(
+        "The unit's name (case name, task id, eval id, query index).", type_="string", example="extract-text"
+    )
     run_index: int = doc("1-based run number (with `--runs N`).", type_="integer", default=1, example=1)
-    format_id: str | None = doc("Format id of the eval file (`uaaps-case`, `skilljack-tasks`, ...).",
-                                type_="string", default=None, example="uaaps-case")
+    format_id: str | None = doc(
+        "Format id of the eval file (`uaaps-case`, `skilljack-tasks`, ...).",
+        type_="string",
+        default=None,
+        example="uaaps-case",
+    )
     engine: str = doc("Agent engine.", type_="string", example="claude-code")
-    engine_version: str | None = doc("The engine CLI's version.", type_="string", default=None,
-                                     example="2.1.3 (Claude Code)")
-    model: str | None = doc("The agent's model as the engine reports it.", type_="string", default=None,
-                            example="claude-sonnet-4-5")
-    session_id: str | None = doc("The engine's session / thread id.", type_="string", default=None,
-                                 example="15b94417-...")
-    prompt: str = doc("The prompt the agent got (bounded).", type_="string", default="", example="Write a greeting")
+    engine_version: str | None = doc(
+        "The engine CLI's version.", type_="string", default=None, example="2.1.3 (Claude Code)"
+    )
+    model: str | None = doc(
+        "The agent's model as the engine reports it.",
+        type_="string",
+        default=None,
+        example="claude-sonnet-4-5",
+    )
+    session_id: str | None = doc(
+        "The engine's session / thread id.", type_="string", default=None, example="15b94417-..."
+    )
+    prompt: str = doc(
+        "The prompt the agent got (bounded).", type_="string", default="", example="Write a greeting"
+    )
     verdict: Verdict | None = doc("This run's verdict.", type_="string", default=None, example="FAIL")
-    reason: str | None = doc("Why, in one line.", type_="string", default=None,
-                             example="output does not contain 'GREETING-OK'")
-    checks: list[RecordCheck] = doc("Deterministic checks of this run.", type_="object[]", default=[],
-                                    example=[{"kind": "contains", "value": "OK", "status": "PASS"}])
-    judge: RecordJudge | None = doc("The judge's ruling, if the run was judged.", type_="object", default=None,
-                                    example={"verdict": "PASS", "reason": "ok"})
-    started_at: str | None = doc("Start of the run (ISO 8601).", type_="string", default=None,
-                                 example="2026-02-22T14:30:00Z")
-    duration_seconds: float | None = doc("Wall time of the whole unit run (sandbox, agent, checks, judge).",
-                                         type_="number", unit="seconds", default=None, example=12.4)
-    agent_seconds: float | None = doc("Wall time of the agent process.", type_="number", unit="seconds",
-                                      default=None, example=9.8)
-    api_seconds: float | None = doc("Time the engine reports spent waiting for its model.", type_="number",
-                                    unit="seconds", default=None, example=6.1)
+    reason: str | None = doc(
+        "Why, in one line.", type_="string", default=None, example="output does not contain 'GREETING-OK'"
+    )
+    checks: list[RecordCheck] = doc(
+        "Deterministic checks of this run.",
+        type_="object[]",
+        default=[],
+        example=[{"kind": "contains", "value": "OK", "status": "PASS"}],
+    )
+    judge: RecordJudge | None = doc(
+        "The judge's ruling, if the run was judged.",
+        type_="object",
+        default=None,
+        example={"verdict": "PASS", "reason": "ok"},
+    )
+    started_at: str | None = doc(
+        "Start of the run (ISO 8601).", type_="string", default=None, example="2026-02-22T14:30:00Z"
+    )
+    duration_seconds: float | None = doc(
+        "Wall time of the whole unit run (sandbox, agent, checks, judge).",
+        type_="number",
+        unit="seconds",
+        default=None,
+        example=12.4,
+    )
+    agent_seconds: float | None = doc(
+        "Wall time of the agent process.", type_="number", unit="seconds", default=None, example=9.8
+    )
+    api_seconds: float | None = doc(
+        "Time the engine reports spent waiting for its model.",
+        type_="number",
+        unit="seconds",
+        default=None,
+        example=6.1,
+    )
     exit_code: int | None = doc("The agent process's exit status.", type_="integer", default=None, example=0)
-    timed_out: bool = doc("True when the agent was killed at the timeout.", type_="boolean", default=False,
-                          example=False)
-    error: str | None = doc("Why the agent run is unusable, if it is.", type_="string", default=None,
-                            example="agent error (API status 500): fake 500")
-    output: str = doc("The agent's final output (bounded).", type_="string", default="",
-                      example="DONE: wrote output/result.txt")
-    turns: list[Turn] = doc("The conversation, one entry per model response.", type_="object[]", default=[],
-                            example=[{"index": 0, "text": "DONE"}])
-    hooks: list[HookRun] = doc("Hooks run outside any tool call (session start, prompt submit, stop).",
-                               type_="object[]", default=[], example=[])
-    skills_activated: list[str] = doc("Skills the agent activated, in order.", type_="string[]", default=[],
-                                      example=["greeter"])
+    timed_out: bool = doc(
+        "True when the agent was killed at the timeout.", type_="boolean", default=False, example=False
+    )
+    error: str | None = doc(
+        "Why the agent run is unusable, if it is.",
+        type_="string",
+        default=None,
+        example="agent error (API status 500): fake 500",
+    )
+    output: str = doc(
+        "The agent's final output (bounded).",
+        type_="string",
+        default="",
+        example="DONE: wrote output/result.txt",
+    )
+    turns: list[Turn] = doc(
+        "The conversation, one entry per model response.",
+        type_="object[]",
+        default=[],
+        example=[{"index": 0, "text": "DONE"}],
+    )
+    hooks: list[HookRun] = doc(
+        "Hooks run outside any tool call (session start, prompt submit, stop).",
+        type_="object[]",
+        default=[],
+        example=[],
+    )
+    skills_activated: list[str] = doc(
+        "Skills the agent activated, in order.", type_="string[]", default=[], example=["greeter"]
+    )
     blocked: bool = doc("True when a hook denied a tool call.", type_="boolean", default=False, example=False)
-    files: list[FileChange] = doc("Files created, changed or deleted in the workspace.", type_="object[]",
-                                  default=[], example=[{"path": "output/result.txt", "status": "created"}])
+    files: list[FileChange] = doc(
+        "Files created, changed or deleted in the workspace.",
+        type_="object[]",
+        default=[],
+        example=[{"path": "output/result.txt", "status": "created"}],
+    )
     usage: Usage = doc("Tokens and cost.", type_="object", default={}, example={"input_tokens": 85})
-    bounds: list[str] = doc("What was cut to keep the record bounded, one sentence each (empty: nothing).",
-                            type_="string[]", default=[], example=["turn 3: tool result cut to 8000 characters"])
-    sources: list[str] = doc("Trace files the record was read from (artifact names).", type_="string[]",
-                             default=[], example=["events.jsonl", "claude-session.jsonl"])
-    baseline: str | None = doc("With `--baseline`: the baseline this run belonged to (`no skill`, or `<ref> "
-                               "(<commit>)`): the package was not installed, or installed as it was at the ref. "
-                               "Absent for a run with the package.", type_="string", default=None,
-                               example="no skill")
+    bounds: list[str] = doc(
+        "What was cut to keep the record bounded, one sentence each (empty: nothing).",
+        type_="string[]",
+        default=[],
+        example=["turn 3: tool result cut to 8000 characters"],
+    )
+    sources: list[str] = doc(
+        "Trace files the record was read from (artifact names).",
+        type_="string[]",
+        default=[],
+        example=["events.jsonl", "claude-session.jsonl"],
+    )
+    baseline: str | None = doc(
+        "With `--baseline`: the baseline this run belonged to (`no skill`, or `<ref> "
+        "(<commit>)`): the package was not installed, or installed as it was at the ref. "
+        "Absent for a run with the package.",
+        type_="string",
+        default=None,
+        example="no skill",
+    )
 
 
 def sum_usage(items: list[Usage | None]) -> Usage | None:

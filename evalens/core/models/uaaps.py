@@ -30,12 +30,17 @@ class SandboxConfig(EvalModel):
 
     network: bool = doc(
         "Allow network access inside the sandbox. The agent still reaches its model; its tools do not.",
-        type_="boolean", default=False, example=False,
+        type_="boolean",
+        default=False,
+        example=False,
     )
     writable_paths: list[str] | None = doc(
         "Directories (relative to the sandbox workspace) the agent may write. "
         "When absent the whole temporary workspace is writable.",
-        type_="string[]", default=None, example=["src/", "output/"], alias="writable-paths",
+        type_="string[]",
+        default=None,
+        example=["src/", "output/"],
+        alias="writable-paths",
     )
 
 
@@ -43,29 +48,43 @@ class EvalConfig(EvalModel):
     """`evals/eval-config.json`: how a package's eval cases are run."""
 
     version: Literal[1] = doc(
-        "Format version of the eval config; currently `1`.", type_="number", example=1, required=True,
+        "Format version of the eval config; currently `1`.",
+        type_="number",
+        example=1,
+        required=True,
     )
     engine: Engine = doc(
         "Agent engine that runs the cases: `claude-code` or `codex`. `copilot` and `cursor` are reserved "
         "until they have a headless mode and give an unsupported-engine error.",
-        type_="string", example="claude-code", required=True,
+        type_="string",
+        example="claude-code",
+        required=True,
     )
     timeout: Annotated[float, Field(gt=0)] = doc(
         "Maximum time per eval case; the agent's whole process tree is killed when it runs out.",
-        type_="number", default=120, unit="seconds", example=120,
+        type_="number",
+        default=120,
+        unit="seconds",
+        example=120,
     )
     judge: str | None = doc(
         "Judge model for `judge.criteria`, e.g. `claude-sonnet-4-5` or `openai:gpt-5-mini`. "
         "Default: the engine's own model. `evalens eval --judge` overrides it.",
-        type_="string", example="claude-sonnet-4-5", default=None,
+        type_="string",
+        example="claude-sonnet-4-5",
+        default=None,
     )
     sandbox: SandboxConfig = doc(
         "Sandbox settings: network access and writable paths.",
-        type_="object", default={}, example={"network": False, "writable-paths": ["output/"]},
+        type_="object",
+        default={},
+        example={"network": False, "writable-paths": ["output/"]},
     )
     env: dict[str, str] = doc(
         "Environment variables injected into the agent's sandbox (on top of the allow-listed ones).",
-        type_="map string → string", default={}, example={"PDF_STRICT": "1"},
+        type_="map string → string",
+        default={},
+        example={"PDF_STRICT": "1"},
     )
 
 
@@ -73,16 +92,24 @@ class CaseInput(EvalModel):
     """What the agent is given."""
 
     prompt: Annotated[str, Field(min_length=1)] = doc(
-        "Prompt sent to the agent.", type_="string", required=True, example="Extract the tables from report.pdf",
+        "Prompt sent to the agent.",
+        type_="string",
+        required=True,
+        example="Extract the tables from report.pdf",
     )
     files: list[str] = doc(
         "Fixture files copied into the sandbox, relative to `evals/` (`fixtures/sample.pdf` means "
         "`evals/fixtures/sample.pdf`). Absolute paths and `..` escapes are errors.",
-        type_="string[]", default=[], example=["fixtures/sample.pdf"],
+        type_="string[]",
+        default=[],
+        example=["fixtures/sample.pdf"],
     )
     workspace_files: list[str] = doc(
         "Additional files pre-created (empty) in the sandbox workspace, relative to it.",
-        type_="string[]", default=[], example=["output/.keep"], alias="workspace-files",
+        type_="string[]",
+        default=[],
+        example=["output/.keep"],
+        alias="workspace-files",
     )
 
 
@@ -91,20 +118,31 @@ class CaseExpected(EvalModel):
 
     contains: list[str] = doc(
         "Substrings that must appear in the agent's final output (case-sensitive).",
-        type_="string[]", default=[], example=["| Quarter |"],
+        type_="string[]",
+        default=[],
+        example=["| Quarter |"],
     )
     not_contains: list[str] = doc(
         "Substrings that must not appear in the agent's final output (case-sensitive).",
-        type_="string[]", default=[], example=["Traceback"], alias="not-contains",
+        type_="string[]",
+        default=[],
+        example=["Traceback"],
+        alias="not-contains",
     )
     files_created: list[str] = doc(
         "Files the agent must create in the workspace, relative to it.",
-        type_="string[]", default=[], example=["output/tables.csv"], alias="files-created",
+        type_="string[]",
+        default=[],
+        example=["output/tables.csv"],
+        alias="files-created",
     )
     agent_blocked: bool | None = doc(
         "`true`: the agent must be blocked by a hook (a tool call denied by a hook exiting 2); "
         "`false`: it must not be blocked.",
-        type_="boolean", default=None, example=True, alias="agent-blocked",
+        type_="boolean",
+        default=None,
+        example=True,
+        alias="agent-blocked",
     )
 
 
@@ -114,7 +152,8 @@ class CaseJudge(EvalModel):
     criteria: Annotated[str, Field(min_length=1)] = doc(
         "Natural-language pass/fail criteria for the LLM judge. Name concrete, checkable facts "
         "(values, file names, formats) rather than 'appropriate' or 'good'.",
-        type_="string", required=True,
+        type_="string",
+        required=True,
         example="The output contains a markdown table with the Q1-Q4 revenue figures from the PDF.",
     )
 
@@ -125,27 +164,39 @@ class EvalCase(EvalModel):
     name: Annotated[str, Field(pattern=NAME_PATTERN, max_length=64)] = doc(
         "Case identifier: lowercase letters, digits and `-`, at most 64 characters. Selects the case "
         "on the command line (`evalens eval <name>`); unique across `evals/cases/`.",
-        type_="string", required=True, example="pdf-table-extraction",
+        type_="string",
+        required=True,
+        example="pdf-table-extraction",
     )
     description: str | None = doc(
-        "What the case checks, for humans.", type_="string", default=None,
+        "What the case checks, for humans.",
+        type_="string",
+        default=None,
         example="Extracts tables from a PDF into CSV.",
     )
     target: Annotated[str, Field(pattern=TARGET_PATTERN)] | None = doc(
         "What the case exercises: `skill:<name>` (skills/<name>/SKILL.md), `hook:<event>` (an event in "
         "hooks/hooks.json) or `agent:<name>` (agents/<name>/).",
-        type_="string", default=None, example="skill:pdf-tools",
+        type_="string",
+        default=None,
+        example="skill:pdf-tools",
     )
     input: CaseInput = doc(
-        "What the agent is given: the prompt and fixture files.", type_="object", required=True,
+        "What the agent is given: the prompt and fixture files.",
+        type_="object",
+        required=True,
         example={"prompt": "Extract the tables from report.pdf", "files": ["fixtures/report.pdf"]},
     )
     expected: CaseExpected = doc(
         "Deterministic checks on the agent's output and workspace, run before the judge.",
-        type_="object", default={}, example={"contains": ["Q1"], "files-created": ["output/tables.csv"]},
+        type_="object",
+        default={},
+        example={"contains": ["Q1"], "files-created": ["output/tables.csv"]},
     )
     judge: CaseJudge = doc(
-        "Instructions for the LLM judge.", type_="object", required=True,
+        "Instructions for the LLM judge.",
+        type_="object",
+        required=True,
         example={"criteria": "The CSV has one row per quarter."},
     )
 
@@ -154,10 +205,13 @@ class ReportConfig(EvalModel):
     """The effective configuration of the run."""
 
     engine: str = doc("Engine that ran the cases.", type_="string", example="claude-code")
-    engine_version: str | None = doc("Version the engine CLI reported.", type_="string", default=None,
-                                     example="2.1.197 (Claude Code)")
+    engine_version: str | None = doc(
+        "Version the engine CLI reported.", type_="string", default=None, example="2.1.197 (Claude Code)"
+    )
     judge: str | None = doc("Judge model used.", type_="string", default=None, example="claude-sonnet-4-5")
-    timeout: float | None = doc("Timeout per case.", type_="number", unit="seconds", default=None, example=120)
+    timeout: float | None = doc(
+        "Timeout per case.", type_="number", unit="seconds", default=None, example=120
+    )
 
 
 class ReportAgent(EvalModel):
@@ -165,12 +219,18 @@ class ReportAgent(EvalModel):
 
     runtime: str | None = doc("Agent runtime (engine).", type_="string", default=None, example="claude-code")
     runtime_version: str | None = doc("Runtime version.", type_="string", default=None, example="2.1.197")
-    model: str | None = doc("Model the agent used, from its event stream.", type_="string", default=None,
-                            example="claude-sonnet-4-5")
-    model_provider: str | None = doc("Provider of the agent's model.", type_="string", default=None,
-                                     example="anthropic")
-    session_id: str | None = doc("Agent session id, from its event stream.", type_="string", default=None,
-                                 example="3f1c…")
+    model: str | None = doc(
+        "Model the agent used, from its event stream.",
+        type_="string",
+        default=None,
+        example="claude-sonnet-4-5",
+    )
+    model_provider: str | None = doc(
+        "Provider of the agent's model.", type_="string", default=None, example="anthropic"
+    )
+    session_id: str | None = doc(
+        "Agent session id, from its event stream.", type_="string", default=None, example="3f1c…"
+    )
 
 
 class ReportJudge(EvalModel):
@@ -185,8 +245,9 @@ class ReportEnvironment(EvalModel):
 
     os: str | None = doc("Operating system.", type_="string", default=None, example="linux")
     arch: str | None = doc("CPU architecture.", type_="string", default=None, example="x86_64")
-    aam_version: str | None = doc("Version of the eval runner (evalens).", type_="string", default=None,
-                                  example="0.1.0")
+    aam_version: str | None = doc(
+        "Version of the eval runner (evalens).", type_="string", default=None, example="0.1.0"
+    )
     node_version: str | None = doc("Node.js version.", type_="string", default=None, example="v20.20.2")
     python_version: str | None = doc("Python version.", type_="string", default=None, example="3.11.7")
 
@@ -205,31 +266,54 @@ class ReportSummary(EvalModel):
     passed: int = doc("Cases with verdict PASS.", type_="integer", example=4)
     failed: int = doc("Cases with verdict FAIL.", type_="integer", example=1)
     skipped: int = doc("Cases with verdict SKIP.", type_="integer", default=0, example=0)
-    errored: int = doc("Cases with verdict ERROR (timeouts, crashes, unusable judge).", type_="integer",
-                       default=0, example=0)
+    errored: int = doc(
+        "Cases with verdict ERROR (timeouts, crashes, unusable judge).", type_="integer", default=0, example=0
+    )
     pass_rate: float = doc("passed / total (0 when there are no cases).", type_="number", example=0.8)
-    usage: Usage | None = doc("Tokens and cost of every agent run of the batch, summed (evalens extension; "
-                              "`cost_usd` only when every run's CLI reported one).", type_="object", default=None,
-                              example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41})
-    flaky: int | None = doc("Cases that both passed and failed over their runs (`--runs`; evalens extension; "
-                            "counted in `failed`).", type_="integer", default=None, example=1)
-    budget: int | None = doc("Cases a budget cut short, state `BUDGET` (evalens extension; counted in "
-                             "`skipped`).", type_="integer", default=None, example=1)
-    uplift: Uplift | None = doc("With `--baseline`: every case's runs pooled, pass rate with the package against "
-                                "the baseline (evalens extension; the same as `baseline.uplift`).", type_="object",
-                                default=None, example={"against": "no skill", "difference": 0.5})
+    usage: Usage | None = doc(
+        "Tokens and cost of every agent run of the batch, summed (evalens extension; "
+        "`cost_usd` only when every run's CLI reported one).",
+        type_="object",
+        default=None,
+        example={"input_tokens": 120400, "output_tokens": 2210, "cost_usd": 0.41},
+    )
+    flaky: int | None = doc(
+        "Cases that both passed and failed over their runs (`--runs`; evalens extension; "
+        "counted in `failed`).",
+        type_="integer",
+        default=None,
+        example=1,
+    )
+    budget: int | None = doc(
+        "Cases a budget cut short, state `BUDGET` (evalens extension; counted in `skipped`).",
+        type_="integer",
+        default=None,
+        example=1,
+    )
+    uplift: Uplift | None = doc(
+        "With `--baseline`: every case's runs pooled, pass rate with the package against "
+        "the baseline (evalens extension; the same as `baseline.uplift`).",
+        type_="object",
+        default=None,
+        example={"against": "no skill", "difference": 0.5},
+    )
 
 
 class DeterministicChecks(EvalModel):
     """Result of each deterministic check kind that the case declared."""
 
-    contains: CheckStatus | None = doc("`expected.contains` result.", type_="string", default=None, example="PASS")
-    not_contains: CheckStatus | None = doc("`expected.not-contains` result.", type_="string", default=None,
-                                           example="PASS")
-    files_created: CheckStatus | None = doc("`expected.files-created` result.", type_="string", default=None,
-                                            example="PASS")
-    agent_blocked: CheckStatus | None = doc("`expected.agent-blocked` result.", type_="string", default=None,
-                                            example="PASS")
+    contains: CheckStatus | None = doc(
+        "`expected.contains` result.", type_="string", default=None, example="PASS"
+    )
+    not_contains: CheckStatus | None = doc(
+        "`expected.not-contains` result.", type_="string", default=None, example="PASS"
+    )
+    files_created: CheckStatus | None = doc(
+        "`expected.files-created` result.", type_="string", default=None, example="PASS"
+    )
+    agent_blocked: CheckStatus | None = doc(
+        "`expected.agent-blocked` result.", type_="string", default=None, example="PASS"
+    )
 
 
 class JudgeVerdict(EvalModel):
@@ -249,113 +333,228 @@ class ReportCheck(EvalModel):
     kind: str = doc(
         "Check kind: for UAAPS cases the snake_case name of `deterministic_checks` (`contains`, `not_contains`, "
         "`files_created`, `agent_blocked`); for the other formats the check's own name (`skill_activation`, "
-        "`marker`, `regex`, `assertion`, `expectation`, `trigger`, ...).", type_="string", example="contains")
-    value: str | bool = doc("The exact entry: substring, path, statement, or expected boolean.",
-                            type_="string | boolean", example="EXTRACTED")
+        "`marker`, `regex`, `assertion`, `expectation`, `trigger`, ...).",
+        type_="string",
+        example="contains",
+    )
+    value: str | bool = doc(
+        "The exact entry: substring, path, statement, or expected boolean.",
+        type_="string | boolean",
+        example="EXTRACTED",
+    )
     status: CheckStatus = doc("PASS or FAIL.", type_="string", example="FAIL")
-    detail: str | None = doc("Why it failed.", type_="string", default=None,
-                             example="output does not contain 'EXTRACTED'")
+    detail: str | None = doc(
+        "Why it failed.", type_="string", default=None, example="output does not contain 'EXTRACTED'"
+    )
     location: Location | None = doc(
         "Where the check is written: a path of keys and indexes into the eval file (`case_file`), from its "
-        "root (evalens extension).", type_="(string | integer)[]", default=None,
-        example=["expected", "contains", 0])
+        "root (evalens extension).",
+        type_="(string | integer)[]",
+        default=None,
+        example=["expected", "contains", 0],
+    )
 
 
 class ReportSandbox(EvalModel):
     """How the agent was isolated (evalens extension)."""
 
-    enforced: bool = doc("True when bubblewrap enforced network and writable paths; false when the run fell "
-                         "back to the engine's own sandbox.", type_="boolean", example=True)
+    enforced: bool = doc(
+        "True when bubblewrap enforced network and writable paths; false when the run fell "
+        "back to the engine's own sandbox.",
+        type_="boolean",
+        example=True,
+    )
     method: str = doc("`bubblewrap` or `engine`.", type_="string", example="bubblewrap")
     network: bool = doc("Whether the agent's tools had network access.", type_="boolean", example=False)
-    writable_paths: list[str] | None = doc("Writable paths relative to the workspace (absent: all of it).",
-                                           type_="string[]", default=None, example=["output/"])
+    writable_paths: list[str] | None = doc(
+        "Writable paths relative to the workspace (absent: all of it).",
+        type_="string[]",
+        default=None,
+        example=["output/"],
+    )
 
 
 class ReportCase(EvalModel):
     """One case's outcome."""
 
-    name: str = doc("Case name; for the other formats the unit's id (a task id, an eval id, a trigger query's "
-                    "index).", type_="string", example="pdf-table-extraction")
+    name: str = doc(
+        "Case name; for the other formats the unit's id (a task id, an eval id, a trigger query's index).",
+        type_="string",
+        example="pdf-table-extraction",
+    )
     target: str | None = doc("Case target.", type_="string", default=None, example="skill:pdf-tools")
-    verdict: Verdict = doc("PASS, FAIL, SKIP or ERROR. ERROR is never counted as a pass.", type_="string",
-                           example="PASS")
-    duration_seconds: float | None = doc("Wall time of the case.", type_="number", unit="seconds",
-                                         default=None, example=18.2)
-    deterministic_checks: DeterministicChecks = doc("Deterministic check results.", type_="object", default={},
-                                                    example={"contains": "PASS"})
-    judge_verdict: JudgeVerdict | None = doc("The judge's ruling (absent with --no-judge).", type_="object",
-                                             default=None, example={"result": "PASS", "reason": "ok"})
-    agent_output_snippet: str | None = doc("First 500 characters of the agent's final output.",
-                                           type_="string", default=None, example="| Quarter | Revenue |")
-    error: str | None = doc("Why the case errored or was skipped.", type_="string", default=None,
-                            example="timed out after 120 s")
-    checks: list[ReportCheck] = doc("Every deterministic check entry with its exact value (evalens extension).",
-                                    type_="object[]", default=[],
-                                    example=[{"kind": "contains", "value": "EXTRACTED", "status": "PASS"}])
-    runs: int | None = doc("How many times the case ran (`--runs`); absent for a single run.", type_="integer",
-                           default=None, example=3)
-    pass_rate: float | None = doc("Passing runs / runs that passed or failed, with `--runs` (evalens extension).",
-                                  type_="number",
-                                  default=None, example=0.67)
-    run_verdicts: list[Verdict] = doc("Verdict of each run, with `--runs` (evalens extension).",
-                                      type_="string[]", default=[], example=["PASS", "FAIL", "PASS"])
-    case_file: str | None = doc("Eval file the unit came from, relative to the package root (evalens "
-                                "extension).", type_="string",
-                                default=None, example="evals/cases/01-extract-text.yaml")
-    artifacts: str | None = doc("Folder with the transcript and captured files, relative to the report "
-                                "(evalens extension; used by `evalens eval --rejudge`).", type_="string",
-                                default=None, example="2026-02-22T14-30-00Z/extract-text")
-    usage: Usage | None = doc("Tokens and cost of the case's agent runs, summed over `--runs` (evalens "
-                              "extension; each run's full record is `<artifacts>/record.json`).", type_="object",
-                              default=None, example={"input_tokens": 37344, "output_tokens": 214,
-                                                     "cost_usd": 0.0123})
-    format: str | None = doc("Format id of the eval file the unit came from (evalens extension; absent: a UAAPS "
-                             "case, `uaaps-case`).", type_="string", default=None, example="skilljack-tasks")
-    location: Location | None = doc("Where the unit is written in `case_file`: a path of keys and indexes from "
-                                    "the file's root (evalens extension; `[]`: the whole file).",
-                                    type_="(string | integer)[]", default=None, example=["tasks", 2])
-    reason: str | None = doc("Why the unit got its verdict, in one line (evalens extension).", type_="string",
-                             default=None, example="2/3 assertions passed")
-    result_file: str | None = doc("The format's own result file for this unit (skilljack results JSON, "
-                                  "`grading.json`), relative to the report (evalens extension).", type_="string",
-                                  default=None, example="../../results/greeting-2026-02-22T14-30-00Z.json")
-    details: dict[str, Any] = doc("Format-specific figures of the unit, e.g. a skilljack task's scores or a "
-                                  "trigger query's `trigger_rate` (evalens extension).", type_="object",
-                                  default={}, example={"trigger_rate": 0.67})
+    verdict: Verdict = doc(
+        "PASS, FAIL, SKIP or ERROR. ERROR is never counted as a pass.", type_="string", example="PASS"
+    )
+    duration_seconds: float | None = doc(
+        "Wall time of the case.", type_="number", unit="seconds", default=None, example=18.2
+    )
+    deterministic_checks: DeterministicChecks = doc(
+        "Deterministic check results.", type_="object", default={}, example={"contains": "PASS"}
+    )
+    judge_verdict: JudgeVerdict | None = doc(
+        "The judge's ruling (absent with --no-judge).",
+        type_="object",
+        default=None,
+        example={"result": "PASS", "reason": "ok"},
+    )
+    agent_output_snippet: str | None = doc(
+        "First 500 characters of the agent's final output.",
+        type_="string",
+        default=None,
+        example="| Quarter | Revenue |",
+    )
+    error: str | None = doc(
+        "Why the case errored or was skipped.", type_="string", default=None, example="timed out after 120 s"
+    )
+    checks: list[ReportCheck] = doc(
+        "Every deterministic check entry with its exact value (evalens extension).",
+        type_="object[]",
+        default=[],
+        example=[{"kind": "contains", "value": "EXTRACTED", "status": "PASS"}],
+    )
+    runs: int | None = doc(
+        "How many times the case ran (`--runs`); absent for a single run.",
+        type_="integer",
+        default=None,
+        example=3,
+    )
+    pass_rate: float | None = doc(
+        "Passing runs / runs that passed or failed, with `--runs` (evalens extension).",
+        type_="number",
+        default=None,
+        example=0.67,
+    )
+    run_verdicts: list[Verdict] = doc(
+        "Verdict of each run, with `--runs` (evalens extension).",
+        type_="string[]",
+        default=[],
+        example=["PASS", "FAIL", "PASS"],
+    )
+    case_file: str | None = doc(
+        "Eval file the unit came from, relative to the package root (evalens extension).",
+        type_="string",
+        default=None,
+        example="evals/cases/01-extract-text.yaml",
+    )
+    artifacts: str | None = doc(
+        "Folder with the transcript and captured files, relative to the report "
+        "(evalens extension; used by `evalens eval --rejudge`).",
+        type_="string",
+        default=None,
+        example="2026-02-22T14-30-00Z/extract-text",
+    )
+    usage: Usage | None = doc(
+        "Tokens and cost of the case's agent runs, summed over `--runs` (evalens "
+        "extension; each run's full record is `<artifacts>/record.json`).",
+        type_="object",
+        default=None,
+        example={"input_tokens": 37344, "output_tokens": 214, "cost_usd": 0.0123},
+    )
+    format: str | None = doc(
+        "Format id of the eval file the unit came from (evalens extension; absent: a UAAPS "
+        "case, `uaaps-case`).",
+        type_="string",
+        default=None,
+        example="skilljack-tasks",
+    )
+    location: Location | None = doc(
+        "Where the unit is written in `case_file`: a path of keys and indexes from "
+        "the file's root (evalens extension; `[]`: the whole file).",
+        type_="(string | integer)[]",
+        default=None,
+        example=["tasks", 2],
+    )
+    reason: str | None = doc(
+        "Why the unit got its verdict, in one line (evalens extension).",
+        type_="string",
+        default=None,
+        example="2/3 assertions passed",
+    )
+    result_file: str | None = doc(
+        "The format's own result file for this unit (skilljack results JSON, "
+        "`grading.json`), relative to the report (evalens extension).",
+        type_="string",
+        default=None,
+        example="../../results/greeting-2026-02-22T14-30-00Z.json",
+    )
+    details: dict[str, Any] = doc(
+        "Format-specific figures of the unit, e.g. a skilljack task's scores or a "
+        "trigger query's `trigger_rate` (evalens extension).",
+        type_="object",
+        default={},
+        example={"trigger_rate": 0.67},
+    )
     state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = doc(
         "The verdict over repeated runs (evalens extension), derived from `run_verdicts` and `budget_stopped`: "
         "`FLAKY` when the unit both passed and failed and no run errored; `BUDGET` when a budget kept runs from "
         "starting and no run failed or errored; else the verdict. Absent for a single run a budget did not stop.",
-        type_="string", default=None, example="FLAKY")
+        type_="string",
+        default=None,
+        example="FLAKY",
+    )
     pass_at_k: dict[str, float] | None = doc(
         "Unbiased pass@k, the chance that at least one of k fresh runs passes, 1 - C(n-c, k) / C(n, k) over the n "
-        "runs that passed or failed, for k = 1 … n (evalens extension).", type_="object", default=None,
-        example={"1": 0.6667, "2": 1.0, "3": 1.0})
+        "runs that passed or failed, for k = 1 … n (evalens extension).",
+        type_="object",
+        default=None,
+        example={"1": 0.6667, "2": 1.0, "3": 1.0},
+    )
     at_least_k: dict[str, float] | None = doc(
         "at-least-k (Inspect's `at_least(k)` reducer): 1.0 when at least k of the n counted runs passed, for "
-        "k = 1 … n (evalens extension). Figures only: the verdict stays the strict rule.", type_="object",
-        default=None, example={"1": 1.0, "2": 1.0, "3": 0.0})
-    budget_stopped: int | None = doc("Runs a budget (`--max-cost`, `--max-tokens`) kept from starting; they are "
-                                     "SKIP runs (evalens extension).", type_="integer", default=None, example=2)
+        "k = 1 … n (evalens extension). Figures only: the verdict stays the strict rule.",
+        type_="object",
+        default=None,
+        example={"1": 1.0, "2": 1.0, "3": 0.0},
+    )
+    budget_stopped: int | None = doc(
+        "Runs a budget (`--max-cost`, `--max-tokens`) kept from starting; they are "
+        "SKIP runs (evalens extension).",
+        type_="integer",
+        default=None,
+        example=2,
+    )
     pass_rate_interval: list[float] | None = doc(
         "95% Wilson score interval of the pass rate over the runs that passed or failed (evalens extension).",
-        type_="number[]", default=None, example=[0.21, 0.94])
-    pass_hat_k: float | None = doc("pass^k with k = the runs asked for (`runs`): 1.0 when every run passed; absent "
-                                   "when a run errored or never started (evalens extension).", type_="number",
-                                   default=None, example=0.0)
+        type_="number[]",
+        default=None,
+        example=[0.21, 0.94],
+    )
+    pass_hat_k: float | None = doc(
+        "pass^k with k = the runs asked for (`runs`): 1.0 when every run passed; absent "
+        "when a run errored or never started (evalens extension).",
+        type_="number",
+        default=None,
+        example=0.0,
+    )
     fingerprint: dict[str, str] | None = doc(
         "What the verdict depended on, one hash or version per input (`unit`, `skill:<folder>`, `hooks`, "
         "`rules`, `agents`, `fixtures`, `engine`, `engine-version`, `agent-model`, `judge`); a later change "
-        "makes the verdict stale (evalens extension).", type_="object", default=None,
-        example={"unit": "3f2a9c1d0b7e4a55", "skill:pdf-tools": "9b1c2d3e4f5a6b7c", "engine": "claude-code"})
+        "makes the verdict stale (evalens extension).",
+        type_="object",
+        default=None,
+        example={"unit": "3f2a9c1d0b7e4a55", "skill:pdf-tools": "9b1c2d3e4f5a6b7c", "engine": "claude-code"},
+    )
     uplift: Uplift | None = doc(
         "With `--baseline`: the unit's pass rate with the package against its baseline runs, the difference with "
         "its 95% interval, and the cost of both (evalens extension; the verdict is the with-package runs' own).",
-        type_="object", default=None, example={"against": "no skill", "passed": 3, "counted": 3,
-                                               "baseline_passed": 0, "baseline_counted": 3, "difference": 1.0})
-    baseline: bool | None = doc("True for a baseline unit in `baseline.cases` (evalens extension; absent "
-                                "otherwise).", type_="boolean", default=None, example=True)
+        type_="object",
+        default=None,
+        example={
+            "against": "no skill",
+            "passed": 3,
+            "counted": 3,
+            "baseline_passed": 0,
+            "baseline_counted": 3,
+            "difference": 1.0,
+        },
+    )
+    baseline: bool | None = doc(
+        "True for a baseline unit in `baseline.cases` (evalens extension; absent otherwise).",
+        type_="boolean",
+        default=None,
+        example=True,
+    )
 
 
 class ReportShard(EvalModel):
@@ -366,17 +565,35 @@ class ReportShard(EvalModel):
     units: int = doc("Units in the whole suite before splitting.", type_="integer", example=12)
     balanced_by: Literal["durations", "count"] = doc(
         "`durations` when previous reports' durations balanced the split (longest first), else `count`.",
-        type_="string", example="durations")
-    split: str = doc("Fingerprint of the whole split; every shard of one split carries the same value, so "
-                     "`evalens report merge` can refuse shards cut from different splits.", type_="string",
-                     example="3f9a0c1d2e4b")
-    commit: str | None = doc("Git commit of the package the shard ran (`git rev-parse HEAD`); `evalens report merge` "
-                             "refuses shards of different commits.", type_="string", default=None,
-                             example="0c3752259ca17669b739481b2785a3e4cea1cc0f")
-    config: str | None = doc("Fingerprint of the run's configuration (evals/eval-config.json, or the eval file's "
-                             "own settings).", type_="string", default=None, example="9b1c2d3e4f5a")
-    cases: str | None = doc("Fingerprint of every unit of the whole suite (ids and their files' contents): shards of "
-                            "edited cases do not merge.", type_="string", default=None, example="a1b2c3d4e5f6")
+        type_="string",
+        example="durations",
+    )
+    split: str = doc(
+        "Fingerprint of the whole split; every shard of one split carries the same value, so "
+        "`evalens report merge` can refuse shards cut from different splits.",
+        type_="string",
+        example="3f9a0c1d2e4b",
+    )
+    commit: str | None = doc(
+        "Git commit of the package the shard ran (`git rev-parse HEAD`); `evalens report merge` "
+        "refuses shards of different commits.",
+        type_="string",
+        default=None,
+        example="0c3752259ca17669b739481b2785a3e4cea1cc0f",
+    )
+    config: str | None = doc(
+        "Fingerprint of the run's configuration (evals/eval-config.json, or the eval file's own settings).",
+        type_="string",
+        default=None,
+        example="9b1c2d3e4f5a",
+    )
+    cases: str | None = doc(
+        "Fingerprint of every unit of the whole suite (ids and their files' contents): shards of "
+        "edited cases do not merge.",
+        type_="string",
+        default=None,
+        example="a1b2c3d4e5f6",
+    )
     runs: int | None = doc("Runs per unit (`--runs`).", type_="integer", default=None, example=3)
 
 
@@ -384,41 +601,77 @@ class ReportSource(EvalModel):
     """Provenance of one shard report folded into a merged report (evalens extension)."""
 
     id: str = doc("The shard report's run id.", type_="string", example="eval-run-2026-02-22T14-30-00Z")
-    path: str = doc("The shard report's path as given to `evalens report merge`.", type_="string",
-                    example="shard-1/report.json")
-    timestamp: str = doc("Start of the shard's run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z")
-    duration_seconds: float | None = doc("Wall time of the shard's run.", type_="number", unit="seconds",
-                                         default=None, example=61.5)
-    shard: ReportShard | None = doc("The shard's slice (absent for a report run without `--shard`).",
-                                    type_="object", default=None, example={"index": 1, "count": 3})
-    cases: list[str] = doc("Names of the cases this shard contributed.", type_="string[]", default=[],
-                           example=["extract-text"])
-    engine_version: str | None = doc("Engine version on the shard's machine.", type_="string", default=None,
-                                     example="2.1.197 (Claude Code)")
-    environment: ReportEnvironment | None = doc("Where the shard ran.", type_="object", default=None,
-                                                example={"os": "linux", "arch": "x86_64"})
-    interrupted: bool = doc("True when the shard's run was interrupted.", type_="boolean", default=False,
-                            example=False)
+    path: str = doc(
+        "The shard report's path as given to `evalens report merge`.",
+        type_="string",
+        example="shard-1/report.json",
+    )
+    timestamp: str = doc(
+        "Start of the shard's run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z"
+    )
+    duration_seconds: float | None = doc(
+        "Wall time of the shard's run.", type_="number", unit="seconds", default=None, example=61.5
+    )
+    shard: ReportShard | None = doc(
+        "The shard's slice (absent for a report run without `--shard`).",
+        type_="object",
+        default=None,
+        example={"index": 1, "count": 3},
+    )
+    cases: list[str] = doc(
+        "Names of the cases this shard contributed.", type_="string[]", default=[], example=["extract-text"]
+    )
+    engine_version: str | None = doc(
+        "Engine version on the shard's machine.",
+        type_="string",
+        default=None,
+        example="2.1.197 (Claude Code)",
+    )
+    environment: ReportEnvironment | None = doc(
+        "Where the shard ran.", type_="object", default=None, example={"os": "linux", "arch": "x86_64"}
+    )
+    interrupted: bool = doc(
+        "True when the shard's run was interrupted.", type_="boolean", default=False, example=False
+    )
 
 
 class ReportBaseline(EvalModel):
     """The baseline runs of a `--baseline` batch (evalens extension): each unit run again without the package
     (or with it as it was at a git ref). They never decide a verdict or the exit code."""
 
-    source: BaselineSource = doc("What the baseline runs installed.", type_="object", required=True,
-                                 example={"kind": "no-skill"})
-    label: str = doc("How faces name the baseline: `no skill`, or `<ref> (<short commit>)`.", type_="string",
-                     example="no skill")
-    cases: list[ReportCase] = doc("The baseline units, one per unit of `cases` (same names, `baseline: true`).",
-                                  type_="object[]", default=[], example=[{"name": "greet", "verdict": "FAIL"}])
-    summary: ReportSummary | None = doc("Totals of the baseline units.", type_="object", default=None,
-                                        example={"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0})
-    uplift: Uplift | None = doc("The batch's runs pooled: pass rate with the package against the baseline.",
-                                type_="object", default=None, example={"against": "no skill", "difference": 0.5})
-    metrics: dict[str, Any] = doc("Format-wide figures with and without (trigger sets: `with` and `without` "
-                                  "precision, recall and accuracy).", type_="object", default={},
-                                  example={"with": {"precision": 1.0, "recall": 1.0},
-                                           "without": {"precision": None, "recall": 0.0}})
+    source: BaselineSource = doc(
+        "What the baseline runs installed.", type_="object", required=True, example={"kind": "no-skill"}
+    )
+    label: str = doc(
+        "How faces name the baseline: `no skill`, or `<ref> (<short commit>)`.",
+        type_="string",
+        example="no skill",
+    )
+    cases: list[ReportCase] = doc(
+        "The baseline units, one per unit of `cases` (same names, `baseline: true`).",
+        type_="object[]",
+        default=[],
+        example=[{"name": "greet", "verdict": "FAIL"}],
+    )
+    summary: ReportSummary | None = doc(
+        "Totals of the baseline units.",
+        type_="object",
+        default=None,
+        example={"total": 1, "passed": 0, "failed": 1, "pass_rate": 0.0},
+    )
+    uplift: Uplift | None = doc(
+        "The batch's runs pooled: pass rate with the package against the baseline.",
+        type_="object",
+        default=None,
+        example={"against": "no skill", "difference": 0.5},
+    )
+    metrics: dict[str, Any] = doc(
+        "Format-wide figures with and without (trigger sets: `with` and `without` "
+        "precision, recall and accuracy).",
+        type_="object",
+        default={},
+        example={"with": {"precision": 1.0, "recall": 1.0}, "without": {"precision": None, "recall": 0.0}},
+    )
 
 
 class EvalReport(EvalModel):
@@ -426,38 +679,80 @@ class EvalReport(EvalModel):
 
     version: Literal[1] = doc("Report format version.", type_="number", example=1, required=True)
     id: str = doc("Run id.", type_="string", example="eval-run-2026-02-22T14-30-00Z", required=True)
-    timestamp: str = doc("Start of the run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z",
-                         required=True)
-    duration_seconds: float | None = doc("Wall time of the run.", type_="number", unit="seconds", default=None,
-                                         example=142.3)
-    config: ReportConfig = doc("Effective configuration.", type_="object", required=True,
-                               example={"engine": "claude-code", "timeout": 120})
-    agent: ReportAgent = doc("Agent provenance.", type_="object", default={}, example={"runtime": "claude-code"})
-    judge: ReportJudge = doc("Judge provenance.", type_="object", default={}, example={"model": "claude-sonnet"})
-    environment: ReportEnvironment = doc("Run environment.", type_="object", default={},
-                                         example={"os": "linux", "arch": "x86_64"})
-    package: ReportPackage = doc("Package under test.", type_="object", default={}, example={"name": "pdf-tools"})
-    summary: ReportSummary = doc("Totals.", type_="object", required=True,
-                                 example={"total": 1, "passed": 1, "failed": 0, "skipped": 0, "pass_rate": 1.0})
-    cases: list[ReportCase] = doc("Per-case outcomes.", type_="object[]", default=[],
-                                  example=[{"name": "pdf-table-extraction", "verdict": "PASS"}])
-    sandbox: ReportSandbox | None = doc("How the agent was isolated (evalens extension).", type_="object",
-                                        default=None, example={"enforced": True, "method": "bubblewrap",
-                                                               "network": False})
-    interrupted: bool = doc("True when the run was interrupted (Ctrl-C / cancelled) and the report is partial "
-                            "(evalens extension).", type_="boolean", default=False, example=False)
-    shard: ReportShard | None = doc("The slice of the suite this run covered, with `--shard K/N` (evalens "
-                                    "extension).", type_="object", default=None,
-                                    example={"index": 1, "count": 3, "units": 12, "balanced_by": "count",
-                                             "split": "3f9a0c1d2e4b"})
-    shards: list[ReportSource] = doc("Every report merged into this one by `evalens report merge` (evalens "
-                                     "extension).", type_="object[]", default=[],
-                                     example=[{"id": "eval-run-2026-02-22T14-30-00Z", "path": "shard-1.json",
-                                               "timestamp": "2026-02-22T14:30:00Z"}])
+    timestamp: str = doc(
+        "Start of the run, ISO 8601.", type_="string", example="2026-02-22T14:30:00Z", required=True
+    )
+    duration_seconds: float | None = doc(
+        "Wall time of the run.", type_="number", unit="seconds", default=None, example=142.3
+    )
+    config: ReportConfig = doc(
+        "Effective configuration.",
+        type_="object",
+        required=True,
+        example={"engine": "claude-code", "timeout": 120},
+    )
+    agent: ReportAgent = doc(
+        "Agent provenance.", type_="object", default={}, example={"runtime": "claude-code"}
+    )
+    judge: ReportJudge = doc(
+        "Judge provenance.", type_="object", default={}, example={"model": "claude-sonnet"}
+    )
+    environment: ReportEnvironment = doc(
+        "Run environment.", type_="object", default={}, example={"os": "linux", "arch": "x86_64"}
+    )
+    package: ReportPackage = doc(
+        "Package under test.", type_="object", default={}, example={"name": "pdf-tools"}
+    )
+    summary: ReportSummary = doc(
+        "Totals.",
+        type_="object",
+        required=True,
+        example={"total": 1, "passed": 1, "failed": 0, "skipped": 0, "pass_rate": 1.0},
+    )
+    cases: list[ReportCase] = doc(
+        "Per-case outcomes.",
+        type_="object[]",
+        default=[],
+        example=[{"name": "pdf-table-extraction", "verdict": "PASS"}],
+    )
+    sandbox: ReportSandbox | None = doc(
+        "How the agent was isolated (evalens extension).",
+        type_="object",
+        default=None,
+        example={"enforced": True, "method": "bubblewrap", "network": False},
+    )
+    interrupted: bool = doc(
+        "True when the run was interrupted (Ctrl-C / cancelled) and the report is partial "
+        "(evalens extension).",
+        type_="boolean",
+        default=False,
+        example=False,
+    )
+    shard: ReportShard | None = doc(
+        "The slice of the suite this run covered, with `--shard K/N` (evalens extension).",
+        type_="object",
+        default=None,
+        example={"index": 1, "count": 3, "units": 12, "balanced_by": "count", "split": "3f9a0c1d2e4b"},
+    )
+    shards: list[ReportSource] = doc(
+        "Every report merged into this one by `evalens report merge` (evalens extension).",
+        type_="object[]",
+        default=[],
+        example=[
+            {
+                "id": "eval-run-2026-02-22T14-30-00Z",
+                "path": "shard-1.json",
+                "timestamp": "2026-02-22T14:30:00Z",
+            }
+        ],
+    )
     baseline: ReportBaseline | None = doc(
         "With `--baseline no-skill | REF`: every unit run again without the package (or with it as it was at the "
-        "ref), and the uplift (evalens extension; docs/baseline.md).", type_="object", default=None,
-        example={"label": "no skill", "source": {"kind": "no-skill"}})
+        "ref), and the uplift (evalens extension; docs/baseline.md).",
+        type_="object",
+        default=None,
+        example={"label": "no skill", "source": {"kind": "no-skill"}},
+    )
 
 
 def load_config(path: Path) -> EvalConfig:
