@@ -61,6 +61,7 @@ class AgentRun:
     stream_bytes: dict[str, int] = field(default_factory=dict)
     stdout_path: Path | None = None
     stderr_path: Path | None = None
+    stopped: bool = False  # a per-run limit ended it early (the caller's meter says which)
 
 
 # --------------------------------------------------------------------------- model bridges (host side)
@@ -242,10 +243,12 @@ async def run_process(
     group: int | None = None,
     on_stdout: Callable[[bytes], None] | None = None,
     pass_fds: tuple[int, ...] = (),
+    stop: asyncio.Event | None = None,
 ) -> AgentRun:
     """Run the agent in its own session with a hard timeout; the whole tree dies on timeout or cancellation.
     ``user``/``group`` switch the child to that host uid/gid (evalens as root); ``on_stdout`` sees the stdout
-    stream as it arrives."""
+    stream as it arrives; setting ``stop`` ends the run early, as the timeout does (a per-run limit was passed:
+    ``stopped`` is then True)."""
     start = time.monotonic()
     limit = capture_limit()
     pairs = {name: socket.socketpair() for name in ("stdout", "stderr")}
@@ -280,14 +283,26 @@ async def run_process(
         asyncio.ensure_future(_drain(pairs[n][0], p, limit, counts, n, on_stdout if n == "stdout" else None))
         for n, p in (("stdout", stdout), ("stderr", stderr))
     ]
-    timed_out = False
+    timed_out = stopped = False
     killed: list[int] = []
     known: set[int] = set()
     try:
+        exited = asyncio.ensure_future(proc.wait())
+        stopping = asyncio.ensure_future(stop.wait()) if stop is not None else None
         try:
-            await asyncio.wait_for(proc.wait(), timeout=time_limit)
-        except TimeoutError:
-            timed_out = True
+            await asyncio.wait(
+                [exited, stopping] if stopping is not None else [exited],
+                timeout=time_limit,
+                return_when=asyncio.FIRST_COMPLETED,
+            )
+        finally:
+            if stopping is not None:
+                stopping.cancel()
+            if not exited.done():
+                exited.cancel()
+        if not exited.done() or exited.cancelled():
+            stopped = stop is not None and stop.is_set()
+            timed_out = not stopped
             known = await in_thread(
                 process_tree, proc.pid
             )  # before SIGTERM: a dying parent hands its children to init
@@ -311,7 +326,7 @@ async def run_process(
                 ours.close()
     truncated = [name for name, total in counts.items() if total > limit]
     return AgentRun(
-        None if timed_out else proc.returncode,
+        None if timed_out or stopped else proc.returncode,
         timed_out,
         time.monotonic() - start,
         killed,
@@ -319,4 +334,5 @@ async def run_process(
         counts,
         stdout,
         stderr,
+        stopped,
     )

@@ -64,6 +64,17 @@ class RunRequest(BaseModel):
         "starts and the rest are SKIP (docs/repeats.md#budgets).",
     )
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="Model calls one agent run may make; the run is stopped past it and is ERROR (turn limit).",
+    )
+    max_tokens_per_run: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
+        "past it and is ERROR (token limit).",
+    )
     baseline: str | None = Field(
         default=None,
         description="`no-skill`, or a git ref: run every case again "

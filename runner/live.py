@@ -107,24 +107,23 @@ def summarize(value: Any) -> str:
         return one_line(str(value))
 
 
-class LiveFeed:
-    """Bytes of the agent's stdout in, :class:`LiveTurn` s out (synchronously, on the caller's loop)."""
+class EventLines:
+    """Bytes of the agent's stdout in, one parsed event per complete line out, to each consumer (synchronously,
+    on the caller's loop). The one splitter of an engine's stream while it runs: the live turns and the per-run
+    limits (:mod:`evalens.runner.run_limits`) read the same events. Lines that are not a JSON object (a warning
+    the CLI printed) are never events; lines over ``LINE_LIMIT`` are skipped and ``on_oversize`` is told."""
 
     def __init__(
-        self, reader: Callable[[dict[str, Any]], list[Part]], sink: TurnCallback, unit: str, run: int
+        self, consumers: list[Callable[[dict[str, Any]], None]], on_oversize: Callable[[], None] | None = None
     ) -> None:
-        self.reader = reader
-        self.sink = sink
-        self.unit = unit
-        self.run = run
-        self.seq = 0
+        self.consumers = consumers
+        self.on_oversize = on_oversize
         self.buffer = bytearray()
         self.skipping = False  # inside a line longer than LINE_LIMIT
-        self.stopped = False
 
     def __call__(self, data: bytes) -> None:
         """More of the stream; every complete line is read as one event."""
-        while data and not self.stopped:
+        while data:
             cut = data.find(b"\n")
             piece, data = (data, b"") if cut < 0 else (data[:cut], data[cut + 1 :])
             if not self.skipping:
@@ -132,13 +131,8 @@ class LiveFeed:
                 if len(self.buffer) > LINE_LIMIT:
                     self.buffer.clear()
                     self.skipping = True
-                    self.emit(
-                        {
-                            "kind": "note",
-                            "text": f"an event of over {LINE_LIMIT >> 20} MiB was not streamed "
-                            "(the run record has it)",
-                        }
-                    )
+                    if self.on_oversize is not None:
+                        self.on_oversize()
             if cut >= 0:
                 if not self.skipping:
                     self.line(bytes(self.buffer))
@@ -160,6 +154,46 @@ class LiveFeed:
         except ValueError:
             return
         if not isinstance(event, dict):
+            return
+        for consumer in self.consumers:
+            try:
+                consumer(event)
+            except Exception:  # noqa: BLE001 - an odd event must not break the run; the record is read later
+                log.debug("stream event consumer failed", exc_info=True)
+
+
+class LiveFeed:
+    """Events in, :class:`LiveTurn` s out, through the engine's live reader."""
+
+    def __init__(
+        self, reader: Callable[[dict[str, Any]], list[Part]], sink: TurnCallback, unit: str, run: int
+    ) -> None:
+        self.reader = reader
+        self.sink = sink
+        self.unit = unit
+        self.run = run
+        self.seq = 0
+        self.stopped = False
+        self.lines = EventLines([self.event], self.oversize)
+
+    def __call__(self, data: bytes) -> None:
+        """Bytes of the stream, when this feed is the only reader of it."""
+        if not self.stopped:
+            self.lines(data)
+
+    def close(self) -> None:
+        self.lines.close()
+
+    def oversize(self) -> None:
+        self.emit(
+            {
+                "kind": "note",
+                "text": f"an event of over {LINE_LIMIT >> 20} MiB was not streamed (the run record has it)",
+            }
+        )
+
+    def event(self, event: dict[str, Any]) -> None:
+        if self.stopped:
             return
         try:
             parts = self.reader(event)

@@ -154,6 +154,9 @@ async def run_file(
         )
         return outcome
     session = await suite.session(units)
+    from evalens.runner.run_limits import RunLimits
+
+    session.limits = RunLimits(request.max_turns, request.max_tokens_per_run)
     from evalens.runner.baseline import require_isolation
 
     try:

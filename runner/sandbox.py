@@ -33,9 +33,13 @@ from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runn
 from evalens.runner.engines.base import SandboxPaths
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from evalens.runner.engines.base import Engine, Transcript
+    from evalens.runner.run_limits import Meter, RunLimits
 
 SANDBOX_PREFIX = "evalens-eval-"
+USAGE_POLL_SECONDS = 0.2  # how often the usage records an engine writes to files are read (per-run limits)
 # Directories the engines own inside the workspace; never counted as "files created".
 INSTALLED_DIRS = (".claude", ".agents", ".codex", ".evalens-package")
 
@@ -435,10 +439,13 @@ async def launch_agent(
     time_limit: float,
     unit: str | None = None,
     run_index: int = 1,
+    limits: RunLimits | None = None,
 ) -> tuple[AgentRun, Transcript]:
     """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
     The captured streams land in ``paths.logs`` (never mounted into the sandbox). With ``unit``, the turns
-    stream to whoever asked for them (:mod:`evalens.runner.live`) while the agent runs."""
+    stream to whoever asked for them (:mod:`evalens.runner.live`) while the agent runs. With ``limits``, the
+    engine's model calls are counted as they happen and the run is stopped past a limit; the transcript's
+    error then names it."""
     from evalens.runner import bwrap, live
 
     env_in = dict(agent_env)
@@ -467,6 +474,15 @@ async def launch_agent(
         feed = live.feed(engine, paths, unit, run_index) if unit is not None else None
         hooks = engine.live_hook_records(paths) if feed is not None else None
         watcher = asyncio.ensure_future(live.watch_hooks(feed, hooks)) if feed is not None and hooks else None
+        stop = asyncio.Event()
+        meter, readers, poller = _metered(engine, paths, limits, stop)
+        lines = (
+            live.EventLines(
+                ([feed.event] if feed is not None else []) + readers, feed.oversize if feed else None
+            )
+            if feed is not None or readers
+            else None
+        )
         try:
             bridges = await start_bridges(bridges_spec, owner)
             run = await run_process(
@@ -478,15 +494,17 @@ async def launch_agent(
                 time_limit,
                 user=owner,
                 group=identity.gid if identity is not None else None,
-                on_stdout=feed,
+                on_stdout=lines,
                 pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+                stop=stop if meter is not None else None,
             )
         finally:
-            if feed is not None:
-                feed.close()
-            if watcher is not None:
-                watcher.cancel()
-                await asyncio.gather(watcher, return_exceptions=True)
+            if lines is not None:
+                lines.close()
+            for task in (watcher, poller):
+                if task is not None:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
             await stop_bridges(bridges)
     finally:
         if seccomp_fd is not None:
@@ -495,6 +513,8 @@ async def launch_agent(
             shutil.rmtree(side_dir, ignore_errors=True)
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
     transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
+    if meter is not None and meter.exceeded is not None:
+        transcript.error = meter.exceeded  # the limit, not the kill's side effects, is why the run ended
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.
@@ -504,6 +524,53 @@ async def launch_agent(
             "command could have written the record (docs/sandbox.md)"
         )
     return run, transcript
+
+
+def _metered(
+    engine: Engine, paths: SandboxPaths, limits: RunLimits | None, stop: asyncio.Event
+) -> tuple[Meter | None, list[Callable[[dict[str, Any]], None]], asyncio.Task | None]:
+    """The meter of one run under ``limits`` (None without limits), the stream consumers that feed it, and
+    the task that polls the records the engine writes while it runs."""
+    from evalens.runner.run_limits import Meter
+
+    if limits is None or not limits.active:
+        return None, [], None
+    source = engine.usage_source(paths)
+    if source is None:
+        raise RuntimeError(
+            f"{engine.name} reports no usage while it runs, so --max-turns and --max-tokens-per-run "
+            "cannot be enforced for it"
+        )
+    meter = Meter(limits, lambda _why: stop.set())
+    readers: list[Callable[[dict[str, Any]], None]] = []
+    if source.stream is not None:
+        stream = source.stream
+        readers.append(lambda ev: meter.add(stream(ev)))
+    poller = None
+    if source.files is not None and source.record is not None:
+        poller = asyncio.ensure_future(_poll_usage(meter, source.files, source.record))
+    return meter, readers, poller
+
+
+async def _poll_usage(meter: Meter, files: Any, record: Callable[[dict[str, Any]], list]) -> None:
+    """Read the engine's usage records as they are written, until cancelled (then once more: the last ones)."""
+    try:
+        while meter.exceeded is None:
+            await asyncio.sleep(USAGE_POLL_SECONDS)
+            for entry in await asyncio.to_thread(files.read):
+                meter.add(record(entry))
+    except asyncio.CancelledError:
+        for entry in await asyncio.to_thread(files.read):
+            meter.add(record(entry))
+        raise
+
+
+def run_error(run: AgentRun, transcript: Transcript, time_limit: float) -> str | None:
+    """Why one agent run is ERROR, in the words every suite reports: its time limit, a stream cut at the
+    capture limit, a per-run limit (the transcript names it), or what the engine reported; None: it ran."""
+    if run.timed_out:
+        return f"timed out after {time_limit:g} s (agent process tree killed)"
+    return truncation_note(run) or transcript.error
 
 
 def truncation_note(run: AgentRun) -> str | None:

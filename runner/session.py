@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.agent_process import in_thread
+from evalens.runner.run_limits import RunLimits
 
 BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
@@ -159,6 +160,9 @@ class AgentSession:
         # --baseline: which skills a run really installs (none, or each as it was at a git ref); None: as asked
         self.install: Callable[[dict[str, Path]], dict[str, Path]] | None = None
         self.side: str | None = None  # the baseline's label while its runs go (live turns name it)
+        self.limits: RunLimits | None = (
+            None  # --max-turns / --max-tokens-per-run, enforced while a run streams
+        )
         if self.plan.warning:
             self.warn(self.plan.warning)
 
@@ -231,7 +235,7 @@ class AgentSession:
         check: Callable[[AgentResult], None] | None = None,
     ) -> AgentResult:
         """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists."""
-        from evalens.runner.sandbox import launch_agent, snapshot, truncation_note
+        from evalens.runner.sandbox import launch_agent, run_error, snapshot
 
         result = AgentResult()
         paths = None
@@ -254,6 +258,7 @@ class AgentSession:
                 time_limit=self.timeout,
                 unit=f"{unit} [{self.side}]" if self.side else unit,
                 run_index=run_index,
+                limits=self.limits,
             )
             self.records.append(
                 (
@@ -282,11 +287,7 @@ class AgentSession:
             usage = transcript.usage or {}
             result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
             result.turns = usage.get("num_turns")
-            result.error = (
-                f"timed out after {self.timeout:g} s"
-                if run.timed_out
-                else (truncation_note(run) or transcript.error)
-            )
+            result.error = run_error(run, transcript, self.timeout)
             workspace = paths.workspace
             result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
             result.workspace = workspace

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.cli.limits import add_limit_arguments
 from evalens.core.workflow_commands import shown
 
 USAGE_EXAMPLES = """examples:
@@ -70,6 +71,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP",
     )
+    add_limit_arguments(p)
     again = p.add_mutually_exclusive_group()
     again.add_argument(
         "--failed",
@@ -349,6 +351,8 @@ def main(argv: list[str]) -> int:
         runs=args.runs,
         max_cost=args.max_cost,
         max_tokens=args.max_tokens,
+        max_turns=args.max_turns,
+        max_tokens_per_run=args.max_tokens_per_run,
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
         extra_env=args.env,

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalens.cli.limits import add_limit_arguments
 from evalens.core.workflow_commands import shown
 
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="stop starting units once the batch used this many tokens (in + out); the rest SKIP",
     )
+    add_limit_arguments(parser)
     again = parser.add_mutually_exclusive_group()
     again.add_argument(
         "--failed",
@@ -205,6 +207,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         dry_run=args.dry_run,
         max_cost=args.max_cost,
         max_tokens=args.max_tokens,
+        max_turns=args.max_turns,
+        max_tokens_per_run=args.max_tokens_per_run,
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
     )

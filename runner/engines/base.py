@@ -212,6 +212,11 @@ class Engine(ABC):
         (:mod:`evalens.runner.live`); None: this engine's turns are not streamed."""
         return None
 
+    def usage_source(self, paths: SandboxPaths) -> Any:
+        """Where this engine reports each model call while it runs (:class:`~evalens.runner.run_limits.UsageSource`),
+        for the per-run limits; None: it reports none, and per-run limits cannot be enforced (preflight says so)."""
+        return None
+
     def live_hook_records(self, paths: SandboxPaths) -> Path | None:
         """A folder of hook-run records written while the agent runs (engines whose stream omits hooks)."""
         return None

@@ -136,6 +136,12 @@ class ClaudeCode(Engine):
 
         return LiveReader(str(paths.workspace))
 
+    def usage_source(self, paths: SandboxPaths) -> Any:
+        from evalens.runner.engines.claude_record import UsageReader
+        from evalens.runner.run_limits import UsageSource
+
+        return UsageSource(stream=UsageReader())
+
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         from evalens.runner.engines.claude_record import conversation
 

@@ -21,6 +21,7 @@ from evalens.runner.engines.conversation import (
     parse_time,
     relativise,
 )
+from evalens.runner.run_limits import ModelCall, as_count
 
 from evalens.core.models.run_record import ToolCall, Turn, Usage
 
@@ -229,3 +230,32 @@ class LiveReader:
                 {"kind": "error", "text": clip(ev.get("result") or ev.get("subtype") or "error", TEXT_LIMIT)}
             )
         return out
+
+
+class UsageReader:
+    """The model calls Claude Code's stream-json reports as they happen: each ``assistant`` event carries its
+    message's id and usage so far (:mod:`evalens.runner.run_limits`). Subagents' messages count too: they are
+    model calls of the same run."""
+
+    def __init__(self) -> None:
+        self.anonymous = 0
+
+    def __call__(self, ev: dict[str, Any]) -> list[ModelCall]:
+        if ev.get("type") != "assistant":
+            return []
+        message = ev.get("message")
+        if not isinstance(message, dict):
+            return []
+        usage = message.get("usage")
+        usage = usage if isinstance(usage, dict) else {}
+        key = message.get("id")
+        if not isinstance(key, str) or not key:
+            self.anonymous += 1
+            key = f"anonymous-{self.anonymous}"
+        return [
+            ModelCall(
+                key=key,
+                input_tokens=as_count(usage.get("input_tokens")),
+                output_tokens=as_count(usage.get("output_tokens")),
+            )
+        ]

@@ -153,6 +153,18 @@ class Codex(Engine):
 
         return LiveReader(str(paths.workspace))
 
+    def usage_source(self, paths: SandboxPaths) -> Any:
+        """The rollout's per-response usage records as they are written (``--json`` has only the total, at the
+        end: it still counts, for a run whose rollout is missing)."""
+        from evalens.runner.engines.codex_record import RolloutUsage, stream_usage
+        from evalens.runner.run_limits import JsonlTail, UsageSource
+
+        return UsageSource(
+            stream=stream_usage,
+            files=JsonlTail(paths.config_home, "sessions/**/rollout-*.jsonl"),
+            record=RolloutUsage(),
+        )
+
     def live_hook_records(self, paths: SandboxPaths) -> Path | None:
         return paths.config_home / HOOK_RECORDS
 

@@ -26,6 +26,7 @@ from evalens.runner.engines.conversation import (
     parse_time,
     relativise,
 )
+from evalens.runner.run_limits import ModelCall, as_count
 
 from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
 
@@ -324,3 +325,40 @@ class LiveReader:
                 }
             )
         return out
+
+
+def stream_usage(ev: dict[str, Any]) -> list[ModelCall]:
+    """Codex's ``--json`` reports usage only once, at ``turn.completed``: the run's total, not one call."""
+    if ev.get("type") != "turn.completed" or not isinstance(ev.get("usage"), dict):
+        return []
+    usage = ev["usage"]
+    return [
+        ModelCall(
+            key="turn.completed",
+            input_tokens=as_count(usage.get("input_tokens")),
+            output_tokens=as_count(usage.get("output_tokens")),
+            total=True,
+        )
+    ]
+
+
+class RolloutUsage:
+    """The model calls of Codex's rollout as it grows: one ``token_usage_record`` per model response."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def __call__(self, entry: dict[str, Any]) -> list[ModelCall]:
+        if entry.get("type") != "token_usage_record":
+            return []
+        payload = entry.get("payload")
+        usage = payload.get("usage") if isinstance(payload, dict) else None
+        usage = usage if isinstance(usage, dict) else {}
+        self.seen += 1
+        return [
+            ModelCall(
+                key=f"rollout-{self.seen}",
+                input_tokens=as_count(usage.get("input_tokens")),
+                output_tokens=as_count(usage.get("output_tokens")),
+            )
+        ]

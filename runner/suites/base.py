@@ -44,6 +44,17 @@ class FileRunRequest(BaseModel):
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
     max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="Model calls one agent run may make; the run is stopped past it and is ERROR (turn limit).",
+    )
+    max_tokens_per_run: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
+        "past it and is ERROR (token limit).",
+    )
     budget: Any = Field(
         default=None,
         exclude=True,

@@ -250,6 +250,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
 async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     from evalens.runner.install import install_package
     from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
+    from evalens.runner.run_limits import RunLimits
     from evalens.runner.sandbox import (
         artifact_limit,
         copy_bounded,
@@ -257,8 +258,8 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         launch_agent,
         populate,
         remove_sandbox,
+        run_error,
         snapshot,
-        truncation_note,
     )
 
     rec = ctx.records[(case.name, run_index)]
@@ -294,6 +295,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             time_limit=ctx.timeout,
             run_index=run_index,
             unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name,
+            limits=RunLimits(ctx.request.max_turns, ctx.request.max_tokens_per_run),
         )
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))
@@ -316,12 +318,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             )
         )
         rec.record.baseline = ctx.side
-        if run.timed_out:
-            rec.error = f"timed out after {ctx.timeout:g} s (agent process tree killed)"
-        elif truncation_note(run):
-            rec.error = truncation_note(run)
-        elif transcript.error:
-            rec.error = transcript.error
+        rec.error = run_error(run, transcript, ctx.timeout) or rec.error
         ctx.emit(case.name, "checks", "deterministic checks", **extra)
         rec.checks = run_checks(case.expected, transcript, created, paths.workspace)
         previews: dict[str, str] = {}

@@ -54,6 +54,8 @@ Scenarios
                     token; default this server's port, which a model bridge may legitimately expose), prints
                     ``NET-OPEN`` or ``NET-BLOCKED``, then reply with ``probe: {last_tool_output}``.
 ``env-probe``       run ``env`` in the agent's shell, then reply with ``env: {last_tool_output}``.
+``endless``         run ``echo tick`` in the shell after every tool result, forever (tests the per-run limits
+                    ``--max-turns`` and ``--max-tokens-per-run``; only they or the timeout end it).
 ``write-probe``     try to write ``evalens-write-probe.txt`` at the workspace root, print ``WRITE-OK`` or
                     ``WRITE-DENIED``, then reply with ``probe: {last_tool_output}``.
 ``err401``, ``err429``, ``err500``, ``err529``
@@ -136,6 +138,8 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "slow-model": [{"sleep": 300}, {"text": "DONE (slow)"}],
     "network-probe": [{"shell": PROBE_NET}, {"text": "probe: {last_tool_output}"}],
     "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
+    # past the end the last step repeats: a shell call after every tool result, never a final answer
+    "endless": [{"shell": "echo tick"}],
     "write-probe": [
         {
             "shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"
