@@ -62,6 +62,7 @@ class AgentRun:
     stdout_path: Path | None = None
     stderr_path: Path | None = None
     stopped: bool = False  # a per-run limit ended it early (the caller's meter says which)
+    limits_hit: list[str] = field(default_factory=list)  # the limits that stopped or constrained it, named
 
 
 # --------------------------------------------------------------------------- model bridges (host side)

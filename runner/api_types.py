@@ -75,6 +75,11 @@ class RunRequest(BaseModel):
         description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
         "past it and is ERROR (token limit).",
     )
+    resource_limits: dict[str, int] = Field(
+        default_factory=dict,
+        description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "
+        "file-mb, workspace-mb); over the config's `sandbox.limits` and evalens's defaults.",
+    )
     baseline: str | None = Field(
         default=None,
         description="`no-skill`, or a git ref: run every case again "

@@ -154,9 +154,11 @@ async def run_file(
         )
         return outcome
     session = await suite.session(units)
+    from evalens.runner.resource_limits import ResourceLimits
     from evalens.runner.run_limits import RunLimits
 
     session.limits = RunLimits(request.max_turns, request.max_tokens_per_run)
+    session.resources = ResourceLimits().with_overrides(request.resource_limits)
     from evalens.runner.baseline import require_isolation
 
     try:

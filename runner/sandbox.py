@@ -36,9 +36,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from evalens.runner.engines.base import Engine, Transcript
+    from evalens.runner.resource_limits import ResourceLimits
     from evalens.runner.run_limits import Meter, RunLimits
 
 SANDBOX_PREFIX = "evalens-eval-"
+SIZE_POLL_SECONDS = 1.0  # how often the sandbox's size is measured (--limit workspace-mb)
 USAGE_POLL_SECONDS = 0.2  # how often the usage records an engine writes to files are read (per-run limits)
 # Directories the engines own inside the workspace; never counted as "files created".
 INSTALLED_DIRS = (".claude", ".agents", ".codex", ".evalens-package")
@@ -440,13 +442,18 @@ async def launch_agent(
     unit: str | None = None,
     run_index: int = 1,
     limits: RunLimits | None = None,
+    resources: ResourceLimits | None = None,
 ) -> tuple[AgentRun, Transcript]:
     """Build the engine's command, confine it as ``plan`` says, run it with bounded capture, and parse its trace.
     The captured streams land in ``paths.logs`` (never mounted into the sandbox). With ``unit``, the turns
     stream to whoever asked for them (:mod:`evalens.runner.live`) while the agent runs. With ``limits``, the
-    engine's model calls are counted as they happen and the run is stopped past a limit; the transcript's
-    error then names it."""
+    engine's model calls are counted as they happen and the run is stopped past a limit. The tree always runs
+    under ``resources`` (:mod:`evalens.runner.resource_limits`; defaults when None). A limit that stopped or
+    constrained the run is the transcript's error, named."""
     from evalens.runner import bwrap, live
+    from evalens.runner.resource_limits import ResourceLimits, create_cgroup, launch_prefix
+
+    resources = resources or ResourceLimits()
 
     env_in = dict(agent_env)
     bridges_spec: list[bwrap.BridgeSpec] = []
@@ -475,7 +482,18 @@ async def launch_agent(
         hooks = engine.live_hook_records(paths) if feed is not None else None
         watcher = asyncio.ensure_future(live.watch_hooks(feed, hooks)) if feed is not None and hooks else None
         stop = asyncio.Event()
-        meter, readers, poller = _metered(engine, paths, limits, stop)
+        reasons: list[str] = []  # the limits that stopped or constrained the run, in the order they struck
+
+        def stop_for(why: str) -> None:
+            reasons.append(why)
+            stop.set()
+
+        meter, readers, poller = _metered(engine, paths, limits, stop_for)
+        cgroup = await in_thread(create_cgroup, resources)
+        prefix, dropped_in_prefix = await in_thread(
+            launch_prefix, resources, cgroup, owner, identity.gid if identity is not None else None
+        )
+        sizer = asyncio.ensure_future(_watch_size(paths, resources.workspace_mb, stop_for))
         lines = (
             live.EventLines(
                 ([feed.event] if feed is not None else []) + readers, feed.oversize if feed else None
@@ -486,26 +504,29 @@ async def launch_agent(
         try:
             bridges = await start_bridges(bridges_spec, owner)
             run = await run_process(
-                argv,
+                prefix + argv,
                 env,
                 paths.workspace,
                 stdout,
                 stderr,
                 time_limit,
-                user=owner,
-                group=identity.gid if identity is not None else None,
+                user=None if dropped_in_prefix else owner,
+                group=None if dropped_in_prefix or identity is None else identity.gid,
                 on_stdout=lines,
                 pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
-                stop=stop if meter is not None else None,
+                stop=stop,
             )
         finally:
             if lines is not None:
                 lines.close()
-            for task in (watcher, poller):
+            for task in (watcher, poller, sizer):
                 if task is not None:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
             await stop_bridges(bridges)
+            if cgroup is not None:  # the tree is dead (run_process killed it): read what it ran into, then go
+                reasons.extend(cgroup.hits())
+                await in_thread(cgroup.remove)
     finally:
         if seccomp_fd is not None:
             os.close(seccomp_fd)
@@ -513,8 +534,9 @@ async def launch_agent(
             shutil.rmtree(side_dir, ignore_errors=True)
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
     transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
-    if meter is not None and meter.exceeded is not None:
-        transcript.error = meter.exceeded  # the limit, not the kill's side effects, is why the run ended
+    run.limits_hit = reasons
+    if reasons:
+        transcript.error = "; ".join(reasons)  # the limit, not the kill's side effects, is why the run ended
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.
@@ -527,7 +549,7 @@ async def launch_agent(
 
 
 def _metered(
-    engine: Engine, paths: SandboxPaths, limits: RunLimits | None, stop: asyncio.Event
+    engine: Engine, paths: SandboxPaths, limits: RunLimits | None, stop_for: Callable[[str], None]
 ) -> tuple[Meter | None, list[Callable[[dict[str, Any]], None]], asyncio.Task | None]:
     """The meter of one run under ``limits`` (None without limits), the stream consumers that feed it, and
     the task that polls the records the engine writes while it runs."""
@@ -541,7 +563,7 @@ def _metered(
             f"{engine.name} reports no usage while it runs, so --max-turns and --max-tokens-per-run "
             "cannot be enforced for it"
         )
-    meter = Meter(limits, lambda _why: stop.set())
+    meter = Meter(limits, stop_for)
     readers: list[Callable[[dict[str, Any]], None]] = []
     if source.stream is not None:
         stream = source.stream
@@ -565,12 +587,39 @@ async def _poll_usage(meter: Meter, files: Any, record: Callable[[dict[str, Any]
         raise
 
 
+async def _watch_size(paths: SandboxPaths, cap_mb: int, stop_for: Callable[[str], None]) -> None:
+    """Stop the run once its sandbox (workspace, HOME, TMPDIR; not the runner's own logs) holds more than
+    ``cap_mb``. One file is capped by ``RLIMIT_FSIZE`` between two looks."""
+    from evalens.runner.resource_limits import MB, sandbox_bytes
+
+    skip = frozenset({paths.logs.name}) if paths.logs.parent == paths.root else frozenset()
+
+    async def over() -> bool:
+        if await asyncio.to_thread(sandbox_bytes, paths.root, skip) <= cap_mb * MB:
+            return False
+        stop_for(
+            f"workspace limit: the agent's sandbox held over {cap_mb:,} MB (--limit workspace-mb={cap_mb}); "
+            "the run was stopped"
+        )
+        return True
+
+    try:
+        while True:
+            await asyncio.sleep(SIZE_POLL_SECONDS)
+            if await over():
+                return
+    except asyncio.CancelledError:
+        await over()  # the agent may have written it all and ended between two looks
+        raise
+
+
 def run_error(run: AgentRun, transcript: Transcript, time_limit: float) -> str | None:
     """Why one agent run is ERROR, in the words every suite reports: its time limit, a stream cut at the
     capture limit, a per-run limit (the transcript names it), or what the engine reported; None: it ran."""
-    if run.timed_out:
-        return f"timed out after {time_limit:g} s (agent process tree killed)"
-    return truncation_note(run) or transcript.error
+    timed_out = f"timed out after {time_limit:g} s (agent process tree killed)" if run.timed_out else None
+    if run.limits_hit:  # a limit is why it failed or hung: name it first
+        return "; ".join([*run.limits_hit, *([timed_out] if timed_out else [])])
+    return timed_out or truncation_note(run) or transcript.error
 
 
 def truncation_note(run: AgentRun) -> str | None:

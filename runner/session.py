@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.agent_process import in_thread
+from evalens.runner.resource_limits import ResourceLimits
 from evalens.runner.run_limits import RunLimits
 
 BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
@@ -160,9 +161,9 @@ class AgentSession:
         # --baseline: which skills a run really installs (none, or each as it was at a git ref); None: as asked
         self.install: Callable[[dict[str, Path]], dict[str, Path]] | None = None
         self.side: str | None = None  # the baseline's label while its runs go (live turns name it)
-        self.limits: RunLimits | None = (
-            None  # --max-turns / --max-tokens-per-run, enforced while a run streams
-        )
+        # --max-turns / --max-tokens-per-run, enforced while a run streams
+        self.limits: RunLimits | None = None
+        self.resources: ResourceLimits | None = None  # --limit: pids, memory, CPU, file and sandbox size
         if self.plan.warning:
             self.warn(self.plan.warning)
 
@@ -259,6 +260,7 @@ class AgentSession:
                 unit=f"{unit} [{self.side}]" if self.side else unit,
                 run_index=run_index,
                 limits=self.limits,
+                resources=self.resources,
             )
             self.records.append(
                 (

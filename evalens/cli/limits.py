@@ -30,3 +30,15 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         help="tokens (in + out) one agent run may use, counted from the engine's events while it runs; "
         "past it the run is stopped and is ERROR (token limit)",
     )
+    from evalens.runner.resource_limits import parse_limit
+
+    parser.add_argument(
+        "--limit",
+        dest="resource_limits",
+        action="append",
+        type=parse_limit,
+        default=[],
+        metavar="NAME=N",
+        help="a resource limit of each agent run (repeatable): pids, memory-mb, cpu-seconds, file-mb, "
+        "workspace-mb; meeting one is ERROR naming it (docs/sandbox.md#resource-limits)",
+    )

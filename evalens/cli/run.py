@@ -209,6 +209,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         max_tokens=args.max_tokens,
         max_turns=args.max_turns,
         max_tokens_per_run=args.max_tokens_per_run,
+        resource_limits=dict(args.resource_limits),
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
     )

@@ -73,6 +73,7 @@ class _Context:
     judge_explicit: bool = True  # False: judge with the agent's own model, known only after the run
     baseline: Any = None  # the --baseline plan (runner.baseline.BaselinePlan)
     baseline_isolated: bool = True  # False: --allow-unisolated-baseline without an enforced sandbox
+    resources: Any = None  # runner.resource_limits.ResourceLimits: the config's sandbox.limits, then --limit
     side: str | None = (
         None  # the baseline's label on the context that runs it (package: None, or as at the ref)
     )
@@ -241,6 +242,16 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         package=package,
     )
     ctx.judge_explicit = bool(request.judge or config.judge)
+    from evalens.runner.resource_limits import ResourceLimits
+
+    try:
+        ctx.resources = (
+            ResourceLimits()
+            .with_overrides(config.sandbox.limits.overrides() if config.sandbox.limits else {})
+            .with_overrides(request.resource_limits)
+        )
+    except ValueError as exc:
+        raise RunError(f"sandbox limits: {exc}") from None
     ctx.baseline = baseline
     ctx.baseline_isolated = isolated
     plan.baseline = baseline.label if baseline is not None else None
@@ -296,6 +307,7 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
             run_index=run_index,
             unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name,
             limits=RunLimits(ctx.request.max_turns, ctx.request.max_tokens_per_run),
+            resources=ctx.resources,
         )
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))

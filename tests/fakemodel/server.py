@@ -54,6 +54,9 @@ Scenarios
                     token; default this server's port, which a model bridge may legitimately expose), prints
                     ``NET-OPEN`` or ``NET-BLOCKED``, then reply with ``probe: {last_tool_output}``.
 ``env-probe``       run ``env`` in the agent's shell, then reply with ``env: {last_tool_output}``.
+``fork-bomb``, ``memory-bomb``, ``disk-filler``
+                    start 3,000 processes that sleep 30 s, allocate 1.5 GiB, or write 400 MB in the workspace, then
+                    reply ``DONE GREETING-OK`` (the resource limits' tests: only a limit makes them fail).
 ``endless``         run ``echo tick`` in the shell after every tool result, forever (tests the per-run limits
                     ``--max-turns`` and ``--max-tokens-per-run``; only they or the timeout end it).
 ``write-probe``     try to write ``evalens-write-probe.txt`` at the workspace root, print ``WRITE-OK`` or
@@ -115,6 +118,24 @@ PROBE_NET = (
     "if (exec 3<>/dev/tcp/127.0.0.1/{probe_port}) 2>/dev/null; then echo NET-OPEN; else echo NET-BLOCKED; fi"
 )
 
+# 3,000 forks that never retry (bash retries a refused fork for minutes); each child closes its descriptors so
+# the tool call ends, then sleeps 30 s under the marker ``evalens-fork-bomb`` in its command line.
+FORK_BOMB = (
+    "python3 -c 'import os, time\n"
+    "n = 0\n"
+    "for i in range(3000):\n"
+    "    try:\n"
+    "        pid = os.fork()\n"
+    "    except OSError:\n"
+    "        continue\n"
+    "    if pid == 0:\n"
+    "        os.closerange(0, 256)\n"
+    "        time.sleep(30)\n"
+    "        os._exit(0)\n"
+    "    n += 1\n"
+    'print("forked", n)\' evalens-fork-bomb; echo FORKS-TRIED'
+)
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "done": [{"text": "DONE"}],
     "pass": [
@@ -140,6 +161,19 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
     # past the end the last step repeats: a shell call after every tool result, never a final answer
     "endless": [{"shell": "echo tick"}],
+    # resource bombs (issue 28): each tries far more than the test's limits allow, then answers
+    "fork-bomb": [
+        {"shell": FORK_BOMB},
+        {"text": "DONE GREETING-OK"},
+    ],
+    "memory-bomb": [
+        {"shell": "python3 -c 'b = bytearray(1536 << 20); print(len(b))' 2>&1 | tail -1; echo MEMORY-TRIED"},
+        {"text": "DONE GREETING-OK"},
+    ],
+    "disk-filler": [
+        {"shell": "head -c 400M /dev/zero > filler.bin 2>/dev/null; echo DISK-TRIED"},
+        {"text": "DONE GREETING-OK"},
+    ],
     "write-probe": [
         {
             "shell": "if echo probe > evalens-write-probe.txt 2>/dev/null; then echo WRITE-OK; else echo WRITE-DENIED; fi"

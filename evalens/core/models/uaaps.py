@@ -25,6 +25,56 @@ Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 CheckStatus = Literal["PASS", "FAIL"]
 
 
+class SandboxLimits(EvalModel):
+    """Resource limits of each agent run (evalens extension; docs/sandbox.md#resource-limits). Unset fields keep
+    evalens's defaults; `--limit NAME=VALUE` overrides both."""
+
+    pids: int | None = doc(
+        "Processes and threads the agent's tree may run (default 1024).",
+        type_="number",
+        default=None,
+        example=256,
+        ge=1,
+    )
+    memory_mb: int | None = doc(
+        "Memory in MB: the address space of one process, and the whole tree where a cgroup can be made "
+        "(default 8192).",
+        type_="number",
+        default=None,
+        example=4096,
+        ge=1,
+        alias="memory-mb",
+    )
+    cpu_seconds: int | None = doc(
+        "CPU time in seconds of one process (default 3600).",
+        type_="number",
+        default=None,
+        example=600,
+        ge=1,
+        alias="cpu-seconds",
+    )
+    file_mb: int | None = doc(
+        "Size in MB of one file the agent writes (default 2048).",
+        type_="number",
+        default=None,
+        example=512,
+        ge=1,
+        alias="file-mb",
+    )
+    workspace_mb: int | None = doc(
+        "Size in MB of everything the agent's sandbox holds: workspace, HOME, TMPDIR (default 4096).",
+        type_="number",
+        default=None,
+        example=1024,
+        ge=1,
+        alias="workspace-mb",
+    )
+
+    def overrides(self) -> dict[str, int]:
+        """The limits this config sets, by their `--limit` names."""
+        return {k.replace("_", "-"): v for k, v in self.model_dump(exclude_none=True).items()}
+
+
 class SandboxConfig(EvalModel):
     """Isolation of the agent during an eval run."""
 
@@ -41,6 +91,12 @@ class SandboxConfig(EvalModel):
         default=None,
         example=["src/", "output/"],
         alias="writable-paths",
+    )
+    limits: SandboxLimits | None = doc(
+        "Resource limits of each agent run; a run that meets one is ERROR naming it.",
+        type_="object",
+        default=None,
+        example={"pids": 256, "memory-mb": 4096},
     )
 
 

@@ -1,0 +1,119 @@
+"""Resource limits on the real CLIs (issue 28): a fork bomb, a memory bomb and a disk filler run by the agent's
+shell end as ERROR naming the limit they met, in bounded time, with the runner unharmed; a case inside the limits
+passes. The pid and memory limits are named where the runner can make a cgroup (root in a container, as here
+and in CI); without one they still bound the agent (prlimit), which the second test checks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from evalens.runner.resource_limits import ResourceLimits, create_cgroup
+
+from tests.runner.runner_helpers import agents_available, case, make_package
+
+pytestmark = pytest.mark.agents
+
+ENGINES = ["claude-code", "codex"]
+JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
+MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
+TIMEOUT_S = 90
+LIMITS = ["--limit", "pids=64", "--limit", "memory-mb=1024", "--limit", "workspace-mb=100"]
+
+
+def _cgroups_here() -> bool:
+    made = create_cgroup(ResourceLimits())
+    if made is None:
+        return False
+    made.remove()
+    return True
+
+
+def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=TIMEOUT_S * 5,
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_bombs_are_error_naming_the_limit(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    cgroups = _cgroups_here()
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        timeout=TIMEOUT_S,
+        cases={
+            "forks": case("fork-bomb", contains=["GREETING-OK"]),
+            "memory": case("memory-bomb", contains=["GREETING-OK"]),
+            "disk": case("disk-filler", contains=["GREETING-OK"]),
+            "ok": case("pass", contains=["GREETING-OK"]),
+        },
+    )
+    started = time.monotonic()
+    out = _eval(pkg, *MODEL[engine], *LIMITS, "--json")
+    took = time.monotonic() - started
+    assert out.returncode == 1, out.stderr[-3000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    assert cases["ok"]["verdict"] == "PASS", cases["ok"]
+    disk = cases["disk"]
+    assert disk["verdict"] == "ERROR" and "workspace limit" in disk["reason"], disk
+    assert "workspace-mb=100" in disk["reason"]
+    if cgroups:
+        forks, memory = cases["forks"], cases["memory"]
+        assert forks["verdict"] == "ERROR" and "pid limit" in forks["reason"], forks
+        assert "pids=64" in forks["reason"]
+        assert memory["verdict"] == "ERROR" and "memory limit" in memory["reason"], memory
+    assert took < TIMEOUT_S * 4, f"the bombs were not bounded in time ({took:.0f} s)"
+    assert list(sandbox_dir.iterdir()) == []
+
+
+def test_without_a_cgroup_prlimit_still_bounds_a_fork_bomb(
+    tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The unprivileged path (no cgroup can be made): the processes the agent may add are capped by
+    RLIMIT_NPROC, so the bomb's 3,000 processes never exist; the run ends in bounded time."""
+    if not agents_available("claude-code"):
+        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
+    monkeypatch.setenv("EVALENS_NO_CGROUP", "1")
+    pkg = make_package(
+        tmp_path / "pkg",
+        judge=JUDGES["claude-code"],
+        timeout=TIMEOUT_S,
+        cases={"forks": case("fork-bomb", contains=["GREETING-OK"])},
+    )
+    peak = 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--limit", "pids=64", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + TIMEOUT_S * 3
+    while proc.poll() is None and time.monotonic() < deadline:
+        sleeping = 0
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    if b"evalens-fork-bomb" in Path(f"/proc/{entry}/cmdline").read_bytes():
+                        sleeping += 1
+                except OSError:
+                    continue
+        peak = max(peak, sleeping)
+        time.sleep(0.2)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 1), stderr[-3000:]
+    assert json.loads(stdout)["cases"][0]["verdict"] in ("PASS", "ERROR")
+    assert 0 < peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
+    assert list(sandbox_dir.iterdir()) == []
