@@ -68,29 +68,31 @@ def _readable_lib(target: Path) -> list[str]:
 
     from packaging.requirements import Requirement
 
-    if (target / "evalens").is_dir():
-        return [str(target)]
     repo = Path(__file__).resolve().parents[2]
-    seen: set[str] = set()
-    todo = ["evalens"]
-    while todo:  # evalens's runtime requirements, transitively (no extras)
-        dist = metadata.distribution(todo.pop())
-        for spec in dist.requires or []:
-            req = Requirement(spec)
-            name = req.name.lower().replace("_", "-")
-            if name not in seen and (req.marker is None or req.marker.evaluate({"extra": ""})):
-                seen.add(name)
-                todo.append(name)
-    target.mkdir(parents=True)
-    for name in sorted(seen):
-        dist = metadata.distribution(name)
-        for file in dist.files or []:
-            source = Path(str(dist.locate_file(file)))
-            if file.parts[0] == ".." or not source.is_file():
-                continue  # console scripts outside site-packages
-            (target / file).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target / file)
+    if not (target / ".dependencies-copied").exists():  # the dependencies are copied once per machine
+        seen: set[str] = set()
+        todo = ["evalens"]
+        while todo:  # evalens's runtime requirements, transitively (no extras)
+            dist = metadata.distribution(todo.pop())
+            for spec in dist.requires or []:
+                req = Requirement(spec)
+                name = req.name.lower().replace("_", "-")
+                if name not in seen and (req.marker is None or req.marker.evaluate({"extra": ""})):
+                    seen.add(name)
+                    todo.append(name)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in sorted(seen):
+            dist = metadata.distribution(name)
+            for file in dist.files or []:
+                source = Path(str(dist.locate_file(file)))
+                if file.parts[0] == ".." or not source.is_file():
+                    continue  # console scripts outside site-packages
+                (target / file).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target / file)
+        (target / ".dependencies-copied").touch()
+    # evalens itself is copied afresh every time: a copy left by an older checkout would test old code
     mapping = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    shutil.rmtree(target / "evalens", ignore_errors=True)
     shutil.copytree(repo / mapping["evalens"], target / "evalens")
     for package, folder in mapping.items():
         parts = package.split(".")
