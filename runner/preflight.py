@@ -203,6 +203,37 @@ def judge_checks(
     return checks, spec
 
 
+def resource_limits_check() -> Check:
+    """How the per-run resource limits will be enforced here (docs/sandbox.md#resource-limits)."""
+    from evalens.runner.resource_limits import ResourceLimits, create_cgroup
+
+    if not shutil.which("prlimit"):
+        return Check(
+            "resource limits",
+            "warn",
+            "prlimit is missing: only the sandbox size is limited",
+            "apt-get install util-linux",
+            required=False,
+        )
+    group = create_cgroup(ResourceLimits())
+    if group is None:
+        return Check(
+            "resource limits",
+            "warn",
+            "prlimit only: pid and memory limits bound each process, but one met is not named "
+            "(no cgroup can be made here)",
+            "run as root in the container, or in a delegated cgroup v2 tree",
+            required=False,
+        )
+    group.remove()
+    return Check(
+        "resource limits",
+        "ok",
+        f"prlimit and a cgroup v{group.version} per run (pids, memory); meeting one is ERROR naming it",
+        required=False,
+    )
+
+
 def sandbox_checks(network: bool = False) -> list[Check]:
     """Bubblewrap (or the fallback that will be used) and writable temp space for sandboxes."""
     from evalens.runner.sandbox import plan_sandbox, sandbox_base
@@ -226,6 +257,7 @@ def sandbox_checks(network: bool = False) -> list[Check]:
         checks.append(
             Check("sandbox", "warn", f"fallback: the engine's own sandbox ({reason})", fix, required=False)
         )
+    checks.append(resource_limits_check())
     try:
         base = sandbox_base()
         # a unique name: concurrent runs in one process (the server's lenses, Run all) probe at the same time
