@@ -137,6 +137,45 @@ def test_action_shard_and_a_broken_package(tmp_path: Path, scripted_agent: Path,
     assert asked.steps["upload-sarif"].with_ == {"sarif_file": "out3/evalens.sarif", "category": "evalens"}
 
 
+def test_action_runs_only_the_cases_changed_since_a_ref_under_limits(
+    tmp_path: Path, scripted_agent: Path, sandbox_dir: Path
+) -> None:
+    """``changed-since`` (a pull request's base SHA) narrows the run to the changed cases; ``max-turns`` and
+    ``limits`` reach ``evalens eval``."""
+    workspace = tmp_path / "repo"
+    make_package(
+        workspace / "pkg", cases={n: case("pass", contains=["GREETING-OK"]) for n in ("kept", "edited")}
+    )
+    git = ["git", "-C", str(workspace), "-c", "user.email=ci@example.com", "-c", "user.name=ci"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "base"], check=True)
+    base = subprocess.run(
+        [*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    edited = next((workspace / "pkg" / "evals" / "cases").glob("*edited.yaml"))
+    edited.write_text(edited.read_text().replace("SCENARIO=pass", "SCENARIO=pass please"))
+    subprocess.run([*git, "commit", "-qam", "edit one case"], check=True)
+    inputs = {
+        "package": "pkg",
+        "no-judge": "true",
+        "validate": "false",
+        "output-dir": "out",
+        "changed-since": base,
+        "max-turns": "8",
+        "limits": "pids=512 workspace-mb=200",
+    }
+    run = Emulator(REPO, workspace, inputs, base_env()).run(tmp_path / "steps")
+    assert run.success, run.steps["run"].stdout + run.steps["run"].stderr
+    report = load_report(workspace / "out" / "report.json")
+    assert [c.name for c in report.cases] == ["edited"]
+    assert "edited:" in run.steps["run"].stderr and "kept" not in [c.name for c in report.cases]
+    bad = Emulator(REPO, workspace, {**inputs, "limits": "ram=3", "output-dir": "out2"}, base_env()).run(
+        tmp_path / "steps2"
+    )
+    assert not bad.success and "unknown limit 'ram'" in bad.steps["run"].stderr
+
+
 SYSCTL = """#!/bin/sh
 # sysctl on a runner stand-in: kernel.apparmor_restrict_unprivileged_userns kept in a file ($SYSCTL_STATE)
 case "$1" in
