@@ -75,6 +75,12 @@ class RunRequest(BaseModel):
         description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
         "past it and is ERROR (token limit).",
     )
+    agent_retries: int | None = Field(
+        default=None,
+        ge=0,
+        description="Times an agent run that met a transient model API error (429, 5xx) is run again "
+        "from scratch within its time budget (None: $EVALENS_AGENT_RETRIES, else 2).",
+    )
     resource_limits: dict[str, int] = Field(
         default_factory=dict,
         description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "

@@ -159,6 +159,7 @@ async def run_file(
 
     session.limits = RunLimits(request.max_turns, request.max_tokens_per_run)
     session.resources = ResourceLimits().with_overrides(request.resource_limits)
+    session.retries = request.agent_retries
     from evalens.runner.baseline import require_isolation
 
     try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,8 @@ class AgentResult:
     workspace: Path | None = None  # kept only while checks run
     exit_code: int | None = None
     model: str | None = None
+    api_status: int | None = None  # the model API's error status the engine reported, if any
+    retries: list[str] = field(default_factory=list)  # transient API errors retried before this result
 
 
 def agent_error(res: AgentResult) -> str:
@@ -164,6 +167,7 @@ class AgentSession:
         # --max-turns / --max-tokens-per-run, enforced while a run streams
         self.limits: RunLimits | None = None
         self.resources: ResourceLimits | None = None  # --limit: pids, memory, CPU, file and sandbox size
+        self.retries: int | None = None  # --agent-retries (None: $EVALENS_AGENT_RETRIES, else the default)
         if self.plan.warning:
             self.warn(self.plan.warning)
 
@@ -235,7 +239,42 @@ class AgentSession:
         files: list[str] | tuple[str, ...] = (),
         check: Callable[[AgentResult], None] | None = None,
     ) -> AgentResult:
-        """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists."""
+        """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists. An
+        attempt that met a transient API error is run again in a fresh sandbox within the time budget
+        (:mod:`evalens.runner.agent_retry`); the result and its record say what was retried."""
+        from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
+
+        allowed = retries_allowed(self.retries)
+        started = time.monotonic()
+        retried: list[str] = []
+        while True:
+            left = self.timeout - (time.monotonic() - started)
+            count = len(self.records)
+            result = await self._attempt(prompt, skills, files_base, files, check, max(left, 1.0))
+            left = self.timeout - (time.monotonic() - started)
+            wait = retry_wait(result.api_status, len(retried), allowed, left)
+            if wait is None:
+                break
+            retried.append(retry_note(len(retried) + 1, result.api_status or 0, wait))
+            del self.records[count:]  # the failed attempt is not a run of the unit
+            await asyncio.sleep(wait)
+        result.retries = retried
+        if retried:
+            if len(self.records) > count:
+                self.records[-1][1].retries = list(retried)
+            if result.error and result.api_status is not None:
+                result.error += exhausted_suffix(retried)
+        return result
+
+    async def _attempt(
+        self,
+        prompt: str,
+        skills: dict[str, Path],
+        files_base: Path | None,
+        files: list[str] | tuple[str, ...],
+        check: Callable[[AgentResult], None] | None,
+        time_limit: float,
+    ) -> AgentResult:
         from evalens.runner.sandbox import launch_agent, run_error, snapshot
 
         result = AgentResult()
@@ -256,7 +295,7 @@ class AgentSession:
                 prompt,
                 model=self.model,
                 agent_env=self.env,
-                time_limit=self.timeout,
+                time_limit=time_limit,
                 unit=f"{unit} [{self.side}]" if self.side else unit,
                 run_index=run_index,
                 limits=self.limits,
@@ -289,7 +328,8 @@ class AgentSession:
             usage = transcript.usage or {}
             result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
             result.turns = usage.get("num_turns")
-            result.error = run_error(run, transcript, self.timeout)
+            result.error = run_error(run, transcript, time_limit)
+            result.api_status = transcript.api_status
             workspace = paths.workspace
             result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
             result.workspace = workspace

@@ -354,6 +354,7 @@ def main(argv: list[str]) -> int:
         max_turns=args.max_turns,
         max_tokens_per_run=args.max_tokens_per_run,
         resource_limits=dict(args.resource_limits),
+        agent_retries=args.agent_retries,
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
         extra_env=args.env,

@@ -30,6 +30,13 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         help="tokens (in + out) one agent run may use, counted from the engine's events while it runs; "
         "past it the run is stopped and is ERROR (token limit)",
     )
+    parser.add_argument(
+        "--agent-retries",
+        type=int,
+        metavar="N",
+        help="run an agent run again from scratch when it meets a transient model API error (429, 5xx), at "
+        "most N times, within its timeout (default 2, or $EVALENS_AGENT_RETRIES)",
+    )
     from evalens.runner.resource_limits import parse_limit
 
     parser.add_argument(

@@ -210,6 +210,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         max_turns=args.max_turns,
         max_tokens_per_run=args.max_tokens_per_run,
         resource_limits=dict(args.resource_limits),
+        agent_retries=args.agent_retries,
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
     )

@@ -58,6 +58,7 @@ class Transcript:
     blocked_reasons: list[str] = field(default_factory=list)
     skills_activated: list[str] = field(default_factory=list)
     error: str | None = None  # set when the agent failed (API error, crash, missing result)
+    api_status: int | None = None  # the HTTP status of the model API error the engine reported, if any
     exit_code: int | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     extra_files: dict[str, Path] = field(default_factory=dict)  # artifact name → source (rollout, transcript)

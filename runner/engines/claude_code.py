@@ -199,6 +199,7 @@ class ClaudeCode(Engine):
             t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
             if result.get("is_error"):
                 status = result.get("api_error_status")
+                t.api_status = status if isinstance(status, int) and not isinstance(status, bool) else None
                 detail = str(result.get("result") or result.get("subtype") or "error")[:300]
                 t.error = f"agent error{f' (API status {status})' if status else ''}: {detail}"
         else:

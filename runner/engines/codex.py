@@ -217,6 +217,7 @@ class Codex(Engine):
         if errors:
             final = [e for e in errors if not e.startswith("Reconnecting...")] or errors
             status = status or _status_in(final[-1])
+            t.api_status = status
             t.error = f"agent error{f' (API status {status})' if status else ''}: " + final[-1][:400]
         elif not completed:
             t.error = "the agent did not complete its turn" + _stderr_tail(stderr)

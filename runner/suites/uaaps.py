@@ -104,6 +104,7 @@ class _RunRecord:
     state: str = "pending"  # pending | running | finished
     budget: bool = False  # a budget kept this run from starting (its SKIP is the unit's BUDGET state)
     record: Any = None  # the run record (evalens.runner.record), once the agent ran
+    api_status: int | None = None  # the model API error status the engine reported (retries decide on it)
 
 
 def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str, str]:
@@ -258,7 +259,32 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     return ctx
 
 
-async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
+async def _run_case_retrying(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
+    """One run of ``case``, run again from scratch while its attempts meet transient API errors and its time
+    budget lasts (:mod:`evalens.runner.agent_retry`)."""
+    from evalens.runner.agent_retry import retries_allowed, retry_note, retry_wait
+
+    allowed = retries_allowed(ctx.request.agent_retries)
+    started = time.monotonic()
+    retried: list[str] = []
+    while True:
+        rec = await _run_case(ctx, case, case_file, run_index, retried)
+        left = ctx.timeout - (time.monotonic() - started)
+        wait = retry_wait(rec.api_status if rec.error else None, len(retried), allowed, left)
+        if wait is None:
+            return rec
+        retried.append(retry_note(len(retried) + 1, rec.api_status or 0, wait))
+        ctx.emit(
+            case.name, "agent", f"retrying: {retried[-1]}", run_index=run_index, case_file=str(case_file)
+        )
+        ctx.records[(case.name, run_index)] = _RunRecord()  # the failed attempt is not a run of the case
+        await asyncio.sleep(wait)
+
+
+async def _run_case(
+    ctx: _Context, case: EvalCase, case_file: Path, run_index: int, retried: list[str] | None = None
+) -> _RunRecord:
+    from evalens.runner.agent_retry import exhausted_suffix
     from evalens.runner.install import install_package
     from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
     from evalens.runner.run_limits import RunLimits
@@ -331,6 +357,11 @@ async def _run_case(ctx: _Context, case: EvalCase, case_file: Path, run_index: i
         )
         rec.record.baseline = ctx.side
         rec.error = run_error(run, transcript, ctx.timeout) or rec.error
+        rec.api_status = transcript.api_status
+        if retried:
+            rec.record.retries = list(retried)
+            if rec.error and rec.api_status is not None:
+                rec.error += exhausted_suffix(retried)
         ctx.emit(case.name, "checks", "deterministic checks", **extra)
         rec.checks = run_checks(case.expected, transcript, created, paths.workspace)
         previews: dict[str, str] = {}
@@ -668,7 +699,7 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 rec.budget = True
                 side.emit(case.name, "done", refused, verdict="SKIP")
                 return
-            await _run_case(side, case, path, index)
+            await _run_case_retrying(side, case, path, index)
             budget.spend_usage(
                 rec.record.usage if rec.record is not None else None,
                 (rec.record.model if rec.record is not None else None) or side.request.agent_model,

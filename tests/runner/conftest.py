@@ -39,6 +39,9 @@ def model_env(fake_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> F
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
     monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    # Scenarios that answer 5xx test the ERROR verdict of one attempt; retries are tested on their own
+    # (test_agents_retries.py), so by default an attempt is not retried here.
+    monkeypatch.setenv("EVALENS_AGENT_RETRIES", "0")
     return fake_model
 
 

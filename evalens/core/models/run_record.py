@@ -282,6 +282,13 @@ class RunRecord(EvalModel):
         default=None,
         example="agent error (API status 500): fake 500",
     )
+    retries: list[str] = doc(
+        "Attempts of this run that met a transient model API error and were run again from scratch, each with "
+        "its status and the wait before the next (docs/verdicts.md#transient-api-errors).",
+        type_="string[]",
+        default=[],
+        example=["attempt 1: API status 529; retried after 1.6 s"],
+    )
     output: str = doc(
         "The agent's final output (bounded).",
         type_="string",

@@ -1,0 +1,116 @@
+"""Transient model API errors are retried (issue 21), on the real CLIs: an agent run whose attempts meet HTTP 500
+is run again from scratch, with a backoff, and passes when a later attempt does; the run record lists what was
+retried. When every attempt fails the run is ERROR saying how many retries were made. The status comes from
+the engine's structured events (the fake model answers 500; the agent prints nothing about it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.runner.runner_helpers import agents_available, case, make_package
+
+pytestmark = pytest.mark.agents
+
+ENGINES = ["claude-code", "codex"]
+JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
+MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
+
+
+def _evalens(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "EVALENS_RETRY_BACKOFF": "0.05"}
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, env=env, timeout=600
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_transient_errors_are_retried_then_pass_or_error(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    marker = uuid.uuid4().hex[:10]
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        cases={
+            # the fake model answers 500 to this case's first two agent sessions, then plays `pass`
+            "recovers": case("flaky-agent", extra=f"MARKER={marker}", contains=["GREETING-OK"]),
+            "always-down": case("err500", contains=["GREETING-OK"]),
+        },
+    )
+    out = _evalens("eval", "--package", str(pkg), *MODEL[engine], "--agent-retries", "2", "--json")
+    assert out.returncode == 1, out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    cases = {c["name"]: c for c in report["cases"]}
+    assert cases["recovers"]["verdict"] == "PASS", cases["recovers"]
+    down = cases["always-down"]
+    assert down["verdict"] == "ERROR" and "API status 500" in down["reason"], down
+    assert "(after 2 retries)" in down["reason"]
+    records = {
+        p.parent.name: json.loads(p.read_text()) for p in (pkg / "evals" / "reports").rglob("record.json")
+    }
+    assert [r.split(";")[0] for r in records["recovers"]["retries"]] == [
+        "attempt 1: API status 500",
+        "attempt 2: API status 500",
+    ]
+    assert records["recovers"].get("error") is None and len(records["always-down"]["retries"]) == 2
+
+    # --agent-retries 0: the first 500 is the run's ERROR, as before retries existed
+    again = _evalens(
+        "eval", "--package", str(pkg), *MODEL[engine], "--agent-retries", "0", "always-down", "--json"
+    )
+    only = json.loads(again.stdout)["cases"][0]
+    assert only["verdict"] == "ERROR" and "retr" not in only["reason"], only
+    assert list(sandbox_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_evalens_run_retries_too(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    skill = tmp_path / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people.\n---\nSay hello.\n")
+    evals = skill / "evals" / "evals.json"
+    marker = uuid.uuid4().hex[:10]
+    evals.write_text(
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {
+                        "id": 1,
+                        "prompt": f"Greet SCENARIO=flaky-agent MARKER={marker} JUDGE=pass",
+                        "expected_output": "a greeting",
+                        "assertions": ["greets"],
+                    }
+                ],
+            }
+        )
+    )
+    out = _evalens(
+        "run",
+        str(evals),
+        "--engine",
+        engine,
+        *MODEL[engine],
+        "--runs",
+        "1",
+        "--agent-retries",
+        "2",
+        "--output-dir",
+        str(tmp_path / "out"),
+    )
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text[-3000:]
+    assert "PASS" in text
+    assert list(sandbox_dir.iterdir()) == []
