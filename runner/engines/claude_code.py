@@ -154,54 +154,14 @@ class ClaudeCode(Engine):
         result: dict[str, Any] | None = None
         for ev in events:
             kind = ev.get("type")
-            if kind == "system" and ev.get("subtype") == "init":
-                t.model = str(ev.get("model") or t.model or "").split("[", 1)[0] or None
-                t.session_id = ev.get("session_id") or t.session_id
-            elif kind == "system" and ev.get("subtype") == "hook_response":
-                reason = hook_denial(
-                    str(ev.get("hook_event") or str(ev.get("hook_name") or "").split(":", 1)[0]),
-                    ev.get("exit_code"),
-                    ev.get("stdout"),
-                    ev.get("stderr"),
-                )
-                if reason is not None:
-                    t.blocked = True
-                    t.blocked_reasons.append(f"{ev.get('hook_name') or 'hook'}: {reason}")
+            if kind == "system":
+                _read_system_event(t, ev)
             elif kind == "assistant":
-                message = ev.get("message") or {}
-                texts.extend(_text_blocks(message.get("content")))
-                for block in message.get("content") or []:
-                    if (
-                        isinstance(block, dict)
-                        and block.get("type") == "tool_use"
-                        and block.get("name") == "Skill"
-                    ):
-                        skill = (block.get("input") or {}).get("skill")
-                        if skill:
-                            t.skills_activated.append(str(skill))
+                _read_assistant_event(t, ev, texts)
             elif kind == "result":
                 result = ev
         if result is not None:
-            t.session_id = result.get("session_id") or t.session_id
-            usage_models = list((result.get("modelUsage") or {}).keys())
-            if not t.model and usage_models:
-                t.model = usage_models[0].split("[", 1)[0]
-            t.usage = {
-                "usage": result.get("usage"),
-                "total_cost_usd": result.get("total_cost_usd"),
-                "num_turns": result.get("num_turns"),
-                "duration_ms": result.get("duration_ms"),
-            }
-            for denial in result.get("permission_denials") or []:  # the engine's own record of denied calls
-                t.blocked = True
-                if not t.blocked_reasons:
-                    t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
-            t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
-            if result.get("is_error"):
-                status = result.get("api_error_status")
-                t.api_status = status if isinstance(status, int) and not isinstance(status, bool) else None
-                detail = str(result.get("result") or result.get("subtype") or "error")[:300]
-                t.error = f"agent error{f' (API status {status})' if status else ''}: {detail}"
+            _read_result_event(t, result, texts)
         else:
             t.output = "\n".join(texts)
             t.error = "the agent produced no result event" + _stderr_tail(stderr)
@@ -211,6 +171,58 @@ class ClaudeCode(Engine):
             for found in paths.config_home.glob(f"projects/*/{t.session_id}.jsonl"):
                 t.extra_files["claude-session.jsonl"] = found
         return t
+
+
+def _read_system_event(t: Transcript, ev: dict[str, Any]) -> None:
+    """``init`` names the model and session; ``hook_response`` is a hook's own report of what it decided."""
+    if ev.get("subtype") == "init":
+        t.model = str(ev.get("model") or t.model or "").split("[", 1)[0] or None
+        t.session_id = ev.get("session_id") or t.session_id
+    elif ev.get("subtype") == "hook_response":
+        reason = hook_denial(
+            str(ev.get("hook_event") or str(ev.get("hook_name") or "").split(":", 1)[0]),
+            ev.get("exit_code"),
+            ev.get("stdout"),
+            ev.get("stderr"),
+        )
+        if reason is not None:
+            t.blocked = True
+            t.blocked_reasons.append(f"{ev.get('hook_name') or 'hook'}: {reason}")
+
+
+def _read_assistant_event(t: Transcript, ev: dict[str, Any], texts: list[str]) -> None:
+    """The model's text, and the skills it activated through the ``Skill`` tool."""
+    message = ev.get("message") or {}
+    texts.extend(_text_blocks(message.get("content")))
+    for block in message.get("content") or []:
+        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Skill":
+            skill = (block.get("input") or {}).get("skill")
+            if skill:
+                t.skills_activated.append(str(skill))
+
+
+def _read_result_event(t: Transcript, result: dict[str, Any], texts: list[str]) -> None:
+    """The final ``result`` event: output, usage, the engine's own denials, and an API error's status."""
+    t.session_id = result.get("session_id") or t.session_id
+    usage_models = list((result.get("modelUsage") or {}).keys())
+    if not t.model and usage_models:
+        t.model = usage_models[0].split("[", 1)[0]
+    t.usage = {
+        "usage": result.get("usage"),
+        "total_cost_usd": result.get("total_cost_usd"),
+        "num_turns": result.get("num_turns"),
+        "duration_ms": result.get("duration_ms"),
+    }
+    for denial in result.get("permission_denials") or []:  # the engine's own record of denied calls
+        t.blocked = True
+        if not t.blocked_reasons:
+            t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
+    t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
+    if result.get("is_error"):
+        status = result.get("api_error_status")
+        t.api_status = status if isinstance(status, int) and not isinstance(status, bool) else None
+        detail = str(result.get("result") or result.get("subtype") or "error")[:300]
+        t.error = f"agent error{f' (API status {status})' if status else ''}: {detail}"
 
 
 def _stderr_tail(stderr: Path) -> str:

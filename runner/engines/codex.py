@@ -177,39 +177,11 @@ class Codex(Engine):
         events = read_jsonl(stdout)
         t = Transcript(events=events, exit_code=exit_code)
         texts: list[str] = []
-        completed = False
         errors: list[str] = []
+        completed = False
         for ev in events:
-            kind = ev.get("type")
-            if kind == "thread.started":
-                t.session_id = ev.get("thread_id")
-            elif kind == "item.completed":
-                item = ev.get("item") or {}
-                if item.get("type") == "agent_message":
-                    texts.append(str(item.get("text", "")))
-                elif item.get("type") == "command_execution":
-                    command = str(item.get("command", "")).replace("\\", "/")
-                    marker = "skills/"
-                    if marker in command and "SKILL.md" in command:
-                        name = command.split(marker, 1)[1].split("/", 1)[0]
-                        t.skills_activated.append(name)
-            elif kind == "turn.completed":
-                completed = True
-                t.usage = {"usage": ev.get("usage")}
-            elif kind == "error":
-                errors.append(str(ev.get("message", "error")))
-            elif kind == "turn.failed":
-                errors.append(str((ev.get("error") or {}).get("message", "turn failed")))
-        status: int | None = None
-        rollouts = sorted(paths.config_home.glob("sessions/**/rollout-*.jsonl"))
-        for rollout in rollouts:
-            t.extra_files[f"codex-{rollout.name}"] = rollout
-            for entry in read_jsonl(rollout):
-                payload = entry.get("payload") or {}
-                if entry.get("type") == "turn_context" and payload.get("model"):
-                    t.model = str(payload["model"])
-                if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
-                    status = _error_status(payload["error"].get("codex_error_info")) or status
+            completed |= _read_stream_event(t, ev, texts, errors)
+        status = _read_rollouts(t, paths)
         for reason in hook_denials(paths.config_home / HOOK_RECORDS):
             t.blocked = True
             t.blocked_reasons.append(reason)
@@ -224,6 +196,44 @@ class Codex(Engine):
         elif exit_code not in (0, None):
             t.error = f"agent exited with status {exit_code}" + _stderr_tail(stderr)
         return t
+
+
+def _read_stream_event(t: Transcript, ev: dict[str, Any], texts: list[str], errors: list[str]) -> bool:
+    """One ``--json`` event into the transcript; True for ``turn.completed`` (the turn ended normally)."""
+    kind = ev.get("type")
+    if kind == "thread.started":
+        t.session_id = ev.get("thread_id")
+    elif kind == "item.completed":
+        item = ev.get("item") or {}
+        if item.get("type") == "agent_message":
+            texts.append(str(item.get("text", "")))
+        elif item.get("type") == "command_execution":
+            command = str(item.get("command", "")).replace("\\", "/")
+            marker = "skills/"
+            if marker in command and "SKILL.md" in command:
+                t.skills_activated.append(command.split(marker, 1)[1].split("/", 1)[0])
+    elif kind == "turn.completed":
+        t.usage = {"usage": ev.get("usage")}
+        return True
+    elif kind == "error":
+        errors.append(str(ev.get("message", "error")))
+    elif kind == "turn.failed":
+        errors.append(str((ev.get("error") or {}).get("message", "turn failed")))
+    return False
+
+
+def _read_rollouts(t: Transcript, paths: SandboxPaths) -> int | None:
+    """The model and an API error's status from Codex's rollout files (kept as artifacts too)."""
+    status: int | None = None
+    for rollout in sorted(paths.config_home.glob("sessions/**/rollout-*.jsonl")):
+        t.extra_files[f"codex-{rollout.name}"] = rollout
+        for entry in read_jsonl(rollout):
+            payload = entry.get("payload") or {}
+            if entry.get("type") == "turn_context" and payload.get("model"):
+                t.model = str(payload["model"])
+            if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
+                status = _error_status(payload["error"].get("codex_error_info")) or status
+    return status
 
 
 def hook_denials(records: Path) -> list[str]:
