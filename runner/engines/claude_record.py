@@ -52,98 +52,121 @@ def _session_times(transcript: Transcript) -> dict[str, str]:
 
 def conversation(transcript: Transcript, bounds: Bounds, workspace: str | None = None) -> Conversation:
     """Turns, tool calls (with hooks and durations), usage and cost from Claude Code's trace."""
-    times = _session_times(transcript)
-    conv = Conversation(sources=["events.jsonl"] + (["claude-session.jsonl"] if times else []))
-    build = Builder(bounds)
-    turn: Turn | None = None
-    turn_message: str | None = None
-    asked_at: dict[str, str] = {}  # tool_use id -> when the model asked for it
-    by_message: dict[str, Turn] = {}
-    pending: list[ToolCall] = []  # calls without a result yet, oldest first
-    recent: list[ToolCall] = []
-    denied: set[str] = set()
+    trace = _Trace(transcript, bounds)
     for ev in transcript.events:
         kind = ev.get("type")
         if kind == "assistant":
-            message = ev.get("message") or {}
-            msg_id = str(message.get("id") or ev.get("uuid") or "")
-            when = times.get(str(ev.get("uuid")))
-            if msg_id in by_message:
-                turn = by_message[msg_id]
-            elif msg_id != turn_message or turn is None:
-                turn = build.new_turn(when)
-                if turn is not None:
-                    by_message[msg_id] = turn
-                    usage = message.get("usage") or {}
-                    turn.input_tokens = as_int(usage.get("input_tokens"))
-                    turn.output_tokens = as_int(usage.get("output_tokens"))
-            turn_message = msg_id
-            for block in message.get("content") or []:
-                if not isinstance(block, dict):
-                    continue
-                if block.get("type") == "text":
-                    build.add_text(turn, str(block.get("text", "")))
-                elif block.get("type") == "tool_use":
-                    name = str(block.get("name") or "tool")
-                    call = build.add_call(turn, block.get("id"), name, block.get("input"))
-                    if call is None:
-                        continue
-                    if name == "Skill" and isinstance(block.get("input"), dict):
-                        call.skill = str(block["input"].get("skill") or "") or None
-                    if when and call.id:
-                        asked_at[call.id] = when
-                    pending.append(call)
-                    recent.append(call)
+            trace.assistant(ev)
         elif kind == "user":
-            content = (ev.get("message") or {}).get("content")
-            for block in content if isinstance(content, list) else []:
-                if not isinstance(block, dict) or block.get("type") != "tool_result":
-                    continue
-                call = build.calls.get(str(block.get("tool_use_id")))
-                if call is None:
-                    continue
-                build.set_result(
-                    call, _result_text(block.get("content")), is_error=bool(block.get("is_error"))
-                )
-                done = ev.get("timestamp") or times.get(str(ev.get("uuid")))
-                call.duration_ms = millis(parse_time(asked_at.get(call.id or "")), parse_time(done))
-                if call in pending:
-                    pending.remove(call)
+            trace.tool_results(ev)
         elif kind == "system" and ev.get("subtype") == "hook_response":
-            name = str(ev.get("hook_name") or "") or None  # type: ignore[assignment]
-            event = str(ev.get("hook_event") or (name or "").split(":", 1)[0])
-            hook = hook_run(bounds, event, name, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
-            target = _hook_target(name, pending, recent)
-            if target is None:
-                conv.hooks.append(hook)
-            else:
-                target.hooks.append(hook)
-                target.blocked = target.blocked or hook.blocked
+            trace.hook(ev)
         elif kind == "result":
-            for denial in ev.get("permission_denials") or []:
-                if isinstance(denial, dict) and denial.get("tool_use_id"):
-                    denied.add(str(denial["tool_use_id"]))
-            usage = ev.get("usage") or {}
-            cost = ev.get("total_cost_usd")
-            conv.usage = Usage(
-                input_tokens=as_int(usage.get("input_tokens")),
-                output_tokens=as_int(usage.get("output_tokens")),
-                cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-                cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
-                cost_usd=float(cost) if isinstance(cost, int | float) else None,
-                model_calls=len(by_message) or None,
-            )
-            api_ms = ev.get("duration_api_ms")
-            conv.api_seconds = round(api_ms / 1000, 3) if isinstance(api_ms, int | float) else None
-    for (
-        call_id
-    ) in denied:  # the engine's own record of denied calls (a JSON-decision hook, a permission rule)
-        if call_id in build.calls:
-            build.calls[call_id].blocked = True
-    conv.turns = build.finish()
+            trace.result(ev)
+    conv = trace.conv
+    for call_id in trace.denied:  # the engine's own record of denied calls (a JSON-decision hook, a rule)
+        if call_id in trace.build.calls:
+            trace.build.calls[call_id].blocked = True
+    conv.turns = trace.build.finish()
     if workspace:
         relativise(conv, workspace)
     return conv
+
+
+class _Trace:
+    """What reading Claude Code's events so far has built: one method per event kind."""
+
+    def __init__(self, transcript: Transcript, bounds: Bounds) -> None:
+        self.bounds = bounds
+        self.times = _session_times(transcript)
+        self.conv = Conversation(sources=["events.jsonl"] + (["claude-session.jsonl"] if self.times else []))
+        self.build = Builder(bounds)
+        self.turn: Turn | None = None
+        self.turn_message: str | None = None
+        self.asked_at: dict[str, str] = {}  # tool_use id -> when the model asked for it
+        self.by_message: dict[str, Turn] = {}
+        self.pending: list[ToolCall] = []  # calls without a result yet, oldest first
+        self.recent: list[ToolCall] = []
+        self.denied: set[str] = set()
+
+    def assistant(self, ev: dict[str, Any]) -> None:
+        """A model message (one event per content block): its turn, text and tool calls."""
+        message = ev.get("message") or {}
+        msg_id = str(message.get("id") or ev.get("uuid") or "")
+        when = self.times.get(str(ev.get("uuid")))
+        if msg_id in self.by_message:
+            self.turn = self.by_message[msg_id]
+        elif msg_id != self.turn_message or self.turn is None:
+            self.turn = self.build.new_turn(when)
+            if self.turn is not None:
+                self.by_message[msg_id] = self.turn
+                usage = message.get("usage") or {}
+                self.turn.input_tokens = as_int(usage.get("input_tokens"))
+                self.turn.output_tokens = as_int(usage.get("output_tokens"))
+        self.turn_message = msg_id
+        for block in message.get("content") or []:
+            if not isinstance(block, dict):
+                continue
+            if block.get("type") == "text":
+                self.build.add_text(self.turn, str(block.get("text", "")))
+            elif block.get("type") == "tool_use":
+                self.tool_call(block, when)
+
+    def tool_call(self, block: dict[str, Any], when: str | None) -> None:
+        name = str(block.get("name") or "tool")
+        call = self.build.add_call(self.turn, block.get("id"), name, block.get("input"))
+        if call is None:
+            return
+        if name == "Skill" and isinstance(block.get("input"), dict):
+            call.skill = str(block["input"].get("skill") or "") or None
+        if when and call.id:
+            self.asked_at[call.id] = when
+        self.pending.append(call)
+        self.recent.append(call)
+
+    def tool_results(self, ev: dict[str, Any]) -> None:
+        content = (ev.get("message") or {}).get("content")
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            call = self.build.calls.get(str(block.get("tool_use_id")))
+            if call is None:
+                continue
+            self.build.set_result(
+                call, _result_text(block.get("content")), is_error=bool(block.get("is_error"))
+            )
+            done = ev.get("timestamp") or self.times.get(str(ev.get("uuid")))
+            call.duration_ms = millis(parse_time(self.asked_at.get(call.id or "")), parse_time(done))
+            if call in self.pending:
+                self.pending.remove(call)
+
+    def hook(self, ev: dict[str, Any]) -> None:
+        name = str(ev.get("hook_name") or "") or None
+        event = str(ev.get("hook_event") or (name or "").split(":", 1)[0])
+        hook = hook_run(self.bounds, event, name, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
+        target = _hook_target(name, self.pending, self.recent)
+        if target is None:
+            self.conv.hooks.append(hook)
+        else:
+            target.hooks.append(hook)
+            target.blocked = target.blocked or hook.blocked
+
+    def result(self, ev: dict[str, Any]) -> None:
+        for denial in ev.get("permission_denials") or []:
+            if isinstance(denial, dict) and denial.get("tool_use_id"):
+                self.denied.add(str(denial["tool_use_id"]))
+        usage = ev.get("usage") or {}
+        cost = ev.get("total_cost_usd")
+        self.conv.usage = Usage(
+            input_tokens=as_int(usage.get("input_tokens")),
+            output_tokens=as_int(usage.get("output_tokens")),
+            cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
+            cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
+            cost_usd=float(cost) if isinstance(cost, int | float) else None,
+            model_calls=len(self.by_message) or None,
+        )
+        api_ms = ev.get("duration_api_ms")
+        self.conv.api_seconds = round(api_ms / 1000, 3) if isinstance(api_ms, int | float) else None
 
 
 def _hook_target(name: str | None, pending: list[ToolCall], recent: list[ToolCall]) -> ToolCall | None:
