@@ -119,11 +119,12 @@ def test_without_a_cgroup_prlimit_still_bounds_a_fork_bomb(
     assert list(sandbox_dir.iterdir()) == []
 
 
-def test_an_unprivileged_runner_bounds_the_bombs_too(model_env, tmp_path: Path) -> None:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, tmp_path: Path) -> None:
     """evalens run by an ordinary user (no cgroup it may make, as on a GitHub-hosted runner without sudo): the
     fork bomb is held to ``pids`` by RLIMIT_NPROC and the disk filler is stopped by the size watch, named."""
-    if not agents_available("claude-code"):
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     from evalens.runner.sandbox import bubblewrap_usable
 
     from tests.runner.test_agents_sandbox import evalens_command
@@ -140,6 +141,7 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(model_env, tmp_path: Path) 
     try:
         pkg = make_package(
             work / "pkg",
+            engine=engine,
             timeout=TIMEOUT_S,
             cases={
                 "forks": case("fork-bomb", contains=["GREETING-OK"]),
@@ -149,7 +151,7 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(model_env, tmp_path: Path) 
         prefix = evalens_command("unprivileged", work)
         env = {**os.environ, "EVALENS_SANDBOX_DIR": str(work / "sandboxes"), "HOME": str(work / "home")}
         argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--limit", "pids=64"]
-        argv += ["--limit", "workspace-mb=100"]
+        argv += ["--limit", "workspace-mb=100", *MODEL[engine]]
         proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         peak, deadline = 0, time.monotonic() + TIMEOUT_S * 3
         while proc.poll() is None and time.monotonic() < deadline:
