@@ -76,7 +76,12 @@ def _other_user_runs(path: Path) -> subprocess.CompletedProcess:
     )
 
 
-MATRIX = [("claude-code", "root"), ("codex", "root"), ("claude-code", "unprivileged")]
+MATRIX = [
+    ("claude-code", "root"),
+    ("codex", "root"),
+    ("claude-code", "unprivileged"),
+    ("codex", "unprivileged"),
+]
 
 
 @pytest.mark.parametrize(("engine", "who"), MATRIX)
