@@ -267,8 +267,11 @@ def _yaml_error(exc: yaml.YAMLError, lines: list[str], line_offset: int = 0) -> 
     return Problem(Span(line, col, line, end), Severity.ERROR, "syntax", message)
 
 
+_MERGE = "tag:yaml.org,2002:merge"  # a plain `<<` key
+
+
 class _Builder:
-    """Turn PyYAML nodes into ``Node``s and plain values, bounding alias expansion."""
+    """Turn PyYAML nodes into ``Node``s and plain values, bounding alias expansion and resolving merge keys."""
 
     _constructor = yaml.constructor.SafeConstructor()
     _ints = {
@@ -325,8 +328,12 @@ class _Builder:
                 out = Node("map", self.span(node))
                 mapping: dict[str, Any] = {}
                 first: dict[str, Span] = {}
+                merged: list[tuple[Node, dict[str, Any]]] = []
                 for key_node, value_node in node.value:
                     kspan = self.span(key_node)
+                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
+                        merged += self.merge_sources(kspan, value_node, depth)
+                        continue
                     if isinstance(key_node, yaml.ScalarNode):
                         key = str(key_node.value)
                     else:
@@ -354,6 +361,11 @@ class _Builder:
                         first[key] = kspan
                     out.entries.append((key, kspan, child))
                     mapping[key] = value
+                for source, values in merged:  # explicit keys win, then earlier sources (YAML 1.1 merge)
+                    for key, kspan, child in source.entries:
+                        if key not in mapping:
+                            out.entries.append((key, kspan, child))
+                            mapping[key] = values[key]
                 built = (out, mapping, self.count - start_count)
             if self.count > MAX_NODES:
                 raise _TooBig(self.span(node))
@@ -361,6 +373,30 @@ class _Builder:
             return built
         finally:
             self.stack.discard(id(node))
+
+    def merge_sources(
+        self, kspan: Span, value_node: yaml.Node, depth: int
+    ) -> list[tuple[Node, dict[str, Any]]]:
+        """The mappings a ``<<`` key merges in (one mapping, or a list of them): resolved here, as js-yaml
+        (skilljack), PyYAML (UAAPS's Python tools) and the agent CLIs resolve them, so validation, the lens
+        and the runner all see the merged keys. Anything else is an error the tools also refuse."""
+        items = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+        sources: list[tuple[Node, dict[str, Any]]] = []
+        for item in items:
+            child, value, _ = self._build(item, depth + 1)
+            if child.kind != "map" or not isinstance(value, dict):
+                self.problems.append(
+                    Problem(
+                        kspan,
+                        Severity.ERROR,
+                        "merge-invalid",
+                        "`<<` merges a mapping (or a list of mappings) into this one; this value is "
+                        f"a {'list' if child.kind == 'seq' else 'scalar'}, which YAML tools refuse.",
+                    )
+                )
+                return []
+            sources.append((child, value))
+        return sources
 
     def scalar(self, node: yaml.ScalarNode) -> tuple[Node, Any]:
         tag = node.tag

@@ -1,7 +1,7 @@
 """A faster route from YAML text to positioned ``Node`` trees: build straight from libyaml's event stream.
 
 ``documents._compose_yaml`` asks this module first. It handles the plain documents eval files are made of
-(no anchors, aliases, explicit tags or complex keys; one document) and gives up (returns None) on anything
+(no anchors, aliases, merge keys, explicit tags or complex keys; one document) and gives up (returns None) on anything
 else, so the composer-based builder keeps handling every edge case with its exact messages. Skipping
 PyYAML's Python-level node objects and resolver calls roughly halves parse time on a 6,500-line tasks.yaml.
 A differential test (tests/unit/test_formats_yaml_events.py) checks trees, values and problems are identical.
@@ -82,6 +82,8 @@ def compose(
                 if stack:
                     frame = stack[-1]
                     if frame[0] and frame[4] is None:  # a key: only its text and range are kept
+                        if event.value == "<<" and event.implicit[0]:
+                            return None  # a merge key: the composer resolves it
                         frame[4] = (event.value, span)
                         continue
                 raw = event.value
