@@ -190,6 +190,8 @@ def _free_later(ls: EvalensServer) -> None:
 
 
 def register(server: EvalensServer) -> None:
+    """The document lifecycle (open, change, save, close) pushes or prepares diagnostics."""
+
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: EvalensServer, params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
@@ -227,6 +229,12 @@ def register(server: EvalensServer) -> None:
             ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
         else:
             watch_closed(ls, uri)
+
+    _register_watch_and_pull(server)
+
+
+def _register_watch_and_pull(server: EvalensServer) -> None:
+    """Files changed outside the editor, and the pull model's document and workspace reports."""
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:
