@@ -67,6 +67,8 @@ Scenarios
 ``flaky-2of3``      cycle: ``pass``, ``fail-contains``, ``pass`` (a case that passes 2 of 3 times).
 ``alt-fail-pass``   cycle: odd runs play ``fail-contains``, even runs ``pass``.
 ``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
+``slow-once``       cycle: the first run plays ``slow``, the next ``pass`` (a batch killed during the first run
+                    and resumed: the run again passes).
 ``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
                     with it (nothing is blocked: a test that the phrase alone never counts).
 ``needs-skill``     plays ``pass`` only when the CLI lists an installed skill whose description holds the key named by
@@ -184,6 +186,7 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "alt-fail-pass": [{"cycle": ["fail-contains", "pass"]}],
     "flaky-2of3": [{"cycle": ["pass", "fail-contains", "pass"]}],
     "alt-err-pass": [{"cycle": ["err500", "pass"]}],
+    "slow-once": [{"cycle": ["slow", "pass"]}],
     "echo-blocked": [
         {
             "shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "
@@ -617,38 +620,38 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
         reply.error = int(step["error"])
     elif "text" in step:
         reply.text = step["text"]
-    elif "write" in step:
-        path, content = step["write"]["path"], step["write"]["content"]
-        if "Write" in conv.tools:
-            reply.tool, reply.tool_input = (
-                "Write",
-                {"file_path": os.path.join(values["cwd"], path), "content": content},
-            )
-        else:
-            directory = os.path.dirname(path) or "."
-            command = (
-                f"mkdir -p {shlex.quote(directory)} && printf %s {shlex.quote(content)} > {shlex.quote(path)}"
-            )
-            call = _shell_call(conv, command)
-            if call is None:
-                reply.text = f"fake model: no Write or shell tool offered (tools: {conv.tools})"
-            else:
-                _set_call(reply, call)
-    elif "shell" in step:
-        call = _shell_call(conv, step["shell"])
+    else:
+        _tool_step(reply, conv, step, values["cwd"])
+    return reply
+
+
+def _tool_step(reply: Reply, conv: Conversation, step: dict[str, Any], cwd: str) -> None:
+    """A step that acts: mapped onto the tools this request offers, or text saying which tool was missing."""
+
+    def shell(command: str, missing: str) -> None:
+        call = _shell_call(conv, command)
         if call is None:
-            reply.text = f"fake model: no shell tool offered (tools: {conv.tools})"
+            reply.text = f"fake model: no {missing} offered (tools: {conv.tools})"
         else:
             _set_call(reply, call)
+
+    if "write" in step:
+        path, content = step["write"]["path"], step["write"]["content"]
+        if "Write" in conv.tools:
+            reply.tool, reply.tool_input = "Write", {"file_path": os.path.join(cwd, path), "content": content}
+        else:
+            directory = os.path.dirname(path) or "."
+            shell(
+                f"mkdir -p {shlex.quote(directory)} && printf %s {shlex.quote(content)} > {shlex.quote(path)}",
+                "Write or shell tool",
+            )
+    elif "shell" in step:
+        shell(step["shell"], "shell tool")
     elif "activate" in step:  # a skill activation the way each CLI's evals detect it
         if "Skill" in conv.tools:
             reply.tool, reply.tool_input = "Skill", {"skill": step["activate"]}
         else:
-            call = _shell_call(conv, f"cat .agents/skills/{shlex.quote(step['activate'])}/SKILL.md")
-            if call is None:
-                reply.text = f"fake model: no Skill or shell tool offered (tools: {conv.tools})"
-            else:
-                _set_call(reply, call)
+            shell(f"cat .agents/skills/{shlex.quote(step['activate'])}/SKILL.md", "Skill or shell tool")
     elif "tool" in step:
         if step["tool"] in conv.tools:
             reply.tool, reply.tool_input = step["tool"], step.get("input", {})
@@ -656,7 +659,6 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
             reply.text = f"fake model: tool {step['tool']!r} not offered"
     else:
         reply.text = "DONE"
-    return reply
 
 
 # --------------------------------------------------------------------------- wire formats
@@ -1084,6 +1086,10 @@ class Handler(BaseHTTPRequestHandler):
         if reply.error:
             self._send_json(reply.error, error_body(api, reply.error))
             return
+        self._answer(api, reply, model, stream, body)
+
+    def _answer(self, api: str, reply: Reply, model: str, stream: bool, body: dict[str, Any]) -> None:
+        """The reply in the shape of the API that was called, streamed when the client asked for a stream."""
         if api == "anthropic":
             if stream:
                 self._start_stream()
