@@ -85,44 +85,59 @@ def emitted_codes() -> tuple[dict[str, list[str]], list[str]]:
             scan = _Scan(str(path.relative_to(REPO)))
             scan.visit(ast.parse(path.read_text(encoding="utf-8")))
             scans.append(scan)
-    calls = [c for s in scans for c in s.calls]
-    codes: dict[str, list[str]] = {}
-    unknown: list[str] = []
+    resolver = _Resolver([c for s in scans for c in s.calls])
+    for scan in scans:
+        for expr, where, func in scan.sites:
+            resolver.resolve(expr, where, func)
+    return resolver.codes, resolver.unknown
 
-    def resolve(expr: ast.expr, where: str, func: ast.FunctionDef | None, depth: int = 0) -> None:
+
+class _Resolver:
+    """Traces the expression a problem's code is built from back to string literals."""
+
+    def __init__(self, calls: list) -> None:
+        self.calls = calls
+        self.codes: dict[str, list[str]] = {}
+        self.unknown: list[str] = []
+
+    def resolve(self, expr: ast.expr, where: str, func: ast.FunctionDef | None, depth: int = 0) -> None:
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
-            codes.setdefault(expr.value, []).append(where)
+            self.codes.setdefault(expr.value, []).append(where)
             return
         if isinstance(expr, ast.IfExp):
-            resolve(expr.body, where, func, depth)
-            resolve(expr.orelse, where, func, depth)
+            self.resolve(expr.body, where, func, depth)
+            self.resolve(expr.orelse, where, func, depth)
             return
         if isinstance(expr, ast.JoinedStr) and expr.values and isinstance(expr.values[0], ast.Constant):
             prefix = str(expr.values[0].value)
             if prefix in FAMILIES:
-                codes.setdefault(prefix, []).append(where)
+                self.codes.setdefault(prefix, []).append(where)
                 return
         if isinstance(expr, ast.Attribute) and expr.attr == "code":
             return  # copies an existing problem's code (server conversions)
-        if isinstance(expr, ast.Name) and func is not None and depth < 3:
-            params = [a.arg for a in func.args.args]
-            if expr.id in params:  # a helper that forwards its ``code`` parameter: look at its callers
-                pos = params.index(expr.id) - (1 if params and params[0] in ("self", "cls") else 0)
-                callers = [(c, w, f) for c, w, f in calls if _call_name(c) == func.name]
-                for call, cwhere, cfunc in callers:
-                    arg = next((k.value for k in call.keywords if k.arg == expr.id), None)
-                    if arg is None and 0 <= pos < len(call.args):
-                        arg = call.args[pos]
-                    if arg is not None:
-                        resolve(arg, cwhere, cfunc, depth + 1)
-                if callers:
-                    return
-        unknown.append(f"{where}: {ast.unparse(expr)}")
+        if (
+            isinstance(expr, ast.Name)
+            and func is not None
+            and depth < 3
+            and self.forwarded(expr, func, depth)
+        ):
+            return
+        self.unknown.append(f"{where}: {ast.unparse(expr)}")
 
-    for scan in scans:
-        for expr, where, func in scan.sites:
-            resolve(expr, where, func)
-    return codes, unknown
+    def forwarded(self, expr: ast.Name, func: ast.FunctionDef, depth: int) -> bool:
+        """A helper that forwards its ``code`` parameter: resolve what its callers pass (True if any)."""
+        params = [a.arg for a in func.args.args]
+        if expr.id not in params:
+            return False
+        pos = params.index(expr.id) - (1 if params and params[0] in ("self", "cls") else 0)
+        callers = [(c, w, f) for c, w, f in self.calls if _call_name(c) == func.name]
+        for call, cwhere, cfunc in callers:
+            arg = next((k.value for k in call.keywords if k.arg == expr.id), None)
+            if arg is None and 0 <= pos < len(call.args):
+                arg = call.args[pos]
+            if arg is not None:
+                self.resolve(arg, cwhere, cfunc, depth + 1)
+        return bool(callers)
 
 
 def test_every_emitted_code_is_catalogued():
