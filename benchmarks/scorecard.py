@@ -99,6 +99,24 @@ def score(
     for row in verdicts:
         by_line[(row["path"], int(row["line"]))].append(row)
     result = Score(diagnostics)
+    _judge_each(diagnostics, by_line, kinds)
+    for group, sevs in (
+        ("errors+warnings", {"error", "warning"}),
+        ("all", {"error", "warning", "info", "hint"}),
+        ("errors", {"error"}),
+    ):
+        result.counts[group] = Counter(d.verdict for d in diagnostics if d.severity in sevs)
+    _count_recall(result, diagnostics, verdicts)
+    real_files = {row["path"] for row in verdicts if row["verdict"] in REAL}
+    valid = {p for p, k in kinds.items() if k != "support" and p not in real_files}
+    result.valid_file_errors = [d for d in diagnostics if d.path in valid and d.severity == "error"]
+    return result
+
+
+def _judge_each(
+    diagnostics: list[Diagnostic], by_line: dict[tuple[str, int], list[dict[str, str]]], kinds: dict[str, str]
+) -> None:
+    """Each diagnostic's verdict from the reviewer's row for its line and code (precision)."""
     first_hint: set[str] = set()
     loud_seen: set[tuple[str, str]] = set()
     for d in sorted(diagnostics, key=lambda d: (d.path, d.line)):
@@ -110,28 +128,23 @@ def score(
                 d.verdict, d.why = "correct", "LA: one look-alike hint"
             else:
                 d.verdict, d.why = "wrong", "MIS: file belongs to another tool"
+        elif same and same[0]["verdict"] == "TP*":
+            key = (d.path, d.code)
+            d.verdict = "wrong" if key in loud_seen else "correct"
+            d.why = "TP*: too loud (one per file is right)" if key in loud_seen else "TP*: first of its kind"
+            loud_seen.add(key)
         elif same:
             v = same[0]["verdict"]
-            if v == "TP*":
-                key = (d.path, d.code)
-                d.verdict = "wrong" if key in loud_seen else "correct"
-                d.why = (
-                    "TP*: too loud (one per file is right)" if key in loud_seen else "TP*: first of its kind"
-                )
-                loud_seen.add(key)
-            else:
-                d.verdict = "correct" if v in REAL or v == "LA" else "wrong"
-                d.why = f"{v}: {same[0]['why']}"
+            d.verdict = "correct" if v in REAL or v == "LA" else "wrong"
+            d.why = f"{v}: {same[0]['why']}"
         elif any(r["verdict"] == "FN" for r in rows):
             d.verdict, d.why = "correct", "FN caught"
         else:
             d.verdict, d.why = "unreviewed", "no verdict for this line and code"
-    for group, sevs in (
-        ("errors+warnings", {"error", "warning"}),
-        ("all", {"error", "warning", "info", "hint"}),
-        ("errors", {"error"}),
-    ):
-        result.counts[group] = Counter(d.verdict for d in diagnostics if d.severity in sevs)
+
+
+def _count_recall(result: Score, diagnostics: list[Diagnostic], verdicts: list[dict[str, str]]) -> None:
+    """How many of the reviewer's real findings a diagnostic flags (recall; TP-strict counted apart)."""
     flagged = {(d.path, line, d.code) for d in diagnostics for line in (d.line, *d.related)}
     flagged_line = {(d.path, line) for d in diagnostics for line in (d.line, *d.related)}
     flagged_code = {(d.path, d.code) for d in diagnostics}
@@ -157,10 +170,6 @@ def score(
         result.recall_hits += hit
         if not hit:
             result.missed.append(":".join(map(str, key)) + f" ({v})")
-    real_files = {row["path"] for row in verdicts if row["verdict"] in REAL}
-    valid = {p for p, k in kinds.items() if k != "support" and p not in real_files}
-    result.valid_file_errors = [d for d in diagnostics if d.path in valid and d.severity == "error"]
-    return result
 
 
 def _ratio(a: int, b: int) -> str:
