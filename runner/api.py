@@ -118,18 +118,10 @@ def load_last_results(
     A run of one case writes a report holding only that case, so each case is taken from the newest report that
     has it; cases merely interrupted or never started in an interrupted run are passed over. Unreadable reports
     are skipped. ``case_file`` and ``artifacts`` come back as absolute paths."""
-    from evalens.runner.report import load_report, reports_dir
+    from evalens.runner.report import load_report, reports_newest_first
 
-    base = reports_dir(package_root)
-    if not base.is_dir():
-        return {}
-    paths = sorted(
-        (p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")),
-        key=lambda p: (p.stat().st_mtime_ns, p.name),
-        reverse=True,
-    )[:max_reports]
     out: dict[str, CaseResult] = {}
-    for path in paths:
+    for path in reports_newest_first(package_root, max_reports):
         try:
             report = load_report(path)
         except Exception:

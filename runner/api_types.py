@@ -118,6 +118,12 @@ class RunRequest(BaseModel):
     write_report: bool = Field(
         default=True, description="Write the report and artifacts (false: results only)."
     )
+    resume: Path | None = Field(
+        default=None,
+        description="The report of a batch cut short: run only its runs that did not finish (its run log says "
+        "which), keep the others, and write its report complete. The other fields must be the batch's own "
+        "(`runner.run_log`); a changed input is refused.",
+    )
 
 
 class ProgressEvent(BaseModel):

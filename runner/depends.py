@@ -115,9 +115,23 @@ def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str
     }
 
 
+NAME_KEYS = ("name", "id")  # a unit's own name: what it is called, not what it runs
+
+
 def unit_text(value: Any) -> str:
-    """The unit's own value as canonical JSON: reformatting or comments do not make a verdict stale."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    """The unit's own value as canonical JSON, without its name: reformatting or comments do not make a verdict
+    stale, and neither does a rename (no agent or judge reads the name). Its hash is the fingerprint's ``unit``
+    part and the content of the unit's identity (:mod:`evalens.runner.unit_identity`)."""
+    return json.dumps(_unnamed(value), sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _unnamed(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    out = {k: v for k, v in value.items() if k not in NAME_KEYS}
+    if isinstance(out.get("frontmatter"), dict) and "body" in out:  # a Markdown unit: its name is in front
+        out["frontmatter"] = {k: v for k, v in out["frontmatter"].items() if k not in NAME_KEYS}
+    return out
 
 
 def skill_folders(package_root: Path) -> dict[str, Path]:

@@ -139,15 +139,20 @@ def load_report(path: Path) -> EvalReport:
         ) from None
 
 
-def newest_report(package_root: Path) -> Path | None:
-    """The most recent report in ``evals/reports/`` (by file name, which starts with the UTC timestamp)."""
+def reports_newest_first(package_root: Path, limit: int | None = None) -> list[Path]:
+    """The reports in ``evals/reports/``, most recently written first (up to ``limit``)."""
     base = reports_dir(package_root)
     if not base.is_dir():
-        return None
+        return []
     reports = [p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")]
-    if not reports:
-        return None
-    return max(reports, key=lambda p: (p.stat().st_mtime_ns, p.name))
+    reports.sort(key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+    return reports[:limit] if limit is not None else reports
+
+
+def newest_report(package_root: Path) -> Path | None:
+    """The most recent report in ``evals/reports/``."""
+    reports = reports_newest_first(package_root, 1)
+    return reports[0] if reports else None
 
 
 def aggregate(verdicts: Sequence[str]) -> Verdict:

@@ -58,7 +58,9 @@ def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
     from evalens.runner.api import load_last_results
 
     if file is None:
-        return load_last_results(package_root)
+        from evalens.runner.unit_identity import follow_renames
+
+        return follow_renames(load_last_results(package_root), package_root)
     want = str(file.resolve())
     return {
         r.name: r
@@ -89,8 +91,9 @@ def pick(
     """What ``--failed`` / ``--stale`` run, for both CLIs: :func:`reselect`, plus (``--stale``) the units of
     ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked.
 
-    A past result whose unit no longer exists under that name (renamed or deleted) is never picked: a renamed
-    unit is a new one, which ``--stale`` runs as "never ran", so nothing asks to run a name that is gone."""
+    A UAAPS case renamed in place (same file, same content) keeps its past result under its new name
+    (:mod:`evalens.runner.unit_identity`); a past result whose unit is gone otherwise is never picked, so nothing
+    asks to run a name that no longer exists."""
     names, why = reselect(package_root, mode, file=file, inputs=inputs)
     if every:
         existing = set(every)

@@ -28,6 +28,8 @@ USAGE_EXAMPLES = """examples:
   evalens eval --shard 2/3 --junit junit.xml --github-summary
                                         run the second third of the suite (docs/ci.md)
   evalens eval --rejudge evals/reports/2026-02-22T14-30-00Z.json
+  evalens eval --resume evals/reports/2026-02-22T14-30-00Z
+                                        finish a batch cut short: run only the runs that did not finish
 """
 
 
@@ -134,6 +136,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts"
+    )
+    p.add_argument(
+        "--resume",
+        type=Path,
+        metavar="REPORT_DIR",
+        help="finish a batch that was cut short (killed, interrupted): re-run only the runs its run log says "
+        "did not finish, with the batch's own inputs, and write its report complete; refused when the cases, "
+        "package, config, engine or models changed since it started",
     )
     from evalens.cli.ci_flags import add_ci_arguments
     from evalens.cli.shard import add_shard_arguments
@@ -318,6 +328,11 @@ def main(argv: list[str]) -> int:
             return 2
         return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
 
+    if args.resume is not None:
+        resumed = _resume_request(args)
+        if isinstance(resumed, int):
+            return resumed
+        return _run_and_report(resumed, args)
     if args.jobs < 1 or args.runs < 1:
         print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
         return 2
@@ -424,7 +439,81 @@ def main(argv: list[str]) -> int:
             print(estimate(names, history(request.package_root), runs=args.runs).describe())
         return 0
 
+    return _run_and_report(request, args, shard_mark)
+
+
+# Flags that shape what a batch runs: a resumed batch runs with its own (its run log's), so they are refused.
+RESUME_CONFLICTS = (
+    "cases",
+    "package",
+    "engine",
+    "judge",
+    "agent_model",
+    "target",
+    "timeout",
+    "judge_timeout",
+    "output",
+    "max_cost",
+    "max_tokens",
+    "max_turns",
+    "max_tokens_per_run",
+    "resource_limits",
+    "agent_retries",
+    "failed",
+    "stale",
+    "changed_since",
+    "baseline",
+    "allow_unisolated_baseline",
+    "no_judge",
+    "keep_sandbox",
+    "env",
+    "rejudge",
+    "shard",
+    "dry_run",
+)
+
+
+def _resume_request(args: Any) -> Any:
+    """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run
+    log, its units by their files (a case renamed since is still found); an exit code when it cannot be."""
+    from evalens.runner.api import RunRequest
+    from evalens.runner.run_log import NotARunLog, find_log, read_log
+
+    defaults = _parser().parse_args([])
+    given = [
+        "CASE" if name == "cases" else "--" + name.replace("_", "-")
+        for name in RESUME_CONFLICTS
+        if getattr(args, name, None) != getattr(defaults, name, None)
+    ]
+    if args.runs != 1:
+        given.append("--runs")
+    if given:
+        print(
+            f"evalens eval: --resume runs the rest of the batch with the batch's own inputs; drop {', '.join(given)}",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        log = read_log(find_log(args.resume))
+    except NotARunLog as exc:
+        print(shown(f"evalens eval: cannot resume {args.resume}: {exc}"), file=sys.stderr)
+        return 2
+    start = log.start
+    fields = {**start.inputs, "jobs": args.jobs if args.jobs != 1 else start.inputs.get("jobs", 1)}
+    fields["cases"] = [str(log.package_root / u.unit.file) for u in start.units]
+    try:
+        return RunRequest.model_validate(
+            {**fields, "package_root": log.package_root, "resume": Path(start.report)}
+        )
+    except ValueError as exc:
+        print(shown(f"evalens eval: cannot resume {args.resume}: {exc}"), file=sys.stderr)
+        return 2
+
+
+def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
+    """Run the batch with the progress view, then print, write the CI outputs and choose the exit code."""
     from evalens.cli import sandbox_policy
+    from evalens.runner.api import RunError
 
     sandbox = sandbox_policy.policy(args)
     if sandbox == "required":

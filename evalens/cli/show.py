@@ -67,6 +67,8 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if unit is not None and not (target and Path(target).is_file()):
+        report_path, unit = _last_run(report_path, unit)
     try:
         view = load_view(report_path, unit)
     except (NotAReport, LookupError) as exc:
@@ -92,6 +94,24 @@ def main(argv: list[str]) -> int:
         return 0
     render_terminal(view, full=args.full)
     return 0
+
+
+def _last_run(newest: Path, unit: str) -> tuple[Path, str]:
+    """UNIT's last run in its package's reports: the newest report holding it, under the name it had there when
+    it was renamed since (:mod:`evalens.runner.unit_identity`); else the newest report, which then says what it
+    holds."""
+    from evalens.runner.unit_identity import last_run
+
+    found = last_run(newest.parent.parent.parent, unit) if newest.parent.name == "reports" else None
+    if found is None:
+        return newest, unit
+    path, was = found
+    if was != unit:
+        print(
+            for_terminal(f"evalens show: {unit} was named {was} in its last run ({path.name})"),
+            file=sys.stderr,
+        )
+    return path, was
 
 
 def _compare(start: Path, unit: str | None, args: Any) -> int:

@@ -77,6 +77,7 @@ class _Context:
     side: str | None = (
         None  # the baseline's label on the context that runs it (package: None, or as at the ref)
     )
+    log: Any = None  # runner.run_log.BatchLog: the batch's run log, shared by both sides
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -300,6 +301,8 @@ async def _run_case(
     )
 
     rec = ctx.records[(case.name, run_index)]
+    if ctx.log is not None:
+        await ctx.log.run_started(case.name, run_index, ctx.side)
     rec.state = "running"
     start = time.monotonic()
     extra = {"run_index": run_index, "case_file": str(case_file)}
@@ -662,6 +665,43 @@ async def run_cases(
         raise RunError(str(exc)) from None
 
 
+async def _open_log(
+    ctx: _Context, sides: list[_Context], report_path: Path | None, report_id: str
+) -> set[tuple[str | None, str, int]]:
+    """Start the batch's run log (``runner/run_log.py``), or take it up again with ``resume``: the runs it says
+    finished are restored into their records and not run again; returns them as (side, case, run)."""
+    if report_path is None:
+        return set()
+    from evalens.runner.run_log import ResumeRefused, open_batch, restore_run
+
+    inputs = NextRun(
+        engine=ctx.engine.name,
+        agent_model=ctx.request.agent_model,
+        judge=ctx.request.judge,
+        no_judge=ctx.request.no_judge,
+        engine_version=ctx.engine_version,
+    )
+    cases = [(c.name, p) for c, p in ctx.cases]
+    try:
+        log, resumed = await asyncio.to_thread(
+            open_batch, ctx.request, cases, report_path, report_id, inputs, [s.side for s in sides]
+        )
+    except ResumeRefused as exc:
+        raise RunError(f"cannot resume {report_path}: {exc}") from None
+    for side in sides:
+        side.log = log
+    if resumed is None:
+        return set()
+    by_side = {s.side: s for s in sides}
+    kept = set()
+    for (label, unit_key, run), done in resumed.kept.items():
+        name = log.name_of(unit_key)
+        if name is not None and label in by_side and (name, run) in by_side[label].records:
+            restore_run(by_side[label].records[(name, run)], done, log.folder)
+            kept.add((label, name, run))
+    return kept
+
+
 async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
     """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
     from evalens.runner.baseline import variant
@@ -672,7 +712,9 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
     t0 = time.monotonic()
     report_path = None
     if request.write_report:
-        report_path = allocate_report_path(request.package_root.resolve(), started, request.output)
+        report_path = request.resume or allocate_report_path(
+            request.package_root.resolve(), started, request.output
+        )
         ctx.artifacts_dir = artifacts_root(report_path)
         ctx.emit(None, "report", "report path", report_path=str(report_path))
     for warning in ctx.plan.warnings:
@@ -698,8 +740,12 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 rec.verdict, rec.reason, rec.error, rec.state = "SKIP", refused, refused, "finished"
                 rec.budget = True
                 side.emit(case.name, "done", refused, verdict="SKIP")
+                if side.log is not None:
+                    await side.log.run_finished(case.name, index, side.side, rec)
                 return
             await _run_case_retrying(side, case, path, index)
+            if side.log is not None:  # only now: a retried attempt is not a run of the case
+                await side.log.run_finished(case.name, index, side.side, rec)
             budget.spend_usage(
                 rec.record.usage if rec.record is not None else None,
                 (rec.record.model if rec.record is not None else None) or side.request.agent_model,
@@ -714,11 +760,13 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         from evalens.runner.sandbox import sweep_stale_sandboxes
 
         await asyncio.to_thread(sweep_stale_sandboxes)
+        kept = await _open_log(ctx, sides, report_path, f"eval-run-{stamp(started)}")
         tasks = [
             asyncio.create_task(guarded(side, c, p, i))
             for c, p in ctx.cases
             for side in sides
             for i in range(1, request.runs + 1)
+            if (side.side, c.name, i) not in kept
         ]
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
@@ -734,7 +782,12 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         ctx.emit(None, "plan", note)
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(
-        ctx, started, time.monotonic() - t0, report_cases, interrupted, f"eval-run-{stamp(started)}"
+        ctx,
+        started,
+        time.monotonic() - t0,
+        report_cases,
+        interrupted,
+        ctx.log.batch if ctx.log is not None else f"eval-run-{stamp(started)}",
     )
     if plan is not None:
         from evalens.runner.baseline import add_to, report_section
@@ -746,6 +799,8 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         )
     if report_path is not None:
         write_report(report, report_path)
+    if ctx.log is not None:
+        await ctx.log.batch_finished(report, interrupted)
     outcome = RunOutcome(
         plan=ctx.plan, report=report, report_path=report_path, results=results, interrupted=interrupted
     )

@@ -1,7 +1,8 @@
 """Honest verdicts, round two (issue 29), on the real CLIs: a unit cut short by a budget is BUDGET in the report,
 the table and the exit code, and says so; a verdict is stale when the next run's judge, agent model, CLI
-version or ``scripts/`` differ from what it ran with; a renamed case is a new case for ``--stale``. One agent run
-per engine; every other step is a ``--dry-run``."""
+version or ``scripts/`` differ from what it ran with; a case renamed in place keeps its last run (its identity,
+issue 23), so ``--stale`` neither re-runs it nor asks for a name that is gone. One agent run per engine; every
+other step is a ``--dry-run``."""
 
 from __future__ import annotations
 
@@ -79,9 +80,10 @@ def test_budget_state_and_next_run_staleness(
 
     case_file = pkg / "evals" / "cases" / "00-a.yaml"
     case_file.write_text(case_file.read_text().replace("name: a", "name: b"))
+    (pkg / "scripts" / "check.sh").write_text("#!/bin/sh\nexit 0\n")  # as it ran: only the name differs now
     renamed = _eval(pkg, *model, "--stale", "--dry-run")
     assert renamed.returncode == 0, renamed.stderr
-    assert "b: never ran" in renamed.stderr and "no case named" not in renamed.stderr
+    assert "no stale case: nothing to run" in renamed.stderr and "no case named" not in renamed.stderr
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])

@@ -261,9 +261,11 @@ def test_the_fingerprint_comes_from_the_next_runs_inputs(
         assert depends.staleness(result) == [f"{folder} changed"]
 
 
-def test_a_renamed_case_is_a_new_case_for_stale_and_failed(
+def test_a_renamed_case_keeps_its_last_run_for_stale_and_failed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Renamed in place (same file, same content), a case is the same unit (its identity, issue 23): its FAIL is
+    still its last run, and a rename alone does not make it stale. Renamed *and* changed, it is a new case."""
     from evalens.runner.reselect import case_names, pick
     from evalens.runner.results import report_case_from_result as to_case
 
@@ -300,7 +302,12 @@ def test_a_renamed_case_is_a_new_case_for_stale_and_failed(
     case_file = pkg / "evals" / "cases" / "00-a.yaml"
     case_file.write_text(case_file.read_text().replace("name: a", "name: b"))
     assert case_names(pkg) == ["b"]
-    assert pick(pkg, "stale", case_names(pkg), []) == (["b"], {"b": "never ran"})
+    assert pick(pkg, "stale", case_names(pkg), []) == ([], {})
+    assert pick(pkg, "failed", case_names(pkg), []) == (["b"], {"b": "last run: FAIL"})
+    case_file.write_text(
+        case_file.read_text().replace("name: b", "name: c").replace("SCENARIO=pass", "SCENARIO=done")
+    )
+    assert pick(pkg, "stale", case_names(pkg), []) == (["c"], {"c": "never ran"})
     assert pick(pkg, "failed", case_names(pkg), [])[0] == []
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from evalens.core.models import run_record, uaaps
+from evalens.core.models import run_log, run_record, uaaps
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,13 @@ SCHEMAS: list[SchemaSpec] = [
         "evalens run record",
         "What one run of one eval unit did (`evals/reports/<timestamp>/<unit>/record.json`): turns, tool calls, "
         "hooks, skill activations, file diffs, tokens and cost, verdict. Every text in it is bounded, and says so.",
+    ),
+    SchemaSpec(
+        "evalens-run-log.schema.json",
+        run_log.RunLogLine,
+        "evalens run log line",
+        "One line of a batch's run log (`evals/reports/<timestamp>/run-log.jsonl`): the batch's start with its "
+        "inputs and their fingerprint, each unit run's start and finish (checks, judge, verdict), a resume, the end.",
     ),
 ]
 

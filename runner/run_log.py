@@ -1,0 +1,521 @@
+"""The run log of a batch: one JSON line per event, appended as it happens, inside the report's folder.
+
+Writing (:class:`RunLogWriter`): each event is one line, written with one ``write`` and made durable (flush +
+fsync) before the batch goes on, so a batch killed at any moment leaves every event it had finished and at most
+one torn last line. Appending again (``--resume``) first cuts such a torn tail off, so a torn line is never
+followed by another.
+
+Reading (:func:`read_log`): a torn last line (no newline, or not an event) is ignored; a bad line anywhere else
+means the file is not a run log. :func:`unit_results` rebuilds the units' results from the log alone (the report
+written at the end agrees with it); :func:`resume_plan` says which runs finished and which must run again.
+
+Modelled on Inspect AI's log (a header with the eval's spec, then one record per sample as it completes, samples
+reused by a stable id and epoch on retry), in evalens's terms: the header is the batch's inputs and their
+fingerprint, a sample is a unit run keyed by the unit's identity (:mod:`evalens.runner.unit_identity`) and run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalens.runner.unit_identity import key, reconcile
+
+from evalens.core.models.run_log import (
+    LOG_FILE,
+    BatchFinish,
+    BatchResume,
+    BatchStart,
+    LogUnit,
+    PlannedUnit,
+    RunFinish,
+    RunLogLine,
+    RunStart,
+)
+
+if TYPE_CHECKING:
+    from evalens.runner.results import UnitResult
+
+RunKey = tuple[str | None, str, int]  # (side, unit key, run number)
+NOT_INPUTS = ("cases", "jobs")  # the selection is the planned units; parallelism changes no verdict
+
+
+class NotARunLog(ValueError):
+    """The file cannot be read as a run log; the message is one line a user can act on."""
+
+
+def log_path(report_path: Path) -> Path:
+    """Where a report's run log is: its folder (the report's path without ``.json``) / ``run-log.jsonl``."""
+    return report_path.with_suffix("") / LOG_FILE
+
+
+def find_log(target: Path) -> Path:
+    """The run log for ``--resume TARGET``: a report folder, its report file, or the log itself."""
+    if target.is_file() and target.name == LOG_FILE:
+        return target
+    folder = target.with_suffix("") if target.suffix == ".json" else target
+    return folder / LOG_FILE
+
+
+class RunLogWriter:
+    """Appends events to one run log; every event is durable once :meth:`write` returns. Thread-safe."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        _cut_torn_tail(self._fd, path)
+
+    def write(self, event: Any) -> None:
+        """One event as one line: a single ``write`` of the whole line, then fsync."""
+        line = (event.model_dump_json(by_alias=True, exclude_none=True) + "\n").encode("utf-8")
+        with self._lock:
+            if self._fd < 0:
+                return
+            view = memoryview(line)
+            while view:
+                written = os.write(self._fd, view)
+                view = view[written:]
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._fd >= 0:
+                os.close(self._fd)
+                self._fd = -1
+
+
+def _cut_torn_tail(fd: int, path: Path) -> None:
+    """A line a killed batch left half-written is removed before anything is appended after it."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    with open(path, "rb") as fh:
+        data = fh.read()
+    keep = data.rfind(b"\n") + 1
+    if keep != len(data):
+        os.ftruncate(fd, keep)
+        os.fsync(fd)
+
+
+@dataclass
+class RunLog:
+    """A run log as read: its events in order and what they add up to."""
+
+    path: Path
+    start: BatchStart
+    events: list[Any] = field(default_factory=list)
+    torn: bool = False  # the last line was half-written (ignored)
+
+    @property
+    def finished(self) -> dict[RunKey, RunFinish]:
+        """Every run that finished, by (side, unit key, run); a later line for the same run wins."""
+        return {(e.side, key(e.unit), e.run): e for e in self.events if isinstance(e, RunFinish)}
+
+    @property
+    def started(self) -> set[RunKey]:
+        return {(e.side, key(e.unit), e.run) for e in self.events if isinstance(e, RunStart)}
+
+    @property
+    def end(self) -> BatchFinish | None:
+        """The batch's last end, unless a resume came after it."""
+        last = None
+        for event in self.events:
+            if isinstance(event, BatchFinish):
+                last = event
+            elif isinstance(event, BatchResume):
+                last = None
+        return last
+
+    @property
+    def package_root(self) -> Path:
+        return Path(self.start.package_root)
+
+
+def read_log(path: Path) -> RunLog:
+    """Read a run log; a torn last line is ignored. Raises :class:`NotARunLog` (one line) otherwise."""
+    from pydantic import ValidationError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise NotARunLog(f"cannot read {path}: {exc.strerror or exc}") from None
+    lines = data.split(b"\n")
+    complete, tail = lines[:-1], lines[-1]  # the text after the last newline is torn (or empty)
+    events: list[Any] = []
+    torn = bool(tail.strip())
+    for number, raw in enumerate(complete, start=1):
+        if not raw.strip():
+            continue
+        try:
+            events.append(RunLogLine.model_validate_json(raw).root)
+        except (ValidationError, ValueError) as exc:
+            if number == len(complete) and not torn:  # the last whole line; a kill between write and newline
+                torn = True
+                continue
+            first = str(exc).splitlines()[0]
+            raise NotARunLog(f"{path}:{number}: not a run log event ({first})") from None
+    if not events or not isinstance(events[0], BatchStart):
+        raise NotARunLog(f"{path}: not a run log (it does not start with the batch's start)")
+    return RunLog(path=path, start=events[0], events=events[1:], torn=torn)
+
+
+# --------------------------------------------------------------------------- the batch's inputs
+
+
+def request_inputs(request: Any) -> dict[str, Any]:
+    """The request fields a resume runs with (JSON values): everything but where it runs and what it writes."""
+    return request.model_dump(
+        mode="json",
+        exclude={"package_root", "budget", "output", "write_report", "dry_run", "resume"},
+    )
+
+
+def fingerprint(inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> str:
+    """One hash of the inputs that decide verdicts and of every planned unit's fingerprint (by file and content,
+    not name: a rename is not a change)."""
+    body = {
+        "inputs": {k: v for k, v in sorted(inputs.items()) if k not in NOT_INPUTS},
+        "units": sorted(
+            json.dumps({"file": u.unit.file, "location": u.unit.location, **u.fingerprint}, sort_keys=True)
+            for u in units
+        ),
+    }
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def fingerprint_changes(start: BatchStart, inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> list[str]:
+    """What differs between the batch's start and now, in words (empty: the same inputs)."""
+    from evalens.runner.fingerprint import Fingerprint, changes
+
+    out = [
+        f"--{name.replace('_', '-')} {start.inputs.get(name)!r} → {inputs.get(name)!r}"
+        for name in sorted(set(start.inputs) | set(inputs))
+        if name not in NOT_INPUTS and start.inputs.get(name) != inputs.get(name)
+    ]
+    mapping = reconcile((u.unit for u in start.units), (u.unit for u in units))
+    before = {key(u.unit): u for u in start.units}
+    matched = set()
+    for now in units:
+        was = mapping.get(key(now.unit))
+        if was is None:
+            out.append(f"{now.unit.name}: not in the batch")
+            continue
+        matched.add(key(was))
+        changed = changes(Fingerprint(before[key(was)].fingerprint), Fingerprint(now.fingerprint))
+        out += [f"{now.unit.name}: {what}" for what in changed]
+    out += [f"{u.unit.name}: gone" for u in start.units if key(u.unit) not in matched]
+    return out
+
+
+# --------------------------------------------------------------------------- views of the log
+
+
+@dataclass
+class ResumePlan:
+    """What ``--resume`` does: the finished runs it keeps (by the current unit's key) and the runs it runs."""
+
+    kept: dict[RunKey, RunFinish]
+    todo: list[RunKey]
+
+
+def resume_plan(log: RunLog, units: Iterable[LogUnit]) -> ResumePlan:
+    """The batch's runs as of the log, for today's ``units`` (renamed units reconciled): a run that finished is
+    kept, any other (never started, or started and cut short) runs again. Pure."""
+    units = list(units)
+    mapping = reconcile((u.unit for u in log.start.units), units)
+    finished = log.finished
+    kept: dict[RunKey, RunFinish] = {}
+    todo: list[RunKey] = []
+    for unit in units:
+        was = mapping.get(key(unit))
+        for side in log.start.sides:
+            for run in range(1, log.start.runs + 1):
+                done = finished.get((side, key(was), run)) if was is not None else None
+                if done is not None:
+                    kept[(side, key(unit), run)] = done
+                else:
+                    todo.append((side, key(unit), run))
+    return ResumePlan(kept=kept, todo=todo)
+
+
+def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
+    """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
+    a run that never finished counted as SKIP ("not run"). Under each unit's latest name."""
+    from evalens.runner.results import UnitCheck, UnitResult, apply_repeats
+    from evalens.runner.verdicts import combine_runs
+
+    from evalens.core.models.run_record import sum_usage
+
+    aliases: dict[str, str] = {}  # a unit's key after a rename → its key at the batch's start
+    for event in log.events:
+        if isinstance(event, BatchResume):
+            aliases.update({new: aliases.get(old, old) for new, old in event.renamed.items()})
+    finished: dict[RunKey, RunFinish] = {}
+    names: dict[str, LogUnit] = {}
+    for (run_side, unit_key, run), event in log.finished.items():
+        planned_key = aliases.get(unit_key, unit_key)
+        finished[(run_side, planned_key, run)] = event
+        names[planned_key] = event.unit
+    out = []
+    for planned in log.start.units:
+        unit = names.get(key(planned.unit), planned.unit)
+        runs = [finished.get((side, key(planned.unit), i)) for i in range(1, log.start.runs + 1)]
+        verdicts = [r.verdict if r is not None else "SKIP" for r in runs]
+        budget = sum(bool(r and r.budget) for r in runs)
+        verdict = combine_runs(verdicts, budget)
+        real = [r for r in runs if r is not None]
+        main = next((r for r in real if r.verdict == verdict and not r.budget), None) or next(
+            (r for r in real if r.verdict == verdict), real[0] if real else None
+        )
+        result = UnitResult(
+            name=unit.name,
+            format=unit.format,
+            case_file=str((log.package_root / unit.file).resolve()),
+            location=list(unit.location),
+            verdict=verdict,
+            reason=(main.reason if main is not None else "not run"),
+            error=main.error if main is not None else "not run",
+            duration_seconds=round(sum(r.duration_seconds for r in real), 3),
+            agent_seconds=round(sum(r.agent_seconds for r in real), 3),
+            checks=[
+                UnitCheck(
+                    kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location
+                )
+                for c in (main.checks if main is not None else [])
+            ],
+            judge_verdict=main.judge.verdict if main is not None and main.judge else None,
+            judge_reason=main.judge.reason if main is not None and main.judge else None,
+            judge_model=main.judge.model if main is not None and main.judge else None,
+            agent_model=main.model if main is not None else None,
+            output_snippet=main.output if main is not None else None,
+            runs=log.start.runs,
+            run_verdicts=verdicts,
+            budget_stopped=budget,
+            usage=sum_usage([r.usage for r in real]),
+            fingerprint=planned.fingerprint or None,
+        )
+        out.append(apply_repeats(result))
+    return out
+
+
+# --------------------------------------------------------------------------- the batch driver's side
+
+
+def planned_units(cases: Iterable[tuple[str, Path]], package_root: Path, inputs: Any) -> list[PlannedUnit]:
+    """Each UAAPS case to run (name, file) with its identity and fingerprint (``inputs``: the next run's
+    :class:`~evalens.runner.depends.NextRun`). Blocking (hashes files)."""
+    from evalens.runner.depends import fingerprint_of
+    from evalens.runner.unit_identity import identity
+
+    out = []
+    for name, file in cases:
+        where = _Where(case_file=str(file), location=[], format="uaaps-case")
+        fp = fingerprint_of(where, inputs)
+        out.append(
+            PlannedUnit(
+                unit=identity(file, name, package_root), fingerprint=fp.to_json() if fp is not None else {}
+            )
+        )
+    return out
+
+
+@dataclass
+class _Where:
+    """Where a unit is written: all :func:`~evalens.runner.depends.fingerprint_of` reads of a result."""
+
+    case_file: str
+    location: list[str | int]
+    format: str
+
+
+class ResumeRefused(ValueError):
+    """``--resume`` cannot go on: the log is missing or unreadable, the batch ended, or its inputs changed."""
+
+
+class BatchLog:
+    """The UAAPS driver's handle on its batch's run log: it names units by their identity and writes each
+    event off the event loop (durable before the batch goes on)."""
+
+    def __init__(
+        self, writer: RunLogWriter, units: Sequence[PlannedUnit], package_root: Path, batch: str
+    ) -> None:
+        self.writer = writer
+        self.units = {u.unit.name: u.unit for u in units}
+        self.package_root = package_root
+        self.folder = writer.path.parent
+        self.batch = batch  # the batch's id (the report's), kept by a resume
+
+    def name_of(self, unit_key: str) -> str | None:
+        """The current name of the unit with this key."""
+        return next((name for name, unit in self.units.items() if key(unit) == unit_key), None)
+
+    async def _write(self, event: Any) -> None:
+        from evalens.runner.agent_process import in_thread
+
+        await in_thread(self.writer.write, event)
+
+    async def run_started(self, name: str, run: int, side: str | None) -> None:
+        await self._write(RunStart(event="run-start", time=_now(), unit=self.units[name], run=run, side=side))
+
+    async def run_finished(self, name: str, run: int, side: str | None, rec: Any) -> None:
+        """A finished run of the UAAPS driver (its ``_RunRecord``) as a ``run-finish`` event."""
+        from evalens.runner.agent_process import in_thread
+
+        await in_thread(lambda: self.writer.write(self._finish(name, run, side, rec)))
+
+    def _finish(self, name: str, run: int, side: str | None, rec: Any) -> RunFinish:
+        from evalens.core.models.run_log import LogJudge
+        from evalens.core.models.uaaps import ReportCheck
+
+        judge = rec.judge
+        artifacts = None
+        if rec.artifacts is not None:
+            artifacts = Path(os.path.relpath(rec.artifacts, self.folder)).as_posix()
+        return RunFinish(
+            event="run-finish",
+            time=_now(),
+            unit=self.units[name],
+            run=run,
+            side=side,
+            verdict=rec.verdict,
+            reason=rec.reason or "",
+            error=rec.error,
+            budget=bool(rec.budget),
+            checks=[
+                ReportCheck(
+                    kind=c.kind,
+                    value=c.value,
+                    status=c.status,
+                    detail=c.detail or None,
+                    location=c.location,
+                )
+                for c in rec.checks
+            ],
+            judge=LogJudge(
+                verdict=judge.verdict, reason=judge.reason, model=judge.model, provider=judge.provider
+            )
+            if judge is not None
+            else None,
+            duration_seconds=round(rec.duration, 3),
+            agent_seconds=round(rec.agent_seconds, 3),
+            model=rec.model,
+            session_id=rec.session_id,
+            output=rec.output[:500] if rec.output else None,
+            artifacts=artifacts,
+            usage=rec.record.usage if rec.record is not None else None,
+        )
+
+    async def batch_finished(self, report: Any, interrupted: bool) -> None:
+        """The end, with each unit's verdict as the report has it (a reader can check the two agree)."""
+        verdicts = {}
+        for case in report.cases:
+            unit = self.units.get(case.name)
+            if unit is not None:
+                verdicts[key(unit)] = case.verdict
+        await self._write(
+            BatchFinish(event="batch-finish", time=_now(), interrupted=interrupted, verdicts=verdicts)
+        )
+        self.writer.close()
+
+
+def _now() -> str:
+    from evalens.runner.report import iso, utc_now
+
+    return iso(utc_now())
+
+
+def open_batch(
+    request: Any,
+    cases: Sequence[tuple[str, Path]],
+    report_path: Path,
+    report_id: str,
+    inputs: Any,
+    sides: Sequence[str | None],
+) -> tuple[BatchLog, ResumePlan | None]:
+    """Start the batch's log (``batch-start``), or with ``request.resume`` take it up again: refuse when its
+    inputs' fingerprint changed (:class:`ResumeRefused`, naming what changed), else append ``batch-resume``
+    and say which runs are kept. Blocking (hashes files, fsyncs)."""
+    root = request.package_root.resolve()
+    units = planned_units(cases, root, inputs)
+    now_inputs = request_inputs(request)
+    path = log_path(report_path)
+    if request.resume is None:
+        writer = RunLogWriter(path)
+        writer.write(
+            BatchStart(
+                event="batch-start",
+                version=1,
+                time=_now(),
+                batch=report_id,
+                package_root=str(root),
+                report=str(report_path.resolve()),
+                inputs=now_inputs,
+                fingerprint=fingerprint(now_inputs, units),
+                units=units,
+                runs=request.runs,
+                sides=list(sides),
+            )
+        )
+        return BatchLog(writer, units, root, report_id), None
+    try:
+        log = read_log(path)
+    except NotARunLog as exc:
+        raise ResumeRefused(str(exc)) from None
+    now = fingerprint(now_inputs, units)
+    if now != log.start.fingerprint:
+        what = fingerprint_changes(log.start, now_inputs, units) or ["the inputs' fingerprint"]
+        raise ResumeRefused(
+            f"the eval inputs changed since the batch started ({'; '.join(what)}): its finished runs no longer "
+            "say what a run would now; run `evalens eval` afresh"
+        )
+    plan = resume_plan(log, (u.unit for u in units))
+    mapping = reconcile((u.unit for u in log.start.units), (u.unit for u in units))
+    renamed = {k: key(was) for k, was in mapping.items() if key(was) != k}
+    writer = RunLogWriter(path)
+    writer.write(
+        BatchResume(
+            event="batch-resume",
+            time=_now(),
+            fingerprint=now,
+            kept=len(plan.kept),
+            rerun=len(plan.todo),
+            renamed=renamed,
+        )
+    )
+    return BatchLog(writer, units, root, log.start.batch), plan
+
+
+def restore_run(rec: Any, done: RunFinish, folder: Path) -> None:
+    """Fill the UAAPS driver's ``_RunRecord`` of a run the log says finished (``--resume`` keeps it): verdict,
+    checks, judge, output, and its run record from its folder when it is there."""
+    from evalens.runner.judge import JudgeOutcome
+    from evalens.runner.record import RECORD_FILE, NotARecord, load_record
+    from evalens.runner.results import UnitCheck
+
+    rec.verdict, rec.reason, rec.error, rec.budget = done.verdict, done.reason, done.error, done.budget
+    rec.checks = [
+        UnitCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location)
+        for c in done.checks
+    ]
+    judge = done.judge
+    rec.judge = (
+        JudgeOutcome(judge.verdict, judge.reason, judge.model or "", judge.provider or "")
+        if judge is not None
+        else None
+    )
+    rec.output, rec.model, rec.session_id = done.output or "", done.model, done.session_id
+    rec.duration, rec.agent_seconds = done.duration_seconds, done.agent_seconds
+    rec.artifacts = (folder / done.artifacts) if done.artifacts else None
+    rec.state = "finished"
+    if rec.artifacts is not None and (rec.artifacts / RECORD_FILE).is_file():
+        with contextlib.suppress(NotARecord):
+            rec.record = load_record(rec.artifacts / RECORD_FILE)

@@ -1,0 +1,164 @@
+"""The stable identity of a unit: its file, its name and the hash of its content without the name.
+
+The run log names every unit this way, and readers of past runs reconcile identities with the units of today: a
+unit keeps its past runs under its own name, or, renamed in place, through a past unit of the same file with
+the same content whose name no unit has any more (exactly one such: an ambiguous match is no match). The
+content hash is the fingerprint's ``unit`` part (:func:`evalens.runner.depends.unit_text`), so a report's
+fingerprint names the unit's content too.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalens.core.models.run_log import LogUnit
+
+
+def relative_file(file: Path | str, package_root: Path) -> str:
+    """The eval file relative to the package root, with POSIX separators (absolute when outside it)."""
+    path = Path(file)
+    if not path.is_absolute():
+        path = package_root / path
+    try:
+        return Path(os.path.relpath(path.resolve(), package_root.resolve())).as_posix()
+    except ValueError:  # another drive
+        return path.as_posix()
+
+
+def content_hash(file: Path, location: Sequence[str | int] = ()) -> str | None:
+    """Hash of the unit's own value without its name, as the file reads now (None: unreadable or gone)."""
+    from evalens.runner.depends import file_unit_value, unit_text
+    from evalens.runner.fingerprint import text_hash
+
+    try:
+        value = file_unit_value(file, list(location))
+    except (OSError, ValueError):
+        return None
+    return None if value is None else text_hash(unit_text(value))
+
+
+def identity(
+    file: Path, name: str, package_root: Path, location: Sequence[str | int] = (), fmt: str = "uaaps-case"
+) -> LogUnit:
+    """The identity of the unit ``name`` written at ``location`` in ``file``, read now. Blocking."""
+    return LogUnit(
+        file=relative_file(file, package_root),
+        name=name,
+        content=content_hash(file, location),
+        location=list(location),
+        format=fmt,
+    )
+
+
+def key(unit: LogUnit) -> str:
+    """``file::name``: how the log and its readers name a unit within a package."""
+    return f"{unit.file}::{unit.name}"
+
+
+def of_result(result: Any, package_root: Path) -> LogUnit | None:
+    """The identity a past result was recorded under (its content from its fingerprint's ``unit`` part)."""
+    if not result.case_file:
+        return None
+    return LogUnit(
+        file=relative_file(result.case_file, package_root),
+        name=result.name,
+        content=(result.fingerprint or {}).get("unit"),
+        location=list(result.location or []),
+        format=result.format or "uaaps-case",
+    )
+
+
+def reconcile(past: Iterable[LogUnit], current: Iterable[LogUnit]) -> dict[str, LogUnit]:
+    """Each current unit's key → the past identity it continues. Same file and name first; then a rename: the
+    one past unit of the same file with the same (known) content whose name no current unit of that file has.
+    Pure."""
+    past = list(past)
+    current = list(current)
+    by_key = {key(u): u for u in past}
+    names_now = {(u.file, u.name) for u in current}
+    out: dict[str, LogUnit] = {}
+    for unit in current:
+        if key(unit) in by_key:
+            out[key(unit)] = by_key[key(unit)]
+    taken = {key(u) for u in out.values()}
+    for unit in current:
+        if key(unit) in out or unit.content is None:
+            continue
+        candidates = [
+            p
+            for p in past
+            if p.file == unit.file
+            and p.content == unit.content
+            and (p.file, p.name) not in names_now
+            and key(p) not in taken
+        ]
+        if len(candidates) == 1:
+            out[key(unit)] = candidates[0]
+            taken.add(key(candidates[0]))
+    return out
+
+
+def package_units(package_root: Path) -> list[LogUnit]:
+    """The identities of the package's UAAPS cases as they are now (invalid case files are left out).
+    Blocking."""
+    from evalens.runner.suites.uaaps_select import select_cases
+
+    try:
+        cases = select_cases(package_root, [], None, [])
+    except Exception:  # noqa: BLE001 - a package with no valid case has no unit to reconcile
+        return []
+    return [identity(path, case.name, package_root) for case, path in cases]
+
+
+def follow_renames(last: dict[str, Any], package_root: Path) -> dict[str, Any]:
+    """Past results by UAAPS case name (``load_last_results``), with each case renamed since its last run
+    found under its new name (the result renamed too). Results of names still in use are kept as they are."""
+    current = package_units(package_root)
+    if not current:
+        return last
+    identities = {key(i): (i, r) for r in last.values() if (i := of_result(r, package_root)) is not None}
+    mapping = reconcile((i for i, _ in identities.values()), current)
+    out = dict(last)
+    for unit in current:
+        was = mapping.get(key(unit))
+        if was is not None and was.name != unit.name and unit.name not in out:
+            out[unit.name] = identities[key(was)][1].model_copy(update={"name": unit.name})
+            out.pop(was.name, None)
+    return out
+
+
+def last_run(package_root: Path, name: str, max_reports: int = 50) -> tuple[Path, str] | None:
+    """The newest report holding UAAPS case ``name``'s last run, and the name it had in that report (its old
+    name when it was renamed since). None when it never ran (or is no case of the package). Blocking."""
+    from evalens.runner.report import load_report, reports_newest_first
+    from evalens.runner.results import is_interrupted, result_from_report_case
+
+    current = package_units(package_root)
+    wanted = next((u for u in current if u.name == name), None)
+    for path in reports_newest_first(package_root, max_reports):
+        try:
+            report = load_report(path)
+        except Exception:  # noqa: BLE001 - an unreadable report holds no run
+            continue
+        cases = [
+            c
+            for c in report.cases
+            if (c.format or "uaaps-case") == "uaaps-case" and not is_interrupted(c, report)
+        ]
+        if any(c.name == name for c in cases):
+            return path, name
+        if wanted is None:
+            continue
+        past = [
+            i
+            for c in cases
+            if (i := of_result(result_from_report_case(c, report, path, package_root), package_root))
+            is not None
+        ]
+        was = reconcile(past, current).get(key(wanted))
+        if was is not None:
+            return path, was.name
+    return None
