@@ -69,8 +69,6 @@ Scenarios
 ``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
 ``slow-once``       cycle: the first run plays ``slow``, the next ``pass`` (a batch killed during the first run
                     and resumed: the run again passes).
-``slow-once``       cycle: the first run plays ``slow``, the next ``pass`` (a batch killed during the first run
-                    and resumed: the run again passes).
 ``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
                     with it (nothing is blocked: a test that the phrase alone never counts).
 ``needs-skill``     plays ``pass`` only when the CLI lists an installed skill whose description holds the key named by
@@ -188,7 +186,6 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "alt-fail-pass": [{"cycle": ["fail-contains", "pass"]}],
     "flaky-2of3": [{"cycle": ["pass", "fail-contains", "pass"]}],
     "alt-err-pass": [{"cycle": ["err500", "pass"]}],
-    "slow-once": [{"cycle": ["slow", "pass"]}],
     "slow-once": [{"cycle": ["slow", "pass"]}],
     "echo-blocked": [
         {
