@@ -81,10 +81,12 @@ def prepare(
     file = request.file
     if not file.is_file():
         raise UsageError(f"{file}: no such file")
+    doc = None  # the parse validation made: the suite's units come from it (evalens.core.units)
     if format_id is None:
         checked = validate_file(file)
         format_id = checked.format.id if checked.format else None
         errors = [p for p in checked.problems if p.severity == 1]
+        doc = checked.doc if checked.doc is not None and checked.doc.ok else None
     else:
         errors = []
     suite_cls = suite_for(format_id or "")
@@ -107,7 +109,7 @@ def prepare(
                 pass
 
     try:
-        suite = suite_cls(request, format_id or "", emit)
+        suite = suite_cls(request, format_id or "", emit, doc)
     except (OSError, ValueError) as exc:
         raise UsageError(f"{file}: {exc}") from None
     units = suite.units()

@@ -361,11 +361,11 @@ class _Builder:
                         first[key] = kspan
                     out.entries.append((key, kspan, child))
                     mapping[key] = value
-                for source, values in merged:  # explicit keys win, then earlier sources (YAML 1.1 merge)
+                for source, merged_values in merged:  # explicit keys win, then earlier sources (YAML 1.1)
                     for key, kspan, child in source.entries:
                         if key not in mapping:
                             out.entries.append((key, kspan, child))
-                            mapping[key] = values[key]
+                            mapping[key] = merged_values[key]
                 built = (out, mapping, self.count - start_count)
             if self.count > MAX_NODES:
                 raise _TooBig(self.span(node))

@@ -16,12 +16,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evalens.runner.results import Location, UnitResult
+from evalens.runner.results import UnitResult
 from evalens.runner.session import AgentSession, UsageError
 from pydantic import BaseModel, ConfigDict, Field
 
+from evalens.core.documents import ParsedDocument
+from evalens.core.units import Unit, read_doc
+
 __all__ = [
     "FileRunRequest",
+    "ParsedDocument",
     "Restored",
     "Suite",
     "SuiteSummary",
@@ -117,16 +121,6 @@ class FileRunRequest(BaseModel):
 
 
 @dataclass
-class Unit:
-    """One runnable unit of a suite: its id and where it is written in the file."""
-
-    id: str
-    location: Location
-    data: Any = None  # the suite's own view of the unit (a task, a case, a query)
-    aliases: list[str] = field(default_factory=list)  # other names `--tasks` accepts (a query's index)
-
-
-@dataclass
 class SuiteSummary:
     """How the whole file did, in the format's own terms (thresholds, precision / recall)."""
 
@@ -154,11 +148,20 @@ class Suite(ABC):
     format_ids: ClassVar[tuple[str, ...]]
     needs_judge: ClassVar[bool] = False  # graded formats cannot run without their grader
 
-    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        request: FileRunRequest,
+        format_id: str,
+        progress: Progress | None = None,
+        doc: ParsedDocument | None = None,
+    ) -> None:
         self.request = request
         self.format_id = format_id
         self.file = request.file
         self._progress = progress
+        self.doc = doc if doc is not None else read_doc(self.file, format_id)
+        """The file's positioned parse from :mod:`evalens.core` (the one validation read): units come from it,
+        never from a second parse of the file."""
         self.baseline: str | None = (
             None  # set while a --baseline run of a unit goes (its label): no side effects
         )
@@ -232,7 +235,9 @@ def installed_skill(root: Path, name: str | None) -> dict[str, Path]:
 
 
 def read_json(path: Path, limit: int = 64 << 20) -> Any:
-    """A result file's data, or None (only regular files are opened, never a FIFO; deep nesting is no crash)."""
+    """A result file's data (a results JSON, ``history.json``, a grading file: what tools wrote, never an eval
+    file, which comes from :func:`evalens.core.units.read_doc`), or None (only regular files are opened, never
+    a FIFO; deep nesting is no crash)."""
     from evalens.core.regular_files import read_regular_bytes
 
     raw = read_regular_bytes(path, limit)

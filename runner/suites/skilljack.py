@@ -12,14 +12,15 @@ import shutil
 import statistics
 import subprocess
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.results import Location, UnitCheck, UnitResult, Verdict
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     FileRunRequest,
+    ParsedDocument,
     Progress,
     Restored,
     Suite,
@@ -28,6 +29,8 @@ from evalens.runner.suites.base import (
     newest_first,
     read_json,
 )
+
+from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 
 SNIPPET_CHARS = 500
 
@@ -41,123 +44,31 @@ FAILURE_CATEGORIES = (
 )
 
 
-@dataclass
-class SjTask:
-    """A task with inheritance resolved (formats.md §3.2)."""
-
-    id: str
-    prompt: str
-    expected: str  # skill name, "none" or ""
-    criteria: dict[str, dict[str, Any]]  # dimension -> {weight, description}
-    checklist: list[str]
-    det: dict[str, Any] | None  # deterministic block (task.md checks mapped onto expect_* keys)
-    skills: dict[str, Path]
-    location: Location = field(
-        default_factory=list
-    )  # where the task is written (["tasks", 2]; [] for task.md)
-    det_paths: dict[str, Location] = field(default_factory=dict)  # expect_* key -> where it is written
-    expected_at: Location | None = None  # where the expected skill is written
-
-    @property
-    def negative(self) -> bool:
-        return self.expected == "none" or (
-            self.det is not None and self.det.get("expect_skill_activation") is False
-        )
+SjTask = SkilljackTask  # the runner checks and scores the task core resolved (evalens.core.units)
 
 
-def _obj(value: Any) -> dict[str, Any]:
-    """A mapping from the file, or an empty one (a list or scalar where a mapping belongs)."""
-    return value if isinstance(value, dict) else {}
-
-
-def load_tasks_yaml(path: Path, skills_dir: Path | None) -> tuple[str, list[SjTask]]:
-    import yaml
-
+def load_tasks_yaml(
+    source: Path | ParsedDocument, skills_dir: Path | None, path: Path | None = None
+) -> tuple[str, list[SjTask]]:
+    """A ``tasks.yaml`` as core resolved it (:func:`~evalens.core.units.skilljack_tasks`), with the suite's
+    skills (``skills_dir``, else ``skills/`` beside the file)."""
     from evalens.core.formats._shared import skills_in
-    from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
 
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    if isinstance(source, Path):
+        path, doc = source, read_doc(source, "skilljack-tasks")
+    else:
+        doc = source
+    assert path is not None
+    data = doc.data
     if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
         raise UsageError(f"{path}: Missing or invalid 'tasks' array")
-    skills = skills_in(skills_dir or path.parent / "skills")
-    defaults = _obj(data.get("defaults"))
-    dcrit = _obj(defaults.get("criteria"))
-    tasks = []
-    for index, raw in enumerate(data["tasks"]):
-        if not isinstance(raw, dict):
-            continue
-        here: Location = ["tasks", index]
-        tcrit = _obj(raw.get("criteria"))
-        criteria = {}
-        for d in DIMENSIONS:
-            if d in tcrit or d in dcrit:
-                own = _obj(tcrit.get(d))
-                inh = _obj(dcrit.get(d))
-                criteria[d] = {
-                    "weight": own.get("weight", inh.get("weight", DEFAULT_WEIGHT)),
-                    "description": own.get("description", inh.get("description", "")),
-                }
-        det = raw.get("deterministic") if isinstance(raw.get("deterministic"), dict) else None
-        if det is not None:
-            det = {"expect_skill_activation": True, **det}
-        expected_at: Location = (
-            [*here, "expected_skill_load"]
-            if "expected_skill_load" in raw
-            else ["defaults", "expected_skill_load"]
-        )
-        tasks.append(
-            SjTask(
-                str(raw.get("id", "")),
-                str(raw.get("prompt", "")),
-                str(raw.get("expected_skill_load", defaults.get("expected_skill_load", "")) or ""),
-                criteria,
-                [str(x) for x in raw.get("golden_checklist") or []],
-                det,
-                skills,
-                here,
-                {k: [*here, "deterministic", k] for k in det or {}},
-                expected_at,
-            )
-        )
-    return str(data.get("skill", "")), tasks
+    return skilljack_tasks(data, skills_in(skills_dir or path.parent / "skills"))
 
 
-def load_task_md(path: Path) -> tuple[str, list[SjTask]]:
-    """A ``task.md`` package: checks map one-to-one onto ``expect_*``; assertions become the checklist."""
-    from evalens.core.documents import parse
-    from evalens.core.formats._shared import skills_in
-
-    doc = parse(path.read_text(encoding="utf-8"), "markdown")
-    front = doc.data if isinstance(doc.data, dict) else {}
-    task_dir = path.parent
-    skills = {**skills_in(task_dir.parent / "skills"), **skills_in(task_dir / "environment" / "skills")}
-    invoke = front.get("expect_skill_invocation")
-    invoke = invoke if isinstance(invoke, bool) else bool(skills)
-    expected = front.get("expected_skill") or (next(iter(skills)) if len(skills) == 1 else "")
-    checks = _obj(front.get("checks"))
-    det: dict[str, Any] = {"expect_skill_activation": invoke}
-    det_paths: dict[str, Location] = {"expect_skill_activation": ["expect_skill_invocation"]}
-    for key, value in checks.items():
-        det["expect_" + {"files_exist": "file_exists"}.get(key, key)] = value
-        det_paths["expect_" + {"files_exist": "file_exists"}.get(key, key)] = ["checks", key]
-    body = "\n".join(doc.lines[doc.body_start_line :]).strip()
-    criteria = {
-        d: {"weight": w, "description": ""}
-        for d, w in (("discovery", 0.3), ("adherence", 0.4), ("output", 0.3))
-    }
-    task = SjTask(
-        str(front.get("id") or task_dir.name),
-        body,
-        "none" if not invoke else str(expected or ""),
-        criteria if front.get("assertions") else {},
-        [str(a) for a in front.get("assertions") or []],
-        det,
-        skills,
-        [],
-        det_paths,
-        ["expected_skill"] if invoke else ["expect_skill_invocation"],
-    )
-    return str(expected or task_dir.parent.name), [task]
+def load_task_md(path: Path, doc: ParsedDocument | None = None) -> tuple[str, list[SjTask]]:
+    """A ``task.md`` package as core resolved it (:func:`~evalens.core.units.skilljack_task_md`)."""
+    skill, task = skilljack_task_md(doc if doc is not None else read_doc(path, "skilljack-task"), path)
+    return skill, [task]
 
 
 def _activation(task: SjTask, res: AgentResult) -> tuple[str | None, list[str]]:
@@ -618,17 +529,23 @@ class SkilljackSuite(Suite):
 
     format_ids = ("skilljack-tasks", "skilljack-task")
 
-    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
+    def __init__(
+        self,
+        request: FileRunRequest,
+        format_id: str,
+        progress: Progress | None = None,
+        doc: ParsedDocument | None = None,
+    ) -> None:
         from evalens.runner.suites.skilljack_files import load_config, skilljack_config
 
-        super().__init__(request, format_id, progress)
+        super().__init__(request, format_id, progress, doc)
         self.cfg = load_config(
             request.config or skilljack_config(self.file) or Path.cwd() / "eval.config.yaml"
         )
         if format_id == "skilljack-task":
-            self.skill, self.tasks = load_task_md(self.file)
+            self.skill, self.tasks = load_task_md(self.file, self.doc)
         else:
-            self.skill, self.tasks = load_tasks_yaml(self.file, request.skills_dir)
+            self.skill, self.tasks = load_tasks_yaml(self.doc, request.skills_dir, self.file)
         self.discovery_threshold = (
             request.threshold_discovery
             if request.threshold_discovery is not None

@@ -51,12 +51,18 @@ class SjConfig:
 
 
 def load_config(path: Path | None) -> SjConfig:
-    import yaml
+    """An ``eval.config.yaml`` as core parses it (merge keys and anchors as validation sees them). A missing
+    file gives the defaults; one that does not parse raises ``ValueError`` naming it (as skilljack's later
+    versions do, formats.md §3.5)."""
+    from evalens.core.units import read_doc
 
     cfg = SjConfig()
     if path is None or not path.is_file():
         return cfg
-    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    try:
+        data = read_doc(path, "skilljack-config").data or {}
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
 
     def get(*keys: str) -> Any:
         node: Any = data

@@ -13,6 +13,7 @@ from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     FileRunRequest,
+    ParsedDocument,
     Progress,
     Suite,
     SuiteSummary,
@@ -24,23 +25,13 @@ from evalens.runner.suites.base import (
 THRESHOLD = 0.5
 
 
-def trigger_queries(file: Path) -> tuple[str | None, list[tuple[str, bool]]]:
-    from evalens.core.formats.trigger_sets import trigger_items
+def trigger_queries(source: Path | ParsedDocument) -> tuple[str | None, list[tuple[str, bool]]]:
+    """The skill name and the queries of a trigger eval set, from core's parse of it."""
+    from evalens.core.units import read_doc
+    from evalens.core.units import trigger_queries as queries
 
-    data = json.loads(file.read_text(encoding="utf-8"))
-    prefix, items = trigger_items(data)
-    if isinstance(data, dict) and not prefix:
-        return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + [
-            (q, False) for q in data.get("should_not_trigger") or []
-        ]
-    name = (
-        data.get("skill_name") if isinstance(data, dict) and isinstance(data.get("skill_name"), str) else None
-    )
-    return name, [
-        (str(d["query"]), bool(d.get("should_trigger")))
-        for d in items
-        if isinstance(d, dict) and "query" in d
-    ]
+    doc = read_doc(source) if isinstance(source, Path) else source
+    return queries(doc.data)
 
 
 def trigger_metrics(rows: list[tuple[str, bool, float]], threshold: float = THRESHOLD) -> dict[str, Any]:
@@ -87,9 +78,15 @@ def metrics_line(results: list[Any]) -> str:
 class TriggerSetSuite(Suite):
     format_ids = ("trigger-evals", "trigger-evals-variant")
 
-    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
-        super().__init__(request, format_id, progress)
-        self.name, self.queries = trigger_queries(self.file)
+    def __init__(
+        self,
+        request: FileRunRequest,
+        format_id: str,
+        progress: Progress | None = None,
+        doc: ParsedDocument | None = None,
+    ) -> None:
+        super().__init__(request, format_id, progress, doc)
+        self.name, self.queries = trigger_queries(self.doc)
         self.skill_root = request.skill.resolve() if request.skill else skill_root_of(self.file)
         self.skills = installed_skill(self.skill_root, None)
         if not self.skills:

@@ -3,13 +3,13 @@ target; invalid files are named, never a crash."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.api_types import RunError
 
 from evalens.core.models.uaaps import EvalCase, EvalConfig
+from evalens.core.units import read_doc
 
 
 def normalised_case(case: EvalCase) -> EvalCase:
@@ -33,10 +33,10 @@ def load_config(root: Path) -> EvalConfig:
             config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
         return config
     except Exception as exc:
-        raw: dict[str, Any] = {}
+        raw: Any = {}
         try:
-            raw = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError:
+            raw = read_doc(path, "uaaps-config").data
+        except (OSError, ValueError):
             pass
         engine = raw.get("engine") if isinstance(raw, dict) else None
         if isinstance(engine, str) and engine not in ("claude-code", "codex"):

@@ -12,6 +12,7 @@ from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession, UsageError, start_session
 from evalens.runner.suites.base import (
     FileRunRequest,
+    ParsedDocument,
     Progress,
     Restored,
     Suite,
@@ -32,9 +33,15 @@ class WritingSkillsSuite(Suite):
     format_ids = ("writing-skills-evals",)
     needs_judge = True
 
-    def __init__(self, request: FileRunRequest, format_id: str, progress: Progress | None = None) -> None:
-        super().__init__(request, format_id, progress)
-        self.data = json.loads(self.file.read_text(encoding="utf-8"))
+    def __init__(
+        self,
+        request: FileRunRequest,
+        format_id: str,
+        progress: Progress | None = None,
+        doc: ParsedDocument | None = None,
+    ) -> None:
+        super().__init__(request, format_id, progress, doc)
+        self.data = self.doc.data
         self.skill_root = skill_root_of(self.file)
         self.workspace = request.output_dir or self.skill_root.parent / f"{self.skill_root.name}-workspace"
         history = read_json(self.workspace / "history.json")

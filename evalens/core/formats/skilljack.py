@@ -28,6 +28,7 @@ from evalens.core.models import skilljack as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
+from evalens.core.units import skilljack_tasks
 
 register(
     SchemaSpec(
@@ -242,7 +243,8 @@ class SkilljackTasks(Format):
         tasks = data.get("tasks")
         if not isinstance(tasks, list):
             return out
-        default_criteria = isinstance(defaults.get("criteria"), dict) and bool(defaults["criteria"])
+        # what the runner will check and judge: the same resolved tasks (evalens.core.units)
+        resolved = {int(t.location[1]): t for t in skilljack_tasks(data)[1]}
         seen: dict[str, int] = {}
         for i, task in enumerate(tasks):
             if not isinstance(task, dict):
@@ -364,7 +366,8 @@ class SkilljackTasks(Format):
                         "rather than discovery.",
                     )
                 )
-            if not (isinstance(criteria, dict) and criteria) and not default_criteria and det is None:
+            unit = resolved.get(i)
+            if unit is not None and not unit.judged and unit.det is None:
                 out.append(
                     problem(
                         doc,

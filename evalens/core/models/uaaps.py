@@ -812,15 +812,17 @@ class EvalReport(EvalModel):
 
 
 def load_config(path: Path) -> EvalConfig:
-    """Load and validate an eval config file (raises pydantic.ValidationError / ValueError)."""
-    import json
+    """Load and validate an eval config file from core's parse of it, the one validation reads (raises
+    pydantic.ValidationError / ValueError / OSError)."""
+    from evalens.core.units import read_doc
 
-    return EvalConfig.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    return EvalConfig.model_validate(read_doc(path, "uaaps-config").data)
 
 
 def load_case(path: Path) -> EvalCase:
-    """Load and validate one case file."""
-    import yaml
+    """Load and validate one case file from core's parse of it (merge keys and anchors resolved as
+    validation resolves them)."""
+    from evalens.core.units import read_doc
 
-    data: Any = yaml.safe_load(path.read_text(encoding="utf-8"))
+    data: Any = read_doc(path, "uaaps-case").data
     return EvalCase.model_validate(data)
