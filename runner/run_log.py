@@ -237,7 +237,7 @@ def resume_plan(log: RunLog, units: Iterable[LogUnit]) -> ResumePlan:
     todo: list[RunKey] = []
     for unit in units:
         was = mapping.get(key(unit))
-        for side in log.start.sides:
+        for side in log.start.sides():
             for run in range(1, log.start.runs + 1):
                 done = finished.get((side, key(was), run)) if was is not None else None
                 if done is not None:
@@ -462,7 +462,7 @@ def open_batch(
                 fingerprint=fingerprint(now_inputs, units),
                 units=units,
                 runs=request.runs,
-                sides=list(sides),
+                baseline=next((s for s in sides if s is not None), None),
             )
         )
         return BatchLog(writer, units, root, report_id), None

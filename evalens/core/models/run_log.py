@@ -89,12 +89,16 @@ class BatchStart(EvalModel):
     )
     units: list[PlannedUnit] = doc("Every unit the batch runs, in order.", type_="array", default=[])
     runs: int = doc("Runs per unit.", type_="integer", default=1, example=1)
-    sides: list[str | None] = doc(
-        "Who runs each unit: `null` is the package; with `--baseline` also the baseline's label.",
-        type_="array",
-        default=[None],
-        example=[None, "no skill"],
+    baseline: str | None = doc(
+        "With `--baseline`: the baseline's label; every unit also runs on that side (events with this `side`).",
+        type_="string",
+        default=None,
+        example="no skill",
     )
+
+    def sides(self) -> list[str | None]:
+        """Who runs each unit: ``None`` (the package), then the baseline's label if any."""
+        return [None] + ([self.baseline] if self.baseline is not None else [])
 
 
 class RunStart(EvalModel):
