@@ -265,6 +265,10 @@ def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
         planned_key = aliases.get(unit_key, unit_key)
         finished[(run_side, planned_key, run)] = event
         names[planned_key] = event.unit
+    for new_key, planned_key in aliases.items():  # renamed since: the latest name, also when no run ran since
+        was = next((u.unit for u in log.start.units if key(u.unit) == planned_key), None)
+        if was is not None and new_key.startswith(f"{was.file}::"):
+            names[planned_key] = was.model_copy(update={"name": new_key[len(was.file) + 2 :]})
     out = []
     for planned in log.start.units:
         unit = names.get(key(planned.unit), planned.unit)
