@@ -699,6 +699,7 @@ async def _open_log(
         if name is not None and label in by_side and (name, run) in by_side[label].records:
             restore_run(by_side[label].records[(name, run)], done, log.folder)
             kept.add((label, name, run))
+    ctx.emit(None, "plan", f"resuming: {len(kept)} finished run(s) kept, {len(resumed.todo)} to run")
     return kept
 
 
@@ -761,6 +762,9 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
 
         await asyncio.to_thread(sweep_stale_sandboxes)
         kept = await _open_log(ctx, sides, report_path, f"eval-run-{stamp(started)}")
+        for label, name, i in kept:  # a resumed batch's budget counts what its finished runs spent
+            rec = next(s for s in sides if s.side == label).records[(name, i)]
+            budget.spend_usage(rec.record.usage if rec.record is not None else None, rec.model)
         tasks = [
             asyncio.create_task(guarded(side, c, p, i))
             for c, p in ctx.cases
