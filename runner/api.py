@@ -50,6 +50,7 @@ from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
+from evalens.runner.verdicts import count_passed, held, unit_verdict
 
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge, ReportSummary
 
@@ -206,8 +207,17 @@ async def rejudge(
             from evalens.core.regular_files import read_regular
 
             record = json.loads(read_regular(record_file).decode("utf-8"))
-            if record.get("agent_error") or any(c["status"] == "FAIL" for c in record.get("checks", [])):
-                verdicts.append("ERROR" if record.get("agent_error") else "FAIL")
+            failing = next((c for c in record.get("checks", []) if not held(c["status"])), None)
+            if record.get("agent_error") or failing is not None:  # not the judge's call: the run keeps it
+                verdicts.append(
+                    unit_verdict(
+                        agent_error=record.get("agent_error"),
+                        failed_check=str(failing.get("detail") or "") if failing is not None else None,
+                        judged=None,
+                        checked=True,
+                        judge_used=False,
+                    )[0]
+                )
                 continue
             if on_progress:
                 on_progress(
@@ -254,7 +264,7 @@ async def rejudge(
                 ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict)
             )
     total = len(new_cases)
-    passed = sum(c.verdict == "PASS" for c in new_cases)
+    passed = count_passed(c.verdict for c in new_cases)
     report = old.model_copy(deep=True)
     report.id = f"eval-run-{stamp(started)}-rejudged"
     report.timestamp = started.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -5,22 +5,74 @@
 * :func:`unit_state`: the verdict and the state (FLAKY, BUDGET) of repeated runs: every face derives both from it.
 * :func:`combine_units`: the units of one file, for its ``*`` unit.
 * :func:`graded_verdict`: units graded statement by statement (skill-creator, writing-skills; rule 3).
+* :func:`scored_verdict`: units scored over repeated runs against thresholds (skilljack, live and restored).
+* :func:`check_status`, :func:`held`, :func:`passed`, :func:`count_passed`, :func:`read_verdict`: the words
+  themselves. No other module compares to ``"PASS"`` to decide anything (``tests/unit/test_verdict_module.py``
+  greps for it); faces that only display a verdict are allow-listed there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Literal
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
+CheckStatus = Literal["PASS", "FAIL"]
+VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR", "SKIP")
+
+
+@dataclass(frozen=True, slots=True)
+class Judged:
+    """A judge's outcome, typed: it passed the unit, failed it, or could not judge (``passed`` None: ERROR)."""
+
+    passed: bool | None
+    reason: str
+
+    @classmethod
+    def of(cls, verdict: str, reason: str) -> Judged:
+        """From a judge's answer word (``judge.JudgeOutcome.verdict``): anything but PASS / FAIL is no verdict."""
+        return cls(True if verdict == "PASS" else False if verdict == "FAIL" else None, reason)
+
+
+def check_status(ok: bool) -> CheckStatus:
+    """A check's status from whether it held."""
+    return "PASS" if ok else "FAIL"
+
+
+def held(status: str) -> bool:
+    """Whether a check (or a judge answer) with this status held."""
+    return status == "PASS"
+
+
+def passed(verdict: str) -> bool:
+    """Whether a unit's verdict (or state) is a pass: only PASS is; FLAKY, SKIP and ERROR never are."""
+    return verdict == "PASS"
+
+
+def count_passed(verdicts: Iterable[str]) -> int:
+    """How many verdicts are passes (summaries count with this, never by comparing words)."""
+    return sum(1 for v in verdicts if v == "PASS")
+
+
+def read_verdict(word: object, unknown: Verdict = "ERROR") -> Verdict:
+    """A verdict word read from a file or a reply (case-insensitive); anything else is ``unknown`` (ERROR: a word
+    this version does not know must never read as a pass)."""
+    text = str(word or "").upper()
+    return next((v for v in VERDICTS if v == text), unknown)
+
+
+def known_verdict(word: object) -> bool:
+    """Whether ``word`` is exactly one of the four verdicts."""
+    return word in VERDICTS
 
 
 def unit_verdict(
     *,
     agent_error: str | None,
     failed_check: str | None,
-    judged: tuple[str, str] | None,
+    judged: Judged | tuple[str, str] | None,
     checked: bool,
     judge_used: bool,
     nothing_to_check: str = "judge disabled and the unit declares no deterministic checks",
@@ -36,10 +88,10 @@ def unit_verdict(
         return ("PASS", checks_only) if checked else ("SKIP", nothing_to_check)
     if judged is None:
         return "ERROR", "the judge gave no verdict"
-    verdict, reason = judged
-    if verdict not in ("PASS", "FAIL"):
-        return "ERROR", reason
-    return ("PASS" if verdict == "PASS" else "FAIL"), reason
+    outcome = judged if isinstance(judged, Judged) else Judged.of(*judged)
+    if outcome.passed is None:
+        return "ERROR", outcome.reason
+    return ("PASS" if outcome.passed else "FAIL"), outcome.reason
 
 
 def combine_runs(verdicts: Iterable[str], budget_stopped: int = 0) -> Verdict:
@@ -88,3 +140,18 @@ def graded_verdict(error: str | None, total: int, passed: bool, summary: str) ->
     if total == 0:
         return "SKIP", "nothing to grade: the case declares no statements (the agent ran; its output is kept)"
     return ("PASS" if passed else "FAIL"), summary
+
+
+def scored_verdict(
+    *, failed_check: str | None, run_error: str | None, below: str | None, reason: str
+) -> tuple[Verdict, str]:
+    """A unit scored over repeated runs (skilljack): a check that failed in a run that did run is FAIL (earned,
+    rule 5: any FAIL fails); else a run that did not run or was not judged makes it ERROR (never PASS from the
+    other runs); else the format's score rule (``below``: a threshold missed) is FAIL; else PASS."""
+    if failed_check is not None:
+        return "FAIL", failed_check
+    if run_error is not None:
+        return "ERROR", run_error
+    if below is not None:
+        return "FAIL", below
+    return "PASS", reason
