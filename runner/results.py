@@ -314,24 +314,17 @@ def apply_repeats(result: UnitResult) -> UnitResult:
         if result.state == "BUDGET" and "budget" not in result.reason:
             result.reason = "budget: not started" + (f"; {result.reason}" if result.reason else "")
         return result
-    result.verdict = (
-        "PASS"
-        if rep.state == "PASS"
-        else "FAIL"
-        if rep.state in ("FAIL", "FLAKY")
-        else "ERROR"
-        if rep.state == "ERROR"
-        else "SKIP"
-    )
-    result.state = rep.state
+    from evalens.runner.verdicts import unit_state
+
+    result.verdict, result.state = unit_state(verdicts, result.budget_stopped or 0)
     result.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
     result.interval = [round(x, 4) for x in rep.interval] if rep.interval else None
     result.pass_hat_k = rep.pass_hat_k
     result.pass_at_k = rep.pass_at() or None
     result.at_least_k = rep.at_least() or None
-    if rep.state == "FLAKY" and not result.reason.startswith("flaky"):
+    if result.state == "FLAKY" and not result.reason.startswith("flaky"):
         result.reason = f"flaky: passed {rep.label()} runs" + (f"; {result.reason}" if result.reason else "")
-    if rep.state == "BUDGET" and not result.reason.startswith("budget: "):
+    if result.state == "BUDGET" and not result.reason.startswith("budget: "):
         result.reason = (
             f"budget: {rep.budget} of {rep.runs} runs not started ({rep.passed} passed before)"
             + (f"; {result.reason}" if result.reason else "")
