@@ -208,43 +208,7 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
                 data={**data, "missing": key},
             )
         return
-    span = doc.span_for(path)
-    if kind == "type":
-        want = error.validator_value
-        wants = " or ".join(str(_TYPE_WORDS.get(w, w)) for w in (want if isinstance(want, list) else [want]))
-        msg = f"`{name}` must be {wants}, not {type_word(value)}."
-    elif kind == "enum":
-        options = ", ".join(f"`{o}`" for o in error.validator_value)
-        msg = f"`{value}` is not a valid `{name}`; expected one of {options}."
-        data["options"] = list(error.validator_value)
-    elif kind == "const":
-        msg = (
-            f"`{name}` must be `{json.dumps(error.validator_value, ensure_ascii=False)}`, not "
-            f"`{json.dumps(value, ensure_ascii=False)}`."
-        )
-    elif kind == "pattern":
-        msg = f"`{value}` is not a valid `{name}` (must match `{error.validator_value}`)."
-    elif kind == "maxLength":
-        msg = f"`{name}` is {len(value)} characters long; at most {error.validator_value} are allowed."
-    elif kind == "minLength":
-        msg = (
-            f"`{name}` must not be empty."
-            if error.validator_value == 1
-            else f"`{name}` must be at least {error.validator_value} characters long."
-        )
-    elif kind in {"minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"}:
-        rel = {
-            "minimum": "at least",
-            "exclusiveMinimum": "greater than",
-            "maximum": "at most",
-            "exclusiveMaximum": "less than",
-        }[kind]
-        msg = f"`{name}` must be {rel} {error.validator_value}, not {value}."
-    elif kind == "minItems":
-        msg = f"`{name}` needs at least {error.validator_value} item(s)."
-    elif kind == "uniqueItems":
-        msg = f"`{name}` must not repeat items."
-    elif kind == "additionalProperties" and error.validator_value is False:
+    if kind == "additionalProperties" and error.validator_value is False:
         extras = (
             [k for k in value if k not in error.schema.get("properties", {})]
             if isinstance(value, dict)
@@ -257,9 +221,50 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
         if len(extras) > MAX_UNKNOWN_KEYS:
             yield _more_unknown_keys(doc, path, len(extras) - MAX_UNKNOWN_KEYS, Severity.ERROR)
         return
-    else:
-        msg = f"`{name}`: {error.message}"
-    yield Problem(span, Severity.ERROR, f"schema-{kind}", msg, data=data)
+    msg = _message(kind, name, value, error, data)
+    yield Problem(doc.span_for(path), Severity.ERROR, f"schema-{kind}", msg, data=data)
+
+
+def _message(kind: str, name: str, value: Any, error: Any, data: dict[str, Any]) -> str:
+    """The sentence for one failed keyword, in the file's own terms (the field, its value, what it must be)."""
+    want = error.validator_value
+    if kind == "type":
+        wants = " or ".join(str(_TYPE_WORDS.get(w, w)) for w in (want if isinstance(want, list) else [want]))
+        return f"`{name}` must be {wants}, not {type_word(value)}."
+    if kind == "enum":
+        data["options"] = list(want)
+        options = ", ".join(f"`{o}`" for o in want)
+        return f"`{value}` is not a valid `{name}`; expected one of {options}."
+    if kind == "const":
+        return (
+            f"`{name}` must be `{json.dumps(want, ensure_ascii=False)}`, not "
+            f"`{json.dumps(value, ensure_ascii=False)}`."
+        )
+    if kind == "pattern":
+        return f"`{value}` is not a valid `{name}` (must match `{want}`)."
+    if kind == "maxLength":
+        return f"`{name}` is {len(value)} characters long; at most {want} are allowed."
+    if kind == "minLength":
+        return (
+            f"`{name}` must not be empty."
+            if want == 1
+            else f"`{name}` must be at least {want} characters long."
+        )
+    if kind in _BOUND_WORDS:
+        return f"`{name}` must be {_BOUND_WORDS[kind]} {want}, not {value}."
+    if kind == "minItems":
+        return f"`{name}` needs at least {want} item(s)."
+    if kind == "uniqueItems":
+        return f"`{name}` must not repeat items."
+    return f"`{name}`: {error.message}"
+
+
+_BOUND_WORDS = {
+    "minimum": "at least",
+    "exclusiveMinimum": "greater than",
+    "maximum": "at most",
+    "exclusiveMaximum": "less than",
+}
 
 
 def _required_span(doc: ParsedDocument, path: Path) -> Span:
