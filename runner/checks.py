@@ -13,6 +13,7 @@ from typing import Literal
 
 from evalens.runner.engines.base import Transcript
 from evalens.runner.results import CheckResult
+from evalens.runner.verdicts import check_status
 
 from evalens.core.models.uaaps import CaseExpected
 
@@ -75,7 +76,7 @@ def run_checks(
             CheckResult(
                 kind="contains",
                 value=needle,
-                status="PASS" if ok else "FAIL",
+                status=check_status(ok),
                 detail="" if ok else f"output does not contain {needle!r}",
                 location=["expected", "contains", i],
             )
@@ -86,7 +87,7 @@ def run_checks(
             CheckResult(
                 kind="not_contains",
                 value=needle,
-                status="PASS" if ok else "FAIL",
+                status=check_status(ok),
                 detail="" if ok else f"output contains forbidden {needle!r}",
                 location=["expected", "not-contains", i],
             )
@@ -101,7 +102,7 @@ def run_checks(
             CheckResult(
                 kind="files_created",
                 value=path,
-                status="PASS" if ok else "FAIL",
+                status=check_status(ok),
                 detail="" if ok else f"the agent did not create {path}" + (f" ({why})" if why else ""),
                 location=["expected", "files-created", i],
             )
@@ -118,7 +119,7 @@ def run_checks(
             CheckResult(
                 kind="agent_blocked",
                 value=expected.agent_blocked,
-                status="PASS" if ok else "FAIL",
+                status=check_status(ok),
                 detail=detail,
                 location=["expected", "agent-blocked"],
             )

@@ -9,7 +9,7 @@ from typing import Any
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentResult, agent_error
 from evalens.runner.suites.skilljack import _num
-from evalens.runner.verdicts import graded_verdict
+from evalens.runner.verdicts import check_status, graded_verdict, held, read_verdict
 
 GRADER_SYSTEM = (
     "You grade an AI agent's work against listed statements. Judge each statement on the evidence "
@@ -116,13 +116,13 @@ def creator_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
         UnitCheck(
             kind="assertion" if key == "assertions" else "expectation",
             value=str(e.get("text", "")),
-            status="PASS" if e.get("passed") is True else "FAIL",
+            status=check_status(e.get("passed") is True),
             detail=str(e.get("evidence") or ""),
             location=[*base, key, j] if base else None,
         )
         for j, e in enumerate(exps)
     ]
-    passed = sum(c.status == "PASS" for c in checks)
+    passed = sum(held(c.status) for c in checks)
     agent_error = (
         grading.get("error")
         if isinstance(grading.get("error"), str)
@@ -177,7 +177,7 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
             UnitCheck(
                 kind="expectation",
                 value=crit,
-                status="PASS" if r.get("passed") else "FAIL",
+                status=check_status(r.get("passed")),
                 detail=f"scored {r.get('score')}/5: {r.get('reasoning') or ''}".strip(),
                 location=["cases", index, "expectations", j] if j is not None and index is not None else None,
             )
@@ -190,7 +190,7 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
         )
     )
     overall = str(grading.get("overall") or "").upper()
-    verdict = "ERROR" if agent_error else overall if overall in ("PASS", "FAIL", "SKIP") else "ERROR"
+    verdict = read_verdict("ERROR" if agent_error else overall)  # a word it does not know is ERROR
     failed = [c for c in checks if c.status == "FAIL" and c.value in required] or [
         c for c in checks if c.status == "FAIL"
     ]

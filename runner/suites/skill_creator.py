@@ -25,7 +25,7 @@ from evalens.runner.suites.base import (
     skill_root_of,
 )
 from evalens.runner.suites.graded import creator_unit, grade
-from evalens.runner.verdicts import combine_runs, graded_verdict
+from evalens.runner.verdicts import check_status, combine_runs, count_passed, graded_verdict
 
 SNIPPET_CHARS = 500
 
@@ -171,7 +171,7 @@ class SkillCreatorSuite(Suite):
                     UnitCheck(
                         kind="assertion" if key == "assertions" else "expectation",
                         value=e["text"],
-                        status="PASS" if e["passed"] else "FAIL",
+                        status=check_status(e["passed"]),
                         detail=str(e.get("evidence") or ""),
                         location=[*unit.location, key, j],
                     )
@@ -202,7 +202,7 @@ class SkillCreatorSuite(Suite):
             error=reasons[i] if verdict == "ERROR" else None,
             exit_code=res.exit_code,
             runs=self.request.runs,
-            pass_rate=sum(v == "PASS" for v in verdicts) / len(verdicts) if len(verdicts) > 1 else None,
+            pass_rate=count_passed(verdicts) / len(verdicts) if len(verdicts) > 1 else None,
             run_verdicts=verdicts if len(verdicts) > 1 else [],
             result_file=str(targets[i]),
             sandbox_path=session.kept[-1] if session.kept else None,

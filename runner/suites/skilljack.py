@@ -29,6 +29,7 @@ from evalens.runner.suites.base import (
     newest_first,
     read_json,
 )
+from evalens.runner.verdicts import check_status, scored_verdict
 
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 
@@ -134,7 +135,7 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
         base = task.det_paths.get(key) if key else task.expected_at
         where = None if base is None else [*base, index] if index is not None else list(base)
         checks.append(
-            UnitCheck(kind=kind, value=value, status="PASS" if ok else "FAIL", detail=detail, location=where)
+            UnitCheck(kind=kind, value=value, status=check_status(ok), detail=detail, location=where)
         )
         return ok
 
@@ -501,24 +502,37 @@ def task_verdict(
         for r, s in runs
         if s.deterministic is not None and not s.deterministic["passed"] and run_error(r, s) is None
     ]
-    if failed_det:
-        return ("FAIL", "; ".join(failed_det[0].deterministic["details"]), details)  # type: ignore[index]
+    error = None
     if errors:
         where = f"run {errors[0][0]}/{len(runs)}: " if len(runs) > 1 else ""
         more = f" ({len(errors)} of {len(runs)} runs failed)" if len(errors) > 1 else ""
-        return ("ERROR", f"{where}{errors[0][1]}{more}", details)
-    if mean.discovery < discovery_threshold:
-        return ("FAIL", f"discovery {mean.discovery:.0%} below {discovery_threshold:.0%}", details)
-    if (
-        any(s.judge is not None for _, s in runs)
-        and min(mean.adherence, mean.output_quality) < score_threshold
-    ):
-        return (
-            "FAIL",
-            f"adherence {mean.adherence:.1f} / output {mean.output_quality:.1f} below {score_threshold:g}",
-            details,
-        )
-    return ("PASS", mean.reasoning, details)
+        error = f"{where}{errors[0][1]}{more}"
+    verdict, reason = scored_verdict(
+        failed_check="; ".join(failed_det[0].deterministic["details"])  # type: ignore[index]
+        if failed_det
+        else None,
+        run_error=error,
+        below=below_thresholds(
+            mean.discovery,
+            mean.adherence,
+            mean.output_quality,
+            any(s.judge is not None for _, s in runs),
+            (discovery_threshold, score_threshold),
+        ),
+        reason=mean.reasoning,
+    )
+    return verdict, reason, details
+
+
+def below_thresholds(
+    discovery: float, adherence: float, output: float, judged: bool, thresholds: tuple[float, float]
+) -> str | None:
+    """skilljack's score rule: which threshold a task's mean scores miss (the judge's only when it judged)."""
+    if discovery < thresholds[0]:
+        return f"discovery {discovery:.0%} below {thresholds[0]:.0%}"
+    if judged and min(adherence, output) < thresholds[1]:
+        return f"adherence {adherence:.1f} / output {output:.1f} below {thresholds[1]:g}"
+    return None
 
 
 # ============================================================================================ the suite

@@ -15,12 +15,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentResult, UsageError
 from evalens.runner.suites.base import FileRunRequest
-from evalens.runner.suites.skilljack import Score, SjTask, run_error
+from evalens.runner.suites.skilljack import Score, SjTask, below_thresholds, run_error
+from evalens.runner.verdicts import check_status, scored_verdict
 
 SNIPPET = 600
 
@@ -516,7 +517,7 @@ def skilljack_unit(
             UnitCheck(
                 kind="deterministic",
                 value=str(d),
-                status="FAIL" if failed else "PASS",
+                status=check_status(not failed),
                 detail=str(d),
                 location=[*base, *where] if where is not None else None,
             )
@@ -533,28 +534,22 @@ def skilljack_unit(
         ),
         None,
     )
-    if earned is not None:  # a run that did run failed its checks: FAIL is earned
-        verdict, reason = "FAIL", "; ".join(str(d) for d in earned.get("details") or [])
-    elif (
-        errors
-    ):  # any run that did not run (or was not judged) makes the task ERROR, never PASS from the others
-        verdict, reason = (
-            "ERROR",
-            str(errors[0]) + (f" ({len(errors)} of {len(runs)} runs failed)" if len(runs) > 1 else ""),
-        )
-    elif failed_det is not None:
-        verdict, reason = "FAIL", "; ".join(str(d) for d in failed_det.get("details") or [])
-    elif discovery < thresholds[0]:
-        verdict, reason = "FAIL", f"discovery {discovery:.0%} below {thresholds[0]:.0%}"
-    elif judge is not None and min(adherence, output) < thresholds[1]:
-        verdict, reason = "FAIL", f"adherence {adherence:.1f} / output {output:.1f} below {thresholds[1]:g}"
-    else:
-        verdict, reason = "PASS", str(score.get("reasoning") or "")
+    # a run that did run and failed its checks earns FAIL; then any run that did not run (or was not judged)
+    # makes the task ERROR; a failed aggregate without a run to blame still fails (the one rule: verdicts.py)
+    failing = earned if earned is not None else None if errors else failed_det
+    verdict, reason = scored_verdict(
+        failed_check="; ".join(str(d) for d in failing.get("details") or []) if failing is not None else None,
+        run_error=str(errors[0]) + (f" ({len(errors)} of {len(runs)} runs failed)" if len(runs) > 1 else "")
+        if errors
+        else None,
+        below=below_thresholds(discovery, adherence, output, judge is not None, thresholds),
+        reason=str(score.get("reasoning") or ""),
+    )
     return UnitResult(
         name=str(task.get("id")),
         format="skilljack-task" if task_md else "skilljack-tasks",
         location=list(base),
-        verdict=cast(Verdict, verdict),
+        verdict=verdict,
         reason=reason,
         duration_seconds=round(
             sum(float((r.get("result") or {}).get("durationMs") or 0) for r in runs if isinstance(r, dict))

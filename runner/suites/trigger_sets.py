@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
-from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     FileRunRequest,
@@ -21,6 +21,7 @@ from evalens.runner.suites.base import (
     installed_skill,
     skill_root_of,
 )
+from evalens.runner.verdicts import check_status, unit_verdict
 
 THRESHOLD = 0.5
 
@@ -138,9 +139,13 @@ class TriggerSetSuite(Suite):
         if errors:
             from evalens.runner.session import AgentResult
 
-            verdict, reason = (
-                "ERROR",
-                f"{len(errors)}/{runs} run(s) failed: " + agent_error(AgentResult(error=errors[0])),
+            verdict, reason = unit_verdict(
+                agent_error=f"{len(errors)}/{runs} run(s) failed: "
+                + agent_error(AgentResult(error=errors[0])),
+                failed_check=None,
+                judged=None,
+                checked=False,
+                judge_used=False,
             )
             checks: list[UnitCheck] = []
             self.say(unit.id, f"ERROR {should}: {query[:80]}\n      {reason}", outcome=True)
@@ -148,12 +153,20 @@ class TriggerSetSuite(Suite):
             rate = hits / runs
             details["trigger_rate"] = rate
             ok = (rate >= THRESHOLD) == want
-            verdict, reason = ("PASS" if ok else "FAIL"), f"triggered {hits}/{runs} ({should})"
+            reason = f"triggered {hits}/{runs} ({should})"
+            verdict, reason = unit_verdict(
+                agent_error=None,
+                failed_check=None if ok else reason,
+                judged=None,
+                checked=True,
+                judge_used=False,
+                checks_only=reason,
+            )
             checks = [
                 UnitCheck(
                     kind="trigger",
                     value=want,
-                    status="PASS" if ok else "FAIL",
+                    status=check_status(ok),
                     detail=reason,
                     location=[*unit.location, "should_trigger"]
                     if self.format_id == "trigger-evals"
@@ -171,7 +184,7 @@ class TriggerSetSuite(Suite):
             format=self.format_id,
             case_file=str(self.file),
             location=unit.location,
-            verdict=cast(Verdict, verdict),
+            verdict=verdict,
             reason=reason,
             duration_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),
             agent_seconds=round(sum(r.duration_ms for r in outputs) / 1000, 3),

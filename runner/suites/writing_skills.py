@@ -23,7 +23,7 @@ from evalens.runner.suites.base import (
     skill_root_of,
 )
 from evalens.runner.suites.graded import grade, writing_unit
-from evalens.runner.verdicts import combine_runs, graded_verdict
+from evalens.runner.verdicts import check_status, combine_runs, count_passed, graded_verdict
 
 SNIPPET_CHARS = 500
 NOT_ASSESSED = {"passed": None, "details": "N/A - not assessed by evalens run"}
@@ -127,7 +127,7 @@ class WritingSkillsSuite(Suite):
                 "overall_score": mean,
                 "required_score": req_mean,
                 "results": results,
-                "overall": overall if verdict in ("PASS", "FAIL") else verdict.lower(),
+                "overall": verdict.lower() if verdict in ("ERROR", "SKIP") else overall,  # ungraded: say why
                 "convention_compliance": {
                     k: dict(NOT_ASSESSED)
                     for k in (
@@ -162,7 +162,7 @@ class WritingSkillsSuite(Suite):
                     UnitCheck(
                         kind="expectation",
                         value=str(r["criterion"]),
-                        status="PASS" if r["passed"] else "FAIL",
+                        status=check_status(r["passed"]),
                         detail=f"scored {r['score']}/5: {r['reasoning']}".strip(),
                         location=[*unit.location, "expectations", j],
                     )
@@ -193,7 +193,7 @@ class WritingSkillsSuite(Suite):
             error=reasons[i] if verdict == "ERROR" else None,
             exit_code=res.exit_code,
             runs=self.request.runs,
-            pass_rate=sum(v == "PASS" for v in verdicts) / len(verdicts) if len(verdicts) > 1 else None,
+            pass_rate=count_passed(verdicts) / len(verdicts) if len(verdicts) > 1 else None,
             run_verdicts=verdicts if len(verdicts) > 1 else [],
             result_file=str(targets[i]),
             sandbox_path=session.kept[-1] if session.kept else None,
