@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from evalens.runner.verdicts import count_passed, counted
+
 from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
 
@@ -179,12 +181,7 @@ def _counts(result: Any) -> tuple[int, int, int]:
 
     details = getattr(result, "details", None) or {}
     rate, want, runs = details.get("trigger_rate"), details.get("should_trigger"), getattr(result, "runs", 1)
-    if (
-        isinstance(want, bool)
-        and isinstance(rate, int | float)
-        and result.verdict in ("PASS", "FAIL")
-        and runs
-    ):
+    if isinstance(want, bool) and isinstance(rate, int | float) and counted(result.verdict) and runs:
         hits = round(rate * runs)
         return (hits if want else runs - hits), runs, 0
 
@@ -375,7 +372,7 @@ def report_section(
         case.baseline = True
         case.fingerprint = None  # describes the package as it is now, which these runs did not install
     total = len(base_cases)
-    passed = sum(c.verdict == "PASS" for c in base_cases)
+    passed = count_passed(c.verdict for c in base_cases)
     summary = ReportSummary(
         total=total,
         passed=passed,

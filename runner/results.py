@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
+from evalens.runner.verdicts import known_verdict
 from pydantic import BaseModel, Field
 
 from evalens.core.models.baseline import Uplift
@@ -248,7 +249,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
             reason=result.judge_reason or "",
             model=result.judge_model,
         )
-        if result.judge_verdict in ("PASS", "FAIL", "ERROR", "SKIP")
+        if known_verdict(result.judge_verdict)
         else None
     )
     uaaps = result.format == UAAPS_FORMAT

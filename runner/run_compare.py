@@ -14,6 +14,7 @@ from html import escape
 from pathlib import Path
 
 from evalens.runner.run_view import UnitView, cost, tokens
+from evalens.runner.verdicts import known_verdict
 
 MAX_REPORTS = 50  # reports looked at, newest first
 OUTPUT_DIFF_LIMIT = 64_000  # characters of the output diff shown
@@ -183,8 +184,7 @@ def _cell(label: str, value: str) -> str:
     verdict = value.split(":", 1)[0].split(" ", 1)[0]
     cls = (
         f' class="v-{verdict}"'
-        if (label == "verdict" or label.startswith(("check ", "judge")))
-        and verdict in ("PASS", "FAIL", "ERROR", "SKIP")
+        if (label == "verdict" or label.startswith(("check ", "judge"))) and known_verdict(verdict)
         else ""
     )
     return f"<td{cls}>{_e(value)}</td>"

@@ -18,6 +18,7 @@ from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.results import UnitResult, apply_repeats
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest, Suite, Unit
+from evalens.runner.verdicts import count_passed
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalens.core.models.uaaps import EvalReport
@@ -362,7 +363,7 @@ def file_report(
 
     cases = [report_case_from_result(r, None, suite.root) for r in results]
     total = len(cases)
-    passed = sum(c.verdict == "PASS" for c in cases)
+    passed = count_passed(c.verdict for c in cases)
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
     model = next((r.agent_model for r in results if r.agent_model), None)
     return EvalReport(

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from evalens.runner.verdicts import State, unit_state
+from evalens.runner.verdicts import State, count_passed, unit_state
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
@@ -96,7 +96,7 @@ class Repeats:
         vs = list(verdicts)
         return cls(
             runs=len(vs),
-            passed=vs.count("PASS"),
+            passed=count_passed(vs),
             failed=vs.count("FAIL"),
             errored=vs.count("ERROR"),
             skipped=vs.count("SKIP"),

@@ -6,7 +6,7 @@
 * :func:`combine_units`: the units of one file, for its ``*`` unit.
 * :func:`graded_verdict`: units graded statement by statement (skill-creator, writing-skills; rule 3).
 * :func:`scored_verdict`: units scored over repeated runs against thresholds (skilljack, live and restored).
-* :func:`check_status`, :func:`held`, :func:`passed`, :func:`count_passed`, :func:`read_verdict`: the words
+* :func:`check_status`, :func:`held`, :func:`passed`, :func:`count_passed`, :func:`counted`, :func:`read_verdict`: the words
   themselves. No other module compares to ``"PASS"`` to decide anything (``tests/unit/test_verdict_module.py``
   greps for it); faces that only display a verdict are allow-listed there.
 """
@@ -41,12 +41,12 @@ def check_status(ok: bool) -> CheckStatus:
     return "PASS" if ok else "FAIL"
 
 
-def held(status: str) -> bool:
+def held(status: str | None) -> bool:
     """Whether a check (or a judge answer) with this status held."""
     return status == "PASS"
 
 
-def passed(verdict: str) -> bool:
+def passed(verdict: str | None) -> bool:
     """Whether a unit's verdict (or state) is a pass: only PASS is; FLAKY, SKIP and ERROR never are."""
     return verdict == "PASS"
 
@@ -61,6 +61,11 @@ def read_verdict(word: object, unknown: Verdict = "ERROR") -> Verdict:
     this version does not know must never read as a pass)."""
     text = str(word or "").upper()
     return next((v for v in VERDICTS if v == text), unknown)
+
+
+def counted(verdict: str) -> bool:
+    """Whether a run's verdict says something about the skill (a PASS or a FAIL; an ERROR or SKIP does not)."""
+    return verdict in ("PASS", "FAIL")
 
 
 def known_verdict(word: object) -> bool:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
 from evalens.core.workflow_commands import shown
+from evalens.runner.verdicts import passed
 
 
 def _merge(argv: list[str]) -> int:
@@ -97,7 +98,7 @@ def _ci(argv: list[str]) -> int:
     status = emit(args, report, args.report, _package_of(args.report, args.package), "evalens report ci")
     if status:
         return status
-    bad = report.interrupted or any(c.verdict not in ("PASS", "SKIP") for c in report.cases)
+    bad = report.interrupted or any(not passed(c.verdict) and c.verdict != "SKIP" for c in report.cases)
     return 1 if bad else 0
 
 

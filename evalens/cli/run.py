@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalens.cli.limits import add_limit_arguments
 from evalens.core.workflow_commands import shown
+from evalens.runner.verdicts import passed
 
 if TYPE_CHECKING:
     from evalens.runner.suites.base import FileRunRequest
@@ -343,7 +344,7 @@ def main(argv: list[str]) -> int:
             shown(
                 f"{r.shown_state:5} {r.name}"
                 + (f"  {label}" if label else "")
-                + (f"  {r.reason}" if r.verdict != "PASS" else "")
+                + (f"  {r.reason}" if not passed(r.verdict) else "")
                 + (f"  {describe(r.uplift)}" if r.uplift else "")
             )
         )

@@ -11,6 +11,7 @@ from typing import Any
 
 from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
 from evalens.runner.ci.units import counts, pass_rate, units_of
+from evalens.runner.verdicts import passed
 
 MARKER = "<!-- evalens:pr-comment{key} -->"
 ROWS = 50
@@ -73,7 +74,11 @@ def _changes(report: Any, base: Any) -> list[str]:
     result = gate(base, report)
     before = {u.name: u.verdict for u in units_of(base)}
     now = {u.name: u.verdict for u in units_of(report)}
-    fixed = sorted(name for name, v in now.items() if v == "PASS" and before.get(name) not in (None, "PASS"))
+    fixed = sorted(
+        name
+        for name, v in now.items()
+        if passed(v) and before.get(name) is not None and not passed(before.get(name))
+    )
     new = sorted(name for name in now if name not in before)
     out = [
         f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"

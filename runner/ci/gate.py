@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from evalens.runner.ci.units import pass_rate, units_of
+from evalens.runner.verdicts import passed
 
 #: Exit codes of ``evalens eval diff`` (docs/ci.md).
 EXIT_OK = 0
@@ -57,12 +58,12 @@ def gate(base: Any, new: Any, *, threshold: float = 0.0) -> GateResult:
     after = {u.name: u.verdict for u in units_of(new)}
     result = GateResult(threshold=threshold)
     for name in sorted(before):
-        if before[name] != "PASS":
+        if not passed(before[name]):
             continue
         now = after.get(name)
         if now in FAILING:
             result.regressions.append((name, "PASS", now))
-        elif now != "PASS":
+        elif not passed(now):
             result.vanished.append(name)
     # the rates leave out the vanished units: a passing unit removed or skipped is a note, never a rate drop
     gone = set(result.vanished)

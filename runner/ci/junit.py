@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.ci.units import Unit, counts, locate, units_of
+from evalens.runner.verdicts import passed
 
 #: Characters XML 1.0 cannot carry (an agent's output may hold any of them).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -77,7 +78,7 @@ def testcase(unit: Unit, package_root: Path | None, base: Path | None = None) ->
         ET.SubElement(element, "error", {"message": message, "type": "ERROR"}).text = details
     elif unit.verdict == "SKIP":
         ET.SubElement(element, "skipped", {"message": message})
-    elif unit.verdict != "PASS":  # a verdict this writer does not know yet must not read as a pass
+    elif not passed(unit.verdict):  # a verdict this writer does not know yet must not read as a pass
         ET.SubElement(element, "error", {"message": message, "type": _text(unit.verdict)}).text = details
     return element
 

@@ -14,6 +14,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.verdicts import count_passed
+
 
 class MergeError(ValueError):
     """The reports cannot be merged; the message is one line a user can act on."""
@@ -108,7 +110,7 @@ def merge_reports(
     for case in cases:  # a shard's stored state is never trusted: derived again by the one verdict function
         rederive_report_case(case)
     total = len(cases)
-    passed = sum(c.verdict == "PASS" for c in cases)
+    passed = count_passed(c.verdict for c in cases)
     merged.summary = ReportSummary(
         total=total,
         passed=passed,

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.verdicts import count_passed, held, passed
+
 #: Verdicts a unit may carry: FLAKY (runs disagreed) comes from a report case's ``state`` (``--runs``).
 PASSING = frozenset({"PASS"})
 VERDICTS = ("PASS", "FAIL", "FLAKY", "ERROR", "SKIP")
@@ -53,14 +55,14 @@ class Unit:
             parts = [self.error or self.judge_reason or self.reason or ""]
         else:
             parts = list(self.failed_checks)
-            if self.judge_reason and self.verdict != "PASS":
+            if self.judge_reason and not passed(self.verdict):
                 parts.append(f"judge: {self.judge_reason}")
             if self.error and not any(self.error in p for p in parts):
                 parts.append(self.error)
         if self.verdict == "FLAKY" and self.run_verdicts:
             parts.insert(
                 0,
-                f"flaky: {self.run_verdicts.count('PASS')} of {len(self.run_verdicts)} runs passed "
+                f"flaky: {count_passed(self.run_verdicts)} of {len(self.run_verdicts)} runs passed "
                 f"({', '.join(self.run_verdicts)})",
             )
         if not parts and self.reason:
@@ -83,7 +85,7 @@ def units_of(report: Any) -> list[Unit]:
                 (tuple(where), None) if where else (("expected", _CHECK_KEYS.get(c.kind, c.kind)), c.value)
             )
         judge = case.judge_verdict
-        if judge is not None and judge.result != "PASS":
+        if judge is not None and not held(judge.result):
             paths.append((("judge", "criteria"), None))
         if case.verdict == "ERROR":  # point at the unit, not at checks that judged a broken run
             paths = []

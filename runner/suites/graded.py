@@ -177,7 +177,7 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
             UnitCheck(
                 kind="expectation",
                 value=crit,
-                status=check_status(r.get("passed")),
+                status=check_status(bool(r.get("passed"))),
                 detail=f"scored {r.get('score')}/5: {r.get('reasoning') or ''}".strip(),
                 location=["cases", index, "expectations", j] if j is not None and index is not None else None,
             )
@@ -205,7 +205,7 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
         name=name,
         format="writing-skills-evals",
         location=["cases", index] if index is not None else None,
-        verdict=verdict,  # type: ignore[arg-type]
+        verdict=verdict,
         reason=reason,
         checks=checks,
         error=agent_error,

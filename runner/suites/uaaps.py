@@ -34,7 +34,7 @@ from evalens.runner.results import CaseResult, CheckResult
 from evalens.runner.session import agent_env, capture_files
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
-from evalens.runner.verdicts import unit_verdict
+from evalens.runner.verdicts import count_passed, unit_verdict
 
 from evalens.core.models.run_record import sum_usage
 from evalens.core.models.uaaps import (
@@ -584,7 +584,7 @@ def _build_report(
     from evalens.runner.report import environment_info, iso
 
     total = len(report_cases)
-    passed = sum(c.verdict == "PASS" for c in report_cases)
+    passed = count_passed(c.verdict for c in report_cases)
     failed = sum(c.verdict == "FAIL" for c in report_cases)
     skipped = sum(c.verdict == "SKIP" for c in report_cases)
     errored = sum(c.verdict == "ERROR" for c in report_cases)

@@ -17,6 +17,7 @@ from typing import Any
 
 from evalens.runner.results import UnitResult
 from evalens.runner.suites import FILE_FORMATS, suite_for
+from evalens.runner.verdicts import count_passed
 
 log = logging.getLogger("evalens.server.run")
 
@@ -255,7 +256,7 @@ def summary(fmt: str, units: list[UnitResult], elapsed: float) -> UnitResult:
 
     if not units:
         return UnitResult(name=ALL, format=fmt, verdict="ERROR", reason="nothing ran", error="nothing ran")
-    passed = sum(u.verdict == "PASS" for u in units)
+    passed = count_passed(u.verdict for u in units)
     reason = f"{passed}/{len(units)} passed"
     if fmt.startswith("trigger"):
         from evalens.runner.suites.trigger_sets import metrics_of
