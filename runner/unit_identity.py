@@ -113,20 +113,27 @@ def package_units(package_root: Path) -> list[LogUnit]:
     return [identity(path, case.name, package_root) for case, path in cases]
 
 
-def follow_renames(last: dict[str, Any], package_root: Path) -> dict[str, Any]:
-    """Past results by UAAPS case name (``load_last_results``), with each case renamed since its last run
-    found under its new name (the result renamed too). Results of names still in use are kept as they are."""
+def renamed_since(last: dict[str, Any], package_root: Path) -> dict[str, str]:
+    """New name → old name for each UAAPS case renamed in place since its last result in ``last`` (past
+    results by case name, ``load_last_results``); a new name that has a result of its own is left alone.
+    Blocking (reads the case files)."""
     current = package_units(package_root)
     if not current:
-        return last
-    identities = {key(i): (i, r) for r in last.values() if (i := of_result(r, package_root)) is not None}
-    mapping = reconcile((i for i, _ in identities.values()), current)
+        return {}
+    identities = [i for r in last.values() if (i := of_result(r, package_root)) is not None]
+    mapping = reconcile(identities, current)
+    return {
+        unit.name: was.name
+        for unit in current
+        if (was := mapping.get(key(unit))) is not None and was.name != unit.name and unit.name not in last
+    }
+
+
+def follow_renames(last: dict[str, Any], package_root: Path) -> dict[str, Any]:
+    """``last`` with each case renamed since its last run found under its new name (the result renamed too)."""
     out = dict(last)
-    for unit in current:
-        was = mapping.get(key(unit))
-        if was is not None and was.name != unit.name and unit.name not in out:
-            out[unit.name] = identities[key(was)][1].model_copy(update={"name": unit.name})
-            out.pop(was.name, None)
+    for new, old in renamed_since(last, package_root).items():
+        out[new] = out.pop(old).model_copy(update={"name": new})
     return out
 
 

@@ -66,6 +66,13 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
             found[case.name] = CaseRecord(result_from_report_case(case, report, path, root), str(path), mtime)
         if names is not None and names <= set(found):
             break
+    from evalens.runner.unit_identity import renamed_since
+
+    for new, old in renamed_since({n: r.result for n, r in found.items()}, root).items():
+        record = found.pop(old)  # renamed in place since its last run (in any editor, or with none open)
+        found[new] = CaseRecord(
+            record.result.model_copy(update={"name": new}), record.report_path, record.finished_at
+        )
     return found
 
 

@@ -256,8 +256,9 @@ def _report_with(pkg: Path, result: object) -> Path:
 
 
 def test_the_cli_finds_a_renamed_cases_last_run(tmp_path: Path) -> None:
-    """`evalens eval --stale --dry-run` and `evalens show NEW-NAME` after renaming a case in place: its last run
-    is found through its identity; no "no case named" (issue 27 item 7, issue 29 probe 3)."""
+    """`evalens eval --stale --dry-run`, `evalens show NEW-NAME` and the server's restored memory after renaming a
+    case in place: its last run is found through its identity; no "no case named" (issue 27 item 7, issue 29
+    probe 3)."""
     from evalens.runner.results import UnitResult
 
     pkg = make_package(tmp_path / "pkg", cases={"extract-text": case("pass")})
@@ -305,6 +306,10 @@ def test_the_cli_finds_a_renamed_cases_last_run(tmp_path: Path) -> None:
     assert shown.returncode == 0, shown.stderr
     assert "extract-text-v2 was named extract-text in its last run" in shown.stderr
     assert "PASS" in shown.stdout
+    from evalens.server.features.run_memory import read_reports
+
+    restored = read_reports(pkg)  # the language server's memory, restored from disk (e.g. after a restart)
+    assert list(restored) == ["extract-text-v2"] and restored["extract-text-v2"].result.verdict == "PASS"
     # renamed and edited: a new case, which never ran
     case_file.write_text(case_file.read_text().replace("SCENARIO=pass", "SCENARIO=done"))
     stale = evalens("eval", "--stale", "--dry-run", "--no-judge")
