@@ -544,7 +544,8 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
     if outcome is None:
         partial = holder.get("report_path")
         print(
-            f"evalens eval: interrupted; partial report: {partial}"
+            f"evalens eval: interrupted; partial report: {partial} (finish it: evalens eval --resume "
+            f"{Path(partial).with_suffix('')})"
             if partial
             else "evalens eval: interrupted",
             file=sys.stderr,
