@@ -315,3 +315,23 @@ def test_the_cli_finds_a_renamed_cases_last_run(tmp_path: Path) -> None:
     stale = evalens("eval", "--stale", "--dry-run", "--no-judge")
     assert "extract-text-v2: never ran" in stale.stderr, stale.stderr
     assert evalens("show", "extract-text-v2").returncode == 2
+
+
+def test_resume_refuses_other_run_flags_and_a_missing_log(tmp_path: Path) -> None:
+    """`--resume` runs the batch with its own inputs: other run-shaping flags are a usage error (exit 2), and so is
+    a folder without a run log; neither starts anything."""
+
+    def evalens(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "evalens", "eval", *args], capture_output=True, text=True, timeout=60
+        )
+
+    flags = evalens("--resume", str(tmp_path), "--engine", "codex", "--runs", "3", "extract-text")
+    assert flags.returncode == 2 and "drop CASE, --engine, --runs" in flags.stderr, flags.stderr
+    missing = evalens("--resume", str(tmp_path / "2026-01-01T00-00-00Z"))
+    assert missing.returncode == 2 and "cannot resume" in missing.stderr and "cannot read" in missing.stderr
+    (tmp_path / "run-log.jsonl").write_text(
+        '{"event": "run-start"}\n{"event": "batch-finish", "time": "x"}\n'
+    )
+    bad = evalens("--resume", str(tmp_path))
+    assert bad.returncode == 2 and "not a run log" in bad.stderr, bad.stderr
