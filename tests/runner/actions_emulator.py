@@ -53,8 +53,11 @@ class Emulator:
         inputs: dict[str, str],
         env: dict[str, str],
         github: dict[str, str] | None = None,
+        become: list[str] | None = None,
     ) -> None:
         self.action_dir = action_dir
+        #: a command prefix every shell step runs under (``setpriv`` to the runner's unprivileged user)
+        self.become = become or []
         self.spec = yaml.safe_load((action_dir / "action.yml").read_text())
         assert self.spec["runs"]["using"] == "composite"
         self.workspace = workspace
@@ -152,6 +155,11 @@ class Emulator:
             summary_file.write_text("")
             script = scratch / f"{i}.sh"
             script.write_text(step["run"])
+            if self.become:  # the runner user writes the step's outputs and reads its script
+                scratch.chmod(0o755)
+                for f in (out_file, summary_file):
+                    f.chmod(0o666)
+                script.chmod(0o644)
             env = {
                 **self.env,
                 **{k: self.render(v) for k, v in step.get("env", {}).items()},
@@ -163,7 +171,7 @@ class Emulator:
                 "CI": "true",
             }
             done = subprocess.run(
-                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                [*self.become, "bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
                 cwd=self.workspace,
                 env=env,
                 capture_output=True,

@@ -422,6 +422,82 @@ def test_action_posts_one_pr_comment_and_updates_it(
     assert not push.steps["comment"].ran
 
 
+def test_the_whole_action_as_the_runner_user(tmp_path: Path, model_env) -> None:
+    """A stand-in of ubuntu-latest for every step: an unprivileged runner user with a passwordless ``sudo``
+    (a stand-in that logs and runs the command as that user), evalens and the real ``claude`` on PATH. The
+    action validates, runs in bubblewrap as that user, and writes the report, JUnit, SARIF and outputs."""
+    import shutil
+    import uuid
+
+    from evalens.runner.sandbox import bubblewrap_usable
+
+    from tests.runner.runner_helpers import agents_available
+    from tests.runner.test_agents_sandbox import UNPRIVILEGED_UID, evalens_command
+
+    if os.geteuid() != 0 or shutil.which("setpriv") is None:
+        pytest.skip("needs root and setpriv to become an unprivileged user")
+    if not agents_available("claude-code") or not bubblewrap_usable():
+        pytest.skip("needs the claude CLI and a usable bubblewrap")
+    from evalens.runner.engines import get_engine
+
+    claude = get_engine("claude-code").binary
+    work = Path("/var/tmp/evalens-tests") / f"runner-user-{uuid.uuid4().hex[:8]}"
+    workspace = work / "repo"
+    make_package(
+        workspace / "pkg",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "bad": case("fail-contains", contains=["GREETING-OK"]),
+        },
+    )
+    for folder in ("home", "sandboxes", "bin", "steps"):
+        (work / folder).mkdir(parents=True)
+    log = work / "sudo.log"
+    log.write_text("")
+    try:
+        work.parent.chmod(0o755)
+        work.chmod(0o755)
+        prefix = evalens_command("unprivileged", work)  # chowns `work` to the runner user
+        become, boot = prefix[: prefix.index("--") + 1], prefix[prefix.index("--") + 1 :]
+        (work / "boot.py").write_text(boot[2])
+        tools = {
+            "evalens": f'#!/bin/sh\nexec {boot[0]} {work / "boot.py"} "$@"\n',
+            "sudo": f'#!/bin/sh\necho "sudo $*" >> {log}\n[ "$1" = -n ] && shift\nexec "$@"\n',
+        }
+        for name, text in tools.items():
+            (work / "bin" / name).write_text(text)
+            (work / "bin" / name).chmod(0o755)
+        (work / "bin" / "claude").symlink_to(claude)
+        path = f"{work / 'bin'}:{Path(boot[0]).parent}:/usr/local/bin:/usr/bin:/bin"
+        env = base_env() | {
+            "PATH": path,
+            "HOME": str(work / "home"),
+            "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        }
+        for dirpath, dirnames, filenames in os.walk(work):
+            for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                os.lchown(name, UNPRIVILEGED_UID, UNPRIVILEGED_UID)
+        run = Emulator(
+            REPO, workspace, {"package": "pkg", "no-judge": "true", "output-dir": "out"}, env, become=become
+        ).run(work / "steps")
+        steps = run.steps
+        for sid in ("install-evalens", "install-agent", "install-sandbox", "validate"):
+            assert steps[sid].returncode == 0, (sid, steps[sid].stdout, steps[sid].stderr)
+        assert "using evalens" in steps["install-evalens"].stdout
+        assert steps["run"].returncode == 1, steps["run"].stdout + steps["run"].stderr  # one case fails
+        out = run.outputs
+        assert (out["total"], out["passed"], out["failed"], out["sandboxed"]) == ("2", "1", "1", "true")
+        report = workspace / out["report-path"]
+        assert report.stat().st_uid == UNPRIVILEGED_UID  # written by the runner user, not root
+        assert load_report(report).sandbox.enforced
+        _validate_junit(workspace / out["junit-path"])
+        assert json.loads((workspace / out["sarif-path"]).read_text())["version"] == "2.1.0"
+        assert "**1/2 passed (50%)**" in run.summary
+        assert log.read_text() == ""  # bubblewrap worked as this user: nothing needed sudo
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def test_sandbox_setup_as_the_runner_user_with_sudo() -> None:
     """The action's sandbox step on a stand-in of ubuntu-latest: a non-root user with passwordless sudo, no
     bubblewrap or socat installed, AppArmor restricting user namespaces (a simulated sysctl)."""
