@@ -422,6 +422,7 @@ def test_action_posts_one_pr_comment_and_updates_it(
     assert not push.steps["comment"].ran
 
 
+@pytest.mark.agents
 def test_the_whole_action_as_the_runner_user(tmp_path: Path, model_env) -> None:
     """A stand-in of ubuntu-latest for every step: an unprivileged runner user with a passwordless ``sudo``
     (a stand-in that logs and runs the command as that user), evalens and the real ``claude`` on PATH. The
