@@ -28,7 +28,35 @@ class RunError(Exception):
         self.exit_code = exit_code
 
 
-class RunRequest(BaseModel):
+class AgentRunLimits(BaseModel):
+    """What bounds each agent run, the same for every format: per-run turn and token limits, retries of
+    transient API errors, resource limits (docs/repeats.md#per-run-limits, docs/sandbox.md#resource-limits)."""
+
+    max_turns: int | None = Field(
+        default=None,
+        ge=1,
+        description="Model calls one agent run may make; the run is stopped past it and is ERROR (turn limit).",
+    )
+    max_tokens_per_run: int | None = Field(
+        default=None,
+        ge=1,
+        description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
+        "past it and is ERROR (token limit).",
+    )
+    agent_retries: int | None = Field(
+        default=None,
+        ge=0,
+        description="Times an agent run that met a transient model API error (429, 5xx) is run again "
+        "from scratch within its time budget (None: $EVALENS_AGENT_RETRIES, else 2).",
+    )
+    resource_limits: dict[str, int] = Field(
+        default_factory=dict,
+        description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "
+        "file-mb, workspace-mb); over the config's `sandbox.limits` and evalens's defaults.",
+    )
+
+
+class RunRequest(AgentRunLimits):
     """What to run. Unset overrides fall back to ``evals/eval-config.json``."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -64,28 +92,6 @@ class RunRequest(BaseModel):
         "starts and the rest are SKIP (docs/repeats.md#budgets).",
     )
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
-    max_turns: int | None = Field(
-        default=None,
-        ge=1,
-        description="Model calls one agent run may make; the run is stopped past it and is ERROR (turn limit).",
-    )
-    max_tokens_per_run: int | None = Field(
-        default=None,
-        ge=1,
-        description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
-        "past it and is ERROR (token limit).",
-    )
-    agent_retries: int | None = Field(
-        default=None,
-        ge=0,
-        description="Times an agent run that met a transient model API error (429, 5xx) is run again "
-        "from scratch within its time budget (None: $EVALENS_AGENT_RETRIES, else 2).",
-    )
-    resource_limits: dict[str, int] = Field(
-        default_factory=dict,
-        description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "
-        "file-mb, workspace-mb); over the config's `sandbox.limits` and evalens's defaults.",
-    )
     baseline: str | None = Field(
         default=None,
         description="`no-skill`, or a git ref: run every case again "

@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evalens.runner.api_types import AgentRunLimits
 from evalens.runner.results import UnitResult
 from evalens.runner.session import AgentSession, UsageError
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.units import Unit, read_doc
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-class FileRunRequest(BaseModel):
+class FileRunRequest(AgentRunLimits):
     """What ``evalens run FILE``, the lens and the Test Explorer ask for; unset values fall back to the suite's
     own configuration (skilljack's ``eval.config.yaml``) and then to the format's defaults."""
 
@@ -48,28 +49,6 @@ class FileRunRequest(BaseModel):
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
     max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
     max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
-    max_turns: int | None = Field(
-        default=None,
-        ge=1,
-        description="Model calls one agent run may make; the run is stopped past it and is ERROR (turn limit).",
-    )
-    max_tokens_per_run: int | None = Field(
-        default=None,
-        ge=1,
-        description="Tokens (in + out) one agent run may use, counted while it streams; the run is stopped "
-        "past it and is ERROR (token limit).",
-    )
-    agent_retries: int | None = Field(
-        default=None,
-        ge=0,
-        description="Times an agent run that met a transient model API error (429, 5xx) is run again "
-        "from scratch within its time budget (None: $EVALENS_AGENT_RETRIES, else 2).",
-    )
-    resource_limits: dict[str, int] = Field(
-        default_factory=dict,
-        description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "
-        "file-mb, workspace-mb); over the config's `sandbox.limits` and evalens's defaults.",
-    )
     budget: Any = Field(
         default=None,
         exclude=True,
