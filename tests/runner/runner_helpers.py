@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +139,35 @@ async def run_units(
         )
     )
     return outcome.results
+
+
+def run_evalens(
+    *args: str, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess:
+    """``python -m evalens ARGS`` in this test's environment (plus ``env``), its output captured as text."""
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+
+
+def creator_evals(root: Path, prompt: str) -> Path:
+    """A skill-creator skill ``greeting`` under ``root`` with one eval (id 1, one assertion); its evals.json."""
+    skill = root / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people.\n---\nSay hello.\n")
+    evals = skill / "evals" / "evals.json"
+    evals.write_text(
+        json.dumps(
+            {
+                "skill_name": "greeting",
+                "evals": [
+                    {"id": 1, "prompt": prompt, "expected_output": "a greeting", "assertions": ["greets"]}
+                ],
+            }
+        )
+    )
+    return evals

@@ -7,15 +7,13 @@ timeout, set far above what a stop takes) ends it."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.runner.runner_helpers import agents_available, case, make_package
+from tests.runner.runner_helpers import agents_available, case, creator_evals, make_package, run_evalens
 
 pytestmark = pytest.mark.agents
 
@@ -23,22 +21,10 @@ ENGINES = ["claude-code", "codex"]
 JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
 MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
 TIMEOUT_S = 120  # a stop by a limit takes a few seconds; reaching this means the limit did not stop the run
-SKILL_MD = "---\nname: greeting\ndescription: Greets new team members warmly.\n---\nSay hello.\n"
 
 
 def _evalens(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=TIMEOUT_S + 120,
-    )
-
-
-def _model_calls(fake, scenario: str) -> int:
-    """Agent requests the fake model answered for ``scenario`` (judge and title calls excluded)."""
-    return sum(1 for r in fake.records if r.get("scenario") == scenario and r.get("step") is not None)
+    return run_evalens(*args, timeout=TIMEOUT_S + 120)
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -82,25 +68,7 @@ def test_limits_stop_the_run_and_the_unit_is_error(
 def test_limits_in_evalens_run_formats(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    skill = tmp_path / "greeting"
-    (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text(SKILL_MD)
-    evals = skill / "evals" / "evals.json"
-    evals.write_text(
-        json.dumps(
-            {
-                "skill_name": "greeting",
-                "evals": [
-                    {
-                        "id": 1,
-                        "prompt": "Greet SCENARIO=endless",
-                        "expected_output": "x",
-                        "assertions": ["greets"],
-                    }
-                ],
-            }
-        )
-    )
+    evals = creator_evals(tmp_path, "Greet SCENARIO=endless")
     started = time.monotonic()
     out = _evalens(
         "run",

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from evalens.runner.resource_limits import ResourceLimits, create_cgroup
 
-from tests.runner.runner_helpers import agents_available, case, make_package
+from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
 
 pytestmark = pytest.mark.agents
 
@@ -35,13 +35,7 @@ def _cgroups_here() -> bool:
 
 
 def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=TIMEOUT_S * 5,
-    )
+    return run_evalens("eval", "--package", str(pkg), *args, timeout=TIMEOUT_S * 5)
 
 
 @pytest.mark.parametrize("engine", ENGINES)

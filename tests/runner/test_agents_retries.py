@@ -6,15 +6,13 @@ the engine's structured events (the fake model answers 500; the agent prints not
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.runner.runner_helpers import agents_available, case, make_package
+from tests.runner.runner_helpers import agents_available, case, creator_evals, make_package, run_evalens
 
 pytestmark = pytest.mark.agents
 
@@ -24,10 +22,7 @@ MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
 
 
 def _evalens(*args: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "EVALENS_RETRY_BACKOFF": "0.05"}
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, env=env, timeout=600
-    )
+    return run_evalens(*args, env={"EVALENS_RETRY_BACKOFF": "0.05"})
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -77,26 +72,8 @@ def test_transient_errors_are_retried_then_pass_or_error(
 def test_evalens_run_retries_too(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    skill = tmp_path / "greeting"
-    (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: greeting\ndescription: Greets people.\n---\nSay hello.\n")
-    evals = skill / "evals" / "evals.json"
     marker = uuid.uuid4().hex[:10]
-    evals.write_text(
-        json.dumps(
-            {
-                "skill_name": "greeting",
-                "evals": [
-                    {
-                        "id": 1,
-                        "prompt": f"Greet SCENARIO=flaky-agent MARKER={marker} JUDGE=pass",
-                        "expected_output": "a greeting",
-                        "assertions": ["greets"],
-                    }
-                ],
-            }
-        )
-    )
+    evals = creator_evals(tmp_path, f"Greet SCENARIO=flaky-agent MARKER={marker} JUDGE=pass")
     out = _evalens(
         "run",
         str(evals),
