@@ -1,21 +1,43 @@
-"""pytest-lsp fixtures: the real ``evalens lsp`` process under real client capability profiles."""
+"""pytest-lsp fixtures: the real ``evalens lsp`` process under real client capability profiles.
+
+One server per client profile per test module (issue #22: start-up and shutdown were 90% of the authoring
+tests' time). A test that uses ``client`` runs in its module's event loop, the server's (marked so at
+collection, below). Sharing is safe because every test opens documents under its own ``tmp_path``, and the
+``client`` fixture closes what the test opened, checks that the server holds no open document afterwards and
+resets what the client records per test.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
+import pytest
+import pytest_asyncio
 import pytest_lsp
 from lsprotocol import types
+from pygls.exceptions import JsonRpcMethodNotFound
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 PROFILES = ["visual-studio-code", "neovim@v0.7.0"]
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test of the shared server must run in the event loop the server's connection lives in."""
+    for item in items:
+        if "client" in getattr(item, "fixturenames", ()) and item.get_closest_marker("asyncio"):
+            item.add_marker(pytest.mark.asyncio(loop_scope="module"), append=False)
+
+
 @pytest_lsp.fixture(
-    params=PROFILES, config=ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"])
+    scope="module",
+    params=PROFILES,
+    config=ClientServerConfig(server_command=[sys.executable, "-m", "evalens", "lsp"]),
 )
-async def client(request, lsp_client: LanguageClient):
+async def lsp_server(request, lsp_client: LanguageClient):
+    """The module's server for one profile; tests use ``client``, which cleans up after each of them."""
     lsp_client.lens_refreshes = 0  # type: ignore[attr-defined]
 
     @lsp_client.feature(types.WORKSPACE_CODE_LENS_REFRESH)
@@ -33,15 +55,56 @@ async def client(request, lsp_client: LanguageClient):
     def _scanned(params):
         lsp_client.scans.append(params)  # type: ignore[attr-defined]
 
-    root = getattr(request, "root_uri", None)
+    lsp_client.on_apply_edit = None  # type: ignore[attr-defined]
+
+    @lsp_client.feature(types.WORKSPACE_APPLY_EDIT)
+    def _apply_edit(params: types.ApplyWorkspaceEditParams) -> Any:
+        """A test answers workspace/applyEdit by setting ``client.on_apply_edit`` (a feature can be registered
+        only once per client, and the client outlives the test); without one, the method is unknown as it is
+        to pytest-lsp's own client."""
+        handler: Callable[[types.ApplyWorkspaceEditParams], Any] | None = lsp_client.on_apply_edit  # type: ignore[attr-defined]
+        if handler is None:
+            raise JsonRpcMethodNotFound.of(types.WORKSPACE_APPLY_EDIT)
+        return handler(params)
+
     await lsp_client.initialize_session(
         types.InitializeParams(
-            capabilities=client_capabilities(request.param), root_uri=root, workspace_folders=None
+            capabilities=client_capabilities(request.param), root_uri=None, workspace_folders=None
         )
     )
     lsp_client.profile = request.param  # type: ignore[attr-defined]
     yield
     await lsp_client.shutdown_session()
+
+
+@pytest_asyncio.fixture(loop_scope="module")
+async def client(lsp_server: LanguageClient) -> AsyncIterator[LanguageClient]:
+    """The module's shared server, as fresh as a test needs it: the documents the test opens are closed after
+    it (the server must then hold none) and what the client recorded per test starts empty."""
+    opened: list[str] = []
+    send_open = lsp_server.text_document_did_open
+
+    def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        opened.append(params.text_document.uri)
+        send_open(params)
+
+    lsp_server.text_document_did_open = did_open  # type: ignore[method-assign]
+    lsp_server.lens_refreshes = 0  # type: ignore[attr-defined]
+    lsp_server.scans.clear()  # type: ignore[attr-defined]
+    lsp_server.on_apply_edit = None  # type: ignore[attr-defined]
+    lsp_server.shown_documents.clear()
+    lsp_server.messages.clear()
+    try:
+        yield lsp_server
+    finally:
+        del lsp_server.text_document_did_open  # the class's method again
+        lsp_server.on_apply_edit = None  # type: ignore[attr-defined]
+    for uri in dict.fromkeys(opened):
+        lsp_server.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    stats = await asyncio.wait_for(lsp_server.protocol.send_request_async("evalens/stats", None), 30)
+    assert stats.openDocuments == 0, f"documents left open for the next test: {stats}"
 
 
 async def open_and_diagnose(

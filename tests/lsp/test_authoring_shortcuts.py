@@ -344,11 +344,11 @@ def _editor(client: LanguageClient) -> dict[str, list]:
     """Answer workspace/applyEdit and window/showDocument like an editor, remembering what was asked."""
     seen: dict[str, list] = {"edits": [], "shown": client.shown_documents}  # pytest-lsp answers showDocument
 
-    @client.feature(types.WORKSPACE_APPLY_EDIT)
     def _apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
         seen["edits"].append(params.edit)
         return types.ApplyWorkspaceEditResult(applied=True)
 
+    client.on_apply_edit = _apply_edit  # type: ignore[attr-defined]  # the conftest's handler calls it
     return seen
 
 
