@@ -17,7 +17,8 @@ from evalens.runner.resource_limits import ResourceLimits, create_cgroup
 
 from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
 
-pytestmark = pytest.mark.agents
+# fork/memory/disk bombs of uid 65534 and a machine-wide count of bomb processes: no agent test beside them
+pytestmark = [pytest.mark.agents, pytest.mark.alone]
 
 ENGINES = ["claude-code", "codex"]
 JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
@@ -39,9 +40,12 @@ def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_bombs_are_error_naming_the_limit(engine: str, tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+def test_bombs_are_error_naming_the_limit(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    monkeypatch.setenv("EVALENS_CGROUP", "1")  # the cgroup (opt-in) names the pid and memory limits
     cgroups = _cgroups_here()
     pkg = make_package(
         tmp_path / "pkg",
