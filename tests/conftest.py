@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,55 @@ CORPUS = (
 )
 """What corpus-driven tests read: the full corpus when it is there, else the vendored subset, so they never
 fail or vanish for lack of it. ``EVALENS_NO_SHARED=1`` acts as a fresh clone with no ../shared beside it."""
+
+
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
+"""This pytest process under pytest-xdist (``gw0``, ``gw1``, …; ``main`` without it): paths outside ``tmp_path``
+that a test rewrites carry it, so parallel workers never share them."""
+AGENTS_LOCK = Path("/var/tmp/evalens-tests") / "agents.lock"
+"""Agent tests hold it shared; the ones marked ``alone`` hold it exclusively (see ``_agents_take_turns``)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Groups for ``--dist loadgroup``: the editors tier runs on one worker, one test after another (real
+    editors, screenshots under build/e2e); the tests that share a module-scoped fixture of ours (one LSP server
+    per client profile, a fake model, an attack arena) run on one worker, so it is set up once."""
+    for item in items:
+        if item.get_closest_marker("xdist_group"):
+            continue
+        if item.get_closest_marker("editors"):
+            item.add_marker(pytest.mark.xdist_group("editors"))
+        elif _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.nodeid))
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        defs[-1].scope == "module" and (defs[-1].baseid or "").startswith("tests")
+        for defs in info.name2fixturedefs.values()
+    )
+
+
+@pytest.fixture(autouse=True)
+def _agents_take_turns(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Agent tests run side by side (pytest-xdist, or another session in the same machine) except those marked
+    ``alone``: fork and disk bombs, and attacks that write into every reachable ``/proc/*/fd`` or count
+    processes machine-wide, would hit or be counted in a neighbour's agents (all run as the same uid)."""
+    if request.node.get_closest_marker("agents") is None:
+        yield
+        return
+    AGENTS_LOCK.parent.mkdir(parents=True, exist_ok=True)
+    with AGENTS_LOCK.open("a") as lock:
+        alone = request.node.get_closest_marker("alone") is not None
+        fcntl.flock(lock, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 @pytest.fixture

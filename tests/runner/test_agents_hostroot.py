@@ -24,7 +24,8 @@ from tests.fakemodel import FakeModelServer
 from tests.runner.runner_helpers import agents_available, case, make_package
 from tests.runner.test_agents_sandbox import UNPRIVILEGED_UID, evalens_command
 
-pytestmark = pytest.mark.agents
+# setuid files and a private install under /root, as uid 65534: no agent test beside them
+pytestmark = [pytest.mark.agents, pytest.mark.alone]
 
 ATTACK = (
     'cp /usr/bin/id suid-id; chmod 4755 suid-id; chmod 755 "$PWD"; mkdir -p d; cp /usr/bin/id d/sgid-id; '

@@ -15,16 +15,19 @@ import subprocess
 import sys
 import threading
 import time
+import tomllib
 import uuid
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import WORKER
 from tests.fakemodel import FakeModelServer
 from tests.runner import sandbox_attacks as sa
 from tests.runner.runner_helpers import agents_available, case, make_package, surviving
 
-pytestmark = pytest.mark.agents
+# attacks that write into every reachable /proc/*/fd/1 and floods: no agent test beside them
+pytestmark = [pytest.mark.agents, pytest.mark.alone]
 
 UNPRIVILEGED_UID = int(os.environ.get("EVALENS_TEST_UID", "54321"))
 CAPTURE_MB = 2  # EVALENS_MAX_OUTPUT_MB for these runs
@@ -61,52 +64,73 @@ def _readable_lib(target: Path) -> list[str]:
     """A copy of what ``evalens`` imports from site-packages, in a folder any uid can read.
 
     Needed when this interpreter's site-packages sits under a private home (pyenv in /root): the unprivileged
-    runner could not import its dependencies, nor the editable install's package-dir mapping.
+    runner could not import its dependencies, nor the editable install's package-dir mapping. The dependencies
+    are copied once per machine and appear whole (renamed into place); evalens itself is copied per pytest
+    process (``WORKER``), so a parallel worker never replaces it under a running runner.
     """
-    import tomllib
+    if not (target / ".dependencies-copied").exists():  # the dependencies are copied once per machine
+        _copy_dependencies(target)
+    repo = Path(__file__).resolve().parents[2]
+    own = target.with_name(f"{target.name}-evalens-{WORKER}")
+    # evalens itself is copied afresh every time: a copy left by an older checkout would test old code
+    mapping = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    shutil.rmtree(own, ignore_errors=True)
+    shutil.copytree(repo / mapping["evalens"], own / "evalens")
+    for package, folder in mapping.items():
+        parts = package.split(".")
+        if len(parts) == 2:  # evalens.runner -> runner/ (deeper packages follow their parent's folder)
+            link = own / "evalens" / parts[1]
+            shutil.rmtree(link, ignore_errors=True)
+            link.symlink_to(repo / folder, target_is_directory=True)
+    _readable_by_all(own)
+    return [str(own), str(target)]
+
+
+def _copy_dependencies(target: Path) -> None:
+    """evalens's runtime requirements (transitively, no extras), copied beside ``target`` and renamed into place:
+    a worker that loses the race drops its copy and uses the winner's."""
     from importlib import metadata
 
     from packaging.requirements import Requirement
 
-    repo = Path(__file__).resolve().parents[2]
-    if not (target / ".dependencies-copied").exists():  # the dependencies are copied once per machine
-        seen: set[str] = set()
-        todo = ["evalens"]
-        while todo:  # evalens's runtime requirements, transitively (no extras)
-            dist = metadata.distribution(todo.pop())
-            for spec in dist.requires or []:
-                req = Requirement(spec)
-                name = req.name.lower().replace("_", "-")
-                if name not in seen and (req.marker is None or req.marker.evaluate({"extra": ""})):
-                    seen.add(name)
-                    todo.append(name)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in sorted(seen):
-            dist = metadata.distribution(name)
-            for file in dist.files or []:
-                source = Path(str(dist.locate_file(file)))
-                if file.parts[0] == ".." or not source.is_file():
-                    continue  # console scripts outside site-packages
-                (target / file).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target / file)
-        (target / ".dependencies-copied").touch()
-    # evalens itself is copied afresh every time: a copy left by an older checkout would test old code
-    mapping = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
-    shutil.rmtree(target / "evalens", ignore_errors=True)
-    shutil.copytree(repo / mapping["evalens"], target / "evalens")
-    for package, folder in mapping.items():
-        parts = package.split(".")
-        if len(parts) == 2:  # evalens.runner -> runner/ (deeper packages follow their parent's folder)
-            link = target / "evalens" / parts[1]
-            shutil.rmtree(link, ignore_errors=True)
-            link.symlink_to(repo / folder, target_is_directory=True)
-    for dirpath, _dirnames, filenames in os.walk(target):
+    seen: set[str] = set()
+    todo = ["evalens"]
+    while todo:
+        dist = metadata.distribution(todo.pop())
+        for spec in dist.requires or []:
+            req = Requirement(spec)
+            name = req.name.lower().replace("_", "-")
+            if name not in seen and (req.marker is None or req.marker.evaluate({"extra": ""})):
+                seen.add(name)
+                todo.append(name)
+    staging = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for name in sorted(seen):
+        dist = metadata.distribution(name)
+        for file in dist.files or []:
+            source = Path(str(dist.locate_file(file)))
+            if file.parts[0] == ".." or not source.is_file():
+                continue  # console scripts outside site-packages
+            (staging / file).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, staging / file)
+    (staging / ".dependencies-copied").touch()
+    _readable_by_all(staging)
+    if target.exists() and not (target / ".dependencies-copied").exists():
+        shutil.rmtree(target, ignore_errors=True)  # a copy an interrupted run left half done
+    try:
+        staging.rename(target)
+    except OSError:  # another worker's copy is already in place
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _readable_by_all(root: Path) -> None:
+    for dirpath, _dirnames, filenames in os.walk(root):
         os.chmod(dirpath, 0o755)
         for name in filenames:
             full = os.path.join(dirpath, name)
             if not os.path.islink(full):
                 os.chmod(full, os.stat(full).st_mode | 0o444)
-    return [str(target)]
 
 
 def evalens_command(who: str, workdir: Path) -> list[str]:
