@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli.limits import add_limit_arguments
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments
 from evalens.core.workflow_commands import shown
 
 USAGE_EXAMPLES = """examples:
@@ -34,7 +34,6 @@ USAGE_EXAMPLES = """examples:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from evalens.runner.results import error_rate_arg
 
     p = argparse.ArgumentParser(
         prog="evalens eval",
@@ -61,19 +60,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
-    p.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="stop starting runs once the batch spent this much (as the CLI reports it); the rest SKIP",
-    )
-    p.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP",
-    )
     add_limit_arguments(p)
+    add_batch_arguments(p, unit="case")
     again = p.add_mutually_exclusive_group()
     again.add_argument(
         "--failed",
@@ -91,32 +79,6 @@ def _parser() -> argparse.ArgumentParser:
         metavar="REF",
         help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
         "differ from git ref REF, e.g. the pull request's base branch",
-    )
-    p.add_argument(
-        "--fail-on-error",
-        type=error_rate_arg,
-        metavar="RATE",
-        default=None,
-        help="errored units fail the command only when more than this share of the units errored "
-        "(0.05 = 5%%; default: any ERROR fails)",
-    )
-    p.add_argument(
-        "--flaky",
-        choices=["fail", "pass"],
-        default="fail",
-        help="whether a case that both passed and failed over its --runs fails the command (default: fail)",
-    )
-    p.add_argument(
-        "--baseline",
-        metavar="no-skill|REF",
-        help="also run each case (as often as --runs) without the package, or with the package as it "
-        "was at git ref REF, and show the uplift; baseline runs never fail the command",
-    )
-    p.add_argument(
-        "--allow-unisolated-baseline",
-        action="store_true",
-        help="run --baseline even without an enforced sandbox (its agent can read the package from the "
-        "host); the uplift is marked unisolated",
     )
     p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
     p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")

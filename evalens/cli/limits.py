@@ -1,4 +1,5 @@
-"""The per-run limits' flags, shared by ``evalens eval`` and ``evalens run`` so both spell and check them alike."""
+"""The flags ``evalens eval`` and ``evalens run`` share (limits, budgets, what fails the command, baselines), declared
+once so both spell, word and check them alike."""
 
 from __future__ import annotations
 
@@ -48,4 +49,49 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=N",
         help="a resource limit of each agent run (repeatable): pids, memory-mb, cpu-seconds, file-mb, "
         "workspace-mb; meeting one is ERROR naming it (docs/sandbox.md#resource-limits)",
+    )
+
+
+def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
+    """The batch's budget, what fails the command, and the baseline; ``unit`` is what the command calls one
+    runnable thing (``case`` for UAAPS, ``unit`` for the other formats)."""
+    from evalens.runner.results import error_rate_arg
+
+    parser.add_argument(
+        "--max-cost",
+        type=float,
+        metavar="USD",
+        help="stop starting runs once the batch spent this much (as the CLI reports it); the rest SKIP",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        metavar="N",
+        help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP",
+    )
+    parser.add_argument(
+        "--fail-on-error",
+        type=error_rate_arg,
+        metavar="RATE",
+        default=None,
+        help=f"errored {unit}s fail the command only when more than this share of the {unit}s errored "
+        "(0.05 = 5%%; default: any ERROR fails)",
+    )
+    parser.add_argument(
+        "--flaky",
+        choices=["fail", "pass"],
+        default="fail",
+        help=f"whether a {unit} that both passed and failed over its --runs fails the command (default: fail)",
+    )
+    parser.add_argument(
+        "--baseline",
+        metavar="no-skill|REF",
+        help=f"also run each {unit} (as often as --runs) without the skill, or with it as it was at git ref "
+        "REF, and show the uplift; baseline runs never fail the command",
+    )
+    parser.add_argument(
+        "--allow-unisolated-baseline",
+        action="store_true",
+        help="run --baseline even without an enforced sandbox (its agent can read the skill from the host); "
+        "the uplift is marked unisolated",
     )

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.cli.limits import add_limit_arguments
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments
 from evalens.core.workflow_commands import shown
 from evalens.runner.verdicts import passed
 
@@ -28,7 +28,6 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
-    from evalens.runner.results import error_rate_arg
 
     parser = argparse.ArgumentParser(
         prog="evalens run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -52,19 +51,8 @@ def _parser() -> argparse.ArgumentParser:
         "--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
-    parser.add_argument(
-        "--max-cost",
-        type=float,
-        metavar="USD",
-        help="stop starting units once the batch spent this much; the rest SKIP",
-    )
-    parser.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help="stop starting units once the batch used this many tokens (in + out); the rest SKIP",
-    )
     add_limit_arguments(parser)
+    add_batch_arguments(parser, unit="unit")
     again = parser.add_mutually_exclusive_group()
     again.add_argument(
         "--failed",
@@ -75,32 +63,6 @@ def _parser() -> argparse.ArgumentParser:
         "--stale",
         action="store_true",
         help="run only the units whose last verdict is stale, or that never ran",
-    )
-    parser.add_argument(
-        "--fail-on-error",
-        type=error_rate_arg,
-        metavar="RATE",
-        default=None,
-        help="errored units fail the command only when more than this share of the units errored "
-        "(0.05 = 5%%; default: any ERROR fails)",
-    )
-    parser.add_argument(
-        "--flaky",
-        choices=["fail", "pass"],
-        default="fail",
-        help="whether a unit that both passed and failed over its --runs fails the command",
-    )
-    parser.add_argument(
-        "--baseline",
-        metavar="no-skill|REF",
-        help="also run each unit (as often as --runs) without the skill, or with the skill as it "
-        "was at git ref REF, and show the uplift; baseline runs never fail the command",
-    )
-    parser.add_argument(
-        "--allow-unisolated-baseline",
-        action="store_true",
-        help="run --baseline even without an enforced sandbox (its agent can read the package from "
-        "the host); the uplift is marked unisolated",
     )
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
