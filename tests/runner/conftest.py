@@ -53,3 +53,18 @@ def probe_port() -> Iterator[int]:
     sock.listen(16)
     yield sock.getsockname()[1]
     sock.close()
+
+
+@pytest.fixture
+def runner_work() -> Iterator[Path]:
+    """A work folder (``sandboxes/``, ``home/``) outside /tmp that an unprivileged runner user can reach, as the
+    tests that run evalens as another user need; removed afterwards."""
+    import shutil
+
+    work = Path("/var/tmp/evalens-tests") / f"work-{uuid.uuid4().hex[:10]}"
+    (work / "sandboxes").mkdir(parents=True)
+    (work / "home").mkdir()
+    work.parent.chmod(0o755)
+    work.chmod(0o755)
+    yield work
+    shutil.rmtree(work, ignore_errors=True)

@@ -87,7 +87,7 @@ MATRIX = [
 
 @pytest.mark.parametrize(("engine", "who"), MATRIX)
 def test_setuid_workspace_file_is_never_host_root(
-    engine: str, who: str, hostroot_model: FakeModelServer, private_tools: Path
+    engine: str, who: str, hostroot_model: FakeModelServer, private_tools: Path, runner_work: Path
 ) -> None:
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed")
@@ -95,51 +95,44 @@ def test_setuid_workspace_file_is_never_host_root(
 
     if not bubblewrap_usable():
         pytest.skip("bubblewrap cannot create user namespaces here")
-    work = Path("/var/tmp/evalens-tests") / f"hostroot-{uuid.uuid4().hex[:8]}"
-    (work / "sandboxes").mkdir(parents=True)
-    (work / "home").mkdir()
-    work.parent.chmod(0o755)
-    work.chmod(0o755)
-    try:
-        pkg = make_package(
-            work / "pkg",
-            engine=engine,
-            timeout=120,
-            cases={"suid": case("suid-attack", contains=["MODE=4755"])},
-        )
-        prefix = evalens_command(who, work)
-        env = {
-            **os.environ,
-            "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
-            "HOME": str(work / "home"),
-            "ANTHROPIC_BASE_URL": hostroot_model.anthropic_base_url,
-            "ANTHROPIC_API_KEY": "test-key",
-            "OPENAI_BASE_URL": hostroot_model.openai_base_url,
-            "OPENAI_API_KEY": "test-key",
-        }
-        if who == "root":
-            env["EVALENS_TOOLS_DIR"] = str(private_tools)  # the engine lives where uid 65534 cannot read
-            env.pop("EVALENS_SANDBOX_UID", None)
-        argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--keep-sandbox"]
-        if engine == "codex":
-            argv += ["--model", "gpt-fake"]
-        out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
-        assert "Traceback" not in out.stderr, out.stderr[-3000:]
-        report = json.loads(out.stdout)
-        [result] = report["cases"]
-        assert result["verdict"] == "PASS", (result.get("error"), [c for c in result["checks"]])
-        assert report["sandbox"]["enforced"] is True, report["sandbox"]
+    work = runner_work
+    pkg = make_package(
+        work / "pkg",
+        engine=engine,
+        timeout=120,
+        cases={"suid": case("suid-attack", contains=["MODE=4755"])},
+    )
+    prefix = evalens_command(who, work)
+    env = {
+        **os.environ,
+        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        "HOME": str(work / "home"),
+        "ANTHROPIC_BASE_URL": hostroot_model.anthropic_base_url,
+        "ANTHROPIC_API_KEY": "test-key",
+        "OPENAI_BASE_URL": hostroot_model.openai_base_url,
+        "OPENAI_API_KEY": "test-key",
+    }
+    if who == "root":
+        env["EVALENS_TOOLS_DIR"] = str(private_tools)  # the engine lives where uid 65534 cannot read
+        env.pop("EVALENS_SANDBOX_UID", None)
+    argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--keep-sandbox"]
+    if engine == "codex":
+        argv += ["--model", "gpt-fake"]
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    [result] = report["cases"]
+    assert result["verdict"] == "PASS", (result.get("error"), [c for c in result["checks"]])
+    assert report["sandbox"]["enforced"] is True, report["sandbox"]
 
-        [root] = [p for p in (work / "sandboxes").iterdir() if p.name.startswith("evalens-eval-")]
-        made = [root / "ws" / "suid-id", root / "ws" / "d" / "sgid-id", root / "home" / "suid-home"]
-        assert made[0].exists() and made[1].exists()  # Codex's own nested sandbox keeps it out of HOME
-        for path in (p for p in made if p.exists()):
-            st = os.lstat(path)
-            assert not st.st_mode & (stat.S_ISUID | stat.S_ISGID), f"{path} kept mode {oct(st.st_mode)}"
-            assert st.st_uid != 0, f"{path} is owned by host root"
-        assert not os.stat(root).st_mode & 0o007, f"sandbox root is {oct(os.stat(root).st_mode)} for others"
-        if shutil.which("setpriv"):
-            ran = _other_user_runs(root / "ws" / "suid-id")
-            assert ran.returncode != 0 or ran.stdout.strip() != "0", ran
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    [root] = [p for p in (work / "sandboxes").iterdir() if p.name.startswith("evalens-eval-")]
+    made = [root / "ws" / "suid-id", root / "ws" / "d" / "sgid-id", root / "home" / "suid-home"]
+    assert made[0].exists() and made[1].exists()  # Codex's own nested sandbox keeps it out of HOME
+    for path in (p for p in made if p.exists()):
+        st = os.lstat(path)
+        assert not st.st_mode & (stat.S_ISUID | stat.S_ISGID), f"{path} kept mode {oct(st.st_mode)}"
+        assert st.st_uid != 0, f"{path} is owned by host root"
+    assert not os.stat(root).st_mode & 0o007, f"sandbox root is {oct(os.stat(root).st_mode)} for others"
+    if shutil.which("setpriv"):
+        ran = _other_user_runs(root / "ws" / "suid-id")
+        assert ran.returncode != 0 or ran.stdout.strip() != "0", ran

@@ -119,7 +119,7 @@ def test_without_a_cgroup_prlimit_still_bounds_a_fork_bomb(
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, tmp_path: Path) -> None:
+def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, runner_work: Path) -> None:
     """evalens run by an ordinary user (no cgroup it may make, as on a GitHub-hosted runner without sudo): the
     fork bomb is held to ``pids`` by RLIMIT_NPROC and the disk filler is stopped by the size watch, named."""
     if not agents_available(engine):
@@ -130,45 +130,36 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, tmp
 
     if not bubblewrap_usable():
         pytest.skip("bubblewrap cannot create user namespaces here")
-    work = Path("/var/tmp/evalens-tests") / f"limits-{os.getpid()}-{int(time.time())}"
-    (work / "sandboxes").mkdir(parents=True)
-    (work / "home").mkdir()
-    work.parent.chmod(0o755)
-    work.chmod(0o755)
-    import shutil
-
-    try:
-        pkg = make_package(
-            work / "pkg",
-            engine=engine,
-            timeout=TIMEOUT_S,
-            cases={
-                "forks": case("fork-bomb", contains=["GREETING-OK"]),
-                "disk": case("disk-filler", contains=["GREETING-OK"]),
-            },
-        )
-        prefix = evalens_command("unprivileged", work)
-        env = {**os.environ, "EVALENS_SANDBOX_DIR": str(work / "sandboxes"), "HOME": str(work / "home")}
-        argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--limit", "pids=64"]
-        argv += ["--limit", "workspace-mb=100", *MODEL[engine]]
-        proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        peak, deadline = 0, time.monotonic() + TIMEOUT_S * 3
-        while proc.poll() is None and time.monotonic() < deadline:
-            bombs = 0
-            for entry in os.listdir("/proc"):
-                if entry.isdigit():
-                    try:
-                        bombs += b"evalens-fork-bomb" in Path(f"/proc/{entry}/cmdline").read_bytes()
-                    except OSError:
-                        continue
-            peak = max(peak, bombs)
-            time.sleep(0.2)
-        stdout, stderr = proc.communicate(timeout=60)
-        assert "Traceback" not in stderr, stderr[-3000:]
-        cases = {c["name"]: c for c in json.loads(stdout)["cases"]}
-        assert cases["disk"]["verdict"] == "ERROR" and "workspace limit" in cases["disk"]["reason"], cases
-        # at most the limit; possibly none: the agent CLI's own threads count against RLIMIT_NPROC too
-        assert peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
-        assert cases["forks"]["verdict"] in ("PASS", "ERROR")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    work = runner_work
+    pkg = make_package(
+        work / "pkg",
+        engine=engine,
+        timeout=TIMEOUT_S,
+        cases={
+            "forks": case("fork-bomb", contains=["GREETING-OK"]),
+            "disk": case("disk-filler", contains=["GREETING-OK"]),
+        },
+    )
+    prefix = evalens_command("unprivileged", work)
+    env = {**os.environ, "EVALENS_SANDBOX_DIR": str(work / "sandboxes"), "HOME": str(work / "home")}
+    argv = [*prefix, "eval", "--package", str(pkg), "--no-judge", "--json", "--limit", "pids=64"]
+    argv += ["--limit", "workspace-mb=100", *MODEL[engine]]
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    peak, deadline = 0, time.monotonic() + TIMEOUT_S * 3
+    while proc.poll() is None and time.monotonic() < deadline:
+        bombs = 0
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    bombs += b"evalens-fork-bomb" in Path(f"/proc/{entry}/cmdline").read_bytes()
+                except OSError:
+                    continue
+        peak = max(peak, bombs)
+        time.sleep(0.2)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert "Traceback" not in stderr, stderr[-3000:]
+    cases = {c["name"]: c for c in json.loads(stdout)["cases"]}
+    assert cases["disk"]["verdict"] == "ERROR" and "workspace limit" in cases["disk"]["reason"], cases
+    # at most the limit; possibly none: the agent CLI's own threads count against RLIMIT_NPROC too
+    assert peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
+    assert cases["forks"]["verdict"] in ("PASS", "ERROR")
