@@ -6,15 +6,24 @@ from __future__ import annotations
 import argparse
 
 
-def positive(text: str) -> int:
-    """argparse type: an integer of 1 or more (a limit of 0 would stop every run before it starts)."""
+def _at_least(text: str, low: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
+    if value < low:
+        raise argparse.ArgumentTypeError(f"must be {low} or more")
     return value
+
+
+def positive(text: str) -> int:
+    """argparse type: an integer of 1 or more (a limit of 0 would stop every run before it starts)."""
+    return _at_least(text, 1)
+
+
+def non_negative(text: str) -> int:
+    """argparse type: an integer of 0 or more (0 retries is the old behaviour, not an error)."""
+    return _at_least(text, 0)
 
 
 def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,7 +42,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--agent-retries",
-        type=int,
+        type=non_negative,
         metavar="N",
         help="run an agent run again from scratch when it meets a transient model API error (429, 5xx), at "
         "most N times, within its timeout (default 2, or $EVALENS_AGENT_RETRIES)",

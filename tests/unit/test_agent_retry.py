@@ -45,3 +45,19 @@ def test_allowed_from_flag_env_or_default(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("EVALENS_AGENT_RETRIES", "lots")
     assert retries_allowed() == 2
     assert exhausted_suffix(["a"]) == " (after 1 retry)" and exhausted_suffix([]) == ""
+
+
+@pytest.mark.parametrize("command", ["eval", "run"])
+def test_a_bad_retry_or_limit_flag_is_a_usage_error_not_a_traceback(command: str, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    for flag, value in (("--agent-retries", "-1"), ("--max-turns", "0"), ("--limit", "ram=3")):
+        target = ["--package", str(tmp_path)] if command == "eval" else [str(tmp_path / "evals.json")]
+        out = subprocess.run(
+            [sys.executable, "-m", "evalens", command, *target, flag, value, "--dry-run"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert out.returncode == 2 and "Traceback" not in out.stderr, (flag, out.stderr[-800:])
