@@ -215,7 +215,6 @@ def resource_limits_check() -> Check:
             "apt-get install util-linux",
             required=False,
         )
-    import os
 
     if os.environ.get("EVALENS_CGROUP") != "1":
         return Check(
