@@ -41,6 +41,8 @@ fi
 need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v socat >/dev/null 2>&1 || need_apt+=(socat)
+# prlimit (every agent run's resource limits) and setpriv (the runner-user tests): util-linux
+{ command -v prlimit && command -v setpriv; } >/dev/null 2>&1 || need_apt+=(util-linux)
 if [ "${#need_apt[@]}" -gt 0 ]; then
   SUDO=""
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
