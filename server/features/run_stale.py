@@ -40,7 +40,7 @@ class StaleChecker:
 
     async def _check(self, ls: Any, memory: Any) -> None:
         try:
-            changed = await asyncio.get_running_loop().run_in_executor(
+            updates = await asyncio.get_running_loop().run_in_executor(
                 ls.thread_pool, recheck, memory.records(), next_run(ls.settings)
             )
         except Exception:  # noqa: BLE001 - a failed check leaves the verdicts as they were
@@ -48,6 +48,7 @@ class StaleChecker:
             return
         finally:
             self._last = time.monotonic()
+        changed = apply(updates)
         if changed and ls.cap("workspace.code_lens.refresh_support", False):
             try:
                 ls.workspace_code_lens_refresh(None)
@@ -65,16 +66,22 @@ def next_run(settings: Any) -> Any:
     )
 
 
-def recheck(records: list[Any], inputs: Any = None) -> bool:
-    """Recompute what changed for each record against the next run's ``inputs``; True when any record's
-    staleness changed. Blocking."""
+def recheck(records: list[Any], inputs: Any = None) -> list[tuple[Any, list[Any]]]:
+    """What changed for each record against the next run's ``inputs``: the results whose staleness differs,
+    with their new staleness. Blocking; changes nothing, so the loop never sees half a check."""
     from evalens.runner.depends import staleness
 
-    changed = False
+    updates = []
     for record in records:
-        result = record.result
-        now = staleness(result, inputs)
-        if now != list(result.stale):
-            result.stale = now
-            changed = True
-    return changed
+        now = staleness(record.result, inputs)
+        if now != list(record.result.stale):
+            updates.append((record.result, now))
+    return updates
+
+
+def apply(updates: list[tuple[Any, list[Any]]]) -> bool:
+    """Set every result's new staleness at once, on the loop (a lens that counts stale verdicts sees all of a
+    check or none of it); True when anything changed."""
+    for result, now in updates:
+        result.stale = now
+    return bool(updates)
