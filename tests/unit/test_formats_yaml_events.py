@@ -71,16 +71,22 @@ def _slow(text: str, monkeypatch: pytest.MonkeyPatch, line_offset: int = 0) -> A
 
 def _texts() -> list[tuple[str, str]]:
     out = [(f"snippet-{i}", t) for i, t in enumerate(SNIPPETS)]
-    roots = [ROOT / "examples"] + ([CORPUS] if CORPUS.is_dir() else [])
+    # the examples, the format corpus, and the real repositories vendored under tests/corpus/field (always in
+    # the repository, so a fresh clone compares the two builders on real files too)
+    roots = [ROOT / "examples", ROOT / "tests" / "corpus" / "field"] + ([CORPUS] if CORPUS.is_dir() else [])
     for base in roots:
         for p in sorted(base.rglob("*")):
+            if not p.is_file() or p.is_symlink():
+                continue
+            if base.name == "field" and p.suffix == ".md" and p.name != "SKILL.md":
+                continue  # the frontmatter that matters in the field: skills'
             if p.suffix in {".yaml", ".yml"}:
-                out.append((p.name, p.read_text(encoding="utf-8")))
+                out.append((str(p.relative_to(base)), p.read_text(encoding="utf-8")))
             elif p.suffix == ".md":
                 lines = p.read_text(encoding="utf-8").split("\n")
                 if lines and lines[0].strip() == "---" and "---" in lines[1:]:
                     end = lines.index("---", 1)
-                    out.append((p.name, "\n".join(["", *lines[1:end]])))
+                    out.append((str(p.relative_to(base)), "\n".join(["", *lines[1:end]])))
     data = {
         "skill": "greeting",
         "tasks": [
@@ -102,7 +108,7 @@ def _texts() -> list[tuple[str, str]]:
     return out
 
 
-@pytest.mark.parametrize(("name", "text"), _texts(), ids=[n[:50] for n, _ in _texts()])
+@pytest.mark.parametrize(("name", "text"), _texts(), ids=[n[-60:] for n, _ in _texts()])
 def test_event_builder_matches_composer(name: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     slow_root, slow_data, slow_problems = _slow(text, monkeypatch)
     fast = yaml_events.compose(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
