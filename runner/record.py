@@ -41,6 +41,7 @@ def capture(
     fmt: str | None = None,
     engine_version: str | None = None,
     started_at: str | None = None,
+    installed: dict[str, str] | None = None,
 ) -> RunRecord:
     """Everything the agent did, read while the sandbox still exists (its trace files and workspace)."""
     from evalens.runner.workspace_diff import changes
@@ -61,6 +62,17 @@ def capture(
             f"the agent's {', '.join(run.truncated)} stream was cut at the capture limit "
             "(EVALENS_MAX_OUTPUT_MB): later turns are missing"
         )
+    from evalens.runner.trigger_detect import detect
+
+    activations = detect(
+        engine.name,
+        conv.turns,
+        installed or {},
+        engine.skills_dir,
+        prompt=prompt,
+        injected=conv.injected_skills,
+        workspace=str(paths.workspace),
+    )
     skills = list(transcript.skills_activated)
     for turn in conv.turns:
         for call in turn.tool_calls:
@@ -86,6 +98,7 @@ def capture(
         turns=conv.turns,
         hooks=conv.hooks,
         skills_activated=skills,
+        activations=activations,
         blocked=transcript.blocked,
         files=files,
         usage=conv.usage,

@@ -51,6 +51,7 @@ class AgentResult:
     model: str | None = None
     api_status: int | None = None  # the model API's error status the engine reported, if any
     retries: list[str] = field(default_factory=list)  # transient API errors retried before this result
+    activations: list[Any] = field(default_factory=list)  # run_record.Activation: installed skills that fired
 
 
 def agent_error(res: AgentResult) -> str:
@@ -183,10 +184,10 @@ class AgentSession:
             raise UsageError(problem)
 
     def _prepare(self, skills: dict[str, Path], files_base: Path | None, files: list[str]) -> Any:
+        """A fresh sandbox with ``skills`` (as the run installs them: ``self.install`` already applied) copied
+        where the engine discovers them, and the unit's files."""
         from evalens.runner.sandbox import copy_confined, create_sandbox, populate
 
-        if self.install is not None:
-            skills = self.install(skills)
         paths = create_sandbox()
         try:
             if files_base is not None and files:
@@ -280,7 +281,11 @@ class AgentSession:
         result = AgentResult()
         paths = None
         try:
-            paths = await in_thread(self._prepare, skills, files_base, list(files), on_cancel=self._finish)
+            installed = await in_thread(self.install, skills) if self.install is not None else skills
+            paths = await in_thread(self._prepare, installed, files_base, list(files), on_cancel=self._finish)
+            from evalens.runner.trigger_detect import skill_names
+
+            names = await in_thread(skill_names, installed)
             from evalens.runner.record import capture
             from evalens.runner.report import iso, utc_now
             from evalens.runner.workspace_diff import baseline
@@ -315,6 +320,7 @@ class AgentSession:
                             prompt=prompt,
                             engine_version=self.engine_version,
                             started_at=started,
+                            installed=names,
                         )
                     ),
                 )
@@ -322,6 +328,7 @@ class AgentSession:
             result.output = transcript.output
             result.tools = tool_calls(self.engine.name, transcript.events)
             result.skills = list(transcript.skills_activated)
+            result.activations = list(self.records[-1][1].activations)
             result.duration_ms = round(run.duration_seconds * 1000)
             result.exit_code = run.exit_code
             result.model = transcript.model

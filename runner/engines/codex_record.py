@@ -30,6 +30,22 @@ from evalens.runner.run_limits import ModelCall, as_count
 
 from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
 
+INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
+
+
+def injected_skill(payload: dict[str, Any]) -> tuple[str, str] | None:
+    """A ``<skill>`` user message Codex adds after the prompt when the prompt mentions ``$name`` (verified with
+    codex-cli 0.169): the skill's name and the SKILL.md path Codex read, else None."""
+    if payload.get("type") != "message" or payload.get("role") != "user":
+        return None
+    for part in payload.get("content") or []:
+        if isinstance(part, dict) and part.get("type") == "input_text":
+            match = INJECTED_SKILL.match(str(part.get("text") or ""))
+            if match:
+                return match.group(1).strip(), match.group(2).strip()
+    return None
+
+
 OUTPUT_HEADER = re.compile(
     r"\A(?:Chunk ID: [^\n]*\n)?(?:Wall time: [^\n]*\n)?(?:Process exited with code (-?\d+)\n)?"
     r"(?:Original token count: [^\n]*\n)?Output:\n",
@@ -144,6 +160,10 @@ def _from_rollout(
                     ran[str(item["id"])] = (payload.get("started_at_ms"), payload.get("completed_at_ms"))
                 continue
             if kind != "response_item":
+                continue
+            injected = injected_skill(payload)
+            if injected is not None:
+                conv.injected_skills.append(injected)
                 continue
             if item_type in ("message", "function_call", "custom_tool_call", "local_shell_call") and (
                 item_type != "message" or payload.get("role") == "assistant"

@@ -23,6 +23,9 @@ class Conversation:
     usage: Usage = field(default_factory=Usage)
     api_seconds: float | None = None
     sources: list[str] = field(default_factory=list)
+    # skills the engine itself put into the input (Codex resolves a `$name` mention into a `<skill>` message):
+    # (name, SKILL.md path) as the engine wrote them, for trigger detection (runner/trigger_detect.py)
+    injected_skills: list[tuple[str, str]] = field(default_factory=list)
 
 
 def parse_time(value: Any) -> datetime | None:

@@ -76,6 +76,19 @@ def metrics_line(results: list[Any]) -> str:
     )
 
 
+def fired_entry(activations: list[Any]) -> dict[str, Any]:
+    """One counted run as the report keeps it: the first installed skill that fired (None: none did), how it
+    was seen, in which turn, with what argument, and any skill activated after it."""
+    first = activations[0] if activations else None
+    return {
+        "skill": first.skill if first else None,
+        "how": first.how if first else None,
+        "turn": first.turn if first else None,
+        "argument": first.argument if first else None,
+        "also": [a.skill for a in activations[1:]],
+    }
+
+
 class TriggerSetSuite(Suite):
     format_ids = ("trigger-evals", "trigger-evals-variant")
 
@@ -124,18 +137,24 @@ class TriggerSetSuite(Suite):
         query, want = unit.data
         hits, errors, outputs = 0, [], []
         runs = self.request.runs
+        fired: list[dict[str, Any]] = []  # per run: which installed skill fired first (or none), and how
         for _ in range(runs):
             res = await session.run(query, self.skills)
             outputs.append(res)
             if res.error:  # a run that did not happen says nothing about triggering
                 errors.append(res.error)
+                fired.append({"error": agent_error(res)})
                 continue
-            hits += bool(res.skills and res.skills[0] == self.skill) or any(
-                c["tool"] == "Skill" and str((c.get("input") or {}).get("skill", "")).endswith(self.skill)
-                for c in res.tools[:1]
-            )
+            fired.append(fired_entry(res.activations))
+            hits += fired[-1]["skill"] == self.skill
         should = f"should {'' if want else 'not '}trigger"
-        details: dict[str, Any] = {"query": query, "should_trigger": want, "trigger_rate": None}
+        details: dict[str, Any] = {
+            "query": query,
+            "should_trigger": want,
+            "trigger_rate": None,
+            "skill": self.skill,
+            "fired": fired,
+        }
         if errors:
             from evalens.runner.session import AgentResult
 

@@ -206,6 +206,30 @@ class RecordJudge(EvalModel):
     model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
 
 
+class Activation(EvalModel):
+    """One skill the run activated, read from the engine's structured events (docs/triggers.md)."""
+
+    skill: str = doc("The installed skill that fired (its folder name).", type_="string", example="greeter")
+    how: Literal["tool-call", "skill-read", "mention"] = doc(
+        "How it was seen: `tool-call` (Claude Code's `Skill` tool), `skill-read` (a read of the skill's "
+        "SKILL.md under its installed root), `mention` (a `$name` in the prompt that Codex resolved and injected).",
+        type_="string",
+        example="tool-call",
+    )
+    turn: int | None = doc(
+        "0-based turn of the call (None: before the model's first turn, as a mention is).",
+        type_="integer",
+        default=None,
+        example=0,
+    )
+    argument: str | None = doc(
+        "What the call passed: the `Skill` tool's `skill` and `args`, the read command, the mention.",
+        type_="string",
+        default=None,
+        example="greeter",
+    )
+
+
 class RunRecord(EvalModel):
     """`<report>/<unit>/record.json`: everything one run of one unit did, bounded."""
 
@@ -309,6 +333,12 @@ class RunRecord(EvalModel):
     )
     skills_activated: list[str] = doc(
         "Skills the agent activated, in order.", type_="string[]", default=[], example=["greeter"]
+    )
+    activations: list[Activation] = doc(
+        "Installed skills the run activated, in order, each with how it was seen (docs/triggers.md).",
+        type_="object[]",
+        default=[],
+        example=[{"skill": "greeter", "how": "tool-call", "turn": 0, "argument": "greeter"}],
     )
     blocked: bool = doc("True when a hook denied a tool call.", type_="boolean", default=False, example=False)
     files: list[FileChange] = doc(

@@ -1,0 +1,213 @@
+"""Which installed skill a run activated, decided only from the engine's structured events (docs/triggers.md).
+
+Each engine's own trace reader (``Engine.conversation``: ``engines/claude_record.py``, ``engines/codex_record.py``)
+turns its events into turns and tool calls; this module reads those, never text the agent printed:
+
+- Claude Code: a ``Skill`` tool call whose ``skill`` names an installed skill (``tool-call``), or a ``Read`` of an
+  installed skill's ``SKILL.md`` (``skill-read``);
+- Codex (no Skill tool): a shell command that reads ``<skills_dir>/<name>/SKILL.md`` with a reading program
+  (``skill-read``), and a ``$name`` in the prompt that Codex itself resolved into a ``<skill>`` input message
+  (``mention``).
+
+A skill that is not installed in the run never counts, whatever the agent names.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from evalens.core.models.run_record import Activation, Turn
+
+# programs that print a file: a command running one of them on a SKILL.md reads the skill
+READERS = frozenset(
+    {"cat", "head", "tail", "sed", "less", "more", "nl", "awk", "bat", "batcat", "view", "tac"}
+)
+SHELL_CALLS = frozenset({"exec_command", "shell", "local_shell_call", "command_execution", "container.exec"})
+SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "\n"})
+ARGUMENT_LIMIT = 300
+FRONTMATTER_NAME = re.compile(r"^name:[ \t]*(\S[^\n]*)$", re.MULTILINE)
+JS_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+def skill_names(skills: Mapping[str, Path]) -> dict[str, str]:
+    """Every name an engine may call an installed skill by → its folder: the folder, and the SKILL.md
+    frontmatter ``name`` (what Claude Code's ``Skill`` tool is told to use). Reads the source files (blocking)."""
+    names = {folder: folder for folder in skills}
+    for folder, skill_md in skills.items():
+        try:
+            head = skill_md.read_text(encoding="utf-8", errors="replace")[:4096]
+        except OSError:
+            continue
+        match = FRONTMATTER_NAME.search(head.split("\n---", 1)[0]) if head.startswith("---") else None
+        if match:
+            names.setdefault(match.group(1).strip().strip("'\""), folder)
+    return names
+
+
+def detect(
+    engine: str,
+    turns: Iterable[Turn],
+    installed: Mapping[str, str],
+    skills_dir: str,
+    *,
+    prompt: str = "",
+    injected: Iterable[tuple[str, str]] = (),
+    workspace: str | None = None,
+) -> list[Activation]:
+    """The activations of installed skills in one run, in order (one per skill: its first activation).
+
+    ``turns`` are the engine reader's turns (workspace paths already relative), ``installed`` maps each name of
+    a skill the run installed under ``skills_dir`` to its folder (:func:`skill_names`), ``injected`` the (name, path) pairs of skills the engine put
+    into the input itself (Codex's ``$name`` mentions), ``workspace`` the run's workspace (for those paths)."""
+    folders = set(installed.values())
+    found: list[Activation] = []
+    seen: set[str] = set()
+
+    def add(skill: str | None, how: str, turn: int | None, argument: Any) -> None:
+        skill = installed.get(skill or "")
+        if skill is None or skill not in folders or skill in seen:
+            return
+        seen.add(skill)
+        text = argument if isinstance(argument, str) else None
+        found.append(
+            Activation(skill=skill, how=how, turn=turn, argument=text[:ARGUMENT_LIMIT] if text else None)  # type: ignore[arg-type]
+        )
+
+    if engine == "codex":
+        for name, path in injected:
+            folder = _installed_skill_md(path, skills_dir, workspace)
+            if _mentions(prompt, name) and folder is not None and installed.get(name) == folder:
+                add(name, "mention", None, f"${name}")
+    for turn in turns:
+        for call in turn.tool_calls:
+            value = call.input if isinstance(call.input, dict) else {}
+            if call.name == "Skill" and engine == "claude-code":
+                skill = str(value.get("skill") or "")
+                args = value.get("args")
+                argument = skill + (f" {args}" if isinstance(args, str) and args else "")
+                add(_skill_name(skill, installed), "tool-call", turn.index, argument)
+            elif call.name == "Read" and engine == "claude-code":
+                path = str(value.get("file_path") or "")
+                add(_installed_skill_md(path, skills_dir, workspace), "skill-read", turn.index, path)
+            elif engine == "codex" and (call.name in SHELL_CALLS or isinstance(call.input, str)):
+                for command in _commands(call.input):
+                    reads = read_skill(command, skills_dir, workspace)
+                    if reads is not None:
+                        add(reads, "skill-read", turn.index, command)
+                        break
+    return found
+
+
+def _mentions(prompt: str, name: str) -> bool:
+    """``$name`` in the prompt as a word of its own (``$pdf`` is no mention of ``pdf-tools``)."""
+    return re.search(rf"(?<![\w$])\${re.escape(name)}(?![\w-])", prompt) is not None
+
+
+def _skill_name(requested: str, names: Mapping[str, str]) -> str | None:
+    """The installed skill a ``Skill`` call names: exactly, or as ``plugin:name``."""
+    if requested in names:
+        return requested
+    tail = requested.rsplit(":", 1)[-1]
+    return tail if tail in names else None
+
+
+def _installed_skill_md(path: str, skills_dir: str, workspace: str | None) -> str | None:
+    """The skill whose installed ``SKILL.md`` ``path`` is (relative to the workspace or absolute in it)."""
+    path = path.replace("\\", "/").strip()
+    if workspace and path.startswith(workspace.rstrip("/") + "/"):
+        path = path[len(workspace.rstrip("/")) + 1 :]
+    path = path.removeprefix("./")
+    prefix = skills_dir.strip("/") + "/"
+    if not path.startswith(prefix):
+        return None
+    parts = path[len(prefix) :].split("/")
+    return (
+        parts[0] if len(parts) == 2 and parts[1] == "SKILL.md" and parts[0] not in ("", ".", "..") else None
+    )
+
+
+def _commands(value: Any) -> list[str]:
+    """The shell command strings a call carries: ``{"cmd": s}``, ``{"command": s | argv}``, a code-mode script."""
+    if isinstance(value, str):  # a shell string, or a code-mode script: its JSON string literals too
+        literals = [_unquote(m) for m in JS_STRING.findall(value)]
+        return [value, *(lit for lit in literals if lit)]
+    if isinstance(value, list):
+        return [shlex.join(str(v) for v in value)]
+    if not isinstance(value, dict):
+        return []
+    out = []
+    for key in ("cmd", "command"):
+        raw = value.get(key)
+        if isinstance(raw, str):
+            out.append(raw)
+        elif isinstance(raw, list):
+            out.append(shlex.join(str(v) for v in raw))
+    return out
+
+
+def _unquote(literal: str) -> str:
+    import json
+
+    try:
+        value = json.loads(literal)
+    except ValueError:
+        return ""
+    return value if isinstance(value, str) else ""
+
+
+def read_skill(command: str, skills_dir: str, workspace: str | None = None) -> str | None:
+    """The skill whose installed SKILL.md this shell command reads with a reading program, else None. A shell
+    wrapper (``bash -lc '…'``) is looked into; ``ls``, ``grep`` or a write to the file are not reads."""
+    words = _words(command)
+    if words is None:
+        return None
+    segment: list[str] = []
+    for word in [*words, ";"]:
+        if word in SEPARATORS:
+            skill = _segment_reads(segment, skills_dir, workspace)
+            if skill is not None:
+                return skill
+            segment = []
+        else:
+            segment.append(word)
+    return None
+
+
+def _words(command: str) -> list[str] | None:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()\n")
+        lexer.whitespace = " \t\r"
+        lexer.whitespace_split = True
+        return list(lexer)
+    except ValueError:
+        return None
+
+
+def _segment_reads(words: list[str], skills_dir: str, workspace: str | None) -> str | None:
+    while words and (
+        "=" in words[0] and not words[0].startswith("=") or words[0] in ("sudo", "command", "exec")
+    ):
+        words = words[1:]  # VAR=value prefixes and plain wrappers
+    if not words:
+        return None
+    program = words[0].rsplit("/", 1)[-1]
+    if program in ("bash", "sh", "zsh", "dash") and len(words) >= 3 and words[1] in ("-c", "-lc"):
+        return read_skill(words[2], skills_dir, workspace)
+    if program not in READERS:
+        return None
+    redirect = False
+    for word in words[1:]:
+        if word in (">", ">>") or word.startswith((">", "1>", "2>")):
+            redirect = True
+            continue
+        if redirect:
+            redirect = False
+            continue
+        skill = _installed_skill_md(re.sub(r"^<", "", word), skills_dir, workspace)
+        if skill is not None:
+            return skill
+    return None

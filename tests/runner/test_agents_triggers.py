@@ -1,0 +1,124 @@
+"""The trigger lab on the real CLIs against the scripted model (docs/triggers.md): which installed skill fired,
+how it was seen (Claude Code's Skill tool, Codex's read of SKILL.md or its `$name` mention), and a crashed agent
+is ERROR, never "not triggered"."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakemodel import FakeModelServer
+from tests.runner.runner_helpers import agents_available
+
+pytestmark = pytest.mark.agents
+
+ENGINES = ["claude-code", "codex"]
+GREET, PDF = "greet-key-7", "pdf-key-9"
+SCENARIOS: dict[str, list[dict[str, Any]]] = {
+    # the agent only *says* it used the skill: text never counts
+    "says-skill": [{"text": "Launching skill: greeter. cat .agents/skills/greeter/SKILL.md $greeter"}],
+}
+
+
+@pytest.fixture(scope="module")
+def trigger_model(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeModelServer]:
+    with FakeModelServer(
+        log_dir=tmp_path_factory.mktemp("trigger-model"), idle_timeout=900, scenarios=SCENARIOS
+    ) as server:
+        yield server
+
+
+@pytest.fixture
+def trigger_env(trigger_model: FakeModelServer, monkeypatch: pytest.MonkeyPatch) -> FakeModelServer:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", trigger_model.anthropic_base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    monkeypatch.setenv("OPENAI_BASE_URL", trigger_model.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    monkeypatch.delenv("CODEX_API_KEY", raising=False)
+    monkeypatch.setenv("EVALENS_AGENT_RETRIES", "0")
+    return trigger_model
+
+
+def skill(root: Path, name: str, key: str) -> Path:
+    (root / name).mkdir(parents=True)
+    (root / name / "SKILL.md").write_text(
+        f"---\nname: {name}\ndescription: Handles {name} requests. Key {key}.\n---\nDo the {name} thing.\n"
+    )
+    return root / name
+
+
+def trigger_set(skill_dir: Path, queries: list[tuple[str, bool]]) -> Path:
+    (skill_dir / "evals").mkdir(exist_ok=True)
+    path = skill_dir / "evals" / "trigger-eval.json"
+    path.write_text(json.dumps([{"query": q, "should_trigger": want} for q, want in queries]))
+    return path
+
+
+def run(file: Path, engine: str, runs: int = 1, **extra: Any) -> Any:
+    from evalens.runner.api import run_file
+    from evalens.runner.suites.base import FileRunRequest
+
+    request = FileRunRequest(
+        file=file,
+        engine=engine,
+        model="gpt-fake" if engine == "codex" else None,
+        runs=runs,
+        timeout_seconds=90,
+        **extra,
+    )
+    return asyncio.run(run_file(request))
+
+
+def fired(result: Any) -> list[tuple[Any, ...]]:
+    return [
+        ("ERROR",) if "error" in f else (f["skill"], f["how"], f["turn"] is not None)
+        for f in result.details["fired"]
+    ]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_detection_from_the_engine_s_events(
+    engine: str, tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    greeter = skill(tmp_path, "greeter", GREET)
+    file = trigger_set(
+        greeter,
+        [
+            (f"write a greeting for Ann SCENARIO=use-skill NEEDS={GREET}", True),
+            ("write a greeting for Bob SCENARIO=says-skill", True),
+            ("what is the weather SCENARIO=err500", False),
+            ("please use $greeter here SCENARIO=done", True),
+        ],
+    )
+    outcome = run(file, engine)
+    by = {r.name: r for r in outcome.results}
+    how = "tool-call" if engine == "claude-code" else "skill-read"
+    assert fired(by["0"]) == [("greeter", how, True)] and by["0"].verdict == "PASS"
+    # the agent printed the Skill tool's words, a SKILL.md path and `$greeter`: it called nothing
+    assert fired(by["1"]) == [(None, None, False)] and by["1"].verdict == "FAIL"
+    assert by["1"].reason == "triggered 0/1 (should trigger)"
+    # a crashed agent is ERROR (and said so), not "not triggered", even for a query that should not trigger
+    assert by["2"].verdict == "ERROR" and fired(by["2"]) == [("ERROR",)]
+    assert "API status 500" in (by["2"].reason or "")
+    # `$name` is Codex's explicit mention (Codex injects the skill itself); Claude Code has no such syntax
+    if engine == "codex":
+        assert fired(by["3"]) == [("greeter", "mention", False)] and by["3"].verdict == "PASS"
+        assert by["3"].details["fired"][0]["argument"] == "$greeter"
+    else:
+        assert fired(by["3"]) == [(None, None, False)] and by["3"].verdict == "FAIL"
+    # the run record of each run holds the same activations
+    assert outcome.report_path is not None
+    report = json.loads(outcome.report_path.read_text())
+    case = next(c for c in report["cases"] if c["name"] == "0")
+    records = list((outcome.report_path.parent / case["artifacts"]).glob("**/record.json"))
+    assert records, case
+    record = json.loads(records[0].read_text())
+    assert [(a["skill"], a["how"]) for a in record["activations"]] == [("greeter", how)]

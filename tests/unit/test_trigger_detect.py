@@ -1,0 +1,147 @@
+"""Trigger detection from the engines' structured events (runner/trigger_detect.py, docs/triggers.md): what counts
+as a skill firing on each engine, and what never does (text the agent prints, skills that are not installed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from evalens.runner.trigger_detect import detect, read_skill, skill_names
+
+from evalens.core.models.run_record import ToolCall, Turn
+
+CLAUDE_DIR, CODEX_DIR = ".claude/skills", ".agents/skills"
+INSTALLED = {"greeter": "greeter", "pdf-tools": "pdf-tools"}
+
+
+def turns(*calls: tuple[str, object], text: str = "") -> list[Turn]:
+    return [
+        Turn(index=i, text=text, tool_calls=[ToolCall(name=n, input=v)]) for i, (n, v) in enumerate(calls)
+    ]
+
+
+def test_claude_skill_tool_call_names_the_skill_turn_and_argument() -> None:
+    found = detect(
+        "claude-code",
+        turns(("Bash", {"command": "ls"}), ("Skill", {"skill": "pdf-tools", "args": "report.pdf"})),
+        INSTALLED,
+        CLAUDE_DIR,
+    )
+    assert [(a.skill, a.how, a.turn, a.argument) for a in found] == [
+        ("pdf-tools", "tool-call", 1, "pdf-tools report.pdf")
+    ]
+
+
+def test_claude_plugin_prefixed_and_frontmatter_names_map_to_the_installed_folder(tmp_path: Path) -> None:
+    (tmp_path / "greeter-v2").mkdir()
+    (tmp_path / "greeter-v2" / "SKILL.md").write_text("---\nname: greeter\ndescription: d\n---\nbody\n")
+    names = skill_names({"greeter-v2": tmp_path / "greeter-v2" / "SKILL.md"})
+    assert names == {"greeter-v2": "greeter-v2", "greeter": "greeter-v2"}
+    found = detect("claude-code", turns(("Skill", {"skill": "my-plugin:greeter"})), names, CLAUDE_DIR)
+    assert [(a.skill, a.how) for a in found] == [("greeter-v2", "tool-call")]
+
+
+def test_claude_read_of_an_installed_skill_md_is_a_skill_read() -> None:
+    found = detect(
+        "claude-code",
+        turns(("Read", {"file_path": "/ws/.claude/skills/greeter/SKILL.md"})),
+        INSTALLED,
+        CLAUDE_DIR,
+        workspace="/ws",
+    )
+    assert [(a.skill, a.how, a.turn) for a in found] == [("greeter", "skill-read", 0)]
+
+
+@pytest.mark.parametrize(
+    ("engine", "skills_dir", "calls"),
+    [
+        ("claude-code", CLAUDE_DIR, [("Skill", {"skill": "not-installed"})]),
+        ("claude-code", CLAUDE_DIR, [("Read", {"file_path": "elsewhere/skills/greeter/SKILL.md"})]),
+        ("claude-code", CLAUDE_DIR, [("Read", {"file_path": ".claude/skills/greeter/README.md"})]),
+        ("codex", CODEX_DIR, [("exec_command", {"cmd": "ls .agents/skills/greeter/SKILL.md"})]),
+        ("codex", CODEX_DIR, [("exec_command", {"cmd": "grep name .agents/skills/greeter/SKILL.md"})]),
+        ("codex", CODEX_DIR, [("exec_command", {"cmd": "echo x > .agents/skills/greeter/SKILL.md"})]),
+        ("codex", CODEX_DIR, [("exec_command", {"cmd": "cat other/.agents/skills/greeter/SKILL.md"})]),
+        ("codex", CODEX_DIR, [("exec_command", {"cmd": "cat .agents/skills/unknown/SKILL.md"})]),
+        (
+            "codex",
+            CODEX_DIR,
+            [("Skill", {"skill": "greeter"})],
+        ),  # Codex has no Skill tool: a fake one counts not
+    ],
+)
+def test_what_is_not_an_activation(engine: str, skills_dir: str, calls: list[tuple[str, object]]) -> None:
+    assert detect(engine, turns(*calls), INSTALLED, skills_dir) == []
+
+
+def test_text_the_agent_prints_never_counts() -> None:
+    said = "Launching skill: greeter\ncat .agents/skills/greeter/SKILL.md\n$greeter"
+    for engine, skills_dir in (("claude-code", CLAUDE_DIR), ("codex", CODEX_DIR)):
+        assert detect(engine, [Turn(index=0, text=said)], INSTALLED, skills_dir, prompt="hello") == []
+
+
+@pytest.mark.parametrize(
+    ("call", "expected"),
+    [
+        (
+            ("exec_command", {"cmd": "cat .agents/skills/greeter/SKILL.md"}),
+            "cat .agents/skills/greeter/SKILL.md",
+        ),
+        (("shell", {"command": ["bash", "-lc", "sed -n 1,200p ./.agents/skills/greeter/SKILL.md"]}), None),
+        (
+            (
+                "command_execution",
+                {"command": "/bin/bash -lc 'head -40 /ws/.agents/skills/greeter/SKILL.md'"},
+            ),
+            None,
+        ),
+        (("exec", 'const r = await tools.exec_command({cmd: "cat .agents/skills/greeter/SKILL.md"});'), None),
+    ],
+)
+def test_codex_reads_of_skill_md_through_the_shell(call: tuple[str, object], expected: str | None) -> None:
+    (found,) = detect("codex", turns(call), INSTALLED, CODEX_DIR, workspace="/ws")
+    assert (found.skill, found.how, found.turn) == ("greeter", "skill-read", 0)
+    if expected:
+        assert found.argument == expected
+
+
+def test_codex_mention_needs_both_the_prompt_and_codex_s_own_injection() -> None:
+    injected = [("greeter", "/ws/.agents/skills/greeter/SKILL.md")]
+    found = detect(
+        "codex", [], INSTALLED, CODEX_DIR, prompt="use $greeter", injected=injected, workspace="/ws"
+    )
+    assert [(a.skill, a.how, a.turn, a.argument) for a in found] == [("greeter", "mention", None, "$greeter")]
+    # a mention Codex did not resolve, an injection with no mention, a longer name, a path outside the root
+    assert detect("codex", [], INSTALLED, CODEX_DIR, prompt="use $greeter", workspace="/ws") == []
+    assert detect("codex", [], INSTALLED, CODEX_DIR, prompt="greet", injected=injected, workspace="/ws") == []
+    assert (
+        detect("codex", [], INSTALLED, CODEX_DIR, prompt="$greeter-x", injected=injected, workspace="/ws")
+        == []
+    )
+    elsewhere = [("greeter", "/tmp/x/greeter/SKILL.md")]
+    assert (
+        detect("codex", [], INSTALLED, CODEX_DIR, prompt="$greeter", injected=elsewhere, workspace="/ws")
+        == []
+    )
+
+
+def test_each_skill_counts_once_in_order_of_first_activation() -> None:
+    found = detect(
+        "codex",
+        turns(
+            ("exec_command", {"cmd": "cat .agents/skills/pdf-tools/SKILL.md"}),
+            (
+                "exec_command",
+                {"cmd": "cat .agents/skills/greeter/SKILL.md && cat .agents/skills/pdf-tools/SKILL.md"},
+            ),
+        ),
+        INSTALLED,
+        CODEX_DIR,
+    )
+    assert [(a.skill, a.turn) for a in found] == [("pdf-tools", 0), ("greeter", 1)]
+
+
+def test_read_skill_looks_into_shell_wrappers_and_pipelines() -> None:
+    assert read_skill("cd /ws && cat .agents/skills/greeter/SKILL.md | head", CODEX_DIR) == "greeter"
+    assert read_skill("sh -c 'tail -n 5 .agents/skills/greeter/SKILL.md'", CODEX_DIR) == "greeter"
+    assert read_skill("cat 'unterminated", CODEX_DIR) is None
