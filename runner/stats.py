@@ -173,3 +173,82 @@ def exit_state_fails(state: State, flaky: Literal["fail", "pass"] = "fail") -> b
     if state == "FLAKY":
         return flaky == "fail"
     return state in ("FAIL", "ERROR")
+
+
+# --------------------------------------------------------------------------- paired comparisons (eval diff)
+
+
+def mcnemar_exact(worse: int, better: int) -> float:
+    """Two-sided exact McNemar p-value: the discordant pairs (``worse`` passed before and failed after,
+    ``better`` the other way) under H0 are Binomial(worse + better, 1/2); p = 2 · P(X ≤ min), capped at 1.
+    Concordant pairs say nothing about a change, so they do not enter."""
+    if worse < 0 or better < 0:
+        raise ValueError("discordant counts cannot be negative")
+    n = worse + better
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(worse, better) + 1))
+    return min(1.0, 2 * tail / 2**n)
+
+
+def newcombe_paired_difference(
+    both: int, worse: int, better: int, neither: int, z: float = Z95
+) -> tuple[float, float, float]:
+    """``rate(after) - rate(before)`` of paired binary outcomes and its 95% interval (Newcombe 1998b, method 10:
+    square-and-add of the two Wilson intervals, corrected by the pairs' correlation φ). ``both`` passed before
+    and after, ``worse`` passed before only, ``better`` after only, ``neither`` failed both times."""
+    n = both + worse + better + neither
+    if n <= 0:
+        raise ValueError("no pairs")
+    before, after = both + worse, both + better
+    p1, p2 = before / n, after / n
+    l1, u1 = wilson_interval(before, n, z)
+    l2, u2 = wilson_interval(after, n, z)
+    margins = before * (n - before) * after * (n - after)
+    phi = 0.0
+    if margins:
+        cross = both * neither - worse * better
+        # Newcombe's continuity-corrected φ: positive products are shrunk by n/2 (not below 0)
+        phi = (cross - n / 2 if cross > n / 2 else 0.0 if cross >= 0 else cross) / math.sqrt(margins)
+    d = p2 - p1
+    lower = d - math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * phi * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    upper = d + math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * phi * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
+    return d, max(-1.0, lower), min(1.0, upper)
+
+
+def paired_bootstrap(
+    pairs: Iterable[tuple[tuple[int, int], tuple[int, int]]],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float, float]:
+    """Mean per-unit change of the pass rate and its percentile interval, for units run more than once.
+
+    ``pairs``: per unit ``((passed, counted) before, (passed, counted) after)``. Each resample draws the units
+    with replacement (the units are the sample: a suite is a few units, not many runs) and, within each drawn
+    unit, each side's rate from its Jeffreys posterior Beta(k + ½, n − k + ½), so a unit's own run-to-run
+    uncertainty counts too: 3/3 against 3/3 is not a proof of "no change". Seeded: the same reports give the
+    same interval."""
+    import random
+
+    units = [(b, a) for b, a in pairs]
+    if not units:
+        raise ValueError("no pairs")
+    if any(n <= 0 or m <= 0 for (_, n), (_, m) in units):
+        raise ValueError("every pair needs a counted run on both sides")
+    observed = sum(a / m - b / n for (b, n), (a, m) in units) / len(units)
+    rng = random.Random(seed)
+    size = len(units)
+    means = []
+    for _ in range(resamples):
+        total = 0.0
+        for _ in range(size):
+            (b, n), (a, m) = units[rng.randrange(size)]
+            total += rng.betavariate(a + 0.5, m - a + 0.5) - rng.betavariate(b + 0.5, n - b + 0.5)
+        means.append(total / size)
+    means.sort()
+    tail = (1 - level) / 2
+    lo = means[max(0, math.floor(tail * resamples))]
+    hi = means[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
+    return observed, max(-1.0, lo), min(1.0, hi)

@@ -25,6 +25,8 @@ USAGE_EXAMPLES = """examples:
   evalens eval diff A.json B.json       pass-rate change and per-case verdict changes
   evalens eval diff main.json pr.json --fail-on regression --threshold 0.05
                                         exit 1 if a case that passed now fails, or the pass rate drops >5 pts
+  evalens eval diff main.json pr.json --test paired --margin 0.05
+                                        is the drop real? REGRESSION (1), NO-REGRESSION (0), INCONCLUSIVE (3)
   evalens eval --shard 2/3 --junit junit.xml --github-summary
                                         run the second third of the suite (docs/ci.md)
   evalens eval --rejudge evals/reports/2026-02-22T14-30-00Z.json
@@ -147,7 +149,8 @@ def _diff(argv: list[str]) -> int:
     p = argparse.ArgumentParser(
         prog="evalens eval diff",
         description="Compare two eval reports. Exit codes: 0 no regression (or no "
-        "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong.",
+        "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong. With "
+        "--test paired: 0 NO-REGRESSION, 1 REGRESSION, 3 INCONCLUSIVE (docs/ci.md).",
     )
     p.add_argument("a", type=Path, metavar="BASE")
     p.add_argument("b", type=Path, metavar="NEW")
@@ -165,9 +168,32 @@ def _diff(argv: list[str]) -> int:
         metavar="DROP",
         help="pass-rate drop tolerated by --fail-on regression, as a fraction (0.05 = 5 points; default 0)",
     )
+    p.add_argument(
+        "--test",
+        choices=["paired"],
+        help="pair units across BASE and NEW by identity and answer REGRESSION / NO-REGRESSION / "
+        "INCONCLUSIVE: exact McNemar for single runs, a seeded paired bootstrap for repeats",
+    )
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="DROP",
+        help="with --test paired: the drop that does not matter, as a fraction (default 0.05 = 5 points)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="with --test paired: the bootstrap's seed (default 0)")
     args = p.parse_args(argv)
     if not 0 <= args.threshold <= 1:
         print("evalens eval diff: --threshold must be between 0 and 1", file=sys.stderr)
+        return 2
+    if args.margin is not None and not 0 <= args.margin <= 1:
+        print("evalens eval diff: --margin must be between 0 and 1", file=sys.stderr)
+        return 2
+    if args.margin is not None and args.test is None:
+        print("evalens eval diff: --margin needs --test paired", file=sys.stderr)
+        return 2
+    if args.test and args.fail_on:
+        print("evalens eval diff: --test paired is a gate of its own; drop --fail-on", file=sys.stderr)
         return 2
     from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
     from evalens.runner.report import diff_reports, load_report
@@ -178,6 +204,8 @@ def _diff(argv: list[str]) -> int:
         print(shown(f"evalens eval diff: {exc}"), file=sys.stderr)
         return 2
     diff = diff_reports(base, new)
+    if args.test == "paired":
+        return _paired(base, new, diff, args)
     verdict = gate(base, new, threshold=args.threshold) if args.fail_on else None
     status = EXIT_REGRESSION if verdict is not None and verdict.failed else EXIT_OK
     if args.json:
@@ -209,6 +237,22 @@ def _diff(argv: list[str]) -> int:
             file=sys.stderr,
         )
     return status
+
+
+def _paired(base: Any, new: Any, diff: dict[str, Any], args: argparse.Namespace) -> int:
+    """``eval diff --test paired``: the paired gate's answer, its interval and the units it left out."""
+    from evalens.runner.ci.paired import DEFAULT_MARGIN, paired_gate
+
+    margin = DEFAULT_MARGIN if args.margin is None else args.margin
+    result = paired_gate(base, new, margin=margin, seed=args.seed)
+    if args.json:
+        diff["paired"] = result.as_json()
+        print(json.dumps(diff, indent=2))
+        return result.exit_code
+    for line in result.lines():
+        print(shown(line))
+    print(f"evalens eval diff: {result.answer} (exit {result.exit_code})", file=sys.stderr)
+    return result.exit_code
 
 
 def _print_plan(plan: Any, as_json: bool) -> None:
@@ -264,37 +308,62 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["diff"]:
         return _diff(argv[1:])
     args = _parser().parse_args(argv)
-    from evalens.runner.api import RunError, RunRequest
-
     if args.rejudge:
-        from evalens.runner.api import rejudge
-
-        try:
-            report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
-        except RunError as exc:
-            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-            return exc.exit_code
-        except (OSError, ValueError) as exc:
-            print(shown(f"evalens eval: cannot re-judge {args.rejudge}: {exc}"), file=sys.stderr)
-            return 2
-        if args.json:
-            print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
-        else:
-            for case in report.cases:
-                reason = (case.judge_verdict.reason if case.judge_verdict else case.error) or ""
-                print(shown(f"{case.verdict:5} {case.name}  {reason}"))
-            print(shown(f"report: {path}"))
-        from evalens.cli.ci_flags import emit
-
-        if emit(args, report, path, _find_package(args.package), "evalens eval"):
-            return 2
-        return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
-
+        return _rejudge(args)
     if args.resume is not None:
         resumed = _resume_request(args)
         if isinstance(resumed, int):
             return resumed
         return _run_and_report(resumed, args)
+    refused = _check_args(args)
+    if refused is not None:
+        return refused
+    request = _request(args)
+    if isinstance(request, int):
+        return request
+    if args.changed_since:
+        request = _only_changed(request, args)
+        if isinstance(request, int):
+            return request
+    shard_mark = None
+    if args.shard:
+        sharded = _only_shard(request, args)
+        if isinstance(sharded, int):
+            return sharded
+        request, shard_mark = sharded
+    if args.dry_run:
+        return _dry_run(request, args)
+    return _run_and_report(request, args, shard_mark)
+
+
+def _rejudge(args: Any) -> int:
+    """``--rejudge REPORT``: judge a past batch's transcripts again and print the new verdicts."""
+    from evalens.runner.api import RunError, rejudge
+
+    try:
+        report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
+    except RunError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return exc.exit_code
+    except (OSError, ValueError) as exc:
+        print(shown(f"evalens eval: cannot re-judge {args.rejudge}: {exc}"), file=sys.stderr)
+        return 2
+    if args.json:
+        print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
+    else:
+        for case in report.cases:
+            reason = (case.judge_verdict.reason if case.judge_verdict else case.error) or ""
+            print(shown(f"{case.verdict:5} {case.name}  {reason}"))
+        print(shown(f"report: {path}"))
+    from evalens.cli.ci_flags import emit
+
+    if emit(args, report, path, _find_package(args.package), "evalens eval"):
+        return 2
+    return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
+
+
+def _check_args(args: Any) -> int | None:
+    """The flag values argparse's types do not bound: exit 2 with the reason, else None."""
     if args.jobs < 1 or args.runs < 1:
         print("evalens eval: --jobs and --runs must be at least 1", file=sys.stderr)
         return 2
@@ -303,6 +372,14 @@ def main(argv: list[str]) -> int:
     ):
         print("evalens eval: --max-cost and --max-tokens must be zero or more", file=sys.stderr)
         return 2
+    return None
+
+
+def _request(args: Any) -> Any:
+    """The batch's request from the flags (``--failed`` / ``--stale`` narrowed to the picked cases); an exit
+    code when nothing is picked."""
+    from evalens.runner.api import RunRequest
+
     if args.failed or args.stale:
         picked = _reselect(_find_package(args.package), args)
         if not picked:
@@ -312,7 +389,7 @@ def main(argv: list[str]) -> int:
             )
             return 0
         args.cases = picked
-    request = RunRequest(
+    return RunRequest(
         package_root=_find_package(args.package),
         cases=args.cases,
         target=args.target,
@@ -337,71 +414,80 @@ def main(argv: list[str]) -> int:
         extra_env=args.env,
         output=args.output,
     )
-    if args.changed_since:
-        from evalens.cli.changed import ChangedSinceError, changed_units
-        from evalens.cli.shard import planned_units
 
-        try:
-            changed = changed_units(
-                request.package_root, planned_units(request.package_root, request), args.changed_since
-            )
-        except (ChangedSinceError, RunError) as exc:
-            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-            return getattr(exc, "exit_code", 2)
-        if not changed:
-            print(
-                f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr
-            )
-            return 0
-        for name, why in changed.items():
-            print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
-        every = planned_units(request.package_root, request)
-        request = request.model_copy(update={"cases": [every[name] for name in changed], "target": None})
-    shard_mark = None
-    if args.shard:
-        from evalens.cli.shard import empty_report, restrict
-        from evalens.runner.ci.shard import ShardError
 
-        try:
-            request, shard_mark, mine = restrict(request, args.shard, args.durations)
-            if mine == 0 and args.dry_run:
-                print(f"shard {args.shard}: no unit (the suite has {shard_mark.units})")
-                return 0
-            if mine == 0:
-                report, path = empty_report(request, shard_mark)
-                print(
-                    f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
-                    f"empty report: {path}",
-                    file=sys.stderr,
-                )
-                from evalens.cli.ci_flags import emit
+def _only_changed(request: Any, args: Any) -> Any:
+    """``--changed-since REF``: the request narrowed to the cases changed since REF (each named with why);
+    an exit code when none changed or REF cannot be read."""
+    from evalens.cli.changed import ChangedSinceError, changed_units
+    from evalens.cli.shard import planned_units
+    from evalens.runner.api import RunError
 
-                return emit(args, report, path, request.package_root, "evalens eval")
-        except (RunError, ShardError) as exc:
-            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-            return getattr(exc, "exit_code", 2)
-        print(
-            f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
-            f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})",
-            file=sys.stderr,
+    try:
+        changed = changed_units(
+            request.package_root, planned_units(request.package_root, request), args.changed_since
         )
-    if args.dry_run:
-        from evalens.runner.api import plan_run
-
-        try:
-            ctx = plan_run(request)
-        except RunError as exc:
-            print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-            return exc.exit_code
-        _print_plan(ctx.plan, args.json)
-        if not args.json:
-            from evalens.runner.budget import estimate, history
-
-            names = [c.name for c in ctx.plan.cases]
-            print(estimate(names, history(request.package_root), runs=args.runs).describe())
+    except (ChangedSinceError, RunError) as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    if not changed:
+        print(f"evalens eval: no case changed since {args.changed_since}: nothing to run", file=sys.stderr)
         return 0
+    for name, why in changed.items():
+        print(shown(f"evalens eval: {name}: {why}"), file=sys.stderr)
+    every = planned_units(request.package_root, request)
+    return request.model_copy(update={"cases": [every[name] for name in changed], "target": None})
 
-    return _run_and_report(request, args, shard_mark)
+
+def _only_shard(request: Any, args: Any) -> Any:
+    """``--shard K/N``: the request narrowed to this shard's units and the shard's mark; an exit code when
+    the shard has no unit (an empty report is still written) or the split fails."""
+    from evalens.cli.shard import empty_report, restrict
+    from evalens.runner.api import RunError
+    from evalens.runner.ci.shard import ShardError
+
+    try:
+        request, shard_mark, mine = restrict(request, args.shard, args.durations)
+        if mine == 0 and args.dry_run:
+            print(f"shard {args.shard}: no unit (the suite has {shard_mark.units})")
+            return 0
+        if mine == 0:
+            report, path = empty_report(request, shard_mark)
+            print(
+                f"evalens eval: shard {args.shard} has no unit (the suite has {shard_mark.units}); "
+                f"empty report: {path}",
+                file=sys.stderr,
+            )
+            from evalens.cli.ci_flags import emit
+
+            return emit(args, report, path, request.package_root, "evalens eval")
+    except (RunError, ShardError) as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    print(
+        f"evalens eval: shard {shard_mark.index}/{shard_mark.count}: {mine} of {shard_mark.units} unit(s), "
+        f"balanced by {shard_mark.balanced_by} (split {shard_mark.split})",
+        file=sys.stderr,
+    )
+    return request, shard_mark
+
+
+def _dry_run(request: Any, args: Any) -> int:
+    """``--dry-run``: print the plan (and the cost estimate from past runs); nothing runs."""
+    from evalens.runner.api import RunError, plan_run
+
+    try:
+        ctx = plan_run(request)
+    except RunError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return exc.exit_code
+    _print_plan(ctx.plan, args.json)
+    if not args.json:
+        from evalens.runner.budget import estimate, history
+
+        names = [c.name for c in ctx.plan.cases]
+        print(estimate(names, history(request.package_root), runs=args.runs).describe())
+    return 0
 
 
 # Flags that shape what a batch runs: a resumed batch runs with its own (its run log's), so they are refused.

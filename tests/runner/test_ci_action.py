@@ -417,6 +417,11 @@ def test_action_posts_one_pr_comment_and_updates_it(
         len(comments) == 2
         and "**Against the base:** pass rate 50% → 50% · no regression" in comments[1]["body"]
     )
+    # the paired gate ran against the base by default: 2 equal units cannot rule out a 5-point drop
+    gate = second.steps["gate"]
+    assert gate.returncode == 0 and gate.outputs["regression"] == "INCONCLUSIVE", gate.stderr
+    assert "::warning title=evalens regression gate::INCONCLUSIVE" in gate.stdout
+    assert not first.steps["gate"].ran  # no base report: no gate
     # not a pull request: no comment step
     push = Emulator(REPO, workspace, inputs | {"output-dir": "out3"}, env).run(tmp_path / "steps3")
     assert not push.steps["comment"].ran
