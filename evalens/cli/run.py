@@ -211,12 +211,7 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
 def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
-    if (args.max_cost is not None and args.max_cost < 0) or (
-        args.max_tokens is not None and args.max_tokens < 0
-    ):
-        parser.error("--max-cost and --max-tokens must be zero or more")
+    _check_args(parser, args)
     if args.create_eval:
         return _create_eval(args)
     file = args.file
@@ -225,34 +220,14 @@ def main(argv: list[str]) -> int:
     if not file.is_file():
         print(f"evalens run: {file}: no such file", file=sys.stderr)
         return EXIT_USAGE
-    from evalens.core.validate import validate_file
-
-    checked = validate_file(file)
-    fmt = checked.format.id if checked.format else None
-    errors = [p for p in checked.problems if p.severity == 1]
-    for p in errors:
-        print(
-            shown(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]"),
-            file=sys.stderr,
-        )
+    fmt, errors = _validated(file)
     if fmt == "skilljack-results":
         return _rescore(file, args)
-    from evalens.runner.api import UsageError, run_file
-    from evalens.runner.interrupts import run_interruptibly
-    from evalens.runner.run_file import InvalidFile
-
     request = request_from_args(file, args)
     if args.failed or args.stale:
-        picked = _reselect(request, fmt, args)
-        if picked is None:
-            return EXIT_USAGE
-        if not picked:
-            print(
-                f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run",
-                file=sys.stderr,
-            )
-            return EXIT_OK
-        request.units = picked
+        early = _narrow_to_picked(request, fmt, args)
+        if early is not None:
+            return early
     from evalens.cli import run_ci
 
     shard_mark, suite_root = None, None
@@ -260,45 +235,108 @@ def main(argv: list[str]) -> int:
         request, shard_mark, suite_root, early = run_ci.before(args, request, fmt)
         if early is not None:
             return early
-
-    def progress(event: object) -> None:
-        """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
-        message = getattr(event, "message", "")
-        print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
-
     from evalens.cli import sandbox_policy
 
     sandbox = sandbox_policy.policy(args)
-    if sandbox == "required" and not request.dry_run:
-        from evalens.runner.sandbox import plan_sandbox
+    refused = _refuse_unsandboxed(sandbox, request)
+    if refused is not None:
+        return refused
+    ran = _run(request, fmt if not errors else None, args)
+    if isinstance(ran, int):
+        return ran
+    outcome = ran
+    if outcome.dry_run:
+        print("\n".join(outcome.dry_run))
+        return EXIT_OK
+    _print_outcome(outcome)
+    run_ci.record_sandbox(outcome)
+    if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
+        return EXIT_USAGE
+    refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")
+    if refused is not None:
+        return refused
+    return _exit_code(args, outcome)
 
-        planned = plan_sandbox(False, None)  # what the file session will plan (network off)
-        refused = sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
-        if refused is not None:
-            return refused
+
+def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
+    """The flag values argparse's types do not bound (a usage error, exit 2)."""
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    if (args.max_cost is not None and args.max_cost < 0) or (
+        args.max_tokens is not None and args.max_tokens < 0
+    ):
+        parser.error("--max-cost and --max-tokens must be zero or more")
+
+
+def _validated(file: Path) -> tuple[str | None, list[Any]]:
+    """The file's format id and its validation errors, each printed to stderr as ``file:line:col: error``."""
+    from evalens.core.validate import validate_file
+
+    checked = validate_file(file)
+    errors = [p for p in checked.problems if p.severity == 1]
+    for p in errors:
+        print(
+            shown(f"{file}:{p.span.start_line + 1}:{p.span.start_col + 1}: error: {p.message} [{p.code}]"),
+            file=sys.stderr,
+        )
+    return (checked.format.id if checked.format else None), errors
+
+
+def _narrow_to_picked(request: Any, fmt: str | None, args: Any) -> int | None:
+    """``--failed`` / ``--stale``: narrow the request to the picked units; an exit code when nothing runs."""
+    picked = _reselect(request, fmt, args)
+    if picked is None:
+        return EXIT_USAGE
+    if not picked:
+        print(f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run", file=sys.stderr)
+        return EXIT_OK
+    request.units = picked
+    return None
+
+
+def _refuse_unsandboxed(sandbox: str, request: Any) -> int | None:
+    """``--sandbox required``: refuse before any agent starts when the file session could not isolate it."""
+    if sandbox != "required" or request.dry_run:
+        return None
+    from evalens.cli import sandbox_policy
+    from evalens.runner.sandbox import plan_sandbox
+
+    planned = plan_sandbox(False, None)  # what the file session will plan (network off)
+    return sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
+
+
+def _progress(event: object) -> None:
+    """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
+    message = getattr(event, "message", "")
+    print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
+
+
+def _run(request: Any, fmt: str | None, args: Any) -> Any:
+    """Run the file's units; the outcome, or the exit code of a usage error or an interrupt."""
+    from evalens.runner.api import UsageError, run_file
+    from evalens.runner.interrupts import run_interruptibly
+    from evalens.runner.run_file import InvalidFile
+
     try:
         outcome, signum = run_interruptibly(
-            run_file(
-                request, progress, fmt if not errors else None, on_turn=_print_turn if args.verbose else None
-            ),
+            run_file(request, _progress, fmt, on_turn=_print_turn if args.verbose else None),
             "evalens run",
         )
-    except InvalidFile as exc:
-        print(shown(f"evalens run: {exc}"), file=sys.stderr)
-        return EXIT_USAGE
-    except UsageError as exc:
+    except (InvalidFile, UsageError) as exc:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if signum is not None:  # the agents are dead and their sandboxes gone; a partial report was written
         print("evalens run: interrupted", file=sys.stderr)
         return 128 + signum
-    if outcome.dry_run:
-        print("\n".join(outcome.dry_run))
-        return EXIT_OK
+    return outcome
+
+
+def _print_outcome(outcome: Any) -> None:
+    """The summary, one line per unit (repeats, reason, uplift) and where the results were written."""
     for line in outcome.summary:
         print(shown(line))
     from evalens.runner.baseline import describe
-    from evalens.runner.results import fails_run, repeat_label
+    from evalens.runner.results import repeat_label
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
@@ -319,12 +357,12 @@ def main(argv: list[str]) -> int:
         print(f"report: {outcome.report_path}")
     if os.environ.get("EVALENS_RUN_JSON"):  # machine-readable results for scripts
         print(json.dumps([r.model_dump(mode="json") for r in outcome.results]))
-    run_ci.record_sandbox(outcome)
-    if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
-        return EXIT_USAGE
-    refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run")
-    if refused is not None:
-        return refused
+
+
+def _exit_code(args: Any, outcome: Any) -> int:
+    """The batch's exit code, with only forgiven FLAKY units or errors within ``--fail-on-error`` passing."""
+    from evalens.runner.results import fails_run
+
     if (
         outcome.exit_code == 1
         and (args.flaky == "pass" or args.fail_on_error is not None)
@@ -332,7 +370,7 @@ def main(argv: list[str]) -> int:
         and not fails_run(outcome.results, args.flaky, args.fail_on_error)
     ):
         return EXIT_OK  # only forgiven FLAKY units, or errored units within --fail-on-error
-    return outcome.exit_code
+    return int(outcome.exit_code)
 
 
 def _print_turn(turn: object) -> None:

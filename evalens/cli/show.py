@@ -183,16 +183,46 @@ def _clip(text: str | None, full: bool, lines: int = 8, width: int = 600) -> str
 
 def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> None:
     """Verdict, checks with reasons, judge reasoning, turns, files and diffs, tokens and cost; failures first."""
-    import json
-
     from rich.console import Console, Group
     from rich.panel import Panel
-    from rich.syntax import Syntax
-    from rich.table import Table
 
-    from evalens.runner.run_view import call_summary, cost, tokens
+    from evalens.runner.run_view import cost, tokens
 
     console = console or Console(highlight=False)
+    _print_head(console, view)
+    base = view.report.baseline
+    for unit, side in [
+        *((u, None) for u in view.units),
+        *((u, base.label if base else "") for u in view.baseline_units),
+    ]:
+        case = unit.case
+        style = VERDICT_STYLES.get(case.verdict, "")
+        facts = [
+            f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
+            tokens(case.usage),
+            cost(case.usage),
+        ]
+        body = _case_body(unit, style)
+        for rec in unit.records:
+            body.extend(_record_body(case, rec, len(unit.records) > 1, full))
+        title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (
+            f" [dim]baseline: {escape(side)}[/]" if side is not None else ""
+        )
+        console.print(
+            Panel(
+                Group(*body) if body else "",
+                title=title,
+                title_align="left",
+                subtitle=" · ".join(f for f in facts if f) or None,
+                subtitle_align="right",
+            )
+        )
+
+
+def _print_head(console: Any, view: Any) -> None:
+    """The report's path, engine, model, usage and counts, and the baseline's counts and uplift."""
+    from evalens.runner.run_view import cost, tokens
+
     report = view.report
     s = report.summary
     head = [report.id, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
@@ -210,112 +240,114 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
         console.print(f"baseline ({escape(base.label)}){counts}; it never decides a verdict")
         if base.uplift is not None:
             console.print(f"uplift (all units): {escape(describe(base.uplift))}")
-    for unit, side in [
-        *((u, None) for u in view.units),
-        *((u, base.label if base else "") for u in view.baseline_units),
-    ]:
-        case = unit.case
-        style = VERDICT_STYLES.get(case.verdict, "")
-        facts = [
-            f"{case.duration_seconds:.1f} s" if case.duration_seconds is not None else "",
-            tokens(case.usage),
-            cost(case.usage),
-        ]
-        body: list[Any] = []
-        if case.uplift is not None:
-            from evalens.runner.baseline import describe
 
-            body.append(f"[bold]uplift[/] {escape(describe(case.uplift))}")
-        if unit.reason:
-            body.append(f"[{style}]{escape(unit.reason)}[/]")
-        if case.checks:
-            table = Table(show_header=True, box=None, padding=(0, 1))
-            for col in ("", "check", "value", "reason"):
-                table.add_column(col, overflow="fold")
-            for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
-                table.add_row(
-                    f"[{VERDICT_STYLES[check.status]}]{check.status}[/]",
-                    escape(check.kind),
-                    escape(str(check.value)),
-                    escape(check.detail or ""),
-                )
-            body.append(table)
-        if case.judge_verdict is not None:
-            j = case.judge_verdict
-            body.append(
-                f"[bold]judge[/] [{VERDICT_STYLES.get(j.result, '')}]{j.result}[/] "
-                f"({escape(j.model or '?')}): {escape(j.reason)}"
+
+def _case_body(unit: Any, style: str) -> list[Any]:
+    """A unit's uplift, reason, checks (failures first), judge verdict and problems."""
+    from rich.table import Table
+
+    case = unit.case
+    body: list[Any] = []
+    if case.uplift is not None:
+        from evalens.runner.baseline import describe
+
+        body.append(f"[bold]uplift[/] {escape(describe(case.uplift))}")
+    if unit.reason:
+        body.append(f"[{style}]{escape(unit.reason)}[/]")
+    if case.checks:
+        table = Table(show_header=True, box=None, padding=(0, 1))
+        for col in ("", "check", "value", "reason"):
+            table.add_column(col, overflow="fold")
+        for check in sorted(case.checks, key=lambda c: c.status != "FAIL"):
+            table.add_row(
+                f"[{VERDICT_STYLES[check.status]}]{check.status}[/]",
+                escape(check.kind),
+                escape(str(check.value)),
+                escape(check.detail or ""),
             )
-        body.extend(f"[yellow]{escape(p)}[/]" for p in unit.problems)
-        for rec in unit.records:
-            if len(unit.records) > 1:  # the report's run verdicts (re-judged ones too), else the record's own
-                said = (
-                    case.run_verdicts[rec.run_index - 1]
-                    if 0 < rec.run_index <= len(case.run_verdicts)
-                    else rec.verdict
-                )
-                body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(said or '', '')}]{said}[/]")
-            meta = [
-                rec.engine,
-                rec.model or "",
-                f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
-                f"exit {rec.exit_code}" if rec.exit_code is not None else "",
-                tokens(rec.usage),
-                cost(rec.usage),
-            ]
-            body.append("[dim]" + escape(" · ".join(m for m in meta if m)) + "[/]")
-            body.extend(f"[yellow]bounded: {escape(n)}[/]" for n in rec.bounds)
-            for turn in rec.turns:
-                body.append(
-                    f"[bold cyan]turn {turn.index + 1}[/]"
-                    + (f"  {escape(_clip(turn.text, full))}" if turn.text else "")
-                )
-                for call in turn.tool_calls:
-                    tag = (
-                        " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
-                    )
-                    dur = f" [dim]{call.duration_ms} ms[/]" if call.duration_ms is not None else ""
-                    body.append(
-                        f"  → [bold]{escape(call.name)}[/] {escape(call_summary(call.name, call.input))}"
-                        f"{tag}{dur}"
-                    )
-                    if full:
-                        body.append("    " + escape(json.dumps(call.input, ensure_ascii=False)))
-                    if call.result:
-                        body.append(
-                            "    [dim]"
-                            + escape(_clip(call.result, full, 4, 300)).replace("\n", "\n    ")
-                            + "[/]"
-                        )
-                    for hook in call.hooks:
-                        if hook.blocked:
-                            body.append(
-                                f"    [red]hook {escape(hook.name or hook.event)} denied it: "
-                                f"{escape(hook.reason or '')}[/]"
-                            )
-            for change in rec.files:
-                body.append(
-                    f"[bold]{change.status}[/] {escape(change.path)}"
-                    + (f" [yellow]({escape(change.note)})[/]" if change.note else "")
-                )
-                if change.diff:
-                    body.append(
-                        Syntax(
-                            for_terminal(_clip(change.diff, full, 40, 4000)),
-                            "diff",
-                            theme="ansi_dark",
-                            background_color="default",
-                        )
-                    )
-        title = f"[{style}]{case.verdict}[/] {escape(case.name)}" + (
-            f" [dim]baseline: {escape(side)}[/]" if side is not None else ""
+        body.append(table)
+    if case.judge_verdict is not None:
+        j = case.judge_verdict
+        body.append(
+            f"[bold]judge[/] [{VERDICT_STYLES.get(j.result, '')}]{j.result}[/] "
+            f"({escape(j.model or '?')}): {escape(j.reason)}"
         )
-        console.print(
-            Panel(
-                Group(*body) if body else "",
-                title=title,
-                title_align="left",
-                subtitle=" · ".join(f for f in facts if f) or None,
-                subtitle_align="right",
+    body.extend(f"[yellow]{escape(p)}[/]" for p in unit.problems)
+    return body
+
+
+def _record_body(case: Any, rec: Any, many: bool, full: bool) -> list[Any]:
+    """One run's record: its verdict (when the unit ran more than once), meta, bounds, turns and files."""
+    from evalens.runner.run_view import cost, tokens
+
+    body: list[Any] = []
+    if many:  # the report's run verdicts (re-judged ones too), else the record's own
+        said = (
+            case.run_verdicts[rec.run_index - 1]
+            if 0 < rec.run_index <= len(case.run_verdicts)
+            else rec.verdict
+        )
+        body.append(f"[bold]run {rec.run_index}[/] [{VERDICT_STYLES.get(said or '', '')}]{said}[/]")
+    meta = [
+        rec.engine,
+        rec.model or "",
+        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds else "",
+        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
+        tokens(rec.usage),
+        cost(rec.usage),
+    ]
+    body.append("[dim]" + escape(" · ".join(m for m in meta if m)) + "[/]")
+    body.extend(f"[yellow]bounded: {escape(n)}[/]" for n in rec.bounds)
+    for turn in rec.turns:
+        body.append(
+            f"[bold cyan]turn {turn.index + 1}[/]"
+            + (f"  {escape(_clip(turn.text, full))}" if turn.text else "")
+        )
+        for call in turn.tool_calls:
+            body.extend(_call_body(call, full))
+    for change in rec.files:
+        body.extend(_file_body(change, full))
+    return body
+
+
+def _call_body(call: Any, full: bool) -> list[Any]:
+    """A tool call: name and summary, blocked or failed, its input (``--full``), result and denying hooks."""
+    import json
+
+    from evalens.runner.run_view import call_summary
+
+    tag = " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
+    dur = f" [dim]{call.duration_ms} ms[/]" if call.duration_ms is not None else ""
+    body: list[Any] = [
+        f"  → [bold]{escape(call.name)}[/] {escape(call_summary(call.name, call.input))}{tag}{dur}"
+    ]
+    if full:
+        body.append("    " + escape(json.dumps(call.input, ensure_ascii=False)))
+    if call.result:
+        body.append("    [dim]" + escape(_clip(call.result, full, 4, 300)).replace("\n", "\n    ") + "[/]")
+    body.extend(
+        f"    [red]hook {escape(hook.name or hook.event)} denied it: {escape(hook.reason or '')}[/]"
+        for hook in call.hooks
+        if hook.blocked
+    )
+    return body
+
+
+def _file_body(change: Any, full: bool) -> list[Any]:
+    """A changed file: status, path, note and (clipped unless ``--full``) its diff."""
+    from rich.syntax import Syntax
+
+    body: list[Any] = [
+        f"[bold]{change.status}[/] {escape(change.path)}"
+        + (f" [yellow]({escape(change.note)})[/]" if change.note else "")
+    ]
+    if change.diff:
+        body.append(
+            Syntax(
+                for_terminal(_clip(change.diff, full, 40, 4000)),
+                "diff",
+                theme="ansi_dark",
+                background_color="default",
             )
         )
+    return body

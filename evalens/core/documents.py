@@ -316,63 +316,68 @@ class _Builder:
         start_count = self.count
         self.count += 1
         try:
+            built_value: list[Any] | dict[str, Any]
             if isinstance(node, yaml.SequenceNode):
-                out = Node("seq", self.span(node))
-                values = []
-                for item in node.value:
-                    child, value, _ = self._build(item, depth + 1)
-                    out.items.append(child)
-                    values.append(value)
-                built = (out, values, self.count - start_count)
+                out, built_value = self._build_seq(node, depth)
             else:
-                out = Node("map", self.span(node))
-                mapping: dict[str, Any] = {}
-                first: dict[str, Span] = {}
-                merged: list[tuple[Node, dict[str, Any]]] = []
-                for key_node, value_node in node.value:
-                    kspan = self.span(key_node)
-                    if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
-                        merged += self.merge_sources(kspan, value_node, depth)
-                        continue
-                    if isinstance(key_node, yaml.ScalarNode):
-                        key = str(key_node.value)
-                    else:
-                        self.problems.append(
-                            Problem(
-                                kspan,
-                                Severity.ERROR,
-                                "complex-key",
-                                "Only plain scalar keys are supported here.",
-                            )
-                        )
-                        continue
-                    child, value, _ = self._build(value_node, depth + 1)
-                    if key in first:
-                        self.problems.append(
-                            Problem(
-                                kspan,
-                                Severity.ERROR,
-                                "duplicate-key",
-                                f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
-                                "the last one wins.",
-                            )
-                        )
-                    else:
-                        first[key] = kspan
-                    out.entries.append((key, kspan, child))
-                    mapping[key] = value
-                for source, merged_values in merged:  # explicit keys win, then earlier sources (YAML 1.1)
-                    for key, kspan, child in source.entries:
-                        if key not in mapping:
-                            out.entries.append((key, kspan, child))
-                            mapping[key] = merged_values[key]
-                built = (out, mapping, self.count - start_count)
+                out, built_value = self._build_map(node, depth)
+            built = (out, built_value, self.count - start_count)
             if self.count > MAX_NODES:
                 raise _TooBig(self.span(node))
             self.memo[id(node)] = built
             return built
         finally:
             self.stack.discard(id(node))
+
+    def _build_seq(self, node: yaml.SequenceNode, depth: int) -> tuple[Node, list[Any]]:
+        out = Node("seq", self.span(node))
+        values = []
+        for item in node.value:
+            child, value, _ = self._build(item, depth + 1)
+            out.items.append(child)
+            values.append(value)
+        return out, values
+
+    def _build_map(self, node: yaml.Node, depth: int) -> tuple[Node, dict[str, Any]]:
+        """A mapping's entries; duplicate and complex keys are problems, ``<<`` merges resolved after them."""
+        out = Node("map", self.span(node))
+        mapping: dict[str, Any] = {}
+        first: dict[str, Span] = {}
+        merged: list[tuple[Node, dict[str, Any]]] = []
+        for key_node, value_node in node.value:
+            kspan = self.span(key_node)
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
+                merged += self.merge_sources(kspan, value_node, depth)
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.problems.append(
+                    Problem(
+                        kspan, Severity.ERROR, "complex-key", "Only plain scalar keys are supported here."
+                    )
+                )
+                continue
+            key = str(key_node.value)
+            child, value, _ = self._build(value_node, depth + 1)
+            if key in first:
+                self.problems.append(
+                    Problem(
+                        kspan,
+                        Severity.ERROR,
+                        "duplicate-key",
+                        f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
+                        "the last one wins.",
+                    )
+                )
+            else:
+                first[key] = kspan
+            out.entries.append((key, kspan, child))
+            mapping[key] = value
+        for source, merged_values in merged:  # explicit keys win, then earlier sources (YAML 1.1)
+            for key, kspan, child in source.entries:
+                if key not in mapping:
+                    out.entries.append((key, kspan, child))
+                    mapping[key] = merged_values[key]
+        return out, mapping
 
     def merge_sources(
         self, kspan: Span, value_node: yaml.Node, depth: int

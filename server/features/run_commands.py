@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Callable
 from pathlib import Path
@@ -39,41 +40,56 @@ def to_range_dict(rng: types.Range) -> dict[str, Any]:
     }
 
 
-def register(server: EvalensServer) -> None:
-    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
-    runs = Runs(server)
-    server.runs = runs
-    stale = StaleChecker()
-    budgets = run_focus.Budgets()
-    server.extra_hover = runs.hover
+class RunCommands:
+    """The run commands and the lens provider as one handler each, over the shared :class:`Runs`, the stale
+    checker and the batch budgets; :func:`register` binds them to the server."""
 
-    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
-    def code_lens(ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    def __init__(self, server: EvalensServer) -> None:
+        self.runs = Runs(server)
+        self.stale = StaleChecker()
+        self.budgets = run_focus.Budgets()
+
+    def commands(self) -> dict[str, Callable[..., Any]]:
+        """Each command name with its handler."""
+        return {
+            "evalens.runCase": self.run_case,
+            "evalens.showProblems": self.show_problems,
+            "evalens.runFile": self.run_file,
+            "evalens.runAll": self.run_all,
+            "evalens.pickUnits": self.pick_units,
+            "evalens.cancelRun": self.cancel_run,
+            "evalens.discoverCases": self.discover_cases,
+            "evalens.lastReport": self.last_report,
+            "evalens.showResult": self.show_result,
+        }
+
+    def code_lens(self, ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         if not ls.settings.code_lens:
             return []
         try:
-            stale.check_soon(ls, runs.memory)  # off the loop; lenses refresh if a verdict went stale
-            return runs.lenses(params.text_document.uri) + new_case.lenses(ls, params.text_document.uri)
+            self.stale.check_soon(
+                ls, self.runs.memory
+            )  # off the loop; lenses refresh if a verdict went stale
+            return self.runs.lenses(params.text_document.uri) + new_case.lenses(ls, params.text_document.uri)
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
 
-    @server.feature(types.SHUTDOWN)
-    async def on_shutdown(ls: EvalensServer, params: None) -> None:
+    async def on_shutdown(self, ls: EvalensServer, params: None) -> None:
         """Cancel runs in flight so no agent process or sandbox outlives the server."""
-        handles = list(runs.active.values())
+        handles = list(self.runs.active.values())
         for handle in handles:
-            runs.cancel_handle(handle)
+            self.runs.cancel_handle(handle)
         tasks = [h.task for h in handles if h.task is not None]
         if tasks:
             await asyncio.wait(tasks, timeout=15)
 
-    @server.command("evalens.runCase")
-    async def run_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+    async def run_case(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        runs = self.runs
         a = _arg(args, uri=True)
         times, _select, batch = run_focus.options(a)
         target = runs.target(a["uri"], a.get("name"))
-        errors = blockers(target)
+        errors = self.blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
             return {
                 **invalid.skipped_answer(target.uri, target.name, errors),
@@ -82,26 +98,27 @@ def register(server: EvalensServer) -> None:
         if a.get("dryRun"):
             return await run_dry.dry_run(runs, target)
         runs.warn_if_unsaved(target)
-        handle = runs.start(target, times, budgets.for_batch(ls.settings, batch))
+        handle = runs.start(target, times, self.budgets.for_batch(ls.settings, batch))
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
-    def blockers(target: Target) -> list[Any]:
+    def blockers(self, target: Target) -> list[Any]:
         """The validation errors that keep a unit from running (none: it may run)."""
-        return invalid.unit_errors(target.validation, target.case, runs.units_of(target.validation))
+        return invalid.unit_errors(target.validation, target.case, self.runs.units_of(target.validation))
 
     async def run_many(
-        ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
+        self, ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
     ) -> list[dict[str, Any]]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
         from evalens.server.features.workspace_scope import require_inside
 
+        runs = self.runs
         for target in targets:  # all or nothing: no agent starts when one unit is outside the workspace
             require_inside(ls, target.case_file, "the run")
         times, _select, batch = run_focus.options(a or {})
-        budget = budgets.for_batch(ls.settings, batch)
-        refused = {i: blockers(t) for i, t in enumerate(targets)}
+        budget = self.budgets.for_batch(ls.settings, batch)
+        refused = {i: self.blockers(t) for i, t in enumerate(targets)}
         ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
         handles = [runs.start(t, times, budget) for _, t in ready]
         runs.link_request(ls, handles)
@@ -113,13 +130,12 @@ def register(server: EvalensServer) -> None:
             for i, t in enumerate(targets)
         ]
 
-    @server.command("evalens.showProblems")
-    async def show_problems(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    async def show_problems(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The "✗ N problems: fix to run" lens: go to the first problem (``window/showDocument``) and say how
         many there are; answers ``{uri, range, problems}`` (null when the unit now validates)."""
         a = _arg(args, uri=True)
-        target = runs.target(a["uri"], a.get("name"))
-        errors = blockers(target)
+        target = self.runs.target(a["uri"], a.get("name"))
+        errors = self.blockers(target)
         if not errors or target.validation.doc is None:
             return None
         rng = to_range(errors[0].span, target.validation.doc.lines, ls.encoding)
@@ -139,12 +155,12 @@ def register(server: EvalensServer) -> None:
         return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
     async def run_picked(
-        ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
+        self, ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
     ) -> list[dict[str, Any]]:
         """ "Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
         mode = str(a["select"])
         picked = await off_loop(
-            ls, lambda: run_focus.picked_targets(runs, uri, mode, whole_package=whole_package)
+            ls, lambda: run_focus.picked_targets(self.runs, uri, mode, whole_package=whole_package)
         )
         if not picked:
             ls.window_show_message(
@@ -155,25 +171,30 @@ def register(server: EvalensServer) -> None:
             return []
         for target, why in picked:
             log.info("run %s: %s: %s", mode, target.name, why)
-        return await run_many(ls, [t for t, _ in picked], a)
+        return await self.run_many(ls, [t for t, _ in picked], a)
 
-    @server.command("evalens.runFile")
-    async def run_file(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    def package_targets_of(self, uri: str) -> list[Target] | None:
+        """A package's units when ``uri`` is its eval config, else None."""
+        validation = self.runs.validation_of(uri)
+        if validation is None or validation.format is None or validation.format.id != CONFIG:
+            return None
+        root = package_root_of(Path(to_fs_path(uri) or ""))
+        return self.runs.package_targets(root) if root else []
+
+    async def run_file(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         a = _arg(args, uri=True)
         uri = a["uri"]
         if run_focus.options(a)[1]:
-            return await run_picked(ls, uri, a)
-        validation = runs.validation_of(uri)
-        if validation is not None and validation.format is not None and validation.format.id == CONFIG:
-            root = package_root_of(Path(to_fs_path(uri) or ""))
-            return await run_many(ls, runs.package_targets(root) if root else [], a)
-        targets = runs.file_targets(uri, whole=True)
+            return await self.run_picked(ls, uri, a)
+        package = self.package_targets_of(uri)
+        if package is not None:
+            return await self.run_many(ls, package, a)
+        targets = self.runs.file_targets(uri, whole=True)
         if not targets:
-            runs.target(uri, None)  # raises the reason the file does not run
-        return await run_many(ls, targets, a)
+            self.runs.target(uri, None)  # raises the reason the file does not run
+        return await self.run_many(ls, targets, a)
 
-    @server.command("evalens.runAll")
-    async def run_all(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def run_all(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         a = _arg(args)
         uri = a.get("uri")
         if uri:
@@ -181,33 +202,33 @@ def register(server: EvalensServer) -> None:
 
             require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
         if run_focus.options(a)[1]:
-            return await run_picked(ls, uri, a, whole_package=True)
-        validation = runs.validation_of(uri) if uri else None
-        if uri and runs.format_id_of(validation) in CLI_FORMATS:
-            return await run_many(ls, runs.file_targets(uri, whole=True), a)
+            return await self.run_picked(ls, uri, a, whole_package=True)
+        if uri and self.runs.format_id_of(self.runs.validation_of(uri)) in CLI_FORMATS:
+            return await self.run_many(ls, self.runs.file_targets(uri, whole=True), a)
+        return await self.run_many(ls, await off_loop(ls, lambda: self.all_targets(uri)), a)
 
-        def collect() -> list[Target]:
-            root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
-            roots = [root] if root else runs.workspace_packages()
-            targets = [t for r in roots for t in runs.package_targets(r)]
-            if not uri:
-                targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
-            return targets
+    def all_targets(self, uri: str | None) -> list[Target]:
+        """Run all: the package of ``uri`` (or every workspace package), plus every runnable file when the
+        whole workspace runs."""
+        runs = self.runs
+        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        roots = [root] if root else runs.workspace_packages()
+        targets = [t for r in roots for t in runs.package_targets(r)]
+        if not uri:
+            targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
+        return targets
 
-        return await run_many(ls, await off_loop(ls, collect), a)
-
-    @server.command("evalens.pickUnits")
-    async def pick_units(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def pick_units(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer."""
         a = _arg(args)
         mode = run_focus.options(a)[1]
         if mode is None:
             raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
-        picked = await off_loop(ls, lambda: run_focus.picked_targets(runs, a.get("uri"), mode))
+        picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.get("uri"), mode))
         return [{"uri": t.uri, "name": t.name, "reason": why} for t, why in picked]
 
-    @server.command("evalens.cancelRun")
-    def cancel_run(ls: EvalensServer, *args: Any) -> dict[str, Any]:
+    def cancel_run(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
+        runs = self.runs
         a = _arg(args)
         uri = a.get("uri")
         root = runs.root_of_uri(uri) if uri else None
@@ -215,31 +236,27 @@ def register(server: EvalensServer) -> None:
             return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
         return {"cancelled": runs.cancel(root, a.get("name"))}
 
-    @server.command("evalens.discoverCases")
-    async def discover_cases(ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def discover_cases(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         """Walks the workspace in a worker thread: a large root took the loop for seconds."""
         uri = _arg(args).get("uri")
-        return await off_loop(ls, lambda: discover(uri))
+        return await off_loop(ls, lambda: self.discover(uri))
 
-    def discover(uri: str | None) -> list[dict[str, Any]]:
+    def discover(self, uri: str | None) -> list[dict[str, Any]]:
+        runs = self.runs
         if uri:
-            validation = runs.validation_of(uri)
-            if validation is not None and validation.format is not None and validation.format.id == CONFIG:
-                root = package_root_of(Path(to_fs_path(uri) or ""))
-                targets = runs.package_targets(root) if root else []
-            else:
-                targets = runs.file_targets(uri, whole=False)
+            package = self.package_targets_of(uri)
+            targets = package if package is not None else runs.file_targets(uri, whole=False)
         else:
             targets = [t for r in runs.workspace_packages() for t in runs.package_targets(r)]
             targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
         return [runs.discovered(t) for t in targets]
 
-    @server.command("evalens.lastReport")
-    async def last_report(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    async def last_report(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         uri = _arg(args).get("uri")
-        return await off_loop(ls, lambda: newest_result(uri))
+        return await off_loop(ls, lambda: self.newest_result(uri))
 
-    def newest_result(uri: str | None) -> dict[str, Any] | None:
+    def newest_result(self, uri: str | None) -> dict[str, Any] | None:
+        runs = self.runs
         fid = runs.format_id_of(runs.validation_of(uri)) if uri else None
         if uri and fid in CLI_FORMATS:
             files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
@@ -252,9 +269,9 @@ def register(server: EvalensServer) -> None:
         newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
         return {"path": str(newest)}
 
-    @server.command("evalens.showResult")
-    def show_result(ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    def show_result(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
+        runs = self.runs
         a = _arg(args, uri=True)
         target = runs.target(a["uri"], a.get("name"))
         record = runs.memory.get(target.root, target.name)
@@ -271,3 +288,32 @@ def register(server: EvalensServer) -> None:
             )
         )
         return wire
+
+
+def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
+    """A plain function over a bound handler: pygls marks what it registers with attributes, which a bound
+    method cannot carry."""
+    if inspect.iscoroutinefunction(method):
+
+        async def handler(ls: EvalensServer, *args: Any) -> Any:
+            return await method(ls, *args)
+
+        return handler
+
+    def sync_handler(ls: EvalensServer, *args: Any) -> Any:
+        return method(ls, *args)
+
+    return sync_handler
+
+
+def register(server: EvalensServer) -> None:
+    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
+    handlers = RunCommands(server)
+    server.runs = handlers.runs
+    server.extra_hover = handlers.runs.hover
+    server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(
+        _handler(handlers.code_lens)
+    )
+    server.feature(types.SHUTDOWN)(_handler(handlers.on_shutdown))
+    for name, method in handlers.commands().items():
+        server.command(name)(_handler(method))
