@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from evalens.core.models import run_log, run_record, uaaps
+from evalens.core.models import cassette, run_log, run_record, uaaps
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,14 @@ SCHEMAS: list[SchemaSpec] = [
         "evalens run log line",
         "One line of a batch's run log (`evals/reports/<timestamp>/run-log.jsonl`): the batch's start with its "
         "inputs and their fingerprint, each unit run's start and finish (checks, judge, verdict), a resume, the end.",
+    ),
+    SchemaSpec(
+        "evalens-cassette.schema.json",
+        cassette.Cassette,
+        "evalens cassette",
+        "The model exchanges of one unit-run (`evals/cassettes/<unit>-<run>.json`), written by `--record` and read "
+        "by `--replay`: each request in canonical form (volatile fields normalised, secrets redacted) and its "
+        "response, a streamed one as its server-sent events. No headers or keys are stored.",
     ),
 ]
 

@@ -13,6 +13,7 @@ from pydantic import Field
 
 from evalens.core.models.base import EvalModel, doc
 from evalens.core.models.baseline import BaselineSource, Uplift
+from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 
 SUPPORTED_ENGINES = ("claude-code", "codex")
@@ -610,6 +611,12 @@ class ReportCase(EvalModel):
         type_="boolean",
         default=None,
         example=True,
+    )
+    replay: CaseReplay | None = doc(
+        "How the verdict came about under `--record` / `--replay`: recorded live, answered from cassettes, or "
+        "replayed up to a divergence and live from there (evalens extension; absent for a plain live run).",
+        type_="object",
+        default=None,
     )
 
 
