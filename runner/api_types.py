@@ -85,6 +85,14 @@ class RunRequest(AgentRunLimits):
     keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
     jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
     runs: int = Field(default=1, ge=1, description="Runs per case; the report carries each case's pass rate.")
+    runs_auto: bool = Field(
+        default=False,
+        description="`--runs auto[:MAX]`: `runs` is MAX, and a case runs again only while the Wilson interval of "
+        "its pass rate straddles `runs_threshold` (runner/adaptive.py); the report says why each case stopped.",
+    )
+    runs_threshold: float = Field(
+        default=0.5, ge=0, le=1, description="The pass rate adaptive repeats decide a case against."
+    )
     max_cost: float | None = Field(
         default=None,
         ge=0,

@@ -61,7 +61,20 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
     p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
-    p.add_argument("--runs", type=int, default=1, help="runs per case; reports each case's pass rate")
+    p.add_argument(
+        "--runs",
+        default="1",
+        metavar="N|auto[:MAX]",
+        help="runs per case; reports each case's pass rate. auto[:MAX] (MAX default 20): run a case again only "
+        "while the 95%% interval of its pass rate straddles --runs-threshold (docs/repeats.md)",
+    )
+    p.add_argument(
+        "--runs-threshold",
+        type=float,
+        default=0.5,
+        metavar="RATE",
+        help="with --runs auto: the pass rate a case is decided against (default 0.5)",
+    )
     add_limit_arguments(p)
     add_batch_arguments(p, unit="case")
     again = p.add_mutually_exclusive_group()
@@ -307,7 +320,17 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["diff"]:
         return _diff(argv[1:])
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    from evalens.runner.adaptive import parse_runs
+
+    try:  # args.runs is the count (MAX with auto) from here on
+        spec = parse_runs(args.runs)
+    except ValueError:
+        parser.error(f"--runs takes a number or auto[:MAX], not {args.runs!r}")
+    args.runs, args.runs_auto = spec.count, spec.auto
+    if not 0 <= args.runs_threshold <= 1:
+        parser.error("--runs-threshold must be between 0 and 1")
     if args.rejudge:
         return _rejudge(args)
     if args.resume is not None:
@@ -403,6 +426,8 @@ def _request(args: Any) -> Any:
         keep_sandbox=args.keep_sandbox,
         jobs=args.jobs,
         runs=args.runs,
+        runs_auto=args.runs_auto,
+        runs_threshold=args.runs_threshold,
         max_cost=args.max_cost,
         max_tokens=args.max_tokens,
         max_turns=args.max_turns,

@@ -78,6 +78,7 @@ class _Context:
         None  # the baseline's label on the context that runs it (package: None, or as at the ref)
     )
     log: Any = None  # runner.run_log.BatchLog: the batch's run log, shared by both sides
+    stops: dict[str, str] = field(default_factory=dict)  # --runs auto: case → why its runs stopped
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -473,9 +474,11 @@ async def _run_case(
 def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseResult], list[ReportCase]]:
     results: list[CaseResult] = []
     report_cases: list[ReportCase] = []
-    runs = ctx.request.runs
+    layout = ctx.request.runs  # the artifacts' layout (run-N folders) follows the runs asked for
     for case, path in ctx.cases:
-        recs = [ctx.records[(case.name, i)] for i in range(1, runs + 1)]
+        # with --runs auto a case has only the runs it made (the rest were never started: not SKIPs)
+        recs = [r for i in range(1, layout + 1) if (r := ctx.records.get((case.name, i))) is not None]
+        runs = len(recs) if ctx.request.runs_auto else layout
         verdicts = [r.verdict for r in recs]
         budget_stopped = sum(r.budget for r in recs)
         from evalens.runner.verdicts import combine_runs
@@ -489,10 +492,11 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         judge = main.judge
         artifacts_rel = None
         if main.artifacts is not None and report_path is not None:
-            folder = main.artifacts.parent if runs > 1 else main.artifacts
+            folder = main.artifacts.parent if layout > 1 else main.artifacts
             artifacts_rel = os.path.relpath(folder, report_path.parent)
         snippet = main.output[:SNIPPET_CHARS] if main.output else None
         usage = sum_usage([r.record.usage if r.record is not None else None for r in recs])
+        stopped = {"stopped": ctx.stops[case.name]} if case.name in ctx.stops else {}
         results.append(
             CaseResult(
                 name=case.name,
@@ -517,11 +521,12 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                 pass_rate=pass_rate,
                 run_verdicts=verdicts,
                 budget_stopped=budget_stopped,
-                artifacts=str(main.artifacts.parent if runs > 1 else main.artifacts)
+                artifacts=str(main.artifacts.parent if layout > 1 else main.artifacts)
                 if main.artifacts
                 else None,
                 sandbox_path=main.sandbox_path,
                 usage=usage,
+                details=stopped,
             )
         )
         report_cases.append(
@@ -555,6 +560,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                 case_file=os.path.relpath(path, ctx.request.package_root.resolve()),
                 artifacts=artifacts_rel,
                 usage=usage,
+                details=dict(stopped),
             )
         )
         if verdict in ("FAIL",) and not report_cases[-1].error:
@@ -752,6 +758,33 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 (rec.record.model if rec.record is not None else None) or side.request.agent_model,
             )
 
+    async def adaptive(side: _Context, case: EvalCase, path: Path) -> None:
+        """``--runs auto:MAX``: one run after another until the stop rule (runner/adaptive.py) says enough."""
+        from evalens.runner.adaptive import stop_reason
+        from evalens.runner.verdicts import count_passed, counted
+
+        made = 0
+        for index in range(1, request.runs + 1):
+            await guarded(side, case, path, index)
+            made = index
+            recs = [side.records[(case.name, i)] for i in range(1, index + 1)]
+            if recs[-1].budget:
+                side.stops[case.name] = "budget"
+                break
+            verdicts = [r.verdict for r in recs]
+            why = stop_reason(
+                count_passed(verdicts),
+                sum(1 for v in verdicts if counted(v)),
+                index,
+                request.runs,
+                request.runs_threshold,
+            )
+            if why is not None:
+                side.stops[case.name] = why
+                break
+        for i in range(made + 1, request.runs + 1):  # never started: not a run of the case
+            side.records.pop((case.name, i), None)
+
     tasks: list[asyncio.Task] = []
     interrupted = False
     try:  # from here on an interruption still writes a report (interrupted: true)
@@ -765,13 +798,16 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         for label, name, i in kept:  # a resumed batch's budget counts what its finished runs spent
             rec = next(s for s in sides if s.side == label).records[(name, i)]
             budget.spend_usage(rec.record.usage if rec.record is not None else None, rec.model)
-        tasks = [
-            asyncio.create_task(guarded(side, c, p, i))
-            for c, p in ctx.cases
-            for side in sides
-            for i in range(1, request.runs + 1)
-            if (side.side, c.name, i) not in kept
-        ]
+        if request.runs_auto:
+            tasks = [asyncio.create_task(adaptive(side, c, p)) for c, p in ctx.cases for side in sides]
+        else:
+            tasks = [
+                asyncio.create_task(guarded(side, c, p, i))
+                for c, p in ctx.cases
+                for side in sides
+                for i in range(1, request.runs + 1)
+                if (side.side, c.name, i) not in kept
+            ]
         await asyncio.gather(*tasks)
     except asyncio.CancelledError:
         interrupted = True

@@ -1,0 +1,56 @@
+"""``evalens eval --runs auto[:MAX]`` (issue #25) with a scripted stand-in for `claude`: a steady case stops once
+its Wilson interval clears the threshold, the report says why each case stopped, and runs never started are not
+SKIP runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.runner.runner_helpers import case, make_package
+from tests.runner.test_scripted_engine import scripted_claude  # noqa: F401 - the fixture
+
+
+def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json", *args],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+
+
+def test_runs_auto_stops_each_case_when_decided(
+    tmp_path: Path,
+    scripted_claude: Path,  # noqa: F811
+    sandbox_dir: Path,
+) -> None:
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "bad": {**case("pass", contains=["GREETING-OK"]), "input": {"prompt": "FAILME"}},
+        },
+    )
+    out = _eval(pkg, "--runs", "auto:6", "--jobs", "2")
+    assert out.returncode == 1, out.stderr[-2000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    # 4/4 passes: Wilson 0.51..1, wholly above 0.5; 0/4: 0..0.49, wholly below
+    good, bad = cases["good"], cases["bad"]
+    assert good["run_verdicts"] == ["PASS"] * 4 and good["details"]["stopped"] == "decided-pass"
+    assert good["verdict"] == "PASS" and good["pass_hat_k"] == 1.0 and good["runs"] == 4
+    assert bad["run_verdicts"] == ["FAIL"] * 4 and bad["details"]["stopped"] == "decided-fail"
+    # MAX below what a decision needs: every case runs MAX times and says so
+    out = _eval(pkg, "good", "--runs", "auto:3")
+    assert out.returncode == 0, out.stderr[-2000:]
+    (only,) = json.loads(out.stdout)["cases"]
+    assert only["run_verdicts"] == ["PASS"] * 3 and only["details"]["stopped"] == "max-reached"
+    # a fixed count records no stop reason; a bad spec is a usage error
+    out = _eval(pkg, "good", "--runs", "2")
+    assert out.returncode == 0 and "stopped" not in json.loads(out.stdout)["cases"][0].get("details", {})
+    assert _eval(pkg, "--runs", "auto:0").returncode == 2
+    assert _eval(pkg, "--runs", "auto", "--runs-threshold", "2").returncode == 2
