@@ -54,6 +54,16 @@ class AgentRunLimits(BaseModel):
         description="Resource limits of each agent run by `--limit` name (pids, memory-mb, cpu-seconds, "
         "file-mb, workspace-mb); over the config's `sandbox.limits` and evalens's defaults.",
     )
+    record: bool = Field(
+        default=False,
+        description="Store every unit-run's model exchanges (agent and judge) as a cassette in "
+        "`evals/cassettes/` (docs/replay.md).",
+    )
+    replay: Literal["strict", "new"] | None = Field(
+        default=None,
+        description="Answer the model requests from the cassettes: `strict` (a request that differs is ERROR) or "
+        "`new` (live from the first request that differs, and recorded).",
+    )
 
 
 class RunRequest(AgentRunLimits):

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ValidationError
 OPENAI_PREFIXES = ("gpt", "o1", "o3", "o4", "o5", "codex", "chatgpt", "text-", "openai")
 PROVIDER_KEYS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",)}
 PROVIDER_BASE_URLS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+DEFAULT_UPSTREAMS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com/v1"}
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-6", "openai": "gpt-5-mini"}
 MODEL_ALIASES = {"haiku": "claude-haiku-4-5", "sonnet": "claude-sonnet-4-5", "opus": "claude-opus-4-1"}
 OUTPUT_LIMIT = 8000
@@ -205,6 +206,9 @@ async def ask_text(
     env = dict(os.environ) if env is None else env
     key = next((env[k] for k in spec.key_env if env.get(k)), None)
     base_url = env.get(PROVIDER_BASE_URLS[spec.provider]) or None
+    from evalens.runner.replay import judge_base_url
+
+    base_url = await judge_base_url(base_url or DEFAULT_UPSTREAMS[spec.provider]) or base_url
     return await _ASKERS[spec.provider](
         spec.model,
         system,

@@ -89,7 +89,11 @@ def environment_info() -> ReportEnvironment:
 
 
 def write_report(report: EvalReport, path: Path) -> Path:
-    """Validate and write atomically (temp file + fsync + rename)."""
+    """Validate and write atomically (temp file + fsync + rename). In a recording or replaying batch, each case
+    first gets its replay note (``runner/replay.py``)."""
+    from evalens.runner.replay import annotate
+
+    annotate(report)
     data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
     EvalReport.model_validate(data)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -170,7 +170,9 @@ async def run_file(
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
     try:
-        async with checked_out(plan):  # a REF's worktree exists only while the units run
+        from evalens.runner.replay import cassettes, settings_of
+
+        async with checked_out(plan), cassettes(settings_of(request, suite.root)):  # --record / --replay
             return await _run_units(request, suite, units, session, plan, outcome, isolated)
     except BaselineError as exc:
         raise UsageError(str(exc)) from None

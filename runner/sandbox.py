@@ -456,6 +456,13 @@ async def launch_agent(
     resources = resources or ResourceLimits()
 
     env_in = dict(agent_env)
+    from evalens.runner import replay
+
+    tape = await replay.open_tape(unit, run_index, engine.name, paths.root) if unit is not None else None
+    if tape is not None:  # --record / --replay: the engine's base URL goes through this run's cassette proxy
+        for var, url in _endpoint_vars(engine, env_in).items():
+            if not var.startswith("_endpoint_"):
+                env_in[var] = (await tape.proxy(url, "agent")).url
     bridges_spec: list[bwrap.BridgeSpec] = []
     side_dir: Path | None = None
     if plan.enforced and not plan.network:
@@ -524,6 +531,8 @@ async def launch_agent(
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
             await stop_bridges(bridges)
+            if tape is not None:
+                await tape.stop("agent")
             if cgroup is not None:  # the tree is dead (run_process killed it): read what it ran into, then go
                 reasons.extend(cgroup.hits())
                 await in_thread(cgroup.remove)
@@ -537,6 +546,8 @@ async def launch_agent(
     run.limits_hit = reasons
     if reasons:
         transcript.error = "; ".join(reasons)  # the limit, not the kill's side effects, is why the run ended
+    elif tape is not None and tape.mode == "strict" and tape.diverged:
+        transcript.error = f"replay diverged: {tape.diverged}"  # the refusal, not the engine's wording of it
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.

@@ -3,7 +3,9 @@ real HTTP client and the fake model (recording, strict replay with the upstream 
 
 from __future__ import annotations
 
+import asyncio
 import json
+from pathlib import Path
 
 from evalens.runner.canonical import canonical_request, env_secrets, redact, short_diff
 
@@ -62,3 +64,78 @@ def test_a_planted_key_in_a_prompt_never_survives() -> None:
     assert (
         redact("the key is plain-key-without-shape", ["plain-key-without-shape"]) == "the key is <redacted>"
     )
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, bytes]:
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json", **headers})
+    try:
+        with urllib.request.urlopen(req, timeout=20) as resp:
+            return resp.status, resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+
+
+async def _exchange(mode: str, root: Path, upstream: str, bodies: list[bytes]) -> list[tuple[int, bytes]]:
+    from evalens.runner.replay import ReplaySettings, cassettes, open_tape
+
+    headers = {"x-api-key": KEY, "Authorization": f"Bearer {KEY}", "anthropic-version": "2023-06-01"}
+    async with cassettes(ReplaySettings(mode, root)):  # type: ignore[arg-type]
+        tape = await open_tape("unit one", 1, "claude-code", root / "sandbox")
+        assert tape is not None
+        url = (await tape.proxy(upstream, "agent")).url + "/v1/messages"
+        return [await asyncio.to_thread(_post, url, b, headers) for b in bodies]
+
+
+def test_the_proxy_records_streams_replays_without_upstream_and_names_a_divergence(tmp_path: Path) -> None:
+    from tests.fakemodel import FakeModelServer
+
+    first, second = _body("SCENARIO=done hello"), _body("SCENARIO=done again")
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        live = asyncio.run(_exchange("record", tmp_path, fake.anthropic_base_url, [first, second]))
+        upstream = fake.anthropic_base_url
+        assert len(fake.records) == 2
+    cassette = tmp_path / "evals" / "cassettes" / "unit-one-1.json"
+    text = cassette.read_text()
+    assert KEY not in text and "x-api-key" not in text.lower() and "authorization" not in text.lower()
+    data = json.loads(text)
+    assert [e["index"] for e in data["exchanges"]] == [1, 2]
+    assert data["exchanges"][0]["response"]["events"][0].startswith("event: message_start")
+    # the fake is stopped: replay answers the same bytes from the cassette
+    replayed = asyncio.run(_exchange("strict", tmp_path, upstream, [first, second]))
+    assert replayed == live and live[0][0] == 200 and b"message_stop" in live[0][1]
+    status, body = asyncio.run(
+        _exchange("strict", tmp_path, upstream, [first, _body("SCENARIO=done changed")])
+    )[1]
+    assert status == 409
+    message = json.loads(body)["error"]["message"]
+    assert "request 2 (agent) differs from recorded request 2" in message
+    assert "messages[0].content: SCENARIO=done changed" in message
+    assert cassette.read_text() == text  # strict replay never writes
+    # --replay=new: the first request is replayed, the changed one goes live and is recorded
+    with FakeModelServer(log_dir=tmp_path / "log2") as fake:
+        asyncio.run(
+            _exchange("new", tmp_path, fake.anthropic_base_url, [first, _body("SCENARIO=done changed")])
+        )
+        assert len(fake.records) == 1
+    again = json.loads(cassette.read_text())
+    assert again["exchanges"][1]["request"]["messages"][0]["content"] == "SCENARIO=done changed"
+
+
+def test_a_path_split_across_streamed_pieces_is_one_placeholder() -> None:
+    from evalens.runner.replay import placehold_events
+
+    pieces = ['{"file_path": "/var/tmp/ev', "alens/eval-ab", 'c/ws/out.txt"}']
+    events = [
+        f'event: content_block_delta\ndata: {{"type": "content_block_delta", "index": 1, '
+        f'"delta": {{"type": "input_json_delta", "partial_json": {json.dumps(p)}}}}}'
+        for p in pieces
+    ] + ['event: message_stop\ndata: {"type": "message_stop"}']
+    out = placehold_events(events, lambda t: t.replace("/var/tmp/evalens/eval-abc", "<sandbox>"))
+    assert len(out) == 2 and out[1] == events[3]
+    data = json.loads(out[0].split("data: ", 1)[1])
+    assert data["delta"]["partial_json"] == '{"file_path": "<sandbox>/ws/out.txt"}'
+    untouched = placehold_events(events, lambda t: t.replace("/nowhere", "<sandbox>"))
+    assert untouched == events  # pieces that hold no sandbox path stay as they were streamed

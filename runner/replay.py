@@ -1,0 +1,399 @@
+"""Record and replay at the model bridge (issue 24, docs/replay.md).
+
+A batch run with ``--record`` or ``--replay[=strict|new]`` holds a :class:`Batch` in a context variable. Each
+unit-run opens a :class:`Tape` when its agent starts (``sandbox.launch_agent``); the agent's base URL and, later,
+the judge's are pointed at a :class:`~evalens.runner.cassette_proxy.CassetteProxy` of that tape. The tape decides
+per request: answer from the cassette, go live, or refuse (strict replay, first divergence). When the batch ends
+every tape writes its cassette (``evals/cassettes/<unit>-<run>.json``) and each report case says how its verdict
+came about (``CaseReplay``), worded for every face by :func:`replay_label`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from evalens.runner.canonical import canonical_request, env_secrets, redact, redact_value, short_diff
+from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
+
+from evalens.core.models.cassette import (
+    CaseReplay,
+    Cassette,
+    CassetteExchange,
+    CassetteResponse,
+    Mode,
+)
+
+if TYPE_CHECKING:
+    from evalens.core.models.uaaps import EvalReport
+
+REPLAY_MARK = "↺"
+_BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("evalens_replay_batch", default=None)
+_TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("evalens_replay_tape", default=None)
+
+
+def cassette_name(unit: str, run: int) -> str:
+    """The cassette file of a unit-run: the unit's name made safe for a file name, and the run's index."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", unit).strip("-.") or "unit"
+    return f"{slug[:120]}-{run}.json"
+
+
+def replay_label(info: CaseReplay | None) -> str | None:
+    """How every face words a verdict that came from a cassette (None: a live run). One wording, one place."""
+    if info is None or not info.replayed:
+        return None
+    live = f", {info.live_requests} live" if info.live_requests else ""
+    return f"{REPLAY_MARK} replayed ({info.requests - info.live_requests} of {info.requests} requests{live})"
+
+
+@dataclass(slots=True)
+class Tape:
+    """The exchanges of one unit-run: those recorded before (replay) and those of this run, in order."""
+
+    batch: Batch
+    unit: str
+    run: int
+    engine: str | None
+    literals: dict[str, str] = field(default_factory=dict)  # volatile text (the sandbox folder) → placeholder
+    recorded: list[CassetteExchange] = field(default_factory=list)
+    used: set[int] = field(default_factory=set)
+    exchanges: list[CassetteExchange] = field(default_factory=list)
+    live: int = 0
+    diverged: str | None = None
+    going_live: bool = False
+    proxies: dict[tuple[str, str], CassetteProxy] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return self.batch.folder / cassette_name(self.unit, self.run)
+
+    @property
+    def mode(self) -> Mode:
+        return self.batch.mode
+
+    def _canonical(self, body: bytes) -> Any:
+        return canonical_request(body, literals=self.literals, secrets=self.batch.secrets)
+
+    def _placeheld(self, text: str) -> str:
+        """A response with this run's sandbox folder written as its placeholder (a tool call's path)."""
+        for literal, placeholder in sorted(self.literals.items(), key=lambda kv: len(kv[0]), reverse=True):
+            text = text.replace(literal, placeholder)
+        return text
+
+    def _here(self, text: str) -> str:
+        """A recorded response with the placeholders written as this run's sandbox folder."""
+        for literal, placeholder in self.literals.items():  # the path as given, then its slug, win
+            text = text.replace(placeholder, literal)
+        return text
+
+    def decide(self, source: str, method: str, target: str, body: bytes) -> Answer | None:
+        """Answer from the cassette, refuse (strict divergence), or None: forward live and record."""
+        if self.mode == "record" or self.going_live:
+            return None
+        if method != "POST":  # preconnect checks and model lists are not part of a conversation
+            return Answer(200, "application/json", b"{}" if method != "HEAD" else b"")
+        canonical = self._canonical(body)
+        index = len(self.exchanges) + 1
+        for i, old in enumerate(self.recorded):
+            if (
+                i not in self.used
+                and old.source == source
+                and old.path == target
+                and old.request == canonical
+            ):
+                self.used.add(i)
+                self.exchanges.append(old.model_copy(update={"index": index}))
+                return _answer_of(old.response, self._here)
+        nearest = next(
+            (old for i, old in enumerate(self.recorded) if i not in self.used and old.source == source), None
+        )
+        where = f"{self.path.name}"
+        if nearest is None:
+            why = f"request {index} ({source}) is not in the cassette {where}: the recording had no more requests"
+        else:
+            why = (
+                f"request {index} ({source}) differs from recorded request {nearest.index} of {where}:\n"
+                + short_diff(nearest.request, canonical)
+            )
+        if self.diverged is None:
+            self.diverged = why
+        if self.mode == "new":
+            self.going_live = True
+            return None
+        return error_answer(409, f"evalens strict replay: {why}")
+
+    def recorded_live(
+        self, source: str, method: str, target: str, body: bytes, status: int, content_type: str, raw: bytes
+    ) -> None:
+        """Keep a live exchange (POSTs only: the rest is not conversation)."""
+        if method != "POST":
+            return
+        self.live += 1
+        secrets = self.batch.secrets
+        text = self._placeheld(raw.decode("utf-8", "replace"))
+        if "text/event-stream" in content_type:
+            raw_events = raw.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n")
+            events = placehold_events([e for e in raw_events if e.strip()], self._placeheld)
+            response = CassetteResponse(
+                status=status, content_type=content_type, events=[redact(e, secrets) for e in events]
+            )
+        else:
+            try:
+                value: Any = redact_value(json.loads(text), secrets)
+            except json.JSONDecodeError:
+                value = redact(text, secrets)
+            response = CassetteResponse(status=status, content_type=content_type, body=value)
+        self.exchanges.append(
+            CassetteExchange(
+                index=len(self.exchanges) + 1,
+                source=source,  # type: ignore[arg-type]
+                method=method,
+                path=target,
+                request=self._canonical(body),
+                response=response,
+            )
+        )
+
+    async def proxy(self, upstream: str, source: str) -> CassetteProxy:
+        """This tape's proxy for ``upstream`` (started on first use)."""
+        key = (source, upstream)
+        if key not in self.proxies:
+            self.proxies[key] = await CassetteProxy(self, upstream, source).start()
+        return self.proxies[key]
+
+    async def stop(self, source: str | None = None) -> None:
+        for key in [k for k in self.proxies if source is None or k[0] == source]:
+            await self.proxies.pop(key).stop()
+
+    def note(self) -> CaseReplay:
+        return CaseReplay(
+            mode=self.mode,
+            replayed=len(self.exchanges) > self.live,
+            requests=len(self.exchanges),
+            live_requests=self.live,
+            diverged=self.diverged,
+            cassettes=[self.batch.relative(self.path)],
+        )
+
+    def write(self) -> None:
+        """Write the cassette when this run recorded something (strict replay never writes)."""
+        if self.mode == "strict" or (self.mode == "new" and not self.live):
+            return
+        cassette = Cassette(unit=self.unit, run=self.run, engine=self.engine, exchanges=self.exchanges)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(cassette.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(self.path)
+
+
+def _delta(event: str) -> tuple[tuple[Any, ...] | None, tuple[str, ...], str, Any]:
+    """An SSE event's streamed-text piece: (what it continues, where its text is, event name, data), or no key."""
+    name, data_lines = "", []
+    for line in event.split("\n"):
+        if line.startswith("event:"):
+            name = line[6:].strip()
+        elif line.startswith("data:"):
+            data_lines.append(line[5:].lstrip())
+    try:
+        data = json.loads("\n".join(data_lines)) if data_lines else None
+    except json.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        return None, (), name, data
+    delta = data.get("delta")
+    loc: tuple[str, ...] = ()
+    if isinstance(delta, str):
+        loc = ("delta",)
+    elif isinstance(delta, dict):
+        loc = next(
+            (("delta", f) for f in ("partial_json", "text", "thinking") if isinstance(delta.get(f), str)), ()
+        )
+    if not loc:
+        return None, (), name, data
+    ids = tuple(data.get(k) for k in ("type", "index", "output_index", "item_id", "content_index"))
+    return (name, *ids, loc), loc, name, data
+
+
+def _text_at(data: dict[str, Any], loc: tuple[str, ...]) -> str:
+    node: Any = data
+    for key in loc:
+        node = node[key]
+    return str(node)
+
+
+def placehold_events(events: list[str], sub: Callable[[str], str]) -> list[str]:
+    """``sub`` applied to a stream's events. A provider streams a tool call's arguments (or text) in pieces that
+    may split a path anywhere, so a run of pieces whose joined text ``sub`` changes becomes one piece first."""
+    out: list[str] = []
+    i = 0
+    while i < len(events):
+        key, loc, name, data = _delta(events[i])
+        j = i + 1
+        while key is not None and j < len(events) and _delta(events[j])[0] == key:
+            j += 1
+        if key is None or j == i + 1:
+            out.append(sub(events[i]))
+            i += 1
+            continue
+        whole = "".join(_text_at(_delta(e)[3], loc) for e in events[i:j])
+        if sub(whole) == whole:
+            out.extend(sub(e) for e in events[i:j])
+        else:
+            node = data
+            for k in loc[:-1]:
+                node = node[k]
+            node[loc[-1]] = sub(whole)
+            out.append((f"event: {name}\n" if name else "") + "data: " + json.dumps(data, ensure_ascii=False))
+        i = j
+    return out
+
+
+def _answer_of(response: CassetteResponse, here: Callable[[str], str]) -> Answer:
+    """The recorded response as this run's answer (``here`` puts the run's sandbox folder back in)."""
+    if response.events is not None:
+        return Answer(response.status, response.content_type, events=[here(e) for e in response.events])
+    body = response.body
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return Answer(response.status, response.content_type, here(text).encode("utf-8"))
+
+
+@dataclass(slots=True)
+class Batch:
+    """The cassette settings of one batch and its unit-runs' tapes."""
+
+    mode: Mode
+    folder: Path  # evals/cassettes of the package
+    root: Path  # the package root (cassettes are named relative to it)
+    secrets: list[str] = field(default_factory=list)
+    tapes: dict[tuple[str, int], Tape] = field(default_factory=dict)
+
+    def relative(self, path: Path) -> str:
+        with contextlib.suppress(ValueError):
+            return path.relative_to(self.root).as_posix()
+        return str(path)
+
+    async def open(self, unit: str, run: int, engine: str | None, literals: dict[str, str]) -> Tape:
+        """The tape of a unit-run, fresh (a retried attempt starts its tape again)."""
+        old = self.tapes.get((unit, run))
+        if old is not None:
+            await old.stop()
+        tape = Tape(self, unit, run, engine, literals)
+        if self.mode != "record":
+            tape.recorded = await asyncio.to_thread(load_cassette, tape.path)
+        self.tapes[(unit, run)] = tape
+        return tape
+
+    def notes(self, unit: str) -> CaseReplay | None:
+        """The unit's replay note over all its runs (None when none of its runs had a tape)."""
+        tapes = [t for (u, _r), t in sorted(self.tapes.items()) if u == unit]
+        if not tapes:
+            return None
+        notes = [t.note() for t in tapes]
+        return CaseReplay(
+            mode=self.mode,
+            replayed=any(n.replayed for n in notes),
+            requests=sum(n.requests for n in notes),
+            live_requests=sum(n.live_requests for n in notes),
+            diverged=next((n.diverged for n in notes if n.diverged), None),
+            cassettes=[c for n in notes for c in n.cassettes],
+        )
+
+
+def load_cassette(path: Path) -> list[CassetteExchange]:
+    """The recorded exchanges of a cassette (none when the file is missing or unreadable: every request then
+    differs, which strict replay reports)."""
+    from evalens.core.regular_files import read_regular
+
+    try:
+        return Cassette.model_validate(json.loads(read_regular(path).decode("utf-8"))).exchanges
+    except (OSError, ValueError):
+        return []
+
+
+@dataclass(slots=True, frozen=True)
+class ReplaySettings:
+    """What ``--record`` / ``--replay[=strict|new]`` asked for."""
+
+    mode: Mode
+    root: Path  # the package root; cassettes go to ``<root>/evals/cassettes``
+
+
+def settings_of(request: Any, root: Path) -> ReplaySettings | None:
+    """The cassette settings of a run request (``record`` / ``replay`` of ``AgentRunLimits``), or None."""
+    if request.replay is not None:
+        return ReplaySettings(request.replay, root)
+    return ReplaySettings("record", root) if request.record else None
+
+
+@asynccontextmanager
+async def cassettes(
+    settings: ReplaySettings | None, extra_key_vars: tuple[str, ...] = ()
+) -> AsyncIterator[None]:
+    """Hold the batch's tapes while the batch runs; at its end stop every proxy and write the cassettes."""
+    if settings is None:
+        yield
+        return
+    batch = Batch(
+        settings.mode, settings.root / "evals" / "cassettes", settings.root, env_secrets(None, extra_key_vars)
+    )
+    token = _BATCH.set(batch)
+    try:
+        yield
+    finally:
+        _BATCH.reset(token)
+        for tape in batch.tapes.values():
+            await tape.stop()
+            await asyncio.to_thread(tape.write)
+
+
+def _sandbox_literals(root: Path) -> dict[str, str]:
+    """The sandbox folder as the agent may write it: the path, its real path, and the path as a file-name slug
+    (Claude Code names its project folder after the working directory)."""
+    paths = [str(root)]
+    with contextlib.suppress(OSError):
+        if str(root.resolve()) != paths[0]:
+            paths.append(str(root.resolve()))
+    literals = {p: "<sandbox>" for p in paths}
+    literals.update({re.sub(r"[^A-Za-z0-9]", "-", p): "<sandbox-slug>" for p in paths})
+    return literals
+
+
+async def open_tape(unit: str, run: int, engine: str | None, sandbox_root: Path) -> Tape | None:
+    """The tape of the unit-run about to start (None outside a recording or replaying batch). It stays the
+    current tape of the caller's task, so the unit's judge calls after the agent land on it too."""
+    batch = _BATCH.get()
+    if batch is None:
+        return None
+    literals = await asyncio.to_thread(_sandbox_literals, sandbox_root)
+    tape = await batch.open(unit, run, engine, literals)
+    _TAPE.set(tape)
+    return tape
+
+
+async def judge_base_url(upstream: str) -> str | None:
+    """The base URL a judge call uses while a tape is current: its proxy in front of ``upstream``."""
+    tape = _TAPE.get()
+    if tape is None:
+        return None
+    return (await tape.proxy(upstream, "judge")).url
+
+
+def annotate(report: EvalReport) -> None:
+    """Mark each report case whose runs had tapes with how its verdict came about (a live recording says
+    ``mode: record, replayed: false``)."""
+    batch = _BATCH.get()
+    if batch is None:
+        return
+    for case in report.cases:
+        note = batch.notes(case.name)
+        if note is not None:
+            case.replay = note
