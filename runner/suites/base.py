@@ -77,6 +77,11 @@ class FileRunRequest(AgentRunLimits):
     skill: Path | None = Field(
         default=None, description="Trigger sets: the skill folder (default: inferred)."
     )
+    with_installed: list[Path] = Field(
+        default_factory=list,
+        description="Trigger sets: other skills installed beside the one under test, so queries can be stolen "
+        "(each a skill folder, or a folder of skills such as a plugin's `skills/`).",
+    )
     threshold_discovery: float | None = None
     threshold_score: float | None = None
     github_summary: bool = False

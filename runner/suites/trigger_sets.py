@@ -76,6 +76,37 @@ def metrics_line(results: list[Any]) -> str:
     )
 
 
+def co_installed(dirs: list[Path], under_test: Path) -> dict[str, Path]:
+    """``--with-installed``: each folder's skills (name → SKILL.md): a skill folder itself, else the skills in its
+    ``skills/`` (a plugin) or directly in it. The skill under test is left out; two skills of one name clash."""
+    out: dict[str, Path] = {}
+    test_root = under_test.resolve()
+    for given in dirs:
+        root = given.expanduser().resolve()
+        if not root.is_dir():
+            raise UsageError(f"--with-installed {given}: no such folder")
+        own = installed_skill(root, None)
+        if own:
+            found = own
+        else:
+            base = root / "skills" if (root / "skills").is_dir() else root
+            found = {}
+            for entry in sorted(base.iterdir()):
+                if entry.is_dir():
+                    found.update(installed_skill(entry, None))
+        if not found:
+            raise UsageError(f"--with-installed {given}: no SKILL.md in it, its skills/ or its subfolders")
+        for name, md in found.items():
+            if md.parent.resolve() == test_root:
+                continue
+            if name in out and out[name] != md:
+                raise UsageError(
+                    f"--with-installed: two skills named `{name}` ({out[name].parent}, {md.parent})"
+                )
+            out[name] = md
+    return out
+
+
 def fired_entry(activations: list[Any]) -> dict[str, Any]:
     """One counted run as the report keeps it: the first installed skill that fired (None: none did), how it
     was seen, in which turn, with what argument, and any skill activated after it."""
@@ -106,6 +137,13 @@ class TriggerSetSuite(Suite):
         if not self.skills:
             raise UsageError(f"no SKILL.md found for {self.file} (pass --skill DIR)")
         self.skill = next(iter(self.skills))
+        self.others = co_installed(request.with_installed, self.skill_root)
+        if self.skill in self.others:
+            raise UsageError(
+                f"--with-installed: a skill named `{self.skill}` ({self.others[self.skill].parent}) "
+                "clashes with the skill under test"
+            )
+        self.installed = {**self.skills, **self.others}
 
     @property
     def root(self) -> Path:
@@ -139,7 +177,7 @@ class TriggerSetSuite(Suite):
         runs = self.request.runs
         fired: list[dict[str, Any]] = []  # per run: which installed skill fired first (or none), and how
         for _ in range(runs):
-            res = await session.run(query, self.skills)
+            res = await session.run(query, self.installed)
             outputs.append(res)
             if res.error:  # a run that did not happen says nothing about triggering
                 errors.append(res.error)
@@ -246,10 +284,16 @@ class TriggerSetSuite(Suite):
                 if r.verdict == "ERROR"
             ],
         }
+        from evalens.runner.trigger_report import trigger_report
+
+        lab = trigger_report((r.name, r.details) for r in results)
+        if lab is not None:
+            result["installed"] = sorted(self.installed)
+            result["trigger_report"] = lab.to_json()
         if self.request.json_output:
             self.request.json_output.write_text(json.dumps(result, indent=2), encoding="utf-8")
         return SuiteSummary(
-            lines=[metrics_line(results)],
+            lines=[metrics_line(results), *(lab.summary_lines() if lab is not None else [])],
             failed=bool(m["false_positives"] + m["false_negatives"]),
             result_file=self.request.json_output,
             details=m,

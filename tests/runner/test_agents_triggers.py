@@ -22,6 +22,8 @@ GREET, PDF = "greet-key-7", "pdf-key-9"
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     # the agent only *says* it used the skill: text never counts
     "says-skill": [{"text": "Launching skill: greeter. cat .agents/skills/greeter/SKILL.md $greeter"}],
+    # greeter first, then pdf-tools: greeter took a query that pdf-tools also wanted
+    "both-skills": [{"activate": "greeter"}, {"activate": "pdf-tools"}, {"text": "DONE"}],
 }
 
 
@@ -122,3 +124,68 @@ def test_detection_from_the_engine_s_events(
     assert records, case
     record = json.loads(records[0].read_text())
     assert [(a["skill"], a["how"]) for a in record["activations"]] == [("greeter", how)]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_two_skills_one_steals_the_confusion_table(
+    engine: str, tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    """pdf-tools is installed beside greeter (--with-installed): a greeting query whose key only pdf-tools'
+    description holds is stolen by it; a query where greeter fires before pdf-tools is greeter stealing."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    from evalens.runner.trigger_report import query_label, trigger_report
+
+    greeter = skill(tmp_path / "mine", "greeter", GREET)
+    others = tmp_path / "plugin" / "skills"
+    skill(others, "pdf-tools", PDF)
+    file = trigger_set(
+        greeter,
+        [
+            (f"write a greeting for Ann SCENARIO=use-skill NEEDS={GREET}", True),
+            (f"write a greeting card as a PDF SCENARIO=use-skill NEEDS={PDF}", True),
+            ("what is the weather SCENARIO=done", False),
+            ("merge these two PDFs SCENARIO=both-skills", False),
+        ],
+    )
+    out = tmp_path / "triggers.json"
+    outcome = run(file, engine, runs=2, with_installed=[tmp_path / "plugin"], json_output=out)
+    by = {r.name: r for r in outcome.results}
+    assert [by[u].verdict for u in "0123"] == ["PASS", "FAIL", "PASS", "FAIL"], [
+        (r.name, r.verdict, r.reason) for r in outcome.results
+    ]
+    lab = trigger_report((r.name, r.details) for r in outcome.results)
+    assert lab is not None and lab.skill == "greeter"
+    assert lab.skills == ["greeter", "pdf-tools", "(none)"]
+    assert [row[2:] for row in lab.confusion()] == [
+        ["greeter", "pdf-tools", "(none)", "errors"],
+        ["2", "0", "0", "0"],
+        ["0", "2", "0", "0"],
+        ["0", "0", "2", "0"],
+        ["2", "0", "0", "0"],
+    ]
+    assert (lab.recall.hits, lab.recall.of, lab.precision.hits, lab.precision.of) == (2, 4, 2, 4)
+    assert lab.recall.interval == pytest.approx((0.15, 0.85), abs=0.01)
+    assert [(r.unit, s, n) for r, s, n in lab.stolen_by()] == [("1", "pdf-tools", 2)]
+    assert [(r.unit, s, n) for r, s, n in lab.stole_from()] == [("3", "pdf-tools", 2)]
+    assert [query_label(by[u].details) for u in "0123"] == [
+        "✓ fired 2/2",
+        "✗ stolen by pdf-tools 2/2",
+        "✓ not fired 2/2",
+        "✗ fired 2/2 (should not)",
+    ]
+    lines = "\n".join(outcome.summary)
+    assert "trigger report for greeter: recall 2/4 = 0.50" in lines
+    assert "stolen by pdf-tools 2/2: write a greeting card as a PDF" in lines
+    assert "stole from pdf-tools 2/2: merge these two PDFs" in lines
+    saved = json.loads(out.read_text())
+    assert saved["installed"] == ["greeter", "pdf-tools"]
+    assert saved["trigger_report"]["stolen_by"] == [
+        {"query": by["1"].details["query"], "skill": "pdf-tools", "runs": 2, "of": 2}
+    ]
+    # every run of every query says which skill fired, how, in which turn, with what argument
+    how = "tool-call" if engine == "claude-code" else "skill-read"
+    (first, _) = by["1"].details["fired"]
+    assert (first["skill"], first["how"], first["turn"]) == ("pdf-tools", how, 0)
+    assert "pdf-tools" in first["argument"]
+    assert by["3"].details["fired"][0]["also"] == ["pdf-tools"]
