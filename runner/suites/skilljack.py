@@ -12,6 +12,7 @@ import shutil
 import statistics
 import subprocess
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,29 +121,33 @@ class DetOutcome:
         return [c.detail for c in self.checks]
 
 
-def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
-    """Every deterministic check of a task, with skilljack's detail strings and the check's location."""
-    from evalens.runner.checks import CheckTimedOut, not_a_real_file
+@dataclass
+class _Checks:
+    """The checks of one task run, each placed at the key (and index) of the task that asks for it."""
 
-    from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
-
-    det = task.det or {}
-    checks: list[UnitCheck] = []
+    task: SjTask
+    checks: list[UnitCheck]
 
     def add(
-        kind: str, value: str | bool, ok: bool, detail: str, key: str | None, index: int | None = None
+        self, kind: str, value: str | bool, ok: bool, detail: str, key: str | None, index: int | None = None
     ) -> bool:
-        base = task.det_paths.get(key) if key else task.expected_at
+        base = self.task.det_paths.get(key) if key else self.task.expected_at
         where = None if base is None else [*base, index] if index is not None else list(base)
-        checks.append(
+        self.checks.append(
             UnitCheck(kind=kind, value=value, status=check_status(ok), detail=detail, location=where)
         )
         return ok
 
+
+def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
+    """Every deterministic check of a task, with skilljack's detail strings and the check's location."""
+    det = task.det or {}
+    checks = _Checks(task, [])
+    add = checks.add
     if res.error:  # nothing happened that could pass a check, negative tasks included
         add("agent", False, False, f"Task errored: {res.error}", None)
-        checks[-1].location = None
-        return DetOutcome(False, checks, False)
+        checks.checks[-1].location = None
+        return DetOutcome(False, checks.checks, False)
     skill, _ = _activation(task, res)
     if task.negative:
         ok = add(
@@ -163,8 +168,8 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
                 "for negative tests",
                 None,
             )
-            checks[-1].location = None
-        return DetOutcome(ok, checks, ok)
+            checks.checks[-1].location = None
+        return DetOutcome(ok, checks.checks, ok)
     if skill is None:
         add(
             "skill_activation",
@@ -173,7 +178,7 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
             "Expected skill activation but no skill was loaded",
             None,
         )
-        return DetOutcome(False, checks, False)
+        return DetOutcome(False, checks.checks, False)
     if task.expected and skill != task.expected:
         add(
             "skill_activation",
@@ -182,12 +187,19 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
             f"Wrong skill activated: expected '{task.expected}', got '{skill}'",
             None,
         )
-        return DetOutcome(False, checks, False)
+        return DetOutcome(False, checks.checks, False)
     add("skill_activation", skill, True, f"Skill activated correctly: {skill}", None)
+    ok = _tool_checks(det, res, add)
+    ok &= _text_checks(det, res.output, add)
+    ok &= _file_checks(det, res, add)
+    return DetOutcome(bool(ok), checks.checks, True)
+
+
+def _tool_checks(det: dict[str, Any], res: AgentResult, add: Callable[..., bool]) -> bool:
+    """``expect_marker``, then the tools that must and must not be called."""
     ok = True
-    out = res.output
     if isinstance(det.get("expect_marker"), str):
-        found = det["expect_marker"].lower() in out.lower()
+        found = det["expect_marker"].lower() in res.output.lower()
         ok &= add(
             "marker",
             det["expect_marker"],
@@ -216,6 +228,16 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
             f"Forbidden tools were called: {', '.join(bad)}" if bad else "No forbidden tools called",
             "expect_no_tool_calls",
         )
+    return ok
+
+
+def _text_checks(det: dict[str, Any], out: str, add: Callable[..., bool]) -> bool:
+    """The output's text: contains, does not contain, regexes (JavaScript semantics) and the JavaScript check."""
+    from evalens.runner.checks import CheckTimedOut
+
+    from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
+
+    ok = True
     for j, text in enumerate(det.get("expect_contains") or []):
         hit = text in out
         ok &= add(
@@ -245,6 +267,14 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
     if isinstance(det.get("expect_javascript"), str):
         hit, detail = _js_check(det["expect_javascript"], out)
         ok &= add("javascript", det["expect_javascript"], hit, detail, "expect_javascript")
+    return ok
+
+
+def _file_checks(det: dict[str, Any], res: AgentResult, add: Callable[..., bool]) -> bool:
+    """``expect_file_exists``: each path inside the working directory, a real file (or a folder's content)."""
+    from evalens.runner.checks import not_a_real_file
+
+    ok = True
     for j, rel in enumerate(det.get("expect_file_exists") or []):
         norm = os.path.normpath(rel)
         if os.path.isabs(rel) or norm.startswith(".."):
@@ -264,7 +294,7 @@ def check_task(task: SjTask, res: AgentResult) -> DetOutcome:
             "expect_file_exists",
             j,
         )
-    return DetOutcome(bool(ok), checks, True)
+    return ok
 
 
 def deterministic(task: SjTask, res: AgentResult) -> tuple[bool, list[str], bool]:

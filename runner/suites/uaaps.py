@@ -283,23 +283,137 @@ async def _run_case_retrying(ctx: _Context, case: EvalCase, case_file: Path, run
         await asyncio.sleep(wait)
 
 
+def _keep_artifacts(
+    ctx: _Context,
+    name: str,
+    run_index: int,
+    rec: _RunRecord,
+    run: Any,
+    transcript: Any,
+    paths: Any,
+    created: list[str],
+) -> dict[str, str]:
+    """The run's event stream, stderr and the engine's extra files (bounded) into the case's artifacts
+    folder, when the batch keeps one; the previews of the files the agent created."""
+    from evalens.runner.sandbox import artifact_limit, copy_bounded
+
+    if ctx.artifacts_dir is None:
+        return capture_files(paths.workspace, created, paths.logs / "captured")
+    rec.artifacts = ctx.artifacts_dir / name
+    if ctx.request.runs > 1:
+        rec.artifacts = rec.artifacts / f"run-{run_index}"
+    rec.artifacts.mkdir(parents=True, exist_ok=True)
+    # Bounded, and never through a link: the engine's own files live where the agent can write.
+    for src, file_name in ((run.stdout_path, "events.jsonl"), (run.stderr_path, "stderr.txt")):
+        if src is not None:
+            copy_bounded(src, rec.artifacts / file_name, artifact_limit())
+    for file_name, src in transcript.extra_files.items():
+        copy_bounded(src, rec.artifacts / file_name, artifact_limit())
+    return capture_files(paths.workspace, created, rec.artifacts / "files")
+
+
+async def _judge(
+    ctx: _Context, case: EvalCase, rec: _RunRecord, previews: dict[str, str], extra: dict[str, Any]
+) -> None:
+    """Judge a run whose checks passed: the batch's judge, or one matched to the agent's model when the judge
+    was not named (same provider only); a judge failure is the run's error."""
+    from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
+
+    assert ctx.judge_spec is not None
+    spec = ctx.judge_spec
+    if not ctx.judge_explicit:
+        spec = resolve_judge(rec.model, default_provider=spec.provider, key_env=spec.key_env)
+        if spec.provider != ctx.judge_spec.provider:
+            spec = ctx.judge_spec
+    ctx.emit(case.name, "judge", f"judging with {spec.model}", **extra)
+    prompt = build_prompt(
+        case.judge.criteria,
+        case.input.prompt,
+        rec.output,
+        previews,
+        [c.model_dump() for c in rec.checks],
+    )
+    rec.judge = await judge_case(
+        spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout)
+    )
+    if rec.judge.verdict == "ERROR":
+        rec.error = rec.judge.reason
+
+
+def _write_transcript(
+    rec: _RunRecord, case: EvalCase, transcript: Any, run: Any, created: list[str], previews: dict[str, str]
+) -> None:
+    """The case's ``transcript.json`` in its artifacts folder."""
+    assert rec.artifacts is not None
+    record = {
+        "case": case.model_dump(mode="json", by_alias=True, exclude_none=True),
+        "transcript": transcript.to_json(),
+        "files_created": created,
+        "file_previews": previews,
+        "checks": [c.model_dump() for c in rec.checks],
+        "agent_error": rec.error if rec.judge is None or rec.judge.verdict != "ERROR" else None,
+        "timed_out": run.timed_out,
+        "output_truncated": run.truncated,
+        "output_bytes": run.stream_bytes,
+        "exit_code": run.exit_code,
+    }
+    (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+
+
+def _finish_record(rec: _RunRecord, duration_seconds: float) -> None:
+    """The run record gets the verdict, checks and judge, and is written beside the artifacts."""
+    if rec.record is None:
+        return
+    from evalens.runner.record import RECORD_FILE, finish, write_record
+
+    finish(
+        rec.record,
+        verdict=rec.verdict,
+        reason=rec.reason,
+        error=rec.error,
+        checks=rec.checks,
+        judge=rec.judge,
+        duration_seconds=duration_seconds,
+    )
+    if rec.artifacts is not None:
+        write_record(rec.record, rec.artifacts / RECORD_FILE)
+
+
+def _setup_failed(rec: _RunRecord, exc: Exception) -> None:
+    """A setup failure (path escape, missing fixture, bad package) is the case's ERROR, worded for the user."""
+    from evalens.runner.sandbox import PathEscape
+
+    rec.verdict, rec.reason = "ERROR", str(exc)
+    rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | ValueError) else str(exc)
+    if isinstance(exc, PathEscape | FileNotFoundError):
+        rec.error = str(exc)
+
+
+async def _release_sandbox(
+    ctx: _Context, name: str, rec: _RunRecord, paths: Any, extra: dict[str, Any]
+) -> None:
+    """Keep the sandbox (``--keep-sandbox``, its path on the record) or remove it, also when cancelled."""
+    from evalens.runner.sandbox import keep_sandbox, remove_sandbox
+
+    if ctx.request.keep_sandbox:
+        keep_sandbox(paths)
+        rec.sandbox_path = str(paths.root)
+        return
+    ctx.emit(name, "cleanup", "removing sandbox", **extra)
+    try:
+        await in_thread(remove_sandbox, paths)
+    except asyncio.CancelledError:
+        remove_sandbox(paths)
+        raise
+
+
 async def _run_case(
     ctx: _Context, case: EvalCase, case_file: Path, run_index: int, retried: list[str] | None = None
 ) -> _RunRecord:
     from evalens.runner.agent_retry import exhausted_suffix
     from evalens.runner.install import install_package
-    from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
     from evalens.runner.run_limits import RunLimits
-    from evalens.runner.sandbox import (
-        artifact_limit,
-        copy_bounded,
-        create_sandbox,
-        launch_agent,
-        populate,
-        remove_sandbox,
-        run_error,
-        snapshot,
-    )
+    from evalens.runner.sandbox import create_sandbox, launch_agent, populate, run_error, snapshot
 
     rec = ctx.records[(case.name, run_index)]
     if ctx.log is not None:
@@ -368,41 +482,10 @@ async def _run_case(
                 rec.error += exhausted_suffix(retried)
         ctx.emit(case.name, "checks", "deterministic checks", **extra)
         rec.checks = run_checks(case.expected, transcript, created, paths.workspace)
-        previews: dict[str, str] = {}
-        if ctx.artifacts_dir is not None:
-            rec.artifacts = ctx.artifacts_dir / case.name
-            if ctx.request.runs > 1:
-                rec.artifacts = rec.artifacts / f"run-{run_index}"
-            rec.artifacts.mkdir(parents=True, exist_ok=True)
-            # Bounded, and never through a link: the engine's own files live where the agent can write.
-            for src, name in ((run.stdout_path, "events.jsonl"), (run.stderr_path, "stderr.txt")):
-                if src is not None:
-                    copy_bounded(src, rec.artifacts / name, artifact_limit())
-            for name, src in transcript.extra_files.items():
-                copy_bounded(src, rec.artifacts / name, artifact_limit())
-            previews = capture_files(paths.workspace, created, rec.artifacts / "files")
-        else:
-            previews = capture_files(paths.workspace, created, paths.logs / "captured")
+        previews = _keep_artifacts(ctx, case.name, run_index, rec, run, transcript, paths, created)
         failing = [c for c in rec.checks if c.status == "FAIL"]
         if not rec.error and not failing and ctx.judge_spec is not None:
-            spec = ctx.judge_spec
-            if not ctx.judge_explicit:
-                spec = resolve_judge(rec.model, default_provider=spec.provider, key_env=spec.key_env)
-                if spec.provider != ctx.judge_spec.provider:
-                    spec = ctx.judge_spec
-            ctx.emit(case.name, "judge", f"judging with {spec.model}", **extra)
-            prompt = build_prompt(
-                case.judge.criteria,
-                case.input.prompt,
-                rec.output,
-                previews,
-                [c.model_dump() for c in rec.checks],
-            )
-            rec.judge = await judge_case(
-                spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout)
-            )
-            if rec.judge.verdict == "ERROR":
-                rec.error = rec.judge.reason
+            await _judge(ctx, case, rec, previews, extra)
         rec.verdict, rec.reason = unit_verdict(
             agent_error=rec.error,
             failed_check=failing[0].detail if failing else None,
@@ -412,60 +495,19 @@ async def _run_case(
             nothing_to_check="judge disabled and the case declares no deterministic checks",
         )
         if rec.artifacts is not None:
-            record = {
-                "case": case.model_dump(mode="json", by_alias=True, exclude_none=True),
-                "transcript": transcript.to_json(),
-                "files_created": created,
-                "file_previews": previews,
-                "checks": [c.model_dump() for c in rec.checks],
-                "agent_error": rec.error if rec.judge is None or rec.judge.verdict != "ERROR" else None,
-                "timed_out": run.timed_out,
-                "output_truncated": run.truncated,
-                "output_bytes": run.stream_bytes,
-                "exit_code": run.exit_code,
-            }
-            (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
-        if rec.record is not None:
-            from evalens.runner.record import RECORD_FILE, finish, write_record
-
-            finish(
-                rec.record,
-                verdict=rec.verdict,
-                reason=rec.reason,
-                error=rec.error,
-                checks=rec.checks,
-                judge=rec.judge,
-                duration_seconds=time.monotonic() - start,
-            )
-            if rec.artifacts is not None:
-                write_record(rec.record, rec.artifacts / RECORD_FILE)
+            _write_transcript(rec, case, transcript, run, created, previews)
+        _finish_record(rec, time.monotonic() - start)
     except asyncio.CancelledError:
         rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
         raise
     except (
         Exception
     ) as exc:  # setup failures (path escape, missing fixture, bad package) are this case's ERROR
-        rec.verdict, rec.reason = "ERROR", str(exc)
-        rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | ValueError) else str(exc)
-        from evalens.runner.sandbox import PathEscape
-
-        if isinstance(exc, PathEscape | FileNotFoundError):
-            rec.error = str(exc)
+        _setup_failed(rec, exc)
     finally:
         rec.duration = time.monotonic() - start
         if paths is not None:
-            if ctx.request.keep_sandbox:
-                from evalens.runner.sandbox import keep_sandbox
-
-                keep_sandbox(paths)
-                rec.sandbox_path = str(paths.root)
-            else:
-                ctx.emit(case.name, "cleanup", "removing sandbox", **extra)
-                try:
-                    await in_thread(remove_sandbox, paths)
-                except asyncio.CancelledError:
-                    remove_sandbox(paths)
-                    raise
+            await _release_sandbox(ctx, case.name, rec, paths, extra)
         rec.state = "finished"
     ctx.emit(case.name, "done", rec.reason, verdict=rec.verdict, **extra)
     return rec

@@ -9,8 +9,10 @@ file stays fast.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, TypeGuard
 
 from evalens.core.documents import Node, ParsedDocument, Path, sub_dict
 from evalens.core.formats import registry
@@ -132,6 +134,78 @@ def _insert_into_map(doc: ParsedDocument, node: Node, line_text: str) -> Edit:
     return Edit(Span(s.start_line, 0, s.start_line, 0), " " * s.start_col + line_text + "\n")
 
 
+@dataclass(frozen=True)
+class _SkillScope:
+    """The skills a suite may name (None: no skills folder found, so nothing is unknown) and where they are."""
+
+    skills: dict[str, FsPath] | None
+    where: str
+    allowed: set[str]
+
+    def unknown(self, name: Any) -> TypeGuard[str]:
+        return self.skills is not None and isinstance(name, str) and name not in self.allowed
+
+
+def _duplicate_id(doc: ParsedDocument, i: int, task: dict[str, Any], seen: dict[str, int]) -> list[Problem]:
+    """A task id used before (``seen``: each id's first task index, updated here)."""
+    tid = task.get("id")
+    if not isinstance(tid, str | int) or tid == "":
+        return []
+    key = str(tid)
+    if key not in seen:
+        seen[key] = i
+        return []
+    first = doc.span_for(("tasks", seen[key], "id")).start_line + 1
+    return [
+        problem(
+            doc,
+            ("tasks", i, "id"),
+            Severity.ERROR,
+            "duplicate-id",
+            f"tasks[{i}]: Duplicate task id '{key}' (first used on line {first})",
+        )
+    ]
+
+
+def _criteria_weights(doc: ParsedDocument, i: int, task: dict[str, Any]) -> list[Problem]:
+    """Criteria weights that do not sum to about 1 (a criterion without a weight has the default)."""
+    criteria = task.get("criteria")
+    if not isinstance(criteria, dict) or not criteria:
+        return []
+    total = 0.0
+    for value in criteria.values():
+        weight = value.get("weight", m.DEFAULT_WEIGHT) if isinstance(value, dict) else m.DEFAULT_WEIGHT
+        total += weight if isinstance(weight, int | float) and not isinstance(weight, bool) else 0
+    if abs(total - 1) <= 0.1:
+        return []
+    return [
+        problem(
+            doc,
+            ("tasks", i, "criteria"),
+            Severity.ERROR,
+            "criteria-weights",
+            f"tasks[{i}]: Criteria weights sum to {total:.2f}, expected ~1.0",
+            on_key=True,
+        )
+    ]
+
+
+def _regex_problems(
+    doc: ParsedDocument, path: Path, patterns: list[Any], invalid: Callable[[str, str], str]
+) -> list[Problem]:
+    """Patterns JavaScript cannot compile (worded by ``invalid(pattern, error)``), or that may backtrack for
+    a long time."""
+    out: list[Problem] = []
+    for j, pattern in enumerate(patterns):
+        if isinstance(pattern, str) and (err := js_regex_error(pattern)):
+            out.append(problem(doc, (*path, j), Severity.ERROR, "invalid-regex", invalid(pattern, err)))
+        elif isinstance(pattern, str) and nested_quantifier(pattern):
+            out.append(
+                problem(doc, (*path, j), Severity.WARNING, "slow-regex", SLOW_REGEX.format(pattern=pattern))
+            )
+    return out
+
+
 class SkilljackTasks(Format):
     id = "skilljack-tasks"
     title = "skilljack tasks"
@@ -213,159 +287,22 @@ class SkilljackTasks(Format):
             return []
         if not isinstance(data, dict):
             return []  # the schema's type error (reworded in refine) says it
-        out: list[Problem] = []
         skills, where = suite_skills(ctx.file_path, ctx)
-        allowed = {"none", ""} | skill_names(skills)
-        if isinstance(data.get("version"), int | float) and not isinstance(data.get("version"), bool):
-            span = doc.span_for(("version",))
-            raw = doc.lines[span.start_line][span.start_col : span.end_col]
-            out.append(
-                Problem(
-                    span,
-                    Severity.HINT,
-                    "unquoted-version",
-                    f"`version: {raw}` is a number in YAML; quote it to keep it a string.",
-                    fixes=[Fix(f'Quote as "{raw}"', (Edit(span, f'"{raw}"'),))],
-                    data={"path": ["version"]},
-                )
-            )
-        skill = data.get("skill")
-        if skills is not None and isinstance(skill, str) and skill not in allowed:
-            out.append(self._unknown_skill(doc, ("skill",), skill, skills, where, Severity.WARNING))
-        defaults = sub_dict(data, "defaults")
-        default_skill = defaults.get("expected_skill_load")
-        if skills is not None and isinstance(default_skill, str) and default_skill not in allowed:
-            out.append(
-                self._unknown_skill(
-                    doc, ("defaults", "expected_skill_load"), default_skill, skills, where, Severity.ERROR
-                )
-            )
+        scope = _SkillScope(skills, where, {"none", ""} | skill_names(skills))
+        out = self._suite_rules(doc, data, scope)
         tasks = data.get("tasks")
         if not isinstance(tasks, list):
             return out
+        default_skill = sub_dict(data, "defaults").get("expected_skill_load")
         # what the runner will check and judge: the same resolved tasks (evalens.core.units)
         resolved = {int(t.location[1]): t for t in skilljack_tasks(data)[1]}
         seen: dict[str, int] = {}
         for i, task in enumerate(tasks):
             if not isinstance(task, dict):
                 continue
-            tid = task.get("id")
-            if isinstance(tid, str | int) and tid != "":
-                key = str(tid)
-                if key in seen:
-                    first = doc.span_for(("tasks", seen[key], "id")).start_line + 1
-                    out.append(
-                        problem(
-                            doc,
-                            ("tasks", i, "id"),
-                            Severity.ERROR,
-                            "duplicate-id",
-                            f"tasks[{i}]: Duplicate task id '{key}' (first used on line {first})",
-                        )
-                    )
-                else:
-                    seen[key] = i
-            criteria = task.get("criteria")
-            if isinstance(criteria, dict) and criteria:
-                total = 0.0
-                for value in criteria.values():
-                    weight = (
-                        value.get("weight", m.DEFAULT_WEIGHT) if isinstance(value, dict) else m.DEFAULT_WEIGHT
-                    )
-                    total += weight if isinstance(weight, int | float) and not isinstance(weight, bool) else 0
-                if abs(total - 1) > 0.1:
-                    out.append(
-                        problem(
-                            doc,
-                            ("tasks", i, "criteria"),
-                            Severity.ERROR,
-                            "criteria-weights",
-                            f"tasks[{i}]: Criteria weights sum to {total:.2f}, expected ~1.0",
-                            on_key=True,
-                        )
-                    )
-            expected = task.get("expected_skill_load", default_skill)
-            own_expected = "expected_skill_load" in task
-            det: Any = task.get("deterministic")
-            activation = _activation(det)
-            if expected == "none" and activation is True:
-                out.append(self._none_expects_activation(doc, i, det))
-            elif isinstance(expected, str) and expected not in ("none", "") and activation is False:
-                fixes = (
-                    [replace_fix(doc, ("tasks", i, "expected_skill_load"), "none")] if own_expected else []
-                )
-                out.append(
-                    problem(
-                        doc,
-                        ("tasks", i, "deterministic", "expect_skill_activation"),
-                        Severity.WARNING,
-                        "negative-test-names-skill",
-                        f"tasks[{i}]: `expect_skill_activation: false` makes this a negative test, but "
-                        f"`expected_skill_load` is `{expected}`; the judge will score discovery "
-                        "against that skill. Use `expected_skill_load: none`.",
-                        fixes=fixes,
-                    )
-                )
-            if (expected == "none" or activation is False) and isinstance(det, dict):
-                ignored = [k for k in _OUTPUT_CHECKS if k in det]
-                if ignored:
-                    out.append(
-                        problem(
-                            doc,
-                            ("tasks", i, "deterministic", ignored[0]),
-                            Severity.WARNING,
-                            "ignored-checks",
-                            f"tasks[{i}]: output checks ({', '.join(ignored)}) are evaluated but do "
-                            "not affect pass/fail for negative tests.",
-                            on_key=True,
-                        )
-                    )
-            if isinstance(det, dict) and isinstance(det.get("expect_regex"), list):
-                for j, pattern in enumerate(det["expect_regex"]):
-                    if isinstance(pattern, str) and (err := js_regex_error(pattern)):
-                        out.append(
-                            problem(
-                                doc,
-                                ("tasks", i, "deterministic", "expect_regex", j),
-                                Severity.ERROR,
-                                "invalid-regex",
-                                f"tasks[{i}]: Invalid regex /{pattern}/: {err}",
-                            )
-                        )
-                    elif isinstance(pattern, str) and nested_quantifier(pattern):
-                        out.append(
-                            problem(
-                                doc,
-                                ("tasks", i, "deterministic", "expect_regex", j),
-                                Severity.WARNING,
-                                "slow-regex",
-                                SLOW_REGEX.format(pattern=pattern),
-                            )
-                        )
-            if own_expected and skills is not None and isinstance(expected, str) and expected not in allowed:
-                out.append(
-                    self._unknown_skill(
-                        doc, ("tasks", i, "expected_skill_load"), expected, skills, where, Severity.ERROR
-                    )
-                )
-            prompt = task.get("prompt")
-            if (
-                isinstance(prompt, str)
-                and isinstance(expected, str)
-                and expected not in ("none", "")
-                and activation is not False
-                and _names_skill(prompt, expected)
-            ):
-                out.append(
-                    problem(
-                        doc,
-                        ("tasks", i, "prompt"),
-                        Severity.HINT,
-                        "leading-prompt",
-                        f"tasks[{i}]: the prompt names the skill `{expected}`; it tests compliance "
-                        "rather than discovery.",
-                    )
-                )
+            out += _duplicate_id(doc, i, task, seen)
+            out += _criteria_weights(doc, i, task)
+            out += self._task_rules(doc, i, task, default_skill, scope)
             unit = resolved.get(i)
             if unit is not None and not unit.judged and unit.det is None:
                 out.append(
@@ -381,18 +318,111 @@ class SkilljackTasks(Format):
                 )
         return out
 
+    def _suite_rules(self, doc: ParsedDocument, data: dict[str, Any], scope: _SkillScope) -> list[Problem]:
+        """The suite's own keys: an unquoted version, an unknown suite or default skill."""
+        out: list[Problem] = []
+        if isinstance(data.get("version"), int | float) and not isinstance(data.get("version"), bool):
+            span = doc.span_for(("version",))
+            raw = doc.lines[span.start_line][span.start_col : span.end_col]
+            out.append(
+                Problem(
+                    span,
+                    Severity.HINT,
+                    "unquoted-version",
+                    f"`version: {raw}` is a number in YAML; quote it to keep it a string.",
+                    fixes=[Fix(f'Quote as "{raw}"', (Edit(span, f'"{raw}"'),))],
+                    data={"path": ["version"]},
+                )
+            )
+        skill = data.get("skill")
+        if scope.unknown(skill):
+            out.append(self._unknown_skill(doc, ("skill",), skill, scope, Severity.WARNING))
+        default_skill = sub_dict(data, "defaults").get("expected_skill_load")
+        if scope.unknown(default_skill):
+            out.append(
+                self._unknown_skill(
+                    doc, ("defaults", "expected_skill_load"), default_skill, scope, Severity.ERROR
+                )
+            )
+        return out
+
+    def _task_rules(
+        self, doc: ParsedDocument, i: int, task: dict[str, Any], default_skill: Any, scope: _SkillScope
+    ) -> list[Problem]:
+        """A task's expected skill against its activation check, its regexes and its prompt."""
+        out: list[Problem] = []
+        expected = task.get("expected_skill_load", default_skill)
+        own_expected = "expected_skill_load" in task
+        det: Any = task.get("deterministic")
+        activation = _activation(det)
+        if expected == "none" and activation is True:
+            out.append(self._none_expects_activation(doc, i, det))
+        elif isinstance(expected, str) and expected not in ("none", "") and activation is False:
+            fixes = [replace_fix(doc, ("tasks", i, "expected_skill_load"), "none")] if own_expected else []
+            out.append(
+                problem(
+                    doc,
+                    ("tasks", i, "deterministic", "expect_skill_activation"),
+                    Severity.WARNING,
+                    "negative-test-names-skill",
+                    f"tasks[{i}]: `expect_skill_activation: false` makes this a negative test, but "
+                    f"`expected_skill_load` is `{expected}`; the judge will score discovery "
+                    "against that skill. Use `expected_skill_load: none`.",
+                    fixes=fixes,
+                )
+            )
+        if (expected == "none" or activation is False) and isinstance(det, dict):
+            ignored = [k for k in _OUTPUT_CHECKS if k in det]
+            if ignored:
+                out.append(
+                    problem(
+                        doc,
+                        ("tasks", i, "deterministic", ignored[0]),
+                        Severity.WARNING,
+                        "ignored-checks",
+                        f"tasks[{i}]: output checks ({', '.join(ignored)}) are evaluated but do "
+                        "not affect pass/fail for negative tests.",
+                        on_key=True,
+                    )
+                )
+        if isinstance(det, dict) and isinstance(det.get("expect_regex"), list):
+            out += _regex_problems(
+                doc,
+                ("tasks", i, "deterministic", "expect_regex"),
+                det["expect_regex"],
+                lambda pattern, err: f"tasks[{i}]: Invalid regex /{pattern}/: {err}",
+            )
+        if own_expected and scope.unknown(expected):
+            out.append(
+                self._unknown_skill(doc, ("tasks", i, "expected_skill_load"), expected, scope, Severity.ERROR)
+            )
+        prompt = task.get("prompt")
+        if (
+            isinstance(prompt, str)
+            and isinstance(expected, str)
+            and expected not in ("none", "")
+            and activation is not False
+            and _names_skill(prompt, expected)
+        ):
+            out.append(
+                problem(
+                    doc,
+                    ("tasks", i, "prompt"),
+                    Severity.HINT,
+                    "leading-prompt",
+                    f"tasks[{i}]: the prompt names the skill `{expected}`; it tests compliance "
+                    "rather than discovery.",
+                )
+            )
+        return out
+
     def _unknown_skill(
-        self,
-        doc: ParsedDocument,
-        path: Path,
-        name: str,
-        skills: dict[str, FsPath],
-        where: str,
-        severity: Severity,
+        self, doc: ParsedDocument, path: Path, name: str, scope: _SkillScope, severity: Severity
     ) -> Problem:
+        skills = scope.skills or {}
         near = suggest(name, list(skills))
         known = ", ".join(f"`{s}`" for s in skills) or "none"
-        msg = f"Skill `{name}` not found in {where} (skills: {known}); use a skill name or `none`" + (
+        msg = f"Skill `{name}` not found in {scope.where} (skills: {known}); use a skill name or `none`" + (
             f". Did you mean `{near}`?" if near else "."
         )
         return problem(
@@ -597,6 +627,126 @@ def _value_at(data: Any, path: Path) -> Any:
 # ------------------------------------------------------------------------------------------- task.md
 
 
+def _task_skills(task_dir: FsPath, out: list[Problem]) -> dict[str, FsPath]:
+    """The skills a task.md task sees (the suite's and its environment's); an empty skills folder is a
+    problem added to ``out``."""
+    skills: dict[str, FsPath] = {}
+    for folder in (task_dir.parent / "skills", task_dir / "environment" / "skills"):
+        if folder.is_dir():
+            found = skills_in(folder)
+            if not found:
+                out.append(
+                    Problem(
+                        Span(0, 0, 0, 3),
+                        Severity.WARNING,
+                        "empty-skills-dir",
+                        f"skills directory {folder} contains no skills (no SKILL.md found)",
+                    )
+                )
+            skills.update(found)
+    return skills
+
+
+def _expected_skill_rules(
+    doc: ParsedDocument, data: dict[str, Any], skills: dict[str, FsPath]
+) -> list[Problem]:
+    """``expected_skill`` against ``expect_skill_invocation`` and the skills there are."""
+    invocation = data.get("expect_skill_invocation")
+    expected = data.get("expected_skill")
+    invoke = invocation if isinstance(invocation, bool) else bool(skills)
+    if not isinstance(expected, str):
+        if invoke and len(skills) > 1:
+            return [
+                Problem(
+                    Span(0, 0, 0, 3),
+                    Severity.ERROR,
+                    "ambiguous-skill",
+                    f"multiple skills found ({', '.join(skills)}) — set expected_skill in frontmatter",
+                )
+            ]
+        return []
+    if invocation is False:
+        return [
+            problem(
+                doc,
+                ("expected_skill",),
+                Severity.WARNING,
+                "expected-skill-ignored",
+                f"expected_skill '{expected}' ignored because expect_skill_invocation is false",
+            )
+        ]
+    if skills and expected not in skill_names(skills):
+        near = suggest(expected, list(skills))
+        return [
+            problem(
+                doc,
+                ("expected_skill",),
+                Severity.WARNING,
+                "unknown-skill",
+                f"expected_skill '{expected}' not found among available skills: {', '.join(skills)}",
+                fixes=[replace_fix(doc, ("expected_skill",), near)] if near else [],
+            )
+        ]
+    return []
+
+
+def _check_rules(doc: ParsedDocument, data: dict[str, Any], task_dir: FsPath) -> list[Problem]:
+    """The task's checks: a verifier block without a script or command, bad regexes, no check at all, output
+    checks that cannot count."""
+    out: list[Problem] = []
+    invocation = data.get("expect_skill_invocation")
+    verifier = data.get("verifier")
+    has_script = (
+        any(p.stem in ("verify", "test") for p in (task_dir / "verifier").glob("*"))
+        if (task_dir / "verifier").is_dir()
+        else False
+    )
+    if isinstance(verifier, dict) and not verifier.get("command") and not has_script:
+        out.append(
+            problem(
+                doc,
+                ("verifier",),
+                Severity.ERROR,
+                "verifier-missing",
+                "verifier block present but no verifier/verify.* (or test.*) script and no verifier.command",
+                on_key=True,
+            )
+        )
+    checks = sub_dict(data, "checks")
+    regexes = checks.get("regex")
+    if isinstance(regexes, list):
+        out += _regex_problems(
+            doc,
+            ("checks", "regex"),
+            regexes,
+            lambda pattern, err: f'invalid regex in checks.regex: "{pattern}" — {err}',
+        )
+    has_assertions = bool(data.get("assertions"))
+    if invocation is not False and not checks and verifier is None and not has_script and not has_assertions:
+        out.append(
+            Problem(
+                Span(0, 0, 0, 3),
+                Severity.ERROR,
+                "no-checks",
+                "task must define at least one of checks:, verifier, or assertions:",
+            )
+        )
+    output_checks = [k for k in m.OUTPUT_CHECK_KEYS if k in checks] if invocation is False else []
+    if output_checks:
+        out.append(
+            problem(
+                doc,
+                ("checks",),
+                Severity.WARNING,
+                "ignored-checks",
+                f"output checks ({', '.join(output_checks)}) have no effect on pass/fail "
+                "when expect_skill_invocation is false",
+                on_key=True,
+            )
+        )
+    return out
+
+
 class SkilljackTaskMd(Format):
     id = "skilljack-task"
     title = "skilljack task package"
@@ -651,7 +801,6 @@ class SkilljackTaskMd(Format):
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data if doc.data is not None else {}
-        out: list[Problem] = []
         if not isinstance(data, dict):
             return [
                 Problem(
@@ -661,6 +810,7 @@ class SkilljackTaskMd(Format):
                     "frontmatter must be a YAML mapping",
                 )
             ]
+        out: list[Problem] = []
         body = "\n".join(doc.lines[doc.body_start_line :]).strip()
         if not body:
             line = max(0, doc.body_start_line - 1)
@@ -685,127 +835,9 @@ class SkilljackTaskMd(Format):
                     fixes=[replace_fix(doc, ("id",), task_dir.name)],
                 )
             )
-        skills: dict[str, FsPath] = {}
-        for folder in (task_dir.parent / "skills", task_dir / "environment" / "skills"):
-            if folder.is_dir():
-                found = skills_in(folder)
-                if not found:
-                    out.append(
-                        Problem(
-                            Span(0, 0, 0, 3),
-                            Severity.WARNING,
-                            "empty-skills-dir",
-                            f"skills directory {folder} contains no skills (no SKILL.md found)",
-                        )
-                    )
-                skills.update(found)
-        invocation = data.get("expect_skill_invocation")
-        expected = data.get("expected_skill")
-        invoke = invocation if isinstance(invocation, bool) else bool(skills)
-        if isinstance(expected, str):
-            if invocation is False:
-                out.append(
-                    problem(
-                        doc,
-                        ("expected_skill",),
-                        Severity.WARNING,
-                        "expected-skill-ignored",
-                        f"expected_skill '{expected}' ignored because expect_skill_invocation is false",
-                    )
-                )
-            elif skills and expected not in skill_names(skills):
-                near = suggest(expected, list(skills))
-                out.append(
-                    problem(
-                        doc,
-                        ("expected_skill",),
-                        Severity.WARNING,
-                        "unknown-skill",
-                        f"expected_skill '{expected}' not found among available skills: {', '.join(skills)}",
-                        fixes=[replace_fix(doc, ("expected_skill",), near)] if near else [],
-                    )
-                )
-        elif invoke and len(skills) > 1:
-            out.append(
-                Problem(
-                    Span(0, 0, 0, 3),
-                    Severity.ERROR,
-                    "ambiguous-skill",
-                    f"multiple skills found ({', '.join(skills)}) — set expected_skill in frontmatter",
-                )
-            )
-        verifier = data.get("verifier")
-        has_script = (
-            any(p.stem in ("verify", "test") for p in (task_dir / "verifier").glob("*"))
-            if (task_dir / "verifier").is_dir()
-            else False
-        )
-        if isinstance(verifier, dict) and not verifier.get("command") and not has_script:
-            out.append(
-                problem(
-                    doc,
-                    ("verifier",),
-                    Severity.ERROR,
-                    "verifier-missing",
-                    "verifier block present but no verifier/verify.* (or test.*) script and no "
-                    "verifier.command",
-                    on_key=True,
-                )
-            )
-        checks = sub_dict(data, "checks")
-        regexes = checks.get("regex")
-        if isinstance(regexes, list):
-            for j, pattern in enumerate(regexes):
-                if isinstance(pattern, str) and (err := js_regex_error(pattern)):
-                    out.append(
-                        problem(
-                            doc,
-                            ("checks", "regex", j),
-                            Severity.ERROR,
-                            "invalid-regex",
-                            f'invalid regex in checks.regex: "{pattern}" — {err}',
-                        )
-                    )
-                elif isinstance(pattern, str) and nested_quantifier(pattern):
-                    out.append(
-                        problem(
-                            doc,
-                            ("checks", "regex", j),
-                            Severity.WARNING,
-                            "slow-regex",
-                            SLOW_REGEX.format(pattern=pattern),
-                        )
-                    )
-        has_assertions = bool(data.get("assertions"))
-        if (
-            invocation is not False
-            and not checks
-            and verifier is None
-            and not has_script
-            and not has_assertions
-        ):
-            out.append(
-                Problem(
-                    Span(0, 0, 0, 3),
-                    Severity.ERROR,
-                    "no-checks",
-                    "task must define at least one of checks:, verifier, or assertions:",
-                )
-            )
-        if invocation is False:
-            output_checks = [k for k in m.OUTPUT_CHECK_KEYS if k in checks]
-            if output_checks:
-                out.append(
-                    problem(
-                        doc,
-                        ("checks",),
-                        Severity.WARNING,
-                        "ignored-checks",
-                        f"output checks ({', '.join(output_checks)}) have no effect on pass/fail "
-                        "when expect_skill_invocation is false",
-                        on_key=True,
-                    )
-                )
+        skills = _task_skills(task_dir, out)
+        out += _expected_skill_rules(doc, data, skills)
+        out += _check_rules(doc, data, task_dir)
         return out
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
