@@ -91,11 +91,11 @@ async def run_cases(
     """Run UAAPS cases (``runner/suites/uaaps.py``). ``on_turn`` gets each agent's turns as they happen
     (:class:`LiveTurn`: text, tool calls, results, blocking hooks; called on the caller's event loop, so it
     must return at once)."""
-    from evalens.runner.replay import cassettes, settings_of
+    from evalens.runner.replay import carry, cassettes, settings_of
 
     with streaming(on_turn):
         async with cassettes(settings_of(request, request.package_root.resolve())):  # --record / --replay
-            return await _run_cases(request, on_progress)
+            return carry(await _run_cases(request, on_progress))
 
 
 async def run_file(

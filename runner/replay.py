@@ -5,7 +5,7 @@ unit-run opens a :class:`Tape` when its agent starts (``sandbox.launch_agent``);
 the judge's are pointed at a :class:`~evalens.runner.cassette_proxy.CassetteProxy` of that tape. The tape decides
 per request: answer from the cassette, go live, or refuse (strict replay, first divergence). When the batch ends
 every tape writes its cassette (``evals/cassettes/<unit>-<run>.json``) and each report case says how its verdict
-came about (``CaseReplay``), worded for every face by :func:`replay_label`.
+came about (``CaseReplay``), worded for every face by ``replay_label`` (``core/models/cassette.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ from evalens.core.models.cassette import (
 if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport
 
-REPLAY_MARK = "↺"
 _BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("evalens_replay_batch", default=None)
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("evalens_replay_tape", default=None)
 
@@ -44,14 +43,6 @@ def cassette_name(unit: str, run: int) -> str:
     """The cassette file of a unit-run: the unit's name made safe for a file name, and the run's index."""
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", unit).strip("-.") or "unit"
     return f"{slug[:120]}-{run}.json"
-
-
-def replay_label(info: CaseReplay | None) -> str | None:
-    """How every face words a verdict that came from a cassette (None: a live run). One wording, one place."""
-    if info is None or not info.replayed:
-        return None
-    live = f", {info.live_requests} live" if info.live_requests else ""
-    return f"{REPLAY_MARK} replayed ({info.requests - info.live_requests} of {info.requests} requests{live})"
 
 
 @dataclass(slots=True)
@@ -385,6 +376,17 @@ async def judge_base_url(upstream: str) -> str | None:
     if tape is None:
         return None
     return (await tape.proxy(upstream, "judge")).url
+
+
+def carry(outcome: Any) -> Any:
+    """Give a finished batch's results the replay notes its report's cases got, so the lens and the Test
+    Explorer mark a replayed verdict as the report does."""
+    report = getattr(outcome, "report", None)
+    if report is not None:
+        notes = {c.name: c.replay for c in report.cases if c.replay is not None}
+        for result in outcome.results:
+            result.replay = notes.get(result.name, result.replay)
+    return outcome
 
 
 def annotate(report: EvalReport) -> None:

@@ -15,6 +15,7 @@ from evalens.runner.verdicts import known_verdict
 from pydantic import BaseModel, Field
 
 from evalens.core.models.baseline import Uplift
+from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 
 if TYPE_CHECKING:
@@ -105,6 +106,10 @@ class UnitResult(BaseModel):
     budget_stopped: int = Field(
         default=0,
         description="Runs of this unit a budget kept from starting (SKIP runs whose state is BUDGET).",
+    )
+    replay: CaseReplay | None = Field(
+        default=None,
+        description="How the verdict came about under --record / --replay (docs/replay.md); None: a live run.",
     )
     state: State | None = Field(
         default=None,
@@ -213,6 +218,7 @@ def result_from_report_case(
             agent_model=report.agent.model,
             output_snippet=case.agent_output_snippet,
             error=case.error,
+            replay=case.replay,
             runs=case.runs or 1,
             pass_rate=case.pass_rate,
             run_verdicts=list(case.run_verdicts),
@@ -297,6 +303,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         fingerprint=result.fingerprint,
         uplift=result.uplift,
         budget_stopped=result.budget_stopped or None,
+        replay=result.replay,
         pass_at_k=result.pass_at_k,
         at_least_k=result.at_least_k,
     )

@@ -170,10 +170,10 @@ async def run_file(
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
     try:
-        from evalens.runner.replay import cassettes, settings_of
+        from evalens.runner.replay import carry, cassettes, settings_of
 
         async with checked_out(plan), cassettes(settings_of(request, suite.root)):  # --record / --replay
-            return await _run_units(request, suite, units, session, plan, outcome, isolated)
+            return carry(await _run_units(request, suite, units, session, plan, outcome, isolated))
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
 from evalens.core.workflow_commands import shown
 
 USAGE_EXAMPLES = """examples:
@@ -434,6 +434,7 @@ def _request(args: Any) -> Any:
         max_tokens_per_run=args.max_tokens_per_run,
         resource_limits=dict(args.resource_limits),
         agent_retries=args.agent_retries,
+        **replay_fields(args),
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
         extra_env=args.env,

@@ -4,6 +4,7 @@ once so both spell, word and check them alike."""
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 
 def _at_least(text: str, low: int) -> int:
@@ -98,9 +99,41 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
         help=f"also run each {unit} (as often as --runs) without the skill, or with it as it was at git ref "
         "REF, and show the uplift; baseline runs never fail the command",
     )
+    cassettes = parser.add_mutually_exclusive_group()
+    cassettes.add_argument(
+        "--record",
+        action="store_true",
+        help=f"store each {unit} run's model traffic (agent and judge) as a cassette in evals/cassettes/ "
+        "(docs/replay.md)",
+    )
+    cassettes.add_argument(
+        "--replay",
+        nargs="?",
+        const="strict",
+        choices=["strict", "new"],
+        metavar="strict|new",
+        help="answer the model from the cassettes, with no network and no key: strict (default; a request that "
+        "differs from the recording is ERROR naming it) or new (live and recorded from the first request "
+        "that differs)",
+    )
     parser.add_argument(
         "--allow-unisolated-baseline",
         action="store_true",
         help="run --baseline even without an enforced sandbox (its agent can read the skill from the host); "
         "the uplift is marked unisolated",
     )
+
+
+REPLAY_PLACEHOLDER_KEY = "evalens-replay-no-key"
+
+
+def replay_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The request fields of ``--record`` / ``--replay``. A replay needs no key: a provider key that is not set
+    gets a placeholder the cassette proxy never sends anywhere in strict mode (``new`` going live without a
+    real key meets the provider's 401, an honest ERROR)."""
+    import os
+
+    if args.replay:
+        for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
+            os.environ.setdefault(var, REPLAY_PLACEHOLDER_KEY)
+    return {"record": bool(args.record), "replay": args.replay}

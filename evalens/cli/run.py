@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
 from evalens.core.workflow_commands import shown
 from evalens.runner.verdicts import passed
 
@@ -174,6 +174,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         max_tokens_per_run=args.max_tokens_per_run,
         resource_limits=dict(args.resource_limits),
         agent_retries=args.agent_retries,
+        **replay_fields(args),
         baseline=args.baseline,
         allow_unisolated_baseline=args.allow_unisolated_baseline,
     )

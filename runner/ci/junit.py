@@ -21,6 +21,8 @@ from typing import Any
 from evalens.runner.ci.units import Unit, counts, locate, units_of
 from evalens.runner.verdicts import passed
 
+from evalens.core.models.cassette import replay_label
+
 #: Characters XML 1.0 cannot carry (an agent's output may hold any of them).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 MESSAGE_CHARS = 1000
@@ -133,6 +135,11 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
         facts["evalens.shard"] = f"{report.shard.index}/{report.shard.count}"
     if report.shards:
         facts["evalens.merged_from"] = ", ".join(s.id for s in report.shards)
+    replays = [u for u in units if u.replay is not None]
+    if replays:  # --record / --replay: how many verdicts came from cassettes, and which units went live
+        facts["evalens.replay.mode"] = replays[0].replay.mode
+        facts["evalens.replay.replayed_units"] = str(sum(bool(u.replay.replayed) for u in replays))
+        facts["evalens.replay.live_units"] = ", ".join(u.name for u in replays if u.replay.live_requests)
     for key, value in facts.items():
         if value is not None:
             ET.SubElement(props, "property", {"name": key, "value": _text(value)})
@@ -146,6 +153,9 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
                 "value": _text(unit.verdict + (f" {where}" if where else "")),
             },
         )
+        label = replay_label(unit.replay)
+        if label:
+            ET.SubElement(props, "property", {"name": _text(f"evalens.replay.{unit.name}"), "value": label})
     for unit in units:
         suite.append(testcase(unit, package_root, base))
     ET.SubElement(suite, "system-out").text = ""

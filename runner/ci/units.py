@@ -40,6 +40,7 @@ class Unit:
     run_verdicts: list[str] = field(default_factory=list)
     output: str | None = None  # the start of the agent's final output
     reason: str | None = None  # the report's one-line reason, when it has one
+    replay: Any = None  # the report case's CaseReplay (--record / --replay), None for a plain live run
     #: Where in ``file`` a failure annotation may point, best first: a document path (``("expected",
     #: "contains")``) and, for a list, the entry's value (the check's exact value), else None; the unit's own
     #: place comes last.
@@ -107,6 +108,7 @@ def units_of(report: Any) -> list[Unit]:
                 fail_paths=paths,
                 output=case.agent_output_snippet,
                 reason=getattr(case, "reason", None),
+                replay=getattr(case, "replay", None),
             )
         )
     return out

@@ -46,6 +46,11 @@ def verdict_title(result: Any) -> str:
         from evalens.runner.baseline import uplift_text
 
         stale += f" · {uplift_text(uplift, interval=False)}"
+    from evalens.core.models.cassette import replay_label
+
+    replayed = replay_label(getattr(result, "replay", None))
+    if replayed:  # a verdict from a cassette is never shown as a live run
+        stale += f" · {replayed}"
     if state == "PASS":
         runs = f" {result.runs}/{result.runs}" if getattr(result, "runs", 1) > 1 else ""
         shown = "" if uplift is not None else f" {duration(result.duration_seconds)}"

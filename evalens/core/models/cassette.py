@@ -13,6 +13,7 @@ from typing import Any, Literal
 from evalens.core.models.base import EvalModel, doc
 
 CASSETTE_VERSION = 1
+REPLAY_MARK = "↺"
 Mode = Literal["record", "strict", "new"]
 
 
@@ -99,3 +100,12 @@ class CaseReplay(EvalModel):
         default=[],
         example=["evals/cassettes/extract-text-1.json"],
     )
+
+
+def replay_label(info: CaseReplay | None) -> str | None:
+    """How every face (show, JUnit, lens, hover) words a verdict that came from a cassette; None for a live run.
+    One wording, one place."""
+    if info is None or not info.replayed:
+        return None
+    live = f", {info.live_requests} live" if info.live_requests else ""
+    return f"{REPLAY_MARK} replayed ({info.requests - info.live_requests} of {info.requests} requests{live})"
