@@ -1,0 +1,76 @@
+"""The VS Code extension's run history end to end in code-server (issue 27): skill-creator evals labelled by
+their name, one Test Results run per batch with a summary line, Show Run following a running case, the
+expected/actual diff of a failed check, test tags, the Runs view and per-run overrides.
+
+One code-server start (tests/editors/code_server.py) serves the module; the runs are the real ``claude`` against
+the fake model. Screenshots land in build/e2e/vscode-runs/ (the ones in docs/img/ are copied from there).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.editors.code_server import E2E_DIR, REPO, code_server_session, step
+
+pytestmark = pytest.mark.editors
+
+ARTIFACTS = REPO / "build" / "e2e" / "vscode-runs"
+
+SKILL_CREATOR_EVALS = {
+    "skill_name": "pdf-tools",
+    "evals": [
+        {
+            "id": 1,
+            "name": "first-line",
+            "prompt": "Print the first line of fixtures/sample.txt",
+            "expected_output": "Hello, World",
+            "expectations": ["The reply quotes the first line"],
+        },
+        {
+            "id": 2,
+            "prompt": "Count the words in fixtures/sample.txt",
+            "expected_output": "2 words",
+            "expectations": ["The reply gives a word count"],
+        },
+    ],
+}
+
+
+def _prepare(ws: Path) -> None:
+    """A skill-creator evals.json beside the UAAPS cases (one eval named, one not)."""
+    evals = ws / "skills" / "pdf-tools" / "evals"
+    evals.mkdir(parents=True)
+    (evals / "evals.json").write_text(json.dumps(SKILL_CREATOR_EVALS, indent=2) + "\n")
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory: pytest.TempPathFactory):
+    env = {"STEPS": os.environ.get("EVALENS_E2E_STEPS", "")}
+    with code_server_session(
+        tmp_path_factory.mktemp("vscode-runs"),
+        ARTIFACTS,
+        "drive_runs.js",
+        env,
+        prepare=_prepare,
+        scenarios=E2E_DIR / "scenarios.json",
+    ) as result:
+        yield result
+
+
+def test_skill_creator_evals_are_labelled_by_their_name(session):
+    """#27 defect 3: `"name": "first-line"` labels its eval in the outline and the Test Explorer (not its
+    prompt); the eval without a name is labelled by its prompt, its id shown beside it."""
+    step(session, "skill-creator-labels")
+    assert session["outlineTop"][0].startswith("evalens"), session[
+        "outlineTop"
+    ]  # evalens's group comes first
+    outline = " | ".join(session["outlineRows"])
+    assert "first-line" in outline and "Print the first line" not in outline, outline
+    assert "Count the words in fixtures/sample.txt" in outline, outline
+    rows = [r["text"] for r in session["skillCreatorRows"]]  # the row's label then its description (the id)
+    assert "first-line#1" in rows, rows
+    assert "Count the words in fixtures/sample.txt#2" in rows, rows

@@ -1,0 +1,90 @@
+// Drives code-server for the run-history side of the extension (tests/editors/test_vscode_runs.py): skill-creator
+// labels in the outline and Test Explorer, batches as one Test Results run, Show Run following a running case,
+// the expected/actual diff of a failed check, test tags, the Runs view and per-run overrides.
+// Usage: node drive_runs.js <baseUrl> <workspaceFolder>; Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS.
+const {
+  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, runCommand, chooseMenuItem, runPageFrame, launch,
+} = require('./lib');
+
+const [BASE, FOLDER] = process.argv.slice(2);
+const LENS_TIMEOUT = Number(process.env.LENS_TIMEOUT_MS || 240000);
+const ONLY = (process.env.STEPS || '').split(',').filter(Boolean);
+const wanted = (name) => ONLY.length === 0 || ONLY.includes(name);
+
+/** Every Test Explorer row: its aria-label (name and state) and its text (label, description, tags). */
+async function testRows(page) {
+  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
+    label: (r.getAttribute('aria-label') || '').trim(),
+    text: (r.textContent || '').trim(),
+  })));
+}
+
+async function showTesting(page) {
+  await runCommand(page, 'View: Show Testing');
+  const tree = page.locator('.test-explorer .monaco-list-row');
+  await tree.first().waitFor({ timeout: 30000 });
+  for (let i = 0; i < 12; i++) {
+    const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
+    if ((await closed.count()) === 0) break;
+    await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
+    await page.waitForTimeout(200);
+  }
+}
+
+(async () => {
+  const { browser, page } = await launch();
+  try {
+    await step('workbench', async () => {
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(FOLDER)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      await page.locator('.statusbar-item', { hasText: 'evalens' }).first().waitFor({ timeout: 90000 });
+    });
+
+    if (wanted('skill-creator-labels')) {
+      await step('skill-creator-labels', async () => {
+        // #27 defect 3: an eval with a `name` is labelled by it, one without by its prompt (outline, Test Explorer)
+        await openFile(page, 'evals.json');
+        await gotoLine(page, 6, 7);
+        await runCommand(page, 'Explorer: Focus on Outline View');
+        const outline = page.locator('.outline-pane .monaco-list-row, .pane-body .outline-tree .monaco-list-row');
+        await outline.filter({ hasText: 'first-line' }).first().waitFor({ timeout: 30000 });
+        await page.waitForTimeout(2000); // the evalens server's symbols join the JSON ones once it answers
+        const collapse = page.locator('.pane-header', { hasText: 'Outline' }).locator('.codicon-collapse-all').first();
+        await page.locator('.pane-header', { hasText: 'Outline' }).first().hover().catch(() => undefined);
+        await collapse.click({ timeout: 5000 }).catch(() => undefined);
+        await page.waitForTimeout(500);
+        result.outlineTop = await outline.evaluateAll((rows) => rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()));
+        // two outline providers (evalens's units, VS Code's JSON keys): open evalens's group
+        await outline.filter({ hasText: 'evalens' }).first().click().catch(() => undefined);
+        await page.keyboard.press('ArrowRight');
+        await page.waitForTimeout(500);
+        result.outlineRows = (await outline.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        result.breadcrumbs = (await page.locator('.editor-instance .breadcrumbs-control .monaco-breadcrumb-item').allInnerTexts())
+          .map((t) => t.replace(/\s+/g, ' ').trim());
+        await page.screenshot({ path: `${OUT}/skill-creator-outline.png` });
+        await showTesting(page);
+        let rows = [];
+        for (let i = 0; i < 40; i++) {
+          rows = await testRows(page);
+          if (rows.some((r) => r.label.startsWith('first-line ('))) break;
+          await page.waitForTimeout(250);
+        }
+        result.skillCreatorRows = rows;
+        await page.screenshot({ path: `${OUT}/skill-creator-test-explorer.png` });
+      });
+    }
+
+    result.ok = true;
+    save();
+    log('ALL OK');
+  } catch (e) {
+    console.error('FAIL', e.message);
+    await page.screenshot({ path: `${OUT}/failure.png` }).catch(() => undefined);
+    result.ok = false;
+    result.error = e.message;
+    save();
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+})();

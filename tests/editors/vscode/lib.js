@@ -1,0 +1,122 @@
+// Helpers shared by the code-server drivers (drive.js, drive_runs.js): steps recorded for pytest, and what a
+// user does in the workbench (quick open, go to line, palette commands, context menus, webview frames).
+const fs = require('fs');
+const path = require('path');
+
+const OUT = process.env.SHOT_DIR || '.';
+const RESULT_FILE = process.env.RESULT_FILE || path.join(OUT, 'result.json');
+
+const result = { steps: [] };
+const t0 = Date.now();
+const log = (m) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)}s] ${m}`);
+const save = () => fs.writeFileSync(RESULT_FILE, JSON.stringify(result, null, 2));
+async function step(name, fn) {
+  log(`${name} …`);
+  try {
+    const value = await fn();
+    result.steps.push({ name, ok: true, seconds: (Date.now() - t0) / 1000 });
+    save();
+    return value;
+  } catch (e) {
+    result.steps.push({ name, ok: false, error: String(e && e.message ? e.message : e).split('\n')[0] });
+    save();
+    throw new Error(`step "${name}" failed: ${e && e.message ? e.message : e}`);
+  }
+}
+
+async function openFile(page, name) {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(name);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 30000 });
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 30000 });
+}
+
+async function gotoLine(page, line, column = 1) {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`:${line}:${column}`);
+  await page.keyboard.press('Enter');
+  await input.waitFor({ state: 'hidden', timeout: 10000 });
+}
+
+async function dismissWidgets(page) {
+  await page.keyboard.press('Escape');
+  await page.mouse.move(5, 790);
+  await page.locator('.monaco-hover:visible').waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+}
+
+async function scrollEditorToTop(page) {
+  await gotoLine(page, 1, 1);
+  const editor = page.locator('.editor-instance .monaco-editor .view-lines').first();
+  const box = await editor.boundingBox();
+  if (box) {
+    await page.mouse.move(box.x + box.width / 2, box.y + 40);
+    await page.mouse.wheel(0, -3000);
+    await page.waitForTimeout(300);
+    await page.mouse.move(5, 790);
+  }
+}
+
+/** Choose a context-menu item. Under load a click can land while the menu is still settling and leave it open
+ * with the item only highlighted; then Enter activates the highlighted item (only while the menu is open). */
+async function chooseMenuItem(page, text) {
+  const item = page.locator('.monaco-menu .action-label', { hasText: text }).first();
+  await item.click({ timeout: 15000 });
+  for (let i = 0; i < 3; i++) {
+    await page.waitForTimeout(500);
+    if (!(await item.isVisible().catch(() => false))) return;
+    await item.hover().catch(() => undefined);
+    await page.keyboard.press('Enter');
+  }
+}
+
+async function runCommand(page, title) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10000 });
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ timeout: 15000 });
+  await page.keyboard.press('Enter');
+}
+
+/** The frame of an evalens run page (a webview; they nest two iframes) whose <body data-anchor> starts with
+ * `anchorPrefix` ('' with `exact`: a page opened at no anchor, e.g. a whole report). No eval: the page's CSP. */
+async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) {
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    for (const frame of page.frames()) {
+      const ok = await frame.evaluate(({ prefix, whole }) => {
+        const body = document.body;
+        if (!body || !document.querySelector('nav.filters')) return false;
+        const anchor = body.dataset.anchor || '';
+        return whole ? anchor === prefix : anchor.startsWith(prefix);
+      }, { prefix: anchorPrefix, whole: exact }).catch(() => false);
+      if (ok) return frame;
+    }
+    await page.waitForTimeout(250);
+  }
+  throw new Error('no evalens run page in a webview');
+}
+
+async function launch() {
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+  const page = await browser.newPage({ viewport: { width: 1400, height: 820 } });
+  page.on('pageerror', (e) => log('pageerror: ' + e.message));
+  return { browser, page };
+}
+
+module.exports = {
+  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
+  runPageFrame, launch,
+};
