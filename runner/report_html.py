@@ -189,7 +189,13 @@ def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
             + ", ".join(f"{_e(h.name or h.event)}{' (denied)' if h.blocked else ''}" for h in rec.hooks)
             + "</div>"
         )
-    if rec.skills_activated:
+    if rec.activations:
+        seen = "; ".join(
+            f"{a.skill} ({a.how}{f', turn {a.turn + 1}' if a.turn is not None else ''})"
+            for a in rec.activations
+        )
+        parts.append(f'<div class="mute">skills that fired: {_e(seen)}</div>')
+    elif rec.skills_activated:
         parts.append(f'<div class="mute">skills activated: {_e(", ".join(rec.skills_activated))}</div>')
     parts.append(f'<div class="mute">prompt</div><pre>{_e(rec.prompt)}</pre>')
     for turn in rec.turns:
@@ -226,6 +232,9 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
         parts.append(f'<div class="uplift"><b>Uplift</b> {_e(describe(case.uplift))}</div>')
     if unit.reason:
         parts.append(f'<div class="reason">{_e(unit.reason)}</div>')
+    fired = _fired(case.details or {})
+    if fired:
+        parts.append(fired)
     if case.checks:
         rows = []
         for i, check in sorted(enumerate(case.checks), key=lambda ic: ic[1].status != "FAIL"):
@@ -257,6 +266,32 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
     return "\n".join(parts) + "</section>"
 
 
+def _fired(details: dict) -> str:
+    """A trigger query: the lens words and, per run, which skill fired, how, in which turn, with what."""
+    from evalens.runner.trigger_report import query_label
+
+    label = query_label(details)
+    runs = details.get("fired")
+    if label is None and not isinstance(runs, list):
+        return ""
+    items = []
+    for i, run in enumerate(runs if isinstance(runs, list) else [], 1):
+        if not isinstance(run, dict):
+            continue
+        if "error" in run:
+            items.append(f"<li>run {i}: ERROR {_e(run['error'])}</li>")
+        elif run.get("skill"):
+            turn = f" in turn {run['turn'] + 1}" if isinstance(run.get("turn"), int) else ""
+            also = f"; then {_e(', '.join(map(str, run.get('also') or [])))}" if run.get("also") else ""
+            items.append(
+                f"<li>run {i}: <b>{_e(run['skill'])}</b> by {_e(run.get('how'))}{turn}"
+                f" <code>{_e(run.get('argument') or '')}</code>{also}</li>"
+            )
+        else:
+            items.append(f"<li>run {i}: no skill fired</li>")
+    return f'<div class="reason">{_e(label or "")}</div><ul class="fired">{"".join(items)}</ul>'
+
+
 def _baseline_head(report: object) -> str:
     """With ``--baseline``: what the baseline runs had and the uplift over every unit."""
     base = getattr(report, "baseline", None)
@@ -272,6 +307,46 @@ def _baseline_head(report: object) -> str:
         f'<div class="uplift"><b>Uplift (all units)</b> {_e(describe(base.uplift))}</div>'
         if base.uplift is not None
         else ""
+    )
+
+
+def _trigger_section(report: object) -> str:
+    """A trigger set's report (docs/triggers.md): rates with intervals, the confusion table query → skill that
+    fired, stolen-by / stole-from. Every query and skill name is the user's text: escaped."""
+    from evalens.runner.trigger_report import trigger_report
+
+    cases = getattr(report, "cases", None) or []
+    lab = trigger_report((c.name, c.details or {}) for c in cases)
+    if lab is None:
+        return ""
+    head, *rows = lab.confusion()
+    table = (
+        '<table class="confusion"><tr>'
+        + "".join(f"<th>{_e(h)}</th>" for h in head)
+        + "</tr>"
+        + "".join(
+            '<tr><td><a href="#'
+            + _e(unit_anchor(r.unit))
+            + f'">{_e(row[0])}</a></td>'
+            + "".join(f"<td>{_e(cell)}</td>" for cell in row[1:])
+            + "</tr>"
+            for r, row in zip(lab.rows, rows, strict=True)
+        )
+        + "</table>"
+    )
+    lists = "".join(
+        f"<li>stolen by <b>{_e(thief)}</b> {n}/{r.counted}: {_e(r.query)}</li>"
+        for r, thief, n in lab.stolen_by()
+    ) + "".join(
+        f"<li>stole{' from <b>' + _e(owner) + '</b>' if owner else ''} {n}/{r.counted}: {_e(r.query)}</li>"
+        for r, owner, n in lab.stole_from()
+    )
+    errors = f" · {lab.errors} ERROR run(s) not counted" if lab.errors else ""
+    return (
+        f'<section class="unit triggers"><h2>Triggers of {_e(lab.skill)}</h2>'
+        f'<div class="meta">recall {_e(lab.recall.text())} · precision {_e(lab.precision.text())}'
+        f"{_e(errors)} (runs, 95% Wilson intervals)</div>"
+        f"<h3>Which skill fired</h3>{table}" + (f"<ul>{lists}</ul>" if lists else "") + "</section>"
     )
 
 
@@ -308,6 +383,7 @@ def render_html(view: RunView, anchor: str | None = None) -> str:
         f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
         f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"
         + _baseline_head(report)
+        + _trigger_section(report)
         + f'<nav class="filters">{"".join(buttons)}</nav>'
         + "".join(_unit(u) for u in view.units)
         + (

@@ -240,6 +240,27 @@ def _print_head(console: Any, view: Any) -> None:
         console.print(f"baseline ({escape(base.label)}){counts}; it never decides a verdict")
         if base.uplift is not None:
             console.print(f"uplift (all units): {escape(describe(base.uplift))}")
+    _print_triggers(console, report)
+
+
+def _print_triggers(console: Any, report: Any) -> None:
+    """A trigger set's report (docs/triggers.md): rates, the confusion table query → skill that fired, thefts."""
+    from rich.table import Table
+
+    from evalens.runner.trigger_report import trigger_report
+
+    lab = trigger_report((c.name, c.details or {}) for c in report.cases)
+    if lab is None:
+        return
+    for line in lab.summary_lines():
+        console.print(escape(line))
+    head, *rows = lab.confusion()
+    table = Table(title="which skill fired (runs)", show_header=True, box=None, padding=(0, 1))
+    for col in head:
+        table.add_column(escape(col), overflow="fold")
+    for row in rows:
+        table.add_row(*(escape(cell) for cell in row))
+    console.print(table)
 
 
 def _case_body(unit: Any, style: str) -> list[Any]:
@@ -254,6 +275,11 @@ def _case_body(unit: Any, style: str) -> list[Any]:
         body.append(f"[bold]uplift[/] {escape(describe(case.uplift))}")
     if unit.reason:
         body.append(f"[{style}]{escape(unit.reason)}[/]")
+    from evalens.runner.trigger_report import query_label
+
+    fired = query_label(case.details or {}) if case.verdict != "ERROR" else None
+    if fired:  # a trigger query: `✗ stolen by pdf-tools 2/3`
+        body.append(f"[{style}]{escape(fired)}[/]")
     from evalens.core.models.cassette import replay_label
 
     replayed = replay_label(case.replay)

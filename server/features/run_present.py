@@ -36,7 +36,8 @@ def duration(seconds: float | None) -> str:
 
 
 def verdict_title(result: Any) -> str:
-    """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``≈ FLAKY 3/5``, ``⚠ ERROR: <short reason>``; a verdict
+    """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``≈ FLAKY 3/5``, ``⚠ ERROR: <short reason>``; a trigger
+    query says which skill fired (``✓ fired 3/3``, ``✗ stolen by pdf-tools 2/3``, docs/triggers.md); a verdict
     whose inputs changed since it ran ends in ``· stale``."""
     state = getattr(result, "state", None) or result.verdict
     icon = ICONS.get(state, "•")
@@ -51,6 +52,13 @@ def verdict_title(result: Any) -> str:
     replayed = replay_label(getattr(result, "replay", None))
     if replayed:  # a verdict from a cassette is never shown as a live run
         stale += f" · {replayed}"
+    details = getattr(result, "details", None)
+    if state != "ERROR" and isinstance(details, dict) and "fired" in details:
+        from evalens.runner.trigger_report import query_label
+
+        fired = query_label(details)  # a trigger query: `✓ fired 3/3`, `✗ stolen by pdf-tools 2/3`
+        if fired:
+            return fired + stale
     if state == "PASS":
         runs = f" {result.runs}/{result.runs}" if getattr(result, "runs", 1) > 1 else ""
         shown = "" if uplift is not None else f" {duration(result.duration_seconds)}"
@@ -133,12 +141,36 @@ def check_range(validation: Any, case_path: tuple, check: Any, encoding: str) ->
     return to_range(doc.span_for(path), doc.lines, encoding)
 
 
+FILE_CHECKS = ("files_created", "file_exists")
+
+
+def check_diff(result: Any, check: Any) -> tuple[str, str] | None:
+    """Expected and actual text of a failed check for an editor's diff, where the two compare: ``contains``
+    (the text wanted, the agent's output), ``not-contains`` (the output without the forbidden text, the
+    output) and the file checks (every declared path, the declared paths that exist). The output is what the
+    result keeps of it."""
+    output = result.output_snippet or ""
+    if check.kind == "contains":
+        return str(check.value), output
+    if check.kind == "not_contains":
+        return output.replace(str(check.value), ""), output
+    if check.kind in FILE_CHECKS:
+        same = [c for c in result.checks if c.kind == check.kind]
+        expected = sorted(str(c.value) for c in same)
+        actual = sorted(str(c.value) for c in same if c.status == "PASS")
+        return "".join(f"{p}\n" for p in expected), "".join(f"{p}\n" for p in actual)
+    return None
+
+
 def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str) -> list[dict[str, Any]]:
     out = []
     for check in result.checks:
         if check.status != "FAIL":
             continue
         entry: dict[str, Any] = {"check": check_label(check), "value": check.value, "message": check.detail}
+        diff = check_diff(result, check)
+        if diff is not None:
+            entry["expected"], entry["actual"] = diff
         rng = check_range(validation, case_path, check, encoding)
         if rng is not None:
             entry["range"] = {

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -145,7 +148,7 @@ def test_two_skills_one_steals_the_confusion_table(
             (f"write a greeting for Ann SCENARIO=use-skill NEEDS={GREET}", True),
             (f"write a greeting card as a PDF SCENARIO=use-skill NEEDS={PDF}", True),
             ("what is the weather SCENARIO=done", False),
-            ("merge these two PDFs SCENARIO=both-skills", False),
+            ("merge <these> two PDFs & more SCENARIO=both-skills", False),
         ],
     )
     out = tmp_path / "triggers.json"
@@ -177,7 +180,7 @@ def test_two_skills_one_steals_the_confusion_table(
     lines = "\n".join(outcome.summary)
     assert "trigger report for greeter: recall 2/4 = 0.50" in lines
     assert "stolen by pdf-tools 2/2: write a greeting card as a PDF" in lines
-    assert "stole from pdf-tools 2/2: merge these two PDFs" in lines
+    assert "stole from pdf-tools 2/2: merge <these> two PDFs & more" in lines
     saved = json.loads(out.read_text())
     assert saved["installed"] == ["greeter", "pdf-tools"]
     assert saved["trigger_report"]["stolen_by"] == [
@@ -189,3 +192,26 @@ def test_two_skills_one_steals_the_confusion_table(
     assert (first["skill"], first["how"], first["turn"]) == ("pdf-tools", how, 0)
     assert "pdf-tools" in first["argument"]
     assert by["3"].details["fired"][0]["also"] == ["pdf-tools"]
+    # the same report in `evalens show`, the HTML page (the query's text escaped) and the lens over each query
+    from evalens.runner.report_html import render_html
+    from evalens.runner.run_view import load_view
+    from evalens.server.features.run_present import verdict_title
+
+    assert outcome.report_path is not None
+    page = render_html(load_view(outcome.report_path))
+    assert "<h2>Triggers of greeter</h2>" in page and "recall 2/4 = 0.50 [0.15, 0.85]" in page
+    assert "stolen by <b>pdf-tools</b> 2/2: write a greeting card as a PDF" in page
+    assert "merge &lt;these&gt; two PDFs &amp; more" in page and "<these>" not in page
+    assert f"<b>pdf-tools</b> by {how} in turn 1" in page
+    show = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(outcome.report_path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=120,
+    )
+    assert show.returncode == 0, show.stderr[-2000:]
+    assert "trigger report for greeter: recall 2/4 = 0.50 [0.15, 0.85]" in show.stdout, show.stdout
+    assert "stolen by pdf-tools 2/2: write a greeting card as a PDF" in show.stdout
+    assert "✗ stolen by pdf-tools 2/2" in show.stdout
+    assert verdict_title(by["1"]) == "✗ stolen by pdf-tools 2/2" and verdict_title(by["0"]) == "✓ fired 2/2"
