@@ -9,6 +9,7 @@ material is untrusted, and the real criteria come after it.
 
 from __future__ import annotations
 
+import re
 import secrets
 
 LINE_PREFIX = "| "
@@ -36,3 +37,40 @@ def fence(label: str, text: str, boundary: str) -> str:
         f"{LINE_PREFIX}{line}" for line in f"[{label}]\n{text}".replace(boundary, "(boundary)").splitlines()
     ]
     return "\n".join([f"<<<{boundary}", *body, f"{boundary}>>>"])
+
+
+_BLOCK = re.compile(r"(?ms)^<<<(EVALENS-MATERIAL-[0-9a-f]+)\n(.*?)^\1>>>$")
+_SPACE = re.compile(r"\s+")
+
+
+def material_of(prompt: str) -> str | None:
+    """The agent's material as a judge prompt quotes it (every fenced block, without its line prefixes and its
+    label line), or None when the prompt fences none."""
+    blocks = _BLOCK.findall(prompt)
+    if not blocks:
+        return None
+    texts = []
+    for _boundary, body in blocks:
+        lines = [line.removeprefix(LINE_PREFIX) for line in body.splitlines()]
+        texts.append("\n".join(lines[1:]))  # the first line is the block's label, written by evalens
+    return "\n".join(texts)
+
+
+def unquoted(evidence: list[str], material: str) -> list[str]:
+    """The quotes of ``evidence`` that the material does not hold. A quote matches when, whitespace collapsed,
+    each of its pieces around an ellipsis (``…`` or ``...``) occurs in the material in order; an empty quote
+    quotes nothing."""
+    flat = _SPACE.sub(" ", material)
+    missing = []
+    for quote in evidence:
+        pieces = [p for p in (_SPACE.sub(" ", x).strip() for x in re.split(r"…|\.\.\.", quote)) if p]
+        at, found = 0, bool(pieces)
+        for piece in pieces:
+            hit = flat.find(piece, at)
+            if hit < 0:
+                found = False
+                break
+            at = hit + len(piece)
+        if not found:
+            missing.append(quote)
+    return missing

@@ -252,3 +252,47 @@ def paired_bootstrap(
     lo = means[max(0, math.floor(tail * resamples))]
     hi = means[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
     return observed, max(-1.0, lo), min(1.0, hi)
+
+
+# --------------------------------------------------------------------------- judge agreement (--judge-repeats)
+
+
+def flip_rate(labels: Iterable[str]) -> float | None:
+    """How often two judgements of the same transcript disagree: the share of unordered pairs of ``labels``
+    that differ (0: every judgement agreed; 0.5 for PASS, FAIL; None with fewer than two)."""
+    seen = list(labels)
+    k = len(seen)
+    if k < 2:
+        return None
+    same = sum(n * (n - 1) for n in (seen.count(v) for v in set(seen)))
+    return 1 - same / (k * (k - 1))
+
+
+def krippendorff_alpha_nominal(units: Iterable[Iterable[str]]) -> float | None:
+    """Krippendorff's α for nominal labels (each unit: the labels its judgements gave; a unit may have any
+    number, units with fewer than two are left out). 1 is perfect agreement, 0 what chance alone gives. None
+    when nothing is pairable or every label is the same (no variation: α is undefined)."""
+    from collections import Counter, defaultdict
+
+    coincidence: defaultdict[tuple[str, str], float] = defaultdict(float)
+    for unit in units:
+        values = list(unit)
+        m = len(values)
+        if m < 2:
+            continue
+        counts = Counter(values)
+        for c, nc in counts.items():
+            for k, nk in counts.items():
+                pairs = nc * (nk - 1) if c == k else nc * nk
+                coincidence[(c, k)] += pairs / (m - 1)
+    totals: defaultdict[str, float] = defaultdict(float)
+    for (c, _k), v in coincidence.items():
+        totals[c] += v
+    n = sum(totals.values())
+    if n <= 1:
+        return None
+    observed = sum(v for (c, k), v in coincidence.items() if c != k)
+    expected = sum(totals[c] * totals[k] for c in totals for k in totals if c != k)
+    if expected == 0:
+        return None
+    return 1 - (n - 1) * observed / expected

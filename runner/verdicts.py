@@ -3,6 +3,7 @@
 * :func:`unit_verdict`: one run of one unit, from what really happened (agent error, failed checks, judge).
 * :func:`combine_runs`: repeated runs of one unit (rule 5).
 * :func:`unit_state`: the verdict and the state (FLAKY, BUDGET) of repeated runs: every face derives both from it.
+* :func:`combine_judgements`: one transcript judged several times (``--judge-repeats``).
 * :func:`combine_units`: the units of one file, for its ``*`` unit.
 * :func:`graded_verdict`: units graded statement by statement (skill-creator, writing-skills; rule 3).
 * :func:`scored_verdict`: units scored over repeated runs against thresholds (skilljack, live and restored).
@@ -124,6 +125,15 @@ def unit_state(verdicts: Iterable[str], budget_stopped: int = 0) -> tuple[Verdic
     if all(v == "SKIP" for v in seen):
         return "SKIP", "SKIP"
     return "ERROR", "ERROR"
+
+
+def combine_judgements(verdicts: Iterable[str]) -> Literal["PASS", "FAIL", "ERROR"]:
+    """One transcript judged several times (``--judge-repeats``): any ERROR errs (a judge that could not answer
+    once is not trusted the other times), else any FAIL fails, else PASS: every judgement must pass it."""
+    seen = list(verdicts)
+    if not seen or "ERROR" in seen or any(v not in ("PASS", "FAIL") for v in seen):
+        return "ERROR"
+    return "FAIL" if "FAIL" in seen else "PASS"
 
 
 def combine_units(verdicts: Iterable[str]) -> Verdict:
