@@ -751,40 +751,19 @@ async def _open_log(
     return kept
 
 
-async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
-    """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
-    from evalens.runner.baseline import variant
-    from evalens.runner.report import allocate_report_path, artifacts_root, stamp, utc_now, write_report
+@dataclass
+class _Admission:
+    """The batch's one semaphore and budget: a run starts when a slot frees and only while the budget lasts."""
 
-    request = ctx.request
-    started = utc_now()
-    t0 = time.monotonic()
-    report_path = None
-    if request.write_report:
-        report_path = request.resume or allocate_report_path(
-            request.package_root.resolve(), started, request.output
-        )
-        ctx.artifacts_dir = artifacts_root(report_path)
-        ctx.emit(None, "report", "report path", report_path=str(report_path))
-    for warning in ctx.plan.warnings:
-        ctx.emit(None, "plan", warning)
-    sides = [ctx] + (
-        [variant(ctx, plan)] if plan is not None else []
-    )  # the baseline reads the package at REF
-    for side in sides:
-        for case, _path in ctx.cases:
-            for i in range(1, request.runs + 1):
-                side.records[(case.name, i)] = _RunRecord()
-    semaphore = asyncio.Semaphore(request.jobs)
+    semaphore: asyncio.Semaphore
+    budget: Any
 
-    from evalens.runner.budget import Budget
-
-    budget = request.budget or Budget(request.max_cost, request.max_tokens)
-
-    async def guarded(side: _Context, case: EvalCase, path: Path, index: int) -> None:
-        async with semaphore:  # admitted when a slot frees: running ones finish, no new one starts once spent
+    async def run(self, side: _Context, case: EvalCase, path: Path, index: int) -> None:
+        async with (
+            self.semaphore
+        ):  # admitted when a slot frees: running ones finish, no new one starts once spent
             rec = side.records[(case.name, index)]
-            refused = budget.admit(case.name)
+            refused = self.budget.admit(case.name)
             if refused is not None:
                 rec.verdict, rec.reason, rec.error, rec.state = "SKIP", refused, refused, "finished"
                 rec.budget = True
@@ -795,19 +774,20 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
             await _run_case_retrying(side, case, path, index)
             if side.log is not None:  # only now: a retried attempt is not a run of the case
                 await side.log.run_finished(case.name, index, side.side, rec)
-            budget.spend_usage(
+            self.budget.spend_usage(
                 rec.record.usage if rec.record is not None else None,
                 (rec.record.model if rec.record is not None else None) or side.request.agent_model,
             )
 
-    async def adaptive(side: _Context, case: EvalCase, path: Path) -> None:
+    async def adaptive(self, side: _Context, case: EvalCase, path: Path) -> None:
         """``--runs auto:MAX``: one run after another until the stop rule (runner/adaptive.py) says enough."""
         from evalens.runner.adaptive import stop_reason
         from evalens.runner.verdicts import count_passed, counted
 
+        request = side.request
         made = 0
         for index in range(1, request.runs + 1):
-            await guarded(side, case, path, index)
+            await self.run(side, case, path, index)
             made = index
             recs = [side.records[(case.name, i)] for i in range(1, index + 1)]
             if recs[-1].budget:
@@ -827,24 +807,40 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         for i in range(made + 1, request.runs + 1):  # never started: not a run of the case
             side.records.pop((case.name, i), None)
 
+
+async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
+    """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
+    from evalens.runner.baseline import variant
+    from evalens.runner.budget import Budget
+    from evalens.runner.report import utc_now
+
+    request = ctx.request
+    started = utc_now()
+    t0 = time.monotonic()
+    report_path = _report_path(ctx, started)
+    for warning in ctx.plan.warnings:
+        ctx.emit(None, "plan", warning)
+    sides = [ctx] + (
+        [variant(ctx, plan)] if plan is not None else []
+    )  # the baseline reads the package at REF
+    for side in sides:
+        for case, _path in ctx.cases:
+            for i in range(1, request.runs + 1):
+                side.records[(case.name, i)] = _RunRecord()
+    admission = _Admission(
+        asyncio.Semaphore(request.jobs), request.budget or Budget(request.max_cost, request.max_tokens)
+    )
     tasks: list[asyncio.Task] = []
     interrupted = False
     try:  # from here on an interruption still writes a report (interrupted: true)
-        ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
-        for side in sides:
-            side.engine_version = ctx.engine_version
-        from evalens.runner.sandbox import sweep_stale_sandboxes
-
-        await asyncio.to_thread(sweep_stale_sandboxes)
-        kept = await _open_log(ctx, sides, report_path, f"eval-run-{stamp(started)}")
-        for label, name, i in kept:  # a resumed batch's budget counts what its finished runs spent
-            rec = next(s for s in sides if s.side == label).records[(name, i)]
-            budget.spend_usage(rec.record.usage if rec.record is not None else None, rec.model)
+        kept = await _prepare(ctx, sides, report_path, started, admission.budget)
         if request.runs_auto:
-            tasks = [asyncio.create_task(adaptive(side, c, p)) for c, p in ctx.cases for side in sides]
+            tasks = [
+                asyncio.create_task(admission.adaptive(side, c, p)) for c, p in ctx.cases for side in sides
+            ]
         else:
             tasks = [
-                asyncio.create_task(guarded(side, c, p, i))
+                asyncio.create_task(admission.run(side, c, p, i))
                 for c, p in ctx.cases
                 for side in sides
                 for i in range(1, request.runs + 1)
@@ -859,14 +855,68 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         for rec in (r for side in sides for r in side.records.values()):
             if rec.state == "pending":
                 rec.verdict, rec.reason, rec.error = "SKIP", "not run: interrupted", "not run: interrupted"
-    note = budget.unpriced_note()
+    note = admission.budget.unpriced_note()
     if note:
         ctx.emit(None, "plan", note)
+    outcome = await _finish_batch(ctx, plan, sides, started, time.monotonic() - t0, report_path, interrupted)
+    if interrupted:
+        ctx.emit(None, "done", "interrupted; partial report written", report_path=str(report_path or ""))
+        raise asyncio.CancelledError()
+    return outcome
+
+
+def _report_path(ctx: _Context, started: Any) -> Path | None:
+    """Where the batch's report goes (a resumed batch: where it went), its artifacts folder set on ``ctx``;
+    None when the request writes no report."""
+    from evalens.runner.report import allocate_report_path, artifacts_root
+
+    request = ctx.request
+    if not request.write_report:
+        return None
+    report_path = request.resume or allocate_report_path(
+        request.package_root.resolve(), started, request.output
+    )
+    ctx.artifacts_dir = artifacts_root(report_path)
+    ctx.emit(None, "report", "report path", report_path=str(report_path))
+    return report_path
+
+
+async def _prepare(
+    ctx: _Context, sides: list[_Context], report_path: Path | None, started: Any, budget: Any
+) -> set[tuple[str | None, str, int]]:
+    """The engine's version, stale sandboxes swept, the run log opened: the runs a resumed batch keeps
+    (their spending counted in the budget)."""
+    from evalens.runner.report import stamp
+    from evalens.runner.sandbox import sweep_stale_sandboxes
+
+    ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
+    for side in sides:
+        side.engine_version = ctx.engine_version
+    await asyncio.to_thread(sweep_stale_sandboxes)
+    kept = await _open_log(ctx, sides, report_path, f"eval-run-{stamp(started)}")
+    for label, name, i in kept:  # a resumed batch's budget counts what its finished runs spent
+        rec = next(s for s in sides if s.side == label).records[(name, i)]
+        budget.spend_usage(rec.record.usage if rec.record is not None else None, rec.model)
+    return kept
+
+
+async def _finish_batch(
+    ctx: _Context,
+    plan: Any,
+    sides: list[_Context],
+    started: Any,
+    duration: float,
+    report_path: Path | None,
+    interrupted: bool,
+) -> RunOutcome:
+    """The report (with the baseline's section), written, and the run log's end."""
+    from evalens.runner.report import stamp, write_report
+
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(
         ctx,
         started,
-        time.monotonic() - t0,
+        duration,
         report_cases,
         interrupted,
         ctx.log.batch if ctx.log is not None else f"eval-run-{stamp(started)}",
@@ -883,10 +933,6 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         write_report(report, report_path)
     if ctx.log is not None:
         await ctx.log.batch_finished(report, interrupted)
-    outcome = RunOutcome(
+    return RunOutcome(
         plan=ctx.plan, report=report, report_path=report_path, results=results, interrupted=interrupted
     )
-    if interrupted:
-        ctx.emit(None, "done", "interrupted; partial report written", report_path=str(report_path or ""))
-        raise asyncio.CancelledError()
-    return outcome

@@ -66,32 +66,11 @@ def select_cases(
     root: Path, names: list[str], target: str | None, skipped: list[str] | None = None
 ) -> list[tuple[EvalCase, Path]]:
     """The cases to run; invalid files met in a whole-package run are reported in ``skipped``."""
-    from evalens.core.models.uaaps import load_case
-
     cases_dir = root / "evals" / "cases"
     files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
-    loaded: list[tuple[EvalCase, Path]] = []
-    problems: list[str] = []
     wanted_files = {Path(n).resolve() for n in names if n.endswith((".yaml", ".yml"))}
     wanted_names = {n for n in names if not n.endswith((".yaml", ".yml"))}
-    for path in files:
-        if names and path.resolve() not in wanted_files and not wanted_names:
-            continue
-        try:
-            case = normalised_case(load_case(path))
-        except Exception as exc:
-            if not names or path.resolve() in wanted_files:
-                problems.append(f"{path}: invalid case: {why(exc)}")
-            continue
-        loaded.append((case, path))
-    for path in wanted_files:
-        if path not in {p.resolve() for p in files}:
-            try:
-                loaded.append((normalised_case(load_case(path)), path))
-            except FileNotFoundError:
-                problems.append(f"case file {path} not found")
-            except Exception as exc:
-                problems.append(f"{path}: invalid case: {why(exc)}")
+    loaded, problems = _load_cases(files, names, wanted_files, wanted_names)
     if wanted_names:
         by_name = {c.name: (c, p) for c, p in loaded}
         missing = sorted(wanted_names - set(by_name))
@@ -104,16 +83,44 @@ def select_cases(
         raise RunError("; ".join(problems))
     if skipped is not None:
         skipped.extend(f"{p} — not run (`evalens validate` shows why)" for p in problems)
-    seen: set[str] = set()
-    unique = []
-    for case, path in loaded:
-        if case.name not in seen:
-            seen.add(case.name)
-            unique.append((case, path))
+    unique: dict[str, tuple[EvalCase, Path]] = {}
+    for case, path in loaded:  # the first case of a name wins
+        unique.setdefault(case.name, (case, path))
     if not unique:
         raise RunError(
             f"no eval cases selected in {cases_dir}/"
             + (f" (target {target})" if target else "")
             + (f"; {'; '.join(problems)}" if problems else "")
         )
-    return unique
+    return list(unique.values())
+
+
+def _load_cases(
+    files: list[Path], names: list[str], wanted_files: set[Path], wanted_names: set[str]
+) -> tuple[list[tuple[EvalCase, Path]], list[str]]:
+    """The package's case files (only the named ones when files are named and no case is), then named files
+    from elsewhere; the problems of those that do not load (a whole-package run skips them)."""
+    from evalens.core.models.uaaps import load_case
+
+    loaded: list[tuple[EvalCase, Path]] = []
+    problems: list[str] = []
+    for path in files:
+        if names and path.resolve() not in wanted_files and not wanted_names:
+            continue
+        try:
+            case = normalised_case(load_case(path))
+        except Exception as exc:
+            if not names or path.resolve() in wanted_files:
+                problems.append(f"{path}: invalid case: {why(exc)}")
+            continue
+        loaded.append((case, path))
+    in_package = {p.resolve() for p in files}
+    for path in wanted_files:
+        if path not in in_package:
+            try:
+                loaded.append((normalised_case(load_case(path)), path))
+            except FileNotFoundError:
+                problems.append(f"case file {path} not found")
+            except Exception as exc:
+                problems.append(f"{path}: invalid case: {why(exc)}")
+    return loaded, problems
