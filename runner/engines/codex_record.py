@@ -131,6 +131,54 @@ def conversation(
 Window = tuple[ToolCall, datetime | None, datetime | None]  # a call, when it was asked for, when it returned
 
 
+def _message_text(payload: dict[str, Any]) -> str:
+    """An assistant message's text parts, joined."""
+    return "\n".join(
+        str(p.get("text", ""))
+        for p in payload.get("content") or []
+        if isinstance(p, dict) and p.get("type") in ("output_text", "text")
+    )
+
+
+def _call_input(item_type: str, payload: dict[str, Any]) -> Any:
+    """What a tool call was given: a function call's parsed arguments, a custom tool's input, a shell action."""
+    if item_type == "function_call":
+        return _arguments(payload.get("arguments"))
+    if item_type == "custom_tool_call":
+        return payload.get("input")
+    return payload.get("action")
+
+
+def _turn_usage(turn: Turn | None, usage: dict[str, Any]) -> None:
+    """A turn's tokens: the first model call's usage recorded while it is open."""
+    if turn is not None and turn.input_tokens is None:
+        turn.input_tokens = as_int(usage.get("input_tokens"))
+        turn.output_tokens = as_int(usage.get("output_tokens"))
+
+
+def _returned(
+    build: Builder,
+    payload: dict[str, Any],
+    ran: dict[str, tuple[Any, Any]],
+    asked: dict[str, datetime | None],
+    when: datetime | None,
+) -> Window | None:
+    """A tool call's output onto its call, with how long it ran (the command's own times, else from asked to
+    answered); the call's window, None for an output of no known call."""
+    call = build.calls.get(str(payload.get("call_id")))
+    if call is None:
+        return None
+    text, failed = _output(payload.get("output"))
+    build.set_result(call, text, is_error=failed)
+    start, end = ran.get(call.id or "", (None, None))
+    call.duration_ms = (
+        millis(parse_time(start), parse_time(end))
+        if start and end
+        else millis(asked.get(call.id or ""), when)
+    )
+    return call, asked.get(call.id or ""), when
+
+
 def _from_rollout(
     transcript: Transcript, names: list[str], bounds: Bounds
 ) -> tuple[Conversation, list[Window]]:
@@ -149,10 +197,7 @@ def _from_rollout(
             kind, item_type = entry.get("type"), payload.get("type")
             if kind == "token_usage_record":
                 model_calls += 1
-                usage = payload.get("usage") or {}
-                if turn is not None and turn.input_tokens is None:
-                    turn.input_tokens = as_int(usage.get("input_tokens"))
-                    turn.output_tokens = as_int(usage.get("output_tokens"))
+                _turn_usage(turn, payload.get("usage") or {})
                 continue
             if kind == "event_msg" and item_type == "item_completed":
                 item = payload.get("item") or {}
@@ -172,20 +217,9 @@ def _from_rollout(
                     turn = build.new_turn(entry.get("timestamp"))
                     answered = False
             if item_type == "message" and payload.get("role") == "assistant":
-                text = "\n".join(
-                    str(p.get("text", ""))
-                    for p in payload.get("content") or []
-                    if isinstance(p, dict) and p.get("type") in ("output_text", "text")
-                )
-                build.add_text(turn, text)
+                build.add_text(turn, _message_text(payload))
             elif item_type in ("function_call", "custom_tool_call", "local_shell_call"):
-                value = (
-                    _arguments(payload.get("arguments"))
-                    if item_type == "function_call"
-                    else payload.get("input")
-                    if item_type == "custom_tool_call"
-                    else payload.get("action")
-                )
+                value = _call_input(item_type, payload)
                 call = build.add_call(
                     turn,
                     payload.get("call_id") or payload.get("id"),
@@ -197,18 +231,9 @@ def _from_rollout(
                     asked[call.id or ""] = when
             elif item_type in ("function_call_output", "custom_tool_call_output"):
                 answered = True
-                call = build.calls.get(str(payload.get("call_id")))
-                if call is None:
-                    continue
-                text, failed = _output(payload.get("output"))
-                build.set_result(call, text, is_error=failed)
-                start, end = ran.get(call.id or "", (None, None))
-                call.duration_ms = (
-                    millis(parse_time(start), parse_time(end))
-                    if start and end
-                    else millis(asked.get(call.id or ""), when)
-                )
-                windows.append((call, asked.get(call.id or ""), when))
+                window = _returned(build, payload, ran, asked, when)
+                if window is not None:
+                    windows.append(window)
     conv.turns = build.finish()
     conv.usage = Usage(model_calls=model_calls or None)
     return conv, windows
