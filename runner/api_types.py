@@ -103,6 +103,12 @@ class RunRequest(AgentRunLimits):
     runs_threshold: float = Field(
         default=0.5, ge=0, le=1, description="The pass rate adaptive repeats decide a case against."
     )
+    judge_repeats: int = Field(
+        default=1,
+        ge=1,
+        description="`--judge-repeats K`: each transcript judged K times; any FAIL fails, any ERROR errs, and the "
+        "report gives each case's flip rate and the batch's agreement (Krippendorff's alpha).",
+    )
     max_cost: float | None = Field(
         default=None,
         ge=0,

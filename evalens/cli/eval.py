@@ -57,6 +57,14 @@ def _parser() -> argparse.ArgumentParser:
         help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
         "the case timeout, 10-60 s); then the case is ERROR",
     )
+    p.add_argument(
+        "--judge-repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="judge each transcript K times: any FAIL fails, any ERROR errs; the report gives each case's flip "
+        "rate and the batch's agreement (Krippendorff's alpha)",
+    )
     p.add_argument("--dry-run", action="store_true", help="print the plan; run no agent and no model")
     p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
     p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
@@ -329,6 +337,8 @@ def main(argv: list[str]) -> int:
     except ValueError:
         parser.error(f"--runs takes a number or auto[:MAX], not {args.runs!r}")
     args.runs, args.runs_auto = spec.count, spec.auto
+    if args.judge_repeats < 1:
+        parser.error("--judge-repeats must be at least 1")
     if not 0 <= args.runs_threshold <= 1:
         parser.error("--runs-threshold must be between 0 and 1")
     if args.rejudge:
@@ -422,6 +432,7 @@ def _request(args: Any) -> Any:
         timeout=args.timeout,
         no_judge=args.no_judge,
         judge_timeout=args.judge_timeout,
+        judge_repeats=args.judge_repeats,
         dry_run=args.dry_run,
         keep_sandbox=args.keep_sandbox,
         jobs=args.jobs,

@@ -317,7 +317,7 @@ async def _judge(
 ) -> None:
     """Judge a run whose checks passed: the batch's judge, or one matched to the agent's model when the judge
     was not named (same provider only); a judge failure is the run's error."""
-    from evalens.runner.judge import build_prompt, judge_case, judge_deadline, resolve_judge
+    from evalens.runner.judge import build_prompt, judge_deadline, judge_repeated, resolve_judge
 
     assert ctx.judge_spec is not None
     spec = ctx.judge_spec
@@ -333,11 +333,37 @@ async def _judge(
         previews,
         [c.model_dump() for c in rec.checks],
     )
-    rec.judge = await judge_case(
-        spec, prompt, deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout)
+    rec.judge = await judge_repeated(
+        spec,
+        prompt,
+        ctx.request.judge_repeats,
+        deadline=judge_deadline(ctx.timeout, ctx.request.judge_timeout),
     )
     if rec.judge.verdict == "ERROR":
         rec.error = rec.judge.reason
+
+
+def _judge_flips(recs: list[_RunRecord]) -> dict[str, Any]:
+    """A case's ``judge_flip_rate`` and ``judge_verdicts`` with ``--judge-repeats`` (nothing otherwise)."""
+    from evalens.runner.stats import flip_rate
+
+    judged = [r.judge.judgements for r in recs if r.judge is not None and len(r.judge.judgements) > 1]
+    if not judged:
+        return {}
+    rates = [x for j in judged if (x := flip_rate(j)) is not None]
+    return {"judge_flip_rate": round(sum(rates) / len(rates), 4), "judge_verdicts": list(judged[-1])}
+
+
+def _judge_agreement(ctx: _Context) -> dict[str, Any]:
+    """The report's ``judge.repeats`` and ``judge.agreement`` (Krippendorff's alpha over every transcript's
+    repeated judgements) with ``--judge-repeats``."""
+    from evalens.runner.stats import krippendorff_alpha_nominal
+
+    if ctx.request.judge_repeats <= 1:
+        return {}
+    units = [r.judge.judgements for r in ctx.records.values() if r.judge is not None and r.judge.judgements]
+    alpha = krippendorff_alpha_nominal(units)
+    return {"repeats": ctx.request.judge_repeats, "agreement": None if alpha is None else round(alpha, 4)}
 
 
 def _write_transcript(
@@ -583,6 +609,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                 else None,
                 agent_output_snippet=snippet,
                 error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,
+                **_judge_flips(recs),
                 checks=[
                     ReportCheck(
                         kind=c.kind,
@@ -658,7 +685,7 @@ def _build_report(
             model_provider=ctx.engine.default_provider,
             session_id=sessions[0] if sessions else None,
         ),
-        judge=ReportJudge(model=judge_model, model_provider=judge_provider),
+        judge=ReportJudge(model=judge_model, model_provider=judge_provider, **_judge_agreement(ctx)),
         environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
         summary=ReportSummary(

@@ -1,6 +1,6 @@
-"""``evalens eval --runs auto[:MAX]`` (issue #25) with a scripted stand-in for `claude`: a steady case stops once
-its Wilson interval clears the threshold, the report says why each case stopped, and runs never started are not
-SKIP runs."""
+"""``evalens eval --runs auto[:MAX]`` and ``--judge-repeats K`` (issue #25) with a scripted stand-in for `claude`:
+a steady case stops once its Wilson interval clears the threshold, the report says why each case stopped, runs
+never started are not SKIP runs; repeated judgements give a flip rate per case and the batch's agreement."""
 
 from __future__ import annotations
 
@@ -54,3 +54,39 @@ def test_runs_auto_stops_each_case_when_decided(
     assert out.returncode == 0 and "stopped" not in json.loads(out.stdout)["cases"][0].get("details", {})
     assert _eval(pkg, "--runs", "auto:0").returncode == 2
     assert _eval(pkg, "--runs", "auto", "--runs-threshold", "2").returncode == 2
+
+
+def test_judge_repeats_in_the_report(
+    tmp_path: Path,
+    scripted_claude: Path,  # noqa: F811
+    fake_model,
+    monkeypatch,
+    sandbox_dir: Path,
+) -> None:
+    """``--judge-repeats 3`` with the fake judge: a judge that flips makes the case FAIL with its flip rate; the
+    report carries the batch's agreement (by hand: [P,F,P] and [P,P,P] → α = 0)."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_model.anthropic_base_url)
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "steady": case("pass", judge="pass", contains=["GREETING-OK"]),
+            "flipping": case("pass", judge="alternate", contains=["GREETING-OK"]),
+        },
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--judge", "claude-judge", "--json"]
+        + ["--judge-repeats", "3"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert out.returncode == 1, out.stderr[-2000:]
+    report = json.loads(out.stdout)
+    cases = {c["name"]: c for c in report["cases"]}
+    assert cases["steady"]["verdict"] == "PASS" and cases["steady"]["judge_flip_rate"] == 0.0
+    assert cases["steady"]["judge_verdicts"] == ["PASS"] * 3
+    flipping = cases["flipping"]
+    assert flipping["verdict"] == "FAIL" and flipping["judge_verdicts"] == ["PASS", "FAIL", "PASS"]
+    assert flipping["judge_flip_rate"] == 0.6667 and "disagreed" in flipping["judge_verdict"]["reason"]
+    assert report["judge"]["repeats"] == 3 and report["judge"]["agreement"] == 0.0

@@ -295,6 +295,20 @@ class ReportJudge(EvalModel):
 
     model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
     model_provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
+    repeats: int | None = doc(
+        "Judgements per transcript, with `--judge-repeats K` (evalens extension).",
+        type_="integer",
+        default=None,
+        example=3,
+    )
+    agreement: float | None = doc(
+        "With `--judge-repeats`: Krippendorff's alpha (nominal) of the repeated judgements over the batch's "
+        "transcripts; 1 is perfect agreement, 0 what chance gives; absent when it is undefined (every "
+        "judgement the same) (evalens extension).",
+        type_="number",
+        default=None,
+        example=0.82,
+    )
 
 
 class ReportEnvironment(EvalModel):
@@ -576,6 +590,19 @@ class ReportCase(EvalModel):
         type_="number[]",
         default=None,
         example=[0.21, 0.94],
+    )
+    judge_flip_rate: float | None = doc(
+        "With `--judge-repeats`: how often two judgements of the same transcript disagreed (the share of "
+        "differing pairs, averaged over the case's runs); 0 when every judgement agreed (evalens extension).",
+        type_="number",
+        default=None,
+        example=0.0,
+    )
+    judge_verdicts: list[str] = doc(
+        "With `--judge-repeats`: each judgement's verdict of the case's (last judged) run (evalens extension).",
+        type_="string[]",
+        default=[],
+        example=["PASS", "PASS", "FAIL"],
     )
     pass_hat_k: float | None = doc(
         "pass^k with k = the runs asked for (`runs`): 1.0 when every run passed; absent "
