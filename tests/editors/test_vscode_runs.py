@@ -40,11 +40,26 @@ SKILL_CREATOR_EVALS = {
 }
 
 
+FOLLOWED_CASE = """\
+name: followed
+description: A slow run (the model waits 12 s before its reply), so Show Run can follow it
+target: skill:pdf-tools
+input:
+  prompt: "Extract all text from fixtures/sample.txt into output/extracted.txt SCENARIO=slow-extract"
+  files:
+    - fixtures/sample.txt
+expected:
+  contains:
+    - "EXTRACTED"
+"""
+
+
 def _prepare(ws: Path) -> None:
-    """A skill-creator evals.json beside the UAAPS cases (one eval named, one not)."""
+    """A skill-creator evals.json beside the UAAPS cases (one eval named, one not), and a slow case."""
     evals = ws / "skills" / "pdf-tools" / "evals"
     evals.mkdir(parents=True)
     (evals / "evals.json").write_text(json.dumps(SKILL_CREATOR_EVALS, indent=2) + "\n")
+    (ws / "evals" / "cases" / "05-followed.yaml").write_text(FOLLOWED_CASE)
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +71,7 @@ def session(tmp_path_factory: pytest.TempPathFactory):
         "drive_runs.js",
         env,
         prepare=_prepare,
-        scenarios=E2E_DIR / "scenarios.json",
+        scenarios=E2E_DIR / "scenarios_runs.json",
     ) as result:
         yield result
 
@@ -74,3 +89,23 @@ def test_skill_creator_evals_are_labelled_by_their_name(session):
     rows = [r["text"] for r in session["skillCreatorRows"]]  # the row's label then its description (the id)
     assert "first-line#1" in rows, rows
     assert "Count the words in fixtures/sample.txt#2" in rows, rows
+
+
+def test_run_all_is_one_test_results_run_with_a_summary(session):
+    """#27 defect 9: the "Run all evals" lens runs the package as one Test Results run (not one per case) that
+    holds every case's turns and ends with one summary line counting each outcome."""
+    step(session, "batch-follow")
+    text = session["batchText"]
+    assert text.count("■ evalens:") == 1, text[-3000:]
+    summary = text[text.index("■ evalens:") :].splitlines()[0]
+    assert "passed" in summary and "failed" in summary and "evals" in summary, summary
+    assert "followed: the agent's turns" in text and "extract-text: the agent's turns" in text, text[-3000:]
+
+
+def test_show_run_follows_a_running_case(session):
+    """#27 defect 9: Show Run on a running case opens its live page with the turns so far (RUNNING), and the
+    page turns into the finished run page when the run ends."""
+    step(session, "batch-follow")
+    assert session["liveBadge"] == "RUNNING", session["liveBadge"]
+    assert any("Write" in t for t in session["liveTurns"]), session["liveTurns"]
+    assert session["followedVerdict"] == "PASS", session["followedVerdict"]

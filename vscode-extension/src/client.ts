@@ -21,7 +21,7 @@ import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerIn
 import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
 import type { InterpreterSource } from "./interpreter";
-import { Commands, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
+import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
 import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
 
@@ -31,7 +31,13 @@ export type ServerState = "stopped" | "starting" | "running" | "failed" | "notIn
 export interface LensRunHooks {
   lensRunStarted(uri: string, name: string): void;
   lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void;
+  /** A lens that runs many units (Run all, a whole file): one Test Results run for all of them. */
+  lensBatchStarted(): LensBatch;
+  lensBatchFinished(batch: LensBatch, result: unknown, error?: unknown): void;
 }
+
+/** What the Test Explorer keeps of a lens batch while it runs (opaque to the client). */
+export type LensBatch = object;
 
 /** What the rest of the extension needs from the server; the test controller and commands see only this. */
 export interface EvalServer {
@@ -255,6 +261,17 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
     if (target && !(await this.saveGuard([target.uri]))) {
       return undefined; // the user chose neither to save nor to run the saved file
+    }
+    if (isLensBatch(command, args) && this.lensHooks) {
+      const batch = this.lensHooks.lensBatchStarted();
+      try {
+        const result = await next(command, args);
+        this.lensHooks.lensBatchFinished(batch, result);
+        return result;
+      } catch (err) {
+        this.lensHooks.lensBatchFinished(batch, undefined, err);
+        throw err;
+      }
     }
     if (!target || target.dryRun || !this.lensHooks) {
       return next(command, args);

@@ -3,7 +3,7 @@ import * as vscode from "vscode";
 import type { EvalServer, ServerManager } from "./client";
 import { caseAtLine } from "./cases";
 import { Commands } from "./protocol";
-import { showRun } from "./runView";
+import { allRunsEnded, followTurn, runEnded, showRun } from "./runView";
 import { spendQuestion } from "./spend";
 import type { EvalTestController, RunMode } from "./testController";
 
@@ -201,6 +201,14 @@ export function registerCommands(
         return;
       }
       await showRun(server, { ...target, compare: true }, log);
+    }),
+    // Show Run follows a running unit and shows the finished run when it ends (#27 defect 9)
+    server.onRunTurn((p) => followTurn(p)),
+    server.onVerdictChanged((p) => void runEnded(server, p.uri, p.name, log)),
+    server.onRunState((p) => {
+      if (p.running === 0) {
+        void allRunsEnded(server, log);
+      }
     }),
     vscode.commands.registerCommand(CommandIds.restart, () => server.restart()),
     vscode.commands.registerCommand(CommandIds.showLog, () => log.show()),

@@ -15,8 +15,8 @@ const RESET = "\x1b[0m";
 /** Lines of one turn shown in the terminal (the run view has all of it). */
 export const TURN_LINES = 6;
 
-/** One turn as terminal text (CRLF line ends, ANSI colour): `▸ Write output/result.txt`. */
-export function turnOutput(p: RunTurnParams): string {
+/** One turn as plain lines (no colour): `▸ Write output/result.txt`; the terminal and the live run page show it. */
+export function turnText(p: RunTurnParams, eol = "\n"): string {
   let body = p.text.replace(/\s+$/, "");
   if (p.kind === "tool") {
     body = `${p.tool ?? "tool"} ${body}`.trimEnd();
@@ -31,7 +31,17 @@ export function turnOutput(p: RunTurnParams): string {
     shown.push(`… ${lines.length - TURN_LINES} more lines`);
   }
   const run = p.run > 1 ? `#${p.run} ` : "";
-  const text = `${run}${MARKS[p.kind] ?? ""} ${shown.join("\r\n    ")}`;
-  const colour = p.kind === "hook" || p.kind === "error" || p.isError ? RED : p.kind === "result" || p.kind === "note" ? DIM : "";
+  return `${run}${MARKS[p.kind] ?? ""} ${shown.join(`${eol}    `)}`;
+}
+
+/** Whether a turn is shown as trouble (red): a hook that blocked, an error, a failed tool call. */
+export function isTrouble(p: RunTurnParams): boolean {
+  return p.kind === "hook" || p.kind === "error" || p.isError === true;
+}
+
+/** One turn as terminal text (CRLF line ends, ANSI colour): `▸ Write output/result.txt`. */
+export function turnOutput(p: RunTurnParams): string {
+  const text = turnText(p, "\r\n");
+  const colour = isTrouble(p) ? RED : p.kind === "result" || p.kind === "note" ? DIM : "";
   return `${colour ? colour + text + RESET : text}\r\n`;
 }

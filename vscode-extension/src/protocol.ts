@@ -218,6 +218,16 @@ export function caseKey(uri: string, name: string): string {
   return `${uri}#${name}`;
 }
 
+/** A lens command that runs many units as one batch: `evalens.runAll`, `evalens.runFile`, or `evalens.runCase` on a
+ * whole file (`name: "*"`), not a dry run. */
+export function isLensBatch(command: string, args: unknown[]): boolean {
+  const first = args[0] && typeof args[0] === "object" ? (args[0] as Record<string, unknown>) : {};
+  if (first.dryRun === true) {
+    return false;
+  }
+  return command === Commands.runAll || command === Commands.runFile || (command === Commands.runCase && first.name === "*");
+}
+
 /** Arguments of an `evalens.runCase` lens command: one object `{uri, name}` (positional `[uri, name]` also accepted). */
 export function lensRunTarget(args: unknown[]): { uri: string; name: string; dryRun: boolean } | undefined {
   const [first, second] = args;

@@ -170,3 +170,33 @@ export function cancelledLine(label: string, dryRun: boolean, last?: TestOutcome
     ? `■ ${label}: cancelled; its last result (${OUTCOME_WORD[last]}) stays\r\n`
     : `■ ${label}: cancelled before its first result\r\n`;
 }
+
+/** The closing line of a batch in Test Results: how many units, each outcome counted, the wall time and what the
+ * agents spent (`■ evalens: 4 evals · 2 passed · 1 failed · 1 errored · 42s · 1,204 in / 88 out tokens · $0.0123`). */
+export function batchSummary(outcomes: readonly TestOutcome[], seconds: number, usage?: CaseResult["usage"]): string {
+  const counts = new Map<TestOutcome, number>();
+  outcomes.forEach((o) => counts.set(o, (counts.get(o) ?? 0) + 1));
+  const parts = [`${outcomes.length} eval${outcomes.length === 1 ? "" : "s"}`];
+  for (const o of ["passed", "failed", "errored", "skipped"] as const) {
+    if (counts.get(o)) {
+      parts.push(`${counts.get(o)} ${o}`);
+    }
+  }
+  parts.push(formatDuration(seconds));
+  const spent = usageText(usage);
+  if (spent) {
+    parts.push(spent);
+  }
+  return `■ evalens: ${parts.join(" · ")}\r\n`;
+}
+
+/** The usage of several results added up (cost only when every result that used tokens reported one). */
+export function addUsage(results: readonly CaseResult[]): CaseResult["usage"] {
+  const used = results.map((r) => r.usage).filter((u): u is NonNullable<CaseResult["usage"]> => !!u);
+  if (used.length === 0) {
+    return undefined;
+  }
+  const sum = (f: (u: NonNullable<CaseResult["usage"]>) => number | undefined) => used.reduce((a, u) => a + (f(u) ?? 0), 0);
+  const costs = used.every((u) => u.costUsd != null);
+  return { inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), ...(costs ? { costUsd: sum((u) => u.costUsd) } : {}) };
+}

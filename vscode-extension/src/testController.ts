@@ -1,11 +1,11 @@
 /** Eval cases in VS Code's Test Explorer: package → file → case, discovered and run through the server. */
 import * as path from "node:path";
 import * as vscode from "vscode";
-import type { EvalServer, LensRunHooks } from "./client";
+import type { EvalServer, LensBatch, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { turnOutput } from "./liveTurns";
 import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
-import { cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput } from "./results";
+import { addUsage, batchSummary, cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput, TestOutcome } from "./results";
 import type { EvalensSettings } from "./settings";
 
 function repeatLabel(n: number): string {
@@ -50,6 +50,15 @@ export interface RunMode {
 
 let batches = 0;
 
+/** One Test Results run for many units (a Test Explorer run, or a lens that runs a whole file or package): the
+ * outcome of each unit by item id, for the summary line that closes it. */
+interface Batch {
+  run: vscode.TestRun;
+  started: number;
+  outcomes: Map<string, TestOutcome>;
+  results: CaseResult[];
+}
+
 /** One id per Test Explorer run: its runCase commands share one budget (`evalens.run.maxCost`/`maxTokens`). */
 function newBatch(): string {
   batches += 1;
@@ -74,6 +83,10 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** Runs started from the code lens, by case key. */
   private readonly lensRuns = new Map<string, vscode.TestRun>();
   private readonly pending = new Map<string, NodeJS.Timeout>();
+  /** Lens batches in flight (Run all, a whole file): their units' verdicts and turns go into their one run. */
+  private readonly lensBatches: Batch[] = [];
+  /** The batch of each Test Explorer run, by run: what its summary line counts. */
+  private readonly batchOf = new WeakMap<vscode.TestRun, Batch>();
   /** The outcome of each case's last real run (not a dry run, not a cancelled one), by item id: what a dry run
    * or a cancel leaves in place. Seeded from discovery's `lastVerdict` (results restored from reports). */
   private readonly lastReal = new Map<string, Outcome>();
@@ -391,9 +404,15 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const limit = this.settings().maxParallelRuns;
     const budget = this.settings().run.maxCost > 0 || this.settings().run.maxTokens > 0;
     const extra: CaseCommandArgs = dryRun ? {} : { ...(budget ? { batch: newBatch() } : {}), ...(runs > 1 ? { runs } : {}) };
+    const batch: Batch = { run, started: Date.now(), outcomes: new Map(), results: [] };
+    this.batchOf.set(run, batch);
     try {
       await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun, extra));
     } finally {
+      if (!dryRun && batch.outcomes.size > 1) {
+        // one unit's own result line says it all; a batch of several gets a line that counts them
+        run.appendOutput(this.summary(batch));
+      }
       run.end();
     }
   }
@@ -440,6 +459,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         this.keepLast(run, item, dryRun, result.problems ? `${result.reason ?? "not run"}: the last real result stays\r\n` : "");
         return;
       }
+      this.batchOf.get(run)?.results.push(result);
       this.reportReal(run, item, outcomeFromResult(result));
     } catch (err) {
       if (token.isCancellationRequested) {
@@ -459,9 +479,13 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** A turn of the agent while a case runs: appended to the Test Results terminal of that case's run. */
   runTurn(p: RunTurnParams): void {
     const item = this.caseItem(p.uri, p.name);
-    const run = item && (this.running.get(item.id) ?? this.lensRuns.get(item.id));
+    const batch = item && !this.running.has(item.id) && !this.lensRuns.has(item.id) ? this.lensBatches[this.lensBatches.length - 1] : undefined;
+    const run = item && (this.running.get(item.id) ?? this.lensRuns.get(item.id) ?? batch?.run);
     if (!item || !run) {
       return; // a run this window did not start (another client), or one already reported
+    }
+    if (batch && p.seq === 0 && p.run <= 1) {
+      run.started(item); // a lens batch learns that a unit started from its first turn
     }
     const total = this.repeats.get(item.id) ?? 1;
     const which = total > 1 ? ` (run ${p.run}/${total})` : p.run > 1 ? ` (run ${p.run})` : "";
@@ -472,7 +496,45 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** A real run's outcome: shown, and remembered as what dry runs and cancels leave in place. */
   private reportReal(run: vscode.TestRun, item: vscode.TestItem, o: Outcome): void {
     this.lastReal.set(item.id, o);
+    this.batchOf.get(run)?.outcomes.set(item.id, o.outcome);
     this.report(run, item, o);
+  }
+
+  /** The line that closes a batch's Test Results run. */
+  private summary(batch: Batch): string {
+    return batchSummary([...batch.outcomes.values()], (Date.now() - batch.started) / 1000, addUsage(batch.results));
+  }
+
+  lensBatchStarted(): LensBatch {
+    const run = this.controller.createTestRun(new vscode.TestRunRequest(), "evalens (run all)", true);
+    const batch: Batch = { run, started: Date.now(), outcomes: new Map(), results: [] };
+    this.batchOf.set(run, batch);
+    this.lensBatches.push(batch);
+    return batch;
+  }
+
+  /** The lens batch answered: each unit's full result (failed checks at their ranges) and the summary line. */
+  lensBatchFinished(token: LensBatch, result: unknown, error?: unknown): void {
+    const batch = token as Batch;
+    const at = this.lensBatches.indexOf(batch);
+    if (at < 0) {
+      return;
+    }
+    this.lensBatches.splice(at, 1);
+    for (const r of Array.isArray(result) ? (result as CaseResult[]) : []) {
+      const item = r && typeof r.verdict === "string" && !r.dryRun && !r.cancelled && !r.problems ? this.caseItem(r.uri, r.name) : undefined;
+      if (item) {
+        batch.results.push(r);
+        this.reportReal(batch.run, item, { ...outcomeFromResult(r), output: "" });
+      }
+    }
+    if (error !== undefined) {
+      batch.run.appendOutput(`■ evalens: the batch stopped: ${String(error)}\r\n`);
+    }
+    if (batch.outcomes.size > 0) {
+      batch.run.appendOutput(this.summary(batch));
+    }
+    batch.run.end();
   }
 
   /** A dry run or a run refused for validation errors: the item keeps its last real result. A dry run never
@@ -571,6 +633,12 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     if (p.range) {
       item.range = toRange(p.range);
     }
+    const batch = this.lensBatches[this.lensBatches.length - 1];
+    if (batch) {
+      batch.run.started(item);
+      this.reportReal(batch.run, item, outcomeFromNotification(p)); // the answer reports it again, in full
+      return;
+    }
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens", false);
     this.reportReal(run, item, outcomeFromNotification(p));
     run.end();
@@ -579,6 +647,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   dispose(): void {
     this.pending.forEach((t) => clearTimeout(t));
     this.lensRuns.forEach((r) => r.end());
+    this.lensBatches.forEach((b) => b.run.end());
     this.disposables.forEach((d) => d.dispose());
   }
 }

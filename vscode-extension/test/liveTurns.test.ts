@@ -101,3 +101,22 @@ test("Run N× heads each run's turns with run k/N", async () => {
   assert.ok(texts.some((t) => t.startsWith("── greet (run 2/3): the agent's turns ──")), texts.join(""));
   tc.dispose();
 });
+
+test("the live run page escapes the agent's text and keeps its turns in order", () => {
+  const { livePage, turnHtml } = require("../src/runView") as typeof import("../src/runView");
+  const page = livePage("a<b", [
+    { uri: "file:///x", name: "a<b", run: 1, seq: 0, kind: "tool", tool: "Write", text: "<script>x</script>" },
+    { uri: "file:///x", name: "a<b", run: 1, seq: 1, kind: "hook", tool: "Write", blocked: true, text: "no" },
+  ]);
+  assert.ok(page.includes("a&lt;b") && !page.includes("<script>x"), page);
+  assert.ok(page.indexOf("Write &lt;script&gt;") < page.indexOf("Write blocked: no"));
+  assert.ok(turnHtml({ uri: "", name: "", run: 1, seq: 2, kind: "error", text: "boom" }).startsWith('<pre class="turn trouble">'));
+});
+
+test("lens commands that run many units are batches; a dry run or one case is not", () => {
+  const { isLensBatch } = require("../src/protocol") as typeof import("../src/protocol");
+  assert.equal(isLensBatch("evalens.runAll", [{ uri: "u" }]), true);
+  assert.equal(isLensBatch("evalens.runCase", [{ uri: "u", name: "*" }]), true);
+  assert.equal(isLensBatch("evalens.runCase", [{ uri: "u", name: "*", dryRun: true }]), false);
+  assert.equal(isLensBatch("evalens.runCase", [{ uri: "u", name: "a" }]), false);
+});

@@ -432,3 +432,42 @@ test("the Run N×, Run failed and Run stale profiles sit beside Run; each sends 
   assert.equal(new Set(runCalls().map((a) => a.batch)).size, 2, "the next run is a new batch");
   tc.dispose();
 });
+
+test("a lens batch (Run all) is one Test Results run: each verdict, the turns, the full answers and one summary line", async () => {
+  const { server, tc, controller } = setup();
+  await controller.resolveHandler!(undefined);
+  const batch = tc.lensBatchStarted();
+  server.runTurnEmitter.fire({ uri: CASES_URI, name: "summarises-pdf", run: 1, seq: 0, kind: "tool", tool: "Write", text: "out.txt" });
+  server.verdictEmitter.fire({ uri: CASES_URI, name: "summarises-pdf", verdict: "PASS", durationSeconds: 1 });
+  server.verdictEmitter.fire({ uri: CASES_URI, name: "rejects-empty", verdict: "FAIL", reason: "judge said no" });
+  await tick();
+  tc.lensBatchFinished(batch, [
+    result("summarises-pdf", "PASS", { usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.01 } }),
+    result("rejects-empty", "FAIL", { failedChecks: [{ check: "contains", message: "missing", range: range(11) }], usage: { inputTokens: 5, outputTokens: 1, costUsd: 0.02 } }),
+  ]);
+  assert.equal(controller.runs.length, 1, "one run for the whole batch");
+  const run = controller.runs[0] as FakeTestRun;
+  assert.ok(run.ended);
+  const outputs = run.events.filter((e) => e.kind === "output").map((e) => String(e.text));
+  assert.ok(outputs[0].startsWith("── summarises-pdf: the agent's turns ──"), outputs[0]);
+  assert.deepEqual(run.events[0], { kind: "started", id: tc.caseItem(CASES_URI, "summarises-pdf")!.id }, "running from its first turn");
+  const summary = outputs[outputs.length - 1];
+  assert.match(summary, /^■ evalens: 2 evals · 1 passed · 1 failed · \d+(\.\d)?s · 15 in \/ 3 out tokens · \$0\.0300\r\n$/);
+  const failed = run.events.filter((e) => e.kind === "failed");
+  assert.equal(failed[failed.length - 1].messages?.[0].message, "contains: missing\n(5 in / 1 out tokens · $0.0200)");
+});
+
+test("a Test Explorer run ends with one summary line; a dry run has none", async () => {
+  const { tc, controller } = setup({
+    "evalens.runCase": (a) => (a.dryRun ? { ...result(String(a.name), "SKIP"), dryRun: true } : result(String(a.name), a.name === "rejects-empty" ? "ERROR" : "PASS")),
+  });
+  await controller.resolveHandler!(undefined);
+  await tc.runItems(tc.allCases().filter((i) => i.uri?.toString() === CASES_URI), false);
+  const lines = (controller.runs[0] as FakeTestRun).events.filter((e) => e.kind === "output").map((e) => String(e.text));
+  assert.equal(lines.filter((l) => l.startsWith("■ evalens:")).length, 1);
+  assert.match(lines[lines.length - 1], /^■ evalens: 2 evals · 1 passed · 1 errored · /);
+  await tc.runItems(tc.allCases(), true);
+  const dry = (controller.runs[1] as FakeTestRun).events.filter((e) => e.kind === "output").map((e) => String(e.text));
+  assert.ok(!dry.some((l) => l.startsWith("■ evalens:")), "a dry run counts nothing");
+});
+

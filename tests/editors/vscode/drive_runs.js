@@ -74,6 +74,62 @@ async function showTesting(page) {
       });
     }
 
+    if (wanted('batch-follow')) {
+      await step('batch-follow', async () => {
+        // #27 defect 9: "Run all evals" is one Test Results run closed by a summary line, and Show Run opened
+        // on a running case follows its turns, then shows the finished run
+        await runCommand(page, 'View: Close Panel').catch(() => undefined);
+        await openFile(page, 'eval-config.json');
+        const lens = page.locator('.editor-instance .codelens-decoration', { hasText: 'Run all evals' }).first();
+        await lens.waitFor({ timeout: 60000 });
+        await lens.locator('a', { hasText: 'Run all evals' }).first().click({ timeout: 15000 });
+        await showTesting(page);
+        const tree = page.locator('.test-explorer .monaco-list-row');
+        let index = -1;
+        for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
+          const rows = await testRows(page);
+          index = rows.findIndex((r) => r.label.startsWith('followed (') && /Running/i.test(r.label));
+          if (index < 0) await page.waitForTimeout(500);
+        }
+        if (index < 0) throw new Error(`the followed case never showed as running: ${JSON.stringify(await testRows(page))}`);
+        await tree.nth(index).click({ button: 'right' });
+        await chooseMenuItem(page, 'Show Run');
+        let live = null;
+        for (let i = 0; i < 120 && !live; i++) {
+          for (const f of page.frames()) {
+            const ok = await f.evaluate(() => document.body && document.body.dataset.anchor === 'live').catch(() => false);
+            if (ok) live = f;
+          }
+          if (!live) await page.waitForTimeout(250);
+        }
+        if (!live) throw new Error('no live run page');
+        result.liveBadge = (await live.locator('h1 .badge').innerText()).trim();
+        for (let i = 0; i < 60; i++) {
+          result.liveTurns = await live.locator('pre.turn').allInnerTexts().catch(() => result.liveTurns || []);
+          if (result.liveTurns.length > 0) break;
+          await page.waitForTimeout(250);
+        }
+        await page.screenshot({ path: `${OUT}/show-run-live.png` });
+        const finished = await runPageFrame(page, 'u-followed', false, LENS_TIMEOUT);
+        result.followedVerdict = (await finished.locator('section.unit header .badge').first().innerText()).trim();
+        await page.screenshot({ path: `${OUT}/show-run-finished.png` });
+        // the batch's one Test Results run ends with its summary line
+        await page.keyboard.press('Escape');
+        let text = '';
+        for (let i = 0; i < LENS_TIMEOUT / 500 && !text.includes('■ evalens:'); i++) {
+          await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
+          await page.waitForTimeout(500);
+          text = (await page.locator('.xterm-rows').allInnerTexts().catch(() => [])).join('\n');
+          if (!text.includes('■ evalens:')) {
+            text = (await page.locator('.xterm-accessibility-tree').allInnerTexts().catch(() => [])).join('\n');
+          }
+        }
+        result.batchText = text;
+        result.testResultRuns = await page.locator('.test-output-peek-tree .monaco-list-row').allInnerTexts().catch(() => []);
+        await page.screenshot({ path: `${OUT}/batch-summary.png` });
+      });
+    }
+
     result.ok = true;
     save();
     log('ALL OK');
