@@ -113,6 +113,9 @@ class FailedCheck(Wire):
     value: Any = None
     message: str
     range: LspRange | None = None
+    # what the check wanted and what the run gave, for the editor's diff (contains, not-contains, file checks)
+    expected: str | None = None
+    actual: str | None = None
 
 
 class JudgeResult(Wire):

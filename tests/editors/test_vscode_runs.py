@@ -54,12 +54,32 @@ expected:
 """
 
 
+DIFF_CASE = """\
+name: diff-checks
+description: Every deterministic check fails against the fake agent's reply, so the peek shows their diffs
+target: skill:pdf-tools
+input:
+  prompt: "Extract all text from fixtures/sample.txt into output/extracted.txt"
+  files:
+    - fixtures/sample.txt
+expected:
+  contains:
+    - "Goodbye"
+  not-contains:
+    - "Hello"
+  files-created:
+    - output/extracted.txt
+    - output/report.md
+"""
+
+
 def _prepare(ws: Path) -> None:
     """A skill-creator evals.json beside the UAAPS cases (one eval named, one not), and a slow case."""
     evals = ws / "skills" / "pdf-tools" / "evals"
     evals.mkdir(parents=True)
     (evals / "evals.json").write_text(json.dumps(SKILL_CREATOR_EVALS, indent=2) + "\n")
     (ws / "evals" / "cases" / "05-followed.yaml").write_text(FOLLOWED_CASE)
+    (ws / "evals" / "cases" / "04-diff.yaml").write_text(DIFF_CASE)
 
 
 @pytest.fixture(scope="module")
@@ -109,3 +129,12 @@ def test_show_run_follows_a_running_case(session):
     assert session["liveBadge"] == "RUNNING", session["liveBadge"]
     assert any("Write" in t for t in session["liveTurns"]), session["liveTurns"]
     assert session["followedVerdict"] == "PASS", session["followedVerdict"]
+
+
+def test_failure_peek_diffs_a_failed_contains_check(session):
+    """The failure peek of a failed `contains` check is an Expected / Actual diff: the text the case wants
+    against what the agent said."""
+    step(session, "diff-peek")
+    peek = session["diffPeek"]
+    assert "Goodbye" in peek["original"], peek
+    assert "EXTRACTED" in peek["modified"] and "Goodbye" not in peek["modified"], peek

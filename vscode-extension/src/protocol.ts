@@ -91,6 +91,9 @@ export interface FailedCheck {
   value?: unknown;
   message: string;
   range?: LspRange;
+  /** What the check wanted and what the run gave, for the failure peek's diff (contains, not-contains, files). */
+  expected?: string;
+  actual?: string;
 }
 
 /** A unit run more than once: k of N, the pass rate with its 95% Wilson interval, pass^k (docs/repeats.md). */

@@ -7,6 +7,9 @@ export interface OutcomeMessage {
   text: string;
   /** Where the message belongs; undefined means the case's own range. */
   range?: LspRange;
+  /** Both set: the failure peek shows them as a diff (Expected / Actual). */
+  expected?: string;
+  actual?: string;
 }
 
 export interface Outcome {
@@ -52,7 +55,8 @@ export function outcomeFromResult(result: CaseResult): Outcome {
       messages.push({ text: `Judge${model}: ${result.judge.reason}` });
     }
     for (const check of result.failedChecks ?? []) {
-      messages.push({ text: `${check.check}: ${check.message}`, range: check.range });
+      const diff = check.expected != null && check.actual != null ? { expected: check.expected, actual: check.actual } : {};
+      messages.push({ text: `${check.check}: ${check.message}`, range: check.range, ...diff });
     }
     if (messages.length === 0) {
       messages.push({ text: result.reason || "FAIL" });

@@ -567,6 +567,10 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   report(run: vscode.TestRun, item: vscode.TestItem, o: Outcome): void {
     const messages = o.messages.map((m) => {
       const message = new vscode.TestMessage(m.text);
+      if (m.expected != null && m.actual != null) {
+        message.expectedOutput = m.expected; // the peek shows an Expected / Actual diff
+        message.actualOutput = m.actual;
+      }
       if (item.uri) {
         message.location = new vscode.Location(item.uri, m.range ? toRange(m.range) : (item.range ?? new vscode.Range(0, 0, 0, 0)));
       }

@@ -471,3 +471,23 @@ test("a Test Explorer run ends with one summary line; a dry run has none", async
   assert.ok(!dry.some((l) => l.startsWith("■ evalens:")), "a dry run counts nothing");
 });
 
+test("a failed contains / file check shows an Expected / Actual diff in the peek; other checks do not", async () => {
+  const { tc, controller } = setup({
+    "evalens.runCase": (a) =>
+      result(String(a.name), "FAIL", {
+        failedChecks: [
+          { check: "contains", message: "output does not contain 'Bye'", range: range(3), expected: "Bye", actual: "Hello" },
+          { check: "agent-blocked", message: "not blocked", range: range(4) },
+        ],
+      }),
+  });
+  await controller.resolveHandler!(undefined);
+  await tc.runItems([tc.caseItem(CASES_URI, "rejects-empty")!], false);
+  const failed = (controller.runs[0] as FakeTestRun).events.find((e) => e.kind === "failed")!;
+  const [diff, plain] = failed.messages!;
+  assert.equal(diff.expectedOutput, "Bye");
+  assert.equal(diff.actualOutput, "Hello");
+  assert.equal(plain.expectedOutput, undefined);
+  assert.equal(plain.actualOutput, undefined);
+});
+

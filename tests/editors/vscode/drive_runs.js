@@ -130,6 +130,28 @@ async function showTesting(page) {
       });
     }
 
+    if (wanted('diff-peek')) {
+      await step('diff-peek', async () => {
+        // a failed `contains` check of the batch: the failure peek shows what it wanted against what the agent said
+        await runCommand(page, 'View: Close Panel').catch(() => undefined);
+        await openFile(page, '04-diff.yaml');
+        await gotoLine(page, 1, 1);
+        await runCommand(page, 'Test: Go to Next Test Failure');
+        const peek = page.locator('.peekview-widget').first();
+        await peek.waitFor({ state: 'visible', timeout: 30000 });
+        const diff = peek.locator('.monaco-diff-editor').first();
+        await diff.waitFor({ state: 'visible', timeout: 15000 });
+        await page.waitForTimeout(700);
+        result.diffPeek = {
+          title: (await peek.locator('.peekview-title').innerText().catch(() => '')).trim(),
+          original: (await diff.locator('.editor.original .view-lines').innerText().catch(() => '')).replace(/\u00a0/g, ' '),
+          modified: (await diff.locator('.editor.modified .view-lines').innerText().catch(() => '')).replace(/\u00a0/g, ' '),
+        };
+        await page.screenshot({ path: `${OUT}/diff-peek.png` });
+        await page.keyboard.press('Escape');
+      });
+    }
+
     result.ok = true;
     save();
     log('ALL OK');

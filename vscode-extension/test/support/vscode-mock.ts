@@ -75,6 +75,8 @@ export class Location {
 
 export class TestMessage {
   location?: Location;
+  expectedOutput?: string;
+  actualOutput?: string;
   constructor(readonly message: string) {}
 }
 
