@@ -19,6 +19,7 @@ commands:
   report merge|ci|split    merge shard reports, write CI outputs from a report, show a shard split
   doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
   show [REPORT] [UNIT]     what the agent did: turns, tool calls, files and diffs, tokens, cost (--html -o FILE)
+  triggers optimize DIR    propose a skill description that triggers better, accepted only on held-out proof
 """
 
 
@@ -86,6 +87,10 @@ def _dispatch(args: list[str]) -> int:
         from evalens.cli.show import main as show_main
 
         return show_main(rest)
+    if command == "triggers":
+        from evalens.cli.triggers import main as triggers_main
+
+        return triggers_main(rest)
     if command == "doctor":
         from evalens.cli.doctor import main as doctor_main
 
