@@ -106,6 +106,8 @@ class DiscoveredCase(Wire):
     last_verdict: Verdict | None = None
     last_reason: str | None = None
     last_duration_seconds: float | None = None
+    skill: str | None = None  # the skill the unit exercises (a Test Explorer tag)
+    engine: str | None = None  # the engine of its last run (a Test Explorer tag)
 
 
 class FailedCheck(Wire):

@@ -58,3 +58,20 @@ def case_label(doc: Any, case: Any) -> str:
         return case.name
     text = _own_name(doc, tuple(case.path)) or unit_text(doc, tuple(case.path))
     return one_line(text) if text else case.name
+
+
+def _text(node: Any, key: str) -> str | None:
+    child = node.get(key) if node is not None and node.kind == "map" else None
+    if child is not None and child.kind == "scalar" and isinstance(child.value, str) and child.value.strip():
+        return child.value.strip()
+    return None
+
+
+def unit_skill(doc: Any, case: Any) -> str | None:
+    """The skill a unit exercises, for the editor's tags: a UAAPS ``target: skill:<name>``, else the file's
+    ``skill_name`` / ``skill`` (skill-creator evals, trigger sets); None when the file does not say."""
+    node = doc.node_at_path(tuple(case.path)) if case.path else doc.root  # a UAAPS case is its whole file
+    target = _text(node, "target")
+    if target is not None:
+        return target.removeprefix("skill:") if target.startswith("skill:") else None
+    return _text(doc.root, "skill_name") or _text(doc.root, "skill")

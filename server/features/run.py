@@ -437,9 +437,11 @@ class Runs:
             },
         }
         if target.case is not None and target.validation is not None and target.validation.doc is not None:
-            from evalens.core.labels import case_label  # skill-creator's "1".."20" read as their prompts
+            from evalens.core.labels import case_label, unit_skill  # "1".."20" read as their prompts
 
             entry["label"] = case_label(target.validation.doc, target.case)
+            if skill := unit_skill(target.validation.doc, target.case):
+                entry["skill"] = skill
         record = self.memory.get(target.root, target.name)
         if record is not None:
             entry.update(
@@ -447,6 +449,8 @@ class Runs:
                 lastReason=record.result.reason,
                 lastDurationSeconds=record.result.duration_seconds,
             )
+            if record.result.engine:
+                entry["engine"] = record.result.engine
         return entry
 
     def request(

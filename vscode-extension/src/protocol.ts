@@ -71,6 +71,10 @@ export interface DiscoveredCase {
   lastVerdict?: Verdict;
   lastReason?: string;
   lastDurationSeconds?: number;
+  /** The skill the unit exercises (a Test Explorer tag). */
+  skill?: string;
+  /** The engine of its last run (a Test Explorer tag). */
+  engine?: string;
 }
 
 /** Tokens and cost of the agent's runs (cost only where the CLI reports one). */

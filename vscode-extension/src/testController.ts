@@ -12,6 +12,12 @@ function repeatLabel(n: number): string {
   return `Run ${Math.max(1, n)}×`;
 }
 
+/** The Test Explorer tags of a case (filter with `@evalens:format:uaaps-case`, `@evalens:skill:pdf-tools`,
+ * `@evalens:engine:claude-code`): its format, its skill and the engine of its last run, where known. */
+export function caseTags(c: Pick<DiscoveredCase, "format" | "skill" | "engine">): string[] {
+  return [`format:${c.format}`, ...(c.skill ? [`skill:${c.skill}`] : []), ...(c.engine ? [`engine:${c.engine}`] : [])];
+}
+
 export function toRange(r: LspRange): vscode.Range {
   return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 }
@@ -292,6 +298,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       item.label = label;
       item.description = label !== c.name ? `#${c.name}` : undefined;
       item.range = toRange(c.range);
+      item.tags = caseTags(c).map((id) => new vscode.TestTag(id));
       if (c.lastVerdict && !this.lastReal.has(key)) {
         this.lastReal.set(key, outcomeFromNotification({ ...c, verdict: c.lastVerdict, reason: c.lastReason, durationSeconds: c.lastDurationSeconds }));
       }

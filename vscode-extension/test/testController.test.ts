@@ -491,3 +491,15 @@ test("a failed contains / file check shows an Expected / Actual diff in the peek
   assert.equal(plain.actualOutput, undefined);
 });
 
+test("cases carry tags for the Test Explorer filter: format, skill and the engine of their last run", async () => {
+  const server = new FakeServer({
+    "evalens.discoverCases": () => [
+      { uri: CASES_URI, name: "summarises-pdf", format: "uaaps-case", range: range(1), packageRoot: PKG, skill: "pdf-report", engine: "claude-code" },
+      { uri: TASKS_URI, name: "task-1", format: "skilljack-tasks", range: range(3), packageRoot: "/ws/other" },
+    ],
+  });
+  const tc = new EvalTestController(server, () => DEFAULT_SETTINGS, log);
+  await tc.refreshAll();
+  assert.deepEqual(tc.caseItem(CASES_URI, "summarises-pdf")!.tags.map((t) => t.id), ["format:uaaps-case", "skill:pdf-report", "engine:claude-code"]);
+  assert.deepEqual(tc.caseItem(TASKS_URI, "task-1")!.tags.map((t) => t.id), ["format:skilljack-tasks"]);
+});

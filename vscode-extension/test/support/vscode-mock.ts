@@ -120,10 +120,15 @@ export class TestItemCollection {
   }
 }
 
+export class TestTag {
+  constructor(readonly id: string) {}
+}
+
 export class TestItem {
   readonly children = new TestItemCollection();
   range?: Range;
   description?: string;
+  tags: readonly TestTag[] = [];
   constructor(
     readonly id: string,
     public label: string,
