@@ -326,16 +326,12 @@ def settings_of(request: Any, root: Path) -> ReplaySettings | None:
 
 
 @asynccontextmanager
-async def cassettes(
-    settings: ReplaySettings | None, extra_key_vars: tuple[str, ...] = ()
-) -> AsyncIterator[None]:
+async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
     """Hold the batch's tapes while the batch runs; at its end stop every proxy and write the cassettes."""
     if settings is None:
         yield
         return
-    batch = Batch(
-        settings.mode, settings.root / "evals" / "cassettes", settings.root, env_secrets(None, extra_key_vars)
-    )
+    batch = Batch(settings.mode, settings.root / "evals" / "cassettes", settings.root, env_secrets())
     token = _BATCH.set(batch)
     try:
         yield

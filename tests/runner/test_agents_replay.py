@@ -1,0 +1,154 @@
+"""Record and replay at the model bridge (issue 24) on the real CLIs against the fake model.
+
+One package, two cases: ``a`` activates the skill (its SKILL.md body reaches the model only in a tool result,
+so an edit of the body changes the conversation from the second request on), ``b`` writes a file. Each engine:
+
+1. ``--record`` against a fake model: verdicts, one cassette per case-run;
+2. the fake stopped, ``--replay``: the same verdicts, every request answered from the cassettes, none live;
+   a second replay gives the same report but for timestamps and durations;
+3. a check edited: the replay still needs no model, and the verdict follows the new check;
+4. the SKILL.md body edited, ``--replay=new`` against a fresh fake: only ``a``'s diverged tail reaches it;
+5. ``b``'s prompt edited, strict replay: ``b`` is ERROR naming the first divergent request and the diff.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.fakemodel import FakeModelServer
+from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
+
+pytestmark = pytest.mark.agents
+
+MODEL = {"claude-code": [], "codex": ["--model", "gpt-5-codex"]}
+# what differs between two runs of the same thing: clocks, run ids, and the CLI's own random session id
+VOLATILE = {"timestamp", "duration_seconds", "id", "agent_seconds", "artifacts", "report_path", "session_id"}
+
+
+def _env(fake: FakeModelServer | None, port: int) -> dict[str, str]:
+    """The agent's and the judge's endpoints: the fake, or (stopped) its old port, where nothing answers."""
+    base = f"http://127.0.0.1:{fake.port if fake else port}"
+    return {
+        "ANTHROPIC_BASE_URL": base,
+        "OPENAI_BASE_URL": base + "/v1",
+        "ANTHROPIC_API_KEY": "sk-ant-api03-PLANTEDkey0123456789abcdefXYZ",
+        "OPENAI_API_KEY": "sk-proj-PLANTEDkey0123456789abcdefXYZ",
+        "EVALENS_AGENT_RETRIES": "0",
+    }
+
+
+def _eval(pkg: Path, engine: str, env: dict[str, str], *flags: str) -> dict[str, Any]:
+    """``evalens eval`` on the package; the report it wrote (the newest)."""
+    proc = run_evalens("eval", "--package", str(pkg), *MODEL[engine], *flags, env=env)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    return json.loads(newest.read_text())
+
+
+def _cases(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {c["name"]: c for c in report["cases"]}
+
+
+def _stable(node: Any) -> Any:
+    """A report without what differs between two runs of the same thing: timestamps, durations, run ids."""
+    if isinstance(node, dict):
+        return {k: _stable(v) for k, v in node.items() if k not in VOLATILE}
+    if isinstance(node, list):
+        return [_stable(v) for v in node]
+    return node
+
+
+def _edit_case(pkg: Path, name: str, edit: Any) -> None:
+    [path] = [p for p in (pkg / "evals" / "cases").glob(f"*-{name}.yaml")]
+    data = yaml.safe_load(path.read_text())
+    edit(data)
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_record_then_replay_free_strict_and_new(engine: str, tmp_path: Path, sandbox_dir: Path) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    marker = uuid.uuid4().hex[:8]
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        timeout=120,
+        cases={
+            "a": case("use-skill", extra=f"NEEDS=greetings MARKER={marker}", contains=["GREETING-OK"]),
+            "b": case(
+                "pass",
+                extra=f"MARKER={marker}",
+                contains=["GREETING-OK"],
+                files_created=["output/result.txt"],
+            ),
+        },
+    )
+    cassettes = pkg / "evals" / "cassettes"
+
+    # 1. record
+    with FakeModelServer(log_dir=tmp_path / "log-record") as fake:
+        port = fake.port
+        recorded = _cases(_eval(pkg, engine, _env(fake, port), "--record"))
+        recorded_requests = len(fake.records)
+    assert {n: c["verdict"] for n, c in recorded.items()} == {"a": "PASS", "b": "PASS"}, recorded
+    assert sorted(p.name for p in cassettes.iterdir()) == ["a-1.json", "b-1.json"]
+    for c in recorded.values():
+        assert c["replay"]["mode"] == "record" and not c["replay"]["replayed"]
+        assert c["replay"]["live_requests"] == c["replay"]["requests"] > 0
+    assert sum(c["replay"]["requests"] for c in recorded.values()) == recorded_requests
+    texts = [p.read_text() for p in cassettes.iterdir()]
+    for text in texts:  # the planted keys went out as headers and never came back into a cassette
+        assert "PLANTEDkey" not in text, "a planted key reached a cassette"
+        assert '"x-api-key"' not in text.lower() and '"authorization"' not in text.lower(), (
+            "headers are never kept"
+        )
+    assert any('"judge"' in t for t in texts), "the judge calls are on the tapes too"
+
+    # 2. the fake is gone: replay answers everything, twice the same
+    first = _eval(pkg, engine, _env(None, port), "--replay")
+    second = _eval(pkg, engine, _env(None, port), "--replay")
+    replayed = _cases(first)
+    assert {n: c["verdict"] for n, c in replayed.items()} == {"a": "PASS", "b": "PASS"}, replayed
+    for name, c in replayed.items():
+        assert c["replay"]["replayed"] and c["replay"]["live_requests"] == 0, c["replay"]
+        assert c["replay"]["requests"] == recorded[name]["replay"]["requests"]
+    assert _stable(first) == _stable(second)
+    assert [p.read_text() for p in cassettes.iterdir()] == texts, "strict replay never writes"
+    print(f"{engine}: recorded {recorded_requests} requests; replay: 0 live")
+
+    # 3. a check edited: still no model needed, and the verdict follows the new check
+    _edit_case(pkg, "b", lambda d: d["expected"].update({"contains": ["NOT-IN-THE-OUTPUT"]}))
+    edited = _cases(_eval(pkg, engine, _env(None, port), "--replay"))
+    assert edited["b"]["verdict"] == "FAIL" and edited["b"]["replay"]["live_requests"] == 0, edited["b"]
+    assert edited["a"]["verdict"] == "PASS"
+    _edit_case(pkg, "b", lambda d: d["expected"].update({"contains": ["GREETING-OK"]}))
+
+    # 4. the SKILL.md body edited: --replay=new pays only a's tail
+    skill = pkg / "skills" / "greeter" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Write a greeting.", "Write a warm greeting."))
+    with FakeModelServer(log_dir=tmp_path / "log-new") as fake:
+        renewed = _cases(_eval(pkg, engine, _env(fake, port), "--replay=new"))
+        tail = len(fake.records)
+    a, b = renewed["a"]["replay"], renewed["b"]["replay"]
+    assert renewed["a"]["verdict"] == "PASS" and renewed["b"]["verdict"] == "PASS", renewed
+    assert b["live_requests"] == 0 and b["replayed"], b
+    assert 0 < a["live_requests"] == tail < a["requests"], (a, tail)
+    assert "differs from recorded request" in (a["diverged"] or "")
+    print(f"{engine}: SKILL.md edit under --replay=new: {tail} of {a['requests']} requests of a live, b 0")
+
+    # 5. b's prompt edited, strict: ERROR naming the first request that differs
+    _edit_case(pkg, "b", lambda d: d["input"].update({"prompt": d["input"]["prompt"] + " please"}))
+    strict = _cases(_eval(pkg, engine, _env(None, port), "--replay"))
+    assert strict["b"]["verdict"] == "ERROR", strict["b"]
+    error = strict["b"]["error"]
+    assert "replay diverged: request 1 (agent) differs from recorded request" in error, error
+    assert "please" in error  # the short diff shows the change
+    assert strict["a"]["verdict"] == "PASS" and strict["a"]["replay"]["live_requests"] == 0
+    print(f"{engine}: strict replay of a changed prompt: {error.splitlines()[0]}")
