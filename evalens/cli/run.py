@@ -80,6 +80,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--skills-dir", help="skills folder (default: skills/ next to tasks.yaml)")
     parser.add_argument("--skill", help="skill directory for trigger sets (default: inferred)")
+    parser.add_argument(
+        "--with-installed",
+        nargs="+",
+        default=[],
+        metavar="DIR",
+        help="trigger sets: install these skills beside the one under test (a skill folder, a plugin, or a "
+        "folder of skills), so queries can be stolen; the report says which skill fired (docs/triggers.md)",
+    )
     parser.add_argument("--threshold-discovery", type=float)
     parser.add_argument("--threshold-score", type=float)
     parser.add_argument("--no-judge", action="store_true")
@@ -162,6 +170,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         json_output=Path(args.json) if args.json else None,
         skills_dir=Path(args.skills_dir) if args.skills_dir else None,
         skill=Path(args.skill) if args.skill else None,
+        with_installed=[Path(d) for d in args.with_installed],
         threshold_discovery=args.threshold_discovery,
         threshold_score=args.threshold_score,
         github_summary=args.github_summary,

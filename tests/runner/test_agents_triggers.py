@@ -215,3 +215,37 @@ def test_two_skills_one_steals_the_confusion_table(
     assert "stolen by pdf-tools 2/2: write a greeting card as a PDF" in show.stdout
     assert "✗ stolen by pdf-tools 2/2" in show.stdout
     assert verdict_title(by["1"]) == "✗ stolen by pdf-tools 2/2" and verdict_title(by["0"]) == "✓ fired 2/2"
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_evalens_run_with_installed_prints_the_thief(
+    engine: str, tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    greeter = skill(tmp_path / "mine", "greeter", GREET)
+    pdf = skill(tmp_path / "theirs", "pdf-tools", PDF)
+    file = trigger_set(greeter, [(f"a greeting card as a PDF SCENARIO=use-skill NEEDS={PDF}", True)])
+    model = ["--model", "gpt-fake"] if engine == "codex" else []
+    base = [sys.executable, "-m", "evalens", "run", str(file), "--engine", engine, *model, "--runs", "1"]
+    out = subprocess.run(
+        [*base, "--with-installed", str(pdf)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert out.returncode == 1, out.stdout + out.stderr[-3000:]
+    assert "stolen by pdf-tools 1/1: a greeting card as a PDF" in out.stdout, out.stdout
+    missing = subprocess.run(
+        [*base, "--with-installed", str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=120,
+    )
+    assert (
+        missing.returncode == 2
+        and "--with-installed" in missing.stderr
+        and "no such folder" in missing.stderr
+    )
