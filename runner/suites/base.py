@@ -149,6 +149,11 @@ class Suite(ABC):
         self.baseline: str | None = (
             None  # set while a --baseline run of a unit goes (its label): no side effects
         )
+        self.load()
+
+    @abstractmethod
+    def load(self) -> None:
+        """Read the suite's own state from the parsed file and the request (a suite's constructor)."""
 
     def say(self, unit: str, message: str, outcome: bool = False) -> None:
         """Progress: a note, or (``outcome``) the line that says how one run of a unit went (a baseline run's

@@ -4,12 +4,24 @@ scored 1-5): one grader call per run through the one judge client, and reading `
 
 from __future__ import annotations
 
-from typing import Any
+from abc import abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
 
-from evalens.runner.results import UnitCheck, UnitResult
-from evalens.runner.session import AgentResult, agent_error
+from evalens.runner.api_types import SNIPPET_CHARS
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
+from evalens.runner.suites.base import Restored, Suite, Unit, read_json, skill_root_of
 from evalens.runner.suites.skilljack import _num
-from evalens.runner.verdicts import check_status, graded_verdict, held, read_verdict
+from evalens.runner.verdicts import (
+    check_status,
+    combine_runs,
+    count_passed,
+    graded_verdict,
+    held,
+    read_verdict,
+)
 
 GRADER_SYSTEM = (
     "You grade an AI agent's work against listed statements. Judge each statement on the evidence "
@@ -211,3 +223,128 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
         error=agent_error,
         details={"version": grading.get("version"), "run": grading.get("run")},
     )
+
+
+@dataclass
+class GradedRun:
+    """One graded run of a unit: its verdict and why, the grading file it wrote, its checks, the agent's
+    result and how long the run took."""
+
+    verdict: Verdict
+    reason: str
+    target: Path
+    checks: list[UnitCheck]
+    res: AgentResult
+    seconds: float
+
+
+class GradedSuite(Suite):
+    """A format whose units are graded statement by statement (skill-creator, writing-skills): its units are
+    the dicts of one list, every run is graded through the one judge client and writes the format's grading
+    file, the runs combine by the one verdict function, and results come back from those files."""
+
+    needs_judge = True
+    units_key: ClassVar[str]  # the list the units are in ("evals", "cases")
+
+    def load(self) -> None:
+        self.data = self.doc.data
+        self.skill_root = skill_root_of(self.file)
+        self.timeout = self.request.timeout_seconds or 300
+        self.spec: Any = None
+
+    def units(self) -> list[Unit]:
+        items = self.data.get(self.units_key) if isinstance(self.data, dict) else None
+        return [
+            Unit(str(c.get("id")), [self.units_key, i], c)
+            for i, c in enumerate(items or [])
+            if isinstance(c, dict)
+        ]
+
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        from evalens.runner.judge import resolve_judge
+
+        if self.request.no_judge:
+            raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
+        self.spec = resolve_judge(
+            self.request.judge_model,
+            default_provider="anthropic" if self.request.engine == "claude-code" else "openai",
+        )
+        return await start_session(
+            self.request.engine,
+            self.request.model,
+            self.timeout,
+            keep_sandbox=self.request.keep_sandbox,
+            judge=self.spec,
+            warn=lambda m: self.say("", m),
+        )
+
+    @abstractmethod
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> GradedRun:
+        """Run the unit once, grade it and write the format's grading file."""
+
+    def details(self) -> dict[str, Any]:
+        """The format's figures for the unit's result (``UnitResult.details``)."""
+        return {}
+
+    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+        runs = [await self.run_once(session, unit, run) for run in range(1, self.request.runs + 1)]
+        verdicts = [r.verdict for r in runs]
+        verdict = combine_runs(verdicts)
+        shown = next((r for r in runs if r.verdict == verdict), runs[0])
+        res = shown.res
+        return UnitResult(
+            name=unit.id,
+            format=self.format_id,
+            case_file=str(self.file),
+            location=unit.location,
+            verdict=verdict,
+            reason=shown.reason,
+            duration_seconds=round(sum(r.seconds for r in runs), 3),
+            agent_seconds=round(sum(r.res.duration_ms for r in runs) / 1000, 3),
+            checks=shown.checks,
+            judge_verdict=None if verdict == "ERROR" else verdict,
+            judge_reason=shown.reason,
+            judge_model=self.spec.model if self.spec else None,
+            engine=session.engine.name,
+            engine_version=session.engine_version,
+            agent_model=res.model or self.request.model,
+            output_snippet=res.output[:SNIPPET_CHARS] or None,
+            error=shown.reason if verdict == "ERROR" else None,
+            exit_code=res.exit_code,
+            runs=self.request.runs,
+            pass_rate=count_passed(verdicts) / len(verdicts) if len(verdicts) > 1 else None,
+            run_verdicts=verdicts if len(verdicts) > 1 else [],
+            result_file=str(shown.target),
+            sandbox_path=session.kept[-1] if session.kept else None,
+            details=self.details(),
+        )
+
+    @classmethod
+    @abstractmethod
+    def restored_name(cls, path: Path, grading: Any) -> str:
+        """The unit a grading file is of."""
+
+    @classmethod
+    @abstractmethod
+    def restored_unit(cls, name: str, grading: dict[str, Any], data: Any) -> UnitResult:
+        """A unit's result from its grading file."""
+
+    @classmethod
+    def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
+        names = (
+            {str(c.get("id")) for c in (data.get(cls.units_key) or []) if isinstance(c, dict)}
+            if isinstance(data, dict)
+            else set()
+        )
+        found: dict[str, Restored] = {}
+        for path in cls.result_files(format_id, file):
+            grading = read_json(path)
+            name = cls.restored_name(path, grading)
+            if name in names and name not in found and isinstance(grading, dict):
+                try:
+                    unit = cls.restored_unit(name, grading, data)
+                    unit.case_file, unit.result_file = str(file), str(path)
+                    found[name] = Restored(unit, str(path), path.stat().st_mtime)
+                except Exception:  # noqa: BLE001 - a foreign or half-written file is skipped
+                    continue
+        return found

@@ -17,12 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.api_types import SNIPPET_CHARS
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
-    FileRunRequest,
     ParsedDocument,
-    Progress,
     Restored,
     Suite,
     SuiteSummary,
@@ -33,8 +32,6 @@ from evalens.runner.suites.base import (
 from evalens.runner.verdicts import check_status, scored_verdict
 
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
-
-SNIPPET_CHARS = 500
 
 FAILURE_CATEGORIES = (
     "discovery_failure",
@@ -573,16 +570,10 @@ class SkilljackSuite(Suite):
 
     format_ids = ("skilljack-tasks", "skilljack-task")
 
-    def __init__(
-        self,
-        request: FileRunRequest,
-        format_id: str,
-        progress: Progress | None = None,
-        doc: ParsedDocument | None = None,
-    ) -> None:
+    def load(self) -> None:
         from evalens.runner.suites.skilljack_files import load_config, skilljack_config
 
-        super().__init__(request, format_id, progress, doc)
+        request, format_id = self.request, self.format_id
         self.cfg = load_config(
             request.config or skilljack_config(self.file) or Path.cwd() / "eval.config.yaml"
         )

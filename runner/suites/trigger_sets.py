@@ -12,9 +12,7 @@ from typing import Any
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
-    FileRunRequest,
     ParsedDocument,
-    Progress,
     Suite,
     SuiteSummary,
     Unit,
@@ -123,14 +121,8 @@ def fired_entry(activations: list[Any]) -> dict[str, Any]:
 class TriggerSetSuite(Suite):
     format_ids = ("trigger-evals", "trigger-evals-variant")
 
-    def __init__(
-        self,
-        request: FileRunRequest,
-        format_id: str,
-        progress: Progress | None = None,
-        doc: ParsedDocument | None = None,
-    ) -> None:
-        super().__init__(request, format_id, progress, doc)
+    def load(self) -> None:
+        request = self.request
         self.name, self.queries = trigger_queries(self.doc)
         self.skill_root = request.skill.resolve() if request.skill else skill_root_of(self.file)
         self.skills = installed_skill(self.skill_root, None)
