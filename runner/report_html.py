@@ -53,6 +53,7 @@ details>.body{padding:6px 10px}
 .filters button{font:inherit;border:1px solid var(--line);background:var(--card);color:var(--fg);border-radius:14px;
 padding:2px 12px;margin-right:4px;cursor:pointer}.filters button[aria-pressed=true]{outline:2px solid var(--fg)}
 .bounds{color:var(--skip)}.hidden{display:none}
+.triggers{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0}
 """
 
 JS = """
@@ -343,7 +344,7 @@ def _trigger_section(report: object) -> str:
     )
     errors = f" · {lab.errors} ERROR run(s) not counted" if lab.errors else ""
     return (
-        f'<section class="unit triggers"><h2>Triggers of {_e(lab.skill)}</h2>'
+        f'<section class="triggers"><h2>Triggers of {_e(lab.skill)}</h2>'
         f'<div class="meta">recall {_e(lab.recall.text())} · precision {_e(lab.precision.text())}'
         f"{_e(errors)} (runs, 95% Wilson intervals)</div>"
         f"<h3>Which skill fired</h3>{table}" + (f"<ul>{lists}</ul>" if lists else "") + "</section>"
