@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import hashlib
 import json
 import re
 from collections.abc import AsyncIterator, Callable
@@ -178,7 +179,11 @@ class Tape:
         """Write the cassette when this run recorded something (strict replay never writes)."""
         if self.mode == "strict" or (self.mode == "new" and not self.live):
             return
-        cassette = Cassette(unit=self.unit, run=self.run, engine=self.engine, exchanges=self.exchanges)
+        shared: dict[str, Any] = {}
+        exchanges = [e.model_copy(update={"request": pack(e.request, shared)}) for e in self.exchanges]
+        cassette = Cassette(
+            unit=self.unit, run=self.run, engine=self.engine, exchanges=exchanges, shared=shared
+        )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(cassette.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
         tmp = self.path.with_name(self.path.name + ".tmp")
@@ -299,15 +304,52 @@ class Batch:
         )
 
 
+SHARE_MIN_CHARS = 1024  # a request part at least this long (as JSON) is written once per cassette
+
+
+def _shared(value: Any, shared: dict[str, Any]) -> Any:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if len(text) < SHARE_MIN_CHARS:
+        return value
+    key = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    shared.setdefault(key, value)
+    return {"$shared": key}
+
+
+def pack(request: Any, shared: dict[str, Any]) -> Any:
+    """A canonical request with its large parts (each top-level value, each item of a top-level list: a tool, a
+    system block, a message) replaced by references into ``shared``: a cassette holds each once."""
+    if not isinstance(request, dict):
+        return request
+    return {
+        k: [_shared(item, shared) for item in v] if isinstance(v, list) else _shared(v, shared)
+        for k, v in request.items()
+    }
+
+
+def unpack(request: Any, shared: dict[str, Any]) -> Any:
+    """The canonical request :func:`pack` was given back (a reference to nothing stays as it is: no match)."""
+
+    def one(value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"$shared"}:
+            return shared.get(str(value["$shared"]), value)
+        return value
+
+    if not isinstance(request, dict):
+        return request
+    return {k: [one(i) for i in v] if isinstance(v, list) else one(v) for k, v in request.items()}
+
+
 def load_cassette(path: Path) -> list[CassetteExchange]:
-    """The recorded exchanges of a cassette (none when the file is missing or unreadable: every request then
-    differs, which strict replay reports)."""
+    """The recorded exchanges of a cassette, requests whole again (none when the file is missing or
+    unreadable: every request then differs, which strict replay reports)."""
     from evalens.core.regular_files import read_regular
 
     try:
-        return Cassette.model_validate(json.loads(read_regular(path).decode("utf-8"))).exchanges
+        cassette = Cassette.model_validate(json.loads(read_regular(path).decode("utf-8")))
     except (OSError, ValueError):
         return []
+    return [e.model_copy(update={"request": unpack(e.request, cassette.shared)}) for e in cassette.exchanges]
 
 
 @dataclass(slots=True, frozen=True)

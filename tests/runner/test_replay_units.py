@@ -139,3 +139,16 @@ def test_a_path_split_across_streamed_pieces_is_one_placeholder() -> None:
     assert data["delta"]["partial_json"] == '{"file_path": "<sandbox>/ws/out.txt"}'
     untouched = placehold_events(events, lambda t: t.replace("/nowhere", "<sandbox>"))
     assert untouched == events  # pieces that hold no sandbox path stay as they were streamed
+
+
+def test_large_request_parts_are_written_once_and_read_back_whole() -> None:
+    from evalens.runner.replay import pack, unpack
+
+    tools = [{"name": f"Tool{i}", "description": "x" * 2000} for i in range(3)]
+    one = canonical_request(_body("first", tools=tools))
+    two = canonical_request(_body("second", tools=tools))
+    shared: dict[str, object] = {}
+    packed = [pack(one, shared), pack(two, shared)]
+    assert len(shared) == 3  # each tool once, for both requests
+    assert packed[0]["tools"] == packed[1]["tools"] and all(set(t) == {"$shared"} for t in packed[0]["tools"])
+    assert [unpack(p, shared) for p in packed] == [one, two]

@@ -69,6 +69,13 @@ class Cassette(EvalModel):
     run: int = doc("The run's index among the unit's runs (1-based).", type_="integer", default=1, example=1)
     engine: str | None = doc("The agent engine.", type_="string", default=None, example="claude-code")
     exchanges: list[CassetteExchange] = doc("Every exchange, in order.", type_="array", default=[])
+    shared: dict[str, Any] = doc(
+        "Large request parts written once (a CLI sends its tool list, system prompt and the conversation so far "
+        'with every request): a request holds `{"$shared": KEY}` in their place, KEY being the hash of the part.',
+        type_="object",
+        default={},
+        example={"3f2a9c0d1b7e4a55": {"name": "Bash", "input_schema": {"type": "object"}}},
+    )
 
 
 class CaseReplay(EvalModel):
