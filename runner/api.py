@@ -50,9 +50,9 @@ from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
-from evalens.runner.verdicts import count_passed, held, unit_verdict
+from evalens.runner.verdicts import held, unit_verdict
 
-from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge, ReportSummary
+from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
 
 __all__ = [
     "FileOutcome",
@@ -164,7 +164,7 @@ async def rejudge(
         require_key,
         resolve_judge,
     )
-    from evalens.runner.report import load_report, stamp, utc_now, write_report
+    from evalens.runner.report import load_report, stamp, summarize, utc_now, write_report
 
     old = load_report(report_path)
     default_provider = "anthropic" if old.config.engine == "claude-code" else "openai"
@@ -266,8 +266,6 @@ async def rejudge(
             on_progress(
                 ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict)
             )
-    total = len(new_cases)
-    passed = count_passed(c.verdict for c in new_cases)
     report = old.model_copy(deep=True)
     report.id = f"eval-run-{stamp(started)}-rejudged"
     report.timestamp = started.strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -275,16 +273,6 @@ async def rejudge(
     report.cases = new_cases
     report.config.judge = spec.model
     report.judge = ReportJudge(model=spec.model, model_provider=spec.provider)
-    report.summary = ReportSummary(
-        total=total,
-        passed=passed,
-        failed=sum(c.verdict == "FAIL" for c in new_cases),
-        skipped=sum(c.verdict == "SKIP" for c in new_cases),
-        errored=sum(c.verdict == "ERROR" for c in new_cases),
-        pass_rate=round(passed / total, 4) if total else 0.0,
-        usage=old.summary.usage,
-        flaky=sum(c.state == "FLAKY" for c in new_cases) or None,
-        budget=sum(c.state == "BUDGET" for c in new_cases) or None,
-    )
+    report.summary = summarize(new_cases, usage=old.summary.usage)
     write_report(report, output)
     return report, output

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evalens.runner.verdicts import count_passed, counted
+from evalens.runner.verdicts import counted
 
 from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
@@ -356,7 +356,9 @@ def report_section(
 ) -> Any:
     """The report's ``baseline`` section; each result (and its report case) gets its uplift (marked
     ``isolated: false`` when the baseline ran without an enforced sandbox)."""
-    from evalens.core.models.uaaps import ReportBaseline, ReportSummary
+    from evalens.runner.report import summarize
+
+    from evalens.core.models.uaaps import ReportBaseline
 
     attach(results, bases, plan.label)
     if not isolated:
@@ -371,18 +373,7 @@ def report_section(
     for case in base_cases:
         case.baseline = True
         case.fingerprint = None  # describes the package as it is now, which these runs did not install
-    total = len(base_cases)
-    passed = count_passed(c.verdict for c in base_cases)
-    summary = ReportSummary(
-        total=total,
-        passed=passed,
-        failed=sum(c.verdict == "FAIL" for c in base_cases),
-        skipped=sum(c.verdict == "SKIP" for c in base_cases),
-        errored=sum(c.verdict == "ERROR" for c in base_cases),
-        pass_rate=round(passed / total, 4) if total else 0.0,
-        usage=sum_usage([c.usage for c in base_cases]),
-        flaky=sum(c.state == "FLAKY" for c in base_cases) or None,
-    )
+    summary = summarize(base_cases, usage=sum_usage([c.usage for c in base_cases]))
     pooled = batch_uplift(results, bases, plan.label)
     if not isolated:
         pooled.isolated = False

@@ -14,10 +14,8 @@ Readers use :func:`load_record` and :func:`records_for` (every run of a unit of 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -133,19 +131,11 @@ def finish(
 
 def write_record(record: RunRecord, path: Path) -> Path:
     """Write atomically (a reader never sees half a record)."""
-    data = record.model_dump(mode="json", exclude_none=True)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, ensure_ascii=False)
-            fh.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+    from evalens.core.regular_files import write_json_atomic
+
+    return write_json_atomic(
+        path, record.model_dump(mode="json", exclude_none=True), indent=1, ensure_ascii=False
+    )
 
 
 class NotARecord(ValueError):

@@ -5,20 +5,17 @@ A report is never half-written: it goes to a temporary file in the same folder a
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import platform
 import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from evalens.core.models.uaaps import EvalReport, ReportEnvironment
+from evalens.core.models.uaaps import EvalReport, ReportCase, ReportEnvironment, ReportSummary
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 
@@ -88,6 +85,26 @@ def environment_info() -> ReportEnvironment:
     )
 
 
+def summarize(cases: Sequence[ReportCase], usage: Any = None) -> ReportSummary:
+    """A report's counts from its cases, the one place they are counted (a run, a re-judged or merged report,
+    the baseline's section)."""
+    from evalens.runner.verdicts import count_passed
+
+    total = len(cases)
+    passed = count_passed(c.verdict for c in cases)
+    return ReportSummary(
+        total=total,
+        passed=passed,
+        failed=sum(c.verdict == "FAIL" for c in cases),
+        skipped=sum(c.verdict == "SKIP" for c in cases),
+        errored=sum(c.verdict == "ERROR" for c in cases),
+        pass_rate=round(passed / total, 4) if total else 0.0,
+        usage=usage,
+        flaky=sum(c.state == "FLAKY" for c in cases) or None,
+        budget=sum(c.state == "BUDGET" for c in cases) or None,
+    )
+
+
 def write_report(report: EvalReport, path: Path) -> Path:
     """Validate and write atomically (temp file + fsync + rename). In a recording or replaying batch, each case
     first gets its replay note (``runner/replay.py``)."""
@@ -96,20 +113,9 @@ def write_report(report: EvalReport, path: Path) -> Path:
     annotate(report)
     data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
     EvalReport.model_validate(data)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return path
+    from evalens.core.regular_files import write_json_atomic
+
+    return write_json_atomic(path, data, indent=2, durable=True)
 
 
 class NotAReport(ValueError):

@@ -18,7 +18,6 @@ from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.results import UnitResult, apply_repeats
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest, Suite, Unit
-from evalens.runner.verdicts import count_passed
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalens.core.models.uaaps import EvalReport
@@ -358,14 +357,12 @@ def file_report(
     suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float, interrupted: bool
 ) -> EvalReport:
     """The evalens report of one file run: the same report model as ``evalens eval``, one case per unit."""
-    from evalens.runner.report import environment_info, iso, stamp
+    from evalens.runner.report import environment_info, iso, stamp, summarize
     from evalens.runner.results import report_case_from_result
 
-    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage, ReportSummary
+    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage
 
     cases = [report_case_from_result(r, None, suite.root) for r in results]
-    total = len(cases)
-    passed = count_passed(c.verdict for c in cases)
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
     model = next((r.agent_model for r in results if r.agent_model), None)
     return EvalReport(
@@ -391,16 +388,7 @@ def file_report(
         ),
         environment=environment_info(),
         package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
-        summary=ReportSummary(
-            total=total,
-            passed=passed,
-            failed=sum(c.verdict == "FAIL" for c in cases),
-            skipped=sum(c.verdict == "SKIP" for c in cases),
-            errored=sum(c.verdict == "ERROR" for c in cases),
-            pass_rate=round(passed / total, 4) if total else 0.0,
-            flaky=sum(c.state == "FLAKY" for c in cases) or None,
-            budget=sum(c.state == "BUDGET" for c in cases) or None,
-        ),
+        summary=summarize(cases),
         cases=cases,
         interrupted=interrupted,
     )

@@ -1,10 +1,15 @@
-"""Reading a file only if it is a regular file: a FIFO, device or socket named in an eval file is never opened."""
+"""Reading a file only if it is a regular file: a FIFO, device or socket named in an eval file is never opened;
+writing a JSON file atomically, so a reader never sees half of one."""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import stat
+import tempfile
 from pathlib import Path
+from typing import Any
 
 
 def read_regular_bytes(path: str | Path, limit: int) -> bytes | None:
@@ -76,3 +81,25 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
         return data
     finally:
         os.close(fd)
+
+
+def write_json_atomic(
+    path: Path, data: Any, *, indent: int, ensure_ascii: bool = True, durable: bool = False
+) -> Path:
+    """Write ``data`` as JSON through a temporary file renamed into place (``durable``: fsynced first, so a
+    crash leaves the old file or the new one, never an empty one)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=indent, ensure_ascii=ensure_ascii)
+            fh.write("\n")
+            if durable:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path

@@ -14,8 +14,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.verdicts import count_passed
-
 
 class MergeError(ValueError):
     """The reports cannot be merged; the message is one line a user can act on."""
@@ -29,7 +27,9 @@ def merge_reports(
     items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False
 ) -> tuple[Any, list[str]]:
     """Merge ``(path, report)`` pairs into one report that will live at ``output``; returns it and warnings."""
-    from evalens.core.models.uaaps import ReportSandbox, ReportSource, ReportSummary
+    from evalens.runner.report import summarize
+
+    from evalens.core.models.uaaps import ReportSandbox, ReportSource
 
     if not items:
         raise MergeError("nothing to merge: give at least one report")
@@ -109,23 +109,10 @@ def merge_reports(
 
     for case in cases:  # a shard's stored state is never trusted: derived again by the one verdict function
         rederive_report_case(case)
-    total = len(cases)
-    passed = count_passed(c.verdict for c in cases)
-    merged.summary = ReportSummary(
-        total=total,
-        passed=passed,
-        failed=sum(c.verdict == "FAIL" for c in cases),
-        skipped=sum(c.verdict == "SKIP" for c in cases),
-        errored=sum(c.verdict == "ERROR" for c in cases),
-        pass_rate=round(passed / total, 4) if total else 0.0,
-        flaky=sum(c.state == "FLAKY" for c in cases) or None,
-        budget=sum(c.state == "BUDGET" for c in cases) or None,
-    )
     from evalens.core.models.run_record import sum_usage
 
-    merged.summary.usage = sum_usage(
-        [c.usage for c in cases]
-    )  # tokens and cost: the batch's sum, as a run does
+    # tokens and cost: the batch's sum, as a run does
+    merged.summary = summarize(cases, usage=sum_usage([c.usage for c in cases]))
     return merged, warnings
 
 

@@ -50,7 +50,6 @@ from evalens.core.models.uaaps import (
     ReportJudge,
     ReportPackage,
     ReportSandbox,
-    ReportSummary,
 )
 
 
@@ -656,13 +655,8 @@ def _build_report(
     interrupted: bool,
     report_id: str,
 ) -> EvalReport:
-    from evalens.runner.report import environment_info, iso
+    from evalens.runner.report import environment_info, iso, summarize
 
-    total = len(report_cases)
-    passed = count_passed(c.verdict for c in report_cases)
-    failed = sum(c.verdict == "FAIL" for c in report_cases)
-    skipped = sum(c.verdict == "SKIP" for c in report_cases)
-    errored = sum(c.verdict == "ERROR" for c in report_cases)
     models = [r.model for r in ctx.records.values() if r.model]
     sessions = [r.session_id for r in ctx.records.values() if r.session_id]
     judges = [r.judge for r in ctx.records.values() if r.judge is not None]
@@ -688,17 +682,7 @@ def _build_report(
         judge=ReportJudge(model=judge_model, model_provider=judge_provider, **_judge_agreement(ctx)),
         environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
-        summary=ReportSummary(
-            total=total,
-            passed=passed,
-            failed=failed,
-            skipped=skipped,
-            errored=errored,
-            pass_rate=round(passed / total, 4) if total else 0.0,
-            usage=sum_usage([c.usage for c in report_cases]),
-            flaky=sum(c.state == "FLAKY" for c in report_cases) or None,
-            budget=sum(c.state == "BUDGET" for c in report_cases) or None,
-        ),
+        summary=summarize(report_cases, usage=sum_usage([c.usage for c in report_cases])),
         cases=report_cases,
         sandbox=ReportSandbox(
             enforced=ctx.sandbox_plan.enforced,
@@ -809,7 +793,7 @@ class _Admission:
     async def adaptive(self, side: _Context, case: EvalCase, path: Path) -> None:
         """``--runs auto:MAX``: one run after another until the stop rule (runner/adaptive.py) says enough."""
         from evalens.runner.adaptive import stop_reason
-        from evalens.runner.verdicts import count_passed, counted
+        from evalens.runner.verdicts import counted
 
         request = side.request
         made = 0
