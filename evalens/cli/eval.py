@@ -45,9 +45,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("cases", nargs="*", metavar="CASE", help="case names or case files (default: all)")
     p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
-    p.add_argument("--engine", help="claude-code or codex (default: eval-config.json)")
+    p.add_argument(
+        "--engine",
+        help="claude-code or codex (default: eval-config.json); several (claude-code,codex) run every case on "
+        "each and print the matrix",
+    )
     p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: eval-config.json)")
-    p.add_argument("--model", dest="agent_model", help="model the agent uses (default: the engine's)")
+    p.add_argument(
+        "--model",
+        dest="agent_model",
+        help="model the agent uses (default: the engine's); several (A,B, or ENGINE=MODEL for one engine only) "
+        "run every case with each and print the matrix",
+    )
     p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
     p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
     p.add_argument(
@@ -325,14 +334,13 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
     return await run_cases(request, on_progress=on_progress, on_turn=view.turn if verbose else None)
 
 
-def main(argv: list[str]) -> int:
-    if argv[:1] == ["diff"]:
-        return _diff(argv[1:])
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _parse(argv: list[str]) -> argparse.Namespace:
+    """The parsed flags, with ``--runs`` read as a count (MAX with ``auto``) and ``runs_auto``."""
     from evalens.runner.adaptive import parse_runs
 
-    try:  # args.runs is the count (MAX with auto) from here on
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
         spec = parse_runs(args.runs)
     except ValueError:
         parser.error(f"--runs takes a number or auto[:MAX], not {args.runs!r}")
@@ -341,6 +349,19 @@ def main(argv: list[str]) -> int:
         parser.error("--judge-repeats must be at least 1")
     if not 0 <= args.runs_threshold <= 1:
         parser.error("--runs-threshold must be between 0 and 1")
+    return args
+
+
+def _is_matrix(args: argparse.Namespace) -> bool:
+    """Several engines or models: a matrix run (``_matrix``)."""
+    models = args.agent_model or ""
+    return "," in (args.engine or "") or "," in models or "=" in models
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["diff"]:
+        return _diff(argv[1:])
+    args = _parse(argv)
     if args.rejudge:
         return _rejudge(args)
     if args.resume is not None:
@@ -348,6 +369,8 @@ def main(argv: list[str]) -> int:
         if isinstance(resumed, int):
             return resumed
         return _run_and_report(resumed, args)
+    if _is_matrix(args):
+        return _matrix(args)
     refused = _check_args(args)
     if refused is not None:
         return refused
@@ -593,6 +616,58 @@ def _resume_request(args: Any) -> Any:
     except ValueError as exc:
         print(shown(f"evalens eval: cannot resume {args.resume}: {exc}"), file=sys.stderr)
         return 2
+
+
+def _matrix(args: argparse.Namespace) -> int:
+    """``--engine a,b`` / ``--model A,B``: one batch per (engine, model) cell, each with its own report, then
+    the units × cells matrix (runner/matrix.py). The exit code is the worst cell's."""
+    from evalens.runner.matrix import cells, matrix
+    from evalens.runner.report import load_report
+
+    try:
+        plan = cells(args.engine, args.agent_model)
+    except ValueError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return 2
+    clashing = [
+        flag
+        for flag, given in (
+            ("--shard", args.shard),
+            ("--resume", args.resume is not None),
+            ("--output", args.output is not None),
+            ("--dry-run", args.dry_run),
+            ("--baseline", args.baseline),
+            ("--changed-since", args.changed_since),
+        )
+        if given
+    ]
+    if clashing:
+        print(f"evalens eval: a matrix run takes no {', '.join(clashing)}", file=sys.stderr)
+        return 2
+    from evalens.runner.report import stamp, utc_now
+
+    batch = stamp(utc_now())
+    codes, paths = [], []
+    for i, (engine, model) in enumerate(plan, 1):
+        cell = argparse.Namespace(**{**vars(args), "engine": engine, "agent_model": model, "json": False})
+        label = f"{engine or 'default engine'} · {model or 'default model'}"
+        print(shown(f"evalens eval: cell {label}"), file=sys.stderr)
+        refused = _check_args(cell)
+        request = refused if refused is not None else _request(cell)
+        if isinstance(request, int):
+            codes.append(request)
+            continue
+        path = request.package_root / "evals" / "reports" / f"{batch}-cell-{i}.json"
+        code = _run_and_report(request.model_copy(update={"output": path}), cell)
+        if code >= 128:  # interrupted: no more cells
+            return code
+        codes.append(code)
+        paths += [path] if path.is_file() else []
+    reports = [load_report(p) for p in paths]
+    if reports:
+        table = matrix(reports)
+        print(json.dumps(table.as_json(), indent=2) if args.json else shown(table.table()))
+    return max(codes, default=0)
 
 
 def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:

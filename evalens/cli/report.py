@@ -8,6 +8,8 @@
                                                       the pull-request comment (Markdown) for a report
   evalens report split --shards N [--durations REPORT|DIR]… [--package DIR]
                                                       print the split every --shard K/N job will use
+  evalens report matrix A.json B.json … [--json]      one row per unit, one column per report (engine · model):
+                                                      k/N, 95% interval, cost
 
 Exit codes: 0 done; 1 (``ci`` only) a unit did not pass; 2 unreadable input, a refused merge, bad usage.
 """
@@ -180,8 +182,32 @@ def _comment(argv: list[str]) -> int:
     return 0
 
 
+def _matrix(argv: list[str]) -> int:
+    p = argparse.ArgumentParser(
+        prog="evalens report matrix",
+        description="The same suite on several engines or models: one row per unit, one column per report.",
+    )
+    p.add_argument("reports", nargs="+", type=Path, help="one report per cell (engine · model)")
+    p.add_argument("--json", action="store_true", help="print the matrix as JSON")
+    args = p.parse_args(argv)
+    from evalens.runner.matrix import matrix
+    from evalens.runner.report import NotAReport, load_report
+
+    try:
+        reports = [load_report(path) for path in args.reports]
+    except (NotAReport, OSError, ValueError) as exc:
+        print(shown(f"evalens report matrix: {exc}"), file=sys.stderr)
+        return 2
+    table = matrix(reports)
+    if args.json:
+        print(json.dumps(table.as_json(), indent=2))
+    else:
+        print(shown(table.table()))
+    return 0
+
+
 def main(argv: list[str]) -> int:
-    commands = {"merge": _merge, "ci": _ci, "split": _split, "comment": _comment}
+    commands = {"merge": _merge, "ci": _ci, "split": _split, "comment": _comment, "matrix": _matrix}
     if not argv or argv[0] in ("-h", "--help") or argv[0] not in commands:
         print(__doc__, file=sys.stdout if argv[:1] in (["-h"], ["--help"]) else sys.stderr)
         return 0 if argv[:1] in (["-h"], ["--help"]) else 2

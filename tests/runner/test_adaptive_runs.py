@@ -90,3 +90,30 @@ def test_judge_repeats_in_the_report(
     assert flipping["verdict"] == "FAIL" and flipping["judge_verdicts"] == ["PASS", "FAIL", "PASS"]
     assert flipping["judge_flip_rate"] == 0.6667 and "disagreed" in flipping["judge_verdict"]["reason"]
     assert report["judge"]["repeats"] == 3 and report["judge"]["agreement"] == 0.0
+
+
+def test_matrix_run_prints_units_by_cells(
+    tmp_path: Path,
+    scripted_claude: Path,  # noqa: F811
+    sandbox_dir: Path,
+) -> None:
+    """``--model a,b``: one batch (and report) per cell, then the matrix; the exit code is the worst cell's."""
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "bad": {**case("pass", contains=["GREETING-OK"]), "input": {"prompt": "FAILME"}},
+        },
+    )
+    out = _eval(pkg, "--model", "model-a,model-b", "--runs", "2")
+    assert out.returncode == 1, out.stderr[-2000:]
+    data = json.loads(out.stdout)
+    # the scripted CLI reports one model whatever it is asked for: the two cells stay apart by number
+    assert data["columns"] == ["claude-code · scripted-model #1", "claude-code · scripted-model #2"]
+    rows = {r["unit"]: r["cells"] for r in data["rows"]}
+    assert [c["state"] for c in rows["good"]] == ["PASS", "PASS"]
+    assert [(c["passed"], c["counted"]) for c in rows["bad"]] == [(0, 2), (0, 2)]
+    assert "cell default engine · model-a" in out.stderr and "cell default engine · model-b" in out.stderr
+    assert len(list((pkg / "evals" / "reports").glob("*-cell-*.json"))) == 2
+    assert _eval(pkg, "--model", "codex=gpt-5").returncode == 2  # bound to an engine not asked for
+    assert _eval(pkg, "--model", "a,b", "--shard", "1/2").returncode == 2

@@ -1,0 +1,126 @@
+"""Units × cells: the same suite run on several engines or models, one row per unit and one column per cell.
+
+A cell is one report (one engine and one agent model, as the report's ``config.engine`` and ``agent.model`` say).
+Units are matched across the reports by their identity (file and name), never by position; a unit a cell did not
+run is an empty cell, not a failure. Each cell shows k/N (passes of the runs that passed or failed), the 95%
+Wilson interval and the cost the agent CLI reported (``evalens report matrix``; issue #25).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from evalens.runner.stats import Repeats
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    repeats: Repeats
+    cost_usd: float | None
+
+    def text(self) -> str:
+        """``3/3 [44–100%] $0.0123`` (the interval only when a run counted; the cost when one was reported)."""
+        out = f"{self.repeats.state} {self.repeats.label()}"
+        interval = self.repeats.interval
+        if interval is not None:
+            out += f" [{interval[0]:.0%}–{interval[1]:.0%}]"
+        if self.cost_usd is not None:
+            out += f" ${self.cost_usd:.4f}"
+        return out
+
+    def as_json(self) -> dict[str, Any]:
+        interval = self.repeats.interval
+        return {
+            "state": self.repeats.state,
+            "passed": self.repeats.passed,
+            "counted": self.repeats.counted,
+            "runs": self.repeats.runs,
+            "interval": None if interval is None else [round(x, 4) for x in interval],
+            "cost_usd": self.cost_usd,
+        }
+
+
+@dataclass(slots=True)
+class Matrix:
+    columns: list[str]  # one label per cell: "engine · model"
+    rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)  # unit, one entry per column
+
+    def table(self) -> str:
+        """A plain-text table, one row per unit."""
+        head = ["unit", *self.columns]
+        body = [[name, *(c.text() if c is not None else "—" for c in cells)] for name, cells in self.rows]
+        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+        lines = [
+            "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]
+        ]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "columns": self.columns,
+            "rows": [
+                {"unit": name, "cells": [c.as_json() if c is not None else None for c in cells]}
+                for name, cells in self.rows
+            ],
+        }
+
+
+def column_label(report: Any) -> str:
+    """``claude-code · claude-sonnet-4-5``: the cell's engine and the agent model its runs reported."""
+    model = (report.agent.model if report.agent else None) or "default model"
+    return f"{report.config.engine} · {model}"
+
+
+def matrix(reports: list[Any]) -> Matrix:
+    """The units × cells matrix of ``reports`` (one report per cell, in the order given)."""
+    labels = [column_label(r) for r in reports]
+    seen: dict[str, int] = {}
+    columns = []
+    for label in labels:  # two cells of the same engine and model stay apart
+        seen[label] = seen.get(label, 0) + 1
+        columns.append(label if labels.count(label) == 1 else f"{label} #{seen[label]}")
+    order: list[tuple[str, str]] = []
+    cells: dict[tuple[str, str], list[Cell | None]] = {}
+    for i, report in enumerate(reports):
+        for case in report.cases:
+            key = (case.case_file or "", case.name)
+            if key not in cells:
+                order.append(key)
+                cells[key] = [None] * len(reports)
+            verdicts = list(case.run_verdicts) if case.run_verdicts else [case.verdict]
+            cost = case.usage.cost_usd if case.usage is not None else None
+            cells[key][i] = Cell(Repeats.of(verdicts, case.budget_stopped or 0), cost)
+    names = [name for _file, name in order]
+    return Matrix(
+        columns,
+        [
+            (name if names.count(name) == 1 else f"{name} ({file})", cells[(file, name)])
+            for file, name in order
+        ],
+    )
+
+
+def cells(engines: str | None, models: str | None) -> list[tuple[str | None, str | None]]:
+    """``--engine a,b`` × ``--model`` into (engine, model) cells, in order. A model written ``ENGINE=MODEL``
+    belongs to that engine only; a bare model runs on every engine; an engine with no model runs its default
+    (None). Raises ValueError for a model bound to an engine that is not asked for."""
+    names: list[str | None] = [e.strip() for e in engines.split(",") if e.strip()] if engines else [None]
+    bound: dict[str, list[str]] = {}
+    bare: list[str] = []
+    for item in (m.strip() for m in (models or "").split(",")):
+        if not item:
+            continue
+        engine, sep, model = item.partition("=")
+        if sep:
+            if engine not in names:
+                raise ValueError(f"--model {item}: {engine} is not one of --engine {engines or '(default)'}")
+            bound.setdefault(engine, []).append(model)
+        else:
+            bare.append(item)
+    out: list[tuple[str | None, str | None]] = []
+    for name in names:
+        mine = bound.get(name or "", []) + bare
+        out += [(name, m) for m in mine] if mine else [(name, None)]
+    return out
