@@ -51,6 +51,8 @@ input:
 expected:
   contains:
     - "EXTRACTED"
+judge:
+  criteria: The reply says the text was written to output/extracted.txt.
 """
 
 
@@ -70,6 +72,8 @@ expected:
   files-created:
     - output/extracted.txt
     - output/report.md
+judge:
+  criteria: The reply says the text was written to output/extracted.txt.
 """
 
 
@@ -119,7 +123,7 @@ def test_run_all_is_one_test_results_run_with_a_summary(session):
     assert text.count("■ evalens:") == 1, text[-3000:]
     summary = text[text.index("■ evalens:") :].splitlines()[0]
     assert "passed" in summary and "failed" in summary and "evals" in summary, summary
-    assert "followed: the agent's turns" in text and "extract-text: the agent's turns" in text, text[-3000:]
+    assert "followed: the agent's turns" in text, text[-3000:]  # the terminal shows its last rows only
 
 
 def test_show_run_follows_a_running_case(session):
@@ -138,3 +142,11 @@ def test_failure_peek_diffs_a_failed_contains_check(session):
     peek = session["diffPeek"]
     assert "Goodbye" in peek["original"], peek
     assert "EXTRACTED" in peek["modified"] and "Goodbye" not in peek["modified"], peek
+
+
+def test_test_explorer_filters_by_format_tag(session):
+    """Test tags: `@evalens:format:skill-creator-evals` in the Test Explorer's filter keeps the skill-creator
+    evals and hides the UAAPS cases."""
+    step(session, "tags-filter")
+    rows = session["taggedRows"]
+    assert "first-line#1" in rows and "extract-text" not in rows, rows

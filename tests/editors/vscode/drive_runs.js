@@ -133,22 +133,40 @@ async function showTesting(page) {
     if (wanted('diff-peek')) {
       await step('diff-peek', async () => {
         // a failed `contains` check of the batch: the failure peek shows what it wanted against what the agent said
-        await runCommand(page, 'View: Close Panel').catch(() => undefined);
-        await openFile(page, '04-diff.yaml');
-        await gotoLine(page, 1, 1);
-        await runCommand(page, 'Test: Go to Next Test Failure');
-        const peek = page.locator('.peekview-widget').first();
-        await peek.waitFor({ state: 'visible', timeout: 30000 });
-        const diff = peek.locator('.monaco-diff-editor').first();
+        // the batch's Test Results run lists each failed check as a message: open the `contains` one
+        await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
+        const message = page.locator('.monaco-list-row', { hasText: "contains: output does not contain 'Goodbye'" }).first();
+        await message.waitFor({ timeout: 30000 });
+        await message.click();
+        const diff = page.locator('.monaco-diff-editor:visible').first();
         await diff.waitFor({ state: 'visible', timeout: 15000 });
         await page.waitForTimeout(700);
         result.diffPeek = {
-          title: (await peek.locator('.peekview-title').innerText().catch(() => '')).trim(),
           original: (await diff.locator('.editor.original .view-lines').innerText().catch(() => '')).replace(/\u00a0/g, ' '),
           modified: (await diff.locator('.editor.modified .view-lines').innerText().catch(() => '')).replace(/\u00a0/g, ' '),
         };
         await page.screenshot({ path: `${OUT}/diff-peek.png` });
         await page.keyboard.press('Escape');
+      });
+    }
+
+    if (wanted('tags-filter')) {
+      await step('tags-filter', async () => {
+        // test tags: the Test Explorer's filter keeps only the skill-creator evals with @evalens:format:…
+        await showTesting(page);
+        // the filter box is a small editor (suggest-enabled input): click its placeholder, then type
+        await page.getByText('Filter (e.g. text, !exclude, @tag)').first().click({ timeout: 15000 });
+        await page.keyboard.type('@evalens:format:skill-creator-evals');
+        let rows = [];
+        for (let i = 0; i < 40; i++) {
+          await page.waitForTimeout(250);
+          rows = await testRows(page);
+          if (!rows.some((r) => r.text === 'extract-text') && rows.some((r) => r.text.startsWith('first-line'))) break;
+        }
+        result.taggedRows = rows.map((r) => r.text);
+        await page.screenshot({ path: `${OUT}/test-tags-filter.png` });
+        await page.keyboard.press('Control+A');
+        await page.keyboard.press('Backspace');
       });
     }
 
