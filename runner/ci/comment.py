@@ -84,6 +84,7 @@ def _changes(report: Any, base: Any) -> list[str]:
         f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"
         + (" · **regression**" if result.failed else " · no regression"),
         "",
+        *_paired(report, base),
     ]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
     rows += [f"| ✅ fixed | {_cell(name)} | {before[name]} → PASS |" for name in fixed]
@@ -94,6 +95,24 @@ def _changes(report: Any, base: Any) -> list[str]:
     if rows:
         out += ["| Change | Unit | Verdict |", "|---|---|---|", *rows[:ROWS], ""]
     return out
+
+
+def _paired(report: Any, base: Any) -> list[str]:
+    """The paired gate's answer (``eval diff --test paired``, what the Action gates on): is the change noise?"""
+    from evalens.runner.ci.paired import paired_gate
+
+    result = paired_gate(base, report)
+    if result.difference is None or result.interval is None:
+        return [f"**Paired test:** {result.answer}: {_cell(result.reason)}", ""]
+    lo, hi = result.interval
+    how = "exact McNemar" if result.method == "mcnemar" else "paired bootstrap"
+    p = f", p = {result.p_value:.3g}" if result.p_value is not None else ""
+    return [
+        f"**Paired test:** {result.answer} · change {result.difference * 100:+.1f} pts, 95% interval "
+        f"[{lo * 100:+.1f}, {hi * 100:+.1f}] over {result.compared} units ({how}{p}; margin "
+        f"{result.margin * 100:.0f} pts)",
+        "",
+    ]
 
 
 def _uplift(report: Any) -> list[str]:

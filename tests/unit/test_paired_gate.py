@@ -165,3 +165,17 @@ def test_cli_exit_codes(tmp_path: Path) -> None:
     assert data["paired"]["worse"] == ["u002"] and data["paired"]["p_value"] == 1.0
     assert _cli(tmp_path, base200, base200, "--margin", "2").returncode == 2
     assert _cli(tmp_path, base200, base200, "--fail-on", "regression").returncode == 2
+
+
+def test_pr_comment_carries_the_paired_answer() -> None:
+    from evalens.runner.ci.comment import pr_comment
+
+    text = pr_comment(make_report(_suite(5, {2})), base=make_report(_suite(5, set())))
+    assert (
+        "**Paired test:** INCONCLUSIVE · change -20.0 pts, 95% interval [-62.4, +26.4] over 5 units "
+        "(exact McNemar, p = 1; margin 5 pts)" in text
+    )
+    nothing = pr_comment(
+        make_report([make_case("x", "ERROR", error="boom")]), base=make_report(_suite(1, set()))
+    )
+    assert "**Paired test:** INCONCLUSIVE: no unit ran to a PASS or FAIL in both reports" in nothing
