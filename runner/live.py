@@ -239,39 +239,25 @@ def new_hook_runs(folder: Path, seen: set[str]) -> list[Part]:
     """Hook runs recorded in ``folder`` since the last look (``<stamp>.rc`` is written last): those that
     blocked or failed. Blocking: call it in a worker thread."""
     from evalens.runner.engines.claude_code import hook_denial
+    from evalens.runner.engines.codex import hook_file_names, read_hook_file
 
     out: list[Part] = []
-    try:
-        names = sorted(p.name for p in folder.glob("*.rc")) if folder.is_dir() else []
-    except OSError:
-        return out
-    for name in names:
+    for name in hook_file_names(folder):
         if name in seen:
             continue
         seen.add(name)
-        base = folder / name[:-3]
-
-        def read(suffix: str, base: Path = base) -> str:
-            try:
-                with open(f"{base}{suffix}", encoding="utf-8", errors="replace") as fh:
-                    return fh.read(4_000)
-            except OSError:
-                return ""
-
-        try:
-            code = int(read(".rc").strip())
-        except ValueError:
+        hook = read_hook_file(folder, name, 4_000)
+        if hook is None:
             continue
-        event = read(".event").strip() or "PreToolUse"
-        stdout, stderr = read(".out"), read(".err")
-        reason = hook_denial(event, code, stdout, stderr)
-        if reason is not None or code != 0:
+        event = hook.event or "PreToolUse"
+        reason = hook_denial(event, hook.code, hook.stdout, hook.stderr)
+        if reason is not None or hook.code != 0:
             out.append(
                 {
                     "kind": "hook",
                     "tool": event,
                     "blocked": reason is not None,
-                    "text": clip((reason or stderr or stdout).strip(), RESULT_LIMIT),
+                    "text": clip((reason or hook.stderr or hook.stdout).strip(), RESULT_LIMIT),
                 }
             )
     return out

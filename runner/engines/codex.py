@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -236,27 +237,53 @@ def _read_rollouts(t: Transcript, paths: SandboxPaths) -> int | None:
     return status
 
 
+@dataclass(frozen=True)
+class HookFile:
+    """One hook run the shim recorded as ``<name>.event/.out/.err`` and, last, ``<name>.rc``; the name starts
+    with the run's start time in nanoseconds, so names sort oldest first."""
+
+    name: str
+    event: str  # as recorded ("" when the shim wrote none)
+    code: int
+    stdout: str
+    stderr: str
+
+
+def read_hook_file(folder: Path, name: str, limit: int | None = None) -> HookFile | None:
+    """The hook run ``name`` in ``folder``, each part up to ``limit`` characters; None while its exit code is
+    not (fully) written."""
+
+    def read(suffix: str) -> str:
+        try:
+            with open(folder / f"{name}{suffix}", encoding="utf-8", errors="replace") as fh:
+                return fh.read(-1 if limit is None else limit)
+        except OSError:
+            return ""
+
+    try:
+        code = int(read(".rc").strip())
+    except ValueError:
+        return None
+    return HookFile(name, read(".event").strip(), code, read(".out"), read(".err"))
+
+
+def hook_file_names(folder: Path) -> list[str]:
+    """The hook runs recorded in ``folder`` (those with an exit code), oldest first."""
+    try:
+        return sorted(p.name[: -len(".rc")] for p in folder.glob("*.rc")) if folder.is_dir() else []
+    except OSError:
+        return []
+
+
 def hook_denials(records: Path) -> list[str]:
     """Denials recorded by the hook shim, oldest first, as readable reasons."""
-    out: list[tuple[str, str]] = []
-    for rc_file in records.glob("*.rc") if records.is_dir() else []:
-        base = rc_file.with_suffix("")
-
-        def read(suffix: str, base: Path = base) -> str:
-            try:
-                return base.with_suffix(suffix).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                return ""
-
-        try:
-            code = int(read(".rc").strip())
-        except ValueError:
-            continue
-        event = read(".event").strip()
-        reason = hook_denial(event, code, read(".out"), read(".err"))
-        if reason is not None:
-            out.append((base.name, f"{event} hook: {reason}"))
-    return [reason for _, reason in sorted(out)]
+    out: list[str] = []
+    for name in hook_file_names(records):
+        hook = read_hook_file(records, name)
+        reason = hook_denial(hook.event, hook.code, hook.stdout, hook.stderr) if hook is not None else None
+        if hook is not None and reason is not None:
+            out.append(f"{hook.event} hook: {reason}")
+    return out
 
 
 def _error_status(info: Any) -> int | None:

@@ -86,25 +86,18 @@ def _output(raw: Any) -> tuple[str, bool]:
 
 def hook_records(records: Path, bounds: Bounds) -> list[tuple[datetime | None, HookRun]]:
     """Every hook run the shim recorded, oldest first, with when it started (from the record's name)."""
-    out: list[tuple[str, datetime | None, HookRun]] = []
-    for rc_file in records.glob("*.rc") if records.is_dir() else []:
-        base = rc_file.with_suffix("")
+    from evalens.runner.engines.codex import hook_file_names, read_hook_file
 
-        def read(suffix: str, base: Path = base) -> str:
-            try:
-                return base.with_suffix(suffix).read_text(encoding="utf-8", errors="replace")[:20_000]
-            except OSError:
-                return ""
-
-        try:
-            code = int(read(".rc").strip())
-        except ValueError:
+    out: list[tuple[datetime | None, HookRun]] = []
+    for name in hook_file_names(records):
+        hook = read_hook_file(records, name, 20_000)
+        if hook is None:
             continue
-        stamp = base.name.split("-", 1)[0]
+        stamp = name.split("-", 1)[0]
         when = datetime.fromtimestamp(int(stamp) / 1e9, UTC) if stamp.isdigit() else None
-        event = read(".event").strip() or "PreToolUse"
-        out.append((base.name, when, hook_run(bounds, event, event, code, read(".out"), read(".err"))))
-    return [(when, hook) for _, when, hook in sorted(out, key=lambda item: item[0])]
+        event = hook.event or "PreToolUse"
+        out.append((when, hook_run(bounds, event, event, hook.code, hook.stdout, hook.stderr)))
+    return out
 
 
 def conversation(
