@@ -239,8 +239,11 @@ class AgentSession:
         files_base: Path | None = None,
         files: list[str] | tuple[str, ...] = (),
         check: Callable[[AgentResult], None] | None = None,
+        beside: dict[str, Path] | None = None,
     ) -> AgentResult:
-        """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists. An
+        """Run ``prompt``; ``check(result)`` runs (in a worker thread) while the workspace still exists;
+        ``beside``: skills installed as they are in every run, a baseline's too (a trigger set's co-installed
+        skills: only the skill under test is swapped or left out). An
         attempt that met a transient API error is run again in a fresh sandbox within the time budget
         (:mod:`evalens.runner.agent_retry`); the result and its record say what was retried."""
         from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
@@ -251,7 +254,9 @@ class AgentSession:
         while True:
             left = self.timeout - (time.monotonic() - started)
             count = len(self.records)
-            result = await self._attempt(prompt, skills, files_base, files, check, max(left, 1.0))
+            result = await self._attempt(
+                prompt, skills, files_base, files, check, max(left, 1.0), beside or {}
+            )
             left = self.timeout - (time.monotonic() - started)
             wait = retry_wait(result.api_status, len(retried), allowed, left)
             if wait is None:
@@ -275,6 +280,7 @@ class AgentSession:
         files: list[str] | tuple[str, ...],
         check: Callable[[AgentResult], None] | None,
         time_limit: float,
+        beside: dict[str, Path],
     ) -> AgentResult:
         from evalens.runner.sandbox import launch_agent, run_error, snapshot
 
@@ -282,6 +288,7 @@ class AgentSession:
         paths = None
         try:
             installed = await in_thread(self.install, skills) if self.install is not None else skills
+            installed = {**beside, **installed}
             paths = await in_thread(self._prepare, installed, files_base, list(files), on_cancel=self._finish)
             from evalens.runner.trigger_detect import skill_names
 

@@ -6,6 +6,7 @@ labels; an ERROR query is left out and said so."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -169,7 +170,7 @@ class TriggerSetSuite(Suite):
         runs = self.request.runs
         fired: list[dict[str, Any]] = []  # per run: which installed skill fired first (or none), and how
         for _ in range(runs):
-            res = await session.run(query, self.installed)
+            res = await session.run(query, self.skills, beside=self.others)
             outputs.append(res)
             if res.error:  # a run that did not happen says nothing about triggering
                 errors.append(res.error)
@@ -202,7 +203,10 @@ class TriggerSetSuite(Suite):
             rate = hits / runs
             details["trigger_rate"] = rate
             ok = (rate >= THRESHOLD) == want
-            reason = f"triggered {hits}/{runs} ({should})"
+            thieves = Counter(f["skill"] for f in fired if f.get("skill") not in (None, self.skill))
+            reason = f"triggered {hits}/{runs} ({should})" + "".join(
+                f"; {name} fired first {n}/{runs}" for name, n in thieves.most_common()
+            )
             verdict, reason = unit_verdict(
                 agent_error=None,
                 failed_check=None if ok else reason,

@@ -170,6 +170,7 @@ def test_two_skills_one_steals_the_confusion_table(
     assert (lab.recall.hits, lab.recall.of, lab.precision.hits, lab.precision.of) == (2, 4, 2, 4)
     assert lab.recall.interval == pytest.approx((0.15, 0.85), abs=0.01)
     assert [(r.unit, s, n) for r, s, n in lab.stolen_by()] == [("1", "pdf-tools", 2)]
+    assert by["1"].reason == "triggered 0/2 (should trigger); pdf-tools fired first 2/2"
     assert [(r.unit, s, n) for r, s, n in lab.stole_from()] == [("3", "pdf-tools", 2)]
     assert [query_label(by[u].details) for u in "0123"] == [
         "✓ fired 2/2",
@@ -237,6 +238,20 @@ def test_evalens_run_with_installed_prints_the_thief(
     )
     assert out.returncode == 1, out.stdout + out.stderr[-3000:]
     assert "stolen by pdf-tools 1/1: a greeting card as a PDF" in out.stdout, out.stdout
+    # the reason every face shows (the Test Explorer's message too) names the thief
+    assert "triggered 0/1 (should trigger); pdf-tools fired first 1/1" in out.stdout
+    # a no-skill baseline leaves out only the skill under test: pdf-tools still takes the query
+    without_skill = subprocess.run(
+        [*base, "--with-installed", str(pdf), "--baseline", "no-skill"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=300,
+    )
+    assert without_skill.returncode == 1, without_skill.stdout + without_skill.stderr[-3000:]
+    report = json.loads(max((greeter / "evals" / "reports").glob("*.json")).read_text())
+    (without,) = report["baseline"]["cases"]
+    assert [f["skill"] for f in without["details"]["fired"]] == ["pdf-tools"]
     missing = subprocess.run(
         [*base, "--with-installed", str(tmp_path / "nowhere")],
         capture_output=True,
