@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from tests.fakemodel import FakeModelServer
-from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
+from tests.runner.runner_helpers import agents_available, case, creator_evals, make_package, run_evalens
 
 pytestmark = pytest.mark.agents
 
@@ -62,6 +62,17 @@ def _stable(node: Any) -> Any:
     if isinstance(node, list):
         return [_stable(v) for v in node]
     return node
+
+
+def _differences(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where two reports differ (dotted paths with both values), for a failure message that says what."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [d for k in sorted(set(a) | set(b)) for d in _differences(a.get(k), b.get(k), f"{path}.{k}")]
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+        return [
+            d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _differences(x, y, f"{path}[{i}]")
+        ]
+    return [] if a == b else [f"{path}: {a!r:.120} != {b!r:.120}"]
 
 
 def _edit_case(pkg: Path, name: str, edit: Any) -> None:
@@ -119,7 +130,7 @@ def test_record_then_replay_free_strict_and_new(engine: str, tmp_path: Path, san
     for name, c in replayed.items():
         assert c["replay"]["replayed"] and c["replay"]["live_requests"] == 0, c["replay"]
         assert c["replay"]["requests"] == recorded[name]["replay"]["requests"]
-    assert _stable(first) == _stable(second)
+    assert _differences(_stable(first), _stable(second)) == []
     assert [p.read_text() for p in cassettes.iterdir()] == texts, "strict replay never writes"
     print(f"{engine}: recorded {recorded_requests} requests; replay: 0 live")
 
@@ -152,3 +163,39 @@ def test_record_then_replay_free_strict_and_new(engine: str, tmp_path: Path, san
     assert "please" in error  # the short diff shows the change
     assert strict["a"]["verdict"] == "PASS" and strict["a"]["replay"]["live_requests"] == 0
     print(f"{engine}: strict replay of a changed prompt: {error.splitlines()[0]}")
+
+
+def _run(evals: Path, engine: str, env: dict[str, str], out: Path, *flags: str) -> dict[str, Any]:
+    """``evalens run`` on a skill-creator evals.json, two runs per unit; the evalens report it wrote."""
+    proc = run_evalens(
+        "run", str(evals), "--engine", engine, *MODEL[engine], "--runs", "2", "--output-dir", str(out), *flags,
+        env=env,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]
+    newest = max(evals.parents[1].glob("evals/reports/*.json"), key=lambda p: p.stat().st_mtime_ns)
+    return json.loads(newest.read_text())
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_evalens_run_records_and_replays_every_run_and_its_grader(
+    engine: str, tmp_path: Path, sandbox_dir: Path
+) -> None:
+    """The file suites (``evalens run``) go through the same tapes: both runs of a unit and their grader calls
+    replay with the model server stopped, the same verdict, the same report twice."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    evals = creator_evals(tmp_path, f"Greet SCENARIO=pass MARKER={uuid.uuid4().hex[:8]} JUDGE=pass")
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        recorded = _run(evals, engine, _env(fake, port), tmp_path / "out1", "--record")
+        live = len(fake.records)
+    [unit] = recorded["cases"]
+    assert unit["verdict"] == "PASS" and unit["replay"]["live_requests"] == unit["replay"]["requests"] == live
+    assert unit["replay"]["cassettes"] == ["evals/cassettes/1-1.json", "evals/cassettes/1-2.json"]
+    first = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")
+    second = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")
+    [again] = first["cases"]
+    assert again["verdict"] == "PASS" and again["replay"]["replayed"], again
+    assert again["replay"]["live_requests"] == 0 and again["replay"]["requests"] == live
+    assert _differences(_stable(first), _stable(second)) == []
+    print(f"{engine}: evalens run, 2 runs: recorded {live} requests, replayed with 0 live")
