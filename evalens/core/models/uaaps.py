@@ -598,10 +598,10 @@ class ReportCase(EvalModel):
         default=None,
         example=0.0,
     )
-    judge_verdicts: list[str] = doc(
+    judge_verdicts: list[str] | None = doc(
         "With `--judge-repeats`: each judgement's verdict of the case's (last judged) run (evalens extension).",
         type_="string[]",
-        default=[],
+        default=None,
         example=["PASS", "PASS", "FAIL"],
     )
     pass_hat_k: float | None = doc(
