@@ -152,3 +152,34 @@ def test_large_request_parts_are_written_once_and_read_back_whole() -> None:
     assert len(shared) == 3  # each tool once, for both requests
     assert packed[0]["tools"] == packed[1]["tools"] and all(set(t) == {"$shared"} for t in packed[0]["tools"])
     assert [unpack(p, shared) for p in packed] == [one, two]
+
+
+def test_a_replayed_verdict_says_so_in_junit_and_the_lens_and_a_live_one_does_not() -> None:
+    from evalens.runner.ci.junit import junit_xml
+    from evalens.runner.results import result_from_report_case
+    from evalens.server.features.run_present import verdict_title
+
+    from evalens.core.models.cassette import CaseReplay, replay_label
+    from tests.unit.ci_helpers import make_case, make_report, validate_junit
+
+    full = CaseReplay(
+        mode="new", replayed=True, requests=3, live_requests=0, cassettes=["evals/cassettes/a-1.json"]
+    )
+    tail = CaseReplay(
+        mode="new", replayed=True, requests=3, live_requests=2, diverged="request 2 (agent) ..."
+    )
+    recorded = CaseReplay(mode="record", replayed=False, requests=3, live_requests=3)
+    report = make_report(
+        [make_case("a", "PASS", replay=full), make_case("b", "PASS", replay=tail), make_case("c", "PASS")]
+        + [make_case("d", "FAIL", replay=recorded)]
+    )
+    doc = validate_junit(junit_xml(report))
+    props = {p.get("name"): p.get("value") for p in doc.iter("property")}
+    assert props["evalens.replay.a"] == "↺ replayed (3 of 3 requests)" == replay_label(full)
+    assert props["evalens.replay.b"] == "↺ replayed (1 of 3 requests, 2 live)"
+    assert "evalens.replay.c" not in props and "evalens.replay.d" not in props  # live runs are not marked
+    assert props["evalens.replay.replayed_units"] == "2"
+    assert props["evalens.replay.live_units"] == "b, d"
+    lens = [verdict_title(result_from_report_case(c, report, Path("/r/x.json"))) for c in report.cases]
+    assert lens[0].startswith("✓ PASS") and lens[0].endswith("· ↺ replayed (3 of 3 requests)")
+    assert "↺" not in lens[2] and "↺" not in lens[3]
