@@ -147,6 +147,12 @@ def turn_text(turn: Any, *, lines: int = 4, ci: bool = False) -> str:
     return f"[{label}] {TURN_MARKS.get(turn.kind, '')} " + f"\n{pad}".join(shown)
 
 
+def _stopped(result: Any) -> str:
+    """With ``--runs auto``: why the case's runs stopped, under its pass rate."""
+    why = (getattr(result, "details", None) or {}).get("stopped")
+    return f"\n{why}" if why else ""
+
+
 def print_summary(
     results: list[Any], report_path: Any, *, stream: Any = None, baseline: Any = None, ci: bool | None = None
 ) -> None:
@@ -194,7 +200,7 @@ def print_summary(
         table.add_row(
             text(r.name),
             f"[{VERDICT_STYLES.get(state, '')}]{text(state)}[/]",
-            repeat_label(r),
+            repeat_label(r) + _stopped(r),
             f"{r.duration_seconds:.1f}s",
             tokens(usage),
             cost(usage),

@@ -44,6 +44,7 @@ def test_runs_auto_stops_each_case_when_decided(
     assert good["run_verdicts"] == ["PASS"] * 4 and good["details"]["stopped"] == "decided-pass"
     assert good["verdict"] == "PASS" and good["pass_hat_k"] == 1.0 and good["runs"] == 4
     assert bad["run_verdicts"] == ["FAIL"] * 4 and bad["details"]["stopped"] == "decided-fail"
+    assert "decided-pass" in out.stderr and "decided-fail" in out.stderr  # the summary table says why
     # MAX below what a decision needs: every case runs MAX times and says so
     out = _eval(pkg, "good", "--runs", "auto:3")
     assert out.returncode == 0, out.stderr[-2000:]
