@@ -90,6 +90,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     ]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
+    lines += _replay_lines(units)
     if report.shards:
         lines += [
             f"Merged from {len(report.shards)} report(s): "
@@ -121,6 +122,22 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     if report_path is not None:
         lines += ["", f"Report: {_code(str(report_path))}"]
     return "\n".join(lines) + "\n"
+
+
+def _replay_lines(units: list[Unit]) -> list[str]:
+    """--replay: how many verdicts came from cassettes, and which units needed a live call (docs/replay.md)."""
+    taped = [u for u in units if u.replay is not None and u.replay.mode != "record"]
+    if not taped:
+        return []
+    live = [u.name for u in taped if u.replay.live_requests or not u.replay.replayed]
+    diverged = [u.name for u in taped if u.replay.diverged and u.replay.mode == "strict"]
+    line = f"↺ {sum(bool(u.replay.replayed) for u in taped)} of {len(units)} units replayed from cassettes"
+    line += f" ({taped[0].replay.mode})"
+    if live:
+        line += f" · needed a live call: {', '.join(_code(n) for n in live)}"
+    if diverged:
+        line += f" · requests changed (ERROR, record again): {', '.join(_code(n) for n in diverged)}"
+    return [line, ""]
 
 
 def _uplift_lines(report: Any) -> list[str]:

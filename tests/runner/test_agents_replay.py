@@ -199,3 +199,34 @@ def test_evalens_run_records_and_replays_every_run_and_its_grader(
     assert again["replay"]["live_requests"] == 0 and again["replay"]["requests"] == live
     assert _differences(_stable(first), _stable(second)) == []
     print(f"{engine}: evalens run, 2 runs: recorded {live} requests, replayed with 0 live")
+
+
+def test_the_action_replays_a_pull_request_without_keys(tmp_path: Path, sandbox_dir: Path) -> None:
+    """CI without secrets: the Action with ``replay: strict`` and no key gives the recorded verdicts for the
+    unchanged cases and names the one whose requests changed (ERROR, listed in the step summary)."""
+    if not agents_available("claude-code"):
+        pytest.skip("claude-code CLI not installed (run .ci/install-agents.sh)")
+    from tests.conftest import REPO
+    from tests.runner.actions_emulator import Emulator, base_env
+
+    workspace = tmp_path / "repo"
+    pkg = make_package(
+        workspace / "pkg",
+        timeout=120,
+        cases={
+            "same": case("pass", contains=["GREETING-OK"]),
+            "changed": case("no-file", contains=["GREETING-OK"]),
+        },
+    )
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        _eval(pkg, "claude-code", _env(fake, port), "--record")
+    _edit_case(pkg, "changed", lambda d: d["input"].update({"prompt": d["input"]["prompt"] + " now"}))
+    env = {k: v for k, v in base_env().items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN"))}
+    env.update({k: v for k, v in _env(None, port).items() if not k.endswith("_API_KEY")})
+    inputs = {"package": "pkg", "agent": "claude-code", "replay": "strict", "validate": "false"}
+    run = Emulator(REPO, workspace, inputs, env).run(tmp_path / "steps")
+    assert run.steps["run"].returncode == 1, run.steps["run"].stderr[-3000:]
+    assert (run.outputs["passed"], run.outputs["errored"]) == ("1", "1"), run.outputs
+    assert "↺ 1 of 2 units replayed from cassettes (strict)" in run.summary, run.summary
+    assert "requests changed (ERROR, record again): `changed`" in run.summary
