@@ -399,19 +399,11 @@ async def run_side(
 ) -> Any:
     """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
     records move to ``records``, marked. The suite writes none of its own result files for them."""
-    from evalens.runner.results import UnitResult, apply_repeats
+    from evalens.runner.results import apply_repeats
 
     refused = budget.admit(unit.id)
     if refused is not None:
-        return UnitResult(
-            name=unit.id,
-            format=suite.format_id,
-            case_file=str(suite.file),
-            location=unit.location,
-            verdict="SKIP",
-            reason=refused,
-            error=refused,
-        )
+        return suite.skipped(unit, refused)
     first = len(session.records)
     session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from evalens.runner.engines.base import Transcript
 from evalens.runner.results import CheckResult
@@ -69,60 +69,55 @@ def run_checks(
     """All declared checks (not fail-fast within the list: every failing entry is reported). With ``workspace``
     (still present), a created path only counts when it is a regular file there (never a dangling link)."""
     results: list[CheckResult] = []
-    output = transcript.output
-    for i, needle in enumerate(expected.contains):
-        ok = needle in output
+
+    def add(kind: str, value: Any, ok: bool, failed: str, location: list[str | int]) -> None:
         results.append(
             CheckResult(
-                kind="contains",
-                value=needle,
+                kind=kind,
+                value=value,
                 status=check_status(ok),
-                detail="" if ok else f"output does not contain {needle!r}",
-                location=["expected", "contains", i],
+                detail="" if ok else failed,
+                location=location,
             )
         )
+
+    output = transcript.output
+    for i, needle in enumerate(expected.contains):
+        add(
+            "contains",
+            needle,
+            needle in output,
+            f"output does not contain {needle!r}",
+            ["expected", "contains", i],
+        )
     for i, needle in enumerate(expected.not_contains):
-        ok = needle not in output
-        results.append(
-            CheckResult(
-                kind="not_contains",
-                value=needle,
-                status=check_status(ok),
-                detail="" if ok else f"output contains forbidden {needle!r}",
-                location=["expected", "not-contains", i],
-            )
+        add(
+            "not_contains",
+            needle,
+            needle not in output,
+            f"output contains forbidden {needle!r}",
+            ["expected", "not-contains", i],
         )
     created = set(files_created)
     for i, path in enumerate(expected.files_created):
         norm = path.strip()[2:] if path.strip().startswith("./") else path.strip()
-        ok = norm in created
-        why = not_a_real_file(workspace, norm) if ok and workspace is not None else None
-        ok = ok and why is None
-        results.append(
-            CheckResult(
-                kind="files_created",
-                value=path,
-                status=check_status(ok),
-                detail="" if ok else f"the agent did not create {path}" + (f" ({why})" if why else ""),
-                location=["expected", "files-created", i],
-            )
+        why = not_a_real_file(workspace, norm) if norm in created and workspace is not None else None
+        add(
+            "files_created",
+            path,
+            norm in created and why is None,
+            f"the agent did not create {path}" + (f" ({why})" if why else ""),
+            ["expected", "files-created", i],
         )
     if expected.agent_blocked is not None:
-        ok = transcript.blocked == expected.agent_blocked
-        if ok:
-            detail = ""
-        elif expected.agent_blocked:
-            detail = "expected the agent to be blocked by a hook, but no tool call was denied"
-        else:
-            detail = "the agent was blocked: " + "; ".join(transcript.blocked_reasons)[:300]
-        results.append(
-            CheckResult(
-                kind="agent_blocked",
-                value=expected.agent_blocked,
-                status=check_status(ok),
-                detail=detail,
-                location=["expected", "agent-blocked"],
-            )
+        add(
+            "agent_blocked",
+            expected.agent_blocked,
+            transcript.blocked == expected.agent_blocked,
+            "expected the agent to be blocked by a hook, but no tool call was denied"
+            if expected.agent_blocked
+            else "the agent was blocked: " + "; ".join(transcript.blocked_reasons)[:300],
+            ["expected", "agent-blocked"],
         )
     return results
 

@@ -8,6 +8,7 @@ file (``location``: keys and indexes from the file's root), so no face ever pars
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
@@ -19,7 +20,7 @@ from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 
 if TYPE_CHECKING:
-    from evalens.core.models.uaaps import EvalReport, ReportCase
+    from evalens.core.models.uaaps import EvalReport, ReportCase, ReportCheck
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
@@ -236,10 +237,20 @@ def result_from_report_case(
     )
 
 
+def report_checks(checks: Iterable[Any]) -> list[ReportCheck]:
+    """Checks as the report and the run log store them (an empty detail left out)."""
+    from evalens.core.models.uaaps import ReportCheck
+
+    return [
+        ReportCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None, location=c.location)
+        for c in checks
+    ]
+
+
 def report_case_from_result(result: UnitResult, report_path: Path | None, root: Path) -> ReportCase:
     """A result as a report's unit: the one conversion the other way (paths relative to ``root`` and to the
     report's folder)."""
-    from evalens.core.models.uaaps import DeterministicChecks, JudgeVerdict, ReportCase, ReportCheck
+    from evalens.core.models.uaaps import DeterministicChecks, JudgeVerdict, ReportCase
 
     def rel(path: str | None, base: Path | None) -> str | None:
         if not path or base is None:
@@ -280,12 +291,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         error=result.error
         if result.verdict in ("ERROR", "SKIP")
         else (result.error or result.reason if result.verdict == "FAIL" else None),
-        checks=[
-            ReportCheck(
-                kind=c.kind, value=c.value, status=c.status, detail=c.detail or None, location=c.location
-            )
-            for c in result.checks
-        ],
+        checks=report_checks(result.checks),
         runs=result.runs if result.runs > 1 else None,
         pass_rate=result.pass_rate,
         run_verdicts=list(result.run_verdicts) if result.runs > 1 else [],

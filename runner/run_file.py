@@ -211,14 +211,9 @@ async def _run_units(
             if refused is not None:  # the budget is spent: the rest are SKIP with the reason
                 results.append(
                     apply_repeats(
-                        UnitResult(
-                            name=unit.id,
-                            format=suite.format_id,
-                            case_file=str(request.file),
-                            location=unit.location,
-                            verdict="SKIP",
-                            reason=refused,
-                            error=refused,
+                        suite.skipped(
+                            unit,
+                            refused,
                             runs=request.runs,
                             run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
                             budget_stopped=request.runs,
@@ -248,19 +243,7 @@ async def _run_units(
     except asyncio.CancelledError:
         interrupted = True
         done = {r.name for r in results}
-        results += [
-            UnitResult(
-                name=u.id,
-                format=suite.format_id,
-                case_file=str(request.file),
-                location=u.location,
-                verdict="SKIP",
-                reason="not run: interrupted",
-                error="not run: interrupted",
-            )
-            for u in units
-            if u.id not in done
-        ]
+        results += [suite.skipped(u, "not run: interrupted") for u in units if u.id not in done]
     note = budget.unpriced_note()
     if not interrupted:
         summary = await asyncio.to_thread(suite.finish, results)

@@ -377,8 +377,9 @@ class BatchLog:
         await in_thread(lambda: self.writer.write(self._finish(name, run, side, rec)))
 
     def _finish(self, name: str, run: int, side: str | None, rec: Any) -> RunFinish:
+        from evalens.runner.results import report_checks
+
         from evalens.core.models.run_log import LogJudge
-        from evalens.core.models.uaaps import ReportCheck
 
         judge = rec.judge
         artifacts = None
@@ -394,16 +395,7 @@ class BatchLog:
             reason=rec.reason or "",
             error=rec.error,
             budget=bool(rec.budget),
-            checks=[
-                ReportCheck(
-                    kind=c.kind,
-                    value=c.value,
-                    status=c.status,
-                    detail=c.detail or None,
-                    location=c.location,
-                )
-                for c in rec.checks
-            ],
+            checks=report_checks(rec.checks),
             judge=LogJudge(
                 verdict=judge.verdict, reason=judge.reason, model=judge.model, provider=judge.provider
             )

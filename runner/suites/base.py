@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -154,6 +154,51 @@ class Suite(ABC):
     @abstractmethod
     def load(self) -> None:
         """Read the suite's own state from the parsed file and the request (a suite's constructor)."""
+
+    def unit_result(
+        self,
+        session: AgentSession,
+        name: str,
+        location: list[str | int],
+        runs: Sequence[Any],
+        shown: Any,
+        model: str | None = None,
+        **fields: Any,
+    ) -> UnitResult:
+        """A unit's result in this suite's file, with what every suite says of its agent runs (``runs``, the
+        agent results; ``shown``, the one whose output and model the result shows; ``model``, the model asked
+        for when the engine named none): their time, the engine, model, output snippet, exit code, kept
+        sandbox."""
+        from evalens.runner.api_types import SNIPPET_CHARS
+
+        return UnitResult(
+            name=name,
+            format=self.format_id,
+            case_file=str(self.file),
+            location=location,
+            agent_seconds=round(sum(r.duration_ms for r in runs) / 1000, 3),
+            engine=session.engine.name,
+            engine_version=session.engine_version,
+            agent_model=shown.model or model or self.request.model,
+            output_snippet=shown.output[:SNIPPET_CHARS] or None,
+            exit_code=shown.exit_code,
+            runs=self.request.runs,
+            sandbox_path=session.kept[-1] if session.kept else None,
+            **fields,
+        )
+
+    def skipped(self, unit: Unit, reason: str, **fields: Any) -> UnitResult:
+        """A unit that did not run (the budget spent, the batch interrupted): SKIP with the reason."""
+        return UnitResult(
+            name=unit.id,
+            format=self.format_id,
+            case_file=str(self.file),
+            location=unit.location,
+            verdict="SKIP",
+            reason=reason,
+            error=reason,
+            **fields,
+        )
 
     def say(self, unit: str, message: str, outcome: bool = False) -> None:
         """Progress: a note, or (``outcome``) the line that says how one run of a unit went (a baseline run's

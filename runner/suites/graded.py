@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from evalens.runner.api_types import SNIPPET_CHARS
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import Restored, Suite, Unit, read_json, skill_root_of
@@ -245,6 +244,16 @@ class GradedSuite(Suite):
 
     needs_judge = True
     units_key: ClassVar[str]  # the list the units are in ("evals", "cases")
+    results_under: ClassVar[str]  # the folder of the skill's workspace the grading files go to
+
+    @staticmethod
+    def skill_workspace(skill_root: Path) -> Path:
+        """The skill's workspace folder (``<skill>-workspace`` beside the skill), where the grading files go."""
+        return skill_root.parent / f"{skill_root.name}-workspace"
+
+    @classmethod
+    def result_folder(cls, format_id: str, file: Path) -> Path | None:
+        return cls.skill_workspace(skill_root_of(file)) / cls.results_under
 
     def load(self) -> None:
         self.data = self.doc.data
@@ -291,31 +300,23 @@ class GradedSuite(Suite):
         verdicts = [r.verdict for r in runs]
         verdict = combine_runs(verdicts)
         shown = next((r for r in runs if r.verdict == verdict), runs[0])
-        res = shown.res
-        return UnitResult(
-            name=unit.id,
-            format=self.format_id,
-            case_file=str(self.file),
-            location=unit.location,
+        return self.unit_result(
+            session,
+            unit.id,
+            unit.location,
+            [r.res for r in runs],
+            shown.res,
             verdict=verdict,
             reason=shown.reason,
             duration_seconds=round(sum(r.seconds for r in runs), 3),
-            agent_seconds=round(sum(r.res.duration_ms for r in runs) / 1000, 3),
             checks=shown.checks,
             judge_verdict=None if verdict == "ERROR" else verdict,
             judge_reason=shown.reason,
             judge_model=self.spec.model if self.spec else None,
-            engine=session.engine.name,
-            engine_version=session.engine_version,
-            agent_model=res.model or self.request.model,
-            output_snippet=res.output[:SNIPPET_CHARS] or None,
             error=shown.reason if verdict == "ERROR" else None,
-            exit_code=res.exit_code,
-            runs=self.request.runs,
             pass_rate=count_passed(verdicts) / len(verdicts) if len(verdicts) > 1 else None,
             run_verdicts=verdicts if len(verdicts) > 1 else [],
             result_file=str(shown.target),
-            sandbox_path=session.kept[-1] if session.kept else None,
             details=self.details(),
         )
 

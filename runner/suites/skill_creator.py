@@ -12,7 +12,7 @@ from typing import Any
 
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
-from evalens.runner.suites.base import Unit, installed_skill, newest_first, skill_root_of
+from evalens.runner.suites.base import Unit, installed_skill, newest_first
 from evalens.runner.suites.graded import GradedRun, GradedSuite, creator_unit, grade
 from evalens.runner.verdicts import check_status, graded_verdict
 
@@ -63,16 +63,13 @@ def _grading(
 class SkillCreatorSuite(GradedSuite):
     format_ids = ("skill-creator-evals",)
     units_key = "evals"
+    results_under = "runs"
 
     def load(self) -> None:
         super().load()
-        self.out_dir = (
-            self.request.output_dir
-            or self.skill_root.parent
-            / f"{self.skill_root.name}-workspace"
-            / "runs"
-            / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-        )
+        self.out_dir = self.request.output_dir or self.skill_workspace(
+            self.skill_root
+        ) / self.results_under / datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
 
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(statements_of(u.data)[1])} statement(s)" for u in units]
@@ -138,11 +135,6 @@ class SkillCreatorSuite(GradedSuite):
         )
         self.say(unit.id, f"eval {unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
         return GradedRun(verdict, reason, target, checks, res, executor + grader)
-
-    @classmethod
-    def result_folder(cls, format_id: str, file: Path) -> Path | None:
-        root = skill_root_of(file)
-        return root.parent / f"{root.name}-workspace" / "runs"
 
     @classmethod
     def result_files(cls, format_id: str, file: Path) -> list[Path]:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.api_types import SNIPPET_CHARS
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
@@ -704,15 +703,16 @@ class SkilljackSuite(Suite):
         )
         res = runs[rep][0]
         judged_any = any(s.judge is not None and not s.judge.get("error") for _, s in runs)
-        return UnitResult(
-            name=task.id,
-            format=self.format_id,
-            case_file=str(self.file),
-            location=task.location,
+        return self.unit_result(
+            session,
+            task.id,
+            task.location,
+            [r for r, _ in runs],
+            res,
+            self.agent_model,
             verdict=verdict,
             reason=reason,
             duration_seconds=round(sum(r.duration_ms for r, _ in runs) / 1000, 3),
-            agent_seconds=round(sum(r.duration_ms for r, _ in runs) / 1000, 3),
             checks=shown.checks if shown is not None else [],
             judge_verdict=f"discovery {mean.discovery:g} · adherence {mean.adherence:.1f} · output "
             f"{mean.output_quality:.1f}"
@@ -720,14 +720,7 @@ class SkilljackSuite(Suite):
             else None,
             judge_reason=str((mean.judge or {}).get("reasoning") or mean.reasoning) if judged_any else None,
             judge_model=self.judge_spec.model if judged_any and self.judge_spec is not None else None,
-            engine=session.engine.name,
-            engine_version=session.engine_version,
-            agent_model=res.model or self.agent_model,
-            output_snippet=res.output[:SNIPPET_CHARS] or None,
             error=reason if verdict == "ERROR" else None,
-            exit_code=res.exit_code,
-            runs=self.request.runs,
-            sandbox_path=session.kept[-1] if session.kept else None,
             details={**details, "skills": res.skills},
         )
 

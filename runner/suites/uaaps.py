@@ -30,7 +30,7 @@ from evalens.runner.api_types import (
 )
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.depends import NextRun, finish_unit
-from evalens.runner.results import CaseResult, CheckResult
+from evalens.runner.results import CaseResult, CheckResult, report_checks
 from evalens.runner.session import agent_env, capture_files
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
@@ -45,7 +45,6 @@ from evalens.core.models.uaaps import (
     JudgeVerdict,
     ReportAgent,
     ReportCase,
-    ReportCheck,
     ReportConfig,
     ReportJudge,
     ReportPackage,
@@ -609,16 +608,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                 agent_output_snippet=snippet,
                 error=main.error if verdict in ("ERROR", "FAIL", "SKIP") else None,
                 **_judge_flips(recs),
-                checks=[
-                    ReportCheck(
-                        kind=c.kind,
-                        value=c.value,
-                        status=c.status,
-                        detail=c.detail or None,
-                        location=c.location,
-                    )
-                    for c in main.checks
-                ],
+                checks=report_checks(main.checks),
                 format="uaaps-case",
                 location=[],
                 reason=main.reason or None,

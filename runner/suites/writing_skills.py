@@ -10,7 +10,7 @@ from typing import Any
 
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
-from evalens.runner.suites.base import Unit, installed_skill, newest_first, read_json, skill_root_of
+from evalens.runner.suites.base import Unit, installed_skill, newest_first, read_json
 from evalens.runner.suites.graded import GradedRun, GradedSuite, grade, writing_unit
 from evalens.runner.verdicts import check_status, graded_verdict
 
@@ -20,12 +20,11 @@ NOT_ASSESSED = {"passed": None, "details": "N/A - not assessed by evalens run"}
 class WritingSkillsSuite(GradedSuite):
     format_ids = ("writing-skills-evals",)
     units_key = "cases"
+    results_under = "grading"
 
     def load(self) -> None:
         super().load()
-        self.workspace = (
-            self.request.output_dir or self.skill_root.parent / f"{self.skill_root.name}-workspace"
-        )
+        self.workspace = self.request.output_dir or self.skill_workspace(self.skill_root)
         history = read_json(self.workspace / "history.json")
         self.version = int(history.get("current_version") or 0) if isinstance(history, dict) else 0
 
@@ -79,7 +78,7 @@ class WritingSkillsSuite(GradedSuite):
         grading = self._grading(case, run, results, required, mean, verdict, overall, res, error)
         target = (
             self.workspace
-            / "grading"
+            / self.results_under
             / ("baseline" if self.baseline else "")
             / f"{case.get('id')}_v{self.version}_run{run}.json"
         )  # baseline: never restored as the unit's
@@ -138,11 +137,6 @@ class WritingSkillsSuite(GradedSuite):
         if error:
             grading["error"] = error
         return grading
-
-    @classmethod
-    def result_folder(cls, format_id: str, file: Path) -> Path | None:
-        root = skill_root_of(file)
-        return root.parent / f"{root.name}-workspace" / "grading"
 
     @classmethod
     def result_files(cls, format_id: str, file: Path) -> list[Path]:
