@@ -358,13 +358,31 @@ class ReplaySettings:
 
     mode: Mode
     root: Path  # the package root; cassettes go to ``<root>/evals/cassettes``
+    scope: str | None = None  # a subfolder: the eval file of ``evalens run`` (unit ids repeat across files)
+
+    @property
+    def folder(self) -> Path:
+        base = self.root / "evals" / "cassettes"
+        return base / self.scope if self.scope else base
 
 
-def settings_of(request: Any, root: Path) -> ReplaySettings | None:
-    """The cassette settings of a run request (``record`` / ``replay`` of ``AgentRunLimits``), or None."""
-    if request.replay is not None:
-        return ReplaySettings(request.replay, root)
-    return ReplaySettings("record", root) if request.record else None
+def file_scope(file: Path, root: Path) -> str:
+    """The cassette subfolder of an eval file: its path under the root without the suffix, ``/`` as ``-``
+    (``evals/evals.json`` → ``evals-evals``), so two files' unit ``1`` never share a cassette."""
+    try:
+        rel = file.resolve().relative_to(root.resolve())
+    except ValueError:
+        rel = Path(file.name)
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", rel.with_suffix("").as_posix()).strip("-.") or "file"
+
+
+def settings_of(request: Any, root: Path, file: Path | None = None) -> ReplaySettings | None:
+    """The cassette settings of a run request (``record`` / ``replay`` of ``AgentRunLimits``), or None; with
+    ``file`` (``evalens run``), its cassettes go to that file's subfolder."""
+    mode: Mode | None = request.replay or ("record" if request.record else None)
+    if mode is None:
+        return None
+    return ReplaySettings(mode, root, file_scope(file, root) if file is not None else None)
 
 
 @asynccontextmanager
@@ -373,7 +391,7 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
     if settings is None:
         yield
         return
-    batch = Batch(settings.mode, settings.root / "evals" / "cassettes", settings.root, env_secrets())
+    batch = Batch(settings.mode, settings.folder, settings.root, env_secrets())
     token = _BATCH.set(batch)
     try:
         yield

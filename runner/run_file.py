@@ -171,7 +171,10 @@ async def run_file(
     try:
         from evalens.runner.replay import carry, cassettes, settings_of
 
-        async with checked_out(plan), cassettes(settings_of(request, suite.root)):  # --record / --replay
+        async with (
+            checked_out(plan),
+            cassettes(settings_of(request, suite.root, request.file)),
+        ):  # --record / --replay
             return carry(await _run_units(request, suite, units, session, plan, outcome, isolated))
     except BaselineError as exc:
         raise UsageError(str(exc)) from None

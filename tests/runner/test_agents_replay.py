@@ -191,7 +191,10 @@ def test_evalens_run_records_and_replays_every_run_and_its_grader(
         live = len(fake.records)
     [unit] = recorded["cases"]
     assert unit["verdict"] == "PASS" and unit["replay"]["live_requests"] == unit["replay"]["requests"] == live
-    assert unit["replay"]["cassettes"] == ["evals/cassettes/1-1.json", "evals/cassettes/1-2.json"]
+    assert unit["replay"]["cassettes"] == [  # the file's own folder: unit ids repeat across eval files
+        "evals/cassettes/evals-evals/1-1.json",
+        "evals/cassettes/evals-evals/1-2.json",
+    ]
     first = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")
     second = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")
     [again] = first["cases"]
