@@ -244,6 +244,10 @@ class Optimizer:
         )
         self.text = self.skill_md.read_text(encoding="utf-8")
         self.skill = request.skill_dir.name
+        from evalens.runner.suites.trigger_sets import co_installed
+
+        # each co-installed skill by its own folder: the skill itself is left out even when it sits among them
+        self.others = [md.parent for md in co_installed(request.with_installed, request.skill_dir).values()]
         self.work = Path(tempfile.mkdtemp(prefix="evalens-optimize-"))
         self.variants = 0
         self.agent_runs = 0
@@ -275,7 +279,7 @@ class Optimizer:
             FileRunRequest(
                 file=file,
                 skill=skill,
-                with_installed=list(self.request.with_installed),
+                with_installed=self.others,
                 engine=self.request.engine,
                 model=self.request.model,
                 runs=self.request.runs,
@@ -356,7 +360,6 @@ async def optimize(request: OptimizeRequest, say: Callable[[str], None] = lambda
 
 async def _search(opt: Optimizer, result: OptimizeResult, description: str) -> None:
     from evalens.runner.judge import JudgeFailed
-    from evalens.runner.suites.trigger_sets import co_installed
 
     request, say, train, held = opt.request, opt.say, result.train, result.held
     say(f"split: {len(train)} training and {len(held)} held-out queries (seed {request.seed})")
@@ -373,8 +376,9 @@ async def _search(opt: Optimizer, result: OptimizeResult, description: str) -> N
     h_right, h_of = result.current.held.score(opt.skill)
     say(f"current: training {right}/{of} runs right, held-out {h_right}/{h_of}")
     others = {
-        name: current_description(md.read_text(encoding="utf-8"))
-        for name, md in co_installed(request.with_installed, request.skill_dir).items()
+        folder.name: current_description(md.read_text(encoding="utf-8"))
+        for folder in opt.others
+        for md in [folder / "SKILL.md" if (folder / "SKILL.md").is_file() else folder / "skill.md"]
     }
     result.judge_calls += 1
     try:

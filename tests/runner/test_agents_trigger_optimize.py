@@ -105,8 +105,13 @@ def test_accepts_a_held_out_win_and_rejects_a_training_only_win(
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     skill = greeter(tmp_path)
+    (tmp_path / "pdf-tools").mkdir()
+    (tmp_path / "pdf-tools" / "SKILL.md").write_text(
+        "---\nname: pdf-tools\ndescription: Handles PDFs.\n---\nx\n"
+    )
     before = (skill / "SKILL.md").read_text()
-    out = optimize(skill, engine, "--json", str(tmp_path / "opt.json"))
+    # a folder of skills that holds the skill itself too: it is left out, pdf-tools is installed beside it
+    out = optimize(skill, engine, "--with-installed", str(tmp_path), "--json", str(tmp_path / "opt.json"))
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     assert "split: 3 training and 5 held-out queries (seed 0)" in out.stdout
     assert "current: training 1/3 runs right, held-out 1/5" in out.stdout
@@ -117,6 +122,17 @@ def test_accepts_a_held_out_win_and_rejects_a_training_only_win(
     _overfit, better = rewrites()
     assert f'+description: "{better}"' in out.stdout and "-description: Writes greetings." in out.stdout
     assert (skill / "SKILL.md").read_text() == before  # never written
+    # the judge saw the co-installed skill (and only the training queries), never the held-out ones
+    assert optimize_env.state.log_dir is not None
+    asked = [
+        b.read_text()
+        for b in optimize_env.state.log_dir.glob("*-body.json")
+        if "Write 3 different rewrites" in b.read_text()
+    ]
+    assert asked and all("- pdf-tools: Handles PDFs." in body for body in asked)
+    train_keys, held_keys = keys()
+    assert all(f"NEEDS={k}" in asked[-1] for k in train_keys)
+    assert not any(f"NEEDS={k}" in body for body in asked for k in held_keys)
     result = json.loads((tmp_path / "opt.json").read_text())
     assert result["winner"] == "rewrite 2" and result["error"] is None
     assert [c["accepted"] for c in result["candidates"]] == [False, True]

@@ -41,3 +41,21 @@ def test_with_description_replaces_only_the_description() -> None:
     assert current_description(text) == "Writes greetings.\n"
     with pytest.raises(ValueError):
         with_description("no frontmatter", "x")
+
+
+def test_pairs_and_what_other_skills_fired() -> None:
+    from evalens.runner.trigger_optimize import Measured, pairs_of
+
+    queries = [("greet", True), ("merge pdfs", False), ("weather", False)]
+    old = Measured(queries, [["pdf-tools", "greeter"], ["pdf-tools", "pdf-tools"], ["", None]])
+    new = Measured(queries, [["greeter", "greeter"], ["greeter", "pdf-tools"], ["", ""]])
+    # (new right, old right) per query and run; the run that errored on the old side is dropped
+    assert pairs_of(new, old, "greeter") == [
+        (True, False),
+        (True, True),
+        (False, True),
+        (True, True),
+        (True, True),
+    ]
+    assert old.others_fired("greeter") == {"pdf-tools": 2} and new.others_fired("greeter") == {"pdf-tools": 1}
+    assert old.score("greeter") == (4, 5) and new.score("greeter") == (5, 6)
