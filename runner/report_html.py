@@ -14,7 +14,7 @@ import re
 from html import escape
 
 from evalens.runner.check_words import check_key, yaml_value
-from evalens.runner.run_view import RunView, UnitView, call_summary, cost, tokens
+from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
 
 from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
 
@@ -170,16 +170,7 @@ def _file(change: FileChange) -> str:
 
 def _record(rec: RunRecord, anchor: str, runs: int, failed: bool) -> str:
     head = f"Run {rec.run_index} · {rec.verdict or ''}" if runs > 1 else "What the agent did"
-    facts = [
-        rec.engine + (f" {rec.engine_version}" if rec.engine_version else ""),
-        rec.model or "",
-        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
-        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
-        "timed out" if rec.timed_out else "",
-        tokens(rec.usage),
-        cost(rec.usage),
-    ]
-    parts = [f'<h3>{_e(head)}</h3><div class="mute">{_e(" · ".join(f for f in facts if f))}</div>']
+    parts = [f'<h3>{_e(head)}</h3><div class="mute">{_e(record_facts(rec, version=True))}</div>']
     if rec.error:
         parts.append(f'<div class="reason">agent error: {_e(rec.error)}</div>')
     for note in rec.bounds:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from evalens.runner.check_words import check_key, yaml_value
-from evalens.runner.run_view import RunView, UnitView, call_summary, cost, tokens
+from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
 
 from evalens.core.models.run_record import RunRecord
 
@@ -30,16 +30,7 @@ def _one_line(text: str) -> str:
 
 def _record(rec: RunRecord, runs: int) -> list[str]:
     head = f"### Run {rec.run_index}: {rec.verdict or ''}" if runs > 1 else "### What the agent did"
-    facts = [
-        rec.engine,
-        rec.model or "",
-        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
-        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
-        "timed out" if rec.timed_out else "",
-        tokens(rec.usage),
-        cost(rec.usage),
-    ]
-    out = [head, "", " · ".join(f for f in facts if f), ""]
+    out = [head, "", record_facts(rec), ""]
     if rec.error:
         out += [f"**Agent error:** {_one_line(rec.error)}", ""]
     out += [f"> bounded: {_one_line(note)}" for note in rec.bounds]

@@ -114,6 +114,21 @@ def cost(usage: Usage | None) -> str:
     return f"${usage.cost_usd:.4f}" if usage.cost_usd < 1 else f"${usage.cost_usd:.2f}"
 
 
+def record_facts(rec: RunRecord, *, version: bool = False) -> str:
+    """A run record's facts on one line: engine (``version``: and its version), model, agent time, exit code,
+    a timeout, tokens and cost."""
+    facts = [
+        rec.engine + (f" {rec.engine_version}" if version and rec.engine_version else ""),
+        rec.model or "",
+        f"agent {rec.agent_seconds:.1f} s" if rec.agent_seconds is not None else "",
+        f"exit {rec.exit_code}" if rec.exit_code is not None else "",
+        "timed out" if rec.timed_out else "",
+        tokens(rec.usage),
+        cost(rec.usage),
+    ]
+    return " · ".join(f for f in facts if f)
+
+
 def call_summary(name: str, value: object) -> str:
     """A one-line label of a tool call's input: the path written, the command run, the skill activated."""
     if isinstance(value, dict):

@@ -626,13 +626,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         finish_unit(
             results[-1],
             report_case=report_cases[-1],  # state, interval, fingerprint
-            inputs=NextRun(
-                engine=ctx.engine.name,
-                agent_model=ctx.request.agent_model,
-                judge=ctx.request.judge,
-                no_judge=ctx.request.no_judge,
-                engine_version=ctx.engine_version,
-            ),
+            inputs=_next_run(ctx),
         )
     return results, report_cases
 
@@ -714,6 +708,17 @@ async def run_cases(
         raise RunError(str(exc)) from None
 
 
+def _next_run(ctx: _Context) -> NextRun:
+    """The batch's inputs a unit's fingerprint covers (engine and its version, models, judge)."""
+    return NextRun(
+        engine=ctx.engine.name,
+        agent_model=ctx.request.agent_model,
+        judge=ctx.request.judge,
+        no_judge=ctx.request.no_judge,
+        engine_version=ctx.engine_version,
+    )
+
+
 async def _open_log(
     ctx: _Context, sides: list[_Context], report_path: Path | None, report_id: str
 ) -> set[tuple[str | None, str, int]]:
@@ -723,13 +728,7 @@ async def _open_log(
         return set()
     from evalens.runner.run_log import ResumeRefused, open_batch, restore_run
 
-    inputs = NextRun(
-        engine=ctx.engine.name,
-        agent_model=ctx.request.agent_model,
-        judge=ctx.request.judge,
-        no_judge=ctx.request.no_judge,
-        engine_version=ctx.engine_version,
-    )
+    inputs = _next_run(ctx)
     cases = [(c.name, p) for c, p in ctx.cases]
     try:
         log, resumed = await asyncio.to_thread(
