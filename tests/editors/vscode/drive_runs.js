@@ -52,8 +52,12 @@ async function showTesting(page) {
         const collapse = page.locator('.pane-header', { hasText: 'Outline' }).locator('.codicon-collapse-all').first();
         await page.locator('.pane-header', { hasText: 'Outline' }).first().hover().catch(() => undefined);
         await collapse.click({ timeout: 5000 }).catch(() => undefined);
-        await page.waitForTimeout(500);
-        result.outlineTop = await outline.evaluateAll((rows) => rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()));
+        // under load the JSON provider's symbols may come a moment later: wait until both groups show
+        for (let i = 0; i < 40; i++) {
+          await page.waitForTimeout(250);
+          result.outlineTop = await outline.evaluateAll((rows) => rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()));
+          if (result.outlineTop.some((t) => t.startsWith('JSON Language Features'))) break;
+        }
         // two outline providers (evalens's units, VS Code's JSON keys): open evalens's group
         await outline.filter({ hasText: 'evalens' }).first().click().catch(() => undefined);
         await page.keyboard.press('ArrowRight');
@@ -154,8 +158,9 @@ async function showTesting(page) {
       await step('tags-filter', async () => {
         // test tags: the Test Explorer's filter keeps only the skill-creator evals with @evalens:format:…
         await showTesting(page);
-        // the filter box is a small editor (suggest-enabled input): click its placeholder, then type
-        await page.getByText('Filter (e.g. text, !exclude, @tag)').first().click({ timeout: 15000 });
+        // the filter box is a small Monaco editor (testing:filter) whose lines cover its placeholder: click them
+        const filter = page.locator('.monaco-editor[data-uri="testing:filter"]').first();
+        await filter.locator('.view-lines').click({ timeout: 15000 });
         await page.keyboard.type('@evalens:format:skill-creator-evals');
         let rows = [];
         for (let i = 0; i < 40; i++) {
@@ -164,6 +169,8 @@ async function showTesting(page) {
           if (!rows.some((r) => r.text === 'extract-text') && rows.some((r) => r.text.startsWith('first-line'))) break;
         }
         result.taggedRows = rows.map((r) => r.text);
+        result.filterText = (await filter.locator('.view-lines').innerText()).replace(/\u00a0/g, ' ').trim();
+        await dismissWidgets(page); // the tag suggestions, for the screenshot
         await page.screenshot({ path: `${OUT}/test-tags-filter.png` });
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Backspace');
