@@ -20,6 +20,7 @@ commands:
   doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
   show [REPORT] [UNIT]     what the agent did: turns, tool calls, files and diffs, tokens, cost (--html -o FILE)
   triggers optimize DIR    propose a skill description that triggers better, accepted only on held-out proof
+  triggers suggest DIR     propose new should / should-not trigger queries, as a diff to review
 """
 
 

@@ -1,5 +1,6 @@
-"""``evalens triggers optimize SKILL_DIR``: propose description rewrites and accept one only with proof
-(docs/triggers.md). It prints the winner as a diff to review and never writes the SKILL.md."""
+"""``evalens triggers optimize SKILL_DIR``: propose description rewrites and accept one only with proof;
+``evalens triggers suggest SKILL_DIR``: propose new trigger queries (docs/triggers.md). Both print a diff to
+review and never write a file."""
 
 from __future__ import annotations
 
@@ -36,7 +37,69 @@ def _parser() -> argparse.ArgumentParser:
     opt.add_argument("--timeout", type=float, default=60, help="seconds per agent run (default 60)")
     opt.add_argument("--max-cost", type=float, help="USD the agent runs may spend; the search stops there")
     opt.add_argument("--json", type=Path, dest="json_output", help="also write the whole result as JSON")
+    sug = sub.add_parser("suggest", help="propose new should / should-not trigger queries (a diff to review)")
+    sug.add_argument("skill_dir", type=Path, metavar="SKILL_DIR")
+    sug.add_argument("--set", type=Path, dest="trigger_set", help="the trigger set to extend")
+    sug.add_argument(
+        "--with-installed",
+        nargs="+",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="skills whose near misses to add",
+    )
+    sug.add_argument("--count", type=int, default=5, help="new queries of each kind (default 5)")
+    sug.add_argument("--engine", default="claude-code", choices=("claude-code", "codex"))
+    sug.add_argument("--model", help="agent model (the judge's default on Codex)")
+    sug.add_argument("--judge-model", help="the model that writes queries (`model` or `provider:model`)")
     return parser
+
+
+def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
+    """The judge's candidate queries as a diff of the trigger set; nothing is written."""
+    from evalens.runner.judge import JudgeFailed
+    from evalens.runner.session import UsageError
+    from evalens.runner.suites.trigger_sets import co_installed
+    from evalens.runner.trigger_optimize import current_description
+    from evalens.runner.trigger_suggest import suggest
+
+    if args.count < 1:
+        print("evalens triggers: --count must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    trigger_set = args.trigger_set or _trigger_set(skill_dir) or skill_dir / "evals" / "trigger-eval.json"
+    try:
+        others = {
+            name: current_description(md.read_text(encoding="utf-8"))
+            for name, md in co_installed(list(args.with_installed), skill_dir).items()
+        }
+        result = asyncio.run(
+            suggest(
+                skill_dir,
+                trigger_set.resolve(),
+                others,
+                count=args.count,
+                engine=args.engine,
+                model=args.model,
+                judge_model=args.judge_model,
+            )
+        )
+    except (UsageError, ValueError) as exc:
+        print(f"evalens triggers: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except JudgeFailed as exc:
+        print(f"ERROR: judge error: {exc}")
+        return 1
+    for text in result.skipped:
+        print(f"already in the set: {text}")
+    if not result.added:
+        print("no new query proposed")
+        return 0
+    wants = sum(w for _, w in result.added)
+    print(
+        f"{wants} should-trigger and {len(result.added) - wants} should-not-trigger queries proposed (review; nothing was written):"
+    )
+    print(result.diff, end="")
+    return 0
 
 
 def _trigger_set(skill_dir: Path) -> Path | None:
@@ -47,14 +110,16 @@ def _trigger_set(skill_dir: Path) -> Path | None:
 def main(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.runs < 1 or args.candidates < 1 or not 0 < args.holdout < 1:
+    if args.command == "optimize" and (args.runs < 1 or args.candidates < 1 or not 0 < args.holdout < 1):
         parser.error("--runs and --candidates must be at least 1, --holdout between 0 and 1")
-    if args.max_cost is not None and args.max_cost < 0:
+    if getattr(args, "max_cost", None) is not None and args.max_cost < 0:
         parser.error("--max-cost must be zero or more")
     skill_dir = args.skill_dir.resolve()
     if not ((skill_dir / "SKILL.md").is_file() or (skill_dir / "skill.md").is_file()):
         print(f"evalens triggers: {args.skill_dir}: no SKILL.md", file=sys.stderr)
         return EXIT_USAGE
+    if args.command == "suggest":
+        return _suggest(args, skill_dir)
     trigger_set = args.trigger_set or _trigger_set(skill_dir)
     if trigger_set is None or not trigger_set.is_file():
         print(
