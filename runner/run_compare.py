@@ -122,6 +122,16 @@ def compare(start: Path, name: str, case_file: str | None = None) -> Comparison 
     return Comparison(name, sides[0], sides[1] if len(sides) > 1 else None)
 
 
+def compare_runs(first: Path, second: Path, name: str, case_file: str | None = None) -> Comparison | None:
+    """The unit's runs in two chosen reports (the Runs view's "Compare with…"), the newer as the latest side;
+    None when either report does not hold it. Blocking (reads files)."""
+    a, b = _side(first, name, case_file), _side(second, name, case_file)
+    if a is None or b is None:
+        return None
+    older, newer = sorted((a, b), key=lambda s: (s.timestamp, s.report_path.name))
+    return Comparison(name, newer, older)
+
+
 # --------------------------------------------------------------------------- rendering
 
 

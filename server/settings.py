@@ -32,6 +32,7 @@ class Settings(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
 
     engine: str | None = None
+    model: str | None = None  # the agent's model; null: the engine's default (or the eval config's)
     judge: str | None = None
     timeout: float | None = Field(default=None, ge=0)  # seconds; 0 or null: the eval config's
     max_parallel_runs: int = Field(default=2, ge=1)

@@ -84,6 +84,10 @@ class CaseCommandArgs(Wire):
         None  # runFile / runAll: only what --failed / --stale would pick
     )
     batch: str | None = None  # commands sent under one id share one budget (evalens.run.maxCost / maxTokens)
+    # per-run overrides (the extension's "Run Overrides" quick pick, remembered per workspace) over the settings
+    engine: str | None = None
+    model: str | None = None
+    max_cost: float | None = Field(default=None, ge=0)  # USD for the batch, instead of evalens.run.maxCost
 
 
 class PickedUnit(Wire):
@@ -175,6 +179,31 @@ class CaseResult(Wire):
     repeats: RepeatStats | None = None
 
 
+class ListRunsArgs(Wire):
+    """The one argument of ``evalens.listRuns`` (the Runs view): whose runs (a file or folder of the package;
+    none: every package of the workspace) and what to keep."""
+
+    uri: str | None = None
+    verdicts: list[str] | None = None  # PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all)
+    engine: str | None = None
+    since: str | None = None  # ISO 8601 date or time: batches on or after it
+
+
+class RunEntry(Wire):
+    """One entry of ``evalens.listRuns``: a unit's run in one batch (``runner/run_history.py``)."""
+
+    name: str
+    verdict: Verdict
+    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = None
+    timestamp: str
+    engine: str | None = None
+    model: str | None = None
+    uri: str | None = None  # the eval file
+    report_path: str | None = None  # none: a batch killed before its report (read from its run log)
+    duration_seconds: float | None = None
+    interrupted: bool | None = None
+
+
 class NewCaseResult(Wire):
     """The answer of ``evalens.newCase``: the file the case was written to and the position of its prompt."""
 
@@ -250,6 +279,7 @@ COMMANDS: dict[str, str] = {
     "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
     "pickUnits": "evalens.pickUnits",  # what "Run failed" / "Run stale" would run (server/features/run_focus.py)
+    "listRuns": "evalens.listRuns",  # every run of the workspace, filtered (the Runs view; server/features/run_view.py)
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
 
@@ -274,6 +304,8 @@ MODELS: tuple[type[Wire], ...] = (
     RunUsage,
     RepeatStats,
     CaseResult,
+    ListRunsArgs,
+    RunEntry,
     NewCaseResult,
     CancelRunResult,
     LastReportResult,

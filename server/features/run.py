@@ -461,10 +461,11 @@ class Runs:
         runs: int = 1,
         jobs: int = 1,
         budget: Any = None,
+        settings: Any = None,
     ) -> Any:
         from evalens.runner.api import RunRequest
 
-        s = self.ls.settings
+        s = settings or self.ls.settings
         names = [n for n in (s.api_key_env_vars or []) if isinstance(n, str) and ENV_NAME.match(n)]
         if len(names) != len(s.api_key_env_vars or []):
             log.warning(
@@ -474,6 +475,7 @@ class Runs:
             package_root=root,
             cases=cases,
             engine=s.engine or None,
+            agent_model=s.model or None,
             judge=s.judge or None,
             timeout=float(s.timeout) if s.timeout else None,
             keep_sandbox=bool(s.keep_sandbox),
@@ -484,8 +486,9 @@ class Runs:
             dry_run=dry_run,
         )
 
-    def start(self, target: Target, runs: int = 1, budget: Any = None) -> RunHandle:
-        """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``); returns at once."""
+    def start(self, target: Target, runs: int = 1, budget: Any = None, settings: Any = None) -> RunHandle:
+        """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``, under ``settings``
+        with the batch's overrides, else the editor's); returns at once."""
         from evalens.server.features.workspace_scope import require_inside
 
         require_inside(self.ls, target.case_file, "the run")
@@ -494,7 +497,14 @@ class Runs:
         if handle is not None:
             return handle
         handle = RunHandle(
-            target.root, target.name, target.uri, target.case_file, target.format_id, runs=runs, budget=budget
+            target.root,
+            target.name,
+            target.uri,
+            target.case_file,
+            target.format_id,
+            runs=runs,
+            budget=budget,
+            settings=settings,
         )
         self.active[key] = handle
         handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
@@ -517,7 +527,12 @@ class Runs:
             ) as taken:  # repeats run concurrently within maxParallelRuns
                 self._progress(handle, "starting", "planning")
                 request = self.request(
-                    handle.root, [str(handle.case_file)], runs=handle.runs, jobs=taken, budget=handle.budget
+                    handle.root,
+                    [str(handle.case_file)],
+                    runs=handle.runs,
+                    jobs=taken,
+                    budget=handle.budget,
+                    settings=handle.settings,
                 )
                 try:
                     outcome = await run_cases(
@@ -577,7 +592,7 @@ class Runs:
             handle.case_file,
             handle.name,
             data,
-            self.ls.settings,
+            handle.settings or self.ls.settings,
             lambda message: self._progress(handle, "agent", message),
             run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
             runs=handle.runs,

@@ -95,10 +95,11 @@ class RunCommands:
                 **invalid.skipped_answer(target.uri, target.name, errors),
                 **({"dryRun": True} if a.get("dryRun") else {}),
             }
+        settings = run_focus.overridden(ls.settings, a)
         if a.get("dryRun"):
-            return await run_dry.dry_run(runs, target)
+            return await run_dry.dry_run(runs, target, settings)
         runs.warn_if_unsaved(target)
-        handle = runs.start(target, times, self.budgets.for_batch(ls.settings, batch))
+        handle = runs.start(target, times, self.budgets.for_batch(settings, batch), settings)
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
@@ -117,10 +118,11 @@ class RunCommands:
         for target in targets:  # all or nothing: no agent starts when one unit is outside the workspace
             require_inside(ls, target.case_file, "the run")
         times, _select, batch = run_focus.options(a or {})
-        budget = self.budgets.for_batch(ls.settings, batch)
+        settings = run_focus.overridden(ls.settings, a or {})
+        budget = self.budgets.for_batch(settings, batch)
         refused = {i: self.blockers(t) for i, t in enumerate(targets)}
         ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
-        handles = [runs.start(t, times, budget) for _, t in ready]
+        handles = [runs.start(t, times, budget, settings) for _, t in ready]
         runs.link_request(ls, handles)
         answers = dict(
             zip((i for i, _ in ready), await runs.wait([t for _, t in ready], handles), strict=True)

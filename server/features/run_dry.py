@@ -15,8 +15,9 @@ from evalens.server.features.run_state import Target
 from lsprotocol import types
 
 
-async def dry_run(runs: Runs, target: Target) -> dict[str, Any]:
-    """The ``evalens.runCase`` answer with ``dryRun``: the plan, also shown as a message."""
+async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str, Any]:
+    """The ``evalens.runCase`` answer with ``dryRun``: the plan (under ``settings`` with the run's overrides,
+    else the editor's), also shown as a message."""
     from evalens.runner.api import RunError, UsageError, run_cases
 
     base = {
@@ -32,9 +33,13 @@ async def dry_run(runs: Runs, target: Target) -> dict[str, Any]:
                 runs,
                 base,
                 target,
-                await run_formats.dry_run(target.format_id, target.case_file, target.name, runs.ls.settings),
+                await run_formats.dry_run(
+                    target.format_id, target.case_file, target.name, settings or runs.ls.settings
+                ),
             )
-        outcome = await run_cases(runs.request(target.root, [str(target.case_file)], dry_run=True))
+        outcome = await run_cases(
+            runs.request(target.root, [str(target.case_file)], dry_run=True, settings=settings)
+        )
     except (RunError, UsageError) as exc:
         runs.ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=f"evalens dry run: {exc}")

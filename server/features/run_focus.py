@@ -44,6 +44,24 @@ def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
     return runs, select, batch
 
 
+def overridden(settings: Any, arg: dict[str, Any]) -> Any:
+    """The editor's settings with one batch's overrides on top (``engine``, ``model``, ``maxCost``: the Runs
+    overrides quick pick sends them with each run command); the settings themselves are left as they are."""
+    update: dict[str, Any] = {}
+    for key in ("engine", "model"):
+        value = arg.get(key)
+        if value is not None:
+            if not isinstance(value, str) or not value.strip() or len(value) > 200:
+                raise JsonRpcInvalidParams(f"`{key}` must be a name (at most 200 characters)")
+            update[key] = value.strip()
+    cost = arg.get("maxCost")
+    if cost is not None:
+        if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0:
+            raise JsonRpcInvalidParams("`maxCost` must be a number of US dollars, 0 or more")
+        update["run"] = settings.run.model_copy(update={"max_cost": float(cost)})
+    return settings.model_copy(update=update) if update else settings
+
+
 def file_lenses(
     uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any], never_ran: int = 0
 ) -> list[types.CodeLens]:

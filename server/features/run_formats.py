@@ -172,6 +172,7 @@ async def _request(
         runs=runs,
         budget=budget,
         engine=engine,
+        model=getattr(settings, "model", None) or None,
         judge_model=settings.judge or None,
         timeout_seconds=float(settings.timeout) if settings.timeout else None,
         keep_sandbox=bool(settings.keep_sandbox),

@@ -82,6 +82,9 @@ class RunHandle:
     runs: int = 1  # repeats of the unit (the "Run N×" lens and Test Explorer profile)
     current_run: int = 0  # which of the ``runs`` the agent is in (its turns say), for "run k/N" in the lens
     budget: Any = None  # the runner.budget.Budget of the editor batch it belongs to
+    settings: Any = (
+        None  # the settings with the batch's overrides (engine, model, maxCost); None: the editor's
+    )
 
 
 @dataclass(slots=True)

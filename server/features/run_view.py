@@ -73,7 +73,13 @@ def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str
     )
     if start is None:
         return None
-    cmp = compare(start, name, path)
+    against = args.get("againstReportPath")
+    if isinstance(against, str) and isinstance(args.get("reportPath"), str):
+        from evalens.runner.run_compare import compare_runs
+
+        cmp = compare_runs(Path(args["reportPath"]), Path(against), name, path)  # two runs the user picked
+    else:
+        cmp = compare(start, name, path)
     if cmp is None:
         return None
     text = render_compare_markdown(cmp) if fmt == "markdown" else render_compare_html(cmp)
@@ -121,7 +127,55 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
     return {"format": fmt, "text": text, "title": title, "reportPath": str(report_path), "anchor": anchor}
 
 
+def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
+    """``evalens.listRuns``: every run of the package holding ``uri`` (else of each of ``roots``), newest first,
+    kept by the argument's verdicts, engine and date (blocking: call it in a worker thread)."""
+    from evalens.runner.run_history import RunFilter
+    from evalens.runner.run_history import list_runs as history
+    from evalens.server.wire import ListRunsArgs, RunEntry
+    from pygls.uris import from_fs_path
+
+    try:
+        a = ListRunsArgs.model_validate(arg)
+    except ValueError as exc:
+        from pygls.exceptions import JsonRpcInvalidParams
+
+        raise JsonRpcInvalidParams(f"evalens.listRuns: {exc}") from exc
+    path = uris.usable_path(a.uri) if a.uri else None
+    starts = [Path(path)] if path else roots
+    keep = RunFilter(tuple(a.verdicts or ()), a.engine or None, a.since or None)
+    entries = sorted(
+        (e for start in starts for e in history(start, keep)), key=lambda e: e.timestamp, reverse=True
+    )
+    return [
+        RunEntry(
+            name=e.name,
+            verdict=e.verdict,  # type: ignore[arg-type]  # a report's verdict is one of the four
+            state=e.state,  # type: ignore[arg-type]
+            timestamp=e.timestamp,
+            engine=e.engine,
+            model=e.model,
+            uri=from_fs_path(e.case_file) if e.case_file else None,
+            report_path=e.report_path,
+            duration_seconds=e.duration_seconds,
+            interrupted=e.interrupted or None,
+        ).wire()
+        for e in entries
+    ]
+
+
 def register(server: Any) -> None:
+    @server.command("evalens.listRuns")
+    async def list_runs_command(ls: Any, *args: Any) -> list[dict[str, Any]]:
+        arg = dict(args[0]) if args and isinstance(args[0], dict) else {}
+        runs = getattr(ls, "runs", None)
+
+        def work() -> list[dict[str, Any]]:  # the workspace walk too, off the loop
+            roots = list(runs.workspace_packages()) if runs is not None and not arg.get("uri") else []
+            return list_runs(arg, roots)
+
+        return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), work)
+
     @server.command("evalens.runView")
     async def run_view(ls: Any, *args: Any) -> dict[str, Any] | None:
         arg = (

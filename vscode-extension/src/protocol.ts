@@ -50,6 +50,11 @@ export interface CaseCommandArgs {
   select?: "failed" | "stale";
   /** Commands sent under one id share one budget (`evalens.run.maxCost` / `maxTokens`). */
   batch?: string;
+  /** Per-run overrides ("Run Overrides" quick pick, remembered per workspace) over the settings. */
+  engine?: string;
+  model?: string;
+  /** USD for the batch, instead of `evalens.run.maxCost`. */
+  maxCost?: number;
 }
 
 /** One entry of `evalens.pickUnits`: a unit "Run failed" / "Run stale" would run, and why. */
@@ -144,6 +149,32 @@ export interface CaseResult {
   repeats?: RepeatStats;
 }
 
+/** The one argument of `evalens.listRuns` (the Runs view): whose runs (none: every package) and what to keep. */
+export interface ListRunsArgs {
+  uri?: string;
+  /** PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all). */
+  verdicts?: string[];
+  engine?: string;
+  /** ISO 8601 date or time: batches on or after it. */
+  since?: string;
+}
+
+/** One entry of `evalens.listRuns`: a unit's run in one batch. */
+export interface RunEntry {
+  name: string;
+  verdict: Verdict;
+  state?: "PASS" | "FAIL" | "FLAKY" | "SKIP" | "ERROR" | "BUDGET";
+  timestamp: string;
+  engine?: string;
+  model?: string;
+  /** The eval file. */
+  uri?: string;
+  /** None: a batch killed before its report (read from its run log). */
+  reportPath?: string;
+  durationSeconds?: number;
+  interrupted?: boolean;
+}
+
 /** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
 export interface NewCaseResult {
   uri: string;
@@ -211,6 +242,7 @@ export const Commands = {
   createFile: "evalens.createFile",
   newCase: "evalens.newCase",
   pickUnits: "evalens.pickUnits",
+  listRuns: "evalens.listRuns",
 } as const;
 
 export const Notifications = {
