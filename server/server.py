@@ -11,6 +11,7 @@ import functools
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -67,6 +68,9 @@ class EvalensServer(LanguageServer):
         self.disk_validations: dict[str, Validation] = {}  # uris.key -> of unopened files (start-up scan)
         self.lock = threading.RLock()
         self._graveyard: list[list[Validation | tuple[int | None, Validation] | None]] = []
+        self._validating: dict[str, tuple[int | None, Future[Validation]]] = {}  # uris.key -> in flight
+        self.pending: dict[str, asyncio.Task[None]] = {}  # uris.key -> the newest edit's validation task
+        self.validated = 0  # how many times an open document was validated (``evalens/stats``)
         self.runs: Runs | None = None  # set by features.run (the "Run eval" machinery)
         self.extra_hover: ExtraHover | None = None  # set by features.run
 
@@ -210,7 +214,7 @@ class EvalensServer(LanguageServer):
 
     def validate_uri(self, uri: str) -> Validation:
         """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
-        from evalens.core.validate import Validation, validate_file, validate_text
+        from evalens.core.validate import Validation, validate_file
 
         doc = self.open_doc(uri)
         path = uris.path_of(uri) or uri
@@ -220,21 +224,55 @@ class EvalensServer(LanguageServer):
             return validate_file(
                 Path(path), self.indexes, self.settings.rule_settings(), self.tuning_for(path)
             )
+        return self.validate_snapshot(uri, doc.version, doc.source)
+
+    def validate_snapshot(self, uri: str, version: int | None, source: str) -> Validation:
+        """Validate one version of an open document (thread-safe: edits validate off the loop). A version that
+        is being validated by another thread is waited for, not validated twice, and a result never replaces
+        the cached one of a newer version."""
+        from evalens.core.validate import validate_text
+
         k = uris.key(uri)
+        path = uris.path_of(uri) or uri
         with self.lock:
             cached = self.validations.get(k)
-            if cached is not None and cached[0] == doc.version and doc.version is not None:
+            if cached is not None and cached[0] == version and version is not None:
                 return cached[1]
-        result = validate_text(
-            path, doc.source, self.indexes, self.settings.rule_settings(), self.tuning_for(path)
-        )
+            running = self._validating.get(k)
+            if running is not None and running[0] == version and version is not None:
+                waiting: Future[Validation] | None = running[1]
+            else:
+                waiting = None
+                mine: Future[Validation] = Future()
+                self._validating[k] = (version, mine)
+                self.validated += 1
+        if waiting is not None:
+            return waiting.result()
+        try:
+            result = validate_text(
+                path, source, self.indexes, self.settings.rule_settings(), self.tuning_for(path)
+            )
+        except BaseException as exc:
+            with self.lock:
+                self._done_validating(k, mine)
+            mine.set_exception(exc)
+            raise
         with self.lock:
-            replaced = [self.validations.get(k), self.last_good.get(k)]
-            self.validations[k] = (doc.version, result)
-            if result.doc is not None and result.doc.ok:
-                self.last_good[k] = result
-        self._graveyard.append(replaced)  # freed after the answer is out: a big tree takes ~20 ms to free
+            current = self.validations.get(k)
+            newer = current is not None and _newer(current[0], version)
+            if not newer and self.open_doc(uri) is not None:  # closed meanwhile: keep nothing for it
+                replaced = [current, self.last_good.get(k)]
+                self.validations[k] = (version, result)
+                if result.doc is not None and result.doc.ok:
+                    self.last_good[k] = result
+                self._graveyard.append(replaced)  # freed after the answer is out: a big tree takes ~20 ms
+            self._done_validating(k, mine)
+        mine.set_result(result)
         return result
+
+    def _done_validating(self, k: str, mine: Future[Validation]) -> None:
+        if self._validating.get(k, (None, None))[1] is mine:
+            del self._validating[k]
 
     def cached_validation(self, uri: str) -> Validation | None:
         """The validation last made for the open document at ``uri`` (None if none)."""
@@ -250,6 +288,9 @@ class EvalensServer(LanguageServer):
             "lastGood": len(self.last_good),
             "diskValidations": len(self.disk_validations),
             "graveyard": len(self._graveyard),
+            "validating": len(self._validating),
+            "pendingValidations": len(self.pending),
+            "validatedTotal": self.validated,
             "indexes": len(self.indexes),
         }
 
@@ -274,6 +315,11 @@ class EvalensServer(LanguageServer):
             self.last_good.pop(uris.key(uri), None)
         if self.runs is not None:
             self.runs.forget(uri)
+
+
+def _newer(a: int | None, b: int | None) -> bool:
+    """Whether document version ``a`` is newer than ``b`` (unversioned never counts as newer)."""
+    return a is not None and b is not None and a > b
 
 
 def create_server() -> EvalensServer:

@@ -73,14 +73,6 @@ def refresh(ls: EvalensServer, uri: str) -> None:
         _free_later(ls)  # replaced trees (kept by validate_uri until now) go after the publish
 
 
-def _enable_gc_after_reply() -> None:
-    """Re-enable the GC on the next event-loop turn, i.e. after pygls has written the current reply."""
-    try:
-        asyncio.get_running_loop().call_soon(gc.enable)
-    except RuntimeError:  # no loop (direct calls in tests)
-        gc.enable()
-
-
 def on_validated(ls: EvalensServer, uri: str, result: Any) -> None:
     if not ls.client_pulls:
         doc = ls.open_doc(uri)
@@ -175,8 +167,71 @@ def _watch_closed(ls: EvalensServer, uri: str) -> None:
         ls.workspace_diagnostic_refresh(None)
 
 
+def validate_soon(ls: EvalensServer, uri: str) -> None:
+    """Validate an edited document off the loop, on a snapshot of this version; a newer edit cancels the
+    validation of an older one, whose diagnostics are never published (ruff's snapshot model: typing in a
+    6,500-line tasks.yaml never holds up a hover or a completion)."""
+    key = uris.key(uri)
+    older = ls.pending.pop(key, None)
+    if older is not None:
+        older.cancel()
+    old_names = _case_names(ls.cached_validation(uri))
+    task = asyncio.get_running_loop().create_task(_validate_changed(ls, uri, old_names))
+    ls.pending[key] = task
+    task.add_done_callback(lambda t: ls.pending.pop(key, None) if ls.pending.get(key) is t else None)
+
+
+async def _validate_changed(ls: EvalensServer, uri: str, old_names: tuple[str, ...]) -> None:
+    doc = ls.open_doc(uri)
+    if doc is None:
+        return
+    version, source = doc.version, doc.source
+    failed: Exception | None = None
+    try:
+        result = await ls.off_loop(ls.validate_snapshot, uri, version, source)
+    except Exception as exc:  # noqa: BLE001 - never let one bad document kill the server
+        log.exception("validation failed for %s", uri)
+        result, failed = None, exc
+    doc = ls.open_doc(uri)
+    if doc is None or doc.version != version:
+        return  # closed, or edited again: the newer version's validation speaks
+    if failed is not None:
+        if not ls.client_pulls:
+            ls.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri=doc.uri, version=version, diagnostics=[cannot_validate(failed)]
+                )
+            )
+        return
+    on_validated(ls, uri, result)
+    _free_later(ls)
+    path = uris.path_of(uri)
+    if path and result is not None and _case_names(result) != old_names:
+        from evalens.core.index import find_package_root
+
+        ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
+        root = find_package_root(Path(path))
+        if root is not None:
+            revalidate_open(ls, except_uri=uri, root=root)
+
+
+async def settled(ls: EvalensServer, uri: str) -> None:
+    """Wait for the pending validation of an edit of ``uri`` (if any), so a request answers from it instead
+    of validating the same version again; a cancelled one (a newer edit came) is not waited on."""
+    task = ls.pending.get(uris.key(uri))
+    if task is not None and not task.done():
+        await asyncio.wait([task])
+
+
 def _case_names(result: Any) -> tuple[str, ...]:
     return result.case_names() if result is not None else ()
+
+
+def _pulled(ls: EvalensServer, uri: str) -> Any:
+    """The validation a pull reports (blocking): the open document's, the scanned file's, or the file on disk
+    if it is a regular file."""
+    result = ls.validation_for(uri)
+    return result if result is not None else ls.validate_uri(uri)
 
 
 def _free_later(ls: EvalensServer) -> None:
@@ -200,18 +255,7 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: EvalensServer, params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
-        old_names = _case_names(ls.cached_validation(uri))
-        path = uris.path_of(uri)
-        refresh(ls, uri)
-        after = ls.cached_validation(uri)
-        if path and after and _case_names(after) != old_names:
-            from evalens.core.index import find_package_root
-
-            ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
-            root = find_package_root(Path(path))
-            if root is not None:
-                revalidate_open(ls, except_uri=uri, root=root)
+        validate_soon(ls, params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: EvalensServer, params: types.DidSaveTextDocumentParams) -> None:
@@ -259,22 +303,18 @@ def _register_watch_and_pull(server: EvalensServer) -> None:
             identifier="evalens", inter_file_dependencies=True, workspace_diagnostics=True
         ),
     )
-    def pull(ls: EvalensServer, params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
+    async def pull(
+        ls: EvalensServer, params: types.DocumentDiagnosticParams
+    ) -> types.FullDocumentDiagnosticReport:
         uri = params.text_document.uri
-        enabled = gc.isenabled()
-        gc.disable()  # as in ``refresh``: collect after the report is sent, not before
+        await settled(ls, uri)
         try:
-            try:
-                result = ls.validation_for(uri)
-                if result is None:  # neither open nor scanned: the file on disk, if it is a regular file
-                    result = ls.validate_uri(uri)
-                return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
-            except Exception as exc:  # noqa: BLE001 - one diagnostic saying why beats an error response
-                log.exception("validation failed for %s", uri)
-                return types.FullDocumentDiagnosticReport(items=[cannot_validate(exc)])
+            result = await ls.off_loop(_pulled, ls, uri)
+            return types.FullDocumentDiagnosticReport(items=diagnostics_of(ls, result) if result else [])
+        except Exception as exc:  # noqa: BLE001 - one diagnostic saying why beats an error response
+            log.exception("validation failed for %s", uri)
+            return types.FullDocumentDiagnosticReport(items=[cannot_validate(exc)])
         finally:
-            if enabled:
-                _enable_gc_after_reply()
             _free_later(ls)
 
     @server.feature(types.WORKSPACE_DIAGNOSTIC)

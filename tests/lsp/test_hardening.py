@@ -209,9 +209,21 @@ def test_editing_a_case_name_revalidates_only_its_package(tmp_path: Path):
                     "contentChanges": [{"text": CASE.format(name=f"renamed-{v}")}],
                 },
             )
-        s.call("evalens/stats")  # a round trip: every notification before it was handled
+        deadline = time.monotonic() + 10  # edits validate off the loop: wait for the newest version's
+        while time.monotonic() < deadline:
+            edited = _published(s, own[0])[before[own[0]] :]
+            if any(m["params"].get("version") == 5 for m in edited) and all(
+                len(_published(s, u)) > before[u] for u in own[1:]
+            ):
+                break
+            time.sleep(0.05)
+        s.call("evalens/stats")
         after = {u: len(_published(s, u)) for u in own + other}
-        assert after[own[0]] == before[own[0]] + 4
+        versions = [m["params"].get("version") for m in _published(s, own[0])[before[own[0]] :]]
+        assert versions and versions[-1] == 5 and versions == sorted(versions), (
+            versions
+        )  # never an older one last
+        assert 1 <= len(versions) <= 4, versions  # an edit overtaken by a newer one publishes nothing
         assert all(after[u] > before[u] for u in own[1:])  # siblings: their duplicate-name check may change
         assert all(after[u] == before[u] for u in other), "documents of another package were re-validated"
 
@@ -242,3 +254,46 @@ def test_discover_cases_runs_off_the_loop(tmp_path: Path):
             "hover waited for the workspace walk"
         )
         assert answered_in < 1.0
+
+
+def _big_tasks(n: int, marker: str) -> str:
+    rows = "".join(
+        f"  - id: t{i}\n    prompt: Greet teammate {i} {marker}.\n    deterministic:\n      expect_marker: GREET_{i}\n"
+        for i in range(n)
+    )
+    return "skill: greeting\ntasks:\n" + rows
+
+
+def test_edits_validate_off_the_loop_and_the_newest_wins(tmp_path: Path):
+    """Typing in a big tasks.yaml: each edit is validated on a snapshot off the loop, an edit overtaken by a
+    newer one is never published (nor validated, if it had not started), and a request sent right after the
+    edits is answered while the newest version validates (issue 23, item 6)."""
+    uri = (tmp_path / "evals" / "greeting" / "tasks.yaml").as_uri()
+    with RawServer() as s:
+        s.initialize(root_uri=tmp_path.as_uri())
+        _open(s, uri, _big_tasks(1500, "v1"))
+        first = len(_published(s, uri, timeout=30))
+        before = s.call("evalens/stats")["result"]["validatedTotal"]
+        for v in range(2, 12):
+            s.notify(
+                "textDocument/didChange",
+                {
+                    "textDocument": {"uri": uri, "version": v},
+                    "contentChanges": [{"text": _big_tasks(1500, f"v{v}")}],
+                },
+            )
+        stats = s.call("evalens/stats")["result"]  # answered: no edit's validation holds the loop
+        assert stats["pendingValidations"] <= 1, stats
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            versions = [m["params"].get("version") for m in _published(s, uri)[first:]]
+            if 11 in versions:
+                break
+            time.sleep(0.05)
+        assert versions and versions[-1] == 11, versions
+        assert versions == sorted(versions) and len(versions) < 10, (
+            versions
+        )  # overtaken edits publish nothing
+        after = s.call("evalens/stats")["result"]
+        assert after["validatedTotal"] - before < 10, (before, after)  # and most were never validated
+        assert after["validating"] == 0 and after["pendingValidations"] == 0, after
