@@ -127,6 +127,11 @@ class RunRequest(AgentRunLimits):
         "not enforced (its agent can read the package from the host); the "
         "uplift is then marked unisolated.",
     )
+    arm: str | None = Field(
+        default=None,
+        description="`--arms`: the arm this batch runs (`skill`, `no-skill`, `plugin`, `ref:REF`, "
+        "`without:references|scripts|hooks`): what its runs install of the package (runner/arms.py).",
+    )
     budget: Any = Field(
         default=None,
         exclude=True,

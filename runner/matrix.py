@@ -46,16 +46,15 @@ class Matrix:
     columns: list[str]  # one label per cell: "engine · model"
     rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)  # unit, one entry per column
 
-    def table(self) -> str:
-        """A plain-text table, one row per unit."""
-        head = ["unit", *self.columns]
-        body = [[name, *(c.text() if c is not None else "—" for c in cells)] for name, cells in self.rows]
-        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-        lines = [
-            "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]
+    def table(self, extra: dict[str, list[str]] | None = None) -> str:
+        """A plain-text table, one row per unit; ``extra`` adds columns (heading → one text per row)."""
+        extra = extra or {}
+        head = ["unit", *self.columns, *extra]
+        body = [
+            [name, *(c.text() if c is not None else "—" for c in cells), *(col[i] for col in extra.values())]
+            for i, (name, cells) in enumerate(self.rows)
         ]
-        lines.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join(lines)
+        return text_table(head, body)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -65,6 +64,16 @@ class Matrix:
                 for name, cells in self.rows
             ],
         }
+
+
+def text_table(head: list[str], body: list[list[str]]) -> str:
+    """Columns padded to their widest value, a rule under the heading."""
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    lines = [
+        "  ".join(v.ljust(w) for v, w in zip(row, widths, strict=True)).rstrip() for row in [head, *body]
+    ]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
 
 
 def column_label(report: Any) -> str:

@@ -58,6 +58,17 @@ def _parser() -> argparse.ArgumentParser:
         "run every case with each and print the matrix",
     )
     p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
+    p.add_argument(
+        "--arms",
+        metavar="ARM,ARM…",
+        help="run every case once per arm and compare: skill, no-skill, plugin, ref:REF, "
+        "without:references|scripts|hooks (docs/baseline.md#ablation-arms)",
+    )
+    p.add_argument(
+        "--arms-reference",
+        metavar="ARM",
+        help="the arm the others are compared with and whose verdicts decide the exit code (default: skill)",
+    )
     p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
     p.add_argument(
         "--judge-timeout",
@@ -369,6 +380,10 @@ def main(argv: list[str]) -> int:
         if isinstance(resumed, int):
             return resumed
         return _run_and_report(resumed, args)
+    if args.arms:
+        from evalens.cli.arms import run_arms
+
+        return run_arms(args)
     if _is_matrix(args):
         return _matrix(args)
     refused = _check_args(args)

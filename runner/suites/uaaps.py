@@ -77,6 +77,7 @@ class _Context:
     )
     log: Any = None  # runner.run_log.BatchLog: the batch's run log, shared by both sides
     stops: dict[str, str] = field(default_factory=dict)  # --runs auto: case → why its runs stopped
+    arm: Any = None  # --arms: what this batch installs of the package (runner.arms.Arm)
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -126,13 +127,12 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     from evalens.runner.sandbox import plan_sandbox
 
     root = request.package_root.resolve()
+    from evalens.runner.arms import ArmError, resolve_arm
     from evalens.runner.baseline import BaselineError, resolve
 
-    try:
-        baseline = resolve(
-            request.baseline, root
-        )  # a bad --baseline is named before anything else is checked
-    except BaselineError as exc:
+    try:  # a bad --baseline or --arms is named before anything else is checked
+        baseline, arm = resolve(request.baseline, root), resolve_arm(request.arm, root)
+    except (BaselineError, ArmError) as exc:
         raise RunError(str(exc)) from None
     if request.engine:
         try:
@@ -253,7 +253,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         )
     except ValueError as exc:
         raise RunError(f"sandbox limits: {exc}") from None
-    ctx.baseline = baseline
+    ctx.baseline, ctx.arm = baseline, arm
     ctx.baseline_isolated = isolated
     plan.baseline = baseline.label if baseline is not None else None
     return ctx
@@ -455,8 +455,9 @@ async def _run_case(
             from evalens.runner.workspace_diff import baseline
 
             populate(paths, evals_dir, case.input.files, case.input.workspace_files)
-            if ctx.package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
-                install_package(ctx.package, ctx.engine, paths)
+            package = ctx.package if ctx.arm is None else ctx.arm.package(ctx.package)
+            if package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
+                install_package(package, ctx.engine, paths)
             return snapshot(paths.workspace), baseline(paths.workspace)
 
         before, base = await in_thread(prepare)
@@ -699,12 +700,16 @@ async def run_cases(
         problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
         if problem:
             raise RunError(problem)
+    from evalens.runner.arms import ArmError, opened_async
     from evalens.runner.baseline import BaselineError, checked_out
 
     try:
-        async with checked_out(ctx.baseline) as plan:  # a REF's worktree exists only while the batch runs
+        async with (
+            checked_out(ctx.baseline) as plan,  # a REF's worktree exists only while the batch runs
+            opened_async(ctx.arm),  # an arm's too, and its filtered copies
+        ):
             return await _run_batch(ctx, plan)
-    except BaselineError as exc:
+    except (BaselineError, ArmError) as exc:
         raise RunError(str(exc)) from None
 
 

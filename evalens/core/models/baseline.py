@@ -83,3 +83,83 @@ class BaselineSource(EvalModel):
         default=None,
         example="3f9a0c1d2e4b5a6978877665544332211aabbccd",
     )
+
+
+ArmKind = Literal["skill", "no-skill", "plugin", "ref", "without"]
+
+
+class ArmSource(EvalModel):
+    """One arm of an `--arms` comparison: what its runs installed (docs/baseline.md#ablation-arms)."""
+
+    name: str = doc(
+        "The arm as given to `--arms`: `skill`, `no-skill`, `plugin`, `ref:REF` or `without:PART`.",
+        type_="string",
+        example="without:references",
+    )
+    label: str = doc(
+        "How every face names the arm: `skill`, `no skill`, `plugin`, `without references`, `<ref> (<commit>)`.",
+        type_="string",
+        example="without references",
+    )
+    kind: ArmKind = doc(
+        "`skill`: the package's skills alone; `no-skill`: nothing of the package; `plugin`: the whole package "
+        "(skills, hooks, rules, agents); `ref`: the whole package as it was at a git ref; `without`: the whole "
+        "package with one part removed.",
+        type_="string",
+        example="without",
+    )
+    part: Literal["references", "scripts", "hooks"] | None = doc(
+        "With `without`: the part removed (each skill's `references/` or `scripts/` folder, or the package's hooks).",
+        type_="string",
+        default=None,
+        example="references",
+    )
+    ref: str | None = doc("With `ref`: the git ref as given.", type_="string", default=None, example="v1.2")
+    commit: str | None = doc("With `ref`: the commit the ref named.", type_="string", default=None)
+
+
+class ArmComparison(EvalModel):
+    """The reference arm against one other arm: each unit's uplift and the units pooled, paired by unit."""
+
+    arm: ArmSource = doc("The arm compared with the reference.", type_="object", required=True)
+    report: str | None = doc(
+        "The arm's own report, relative to this report's folder.",
+        type_="string",
+        default=None,
+        example="2026-02-22T14-30-00Z-arm-2.json",
+    )
+    uplift: Uplift | None = doc(
+        "The reference's pass rate minus the arm's over the units both ran (each unit's pass rate averaged), with "
+        "the paired interval (`method`); `passed`/`counted` are the reference's runs, `baseline_*` the arm's.",
+        type_="object",
+        default=None,
+        example={"against": "no skill", "difference": 0.4, "interval": [0.12, 0.68]},
+    )
+    method: Literal["newcombe-paired", "paired-bootstrap"] | None = doc(
+        "How the pooled interval pairs the units: Newcombe's paired interval when every unit ran once on both "
+        "sides, else the seeded paired bootstrap over units.",
+        type_="string",
+        default=None,
+        example="newcombe-paired",
+    )
+    units: dict[str, Uplift] = doc(
+        "Each unit's uplift of the reference over the arm (Newcombe's interval over its runs), by unit name.",
+        type_="object",
+        default={},
+        example={"greet": {"against": "no skill", "difference": 1.0}},
+    )
+
+
+class ReportArms(EvalModel):
+    """An `--arms` run (evalens extension): every unit run once per arm, each arm its own report; this report
+    is the reference arm's, and only its verdicts decide the exit code."""
+
+    reference: ArmSource = doc(
+        "The arm the others are compared with (`--arms-reference`, default `skill`).",
+        type_="object",
+        required=True,
+        example={"name": "skill", "label": "skill", "kind": "skill"},
+    )
+    comparisons: list[ArmComparison] = doc(
+        "One per other arm, in the order given.", type_="object[]", default=[], example=[]
+    )

@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from evalens.core.models.base import EvalModel, doc
-from evalens.core.models.baseline import BaselineSource, Uplift
+from evalens.core.models.baseline import ArmSource, BaselineSource, ReportArms, Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 
@@ -843,6 +843,20 @@ class EvalReport(EvalModel):
         default=None,
         example={"label": "no skill", "source": {"kind": "no-skill"}},
     )
+    arm: ArmSource | None = doc(
+        "With `--arms`: the arm this batch ran (what it installed of the package; docs/baseline.md#ablation-arms).",
+        type_="object",
+        default=None,
+        example={"name": "no-skill", "label": "no skill", "kind": "no-skill"},
+    )
+    arms: ReportArms | None = doc(
+        "With `--arms`, on the reference arm's report: the uplift of the reference over every other arm, per "
+        "unit and paired over the units (evalens extension).",
+        type_="object",
+        default=None,
+        example={"reference": {"name": "skill", "label": "skill", "kind": "skill"}, "comparisons": []},
+    )
+
 
 
 def load_config(path: Path) -> EvalConfig:

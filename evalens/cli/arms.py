@@ -1,0 +1,137 @@
+"""``evalens eval --arms skill,no-skill,plugin,ref:v1.2,without:references`` (runner/arms.py): one ordinary
+batch per arm, each with its own report, the reference arm last (so the editor's newest report is its); then
+its report gets the comparison with every other arm and the CLI prints one row per unit and one column per arm,
+with the uplift of the reference over each arm. The exit code is the reference arm's."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from evalens.core.workflow_commands import shown
+
+CLASHING = (
+    ("--baseline", "baseline"),
+    ("--shard", "shard"),
+    ("--resume", "resume"),
+    ("--output", "output"),
+    ("--dry-run", "dry_run"),
+    ("--changed-since", "changed_since"),
+)
+
+
+def _refuse(args: argparse.Namespace) -> str | None:
+    """Why these flags cannot run as arms (None: they can)."""
+    from evalens.cli.eval import _is_matrix
+
+    clashing = [flag for flag, name in CLASHING if getattr(args, name, None)]
+    if _is_matrix(args):
+        clashing.append("several --engine / --model")
+    return f"an --arms run takes no {', '.join(clashing)}" if clashing else None
+
+
+def run_arms(args: argparse.Namespace) -> int:
+    from evalens.cli.eval import _check_args, _request, _run_and_report
+    from evalens.runner.arms import ArmError, parse, resolve_arm
+
+    reference = args.arms_reference or "skill"
+    try:
+        names = parse(args.arms)
+        if reference not in names:
+            raise ArmError(f"--arms-reference {reference} is not one of --arms {args.arms}")
+    except ArmError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return 2
+    refused = _refuse(args)
+    if refused is not None:
+        print(f"evalens eval: {refused}", file=sys.stderr)
+        return 2
+    checked = _check_args(args)
+    request = checked if checked is not None else _request(args)
+    if isinstance(request, int):
+        return request
+    try:  # every arm resolved (a ref known) before any agent starts
+        arms = {name: resolve_arm(name, request.package_root.resolve()) for name in names}
+    except ArmError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return 2
+    from evalens.runner.report import stamp, utc_now
+
+    batch = stamp(utc_now())
+    folder = request.package_root / "evals" / "reports"
+    order = [n for n in names if n != reference] + [reference]
+    paths: dict[str, Path] = {}
+    code = 0
+    for i, name in enumerate(order, 1):
+        arm = arms[name]
+        print(shown(f"evalens eval: arm {arm.label}"), file=sys.stderr)
+        path = folder / (f"{batch}-arms.json" if name == reference else f"{batch}-arm-{i}.json")
+        one = argparse.Namespace(**{**vars(args), "json": False})
+        code = _run_and_report(request.model_copy(update={"output": path, "arm": name}), one)
+        if code >= 128:  # interrupted: no more arms
+            return code
+        if path.is_file():
+            paths[name] = path
+    if reference not in paths:
+        return code or 1
+    report = _compare(arms, names, reference, paths)
+    if args.json:
+        print(json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2))
+    return code
+
+
+def _compare(arms: dict[str, Any], names: list[str], reference: str, paths: dict[str, Path]) -> Any:
+    """Mark every arm's report with its arm, give the reference's the comparison, print the table."""
+    from evalens.core.models.baseline import ReportArms
+    from evalens.runner.arms import comparison
+    from evalens.runner.report import load_report, write_report
+
+    reports = {name: load_report(path) for name, path in paths.items()}
+    for name, report in reports.items():
+        if name != reference:
+            report.arm = arms[name].source()
+            write_report(report, paths[name])
+    ref = reports[reference]
+    ref.arm = arms[reference].source()
+    ref.arms = ReportArms(
+        reference=ref.arm,
+        comparisons=[
+            comparison(ref, reports[n], arms[n].source(), os.path.relpath(paths[n], paths[reference].parent))
+            for n in names
+            if n != reference and n in reports
+        ],
+    )
+    write_report(ref, paths[reference])  # written last: the newest report, the one the editor shows
+    print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
+    return ref
+
+
+def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], reference: str) -> str:
+    """One row per unit, one column per arm (state k/N [interval] $cost), then the reference's uplift over
+    each other arm per unit; under it the units pooled with the paired interval."""
+    from evalens.runner.baseline import uplift_text
+    from evalens.runner.matrix import matrix
+
+    grid = matrix([reports[n] for n in names])
+    grid.columns = [arms[n].label + (" (reference)" if n == reference else "") for n in names]
+    assert reports[reference].arms is not None
+    comparisons = reports[reference].arms.comparisons
+    deltas = {
+        f"Δ vs {c.arm.label}": [uplift_text(c.units.get(unit)) or "—" for unit, _ in grid.rows]
+        for c in comparisons
+    }
+    lines = [grid.table(deltas), ""]
+    for c in comparisons:
+        units = len(c.units)
+        how = {"newcombe-paired": "Newcombe paired", "paired-bootstrap": "paired bootstrap"}.get(
+            c.method or ""
+        )
+        lines.append(
+            f"{arms[reference].label} vs {c.arm.label} (all units): {uplift_text(c.uplift)}"
+            + (f" · {how} over {units} unit{'s' if units != 1 else ''}" if how else "")
+        )
+    return "\n".join(lines)

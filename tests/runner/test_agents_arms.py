@@ -1,0 +1,82 @@
+"""Ablation arms (``--arms``, docs/baseline.md#ablation-arms) on the real CLIs against the fake model's
+``needs-skill`` scenario, whose scripted agent succeeds only when the CLI lists the skill in its request: one
+batch and one report per arm, the reference arm's report holding the comparison, its verdicts the exit code."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.runner.runner_helpers import agents_available, case, make_package
+
+pytestmark = pytest.mark.agents
+
+KEY = "greet-key-42"
+SKILL = (
+    f"---\nname: greeter\ndescription: Writes greetings into output/. Key {KEY}.\n---\nWrite a greeting.\n"
+)
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_arms_compare_each_install_with_the_reference(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases={
+            "greet": case("needs-skill", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+            "greet-again": case("needs-skill", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+        },
+    )
+    skill = pkg / "skills" / "greeter"
+    (skill / "SKILL.md").write_text(SKILL)
+    (skill / "references").mkdir()
+    (skill / "references" / "style.md").write_text("Greet warmly.\n")
+    model = ["--model", "gpt-fake"] if engine == "codex" else []
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *model, "--no-judge", "--json"]
+        + ["--arms", "no-skill,skill,without:references"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]  # the no-skill arm's failures never fail the command
+    report = json.loads(out.stdout)
+    assert report["arm"] == {"name": "skill", "label": "skill", "kind": "skill"}
+    assert [c["verdict"] for c in report["cases"]] == ["PASS", "PASS"]
+    arms = report["arms"]
+    assert arms["reference"]["name"] == "skill"
+    none, bare = arms["comparisons"]
+    assert none["arm"]["label"] == "no skill" and none["method"] == "newcombe-paired"
+    up = none["uplift"]
+    # by hand: 2 units, both passed with the skill and failed without → paired (both, worse, better, neither)
+    # = (0, 0, 2, 0): d = +1, Newcombe's paired interval [0.0700, 1]
+    assert (up["passed"], up["counted"], up["baseline_passed"], up["baseline_counted"]) == (2, 2, 0, 2)
+    assert up["difference"] == 1.0 and up["interval"] == [0.07, 1.0]
+    assert none["units"]["greet"]["difference"] == 1.0
+    assert bare["arm"] == {
+        "name": "without:references",
+        "label": "without references",
+        "kind": "without",
+        "part": "references",
+    }
+    assert bare["uplift"]["difference"] == 0.0  # the key is in the description, which the arm keeps
+    reports = pkg / "evals" / "reports"
+    for comparison, verdict in ((none, "FAIL"), (bare, "PASS")):
+        other = json.loads((reports / comparison["report"]).read_text())
+        assert other["arm"] == comparison["arm"] and {c["verdict"] for c in other["cases"]} == {verdict}
+    assert "▲ +100 pts vs no skill" in out.stderr and "skill vs no skill (all units)" in out.stderr, (
+        out.stderr[-2000:]
+    )
+    assert "Newcombe paired over 2 units" in out.stderr
+    newest = max(reports.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    assert newest.name.endswith("-arms.json")  # the editor's newest report is the reference arm's
