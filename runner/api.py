@@ -52,6 +52,7 @@ from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
 from evalens.runner.verdicts import held, unit_verdict
 
+from evalens.core.engines import judge_provider
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
 
 __all__ = [
@@ -167,7 +168,7 @@ async def rejudge(
     from evalens.runner.report import load_report, stamp, summarize, utc_now, write_report
 
     old = load_report(report_path)
-    default_provider = "anthropic" if old.config.engine == "claude-code" else "openai"
+    default_provider = judge_provider(old.config.engine)
     spec = resolve_judge(
         judge or old.config.judge or old.judge.model,
         default_provider=default_provider,

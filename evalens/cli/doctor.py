@@ -12,6 +12,7 @@ import json
 import sys
 from pathlib import Path
 
+from evalens.core.engines import default_engine, engine_names
 from evalens.runner.preflight import Check, Preflight
 
 MARK = {"ok": "[green]ok[/]", "missing": "[red]MISSING[/]", "warn": "[yellow]warn[/]", "skip": "[dim]skip[/]"}
@@ -24,8 +25,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--engine",
-        choices=["claude-code", "codex"],
-        help="engine your runs use (default: the package's eval-config.json, else claude-code)",
+        choices=engine_names(),
+        help=f"engine your runs use (default: the package's eval-config.json, else {default_engine()})",
     )
     p.add_argument(
         "--judge",
@@ -49,11 +50,11 @@ def _package_config(explicit: Path | None) -> dict:
 
 def collect(engine_name: str, judge: str | None, network: bool = False) -> Preflight:
     """The required checks for ``engine_name`` plus the other engine's, marked optional."""
-    from evalens.runner.engines import SUPPORTED, get_engine
+    from evalens.runner.engines import get_engine
     from evalens.runner.preflight import engine_checks, preflight
 
     result, _spec = preflight(get_engine(engine_name), judge=judge, network=network)
-    for other in SUPPORTED:
+    for other in engine_names():
         if other != engine_name:
             result.checks[2:2] = engine_checks(get_engine(other), required=False)
     return result
@@ -91,8 +92,8 @@ def main(argv: list[str]) -> int:
     config = _package_config(args.package)
     engine = (
         args.engine
-        or (config.get("engine") if config.get("engine") in ("claude-code", "codex") else None)
-        or "claude-code"
+        or (config.get("engine") if config.get("engine") in engine_names() else None)
+        or default_engine()
     )
     judge = args.judge or (config.get("judge") if isinstance(config.get("judge"), str) else None)
     network = (

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
+from evalens.core.engines import engine_names
 from evalens.core.workflow_commands import shown
 
 USAGE_EXAMPLES = """examples:
@@ -47,8 +48,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
     p.add_argument(
         "--engine",
-        help="claude-code or codex (default: eval-config.json); several (claude-code,codex) run every case on "
-        "each and print the matrix",
+        help=f"{' or '.join(engine_names())} (default: eval-config.json); several ({','.join(engine_names())}) "
+        "run every case on each and print the matrix",
     )
     p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: eval-config.json)")
     p.add_argument(

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
+from evalens.core.engines import default_engine, engine_names
 from evalens.core.workflow_commands import shown
 from evalens.runner.verdicts import passed
 
@@ -42,7 +43,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--create-eval", metavar="SKILL_DIR", help="write a tasks.yaml template for a skill")
     parser.add_argument("-n", "--count", type=int, default=10, help="tasks in the --create-eval template")
     parser.add_argument("-o", "--output", help="--create-eval / results report: write here instead of stdout")
-    parser.add_argument("--engine", default="claude-code", choices=["claude-code", "codex"])
+    parser.add_argument("--engine", default=default_engine(), choices=engine_names())
     parser.add_argument(
         "--model", help="agent model (default: eval.config.yaml models.agent for claude-code)"
     )

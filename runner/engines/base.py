@@ -166,7 +166,6 @@ class Engine(ABC):
     skills_dir: str  # where skills are discovered, relative to the workspace
     rules_file: str  # CLAUDE.md / AGENTS.md
     agents_dir: str | None = None  # where project subagents are discovered, if the engine has such a folder
-    default_provider: str  # "anthropic" / "openai": provider of the agent's own model
     key_env: tuple[str, ...]  # env vars that may carry the agent's API key
     endpoint_env: tuple[str, str] | None = None  # (env var, default URL) of the agent's model endpoint
     install_command: str = ""  # how a user installs the CLI
@@ -182,6 +181,13 @@ class Engine(ABC):
 
     def version(self) -> str | None:
         return binary_version(str(self.binary))
+
+    @property
+    def default_provider(self) -> str:
+        """The provider of the agent's own model ("anthropic" / "openai"), as the engine registry declares."""
+        from evalens.core.engines import judge_provider
+
+        return judge_provider(self.name)
 
     @abstractmethod
     def command(

@@ -81,7 +81,6 @@ class ClaudeCode(Engine):
     skills_dir = ".claude/skills"
     rules_file = "CLAUDE.md"
     agents_dir = ".claude/agents"
-    default_provider = "anthropic"
     key_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
     endpoint_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
     install_command = "npm install -g @anthropic-ai/claude-code"

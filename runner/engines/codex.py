@@ -54,7 +54,6 @@ class Codex(Engine):
     binary_env = "EVALENS_CODEX_BIN"
     skills_dir = ".agents/skills"
     rules_file = "AGENTS.md"
-    default_provider = "openai"
     key_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
     install_command = "npm install -g @openai/codex"

@@ -30,6 +30,7 @@ from evalens.runner.suites.base import (
 )
 from evalens.runner.verdicts import check_status, scored_verdict
 
+from evalens.core.engines import judge_provider
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 
 FAILURE_CATEGORIES = (
@@ -635,7 +636,7 @@ class SkilljackSuite(Suite):
         from evalens.runner.judge import resolve_judge
 
         tasks = [u.data for u in units] if units is not None else self.tasks
-        provider = "anthropic" if self.request.engine == "claude-code" else "openai"
+        provider = judge_provider(self.request.engine)
         if not self.request.no_judge and any(t.criteria for t in tasks):
             self.judge_spec = resolve_judge(
                 self.request.judge_model or self.cfg.judge_model, default_provider=provider

@@ -8,6 +8,7 @@ from typing import Any
 
 from evalens.runner.api_types import RunError
 
+from evalens.core.engines import engine_names
 from evalens.core.models.uaaps import EvalCase, EvalConfig
 from evalens.core.units import read_doc
 
@@ -39,7 +40,7 @@ def load_config(root: Path) -> EvalConfig:
         except (OSError, ValueError):
             pass
         engine = raw.get("engine") if isinstance(raw, dict) else None
-        if isinstance(engine, str) and engine not in ("claude-code", "codex"):
+        if isinstance(engine, str) and engine not in engine_names():
             from evalens.runner.engines import UnsupportedEngine, get_engine
 
             try:

@@ -19,6 +19,8 @@ from evalens.runner.results import UnitResult
 from evalens.runner.suites import FILE_FORMATS, suite_for
 from evalens.runner.verdicts import count_passed
 
+from evalens.core.engines import default_engine, engine_names
+
 log = logging.getLogger("evalens.server.run")
 
 CLI_FORMATS = FILE_FORMATS
@@ -187,9 +189,16 @@ async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
     engine and judge first, then one line per unit. Starts no agent; raises the runner's ``UsageError``."""
     from evalens.runner.api import run_file
 
-    engine = settings.engine or "claude-code"
+    engine = settings.engine or default_engine()
     outcome = await run_file(await _request(fmt, file, name, settings, engine, dry_run=True), None, fmt)
     return [f"engine {engine}, judge {settings.judge or 'default'}", *outcome.dry_run]
+
+
+def engine_refusal(file: Path, engine: str) -> str | None:
+    """Why ``file`` cannot run on ``engine`` (setting ``evalens.engine``): an engine the registry does not know."""
+    if engine in engine_names():
+        return None
+    return f"`evalens run` runs {file.name} with {' or '.join(engine_names())}, not {engine} (setting evalens.engine)"
 
 
 async def run_unit(
@@ -211,11 +220,9 @@ async def run_unit(
     """
     from evalens.runner.api import UsageError, run_file
 
-    engine = settings.engine or "claude-code"
-    if engine not in ("claude-code", "codex"):
-        why = (
-            f"`evalens run` runs {file.name} with claude-code or codex, not {engine} (setting evalens.engine)"
-        )
+    engine = settings.engine or default_engine()
+    why = engine_refusal(file, engine)
+    if why is not None:
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
     request = await _request(fmt, file, name, settings, engine, runs=runs, budget=budget)
 

@@ -9,6 +9,7 @@ from evalens.schemas import load_schema, schema_names
 from jsonschema import Draft202012Validator
 
 from evalens.cli.schema import render_text
+from evalens.core.engines import engine_names
 from evalens.core.formats import uaaps as uaaps_format
 from evalens.core.models import uaaps
 from evalens.core.models.catalog import render_all
@@ -42,11 +43,12 @@ def test_schema_is_valid_2020_12_with_docs(name):
     walk(schema, "")
 
 
-def test_engine_constants_agree():
-    assert tuple(uaaps.SUPPORTED_ENGINES) == uaaps_format.SUPPORTED_ENGINES
-    assert tuple(uaaps.RESERVED_ENGINES) == uaaps_format.RESERVED_ENGINES
-    engine = load_schema("uaaps-eval-config.schema.json")["properties"]["engine"]
-    assert engine["enum"] == list(uaaps.SUPPORTED_ENGINES)
+def test_engine_enum_is_the_registry():
+    """The exported config schema, the format's schema and the model all list the registered engines."""
+    names = list(engine_names())
+    assert load_schema("uaaps-eval-config.schema.json")["properties"]["engine"]["enum"] == names
+    assert uaaps_format.UaapsConfig().schema()["properties"]["engine"]["enum"] == names  # type: ignore[index]
+    assert uaaps.EvalConfig.model_json_schema()["properties"]["engine"]["enum"] == names
 
 
 def test_case_schema_rules():

@@ -6,6 +6,7 @@ paths stay inside their root, targets resolve inside the package, criteria must 
 
 from __future__ import annotations
 
+import copy
 import os
 import posixpath
 import re
@@ -13,13 +14,12 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, sub_dict
+from evalens.core.engines import RESERVED, default_engine, engine_names, engine_spec, engines_phrase
 from evalens.core.formats._shared import creatable
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 
-SUPPORTED_ENGINES = ("claude-code", "codex")  # kept in sync with models.uaaps (tested)
-RESERVED_ENGINES = ("copilot", "cursor")
 VAGUE_WORDS = (
     "appropriate",
     "appropriately",
@@ -76,6 +76,9 @@ def _doc_path(ctx: RuleContext) -> FsPath:
     return FsPath(ctx.file_path)
 
 
+_WITH_ENGINES: dict[tuple[str, ...], dict[str, Any]] = {}  # the config schema per registered engine set
+
+
 class UaapsConfig(Format):
     id = "uaaps-config"
     title = "UAAPS eval config"
@@ -87,6 +90,18 @@ class UaapsConfig(Format):
         'tool. evalens leaves it alone (add `"$schema": "https://evalens.dev/schemas/'
         'uaaps-eval-config.schema.json"` to validate it anyway).'
     )
+
+    def schema(self) -> dict[str, Any] | None:
+        """The exported schema with the engine enum the registry has now (a registered engine validates)."""
+        base = super().schema()
+        names = engine_names()
+        if base is None or base.get("properties", {}).get("engine", {}).get("enum") == list(names):
+            return base
+        if names not in _WITH_ENGINES:
+            schema = copy.deepcopy(base)
+            schema["properties"]["engine"]["enum"] = list(names)
+            _WITH_ENGINES[names] = schema
+        return _WITH_ENGINES[names]
 
     def detect(self, path: str, data: Any) -> Match:
         if not isinstance(data, dict):
@@ -107,17 +122,17 @@ class UaapsConfig(Format):
             path = tuple((p.data or {}).get("path", ()))
             if path == ("engine",) and p.code == "schema-enum":
                 value = doc.data.get("engine") if isinstance(doc.data, dict) else None
-                if value in RESERVED_ENGINES:
+                if value in RESERVED:
                     p.message = (
                         f"Engine `{value}` is reserved until it has a headless mode "
-                        f"(unsupported-engine); use `claude-code` or `codex`."
+                        f"(unsupported-engine); use {engines_phrase()}."
                     )
                     p.code = "unsupported-engine"
                 else:
                     p.severity = Severity.WARNING
-                    near = suggest(str(value), list(SUPPORTED_ENGINES))
+                    near = suggest(str(value), list(engine_names()))
                     p.code = "unknown-engine"
-                    p.message = f"Unknown engine `{value}`; evalens can run `claude-code` and `codex`." + (
+                    p.message = f"Unknown engine `{value}`; evalens can run {engines_phrase('and')}." + (
                         f" Did you mean `{near}`?" if near else ""
                     )
                     if near:
@@ -126,7 +141,9 @@ class UaapsConfig(Format):
                 p.fixes.append(_insert_after_brace(doc, '"version": 1', 'Add `"version": 1`'))
             if p.code == "missing-key" and (p.data or {}).get("missing") == "engine" and not path:
                 p.fixes.append(
-                    _insert_after_brace(doc, '"engine": "claude-code"', 'Add `"engine": "claude-code"`')
+                    _insert_after_brace(
+                        doc, f'"engine": "{default_engine()}"', f'Add `"engine": "{default_engine()}"`'
+                    )
                 )
             out.append(p)
         return out
@@ -164,10 +181,7 @@ class UaapsConfig(Format):
 
     def value_choices(self, path: Path, ctx: RuleContext) -> list[ValueChoice]:
         if path == ("engine",):
-            return [
-                ValueChoice("claude-code", "Claude Code (claude -p)"),
-                ValueChoice("codex", "Codex (codex exec)"),
-            ]
+            return [ValueChoice(name, spec.label) for name in engine_names() if (spec := engine_spec(name))]
         if path == ("judge",):
             return [
                 ValueChoice(m)
@@ -188,10 +202,13 @@ class UaapsConfig(Format):
     def skeleton(self, snippets: bool) -> str | None:
         if snippets:
             return (
-                '{\n  "version": 1,\n  "engine": "${1|claude-code,codex|}",\n  "timeout": ${2:120},\n'
+                f'{{\n  "version": 1,\n  "engine": "${{1|{",".join(engine_names())}|}}",\n  "timeout": ${{2:120}},\n'
                 '  "sandbox": { "network": false }\n}\n'
             )
-        return '{\n  "version": 1,\n  "engine": "claude-code",\n  "timeout": 120,\n  "sandbox": { "network": false }\n}\n'
+        return (
+            f'{{\n  "version": 1,\n  "engine": "{default_engine()}",\n  "timeout": 120,\n'
+            '  "sandbox": { "network": false }\n}\n'
+        )
 
 
 class UaapsCase(Format):

@@ -1,0 +1,134 @@
+"""A third engine is one adapter plus one registration (docs/architecture.md, "Adding things"): a toy engine
+registered here shows up wherever engines are listed or looked up, with no other edit."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
+
+from evalens.core import engines
+
+
+class ToyEngine(Engine):
+    """A headless CLI that prints JSON lines and ends with ``{"type": "result", "result": ...}``."""
+
+    name = "toy"
+    binary_name = "toy-agent"
+    binary_env = "EVALENS_TOY_BIN"
+    skills_dir = ".toy/skills"
+    rules_file = "TOY.md"
+    key_env = ("TOY_API_KEY",)
+    install_command = "npm install -g toy-agent"
+
+    def command(
+        self,
+        paths: SandboxPaths,
+        prompt: str,
+        *,
+        model: str | None,
+        env: dict[str, str],
+        outer_sandbox: bool,
+        network: bool,
+    ) -> AgentCommand:
+        return AgentCommand(
+            argv=[str(self.binary), "--json", *(["--model", model] if model else []), prompt], env={}
+        )
+
+    def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
+        (paths.workspace / ".toy").mkdir(parents=True, exist_ok=True)
+        (paths.workspace / ".toy" / "hooks.json").write_text(json.dumps(hooks), encoding="utf-8")
+
+    def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
+        events = read_jsonl(stdout)
+        result = next((e for e in reversed(events) if e.get("type") == "result"), None)
+        return Transcript(
+            output=str(result.get("result", "")) if result else "",
+            events=events,
+            error=None if result else "no result event",
+            exit_code=exit_code,
+        )
+
+
+@pytest.fixture
+def toy() -> Iterator[str]:
+    engines.register_engine(
+        engines.EngineSpec("toy", "Toy (toy-agent --json)", "openai", f"{__name__}:ToyEngine")
+    )
+    try:
+        yield "toy"
+    finally:
+        engines.unregister_engine("toy")
+
+
+def test_the_runner_finds_its_adapter(toy: str) -> None:
+    from evalens.runner.engines import UnsupportedEngine, get_engine
+
+    engine = get_engine(toy)
+    assert isinstance(engine, ToyEngine)
+    assert engine.default_provider == "openai"
+    with pytest.raises(UnsupportedEngine, match="supported engines: claude-code, codex, toy"):
+        get_engine("toyy")
+    with pytest.raises(UnsupportedEngine, match="reserved"):
+        get_engine("cursor")
+
+
+def test_the_cli_offers_it(toy: str) -> None:
+    from evalens.cli import doctor, run
+
+    for parser in (run._parser(), doctor._parser()):
+        engine = next(a for a in parser._actions if a.dest == "engine")
+        assert engine.choices is not None and toy in engine.choices
+    assert run._parser().parse_args(["x.yaml", "--engine", toy]).engine == toy
+
+
+def test_preflight_and_the_judge_use_it(toy: str) -> None:
+    from evalens.runner.engines import get_engine
+    from evalens.runner.preflight import engine_checks
+
+    checks = {c.name: c for c in engine_checks(get_engine(toy), env={})}
+    assert checks["toy CLI"].failed and checks["toy CLI"].fix == "npm install -g toy-agent"
+    assert checks["toy agent key"].failed and "TOY_API_KEY" in checks["toy agent key"].detail
+    assert engines.judge_provider(toy) == "openai"
+
+
+def test_eval_configs_validate_and_complete_it(toy: str, tmp_path: Path) -> None:
+    from evalens.core.formats.base import RuleContext
+    from evalens.core.formats.uaaps import UaapsConfig
+    from evalens.core.models.uaaps import EvalConfig
+    from evalens.core.validate import validate_file
+
+    config = tmp_path / "evals" / "eval-config.json"
+    config.parent.mkdir()
+    config.write_text('{"version": 1, "engine": "toy", "timeout": 60}\n', encoding="utf-8")
+    codes = [p.code for p in validate_file(config).problems]
+    assert "unknown-engine" not in codes and "schema-enum" not in codes, codes
+    assert EvalConfig.model_validate({"version": 1, "engine": toy}).engine == toy
+    assert toy in EvalConfig.model_json_schema()["properties"]["engine"]["enum"]
+    choices = UaapsConfig().value_choices(("engine",), RuleContext(str(config), None))
+    assert ("toy", "Toy (toy-agent --json)") in [(c.value, c.detail) for c in choices]
+    config.write_text('{"version": 1, "engine": "toyy"}\n', encoding="utf-8")
+    unknown = [p for p in validate_file(config).problems if p.code == "unknown-engine"]
+    assert unknown and "`toy`" in unknown[0].message and "Did you mean `toy`?" in unknown[0].message
+
+
+def test_unregistered_it_is_unknown_again(tmp_path: Path) -> None:
+    from evalens.core.validate import validate_file
+
+    assert "toy" not in engines.engine_names()
+    config = tmp_path / "evals" / "eval-config.json"
+    config.parent.mkdir()
+    config.write_text('{"version": 1, "engine": "toy"}\n', encoding="utf-8")
+    assert "unknown-engine" in [p.code for p in validate_file(config).problems]
+
+
+def test_the_server_runs_files_on_it(toy: str) -> None:
+    from evalens.server.features.run_formats import engine_refusal
+
+    assert engine_refusal(Path("tasks.yaml"), toy) is None
+    why = engine_refusal(Path("tasks.yaml"), "toyy")
+    assert why is not None and "claude-code or codex or toy, not toyy" in why
