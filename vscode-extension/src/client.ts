@@ -22,6 +22,7 @@ import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
+import { RunOverrides, withOverrides } from "./overrides";
 import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
 import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
 
@@ -51,6 +52,8 @@ export interface EvalServer {
   readonly serverDescription?: string;
   executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T>;
   supports(command: string): boolean;
+  /** The workspace's run overrides, which executeCommand adds to run commands. */
+  readonly overrides?: () => RunOverrides;
 }
 
 export function currentSettings(scope?: vscode.ConfigurationScope): EvalensSettings {
@@ -71,6 +74,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   lensHooks: LensRunHooks | undefined;
   /** Asks to save unsaved eval files before a lens run reads them (see saveBeforeRun.ts). */
   saveGuard: (uris: string[]) => Promise<boolean> = async () => true;
+  /** The workspace's run overrides (engine, model, runs, budget), added to every run command sent. */
+  overrides: () => RunOverrides = () => ({});
   serverDescription: string | undefined;
   private readonly channel: LeveledChannel;
 
@@ -122,7 +127,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     }
     return (await this.client.sendRequest(
       ExecuteCommandRequest.type,
-      { command, arguments: [argument] },
+      { command, arguments: [withOverrides(command, argument, this.overrides())] },
       token as LspCancellationToken | undefined,
     )) as T;
   }
@@ -258,6 +263,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     if (command === Commands.newCase) {
       return newCaseThenReveal(command, args, next); // the cursor goes to the new case's prompt
     }
+    args = args.length ? [withOverrides(command, args[0], this.overrides()), ...args.slice(1)] : args;
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;
     if (target && !(await this.saveGuard([target.uri]))) {
       return undefined; // the user chose neither to save nor to run the saved file

@@ -4,6 +4,8 @@ import { currentSettings, ServerManager } from "./client";
 import { registerCommands } from "./commands";
 import { PythonExtensionInterpreter } from "./interpreter";
 import { vscodeSaveGuard } from "./saveBeforeRun";
+import { OverridesStore, pickOverrides } from "./overrides";
+import { registerRunsView } from "./runsView";
 import { StatusBar } from "./statusBar";
 import { EvalTestController } from "./testController";
 
@@ -16,12 +18,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const tests = new EvalTestController(server, () => currentSettings(), log, vscodeSaveGuard);
   server.lensHooks = tests;
   server.saveGuard = vscodeSaveGuard;
+  const overrides = new OverridesStore(context.workspaceState);
+  server.overrides = () => overrides.get();
   context.subscriptions.push(
     log,
     interpreters,
     tests,
     new StatusBar(server),
     ...registerCommands(server, tests, log),
+    overrides,
+    vscode.commands.registerCommand("evalens.runOverrides", () => pickOverrides(overrides)),
+    ...registerRunsView(server, log),
     { dispose: () => void server?.dispose() },
   );
   void server.start();

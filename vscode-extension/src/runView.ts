@@ -23,6 +23,8 @@ export interface RunViewTarget {
   name?: string;
   reportPath?: string;
   compare?: boolean;
+  /** With `compare` and `reportPath`: the other run to compare with (the Runs view's two picked runs). */
+  againstReportPath?: string;
 }
 
 /** The page with a Content-Security-Policy that allows nothing but its own inline style and (nonced) script:
@@ -188,7 +190,9 @@ export async function showRun(
     void vscode.window.showInformationMessage(`No run recorded yet for ${what}: run it first.`);
     return false;
   }
-  const key = (target.compare ? "compare:" : "") + (unit ?? (target.name ? `${page.reportPath}#${target.name}` : page.reportPath));
+  const key =
+    (target.compare ? `compare:${target.againstReportPath ?? ""}:` : "") +
+    (unit ?? (target.name ? `${page.reportPath}#${target.name}` : page.reportPath));
   const panel = panelFor(key, page.title);
   livePanels.delete(key);
   panel.webview.html = webviewHtml(page.text, nonce(), panel.webview.cspSource);

@@ -409,7 +409,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       items.forEach((item) => run.enqueued(item)); // a dry run reports no state: the last real result stays
     }
     const limit = this.settings().maxParallelRuns;
-    const budget = this.settings().run.maxCost > 0 || this.settings().run.maxTokens > 0;
+    // with a budget (the settings' or a run override's) the run's units share it under one batch id
+    const budget = this.settings().run.maxCost > 0 || this.settings().run.maxTokens > 0 || this.server.overrides?.().maxCost !== undefined;
     const extra: CaseCommandArgs = dryRun ? {} : { ...(budget ? { batch: newBatch() } : {}), ...(runs > 1 ? { runs } : {}) };
     const batch: Batch = { run, started: Date.now(), outcomes: new Map(), results: [] };
     this.batchOf.set(run, batch);
