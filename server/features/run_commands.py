@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import to_range
-from evalens.server.features import new_case, run_dry, run_focus, run_formats
+from evalens.server.features import arms_lens, new_case, run_dry, run_focus, run_formats
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.run import CONFIG, Runs
@@ -70,7 +70,8 @@ class RunCommands:
             self.stale.check_soon(
                 ls, self.runs.memory
             )  # off the loop; lenses refresh if a verdict went stale
-            return self.runs.lenses(params.text_document.uri) + new_case.lenses(ls, params.text_document.uri)
+            uri = params.text_document.uri
+            return self.runs.lenses(uri) + new_case.lenses(ls, uri) + arms_lens.lenses(ls, uri)
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
