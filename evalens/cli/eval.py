@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments, batch_fields, limit_fields
 from evalens.core.engines import engine_names
 from evalens.core.workflow_commands import shown
 
@@ -478,15 +478,8 @@ def _request(args: Any) -> Any:
         runs=args.runs,
         runs_auto=args.runs_auto,
         runs_threshold=args.runs_threshold,
-        max_cost=args.max_cost,
-        max_tokens=args.max_tokens,
-        max_turns=args.max_turns,
-        max_tokens_per_run=args.max_tokens_per_run,
-        resource_limits=dict(args.resource_limits),
-        agent_retries=args.agent_retries,
-        **replay_fields(args),
-        baseline=args.baseline,
-        allow_unisolated_baseline=args.allow_unisolated_baseline,
+        **limit_fields(args),
+        **batch_fields(args),
         extra_env=args.env,
         output=args.output,
     )

@@ -127,6 +127,28 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
 REPLAY_PLACEHOLDER_KEY = "evalens-replay-no-key"
 
 
+def limit_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The request fields of the flags :func:`add_limit_arguments` declares."""
+    return {
+        "max_turns": args.max_turns,
+        "max_tokens_per_run": args.max_tokens_per_run,
+        "resource_limits": dict(args.resource_limits),
+        "agent_retries": args.agent_retries,
+    }
+
+
+def batch_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The request fields of the flags :func:`add_batch_arguments` declares (the budget, the baseline, the
+    cassettes)."""
+    return {
+        "max_cost": args.max_cost,
+        "max_tokens": args.max_tokens,
+        "baseline": args.baseline,
+        "allow_unisolated_baseline": args.allow_unisolated_baseline,
+        **replay_fields(args),
+    }
+
+
 def replay_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The request fields of ``--record`` / ``--replay``. A replay needs no key: a provider key that is not set
     gets a placeholder the cassette proxy never sends anywhere in strict mode (``new`` going live without a

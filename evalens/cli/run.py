@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments, replay_fields
+from evalens.cli.limits import add_batch_arguments, add_limit_arguments, batch_fields, limit_fields
 from evalens.core.engines import default_engine, engine_names
 from evalens.core.workflow_commands import shown
 from evalens.runner.verdicts import passed
@@ -178,15 +178,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         keep_sandbox=args.keep_sandbox,
         report=Path(args.report) if args.report else None,
         dry_run=args.dry_run,
-        max_cost=args.max_cost,
-        max_tokens=args.max_tokens,
-        max_turns=args.max_turns,
-        max_tokens_per_run=args.max_tokens_per_run,
-        resource_limits=dict(args.resource_limits),
-        agent_retries=args.agent_retries,
-        **replay_fields(args),
-        baseline=args.baseline,
-        allow_unisolated_baseline=args.allow_unisolated_baseline,
+        **limit_fields(args),
+        **batch_fields(args),
     )
 
 

@@ -687,27 +687,34 @@ class _JsonParser:
                 first[key] = kspan
             node.entries.append((key, kspan, child))
             out[key] = value
-            i = self.skip(i)
-            if i < self.n and self.text[i] == ",":
-                comma = i
-                i = self.skip(i + 1)
-                if i < self.n and self.text[i] == "}":
-                    self.problems.append(
-                        Problem(
-                            self.span(comma, comma + 1),
-                            Severity.ERROR,
-                            "trailing-comma",
-                            "Trailing comma is not allowed in JSON.",
-                        )
-                    )
-                    break
-                continue
-            if i < self.n and self.text[i] == "}":
+            i, closed = self.after_member(i, "}", "a property value")
+            if closed:
                 break
-            raise _JsonError(i, "Expected `,` or `}` after a property value.")
         node.span = self.span(start, i + 1)
         self.depth -= 1
         return node, out, i + 1
+
+    def after_member(self, i: int, close: str, what: str) -> tuple[int, bool]:
+        """Past the `,` after a member or item (False: another follows), or at the closing bracket (True); a
+        trailing comma is a problem, anything else an error."""
+        i = self.skip(i)
+        if i < self.n and self.text[i] == ",":
+            comma = i
+            i = self.skip(i + 1)
+            if i < self.n and self.text[i] == close:
+                self.problems.append(
+                    Problem(
+                        self.span(comma, comma + 1),
+                        Severity.ERROR,
+                        "trailing-comma",
+                        "Trailing comma is not allowed in JSON.",
+                    )
+                )
+                return i, True
+            return i, False
+        if i < self.n and self.text[i] == close:
+            return i, True
+        raise _JsonError(i, f"Expected `,` or `{close}` after {what}.")
 
     def arr(self, start: int) -> tuple[Node, Any, int]:
         self.enter(start)
@@ -722,24 +729,9 @@ class _JsonParser:
             child, value, i = self.value(i)
             node.items.append(child)
             out.append(value)
-            i = self.skip(i)
-            if i < self.n and self.text[i] == ",":
-                comma = i
-                i = self.skip(i + 1)
-                if i < self.n and self.text[i] == "]":
-                    self.problems.append(
-                        Problem(
-                            self.span(comma, comma + 1),
-                            Severity.ERROR,
-                            "trailing-comma",
-                            "Trailing comma is not allowed in JSON.",
-                        )
-                    )
-                    break
-                continue
-            if i < self.n and self.text[i] == "]":
+            i, closed = self.after_member(i, "]", "an array item")
+            if closed:
                 break
-            raise _JsonError(i, "Expected `,` or `]` after an array item.")
         node.span = self.span(start, i + 1)
         self.depth -= 1
         return node, out, i + 1
