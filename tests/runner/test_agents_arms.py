@@ -80,3 +80,16 @@ def test_arms_compare_each_install_with_the_reference(
     assert "Newcombe paired over 2 units" in out.stderr
     newest = max(reports.glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
     assert newest.name.endswith("-arms.json")  # the editor's newest report is the reference arm's
+    show = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(pkg)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=60,
+    )
+    assert show.returncode == 0, show.stderr[-2000:]
+    assert "skill vs no skill (all units): ▲ +100 pts vs no skill [+7, +100]" in show.stdout, show.stdout[
+        -3000:
+    ]
+    # each unit's own uplift (1/1 against 0/1: Newcombe's interval over its runs, −12 to +100) in its row
+    assert show.stdout.count("[−12, +100]") == 2, show.stdout[-3000:]
