@@ -9,19 +9,42 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, GetCoreSchemaHandler, GetJsonSchemaHandler
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, core_schema
 
+from evalens.core.engines import engine_names
 from evalens.core.models.base import EvalModel, doc
 from evalens.core.models.baseline import ArmSource, BaselineSource, ReportArms, Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 
-SUPPORTED_ENGINES = ("claude-code", "codex")
-RESERVED_ENGINES = ("copilot", "cursor")
 NAME_PATTERN = r"^[a-z0-9-]+$"
 TARGET_PATTERN = r"^(skill:[A-Za-z0-9._-]+|hook:[A-Za-z0-9._-]+|agent:[A-Za-z0-9._-]+)$"
 
-Engine = Literal["claude-code", "codex"]
+
+def _known_engine(name: str) -> str:
+    if name not in engine_names():
+        raise ValueError(f"Input should be {' or '.join(repr(n) for n in engine_names())}")
+    return name
+
+
+class _RegisteredEngine:
+    """An engine name the registry knows (``evalens.core.engines``): validated against it, and the JSON Schema's
+    enum is the registry's at the time the schema is made."""
+
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(_known_engine, core_schema.str_schema())
+
+    @classmethod
+    def __get_pydantic_json_schema__(
+        cls, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {"type": "string", "enum": list(engine_names())}
+
+
+Engine = Annotated[str, _RegisteredEngine]
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 CheckStatus = Literal["PASS", "FAIL"]
 
@@ -856,7 +879,6 @@ class EvalReport(EvalModel):
         default=None,
         example={"reference": {"name": "skill", "label": "skill", "kind": "skill"}, "comparisons": []},
     )
-
 
 
 def load_config(path: Path) -> EvalConfig:
