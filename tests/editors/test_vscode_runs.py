@@ -150,3 +150,36 @@ def test_test_explorer_filters_by_format_tag(session):
     step(session, "tags-filter")
     rows = session["taggedRows"]
     assert "first-line#1" in rows and "extract-text" not in rows, rows
+
+
+def _reports(ws: str) -> list[dict]:
+    folder = Path(ws) / "evals" / "reports"
+    return [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+
+
+def test_run_overrides_are_sent_with_runs_and_remembered(session):
+    """Per-run overrides: the model and budget set in the quick pick go with the lens's runs (the reports name
+    the model) and are still set after the page reloads (workspaceState)."""
+    step(session, "overrides")
+    assert "model claude-e2e-override" in session["overridesTitle"], session["overridesTitle"]
+    assert "budget $5" in session["overridesTitle"], session["overridesTitle"]
+    assert all("PASS" in v for v in session["overrideVerdicts"]), session["overrideVerdicts"]
+    models = [r["agent"].get("model") for r in _reports(session["workspace"])]
+    assert models[-2:] == ["claude-e2e-override", "claude-e2e-override"], models
+    assert "model claude-e2e-override" in session["overridesAfterReload"], session["overridesAfterReload"]
+
+
+def test_runs_view_lists_filters_and_compares_two_runs(session):
+    """The Runs view lists every run (newest first, verdict · engine · model · time), its verdict filter keeps
+    only what it names, and Compare Runs on two selected runs of one case shows them side by side."""
+    step(session, "overrides")
+    step(session, "runs-view")
+    rows = session["runsRows"]
+    extract = [r for r in rows if r.startswith("extract-text")]
+    assert len(extract) == 2, rows
+    assert all("PASS" in r and "claude-code" in r and "claude-e2e-override" in r for r in extract), rows
+    assert session["runsRowsFailOnly"] == [], session["runsRowsFailOnly"]
+    cmp = session["runsCompare"]
+    assert cmp["title"] == "evalens · compare extract-text", cmp
+    assert cmp["headers"][1].startswith("previous") and cmp["headers"][2].startswith("latest"), cmp
+    assert cmp["meta"].count(".json") == 2, cmp  # two reports: previous → latest

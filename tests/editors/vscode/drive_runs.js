@@ -3,7 +3,8 @@
 // the expected/actual diff of a failed check, test tags, the Runs view and per-run overrides.
 // Usage: node drive_runs.js <baseUrl> <workspaceFolder>; Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS.
 const {
-  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, runCommand, chooseMenuItem, runPageFrame, launch,
+  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
+  runPageFrame, launch,
 } = require('./lib');
 
 const [BASE, FOLDER] = process.argv.slice(2);
@@ -174,6 +175,102 @@ async function showTesting(page) {
         await page.screenshot({ path: `${OUT}/test-tags-filter.png` });
         await page.keyboard.press('Control+A');
         await page.keyboard.press('Backspace');
+      });
+    }
+
+    /** Click the "▶ Run eval" lens of 01-extract-text.yaml and wait for a new verdict in its lens. */
+    async function runExtractText() {
+      await openFile(page, '01-extract-text.yaml');
+      await dismissWidgets(page);
+      await scrollEditorToTop(page);
+      const run = page.locator('.editor-instance .codelens-decoration a', { hasText: 'Run eval' }).first();
+      await run.waitFor({ timeout: 60000 });
+      await run.click({ timeout: 15000 });
+      await page.locator('.statusbar-item', { hasText: /evalens: \d+ running/ }).first().waitFor({ timeout: 30000 }).catch(() => undefined);
+      await page.locator('.statusbar-item', { hasText: /evalens: \d+ running/ }).first().waitFor({ state: 'hidden', timeout: LENS_TIMEOUT });
+      const verdict = page.locator('.editor-instance .codelens-decoration', { hasText: /PASS|FAIL|ERROR|SKIP/ }).first();
+      await verdict.waitFor({ timeout: 30000 });
+      return (await verdict.innerText()).trim();
+    }
+
+    async function overridesPick() {
+      await runCommand(page, 'evalens: Run Overrides');
+      const title = page.locator('.quick-input-widget .quick-input-title');
+      await title.waitFor({ timeout: 15000 });
+      return title;
+    }
+
+    if (wanted('overrides')) {
+      await step('overrides', async () => {
+        // per-run overrides: set the model and the budget in the quick pick, run a case (it carries them), and
+        // find them again after a reload (workspaceState)
+        for (const [label, value] of [['Model', 'claude-e2e-override'], ['Budget', '5']]) {
+          await overridesPick();
+          await page.locator('.quick-input-list .monaco-list-row', { hasText: label }).first().click();
+          const input = page.locator('.quick-input-widget input');
+          await page.locator('.quick-input-widget .quick-input-title', { hasText: `override: ${label}` }).waitFor({ timeout: 10000 });
+          await input.fill(value);
+          await page.keyboard.press('Enter');
+          await page.locator('.quick-input-widget .quick-input-title', { hasText: 'run overrides (this workspace)' }).waitFor({ timeout: 10000 });
+          await page.keyboard.press('Escape');
+        }
+        result.overridesTitle = (await (await overridesPick()).innerText()).trim();
+        await page.screenshot({ path: `${OUT}/run-overrides.png` });
+        await page.keyboard.press('Escape');
+        result.overrideVerdicts = [await runExtractText()];
+        result.overrideVerdicts.push(await runExtractText()); // a second run of the same case, for the Runs view
+        await page.reload();
+        await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+        await page.locator('.statusbar-item', { hasText: 'evalens' }).first().waitFor({ timeout: 90000 });
+        await page.waitForTimeout(2000);
+        result.overridesAfterReload = (await (await overridesPick()).innerText()).trim();
+        await page.keyboard.press('Escape');
+      });
+    }
+
+    if (wanted('runs-view')) {
+      await step('runs-view', async () => {
+        // the Runs view lists every run; the filter keeps by verdict; two runs of one case compare side by side
+        await runCommand(page, 'Focus on evalens Runs View');
+        const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'evalens Runs' }) });
+        const rows = pane.locator('.monaco-list-row');
+        await rows.first().waitFor({ timeout: 30000 });
+        const texts = async () => (await rows.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        result.runsRows = await texts();
+        await page.screenshot({ path: `${OUT}/runs-view.png` });
+        // filter: FAIL only (the runs passed: nothing is kept), then clear the filter
+        await runCommand(page, 'evalens Runs: Filter Runs');
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: /^FAIL$/ }).first().click();
+        await page.keyboard.press('Enter');
+        for (let i = 0; i < 2; i++) {
+          await page.waitForTimeout(400);
+          await page.keyboard.press('Enter'); // engine: all, since: all
+        }
+        await page.waitForTimeout(1500);
+        result.runsRowsFailOnly = await texts();
+        result.runsMessage = (await pane.locator('.message').allInnerTexts().catch(() => [])).join(' ').trim();
+        await runCommand(page, 'evalens Runs: Clear Filter');
+        for (let i = 0; i < 20 && (await rows.count()) < result.runsRows.length; i++) await page.waitForTimeout(250);
+        // select the two runs of extract-text, then Compare Runs
+        const extract = rows.filter({ hasText: 'extract-text' });
+        await extract.nth(0).click();
+        await extract.nth(1).click({ modifiers: ['Control'] });
+        await extract.nth(1).click({ button: 'right' });
+        await chooseMenuItem(page, 'Compare Runs');
+        let frame = null;
+        for (let i = 0; i < 120 && !frame; i++) {
+          for (const f of page.frames()) {
+            if (await f.locator('table.cmp').count().catch(() => 0)) frame = f;
+          }
+          if (!frame) await page.waitForTimeout(250);
+        }
+        if (!frame) throw new Error('no evalens compare page in a webview');
+        result.runsCompare = {
+          title: (await frame.locator('h1').innerText()).trim(),
+          headers: (await frame.locator('table.cmp tr').first().locator('th').allInnerTexts()).map((t) => t.trim()),
+          meta: (await frame.locator('.meta').innerText()).trim(),
+        };
+        await page.screenshot({ path: `${OUT}/runs-compare.png` });
       });
     }
 
