@@ -41,7 +41,7 @@ def before(
 ) -> tuple[Any, Any, Path | None, int | None]:
     """The request narrowed to this shard, the shard's mark, the suite's root, and an exit code when nothing
     is left to run (an empty shard: its empty report is written here)."""
-    from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
+    from evalens.runner.ci.shard import ShardError
     from evalens.runner.run_file import prepare
     from evalens.runner.session import UsageError
 
@@ -51,32 +51,22 @@ def before(
         return request, None, None, None  # the run itself reports it, the way it always has
     if not args.shard:
         return request, None, suite.root, None
-    from evalens.core.models.uaaps import ReportShard
-    from evalens.runner.ci.shard import cases_fingerprint, commit_of, config_fingerprint
+    from evalens.cli.shard import cut_shard
 
     try:
-        index, count = parse_spec(args.shard)
-        default = suite.root / "evals" / "reports"
-        sources = args.durations or ([default] if default.is_dir() else [])
-        cut = split([u.id for u in units], count, durations_from(sources) if sources else None)
+        mine, mark = cut_shard(
+            args.shard,
+            {u.id: Path(request.file) for u in units},
+            suite.root,
+            args.durations,
+            getattr(request, "runs", None),
+        )
     except ShardError as exc:
         print(f"evalens run: {exc}", file=sys.stderr)
         return request, None, suite.root, 2
-    mine = cut.units(index)
-    mark = ReportShard(
-        index=index,
-        count=count,
-        units=len(units),
-        balanced_by=cut.balanced_by,  # type: ignore[arg-type]
-        split=cut.fingerprint,
-        commit=commit_of(suite.root),
-        runs=getattr(request, "runs", None),
-        config=config_fingerprint(suite.root / "evals" / "eval-config.json"),
-        cases=cases_fingerprint({u.id: Path(request.file) for u in units}, suite.root),
-    )
     print(
-        f"evalens run: shard {index}/{count}: {len(mine)} of {len(units)} unit(s), balanced by "
-        f"{cut.balanced_by} (split {cut.fingerprint})",
+        f"evalens run: shard {mark.index}/{mark.count}: {len(mine)} of {len(units)} unit(s), balanced by "
+        f"{mark.balanced_by} (split {mark.split})",
         file=sys.stderr,
     )
     if not mine:

@@ -7,6 +7,7 @@ of a matrix that runs the same command sees the same list; the split itself is :
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,10 +40,15 @@ def planned_units(root: Path, request: Any = None) -> dict[str, str]:
     return {case.name: case.case_file for case in ctx.plan.cases}
 
 
-def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any, Any, int]:
-    """``request`` narrowed to shard K's units, the report's ``shard`` mark, and K's unit count (may be 0).
-
-    Raises ``ShardError`` / ``RunError`` with one line for the user."""
+def cut_shard(
+    spec: str,
+    case_files: Mapping[str, str | Path],
+    root: Path,
+    durations: list[Path] | None,
+    runs: int | None,
+) -> tuple[list[str], Any]:
+    """Shard K's units of ``case_files`` (unit → its file) and the report's ``shard`` mark, balanced by the
+    durations in ``durations`` (else the suite's own past reports). Raises ``ShardError``."""
     from evalens.core.models.uaaps import ReportShard
     from evalens.runner.ci.shard import (
         cases_fingerprint,
@@ -54,23 +60,30 @@ def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any
     )
 
     index, count = parse_spec(spec)
-    root = request.package_root
-    units = planned_units(root, request)
     default = root / "evals" / "reports"
     sources = durations if durations else ([default] if default.is_dir() else [])
-    cut = split(list(units), count, durations_from(sources) if sources else None)
-    mine = cut.units(index)
+    cut = split(list(case_files), count, durations_from(sources) if sources else None)
     mark = ReportShard(
         index=index,
         count=count,
-        units=len(units),
+        units=len(case_files),
         balanced_by=cut.balanced_by,  # type: ignore[arg-type]
         split=cut.fingerprint,
         commit=commit_of(root),
-        runs=request.runs,
+        runs=runs,
         config=config_fingerprint(root / "evals" / "eval-config.json"),
-        cases=cases_fingerprint(units, root),
+        cases=cases_fingerprint(case_files, root),
     )
+    return cut.units(index), mark
+
+
+def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any, Any, int]:
+    """``request`` narrowed to shard K's units, the report's ``shard`` mark, and K's unit count (may be 0).
+
+    Raises ``ShardError`` / ``RunError`` with one line for the user."""
+    root = request.package_root
+    units = planned_units(root, request)
+    mine, mark = cut_shard(spec, units, root, durations, request.runs)
     narrowed = request.model_copy(update={"cases": [units[name] for name in mine], "target": None})
     return narrowed, mark, len(mine)
 

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import yaml
 
-from evalens.core.problems import Problem, Severity, Span
+from evalens.core.problems import Problem, Severity, Span, duplicate_key
 
 Language = Literal["yaml", "json", "markdown"]
 PathKey = str | int
@@ -359,15 +359,7 @@ class _Builder:
             key = str(key_node.value)
             child, value, _ = self._build(value_node, depth + 1)
             if key in first:
-                self.problems.append(
-                    Problem(
-                        kspan,
-                        Severity.ERROR,
-                        "duplicate-key",
-                        f"Duplicate key `{key}` (first defined on line {first[key].start_line + 1}); "
-                        "the last one wins.",
-                    )
-                )
+                self.problems.append(duplicate_key(kspan, key, first[key]))
             else:
                 first[key] = kspan
             out.entries.append((key, kspan, child))
@@ -674,15 +666,7 @@ class _JsonParser:
                 raise _JsonError(i, f"Expected `:` after property name `{key}`.")
             child, value, i = self.value(self.skip(i + 1))
             if key in first:
-                self.problems.append(
-                    Problem(
-                        kspan,
-                        Severity.ERROR,
-                        "duplicate-key",
-                        f"Duplicate key `{key}` (first defined on line "
-                        f"{first[key].start_line + 1}); the last one wins.",
-                    )
-                )
+                self.problems.append(duplicate_key(kspan, key, first[key]))
             else:
                 first[key] = kspan
             node.entries.append((key, kspan, child))

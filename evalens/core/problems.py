@@ -74,3 +74,13 @@ class Problem:
 
     def sort_key(self) -> tuple[int, int, int]:
         return (self.span.start_line, self.span.start_col, int(self.severity))
+
+
+def duplicate_key(span: Span, key: str, first: Span) -> Problem:
+    """A mapping key given twice (YAML or JSON): the last value wins, as every loader does."""
+    return Problem(
+        span,
+        Severity.ERROR,
+        "duplicate-key",
+        f"Duplicate key `{key}` (first defined on line {first.start_line + 1}); the last one wins.",
+    )

@@ -14,7 +14,7 @@ from typing import Any
 import yaml
 from yaml import events as ev
 
-from evalens.core.problems import Problem, Severity, Span
+from evalens.core.problems import Problem, Span, duplicate_key
 
 _CONSTRUCTED = {
     "tag:yaml.org,2002:int",
@@ -134,14 +134,7 @@ class _Composer:
         frame[4] = None
         seen = frame[5]
         if key in seen:
-            self.problems.append(
-                Problem(
-                    kspan,
-                    Severity.ERROR,
-                    "duplicate-key",
-                    f"Duplicate key `{key}` (first defined on line {seen[key].start_line + 1}); the last one wins.",
-                )
-            )
+            self.problems.append(duplicate_key(kspan, key, seen[key]))
         else:
             seen[key] = kspan
         frame[6].append((key, kspan, node))
