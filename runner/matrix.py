@@ -8,7 +8,9 @@ Wilson interval and the cost the agent CLI reported (``evalens report matrix``; 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from evalens.runner.stats import Repeats
@@ -20,14 +22,20 @@ class Cell:
     cost_usd: float | None
 
     def text(self) -> str:
-        """``3/3 [44–100%] $0.0123`` (the interval only when a run counted; the cost when one was reported)."""
-        out = f"{self.repeats.state} {self.repeats.label()}"
+        """``FLAKY 2/3 [21%–94%] $0.0123`` (the interval only when a run counted; the cost when one was
+        reported)."""
+        return " ".join(
+            p for p in (self.repeats.state, self.repeats.label(), self.interval_text(), self.cost_text()) if p
+        )
+
+    def interval_text(self) -> str:
+        """``[21%–94%]``: the 95% Wilson interval of the pass rate; '' when no run passed or failed."""
         interval = self.repeats.interval
-        if interval is not None:
-            out += f" [{interval[0]:.0%}–{interval[1]:.0%}]"
-        if self.cost_usd is not None:
-            out += f" ${self.cost_usd:.4f}"
-        return out
+        return "" if interval is None else f"[{interval[0]:.0%}–{interval[1]:.0%}]"
+
+    def cost_text(self) -> str:
+        """``$0.0123``; '' when the agent CLI reported no cost."""
+        return "" if self.cost_usd is None else f"${self.cost_usd:.4f}"
 
     def as_json(self) -> dict[str, Any]:
         interval = self.repeats.interval
@@ -111,6 +119,34 @@ def matrix(reports: list[Any]) -> Matrix:
     )
 
 
+CELL_REPORT = re.compile(r"(?P<batch>.+)-cell-(?P<index>[0-9]+)\.json")
+
+
+def cell_report_name(batch: str, index: int) -> str:
+    """The file name of a matrix run's ``index``-th cell report (from 1): the cells of one batch share
+    ``batch``, which is how :func:`batch_reports` finds them again."""
+    return f"{batch}-cell-{index}.json"
+
+
+def batch_reports(path: Path) -> list[Path]:
+    """The cell reports of the matrix batch ``path`` belongs to, in cell order ([] when ``path`` is not a cell
+    report of a matrix run)."""
+    found = CELL_REPORT.fullmatch(path.name)
+    if found is None:
+        return []
+    mine = [
+        (int(m["index"]), p)
+        for p in path.parent.glob(f"{glob_escape(found['batch'])}-cell-*.json")
+        if (m := CELL_REPORT.fullmatch(p.name)) is not None and m["batch"] == found["batch"] and p.is_file()
+    ]
+    return [p for _i, p in sorted(mine)]
+
+
+def glob_escape(text: str) -> str:
+    """``text`` matched literally by ``Path.glob``."""
+    return re.sub(r"([*?\[])", r"[\1]", text)
+
+
 def cells(engines: str | None, models: str | None) -> list[tuple[str | None, str | None]]:
     """``--engine a,b`` × ``--model`` into (engine, model) cells, in order. A model written ``ENGINE=MODEL``
     belongs to that engine only; a bare model runs on every engine; an engine with no model runs its default
@@ -133,3 +169,35 @@ def cells(engines: str | None, models: str | None) -> list[tuple[str | None, str
         mine = bound.get(name or "", []) + bare
         out += [(name, m) for m in mine] if mine else [(name, None)]
     return out
+
+
+@dataclass(slots=True)
+class BatchMatrix:
+    """The matrix of the batch a shown cell report belongs to."""
+
+    grid: Matrix
+    here: int | None  # the column of the report shown
+    unread: list[str]  # "<file>: <why>" for each cell report that could not be read
+
+
+def batch_matrix(path: Path, report: Any) -> BatchMatrix | None:
+    """The units × cells matrix of the matrix batch whose cell report ``report`` (read from ``path``) is, for
+    ``evalens show`` and the HTML page; None when ``path`` is not a matrix run's cell report."""
+    from evalens.runner.report import NotAReport, load_report
+
+    paths = batch_reports(path)
+    if not paths:
+        return None
+    reports: list[Any] = []
+    unread: list[str] = []
+    here: int | None = None
+    for p in paths:
+        if p == path:
+            here = len(reports)
+            reports.append(report)
+            continue
+        try:
+            reports.append(load_report(p))
+        except (NotAReport, OSError, ValueError) as exc:
+            unread.append(f"{p.name}: {exc}")
+    return BatchMatrix(matrix(reports), here, unread)

@@ -53,7 +53,8 @@ details>.body{padding:6px 10px}
 .filters button{font:inherit;border:1px solid var(--line);background:var(--card);color:var(--fg);border-radius:14px;
 padding:2px 12px;margin-right:4px;cursor:pointer}.filters button[aria-pressed=true]{outline:2px solid var(--fg)}
 .bounds{color:var(--skip)}.hidden{display:none}
-.triggers{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0}
+.triggers,.arms,.matrix{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0}
+.FLAKY{background:var(--skip)}.BUDGET{background:var(--mute)}th.here{border-bottom:2px solid var(--fg)}
 """
 
 JS = """
@@ -342,6 +343,73 @@ def _trigger_section(report: object) -> str:
     )
 
 
+def _arms_section(report: object) -> str:
+    """The reference report of an ``--arms`` run: one row per unit and one column per arm (k/N, cost, the
+    reference's uplift over it with its interval), then each arm's pooled uplift (runner/arms.py's table, the
+    one ``evalens show`` prints). Unit names and arm labels (git refs) are the user's text: escaped."""
+    from evalens.runner.arms import arms_table
+
+    shaped = arms_table(report)
+    arms = getattr(report, "arms", None)
+    if shaped is None or arms is None:
+        return ""
+    head, rows, pooled = shaped
+    links = {c.arm.label: c.report for c in arms.comparisons}
+    heads = "".join(
+        f'<th title="{_e(links.get(h) or "")}">{_e(h)}</th>' if links.get(h) else f"<th>{_e(h)}</th>"
+        for h in head
+    )
+    body = "".join(
+        f'<tr><td><a href="#{_e(unit_anchor(row[0]))}">{_e(row[0])}</a></td>'
+        + "".join(f"<td>{_e(cell)}</td>" for cell in row[1:])
+        + "</tr>"
+        for row in rows
+    )
+    lines = "".join(f"<li>{_e(line)}</li>" for line in pooled)
+    return (
+        f'<section class="arms"><h2>Arms (reference: {_e(arms.reference.label)})</h2>'
+        '<div class="meta">runs that passed of those that passed or failed · cost · the reference\'s uplift '
+        "over the arm with its 95% interval</div>"
+        f'<table class="arms-table"><tr>{heads}</tr>{body}</table><ul class="pooled">{lines}</ul></section>'
+    )
+
+
+def _matrix_section(view: RunView) -> str:
+    """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch (runner/matrix.py
+    finds them by name) as one row per unit and one column per cell (k/N, the Wilson interval, the cost).
+    A cell report that cannot be read is named, not hidden."""
+    from evalens.runner.matrix import batch_matrix
+
+    found = batch_matrix(view.report_path, view.report)
+    if found is None:
+        return ""
+    grid, here, unread = found.grid, found.here, found.unread
+    heads = "".join(
+        f'<th class="here">{_e(c)} (this report)</th>' if i == here else f"<th>{_e(c)}</th>"
+        for i, c in enumerate(grid.columns)
+    )
+    rows = []
+    for name, cells in grid.rows:
+        tds = []
+        for cell in cells:
+            if cell is None:
+                tds.append('<td class="mute" title="not run in this cell">—</td>')
+                continue
+            state = cell.repeats.state
+            tds.append(
+                f'<td><span class="badge {_e(state)}">{_e(state)}</span>{_e(cell.repeats.label())} '
+                f'<span class="interval">{_e(cell.interval_text())}</span> '
+                f'<span class="mute cost">{_e(cell.cost_text())}</span></td>'
+            )
+        rows.append(f"<tr><td>{_e(name)}</td>{''.join(tds)}</tr>")
+    problems = "".join(f'<div class="bounds">not read: {_e(u)}</div>' for u in unread)
+    return (
+        f'<section class="matrix"><h2>Matrix ({len(grid.columns)} cells)</h2>'
+        '<div class="meta">runs that passed of those that passed or failed · 95% Wilson interval · cost</div>'
+        f'<table class="matrix-table"><tr><th>unit</th>{heads}</tr>{"".join(rows)}</table>{problems}</section>'
+    )
+
+
 def render_html(view: RunView, anchor: str | None = None) -> str:
     """The whole page as one string; ``anchor``: where it opens (a failing check or turn) when the URL has none."""
     report = view.report
@@ -375,6 +443,8 @@ def render_html(view: RunView, anchor: str | None = None) -> str:
         f'<div class="meta">{summary.passed} passed, {summary.failed} failed, {summary.errored} errored, '
         f"{summary.skipped} skipped of {summary.total}{' · interrupted' if report.interrupted else ''}</div>"
         + _baseline_head(report)
+        + _arms_section(report)
+        + _matrix_section(view)
         + _trigger_section(report)
         + f'<nav class="filters">{"".join(buttons)}</nav>'
         + "".join(_unit(u) for u in view.units)

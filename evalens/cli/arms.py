@@ -124,14 +124,7 @@ def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], refer
         f"Δ vs {c.arm.label}": [uplift_text(c.units.get(unit)) or "—" for unit, _ in grid.rows]
         for c in comparisons
     }
-    lines = [grid.table(deltas), ""]
-    for c in comparisons:
-        units = len(c.units)
-        how = {"newcombe-paired": "Newcombe paired", "paired-bootstrap": "paired bootstrap"}.get(
-            c.method or ""
-        )
-        lines.append(
-            f"{arms[reference].label} vs {c.arm.label} (all units): {uplift_text(c.uplift)}"
-            + (f" · {how} over {units} unit{'s' if units != 1 else ''}" if how else "")
-        )
-    return "\n".join(lines)
+    from evalens.runner.arms import arms_table
+
+    shaped = arms_table(reports[reference])
+    return "\n".join([grid.table(deltas), "", *(shaped[2] if shaped else [])])

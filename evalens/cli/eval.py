@@ -630,7 +630,7 @@ def _resume_request(args: Any) -> Any:
 def _matrix(args: argparse.Namespace) -> int:
     """``--engine a,b`` / ``--model A,B``: one batch per (engine, model) cell, each with its own report, then
     the units × cells matrix (runner/matrix.py). The exit code is the worst cell's."""
-    from evalens.runner.matrix import cells, matrix
+    from evalens.runner.matrix import cell_report_name, cells, matrix
     from evalens.runner.report import load_report
 
     try:
@@ -666,7 +666,7 @@ def _matrix(args: argparse.Namespace) -> int:
         if isinstance(request, int):
             codes.append(request)
             continue
-        path = request.package_root / "evals" / "reports" / f"{batch}-cell-{i}.json"
+        path = request.package_root / "evals" / "reports" / cell_report_name(batch, i)
         code = _run_and_report(request.model_copy(update={"output": path}), cell)
         if code >= 128:  # interrupted: no more cells
             return code

@@ -241,38 +241,51 @@ def _print_head(console: Any, view: Any) -> None:
         if base.uplift is not None:
             console.print(f"uplift (all units): {escape(describe(base.uplift))}")
     _print_arms(console, report)
+    _print_matrix(console, view)
     _print_triggers(console, report)
-
-
-def _arm_cell(u: Any, theirs: bool) -> str:
-    """``0/3 $0.0040``: one arm's runs that passed of those counted, and their cost."""
-    passed, counted = (u.baseline_passed, u.baseline_counted) if theirs else (u.passed, u.counted)
-    cost = u.baseline_cost_usd if theirs else u.cost_usd
-    return f"{passed}/{counted}" + (f" ${cost:.4f}" if cost is not None else "")
 
 
 def _print_arms(console: Any, report: Any) -> None:
     """An ``--arms`` run's reference report: one row per unit, one column per arm (k/N, cost, the reference's
     uplift over it with its interval), then each arm's pooled uplift with the paired interval."""
-    arms = report.arms
-    if arms is None:
+    from evalens.runner.arms import arms_table
+
+    shaped = arms_table(report)
+    if shaped is None:
         return
     from rich.table import Table
 
-    from evalens.runner.baseline import uplift_text
-
-    ref = arms.reference.label
-    table = Table(title=f"arms (reference: {escape(ref)})")
-    for heading in ("unit", ref, *(c.arm.label for c in arms.comparisons)):
+    head, rows, pooled = shaped
+    table = Table(title=f"arms (reference: {escape(report.arms.reference.label)})")
+    for heading in head:
         table.add_column(escape(heading))
-    for case in report.cases:
-        ups = [c.units.get(case.name) for c in arms.comparisons]
-        first = next((u for u in ups if u is not None), None)
-        cells = [f"{_arm_cell(u, True)} · {uplift_text(u)}" if u is not None else "—" for u in ups]
-        table.add_row(escape(case.name), _arm_cell(first, False) if first else "—", *map(escape, cells))
+    for row in rows:
+        table.add_row(*map(escape, row))
     console.print(table)
-    for c in arms.comparisons:
-        console.print(escape(f"{ref} vs {c.arm.label} (all units): {uplift_text(c.uplift)}"))
+    for line in pooled:
+        console.print(escape(line))
+
+
+def _print_matrix(console: Any, view: Any) -> None:
+    """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch, one row per unit and
+    one column per cell (state k/N, Wilson interval, cost); a cell report that cannot be read is named."""
+    from evalens.runner.matrix import batch_matrix
+
+    found = batch_matrix(view.report_path, view.report)
+    if found is None:
+        return
+    from rich.table import Table
+
+    for unread in found.unread:
+        console.print(f"[yellow]{escape(f'not read: {unread}')}[/]")
+    grid = found.grid
+    table = Table(title=f"matrix ({len(grid.columns)} cells)")
+    table.add_column("unit")
+    for i, heading in enumerate(grid.columns):
+        table.add_column(escape(heading + (" (this report)" if i == found.here else "")))
+    for name, cells in grid.rows:
+        table.add_row(escape(name), *(escape(c.text() if c is not None else "—") for c in cells))
+    console.print(table)
 
 
 def _print_triggers(console: Any, report: Any) -> None:
