@@ -1,0 +1,73 @@
+// Drives code-server for the lenses of the comparison and trigger lab (tests/editors/test_vscode_lab_lenses.py):
+// the arms lens on pdf-tools' SKILL.md and the trigger lens over each query of greeter's trigger set, both
+// restored from the package's reports. Usage: node drive_lab.js <baseUrl> <workspaceFolder>;
+// Env: SHOT_DIR, RESULT_FILE, CHROMIUM.
+const { OUT, result, log, save, step, dismissWidgets, scrollEditorToTop, launch } = require('./lib');
+
+const [BASE, FOLDER] = process.argv.slice(2);
+
+/** Quick-open a file by a path under the workspace (two SKILL.md files: the name alone is ambiguous). */
+async function openPath(page, relative) {
+  const name = relative.split('/').pop();
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(relative);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ timeout: 30000 });
+  await page.keyboard.press('Enter');
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 30000 });
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 30000 });
+}
+
+/** Every code lens line of the active editor, top to bottom. */
+async function lensTexts(page) {
+  return (await page.locator('.editor-instance .codelens-decoration').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+}
+
+async function waitForLens(page, text, timeout = 60000) {
+  await page.locator('.editor-instance .codelens-decoration', { hasText: text }).first().waitFor({ timeout });
+}
+
+(async () => {
+  const { browser, page } = await launch();
+  try {
+    await step('workbench', async () => {
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(FOLDER)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      await page.locator('.statusbar-item', { hasText: 'evalens' }).first().waitFor({ timeout: 90000 });
+    });
+
+    await step('arms-lens', async () => {
+      await openPath(page, 'skills/pdf-tools/SKILL.md');
+      await scrollEditorToTop(page);
+      await waitForLens(page, '▲ +40 pts');
+      await waitForLens(page, '▼ −20 pts');
+      result.armsLenses = await lensTexts(page);
+      await dismissWidgets(page);
+      await page.screenshot({ path: `${OUT}/arms-lens.png` });
+    });
+
+    await step('trigger-lens', async () => {
+      await openPath(page, 'skills/greeter/evals/trigger-eval.json');
+      await scrollEditorToTop(page);
+      await waitForLens(page, '✓ fired');
+      await waitForLens(page, '✗ stolen by');
+      result.triggerLenses = await lensTexts(page);
+      await dismissWidgets(page);
+      await page.screenshot({ path: `${OUT}/trigger-lens.png` });
+    });
+
+    result.ok = true;
+    save();
+    log('ALL OK');
+  } catch (e) {
+    console.error('FAIL', e.message);
+    await page.screenshot({ path: `${OUT}/failure.png` }).catch(() => undefined);
+    result.ok = false;
+    result.error = e.message;
+    save();
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+})();
