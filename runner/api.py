@@ -52,7 +52,6 @@ from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
 from evalens.runner.verdicts import held, unit_verdict
 
-from evalens.core.engines import judge_provider
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
 
 __all__ = [
@@ -160,6 +159,7 @@ async def rejudge(
     from evalens.runner.judge import (
         MissingKey,
         build_prompt,
+        default_judge,
         judge_case,
         judge_deadline,
         require_key,
@@ -168,7 +168,7 @@ async def rejudge(
     from evalens.runner.report import load_report, stamp, summarize, utc_now, write_report
 
     old = load_report(report_path)
-    default_provider = judge_provider(old.config.engine)
+    default_provider = default_judge(old.config.engine)
     spec = resolve_judge(
         judge or old.config.judge or old.judge.model,
         default_provider=default_provider,
@@ -273,7 +273,7 @@ async def rejudge(
     report.duration_seconds = round(time.monotonic() - t0, 3)
     report.cases = new_cases
     report.config.judge = spec.model
-    report.judge = ReportJudge(model=spec.model, model_provider=spec.provider)
+    report.judge = ReportJudge(model=spec.model, model_provider=spec.provider, choice=spec.why or None)
     report.summary = summarize(new_cases, usage=old.summary.usage)
     write_report(report, output)
     return report, output

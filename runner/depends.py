@@ -83,7 +83,7 @@ def _config_of(format_id: str, file: Path, root: Path) -> tuple[Path | None, dic
 def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str, str | None]:
     """``engine``, ``engine-version``, ``agent-model``, ``judge`` and ``config`` as the next run resolves them."""
     from evalens.runner.fingerprint import text_hash
-    from evalens.runner.judge import resolve_judge
+    from evalens.runner.judge import default_judge, resolve_judge
 
     config_path, config = _config_of(format_id, file, root)
     engine = (
@@ -95,9 +95,10 @@ def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str
     if nxt.no_judge:
         judge: str | None = "none"
     else:
-        provider = "openai" if engine == "codex" else "anthropic"
         try:
-            judge = resolve_judge(judge_name, default_provider=provider, agent_model=nxt.agent_model).model
+            judge = resolve_judge(
+                judge_name, default_provider=default_judge(engine), agent_model=nxt.agent_model
+            ).model
         except Exception:  # noqa: BLE001 - an unknown provider: the run says so; the name is the input
             judge = judge_name
     config_hash = None

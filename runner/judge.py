@@ -18,7 +18,7 @@ import asyncio
 import json
 import os
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -63,6 +63,7 @@ class JudgeSpec:
     provider: str  # "anthropic" | "openai"
     model: str
     key_env: tuple[str, ...]
+    why: str = ""  # which judge and why, as the report says it (``ReportJudge.choice``)
 
     @property
     def label(self) -> str:
@@ -82,14 +83,49 @@ class JudgeOutcome:
     judgements: list[str] = field(default_factory=list)  # with --judge-repeats: each judgement's verdict
 
 
+@dataclass(frozen=True, slots=True)
+class JudgeDefault:
+    """The judge's provider when no judge is named, and why."""
+
+    provider: str
+    why: str
+
+
+def default_judge(engine: str | None, env: Mapping[str, str] | None = None) -> JudgeDefault:
+    """The default judge of runs on ``engine``: a provider of a different family from the agent's when its key
+    or base URL is configured (a model does not grade its own family's work: it shares its blind spots and
+    favours its style), else the agent's own family (:func:`evalens.core.engines.judge_provider`)."""
+    from evalens.core.engines import default_engine, judge_provider
+
+    name = engine or default_engine()
+    own = judge_provider(name)
+    source = os.environ if env is None else env
+    for provider, keys in PROVIDER_KEYS.items():
+        configured = [v for v in (*keys, PROVIDER_BASE_URLS[provider]) if provider != own and source.get(v)]
+        if configured:
+            return JudgeDefault(
+                provider,
+                f"{provider}: a different family from the {name} agent ({own}); {configured[0]} is set",
+            )
+    others = [p for p in PROVIDER_KEYS if p != own]
+    return JudgeDefault(
+        own,
+        f"{own}: the {name} agent's own family"
+        + (f"; no key or base URL of {' or '.join(others)} is set" if others else ""),
+    )
+
+
 def resolve_judge(
     spec: str | None,
     *,
-    default_provider: str,
+    default_provider: str | JudgeDefault,
     agent_model: str | None = None,
     key_env: tuple[str, ...] | None = None,
 ) -> JudgeSpec:
-    """``provider:model`` or a bare model name (``claude-*`` → anthropic, ``gpt-*``/``o*`` → openai)."""
+    """``provider:model`` or a bare model name (``claude-*`` → anthropic, ``gpt-*``/``o*`` → openai); with no
+    provider in the name, ``default_provider`` (:func:`default_judge`, whose reason the spec keeps)."""
+    default = default_provider if isinstance(default_provider, JudgeDefault) else None
+    fallback = default.provider if default is not None else str(default_provider)
     provider: str | None = None
     model = MODEL_ALIASES.get(spec or "", spec)  # skilljack's `models.judge: haiku`
     if spec and ":" in spec:
@@ -101,11 +137,16 @@ def resolve_judge(
             provider = "anthropic"
         elif model and model.lower().startswith(OPENAI_PREFIXES):
             provider = "openai"
-        else:
-            provider = default_provider
+    if provider is not None:
+        why = f"{provider}: named ({spec})"
+    else:
+        provider = fallback
+        why = default.why if default is not None else provider
+        if spec:
+            why = f"{spec} named without a provider; {why}"
     if not model:
         model = agent_model or DEFAULT_MODELS[provider]
-    return JudgeSpec(provider, model, key_env or PROVIDER_KEYS[provider])
+    return JudgeSpec(provider, model, key_env or PROVIDER_KEYS[provider], why)
 
 
 def require_key(key_env: tuple[str, ...], who: str, env: dict[str, str] | None = None) -> None:

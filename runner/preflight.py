@@ -131,7 +131,7 @@ def engine_checks(
 def judge_checks(
     judge: str | None,
     *,
-    default_provider: str,
+    default_provider: Any,
     key_env: tuple[str, ...] | None = None,
     env: dict[str, str] | None = None,
     label_model: str | None = None,
@@ -311,9 +311,11 @@ def preflight(
     result = Preflight(engine_checks(engine, key_env=agent_key_env, env=env))
     spec = None
     if use_judge:
+        from evalens.runner.judge import default_judge
+
         checks, spec = judge_checks(
             judge,
-            default_provider=engine.default_provider,
+            default_provider=default_judge(engine.name, env),
             key_env=judge_key_env,
             env=env,
             label_model=judge_label,

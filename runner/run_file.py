@@ -371,6 +371,7 @@ def file_report(
         judge=ReportJudge(
             model=spec.model if spec is not None else None,
             model_provider=spec.provider if spec is not None else None,
+            choice=(spec.why or None) if spec is not None else None,
         ),
         environment=environment_info(),
         package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),

@@ -30,7 +30,6 @@ from evalens.runner.suites.base import (
 )
 from evalens.runner.verdicts import check_status, scored_verdict
 
-from evalens.core.engines import judge_provider
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 
 FAILURE_CATEGORIES = (
@@ -633,10 +632,10 @@ class SkilljackSuite(Suite):
         ]
 
     async def session(self, units: list[Unit] | None = None) -> AgentSession:
-        from evalens.runner.judge import resolve_judge
+        from evalens.runner.judge import default_judge, resolve_judge
 
         tasks = [u.data for u in units] if units is not None else self.tasks
-        provider = judge_provider(self.request.engine)
+        provider = default_judge(self.request.engine)
         if not self.request.no_judge and any(t.criteria for t in tasks):
             self.judge_spec = resolve_judge(
                 self.request.judge_model or self.cfg.judge_model, default_provider=provider

@@ -165,6 +165,10 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         warnings.append(str(exc))
         isolated = False
     judge_name = request.judge or config.judge
+    from evalens.runner.judge import default_judge
+
+    # no judge named and none of another family configured: the judge is the agent's own model
+    own_model = not judge_name and default_judge(engine.name).provider == engine.default_provider
     checked, judge_spec = preflight(
         engine,
         judge=judge_name,
@@ -172,7 +176,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         agent_key_env=tuple(request.agent_key_env) if request.agent_key_env else None,
         judge_key_env=tuple(request.judge_key_env) if request.judge_key_env else None,
         network=config.sandbox.network,
-        judge_label=None if judge_name else "the agent's model",
+        judge_label="the agent's model" if own_model else None,
     )
     if not checked.ok:
         if not request.dry_run:
@@ -212,9 +216,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         agent_model=request.agent_model,
         judge=None
         if judge_spec is None
-        else (
-            judge_spec.model if request.judge or config.judge else f"{judge_spec.provider} (agent's model)"
-        ),
+        else (f"{judge_spec.provider} (agent's model)" if own_model else judge_spec.model),
         judge_provider=None if judge_spec is None else judge_spec.provider,
         timeout=timeout,
         runs=request.runs,
@@ -242,7 +244,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         on_progress=on_progress,
         package=package,
     )
-    ctx.judge_explicit = bool(request.judge or config.judge)
+    ctx.judge_explicit = not own_model
     from evalens.runner.resource_limits import ResourceLimits
 
     try:
@@ -664,7 +666,12 @@ def _build_report(
             model_provider=ctx.engine.default_provider,
             session_id=sessions[0] if sessions else None,
         ),
-        judge=ReportJudge(model=judge_model, model_provider=judge_provider, **_judge_agreement(ctx)),
+        judge=ReportJudge(
+            model=judge_model,
+            model_provider=judge_provider,
+            choice=(ctx.judge_spec.why or None) if ctx.judge_spec is not None else None,
+            **_judge_agreement(ctx),
+        ),
         environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
         summary=summarize(report_cases, usage=sum_usage([c.usage for c in report_cases])),

@@ -162,8 +162,9 @@ def test_doctor_judge_sdk_missing_and_unknown_provider(keys, monkeypatch, capsys
     import importlib.util
 
     real = importlib.util.find_spec
+    # both keys set: the claude-code agent's default judge is of the other family, OpenAI (issue #25)
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name, *a: None if name == "anthropic" else real(name, *a)
+        importlib.util, "find_spec", lambda name, *a: None if name == "openai" else real(name, *a)
     )
     code, report = _doctor(monkeypatch, capsys)
     sdk = _check(report, "judge SDK")

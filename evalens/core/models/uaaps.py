@@ -318,6 +318,13 @@ class ReportJudge(EvalModel):
 
     model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
     model_provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
+    choice: str | None = doc(
+        "Which judge and why (evalens extension): named by `--judge` or the eval config, else a provider of a "
+        "different family from the agent's when its key or base URL is set, else the agent's own family.",
+        type_="string",
+        default=None,
+        example="openai: a different family from the claude-code agent (anthropic); OPENAI_API_KEY is set",
+    )
     repeats: int | None = doc(
         "Judgements per transcript, with `--judge-repeats K` (evalens extension).",
         type_="integer",
