@@ -221,6 +221,14 @@ def with_description(text: str, description: str) -> str:
     return match.group(1) + "".join(out) + match.group(3) + text[match.end() :]
 
 
+def find_trigger_set(skill_dir: Path) -> Path | None:
+    """The skill's trigger set when it has exactly one ``evals/trigger*.json`` (the CLI and the editor's code
+    action both look here; with several, the user names one)."""
+    folder = skill_dir / "evals"
+    found = sorted(folder.glob("trigger*.json")) if folder.is_dir() else []
+    return found[0] if len(found) == 1 else None
+
+
 def current_description(text: str) -> str:
     import yaml
 

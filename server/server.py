@@ -333,6 +333,7 @@ def create_server() -> EvalensServer:
         hover,
         lifecycle,
         new_case,
+        optimize_description,
         run_view,
         symbols,
     )
@@ -349,6 +350,7 @@ def create_server() -> EvalensServer:
         code_lens,
         run_view,
         new_case,
+        optimize_description,
     ):
         module.register(server)
     return server

@@ -103,8 +103,9 @@ def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
 
 
 def _trigger_set(skill_dir: Path) -> Path | None:
-    found = sorted((skill_dir / "evals").glob("trigger*.json")) if (skill_dir / "evals").is_dir() else []
-    return found[0] if len(found) == 1 else None
+    from evalens.runner.trigger_optimize import find_trigger_set
+
+    return find_trigger_set(skill_dir)
 
 
 def main(argv: list[str]) -> int:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
-from evalens.server.features import file_edits, new_case
+from evalens.server.features import file_edits, new_case, optimize_description
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.server import EvalensServer
 from lsprotocol import types
@@ -79,7 +79,8 @@ def register(server: EvalensServer) -> None:
             create = _create_action(ls, uri, problem, diagnostic)
             if create is not None:  # after "Change to `<nearest>`": a typo is likelier than a new file
                 fixes.append(create)
-        return [*fixes, *ignores, *new_case.code_actions(ls, uri)] or None
+        optimize = optimize_description.code_actions(ls, uri, params.range)
+        return [*fixes, *ignores, *new_case.code_actions(ls, uri), *optimize] or None
 
     @server.command(CREATE_FILE)
     def create_file(ls: EvalensServer, *args: Any) -> dict[str, Any]:
