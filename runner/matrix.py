@@ -201,3 +201,21 @@ def batch_matrix(path: Path, report: Any) -> BatchMatrix | None:
         except (NotAReport, OSError, ValueError) as exc:
             unread.append(f"{p.name}: {exc}")
     return BatchMatrix(matrix(reports), here, unread)
+
+
+def shard_pairs(
+    cell_labels: list[str],
+    units: list[str],
+    count: int,
+    durations: dict[tuple[int, str], float] | None = None,
+) -> list[list[tuple[int, str]]]:
+    """A matrix run split across ``count`` machines by cell × unit: every (cell index, unit) pair in exactly
+    one shard, cut by :func:`evalens.runner.ci.shard.split` (the same on every machine; balanced by past
+    durations of each pair when given, else by count), so one slow cell does not land on one machine whole."""
+    from evalens.runner.ci.shard import split
+
+    pairs = {f"{i:04d} {label}\x1f{unit}": (i, unit) for i, label in enumerate(cell_labels) for unit in units}
+    keys = {pair: key for key, pair in pairs.items()}
+    known = {keys[p]: d for p, d in (durations or {}).items() if p in keys}
+    cut = split(list(pairs), count, known or None)
+    return [[pairs[key] for key in shard] for shard in cut.shards]

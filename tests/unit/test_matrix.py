@@ -84,3 +84,25 @@ def test_cells_from_engines_and_models() -> None:
     assert cells(None, "a,b") == [(None, "a"), (None, "b")]
     with pytest.raises(ValueError, match="claude-code is not one of --engine codex"):
         cells("codex", "claude-code=sonnet,gpt-5")
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 7, 20])
+def test_shards_split_by_cell_and_unit(count: int) -> None:
+    from evalens.runner.matrix import shard_pairs
+
+    labels = ["claude-code · sonnet", "claude-code · opus", "codex · gpt-5"]
+    units = ["greet", "wave", "a:b", "long"]
+    full = {(i, u) for i in range(len(labels)) for u in units}
+    shards = shard_pairs(labels, units, count)
+    assert len(shards) == count
+    seen = [pair for shard in shards for pair in shard]
+    assert len(seen) == len(set(seen)) and set(seen) == full  # every pair once, none twice
+    sizes = [len(s) for s in shards]
+    assert max(sizes) - min(sizes) <= 1  # dealt by count
+    assert shard_pairs(labels, units, count) == shards  # every machine cuts the same split
+    if count == 3:  # by pair, not by cell: a shard holds units of more than one cell
+        assert all(len({i for i, _ in s}) > 1 for s in shards)
+    known = {pair: 1.0 for pair in full} | {(2, "long"): 100.0}
+    timed = shard_pairs(labels, units, 2, known)
+    # by hand (longest first to the least-loaded shard): the 100 s pair alone, the eleven 1 s pairs together
+    assert timed[0] == [(2, "long")] and len(timed[1]) == 11
