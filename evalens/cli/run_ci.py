@@ -119,27 +119,7 @@ def _own_summary(args: argparse.Namespace, format_id: str | None) -> bool:
 
 
 def _empty_report(request: Any, suite: Any, mark: Any) -> tuple[Any, Path]:
-    from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportSummary
-    from evalens.runner.report import (
-        allocate_report_path,
-        environment_info,
-        iso,
-        stamp,
-        utc_now,
-        write_report,
-    )
+    from evalens.cli.shard import write_empty_report
+    from evalens.core.models.uaaps import ReportConfig
 
-    started = utc_now()
-    report = EvalReport(
-        version=1,
-        id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}",
-        timestamp=iso(started),
-        duration_seconds=0.0,
-        config=ReportConfig(engine=request.engine),
-        environment=environment_info(),
-        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0),
-        cases=[],
-        shard=mark,
-    )
-    path = allocate_report_path(suite.root, started, request.report)
-    return report, write_report(report, path)
+    return write_empty_report(mark, suite.root, request.report, ReportConfig(engine=request.engine))

@@ -90,33 +90,48 @@ def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any
 
 def empty_report(request: Any, mark: Any) -> tuple[Any, Path]:
     """The report of a shard that got no unit (N larger than the suite): valid, mergeable, all zeros."""
-    from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportPackage, ReportSummary
+    from evalens.core.models.uaaps import ReportConfig, ReportPackage
     from evalens.runner.api import plan_run
+
+    plan = plan_run(request.model_copy(update={"dry_run": True, "cases": []})).plan
+    return write_empty_report(
+        mark,
+        request.package_root.resolve(),
+        request.output,
+        ReportConfig(engine=plan.engine, judge=plan.judge, timeout=plan.timeout),
+        ReportPackage(name=plan.package_name, version=plan.package_version),
+    )
+
+
+def write_empty_report(
+    mark: Any, root: Path, output: Path | None, config: Any, package: Any = None
+) -> tuple[Any, Path]:
+    """Write the all-zeros report of an empty shard under ``root`` (or at ``output``)."""
+    from evalens.core.models.uaaps import EvalReport
     from evalens.runner.report import (
         allocate_report_path,
         environment_info,
         iso,
         stamp,
+        summarize,
         utc_now,
         write_report,
     )
 
-    plan = plan_run(request.model_copy(update={"dry_run": True, "cases": []})).plan
     started = utc_now()
     report = EvalReport(
         version=1,
         id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}",
         timestamp=iso(started),
         duration_seconds=0.0,
-        config=ReportConfig(engine=plan.engine, judge=plan.judge, timeout=plan.timeout),
+        config=config,
         environment=environment_info(),
-        package=ReportPackage(name=plan.package_name, version=plan.package_version),
-        summary=ReportSummary(total=0, passed=0, failed=0, skipped=0, errored=0, pass_rate=0.0),
+        **({"package": package} if package is not None else {}),
+        summary=summarize([]),
         cases=[],
         shard=mark,
     )
-    path = allocate_report_path(request.package_root.resolve(), started, request.output)
-    return report, write_report(report, path)
+    return report, write_report(report, allocate_report_path(root, started, output))
 
 
 def mark_report(report: Any, path: Path | None, mark: Any) -> None:
