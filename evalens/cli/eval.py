@@ -15,7 +15,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments, batch_fields, limit_fields
+from evalens.cli.limits import (
+    add_batch_arguments,
+    add_limit_arguments,
+    add_reselect_arguments,
+    batch_fields,
+    limit_fields,
+)
 from evalens.core.engines import engine_names
 from evalens.core.workflow_commands import shown
 
@@ -106,17 +112,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     add_limit_arguments(p)
     add_batch_arguments(p, unit="case")
-    again = p.add_mutually_exclusive_group()
-    again.add_argument(
-        "--failed",
-        action="store_true",
-        help="run only the cases whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)",
-    )
-    again.add_argument(
-        "--stale",
-        action="store_true",
-        help="run only the cases whose last verdict is stale (the case, skill, hooks, rules, "
-        "fixtures, engine or judge changed since) or that never ran",
+    again = add_reselect_arguments(
+        p,
+        "case",
+        "stale (the case, skill, hooks, rules, fixtures, engine or judge changed since) or that never ran",
     )
     again.add_argument(
         "--changed-since",

@@ -127,6 +127,20 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
 REPLAY_PLACEHOLDER_KEY = "evalens-replay-no-key"
 
 
+def add_reselect_arguments(parser: argparse.ArgumentParser, unit: str, stale: str) -> Any:
+    """``--failed`` / ``--stale`` (one or the other): the group, for more ways to pick what runs."""
+    again = parser.add_mutually_exclusive_group()
+    again.add_argument(
+        "--failed",
+        action="store_true",
+        help=f"run only the {unit}s whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)",
+    )
+    again.add_argument(
+        "--stale", action="store_true", help=f"run only the {unit}s whose last verdict is {stale}"
+    )
+    return again
+
+
 def limit_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The request fields of the flags :func:`add_limit_arguments` declares."""
     return {

@@ -17,7 +17,13 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.cli.limits import add_batch_arguments, add_limit_arguments, batch_fields, limit_fields
+from evalens.cli.limits import (
+    add_batch_arguments,
+    add_limit_arguments,
+    add_reselect_arguments,
+    batch_fields,
+    limit_fields,
+)
 from evalens.core.engines import default_engine, engine_names
 from evalens.core.workflow_commands import shown
 from evalens.runner.verdicts import passed
@@ -54,17 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
     add_limit_arguments(parser)
     add_batch_arguments(parser, unit="unit")
-    again = parser.add_mutually_exclusive_group()
-    again.add_argument(
-        "--failed",
-        action="store_true",
-        help="run only the units whose last verdict was FAIL, FLAKY or ERROR (like pytest --lf)",
-    )
-    again.add_argument(
-        "--stale",
-        action="store_true",
-        help="run only the units whose last verdict is stale, or that never ran",
-    )
+    add_reselect_arguments(parser, "unit", "stale, or that never ran")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
     parser.add_argument(

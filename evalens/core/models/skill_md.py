@@ -10,17 +10,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from evalens.core.models.base import EvalModel, StrictEvalModel, doc
+from evalens.core.platform import CLAUDE_ONLY_KEYS
 
 AGENTSKILLS_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
-CLAUDE_CODE_KEYS = (
-    "argument-hint",
-    "disable-model-invocation",
-    "user-invocable",
-    "model",
-    "context",
-    "agent",
-    "hooks",
-)
+CLAUDE_CODE_KEYS = CLAUDE_ONLY_KEYS  # keys only Claude Code reads, declared with the platform inference
 PROFILES = ("agentskills", "claude-code", "uaaps")
 _PROFILES_MD = (
     "Profiles: `agentskills` (strict, default) · `claude-code` · `uaaps` (setting `evalens.skillProfile`)."
