@@ -15,15 +15,23 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.fakemodel.server import FakeModelServer
 from tests.lsp.conftest import open_and_diagnose
+from tests.lsp.run_fixtures import open_doc, plain, start_run_client, stop_run_client
 
 COMMAND = "evalens.optimizeDescription"
 TITLE = "Optimize description with the trigger set…"
+try:
+    find_binary("claude", "EVALENS_CLAUDE_BIN")
+    HAVE_CLAUDE = True
+except EngineNotFound:
+    HAVE_CLAUDE = False
 SKILL = "---\nname: greeter\ndescription: >\n  Writes greetings.\n  Use when asked to greet.\n---\nGreet.\n"
 
 
@@ -101,3 +109,56 @@ async def test_offered_on_the_description_and_refused_without_a_judge_key(
         )
     assert "no API key for the" in str(refused.value) and "judge" in str(refused.value), refused.value
     assert skill_md.read_text() == SKILL
+
+
+@pytest.mark.agents
+@pytest.mark.skipif(not HAVE_CLAUDE, reason="claude CLI not installed (run .ci/install-agents.sh)")
+async def test_the_winner_is_an_edit_to_review(tmp_path: Path) -> None:
+    """The real ``claude`` and the scripted judge (tests/runner/test_agents_trigger_optimize.py): of two rewrites
+    the one that also wins on the held-out queries is the winner; it comes back as an edit of the description
+    line, sent for review with a change annotation that needs confirmation, and the SKILL.md is not written."""
+    from tests.runner.test_agents_trigger_optimize import HOLDOUT, SEED, rewrites
+    from tests.runner.test_agents_trigger_optimize import greeter as scripted_greeter
+
+    overfit, better = rewrites()
+    scenarios = {"propose-rewrites": [{"text": json.dumps({"descriptions": [overfit, better]})}]}
+    skill = scripted_greeter(tmp_path)
+    before = (skill / "SKILL.md").read_text()
+    with FakeModelServer(log_dir=tmp_path / "model-log", idle_timeout=600, scenarios=scenarios) as fake:
+        client = await start_run_client(fake, tmp_path, "visual-studio-code")
+        sent: list[types.ApplyWorkspaceEditParams] = []
+
+        @client.feature(types.WORKSPACE_APPLY_EDIT)
+        def _apply(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+            sent.append(params)  # the user discards the preview
+            return types.ApplyWorkspaceEditResult(applied=False)
+
+        try:
+            uri = from_fs_path(str(skill / "SKILL.md"))
+            await open_doc(client, skill / "SKILL.md")
+            assert [a for a in await actions_at(client, uri, 2) if a.title == TITLE]
+            answer = plain(
+                await asyncio.wait_for(
+                    client.workspace_execute_command_async(
+                        types.ExecuteCommandParams(
+                            command=COMMAND, arguments=[{"uri": uri, "holdout": HOLDOUT, "seed": SEED}]
+                        )
+                    ),
+                    600,
+                )
+            )
+        finally:
+            await stop_run_client(client)
+    assert isinstance(answer, dict), answer
+    assert answer["error"] is None, answer
+    assert answer["winner"]["label"] == "rewrite 2" and answer["winner"]["description"] == better, answer
+    assert answer["cost"]["agent_runs"] == 24 and answer["cost"]["judge_calls"] == 1, answer
+    assert any("rewrite 1: rejected" in line for line in answer["log"]), answer["log"]
+    (doc_edit,) = answer["edit"]["documentChanges"]
+    (text_edit,) = doc_edit["edits"]
+    assert text_edit["newText"] == f"description: {json.dumps(better)}\n", text_edit
+    assert text_edit["range"]["start"]["line"] == 2 and text_edit["range"]["end"]["line"] == 3, text_edit
+    assert answer["edit"]["changeAnnotations"]["evalens.optimizedDescription"]["needsConfirmation"] is True
+    (params,) = sent  # offered for review once, and not applied: the user said no
+    assert params.edit.change_annotations is not None and answer["applied"] is False
+    assert (skill / "SKILL.md").read_text() == before
