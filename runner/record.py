@@ -126,6 +126,11 @@ def finish(
         record.judge = RecordJudge(verdict=judge.verdict, reason=judge.reason or "", model=judge.model)
     if duration_seconds is not None:
         record.duration_seconds = round(duration_seconds, 3)
+    from evalens.runner.replay import run_note
+
+    # the tape is named as launch_agent named the run: a baseline's with its side
+    tape_unit = f"{record.unit} [{record.baseline}]" if record.baseline else record.unit
+    record.replay = run_note(tape_unit, record.run_index) or record.replay
     return record
 
 

@@ -434,6 +434,14 @@ async def judge_base_url(upstream: str) -> str | None:
     return (await tape.proxy(upstream, "judge")).url
 
 
+def run_note(unit: str, run: int) -> CaseReplay | None:
+    """How one unit-run's requests were answered, for its run record (None outside a recording or replaying
+    batch, or when the run never started its agent). ``unit`` is the tape's name (a baseline's has ``[side]``)."""
+    batch = _BATCH.get()
+    tape = batch.tapes.get((unit, run)) if batch is not None else None
+    return tape.note() if tape is not None else None
+
+
 def carry(outcome: Any) -> Any:
     """Give a finished batch's results the replay notes its report's cases got, so the lens and the Test
     Explorer mark a replayed verdict as the report does."""

@@ -116,7 +116,9 @@ def cost(usage: Usage | None) -> str:
 
 def record_facts(rec: RunRecord, *, version: bool = False) -> str:
     """A run record's facts on one line: engine (``version``: and its version), model, agent time, exit code,
-    a timeout, tokens and cost."""
+    a timeout, tokens and cost, and a run answered from a cassette (``↺ replayed (3 of 3 requests)``)."""
+    from evalens.core.models.cassette import replay_label
+
     facts = [
         rec.engine + (f" {rec.engine_version}" if version and rec.engine_version else ""),
         rec.model or "",
@@ -125,6 +127,7 @@ def record_facts(rec: RunRecord, *, version: bool = False) -> str:
         "timed out" if rec.timed_out else "",
         tokens(rec.usage),
         cost(rec.usage),
+        replay_label(rec.replay) or "",
     ]
     return " · ".join(f for f in facts if f)
 

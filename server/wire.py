@@ -177,6 +177,8 @@ class CaseResult(Wire):
     )
     usage: RunUsage | None = None
     repeats: RepeatStats | None = None
+    # answered from cassettes (docs/replay.md), worded once by replay_label: "↺ replayed (3 of 3 requests)"
+    replayed: str | None = None
 
 
 class ListRunsArgs(Wire):

@@ -379,6 +379,11 @@ def wire_result(
         out["error"] = r.error
     if getattr(r, "runs", 1) > 1 and getattr(r, "run_verdicts", None):
         out["repeats"] = repeat_stats(r.run_verdicts)
+    from evalens.core.models.cassette import replay_label
+
+    replayed = replay_label(getattr(r, "replay", None))
+    if replayed:  # the Test Explorer marks a verdict from a cassette with the lens's words
+        out["replayed"] = replayed
     return out
 
 

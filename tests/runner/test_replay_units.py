@@ -183,3 +183,70 @@ def test_a_replayed_verdict_says_so_in_junit_and_the_lens_and_a_live_one_does_no
     lens = [verdict_title(result_from_report_case(c, report, Path("/r/x.json"))) for c in report.cases]
     assert lens[0].startswith("✓ PASS") and lens[0].endswith("· ↺ replayed (3 of 3 requests)")
     assert "↺" not in lens[2] and "↺" not in lens[3]
+
+
+def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tmp_path: Path) -> None:
+    """The run record of each unit-run carries its tape's note (a live recording is `replayed: false`, a
+    replay counts its requests), its facts line ends in the lens's words, and ``evalens.runCase`` answers
+    ``replayed`` with the same words for the Test Explorer."""
+    from types import SimpleNamespace
+
+    from evalens.runner.record import finish
+    from evalens.runner.replay import ReplaySettings, cassettes, open_tape
+    from evalens.runner.results import result_from_report_case
+    from evalens.runner.run_view import record_facts
+    from evalens.server.features.run_present import wire_result
+    from evalens.server.wire import CaseResult
+
+    from evalens.core.models.cassette import replay_label
+    from evalens.core.models.run_record import RunRecord
+    from tests.fakemodel import FakeModelServer
+    from tests.unit.ci_helpers import make_case, make_report
+
+    bodies = [_body("SCENARIO=done hello"), _body("SCENARIO=done again")]
+
+    async def unit_run(mode: str, upstream: str) -> tuple[RunRecord, RunRecord]:
+        async with cassettes(ReplaySettings(mode, tmp_path)):  # type: ignore[arg-type]
+            tape = await open_tape("greet", 1, "claude-code", tmp_path / "sandbox")
+            assert tape is not None
+            url = (await tape.proxy(upstream, "agent")).url + "/v1/messages"
+            for body in bodies:
+                assert (await asyncio.to_thread(_post, url, body, {}))[0] == 200
+            rec = RunRecord(version=1, unit="greet", engine="claude-code")
+            other = RunRecord(version=1, unit="greet", engine="claude-code", baseline="no skill")
+            for r in (rec, other):
+                finish(r, verdict="PASS", reason="ok", error=None, checks=[])
+            return rec, other
+
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        upstream = fake.anthropic_base_url
+        recorded, _ = asyncio.run(unit_run("record", upstream))
+    assert recorded.replay is not None and recorded.replay.mode == "record"
+    assert (recorded.replay.replayed, recorded.replay.requests, recorded.replay.live_requests) == (
+        False,
+        2,
+        2,
+    )
+    assert "↺" not in record_facts(recorded)  # a recording is a live run
+    replayed, baseline_run = asyncio.run(unit_run("strict", upstream))  # the fake is gone
+    assert replayed.replay is not None and replayed.replay.cassettes == ["evals/cassettes/greet-1.json"]
+    assert (replayed.replay.mode, replayed.replay.requests, replayed.replay.live_requests) == ("strict", 2, 0)
+    assert baseline_run.replay is None  # the `greet [no skill]` run had no tape of its own here
+    label = replay_label(replayed.replay)
+    assert label == "↺ replayed (2 of 2 requests)" and record_facts(replayed).endswith(f" · {label}")
+    assert RunRecord.model_validate(replayed.model_dump(mode="json")).replay == replayed.replay
+
+    report = make_report([make_case("greet", "PASS", replay=replayed.replay), make_case("live", "PASS")])
+    answers = [
+        wire_result(
+            "file:///p/evals/cases/x.yaml",
+            c.name,
+            SimpleNamespace(result=result_from_report_case(c, report, Path("/r/x.json")), report_path=None),
+            None,
+            (),
+            "utf-16",
+        )
+        for c in report.cases
+    ]
+    assert answers[0]["replayed"] == label and "replayed" not in answers[1]
+    assert CaseResult.model_validate(answers[0]).replayed == label  # the declared wire field (protocol.ts)

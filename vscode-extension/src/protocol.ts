@@ -147,6 +147,8 @@ export interface CaseResult {
   problems?: number;
   /** Set when the unit ran more than once. */
   repeats?: RepeatStats;
+  /** Answered from cassettes (docs/replay.md), in the server's one wording: `↺ replayed (3 of 3 requests)`. */
+  replayed?: string;
 }
 
 /** The one argument of `evalens.listRuns` (the Runs view): whose runs (none: every package) and what to keep. */

@@ -78,6 +78,10 @@ export function outcomeFromResult(result: CaseResult): Outcome {
   if (spent && messages.length > 0) {
     messages[0] = { ...messages[0], text: `${messages[0].text}\n(${spent})` };
   }
+  if (result.replayed && messages.length > 0) {
+    // a verdict answered from cassettes is never read as a live run's (the server's wording, as the lens's)
+    messages[0] = { ...messages[0], text: `${messages[0].text}\n${result.replayed}` };
+  }
   return { outcome, durationMs: durationMs(result.durationSeconds), messages, output: resultOutput(result) };
 }
 
@@ -136,7 +140,7 @@ export function resultOutput(r: CaseResult): string {
   lines.push(
     // the state over repeated runs (FLAKY, BUDGET) when there is one: a FLAKY case is not printed as FAIL
     `${r.state ?? r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
-      `${who ? ` [${who}]` : ""}${spent ? ` · ${spent}` : ""}`,
+      `${who ? ` [${who}]` : ""}${spent ? ` · ${spent}` : ""}${r.replayed ? ` · ${r.replayed}` : ""}`,
   );
   if (r.reason) {
     lines.push(`  reason: ${r.reason}`);

@@ -254,6 +254,18 @@ test("tokens and cost reach the output line and the first failure message; no co
   assert.equal(failed.messages[0].text, "no\n(1,204 in / 88 out tokens · $0.0123)");
 });
 
+test("a replayed verdict says so in the output line and the failure peek, in the server's words; a live one does not", () => {
+  const replayed = "↺ replayed (2 of 3 requests, 1 live)";
+  const pass = outcomeFromResult({ uri: "u", name: "n", verdict: "PASS", durationSeconds: 2, replayed });
+  assert.equal(pass.output.split("\r\n")[0], `PASS n (2.0s) · ${replayed}`);
+  const failed = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", reason: "no", replayed });
+  assert.equal(failed.messages[0].text, `no\n${replayed}`);
+  const errored = outcomeFromResult({ uri: "u", name: "n", verdict: "ERROR", error: "replay diverged: request 3", replayed });
+  assert.equal(errored.messages[0].text, `replay diverged: request 3\n${replayed}`);
+  const live = outcomeFromResult({ uri: "u", name: "n", verdict: "FAIL", reason: "no" });
+  assert.ok(!live.output.includes("↺") && !live.messages[0].text.includes("↺"));
+});
+
 test("the run page gets a CSP that runs only its own nonced script", () => {
   const page = '<!doctype html><html><head><title>t</title></head><body><pre>&lt;script&gt;</pre><script>go()</script></body></html>';
   const html = webviewHtml(page, "N0NCE", "vscode-resource:");

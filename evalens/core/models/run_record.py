@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from evalens.core.models.base import EvalModel, doc
+from evalens.core.models.cassette import CaseReplay
 
 RECORD_VERSION = 1
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
@@ -367,6 +368,13 @@ class RunRecord(EvalModel):
         type_="string",
         default=None,
         example="no skill",
+    )
+    replay: CaseReplay | None = doc(
+        "Under `--record` / `--replay`: how this run's model requests were answered (`mode`, `requests`, "
+        "`live_requests`, its cassette; docs/replay.md). Absent for a plain live run.",
+        type_="object",
+        default=None,
+        example={"mode": "strict", "replayed": True, "requests": 3, "live_requests": 0},
     )
 
 
