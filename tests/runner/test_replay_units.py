@@ -250,3 +250,20 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
     ]
     assert answers[0]["replayed"] == label and "replayed" not in answers[1]
     assert CaseResult.model_validate(answers[0]).replayed == label  # the declared wire field (protocol.ts)
+
+
+def test_the_hosts_facts_in_a_clis_own_prompt_are_normalised() -> None:
+    """A cassette recorded on one machine replays on another: Claude Code's system prompt names the kernel,
+    Codex's environment context the time zone (tests/data/cassettes are replayed in CI)."""
+
+    def system(os_version: str, tz: str) -> bytes:
+        return _body(
+            "hi",
+            system=[{"type": "text", "text": f"Platform: linux\nOS Version: {os_version}\nShell: bash"}],
+            input=[{"type": "input_text", "text": f"<environment_context>\n  <timezone>{tz}</timezone>\n"}],
+        )
+
+    here = canonical_request(system("Linux 6.18.44-fc-v782", "Etc/UTC"))
+    assert here == canonical_request(system("Linux 5.15.0-1071-azure", "Europe/Berlin"))
+    assert "OS Version: <os>\nShell: bash" in json.dumps(here["system"]).replace("\\n", "\n")
+    assert "<timezone><tz></timezone>" in json.dumps(here["input"])
