@@ -113,7 +113,11 @@ def test_rejudge_uses_saved_transcripts(tmp_path: Path, model_env, sandbox_dir: 
     cases = {c["name"]: c for c in new["cases"]}
     assert cases["good"]["verdict"] == "PASS" and cases["good"]["judge_verdict"]["model"] == "claude-rejudge"
     assert cases["checks-fail"]["verdict"] == "FAIL"
-    assert new["judge"] == {"model": "claude-rejudge", "model_provider": "anthropic"}
+    assert new["judge"] == {
+        "model": "claude-rejudge",
+        "model_provider": "anthropic",
+        "choice": "anthropic: named (claude-rejudge)",  # a named judge is kept, and the report says so
+    }
     assert sum(not r["judge"] for r in model_env.records) == agent_requests  # no agent ran again
     assert len(list((pkg / "evals" / "reports").glob("*.json"))) == 2
 
