@@ -14,6 +14,7 @@ so an edit of the body changes the conversation from the second request on), ``b
 from __future__ import annotations
 
 import json
+import re
 import uuid
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ pytestmark = pytest.mark.agents
 
 MODEL = {"claude-code": [], "codex": ["--model", "gpt-5-codex"]}
 # what differs between two runs of the same thing: clocks, run ids, and the CLI's own random session id
+STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:[-.]\d+)?Z?")
 VOLATILE = {"timestamp", "duration_seconds", "id", "agent_seconds", "artifacts", "report_path", "session_id"}
 
 
@@ -56,11 +58,14 @@ def _cases(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def _stable(node: Any) -> Any:
-    """A report without what differs between two runs of the same thing: timestamps, durations, run ids."""
+    """A report without what differs between two runs of the same thing: timestamps (a result file named after
+    its run's time too), durations, run ids."""
     if isinstance(node, dict):
         return {k: _stable(v) for k, v in node.items() if k not in VOLATILE}
     if isinstance(node, list):
         return [_stable(v) for v in node]
+    if isinstance(node, str):
+        return STAMP.sub("<time>", node)
     return node
 
 
@@ -233,3 +238,98 @@ def test_the_action_replays_a_pull_request_without_keys(tmp_path: Path, sandbox_
     assert (run.outputs["passed"], run.outputs["errored"]) == ("1", "1"), run.outputs
     assert "↺ 1 of 2 units replayed from cassettes (strict)" in run.summary, run.summary
     assert "requests changed (ERROR, record again): `changed`" in run.summary
+
+
+SKILL_MD = "---\nname: greeting\ndescription: Greets new team members warmly.\n---\nSay hello.\n"
+
+
+def _format_file(root: Path, fmt: str) -> Path:
+    """One eval file of ``fmt`` (a skill beside it), with a judged unit where the format has a judge."""
+    if fmt == "skilljack":
+        (root / "skills" / "greeting").mkdir(parents=True)
+        (root / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
+        tasks = {
+            "skill": "greeting",
+            "tasks": [
+                {
+                    "id": "judged",
+                    "prompt": "What is an email? SCENARIO=done JUDGE=pass",
+                    "expected_skill_load": "none",
+                    "deterministic": {"expect_skill_activation": False},
+                    "criteria": {"adherence": {"weight": 1}},
+                },
+                {
+                    "id": "plain",
+                    "prompt": "What is a letter? SCENARIO=done",
+                    "expected_skill_load": "none",
+                    "deterministic": {"expect_skill_activation": False},
+                },
+            ],
+        }
+        (root / "tasks.yaml").write_text(yaml.safe_dump(tasks, sort_keys=False))
+        return root / "tasks.yaml"
+    skill = root / "greeting"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL_MD)
+    if fmt == "writing-skills":
+        expectation = {"criterion": "uses-hello", "description": "Uses the word hello", "required": True}
+        data: Any = {
+            "version": "1.0",
+            "skill": str(skill),
+            "cases": [
+                {"id": "graded", "prompt": "Greet me SCENARIO=done JUDGE=pass", "expectations": [expectation]}
+            ],
+        }
+        file = skill / "evals" / "evals.json"
+    else:  # a trigger set: one query that should fire the skill, one that should not
+        data = [
+            {
+                "query": "welcome our new team member warmly SCENARIO=use-skill NEEDS=warmly",
+                "should_trigger": True,
+            },
+            {"query": "what is the weather SCENARIO=done", "should_trigger": False},
+        ]
+        file = skill / "evals" / "trigger-eval.json"
+    file.write_text(json.dumps(data, indent=2))
+    return file
+
+
+def _run_file(
+    file: Path, ws: Path, engine: str, env: dict[str, str], out: Path, *flags: str
+) -> dict[str, Any]:
+    """``evalens run FILE`` once per unit; the evalens report it wrote (the newest under ``ws``)."""
+    proc = run_evalens(
+        "run", str(file), "--engine", engine, *MODEL[engine], "--runs", "1", "--output-dir", str(out), *flags,
+        env=env,
+    )  # fmt: skip
+    assert proc.returncode in (0, 1), (proc.stdout + proc.stderr)[-3000:]
+    newest = max(ws.glob("**/evals/reports/*.json"), key=lambda p: p.stat().st_mtime_ns)
+    return json.loads(newest.read_text())
+
+
+@pytest.mark.parametrize("fmt", ["skilljack", "writing-skills", "trigger-set"])
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_two_replays_give_the_same_report_for_every_format(
+    engine: str, fmt: str, tmp_path: Path, sandbox_dir: Path
+) -> None:
+    """Issue 24 item 4 for the formats ``evalens run`` runs beyond skill-creator (above) and UAAPS (the first
+    test): a recorded file replays with the model server stopped, every unit from its cassette, and two replays
+    give the same report but for clocks and run ids."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    ws = tmp_path / "ws"
+    file = _format_file(ws, fmt)
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        recorded = _run_file(file, ws, engine, _env(fake, port), tmp_path / "rec", "--record")
+        live = len(fake.records)
+    verdicts = {c["name"]: c["verdict"] for c in recorded["cases"]}
+    assert verdicts and all(v == "PASS" for v in verdicts.values()), recorded["cases"]
+    assert sum(c["replay"]["requests"] for c in recorded["cases"]) == live
+    first = _run_file(file, ws, engine, _env(None, port), tmp_path / "replay", "--replay")
+    second = _run_file(file, ws, engine, _env(None, port), tmp_path / "replay", "--replay")
+    assert {c["name"]: c["verdict"] for c in first["cases"]} == verdicts, first["cases"]
+    for c in first["cases"]:
+        assert c["replay"]["replayed"] and c["replay"]["live_requests"] == 0, (c["name"], c["replay"])
+    assert _differences(_stable(first), _stable(second)) == []
+    print(f"{engine} {fmt}: recorded {live} requests, two replays with 0 live give the same report")
