@@ -359,6 +359,9 @@ class ReplaySettings:
     mode: Mode
     root: Path  # the package root; cassettes go to ``<root>/evals/cassettes``
     scope: str | None = None  # a subfolder: the eval file of ``evalens run`` (unit ids repeat across files)
+    key_env: tuple[
+        str, ...
+    ] = ()  # the run's own key variables (judge_key_env, agent_key_env): redacted by value
 
     @property
     def folder(self) -> Path:
@@ -378,11 +381,17 @@ def file_scope(file: Path, root: Path) -> str:
 
 def settings_of(request: Any, root: Path, file: Path | None = None) -> ReplaySettings | None:
     """The cassette settings of a run request (``record`` / ``replay`` of ``AgentRunLimits``), or None; with
-    ``file`` (``evalens run``), its cassettes go to that file's subfolder."""
+    ``file`` (``evalens run``), its cassettes go to that file's subfolder. The key variables the request names
+    (``judge_key_env``, ``agent_key_env``) are redacted by value like the providers' own."""
     mode: Mode | None = request.replay or ("record" if request.record else None)
     if mode is None:
         return None
-    return ReplaySettings(mode, root, file_scope(file, root) if file is not None else None)
+    names = [
+        *(getattr(request, "judge_key_env", None) or ()),
+        *(getattr(request, "agent_key_env", None) or ()),
+    ]
+    scope = file_scope(file, root) if file is not None else None
+    return ReplaySettings(mode, root, scope, tuple(dict.fromkeys(names)))
 
 
 @asynccontextmanager
@@ -391,7 +400,7 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
     if settings is None:
         yield
         return
-    batch = Batch(settings.mode, settings.folder, settings.root, env_secrets())
+    batch = Batch(settings.mode, settings.folder, settings.root, env_secrets(extra=settings.key_env))
     token = _BATCH.set(batch)
     try:
         yield

@@ -7,6 +7,7 @@ import asyncio
 import json
 from pathlib import Path
 
+import pytest
 from evalens.runner.canonical import canonical_request, env_secrets, redact, short_diff
 
 KEY = "sk-ant-api03-PLANTEDsecretKEY0123456789abcdef"
@@ -267,3 +268,41 @@ def test_the_hosts_facts_in_a_clis_own_prompt_are_normalised() -> None:
     assert here == canonical_request(system("Linux 5.15.0-1071-azure", "Europe/Berlin"))
     assert "OS Version: <os>\nShell: bash" in json.dumps(here["system"]).replace("\\n", "\n")
     assert "<timezone><tz></timezone>" in json.dumps(here["input"])
+
+
+def test_the_key_variables_a_run_names_are_redacted_by_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A judge key in a variable of the user's choosing (``judge_key_env``; ``agent_key_env`` likewise) has no
+    key shape: it is redacted because the run names its variable, in the prompt it was planted in."""
+    from evalens.runner.api_types import RunRequest
+    from evalens.runner.replay import settings_of
+
+    from tests.fakemodel import FakeModelServer
+
+    judge_key, agent_key = "corp-judge-value-7f3a91", "corp-agent-value-2b8c44"
+    monkeypatch.setenv("CORP_JUDGE_KEY", judge_key)
+    monkeypatch.setenv("CORP_AGENT_KEY", agent_key)
+    request = RunRequest(
+        package_root=tmp_path, record=True, judge_key_env=["CORP_JUDGE_KEY"], agent_key_env=["CORP_AGENT_KEY"]
+    )
+    settings = settings_of(request, tmp_path)
+    assert settings is not None and settings.key_env == ("CORP_JUDGE_KEY", "CORP_AGENT_KEY")
+    unnamed = settings_of(RunRequest(package_root=tmp_path, record=True), tmp_path)
+    assert unnamed is not None and unnamed.key_env == ()
+
+    async def record() -> None:
+        from evalens.runner.replay import cassettes, open_tape
+
+        async with cassettes(settings):
+            tape = await open_tape("keys", 1, "claude-code", tmp_path / "sandbox")
+            assert tape is not None
+            url = (await tape.proxy(fake.anthropic_base_url, "agent")).url + "/v1/messages"
+            body = _body(f"SCENARIO=done judge {judge_key} agent {agent_key}")
+            assert (await asyncio.to_thread(_post, url, body, {"x-api-key": judge_key}))[0] == 200
+
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        asyncio.run(record())
+    text = (tmp_path / "evals" / "cassettes" / "keys-1.json").read_text()
+    assert judge_key not in text and agent_key not in text
+    assert "SCENARIO=done judge <redacted> agent <redacted>" in text
