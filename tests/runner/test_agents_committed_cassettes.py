@@ -60,8 +60,20 @@ def _run(*args: str, env: dict[str, str]) -> None:
 
 
 def _newest_report(root: Path) -> dict[str, Any]:
+    """The newest evalens report under ``root``; each case's run record must carry the run's replay note (the
+    UAAPS driver and the file suites write records on different paths)."""
+    from evalens.runner.record import records_for
+
     newest = max((root / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
-    return json.loads(newest.read_text())
+    report = json.loads(newest.read_text())
+    for case in report["cases"]:
+        [(_, record)] = records_for(newest, case.get("artifacts"))
+        assert record is not None and record.replay is not None, case["name"]
+        assert record.replay.model_dump(mode="json", exclude_none=True) == case["replay"], (
+            case["name"],
+            record.replay,
+        )
+    return report
 
 
 def _uaaps(pkg: Path, engine: str, env: dict[str, str], mode: str) -> dict[str, Any]:
@@ -121,7 +133,8 @@ def test_committed_cassettes_replay_with_no_model_server_and_no_key(
     engine: str, tmp_path: Path, sandbox_dir: Path
 ) -> None:
     """A UAAPS package (one PASS, one FAIL) and a skill-creator eval replay from the committed cassettes with
-    nothing listening at the model endpoints and no key: the recorded verdicts, every request from a cassette."""
+    nothing listening at the model endpoints and no key: the recorded verdicts, every request from a cassette,
+    and each run record saying so as its report case does."""
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     if RECORD:
