@@ -115,3 +115,35 @@ def prepare_lens_package(package: Path) -> Path:
     """Both reports in a copy of examples/pdf-tools; returns the trigger set."""
     write_arms_report(package)
     return run_trigger_set(package)
+
+
+#: a skill whose trigger set the scripted agent answers by key (the fake's ``use-skill``): the current
+#: description holds no key, the judge's second rewrite all of them (the first only the training ones)
+LABELS = [True] * 12 + [False] * 2
+OPT_SKILL = "---\nname: opt-greeter\ndescription: Writes greetings. SCENARIO=propose-rewrites\n---\nGreet.\n"
+
+
+def optimize_rewrites() -> tuple[str, str]:
+    """What the scripted judge proposes: a training-only win, then the held-out winner."""
+    from evalens.runner.trigger_optimize import split
+
+    held = split(LABELS, 0.5, 0)  # the code action's defaults
+    train = [f"opt-key-{i}" for i, w in enumerate(LABELS) if w and not held[i]]
+    every = [f"opt-key-{i}" for i, w in enumerate(LABELS) if w]
+    return "Writes greetings. Keys " + " ".join(train) + ".", "Writes greetings. Keys " + " ".join(
+        every
+    ) + "."
+
+
+def prepare_optimize(ws: Path) -> None:
+    """skills/opt-greeter with its trigger set: 12 queries that should use it, each naming its key, and two that
+    should not."""
+    skill = ws / "skills" / "opt-greeter"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(OPT_SKILL)
+    queries = [
+        {"query": f"write greeting {i} SCENARIO=use-skill NEEDS=opt-key-{i}", "should_trigger": True}
+        for i, w in enumerate(LABELS)
+        if w
+    ] + [{"query": f"weather case {i} SCENARIO=done", "should_trigger": False} for i in (12, 13)]
+    (skill / "evals" / "trigger-eval.json").write_text(json.dumps(queries, indent=2) + "\n")

@@ -12,51 +12,30 @@ from pathlib import Path
 import pytest
 
 from tests.editors.code_server import E2E_DIR, REPO, code_server_session, step
-from tests.editors.lens_package import ARMS_TITLES, FIRED, STOLEN, prepare_lens_package
+from tests.editors.lens_package import (
+    ARMS_TITLES,
+    FIRED,
+    OPT_SKILL,
+    STOLEN,
+    optimize_rewrites,
+    prepare_lens_package,
+    prepare_optimize,
+)
 
 pytestmark = pytest.mark.editors
 
 ARTIFACTS = REPO / "build" / "e2e" / "vscode-lab"
 
 
-#: a skill whose trigger set the scripted agent answers by key (the fake's ``use-skill``): the current
-#: description holds no key, the judge's second rewrite all of them (the first only the training ones)
-LABELS = [True] * 12 + [False] * 2
-OPT_SKILL = "---\nname: opt-greeter\ndescription: Writes greetings. SCENARIO=propose-rewrites\n---\nGreet.\n"
-
-
-def _rewrites() -> tuple[str, str]:
-    from evalens.runner.trigger_optimize import split
-
-    held = split(LABELS, 0.5, 0)  # the code action's defaults
-    train = [f"opt-key-{i}" for i, w in enumerate(LABELS) if w and not held[i]]
-    every = [f"opt-key-{i}" for i, w in enumerate(LABELS) if w]
-    return "Writes greetings. Keys " + " ".join(train) + ".", "Writes greetings. Keys " + " ".join(
-        every
-    ) + "."
-
-
-def _prepare_optimize(ws: Path) -> None:
-    skill = ws / "skills" / "opt-greeter"
-    (skill / "evals").mkdir(parents=True)
-    (skill / "SKILL.md").write_text(OPT_SKILL)
-    queries = [
-        {"query": f"write greeting {i} SCENARIO=use-skill NEEDS=opt-key-{i}", "should_trigger": True}
-        for i, w in enumerate(LABELS)
-        if w
-    ] + [{"query": f"weather case {i} SCENARIO=done", "should_trigger": False} for i in (12, 13)]
-    (skill / "evals" / "trigger-eval.json").write_text(json.dumps(queries, indent=2) + "\n")
-
-
 @pytest.fixture(scope="module")
 def session(tmp_path_factory: pytest.TempPathFactory):
     def prepare(ws: Path) -> None:
         prepare_lens_package(ws)
-        _prepare_optimize(ws)
+        prepare_optimize(ws)
 
     run = tmp_path_factory.mktemp("vscode-lab")
     scenarios = json.loads((E2E_DIR / "scenarios.json").read_text())
-    scenarios["propose-rewrites"] = [{"text": json.dumps({"descriptions": list(_rewrites())})}]
+    scenarios["propose-rewrites"] = [{"text": json.dumps({"descriptions": list(optimize_rewrites())})}]
     (run / "scenarios.json").write_text(json.dumps(scenarios))
     with code_server_session(
         run / "cs", ARTIFACTS, "drive_lab.js", {}, prepare=prepare, scenarios=run / "scenarios.json"

@@ -2,8 +2,14 @@
 --   * evalens.runCase / runFile / runAll: a run reads the saved file, so a buffer with unsaved edits first asks
 --     "Save and run" or "Run the saved file" (VS Code: vscode-extension/src/saveBeforeRun.ts);
 --   * evalens.newCase ("New eval case for this skill" on SKILL.md): the server writes the case with a workspace
---     edit and answers where its prompt is; the cursor goes there.
+--     edit and answers where its prompt is; the cursor goes there;
+--   * evalens.optimizeDescription ("Optimize description with the trigger set…" on a SKILL.md description): the
+--     server measures rewrites and answers the winner as an edit, which is applied to the buffer only when the
+--     user picks "Apply the rewrite" (VS Code: the Refactor Preview). Nothing is saved.
 local M = {}
+
+M.APPLY = 'Apply the rewrite'
+M.DISCARD = 'Discard'
 
 M.SAVE_AND_RUN = 'Save and run'
 M.RUN_SAVED = 'Run the saved file'
@@ -105,6 +111,40 @@ function M.reveal(uri, position)
   vim.api.nvim_win_set_cursor(0, { position.line + 1, col })
 end
 
+--- The optimizer's answer: the winner with its held-out gain, applied to the buffer only on "Apply the rewrite".
+function M.review_rewrite(bufnr, result)
+  if type(result) ~= 'table' then
+    return
+  end
+  local winner, edit = result.winner, result.edit
+  if type(winner) ~= 'table' or type(edit) ~= 'table' then
+    local why = type(result.error) == 'string' and result.error or 'no rewrite accepted: the description stays as it is'
+    vim.notify('evalens: ' .. why, vim.log.levels.INFO)
+    return
+  end
+  local gain = ''
+  if type(winner.difference) == 'table' and #winner.difference == 3 then
+    local d = winner.difference
+    gain = (' (held-out %+.2f [%+.2f, %+.2f])'):format(d[1], d[2], d[3])
+  end
+  local prompt = ('evalens: %s wins%s: description: %s'):format(winner.label or 'a rewrite', gain, winner.description or '')
+  vim.ui.select({ M.APPLY, M.DISCARD }, { prompt = prompt }, function(choice)
+    if choice ~= M.APPLY then
+      vim.notify('evalens: rewrite discarded; the description stays as it is', vim.log.levels.INFO)
+      return
+    end
+    local encoding = 'utf-16'
+    local all = vim.fn.has('nvim-0.10') == 1 and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
+    for _, c in pairs(all) do
+      if c.name == 'evalens' then
+        encoding = c.offset_encoding or encoding
+      end
+    end
+    vim.lsp.util.apply_workspace_edit(edit, encoding)
+    vim.notify('evalens: description rewritten in the buffer (review it, then save)', vim.log.levels.INFO)
+  end)
+end
+
 --- Registers the commands (idempotent: vim.lsp.commands is global).
 function M.register(exec)
   for _, name in ipairs(RUNS) do
@@ -124,6 +164,15 @@ function M.register(exec)
         M.reveal(result.uri, result.position)
         vim.notify('evalens: new eval case in ' .. (result.title or vim.uri_to_fname(result.uri)), vim.log.levels.INFO)
       end
+    end)
+  end
+  vim.lsp.commands['evalens.optimizeDescription'] = function(command, ctx)
+    local arg = command.arguments and command.arguments[1] or {}
+    local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
+    vim.notify('evalens: measuring description rewrites on the trigger set (agents run; this takes a while)',
+      vim.log.levels.INFO)
+    exec(bufnr, 'evalens.optimizeDescription', arg, function(result)
+      M.review_rewrite(bufnr, result)
     end)
   end
 end
