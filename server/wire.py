@@ -282,6 +282,8 @@ COMMANDS: dict[str, str] = {
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
     "pickUnits": "evalens.pickUnits",  # what "Run failed" / "Run stale" would run (server/features/run_focus.py)
     "listRuns": "evalens.listRuns",  # every run of the workspace, filtered (the Runs view; server/features/run_view.py)
+    # the SKILL.md description's "Optimize description with the trigger set…" (server/features/optimize_description.py)
+    "optimizeDescription": "evalens.optimizeDescription",
 }
 """Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
 

@@ -17,7 +17,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from evalens.server import uris
+from evalens.server import uris, wire
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
@@ -25,7 +25,7 @@ from lsprotocol import types
 
 log = logging.getLogger("evalens.server.optimize_description")
 
-COMMAND = "evalens.optimizeDescription"
+COMMAND = wire.COMMANDS["optimizeDescription"]
 TITLE = "Optimize description with the trigger set…"
 ANNOTATION = "evalens.optimizedDescription"
 

@@ -245,6 +245,7 @@ export const Commands = {
   newCase: "evalens.newCase",
   pickUnits: "evalens.pickUnits",
   listRuns: "evalens.listRuns",
+  optimizeDescription: "evalens.optimizeDescription",
 } as const;
 
 export const Notifications = {
