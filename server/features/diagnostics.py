@@ -181,14 +181,22 @@ def validate_soon(ls: EvalensServer, uri: str) -> None:
     task.add_done_callback(lambda t: ls.pending.pop(key, None) if ls.pending.get(key) is t else None)
 
 
+SETTLE_SECONDS = 0.03
+"""How long an edit waits before its validation starts: a burst of edits (typing, a paste applied as several
+changes) validates once, for its last version, instead of once per keystroke."""
+
+
 async def _validate_changed(ls: EvalensServer, uri: str, old_names: tuple[str, ...]) -> None:
+    await asyncio.sleep(SETTLE_SECONDS)  # a newer edit cancels this task here, before any work
     doc = ls.open_doc(uri)
     if doc is None:
         return
     version, source = doc.version, doc.source
     failed: Exception | None = None
     try:
-        result = await ls.off_loop(ls.validate_snapshot, uri, version, source)
+        result = await ls.off_loop(_validate_if_newest, ls, uri, version, source)
+        if result is None:
+            return  # overtaken before its thread started
     except Exception as exc:  # noqa: BLE001 - never let one bad document kill the server
         log.exception("validation failed for %s", uri)
         result, failed = None, exc
@@ -213,6 +221,14 @@ async def _validate_changed(ls: EvalensServer, uri: str, old_names: tuple[str, .
         root = find_package_root(Path(path))
         if root is not None:
             revalidate_open(ls, except_uri=uri, root=root)
+
+
+def _validate_if_newest(ls: EvalensServer, uri: str, version: int | None, source: str) -> Any:
+    """Validate the snapshot in a worker thread, unless a newer version of the document came meanwhile."""
+    doc = ls.open_doc(uri)
+    if doc is None or doc.version != version:
+        return None
+    return ls.validate_snapshot(uri, version, source)
 
 
 async def settled(ls: EvalensServer, uri: str) -> None:
