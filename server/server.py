@@ -261,6 +261,10 @@ class EvalensServer(LanguageServer):
             current = self.validations.get(k)
             newer = current is not None and _newer(current[0], version)
             if not newer and self.open_doc(uri) is not None:  # closed meanwhile: keep nothing for it
+                if current is not None and current[1].case_names() != result.case_names():
+                    # case names feed the package index (duplicate checks, the verdicts a package lens counts):
+                    # whichever request validates a renaming edit first makes the index see it
+                    self.indexes.invalidate(Path(path))
                 replaced = [current, self.last_good.get(k)]
                 self.validations[k] = (version, result)
                 if result.doc is not None and result.doc.ok:

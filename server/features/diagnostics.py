@@ -221,6 +221,8 @@ async def _validate_changed(ls: EvalensServer, uri: str, old_names: tuple[str, .
         root = find_package_root(Path(path))
         if root is not None:
             revalidate_open(ls, except_uri=uri, root=root)
+        if ls.cap("workspace.code_lens.refresh_support", False):
+            ls.workspace_code_lens_refresh(None)  # a package's lens counts its cases' verdicts by name
 
 
 def _validate_if_newest(ls: EvalensServer, uri: str, version: int | None, source: str) -> Any:
