@@ -450,31 +450,14 @@ async def launch_agent(
     engine's model calls are counted as they happen and the run is stopped past a limit. The tree always runs
     under ``resources`` (:mod:`evalens.runner.resource_limits`; defaults when None). A limit that stopped or
     constrained the run is the transcript's error, named."""
-    from evalens.runner import bwrap, live
+    from evalens.runner import live
     from evalens.runner.resource_limits import ResourceLimits, create_cgroup, launch_prefix
 
     resources = resources or ResourceLimits()
 
     env_in = dict(agent_env)
-    from evalens.runner import replay
-
-    tape = await replay.open_tape(unit, run_index, engine.name, paths.root) if unit is not None else None
-    if tape is not None:  # --record / --replay: the engine's base URL goes through this run's cassette proxy
-        for var, url in _endpoint_vars(engine, env_in).items():
-            if not var.startswith("_endpoint_"):
-                env_in[var] = (await tape.proxy(url, "agent")).url
-    bridges_spec: list[bwrap.BridgeSpec] = []
-    side_dir: Path | None = None
-    if plan.enforced and not plan.network:
-        sock_dir = paths.root / "bridge"
-        if len(str(sock_dir / "model-00.sock")) > _MAX_SOCKET_PATH:
-            # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
-            sock_dir = side_dir = Path(tempfile.mkdtemp(prefix=_side_prefix(paths.root), dir=_short_tmp()))
-        else:
-            sock_dir.mkdir(mode=0o755)
-        sock_dir.chmod(0o755)  # listable by the agent uid, writable by no one else
-        bridges_spec, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env_in), sock_dir)
-        env_in.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
+    tape = await _open_tape(engine, paths, env_in, unit, run_index)
+    bridges_spec, side_dir = _plan_bridges(engine, plan, paths, env_in)
     from evalens.runner.seccomp_filter import filter_fd
 
     seccomp_fd = filter_fd() if plan.enforced else None
@@ -501,13 +484,7 @@ async def launch_agent(
             launch_prefix, resources, cgroup, owner, identity.gid if identity is not None else None
         )
         sizer = asyncio.ensure_future(_watch_size(paths, resources.workspace_mb, stop_for))
-        lines = (
-            live.EventLines(
-                ([feed.event] if feed is not None else []) + readers, feed.oversize if feed else None
-            )
-            if feed is not None or readers
-            else None
-        )
+        lines = _event_lines(feed, readers)
         try:
             bridges = await start_bridges(bridges_spec, owner)
             run = await run_process(
@@ -544,10 +521,68 @@ async def launch_agent(
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
     transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
     run.limits_hit = reasons
+    _name_the_error(transcript, engine, reasons, tape, own_sandbox_dropped)
+    return run, transcript
+
+
+async def _open_tape(
+    engine: Engine, paths: SandboxPaths, env: dict[str, str], unit: str | None, run_index: int
+) -> Any:
+    """Under --record / --replay, this run's cassette, with the engine's base URLs in ``env`` pointed at its
+    proxy (None otherwise)."""
+    from evalens.runner import replay
+
+    tape = await replay.open_tape(unit, run_index, engine.name, paths.root) if unit is not None else None
+    if tape is not None:
+        for var, url in _endpoint_vars(engine, env).items():
+            if not var.startswith("_endpoint_"):
+                env[var] = (await tape.proxy(url, "agent")).url
+    return tape
+
+
+def _plan_bridges(
+    engine: Engine, plan: SandboxPlan, paths: SandboxPaths, env: dict[str, str]
+) -> tuple[list[Any], Path | None]:
+    """Without network in the sandbox, the model endpoints become unix-socket bridges (``env`` rewritten to
+    them): the bridges to start, and the short side folder holding their sockets when the sandbox path is too
+    deep for a socket path (to remove afterwards)."""
+    from evalens.runner import bwrap
+
+    if not plan.enforced or plan.network:
+        return [], None
+    side_dir: Path | None = None
+    sock_dir = paths.root / "bridge"
+    if len(str(sock_dir / "model-00.sock")) > _MAX_SOCKET_PATH:
+        # unix socket paths are limited to 108 bytes: a deep sandbox dir gets a short side folder
+        sock_dir = side_dir = Path(tempfile.mkdtemp(prefix=_side_prefix(paths.root), dir=_short_tmp()))
+    else:
+        sock_dir.mkdir(mode=0o755)
+    sock_dir.chmod(0o755)  # listable by the agent uid, writable by no one else
+    specs, rewritten = bwrap.plan_bridges(_endpoint_vars(engine, env), sock_dir)
+    env.update({k: v for k, v in rewritten.items() if not k.startswith("_endpoint_")})
+    return specs, side_dir
+
+
+def _event_lines(feed: Any, readers: list[Callable[[dict[str, Any]], None]]) -> Any:
+    """One splitter of the agent's stdout for the live turns and the usage meter (None when neither listens)."""
+    from evalens.runner import live
+
+    if feed is None and not readers:
+        return None
+    return live.EventLines(
+        ([feed.event] if feed is not None else []) + readers, feed.oversize if feed else None
+    )
+
+
+def _name_the_error(
+    transcript: Transcript, engine: Engine, reasons: list[str], tape: Any, own_sandbox_dropped: bool
+) -> None:
+    """Why the run ended, when we know better than the engine: a limit that stopped it (not the kill's side
+    effects), a strict replay's refusal (not the engine's wording of it), or a block that cannot be verified."""
     if reasons:
-        transcript.error = "; ".join(reasons)  # the limit, not the kill's side effects, is why the run ended
+        transcript.error = "; ".join(reasons)
     elif tape is not None and tape.mode == "strict" and tape.diverged:
-        transcript.error = f"replay diverged: {tape.diverged}"  # the refusal, not the engine's wording of it
+        transcript.error = f"replay diverged: {tape.diverged}"
     if own_sandbox_dropped and transcript.blocked and not transcript.error:
         # Codex reports blocks through hook records its shim writes in CODEX_HOME; only Codex's own nested
         # sandbox keeps tool commands from writing there, so without it a block cannot be told from a forgery.
@@ -556,7 +591,6 @@ async def launch_agent(
             "sandbox.writable-paths the engine runs without its own nested sandbox, so a tool "
             "command could have written the record (docs/sandbox.md)"
         )
-    return run, transcript
 
 
 def _metered(
