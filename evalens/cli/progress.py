@@ -11,8 +11,10 @@ import sys
 import time
 from typing import Any
 
+from evalens.core.terminal_text import for_terminal
 from evalens.core.workflow_commands import escape as escape_command
 from evalens.core.workflow_commands import in_actions
+from evalens.core.workflow_commands import shown as shown_text
 
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
 VERDICT_STYLES = {
@@ -65,7 +67,12 @@ class ProgressView:
             else:
                 status = f"[cyan]{row['stage']}[/]"
                 elapsed = now - row["start"]
-            table.add_row(status, escape(label), f"{elapsed:5.1f}s", escape(row.get("message", "")[:90]))
+            table.add_row(
+                status,
+                escape(self._text(label)),
+                f"{elapsed:5.1f}s",
+                escape(self._text(row.get("message", "")[:90])),
+            )
         return table
 
     def turn(self, turn: Any) -> None:
@@ -114,7 +121,8 @@ class ProgressView:
             self.live.update(self._render())
 
     def _text(self, text: str) -> str:
-        return escape_command(text) if self.ci else text
+        """Untrusted text (case names, reasons, agent output) as it may reach this terminal or CI log."""
+        return shown_text(text, ci=self.ci)
 
 
 def _console(stream: Any, ci: bool) -> Any:
@@ -130,7 +138,7 @@ TURN_MARKS = {"text": "💬", "tool": "▸", "result": "  ↳", "hook": "⛔", "
 def turn_text(turn: Any, *, lines: int = 4, ci: bool = False) -> str:
     """One live turn (:class:`evalens.runner.live.LiveTurn`) as plain text: ``[case] ▸ Write output/x.txt``;
     ``ci``: every line escaped for the runner's command parser."""
-    label = turn.unit if turn.run == 1 else f"{turn.unit} #{turn.run}"
+    label = for_terminal(turn.unit if turn.run == 1 else f"{turn.unit} #{turn.run}")
     body = turn.text.rstrip()
     if turn.kind == "tool":
         body = f"{turn.tool or 'tool'} {body}".rstrip()
@@ -138,6 +146,9 @@ def turn_text(turn: Any, *, lines: int = 4, ci: bool = False) -> str:
         body = f"failed: {body}"
     elif turn.kind == "hook":
         body = f"{turn.tool or 'hook'} {'blocked' if turn.blocked else 'failed'}: {body}"
+    body = for_terminal(
+        body
+    )  # the agent's own words and tool names: no terminal control reaches the terminal
     shown = body.splitlines()[:lines] or [""]
     if len(body.splitlines()) > lines:
         shown.append("…")
@@ -165,7 +176,7 @@ def print_summary(
     console = _console(stream, ci)
 
     def text(value: Any) -> str:
-        return escape(escape_command(value) if ci else str(value))
+        return escape(shown_text(value, ci=ci))
 
     table = Table(title="evalens eval", show_lines=False)
     table.add_column("case")

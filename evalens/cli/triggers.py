@@ -10,6 +10,8 @@ import json
 import sys
 from pathlib import Path
 
+from evalens.core.workflow_commands import shown
+
 EXIT_USAGE = 2
 
 
@@ -84,13 +86,13 @@ def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
             )
         )
     except (UsageError, ValueError) as exc:
-        print(f"evalens triggers: {exc}", file=sys.stderr)
+        print(shown(f"evalens triggers: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except JudgeFailed as exc:
-        print(f"ERROR: judge error: {exc}")
+        print(shown(f"ERROR: judge error: {exc}"))
         return 1
     for text in result.skipped:
-        print(f"already in the set: {text}")
+        print(shown(f"already in the set: {text}"))
     if not result.added:
         print("no new query proposed")
         return 0
@@ -98,7 +100,7 @@ def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
     print(
         f"{wants} should-trigger and {len(result.added) - wants} should-not-trigger queries proposed (review; nothing was written):"
     )
-    print(result.diff, end="")
+    print(shown(result.diff), end="")
     return 0
 
 
@@ -117,14 +119,16 @@ def main(argv: list[str]) -> int:
         parser.error("--max-cost must be zero or more")
     skill_dir = args.skill_dir.resolve()
     if not ((skill_dir / "SKILL.md").is_file() or (skill_dir / "skill.md").is_file()):
-        print(f"evalens triggers: {args.skill_dir}: no SKILL.md", file=sys.stderr)
+        print(shown(f"evalens triggers: {args.skill_dir}: no SKILL.md"), file=sys.stderr)
         return EXIT_USAGE
     if args.command == "suggest":
         return _suggest(args, skill_dir)
     trigger_set = args.trigger_set or _trigger_set(skill_dir)
     if trigger_set is None or not trigger_set.is_file():
         print(
-            f"evalens triggers: no trigger set: pass --set FILE (looked for one evals/trigger*.json in {skill_dir})",
+            shown(
+                f"evalens triggers: no trigger set: pass --set FILE (looked for one evals/trigger*.json in {skill_dir})"
+            ),
             file=sys.stderr,
         )
         return EXIT_USAGE
@@ -146,9 +150,9 @@ def main(argv: list[str]) -> int:
         max_cost=args.max_cost,
     )
     try:
-        result = asyncio.run(optimize(request, lambda m: print(m, flush=True)))
+        result = asyncio.run(optimize(request, lambda m: print(shown(m), flush=True)))
     except UsageError as exc:
-        print(f"evalens triggers: {exc}", file=sys.stderr)
+        print(shown(f"evalens triggers: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if args.json_output:
         args.json_output.write_text(json.dumps(result.to_json(), indent=2), encoding="utf-8")
@@ -158,13 +162,13 @@ def main(argv: list[str]) -> int:
         f"{result.judge_calls} judge call(s) (their cost is not metered)"
     )
     if result.stopped:
-        print(f"stopped early: {result.stopped}")
+        print(shown(f"stopped early: {result.stopped}"))
     if result.error:
-        print(f"ERROR: {result.error}")
+        print(shown(f"ERROR: {result.error}"))
         return 1
     if result.winner is None:
         print("no rewrite accepted: the description stays as it is")
         return 0
-    print(f"winner: {result.winner.label} (review it; nothing was written)")
-    print(result.diff, end="")
+    print(shown(f"winner: {result.winner.label} (review it; nothing was written)"))
+    print(shown(result.diff), end="")
     return 0

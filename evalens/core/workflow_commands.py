@@ -32,9 +32,10 @@ def escape(text: object, *, prop: bool = False) -> str:
     return _LEADING_COMMAND.sub(r"\1%3A", out).replace("##[", "##%5B")
 
 
-def shown(text: object, env: dict[str, str] | None = None) -> str:
-    """Free text printed to a log: escaped inside GitHub Actions; elsewhere with terminal controls (ESC, OSC,
-    CSI, bidi overrides) made visible, while line breaks and percent signs stay."""
+def shown(text: object, env: dict[str, str] | None = None, *, ci: bool | None = None) -> str:
+    """Free text printed to a log: terminal controls (ESC, OSC, CSI, bidi overrides) made visible, and inside
+    GitHub Actions (``ci``; default: this process's environment) escaped for the command parser too; elsewhere
+    line breaks and percent signs stay."""
     from evalens.core.terminal_text import for_terminal
 
-    return escape(for_terminal(text)) if in_actions(env) else for_terminal(text)
+    return escape(for_terminal(text)) if (in_actions(env) if ci is None else ci) else for_terminal(text)

@@ -98,3 +98,37 @@ def test_show_prints_agent_text_and_file_names_without_terminal_controls(reports
             "\x1b" not in shown and "\x07" not in shown and "\x9b" not in shown and "\u202e" not in shown
         ), (extra, repr(shown[:2000]))
         assert "\\x1b]0;PWNED\\x07" in shown.replace("\n", ""), (extra, shown[:3000])
+
+
+def test_eval_summary_and_live_turns_send_no_terminal_controls() -> None:
+    """The closing table of `evalens eval` / `run` and the live turns of `--verbose` print case names, reasons
+    and the agent's own words: outside CI too (where rich passes ESC through), no control reaches the terminal."""
+    import io
+    from types import SimpleNamespace
+
+    from evalens.runner.live import LiveTurn
+
+    from evalens.cli.progress import print_summary, turn_text
+
+    for ci in (False, True):
+        out = io.StringIO()
+        case = SimpleNamespace(
+            name=f"case{HOSTILE}",
+            verdict="FAIL",
+            pass_rate=None,
+            duration_seconds=1.0,
+            reason=f"why {HOSTILE}",
+            usage=None,
+        )
+        print_summary([case], f"reports/{HOSTILE}.json", stream=out, ci=ci)
+        text = out.getvalue()
+        assert "\x1b]" not in text and "\x07" not in text and "\x9b" not in text and "\u202e" not in text, (
+            repr(text)
+        )
+        assert "PWNED" in text, text
+    for kind in ("text", "tool", "hook"):
+        line = turn_text(LiveTurn(unit=f"u{HOSTILE}", kind=kind, text=f"said {HOSTILE}", tool=f"T{HOSTILE}"))
+        assert "\x1b" not in line and "\x07" not in line and "\x9b" not in line and "\u202e" not in line, (
+            repr(line)
+        )
+        assert "\\x1b]0;PWNED\\x07" in line, line
