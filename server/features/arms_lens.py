@@ -4,6 +4,7 @@ compared with, from the package's newest report that has the comparison:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from pathlib import Path
 
@@ -13,7 +14,6 @@ from lsprotocol import types
 
 log = logging.getLogger(__name__)
 SEARCHED = 20  # newest reports read for an arms section
-_seen: dict[Path, tuple[int, list[str]]] = {}  # report → (its mtime, the lens titles it gives)
 
 
 def _package_root(skill_md: Path) -> Path | None:
@@ -25,37 +25,27 @@ def _package_root(skill_md: Path) -> Path | None:
 
 
 def _titles(report_path: Path) -> list[str]:
-    """The lens titles of one report (none without an arms section); read once per version of the file."""
-    mtime = report_path.stat().st_mtime_ns
-    cached = _seen.get(report_path)
-    if cached is not None and cached[0] == mtime:
-        return cached[1]
+    """The lens titles of one report (none without an arms section)."""
     from evalens.runner.baseline import uplift_text
     from evalens.runner.report import NotAReport, load_report
 
     try:
         report = load_report(report_path)
     except NotAReport:
-        titles: list[str] = []
-    else:
-        arms = report.arms
-        engine = report.config.engine
-        titles = [
-            f"{uplift_text(c.uplift)} · {engine}"
-            for c in (arms.comparisons if arms is not None else [])
-            if c.uplift is not None
-        ]
-    _seen[report_path] = (mtime, titles)
-    return titles
+        return []
+    arms = report.arms
+    engine = report.config.engine
+    return [
+        f"{uplift_text(c.uplift)} · {engine}"
+        for c in (arms.comparisons if arms is not None else [])
+        if c.uplift is not None
+    ]
 
 
-def titles_for(skill_md: Path) -> list[str]:
-    """The newest arms comparison of the package holding ``skill_md``, as lens titles."""
+def titles_for(root: Path) -> list[str]:
+    """The newest arms comparison of the package at ``root``, as lens titles. Blocking: reads reports."""
     from evalens.runner.report import reports_newest_first
 
-    root = _package_root(skill_md)
-    if root is None:
-        return []
     for path in reports_newest_first(root, SEARCHED):
         try:
             titles = _titles(path)
@@ -66,16 +56,49 @@ def titles_for(skill_md: Path) -> list[str]:
     return []
 
 
-def lenses(ls: EvalensServer, uri: str) -> list[types.CodeLens]:
-    """Title-only lenses on the SKILL.md's first line (nothing to run from them)."""
-    validation = ls.validation_for(uri)
-    if validation is None or validation.format is None or validation.format.id != "skill-md":
-        return []
-    path = uris.path_of(uri)
-    if not path:
-        return []
-    start = types.Position(line=0, character=0)
-    return [
-        types.CodeLens(range=types.Range(start=start, end=start), command=types.Command(title=t, command=""))
-        for t in titles_for(Path(path))
-    ]
+class ArmsLens:
+    """The arms lens of each package, kept per version of its reports folder (one ``stat`` tells): a changed
+    or unknown folder is read in the server's worker threads, never on the loop, and once per change."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[int, list[str]]] = {}  # package root -> (reports folder mtime, titles)
+        self._reading: dict[tuple[Path, int], asyncio.Task[list[str]]] = {}
+
+    async def lenses(self, ls: EvalensServer, uri: str) -> list[types.CodeLens]:
+        """Title-only lenses on the SKILL.md's first line (nothing to run from them)."""
+        validation = ls.validation_for(uri)
+        if validation is None or validation.format is None or validation.format.id != "skill-md":
+            return []
+        path = uris.path_of(uri)
+        root = _package_root(Path(path)) if path else None
+        if root is None:
+            return []
+        try:
+            stamp = (root / "evals" / "reports").stat().st_mtime_ns
+        except OSError:
+            return []
+        known = self._known.get(root)
+        titles = known[1] if known is not None and known[0] == stamp else await self._read(ls, root, stamp)
+        start = types.Position(line=0, character=0)
+        return [
+            types.CodeLens(
+                range=types.Range(start=start, end=start), command=types.Command(title=t, command="")
+            )
+            for t in titles
+        ]
+
+    async def _read(self, ls: EvalensServer, root: Path, stamp: int) -> list[str]:
+        key = (root, stamp)
+        task = self._reading.get(key)
+        if task is None:  # lens requests for two SKILL.md files of one package share one read
+            task = self._reading[key] = asyncio.ensure_future(ls.off_loop(titles_for, root))
+        try:
+            titles = await asyncio.shield(task)
+        except Exception:  # noqa: BLE001 - no arms lens is better than a broken lens request
+            log.debug("arms lens: reading the reports of %s failed", root, exc_info=True)
+            titles = []
+        finally:
+            if task.done():
+                self._reading.pop(key, None)
+        self._known[root] = (stamp, titles)
+        return titles

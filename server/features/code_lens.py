@@ -6,9 +6,8 @@ from evalens.server.server import EvalensServer
 
 
 def register(server: EvalensServer) -> None:
-    """Registers the lens and run commands when the run feature is available."""
-    try:
-        from evalens.server.features import run_commands
-    except ImportError:
-        return
+    """Registers the lens and run commands. An import error here fails loudly: it used to be swallowed, which
+    silently removed every lens."""
+    from evalens.server.features import run_commands
+
     run_commands.register(server)

@@ -47,6 +47,7 @@ class RunCommands:
     def __init__(self, server: EvalensServer) -> None:
         self.runs = Runs(server)
         self.stale = StaleChecker()
+        self.arms = arms_lens.ArmsLens()
         self.budgets = run_focus.Budgets()
 
     def commands(self) -> dict[str, Callable[..., Any]]:
@@ -63,7 +64,7 @@ class RunCommands:
             "evalens.showResult": self.show_result,
         }
 
-    def code_lens(self, ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+    async def code_lens(self, ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         if not ls.settings.code_lens:
             return []
         try:
@@ -71,7 +72,8 @@ class RunCommands:
                 ls, self.runs.memory
             )  # off the loop; lenses refresh if a verdict went stale
             uri = params.text_document.uri
-            return self.runs.lenses(uri) + new_case.lenses(ls, uri) + arms_lens.lenses(ls, uri)
+            arms = await self.arms.lenses(ls, uri)  # reads reports off the loop, only when they changed
+            return self.runs.lenses(uri) + new_case.lenses(ls, uri) + arms
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
