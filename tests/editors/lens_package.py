@@ -14,9 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from evalens.core.models.baseline import ArmComparison, ArmSource, ReportArms, Uplift
 from tests.fakemodel.server import FakeModelServer
-from tests.unit.ci_helpers import make_case, make_report, write
+from tests.unit.ci_helpers import make_arms_report, write
 
 GREETER = "---\nname: greeter\ndescription: Writes greetings. Use when asked to greet. Key greet-key-7.\n---\nGreet.\n"
 #: the lens titles each face must show
@@ -34,45 +33,9 @@ QUERIES = [
 ]
 
 
-def _uplift(against: str, difference: float, interval: list[float]) -> Uplift:
-    return Uplift(
-        against=against,
-        passed=5,
-        counted=5,
-        baseline_passed=3,
-        baseline_counted=5,
-        difference=difference,
-        interval=interval,
-    )
-
-
 def write_arms_report(package: Path) -> Path:
     """The package's newest report: the ``skill`` arm as reference against ``no-skill`` and ``without:hooks``."""
-    reference = ArmSource(name="skill", label="skill", kind="skill")
-    report = make_report([make_case("extract-text", "PASS")], package=package.name)
-    report = report.model_copy(
-        update={
-            "config": report.config.model_copy(update={"engine": "claude-code"}),
-            "arm": reference,
-            "arms": ReportArms(
-                reference=reference,
-                comparisons=[
-                    ArmComparison(
-                        arm=ArmSource(name="no-skill", label="no skill", kind="no-skill"),
-                        uplift=_uplift("no skill", 0.4, [0.12, 0.68]),
-                        method="newcombe-paired",
-                    ),
-                    ArmComparison(
-                        arm=ArmSource(
-                            name="without:hooks", label="without hooks", kind="without", part="hooks"
-                        ),
-                        uplift=_uplift("without hooks", -0.2, [-0.5, 0.1]),
-                        method="newcombe-paired",
-                    ),
-                ],
-            ),
-        }
-    )
+    report = make_arms_report("extract-text", package=package.name)
     return write(report, package / "evals" / "reports" / "2026-01-02T00-00-00Z-arms.json")
 
 

@@ -8,24 +8,11 @@ from pathlib import Path
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
-from evalens.core.models.baseline import ArmComparison, ArmSource, ReportArms, Uplift
 from tests.lsp.conftest import open_and_diagnose
 from tests.lsp.run_fixtures import lens_titles, lenses
-from tests.unit.ci_helpers import make_case, make_report, write
+from tests.unit.ci_helpers import make_arms_report, make_case, make_report, write
 
 SKILL = "---\nname: greeter\ndescription: Writes greetings. Use when asked to greet.\n---\nGreet.\n"
-
-
-def _uplift(against: str, difference: float, interval: list[float]) -> Uplift:
-    return Uplift(
-        against=against,
-        passed=5,
-        counted=5,
-        baseline_passed=3,
-        baseline_counted=5,
-        difference=difference,
-        interval=interval,
-    )
 
 
 async def test_skill_md_shows_the_arms_uplift(client: LanguageClient, tmp_path: Path) -> None:
@@ -36,31 +23,7 @@ async def test_skill_md_shows_the_arms_uplift(client: LanguageClient, tmp_path: 
     reports = pkg / "evals" / "reports"
     plain = make_report([make_case("greet", "PASS")])
     write(plain, reports / "2026-01-01T00-00-00Z.json")  # older, no arms: no lens from it
-    reference = ArmSource(name="skill", label="skill", kind="skill")
-    report = make_report([make_case("greet", "PASS")])
-    report = report.model_copy(
-        update={
-            "config": report.config.model_copy(update={"engine": "claude-code"}),
-            "arm": reference,
-            "arms": ReportArms(
-                reference=reference,
-                comparisons=[
-                    ArmComparison(
-                        arm=ArmSource(name="no-skill", label="no skill", kind="no-skill"),
-                        uplift=_uplift("no skill", 0.4, [0.12, 0.68]),
-                        method="newcombe-paired",
-                    ),
-                    ArmComparison(
-                        arm=ArmSource(
-                            name="without:hooks", label="without hooks", kind="without", part="hooks"
-                        ),
-                        uplift=_uplift("without hooks", -0.2, [-0.5, 0.1]),
-                        method="newcombe-paired",
-                    ),
-                ],
-            ),
-        }
-    )
+    report = make_arms_report("greet")
     write(report, reports / "2026-01-02T00-00-00Z-arms.json")
     uri = from_fs_path(str(skill))
     await open_and_diagnose(client, uri, SKILL)

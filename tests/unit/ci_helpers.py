@@ -124,3 +124,46 @@ def validate_sarif(log: dict[str, Any]) -> None:
 
     schema = json.loads((DATA / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
     jsonschema.Draft4Validator(schema).validate(log)
+
+
+def make_arms_report(case: str, *, package: str = "pkg") -> EvalReport:
+    """An ``--arms`` reference report: the ``skill`` arm (claude-code) against ``no-skill`` (+40 pts [+12, +68])
+    and ``without:hooks`` (−20 pts [−50, +10]), as the SKILL.md arms lens reads it."""
+    from evalens.core.models.baseline import ArmComparison, ArmSource, ReportArms, Uplift
+
+    def uplift(against: str, difference: float, interval: list[float]) -> Uplift:
+        return Uplift(
+            against=against,
+            passed=5,
+            counted=5,
+            baseline_passed=3,
+            baseline_counted=5,
+            difference=difference,
+            interval=interval,
+        )
+
+    reference = ArmSource(name="skill", label="skill", kind="skill")
+    report = make_report([make_case(case, "PASS")], package=package)
+    return report.model_copy(
+        update={
+            "config": report.config.model_copy(update={"engine": "claude-code"}),
+            "arm": reference,
+            "arms": ReportArms(
+                reference=reference,
+                comparisons=[
+                    ArmComparison(
+                        arm=ArmSource(name="no-skill", label="no skill", kind="no-skill"),
+                        uplift=uplift("no skill", 0.4, [0.12, 0.68]),
+                        method="newcombe-paired",
+                    ),
+                    ArmComparison(
+                        arm=ArmSource(
+                            name="without:hooks", label="without hooks", kind="without", part="hooks"
+                        ),
+                        uplift=uplift("without hooks", -0.2, [-0.5, 0.1]),
+                        method="newcombe-paired",
+                    ),
+                ],
+            ),
+        }
+    )
