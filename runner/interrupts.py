@@ -1,7 +1,9 @@
 """SIGINT, SIGTERM and SIGHUP for ``evalens eval`` and ``evalens run``: the same ending at any moment.
 
 Before and after the event loop a signal raises :class:`Interrupted` (:func:`install`; the CLI prints one line and
-exits 128+n).
+exits 128+n). Python swallows an exception raised where nothing can catch it (a weakref callback of the import
+machinery, a ``__del__``), so each signal is also remembered, the swallowed one is not printed, and :func:`check`
+raises it at the next safe point: the loop's start and the command's end.
 While the loop runs, the first signal cancels the command's task, which kills the agents, removes the sandboxes and
 writes what it can (``interrupted: true``); later signals only say that cleanup is under way.
 """
@@ -31,15 +33,38 @@ class Interrupted(BaseException):  # noqa: N818 - named for what happened, like 
         return 128 + self.signum
 
 
+_received: list[int] = []  # signals raised by _raise and not yet caught (check() raises the first)
+
+
 def _raise(signum: int, _frame: Any) -> None:
+    _received.append(signum)
     raise Interrupted(signum)
+
+
+def _unraisable(unraisable: Any, _default: Any = sys.unraisablehook) -> None:
+    """An :class:`Interrupted` that Python had to ignore stays in ``_received`` for :func:`check`; no traceback."""
+    if isinstance(unraisable.exc_value, Interrupted):
+        return
+    _default(unraisable)
 
 
 def install() -> None:
     """From now on each of :data:`SIGNALS` raises :class:`Interrupted` (ignored ones stay ignored: nohup)."""
+    sys.unraisablehook = _unraisable
     for sig in SIGNALS:
         if _signal.getsignal(sig) is not _signal.SIG_IGN:
             _signal.signal(sig, _raise)
+
+
+def caught() -> None:
+    """The caller has handled the signal it caught: :func:`check` no longer raises it."""
+    _received.clear()
+
+
+def check() -> None:
+    """Raise the signal Python swallowed (see the module's docstring), if any."""
+    if _received:
+        raise Interrupted(_received[0])
 
 
 def _quiet_exception_handler(loop: Any, context: dict[str, Any]) -> None:
@@ -56,6 +81,9 @@ def _quiet_exception_handler(loop: Any, context: dict[str, Any]) -> None:
 def run_interruptibly(coro: Coroutine[Any, Any, Any], command: str) -> tuple[Any, int | None]:
     """Run ``coro`` on a fresh loop. Returns ``(result, None)``, or ``(result_or_None, signum)`` when a signal
     arrived: ``None`` if the task was cancelled by it (it has cleaned up), else the finished result."""
+    if _received:
+        coro.close()  # never started: no "never awaited" warning
+        check()
     import asyncio
     import signal
 

@@ -102,17 +102,21 @@ def _dispatch(args: list[str]) -> int:
 
 def _run_command(command: str, rest: list[str]) -> int:
     """``eval`` / ``run``: a signal at any moment ends them with one line and the conventional 128+n."""
-    from evalens.runner.interrupts import Interrupted, install
+    from evalens.runner.interrupts import Interrupted, caught, check, install
 
     install()
     try:
         if command == "eval":
             from evalens.cli.eval import main as eval_main
 
-            return eval_main(rest)
-        from evalens.cli.run import main as run_main
+            code = eval_main(rest)
+        else:
+            from evalens.cli.run import main as run_main
 
-        return run_main(rest)
+            code = run_main(rest)
+        check()  # a signal swallowed where nothing could catch it still ends the command as interrupted
+        return code
     except Interrupted as exc:
+        caught()
         print(f"evalens {command}: interrupted", file=sys.stderr)
         return exc.exit_code
