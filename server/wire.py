@@ -1,9 +1,10 @@
 """What the server sends editors beyond the LSP itself, declared once: command arguments and answers, custom
 notifications and the initialize result's ``experimental.evalens`` section.
 
-Field names are the camelCase names on the wire. ``vscode-extension/src/protocol.ts`` mirrors every model here
-under the same name; ``tests/unit/test_wire.py`` compares the two (field names, which are optional) and fails
-when they drift. Build a payload with ``Model(...).wire()``.
+Field names are the camelCase names on the wire. ``vscode-extension/src/protocol.generated.ts`` is generated from
+the models here (``python -m evalens.server.wire_ts --write``, server/wire_ts.py) and the extension imports its
+types through ``protocol.ts``; ``tests/unit/test_wire.py`` fails when the generated file is out of date. Build a
+payload with ``Model(...).wire()``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
+RunState = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
+"""A unit's verdict over repeated runs: FLAKY when it both passed and failed, BUDGET when a budget cut it short."""
 
 
 class Wire(BaseModel):
     """Base: camelCase on the wire, unknown fields refused (a payload is exactly what is declared)."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+    # attribute docstrings become the schema's descriptions, and so the generated TypeScript's doc comments
+    model_config = ConfigDict(
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", use_attribute_docstrings=True
+    )
 
     def wire(self) -> dict[str, Any]:
         """The JSON object sent (optional fields left unset are left out)."""
@@ -54,10 +60,11 @@ class ExperimentalCapabilities(Wire):
 class ClientExperimentalCapabilities(Wire):
     """``capabilities.experimental.evalens`` of the client's initialize params: what the editor does itself."""
 
-    command_links: list[str] | None = None  # hover links it runs ("Show run", "Compare with previous run")
-    # it shows run results in its own test UI (VS Code's Test Explorer: the verdict, failures at their line),
-    # so the server publishes no verdict diagnostics that would pile up in Problems beside them
+    command_links: list[str] | None = None
+    """Hover links it runs ("Show run", "Compare with previous run")."""
     test_results: bool | None = None
+    """It shows run results in its own test UI (VS Code's Test Explorer: the verdict, failures at their line),
+    so the server publishes no verdict diagnostics that would pile up in Problems beside them."""
 
 
 def client_declares(experimental: Any) -> ClientExperimentalCapabilities:
@@ -77,17 +84,22 @@ class CaseCommandArgs(Wire):
     uri: str | None = None
     name: str | None = None
     dry_run: bool | None = None
-    reveal: bool | None = None  # evalens.newCase: false when the editor puts the cursor on the prompt itself
-    path: str | None = None  # evalens.createFile: the missing file a problem of `uri` names
-    runs: int | None = Field(default=None, ge=1, le=100)  # repeats of each unit ("Run 5×")
-    select: Literal["failed", "stale"] | None = (
-        None  # runFile / runAll: only what --failed / --stale would pick
-    )
-    batch: str | None = None  # commands sent under one id share one budget (evalens.run.maxCost / maxTokens)
-    # per-run overrides (the extension's "Run Overrides" quick pick, remembered per workspace) over the settings
+    reveal: bool | None = None
+    """``evalens.newCase``: false when the editor puts the cursor on the prompt itself."""
+    path: str | None = None
+    """``evalens.createFile``: the missing file a problem of ``uri`` names."""
+    runs: int | None = Field(default=None, ge=1, le=100)
+    """Repeats of each unit ("Run 5×")."""
+    select: Literal["failed", "stale"] | None = None
+    """``runFile`` / ``runAll``: only what ``--failed`` / ``--stale`` would pick."""
+    batch: str | None = None
+    """Commands sent under one id share one budget (evalens.run.maxCost / maxTokens)."""
     engine: str | None = None
+    """A per-run override (the extension's "Run Overrides" quick pick, remembered per workspace) of the setting."""
     model: str | None = None
-    max_cost: float | None = Field(default=None, ge=0)  # USD for the batch, instead of evalens.run.maxCost
+    """A per-run override of the model, as ``engine``."""
+    max_cost: float | None = Field(default=None, ge=0)
+    """USD for the batch, instead of evalens.run.maxCost."""
 
 
 class PickedUnit(Wire):
@@ -103,15 +115,18 @@ class DiscoveredCase(Wire):
 
     uri: str
     name: str
-    label: str | None = None  # what editors show (a skill-creator case's prompt, not its numeric id)
+    label: str | None = None
+    """What editors show (a skill-creator case's prompt, not its numeric id)."""
     format: str
     range: LspRange
     package_root: str
     last_verdict: Verdict | None = None
     last_reason: str | None = None
     last_duration_seconds: float | None = None
-    skill: str | None = None  # the skill the unit exercises (a Test Explorer tag)
-    engine: str | None = None  # the engine of its last run (a Test Explorer tag)
+    skill: str | None = None
+    """The skill the unit exercises (a Test Explorer tag)."""
+    engine: str | None = None
+    """The engine of its last run (a Test Explorer tag)."""
 
 
 class FailedCheck(Wire):
@@ -119,9 +134,10 @@ class FailedCheck(Wire):
     value: Any = None
     message: str
     range: LspRange | None = None
-    # what the check wanted and what the run gave, for the editor's diff (contains, not-contains, file checks)
     expected: str | None = None
+    """What the check wanted, for the editor's diff (contains, not-contains, file checks)."""
     actual: str | None = None
+    """What the run gave, for the editor's diff."""
 
 
 class JudgeResult(Wire):
@@ -143,7 +159,8 @@ class RepeatStats(Wire):
 
     runs: int
     passed: int
-    counted: int  # runs that passed or failed (errored and skipped runs say nothing about the skill)
+    counted: int
+    """Runs that passed or failed (errored and skipped runs say nothing about the skill)."""
     verdicts: list[Verdict]
     pass_rate: float | None = None
     interval: list[float] | None = None
@@ -156,10 +173,10 @@ class CaseResult(Wire):
     uri: str
     name: str
     verdict: Verdict
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = (
-        None  # FLAKY, BUDGET (docs/repeats.md)
-    )
-    stale: list[str] | None = None  # what changed since this run; empty when current
+    state: RunState | None = None
+    """The verdict over repeated runs (docs/repeats.md)."""
+    stale: list[str] | None = None
+    """What changed since this run; empty when current."""
     reason: str | None = None
     duration_seconds: float | None = None
     failed_checks: list[FailedCheck] | None = None
@@ -169,16 +186,18 @@ class CaseResult(Wire):
     output_snippet: str | None = None
     report_path: str | None = None
     error: str | None = None
-    dry_run: bool | None = None  # a dry run: nothing ran, the verdict is SKIP
-    plan: dict[str, Any] | None = None  # a dry run's plan (runner.api's RunPlan)
-    cancelled: bool | None = None  # cut short by a cancel: the verdict is SKIP
-    problems: int | None = (
-        None  # not run: the unit has this many validation errors (server/features/run_invalid.py)
-    )
+    dry_run: bool | None = None
+    """A dry run: nothing ran, the verdict is SKIP."""
+    plan: dict[str, Any] | None = None
+    """A dry run's plan (runner.api's RunPlan)."""
+    cancelled: bool | None = None
+    """Cut short by a cancel: the verdict is SKIP."""
+    problems: int | None = None
+    """Not run: the unit has this many validation errors (server/features/run_invalid.py)."""
     usage: RunUsage | None = None
     repeats: RepeatStats | None = None
-    # answered from cassettes (docs/replay.md), worded once by replay_label: "↺ replayed (3 of 3 requests)"
     replayed: str | None = None
+    """Answered from cassettes (docs/replay.md), worded once by ``replay_label``: "↺ replayed (3 of 3 requests)"."""
 
 
 class ListRunsArgs(Wire):
@@ -186,9 +205,11 @@ class ListRunsArgs(Wire):
     none: every package of the workspace) and what to keep."""
 
     uri: str | None = None
-    verdicts: list[str] | None = None  # PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all)
+    verdicts: list[str] | None = None
+    """PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all)."""
     engine: str | None = None
-    since: str | None = None  # ISO 8601 date or time: batches on or after it
+    since: str | None = None
+    """ISO 8601 date or time: batches on or after it."""
 
 
 class RunEntry(Wire):
@@ -196,12 +217,14 @@ class RunEntry(Wire):
 
     name: str
     verdict: Verdict
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = None
+    state: RunState | None = None
     timestamp: str
     engine: str | None = None
     model: str | None = None
-    uri: str | None = None  # the eval file
-    report_path: str | None = None  # none: a batch killed before its report (read from its run log)
+    uri: str | None = None
+    """The eval file."""
+    report_path: str | None = None
+    """None: a batch killed before its report (read from its run log)."""
     duration_seconds: float | None = None
     interrupted: bool | None = None
 
@@ -276,7 +299,7 @@ COMMANDS: dict[str, str] = {
     "cancelRun": "evalens.cancelRun",
     "lastReport": "evalens.lastReport",
     "showResult": "evalens.showResult",
-    "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not mirrored yet)
+    "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not generated yet)
     "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
     "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
@@ -285,7 +308,7 @@ COMMANDS: dict[str, str] = {
     # the SKILL.md description's "Optimize description with the trigger set…" (server/features/optimize_description.py)
     "optimizeDescription": "evalens.optimizeDescription",
 }
-"""Every ``workspace/executeCommand`` command the server registers (protocol.ts ``Commands``)."""
+"""Every ``workspace/executeCommand`` command the server registers (the generated ``Commands``)."""
 
 NOTIFICATIONS: dict[str, str] = {
     "verdictChanged": "evalens/verdictChanged",
@@ -293,13 +316,17 @@ NOTIFICATIONS: dict[str, str] = {
     "scanComplete": "evalens/scanComplete",
     "runTurn": "evalens/runTurn",
 }
-"""Every custom notification the server sends (protocol.ts ``Notifications``)."""
+"""Every custom notification the server sends (the generated ``Notifications``)."""
+
+NAMED_TYPES: dict[str, Any] = {"Verdict": Verdict, "RunState": RunState}
+"""Literal types that keep their name in TypeScript (a field of exactly these values is typed by the name)."""
 
 MODELS: tuple[type[Wire], ...] = (
     LspPosition,
     LspRange,
     FileKind,
     ExperimentalCapabilities,
+    ClientExperimentalCapabilities,
     CaseCommandArgs,
     PickedUnit,
     DiscoveredCase,
@@ -318,4 +345,4 @@ MODELS: tuple[type[Wire], ...] = (
     ScanCompleteParams,
     RunTurnParams,
 )
-"""The models protocol.ts mirrors, interface by interface."""
+"""The models generated as TypeScript interfaces, in this order."""

@@ -1,13 +1,16 @@
-"""The wire payloads and settings are declared once in Python (server/wire.py, server/settings.py) and mirrored
-by the VS Code extension; these tests fail when the TypeScript copies drift from the declarations."""
+"""The wire payloads and settings are declared once in Python (server/wire.py, server/settings.py); the VS Code
+extension's wire types are generated from them (server/wire_ts.py) and its settings are checked against them;
+these tests fail when the TypeScript drifts from the declarations."""
 
 from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
-from evalens.server import wire
+from evalens.server import wire, wire_ts
 from evalens.server.settings import Settings
 from pydantic import BaseModel
 
@@ -16,7 +19,6 @@ from tests.conftest import REPO
 from tests.lsp.raw_client import RawServer
 
 EXT = REPO / "vscode-extension"
-PROTOCOL_TS = (EXT / "src" / "protocol.ts").read_text(encoding="utf-8")
 SETTINGS_TS = (EXT / "src" / "settings.ts").read_text(encoding="utf-8")
 
 
@@ -29,24 +31,51 @@ def ts_interfaces(source: str) -> dict[str, dict[str, bool]]:
     return out
 
 
-def ts_const(source: str, name: str) -> dict[str, str]:
-    block = re.search(rf"export const {name} = \{{(.*?)\}} as const;", source, re.S)
-    assert block, name
-    return dict(re.findall(r'(\w+):\s*"([^"]+)"', block.group(1)))
+def test_generated_protocol_is_up_to_date():
+    """Regenerate with `python -m evalens.server.wire_ts --write` when this fails."""
+    assert wire_ts.TS_PATH.read_text(encoding="utf-8") == wire_ts.ts_source()
+    check = subprocess.run(
+        [sys.executable, "-m", "evalens.server.wire_ts", "--check"], capture_output=True, text=True, cwd=REPO
+    )
+    assert check.returncode == 0, check.stdout
 
 
-@pytest.mark.parametrize("model", wire.MODELS, ids=lambda m: m.__name__)
-def test_protocol_ts_mirrors_each_model(model: type[wire.Wire]):
-    schema = model.model_json_schema(by_alias=True)
-    fields = {name: name not in schema.get("required", []) for name in schema["properties"]}
-    mirrored = ts_interfaces(PROTOCOL_TS).get(model.__name__)
-    assert mirrored is not None, f"protocol.ts has no interface {model.__name__}"
-    assert mirrored == fields, f"{model.__name__}: protocol.ts {mirrored} != server/wire.py {fields}"
+def test_generated_interfaces_have_each_models_wire_fields():
+    interfaces = ts_interfaces(wire_ts.ts_source())
+    for model in wire.MODELS:
+        schema = model.model_json_schema(by_alias=True)
+        fields = {name: name not in schema.get("required", []) for name in schema["properties"]}
+        assert interfaces[model.__name__] == fields, model.__name__
 
 
-def test_protocol_ts_names_every_command_and_notification():
-    assert ts_const(PROTOCOL_TS, "Commands") == wire.COMMANDS
-    assert ts_const(PROTOCOL_TS, "Notifications") == wire.NOTIFICATIONS
+@pytest.mark.parametrize(
+    ("schema", "ts"),
+    [
+        ({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}, "number | null"),
+        (
+            {"items": {"enum": ["PASS", "FAIL", "SKIP", "ERROR"], "type": "string"}, "type": "array"},
+            "Verdict[]",
+        ),
+        ({"enum": ["failed", "stale"], "type": "string"}, '"failed" | "stale"'),
+        ({"items": {"anyOf": [{"type": "string"}, {"type": "null"}]}, "type": "array"}, "(string | null)[]"),
+        ({"additionalProperties": True, "type": "object"}, "Record<string, unknown>"),
+        ({"anyOf": [{"$ref": "#/$defs/LspRange"}, {"type": "null"}]}, "LspRange | null"),
+        ({"anyOf": [{}, {"type": "null"}]}, "unknown"),
+    ],
+)
+def test_schema_shapes_become_typescript(schema: dict, ts: str):
+    assert wire_ts.ts_type(schema) == ts
+
+
+def test_an_untranslated_schema_shape_is_refused_not_typed_loosely():
+    with pytest.raises(wire_ts.UnsupportedSchema):
+        wire_ts.ts_type({"type": "object", "properties": {"a": {"type": "string"}}})
+
+
+def test_the_extension_takes_its_wire_types_from_the_generated_file():
+    protocol = (EXT / "src" / "protocol.ts").read_text(encoding="utf-8")
+    assert 'export * from "./protocol.generated";' in protocol
+    assert "export interface" not in protocol and "export type" not in protocol  # no hand-written copies
 
 
 def test_the_server_registers_exactly_the_declared_commands_and_publishes_valid_experimental():

@@ -32,11 +32,11 @@ export function outcomeOf(verdict: Verdict | string): TestOutcome {
   }
 }
 
-function durationMs(seconds: number | undefined): number | undefined {
+function durationMs(seconds: number | null | undefined): number | undefined {
   return typeof seconds === "number" && Number.isFinite(seconds) && seconds >= 0 ? Math.round(seconds * 1000) : undefined;
 }
 
-export function formatDuration(seconds: number | undefined): string {
+export function formatDuration(seconds: number | null | undefined): string {
   if (typeof seconds !== "number") {
     return "";
   }
@@ -56,7 +56,7 @@ export function outcomeFromResult(result: CaseResult): Outcome {
     }
     for (const check of result.failedChecks ?? []) {
       const diff = check.expected != null && check.actual != null ? { expected: check.expected, actual: check.actual } : {};
-      messages.push({ text: `${check.check}: ${check.message}`, range: check.range, ...diff });
+      messages.push({ text: `${check.check}: ${check.message}`, range: check.range ?? undefined, ...diff });
     }
     if (messages.length === 0) {
       messages.push({ text: result.reason || "FAIL" });
@@ -89,7 +89,7 @@ export function outcomeFromResult(result: CaseResult): Outcome {
 export function outcomeFromNotification(p: VerdictChangedParams): Outcome {
   const outcome = outcomeOf(p.verdict);
   const messages = outcome === "failed" || outcome === "errored" ? [{ text: p.reason || p.verdict }] : [];
-  const line = `${p.verdict} ${p.name}${p.durationSeconds !== undefined ? ` (${formatDuration(p.durationSeconds)})` : ""}`;
+  const line = `${p.verdict} ${p.name}${p.durationSeconds != null ? ` (${formatDuration(p.durationSeconds)})` : ""}`;
   return {
     outcome,
     durationMs: durationMs(p.durationSeconds),
@@ -124,7 +124,7 @@ export function usageText(usage: CaseResult["usage"]): string {
   if (!usage || (usage.inputTokens == null && usage.outputTokens == null)) {
     return "";
   }
-  const n = (v?: number) => (v ?? 0).toLocaleString("en-US");
+  const n = (v?: number | null) => (v ?? 0).toLocaleString("en-US");
   const tokens = `${n(usage.inputTokens)} in / ${n(usage.outputTokens)} out tokens`;
   if (usage.costUsd == null) {
     return tokens;
@@ -139,7 +139,7 @@ export function resultOutput(r: CaseResult): string {
   const spent = usageText(r.usage);
   lines.push(
     // the state over repeated runs (FLAKY, BUDGET) when there is one: a FLAKY case is not printed as FAIL
-    `${r.state ?? r.verdict} ${r.name}${r.durationSeconds !== undefined ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
+    `${r.state ?? r.verdict} ${r.name}${r.durationSeconds != null ? ` (${formatDuration(r.durationSeconds)})` : ""}` +
       `${who ? ` [${who}]` : ""}${spent ? ` · ${spent}` : ""}${r.replayed ? ` · ${r.replayed}` : ""}`,
   );
   if (r.reason) {
@@ -204,7 +204,7 @@ export function addUsage(results: readonly CaseResult[]): CaseResult["usage"] {
   if (used.length === 0) {
     return undefined;
   }
-  const sum = (f: (u: NonNullable<CaseResult["usage"]>) => number | undefined) => used.reduce((a, u) => a + (f(u) ?? 0), 0);
+  const sum = (f: (u: NonNullable<CaseResult["usage"]>) => number | null | undefined) => used.reduce((a, u) => a + (f(u) ?? 0), 0);
   const costs = used.every((u) => u.costUsd != null);
   return { inputTokens: sum((u) => u.inputTokens), outputTokens: sum((u) => u.outputTokens), ...(costs ? { costUsd: sum((u) => u.costUsd) } : {}) };
 }

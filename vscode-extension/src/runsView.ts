@@ -96,7 +96,7 @@ export function registerRunsView(server: EvalServer, log: vscode.LogOutputChanne
   const view = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: runs, canSelectMany: true });
   runs.view = view;
   const compare = async (a: RunEntry, b: RunEntry) => {
-    await showRun(server, { uri: a.uri, name: a.name, reportPath: a.reportPath, againstReportPath: b.reportPath, compare: true }, log);
+    await showRun(server, { uri: a.uri ?? undefined, name: a.name, reportPath: a.reportPath ?? undefined, againstReportPath: b.reportPath ?? undefined, compare: true }, log);
   };
   return [
     runs,
@@ -106,7 +106,7 @@ export function registerRunsView(server: EvalServer, log: vscode.LogOutputChanne
     vscode.commands.registerCommand("evalens.runs.refresh", () => runs.refresh()),
     vscode.commands.registerCommand("evalens.runs.open", async (e?: RunEntry) => {
       if (e?.reportPath) {
-        await showRun(server, { uri: e.uri, name: e.name, reportPath: e.reportPath }, log);
+        await showRun(server, { uri: e.uri ?? undefined, name: e.name, reportPath: e.reportPath }, log);
       }
     }),
     vscode.commands.registerCommand("evalens.runs.filter", async () => {
