@@ -132,3 +132,21 @@ def test_the_server_runs_files_on_it(toy: str) -> None:
     assert engine_refusal(Path("tasks.yaml"), toy) is None
     why = engine_refusal(Path("tasks.yaml"), "toyy")
     assert why is not None and "claude-code or codex or toy, not toyy" in why
+
+
+def test_the_vscode_manifest_lists_the_registered_engines() -> None:
+    """Regenerate with `python -m evalens.core.engine_manifest --write` when this fails."""
+    from evalens.core import engine_manifest
+
+    assert engine_manifest.MANIFEST.read_text(encoding="utf-8") == engine_manifest.manifest_source()
+    setting = json.loads(engine_manifest.MANIFEST.read_text(encoding="utf-8"))["contributes"]["configuration"]
+    assert setting["properties"]["evalens.engine"]["enum"] == ["auto", *engines.engine_names()]
+
+
+def test_the_vscode_manifest_would_offer_it(toy: str) -> None:
+    from evalens.core import engine_manifest
+
+    manifest = json.loads(engine_manifest.manifest_source())
+    setting = manifest["contributes"]["configuration"]["properties"]["evalens.engine"]
+    assert setting["enum"][-1] == "toy" and setting["enumDescriptions"][-1] == "Toy (toy-agent --json)"
+    assert engine_manifest.main(["--check"]) == 1  # the committed manifest lacks it
