@@ -14,11 +14,11 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from evalens.runner.api_types import AgentRunLimits
-from evalens.runner.results import UnitResult
-from evalens.runner.session import AgentSession, UsageError
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.session import AgentResult, AgentSession, UsageError
 from pydantic import ConfigDict, Field
 
 from evalens.core.documents import ParsedDocument
@@ -26,11 +26,13 @@ from evalens.core.units import Unit, read_doc
 
 __all__ = [
     "FileRunRequest",
+    "KeptRun",
     "ParsedDocument",
     "Restored",
     "Suite",
     "SuiteSummary",
     "Unit",
+    "UnitRun",
     "UsageError",
     "installed_skill",
     "read_json",
@@ -97,6 +99,11 @@ class FileRunRequest(AgentRunLimits):
         description="`no-skill`, or a git ref: run every unit again "
         "without the skill, or with it as it was at the ref (docs/baseline.md).",
     )
+    resume: Path | None = Field(
+        default=None,
+        description="Finish the batch of this report (its run log): runs that finished are kept, the rest run "
+        "(`runner.run_log`); a changed input is refused.",
+    )
     allow_unisolated_baseline: bool = Field(
         default=False,
         description="Run a baseline even when the sandbox is "
@@ -124,6 +131,70 @@ class Restored:
 
 
 Progress = Callable[[str, str, bool], None]  # (unit id, message, is a run's outcome line)
+
+AGENT_OUTPUT_CHARS = 64_000  # the agent's output a unit-run keeps in the run log (its results files quote it)
+
+
+@dataclass
+class UnitRun:
+    """One run of a unit (a unit-run): its verdict on its own, why, its checks, the agent's result and the
+    format's own figures of the run (``figures``: JSON values, what :meth:`Suite.combine` needs beside the
+    agent's result: skilljack's scores, which skill fired, the grading file). The run log keeps it as one
+    ``run-finish`` event, so ``--resume`` combines a restored run exactly as a fresh one."""
+
+    verdict: Verdict
+    reason: str
+    res: AgentResult
+    checks: list[UnitCheck] = field(default_factory=list)
+    seconds: float = 0.0
+    figures: dict[str, Any] = field(default_factory=dict)
+    judge: tuple[str, str, str | None] | None = None  # (PASS/FAIL/ERROR, reason, model) when a judge ruled
+
+    def to_data(self) -> dict[str, Any]:
+        """What the run log keeps beyond the verdict and checks (read back by :meth:`Suite.restored_run`)."""
+        return {"agent": agent_data(self.res), "seconds": round(self.seconds, 3), "figures": self.figures}
+
+
+@dataclass
+class KeptRun:
+    """A finished run a resumed batch keeps: the unit-run and its agent run record (None: none was kept)."""
+
+    run: UnitRun
+    record: Any = None
+
+
+class RunHooks(Protocol):
+    """Who hears each unit-run start and finish (the batch's run log)."""
+
+    async def started(self, unit: Unit, run: int) -> None: ...
+
+    async def finished(self, unit: Unit, run: int, done: UnitRun, records: list[Any]) -> None: ...
+
+
+def agent_data(res: AgentResult) -> dict[str, Any]:
+    """The agent's result as JSON values (the workspace itself is gone by now)."""
+    return {
+        "output": res.output[:AGENT_OUTPUT_CHARS],
+        "skills": list(res.skills),
+        "tools": list(res.tools),
+        "error": res.error,
+        "duration_ms": res.duration_ms,
+        "cost_usd": res.cost_usd,
+        "turns": res.turns,
+        "workspace_files": list(res.workspace_files),
+        "exit_code": res.exit_code,
+        "model": res.model,
+        "api_status": res.api_status,
+        "retries": list(res.retries),
+    }
+
+
+def agent_from_data(data: Any) -> AgentResult:
+    """:func:`agent_data` read back (unknown or missing keys left at their defaults)."""
+    if not isinstance(data, dict):
+        return AgentResult()
+    names = set(AgentResult.__dataclass_fields__) - {"workspace", "activations"}
+    return AgentResult(**{k: v for k, v in data.items() if k in names})
 
 
 class Suite(ABC):
@@ -231,8 +302,55 @@ class Suite(ABC):
         """The agent session for this run (preflight done: raises :class:`UsageError` before any agent)."""
 
     @abstractmethod
-    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
-        """Run one unit (``request.runs`` times), check and judge it: one result."""
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+        """Run the unit once (run ``run`` of ``request.runs``), check and judge that run: one unit-run."""
+
+    @abstractmethod
+    def combine(self, session: AgentSession, unit: Unit, runs: list[UnitRun]) -> UnitResult:
+        """The unit's result from its runs (run 1 first), by the format's own rule. Pure but for the format's
+        own bookkeeping (skilljack keeps its runs for its results file)."""
+
+    async def run_unit(
+        self,
+        session: AgentSession,
+        unit: Unit,
+        kept: dict[int, KeptRun] | None = None,
+        hooks: RunHooks | None = None,
+    ) -> UnitResult:
+        """Run one unit ``request.runs`` times, each run one unit-run (``hooks`` hear each start and finish: the
+        run log), then combine them. ``kept``: runs a resumed batch already finished (by run number), used
+        as they are and not run again; their agent run records go back into the session in run order."""
+        runs: list[UnitRun] = []
+        for number in range(1, self.request.runs + 1):
+            done = (kept or {}).get(number)
+            if done is not None:
+                runs.append(done.run)
+                if done.record is not None:
+                    session.records.append((unit.id, done.record))
+                continue
+            if hooks is not None:
+                await hooks.started(unit, number)
+            first = len(session.records)
+            one = await self.run_once(session, unit, number)
+            runs.append(one)
+            if hooks is not None:
+                await hooks.finished(unit, number, one, [r for _, r in session.records[first:]])
+        return self.combine(session, unit, runs)
+
+    def restored_run(
+        self, unit: Unit, verdict: Verdict, reason: str, checks: list[UnitCheck], data: Any
+    ) -> UnitRun:
+        """A unit-run the run log says finished (``--resume``), as :meth:`run_once` returned it: the agent's
+        result and the format's figures from the run's ``data`` (:meth:`UnitRun.to_data`)."""
+        data = data if isinstance(data, dict) else {}
+        return UnitRun(
+            verdict=verdict,
+            reason=reason,
+            res=agent_from_data(data.get("agent")),
+            checks=checks,
+            seconds=float(data.get("seconds") or 0.0),
+            figures=dict(data.get("figures") or {}),
+        )
 
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
         """Write the format's own result files; say how the whole file did."""

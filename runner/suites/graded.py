@@ -5,13 +5,12 @@ scored 1-5): one grader call per run through the one judge client, and reading `
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
-from evalens.runner.suites.base import Restored, Suite, Unit, read_json, skill_root_of
+from evalens.runner.suites.base import Restored, Suite, Unit, UnitRun, read_json, skill_root_of
 from evalens.runner.suites.skilljack import _num
 from evalens.runner.verdicts import (
     check_status,
@@ -224,19 +223,6 @@ def writing_unit(name: str, grading: dict[str, Any], data: Any) -> UnitResult:
     )
 
 
-@dataclass
-class GradedRun:
-    """One graded run of a unit: its verdict and why, the grading file it wrote, its checks, the agent's
-    result and how long the run took."""
-
-    verdict: Verdict
-    reason: str
-    target: Path
-    checks: list[UnitCheck]
-    res: AgentResult
-    seconds: float
-
-
 class GradedSuite(Suite):
     """A format whose units are graded statement by statement (skill-creator, writing-skills): its units are
     the dicts of one list, every run is graded through the one judge client and writes the format's grading
@@ -288,15 +274,36 @@ class GradedSuite(Suite):
         )
 
     @abstractmethod
-    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> GradedRun:
-        """Run the unit once, grade it and write the format's grading file."""
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+        """Run the unit once, grade it and write the format's grading file (its path: ``figures["grading"]``)."""
+
+    def graded_run(
+        self,
+        verdict: Verdict,
+        reason: str,
+        target: Path,
+        checks: list[UnitCheck],
+        res: AgentResult,
+        seconds: float,
+    ) -> UnitRun:
+        """One graded unit-run: the grader's ruling is the run's verdict (but for an agent or grader error)."""
+        return UnitRun(
+            verdict=verdict,
+            reason=reason,
+            res=res,
+            checks=checks,
+            seconds=seconds,
+            figures={"grading": str(target)},
+            judge=(verdict, reason, self.spec.model if self.spec else None)
+            if verdict in ("PASS", "FAIL")
+            else None,
+        )
 
     def details(self) -> dict[str, Any]:
         """The format's figures for the unit's result (``UnitResult.details``)."""
         return {}
 
-    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
-        runs = [await self.run_once(session, unit, run) for run in range(1, self.request.runs + 1)]
+    def combine(self, session: AgentSession, unit: Unit, runs: list[UnitRun]) -> UnitResult:
         verdicts = [r.verdict for r in runs]
         verdict = combine_runs(verdicts)
         shown = next((r for r in runs if r.verdict == verdict), runs[0])
@@ -316,7 +323,7 @@ class GradedSuite(Suite):
             error=shown.reason if verdict == "ERROR" else None,
             pass_rate=count_passed(verdicts) / len(verdicts) if len(verdicts) > 1 else None,
             run_verdicts=verdicts if len(verdicts) > 1 else [],
-            result_file=str(shown.target),
+            result_file=shown.figures.get("grading"),
             details=self.details(),
         )
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
-from evalens.runner.suites.base import Unit, installed_skill, newest_first
-from evalens.runner.suites.graded import GradedRun, GradedSuite, creator_unit, grade
+from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first
+from evalens.runner.suites.graded import GradedSuite, creator_unit, grade
 from evalens.runner.verdicts import check_status, graded_verdict
 
 
@@ -74,7 +74,7 @@ class SkillCreatorSuite(GradedSuite):
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(statements_of(u.data)[1])} statement(s)" for u in units]
 
-    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> GradedRun:
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
         from evalens.runner.judge import judge_deadline
 
         case = unit.data
@@ -134,7 +134,7 @@ class SkillCreatorSuite(GradedSuite):
             ]
         )
         self.say(unit.id, f"eval {unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
-        return GradedRun(verdict, reason, target, checks, res, executor + grader)
+        return self.graded_run(verdict, reason, target, checks, res, executor + grader)
 
     @classmethod
     def result_files(cls, format_id: str, file: Path) -> list[Path]:

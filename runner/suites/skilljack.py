@@ -13,7 +13,7 @@ import statistics
 import subprocess
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from evalens.runner.suites.base import (
     Suite,
     SuiteSummary,
     Unit,
+    UnitRun,
     newest_first,
     read_json,
 )
@@ -649,44 +650,66 @@ class SkilljackSuite(Suite):
             warn=lambda m: self.say("", m),
         )
 
-    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+        """One run of a task: its deterministic checks and judge scored as skilljack scores a run; the run's
+        own verdict is the task's rule applied to this run alone (the task's verdict is over the mean)."""
         from evalens.runner.judge import judge_deadline
 
         task: SjTask = unit.data
-        runs: list[tuple[AgentResult, Score]] = []
-        dets: list[DetOutcome | None] = []
         use_det = task.det is not None and not self.request.no_deterministic
-        for i in range(self.request.runs):
-            holder: dict[str, DetOutcome | None] = {}
+        holder: dict[str, DetOutcome | None] = {}
 
-            def checks(res: AgentResult, holder: dict[str, DetOutcome | None] = holder) -> None:
-                holder["det"] = check_task(task, res) if use_det else None
+        def checks(res: AgentResult) -> None:
+            holder["det"] = check_task(task, res) if use_det else None
 
-            res = await session.run(task.prompt, task.skills, check=checks)
-            det = holder["det"] if "det" in holder else (check_task(task, res) if use_det else None)
-            judged = (
-                await judge_task(
-                    self.judge_spec,
-                    task,
-                    res,
-                    self.cfg.judge_truncation,
-                    judge_deadline(self.timeout, self.request.judge_timeout),
-                )
-                if self.judge_spec is not None and task.criteria and not res.error
-                else None
+        res = await session.run(task.prompt, task.skills, check=checks)
+        det = holder["det"] if "det" in holder else (check_task(task, res) if use_det else None)
+        judged = (
+            await judge_task(
+                self.judge_spec,
+                task,
+                res,
+                self.cfg.judge_truncation,
+                judge_deadline(self.timeout, self.request.judge_timeout),
             )
-            score = score_run(
-                task, res, (det.passed, det.details, det.discovery) if det else None, judged, self.cfg.weights
-            )
-            runs.append((res, score))
-            dets.append(det)
-            failed = run_error(res, score)
-            self.say(
-                task.id,
-                f"{task.id} run {i + 1}/{self.request.runs}: discovery {score.discovery:g}, adherence "
-                f"{score.adherence:g}, output {score.output_quality:g}, weighted {score.weighted:.2f} "
-                f"({score.category})" + (f" — ERROR: {failed}" if failed else ""),
-            )
+            if self.judge_spec is not None and task.criteria and not res.error
+            else None
+        )
+        score = score_run(
+            task, res, (det.passed, det.details, det.discovery) if det else None, judged, self.cfg.weights
+        )
+        failed = run_error(res, score)
+        self.say(
+            task.id,
+            f"{task.id} run {run}/{self.request.runs}: discovery {score.discovery:g}, adherence "
+            f"{score.adherence:g}, output {score.output_quality:g}, weighted {score.weighted:.2f} "
+            f"({score.category})" + (f" — ERROR: {failed}" if failed else ""),
+        )
+        verdict, reason, _ = task_verdict(
+            task, [(res, score)], aggregate([score])[0], self.discovery_threshold, self.score_threshold
+        )
+        return UnitRun(
+            verdict=verdict,
+            reason=reason,
+            res=res,
+            checks=det.checks if det is not None else [],
+            seconds=res.duration_ms / 1000,
+            figures={
+                "score": asdict(score),
+                "det": None if det is None else {"passed": det.passed, "discovery": det.discovery},
+            },
+        )
+
+    def combine(self, session: AgentSession, unit: Unit, done: list[UnitRun]) -> UnitResult:
+        """skilljack's task rule over the runs' mean scores; the results file keeps every run."""
+        task: SjTask = unit.data
+        runs = [(r.res, Score(**r.figures["score"])) for r in done]
+        dets = [
+            DetOutcome(bool(d["passed"]), r.checks, bool(d["discovery"]))
+            if isinstance(d := r.figures.get("det"), dict)
+            else None
+            for r in done
+        ]
         mean, rep = aggregate([s for _, s in runs])
         if not self.baseline:  # the results files are the skill's own runs
             self.outcomes.append((task, runs, mean, rep))

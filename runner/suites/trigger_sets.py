@@ -17,6 +17,7 @@ from evalens.runner.suites.base import (
     Suite,
     SuiteSummary,
     Unit,
+    UnitRun,
     installed_skill,
     skill_root_of,
 )
@@ -164,20 +165,33 @@ class TriggerSetSuite(Suite):
             warn=lambda m: self.say("", m),
         )
 
-    async def run_unit(self, session: AgentSession, unit: Unit) -> UnitResult:
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+        """One run of the query: which installed skill fired first (``figures["fired"]``); the run alone is
+        PASS when that matches whether the skill should trigger, ERROR when the agent failed."""
         query, want = unit.data
-        hits, errors, outputs = 0, [], []
+        res = await session.run(query, self.skills, beside=self.others)
+        if res.error:  # a run that did not happen says nothing about triggering
+            why = agent_error(res)
+            return UnitRun(
+                "ERROR", why, res, seconds=res.duration_ms / 1000, figures={"fired": {"error": why}}
+            )
+        entry = fired_entry(res.activations)
+        ok = (entry["skill"] == self.skill) == want
+        why = f"{entry['skill'] or 'no skill'} fired first ({'should' if want else 'should not'} trigger)"
+        return UnitRun(
+            "PASS" if ok else "FAIL", why, res, seconds=res.duration_ms / 1000, figures={"fired": entry}
+        )
+
+    def combine(self, session: AgentSession, unit: Unit, done: list[UnitRun]) -> UnitResult:
+        """The query's verdict over its runs: it triggers when the skill fired first in at least half of them."""
+        query, want = unit.data
         runs = self.request.runs
-        fired: list[dict[str, Any]] = []  # per run: which installed skill fired first (or none), and how
-        for _ in range(runs):
-            res = await session.run(query, self.skills, beside=self.others)
-            outputs.append(res)
-            if res.error:  # a run that did not happen says nothing about triggering
-                errors.append(res.error)
-                fired.append({"error": agent_error(res)})
-                continue
-            fired.append(fired_entry(res.activations))
-            hits += fired[-1]["skill"] == self.skill
+        outputs = [r.res for r in done]
+        errors = [r.res.error for r in done if r.res.error]
+        fired: list[dict[str, Any]] = [dict(r.figures.get("fired") or {}) for r in done]
+        hits = sum(
+            1 for r, f in zip(done, fired, strict=True) if not r.res.error and f.get("skill") == self.skill
+        )
         should = f"should {'' if want else 'not '}trigger"
         details: dict[str, Any] = {
             "query": query,

@@ -10,8 +10,8 @@ from typing import Any
 
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
-from evalens.runner.suites.base import Unit, installed_skill, newest_first, read_json
-from evalens.runner.suites.graded import GradedRun, GradedSuite, grade, writing_unit
+from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first, read_json
+from evalens.runner.suites.graded import GradedSuite, grade, writing_unit
 from evalens.runner.verdicts import check_status, graded_verdict
 
 NOT_ASSESSED = {"passed": None, "details": "N/A - not assessed by evalens run"}
@@ -34,7 +34,7 @@ class WritingSkillsSuite(GradedSuite):
     def details(self) -> dict[str, Any]:
         return {"version": self.version}
 
-    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> GradedRun:
+    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
         from evalens.runner.judge import judge_deadline
 
         case = unit.data
@@ -95,7 +95,7 @@ class WritingSkillsSuite(GradedSuite):
             for r, (j, _) in zip(results, exps, strict=False)
         ]
         self.say(unit.id, f"{unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
-        return GradedRun(verdict, reason, target, checks, res, res.duration_ms / 1000)
+        return self.graded_run(verdict, reason, target, checks, res, res.duration_ms / 1000)
 
     def _grading(
         self,
