@@ -86,6 +86,25 @@ class Node:
 
 
 @dataclass(slots=True)
+class _Members:
+    """A mapping as a reader builds it, YAML's and JSON's alike: its entries in order, its values, and where each
+    key first stood, so a key seen again is one ``duplicate-key`` problem pointing at the first."""
+
+    node: Node
+    problems: list[Problem]
+    values: dict[str, Any] = field(default_factory=dict)
+    first: dict[str, Span] = field(default_factory=dict)
+
+    def add(self, key: str, kspan: Span, child: Node, value: Any) -> None:
+        if key in self.first:
+            self.problems.append(duplicate_key(kspan, key, self.first[key]))
+        else:
+            self.first[key] = kspan
+        self.node.entries.append((key, kspan, child))
+        self.values[key] = value
+
+
+@dataclass(slots=True)
 class ParsedDocument:
     """The result of parsing one file: its plain value, node tree and syntax problems."""
 
@@ -341,8 +360,8 @@ class _Builder:
     def _build_map(self, node: yaml.Node, depth: int) -> tuple[Node, dict[str, Any]]:
         """A mapping's entries; duplicate and complex keys are problems, ``<<`` merges resolved after them."""
         out = Node("map", self.span(node))
-        mapping: dict[str, Any] = {}
-        first: dict[str, Span] = {}
+        members = _Members(out, self.problems)
+        mapping = members.values
         merged: list[tuple[Node, dict[str, Any]]] = []
         for key_node, value_node in node.value:
             kspan = self.span(key_node)
@@ -358,12 +377,7 @@ class _Builder:
                 continue
             key = str(key_node.value)
             child, value, _ = self._build(value_node, depth + 1)
-            if key in first:
-                self.problems.append(duplicate_key(kspan, key, first[key]))
-            else:
-                first[key] = kspan
-            out.entries.append((key, kspan, child))
-            mapping[key] = value
+            members.add(key, kspan, child, value)
         for source, merged_values in merged:  # explicit keys win, then earlier sources (YAML 1.1)
             for key, kspan, child in source.entries:
                 if key not in mapping:
@@ -641,16 +655,20 @@ class _JsonParser:
         if self.depth > MAX_DEPTH:
             raise _JsonError(i, "Document is nested too deeply to validate.")
 
+    def leave(self, node: Node, value: Any, start: int, close: int) -> tuple[Node, Any, int]:
+        """An object or array read up to its closing bracket at ``close``: its range, one level up, past it."""
+        node.span = self.span(start, close + 1)
+        self.depth -= 1
+        return node, value, close + 1
+
     def obj(self, start: int) -> tuple[Node, Any, int]:
         self.enter(start)
         node = Node("map", Span(0, 0, 0, 0))
-        out: dict[str, Any] = {}
-        first: dict[str, Span] = {}
+        members = _Members(node, self.problems)
+        out = members.values
         i = self.skip(start + 1)
         if i < self.n and self.text[i] == "}":
-            node.span = self.span(start, i + 1)
-            self.depth -= 1
-            return node, out, i + 1
+            return self.leave(node, out, start, i)
         while True:
             if i >= self.n:
                 raise _JsonError(i, "Unexpected end of file inside an object; `}` is missing.")
@@ -665,18 +683,11 @@ class _JsonParser:
             if i >= self.n or self.text[i] != ":":
                 raise _JsonError(i, f"Expected `:` after property name `{key}`.")
             child, value, i = self.value(self.skip(i + 1))
-            if key in first:
-                self.problems.append(duplicate_key(kspan, key, first[key]))
-            else:
-                first[key] = kspan
-            node.entries.append((key, kspan, child))
-            out[key] = value
+            members.add(key, kspan, child, value)
             i, closed = self.after_member(i, "}", "a property value")
             if closed:
                 break
-        node.span = self.span(start, i + 1)
-        self.depth -= 1
-        return node, out, i + 1
+        return self.leave(node, out, start, i)
 
     def after_member(self, i: int, close: str, what: str) -> tuple[int, bool]:
         """Past the `,` after a member or item (False: another follows), or at the closing bracket (True); a
@@ -706,9 +717,7 @@ class _JsonParser:
         out: list[Any] = []
         i = self.skip(start + 1)
         if i < self.n and self.text[i] == "]":
-            node.span = self.span(start, i + 1)
-            self.depth -= 1
-            return node, out, i + 1
+            return self.leave(node, out, start, i)
         while True:
             child, value, i = self.value(i)
             node.items.append(child)
@@ -716,6 +725,4 @@ class _JsonParser:
             i, closed = self.after_member(i, "]", "an array item")
             if closed:
                 break
-        node.span = self.span(start, i + 1)
-        self.depth -= 1
-        return node, out, i + 1
+        return self.leave(node, out, start, i)

@@ -101,14 +101,21 @@ class BatchStart(EvalModel):
         return [None] + ([self.baseline] if self.baseline is not None else [])
 
 
-class RunStart(EvalModel):
-    """A unit run started (its sandbox is being made)."""
+class _UnitRunEvent(EvalModel):
+    """What every event about one run of one unit says first: which event, when, which unit, run and side
+    (a subclass narrows ``event`` to its kind and keeps this order)."""
 
-    event: Literal["run-start"] = doc("Event kind.", type_="string", example="run-start")
+    event: str = doc("Event kind.", type_="string")
     time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T14:30:01Z")
     unit: LogUnit = doc("The unit.", type_="object")
     run: int = doc("1-based run number.", type_="integer", default=1, example=1)
     side: str | None = doc("`null`: the package; else the baseline's label.", type_="string", default=None)
+
+
+class RunStart(_UnitRunEvent):
+    """A unit run started (its sandbox is being made)."""
+
+    event: Literal["run-start"] = doc("Event kind.", type_="string", example="run-start")
 
 
 class LogJudge(EvalModel):
@@ -120,14 +127,10 @@ class LogJudge(EvalModel):
     provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
 
 
-class RunFinish(EvalModel):
+class RunFinish(_UnitRunEvent):
     """A unit run finished: its checks, judge and verdict. A run with no such line did not finish."""
 
     event: Literal["run-finish"] = doc("Event kind.", type_="string", example="run-finish")
-    time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T14:30:41Z")
-    unit: LogUnit = doc("The unit.", type_="object")
-    run: int = doc("1-based run number.", type_="integer", default=1, example=1)
-    side: str | None = doc("`null`: the package; else the baseline's label.", type_="string", default=None)
     verdict: Verdict = doc("The run's verdict.", type_="string", example="PASS")
     reason: str = doc("Why.", type_="string", default="", example="The table lists all rows.")
     error: str | None = doc("The agent's, the setup's or the judge's error.", type_="string", default=None)
