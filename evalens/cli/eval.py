@@ -640,7 +640,6 @@ def _matrix(args: argparse.Namespace) -> int:
     clashing = [
         flag
         for flag, given in (
-            ("--shard", args.shard),
             ("--resume", args.resume is not None),
             ("--output", args.output is not None),
             ("--dry-run", args.dry_run),
@@ -652,21 +651,35 @@ def _matrix(args: argparse.Namespace) -> int:
     if clashing:
         print(f"evalens eval: a matrix run takes no {', '.join(clashing)}", file=sys.stderr)
         return 2
+    from evalens.cli.shard import cell_label
     from evalens.runner.report import stamp, utc_now
 
     batch = stamp(utc_now())
+    shards = _matrix_shards(args, plan) if args.shard else None
+    if isinstance(shards, int):
+        return shards
+    if shards is not None:  # the cells of one shard are one batch: the shard in its reports' names
+        batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
     codes, paths = [], []
     for i, (engine, model) in enumerate(plan, 1):
         cell = argparse.Namespace(**{**vars(args), "engine": engine, "agent_model": model, "json": False})
-        label = f"{engine or 'default engine'} · {model or 'default model'}"
-        print(shown(f"evalens eval: cell {label}"), file=sys.stderr)
+        print(shown(f"evalens eval: cell {cell_label(engine, model)}"), file=sys.stderr)
         refused = _check_args(cell)
         request = refused if refused is not None else _request(cell)
         if isinstance(request, int):
             codes.append(request)
             continue
         path = request.package_root / "evals" / "reports" / cell_report_name(batch, i)
-        code = _run_and_report(request.model_copy(update={"output": path}), cell)
+        request = request.model_copy(update={"output": path})
+        mark = None
+        if shards is not None:
+            narrowed = _shard_cell(request, shards[i - 1], args)
+            if isinstance(narrowed, int):
+                codes.append(narrowed)
+                paths += [path] if path.is_file() else []
+                continue
+            request, mark = narrowed
+        code = _run_and_report(request, cell, mark)
         if code >= 128:  # interrupted: no more cells
             return code
         codes.append(code)
@@ -676,6 +689,55 @@ def _matrix(args: argparse.Namespace) -> int:
         table = matrix(reports)
         print(json.dumps(table.as_json(), indent=2) if args.json else shown(table.table()))
     return max(codes, default=0)
+
+
+def _matrix_shards(args: argparse.Namespace, plan: list[tuple[str | None, str | None]]) -> Any:
+    """``--shard K/N`` of a matrix run: for each cell, the units shard K runs in it and its report's mark (the
+    split is by cell × unit, so one slow cell does not land on one machine whole); an exit code when the
+    split cannot be cut."""
+    from evalens.cli.shard import cut_matrix_shard, planned_units
+    from evalens.runner.api import RunError
+    from evalens.runner.ci.shard import ShardError
+
+    first = _request(argparse.Namespace(**{**vars(args), "engine": plan[0][0], "agent_model": plan[0][1]}))
+    if isinstance(first, int):
+        return first
+    try:
+        units = planned_units(first.package_root, first)
+        shards = cut_matrix_shard(args.shard, plan, units, first.package_root, args.durations, first.runs)
+    except (RunError, ShardError) as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return getattr(exc, "exit_code", 2)
+    mark = shards[0][1]
+    mine = sum(len(units_k) for units_k, _mark in shards)
+    print(
+        f"evalens eval: shard {mark.index}/{mark.count}: {mine} of {len(units) * len(plan)} cell × unit "
+        f"pair(s), balanced by {mark.balanced_by} (split {mark.split})",
+        file=sys.stderr,
+    )
+    return shards
+
+
+def _shard_cell(request: Any, shard: tuple[list[str], Any], args: argparse.Namespace) -> Any:
+    """One cell of a sharded matrix run: the request narrowed to the units this shard runs in the cell and the
+    mark, or (no unit here) the exit code of writing the cell's empty report, which a merge still needs."""
+    from evalens.cli.shard import empty_report, planned_units
+    from evalens.runner.api import RunError
+
+    mine, mark = shard
+    try:
+        if not mine:
+            _report, path = empty_report(request, mark)
+            print(
+                f"evalens eval: no unit of this cell in shard {args.shard}; empty report: {path}",
+                file=sys.stderr,
+            )
+            return 0
+        every = planned_units(request.package_root, request)
+    except RunError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return exc.exit_code
+    return request.model_copy(update={"cases": [every[name] for name in mine], "target": None}), mark
 
 
 def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:

@@ -77,6 +77,76 @@ def cut_shard(
     return cut.units(index), mark
 
 
+def cell_label(engine: str | None, model: str | None) -> str:
+    """``codex · gpt-5``: a matrix cell as asked for (the default engine or model named so)."""
+    return f"{engine or 'default engine'} · {model or 'default model'}"
+
+
+def _of_cell(engine: str | None, model: str | None) -> Any:
+    """Which past reports a cell's durations come from: its engine's (and its model's, when one is asked)."""
+
+    def keep(report: Any) -> bool:
+        ran = report.agent.model if report.agent is not None else None
+        return (engine is None or report.config.engine == engine) and (model is None or ran == model)
+
+    return keep
+
+
+def cut_matrix_shard(
+    spec: str,
+    cells: list[tuple[str | None, str | None]],
+    case_files: Mapping[str, str | Path],
+    root: Path,
+    durations: list[Path] | None,
+    runs: int | None,
+) -> list[tuple[list[str], Any]]:
+    """A matrix run's shard K, split by cell × unit (:func:`evalens.runner.matrix.shard_pairs`): for each cell,
+    in order, the units this shard runs in it and the cell report's ``shard`` mark (the same split fingerprint
+    in every cell report of every shard, and the cell's label, so a merge takes one cell's shards only).
+    Balanced by each pair's past duration from its engine's and model's reports, else by count. Raises
+    ``ShardError``."""
+    from evalens.core.models.uaaps import ReportShard
+    from evalens.runner.ci.shard import (
+        cases_fingerprint,
+        commit_of,
+        config_fingerprint,
+        durations_from,
+        parse_spec,
+        split_fingerprint,
+    )
+    from evalens.runner.matrix import shard_pairs
+
+    index, count = parse_spec(spec)
+    labels = [cell_label(engine, model) for engine, model in cells]
+    units = list(case_files)
+    default = root / "evals" / "reports"
+    sources = durations if durations else ([default] if default.is_dir() else [])
+    known = {
+        (i, unit): seconds
+        for i, (engine, model) in enumerate(cells)
+        for unit, seconds in (durations_from(sources, _of_cell(engine, model)) if sources else {}).items()
+        if unit in case_files
+    }
+    shards = shard_pairs(labels, units, count, known or None)
+    fingerprint = split_fingerprint([[f"{i}\x1f{unit}" for i, unit in shard] for shard in shards])
+    mark = ReportShard(
+        index=index,
+        count=count,
+        units=len(units),
+        balanced_by="durations" if known else "count",
+        split=fingerprint,
+        commit=commit_of(root),
+        runs=runs,
+        config=config_fingerprint(root / "evals" / "eval-config.json"),
+        cases=cases_fingerprint(case_files, root),
+    )
+    mine = shards[index - 1]
+    return [
+        ([unit for cell, unit in mine if cell == i], mark.model_copy(update={"cell": label}))
+        for i, label in enumerate(labels)
+    ]
+
+
 def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any, Any, int]:
     """``request`` narrowed to shard K's units, the report's ``shard`` mark, and K's unit count (may be 0).
 

@@ -140,6 +140,13 @@ ALIKE = (
 def _check_alike(items: list[tuple[Path, Any]]) -> None:
     """Refuse reports of different judges, or shards that record a different commit, config, cases or runs;
     the message names the difference and which report has which value."""
+    cells = {r.shard.cell for _p, r in items if r.shard is not None}
+    if len(cells) > 1:
+        raise MergeError(
+            "the reports hold different cells of a matrix run ("
+            + ", ".join(f"{p}: {(r.shard.cell if r.shard else None) or 'no cell'}" for p, r in items)
+            + "): merge each cell's shards on their own, then `evalens report matrix` the merged cells"
+        )
     judges = {r.config.judge for _p, r in items}
     if len(judges) > 1:
         raise MergeError(

@@ -13,9 +13,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -72,12 +73,20 @@ def split(units: Iterable[str], count: int, durations: Mapping[str, float] | Non
         balanced_by = "count"
         shown_loads = tuple(float(len(b)) for b in buckets)
     shards = tuple(tuple(sorted(b, key=position.__getitem__)) for b in buckets)
-    digest = hashlib.sha256(json.dumps([sorted(s) for s in shards]).encode()).hexdigest()[:12]
-    return Split(shards=shards, balanced_by=balanced_by, fingerprint=digest, loads=shown_loads)
+    return Split(
+        shards=shards, balanced_by=balanced_by, fingerprint=split_fingerprint(shards), loads=shown_loads
+    )
 
 
-def durations_from(sources: Iterable[Path]) -> dict[str, float]:
-    """Unit id → seconds, from report files or folders of reports (newest report first for each unit).
+def split_fingerprint(shards: Iterable[Iterable[str]]) -> str:
+    """The fingerprint of a whole split (each shard's keys, in any order): equal on every machine that cut the
+    same split, so a merge can tell shards of different splits apart."""
+    return hashlib.sha256(json.dumps([sorted(s) for s in shards]).encode()).hexdigest()[:12]
+
+
+def durations_from(sources: Iterable[Path], keep: Callable[[Any], bool] | None = None) -> dict[str, float]:
+    """Unit id → seconds, from report files or folders of reports (newest report first for each unit); only
+    the reports ``keep`` accepts when given (a matrix cell's: its engine and model).
 
     Unreadable files are passed over: old durations only balance the split, they never decide a verdict."""
     from evalens.runner.ci.units import units_of
@@ -97,6 +106,8 @@ def durations_from(sources: Iterable[Path]) -> dict[str, float]:
         try:
             report = load_report(path)
         except NotAReport:
+            continue
+        if keep is not None and not keep(report):
             continue
         for unit in units_of(report):
             if unit.name not in out and unit.duration is not None and unit.verdict != "SKIP":

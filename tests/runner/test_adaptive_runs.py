@@ -117,4 +117,74 @@ def test_matrix_run_prints_units_by_cells(
     assert "cell default engine · model-a" in out.stderr and "cell default engine · model-b" in out.stderr
     assert len(list((pkg / "evals" / "reports").glob("*-cell-*.json"))) == 2
     assert _eval(pkg, "--model", "codex=gpt-5").returncode == 2  # bound to an engine not asked for
-    assert _eval(pkg, "--model", "a,b", "--shard", "1/2").returncode == 2
+    assert _eval(pkg, "--model", "a,b", "--dry-run").returncode == 2
+
+
+def test_sharded_matrix_run_splits_cells_by_unit(
+    tmp_path: Path,
+    scripted_claude: Path,  # noqa: F811
+    sandbox_dir: Path,
+) -> None:
+    """``--model a,b --shard K/2``: the 2 cells × 2 units split by pair, one report per cell in each shard (an
+    empty one where the shard has no unit of the cell); each cell's shards merge, two cells' never do."""
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "good": case("pass", contains=["GREETING-OK"]),
+            "other": case("pass", contains=["GREETING-OK"]),
+        },
+    )
+    reports = pkg / "evals" / "reports"
+    held: dict[tuple[int, str], list[str]] = {}
+    for k in (1, 2):
+        out = _eval(pkg, "--model", "model-a,model-b", "--shard", f"{k}/2")
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert f"shard {k}/2: 2 of 4 cell × unit pair(s), balanced by count" in out.stderr
+        for path in sorted(reports.glob(f"*-shard-{k}-of-2-cell-*.json")):
+            data = json.loads(path.read_text())
+            held[(k, data["shard"]["cell"])] = [c["name"] for c in data["cases"]]
+    cells = ["default engine · model-a", "default engine · model-b"]
+    assert sorted({cell for _k, cell in held}) == cells and len(held) == 4
+    for cell in cells:  # each unit once per cell, over the two shards
+        assert sorted(held[(1, cell)] + held[(2, cell)]) == ["good", "other"]
+    parts = sorted(reports.glob("*-shard-*-of-2-cell-1.json"))
+    merged = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "merge",
+            *map(str, parts),
+            "-o",
+            str(tmp_path / "m.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert merged.returncode == 0, merged.stderr
+    assert sorted(c["name"] for c in json.loads((tmp_path / "m.json").read_text())["cases"]) == [
+        "good",
+        "other",
+    ]
+    mixed = [
+        sorted(reports.glob("*-shard-1-of-2-cell-1.json"))[0],
+        sorted(reports.glob("*-shard-2-of-2-cell-2.json"))[0],
+    ]
+    refused = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "report",
+            "merge",
+            *map(str, mixed),
+            "-o",
+            str(tmp_path / "x.json"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 2 and "different cells of a matrix run" in refused.stderr, refused.stderr

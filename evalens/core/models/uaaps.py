@@ -715,6 +715,14 @@ class ReportShard(EvalModel):
         example="a1b2c3d4e5f6",
     )
     runs: int | None = doc("Runs per unit (`--runs`).", type_="integer", default=None, example=3)
+    cell: str | None = doc(
+        "The matrix cell (`engine · model`) this report holds, when a run of several engines or models was "
+        "sharded: the split is by cell × unit, each shard writes one report per cell, and "
+        "`evalens report merge` merges the shards of one cell only.",
+        type_="string",
+        default=None,
+        example="codex · gpt-5",
+    )
 
 
 class ReportSource(EvalModel):
