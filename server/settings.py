@@ -26,6 +26,19 @@ class RunSettings(BaseModel):
     max_tokens: int | None = Field(default=None, ge=0)  # tokens in + out per batch
 
 
+class RunOverrides(BaseModel):
+    """``evalens.runOverrides``: the per-run overrides an editor remembers for its workspace (VS Code's "Run
+    Overrides…" quick pick keeps them in the workspace's state, not in the settings), laid over the settings for
+    every run it starts. The server needs them also when no run is asked: a verdict's staleness is judged against
+    the inputs of the next run, which takes them."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    engine: str | None = Field(default=None, min_length=1, max_length=200)
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    max_cost: float | None = Field(default=None, ge=0)  # USD per batch, instead of ``run.maxCost``
+
+
 class Settings(BaseModel):
     """User settings (``evalens.<camelCaseName>``)."""
 
@@ -43,6 +56,7 @@ class Settings(BaseModel):
     rules: dict[str, Any] | None = None  # rule code (or glob) -> level, over the config files
     configuration_preference: str = "editorFirst"  # checked by rule_overrides (one message with the rules')
     run: RunSettings = Field(default_factory=RunSettings)
+    run_overrides: RunOverrides | None = None  # sent whole by the editor each time; None: it remembers none
 
     def update(self, raw: object) -> list[str]:
         """Apply the settings an editor sent (the whole ``evalens`` section or ``{"evalens": {...}}``);

@@ -73,12 +73,21 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
+        from evalens.server.features.run_stale import next_run
+
+        before = next_run(ls.settings)
         ls.report_config_errors(tuple(ls.settings.update(params.settings)))
         await pull_configuration(ls)
         from evalens.server.features.diagnostics import revalidate_disk, revalidate_open
 
         revalidate_open(ls)
         revalidate_disk(ls)
+        if next_run(ls.settings) != before and ls.cap("workspace.code_lens.refresh_support", False):
+            # the next run's engine, model or judge changed: the lenses' requests re-check every verdict's staleness
+            try:
+                ls.workspace_code_lens_refresh(None)
+            except Exception:  # noqa: BLE001
+                log.debug("code lens refresh failed", exc_info=True)
 
 
 async def pull_configuration(ls: EvalensServer) -> None:

@@ -45,8 +45,14 @@ def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
 
 
 def overridden(settings: Any, arg: dict[str, Any]) -> Any:
-    """The editor's settings with one batch's overrides on top (``engine``, ``model``, ``maxCost``: the Runs
-    overrides quick pick sends them with each run command); the settings themselves are left as they are."""
+    """The settings a run takes: the editor's, with the overrides it remembers (``evalens.runOverrides``) and
+    then one batch's own (``engine``, ``model``, ``maxCost`` of the run command; the extension's Run Overrides
+    quick pick sends them with each one) on top. ``overridden(settings, {})`` is what the next run takes, which
+    staleness is judged against. The settings themselves are left as they are."""
+    remembered = getattr(settings, "run_overrides", None)
+    if remembered is not None:
+        kept = {"engine": remembered.engine, "model": remembered.model, "maxCost": remembered.max_cost}
+        arg = {**{k: v for k, v in kept.items() if v is not None}, **arg}
     update: dict[str, Any] = {}
     for key in ("engine", "model"):
         value = arg.get(key)

@@ -57,12 +57,17 @@ class StaleChecker:
 
 
 def next_run(settings: Any) -> Any:
-    """The inputs the editor's next run would take (its ``evalens.engine`` and ``evalens.judge`` settings; the
-    rest from the eval config), which the lens and the Test Explorer judge staleness against."""
+    """The inputs the editor's next run would take (its ``evalens.engine``, ``model`` and ``judge`` settings
+    with the overrides it remembers laid over them, as every run it starts takes them; the rest from the eval
+    config), which the lens and the Test Explorer judge staleness against."""
     from evalens.runner.depends import NextRun
+    from evalens.server.features.run_focus import overridden
 
+    s = overridden(settings, {})
     return NextRun(
-        engine=getattr(settings, "engine", None) or None, judge=getattr(settings, "judge", None) or None
+        engine=getattr(s, "engine", None) or None,
+        agent_model=getattr(s, "model", None) or None,
+        judge=getattr(s, "judge", None) or None,
     )
 
 

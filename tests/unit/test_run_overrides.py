@@ -35,3 +35,26 @@ def test_overrides_lay_over_the_settings_for_one_batch() -> None:
 def test_a_bad_override_is_refused_by_name(arg: dict, name: str) -> None:
     with pytest.raises(JsonRpcInvalidParams, match=name):
         overridden(Settings(), arg)
+
+
+def test_the_next_run_takes_the_remembered_overrides() -> None:
+    """The editor's remembered overrides (``evalens.runOverrides``) are the next run's inputs: the stale check
+    fingerprints against them (a run with a model override showed "· stale" at once), and a batch's own wins."""
+    from evalens.server.features.run_stale import next_run
+
+    settings = Settings()
+    settings.update({"engine": "codex", "model": "gpt-5", "judge": "openai"})
+    plain = next_run(settings)
+    assert (plain.engine, plain.agent_model, plain.judge) == ("codex", "gpt-5", "openai")
+    errors = settings.update({"runOverrides": {"engine": "claude-code", "model": "claude-e2e", "maxCost": 5}})
+    assert errors == []
+    nxt = next_run(settings)
+    assert (nxt.engine, nxt.agent_model, nxt.judge) == ("claude-code", "claude-e2e", "openai")
+    assert overridden(settings, {}).run.max_cost == 5
+    assert overridden(settings, {"model": "claude-haiku-4-5"}).model == "claude-haiku-4-5"
+    assert settings.model == "gpt-5"  # the settings themselves unchanged
+    # cleared (the extension sends null for each unset override): the settings' values again
+    settings.update({"runOverrides": {"engine": None, "model": None, "maxCost": None}})
+    assert next_run(settings) == plain
+    assert settings.update({"runOverrides": {"model": ""}}) != []  # refused by name, the rest kept
+    assert next_run(settings) == plain

@@ -192,7 +192,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       documentSelector,
       outputChannel: this.channel,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
-      initializationOptions: toWire(this.settings),
+      initializationOptions: toWire(this.settings, this.overrides()),
       // the hover's "Show run" / "Compare with previous run" links run these commands, and only these
       markdown: { isTrusted: { enabledCommands: [...HOVER_COMMANDS] } },
       // No client-side file watcher: the server registers watchers for its file kinds itself.
@@ -249,7 +249,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         return others[index] ?? null;
       }
       const scope = item.scopeUri ? vscode.Uri.parse(item.scopeUri) : undefined;
-      return configurationValue(item.section, currentSettings(scope));
+      return configurationValue(item.section, currentSettings(scope), this.overrides());
     });
   }
 
@@ -369,7 +369,17 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     if (restart) {
       this.scheduleRestart();
     } else if (this.client && this._state === "running") {
-      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { evalens: toWire(next) } });
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: { evalens: toWire(next, this.overrides()) } });
+    }
+  }
+
+  /** The run overrides changed: the server hears them as part of the `evalens` section (it re-checks which
+   * verdicts are stale against the next run, which takes them). */
+  overridesChanged(): void {
+    if (this.client && this._state === "running") {
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, {
+        settings: { evalens: toWire(this.settings, this.overrides()) },
+      });
     }
   }
 

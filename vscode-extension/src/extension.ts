@@ -27,6 +27,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     new StatusBar(server),
     ...registerCommands(server, tests, log),
     overrides,
+    overrides.onDidChange(() => server?.overridesChanged()),
     vscode.commands.registerCommand("evalens.runOverrides", () => pickOverrides(overrides)),
     ...registerRunsView(server, log),
     { dispose: () => void server?.dispose() },

@@ -1,4 +1,5 @@
 /** The `evalens.*` settings, read once into a plain object that travels to the server unchanged. */
+import type { RunOverrides } from "./overrides";
 
 export interface EvalensSettings {
   engine: string;
@@ -66,9 +67,12 @@ export interface WireSettings {
   rules: Record<string, string>;
   configurationPreference: string;
   run: { repeats: number; maxCost: number | null; maxTokens: number | null };
+  /** The workspace's remembered run overrides (not a setting: "Run Overrides…", workspaceState). Every run
+   * command carries them; the server needs them too to judge staleness against the next run's inputs. */
+  runOverrides: { engine: string | null; model: string | null; maxCost: number | null };
 }
 
-export function toWire(s: EvalensSettings): WireSettings {
+export function toWire(s: EvalensSettings, o: RunOverrides = {}): WireSettings {
   return {
     engine: s.engine && s.engine !== "auto" ? s.engine : null,
     judge: s.judge || null,
@@ -79,6 +83,7 @@ export function toWire(s: EvalensSettings): WireSettings {
     rules: s.rules,
     configurationPreference: s.configurationPreference,
     run: { repeats: s.run.repeats, maxCost: s.run.maxCost > 0 ? s.run.maxCost : null, maxTokens: s.run.maxTokens > 0 ? s.run.maxTokens : null },
+    runOverrides: { engine: o.engine || null, model: o.model || null, maxCost: o.maxCost !== undefined && o.maxCost >= 0 ? o.maxCost : null },
   };
 }
 
@@ -118,8 +123,8 @@ export function needsRestart(before: EvalensSettings, after: EvalensSettings): b
 }
 
 /** The value of one `workspace/configuration` item whose section is `evalens` or `evalens.<key…>`. */
-export function configurationValue(section: string, settings: EvalensSettings): unknown {
-  const wire = toWire(settings) as unknown as Record<string, unknown>;
+export function configurationValue(section: string, settings: EvalensSettings, o: RunOverrides = {}): unknown {
+  const wire = toWire(settings, o) as unknown as Record<string, unknown>;
   const sub = section.slice("evalens".length).replace(/^\./, "");
   if (!sub) {
     return wire;

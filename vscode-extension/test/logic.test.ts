@@ -51,6 +51,7 @@ test("wire settings send null for 'use the eval config'", () => {
     rules: {},
     configurationPreference: "editorFirst",
     run: { repeats: 5, maxCost: null, maxTokens: null },
+    runOverrides: { engine: null, model: null, maxCost: null },
   });
   const w = toWire(settings({ engine: "claude-code", judge: " claude-haiku-4-5 ", timeout: 90 }));
   assert.equal(w.engine, "claude-code");
@@ -74,6 +75,10 @@ test("workspace/configuration answers the evalens section and its sub-keys", () 
   assert.equal(configurationValue("evalens.maxParallelRuns", s), 4);
   assert.deepEqual(configurationValue("evalens.server.args", s), ["-v"]);
   assert.equal(configurationValue("evalens.nope", s), null);
+  // the remembered run overrides travel with the section, so the server judges staleness against the next run
+  const o = { engine: "codex", model: "gpt-x", runs: 3, maxCost: 0.5 };
+  assert.deepEqual(configurationValue("evalens.runOverrides", s, o), { engine: "codex", model: "gpt-x", maxCost: 0.5 });
+  assert.deepEqual(toWire(s, { maxCost: 0 }).runOverrides, { engine: null, model: null, maxCost: 0 });
   assert.equal(isEvalensSection("evalens"), true);
   assert.equal(isEvalensSection("evalens.engine"), true);
   assert.equal(isEvalensSection("evalensx"), false);
