@@ -53,6 +53,7 @@ class Cell:
 class Matrix:
     columns: list[str]  # one label per cell: "engine · model"
     rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)  # unit, one entry per column
+    keys: list[tuple[str, str]] = field(default_factory=list)  # each row's unit identity: (case file, name)
 
     def table(self, extra: dict[str, list[str]] | None = None) -> str:
         """A plain-text table, one row per unit; ``extra`` adds columns (heading → one text per row)."""
@@ -116,6 +117,7 @@ def matrix(reports: list[Any]) -> Matrix:
             (name if names.count(name) == 1 else f"{name} ({file})", cells[(file, name)])
             for file, name in order
         ],
+        order,
     )
 
 

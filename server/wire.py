@@ -110,6 +110,26 @@ class PickedUnit(Wire):
     reason: str
 
 
+class MatrixCell(Wire):
+    """One cell of a unit's row in the package's newest matrix run (``--engine a,b`` / ``--model A,B``,
+    runner/matrix.py): k of N with the 95% Wilson interval and the cost; no state when the cell did not run the
+    unit."""
+
+    column: str
+    """The cell's heading, as the CLI's table has it: ``claude-code · claude-sonnet-4-5``."""
+    engine: str | None = None
+    model: str | None = None
+    state: RunState | None = None
+    passed: int | None = None
+    counted: int | None = None
+    """Runs that passed or failed."""
+    runs: int | None = None
+    interval: list[float] | None = None
+    cost_usd: float | None = None
+    text: str
+    """The one wording every face shows: ``PASS 2/2 [34%–100%] $0.0123`` (``—``: not run in this cell)."""
+
+
 class DiscoveredCase(Wire):
     """One entry of ``evalens.discoverCases``."""
 
@@ -127,6 +147,8 @@ class DiscoveredCase(Wire):
     """The skill the unit exercises (a Test Explorer tag)."""
     engine: str | None = None
     """The engine of its last run (a Test Explorer tag)."""
+    matrix: list[MatrixCell] | None = None
+    """Its row in the package's newest matrix run, one cell per column (the Test Explorer's cell items)."""
 
 
 class FailedCheck(Wire):
@@ -229,6 +251,34 @@ class RunEntry(Wire):
     interrupted: bool | None = None
 
 
+class MatrixArgs(Wire):
+    """``evalens.matrix``: the newest matrix run of the package holding ``uri``, or only unit ``name``'s row."""
+
+    uri: str
+    name: str | None = None
+
+
+class MatrixRow(Wire):
+    unit: str
+    """As the table labels it (the file added when two files share the name)."""
+    name: str
+    cells: list[MatrixCell]
+
+
+class MatrixAnswer(Wire):
+    """The answer of ``evalens.matrix`` (null: the package has no matrix run, or it did not run ``name``)."""
+
+    batch: str
+    """The run's time stamp, which its cell reports share."""
+    columns: list[str]
+    rows: list[MatrixRow]
+    report_paths: list[str]
+    table: str
+    """The CLI's plain-text table of these rows."""
+    unread: list[str]
+    """``<file>: <why>`` for each cell report that could not be read."""
+
+
 class NewCaseResult(Wire):
     """The answer of ``evalens.newCase``: the file the case was written to and the position of its prompt."""
 
@@ -307,6 +357,7 @@ COMMANDS: dict[str, str] = {
     "listRuns": "evalens.listRuns",  # every run of the workspace, filtered (the Runs view; server/features/run_view.py)
     # the SKILL.md description's "Optimize description with the trigger set…" (server/features/optimize_description.py)
     "optimizeDescription": "evalens.optimizeDescription",
+    "matrix": "evalens.matrix",  # the newest matrix run's units x cells (server/features/matrix_view.py)
 }
 """Every ``workspace/executeCommand`` command the server registers (the generated ``Commands``)."""
 
@@ -329,6 +380,7 @@ MODELS: tuple[type[Wire], ...] = (
     ClientExperimentalCapabilities,
     CaseCommandArgs,
     PickedUnit,
+    MatrixCell,
     DiscoveredCase,
     FailedCheck,
     JudgeResult,
@@ -337,6 +389,9 @@ MODELS: tuple[type[Wire], ...] = (
     CaseResult,
     ListRunsArgs,
     RunEntry,
+    MatrixArgs,
+    MatrixRow,
+    MatrixAnswer,
     NewCaseResult,
     CancelRunResult,
     LastReportResult,

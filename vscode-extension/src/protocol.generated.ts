@@ -71,6 +71,27 @@ export interface PickedUnit {
   reason: string;
 }
 
+/**
+ * One cell of a unit's row in the package's newest matrix run (`--engine a,b` / `--model A,B`,
+ * runner/matrix.py): k of N with the 95% Wilson interval and the cost; no state when the cell did not run the
+ * unit.
+ */
+export interface MatrixCell {
+  /** The cell's heading, as the CLI's table has it: `claude-code · claude-sonnet-4-5`. */
+  column: string;
+  engine?: string | null;
+  model?: string | null;
+  state?: RunState | null;
+  passed?: number | null;
+  /** Runs that passed or failed. */
+  counted?: number | null;
+  runs?: number | null;
+  interval?: number[] | null;
+  costUsd?: number | null;
+  /** The one wording every face shows: `PASS 2/2 [34%–100%] $0.0123` (`—`: not run in this cell). */
+  text: string;
+}
+
 /** One entry of `evalens.discoverCases`. */
 export interface DiscoveredCase {
   uri: string;
@@ -87,6 +108,8 @@ export interface DiscoveredCase {
   skill?: string | null;
   /** The engine of its last run (a Test Explorer tag). */
   engine?: string | null;
+  /** Its row in the package's newest matrix run, one cell per column (the Test Explorer's cell items). */
+  matrix?: MatrixCell[] | null;
 }
 
 export interface FailedCheck {
@@ -186,6 +209,32 @@ export interface RunEntry {
   interrupted?: boolean | null;
 }
 
+/** `evalens.matrix`: the newest matrix run of the package holding `uri`, or only unit `name`'s row. */
+export interface MatrixArgs {
+  uri: string;
+  name?: string | null;
+}
+
+export interface MatrixRow {
+  /** As the table labels it (the file added when two files share the name). */
+  unit: string;
+  name: string;
+  cells: MatrixCell[];
+}
+
+/** The answer of `evalens.matrix` (null: the package has no matrix run, or it did not run `name`). */
+export interface MatrixAnswer {
+  /** The run's time stamp, which its cell reports share. */
+  batch: string;
+  columns: string[];
+  rows: MatrixRow[];
+  reportPaths: string[];
+  /** The CLI's plain-text table of these rows. */
+  table: string;
+  /** `<file>: <why>` for each cell report that could not be read. */
+  unread: string[];
+}
+
 /** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
 export interface NewCaseResult {
   uri: string;
@@ -258,6 +307,7 @@ export const Commands = {
   pickUnits: "evalens.pickUnits",
   listRuns: "evalens.listRuns",
   optimizeDescription: "evalens.optimizeDescription",
+  matrix: "evalens.matrix",
 } as const;
 
 /** Every custom notification the server sends. */

@@ -1,0 +1,207 @@
+"""The units × cells matrix of a package's newest matrix run (``evalens eval --engine a,b`` / ``--model A,B``;
+runner/matrix.py builds it, one column per cell: k/N, Wilson interval, cost) for the editors: the eval case's
+hover, the Test Explorer's cell items (``matrix`` of ``evalens.discoverCases``) and ``evalens.matrix`` (Neovim's
+``:EvalensMatrix``). Reports are read in the server's worker threads (hover, discovery and the command all run
+there), once per change of the reports folder: one ``stat`` tells, as for the arms lens."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evalens.server import uris
+from evalens.server.wire import MatrixCell
+
+log = logging.getLogger(__name__)
+SEARCHED = 40  # newest reports looked through for a matrix run's cell report
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    label: str  # "claude-code · claude-sonnet-4-5", as the CLI's table heads it
+    engine: str | None
+    model: str | None
+
+
+@dataclass(slots=True)
+class Batch:
+    """One matrix run: its cells (columns) and each unit's row, keyed by unit identity (case file, name)."""
+
+    name: str  # the batch's time stamp, shared by its cell reports
+    paths: list[Path]  # the cell reports read, in cell order
+    columns: list[Column]
+    grid: Any  # runner.matrix.Matrix
+    unread: list[str]
+
+    def row(self, name: str, case_file: str | None = None) -> list[Any] | None:
+        """The cells of unit ``name`` (one per column, None where the cell did not run it); a name two files
+        share is told apart by ``case_file`` (relative to the package, as reports write it)."""
+        found = [i for i, (_file, unit) in enumerate(self.grid.keys) if unit == name]
+        if len(found) > 1 and case_file is not None:
+            found = [i for i in found if _same_file(self.grid.keys[i][0], case_file)] or found
+        return self.grid.rows[found[0]][1] if found else None
+
+
+def _same_file(reported: str, case_file: str) -> bool:
+    return Path(reported).as_posix().lstrip("./") == Path(case_file).as_posix().lstrip("./") or (
+        Path(case_file).is_absolute() and Path(case_file).as_posix().endswith("/" + Path(reported).as_posix())
+    )
+
+
+def newest_batch(root: Path) -> Batch | None:
+    """The newest matrix run of the package at ``root`` (None: no cell report among its newest reports).
+    Blocking: reads reports."""
+    from evalens.runner.matrix import CELL_REPORT, batch_reports, matrix
+    from evalens.runner.report import NotAReport, load_report, reports_newest_first
+
+    for path in reports_newest_first(root, SEARCHED):
+        found = CELL_REPORT.fullmatch(path.name)
+        if found is None:
+            continue
+        reports, paths, unread = [], [], []
+        for p in batch_reports(path):
+            try:
+                reports.append(load_report(p))
+                paths.append(p)
+            except (NotAReport, OSError, ValueError) as exc:
+                unread.append(f"{p.name}: {exc}")
+        if len(reports) < 2:  # one cell readable: nothing to compare
+            continue
+        grid = matrix(reports)
+        columns = [
+            Column(label, r.config.engine, r.agent.model if r.agent else None)
+            for label, r in zip(grid.columns, reports, strict=True)
+        ]
+        return Batch(found["batch"], paths, columns, grid, unread)
+    return None
+
+
+def cell_models(batch: Batch, cells: list[Any]) -> list[MatrixCell]:
+    """A unit's row as ``MatrixCell`` models (server/wire.py)."""
+    out = []
+    for column, cell in zip(batch.columns, cells, strict=True):
+        if cell is None:
+            out.append(MatrixCell(column=column.label, engine=column.engine, model=column.model, text="—"))
+            continue
+        r = cell.repeats
+        out.append(
+            MatrixCell(
+                column=column.label,
+                engine=column.engine,
+                model=column.model,
+                state=r.state,
+                passed=r.passed,
+                counted=r.counted,
+                runs=r.runs,
+                interval=None if r.interval is None else [round(x, 4) for x in r.interval],
+                cost_usd=cell.cost_usd,
+                text=cell.text(),
+            )
+        )
+    return out
+
+
+def wire_cells(batch: Batch, cells: list[Any]) -> list[dict[str, Any]]:
+    """A unit's row as ``MatrixCell`` payloads."""
+    return [c.wire() for c in cell_models(batch, cells)]
+
+
+def hover_markdown(batch: Batch, cells: list[Any]) -> str:
+    """The unit's row under a heading: one column per cell (k/N, interval, cost), as a Markdown table."""
+    heads = [c.label for c in batch.columns]
+    values = [
+        " ".join(p for p in (c.repeats.state, c.repeats.label(), c.interval_text(), c.cost_text()) if p)
+        if c is not None
+        else "—"
+        for c in cells
+    ]
+    esc = [v.replace("|", "\\|") for v in values]
+    lines = [
+        f"**Matrix** ({len(heads)} cells, run {batch.name}): k/N · 95% interval · cost",
+        "",
+        "| " + " | ".join(h.replace("|", "\\|") for h in heads) + " |",
+        "|" + "---|" * len(heads),
+        "| " + " | ".join(esc) + " |",
+    ]
+    return "\n".join(lines)
+
+
+class MatrixRows:
+    """The newest matrix run of each package, kept per version of its reports folder. Called from worker
+    threads only (hover, discovery, ``evalens.matrix``): a changed folder is read once, under a lock."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[int, Batch | None]] = {}
+        self._lock = threading.Lock()
+
+    def batch(self, root: Path) -> Batch | None:
+        try:
+            stamp = (root / "evals" / "reports").stat().st_mtime_ns
+        except OSError:
+            return None
+        with self._lock:
+            known = self._known.get(root)
+            if known is not None and known[0] == stamp:
+                return known[1]
+            try:
+                batch = newest_batch(root)
+            except OSError:
+                log.debug("matrix: reading the reports of %s failed", root, exc_info=True)
+                batch = None
+            self._known[root] = (stamp, batch)
+            if len(self._known) > 64:
+                self._known.pop(next(iter(self._known)))
+            return batch
+
+    def row(self, root: Path, name: str, case_file: str | None = None) -> tuple[Batch, list[Any]] | None:
+        """The unit's cells in the package's newest matrix run (None: no such run, or the unit is not in it)."""
+        batch = self.batch(root)
+        cells = batch.row(name, case_file) if batch is not None else None
+        return (batch, cells) if batch is not None and cells is not None else None
+
+    def answer(self, root: Path, name: str | None) -> dict[str, Any] | None:
+        """``evalens.matrix``: the whole matrix (or one unit's row) with its plain-text table."""
+        from evalens.server.wire import MatrixAnswer, MatrixRow
+
+        batch = self.batch(root)
+        if batch is None:
+            return None
+        grid = batch.grid
+        rows = [
+            (label, key, cells)
+            for (label, cells), key in zip(grid.rows, grid.keys, strict=True)
+            if name is None or key[1] == name
+        ]
+        if not rows:
+            return None
+        from evalens.runner.matrix import Matrix
+
+        shown = Matrix(grid.columns, [(label, cells) for label, _key, cells in rows])
+        return MatrixAnswer(
+            batch=batch.name,
+            columns=[c.label for c in batch.columns],
+            rows=[
+                MatrixRow(unit=label, name=key[1], cells=cell_models(batch, cells))
+                for label, key, cells in rows
+            ],
+            report_paths=[str(p) for p in batch.paths],
+            table=shown.table(),
+            unread=batch.unread,
+        ).wire()
+
+
+def root_of(args: dict[str, Any]) -> Path | None:
+    """The package of the command's ``uri`` (a file or folder in it)."""
+    from evalens.server.features.run_memory import package_root_of
+
+    path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
+    if not path:
+        return None
+    found = package_root_of(Path(path))
+    if found is not None:
+        return found
+    start = Path(path)
+    return next((f for f in (start, *start.parents) if (f / "evals" / "reports").is_dir()), None)
