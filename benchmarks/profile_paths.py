@@ -118,13 +118,12 @@ def scan_phases(ws: Path, use_cprofile: bool) -> None:
 
 
 def skilljack_phases(path: Path, probe: bench.Probe, use_cprofile: bool) -> None:
-    from evalens.server.convert import to_diagnostic
-
     from evalens.core import schema_check
     from evalens.core.formats.base import RuleContext
     from evalens.core.formats.registry import detect
     from evalens.core.index import IndexCache
     from evalens.core.validate import validate_text
+    from evalens.server.convert import to_diagnostic
 
     good = path.read_text(encoding="utf-8")
     lines = good.split("\n")

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
 from evalens.runner.api_types import (
     PlannedCase,
     ProgressEvent,
@@ -51,8 +52,6 @@ from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
 from evalens.runner.verdicts import held, unit_verdict
-
-from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
 
 __all__ = [
     "FileOutcome",

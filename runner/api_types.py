@@ -9,10 +9,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from evalens.runner.results import CaseResult
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalens.core.models.uaaps import EvalReport
+from evalens.runner.results import CaseResult
 
 Stage = Literal["plan", "sandbox", "agent", "checks", "judge", "cleanup", "done", "report"]
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]

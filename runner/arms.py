@@ -27,10 +27,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal, cast, overload
 
-from evalens.runner.baseline import BaselineError, BaselinePlan, remove_worktree, resolve, uplift_of
-
 from evalens.core.models.baseline import ArmComparison, ArmSource, Uplift
 from evalens.core.models.run_record import sum_usage
+from evalens.runner.baseline import BaselineError, BaselinePlan, remove_worktree, resolve, uplift_of
 
 Part = Literal["references", "scripts", "hooks"]
 PARTS: tuple[Part, ...] = ("references", "scripts", "hooks")

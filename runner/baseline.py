@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evalens.runner.verdicts import counted
-
 from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
+from evalens.runner.verdicts import counted
 
 NO_SKILL = "no-skill"
 FOLDER = (
@@ -356,9 +355,8 @@ def report_section(
 ) -> Any:
     """The report's ``baseline`` section; each result (and its report case) gets its uplift (marked
     ``isolated: false`` when the baseline ran without an enforced sandbox)."""
-    from evalens.runner.report import summarize
-
     from evalens.core.models.uaaps import ReportBaseline
+    from evalens.runner.report import summarize
 
     attach(results, bases, plan.label)
     if not isolated:

@@ -11,11 +11,10 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
+from evalens.core.models.uaaps import CaseExpected
 from evalens.runner.engines.base import Transcript
 from evalens.runner.results import CheckResult
 from evalens.runner.verdicts import check_status
-
-from evalens.core.models.uaaps import CaseExpected
 
 CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"]
 __all__ = [

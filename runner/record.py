@@ -19,9 +19,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.bounds import TEXT_LIMIT, Bounds
-
 from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord
+from evalens.runner.bounds import TEXT_LIMIT, Bounds
 
 RECORD_FILE = "record.json"
 
@@ -207,9 +206,8 @@ def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRe
     """Write each unit's run records beside the report (``<report>/<unit>/record.json``, or ``run-N/`` with
     several runs), finish them with the unit's verdict, checks and judge, and give the report's unit its
     ``artifacts`` folder and summed ``usage``. For formats whose suites keep no artifacts of their own."""
-    from evalens.runner.report import artifacts_root
-
     from evalens.core.models.run_record import sum_usage
+    from evalens.runner.report import artifacts_root
 
     root = artifacts_root(report_path)
     for case in report.cases:

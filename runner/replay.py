@@ -22,9 +22,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.runner.canonical import canonical_request, env_secrets, redact, redact_value, short_diff
-from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
-
 from evalens.core.models.cassette import (
     CaseReplay,
     Cassette,
@@ -32,6 +29,8 @@ from evalens.core.models.cassette import (
     CassetteResponse,
     Mode,
 )
+from evalens.runner.canonical import canonical_request, env_secrets, redact, redact_value, short_diff
+from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
 
 if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport

@@ -13,10 +13,9 @@ import json
 import re
 from html import escape
 
+from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
 from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
-
-from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
 
 CSS = """
 :root{--bg:#fff;--fg:#1f2328;--mute:#656d76;--line:#d0d7de;--card:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;

@@ -12,12 +12,12 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from evalens.runner.verdicts import known_verdict
 from pydantic import BaseModel, Field
 
 from evalens.core.models.baseline import Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
+from evalens.runner.verdicts import known_verdict
 
 if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport, ReportCase, ReportCheck

@@ -14,13 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
+from evalens.core.models.uaaps import EvalReport
 from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.results import UnitResult, apply_repeats
 from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest, Suite, Unit
-from pydantic import BaseModel, ConfigDict, Field
-
-from evalens.core.models.uaaps import EvalReport
 
 __all__ = ["FileOutcome", "FileProgress", "InvalidFile", "NotRunnable", "file_report", "prepare", "run_file"]
 
@@ -74,9 +74,8 @@ def prepare(
 ) -> tuple[Suite, list[Unit]]:
     """Validate the file, pick its suite and the selected units; raises :class:`UsageError` before anything
     runs. Blocking (reads and validates the file): call it off the event loop."""
-    from evalens.runner.suites import suite_for
-
     from evalens.core.validate import validate_file
+    from evalens.runner.suites import suite_for
 
     file = request.file
     if not file.is_file():
@@ -196,9 +195,8 @@ async def _run_units(
     outcome: FileOutcome,
     isolated: bool = True,
 ) -> FileOutcome:
-    from evalens.runner.report import utc_now
-
     from evalens.core.models.run_record import sum_usage
+    from evalens.runner.report import utc_now
 
     started, t0 = utc_now(), time.monotonic()
     results: list[UnitResult] = []
@@ -343,10 +341,9 @@ def file_report(
     suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float, interrupted: bool
 ) -> EvalReport:
     """The evalens report of one file run: the same report model as ``evalens eval``, one case per unit."""
+    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage
     from evalens.runner.report import environment_info, iso, stamp, summarize
     from evalens.runner.results import report_case_from_result
-
-    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage
 
     cases = [report_case_from_result(r, None, suite.root) for r in results]
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)

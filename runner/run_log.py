@@ -26,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.runner.unit_identity import key, reconcile
-
 from evalens.core.models.run_log import (
     LOG_FILE,
     BatchFinish,
@@ -39,6 +37,7 @@ from evalens.core.models.run_log import (
     RunLogLine,
     RunStart,
 )
+from evalens.runner.unit_identity import key, reconcile
 
 if TYPE_CHECKING:
     from evalens.runner.results import UnitResult
@@ -250,10 +249,9 @@ def resume_plan(log: RunLog, units: Iterable[LogUnit]) -> ResumePlan:
 def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
     """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
     a run that never finished counted as SKIP ("not run"). Under each unit's latest name."""
+    from evalens.core.models.run_record import sum_usage
     from evalens.runner.results import UnitCheck, UnitResult, apply_repeats
     from evalens.runner.verdicts import combine_runs
-
-    from evalens.core.models.run_record import sum_usage
 
     aliases: dict[str, str] = {}  # a unit's key after a rename → its key at the batch's start
     for event in log.events:
@@ -377,9 +375,8 @@ class BatchLog:
         await in_thread(lambda: self.writer.write(self._finish(name, run, side, rec)))
 
     def _finish(self, name: str, run: int, side: str | None, rec: Any) -> RunFinish:
-        from evalens.runner.results import report_checks
-
         from evalens.core.models.run_log import LogJudge
+        from evalens.runner.results import report_checks
 
         judge = rec.judge
         artifacts = None

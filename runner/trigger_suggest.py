@@ -77,10 +77,9 @@ async def suggest(
     """Ask the judge for ``count`` requests of each kind; keep the new ones; the edit as a diff."""
     import asyncio
 
+    from evalens.core.units import trigger_queries
     from evalens.runner.engines import get_engine
     from evalens.runner.judge import ask_json, judge_deadline, resolve_judge
-
-    from evalens.core.units import trigger_queries
 
     description, old_text, data = await asyncio.to_thread(_load, skill_dir, trigger_set)
     exists = old_text is not None

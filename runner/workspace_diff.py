@@ -13,6 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalens.core.models.run_record import FileChange
 from evalens.runner.bounds import (
     BASELINE_FILE_LIMIT,
     BASELINE_TOTAL_LIMIT,
@@ -23,8 +24,6 @@ from evalens.runner.bounds import (
     limit,
 )
 from evalens.runner.sandbox import INSTALLED_DIRS  # what install put there, not the agent
-
-from evalens.core.models.run_record import FileChange
 
 
 @dataclass(slots=True)

@@ -20,8 +20,6 @@ from typing import Any
 
 import attrs
 import cattrs
-from evalens.server import uris
-from evalens.server.transport import Frame, FrameReader, stdin_source
 from lsprotocol import types
 from pygls.exceptions import (
     JsonRpcException,
@@ -32,6 +30,9 @@ from pygls.exceptions import (
 )
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.language_server import lsp_method
+
+from evalens.server import uris
+from evalens.server.transport import Frame, FrameReader, stdin_source
 
 log = logging.getLogger("evalens.server.protocol")
 

@@ -15,21 +15,21 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from evalens.server import uris
 from lsprotocol import types
 from pygls.capabilities import get_capability
 from pygls.lsp.server import LanguageServer
 
 from evalens import __version__
+from evalens.server import uris
 
 if TYPE_CHECKING:
-    from evalens.server.features.run import Runs
-    from evalens.server.protocol import EvalensProtocol
-    from evalens.server.settings import Settings
     from pygls.workspace import TextDocument
 
     from evalens.core.config import RuleLevels, Tuning
     from evalens.core.validate import Validation
+    from evalens.server.features.run import Runs
+    from evalens.server.protocol import EvalensProtocol
+    from evalens.server.settings import Settings
 
 ExtraHover = Callable[[str, "Validation", tuple[Any, ...]], "str | None"]
 """Markdown a feature adds to the hover of a path (the last run's result on a case's ``name``)."""
@@ -90,8 +90,9 @@ class EvalensServer(LanguageServer):
         import asyncio
         import sys
 
-        from evalens.server.protocol import serve
         from pygls.io_ import StdoutWriter
+
+        from evalens.server.protocol import serve
 
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))

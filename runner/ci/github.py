@@ -12,10 +12,9 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
-
 from evalens.core.workflow_commands import escape
 from evalens.core.workflow_commands import in_actions as in_actions
+from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
 
 ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
 CELL_CHARS = 300

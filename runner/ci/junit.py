@@ -18,10 +18,9 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.cassette import replay_label
 from evalens.runner.ci.units import Unit, counts, locate, units_of
 from evalens.runner.verdicts import passed
-
-from evalens.core.models.cassette import replay_label
 
 #: Characters XML 1.0 cannot carry (an agent's output may hold any of them).
 _NOT_XML = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -27,9 +27,8 @@ def merge_reports(
     items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False
 ) -> tuple[Any, list[str]]:
     """Merge ``(path, report)`` pairs into one report that will live at ``output``; returns it and warnings."""
-    from evalens.runner.report import summarize
-
     from evalens.core.models.uaaps import ReportSandbox, ReportSource
+    from evalens.runner.report import summarize
 
     if not items:
         raise MergeError("nothing to merge: give at least one report")

@@ -26,11 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from evalens.core.models.run_log import LogUnit
 from evalens.runner import stats
 from evalens.runner.unit_identity import key, reconcile
 from evalens.runner.verdicts import count_passed, counted
-
-from evalens.core.models.run_log import LogUnit
 
 Answer = Literal["REGRESSION", "NO-REGRESSION", "INCONCLUSIVE"]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import importlib
 
-from evalens.runner.engines.base import Engine, EngineNotFound
-
 from evalens.core.engines import RESERVED, engine_names, engine_spec
+from evalens.runner.engines.base import Engine, EngineNotFound
 
 
 class UnsupportedEngine(Exception):

@@ -9,9 +9,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
-
 from evalens.core.documents import sub_dict
+from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
 BLOCKING_EVENTS = (
     "PreToolUse",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_record import ToolCall, Turn, Usage
 from evalens.runner.bounds import Bounds
 from evalens.runner.engines.base import Transcript, read_jsonl
 from evalens.runner.engines.conversation import (
@@ -22,8 +23,6 @@ from evalens.runner.engines.conversation import (
     relativise,
 )
 from evalens.runner.run_limits import ModelCall, as_count
-
-from evalens.core.models.run_record import ToolCall, Turn, Usage
 
 
 def _result_text(content: Any) -> str:

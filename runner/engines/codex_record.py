@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
 from evalens.runner.bounds import Bounds
 from evalens.runner.engines.base import Transcript, read_jsonl
 from evalens.runner.engines.conversation import (
@@ -27,8 +28,6 @@ from evalens.runner.engines.conversation import (
     relativise,
 )
 from evalens.runner.run_limits import ModelCall, as_count
-
-from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
 
 INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
 

@@ -11,9 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from evalens.runner.bounds import MAX_CALLS, MAX_TURNS, TEXT_LIMIT, TOOL_LIMIT, Bounds, limit
-
 from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
+from evalens.runner.bounds import MAX_CALLS, MAX_TURNS, TEXT_LIMIT, TOOL_LIMIT, Bounds, limit
 
 
 @dataclass(slots=True)

@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from evalens.runner.api_types import AgentRunLimits
-from evalens.runner.results import UnitCheck, UnitResult, Verdict
-from evalens.runner.session import AgentResult, AgentSession, UsageError
 from pydantic import ConfigDict, Field
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.units import Unit, read_doc
+from evalens.runner.api_types import AgentRunLimits
+from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.session import AgentResult, AgentSession, UsageError
 
 __all__ = [
     "FileRunRequest",

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
@@ -30,8 +31,6 @@ from evalens.runner.suites.base import (
     read_json,
 )
 from evalens.runner.verdicts import check_status, scored_verdict
-
-from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 
 FAILURE_CATEGORIES = (
     "discovery_failure",
@@ -230,9 +229,8 @@ def _tool_checks(det: dict[str, Any], res: AgentResult, add: Callable[..., bool]
 
 def _text_checks(det: dict[str, Any], out: str, add: Callable[..., bool]) -> bool:
     """The output's text: contains, does not contain, regexes (JavaScript semantics) and the JavaScript check."""
-    from evalens.runner.checks import CheckTimedOut
-
     from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
+    from evalens.runner.checks import CheckTimedOut
 
     ok = True
     for j, text in enumerate(det.get("expect_contains") or []):

@@ -16,6 +16,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_record import sum_usage
+from evalens.core.models.uaaps import (
+    DeterministicChecks,
+    EvalCase,
+    EvalConfig,
+    EvalReport,
+    JudgeVerdict,
+    ReportAgent,
+    ReportCase,
+    ReportConfig,
+    ReportJudge,
+    ReportPackage,
+    ReportSandbox,
+)
 from evalens.runner.agent_process import in_thread
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
@@ -35,21 +49,6 @@ from evalens.runner.session import agent_env, capture_files
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
 from evalens.runner.verdicts import count_passed, unit_verdict
-
-from evalens.core.models.run_record import sum_usage
-from evalens.core.models.uaaps import (
-    DeterministicChecks,
-    EvalCase,
-    EvalConfig,
-    EvalReport,
-    JudgeVerdict,
-    ReportAgent,
-    ReportCase,
-    ReportConfig,
-    ReportJudge,
-    ReportPackage,
-    ReportSandbox,
-)
 
 
 @dataclass

@@ -6,11 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.api_types import RunError
-
 from evalens.core.engines import engine_names
 from evalens.core.models.uaaps import EvalCase, EvalConfig
 from evalens.core.units import read_doc
+from evalens.runner.api_types import RunError
 
 
 def normalised_case(case: EvalCase) -> EvalCase:

@@ -8,9 +8,10 @@ import asyncio
 import logging
 from pathlib import Path
 
+from lsprotocol import types
+
 from evalens.server import uris
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 log = logging.getLogger(__name__)
 SEARCHED = 20  # newest reports read for an arms section

@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
 from evalens.server.features import file_edits, new_case, optimize_description
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 CREATE_FILE = "evalens.createFile"
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsprotocol import types
+
 from evalens.server import uris
 from evalens.server.convert import col_to_client, from_position
 from evalens.server.features.context import CursorContext, json_context, yaml_context
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 
 def register(server: EvalensServer) -> None:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from evalens.server.convert import from_position
-from evalens.server.server import EvalensServer
 from lsprotocol import types
 from pygls.uris import from_fs_path
+
+from evalens.server.convert import from_position
+from evalens.server.server import EvalensServer
 
 
 def register(server: EvalensServer) -> None:

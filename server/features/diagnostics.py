@@ -10,11 +10,12 @@ import gc
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
 from evalens.server import uris
 from evalens.server.convert import SOURCE, to_diagnostic
 from evalens.server.server import EvalensServer, log
-from lsprotocol import types
-from pygls.uris import from_fs_path
 
 
 def diagnostics_of(ls: EvalensServer, result: Any) -> list[types.Diagnostic]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from evalens.server.server import EvalensServer
 from lsprotocol import types
 from pygls.uris import from_fs_path
+
+from evalens.server.server import EvalensServer
 
 PLACEHOLDERS = {".json": "{}\n"}  # an empty .json file is invalid JSON; other kinds start empty
 

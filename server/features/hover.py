@@ -3,9 +3,10 @@ somewhere (a target, a skill name), what they point to."""
 
 from __future__ import annotations
 
+from lsprotocol import types
+
 from evalens.server.convert import from_position, to_range
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 
 def register(server: EvalensServer) -> None:

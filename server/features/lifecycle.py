@@ -6,8 +6,9 @@ import asyncio
 import threading
 import time
 
-from evalens.server.server import EvalensServer, log
 from lsprotocol import types
+
+from evalens.server.server import EvalensServer, log
 
 CLIENT_TIMEOUT = 5.0
 """Seconds to wait for the client to answer a request of ours at start-up; the scan runs regardless."""
@@ -126,10 +127,9 @@ def scan_workspace(ls: EvalensServer) -> None:
     """Validate every eval file of every workspace folder once at start-up (push diagnostics)."""
     from pathlib import Path
 
+    from evalens.core.validate import iter_candidate_files, validate_file
     from evalens.server import uris
     from evalens.server.features.diagnostics import publish
-
-    from evalens.core.validate import iter_candidate_files, validate_file
 
     started = time.perf_counter()
     count = 0

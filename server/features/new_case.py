@@ -16,14 +16,15 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.uris import from_fs_path
+
 from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import file_edits
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from lsprotocol import types
-from pygls.uris import from_fs_path
 
 log = logging.getLogger("evalens.server.new_case")
 

@@ -17,11 +17,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+
 from evalens.server import uris, wire
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 log = logging.getLogger("evalens.server.optimize_description")
 
@@ -131,10 +132,9 @@ def register(server: EvalensServer) -> None:
     @server.command(COMMAND)
     async def optimize_description(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         """Run the optimizer; answer the winner as an edit to review (``edit``), or why there is none."""
+        from evalens.core.engines import default_engine
         from evalens.runner.session import UsageError
         from evalens.runner.trigger_optimize import OptimizeRequest, optimize, with_description
-
-        from evalens.core.engines import default_engine
 
         a = command_arg(args, uri=True)
         found = _skill(ls, a["uri"])

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from lsprotocol import types
+
 from evalens.server.features import run_formats
 from evalens.server.features import run_present as present
 from evalens.server.features.run import Runs
 from evalens.server.features.run_formats import CLI_FORMATS
 from evalens.server.features.run_state import Target
-from lsprotocol import types
 
 
 async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str, Any]:

@@ -13,13 +13,14 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import to_fs_path
+
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_state import RUNNABLE, Target
-from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
-from pygls.uris import to_fs_path
 
 log = logging.getLogger("evalens.server.run")
 

@@ -15,11 +15,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from evalens.core.engines import default_engine, engine_names
 from evalens.runner.results import UnitResult
 from evalens.runner.suites import FILE_FORMATS, suite_for
 from evalens.runner.verdicts import count_passed
-
-from evalens.core.engines import default_engine, engine_names
 
 log = logging.getLogger("evalens.server.run")
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from lsprotocol import types
+
 from evalens.runner.check_words import CHECK_KEYS
 from evalens.server.convert import code_description, to_range
-from lsprotocol import types
 
 SOURCE = "evalens-run"
 ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}

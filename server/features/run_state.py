@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalens.server import uris
 from lsprotocol import types  # noqa: F401 - re-exported for type hints of features
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+
+from evalens.server import uris
 
 RUNNABLE = "uaaps-case"  # the format runner.api.run_cases runs; CLI_FORMATS run through runner.api.run_file
 

@@ -130,10 +130,11 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
 def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
     """``evalens.listRuns``: every run of the package holding ``uri`` (else of each of ``roots``), newest first,
     kept by the argument's verdicts, engine and date (blocking: call it in a worker thread)."""
+    from pygls.uris import from_fs_path
+
     from evalens.runner.run_history import RunFilter
     from evalens.runner.run_history import list_runs as history
     from evalens.server.wire import ListRunsArgs, RunEntry
-    from pygls.uris import from_fs_path
 
     try:
         a = ListRunsArgs.model_validate(arg)

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from evalens.core.documents import Node, ParsedDocument
+from lsprotocol import types
+
 from evalens.server.convert import to_range
 from evalens.server.server import EvalensServer
-from lsprotocol import types
 
 MAX_SYMBOLS = 5000
 ALL = "*"  # the whole-file unit of some formats: the file itself, not an outline entry

@@ -15,8 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from evalens.runner.engines.base import EngineNotFound, find_binary
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.conftest import EXAMPLE, REPO
 from tests.fakemodel.server import FakeModelServer
 

@@ -13,8 +13,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from evalens.runner.engines.base import EngineNotFound, find_binary
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.conftest import EXAMPLE, REPO
 from tests.editors.lens_package import ARMS_TITLES, FIRED, STOLEN, prepare_lens_package
 from tests.editors.test_neovim import _nvim, readme_init

@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from evalens.runner.engines.base import EngineNotFound, find_binary
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.conftest import EXAMPLE, REPO
 from tests.editors.lens_package import OPT_SKILL, optimize_rewrites, prepare_optimize
 from tests.editors.test_neovim import _nvim, readme_init

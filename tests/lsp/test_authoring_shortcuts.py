@@ -241,8 +241,6 @@ async def test_skill_creator_labels_and_dry_run(client: LanguageClient, tmp_path
 
 def _report(root: Path, stamp: str, cases: dict[str, str]) -> None:
     """An evalens report as the runner writes it, holding ``cases`` (name → verdict)."""
-    from evalens.runner.report import write_report
-
     from evalens.core.models.uaaps import (
         DeterministicChecks,
         EvalReport,
@@ -254,6 +252,7 @@ def _report(root: Path, stamp: str, cases: dict[str, str]) -> None:
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.report import write_report
 
     found = [
         ReportCase(

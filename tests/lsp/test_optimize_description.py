@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from evalens.runner.engines.base import EngineNotFound, find_binary
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.fakemodel.server import FakeModelServer
 from tests.lsp.conftest import open_and_diagnose
 from tests.lsp.run_fixtures import open_doc, plain, start_run_client, stop_run_client

@@ -109,9 +109,10 @@ def test_stats_show_no_leaked_bookkeeping(server: RawServer):
 def test_pygls_still_leaks_bookkeeping():
     """The hook in ``EvalensProtocol._execute_handler`` exists because pygls keeps the entry of every
     finished notification handler. When this fails, pygls fixed it: drop the hook."""
+    from pygls.lsp.server import LanguageServer
+
     from evalens.server.protocol import EvalensProtocol
     from evalens.server.server import EvalensServer
-    from pygls.lsp.server import LanguageServer
 
     def handler(*args):
         yield from ()

@@ -10,11 +10,11 @@ import time
 from pathlib import Path
 
 import pytest
-from evalens.runner.engines.base import EngineNotFound, find_binary
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.lsp import run_fixtures
 from tests.lsp.conftest import diagnostics_for
 from tests.lsp.run_fixtures import lens_titles, lenses, open_doc, processes_with, run_lens, wait_until
@@ -180,8 +180,6 @@ async def test_cancel_mid_run_keeps_server_responsive(run_client: LanguageClient
 
 async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg: Path):
     """A report written by an earlier run (here: by the runner's own writer) comes back when the file opens."""
-    from evalens.runner.report import write_report
-
     from evalens.core.models.uaaps import (
         DeterministicChecks,
         EvalReport,
@@ -195,6 +193,7 @@ async def test_verdict_restored_from_report(run_client: LanguageClient, run_pkg:
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.report import write_report
 
     client = run_client
     path = run_pkg / "evals" / "cases" / "11-fail.yaml"
@@ -329,9 +328,6 @@ async def test_shutdown_cancels_runs(run_client: LanguageClient, run_pkg: Path):
 
 def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
     """The newest report holding a case wins; a case cut short by a cancel keeps the verdict before it."""
-    from evalens.runner.report import write_report
-    from evalens.server.features.run_memory import Memory, package_root_of
-
     from evalens.core.models.uaaps import (
         EvalReport,
         ReportAgent,
@@ -342,6 +338,8 @@ def test_memory_merges_reports_and_ignores_interrupted_runs(run_pkg: Path):
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.report import write_report
+    from evalens.server.features.run_memory import Memory, package_root_of
 
     def report(stamp: str, cases: list[ReportCase], interrupted: bool = False) -> None:
         write_report(

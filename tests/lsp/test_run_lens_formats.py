@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from evalens.runner.engines.base import EngineNotFound, find_binary
-from evalens.server.features import run_formats
 from lsprotocol import types
 from pygls.uris import from_fs_path as open_uri
 from pytest_lsp import LanguageClient
 
+from evalens.runner.engines.base import EngineNotFound, find_binary
+from evalens.server.features import run_formats
 from tests.conftest import CORPUS
 from tests.fakemodel.server import FakeModelServer
 from tests.lsp.run_fixtures import (
@@ -500,10 +500,9 @@ async def test_cancel_kills_the_agent(client: LanguageClient, ws: Path) -> None:
 async def test_unit_ids_are_the_lens_names(tmp_path: Path) -> None:
     """The suite's unit ids are the names the lenses show (``Format.cases``), for both trigger-set shapes: no
     mapping between the runner's names and the editor's."""
+    from evalens.core.validate import validate_file
     from evalens.runner.api import FileRunRequest
     from evalens.runner.suites.trigger_sets import TriggerSetSuite
-
-    from evalens.core.validate import validate_file
 
     (tmp_path / "SKILL.md").write_text(
         "---\nname: g\ndescription: Greets. Use when someone says hello.\n---\nHi\n"

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evalens.server.wire import RunTurnParams
 from pytest_lsp import LanguageClient
 
+from evalens.server.wire import RunTurnParams
 from tests.lsp import run_fixtures
 from tests.lsp.run_fixtures import lenses, open_doc, run_lens
 from tests.lsp.test_run_lens import needs_claude

@@ -18,8 +18,6 @@ run_pkg = run_fixtures.run_pkg
 
 
 def _write_report(pkg: Path, names: list[str]) -> None:
-    from evalens.runner.report import write_report
-
     from evalens.core.models.uaaps import (
         EvalReport,
         ReportAgent,
@@ -30,6 +28,7 @@ def _write_report(pkg: Path, names: list[str]) -> None:
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.report import write_report
 
     cases = [
         ReportCase(

@@ -18,10 +18,6 @@ fake_model = run_fixtures.fake_model
 
 
 def _write_flaky_report(pkg: Path, case_file: Path) -> None:
-    from evalens.runner.depends import fingerprint_of
-    from evalens.runner.report import write_report
-    from evalens.runner.results import UnitResult
-
     from evalens.core.models.uaaps import (
         EvalReport,
         ReportAgent,
@@ -32,6 +28,9 @@ def _write_flaky_report(pkg: Path, case_file: Path) -> None:
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.depends import fingerprint_of
+    from evalens.runner.report import write_report
+    from evalens.runner.results import UnitResult
 
     fp = fingerprint_of(
         UnitResult(

@@ -21,8 +21,6 @@ run_pkg = run_fixtures.run_pkg
 
 
 def _write_fail_report(pkg: Path) -> None:
-    from evalens.runner.report import write_report
-
     from evalens.core.models.uaaps import (
         DeterministicChecks,
         EvalReport,
@@ -35,6 +33,7 @@ def _write_fail_report(pkg: Path) -> None:
         ReportPackage,
         ReportSummary,
     )
+    from evalens.runner.report import write_report
 
     case = ReportCase(
         name="greet-missing",

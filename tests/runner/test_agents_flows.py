@@ -15,8 +15,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from evalens.runner.api import RunRequest, run_cases
 
+from evalens.runner.api import RunRequest, run_cases
 from tests.runner.runner_helpers import agents_available, case, make_package, surviving
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,10 +13,10 @@ import os
 from pathlib import Path
 
 import pytest
-from evalens.runner.api import RunRequest, run_cases
-from evalens.runner.record import load_record, records_for
 from jsonschema import Draft202012Validator
 
+from evalens.runner.api import RunRequest, run_cases
+from evalens.runner.record import load_record, records_for
 from tests.fakemodel import FakeModelServer
 from tests.runner.runner_helpers import agents_available, make_package
 

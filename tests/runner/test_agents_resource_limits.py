@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from evalens.runner.resource_limits import ResourceLimits, create_cgroup
 
+from evalens.runner.resource_limits import ResourceLimits, create_cgroup
 from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
 
 # fork/memory/disk bombs of uid 65534 and a machine-wide count of bomb processes: no agent test beside them
@@ -125,7 +125,6 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, run
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     from evalens.runner.sandbox import bubblewrap_usable
-
     from tests.runner.test_agents_sandbox import evalens_command
 
     if not bubblewrap_usable():

@@ -19,8 +19,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from evalens.runner.api import RunRequest, run_cases
 
+from evalens.runner.api import RunRequest, run_cases
 from tests.runner.runner_helpers import agents_available, case, make_package
 
 pytestmark = pytest.mark.agents

@@ -10,8 +10,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from evalens.runner.report import load_report
 
+from evalens.runner.report import load_report
 from tests.conftest import REPO
 from tests.runner.actions_emulator import Emulator, base_env, parse_outputs
 from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package  # noqa: F401 - fixture
@@ -436,7 +436,6 @@ def test_the_whole_action_as_the_runner_user(tmp_path: Path, model_env) -> None:
     import uuid
 
     from evalens.runner.sandbox import bubblewrap_usable
-
     from tests.runner.runner_helpers import agents_available
     from tests.runner.test_agents_sandbox import UNPRIVILEGED_UID, evalens_command
 

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 from evalens.runner.report import load_report
-
 from tests.runner.ci_fixtures import scripted_agent_fixture  # noqa: F401 - fixture
 from tests.unit.ci_helpers import validate_junit
 

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from evalens.runner.report import load_report
 
+from evalens.runner.report import load_report
 from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package, twelve_cases  # noqa: F401 - fixture
 from tests.runner.runner_helpers import agents_available, case
 

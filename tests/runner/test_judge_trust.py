@@ -7,6 +7,7 @@ import os
 import uuid
 
 import pytest
+
 from evalens.runner import stats
 from evalens.runner.judge import build_prompt, judge_case, judge_repeated, resolve_judge
 

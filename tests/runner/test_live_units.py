@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from evalens.runner import live
 from evalens.runner.engines import get_engine
 from evalens.runner.engines.base import SandboxPaths

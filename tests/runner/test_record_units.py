@@ -6,13 +6,13 @@ import os
 from pathlib import Path
 
 import pytest
+
+from evalens.core.models.run_record import Usage, sum_usage
 from evalens.runner.bounds import Bounds
 from evalens.runner.engines.base import Transcript
 from evalens.runner.engines.claude_record import conversation as claude_conversation
 from evalens.runner.engines.codex_record import _output
 from evalens.runner.workspace_diff import baseline, changes
-
-from evalens.core.models.run_record import Usage, sum_usage
 
 
 def test_changes_created_modified_deleted_binary_and_links(tmp_path: Path) -> None:

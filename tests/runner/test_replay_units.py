@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from evalens.runner.canonical import canonical_request, env_secrets, redact, short_diff
 
 KEY = "sk-ant-api03-PLANTEDsecretKEY0123456789abcdef"
@@ -156,11 +157,10 @@ def test_large_request_parts_are_written_once_and_read_back_whole() -> None:
 
 
 def test_a_replayed_verdict_says_so_in_junit_and_the_lens_and_a_live_one_does_not() -> None:
+    from evalens.core.models.cassette import CaseReplay, replay_label
     from evalens.runner.ci.junit import junit_xml
     from evalens.runner.results import result_from_report_case
     from evalens.server.features.run_present import verdict_title
-
-    from evalens.core.models.cassette import CaseReplay, replay_label
     from tests.unit.ci_helpers import make_case, make_report, validate_junit
 
     full = CaseReplay(
@@ -192,15 +192,14 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
     ``replayed`` with the same words for the Test Explorer."""
     from types import SimpleNamespace
 
+    from evalens.core.models.cassette import replay_label
+    from evalens.core.models.run_record import RunRecord
     from evalens.runner.record import finish
     from evalens.runner.replay import ReplaySettings, cassettes, open_tape
     from evalens.runner.results import result_from_report_case
     from evalens.runner.run_view import record_facts
     from evalens.server.features.run_present import wire_result
     from evalens.server.wire import CaseResult
-
-    from evalens.core.models.cassette import replay_label
-    from evalens.core.models.run_record import RunRecord
     from tests.fakemodel import FakeModelServer
     from tests.unit.ci_helpers import make_case, make_report
 
@@ -277,7 +276,6 @@ def test_the_key_variables_a_run_names_are_redacted_by_value(
     key shape: it is redacted because the run names its variable, in the prompt it was planted in."""
     from evalens.runner.api_types import RunRequest
     from evalens.runner.replay import settings_of
-
     from tests.fakemodel import FakeModelServer
 
     judge_key, agent_key = "corp-judge-value-7f3a91", "corp-agent-value-2b8c44"

@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 
 from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown, rows
-
 from tests.runner.compare_fixture import EARLIER, EARLIER_OUTPUT, LATEST, two_runs
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+
+from evalens.core.models.uaaps import CaseExpected
 from evalens.runner.api import RunError, RunRequest, load_last_results, plan_run, run_cases
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.judge import build_prompt, judge_case, parse_reply, resolve_judge
 from evalens.runner.sandbox import PathEscape, process_tree, safe_join
-
-from evalens.core.models.uaaps import CaseExpected
 from tests.runner.runner_helpers import case, make_package
 
 REPO = Path(__file__).resolve().parents[2]
@@ -273,9 +273,8 @@ def test_dry_run_calls_nothing(tmp_path: Path, model_env, sandbox_dir: Path) -> 
 
 
 def _fake_report(pkg: Path, name: str, verdicts: dict[str, str]) -> Path:
-    from evalens.runner.report import write_report
-
     from evalens.core.models.uaaps import EvalReport
+    from evalens.runner.report import write_report
 
     cases = [
         {"name": n, "verdict": v, "checks": [{"kind": "contains", "value": "A", "status": "PASS"}]}

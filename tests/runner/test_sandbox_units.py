@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from evalens.runner.agent_process import run_process
 from evalens.runner.bwrap import plan_bridges
 from evalens.runner.engines.base import SandboxPaths

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from evalens.runner.api import RunError, RunRequest, run_cases
 
+from evalens.runner.api import RunError, RunRequest, run_cases
 from tests.runner.runner_helpers import case, make_package
 
 SCRIPTED_CLAUDE = """#!/bin/sh

@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from evalens.runner.judge import judge_case, resolve_judge
 
+from evalens.runner.judge import judge_case, resolve_judge
 from tests.runner.runner_helpers import case, make_package
 
 REPO = Path(__file__).resolve().parents[2]

@@ -4,10 +4,10 @@ scripted-suite comparison against fixed ``--runs MAX`` (benchmarks/adaptive_repe
 from __future__ import annotations
 
 import pytest
-from evalens.runner import adaptive
-from evalens.runner.stats import wilson_interval
 
 from benchmarks.adaptive_repeats import simulate
+from evalens.runner import adaptive
+from evalens.runner.stats import wilson_interval
 
 
 def test_parse_runs() -> None:

@@ -4,6 +4,7 @@ exponential, jittered, capped backoff."""
 from __future__ import annotations
 
 import pytest
+
 from evalens.runner.agent_retry import (
     BACKOFF_CAP_SECONDS,
     backoff,

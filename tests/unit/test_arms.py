@@ -9,11 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from evalens.runner.arms import Arm, ArmError, compare, opened, parse, resolve_arm
 from evalens.runner.engines import get_engine
 from evalens.runner.engines.base import SandboxPaths
 from evalens.runner.install import install_package, read_package
-
 from tests.unit.ci_helpers import make_case, make_report
 
 HOOKS = {

@@ -8,10 +8,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from evalens.runner import baseline as bl
-from evalens.runner.results import UnitResult
 
 from evalens.core.models.run_record import Usage
+from evalens.runner import baseline as bl
+from evalens.runner.results import UnitResult
 
 
 def _result(name: str, verdicts: list[str], usage: Usage | None = None) -> UnitResult:

@@ -11,12 +11,11 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+from evalens.cli.progress import ProgressView, print_summary, turn_text
+from evalens.core.workflow_commands import escape
 from evalens.runner.api_types import ProgressEvent
 from evalens.runner.ci import github
 from evalens.runner.live import LiveTurn
-
-from evalens.cli.progress import ProgressView, print_summary, turn_text
-from evalens.core.workflow_commands import escape
 from tests.unit.ci_helpers import make_case, make_report
 from tests.unit.workflow_log import commands
 

@@ -10,14 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from evalens.core.models.uaaps import ReportShard
 from evalens.runner.ci import github
 from evalens.runner.ci.gate import gate
 from evalens.runner.ci.junit import junit_xml
 from evalens.runner.ci.merge import MergeError, merge_reports
 from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
 from evalens.runner.report import load_report
-
-from evalens.core.models.uaaps import ReportShard
 from tests.conftest import REPO
 from tests.unit.ci_helpers import make_case, make_report, validate_junit, validate_sarif, write
 
@@ -583,9 +583,8 @@ def test_merge_refuses_shards_that_ran_differently(tmp_path: Path) -> None:
 
 
 def test_shard_mark_records_how_it_ran(tmp_path: Path) -> None:
-    from evalens.runner.api import RunRequest
-
     from evalens.cli.shard import restrict
+    from evalens.runner.api import RunRequest
     from tests.runner.runner_helpers import case, make_package
 
     pkg = make_package(tmp_path / "pkg", cases={f"c{i}": case("pass") for i in range(3)})
@@ -726,9 +725,8 @@ def test_kubernetes_recipe_works_on_its_first_run(tmp_path: Path) -> None:
 
 
 def test_pr_comment_renders_changes_against_the_base() -> None:
-    from evalens.runner.ci.comment import marker, pr_comment
-
     from evalens.core.models.run_record import Usage
+    from evalens.runner.ci.comment import marker, pr_comment
 
     base = make_report(
         [make_case("a", "PASS"), make_case("b", "FAIL"), make_case("gone", "PASS"), make_case("c", "PASS")]

@@ -106,9 +106,8 @@ def test_eval_summary_and_live_turns_send_no_terminal_controls() -> None:
     import io
     from types import SimpleNamespace
 
-    from evalens.runner.live import LiveTurn
-
     from evalens.cli.progress import print_summary, turn_text
+    from evalens.runner.live import LiveTurn
 
     for ci in (False, True):
         out = io.StringIO()

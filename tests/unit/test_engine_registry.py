@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
 from evalens.core import engines
+from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
 
 
 class ToyEngine(Engine):

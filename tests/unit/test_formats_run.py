@@ -13,16 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from evalens.cli import run as cli_run
+from evalens.core.index import IndexCache
+from evalens.core.validate import validate_text
 from evalens.runner import judge
 from evalens.runner.session import AgentResult
 from evalens.runner.suites import skilljack as sj
 from evalens.runner.suites import skilljack_files as sjf
 from evalens.runner.suites import trigger_sets as ts
 from evalens.runner.suites.skilljack import SjTask
-
-from evalens.cli import run as cli_run
-from evalens.core.index import IndexCache
-from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
 
 GREETING_MD = (

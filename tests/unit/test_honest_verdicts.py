@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from evalens.runner import depends, judge
 from evalens.runner.budget import Budget
 from evalens.runner.results import (
@@ -22,7 +23,6 @@ from evalens.runner.results import (
     result_from_report_case,
 )
 from evalens.runner.stats import Repeats
-
 from tests.runner.runner_helpers import case, make_package
 
 
@@ -54,9 +54,8 @@ def test_flaky_pass_never_forgives_an_error_run() -> None:
 
 
 def test_a_unit_cut_short_by_a_budget_agrees_with_itself_in_every_face() -> None:
-    from evalens.server.features.run_present import verdict_title
-
     from evalens.cli.progress import print_summary
+    from evalens.server.features.run_present import verdict_title
 
     refused = "budget spent: 40,000 of --max-tokens 1 tokens"
     cut = _repeated(["PASS", "SKIP", "SKIP"], budget=2, reason=refused)
@@ -266,10 +265,9 @@ def test_a_renamed_case_keeps_its_last_run_for_stale_and_failed(
 ) -> None:
     """Renamed in place (same file, same content), a case is the same unit (its identity, issue 23): its FAIL is
     still its last run, and a rename alone does not make it stale. Renamed *and* changed, it is a new case."""
+    from evalens.core.models.uaaps import EvalReport
     from evalens.runner.reselect import case_names, pick
     from evalens.runner.results import report_case_from_result as to_case
-
-    from evalens.core.models.uaaps import EvalReport
 
     pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(_fake_cli(tmp_path, "2.0.1")))
@@ -343,9 +341,8 @@ def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
 
 
 def test_no_cost_comparison_against_baseline_runs_that_all_crashed() -> None:
-    from evalens.runner.baseline import cost_text, unit_uplift
-
     from evalens.core.models.run_record import Usage
+    from evalens.runner.baseline import cost_text, unit_uplift
 
     mine = UnitResult(
         name="a", verdict="PASS", usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.01)
@@ -377,9 +374,8 @@ def test_fail_on_error_tolerates_a_share_of_errored_units_but_never_a_fail() -> 
 def test_codex_tokens_are_priced_from_the_versioned_overridable_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evalens.runner import prices
-
     from evalens.core.models.run_record import Usage
+    from evalens.runner import prices
 
     usage = Usage(input_tokens=1_000_000, output_tokens=100_000, cache_read_tokens=400_000)
     assert prices.price_of("gpt-5-2025-08-07") == prices.SHIPPED["gpt-5"]
@@ -413,7 +409,6 @@ def test_pass_at_k_and_at_least_k_beside_pass_hat_k() -> None:
 def test_merging_shards_derives_state_again(tmp_path: Path) -> None:
     from evalens.runner.ci.merge import merge_reports
     from evalens.runner.report import load_report
-
     from tests.unit.ci_helpers import make_case, make_report, write
 
     def shard(case_: Any, k: int) -> Path:
@@ -439,10 +434,10 @@ def test_merging_shards_derives_state_again(tmp_path: Path) -> None:
 
 
 def test_show_prints_the_reports_run_verdicts_under_a_rejudged_header() -> None:
-    from evalens.runner.run_view import load_view
     from rich.console import Console
 
     from evalens.cli.show import render_terminal
+    from evalens.runner.run_view import load_view
     from tests.conftest import REPO
 
     report = REPO / "tests" / "runner" / "fixtures" / "run-report" / "2026-11-26T11-58-59Z.json"

@@ -4,6 +4,7 @@ hand, how repeated judgements combine, and which quotes count as evidence."""
 from __future__ import annotations
 
 import pytest
+
 from evalens.runner import stats
 from evalens.runner.judge import build_prompt
 from evalens.runner.judge_material import material_of, unquoted

@@ -7,6 +7,7 @@ import time
 from types import SimpleNamespace
 
 import pytest
+
 from evalens.runner import judge
 
 

@@ -5,11 +5,11 @@ else by the agent's own family; a named judge is kept; the reason goes to the re
 from __future__ import annotations
 
 import pytest
+
+from evalens.core.models.uaaps import ReportJudge
 from evalens.runner.engines import get_engine
 from evalens.runner.judge import default_judge, resolve_judge
 from evalens.runner.preflight import preflight
-
-from evalens.core.models.uaaps import ReportJudge
 
 
 @pytest.mark.parametrize(

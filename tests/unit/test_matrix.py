@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from evalens.runner.matrix import matrix
 
 from evalens.core.models.uaaps import ReportAgent, Usage
+from evalens.runner.matrix import matrix
 from tests.unit.ci_helpers import make_case, make_report, write
 
 

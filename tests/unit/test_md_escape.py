@@ -3,9 +3,8 @@ Neovims show as ``<`` (0.7 converts them, 0.11 conceals them); a backslash escap
 
 from __future__ import annotations
 
-from evalens.schemas import load_schema
-
 from evalens.core.models.base import md_escape
+from evalens.schemas import load_schema
 
 
 def test_placeholders_become_entities_outside_code_spans():

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evalens.server.features.symbols import outline
-
 from evalens.core.index import IndexCache
 from evalens.core.labels import case_label
 from evalens.core.validate import validate_text
+from evalens.server.features.symbols import outline
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from evalens.runner import stats
 from evalens.runner.ci.paired import paired_gate
-
 from tests.unit.ci_helpers import make_case, make_report, write
 
 

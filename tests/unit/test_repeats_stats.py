@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import pytest
+
 from evalens.runner import budget, fingerprint, stats
 
 

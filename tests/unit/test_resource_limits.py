@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from evalens.runner.resource_limits import (
     MB,
     ResourceLimits,

@@ -6,13 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
+
+from evalens.core.js_regex import compile_js, js_regex_error
+from evalens.core.validate import validate_text
 from evalens.runner.session import AgentResult
 from evalens.runner.suites import skilljack as sj
 from evalens.runner.suites.skilljack import SjTask
 from evalens.runner.verdicts import combine_runs, combine_units
-
-from evalens.core.js_regex import compile_js, js_regex_error
-from evalens.core.validate import validate_text
 
 # Patterns JavaScript accepts; the ones Python cannot compile must be refused by validation, never at run time.
 JS_PATTERNS = [
@@ -103,11 +103,10 @@ def test_verdict_combination_rules() -> None:
 def test_report_to_result_is_one_conversion(tmp_path: Path) -> None:
     """Drift (c): `runner.api` and the server's memory each converted report cases to results, and disagreed
     (the server lost `artifacts` and kept `case_file` relative)."""
+    from evalens.core.models.uaaps import EvalReport
     from evalens.runner.api import load_last_results
     from evalens.runner.report import write_report
     from evalens.server.features.run_memory import read_reports
-
-    from evalens.core.models.uaaps import EvalReport
 
     pkg = tmp_path / "pkg"
     report = EvalReport.model_validate(

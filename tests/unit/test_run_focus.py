@@ -8,12 +8,13 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
 from evalens.runner.budget import Budget
 from evalens.runner.results import UnitResult
 from evalens.server.features import run_focus
 from evalens.server.features.run_state import Slots
 from evalens.server.settings import Settings
-from pygls.exceptions import JsonRpcInvalidParams
 
 
 def test_run_settings_group_updates_key_by_key():

@@ -7,12 +7,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from evalens.core.models.run_log import LOG_FILE, BatchStart, LogUnit, PlannedUnit, RunFinish
 from evalens.runner.run_compare import compare_runs
 from evalens.runner.run_history import RunFilter, list_runs
 from evalens.runner.run_log import RunLogWriter
 from evalens.server.features.run_view import list_runs as list_runs_command
-
-from evalens.core.models.run_log import LOG_FILE, BatchStart, LogUnit, PlannedUnit, RunFinish
 
 
 def _report(pkg: Path, stamp: str, engine: str, model: str, verdicts: dict[str, str]) -> Path:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from evalens.runner.agent_process import run_process
 from evalens.runner.engines.claude_record import UsageReader
 from evalens.runner.engines.codex_record import RolloutUsage, stream_usage

@@ -11,6 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from evalens.core.models.run_log import (
+    BatchResume,
+    BatchStart,
+    LogUnit,
+    PlannedUnit,
+    RunFinish,
+    RunStart,
+)
 from evalens.runner import depends
 from evalens.runner.run_log import (
     NotARunLog,
@@ -22,15 +31,6 @@ from evalens.runner.run_log import (
     unit_results,
 )
 from evalens.runner.unit_identity import key, reconcile
-
-from evalens.core.models.run_log import (
-    BatchResume,
-    BatchStart,
-    LogUnit,
-    PlannedUnit,
-    RunFinish,
-    RunStart,
-)
 from tests.runner.runner_helpers import case, make_package
 
 T = "2026-01-01T00:00:00Z"
@@ -231,9 +231,8 @@ def test_unit_results_are_rebuilt_from_the_log_alone(tmp_path: Path) -> None:
 
 
 def _report_with(pkg: Path, result: object) -> Path:
-    from evalens.runner.results import report_case_from_result
-
     from evalens.core.models.uaaps import EvalReport
+    from evalens.runner.results import report_case_from_result
 
     report = {
         "version": 1,

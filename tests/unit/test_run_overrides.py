@@ -4,9 +4,10 @@ settings for that batch only, the settings themselves unchanged; a bad override 
 from __future__ import annotations
 
 import pytest
+from pygls.exceptions import JsonRpcInvalidParams
+
 from evalens.server.features.run_focus import overridden
 from evalens.server.settings import Settings
-from pygls.exceptions import JsonRpcInvalidParams
 
 
 def test_overrides_lay_over_the_settings_for_one_batch() -> None:

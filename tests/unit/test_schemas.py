@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from evalens.schemas import load_schema, schema_names
 from jsonschema import Draft202012Validator
 
 from evalens.cli.schema import render_text
@@ -13,6 +12,7 @@ from evalens.core.engines import engine_names
 from evalens.core.formats import uaaps as uaaps_format
 from evalens.core.models import uaaps
 from evalens.core.models.catalog import render_all
+from evalens.schemas import load_schema, schema_names
 from tests.conftest import REPO
 
 

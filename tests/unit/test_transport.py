@@ -7,6 +7,7 @@ import asyncio
 import json
 
 import pytest
+
 from evalens.server import transport
 from evalens.server.transport import Frame, FrameReader
 

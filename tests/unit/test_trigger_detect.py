@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from evalens.runner.trigger_detect import detect, read_skill, skill_names
 
 from evalens.core.models.run_record import ToolCall, Turn
+from evalens.runner.trigger_detect import detect, read_skill, skill_names
 
 CLAUDE_DIR, CODEX_DIR = ".claude/skills", ".agents/skills"
 INSTALLED = {"greeter": "greeter", "pdf-tools": "pdf-tools"}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 import yaml
+
 from evalens.runner.trigger_optimize import current_description, paired_difference, split, with_description
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from evalens.runner.trigger_report import query_label, trigger_report
 
 

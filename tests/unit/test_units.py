@@ -7,17 +7,17 @@ import asyncio
 from pathlib import Path
 
 import pytest
+
+from evalens.core.documents import parse
+from evalens.core.formats.skilljack import effective_task_markdown
+from evalens.core.units import read_doc, skilljack_tasks
+from evalens.core.validate import validate_file
 from evalens.runner.run_file import prepare
 from evalens.runner.session import AgentResult
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack import SjTask, check_task
 from evalens.server.features import run_formats
 from evalens.server.settings import Settings
-
-from evalens.core.documents import parse
-from evalens.core.formats.skilljack import effective_task_markdown
-from evalens.core.units import read_doc, skilljack_tasks
-from evalens.core.validate import validate_file
 
 MERGE_KEY = Path(__file__).parent / "fixtures" / "merge-key" / "tasks.yaml"
 CHECKS = {"expect_skill_activation": True, "expect_marker": "WELCOME", "expect_contains": ["Hi"]}

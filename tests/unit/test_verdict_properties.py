@@ -8,6 +8,10 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from evalens.core.models.uaaps import EvalReport
 from evalens.runner.results import (
     UnitResult,
     apply_repeats,
@@ -16,10 +20,6 @@ from evalens.runner.results import (
     report_case_from_result,
     result_from_report_case,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from evalens.core.models.uaaps import EvalReport
 
 RUN = st.sampled_from(["PASS", "FAIL", "ERROR", "SKIP", "BUDGET"])
 
@@ -78,9 +78,8 @@ REPORT = {
 @settings(max_examples=300, deadline=None)
 @given(st.lists(RUN, min_size=1, max_size=6))
 def test_exit_code_table_report_and_lens_agree_with_the_docs(runs: list[str]) -> None:
-    from evalens.server.features.run_present import verdict_title
-
     from evalens.cli.progress import print_summary
+    from evalens.server.features.run_present import verdict_title
 
     verdict, state = documented(runs)
     result = _result(runs)

@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 import pytest
-from evalens.server import wire, wire_ts
-from evalens.server.settings import Settings
 from pydantic import BaseModel
 
 from evalens.core.kinds import published
+from evalens.server import wire, wire_ts
+from evalens.server.settings import Settings
 from tests.conftest import REPO
 from tests.lsp.raw_client import RawServer
 
