@@ -186,3 +186,16 @@ def test_runs_view_lists_filters_and_compares_two_runs(session):
     assert cmp["title"] == "evalens · compare extract-text", cmp
     assert cmp["headers"][1].startswith("previous") and cmp["headers"][2].startswith("latest"), cmp
     assert cmp["meta"].count(".json") == 2, cmp  # two reports: previous → latest
+
+
+def test_a_run_with_overrides_is_not_stale_while_they_hold(session):
+    """A lens run with a model override is current as long as the override is remembered: the stale check
+    fingerprints the next run's inputs with the overrides laid over the settings (it showed "· stale" because
+    it knew only the settings). Cleared, the next run takes the default model, and the verdict is stale."""
+    step(session, "overrides")
+    assert not any("stale" in v for v in session["overrideVerdicts"]), session["overrideVerdicts"]  # just ran
+    step(session, "overrides-stale")
+    lens = session["overrideLens"]  # after a reload: the server hears the remembered overrides again
+    assert "PASS" in lens and "stale" not in lens, lens
+    assert "model" not in session["overridesCleared"], session["overridesCleared"]
+    assert "PASS" in session["clearedLens"] and "stale" in session["clearedLens"], session["clearedLens"]

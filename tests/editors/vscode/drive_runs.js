@@ -3,7 +3,7 @@
 // the expected/actual diff of a failed check, test tags, the Runs view and per-run overrides.
 // Usage: node drive_runs.js <baseUrl> <workspaceFolder>; Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS.
 const {
-  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
+  OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
   runPageFrame, launch,
 } = require('./lib');
 
@@ -271,6 +271,53 @@ async function showTesting(page) {
           meta: (await frame.locator('.meta').innerText()).trim(),
         };
         await page.screenshot({ path: `${OUT}/runs-compare.png` });
+      });
+    }
+
+    /** The verdict lens of 01-extract-text.yaml once `done(title)` holds (or after `ms`), re-asked by switching
+     * editors (a lens request starts the server's stale check; a change in staleness refreshes the lenses). */
+    async function extractLensUntil(done, ms) {
+      const verdict = page.locator('.editor-instance .codelens-decoration', { hasText: /PASS|FAIL|ERROR|SKIP/ }).first();
+      let title = '';
+      const focus = async (name) => { // its tab when it has one (quick open of an open file was flaky here)
+        const tab = page.locator('.tabs-container .tab', { hasText: name }).first();
+        if (await tab.count()) {
+          await tab.click();
+          await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 15000 });
+        } else {
+          await openFile(page, name);
+        }
+      };
+      await focus('01-extract-text.yaml');
+      await scrollEditorToTop(page);
+      await verdict.waitFor({ timeout: 60000 }); // after a reload the server restores the verdicts first
+      for (const deadline = Date.now() + ms; Date.now() < deadline;) {
+        await focus('02-block-secrets.yaml');
+        await focus('01-extract-text.yaml');
+        await scrollEditorToTop(page);
+        await page.waitForTimeout(2000);
+        title = (await verdict.innerText().catch(() => '')).trim();
+        if (done(title)) break;
+      }
+      return title;
+    }
+
+    if (wanted('overrides-stale')) {
+      await step('overrides-stale', async () => {
+        // a run with a model override is current while the override is set (the next run takes it too), and
+        // stale once the override is cleared (the next run takes the engine's default model)
+        result.overrideLens = await extractLensUntil((t) => t.includes('stale'), 12000);
+        await shot(page, 'override-lens.png');
+        await overridesPick();
+        await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Model' }).first().click();
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'override: Model' }).waitFor({ timeout: 10000 });
+        await page.locator('.quick-input-widget input').fill('');
+        await page.keyboard.press('Enter');
+        await page.locator('.quick-input-widget .quick-input-title', { hasText: 'run overrides (this workspace)' }).waitFor({ timeout: 10000 });
+        result.overridesCleared = (await page.locator('.quick-input-widget .quick-input-title').innerText()).trim();
+        await page.keyboard.press('Escape');
+        result.clearedLens = await extractLensUntil((t) => t.includes('stale'), 30000);
+        await shot(page, 'override-cleared-lens.png');
       });
     }
 

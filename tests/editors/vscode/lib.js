@@ -5,6 +5,9 @@ const path = require('path');
 
 const OUT = process.env.SHOT_DIR || '.';
 const RESULT_FILE = process.env.RESULT_FILE || path.join(OUT, 'result.json');
+// EVALENS_DOCS_IMG=1: the screenshots the docs show are also written to docs/img/ (never in CI, so it does not
+// rewrite the docs); tests/editors/doc_images.py is the same switch for the Neovim text captures.
+const DOCS_IMG = process.env.EVALENS_DOCS_IMG ? path.resolve(__dirname, '..', '..', '..', 'docs', 'img') : '';
 
 const result = { steps: [] };
 const t0 = Date.now();
@@ -21,6 +24,15 @@ async function step(name, fn) {
     result.steps.push({ name, ok: false, error: String(e && e.message ? e.message : e).split('\n')[0] });
     save();
     throw new Error(`step "${name}" failed: ${e && e.message ? e.message : e}`);
+  }
+}
+
+/** A screenshot to SHOT_DIR/`name`; with EVALENS_DOCS_IMG set, copied to docs/img/`docName` too. */
+async function shot(page, name, docName = '', options = {}) {
+  const file = path.join(OUT, name);
+  await page.screenshot({ path: file, ...options });
+  if (DOCS_IMG && docName) {
+    fs.copyFileSync(file, path.join(DOCS_IMG, docName));
   }
 }
 
@@ -117,6 +129,6 @@ async function launch() {
 }
 
 module.exports = {
-  OUT, result, log, save, step, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
+  OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
   runPageFrame, launch,
 };
