@@ -18,6 +18,7 @@ import pytest
 
 from evalens.runner.engines.base import EngineNotFound, find_binary
 from tests.conftest import EXAMPLE, REPO
+from tests.editors.doc_images import nvim_capture
 from tests.fakemodel.server import FakeModelServer
 
 pytestmark = pytest.mark.editors
@@ -158,6 +159,15 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert "── extract-text: the agent's turns ──" in turns and "💬 DONE" in turns, turns
     assert leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
+    nvim_capture(
+        version,
+        "fix-10-lens-stays-on-screen",
+        [
+            f"Neovim {version}: 01-extract-text.yaml after the run: the lens, then the verdict diagnostic's"
+            f" virtual text ({drawn!r}; a namespace without a name, as 0.7's, is not in this dump)"
+        ]
+        + result["screen"][:8],
+    )
 
 
 REPEAT_DRIVER = REPO / "tests" / "editors" / "nvim" / "run_repeat.lua"

@@ -13,6 +13,7 @@ import pytest
 
 from evalens.core import kinds
 from tests.conftest import REPO
+from tests.editors.doc_images import nvim_capture
 from tests.editors.test_neovim import _nvim, readme_init
 
 pytestmark = pytest.mark.editors
@@ -108,6 +109,19 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
         == got[str(pkg / "evals" / "cases" / "a.yaml")]["client"]
     )
     assert not got[str(tmp_path / "README.md")]["attached"]
+    shown = [pkg / "evals" / "cases" / "a.yaml", pkg / "skills" / "pdf-tools" / "SKILL.md"]
+    nvim_capture(
+        version,
+        "fix-10-one-server-per-package",
+        [
+            f"Neovim {version}: the evalens client of each buffer and the root it serves",
+            *(
+                f"{str(f.relative_to(tmp_path)):40} client {got[str(f)]['client']}  root "
+                + str(Path(got[str(f)]["root"]).relative_to(tmp_path))
+                for f in shown
+            ),
+        ],
+    )
     for path in PATHS:
         kind = kinds.kind_of(path)
         assert result["kinds"][path] == (kind.glob if kind else None), path

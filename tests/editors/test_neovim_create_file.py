@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE, REPO
+from tests.editors.doc_images import nvim_capture
 from tests.editors.test_neovim import _nvim, readme_init
 
 pytestmark = pytest.mark.editors
@@ -55,3 +56,24 @@ def test_create_file_quick_fix_writes_the_file(version: str, tmp_path: Path):
     assert any("Create empty `report.pdf`" in t for t in result["offered"]), result
     assert target.is_file() and target.read_bytes() == b""
     assert result["buffer"] is True
+    nvim_capture(
+        version,
+        "fix-2-create-file",
+        [
+            f"Neovim {version}: evals/cases/03-broken.yaml, cursor on the fixture-missing problem",
+            *result["screen_before"],
+            "",
+            ":lua vim.lsp.buf.code_action()  offers:",
+            *(f"    {t}" for t in result["offered"]),
+            "picked: Create empty `report.pdf`",
+            f"evals/fixtures/report.pdf on disk: {target.is_file()} ({target.stat().st_size} bytes)",
+            "",
+            "the buffer 5 s later"
+            + (
+                ""
+                if result["diagnostic_gone"]
+                else " (the fixture-missing problem is still counted: not re-validated yet)"
+            ),
+            *result["screen_after"],
+        ],
+    )

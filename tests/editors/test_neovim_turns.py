@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.editors.doc_images import nvim_capture
 from tests.editors.test_neovim import _nvim
 
 pytestmark = pytest.mark.editors
@@ -47,3 +48,11 @@ def test_turns_buffer_follows_the_newest_turn(version: str, tmp_path: Path):
     assert result["opened_at"] == result["opened_count"] > 60  # at the newest turn, not the oldest
     assert result["followed_line"] == "💬 second run"  # followed to the newest turn of the next run
     assert result["stayed_at"] == 3  # scrolled up to read: left there
+    nvim_capture(
+        version,
+        "fix-10-turns-newest",
+        [
+            f"Neovim {version}: :EvalensTurns after 60 turns ({result['opened_count']} lines), the cursor (>) on the newest",
+            *result["screen"],
+        ],
+    )

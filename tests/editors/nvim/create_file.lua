@@ -4,6 +4,29 @@ local bufnr = vim.api.nvim_get_current_buf()
 local target = os.getenv('EVALENS_CREATE_TARGET')
 local out = { offered = {} }
 
+-- the buffer as drawn: each line, then the virtual text (lenses, diagnostics) Neovim puts after it
+local function screen(b)
+  local rows = {}
+  local spaces = {}
+  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
+    table.insert(spaces, ns)
+  end
+  table.sort(spaces)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+    local virt = {}
+    for _, ns in ipairs(spaces) do
+      for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(b, ns, { i - 1, 0 }, { i - 1, -1 }, { details = true })) do
+        for _, chunk in ipairs(mark[4].virt_text or {}) do
+          table.insert(virt, chunk[1])
+        end
+      end
+    end
+    local drawn = table.concat(virt)
+    table.insert(rows, string.format('%3d  %s%s', i, line, drawn ~= '' and ('    ' .. drawn) or ''))
+  end
+  return rows
+end
+
 local function finish(code)
   out.exists = vim.loop.fs_stat(target) ~= nil
   local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
@@ -26,6 +49,7 @@ if not vim.wait(60000, function() return missing_fixture() ~= nil end, 50) then
 end
 local d = missing_fixture()
 vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
+out.screen_before = screen(bufnr)
 
 local picked = false
 vim.ui.select = function(items, opts, on_choice)
@@ -46,4 +70,7 @@ if not vim.wait(30000, function() return picked and vim.loop.fs_stat(target) ~= 
   return finish(1)
 end
 out.buffer = vim.fn.bufnr(target) ~= -1
+-- for the docs' capture: the buffer once the server has re-validated (0.7 does not watch files: it may not)
+out.diagnostic_gone = vim.wait(5000, function() return missing_fixture() == nil end, 50)
+out.screen_after = screen(bufnr)
 finish(0)

@@ -36,6 +36,29 @@ local function titles()
   return t
 end
 
+-- the buffer as drawn: each line, then the virtual text (lenses, diagnostics) Neovim puts after it
+local function screen(b)
+  local rows = {}
+  local spaces = {}
+  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
+    table.insert(spaces, ns)
+  end
+  table.sort(spaces)
+  for i, line in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
+    local virt = {}
+    for _, ns in ipairs(spaces) do
+      for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(b, ns, { i - 1, 0 }, { i - 1, -1 }, { details = true })) do
+        for _, chunk in ipairs(mark[4].virt_text or {}) do
+          table.insert(virt, chunk[1])
+        end
+      end
+    end
+    local drawn = table.concat(virt)
+    table.insert(rows, string.format('%3d  %s%s', i, line, drawn ~= '' and ('    ' .. drawn) or ''))
+  end
+  return rows
+end
+
 local function rendered(line)
   local c = client()
   local ns = vim.lsp.codelens.__namespaces[c.id]
@@ -181,6 +204,7 @@ for ns = 1, 300 do -- 0.7 draws diagnostics in anonymous namespaces: look at eve
   end
 end
 out.diagnostic_virtual_text = diag_virt
+out.screen = screen(bufnr)
 out.notes_at_end = out.notes
 
 -- :EvalensShow on the case under the cursor: its run as a read-only Markdown buffer, a closed fold per turn.

@@ -15,6 +15,12 @@ local ok, err = pcall(function()
   local count = vim.api.nvim_buf_line_count(buf)
   out.opened_at = vim.api.nvim_win_get_cursor(win)[1]
   out.opened_count = count
+  -- what the window shows when it opens (the cursor's line marked), for the docs' capture
+  out.screen = {}
+  for l = vim.fn.line('w0', win), vim.fn.line('w$', win) do
+    local mark = l == out.opened_at and '> ' or '  '
+    table.insert(out.screen, string.format('%s%3d  %s', mark, l, vim.api.nvim_buf_get_lines(buf, l - 1, l, false)[1]))
+  end
   turn(2, 0, 'second run')
   out.followed_line = vim.api.nvim_buf_get_lines(buf, vim.api.nvim_win_get_cursor(win)[1] - 1, -1, false)[1]
   vim.api.nvim_win_set_cursor(win, { 3, 0 }) -- the user scrolls up to read
