@@ -164,6 +164,7 @@ async def rejudge(
         require_key,
         resolve_judge,
     )
+    from evalens.runner.pairwise import transcript_file
     from evalens.runner.report import load_report, stamp, summarize, utc_now, write_report
 
     old = load_report(report_path)
@@ -198,11 +199,7 @@ async def rejudge(
         verdicts: list[Verdict] = []
         judged: list[tuple[str, Any]] = []  # (verdict, judge outcome) of the runs judged again
         for i in range(1, runs + 1):
-            record_file = (
-                (folder / f"run-{i}" / "transcript.json" if runs > 1 else folder / "transcript.json")
-                if folder is not None
-                else None
-            )
+            record_file = transcript_file(folder, runs, i) if folder is not None else None
             before = old_verdicts[i - 1] if i - 1 < len(old_verdicts) else case.verdict
             if record_file is None or not record_file.is_file():
                 verdicts.append(before)  # nothing saved to judge again: the run keeps its verdict

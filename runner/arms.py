@@ -336,4 +336,8 @@ def arms_table(report: Any) -> tuple[list[str], list[list[str]], list[str]] | No
             f"{ref} vs {c.arm.label} (all units): {uplift_text(c.uplift) or 'no unit ran on both sides'}"
             + (f" · {how} over {n} unit{'s' if n != 1 else ''}" if how else "")
         )
+        if c.pairwise is not None:
+            from evalens.runner.pairwise import pairwise_text
+
+            pooled.append(pairwise_text(ref, c.arm.label, c.pairwise))
     return head, rows, pooled

@@ -78,14 +78,17 @@ def run_arms(args: argparse.Namespace) -> int:
             paths[name] = path
     if reference not in paths:
         return code or 1
-    report = _compare(arms, names, reference, paths)
+    report = _compare(arms, names, reference, paths, judged=not args.no_judge)
     if args.json:
         print(json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2))
     return code
 
 
-def _compare(arms: dict[str, Any], names: list[str], reference: str, paths: dict[str, Path]) -> Any:
-    """Mark every arm's report with its arm, give the reference's the comparison, print the table."""
+def _compare(
+    arms: dict[str, Any], names: list[str], reference: str, paths: dict[str, Path], judged: bool = True
+) -> Any:
+    """Mark every arm's report with its arm, give the reference's the comparison (``judged``: with the judge's
+    pairwise comparison of each unit's outputs too), print the table."""
     from evalens.core.models.baseline import ReportArms
     from evalens.runner.arms import comparison
     from evalens.runner.report import load_report, write_report
@@ -105,9 +108,35 @@ def _compare(arms: dict[str, Any], names: list[str], reference: str, paths: dict
             if n != reference and n in reports
         ],
     )
+    if judged and ref.judge is not None and ref.judge.model:
+        _pairwise(ref, paths, reports, reference)
     write_report(ref, paths[reference])  # written last: the newest report, the one the editor shows
     print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
     return ref
+
+
+def _pairwise(ref: Any, paths: dict[str, Path], reports: dict[str, Any], reference: str) -> None:
+    """Each comparison's units judged pairwise by the reference run's judge (runner/pairwise.py): each unit's
+    two outputs twice, the order swapped."""
+    import asyncio
+
+    from evalens.runner.judge import resolve_judge
+    from evalens.runner.pairwise import compare_arms
+
+    provider = ref.judge.model_provider or "anthropic"
+    spec = resolve_judge(f"{provider}:{ref.judge.model}", default_provider=provider)
+    by_label = {report.arm.label: name for name, report in reports.items() if report.arm is not None}
+    for comparison in ref.arms.comparisons:
+        name = by_label.get(comparison.arm.label)
+        if name is None or name == reference:
+            continue
+        print(
+            shown(f"evalens eval: judging {ref.arm.label} vs {comparison.arm.label} pairwise"),
+            file=sys.stderr,
+        )
+        comparison.pairwise = asyncio.run(
+            compare_arms(spec, (paths[reference], ref), (paths[name], reports[name]))
+        )
 
 
 def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], reference: str) -> str:

@@ -93,3 +93,61 @@ def test_arms_compare_each_install_with_the_reference(
     ]
     # each unit's own uplift (1/1 against 0/1: Newcombe's interval over its runs, −12 to +100) in its row
     assert show.stdout.count("[−12, +100]") == 2, show.stdout[-3000:]
+
+
+JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_arms_are_judged_pairwise_with_the_order_swapped(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """With a judge, each unit's reference output and no-skill output are judged twice, the order swapped: the
+    consistent judge (it prefers the output holding the greeting) gives a win, the judge that always answers
+    "A" (position bias) a tie."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases={
+            "consistent": case("needs-skill", judge="pass", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+            "biased": case("needs-skill", judge="prefer-a", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+        },
+    )
+    (pkg / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+    model = ["--model", "gpt-fake"] if engine == "codex" else []
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *model, "--json"]
+        + ["--judge", JUDGES[engine], "--arms", "no-skill,skill"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads(out.stdout)
+    assert [c["verdict"] for c in report["cases"]] == ["PASS", "PASS"], report["cases"]
+    (none,) = report["arms"]["comparisons"]
+    pairwise = none["pairwise"]
+    assert (pairwise["wins"], pairwise["ties"], pairwise["losses"], pairwise["errors"]) == (1, 1, 0, 0), (
+        pairwise
+    )
+    units = pairwise["units"]
+    assert (units["consistent"]["first"], units["consistent"]["second"]) == ("A", "B")
+    assert units["consistent"]["result"] == "win"
+    assert (units["biased"]["first"], units["biased"]["second"], units["biased"]["result"]) == (
+        "A",
+        "A",
+        "tie",
+    )
+    line = "skill vs no skill, judged pairwise (each unit twice, the order swapped): 1 win, 1 tie, 0 losses"
+    assert line in out.stderr, out.stderr[-2000:]
+    show = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(pkg)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=60,
+    )
+    assert line in show.stdout, show.stdout[-3000:]

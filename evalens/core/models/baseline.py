@@ -118,6 +118,60 @@ class ArmSource(EvalModel):
     commit: str | None = doc("With `ref`: the commit the ref named.", type_="string", default=None)
 
 
+class PairwiseUnit(EvalModel):
+    """One unit's two outputs (the reference arm's and the other arm's) compared by the judge, once in each
+    order."""
+
+    result: Literal["win", "tie", "loss", "ERROR"] = doc(
+        "From the reference arm's side: `win` when both orders preferred its output, `loss` when both preferred "
+        "the other arm's, `tie` when the judge called it even or the two orders disagreed (a judge that prefers "
+        "a position is no evidence), `ERROR` when a judgement could not be had.",
+        type_="string",
+        required=True,
+        example="win",
+    )
+    first: Literal["A", "B", "TIE"] | None = doc(
+        "The judge's answer with the reference's output shown as A.",
+        type_="string",
+        default=None,
+        example="A",
+    )
+    second: Literal["A", "B", "TIE"] | None = doc(
+        "The judge's answer with the order swapped (the reference's output shown as B).",
+        type_="string",
+        default=None,
+        example="B",
+    )
+    reason: str | None = doc(
+        "Why (the judge's reasons, or why no judgement was had).",
+        type_="string",
+        default=None,
+        example="A: names the greeting | B: names the greeting",
+    )
+
+
+class Pairwise(EvalModel):
+    """The reference arm against another arm judged pairwise, each unit twice with the order swapped."""
+
+    wins: int = doc(
+        "Units whose reference output both orders preferred.", type_="integer", default=0, example=1
+    )
+    ties: int = doc(
+        "Units the judge called even, or on which the two orders disagreed.",
+        type_="integer",
+        default=0,
+        example=1,
+    )
+    losses: int = doc(
+        "Units whose other-arm output both orders preferred.", type_="integer", default=0, example=0
+    )
+    errors: int = doc("Units with a judgement that could not be had.", type_="integer", default=0, example=0)
+    judge: str | None = doc("The judge model.", type_="string", default=None, example="claude-sonnet-4-5")
+    units: dict[str, PairwiseUnit] = doc(
+        "Each unit's result, by unit name.", type_="object", default={}, example={"greet": {"result": "win"}}
+    )
+
+
 class ArmComparison(EvalModel):
     """The reference arm against one other arm: each unit's uplift and the units pooled, paired by unit."""
 
@@ -147,6 +201,13 @@ class ArmComparison(EvalModel):
         type_="object",
         default={},
         example={"greet": {"against": "no skill", "difference": 1.0}},
+    )
+    pairwise: Pairwise | None = doc(
+        "The judge's pairwise comparison of the two arms' outputs per unit (each judged twice, the order "
+        "swapped; a disagreement is a tie); absent without a judge.",
+        type_="object",
+        default=None,
+        example={"wins": 1, "ties": 1, "losses": 0, "errors": 0},
     )
 
 
