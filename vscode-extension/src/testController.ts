@@ -4,7 +4,7 @@ import * as vscode from "vscode";
 import type { EvalServer, LensBatch, LensRunHooks } from "./client";
 import { BROAD_WATCH_GLOB, isEvalFile } from "./documentSelector";
 import { turnOutput } from "./liveTurns";
-import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
+import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, MatrixCell, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { addUsage, batchSummary, cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput, TestOutcome } from "./results";
 import type { EvalensSettings } from "./settings";
 
@@ -25,6 +25,16 @@ export function toRange(r: LspRange): vscode.Range {
 /** URIs from the server and from VS Code may differ in escaping; compare them in VS Code's spelling. */
 export function normalizeUri(uri: string): string {
   return vscode.Uri.parse(uri).toString();
+}
+
+/** The id of a case's item for one cell of the package's newest matrix run (`evalens eval --engine a,b`). */
+export function cellId(caseId: string, cell: Pick<MatrixCell, "column">): string {
+  return `${caseId}@cell:${cell.column}`;
+}
+
+/** What running a matrix cell's item runs: its case, on that cell's engine and model. */
+export function cellOverrides(cell: Pick<MatrixCell, "engine" | "model">): CaseCommandArgs {
+  return { ...(cell.engine ? { engine: cell.engine } : {}), ...(cell.model ? { model: cell.model } : {}) };
 }
 
 function packageUri(root: string): vscode.Uri {
@@ -80,6 +90,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   readonly staleProfile: vscode.TestRunProfile;
   private readonly cases = new Map<string, vscode.TestItem>();
   private readonly data = new WeakMap<vscode.TestItem, DiscoveredCase>();
+  /** The matrix cell items under a case (one per cell of the package's newest matrix run): their case and cell. */
+  private readonly cellOf = new WeakMap<vscode.TestItem, { parent: vscode.TestItem; cell: MatrixCell }>();
   /** Cases being run by a Test Explorer run: their verdict notifications are already handled. */
   private readonly active = new Set<string>();
   /** The Test Explorer run each running case belongs to, by item id: where its live turns go. */
@@ -172,6 +184,30 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       watcher.onDidChange((u) => this.scheduleRefresh(u, 200)),
       watcher.onDidDelete((u) => this.removeFile(u)),
     );
+    // a matrix run from the terminal writes one report per cell: the cases' cell items follow the newest run
+    const cellReports = vscode.workspace.createFileSystemWatcher("**/evals/reports/*-cell-*.json");
+    this.disposables.push(
+      cellReports,
+      cellReports.onDidCreate(() => this.scheduleRefreshAll()),
+      cellReports.onDidChange(() => this.scheduleRefreshAll()),
+      cellReports.onDidDelete(() => this.scheduleRefreshAll()),
+    );
+  }
+
+  private scheduleRefreshAll(): void {
+    clearTimeout(this.pending.get("*"));
+    this.pending.set(
+      "*",
+      setTimeout(() => {
+        this.pending.delete("*");
+        void this.refreshAll();
+      }, 500),
+    );
+  }
+
+  /** The case and cell of a matrix cell item (undefined for any other item). */
+  cellData(item: vscode.TestItem): { parent: vscode.TestItem; cell: MatrixCell } | undefined {
+    return this.cellOf.get(item);
   }
 
   /** The test item of a case, if discovered. */
@@ -304,10 +340,26 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       }
       this.data.set(item, c);
       this.cases.set(key, item);
+      this.setCells(item, c.matrix ?? []);
       items.push(item);
     }
     file.children.replace(items);
     file.range = undefined;
+  }
+
+  /** One child item per cell of the package's newest matrix run: the cell's engine · model as its label, its
+   * k/N, interval and cost (the server's one wording) as its description. Running one runs the case there. */
+  private setCells(item: vscode.TestItem, cells: MatrixCell[]): void {
+    const children = cells.map((cell) => {
+      const id = cellId(item.id, cell);
+      const child = item.children.get(id) ?? this.controller.createTestItem(id, cell.column, item.uri);
+      child.description = cell.text;
+      child.range = item.range;
+      child.tags = [...item.tags.filter((t) => !t.id.startsWith("engine:")), ...(cell.engine ? [new vscode.TestTag(`engine:${cell.engine}`)] : [])];
+      this.cellOf.set(child, { parent: item, cell });
+      return child;
+    });
+    item.children.replace(children);
   }
 
   private removeFile(uri: vscode.Uri): void {
@@ -335,8 +387,11 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       if (excluded.has(item.id)) {
         return;
       }
+      const cell = this.cellOf.get(item);
       if (this.data.has(item)) {
         out.push(item);
+      } else if (cell) {
+        out.push(cell.parent); // its case, on the cell's engine and model (runHandler)
       } else {
         item.children.forEach(visit);
       }
@@ -386,6 +441,14 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const m: RunMode = typeof mode === "boolean" ? { dryRun: mode } : mode;
     const dryRun = m.dryRun === true;
     let items = this.collect(request);
+    // a matrix cell's item runs its case with that cell's engine and model (not with the cases' other cells)
+    const pinned = new Map<string, CaseCommandArgs>();
+    for (const included of request.include ?? []) {
+      const cell = this.cellOf.get(included);
+      if (cell) {
+        pinned.set(cell.parent.id, cellOverrides(cell.cell));
+      }
+    }
     if (m.select && !m.picked) {
       const picked = await this.picked(items, m.select);
       if (!picked) {
@@ -415,7 +478,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const batch: Batch = { run, started: Date.now(), outcomes: new Map(), results: [] };
     this.batchOf.set(run, batch);
     try {
-      await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun, extra));
+      await inPool(items, limit, (item) => this.runOne(run, item, token, dryRun, { ...extra, ...(pinned.get(item.id) ?? {}) }));
     } finally {
       if (!dryRun && batch.outcomes.size > 1) {
         // one unit's own result line says it all; a batch of several gets a line that counts them
