@@ -393,19 +393,27 @@ def add_to(report: Any, section: Any) -> None:
 
 
 async def run_side(
-    suite: Any, session: Any, unit: Any, plan: BaselinePlan, budget: Any, records: list[tuple[str, Any]]
+    suite: Any,
+    session: Any,
+    unit: Any,
+    plan: BaselinePlan,
+    budget: Any,
+    records: list[tuple[str, Any]],
+    kept: dict[int, Any] | None = None,
+    hooks: Any = None,
 ) -> Any:
     """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
-    records move to ``records``, marked. The suite writes none of its own result files for them."""
+    records move to ``records``, marked. The suite writes none of its own result files for them. ``kept`` and
+    ``hooks``: the runs a resumed batch keeps, and the run log's ears (``Suite.run_unit``)."""
     from evalens.runner.results import apply_repeats
 
-    refused = budget.admit(unit.id)
+    refused = budget.admit(unit.id) if len(kept or {}) < suite.request.runs else None
     if refused is not None:
         return suite.skipped(unit, refused)
     first = len(session.records)
     session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:
-        result = await suite.run_unit(session, unit)
+        result = await suite.run_unit(session, unit, kept, hooks)
     finally:
         session.install, session.side, suite.baseline = None, None, None
         taken = session.records[first:]

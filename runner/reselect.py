@@ -61,12 +61,18 @@ def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
         from evalens.runner.unit_identity import follow_renames
 
         return follow_renames(load_last_results(package_root), package_root)
+    from evalens.runner.unit_identity import file_units, follow_renames
+
     want = str(file.resolve())
-    return {
+    last = {
         r.name: r
         for r in load_last_results(package_root, every_format=True).values()
         if r.case_file and str(Path(r.case_file).resolve()) == want
     }
+    fmt = next((r.format for r in last.values() if r.format), None)
+    if fmt is None:
+        return last
+    return follow_renames(last, package_root, file_units(file, fmt, package_root))  # a unit renamed in place
 
 
 def case_names(root: Path) -> list[str]:
@@ -91,7 +97,7 @@ def pick(
     """What ``--failed`` / ``--stale`` run, for both CLIs: :func:`reselect`, plus (``--stale``) the units of
     ``every`` that never ran, narrowed to ``within`` when the user named units. Names and why each was picked.
 
-    A UAAPS case renamed in place (same file, same content) keeps its past result under its new name
+    A unit renamed in place (same file, same content) keeps its past result under its new name
     (:mod:`evalens.runner.unit_identity`); a past result whose unit is gone otherwise is never picked, so nothing
     asks to run a name that no longer exists."""
     names, why = reselect(package_root, mode, file=file, inputs=inputs)

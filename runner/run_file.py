@@ -195,8 +195,8 @@ async def _run_units(
     outcome: FileOutcome,
     isolated: bool = True,
 ) -> FileOutcome:
-    from evalens.core.models.run_record import sum_usage
     from evalens.runner.report import utc_now
+
 
     started, t0 = utc_now(), time.monotonic()
     results: list[UnitResult] = []
@@ -206,41 +206,30 @@ async def _run_units(
     from evalens.runner.budget import Budget
 
     budget = request.budget or Budget(request.max_cost, request.max_tokens)
+    inputs = NextRun(
+        engine=request.engine,
+        agent_model=request.model,
+        judge=request.judge_model,
+        no_judge=request.no_judge,
+        engine_version=getattr(session, "engine_version", None),
+    )
+    report_path = _report_path(request, suite, started)
+    batch: FileBatch | None = None
+    if report_path is not None:  # the run log: one event per unit-run as it finishes (runner/run_log.py)
+        batch = await asyncio.to_thread(
+            FileBatch.open, request, suite, units, inputs, report_path, started, plan.label if plan else None
+        )
+        units = batch.units
+        if batch.resumed is not None:
+            suite.say("", f"resuming: {batch.resumed[0]} finished run(s) kept, {batch.resumed[1]} to run")
     try:
         for unit in units:
-            refused = budget.admit(unit.id)
-            if refused is not None:  # the budget is spent: the rest are SKIP with the reason
-                results.append(
-                    apply_repeats(
-                        suite.skipped(
-                            unit,
-                            refused,
-                            runs=request.runs,
-                            run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
-                            budget_stopped=request.runs,
-                        )
-                    )
-                )
-                continue
-            session.unit = unit.id
-            first = len(session.records)
-            result = await suite.run_unit(session, unit)
-            if result.usage is None:  # what the unit's agent runs spent, from their records
-                result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
-            inputs = NextRun(
-                engine=request.engine,
-                agent_model=request.model,
-                judge=request.judge_model,
-                no_judge=request.no_judge,
-                engine_version=getattr(session, "engine_version", None),
+            result, base = await _run_unit(
+                request, suite, unit, session, plan, budget, batch, inputs, base_records
             )
-            await asyncio.to_thread(finish_unit, result, None, inputs)
-            budget.spend_usage(result.usage, result.agent_model or request.model)
             results.append(result)
-            if plan is not None:
-                from evalens.runner.baseline import run_side
-
-                bases.append(await run_side(suite, session, unit, plan, budget, base_records))
+            if base is not None:
+                bases.append(base)
     except asyncio.CancelledError:
         interrupted = True
         done = {r.name for r in results}
@@ -277,15 +266,19 @@ async def _run_units(
             metrics=compared.details,
             isolated=isolated,
         )
-    if request.write_report:
+    if report_path is not None:
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
+        if batch is not None:
+            report.id = batch.log.batch  # a resumed batch keeps its id
         from evalens.runner.baseline import add_to
 
         add_to(report, section)  # the units' uplift is already on their results
         outcome.report_path = await asyncio.to_thread(
-            _write, report, suite.root, request.report, started, getattr(session, "records", []), base_records
+            _write, report, report_path, getattr(session, "records", []), base_records
         )
         outcome.report = report
+        if batch is not None:
+            await batch.log.batch_finished(report, interrupted)
     verdicts = {r.verdict for r in results}  # the baseline's never count
     outcome.exit_code = (
         1 if "ERROR" in verdicts or (exit_on_fail and ("FAIL" in verdicts or outcome.summary_failed)) else 0
@@ -296,18 +289,80 @@ async def _run_units(
     return outcome
 
 
+async def _run_unit(
+    request: FileRunRequest,
+    suite: Suite,
+    unit: Unit,
+    session: Any,
+    plan: Any,
+    budget: Any,
+    batch: FileBatch | None,
+    inputs: NextRun,
+    base_records: list[tuple[str, Any]],
+) -> tuple[UnitResult, UnitResult | None]:
+    """One unit: its runs (those a resumed batch kept are not run again), then with ``--baseline`` its baseline
+    runs; a unit the budget refuses is SKIP with the reason."""
+    from evalens.core.models.run_record import sum_usage
+
+    kept = batch.kept(suite, unit, None) if batch is not None else {}
+    refused = budget.admit(unit.id) if len(kept) < request.runs else None
+    if refused is not None:  # the budget is spent: the rest are SKIP with the reason
+        if batch is not None:
+            await batch.refused(unit, refused, None)
+        return (
+            apply_repeats(
+                suite.skipped(
+                    unit,
+                    refused,
+                    runs=request.runs,
+                    run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
+                    budget_stopped=request.runs,
+                )
+            ),
+            None,
+        )
+    session.unit = unit.id
+    first = len(session.records)
+    result = await suite.run_unit(session, unit, kept, batch.hooks(None) if batch is not None else None)
+    if result.usage is None:  # what the unit's agent runs spent, from their records
+        result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
+    await asyncio.to_thread(finish_unit, result, None, inputs)
+    budget.spend_usage(result.usage, result.agent_model or request.model)
+    if plan is None:
+        return result, None
+    from evalens.runner.baseline import run_side
+
+    base = await run_side(
+        suite,
+        session,
+        unit,
+        plan,
+        budget,
+        base_records,
+        kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
+        hooks=batch.hooks(plan.label) if batch is not None else None,
+    )
+    return result, base
+
+
+def _report_path(request: FileRunRequest, suite: Suite, started: Any) -> Path | None:
+    """Where the batch's report and run log go (a resumed batch: where they went); None: no report."""
+    from evalens.runner.report import allocate_report_path
+
+    if not request.write_report:
+        return None
+    return request.resume or allocate_report_path(suite.root, started, request.report)
+
+
 def _write(
     report: EvalReport,
-    root: Path,
-    output: Path | None,
-    started: Any,
+    path: Path,
     records: list[tuple[str, Any]] | None = None,
     base_records: list[tuple[str, Any]] | None = None,
 ) -> Path:
     from evalens.runner.record import attach_records
-    from evalens.runner.report import allocate_report_path, write_report
+    from evalens.runner.report import write_report
 
-    path = allocate_report_path(root, started, output)
     by_unit: dict[str, list[Any]] = {}
     for unit, record in (
         records or []
@@ -376,3 +431,153 @@ def file_report(
         cases=cases,
         interrupted=interrupted,
     )
+
+
+class FileBatch:
+    """A file run's side of the run log (:mod:`evalens.runner.run_log`): the batch's start (or, resuming, the
+    runs it keeps), each unit-run's start and finish, with its agent run record written at once beside the
+    report (``<report>/<unit>/[run-N/]record.json``) so a kept run keeps its record too."""
+
+    def __init__(self, log: Any, units: list[Unit], runs: int, kept: dict[Any, Any], resumed: Any) -> None:
+        self.log = log
+        self.units = units
+        self.runs = runs
+        self._kept = kept  # (side, unit name, run) -> RunFinish
+        self.resumed: tuple[int, int] | None = resumed
+
+    @classmethod
+    def open(
+        cls,
+        request: FileRunRequest,
+        suite: Suite,
+        units: list[Unit],
+        inputs: NextRun,
+        report_path: Path,
+        started: Any,
+        baseline: str | None,
+    ) -> FileBatch:
+        """Start the log, or resume it (the units the batch planned, found by identity: a unit renamed since
+        is the same unit). Raises :class:`UsageError` when the log cannot be resumed. Blocking."""
+        from evalens.runner.report import stamp
+        from evalens.runner.run_log import (
+            NotARunLog,
+            ResumeRefused,
+            log_path,
+            open_units,
+            plan_unit,
+            read_log,
+        )
+        from evalens.runner.unit_identity import key, reconcile
+
+        root = suite.root.resolve()
+        planned = [plan_unit(u.id, suite.file, root, inputs, u.location, suite.format_id) for u in units]
+        if request.resume is not None:
+            try:
+                past = read_log(log_path(request.resume)).start.units
+            except NotARunLog as exc:
+                raise UsageError(f"cannot resume {request.resume}: {exc}") from None
+            mapping = reconcile((p.unit for p in past), (p.unit for p in planned))
+            chosen = [i for i, p in enumerate(planned) if key(p.unit) in mapping]
+            units, planned = [units[i] for i in chosen], [planned[i] for i in chosen]
+        try:
+            log, plan = open_units(
+                request, root, planned, report_path, f"eval-run-{stamp(started)}", [None, baseline]
+            )
+        except ResumeRefused as exc:
+            raise UsageError(f"cannot resume {request.resume}: {exc}") from None
+        kept: dict[Any, Any] = {}
+        resumed = None
+        if plan is not None:
+            for (side, unit_key, run), done in plan.kept.items():
+                name = log.name_of(unit_key)
+                if name is not None:
+                    kept[(side, name, run)] = done
+            resumed = (len(kept), len(plan.todo))
+        return cls(log, units, request.runs, kept, resumed)
+
+    def kept(self, suite: Suite, unit: Unit, side: str | None) -> dict[int, Any]:
+        """The unit's runs on ``side`` the resumed batch keeps, as unit-runs with their records."""
+        from evalens.runner.record import RECORD_FILE, NotARecord, load_record
+        from evalens.runner.results import UnitCheck
+        from evalens.runner.suites.base import KeptRun
+
+        out: dict[int, Any] = {}
+        for run in range(1, self.runs + 1):
+            done = self._kept.get((side, unit.id, run))
+            if done is None or done.budget:
+                continue
+            checks = [
+                UnitCheck(
+                    kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location
+                )
+                for c in done.checks
+            ]
+            record = None
+            if done.artifacts:
+                try:
+                    record = load_record(self.log.folder / done.artifacts / RECORD_FILE)
+                except (NotARecord, OSError):
+                    record = None
+            out[run] = KeptRun(suite.restored_run(unit, done.verdict, done.reason, checks, done.data), record)
+        return out
+
+    def hooks(self, side: str | None) -> _Hooks:
+        return _Hooks(self, side)
+
+    def folder(self, unit: Unit, run: int, side: str | None) -> Path:
+        """Where a unit-run's record goes: where the report's records of the unit will be."""
+        from evalens.runner.baseline import FOLDER
+        from evalens.runner.record import unit_folder_name
+
+        base = self.log.folder / FOLDER if side is not None else self.log.folder
+        folder = base / unit_folder_name(unit.id)
+        return folder / f"run-{run}" if self.runs > 1 else folder
+
+    async def refused(self, unit: Unit, reason: str, side: str | None) -> None:
+        """A unit the budget kept from running: each of its runs finished as a budget SKIP."""
+        from evalens.runner.agent_process import in_thread
+        from evalens.runner.session import AgentResult
+        from evalens.runner.suites.base import UnitRun
+
+        for run in range(1, self.runs + 1):
+            event = self.log.finish_event(
+                unit.id,
+                run,
+                side,
+                verdict="SKIP",
+                reason=reason,
+                error=reason,
+                budget=True,
+                checks=[],
+                judge=None,
+                duration=0.0,
+                agent_seconds=0.0,
+                model=None,
+                session_id=None,
+                output=None,
+                artifacts=None,
+                usage=None,
+                data=UnitRun("SKIP", reason, AgentResult()).to_data(),
+            )
+            await in_thread(self.log.writer.write, event)
+
+
+class _Hooks:
+    """The run log's ears on one side of a file batch (:class:`~evalens.runner.suites.base.RunHooks`)."""
+
+    def __init__(self, batch: FileBatch, side: str | None) -> None:
+        self.batch, self.side = batch, side
+
+    async def started(self, unit: Unit, run: int) -> None:
+        await self.batch.log.run_started(unit.id, run, self.side)
+
+    async def finished(self, unit: Unit, run: int, done: Any, records: list[Any]) -> None:
+        from evalens.core.models.run_record import sum_usage
+        from evalens.runner.record import RECORD_FILE, write_record
+
+        folder = None
+        if records:
+            folder = self.batch.folder(unit, run, self.side)
+            await asyncio.to_thread(write_record, records[-1], folder / RECORD_FILE)
+        usage = sum_usage([r.usage for r in records]) if records else None
+        await self.batch.log.unit_run_finished(unit.id, run, self.side, done, folder, usage)

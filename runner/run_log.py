@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from evalens.runner.results import UnitResult
 
 RunKey = tuple[str | None, str, int]  # (side, unit key, run number)
-NOT_INPUTS = ("cases", "jobs")  # the selection is the planned units; parallelism changes no verdict
+NOT_INPUTS = ("cases", "units", "jobs")  # the selection is the planned units; parallelism changes no verdict
 
 
 class NotARunLog(ValueError):
@@ -171,11 +171,19 @@ def read_log(path: Path) -> RunLog:
 
 
 def request_inputs(request: Any) -> dict[str, Any]:
-    """The request fields a resume runs with (JSON values): everything but where it runs and what it writes."""
-    return request.model_dump(
+    """The request fields a resume runs with (JSON values): everything but where it runs and what it writes.
+    A relative path is made absolute, so a resume from another folder finds the same files."""
+    absolute = {
+        name: [str(p.absolute()) for p in value] if isinstance(value, list) else str(value.absolute())
+        for name, value in request
+        if isinstance(value, Path)
+        or (isinstance(value, list) and value and all(isinstance(p, Path) for p in value))
+    }
+    dumped = request.model_dump(
         mode="json",
-        exclude={"package_root", "budget", "output", "write_report", "dry_run", "resume"},
+        exclude={"package_root", "budget", "output", "report", "write_report", "dry_run", "resume"},
     )
+    return {**dumped, **{k: v for k, v in absolute.items() if k in dumped}}
 
 
 def fingerprint(inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> str:
@@ -315,19 +323,27 @@ def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
 def planned_units(cases: Iterable[tuple[str, Path]], package_root: Path, inputs: Any) -> list[PlannedUnit]:
     """Each UAAPS case to run (name, file) with its identity and fingerprint (``inputs``: the next run's
     :class:`~evalens.runner.depends.NextRun`). Blocking (hashes files)."""
+    return [plan_unit(name, file, package_root, inputs) for name, file in cases]
+
+
+def plan_unit(
+    name: str,
+    file: Path,
+    package_root: Path,
+    inputs: Any,
+    location: Sequence[str | int] = (),
+    fmt: str = "uaaps-case",
+) -> PlannedUnit:
+    """A unit to run (``name`` at ``location`` in ``file``) with its identity and fingerprint, any format.
+    Blocking (hashes files)."""
     from evalens.runner.depends import fingerprint_of
     from evalens.runner.unit_identity import identity
 
-    out = []
-    for name, file in cases:
-        where = _Where(case_file=str(file), location=[], format="uaaps-case")
-        fp = fingerprint_of(where, inputs)
-        out.append(
-            PlannedUnit(
-                unit=identity(file, name, package_root), fingerprint=fp.to_json() if fp is not None else {}
-            )
-        )
-    return out
+    fp = fingerprint_of(_Where(case_file=str(file), location=list(location), format=fmt), inputs)
+    return PlannedUnit(
+        unit=identity(file, name, package_root, location, fmt),
+        fingerprint=fp.to_json() if fp is not None else {},
+    )
 
 
 @dataclass
@@ -372,39 +388,105 @@ class BatchLog:
         """A finished run of the UAAPS driver (its ``_RunRecord``) as a ``run-finish`` event."""
         from evalens.runner.agent_process import in_thread
 
-        await in_thread(lambda: self.writer.write(self._finish(name, run, side, rec)))
+        judge = rec.judge
+        event = self.finish_event(
+            name,
+            run,
+            side,
+            verdict=rec.verdict,
+            reason=rec.reason or "",
+            error=rec.error,
+            budget=bool(rec.budget),
+            checks=rec.checks,
+            judge=(judge.verdict, judge.reason, judge.model, judge.provider) if judge is not None else None,
+            duration=rec.duration,
+            agent_seconds=rec.agent_seconds,
+            model=rec.model,
+            session_id=rec.session_id,
+            output=rec.output,
+            artifacts=rec.artifacts,
+            usage=rec.record.usage if rec.record is not None else None,
+        )
+        await in_thread(self.writer.write, event)
 
-    def _finish(self, name: str, run: int, side: str | None, rec: Any) -> RunFinish:
+    async def unit_run_finished(
+        self, name: str, run: int, side: str | None, done: Any, artifacts: Path | None, usage: Any
+    ) -> None:
+        """A finished unit-run of a file suite (:class:`~evalens.runner.suites.base.UnitRun`) as a ``run-finish``
+        event, with what combining it again needs (``data``)."""
+        from evalens.runner.agent_process import in_thread
+
+        judge = (*done.judge, None) if done.judge is not None else None
+        event = self.finish_event(
+            name,
+            run,
+            side,
+            verdict=done.verdict,
+            reason=done.reason,
+            error=done.reason if done.verdict == "ERROR" else None,
+            budget=False,
+            checks=done.checks,
+            judge=judge,
+            duration=done.seconds,
+            agent_seconds=done.res.duration_ms / 1000,
+            model=done.res.model,
+            session_id=None,
+            output=done.res.output,
+            artifacts=artifacts,
+            usage=usage,
+            data=done.to_data(),
+        )
+        await in_thread(self.writer.write, event)
+
+    def finish_event(
+        self,
+        name: str,
+        run: int,
+        side: str | None,
+        *,
+        verdict: str,
+        reason: str,
+        error: str | None,
+        budget: bool,
+        checks: Sequence[Any],
+        judge: tuple[str, str, str | None, str | None] | None,
+        duration: float,
+        agent_seconds: float,
+        model: str | None,
+        session_id: str | None,
+        output: str | None,
+        artifacts: Path | None,
+        usage: Any,
+        data: dict[str, Any] | None = None,
+    ) -> RunFinish:
+        """The one ``run-finish`` event, whichever driver ran the unit."""
         from evalens.core.models.run_log import LogJudge
         from evalens.runner.results import report_checks
 
-        judge = rec.judge
-        artifacts = None
-        if rec.artifacts is not None:
-            artifacts = Path(os.path.relpath(rec.artifacts, self.folder)).as_posix()
         return RunFinish(
             event="run-finish",
             time=_now(),
             unit=self.units[name],
             run=run,
             side=side,
-            verdict=rec.verdict,
-            reason=rec.reason or "",
-            error=rec.error,
-            budget=bool(rec.budget),
-            checks=report_checks(rec.checks),
-            judge=LogJudge(
-                verdict=judge.verdict, reason=judge.reason, model=judge.model, provider=judge.provider
-            )
+            verdict=verdict,  # type: ignore[arg-type]
+            reason=reason,
+            error=error,
+            budget=budget,
+            checks=report_checks(list(checks)),
+            judge=LogJudge(verdict=judge[0], reason=judge[1], model=judge[2], provider=judge[3])  # type: ignore[arg-type]
             if judge is not None
             else None,
-            duration_seconds=round(rec.duration, 3),
-            agent_seconds=round(rec.agent_seconds, 3),
-            model=rec.model,
-            session_id=rec.session_id,
-            output=rec.output[:500] if rec.output else None,
-            artifacts=artifacts,
-            usage=rec.record.usage if rec.record is not None else None,
+            duration_seconds=round(duration, 3),
+            agent_seconds=round(agent_seconds, 3),
+            model=model,
+            session_id=session_id,
+            output=output[:500] if output else None,
+            artifacts=Path(os.path.relpath(artifacts, self.folder)).as_posix()
+            if artifacts is not None
+            else None,
+            usage=usage,
+            data=data,
         )
 
     async def batch_finished(self, report: Any, interrupted: bool) -> None:
@@ -438,7 +520,19 @@ def open_batch(
     inputs' fingerprint changed (:class:`ResumeRefused`, naming what changed), else append ``batch-resume``
     and say which runs are kept. Blocking (hashes files, fsyncs)."""
     root = request.package_root.resolve()
-    units = planned_units(cases, root, inputs)
+    return open_units(request, root, planned_units(cases, root, inputs), report_path, report_id, sides)
+
+
+def open_units(
+    request: Any,
+    root: Path,
+    units: list[PlannedUnit],
+    report_path: Path,
+    report_id: str,
+    sides: Sequence[str | None],
+) -> tuple[BatchLog, ResumePlan | None]:
+    """:func:`open_batch` for planned units of any format (``evalens run``: the units of one file).
+    ``request.resume`` set: take the batch up again. Blocking."""
     now_inputs = request_inputs(request)
     path = log_path(report_path)
     if request.resume is None:
@@ -468,7 +562,7 @@ def open_batch(
         what = fingerprint_changes(log.start, now_inputs, units) or ["the inputs' fingerprint"]
         raise ResumeRefused(
             f"the eval inputs changed since the batch started ({'; '.join(what)}): its finished runs no longer "
-            "say what a run would now; run `evalens eval` afresh"
+            "say what a run would now; run it afresh"
         )
     plan = resume_plan(log, (u.unit for u in units))
     mapping = reconcile((u.unit for u in log.start.units), (u.unit for u in units))

@@ -113,11 +113,47 @@ def package_units(package_root: Path) -> list[LogUnit]:
     return [identity(path, case.name, package_root) for case, path in cases]
 
 
-def renamed_since(last: dict[str, Any], package_root: Path) -> dict[str, str]:
-    """New name → old name for each UAAPS case renamed in place since its last result in ``last`` (past
-    results by case name, ``load_last_results``); a new name that has a result of its own is left alone.
-    Blocking (reads the case files)."""
-    current = package_units(package_root)
+def file_units(file: Path, fmt: str, package_root: Path) -> list[LogUnit]:
+    """The identities of the units of one eval file of a format ``evalens run`` takes, as it is now: the names
+    its format lists (``Format.cases``, equal to the suite's unit ids) and their content, from one parse.
+    Blocking (reads the file)."""
+    from evalens.core.formats.registry import by_id
+    from evalens.core.units import read_doc
+    from evalens.runner.depends import unit_text, unit_value
+    from evalens.runner.fingerprint import text_hash
+
+    found = by_id(fmt)
+    try:
+        doc = read_doc(file, fmt)
+    except (OSError, ValueError):
+        return []
+    if found is None:
+        return []
+    out = []
+    for case in found.cases(doc):
+        if case.name == "*":  # the whole file: no unit of its own
+            continue
+        location = list(case.path)
+        value = unit_value(doc, location)
+        out.append(
+            LogUnit(
+                file=relative_file(file, package_root),
+                name=case.name,
+                content=None if value is None else text_hash(unit_text(value)),
+                location=location,
+                format=fmt,
+            )
+        )
+    return out
+
+
+def renamed_since(
+    last: dict[str, Any], package_root: Path, current: Sequence[LogUnit] | None = None
+) -> dict[str, str]:
+    """New name → old name for each unit renamed in place since its last result in ``last`` (past results by
+    name, ``load_last_results``); a new name that has a result of its own is left alone. ``current``: the
+    units as they are now (default: the package's UAAPS cases). Blocking (reads the case files)."""
+    current = list(current) if current is not None else package_units(package_root)
     if not current:
         return {}
     identities = [i for r in last.values() if (i := of_result(r, package_root)) is not None]
@@ -129,10 +165,13 @@ def renamed_since(last: dict[str, Any], package_root: Path) -> dict[str, str]:
     }
 
 
-def follow_renames(last: dict[str, Any], package_root: Path) -> dict[str, Any]:
-    """``last`` with each case renamed since its last run found under its new name (the result renamed too)."""
+def follow_renames(
+    last: dict[str, Any], package_root: Path, current: Sequence[LogUnit] | None = None
+) -> dict[str, Any]:
+    """``last`` with each unit renamed since its last run found under its new name (the result renamed too);
+    ``current`` as for :func:`renamed_since`."""
     out = dict(last)
-    for new, old in renamed_since(last, package_root).items():
+    for new, old in renamed_since(last, package_root, current).items():
         out[new] = out.pop(old).model_copy(update={"name": new})
     return out
 

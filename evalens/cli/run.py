@@ -93,6 +93,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--keep-sandbox", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
     parser.add_argument(
+        "--resume",
+        type=Path,
+        metavar="REPORT_DIR",
+        help="finish a batch that was killed or interrupted, from its run log (its report's folder, the report, or "
+        "the run-log.jsonl): runs that finished are kept, the rest run with the batch's own inputs; refused "
+        "(exit 2) when the file, the skill or another input changed since",
+    )
+    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -214,6 +222,11 @@ def main(argv: list[str]) -> int:
     _check_args(parser, args)
     if args.create_eval:
         return _create_eval(args)
+    if args.resume is not None:
+        resumed = _resume_request(args)
+        if isinstance(resumed, int):
+            return resumed
+        return _finish(resumed, None, args)
     file = args.file
     if file is None:
         parser.error("FILE is required (or --create-eval SKILL_DIR)")
@@ -235,13 +248,19 @@ def main(argv: list[str]) -> int:
         request, shard_mark, suite_root, early = run_ci.before(args, request, fmt)
         if early is not None:
             return early
-    from evalens.cli import sandbox_policy
+
+    return _finish(request, fmt if not errors else None, args, shard_mark, suite_root)
+
+
+def _finish(request: Any, fmt: str | None, args: Any, shard_mark: Any = None, suite_root: Any = None) -> int:
+    """Run the request (sandbox policy before and after), print the outcome and choose the exit code."""
+    from evalens.cli import run_ci, sandbox_policy
 
     sandbox = sandbox_policy.policy(args)
     refused = _refuse_unsandboxed(sandbox, request)
     if refused is not None:
         return refused
-    ran = _run(request, fmt if not errors else None, args)
+    ran = _run(request, fmt, args)
     if isinstance(ran, int):
         return ran
     outcome = ran
@@ -256,6 +275,79 @@ def main(argv: list[str]) -> int:
     if refused is not None:
         return refused
     return _exit_code(args, outcome)
+
+
+# Flags that shape what a batch runs: a resumed batch runs with its own (its run log's), so they are refused.
+RESUME_CONFLICTS = (
+    "file",
+    "engine",
+    "model",
+    "judge_model",
+    "config",
+    "runs",
+    "tasks",
+    "timeout",
+    "judge_timeout",
+    "output_dir",
+    "json",
+    "report",
+    "skills_dir",
+    "skill",
+    "with_installed",
+    "threshold_discovery",
+    "threshold_score",
+    "no_judge",
+    "no_deterministic",
+    "keep_sandbox",
+    "dry_run",
+    "failed",
+    "stale",
+    "baseline",
+    "max_cost",
+    "max_tokens",
+    "max_turns",
+    "max_tokens_per_run",
+)
+
+
+def _resume_request(args: Any) -> FileRunRequest | int:
+    """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run log,
+    every unit of its file (the run narrows them to the batch's units by identity: one renamed since is still
+    found); an exit code when it cannot be."""
+    from evalens.runner.run_log import NotARunLog, find_log, read_log
+    from evalens.runner.suites.base import FileRunRequest
+
+    defaults = _parser().parse_args([])
+    given = [
+        "FILE" if name == "file" else "--" + name.replace("_", "-")
+        for name in RESUME_CONFLICTS
+        if getattr(args, name, None) != getattr(defaults, name, None)
+    ]
+    if given:
+        print(
+            f"evalens run: --resume runs the rest of the batch with the batch's own inputs; drop {', '.join(given)}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        log = read_log(find_log(args.resume))
+    except NotARunLog as exc:
+        print(shown(f"evalens run: cannot resume {args.resume}: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    start = log.start
+    if not start.units or start.units[0].unit.format == "uaaps-case":
+        print(
+            shown(
+                f"evalens run: {args.resume} is a batch of `evalens eval`: resume it with `evalens eval --resume`"
+            ),
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        return FileRunRequest.model_validate({**start.inputs, "units": [], "resume": Path(start.report)})
+    except ValueError as exc:
+        print(shown(f"evalens run: cannot resume {args.resume}: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:

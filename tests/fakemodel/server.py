@@ -69,6 +69,8 @@ Scenarios
 ``alt-err-pass``    cycle: odd runs get HTTP 500, even runs play ``pass``.
 ``slow-once``       cycle: the first run plays ``slow``, the next ``pass`` (a batch killed during the first run
                     and resumed: the run again passes).
+``slow-second``     cycle: the second run plays ``slow``, every other (up to the 16th) ``pass`` (a batch killed
+                    between two repeats of one unit and resumed).
 ``echo-blocked``    run a shell command that prints the text Codex and Claude Code use for hook blocks, then reply
                     with it (nothing is blocked: a test that the phrase alone never counts).
 ``needs-skill``     plays ``pass`` only when the CLI lists an installed skill whose description holds the key named by
@@ -192,6 +194,7 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "flaky-2of3": [{"cycle": ["pass", "fail-contains", "pass"]}],
     "alt-err-pass": [{"cycle": ["err500", "pass"]}],
     "slow-once": [{"cycle": ["slow", "pass"]}],
+    "slow-second": [{"cycle": ["pass", "slow", *["pass"] * 14]}],
     "echo-blocked": [
         {
             "shell": "echo 'Command blocked by PreToolUse hook: BLOCKED_BY_POLICY'; "

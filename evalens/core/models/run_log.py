@@ -155,10 +155,19 @@ class RunFinish(_UnitRunEvent):
         example="extract-text",
     )
     usage: Usage | None = doc("Tokens and cost of the run.", type_="object", default=None)
+    data: dict[str, object] | None = doc(
+        "`evalens run` (the file formats): what the format's suite combines this run with the unit's other runs "
+        "from, so `--resume` combines a kept run as a fresh one: the agent's result (output, skills, tool calls, "
+        "exit code), the run's time and the format's own figures (skilljack's scores, the skill that fired "
+        "first, the grading file).",
+        type_="object",
+        default=None,
+        example={"seconds": 4.2, "figures": {"fired": {"skill": "greeting"}}},
+    )
 
 
 class BatchResume(EvalModel):
-    """``evalens eval --resume`` took the batch up again: the finished runs are kept, the rest run now."""
+    """``evalens eval --resume`` / ``evalens run --resume`` took the batch up again: the finished runs are kept, the rest run now."""
 
     event: Literal["batch-resume"] = doc("Event kind.", type_="string", example="batch-resume")
     time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T15:00:00Z")
