@@ -51,6 +51,17 @@ def test_invalid_case_lens_says_fix_to_run(vscode_session):
     assert vscode_session["invalidLensCursor"].startswith("Ln 2,"), vscode_session["invalidLensCursor"]
 
 
+def test_invalid_lens_count_follows_a_quick_fix(vscode_session):
+    """#27 defect 4: "Create empty `report.pdf`" creates the file outside the buffer, and the "✗ N problems" lens
+    counts one problem fewer without a keystroke (it kept its old count until the next edit)."""
+    _step(vscode_session, "invalid-lens")
+    _step(vscode_session, "invalid-lens-after-fix")
+    assert vscode_session["reportPdfCreated"], "the quick fix created evals/fixtures/report.pdf"
+    before = int(vscode_session["invalidLens"].split()[1])
+    after = vscode_session["invalidLensAfterFix"]
+    assert after == f"✗ {before - 1} problems: fix to run", (vscode_session["invalidLens"], after)
+
+
 def test_new_case_lens_opens_the_prompt(vscode_session):
     _step(vscode_session, "new-case")
     assert "New eval case" in vscode_session["newCaseLens"]
@@ -133,6 +144,15 @@ def test_pass_is_not_a_problem(vscode_session):
     rows = " | ".join(vscode_session["passProblems"])
     assert "eval PASS" not in rows and "eval-pass" not in rows, rows
     assert "01-extract-text.yaml" not in rows, rows
+
+
+def test_a_failed_run_is_not_a_problem(vscode_session):
+    """#27 defect 5: a FAIL shows in the lens and the Test Explorer; the Problems panel gets no "eval FAIL" errors
+    for it (they piled up there and went stale)."""
+    _step(vscode_session, "fail-no-problem")
+    assert "✗ FAIL" in vscode_session["failLens"], vscode_session["failLens"]
+    rows = " | ".join(vscode_session["failProblems"])
+    assert "eval FAIL" not in rows and "eval-fail" not in rows, rows
 
 
 def test_dry_run_leaves_the_last_result_alone(vscode_session):
