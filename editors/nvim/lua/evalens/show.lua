@@ -60,6 +60,41 @@ function M.show(bufnr, name, exec, compare)
   end)
 end
 
+--- The text of :EvalensMatrix: the server's answer to evalens.matrix (the CLI's table, fenced) under a heading.
+function M.matrix_text(result)
+  local lines = {
+    string.format('# evalens matrix: %d cells, run %s', #result.columns, result.batch),
+    '',
+    'runs that passed of those that passed or failed · 95% Wilson interval · cost',
+    '',
+    '```text',
+  }
+  vim.list_extend(lines, vim.split(result.table, '\n', { plain = true }))
+  table.insert(lines, '```')
+  for _, why in ipairs(result.unread or {}) do
+    table.insert(lines, 'not read: ' .. why)
+  end
+  table.insert(lines, '')
+  for _, path in ipairs(result.reportPaths or {}) do
+    table.insert(lines, 'Report: `' .. path .. '`')
+  end
+  return table.concat(lines, '\n')
+end
+
+--- :EvalensMatrix [name]: the package's newest matrix run (`evalens eval --engine a,b` / `--model A,B`), one row
+--- per unit and one column per cell (k/N, interval, cost); with `name`, only that unit's row.
+function M.matrix(bufnr, name, exec)
+  local arg = { uri = vim.uri_from_bufnr(bufnr), name = (name ~= nil and name ~= '') and name or nil }
+  exec(bufnr, 'evalens.matrix', arg, function(result)
+    if type(result) ~= 'table' or type(result.table) ~= 'string' then -- null: vim.NIL
+      vim.notify('evalens: no matrix run of this package' .. (arg.name and (' with ' .. arg.name) or '')
+        .. ': run evalens eval --engine claude-code,codex first')
+      return
+    end
+    M.open(M.matrix_text(result), 'evalens matrix ' .. result.batch)
+  end)
+end
+
 --- :EvalensLastReport: the newest report rendered (every unit, failures first); its file when it is not an
 --- evalens report (another format's own result file).
 function M.last_report(bufnr, exec)
