@@ -3,7 +3,10 @@
 A unit stops as soon as the 95% Wilson interval of its pass rate (:func:`stats.wilson_interval`, over the runs
 that passed or failed) lies wholly above the threshold (**decided-pass**: it passes more often than that, with
 95% confidence) or wholly below it (**decided-fail**), or when MAX runs were made (**max-reached**), or when a
-budget kept the next run from starting (**budget**). The unit's verdict and state stay the strict ones of
+budget kept the next run from starting (**budget**). With a budget (``--max-cost`` / ``--max-tokens``), what is
+left of it once every unit stopped goes to the units still FLAKY after MAX runs (:func:`wants_leftover`): one
+more run of each per round, until each is decided or the budget is spent (then its reason is **budget**). The
+unit's verdict and state stay the strict ones of
 ``runner/verdicts.py`` (a unit that passed 9 of 10 runs is FLAKY even when it was decided above the
 threshold); the stop reason says why no more runs were made. An ERROR run counts towards MAX but not into the
 interval: it says nothing about the skill.
@@ -11,6 +14,7 @@ interval: it says nothing about the skill.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -74,3 +78,16 @@ def decided_above(passed: int, counted: int, reason: StopReason | None, threshol
     if reason == "decided-fail":
         return False
     return passed / counted > threshold if counted else None
+
+
+def wants_leftover(verdicts: Sequence[str], reason: str | None) -> bool:
+    """Whether a unit gets more runs from the budget left: it reached MAX undecided and is still FLAKY (it both
+    passed and failed); a unit that only passed, only failed or errored has nothing a further run would settle
+    that MAX did not. Pure."""
+    return reason == "max-reached" and "PASS" in verdicts and "FAIL" in verdicts
+
+
+def decided(passed: int, counted: int, made: int, threshold: float = DEFAULT_THRESHOLD) -> StopReason | None:
+    """After a leftover run: decided-pass / decided-fail when the interval now clears the threshold, else None
+    (MAX no longer stops it; the budget does)."""
+    return stop_reason(passed, counted, made, made + 1, threshold)

@@ -76,6 +76,7 @@ class _Context:
     )
     log: Any = None  # runner.run_log.BatchLog: the batch's run log, shared by both sides
     stops: dict[str, str] = field(default_factory=dict)  # --runs auto: case → why its runs stopped
+    leftover: dict[str, int] = field(default_factory=dict)  # --runs auto: case → runs from the budget left
     arm: Any = None  # --arms: what this batch installs of the package (runner.arms.Arm)
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
@@ -545,7 +546,8 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
     layout = ctx.request.runs  # the artifacts' layout (run-N folders) follows the runs asked for
     for case, path in ctx.cases:
         # with --runs auto a case has only the runs it made (the rest were never started: not SKIPs)
-        recs = [r for i in range(1, layout + 1) if (r := ctx.records.get((case.name, i))) is not None]
+        made = sorted(i for name, i in ctx.records if name == case.name)  # beyond MAX: leftover-budget runs
+        recs = [ctx.records[(case.name, i)] for i in made]
         runs = len(recs) if ctx.request.runs_auto else layout
         verdicts = [r.verdict for r in recs]
         budget_stopped = sum(r.budget for r in recs)
@@ -564,7 +566,9 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
             artifacts_rel = os.path.relpath(folder, report_path.parent)
         snippet = main.output[:SNIPPET_CHARS] if main.output else None
         usage = sum_usage([r.record.usage if r.record is not None else None for r in recs])
-        stopped = {"stopped": ctx.stops[case.name]} if case.name in ctx.stops else {}
+        stopped: dict[str, Any] = {"stopped": ctx.stops[case.name]} if case.name in ctx.stops else {}
+        if ctx.leftover.get(case.name):
+            stopped["leftover_runs"] = ctx.leftover[case.name]
         results.append(
             CaseResult(
                 name=case.name,
@@ -818,6 +822,60 @@ class _Admission:
         for i in range(made + 1, request.runs + 1):  # never started: not a run of the case
             side.records.pop((case.name, i), None)
 
+    async def leftover(self, sides: list[_Context]) -> None:
+        """``--runs auto:MAX`` with ``--max-cost`` / ``--max-tokens``, once every case stopped: the budget left
+        goes to the cases still FLAKY after MAX (``adaptive.wants_leftover``), one more run of each per round,
+        until each is decided or the budget is spent. A round that spends nothing ends it (runs the budget
+        cannot measure would never use it up)."""
+        from evalens.runner.adaptive import wants_leftover
+
+        budget = self.budget
+        if budget.max_cost is None and budget.max_tokens is None:
+            return
+
+        def verdicts(side: _Context, name: str) -> list[str]:
+            return [side.records[k].verdict for k in sorted(k for k in side.records if k[0] == name)]
+
+        while True:
+            todo = [
+                (side, case, path)
+                for side in sides
+                for case, path in side.cases
+                if wants_leftover(verdicts(side, case.name), side.stops.get(case.name))
+            ]
+            if not todo:
+                return
+            if budget.exhausted() is not None:
+                for side, case, _path in todo:
+                    if side.leftover.get(case.name):  # the budget ran out with it still undecided
+                        side.stops[case.name] = "budget"
+                return
+            spent = (budget.cost, budget.tokens)
+            await asyncio.gather(*(self.one_more(side, case, path) for side, case, path in todo))
+            if (budget.cost, budget.tokens) == spent:
+                return
+
+    async def one_more(self, side: _Context, case: EvalCase, path: Path) -> None:
+        """One leftover run of ``case`` beyond the runs it made; its stop reason updated."""
+        from evalens.runner.adaptive import decided
+        from evalens.runner.verdicts import counted
+
+        index = 1 + max(i for name, i in side.records if name == case.name)
+        side.records[(case.name, index)] = _RunRecord()
+        await self.run(side, case, path, index)
+        if side.records[(case.name, index)].budget:  # refused: not a run of the case
+            side.records.pop((case.name, index))
+            if side.leftover.get(case.name):
+                side.stops[case.name] = "budget"
+            return
+        side.leftover[case.name] = side.leftover.get(case.name, 0) + 1
+        runs = [side.records[k].verdict for k in sorted(k for k in side.records if k[0] == case.name)]
+        why = decided(
+            count_passed(runs), sum(1 for v in runs if counted(v)), len(runs), side.request.runs_threshold
+        )
+        if why is not None:
+            side.stops[case.name] = why
+
 
 async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
     """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
@@ -858,6 +916,8 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
                 if (side.side, c.name, i) not in kept
             ]
         await asyncio.gather(*tasks)
+        if request.runs_auto:  # the budget left goes to the cases still FLAKY after MAX
+            await admission.leftover(sides)
     except asyncio.CancelledError:
         interrupted = True
         for task in tasks:

@@ -50,3 +50,19 @@ def test_scripted_suite_uses_fewer_runs_at_the_same_accuracy() -> None:
     assert abs(row.auto_correct - row.fixed_correct) <= 0.01 * row.units
     assert sum(row.stops.values()) == row.units and set(row.stops) <= set(adaptive.STOP_REASONS)
     assert simulate(units=200, most=10, seed=3) == simulate(units=200, most=10, seed=3)
+
+
+def test_leftover_budget_goes_to_units_still_flaky_after_max() -> None:
+    # only a unit that reached MAX undecided and both passed and failed gets runs from the budget left
+    assert adaptive.wants_leftover(["PASS", "FAIL", "PASS", "PASS"], "max-reached")
+    assert not adaptive.wants_leftover(["PASS", "PASS", "PASS"], "max-reached")  # 3/3 at MAX 3: not FLAKY
+    assert not adaptive.wants_leftover(["FAIL", "ERROR", "FAIL"], "max-reached")
+    assert not adaptive.wants_leftover(["PASS", "FAIL"] * 2, "decided-fail")
+    assert not adaptive.wants_leftover(["PASS", "FAIL"] * 2, "budget")
+    # by hand: P F P P at MAX 4 (3/4), then passes: 6/7 → Wilson 0.4869..0.9743, still in doubt; 7/8 →
+    # 0.5291..0.9776, wholly above 0.5: decided (MAX no longer stops it, the budget does)
+    assert round(wilson_interval(6, 7)[0], 4) == 0.4869 and round(wilson_interval(7, 8)[0], 4) == 0.5291
+    assert adaptive.decided(6, 7, 7) is None
+    assert adaptive.decided(7, 8, 8) == "decided-pass"
+    assert adaptive.decided(1, 8, 8) == "decided-fail"  # 1/8 → 0.0224..0.4709
+    assert round(wilson_interval(1, 8)[1], 4) == 0.4709
