@@ -154,6 +154,12 @@ async def run_file(
             else []
         )
         return outcome
+    try:  # --arms: what every run installs of the skills (a ref resolved by git: off the loop)
+        from evalens.runner.arms import ArmError, resolve_arm
+
+        arm = await asyncio.to_thread(resolve_arm, request.arm, suite.root) if request.arm else None
+    except ArmError as exc:
+        raise UsageError(str(exc)) from None
     session = await suite.session(units)
     from evalens.runner.resource_limits import ResourceLimits
     from evalens.runner.run_limits import RunLimits
@@ -168,14 +174,18 @@ async def run_file(
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
     try:
+        from evalens.runner.arms import opened_async
         from evalens.runner.replay import carry, cassettes, settings_of
 
         async with (
             checked_out(plan),
+            opened_async(arm),  # an arm's worktree or filtered copies, removed afterwards
             cassettes(settings_of(request, suite.root, request.file)),
         ):  # --record / --replay
+            if arm is not None:
+                session.install = arm.skills
             return carry(await _run_units(request, suite, units, session, plan, outcome, isolated))
-    except BaselineError as exc:
+    except (BaselineError, ArmError) as exc:
         raise UsageError(str(exc)) from None
 
 
@@ -196,7 +206,6 @@ async def _run_units(
     isolated: bool = True,
 ) -> FileOutcome:
     from evalens.runner.report import utc_now
-
 
     started, t0 = utc_now(), time.monotonic()
     results: list[UnitResult] = []

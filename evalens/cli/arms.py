@@ -36,16 +36,7 @@ def _refuse(args: argparse.Namespace) -> str | None:
 
 def run_arms(args: argparse.Namespace) -> int:
     from evalens.cli.eval import _check_args, _request, _run_and_report
-    from evalens.runner.arms import ArmError, parse, resolve_arm
 
-    reference = args.arms_reference or "skill"
-    try:
-        names = parse(args.arms)
-        if reference not in names:
-            raise ArmError(f"--arms-reference {reference} is not one of --arms {args.arms}")
-    except ArmError as exc:
-        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-        return 2
     refused = _refuse(args)
     if refused is not None:
         print(f"evalens eval: {refused}", file=sys.stderr)
@@ -54,11 +45,10 @@ def run_arms(args: argparse.Namespace) -> int:
     request = checked if checked is not None else _request(args)
     if isinstance(request, int):
         return request
-    try:  # every arm resolved (a ref known) before any agent starts
-        arms = {name: resolve_arm(name, request.package_root.resolve()) for name in names}
-    except ArmError as exc:
-        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-        return 2
+    resolved = _arms_of(args, request.package_root.resolve(), "evalens eval")
+    if isinstance(resolved, int):
+        return resolved
+    names, reference, arms = resolved
     from evalens.runner.report import stamp, utc_now
 
     batch = stamp(utc_now())
@@ -81,6 +71,68 @@ def run_arms(args: argparse.Namespace) -> int:
     report = _compare(arms, names, reference, paths, judged=not args.no_judge)
     if args.json:
         print(json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2))
+    return code
+
+
+RUN_CLASHING = (
+    ("--baseline", "baseline"),
+    ("--shard", "shard"),
+    ("--resume", "resume"),
+    ("--report", "report"),
+    ("--dry-run", "dry_run"),
+)
+
+
+def _arms_of(
+    args: argparse.Namespace, where: Path, command: str
+) -> tuple[list[str], str, dict[str, Any]] | int:
+    """``--arms`` / ``--arms-reference`` checked and every arm resolved (a ref known) before any agent starts:
+    the names in order, the reference, the arms; exit 2 with the reason otherwise."""
+    from evalens.runner.arms import ArmError, parse, resolve_arm
+
+    reference = args.arms_reference or "skill"
+    try:
+        names = parse(args.arms)
+        if reference not in names:
+            raise ArmError(f"--arms-reference {reference} is not one of --arms {args.arms}")
+        return names, reference, {name: resolve_arm(name, where) for name in names}
+    except ArmError as exc:
+        print(shown(f"{command}: {exc}"), file=sys.stderr)
+        return 2
+
+
+def run_file_arms(args: argparse.Namespace, request: Any, fmt: str | None) -> int:
+    """``evalens run FILE --arms …``: what ``evalens eval --arms`` does, for the other formats: one ``run_file``
+    batch per arm (the arm's install of the skills in every run), each with its own report, the reference last;
+    its report gets the comparison and the CLI the units × arms table. The exit code is the reference arm's."""
+    from evalens.cli.run import _exit_code, _print_outcome, _run
+
+    clashing = [flag for flag, name in RUN_CLASHING if getattr(args, name, None)]
+    if clashing:
+        print(f"evalens run: an --arms run takes no {', '.join(clashing)}", file=sys.stderr)
+        return 2
+    resolved = _arms_of(args, request.file.resolve().parent, "evalens run")
+    if isinstance(resolved, int):
+        return resolved
+    names, reference, arms = resolved
+    order = [n for n in names if n != reference] + [reference]
+    paths: dict[str, Path] = {}
+    code = 0
+    for name in order:
+        print(shown(f"evalens run: arm {arms[name].label}"), file=sys.stderr)
+        outcome = _run(request.model_copy(update={"arm": name}), fmt, args)
+        if isinstance(outcome, int):
+            if outcome >= 128:  # interrupted: no more arms
+                return outcome
+            code = outcome
+            continue
+        _print_outcome(outcome)
+        code = _exit_code(args, outcome)
+        if outcome.report_path is not None and Path(outcome.report_path).is_file():
+            paths[name] = Path(outcome.report_path)
+    if reference not in paths:
+        return code or 1
+    _compare(arms, names, reference, paths, judged=False)
     return code
 
 

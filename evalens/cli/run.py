@@ -58,6 +58,17 @@ def _parser() -> argparse.ArgumentParser:
         "--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
+    parser.add_argument(
+        "--arms",
+        metavar="ARM,ARM…",
+        help="run every unit once per arm and compare, as evalens eval --arms: skill, no-skill, plugin, ref:REF, "
+        "without:references|scripts|hooks (docs/baseline.md#ablation-arms)",
+    )
+    parser.add_argument(
+        "--arms-reference",
+        metavar="ARM",
+        help="the arm the others are compared with and whose verdicts decide the exit code (default: skill)",
+    )
     add_limit_arguments(parser)
     add_batch_arguments(parser, unit="unit")
     add_reselect_arguments(parser, "unit", "stale, or that never ran")
@@ -241,6 +252,10 @@ def main(argv: list[str]) -> int:
         early = _narrow_to_picked(request, fmt, args)
         if early is not None:
             return early
+    if args.arms:
+        from evalens.cli.arms import run_file_arms
+
+        return run_file_arms(args, request, fmt if not errors else None)
     from evalens.cli import run_ci
 
     shard_mark, suite_root = None, None

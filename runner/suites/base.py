@@ -109,6 +109,11 @@ class FileRunRequest(AgentRunLimits):
         description="Run a baseline even when the sandbox is "
         "not enforced; the uplift is then marked unisolated.",
     )
+    arm: str | None = Field(
+        default=None,
+        description="`--arms`: the arm this batch runs (`skill`, `no-skill`, `plugin`, `ref:REF`, "
+        "`without:references|scripts|hooks`): what every run installs of the skills (runner/arms.py).",
+    )
 
 
 @dataclass

@@ -151,3 +151,54 @@ def test_arms_are_judged_pairwise_with_the_order_swapped(
         timeout=60,
     )
     assert line in show.stdout, show.stdout[-3000:]
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_run_arms_compare_a_skilljack_suite(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """``evalens run tasks.yaml --arms no-skill,skill``: the same arms as ``evalens eval --arms`` (one
+    implementation, runner/arms.py): one batch and report per arm, the reference's report with the uplift."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+    task = (
+        '    prompt: "Greet {who} SCENARIO=use-skill NEEDS=' + KEY + '"\n    expected_skill_load: greeter\n'
+    )
+    checks = "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+    (suite / "tasks.yaml").write_text(
+        "skill: greeter\ntasks:\n"
+        + "".join(f"  - id: {who}\n" + task.format(who=who) + checks for who in ("ann", "bob"))
+    )
+    model = ["--model", "gpt-fake"] if engine == "codex" else []
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "run", str(suite / "tasks.yaml"), "--engine", engine, *model]
+        + [
+            "--runs",
+            "1",
+            "--no-judge",
+            "--output-dir",
+            str(tmp_path / "results"),
+            "--arms",
+            "no-skill,skill",
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]  # the no-skill arm never fails it
+    reports = [json.loads(p.read_text()) for p in suite.rglob("reports/*.json")]
+    (ref,) = [r for r in reports if r.get("arms")]
+    assert ref["arm"]["name"] == "skill" and [c["verdict"] for c in ref["cases"]] == ["PASS", "PASS"]
+    (none,) = ref["arms"]["comparisons"]
+    # by hand, as for evalens eval: (both, worse, better, neither) = (0, 0, 2, 0): d = +1, [0.0700, 1]
+    assert none["arm"]["label"] == "no skill" and none["method"] == "newcombe-paired"
+    assert none["uplift"]["difference"] == 1.0 and none["uplift"]["interval"] == [0.07, 1.0]
+    other = [r for r in reports if (r.get("arm") or {}).get("name") == "no-skill"]
+    assert len(other) == 1 and {c["verdict"] for c in other[0]["cases"]} == {"FAIL"}
+    assert "skill vs no skill (all units): ▲ +100 pts vs no skill [+7, +100]" in out.stderr, out.stderr[
+        -2000:
+    ]
