@@ -112,20 +112,13 @@ def list_runs(start: Path, keep: RunFilter | None = None) -> list[RunEntry]:
     """Every unit run of the package holding ``start``, newest batch first (at most ``MAX_REPORTS`` batches),
     kept by ``keep``. Blocking (reads files): call it off the event loop."""
     from evalens.core.models.run_log import LOG_FILE
+    from evalens.runner.run_log import past_batches
 
     folder = reports_folder(start)
     if folder is None:
         return []
     package_root = folder.parent.parent
-    reports = {
-        p.with_suffix(""): p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")
-    }
-    logs = [
-        d / LOG_FILE for d in folder.iterdir() if d.is_dir() and d not in reports and (d / LOG_FILE).is_file()
-    ]
-    batches = sorted([*reports.values(), *logs], key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)[
-        :MAX_REPORTS
-    ]
+    batches = past_batches(folder)[:MAX_REPORTS]
     entries = [
         e for p in batches for e in (_from_log(p) if p.name == LOG_FILE else _from_report(p, package_root))
     ]

@@ -254,9 +254,44 @@ def resume_plan(log: RunLog, units: Iterable[LogUnit]) -> ResumePlan:
     return ResumePlan(kept=kept, todo=todo)
 
 
-def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
+def past_batches(folder: Path) -> list[Path]:
+    """Every batch of a reports folder, newest first: its report, or, for a batch killed before its report, its
+    run log. The one listing every reader of past runs walks (the server's memory, the run history)."""
+    try:
+        reports = {
+            p.with_suffix(""): p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")
+        }
+        logs = [
+            d / LOG_FILE
+            for d in folder.iterdir()
+            if d.is_dir() and d not in reports and (d / LOG_FILE).is_file()
+        ]
+    except OSError:
+        return []
+    stamped = []
+    for path in [*reports.values(), *logs]:
+        try:
+            stamped.append((path.stat().st_mtime_ns, path.name, path))
+        except OSError:
+            continue
+    stamped.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return [path for *_, path in stamped]
+
+
+def logged_results(path: Path) -> list[UnitResult]:
+    """The units of a batch killed before its report that finished at least one run, rebuilt from its log
+    (:func:`unit_results`); none when the file is not a run log."""
+    try:
+        log = read_log(path)
+    except (NotARunLog, OSError, ValueError):
+        return []
+    return unit_results(log, finished_only=True)
+
+
+def unit_results(log: RunLog, side: str | None = None, finished_only: bool = False) -> list[UnitResult]:
     """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
-    a run that never finished counted as SKIP ("not run"). Under each unit's latest name."""
+    a run that never finished counted as SKIP ("not run"). Under each unit's latest name. ``finished_only``:
+    leave out the units none of whose runs finished."""
     from evalens.core.models.run_record import sum_usage
     from evalens.runner.results import UnitCheck, UnitResult, apply_repeats
     from evalens.runner.verdicts import combine_runs
@@ -283,6 +318,8 @@ def unit_results(log: RunLog, side: str | None = None) -> list[UnitResult]:
         budget = sum(bool(r and r.budget) for r in runs)
         verdict = combine_runs(verdicts, budget)
         real = [r for r in runs if r is not None]
+        if finished_only and not real:
+            continue
         main = next((r for r in real if r.verdict == verdict and not r.budget), None) or next(
             (r for r in real if r.verdict == verdict), real[0] if real else None
         )

@@ -117,12 +117,12 @@ def file_units(file: Path, fmt: str, package_root: Path) -> list[LogUnit]:
     """The identities of the units of one eval file of a format ``evalens run`` takes, as it is now: the names
     its format lists (``Format.cases``, equal to the suite's unit ids) and their content, from one parse.
     Blocking (reads the file)."""
-    from evalens.core.formats.registry import by_id
+    from evalens.core.formats.registry import all_formats
     from evalens.core.units import read_doc
     from evalens.runner.depends import unit_text, unit_value
     from evalens.runner.fingerprint import text_hash
 
-    found = by_id(fmt)
+    found = next((f for f in all_formats() if f.id == fmt), None)  # loads the format modules
     try:
         doc = read_doc(file, fmt)
     except (OSError, ValueError):

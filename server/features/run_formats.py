@@ -90,18 +90,11 @@ def folder_stamp(fmt: str, file: Path) -> tuple[int, ...]:
 
 
 def _reports(fmt: str, file: Path) -> list[Path]:
-    from evalens.runner.suites.base import newest_first
+    """The batches of the suite's folder, newest first (bounded): reports, and the run logs of batches killed
+    before their report (``runner.run_log.past_batches``, the listing the UAAPS memory walks too)."""
+    from evalens.runner.run_log import past_batches
 
-    folder = suite_root(fmt, file) / "evals" / "reports"
-    try:
-        found = (
-            [p for p in folder.glob("*.json") if p.is_file() and not p.name.startswith(".")]
-            if folder.is_dir()
-            else []
-        )
-    except OSError:
-        return []
-    return newest_first(found, MAX_REPORTS)
+    return past_batches(suite_root(fmt, file) / "evals" / "reports")[:MAX_REPORTS]
 
 
 def stamp(fmt: str, file: Path) -> tuple[tuple[str, int], ...]:
@@ -116,25 +109,41 @@ def stamp(fmt: str, file: Path) -> tuple[tuple[str, int], ...]:
 
 
 def _from_reports(fmt: str, file: Path) -> dict[str, tuple[UnitResult, str, float]]:
-    """Units of ``file`` from the evalens reports of its suite's folder (newest first)."""
+    """Units of ``file`` from the batches of its suite's folder (newest first), read as the UAAPS memory reads
+    them (``run_memory.read_reports``): a report's cases, a killed batch's finished runs from its run log, and a
+    unit renamed in place since found under its new name (``unit_identity.renamed_since``)."""
+    from evalens.core.models.run_log import LOG_FILE
     from evalens.runner.report import load_report
     from evalens.runner.results import is_interrupted, result_from_report_case
+    from evalens.runner.run_log import logged_results
+    from evalens.runner.unit_identity import file_units, renamed_since
 
     root = suite_root(fmt, file)
     found: dict[str, tuple[UnitResult, str, float]] = {}
     target = file.resolve()
     for path in _reports(fmt, file):
         try:
-            report = load_report(path)
             mtime = path.stat().st_mtime
+            if path.name == LOG_FILE:
+                results = logged_results(path)
+            else:
+                report = load_report(path)
+                results = [
+                    result_from_report_case(case, report, path, root)
+                    for case in report.cases
+                    if case.format == fmt and case.case_file and not is_interrupted(case, report)
+                ]
         except Exception:  # noqa: BLE001 - a half-written or foreign file is skipped
             continue
-        for case in report.cases:
-            if case.format != fmt or case.name in found or is_interrupted(case, report) or not case.case_file:
+        for result in results:
+            if result.format != fmt or result.name in found or not result.case_file:
                 continue
-            result = result_from_report_case(case, report, path, root)
-            if result.case_file and Path(result.case_file).resolve() == target:
-                found[case.name] = (result, str(path), mtime)
+            if Path(result.case_file).resolve() == target:
+                found[result.name] = (result, str(path), mtime)
+    current = file_units(file, fmt, root) if found else []
+    for new, old in renamed_since({n: r for n, (r, _, _) in found.items()}, root, current).items():
+        result, source, mtime = found.pop(old)  # renamed in place since its last run
+        found[new] = (result.model_copy(update={"name": new}), source, mtime)
     return found
 
 

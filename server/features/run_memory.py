@@ -39,18 +39,20 @@ def package_root_of(path: Path) -> Path | None:
 
 
 def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRecord]:
-    """Case name → record from the newest report that holds the case (at most ``MAX_REPORTS`` are read)."""
+    """Case name → record from the newest batch that holds the case (at most ``MAX_REPORTS`` are read): its
+    report, or the run log of a batch killed before its report (the runs that finished)."""
+    from evalens.core.models.run_log import LOG_FILE
     from evalens.runner.report import load_report, reports_dir
     from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
+    from evalens.runner.run_log import logged_results, past_batches
 
-    base = reports_dir(root)
-    try:
-        files = [p for p in base.glob("*.json") if p.is_file() and not p.name.startswith(".")]
-    except OSError:
-        return {}
-    files.sort(key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
     found: dict[str, CaseRecord] = {}
-    for path in files[:MAX_REPORTS]:
+    for path in past_batches(reports_dir(root))[:MAX_REPORTS]:
+        if path.name == LOG_FILE:
+            for result in logged_results(path):
+                if result.name not in found and result.format == UAAPS_FORMAT:
+                    found[result.name] = CaseRecord(result, None, _mtime(path))
+            continue
         try:
             report = load_report(path)
             mtime = path.stat().st_mtime
@@ -74,6 +76,13 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
             record.result.model_copy(update={"name": new}), record.report_path, record.finished_at
         )
     return found
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def renames(before: dict[tuple, str], units: list[Any], taken: set[str]) -> dict[str, str]:

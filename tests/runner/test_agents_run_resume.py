@@ -5,7 +5,8 @@ the whole process group is SIGKILLed (no report). The log holds the first eval's
 run. The first eval is renamed in place (its id); `evalens run --resume REPORT_DIR` keeps those three runs (not run
 again), runs the other three, and writes one report equal to a report of the whole file run afresh. Then a third
 eval renamed in place keeps its last run: `evalens run --stale --dry-run` does not pick it, while an eval whose
-text changed is picked.
+text changed is picked, and the language server's restored state (``run_formats.restore``) holds it under its new
+name; before the resume, that state is read from the killed batch's log.
 """
 
 from __future__ import annotations
@@ -124,7 +125,14 @@ def test_a_killed_file_batch_resumes_only_the_runs_that_did_not_finish(
         "a run keeps what it combines from"
     )
 
+    # the language server's restored state reads the log of the killed batch (its finished runs)
+    from evalens.server.features import run_formats
+
     data = json.loads(evals.read_text())
+    restored = run_formats.restore("skill-creator-evals", evals, data)
+    assert restored["1"][0].verdict == "PASS" and restored["1"][1] == str(folder / "run-log.jsonl")
+    assert restored["1"][0].run_verdicts == ["PASS", "PASS"] and "3" not in restored
+
     data["evals"][0]["id"] = 11  # renamed in place: the same eval
     evals.write_text(json.dumps(data, indent=2))
     resumed = _run("--resume", str(folder))
@@ -166,6 +174,9 @@ def test_a_killed_file_batch_resumes_only_the_runs_that_did_not_finish(
     data["evals"][2]["id"] = 33
     data["evals"][1]["expected_output"] = "a warm greeting"
     evals.write_text(json.dumps(data, indent=2))
+    restored = run_formats.restore("skill-creator-evals", evals, data)  # the server keeps it too
+    assert restored["33"][0].verdict == "PASS" and "3" not in restored
+    assert restored["33"][1] == str(report_path)
     stale = _run(str(evals), *flags, "--stale", "--dry-run", timeout=120)
     assert stale.returncode == 0, stale.stderr
     assert "evalens run: 2: stale: " in stale.stderr, stale.stderr
