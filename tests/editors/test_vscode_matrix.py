@@ -69,8 +69,10 @@ def test_test_explorer_has_one_item_per_cell_under_the_case(session):
     assert len(cells) == 2, texts
     assert cells[0]["text"].startswith("claude-code · ") and TABLES in cells[0]["text"], texts
     assert cells[1]["text"].startswith(CODEX) and TABLES in cells[1]["text"], texts
-    strict = next(i for i, r in enumerate(rows) if r["text"].startswith("strict-marker"))
-    assert rows[strict]["level"] == rows[case]["level"], texts
+    after = rows[case + 1 + len(cells)]  # then the next case file, a sibling of the case's file
+    assert (
+        after["text"] == "evals/cases/21-strict-marker.yaml" and after["level"] == rows[case]["level"] - 1
+    ), texts
     assert (ARTIFACTS / "matrix-test-explorer.png").exists()
 
 

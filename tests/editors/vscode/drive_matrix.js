@@ -39,6 +39,13 @@ const CASE = 'tables';
       result.hover = text;
       result.hoverCells = await page.locator('.monaco-hover:visible table td').allInnerTexts().catch(() => []);
       result.hoverHeads = await page.locator('.monaco-hover:visible table th').allInnerTexts().catch(() => []);
+      // the matrix row is under the last run's details: scroll the hover to its end for the picture
+      const box = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
+      if (box) {
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        await page.mouse.wheel(0, 3000);
+        await page.waitForTimeout(400);
+      }
       await shot(page, 'matrix-hover.png', 'vscode-matrix-hover.png');
       await dismissWidgets(page);
     });
@@ -52,19 +59,20 @@ const CASE = 'tables';
         label: (r.getAttribute('aria-label') || '').trim(),
         level: Number(r.getAttribute('aria-level') || 0),
       })));
-      // expand the package, the case file and the case until the cell rows show
+      // expand the package, the case file and the case (select a row, then ArrowRight) until the cell rows show
       for (let i = 0; i < 40; i++) {
         result.testExplorerRows = await rowsInfo();
         if (result.testExplorerRows.some((r) => r.text.includes('codex · gpt-fake'))) break;
-        const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]', { hasText: /pdf-tools|20-tables|^tables|tables/ });
-        if ((await closed.count()) > 0) {
-          await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
+        const closed = result.testExplorerRows.findIndex((r) => /^(pdf-tools|evals\/cases\/20-tables\.yaml|tables)$/.test(r.text));
+        const rows = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
+        const labels = await rows.evaluateAll((els) => els.map((r) => (r.textContent || '').trim()));
+        const index = labels.findIndex((t) => /^(pdf-tools|evals\/cases\/20-tables\.yaml|tables)/.test(t));
+        if (closed >= 0 && index >= 0) {
+          await rows.nth(index).click().catch(() => undefined);
+          await page.keyboard.press('ArrowRight');
         }
         await page.waitForTimeout(500);
       }
-      const caseRow = tree.filter({ hasText: /^tables/ }).first();
-      await caseRow.click().catch(() => undefined);
-      await page.waitForTimeout(500);
       result.testExplorerRows = await rowsInfo();
       await shot(page, 'matrix-test-explorer.png', 'vscode-matrix-test-explorer.png');
     });
