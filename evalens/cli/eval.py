@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import sys
 from pathlib import Path
@@ -660,9 +661,12 @@ def _matrix(args: argparse.Namespace) -> int:
         return shards
     if shards is not None:  # the cells of one shard are one batch: the shard in its reports' names
         batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
-    codes, paths = [], []
+    codes, paths, labels = [], [], []
     for i, (engine, model) in enumerate(plan, 1):
-        cell = argparse.Namespace(**{**vars(args), "engine": engine, "agent_model": model, "json": False})
+        # one JUnit file for the whole matrix, written below: a cell's own would overwrite the one before
+        cell = argparse.Namespace(
+            **{**vars(args), "engine": engine, "agent_model": model, "json": False, "junit": None}
+        )
         print(shown(f"evalens eval: cell {cell_label(engine, model)}"), file=sys.stderr)
         refused = _check_args(cell)
         request = refused if refused is not None else _request(cell)
@@ -676,19 +680,39 @@ def _matrix(args: argparse.Namespace) -> int:
             narrowed = _shard_cell(request, shards[i - 1], args)
             if isinstance(narrowed, int):
                 codes.append(narrowed)
-                paths += [path] if path.is_file() else []
+                if path.is_file():
+                    paths.append(path)
+                    labels.append(cell_label(engine, model))
                 continue
             request, mark = narrowed
         code = _run_and_report(request, cell, mark)
         if code >= 128:  # interrupted: no more cells
             return code
         codes.append(code)
-        paths += [path] if path.is_file() else []
+        if path.is_file():
+            paths.append(path)
+            labels.append(cell_label(engine, model))
     reports = [load_report(p) for p in paths]
     if reports:
         table = matrix(reports)
         print(json.dumps(table.as_json(), indent=2) if args.json else shown(table.table()))
+    if args.junit is not None:
+        codes.append(_matrix_junit(reports, labels, args.junit, paths))
     return max(codes, default=0)
+
+
+def _matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
+    """A matrix run's JUnit file: one ``<testsuite>`` per cell in one document; 2 when it cannot be written."""
+    from evalens.runner.ci.junit import write_junit
+
+    root = paths[0].parents[2] if paths else None  # <package>/evals/reports/<cell report>
+    base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
+    try:
+        write_junit(reports, target, package_root=root, base=base, cells=labels)
+    except OSError as exc:
+        print(shown(f"evalens eval: cannot write {target}: {exc.strerror or exc}"), file=sys.stderr)
+        return 2
+    return 0
 
 
 def _matrix_shards(args: argparse.Namespace, plan: list[tuple[str | None, str | None]]) -> Any:

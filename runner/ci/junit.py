@@ -2,7 +2,7 @@
 
 The shape validates against the strict schemas (the Jenkins xunit plugin's ``junit-10.xsd`` and the Ant
 ``JUnit.xsd``, both in tests/data/) as well as the lenient readers (GitHub / GitLab reporters, Jenkins core):
-``<testsuites>`` (no attributes: Ant allows none) → one ``<testsuite>`` → ``<properties>``, ``<testcase>``…,
+``<testsuites>`` (no attributes: Ant allows none) → one ``<testsuite>`` (one per cell of a matrix run) → ``<properties>``, ``<testcase>``…,
 ``<system-out>``, ``<system-err>``. A testcase carries only ``name``, ``classname`` and ``time``; verdicts map
 so a reader can tell them apart: FAIL → ``<failure type="FAIL">``, FLAKY → ``<failure type="FLAKY">``, ERROR →
 ``<error type="ERROR">`` (the agent or the judge broke: not a failing skill), SKIP → ``<skipped>``, any other
@@ -89,8 +89,26 @@ def _timestamp(report: Any) -> str:
     return str(report.timestamp).rstrip("Z")[:19]
 
 
-def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | None = None) -> str:
-    """The report as a JUnit XML document (UTF-8 text with its declaration)."""
+def junit_xml(
+    report: Any, *, package_root: Path | None = None, base: Path | None = None, cells: list[str] | None = None
+) -> str:
+    """The report as a JUnit XML document (UTF-8 text with its declaration).
+
+    A matrix run passes a list of cell reports and their ``cells`` labels: one ``<testsuite>`` per cell in one
+    document (both strict schemas allow several), its cases' ``classname`` naming the cell so a reader keeps
+    the same unit of two cells apart."""
+    reports = report if cells is not None else [report]
+    root = ET.Element("testsuites")
+    for index, one in enumerate(reports):
+        root.append(_suite(one, index, cells[index] if cells is not None else None, package_root, base))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def _suite(
+    report: Any, index: int, cell: str | None, package_root: Path | None, base: Path | None
+) -> ET.Element:
+    """One report's ``<testsuite>``: its counts, its facts as properties, then a testcase per unit."""
     units = units_of(report)
     n = counts(units)
     failures = n["FAIL"] + n["FLAKY"]
@@ -101,9 +119,9 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
         else sum(u.duration or 0 for u in units)
     )
     name = _text(units[0].suite if units else (report.package.name or "evalens")).strip() or "evalens"
-    root = ET.Element("testsuites")
-    suite = ET.SubElement(
-        root,
+    if cell is not None:
+        name = f"{name} [{_text(cell)}]"
+    suite = ET.Element(
         "testsuite",
         {
             "name": name,
@@ -114,11 +132,25 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
             "time": total_time,
             "timestamp": _timestamp(report),
             "hostname": _text(socket.gethostname()).strip() or "localhost",
-            "id": "0",
+            "id": str(index),
             "package": name,
         },
     )
-    props = ET.SubElement(suite, "properties")
+    _properties(ET.SubElement(suite, "properties"), report, units, package_root, base)
+    for unit in units:
+        case = testcase(unit, package_root, base)
+        if cell is not None:
+            case.set("classname", name)
+        suite.append(case)
+    ET.SubElement(suite, "system-out").text = ""
+    ET.SubElement(suite, "system-err").text = ""
+    return suite
+
+
+def _properties(
+    props: ET.Element, report: Any, units: list[Unit], package_root: Path | None, base: Path | None
+) -> None:
+    """What the schemas have no attribute for: the run's facts, and each unit's verdict and place."""
     facts = {
         "evalens.report": report.id,
         "evalens.engine": report.config.engine,
@@ -155,17 +187,17 @@ def junit_xml(report: Any, *, package_root: Path | None = None, base: Path | Non
         label = replay_label(unit.replay)
         if label:
             ET.SubElement(props, "property", {"name": _text(f"evalens.replay.{unit.name}"), "value": label})
-    for unit in units:
-        suite.append(testcase(unit, package_root, base))
-    ET.SubElement(suite, "system-out").text = ""
-    ET.SubElement(suite, "system-err").text = ""
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def write_junit(
-    report: Any, path: Path, *, package_root: Path | None = None, base: Path | None = None
+    report: Any,
+    path: Path,
+    *,
+    package_root: Path | None = None,
+    base: Path | None = None,
+    cells: list[str] | None = None,
 ) -> Path:
+    """Write :func:`junit_xml` (``cells``: a matrix run's cell reports and labels, one document)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(junit_xml(report, package_root=package_root, base=base), encoding="utf-8")
+    path.write_text(junit_xml(report, package_root=package_root, base=base, cells=cells), encoding="utf-8")
     return path

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from tests.runner.runner_helpers import case, make_package
 from tests.runner.test_scripted_engine import scripted_claude  # noqa: F401 - the fixture
+from tests.unit.ci_helpers import validate_junit
 
 
 def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
@@ -106,8 +107,23 @@ def test_matrix_run_prints_units_by_cells(
             "bad": {**case("pass", contains=["GREETING-OK"]), "input": {"prompt": "FAILME"}},
         },
     )
-    out = _eval(pkg, "--model", "model-a,model-b", "--runs", "2")
+    junit = tmp_path / "junit.xml"
+    out = _eval(pkg, "--model", "model-a,model-b", "--runs", "2", "--junit", str(junit))
     assert out.returncode == 1, out.stderr[-2000:]
+    # one JUnit document for the whole matrix (a cell's own file once overwrote the one before), valid for
+    # the strict consumers: one testsuite per cell, the cell in each case's classname
+    doc = validate_junit(junit.read_text())
+    suites = doc.findall("testsuite")
+    assert [s.get("name") for s in suites] == [
+        "test-pkg [default engine · model-a]",
+        "test-pkg [default engine · model-b]",
+    ]
+    for suite in suites:
+        cases = {c.get("name"): c for c in suite.findall("testcase")}
+        assert set(cases) == {"good", "bad"} and {c.get("classname") for c in cases.values()} == {
+            suite.get("name")
+        }
+        assert cases["bad"].find("failure") is not None and cases["good"].find("failure") is None
     data = json.loads(out.stdout)
     # the scripted CLI reports one model whatever it is asked for: the two cells stay apart by number
     assert data["columns"] == ["claude-code · scripted-model #1", "claude-code · scripted-model #2"]
