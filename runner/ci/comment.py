@@ -80,12 +80,13 @@ def _changes(report: Any, base: Any) -> list[str]:
         if passed(v) and before.get(name) is not None and not passed(before.get(name))
     )
     new = sorted(name for name in now if name not in before)
-    out = [
-        f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}"
-        + (" · **regression**" if result.failed else " · no regression"),
-        "",
-        *_paired(report, base),
-    ]
+    if not set(before) & set(now):  # two rates of different units are no comparison: "0% → 100%" misled
+        head = f"**Against the base:** no unit in common ({len(now)} here, {len(before)} in the base): nothing to compare"
+    else:
+        head = f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}" + (
+            " · **regression**" if result.failed else " · no regression"
+        )
+    out = [head, "", *_paired(report, base)]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
     rows += [f"| ✅ fixed | {_cell(name)} | {before[name]} → PASS |" for name in fixed]
     rows += [f"| ➕ new | {_cell(name)} | {_cell(now[name])} |" for name in new]

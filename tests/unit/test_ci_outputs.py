@@ -751,6 +751,18 @@ def test_pr_comment_renders_changes_against_the_base() -> None:
     assert "No base report" in pr_comment(new)
 
 
+def test_pr_comment_against_a_base_with_no_unit_in_common_compares_nothing() -> None:
+    """Two reports of different units: their pass rates are not a before and after."""
+    from evalens.runner.ci.comment import pr_comment
+
+    base = make_report([make_case("old", "FAIL")])
+    new = make_report([make_case("fresh", "PASS")])
+    text = pr_comment(new, base=base)
+    assert "no unit in common (1 here, 1 in the base): nothing to compare" in text
+    assert "0% → 100%" not in text and "regression" not in text.split("**Paired test:**")[0]
+    assert "| ➕ new | fresh | PASS |" in text
+
+
 def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) -> None:
     from tests.runner.runner_helpers import case, make_package
 
