@@ -1,5 +1,6 @@
 -- Headless driver (no agent): the "Create empty `report.pdf`" quick fix on 03-broken.yaml, picked through
--- vim.lsp.buf.code_action() as a user does, must create the file on disk (issue 27 #2).
+-- vim.lsp.buf.code_action() as a user does, must create the file on disk (issue 27 #2), and the case's
+-- "✗ N problems: fix to run" lens must count one problem fewer without a keystroke (issue 27 #4).
 local bufnr = vim.api.nvim_get_current_buf()
 local target = os.getenv('EVALENS_CREATE_TARGET')
 local out = { offered = {} }
@@ -43,10 +44,27 @@ local function missing_fixture()
   end
 end
 
+-- the "✗ N problems" lens's title and its N (nil while there is none)
+local function problems_lens()
+  for _, lens in ipairs(vim.lsp.codelens.get(bufnr) or {}) do
+    local title = lens.command and lens.command.title or ''
+    local n = title:match('^✗ (%d+) problems?')
+    if n then
+      return title, tonumber(n)
+    end
+  end
+end
+
 if not vim.wait(60000, function() return missing_fixture() ~= nil end, 50) then
   out.error = 'no diagnostic about report.pdf'
   return finish(1)
 end
+if not vim.wait(30000, function() return problems_lens() ~= nil end, 50) then
+  out.error = 'no "✗ N problems" lens'
+  return finish(1)
+end
+local before
+out.lens_before, before = problems_lens()
 local d = missing_fixture()
 vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
 out.screen_before = screen(bufnr)
@@ -70,7 +88,16 @@ if not vim.wait(30000, function() return picked and vim.loop.fs_stat(target) ~= 
   return finish(1)
 end
 out.buffer = vim.fn.bufnr(target) ~= -1
--- for the docs' capture: the buffer once the server has re-validated (0.7 does not watch files: it may not)
+-- no keystroke: the lens and the problems follow the new file by themselves
+out.lens_followed = vim.wait(15000, function()
+  local _, n = problems_lens()
+  return n ~= nil and n < before
+end, 50)
+out.lens_after = problems_lens()
 out.diagnostic_gone = vim.wait(5000, function() return missing_fixture() == nil end, 50)
+out.diagnostics_after = {}
+for _, diag in ipairs(vim.diagnostic.get(bufnr)) do
+  table.insert(out.diagnostics_after, diag.message)
+end
 out.screen_after = screen(bufnr)
 finish(0)
