@@ -142,12 +142,15 @@ def test_accepts_a_held_out_win_and_rejects_a_training_only_win(
         assert result["cost"]["agent_usd"] > 0
 
 
-def test_max_cost_spent_is_an_error_not_a_verdict(tmp_path: Path, optimize_env, sandbox_dir: Path) -> None:
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_max_cost_spent_is_an_error_not_a_verdict(
+    engine: str, tmp_path: Path, optimize_env, sandbox_dir: Path
+) -> None:
     """A budget spent before the current description ran: nothing was measured, so nothing is decided."""
-    if not agents_available("claude-code"):
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     skill = greeter(tmp_path)
-    out = optimize(skill, "claude-code", "--max-cost", "0")
+    out = optimize(skill, engine, "--max-cost", "0")
     assert out.returncode == 1, out.stdout + out.stderr[-3000:]
     assert "ERROR: the current description's runs failed" in out.stdout and "budget spent" in out.stdout
     assert "cost: 0 agent run(s)" in out.stdout
