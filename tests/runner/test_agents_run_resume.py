@@ -182,3 +182,46 @@ def test_a_killed_file_batch_resumes_only_the_runs_that_did_not_finish(
     assert "evalens run: 2: stale: " in stale.stderr, stale.stderr
     assert "33" not in stale.stderr and "33" not in stale.stdout.split(), (stale.stdout, stale.stderr)
     assert stale.stdout.split("\n")[0].startswith("2\t"), stale.stdout
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_renamed_skilljack_task_keeps_its_run_state(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """A `tasks.yaml` task renamed in place keeps its last run for `evalens run --stale` (and the editor's
+    restored state); a task whose prompt changed is stale; the batch's log holds one unit-run per task."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    from evalens.runner.run_log import read_log
+    from evalens.server.features import run_formats
+
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeting").mkdir(parents=True)
+    (suite / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
+    tasks = suite / "tasks.yaml"
+    body = (
+        "skill: greeting\ntasks:\n"
+        '  - id: {a}\n    prompt: "What is an email? SCENARIO=done"\n    expected_skill_load: none\n'
+        "    deterministic: {{ expect_skill_activation: false }}\n"
+        '  - id: b\n    prompt: "{b}"\n    expected_skill_load: none\n'
+        "    deterministic: {{ expect_skill_activation: false }}\n"
+    )
+    tasks.write_text(body.format(a="a", b="What is a letter? SCENARIO=done"))
+    flags = ["--engine", engine, "--runs", "1", "--no-judge", *MODEL[engine]]
+    ran = _run(str(tasks), *flags, "--output-dir", str(tmp_path / "results"))
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    [log_file] = list((suite / "evals" / "reports").glob("*/run-log.jsonl"))
+    log = read_log(log_file)
+    assert sorted((k[1], e.verdict) for k, e in log.finished.items()) == [
+        ("tasks.yaml::a", "PASS"),
+        ("tasks.yaml::b", "PASS"),
+    ]
+    assert all("score" in e.data["figures"] for e in log.finished.values())
+
+    tasks.write_text(body.format(a="a-renamed", b="What is a postcard? SCENARIO=done"))
+    stale = _run(str(tasks), *flags, "--stale", "--dry-run", timeout=120)
+    assert stale.returncode == 0, stale.stderr
+    assert "evalens run: b: stale: " in stale.stderr, stale.stderr
+    assert "a-renamed" not in stale.stderr + stale.stdout, (stale.stdout, stale.stderr)
+    restored = run_formats.restore("skilljack-tasks", tasks, None)
+    assert restored["a-renamed"][0].verdict == "PASS" and "a" not in restored
