@@ -42,6 +42,11 @@ def check_status(ok: bool) -> CheckStatus:
     return "PASS" if ok else "FAIL"
 
 
+def decided(ok: bool) -> Verdict:
+    """The verdict of a run that happened and was ruled on either way (a trigger run fired as it should)."""
+    return "PASS" if ok else "FAIL"
+
+
 def held(status: str | None) -> bool:
     """Whether a check (or a judge answer) with this status held."""
     return status == "PASS"

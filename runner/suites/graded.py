@@ -16,6 +16,7 @@ from evalens.runner.verdicts import (
     check_status,
     combine_runs,
     count_passed,
+    counted,
     graded_verdict,
     held,
     read_verdict,
@@ -294,9 +295,7 @@ class GradedSuite(Suite):
             checks=checks,
             seconds=seconds,
             figures={"grading": str(target)},
-            judge=(verdict, reason, self.spec.model if self.spec else None)
-            if verdict in ("PASS", "FAIL")
-            else None,
+            judge=(verdict, reason, self.spec.model if self.spec else None) if counted(verdict) else None,
         )
 
     def details(self) -> dict[str, Any]:

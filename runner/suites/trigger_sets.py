@@ -21,7 +21,7 @@ from evalens.runner.suites.base import (
     installed_skill,
     skill_root_of,
 )
-from evalens.runner.verdicts import check_status, unit_verdict
+from evalens.runner.verdicts import check_status, decided, unit_verdict
 
 THRESHOLD = 0.5
 
@@ -178,9 +178,7 @@ class TriggerSetSuite(Suite):
         entry = fired_entry(res.activations)
         ok = (entry["skill"] == self.skill) == want
         why = f"{entry['skill'] or 'no skill'} fired first ({'should' if want else 'should not'} trigger)"
-        return UnitRun(
-            "PASS" if ok else "FAIL", why, res, seconds=res.duration_ms / 1000, figures={"fired": entry}
-        )
+        return UnitRun(decided(ok), why, res, seconds=res.duration_ms / 1000, figures={"fired": entry})
 
     def combine(self, session: AgentSession, unit: Unit, done: list[UnitRun]) -> UnitResult:
         """The query's verdict over its runs: it triggers when the skill fired first in at least half of them."""
