@@ -93,15 +93,16 @@ class JudgeDefault:
 
 def default_judge(engine: str | None, env: Mapping[str, str] | None = None) -> JudgeDefault:
     """The default judge of runs on ``engine``: a provider of a different family from the agent's when its key
-    or base URL is configured (a model does not grade its own family's work: it shares its blind spots and
-    favours its style), else the agent's own family (:func:`evalens.core.engines.judge_provider`)."""
+    is set (a model does not grade its own family's work: it shares its blind spots and favours its style), else
+    the agent's own family (:func:`evalens.core.engines.judge_provider`). A base URL alone does not count: the
+    judge's preflight needs a key, and a URL set for another tool would pick a judge that cannot run."""
     from evalens.core.engines import default_engine, judge_provider
 
     name = engine or default_engine()
     own = judge_provider(name)
     source = os.environ if env is None else env
     for provider, keys in PROVIDER_KEYS.items():
-        configured = [v for v in (*keys, PROVIDER_BASE_URLS[provider]) if provider != own and source.get(v)]
+        configured = [v for v in keys if provider != own and source.get(v)]
         if configured:
             return JudgeDefault(
                 provider,
@@ -111,7 +112,7 @@ def default_judge(engine: str | None, env: Mapping[str, str] | None = None) -> J
     return JudgeDefault(
         own,
         f"{own}: the {name} agent's own family"
-        + (f"; no key or base URL of {' or '.join(others)} is set" if others else ""),
+        + (f"; no key of {' or '.join(others)} is set" if others else ""),
     )
 
 

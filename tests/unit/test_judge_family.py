@@ -1,6 +1,6 @@
 """The default judge is of a different family from the agent when that family is configured (issue #25): a
-claude-code agent is judged by OpenAI when an OpenAI key or base URL is set, a codex agent by Anthropic likewise,
-else by the agent's own family; a named judge is kept; the reason goes to the report (``judge.choice``)."""
+claude-code agent is judged by OpenAI when an OpenAI key is set, a codex agent by Anthropic likewise, else by the
+agent's own family (a base URL alone does not count: preflight would refuse a judge without a key); a named judge is kept; the reason goes to the report (``judge.choice``)."""
 
 from __future__ import annotations
 
@@ -16,20 +16,20 @@ from evalens.runner.preflight import preflight
     ("engine", "env", "provider", "because"),
     [
         ("claude-code", {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k"}, "openai", "OPENAI_API_KEY is set"),
-        ("claude-code", {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "openai", "OPENAI_BASE_URL is set"),
-        ("claude-code", {"ANTHROPIC_API_KEY": "k"}, "anthropic", "no key or base URL of openai is set"),
+        ("claude-code", {"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "anthropic", "no key of openai is set"),
+        ("claude-code", {"ANTHROPIC_API_KEY": "k"}, "anthropic", "no key of openai is set"),
         (
             "codex",
             {"ANTHROPIC_AUTH_TOKEN": "t", "OPENAI_API_KEY": "k"},
             "anthropic",
             "ANTHROPIC_AUTH_TOKEN is set",
         ),
-        ("codex", {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, "anthropic", "ANTHROPIC_BASE_URL is set"),
+        ("codex", {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}, "openai", "no key of anthropic is set"),
         (
             "codex",
             {"OPENAI_API_KEY": "k", "OPENAI_BASE_URL": "x"},
             "openai",
-            "no key or base URL of anthropic",
+            "no key of anthropic",
         ),
         (None, {}, "anthropic", "the claude-code agent's own family"),  # the default engine
     ],

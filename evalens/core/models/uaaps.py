@@ -320,7 +320,7 @@ class ReportJudge(EvalModel):
     model_provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
     choice: str | None = doc(
         "Which judge and why (evalens extension): named by `--judge` or the eval config, else a provider of a "
-        "different family from the agent's when its key or base URL is set, else the agent's own family.",
+        "different family from the agent's when its key is set, else the agent's own family.",
         type_="string",
         default=None,
         example="openai: a different family from the claude-code agent (anthropic); OPENAI_API_KEY is set",
