@@ -113,6 +113,29 @@ def _unit(unit: UnitView) -> list[str]:
     return out
 
 
+def _matrix(view: RunView) -> list[str]:
+    """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch, one row per unit and
+    one column per cell (state k/N, Wilson interval, cost) as the CLI's plain-text table, fenced."""
+    from evalens.runner.matrix import batch_matrix
+
+    found = batch_matrix(view.report_path, view.report)
+    if found is None:
+        return []
+    grid = found.grid
+    if found.here is not None:
+        grid.columns = [c + (" (this report)" if i == found.here else "") for i, c in enumerate(grid.columns)]
+    unread = [f"not read: {_one_line(u)}" for u in found.unread]
+    return [
+        f"## Matrix ({len(grid.columns)} cells)",
+        "",
+        "runs that passed of those that passed or failed · 95% Wilson interval · cost",
+        "",
+        _fence(grid.table()),
+        *unread,
+        "",
+    ]
+
+
 def render_markdown(view: RunView) -> str:
     report, s = view.report, view.report.summary
     facts = [report.timestamp, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
@@ -134,6 +157,7 @@ def render_markdown(view: RunView) -> str:
             "verdict",
             "",
         ]
+    lines += _matrix(view)
     for unit in view.units:
         lines += _unit(unit)
     for unit in view.baseline_units:

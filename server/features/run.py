@@ -29,6 +29,7 @@ from evalens.server.features import run_focus as focus
 from evalens.server.features import run_formats, run_live, run_memory
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
+from evalens.server.features.matrix_view import MatrixRows
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
@@ -53,6 +54,7 @@ class Runs:
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}
         self._case_cache: dict[str, tuple[Any, list[Any]]] = {}  # path -> (its latest validation, units)
         self._names: dict[str, dict[tuple, str]] = {}  # path -> unit path in the file -> its last name
+        self.matrix = MatrixRows()  # the package's newest matrix run, for the hover and discovery
 
     def validation_of(self, uri: str) -> Any:
         """The open buffer's validation, else the scan's, else the file on disk's (None if none)."""
@@ -307,17 +309,28 @@ class Runs:
             handle = self.active.get((str(root), case.name))
             running = f"**Running** ({handle.stage})\n\n" if handle else ""
             record = self.memory.get(root, case.name)
+            grid = self.matrix_hover(root, validation, case.name)
             if record is None:
                 if running:
-                    return running.strip()
+                    return running.strip() + grid
                 return (
                     "No run yet: use **▶ Run eval**."
                     if self.format_id_of(validation) == RUNNABLE
                     else "No run yet: use **▶ Run**."
-                )
+                ) + grid
             links = present.run_links(self.ls.cap("experimental", None), uri, case.name)
-            return running + present.hover_markdown(record, links)
+            return running + present.hover_markdown(record, links) + grid
         return None
+
+    def matrix_hover(self, root: Path, validation: Any, name: str) -> str:
+        """The unit's row in the package's newest matrix run (``--engine a,b``), under the hover's text; '' when
+        it has none. Reads reports: hover runs in a worker thread."""
+        from evalens.server.features.matrix_view import hover_markdown
+
+        if self.format_id_of(validation) != RUNNABLE:
+            return ""
+        found = self.matrix.row(root, name, getattr(validation, "path", None))
+        return "" if found is None else "\n\n" + hover_markdown(*found)
 
     def target(self, uri: str, name: str | None) -> Target:
         path = to_fs_path(uri)
@@ -452,6 +465,11 @@ class Runs:
             )
             if record.result.engine:
                 entry["engine"] = record.result.engine
+        if target.format_id == RUNNABLE and target.name != ALL:
+            from evalens.server.features.matrix_view import wire_cells
+
+            if (found := self.matrix.row(target.root, target.name, str(target.case_file))) is not None:
+                entry["matrix"] = wire_cells(*found)  # a row of the newest matrix run: one cell per column
         return entry
 
     def request(

@@ -63,6 +63,7 @@ class RunCommands:
             "evalens.discoverCases": self.discover_cases,
             "evalens.lastReport": self.last_report,
             "evalens.showResult": self.show_result,
+            "evalens.matrix": self.matrix,
         }
 
     async def code_lens(self, ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
@@ -256,6 +257,23 @@ class RunCommands:
             targets = [t for r in runs.workspace_packages() for t in runs.package_targets(r)]
             targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
         return [runs.discovered(t) for t in targets]
+
+    async def matrix(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+        """``evalens.matrix``: the newest matrix run of the package holding ``uri`` (or one unit's row), read in
+        a worker thread."""
+        from evalens.server.features.matrix_view import root_of
+        from evalens.server.wire import MatrixArgs
+
+        try:
+            a = MatrixArgs.model_validate(_arg(args, uri=True))
+        except ValueError as exc:
+            raise JsonRpcInvalidParams(f"evalens.matrix: {exc}") from exc
+
+        def work() -> dict[str, Any] | None:  # the package found and its reports read off the loop
+            root = root_of({"uri": a.uri})
+            return None if root is None else self.runs.matrix.answer(root, a.name)
+
+        return await off_loop(ls, work)
 
     async def last_report(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         uri = _arg(args).get("uri")

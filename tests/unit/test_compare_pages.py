@@ -194,3 +194,18 @@ def test_show_prints_the_matrix_of_a_cell_report(tmp_path: Path, capsys, monkeyp
     out = capsys.readouterr().out
     assert "matrix (2 cells)" in out and "claude-code · sonnet (this report)" in out
     assert "FLAKY 2/3 [21%–94%] $0.0123" in out and "PASS 3/3 [44%–100%]" in out and "codex · gpt-<5>" in out
+
+
+def test_markdown_run_view_has_the_matrix_table(tmp_path: Path) -> None:
+    """Neovim's run view (``evalens.runView`` as Markdown) shows the batch's matrix as the CLI's table."""
+    from evalens.runner.report_markdown import render_markdown
+
+    first, _second = _matrix_batch(tmp_path)
+    text = render_markdown(load_view(first))
+    assert "## Matrix (2 cells)" in text
+    table = text.split("## Matrix (2 cells)")[1].split("```text\n")[1].split("\n```")[0].splitlines()
+    assert table[0].split("  ")[0] == "unit" and "claude-code · sonnet (this report)" in table[0]
+    assert table[2].startswith("greet") and "FLAKY 2/3 [21%–94%] $0.0123" in table[2]
+    assert "PASS 3/3 [44%–100%]" in table[2] and table[3].rstrip().endswith("—")
+    plain = render_markdown(load_view(first.with_name("2026-02-22T14-30-00Z.json")))
+    assert "## Matrix" not in plain
