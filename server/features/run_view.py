@@ -43,6 +43,17 @@ def report_with_unit(start: Path, name: str | None) -> Path | None:
     return None
 
 
+def renamed_run(case_file: Path, name: str) -> tuple[Path, str] | None:
+    """The report holding the last run of UAAPS case ``name`` renamed in place since (same file, same content)
+    and the name it ran under: the run log's unit identity, as ``evalens show`` and ``--stale`` follow it. Without
+    it Show run on a renamed case said "no run recorded yet" (issue 27 #7)."""
+    from evalens.core.index import find_package_root
+    from evalens.runner.unit_identity import last_run
+
+    root = find_package_root(case_file)
+    return last_run(root, name) if root is not None else None
+
+
 def anchor_for(view: Any, name: str | None) -> str | None:
     """Where the page should open: the unit's first failed check, else its first blocked or failed call."""
     from evalens.runner.report_html import unit_anchor
@@ -101,23 +112,26 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
     fmt = "markdown" if args.get("format") == "markdown" else "html"
     if args.get("compare") is True:
         return render_compare(args, name, fmt)
+    recorded = name  # the unit's name in the report: its old one when it was renamed since
     if isinstance(args.get("reportPath"), str):
         report_path: Path | None = Path(args["reportPath"])
     else:
         path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
         report_path = report_with_unit(Path(path), name) if path else None
+        if report_path is None and path and name is not None:
+            report_path, recorded = renamed_run(Path(path), name) or (None, name)
     if report_path is None or not report_path.is_file():
         return None
     try:
         view = load_view(report_path)
     except (NotAReport, LookupError):
         return None
-    anchor = anchor_for(view, name)
+    anchor = anchor_for(view, recorded)
     if fmt == "markdown":
         from evalens.runner.report_markdown import render_markdown
 
-        if name is not None and any(u.name == name for u in view.units):
-            view.units = [u for u in view.units if u.name == name]
+        if recorded is not None and any(u.name == recorded for u in view.units):
+            view.units = [u for u in view.units if u.name == recorded]
         text = render_markdown(view)
     else:
         from evalens.runner.report_html import render_html
