@@ -261,14 +261,16 @@ def _pts(value: float) -> str:
     return f"+{n}" if n > 0 else f"{MINUS}{-n}" if n < 0 else "0"
 
 
-def uplift_text(u: Uplift | None, *, interval: bool = True) -> str:
-    """``▲ +40 pts vs no skill [−5, +75]``, ``▼ −20 pts vs v1 (3f9a0c1)``, ``= 0 pts vs no skill``."""
+def uplift_text(u: Uplift | None, *, interval: bool = True, against: bool = True) -> str:
+    """``▲ +40 pts vs no skill [−5, +75]``, ``▼ −20 pts vs v1 (3f9a0c1)``, ``= 0 pts vs no skill``; without
+    ``against`` the arm is not named (``▲ +40 pts [−5, +75]``: a table whose heading names it)."""
     if u is None:
         return ""
+    vs = f" vs {u.against}" if against else ""
     if u.difference is None:
-        return f"? vs {u.against} (no run passed or failed on one side)"
+        return f"?{vs} (no run passed or failed on one side)"
     n = round(u.difference * 100)
-    text = f"{'▲' if n > 0 else '▼' if n < 0 else '='} {_pts(u.difference)} pts vs {u.against}"
+    text = f"{'▲' if n > 0 else '▼' if n < 0 else '='} {_pts(u.difference)} pts{vs}"
     if interval and u.interval:
         text += f" [{_pts(u.interval[0])}, {_pts(u.interval[1])}]"
     return text

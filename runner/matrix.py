@@ -1,9 +1,13 @@
 """Units × cells: the same suite run on several engines or models, one row per unit and one column per cell.
 
-A cell is one report (one engine and one agent model, as the report's ``config.engine`` and ``agent.model`` say).
+A cell is one report (one engine and one agent model, as the report's ``config.engine`` and ``agent.model`` say,
+and with ``--arms`` one arm, as its ``arm`` says).
 Units are matched across the reports by their identity (file and name), never by position; a unit a cell did not
 run is an empty cell, not a failure. Each cell shows k/N (passes of the runs that passed or failed), the 95%
-Wilson interval and the cost the agent CLI reported (``evalens report matrix``; issue #25).
+Wilson interval and the cost the agent CLI reported (``evalens report matrix``; issue #25). An arm's reference
+report carries its comparison with the other arms (runner/arms.py): the matrix adds, per engine · model, one
+column per other arm with each unit's uplift of the reference over it, and under the table the units pooled with
+the paired interval, as the arms summary words them.
 """
 
 from __future__ import annotations
@@ -51,28 +55,49 @@ class Cell:
 
 @dataclass(slots=True)
 class Matrix:
-    columns: list[str]  # one label per cell: "engine · model"
+    columns: list[str]  # one label per cell: "engine · model" (" · arm" with --arms)
     rows: list[tuple[str, list[Cell | None]]] = field(default_factory=list)  # unit, one entry per column
     keys: list[tuple[str, str]] = field(default_factory=list)  # each row's unit identity: (case file, name)
+    # with --arms: "Δ vs no skill · claude-code · m" → each row's uplift of the reference arm over that arm
+    uplift: dict[str, list[str]] = field(default_factory=dict)
+    pooled: list[str] = field(default_factory=list)  # each cell's arms pooled, with the paired interval
 
     def table(self, extra: dict[str, list[str]] | None = None) -> str:
-        """A plain-text table, one row per unit; ``extra`` adds columns (heading → one text per row)."""
-        extra = extra or {}
-        head = ["unit", *self.columns, *extra]
+        """A plain-text table, one row per unit, then the pooled uplift lines; ``extra`` adds columns (heading
+        → one text per row) after the uplift's."""
+        more = {**self.uplift, **(extra or {})}
+        head = ["unit", *self.columns, *more]
         body = [
-            [name, *(c.text() if c is not None else "—" for c in cells), *(col[i] for col in extra.values())]
+            [name, *(c.text() if c is not None else "—" for c in cells), *(col[i] for col in more.values())]
             for i, (name, cells) in enumerate(self.rows)
         ]
-        return text_table(head, body)
+        return "\n".join([text_table(head, body), *(["", *self.pooled] if self.pooled else [])])
+
+    def only(self, indexes: list[int]) -> Matrix:
+        """The matrix of these rows alone (the uplift columns cut to them; the pooled lines kept whole)."""
+        return Matrix(
+            self.columns,
+            [self.rows[i] for i in indexes],
+            [self.keys[i] for i in indexes],
+            {h: [col[i] for i in indexes] for h, col in self.uplift.items()},
+            self.pooled,
+        )
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "columns": self.columns,
             "rows": [
-                {"unit": name, "cells": [c.as_json() if c is not None else None for c in cells]}
-                for name, cells in self.rows
+                {
+                    "unit": name,
+                    "cells": [c.as_json() if c is not None else None for c in cells],
+                    **({"uplift": {h: col[i] for h, col in self.uplift.items()}} if self.uplift else {}),
+                }
+                for i, (name, cells) in enumerate(self.rows)
             ],
         }
+        if self.pooled:
+            out["pooled"] = self.pooled
+        return out
 
 
 def text_table(head: list[str], body: list[list[str]]) -> str:
@@ -85,10 +110,38 @@ def text_table(head: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def column_label(report: Any) -> str:
+def cell_label(report: Any) -> str:
     """``claude-code · claude-sonnet-4-5``: the cell's engine and the agent model its runs reported."""
     model = (report.agent.model if report.agent else None) or "default model"
     return f"{report.config.engine} · {model}"
+
+
+def column_label(report: Any) -> str:
+    """The cell's label, and the arm's (``claude-code · claude-sonnet-4-5 · no skill``) when it ran one."""
+    arm = getattr(report, "arm", None)
+    return cell_label(report) + (f" · {arm.label}" if arm is not None else "")
+
+
+def arm_uplift(reports: list[Any], keys: list[tuple[str, str]]) -> tuple[dict[str, list[str]], list[str]]:
+    """The uplift columns and pooled lines of the reference reports among ``reports`` (runner/arms.py's
+    comparison, worded by runner/baseline.py): per reference, one column per compared arm with each unit's
+    uplift (``keys``: the rows' units) and the arms summary's pooled lines. The cell (engine · model) is named
+    only when the reports hold several."""
+    from evalens.runner.arms import arms_table
+    from evalens.runner.baseline import uplift_text
+
+    several = len({cell_label(r) for r in reports}) > 1
+    columns: dict[str, list[str]] = {}
+    pooled: list[str] = []
+    for ref in (r for r in reports if getattr(r, "arms", None) is not None):
+        where = cell_label(ref) if several else ""
+        for c in ref.arms.comparisons:
+            columns[f"Δ vs {c.arm.label}" + (f" · {where}" if where else "")] = [
+                uplift_text(c.units.get(name), against=False) or "—" for _file, name in keys
+            ]
+        shaped = arms_table(ref)
+        pooled += [f"{where}: {line}" if where else line for line in (shaped[2] if shaped else [])]
+    return columns, pooled
 
 
 def matrix(reports: list[Any]) -> Matrix:
@@ -111,6 +164,7 @@ def matrix(reports: list[Any]) -> Matrix:
             cost = case.usage.cost_usd if case.usage is not None else None
             cells[key][i] = Cell(Repeats.of(verdicts, case.budget_stopped or 0), cost)
     names = [name for _file, name in order]
+    uplift, pooled = arm_uplift(reports, order)
     return Matrix(
         columns,
         [
@@ -118,6 +172,8 @@ def matrix(reports: list[Any]) -> Matrix:
             for file, name in order
         ],
         order,
+        uplift,
+        pooled,
     )
 
 

@@ -53,6 +53,7 @@ details>.body{padding:6px 10px}
 padding:2px 12px;margin-right:4px;cursor:pointer}.filters button[aria-pressed=true]{outline:2px solid var(--fg)}
 .bounds{color:var(--skip)}.hidden{display:none}
 .triggers,.arms,.matrix{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0}
+.matrix{overflow-x:auto}
 .FLAKY{background:var(--skip)}.BUDGET{background:var(--mute)}th.here{border-bottom:2px solid var(--fg)}
 """
 
@@ -386,9 +387,9 @@ def _matrix_section(view: RunView) -> str:
     heads = "".join(
         f'<th class="here">{_e(c)} (this report)</th>' if i == here else f"<th>{_e(c)}</th>"
         for i, c in enumerate(grid.columns)
-    )
+    ) + "".join(f'<th class="uplift">{_e(h)}</th>' for h in grid.uplift)
     rows = []
-    for name, cells in grid.rows:
+    for row, (name, cells) in enumerate(grid.rows):
         tds = []
         for cell in cells:
             if cell is None:
@@ -400,8 +401,16 @@ def _matrix_section(view: RunView) -> str:
                 f'<span class="interval">{_e(cell.interval_text())}</span> '
                 f'<span class="mute cost">{_e(cell.cost_text())}</span></td>'
             )
+        tds += [f'<td class="uplift">{_e(col[row])}</td>' for col in grid.uplift.values()]
         rows.append(f"<tr><td>{_e(name)}</td>{''.join(tds)}</tr>")
     problems = "".join(f'<div class="bounds">not read: {_e(u)}</div>' for u in unread)
+    if grid.pooled:  # --arms: each cell's arms pooled with the paired interval
+        problems = (
+            '<ul class="pooled">'
+            + "".join(f"<li>{_e(line)}</li>" for line in grid.pooled)
+            + "</ul>"
+            + problems
+        )
     return (
         f'<section class="matrix"><h2>Matrix ({len(grid.columns)} cells)</h2>'
         '<div class="meta">runs that passed of those that passed or failed · 95% Wilson interval · cost</div>'

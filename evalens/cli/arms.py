@@ -25,12 +25,9 @@ CLASHING = (
 
 
 def _refuse(args: argparse.Namespace) -> str | None:
-    """Why these flags cannot run as arms (None: they can)."""
-    from evalens.cli.eval import _is_matrix
-
+    """Why these flags cannot run as arms (None: they can). Several engines or models run every arm in every
+    cell (``evalens/cli/eval.py::_matrix``)."""
     clashing = [flag for flag, name in CLASHING if getattr(args, name, None)]
-    if _is_matrix(args):
-        clashing.append("several --engine / --model")
     return f"an --arms run takes no {', '.join(clashing)}" if clashing else None
 
 
@@ -137,10 +134,16 @@ def run_file_arms(args: argparse.Namespace, request: Any, fmt: str | None) -> in
 
 
 def _compare(
-    arms: dict[str, Any], names: list[str], reference: str, paths: dict[str, Path], judged: bool = True
+    arms: dict[str, Any],
+    names: list[str],
+    reference: str,
+    paths: dict[str, Path],
+    judged: bool = True,
+    echo: bool = True,
 ) -> Any:
     """Mark every arm's report with its arm, give the reference's the comparison (``judged``: with the judge's
-    pairwise comparison of each unit's outputs too), print the table."""
+    pairwise comparison of each unit's outputs too), print the table (``echo``; a matrix run prints one table
+    of every cell instead)."""
     from evalens.core.models.baseline import ReportArms
     from evalens.runner.arms import comparison
     from evalens.runner.report import load_report, write_report
@@ -163,7 +166,8 @@ def _compare(
     if judged and ref.judge is not None and ref.judge.model:
         _pairwise(ref, paths, reports, reference)
     write_report(ref, paths[reference])  # written last: the newest report, the one the editor shows
-    print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
+    if echo:
+        print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
     return ref
 
 
@@ -193,19 +197,10 @@ def _pairwise(ref: Any, paths: dict[str, Path], reports: dict[str, Any], referen
 
 def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], reference: str) -> str:
     """One row per unit, one column per arm (state k/N [interval] $cost), then the reference's uplift over
-    each other arm per unit; under it the units pooled with the paired interval."""
-    from evalens.runner.baseline import uplift_text
+    each other arm per unit; under it the units pooled with the paired interval (runner/matrix.py words all
+    of it, as for a matrix run with arms)."""
     from evalens.runner.matrix import matrix
 
     grid = matrix([reports[n] for n in names])
     grid.columns = [arms[n].label + (" (reference)" if n == reference else "") for n in names]
-    assert reports[reference].arms is not None
-    comparisons = reports[reference].arms.comparisons
-    deltas = {
-        f"Δ vs {c.arm.label}": [uplift_text(c.units.get(unit)) or "—" for unit, _ in grid.rows]
-        for c in comparisons
-    }
-    from evalens.runner.arms import arms_table
-
-    shaped = arms_table(reports[reference])
-    return "\n".join([grid.table(deltas), "", *(shaped[2] if shaped else [])])
+    return grid.table()

@@ -381,12 +381,12 @@ def main(argv: list[str]) -> int:
         if isinstance(resumed, int):
             return resumed
         return _run_and_report(resumed, args)
+    if _is_matrix(args):  # with --arms too: every cell runs every arm
+        return _matrix(args)
     if args.arms:
         from evalens.cli.arms import run_arms
 
         return run_arms(args)
-    if _is_matrix(args):
-        return _matrix(args)
     refused = _check_args(args)
     if refused is not None:
         return refused
@@ -629,8 +629,11 @@ def _resume_request(args: Any) -> Any:
 
 def _matrix(args: argparse.Namespace) -> int:
     """``--engine a,b`` / ``--model A,B``: one batch per (engine, model) cell, each with its own report, then
-    the units × cells matrix (runner/matrix.py). The exit code is the worst cell's."""
-    from evalens.runner.matrix import cell_report_name, cells, matrix
+    the units × cells matrix (runner/matrix.py). The exit code is the worst cell's. With ``--arms`` each cell
+    runs every arm (evalens/cli/arms.py: one batch per arm, the reference last, its report compared with the
+    others'), every cell × arm its own cell report; the matrix has one column per engine · model · arm and each
+    cell's uplift per arm, and the exit code is the worst of the cells' reference arms."""
+    from evalens.runner.matrix import cells, matrix
     from evalens.runner.report import load_report
 
     try:
@@ -652,6 +655,11 @@ def _matrix(args: argparse.Namespace) -> int:
     if clashing:
         print(f"evalens eval: a matrix run takes no {', '.join(clashing)}", file=sys.stderr)
         return 2
+    armed = _matrix_arms(args, plan) if args.arms else None
+    if isinstance(armed, int):
+        return armed
+    names: list[str | None] = list(armed[0]) if armed is not None else [None]
+    reference, arms = (armed[1], armed[2]) if armed is not None else (None, {})
     from evalens.cli.shard import cell_label
     from evalens.runner.report import stamp, utc_now
 
@@ -661,44 +669,112 @@ def _matrix(args: argparse.Namespace) -> int:
         return shards
     if shards is not None:  # the cells of one shard are one batch: the shard in its reports' names
         batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
-    codes, paths, labels = [], [], []
+    codes: list[int] = []
+    found: dict[int, Path] = {}  # cell report index → path, every cell × arm
+    decides: list[
+        tuple[Path, str]
+    ] = []  # the reports that decide the exit code and JUnit (the reference arms')
     for i, (engine, model) in enumerate(plan, 1):
         # one JUnit file for the whole matrix, written below: a cell's own would overwrite the one before
         cell = argparse.Namespace(
             **{**vars(args), "engine": engine, "agent_model": model, "json": False, "junit": None}
         )
-        print(shown(f"evalens eval: cell {cell_label(engine, model)}"), file=sys.stderr)
         refused = _check_args(cell)
         request = refused if refused is not None else _request(cell)
         if isinstance(request, int):
             codes.append(request)
             continue
-        path = request.package_root / "evals" / "reports" / cell_report_name(batch, i)
-        request = request.model_copy(update={"output": path})
-        mark = None
-        if shards is not None:
-            narrowed = _shard_cell(request, shards[i - 1], args)
-            if isinstance(narrowed, int):
-                codes.append(narrowed)
-                if path.is_file():
-                    paths.append(path)
-                    labels.append(cell_label(engine, model))
-                continue
-            request, mark = narrowed
-        code = _run_and_report(request, cell, mark)
+        shard = shards[i - 1] if shards is not None else None
+        code, mine = _matrix_cell(request, cell, (i, batch, shard), (names, reference, arms), found)
         if code >= 128:  # interrupted: no more cells
             return code
         codes.append(code)
-        if path.is_file():
-            paths.append(path)
-            labels.append(cell_label(engine, model))
+        if mine is not None:
+            decides.append((mine, cell_label(engine, model)))
+    paths = [found[k] for k in sorted(found)]
     reports = [load_report(p) for p in paths]
     if reports:
         table = matrix(reports)
         print(json.dumps(table.as_json(), indent=2) if args.json else shown(table.table()))
     if args.junit is not None:
-        codes.append(_matrix_junit(reports, labels, args.junit, paths))
+        junit = [load_report(p) for p, _label in decides]
+        codes.append(
+            _matrix_junit(junit, [label for _p, label in decides], args.junit, [p for p, _ in decides])
+        )
     return max(codes, default=0)
+
+
+def _matrix_cell(
+    request: Any,
+    cell: argparse.Namespace,
+    where: tuple[int, str, Any],
+    armed: tuple[list[str | None], str | None, dict[str, Any]],
+    found: dict[int, Path],
+) -> tuple[int, Path | None]:
+    """One (engine, model) cell of a matrix run (``where``: its number from 1, the batch, its shard): every arm
+    (``armed``: names in --arms order, the reference, the arms; ``[None]``: no --arms) one batch, the reference
+    run last, each report named by its cell × arm index into ``found``; then the reference's report compared
+    with the others'. Returns the exit code (the reference arm's) and the report that decides it."""
+    from evalens.cli.shard import cell_label
+    from evalens.runner.matrix import cell_report_name
+
+    i, batch, shard = where
+    names, reference, arms = armed
+    order = [n for n in names if n != reference] + ([reference] if reference is not None else [])
+    mine: dict[str, Path] = {}
+    code = 0
+    for arm in order:
+        k = (i - 1) * len(names) + names.index(arm) + 1  # --arms order in the names: the matrix's columns
+        label = cell_label(cell.engine, cell.agent_model) + (f" · {arms[arm].label}" if arm else "")
+        print(shown(f"evalens eval: cell {label}"), file=sys.stderr)
+        path = request.package_root / "evals" / "reports" / cell_report_name(batch, k)
+        one = request.model_copy(update={"output": path, **({"arm": arm} if arm else {})})
+        mark = None
+        if shard is not None:
+            narrowed = _shard_cell(one, shard, cell)
+            if isinstance(narrowed, int):
+                code = narrowed
+                if path.is_file():
+                    found[k], mine[str(arm)] = path, path
+                continue
+            one, mark = narrowed
+        code = _run_and_report(one, cell, mark)
+        if code >= 128:
+            return code, None
+        if path.is_file():
+            found[k], mine[str(arm)] = path, path
+    if reference is not None:  # the reference's report gets the comparison with this cell's other arms
+        if reference not in mine:
+            return code or 1, None
+        from evalens.cli.arms import _compare
+
+        _compare(arms, [n for n in names if n], reference, mine, judged=not cell.no_judge, echo=False)
+    return code, mine.get(str(order[-1]))
+
+
+def _matrix_arms(
+    args: argparse.Namespace, plan: list[tuple[str | None, str | None]]
+) -> tuple[list[str], str, dict[str, Any]] | int:
+    """``--arms`` of a matrix run checked and every arm resolved before any agent starts (evalens/cli/arms.py):
+    the arm names in order, the reference, the arms; an exit code when they cannot run."""
+    from evalens.cli.arms import _arms_of, _refuse
+
+    if args.shard:
+        print(
+            "evalens eval: --shard cannot split a matrix run with --arms: each cell's arms are compared in its "
+            "reference arm's report, which needs every arm's runs of a unit on one machine and which merging "
+            "shards does not make; run it unsharded, or shard the matrix without --arms",
+            file=sys.stderr,
+        )
+        return 2
+    refused = _refuse(args)
+    if refused is not None:
+        print(f"evalens eval: {refused}", file=sys.stderr)
+        return 2
+    first = _request(argparse.Namespace(**{**vars(args), "engine": plan[0][0], "agent_model": plan[0][1]}))
+    if isinstance(first, int):
+        return first
+    return _arms_of(args, first.package_root.resolve(), "evalens eval")
 
 
 def _matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
@@ -787,7 +863,7 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
 
     holder: dict[str, Any] = {"verbose": args.verbose and not args.json}
     view = ProgressView()
-    from evalens.runner.interrupts import run_interruptibly
+    from evalens.runner.interrupts import interrupted_line, run_interruptibly
 
     try:
         with view:
@@ -796,14 +872,7 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
         print(shown(f"evalens eval: {exc}"), file=sys.stderr)
         return exc.exit_code
     if outcome is None:
-        partial = holder.get("report_path")
-        print(
-            f"evalens eval: interrupted; partial report: {partial} (finish it: evalens eval --resume "
-            f"{Path(partial).with_suffix('')})"
-            if partial
-            else "evalens eval: interrupted",
-            file=sys.stderr,
-        )
+        print(interrupted_line("evalens eval", holder.get("report_path")), file=sys.stderr)
         return 128 + (signum or signal.SIGINT)
     if shard_mark is not None and outcome.report is not None:
         from evalens.cli.shard import mark_report

@@ -283,9 +283,17 @@ def _print_matrix(console: Any, view: Any) -> None:
     table.add_column("unit")
     for i, heading in enumerate(grid.columns):
         table.add_column(escape(heading + (" (this report)" if i == found.here else "")))
-    for name, cells in grid.rows:
-        table.add_row(escape(name), *(escape(c.text() if c is not None else "—") for c in cells))
+    for heading in grid.uplift:  # --arms: each cell's uplift of the reference arm over the others
+        table.add_column(escape(heading))
+    for row, (name, cells) in enumerate(grid.rows):
+        table.add_row(
+            escape(name),
+            *(escape(c.text() if c is not None else "—") for c in cells),
+            *(escape(col[row]) for col in grid.uplift.values()),
+        )
     console.print(table)
+    for line in grid.pooled:
+        console.print(escape(line))
 
 
 def _print_triggers(console: Any, report: Any) -> None:

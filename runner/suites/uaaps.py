@@ -686,6 +686,7 @@ def _build_report(
             writable_paths=ctx.sandbox_plan.writable_paths,
         ),
         interrupted=interrupted,
+        arm=ctx.arm.source() if ctx.arm is not None else None,  # --arms, or an editor's run of an arm's cell
     )
 
 

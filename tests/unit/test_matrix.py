@@ -106,3 +106,99 @@ def test_shards_split_by_cell_and_unit(count: int) -> None:
     timed = shard_pairs(labels, units, 2, known)
     # by hand (longest first to the least-loaded shard): the 100 s pair alone, the eleven 1 s pairs together
     assert timed[0] == [(2, "long")] and len(timed[1]) == 11
+
+
+def _arm_cells(engine: str, model: str) -> list:
+    """One engine's two arms: the skill (reference) passes both units, no skill passes only ``wave``; the
+    reference's report compared with the other's, as ``evalens eval --arms`` writes it."""
+    from evalens.core.models.baseline import ArmSource, ReportArms
+    from evalens.runner.arms import comparison
+
+    skill = _cell(
+        engine, model, [make_case("greet", "PASS", file="a.yaml"), make_case("wave", "PASS", file="b.yaml")]
+    )
+    none = _cell(
+        engine, model, [make_case("greet", "FAIL", file="a.yaml"), make_case("wave", "PASS", file="b.yaml")]
+    )
+    skill.arm = ArmSource(name="skill", label="skill", kind="skill")
+    none.arm = ArmSource(name="no-skill", label="no skill", kind="no-skill")
+    skill.arms = ReportArms(reference=skill.arm, comparisons=[comparison(skill, none, none.arm, "x.json")])
+    return [skill, none]
+
+
+def test_matrix_of_engines_and_arms_has_a_column_per_cell_and_arm_and_each_engines_uplift() -> None:
+    m = matrix([*_arm_cells("claude-code", "sonnet"), *_arm_cells("codex", "gpt-5")])
+    assert m.columns == [
+        "claude-code · sonnet · skill",
+        "claude-code · sonnet · no skill",
+        "codex · gpt-5 · skill",
+        "codex · gpt-5 · no skill",
+    ]
+    assert list(m.uplift) == ["Δ vs no skill · claude-code · sonnet", "Δ vs no skill · codex · gpt-5"]
+    # by hand: greet 1/1 against 0/1 is +100 points; Newcombe's lower bound 1 − √(0.7935² + 0.7935²) = −0.12
+    # (the Wilson intervals of 1/1 and 0/1 are [0.2065, 1] and [0, 0.7935]); wave 1/1 against 1/1 is 0
+    for column in m.uplift.values():
+        assert column[0] == "▲ +100 pts [\u221212, +100]" and column[1].startswith("= 0 pts [")
+    # the units pooled with the paired interval, per engine: 2/2 against 1/2
+    assert [line.split(" (all units)")[0] for line in m.pooled] == [
+        "claude-code · sonnet: skill vs no skill",
+        "codex · gpt-5: skill vs no skill",
+    ]
+    assert all(
+        "▲ +50 pts vs no skill [" in p and p.endswith("Newcombe paired over 2 units") for p in m.pooled
+    )
+    table = m.table().splitlines()
+    assert table[0].split("  ")[-1].strip() == "Δ vs no skill · codex · gpt-5" and table[-1] == m.pooled[-1]
+    data = m.as_json()
+    assert data["pooled"] == m.pooled and data["rows"][0]["uplift"][
+        "Δ vs no skill · codex · gpt-5"
+    ].startswith("▲")
+    # one engine's arms alone (evalens eval --arms): the uplift's heading needs no cell
+    one = matrix(_arm_cells("codex", "gpt-5"))
+    assert list(one.uplift) == ["Δ vs no skill"] and one.pooled[0].startswith("skill vs no skill (all units)")
+    assert one.only([1]).uplift == {"Δ vs no skill": [one.uplift["Δ vs no skill"][1]]}
+
+
+def test_page_and_show_of_an_arms_matrix_cell_report(tmp_path: Path, capsys, monkeypatch) -> None:
+    """The HTML page and ``evalens show`` of any cell report of an engines × arms run have the whole matrix:
+    one column per engine · model · arm, each engine's uplift column and its pooled line."""
+    from evalens.cli.main import main
+    from evalens.runner.matrix import cell_report_name
+    from evalens.runner.report_html import render_html
+    from evalens.runner.run_view import load_view
+    from tests.unit.test_compare_pages import _parse
+
+    folder = tmp_path / "evals" / "reports"
+    reports = [*_arm_cells("claude-code", "sonnet"), *_arm_cells("codex", "gpt-5")]
+    paths = [write(r, folder / cell_report_name("2026-02-22T14-30-00Z", i)) for i, r in enumerate(reports, 1)]
+    grid = matrix(reports)
+    page = _parse(render_html(load_view(paths[2])))
+    head, greet, wave = page.tables["matrix-table"]
+    assert head == [
+        "unit",
+        *grid.columns[:2],
+        grid.columns[2] + " (this report)",
+        grid.columns[3],
+        *grid.uplift,
+    ]
+    assert (
+        greet[-2:] == ["▲ +100 pts [\u221212, +100]"] * 2
+        and greet[2].startswith("FAIL")
+        and greet[4].startswith("FAIL")
+    )
+    assert page.lists["pooled"][-2:] == grid.pooled
+    monkeypatch.setenv("COLUMNS", "400")
+    assert main(["show", str(paths[0])]) == 0
+    out = capsys.readouterr().out
+    assert "codex · gpt-5 · no skill" in out and grid.pooled[1] in out
+
+
+def test_matrix_run_with_arms_refuses_shard(tmp_path: Path, capsys) -> None:
+    """``--shard`` of an engines × arms run is refused before anything runs: each cell's arms are compared in
+    one report, which a shard holding part of a unit's arms cannot make."""
+    from evalens.cli.main import main
+
+    argv = ["eval", "--package", str(tmp_path), "--engine", "claude-code,codex", "--arms", "skill,no-skill"]
+    assert main([*argv, "--shard", "1/2"]) == 2
+    err = capsys.readouterr().err
+    assert "--shard cannot split a matrix run with --arms" in err and "shard the matrix without --arms" in err
