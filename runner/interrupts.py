@@ -67,6 +67,15 @@ def check() -> None:
         raise Interrupted(_received[0])
 
 
+def interrupted_line(command: str, partial: object | None) -> str:
+    """What ``evalens eval`` and ``evalens run`` print when a signal cut the batch short: its partial report and
+    the command that finishes it (``--resume`` takes the report's folder, where the run log is)."""
+    if not partial:
+        return f"{command}: interrupted"
+    folder = str(partial)[: -len(".json")] if str(partial).endswith(".json") else str(partial)
+    return f"{command}: interrupted; partial report: {partial} (finish it: {command} --resume {folder})"
+
+
 def _quiet_exception_handler(loop: Any, context: dict[str, Any]) -> None:
     """One line instead of asyncio's traceback for a callback failing during shutdown."""
     exc = context.get("exception")

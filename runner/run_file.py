@@ -42,11 +42,13 @@ class NotRunnable(UsageError):
 
 
 class FileProgress(BaseModel):
-    """A step of a file run: a note, or (``outcome``) the line saying how one run of a unit went."""
+    """A step of a file run: a note, or (``outcome``) the line saying how one run of a unit went, or
+    (``report_path``) the partial report an interrupted batch wrote, which ``--resume`` finishes."""
 
     unit: str = ""
     message: str = ""
     outcome: bool = False
+    report_path: Path | None = None
 
 
 class FileOutcome(BaseModel):
@@ -184,9 +186,24 @@ async def run_file(
         ):  # --record / --replay
             if arm is not None:
                 session.install = arm.skills
-            return carry(await _run_units(request, suite, units, session, plan, outcome, isolated))
+            try:
+                return carry(await _run_units(request, suite, units, session, plan, outcome, isolated))
+            except asyncio.CancelledError:
+                _say_partial(on_progress, outcome.report_path)
+                raise
     except (BaselineError, ArmError) as exc:
         raise UsageError(str(exc)) from None
+
+
+def _say_partial(on_progress: Callable[[FileProgress], None] | None, report_path: Path | None) -> None:
+    """Tell the caller where an interrupted batch's partial report is: the CLI prints the command that finishes
+    it, as ``evalens eval`` does."""
+    if on_progress is None or report_path is None:
+        return
+    try:
+        on_progress(FileProgress(message="interrupted; partial report written", report_path=report_path))
+    except Exception:  # noqa: BLE001 - a broken progress consumer must not hide the interruption
+        pass
 
 
 def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:

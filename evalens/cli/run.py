@@ -412,28 +412,38 @@ def _refuse_unsandboxed(sandbox: str, request: Any) -> int | None:
     return sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
 
 
-def _progress(event: object) -> None:
-    """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr."""
+def _progress(event: object, partial: list[Path] | None = None) -> None:
+    """A run's outcome line goes to stdout (graded formats, trigger queries); notes to stderr; an interrupted
+    batch's partial report is kept in ``partial`` (the interrupted line names it)."""
+    report_path = getattr(event, "report_path", None)
+    if report_path is not None and partial is not None:
+        partial.append(report_path)
+        return
     message = getattr(event, "message", "")
     print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
 
 def _run(request: Any, fmt: str | None, args: Any) -> Any:
     """Run the file's units; the outcome, or the exit code of a usage error or an interrupt."""
+    from functools import partial as bind
+
     from evalens.runner.api import UsageError, run_file
-    from evalens.runner.interrupts import run_interruptibly
+    from evalens.runner.interrupts import interrupted_line, run_interruptibly
     from evalens.runner.run_file import InvalidFile
 
+    partial: list[Path] = []
     try:
         outcome, signum = run_interruptibly(
-            run_file(request, _progress, fmt, on_turn=_print_turn if args.verbose else None),
+            run_file(
+                request, bind(_progress, partial=partial), fmt, on_turn=_print_turn if args.verbose else None
+            ),
             "evalens run",
         )
     except (InvalidFile, UsageError) as exc:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if signum is not None:  # the agents are dead and their sandboxes gone; a partial report was written
-        print("evalens run: interrupted", file=sys.stderr)
+        print(interrupted_line("evalens run", partial[-1] if partial else None), file=sys.stderr)
         return 128 + signum
     return outcome
 
