@@ -324,12 +324,18 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       pkg.children.add(file);
     }
     const items: vscode.TestItem[] = [];
+    const known = new Set<string>();
+    file.children.forEach((child) => void known.add(child.id));
+    const fresh: vscode.TestItem[] = []; // new items the server already knows a run of: a case renamed in place
     for (const c of cases) {
       const key = caseKey(fileId, c.name);
       let item = file.children.get(key);
       const label = c.label || c.name;
       if (!item) {
         item = this.controller.createTestItem(key, label, uri);
+        if (c.lastVerdict && known.size > 0) {
+          fresh.push(item);
+        }
       }
       item.label = label;
       item.description = label !== c.name ? `#${c.name}` : undefined;
@@ -345,6 +351,27 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
     file.children.replace(items);
     file.range = undefined;
+    this.carryRenamed(fresh, [...known].filter((id) => !items.some((item) => item.id === id)));
+  }
+
+  /** A case renamed in its file is a new item (items are keyed by name) that VS Code shows "Not yet run", while
+   * the server followed the rename (the run log's unit identity) and discovery gives its last verdict. Its state
+   * is reported again, the old item's outcome (its messages too) when one case became one other (issue 27 #7). */
+  private carryRenamed(fresh: vscode.TestItem[], gone: string[]): void {
+    if (fresh.length === 0 || gone.length === 0) {
+      return; // a new case, not a renamed one
+    }
+    const run = this.controller.createTestRun(new vscode.TestRunRequest(fresh), "evalens (renamed)", false);
+    for (const item of fresh) {
+      const old = fresh.length === 1 && gone.length === 1 ? this.lastReal.get(gone[0]) : undefined;
+      const seeded = this.lastReal.get(item.id);
+      const outcome = old && seeded && old.outcome === seeded.outcome ? old : seeded;
+      if (outcome) {
+        this.lastReal.set(item.id, outcome);
+        this.report(run, item, { ...outcome, output: "" });
+      }
+    }
+    run.end();
   }
 
   /** One child item per cell of the package's newest matrix run: the cell's engine · model as its label, its

@@ -258,6 +258,30 @@ test("a cancelled code-lens run keeps the verdict restored at discovery", async 
   tc.dispose();
 });
 
+test("a case renamed in place keeps its result: its new item gets the last outcome, a new case gets none", async () => {
+  const { tc, controller } = setup();
+  await tc.refreshAll();
+  const file = CASES_URI;
+  tc.lensRunStarted(file, "summarises-pdf");
+  tc.lensRunFinished(file, "summarises-pdf", result("summarises-pdf", "FAIL", { failedChecks: [{ check: "contains", message: "no PDF", range: range(4) }] }));
+  const runs = controller.runs.length;
+  const renamed = discovered()
+    .filter((c) => c.uri === file)
+    .map((c) => (c.name === "summarises-pdf" ? { ...c, name: "summary", lastVerdict: "FAIL" as const } : c));
+  tc.setFileCases(vscode.Uri.parse(file), renamed);
+  assert.equal(controller.runs.length, runs + 1);
+  const run = controller.runs.at(-1) as FakeTestRun;
+  assert.equal(run.name, "evalens (renamed)");
+  assert.equal(run.persist, false);
+  const failed = run.events.filter((e) => e.kind === "failed");
+  assert.deepEqual(failed.map((e) => e.id), [`${file}#summary`]);
+  assert.ok(run.ended);
+  // a case added beside the others (nothing renamed) gets no made-up state
+  tc.setFileCases(vscode.Uri.parse(file), [...renamed, { ...renamed[0], name: "added", lastVerdict: "PASS" as const }]);
+  assert.equal(controller.runs.length, runs + 1);
+  tc.dispose();
+});
+
 test("cancelling a run says so for the running and the queued cases, marks none Skipped, asks the server to cancel", async () => {
   let release: () => void = () => undefined;
   const { server, tc, controller } = setup(
