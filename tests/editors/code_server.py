@@ -130,10 +130,12 @@ def code_server_session(
     scenarios: Path = E2E_DIR / "scenarios.json",
     default_scenario: str = "extract",
     timeout: float = 600,
+    cwd: Path | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Start the fake model and code-server on a copy of examples/pdf-tools (``prepare`` may add files), run the
     driver ``tests/editors/vscode/<driver>`` once, and yield the facts it wrote (``steps``, values) with its
-    output and the extension's log. Everything started is stopped, screenshots and logs stay in ``artifacts``."""
+    output and the extension's log. ``cwd``: code-server's working directory, which its extension host inherits
+    (default: this process's). Everything started is stopped, screenshots and logs stay in ``artifacts``."""
     if not CODE_SERVER.exists():
         pytest.skip(f"code-server not installed at {CODE_SERVER} (run .ci/install-vscode.sh)")
     if not Path(CHROMIUM).exists():
@@ -232,6 +234,7 @@ def code_server_session(
         cs = subprocess.Popen(
             [*cs_args, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(ws)],
             env=env,
+            cwd=cwd,
             stdout=cs_log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

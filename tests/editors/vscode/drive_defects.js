@@ -1,0 +1,190 @@
+// Drives code-server for defects 6, 7 and 1 of issue 27 (tests/editors/test_vscode_defects.py): Cancel says so,
+// a renamed case keeps its run state, and the extension wakes only for eval files.
+// Usage: node drive_defects.js <baseUrl> <workspaceFolder>
+// Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS, SLOW_FILE / SLOW_CASE (a case whose agent sleeps until
+// cancelled), CONFIG_ONLY / TASK_ONLY (folders without evalens's Python: one with only config.yaml, one with a
+// task.md), NEW_NAME (what extract-text is renamed to).
+const fs = require('fs');
+const path = require('path');
+const {
+  OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
+  runPageFrame, launch,
+} = require('./lib');
+
+const [BASE, FOLDER] = process.argv.slice(2);
+const LENS_TIMEOUT = Number(process.env.LENS_TIMEOUT_MS || 240000);
+const SLOW_FILE = process.env.SLOW_FILE || '05-slow.yaml';
+const SLOW_CASE = process.env.SLOW_CASE || 'slow-case';
+const NEW_NAME = process.env.NEW_NAME || 'text-extraction';
+const FAKE_LOG = path.join(OUT, 'fakemodel', 'requests.jsonl');
+
+async function testRows(page) {
+  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
+    label: (r.getAttribute('aria-label') || '').trim(),
+    icons: [...r.querySelectorAll('.codicon')].map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
+  })));
+}
+
+async function showTesting(page) {
+  await runCommand(page, 'View: Show Testing');
+  const tree = page.locator('.test-explorer .monaco-list-row');
+  await tree.first().waitFor({ timeout: 30000 });
+  for (let i = 0; i < 12; i++) {
+    const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
+    if ((await closed.count()) === 0) break;
+    await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
+    await page.waitForTimeout(200);
+  }
+}
+
+async function testResultsText(page, until) {
+  await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
+  let text = '';
+  for (let i = 0; i < 60; i++) {
+    text = (await page.locator('.xterm-rows').allInnerTexts().catch(() => [])).join('\n');
+    if (!until(text)) {
+      text = (await page.locator('.xterm-accessibility-tree').allInnerTexts().catch(() => [])).join('\n');
+    }
+    if (until(text)) break;
+    await page.waitForTimeout(250);
+  }
+  return text;
+}
+
+const lensRow = (page, text) => page.locator('.editor-instance .codelens-decoration', { hasText: text }).first();
+const notifications = async (page) => (await page.locator('.notification-toast, .notifications-center .notification-list-item')
+  .allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
+const evalensStatus = async (page) => (await page.locator('.statusbar-item').allInnerTexts().catch(() => []))
+  .map((t) => t.trim()).filter((t) => /evalens/i.test(t));
+
+(async () => {
+  const { browser, page } = await launch();
+  try {
+    await step('workbench', async () => {
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(FOLDER)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      await page.locator('.statusbar-item', { hasText: 'evalens' }).first().waitFor({ timeout: 90000 });
+    });
+
+    await step('cancel', async () => {
+      // #27 defect 6: the ■ Cancel lens on a running case: the editor says it was cancelled
+      await openFile(page, SLOW_FILE);
+      await scrollEditorToTop(page);
+      const run = lensRow(page, 'Run eval');
+      await run.waitFor({ timeout: 60000 });
+      await run.locator('a', { hasText: 'Run eval' }).first().click({ timeout: 15000 });
+      const cancel = lensRow(page, '■ Cancel');
+      await cancel.waitFor({ timeout: 30000 });
+      // cancel once the agent really talks to the model (it then sleeps in its shell until cancelled)
+      for (let i = 0; i < 240; i++) {
+        if (fs.existsSync(FAKE_LOG) && fs.readFileSync(FAKE_LOG, 'utf8').includes('"scenario": "slow"')) break;
+        await page.waitForTimeout(250);
+      }
+      await cancel.locator('a', { hasText: '■ Cancel' }).first().click({ timeout: 15000 });
+      // what the lens says once the run has stopped
+      const lenses = [];
+      for (let i = 0; i < 240; i++) {
+        const now = (await page.locator('.editor-instance .codelens-decoration').first().innerText().catch(() => '')).trim();
+        if (now && lenses[lenses.length - 1] !== now) lenses.push(now);
+        if (/Run eval/.test(now) && !/■ Cancel/.test(now) && i > 4) break;
+        await page.waitForTimeout(250);
+      }
+      result.cancelLenses = lenses;
+      result.cancelLens = lenses[lenses.length - 1] || '';
+      result.cancelNotifications = await notifications(page);
+      await shot(page, 'cancel-lens.png');
+      result.cancelResults = await testResultsText(page, (t) => t.includes(`${SLOW_CASE}: cancelled`));
+      await showTesting(page);
+      await page.waitForTimeout(1000);
+      result.cancelRows = await testRows(page);
+      await shot(page, 'cancel.png', 'vscode-fix-6-cancel-says-so.png');
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+    });
+
+    await step('rename', async () => {
+      // #27 defect 7: run extract-text, rename it and save; the lens, Test Explorer and Show Run keep its run
+      await runCommand(page, 'View: Close Panel').catch(() => undefined);
+      await openFile(page, '01-extract-text.yaml');
+      await scrollEditorToTop(page);
+      const run = lensRow(page, 'Run eval');
+      await run.waitFor({ timeout: 60000 });
+      await run.locator('a', { hasText: 'Run eval' }).first().click({ timeout: 15000 });
+      const verdict = lensRow(page, /PASS|FAIL|ERROR|SKIP/);
+      await verdict.waitFor({ timeout: LENS_TIMEOUT });
+      result.lensBeforeRename = (await verdict.innerText()).trim();
+      await gotoLine(page, 1, 7);
+      await page.keyboard.press('Shift+End');
+      await page.keyboard.type(NEW_NAME);
+      await page.keyboard.press('Control+S');
+      await page.waitForTimeout(1500);
+      await scrollEditorToTop(page);
+      for (let i = 0; i < 60; i++) {
+        result.lensAfterRename = (await page.locator('.editor-instance .codelens-decoration').first().innerText().catch(() => '')).trim();
+        if (/PASS|FAIL/.test(result.lensAfterRename)) break;
+        await page.waitForTimeout(250);
+      }
+      await showTesting(page);
+      let rows = [];
+      for (let i = 0; i < 60; i++) {
+        rows = await testRows(page);
+        const row = rows.find((r) => r.label.startsWith(`${NEW_NAME} (`));
+        if (row && /passed|failed/.test(row.icons)) break;
+        await page.waitForTimeout(500);
+      }
+      result.renameRows = rows;
+      await shot(page, 'rename-explorer.png');
+      // Show Run from the renamed row's context menu
+      const tree = page.locator('.test-explorer .monaco-list-row');
+      const index = rows.findIndex((r) => r.label.startsWith(`${NEW_NAME} (`));
+      if (index < 0) throw new Error(`no Test Explorer row for ${NEW_NAME}: ${JSON.stringify(rows)}`);
+      await tree.nth(index).click({ button: 'right' });
+      await chooseMenuItem(page, 'Show Run');
+      await page.waitForTimeout(3000);
+      result.renameNotifications = await notifications(page);
+      const tab = page.locator('.tab', { hasText: `evalens: ${NEW_NAME}` }).first();
+      result.showRunTab = await tab.waitFor({ timeout: 30000 }).then(() => true).catch(() => false);
+      if (result.showRunTab) {
+        const frame = await runPageFrame(page, 'u-');
+        result.showRunVerdict = (await frame.locator('section.unit header .badge').first().innerText()).trim();
+      }
+      await shot(page, 'rename.png', 'vscode-fix-7-rename-keeps-run.png');
+      await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
+    });
+
+    await step('activation-config-yaml', async () => {
+      // #27 defect 1: a folder with only config.yaml does not wake the extension: no install offer, no status
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(process.env.CONFIG_ONLY)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      await openFile(page, 'config.yaml');
+      await page.waitForTimeout(15000); // the task.md folder below shows its offer well within this
+      result.configOnlyNotifications = await notifications(page);
+      result.configOnlyStatus = await evalensStatus(page);
+      await shot(page, 'activation-config-yaml.png', 'vscode-fix-1-config-yaml-stays-quiet.png');
+    });
+
+    await step('activation-task-md', async () => {
+      // ... and a task.md does, and the evalens check runs in the workspace folder: the install offer, once
+      await page.goto(`${BASE}/?folder=${encodeURIComponent(process.env.TASK_ONLY)}`);
+      await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+      const offer = page.locator('.notification-toast', { hasText: 'Install with pip' }).first();
+      await offer.waitFor({ timeout: 60000 });
+      await page.waitForTimeout(5000); // a crash loop would add its own toasts by now
+      result.taskOnlyNotifications = await notifications(page);
+      result.taskOnlyStatus = await evalensStatus(page);
+      await shot(page, 'activation-task-md.png', 'vscode-fix-1-task-md-offers-install.png');
+    });
+
+    result.ok = true;
+    save();
+    log('ALL OK');
+  } catch (e) {
+    console.error('FAIL', e.message);
+    await page.screenshot({ path: `${OUT}/failure.png` }).catch(() => undefined);
+    result.ok = false;
+    result.error = e.message;
+    save();
+    process.exitCode = 1;
+  } finally {
+    await browser.close();
+  }
+})();
