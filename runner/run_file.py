@@ -524,7 +524,6 @@ class FileBatch:
     def kept(self, suite: Suite, unit: Unit, side: str | None) -> dict[int, Any]:
         """The unit's runs on ``side`` the resumed batch keeps, as unit-runs with their records."""
         from evalens.runner.record import RECORD_FILE, NotARecord, load_record
-        from evalens.runner.results import UnitCheck
         from evalens.runner.suites.base import KeptRun
 
         out: dict[int, Any] = {}
@@ -532,19 +531,13 @@ class FileBatch:
             done = self._kept.get((side, unit.id, run))
             if done is None or done.budget:
                 continue
-            checks = [
-                UnitCheck(
-                    kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location
-                )
-                for c in done.checks
-            ]
             record = None
             if done.artifacts:
                 try:
                     record = load_record(self.log.folder / done.artifacts / RECORD_FILE)
                 except (NotARecord, OSError):
                     record = None
-            out[run] = KeptRun(suite.restored_run(unit, done.verdict, done.reason, checks, done.data), record)
+            out[run] = KeptRun(logged_run(suite, unit, done), record)
         return out
 
     def hooks(self, side: str | None) -> _Hooks:
@@ -607,3 +600,61 @@ class _Hooks:
             await asyncio.to_thread(write_record, records[-1], folder / RECORD_FILE)
         usage = sum_usage([r.usage for r in records]) if records else None
         await self.batch.log.unit_run_finished(unit.id, run, self.side, done, folder, usage)
+
+
+def logged_run(suite: Suite, unit: Unit, done: Any) -> Any:
+    """A unit-run as its ``run-finish`` logged it (:class:`~evalens.core.models.run_log.RunFinish`), back as
+    the suite's :class:`~evalens.runner.suites.base.UnitRun`: what ``--resume`` keeps and the log's reader
+    combines."""
+    from evalens.runner.results import UnitCheck
+
+    checks = [
+        UnitCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location)
+        for c in done.checks
+    ]
+    return suite.restored_run(unit, done.verdict, done.reason, checks, done.data)
+
+
+class LoggedRule:
+    """The format's own rule over a logged file batch's runs: the batch's suite, rebuilt from its logged inputs
+    and its file, combines a unit's logged runs with :meth:`~evalens.runner.suites.base.Suite.combine`, the
+    function the batch's report came from (skilljack's mean-score thresholds, a trigger query's hit rate, the
+    graded formats' rule). :func:`evalens.runner.run_log.unit_results` decides each file unit by it."""
+
+    def __init__(self, suite: Suite, units: list[tuple[Any, Unit]], session: Any) -> None:
+        self.suite, self.session = suite, session
+        self.units = units  # today's units of the file, each with its identity
+
+    @classmethod
+    def open(cls, log: Any) -> LoggedRule | None:
+        """The rule of ``log``'s batch; None when it is not a file batch or its file cannot be read any more
+        (then the log's generic reading stands). Blocking (reads and validates the file)."""
+        from evalens.runner.engines import UnsupportedEngine, get_engine
+        from evalens.runner.suites.base import LoggedSession
+        from evalens.runner.unit_identity import identity
+
+        planned = log.start.units
+        if not planned or planned[0].unit.format == "uaaps-case":
+            return None
+        try:
+            request = FileRunRequest.model_validate({**log.start.inputs, "units": []})
+            suite, units = prepare(request, None, planned[0].unit.format)
+            engine = get_engine(request.engine)
+        except (UsageError, UnsupportedEngine, OSError, ValueError):
+            return None
+        root = log.package_root
+        today = [(identity(suite.file, u.id, root, u.location, suite.format_id), u) for u in units]
+        version = next((p.fingerprint.get("engine-version") for p in planned if p.fingerprint), None)
+        return cls(suite, today, LoggedSession(engine, version))
+
+    def result(self, unit: Any, runs: list[Any]) -> UnitResult | None:
+        """The result of the logged unit ``unit`` (its identity as last logged) from its finished ``runs`` (run
+        1 first), by the suite's rule; None when today's file no longer has it (renamed in place since: found
+        by its content, as :func:`~evalens.runner.unit_identity.reconcile` finds it)."""
+        from evalens.runner.unit_identity import key, reconcile
+
+        found = reconcile([unit], (now for now, _ in self.units))
+        today = next((u for now, u in self.units if key(now) in found), None)
+        if today is None:
+            return None
+        return self.suite.combine(self.session, today, [logged_run(self.suite, today, done) for done in runs])

@@ -291,10 +291,16 @@ def logged_results(path: Path) -> list[UnitResult]:
 def unit_results(log: RunLog, side: str | None = None, finished_only: bool = False) -> list[UnitResult]:
     """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
     a run that never finished counted as SKIP ("not run"). Under each unit's latest name. ``finished_only``:
-    leave out the units none of whose runs finished."""
+    leave out the units none of whose runs finished. A file batch's unit whose every run finished is decided
+    by its suite's own ``combine`` (:class:`~evalens.runner.run_file.LoggedRule`), as its report was: a rule
+    over all the runs (skilljack's mean-score thresholds, a trigger query's hit rate) is not a combination of
+    the runs' own verdicts. Blocking (a file batch's file is read)."""
     from evalens.core.models.run_record import sum_usage
     from evalens.runner.results import UnitCheck, UnitResult, apply_repeats
+    from evalens.runner.run_file import LoggedRule
     from evalens.runner.verdicts import combine_runs
+
+    rule = LoggedRule.open(log)
 
     aliases: dict[str, str] = {}  # a unit's key after a rename → its key at the batch's start
     for event in log.events:
@@ -319,6 +325,14 @@ def unit_results(log: RunLog, side: str | None = None, finished_only: bool = Fal
         verdict = combine_runs(verdicts, budget)
         real = [r for r in runs if r is not None]
         if finished_only and not real:
+            continue
+        ruled = (
+            rule.result(unit, real) if rule is not None and len(real) == len(runs) and not budget else None
+        )
+        if ruled is not None:
+            ruled.usage = sum_usage([r.usage for r in real])
+            ruled.fingerprint = planned.fingerprint or None
+            out.append(ruled)
             continue
         main = next((r for r in real if r.verdict == verdict and not r.budget), None) or next(
             (r for r in real if r.verdict == verdict), real[0] if real else None

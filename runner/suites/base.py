@@ -27,7 +27,9 @@ from evalens.runner.session import AgentResult, AgentSession, UsageError
 __all__ = [
     "FileRunRequest",
     "KeptRun",
+    "LoggedSession",
     "ParsedDocument",
+    "Ran",
     "Restored",
     "Suite",
     "SuiteSummary",
@@ -168,6 +170,29 @@ class KeptRun:
     record: Any = None
 
 
+class Ran(Protocol):
+    """What :meth:`Suite.combine` reads of the session its runs ran in: a live :class:`AgentSession`, or a batch
+    read back from its run log (:class:`LoggedSession`), so one rule decides both."""
+
+    @property
+    def engine(self) -> Any: ...
+
+    @property
+    def engine_version(self) -> str | None: ...
+
+    @property
+    def kept(self) -> list[str]: ...
+
+
+@dataclass
+class LoggedSession:
+    """The session a logged batch ran in, as its log tells it: the engine and its version, no sandbox kept."""
+
+    engine: Any
+    engine_version: str | None = None
+    kept: list[str] = field(default_factory=list)
+
+
 class RunHooks(Protocol):
     """Who hears each unit-run start and finish (the batch's run log)."""
 
@@ -233,7 +258,7 @@ class Suite(ABC):
 
     def unit_result(
         self,
-        session: AgentSession,
+        session: Ran,
         name: str,
         location: list[str | int],
         runs: Sequence[Any],
@@ -311,9 +336,10 @@ class Suite(ABC):
         """Run the unit once (run ``run`` of ``request.runs``), check and judge that run: one unit-run."""
 
     @abstractmethod
-    def combine(self, session: AgentSession, unit: Unit, runs: list[UnitRun]) -> UnitResult:
+    def combine(self, session: Ran, unit: Unit, runs: list[UnitRun]) -> UnitResult:
         """The unit's result from its runs (run 1 first), by the format's own rule. Pure but for the format's
-        own bookkeeping (skilljack keeps its runs for its results file)."""
+        own bookkeeping (skilljack keeps its runs for its results file); also what the run log's reader
+        (``run_log.unit_results``) decides a logged unit by."""
 
     async def run_unit(
         self,

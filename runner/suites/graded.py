@@ -10,7 +10,7 @@ from typing import Any, ClassVar
 
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
-from evalens.runner.suites.base import Restored, Suite, Unit, UnitRun, read_json, skill_root_of
+from evalens.runner.suites.base import Ran, Restored, Suite, Unit, UnitRun, read_json, skill_root_of
 from evalens.runner.suites.skilljack import _num
 from evalens.runner.verdicts import (
     check_status,
@@ -302,7 +302,7 @@ class GradedSuite(Suite):
         """The format's figures for the unit's result (``UnitResult.details``)."""
         return {}
 
-    def combine(self, session: AgentSession, unit: Unit, runs: list[UnitRun]) -> UnitResult:
+    def combine(self, session: Ran, unit: Unit, runs: list[UnitRun]) -> UnitResult:
         verdicts = [r.verdict for r in runs]
         verdict = combine_runs(verdicts)
         shown = next((r for r in runs if r.verdict == verdict), runs[0])

@@ -22,6 +22,7 @@ from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     ParsedDocument,
+    Ran,
     Restored,
     Suite,
     SuiteSummary,
@@ -698,7 +699,7 @@ class SkilljackSuite(Suite):
             },
         )
 
-    def combine(self, session: AgentSession, unit: Unit, done: list[UnitRun]) -> UnitResult:
+    def combine(self, session: Ran, unit: Unit, done: list[UnitRun]) -> UnitResult:
         """skilljack's task rule over the runs' mean scores; the results file keeps every run."""
         task: SjTask = unit.data
         runs = [(r.res, Score(**r.figures["score"])) for r in done]

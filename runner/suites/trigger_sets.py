@@ -14,6 +14,7 @@ from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     ParsedDocument,
+    Ran,
     Suite,
     SuiteSummary,
     Unit,
@@ -180,7 +181,7 @@ class TriggerSetSuite(Suite):
         why = f"{entry['skill'] or 'no skill'} fired first ({'should' if want else 'should not'} trigger)"
         return UnitRun(decided(ok), why, res, seconds=res.duration_ms / 1000, figures={"fired": entry})
 
-    def combine(self, session: AgentSession, unit: Unit, done: list[UnitRun]) -> UnitResult:
+    def combine(self, session: Ran, unit: Unit, done: list[UnitRun]) -> UnitResult:
         """The query's verdict over its runs: it triggers when the skill fired first in at least half of them."""
         query, want = unit.data
         runs = self.request.runs
