@@ -40,6 +40,16 @@ TASK_MD = (
     / "evals"
 )
 
+# each alone in a folder: a trigger set (outside evals/) and a JSON file under evals/
+OTHER_KINDS = [
+    (
+        "only-trigger-set",
+        "pdf-tools-triggers.json",
+        '[{"query": "extract the text of a.pdf", "should_trigger": true}]\n',
+    ),
+    ("only-evals-json", "evals/smoke/cases.json", '{"cases": []}\n'),
+]
+
 SLOW = """\
 name: slow-case
 description: The agent sleeps in its shell until the run is cancelled
@@ -68,6 +78,13 @@ def _folders(base: Path) -> dict[str, str]:
         (folder / ".vscode").mkdir(parents=True)
         (folder / ".vscode" / "settings.json").write_text(json.dumps({"evalens.server.path": NO_EVALENS}))
     (config_only / "config.yaml").write_text("port: 8080\nlog-level: info\n")
+    for name, rel, text in OTHER_KINDS:
+        (base / name / ".vscode").mkdir(parents=True)
+        (base / name / ".vscode" / "settings.json").write_text(
+            json.dumps({"evalens.server.path": NO_EVALENS})
+        )
+        (base / name / rel).parent.mkdir(parents=True, exist_ok=True)
+        (base / name / rel).write_text(text)
     (task_only / "review").mkdir()
     shutil.copy(TASK_MD / "expo-share-extension" / "task.md", task_only / "review" / "task.md")
     (host / "evalens" / "server").mkdir(parents=True)
@@ -75,7 +92,12 @@ def _folders(base: Path) -> dict[str, str]:
     (host / "evalens" / "server" / "__init__.py").write_text("")
     # the premise: a check made in the host's folder (the old one) would say evalens is installed
     assert subprocess.run([NO_EVALENS, "-c", "import evalens.server"], cwd=host).returncode == 0
-    return {"CONFIG_ONLY": str(config_only), "TASK_ONLY": str(task_only), "HOST_CWD": str(host)}
+    return {
+        "CONFIG_ONLY": str(config_only),
+        "TASK_ONLY": str(task_only),
+        "HOST_CWD": str(host),
+        "WAKE_FOLDERS": json.dumps([str(base / name) for name, _, _ in OTHER_KINDS]),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -147,3 +169,9 @@ def test_task_md_wakes_it_and_the_check_runs_in_the_workspace(session):
     assert any("Install with pip" in n for n in texts), texts
     assert not any("EPIPE" in n for n in texts), texts
     assert f"evalens is not importable by {NO_EVALENS}" in session["ext_log"], session["ext_log"][-3000:]
+
+
+def test_trigger_sets_and_evals_json_wake_it(session):
+    """#27 defect 1: `activationEvents` missed trigger sets and `evals/**/*.json`; each alone now wakes it."""
+    step(session, "activation-other-kinds")
+    assert session["otherKinds"] == {name: True for name, _, _ in OTHER_KINDS}, session["otherKinds"]

@@ -174,6 +174,17 @@ const evalensStatus = async (page) => (await page.locator('.statusbar-item').all
       await shot(page, 'activation-task-md.png', 'vscode-fix-1-task-md-offers-install.png');
     });
 
+    await step('activation-other-kinds', async () => {
+      // ... and so do a trigger set and a JSON file under evals/ (each folder alone, each without evalens)
+      result.otherKinds = {};
+      for (const folder of JSON.parse(process.env.WAKE_FOLDERS || '[]')) {
+        await page.goto(`${BASE}/?folder=${encodeURIComponent(folder)}`);
+        await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
+        const offer = page.locator('.notification-toast', { hasText: 'Install with pip' }).first();
+        result.otherKinds[path.basename(folder)] = await offer.waitFor({ timeout: 60000 }).then(() => true).catch(() => false);
+      }
+    });
+
     result.ok = true;
     save();
     log('ALL OK');
