@@ -137,14 +137,15 @@ class Arm:
         else:  # without references / scripts: the package's parts, the skills filtered
             assert self.folder is not None, "the arm is not open"
             root = self.folder / "package"
-            if not root.exists():
-                root.mkdir()
-                for part in PACKAGE_PARTS:
-                    src = Path(info.root) / part
-                    if src.is_dir():
-                        self._without(src, root / part)
-                    elif src.is_file():
-                        shutil.copy2(src, root / part)
+            with self._lock:  # made once: the batch's cases (--jobs) ask from several threads at once
+                if not root.exists():
+                    root.mkdir()
+                    for part in PACKAGE_PARTS:
+                        src = Path(info.root) / part
+                        if src.is_dir():
+                            self._without(src, root / part)
+                        elif src.is_file():
+                            shutil.copy2(src, root / part)
         try:
             out = read_package(root)
         except PackageError as exc:

@@ -1,0 +1,102 @@
+"""Engines × arms in one run (issue #25): ``evalens eval --engine claude-code,codex --model codex=gpt-fake --arms
+skill,no-skill,without:references`` on the real CLIs against the fake model's ``needs-skill`` scenario (the
+scripted agent succeeds only when the CLI lists the skill): every unit in every engine · model · arm, one cell
+report each, the reference arm's compared with its engine's other arms; the matrix has one column per
+engine · model · arm and each engine's uplift per arm with the paired interval; the exit code is the reference
+arms'."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from evalens.runner.matrix import batch_reports
+from tests.runner.runner_helpers import agents_available, case, make_package
+
+pytestmark = pytest.mark.agents
+
+KEY = "greet-key-42"
+SKILL = (
+    f"---\nname: greeter\ndescription: Writes greetings into output/. Key {KEY}.\n---\nWrite a greeting.\n"
+)
+ARMS = "skill,no-skill,without:references"
+
+
+def test_every_engine_runs_every_arm_in_one_matrix(tmp_path: Path, model_env, sandbox_dir: Path) -> None:
+    for engine in ("claude-code", "codex"):
+        if not agents_available(engine):
+            pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        cases={
+            "greet": case("needs-skill", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+            "greet-again": case("needs-skill", extra=f"NEEDS={KEY}", contains=["GREETING-OK"]),
+        },
+    )
+    skill = pkg / "skills" / "greeter"
+    (skill / "SKILL.md").write_text(SKILL)
+    (skill / "references").mkdir()
+    (skill / "references" / "style.md").write_text("Greet warmly.\n")
+    argv = ["--engine", "claude-code,codex", "--model", "codex=gpt-fake", "--arms", ARMS, "--jobs", "2"]
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json", *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]  # the no-skill arms' failures never fail the command
+    grid = json.loads(out.stdout)
+    claude = grid["columns"][0].rsplit(" · ", 1)[0]
+    assert claude.startswith("claude-code · ")
+    arms = ["skill", "no skill", "without references"]
+    assert grid["columns"] == [f"{claude} · {a}" for a in arms] + [f"codex · gpt-fake · {a}" for a in arms]
+    for row in grid["rows"]:
+        states = [c["state"] for c in row["cells"]]
+        # the key is in the description, which without:references keeps
+        assert states == ["PASS", "FAIL", "PASS"] * 2, (row["unit"], states, out.stderr[-3000:])
+        # each unit's uplift per engine: 1/1 against 0/1 is +100 points, Newcombe's interval −12 to +100
+        assert row["uplift"] == {
+            f"Δ vs no skill · {claude}": "▲ +100 pts [\u221212, +100]",
+            f"Δ vs without references · {claude}": row["uplift"][f"Δ vs without references · {claude}"],
+            "Δ vs no skill · codex · gpt-fake": "▲ +100 pts [\u221212, +100]",
+            "Δ vs without references · codex · gpt-fake": row["uplift"][
+                "Δ vs without references · codex · gpt-fake"
+            ],
+        }
+        assert all(v.startswith("= 0 pts [") for k, v in row["uplift"].items() if "references" in k)
+    # the units pooled per engine with the paired interval: by hand, 2 units passed with the skill and failed
+    # without → paired (both, worse, better, neither) = (0, 0, 2, 0): d = +1, Newcombe's paired [0.07, 1]
+    pooled = [p for p in grid["pooled"] if "vs no skill (all units)" in p]
+    assert pooled == [
+        f"{claude}: skill vs no skill (all units): ▲ +100 pts vs no skill [+7, +100] · Newcombe paired over 2 units",
+        "codex · gpt-fake: skill vs no skill (all units): ▲ +100 pts vs no skill [+7, +100] · Newcombe paired "
+        "over 2 units",
+    ], grid["pooled"]
+    # six cell reports of one batch: each its engine, model and arm; each engine's reference compared
+    reports = pkg / "evals" / "reports"
+    cells = batch_reports(next(reports.glob("*-cell-1.json")))
+    assert len(cells) == 6
+    read = [json.loads(p.read_text()) for p in cells]
+    assert [(r["config"]["engine"], r["arm"]["name"]) for r in read] == [
+        (e, a) for e in ("claude-code", "codex") for a in ARMS.split(",")
+    ]
+    assert all(r["agent"]["model"] == "gpt-fake" for r in read[3:])
+    for ref in (read[0], read[3]):
+        assert [c["arm"]["name"] for c in ref["arms"]["comparisons"]] == ["no-skill", "without:references"]
+        assert ref["arms"]["comparisons"][0]["uplift"]["interval"] == [0.07, 1.0]
+    # evalens show of any cell report prints the same matrix
+    show = subprocess.run(
+        [sys.executable, "-m", "evalens", "show", str(cells[4])],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "400"},
+        timeout=60,
+    )
+    assert show.returncode == 0, show.stderr[-2000:]
+    assert "codex · gpt-fake · without references" in show.stdout and pooled[1] in show.stdout, show.stdout
