@@ -100,6 +100,9 @@ class CaseCommandArgs(Wire):
     """A per-run override of the model, as ``engine``."""
     max_cost: float | None = Field(default=None, ge=0)
     """USD for the batch, instead of evalens.run.maxCost."""
+    arm: str | None = Field(default=None, min_length=1, max_length=200)
+    """``runCase`` of a UAAPS case: run it as this ``--arms`` arm installs the package (``no-skill``,
+    ``without:references``, …; a matrix cell item of an engines × arms run)."""
 
 
 class PickedUnit(Wire):
@@ -116,9 +119,12 @@ class MatrixCell(Wire):
     unit."""
 
     column: str
-    """The cell's heading, as the CLI's table has it: ``claude-code · claude-sonnet-4-5``."""
+    """The cell's heading, as the CLI's table has it: ``claude-code · claude-sonnet-4-5`` (``· no skill``: the
+    arm of an ``--arms`` run)."""
     engine: str | None = None
     model: str | None = None
+    arm: str | None = None
+    """The cell's ``--arms`` arm as given (``no-skill``, ``without:references``); none without ``--arms``."""
     state: RunState | None = None
     passed: int | None = None
     counted: int | None = None
@@ -263,6 +269,9 @@ class MatrixRow(Wire):
     """As the table labels it (the file added when two files share the name)."""
     name: str
     cells: list[MatrixCell]
+    uplift: dict[str, str] | None = None
+    """With ``--arms``: each engine's uplift of the reference arm over another (heading → ``▲ +100 pts [−12,
+    +100]``), the CLI's Δ columns."""
 
 
 class MatrixAnswer(Wire):
@@ -274,7 +283,9 @@ class MatrixAnswer(Wire):
     rows: list[MatrixRow]
     report_paths: list[str]
     table: str
-    """The CLI's plain-text table of these rows."""
+    """The CLI's plain-text table of these rows (and, with ``--arms``, the pooled uplift lines)."""
+    pooled: list[str] | None = None
+    """With ``--arms``: each engine's arms pooled over the units, with the paired interval."""
     unread: list[str]
     """``<file>: <why>`` for each cell report that could not be read."""
 

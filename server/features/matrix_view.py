@@ -1,7 +1,7 @@
 """The units × cells matrix of a package's newest matrix run (``evalens eval --engine a,b`` / ``--model A,B``;
-runner/matrix.py builds it, one column per cell: k/N, Wilson interval, cost) for the editors: the eval case's
-hover, the Test Explorer's cell items (``matrix`` of ``evalens.discoverCases``) and ``evalens.matrix`` (Neovim's
-``:EvalensMatrix``). Reports are read in the server's worker threads (hover, discovery and the command all run
+runner/matrix.py builds it, one column per cell: k/N, Wilson interval, cost; with ``--arms`` one per engine ·
+model · arm, and each engine's uplift per arm) for the editors: the eval case's hover, the Test Explorer's cell
+items (``matrix`` of ``evalens.discoverCases``) and ``evalens.matrix`` (Neovim's ``:EvalensMatrix``). Reports are read in the server's worker threads (hover, discovery and the command all run
 there), once per change of the reports folder: one ``stat`` tells, as for the arms lens."""
 
 from __future__ import annotations
@@ -21,9 +21,10 @@ SEARCHED = 40  # newest reports looked through for a matrix run's cell report
 
 @dataclass(frozen=True, slots=True)
 class Column:
-    label: str  # "claude-code · claude-sonnet-4-5", as the CLI's table heads it
+    label: str  # "claude-code · claude-sonnet-4-5" (" · no skill" with --arms), as the CLI's table heads it
     engine: str | None
     model: str | None
+    arm: str | None = None  # the --arms arm as given: "no-skill", "without:references"
 
 
 @dataclass(slots=True)
@@ -43,6 +44,12 @@ class Batch:
         if len(found) > 1 and case_file is not None:
             found = [i for i in found if _same_file(self.grid.keys[i][0], case_file)] or found
         return self.grid.rows[found[0]][1] if found else None
+
+    def uplift(self, cells: list[Any]) -> dict[str, str]:
+        """The row's uplift per engine and arm (heading → text; {} without ``--arms``), for the row ``cells``
+        that :meth:`row` gave."""
+        i = next((i for i, (_label, row) in enumerate(self.grid.rows) if row is cells), None)
+        return {} if i is None else {h: col[i] for h, col in self.grid.uplift.items()}
 
 
 def _same_file(reported: str, case_file: str) -> bool:
@@ -72,7 +79,7 @@ def newest_batch(root: Path) -> Batch | None:
             continue
         grid = matrix(reports)
         columns = [
-            Column(label, r.config.engine, r.agent.model if r.agent else None)
+            Column(label, r.config.engine, r.agent.model if r.agent else None, r.arm.name if r.arm else None)
             for label, r in zip(grid.columns, reports, strict=True)
         ]
         return Batch(found["batch"], paths, columns, grid, unread)
@@ -80,18 +87,19 @@ def newest_batch(root: Path) -> Batch | None:
 
 
 def cell_models(batch: Batch, cells: list[Any]) -> list[MatrixCell]:
-    """A unit's row as ``MatrixCell`` models (server/wire.py)."""
+    """A unit's row as ``MatrixCell`` models (server/wire.py); ``arm`` only for an ``--arms`` run's cells."""
     out = []
     for column, cell in zip(batch.columns, cells, strict=True):
+        where: dict[str, Any] = {"column": column.label, "engine": column.engine, "model": column.model}
+        if column.arm is not None:
+            where["arm"] = column.arm
         if cell is None:
-            out.append(MatrixCell(column=column.label, engine=column.engine, model=column.model, text="—"))
+            out.append(MatrixCell(**where, text="—"))
             continue
         r = cell.repeats
         out.append(
             MatrixCell(
-                column=column.label,
-                engine=column.engine,
-                model=column.model,
+                **where,
                 state=r.state,
                 passed=r.passed,
                 counted=r.counted,
@@ -110,23 +118,24 @@ def wire_cells(batch: Batch, cells: list[Any]) -> list[dict[str, Any]]:
 
 
 def hover_markdown(batch: Batch, cells: list[Any]) -> str:
-    """The unit's row under a heading: one column per cell (k/N, interval, cost), as a Markdown table."""
-    heads = [c.label for c in batch.columns]
-    values = [
-        " ".join(p for p in (c.repeats.state, c.repeats.label(), c.interval_text(), c.cost_text()) if p)
-        if c is not None
-        else "—"
-        for c in cells
-    ]
-    esc = [v.replace("|", "\\|") for v in values]
-    lines = [
-        f"**Matrix** ({len(heads)} cells, run {batch.name}): k/N · 95% interval · cost",
-        "",
-        "| " + " | ".join(h.replace("|", "\\|") for h in heads) + " |",
-        "|" + "---|" * len(heads),
-        "| " + " | ".join(esc) + " |",
-    ]
-    return "\n".join(lines)
+    """The unit's row under a heading, as a Markdown table of two columns (so a hover never cuts it off,
+    however many cells): one line per cell (k/N, interval, cost), then with ``--arms`` one per engine and arm
+    with the reference arm's uplift over it."""
+    values = [c.text() if c is not None else "—" for c in cells]
+    pairs = [*zip((c.label for c in batch.columns), values, strict=True), *batch.uplift(cells).items()]
+
+    def esc(text: str) -> str:
+        return text.replace("|", "\\|")
+
+    return "\n".join(
+        [
+            f"**Matrix** ({len(batch.columns)} cells, run {batch.name}): k/N · 95% interval · cost",
+            "",
+            "| cell | this case |",
+            "|---|---|",
+            *(f"| {esc(head)} | {esc(value)} |" for head, value in pairs),
+        ]
+    )
 
 
 class MatrixRows:
@@ -170,25 +179,25 @@ class MatrixRows:
         if batch is None:
             return None
         grid = batch.grid
-        rows = [
-            (label, key, cells)
-            for (label, cells), key in zip(grid.rows, grid.keys, strict=True)
-            if name is None or key[1] == name
-        ]
-        if not rows:
+        mine = [i for i, key in enumerate(grid.keys) if name is None or key[1] == name]
+        if not mine:
             return None
-        from evalens.runner.matrix import Matrix
-
-        shown = Matrix(grid.columns, [(label, cells) for label, _key, cells in rows])
+        shown = grid.only(mine)
         return MatrixAnswer(
             batch=batch.name,
             columns=[c.label for c in batch.columns],
             rows=[
-                MatrixRow(unit=label, name=key[1], cells=cell_models(batch, cells))
-                for label, key, cells in rows
+                MatrixRow(
+                    unit=label,
+                    name=key[1],
+                    cells=cell_models(batch, cells),
+                    uplift=batch.uplift(cells) or None,
+                )
+                for (label, cells), key in zip(shown.rows, shown.keys, strict=True)
             ],
             report_paths=[str(p) for p in batch.paths],
             table=shown.table(),
+            pooled=grid.pooled or None,
             unread=batch.unread,
         ).wire()
 

@@ -481,6 +481,7 @@ class Runs:
         jobs: int = 1,
         budget: Any = None,
         settings: Any = None,
+        arm: str | None = None,
     ) -> Any:
         from evalens.runner.api import RunRequest
 
@@ -503,11 +504,15 @@ class Runs:
             budget=budget,
             extra_env=names,
             dry_run=dry_run,
+            arm=arm,
         )
 
-    def start(self, target: Target, runs: int = 1, budget: Any = None, settings: Any = None) -> RunHandle:
+    def start(
+        self, target: Target, runs: int = 1, budget: Any = None, settings: Any = None, arm: str | None = None
+    ) -> RunHandle:
         """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``, under ``settings``
-        with the batch's overrides, else the editor's); returns at once."""
+        with the batch's overrides, else the editor's; ``arm``: installed as that ``--arms`` arm installs the
+        package); returns at once."""
         from evalens.server.features.workspace_scope import require_inside
 
         require_inside(self.ls, target.case_file, "the run")
@@ -524,6 +529,7 @@ class Runs:
             runs=runs,
             budget=budget,
             settings=settings,
+            arm=arm,
         )
         self.active[key] = handle
         handle.task = asyncio.get_running_loop().create_task(self._execute(handle, target))
@@ -552,6 +558,7 @@ class Runs:
                     jobs=taken,
                     budget=handle.budget,
                     settings=handle.settings,
+                    arm=handle.arm,
                 )
                 try:
                     outcome = await run_cases(

@@ -94,6 +94,7 @@ class RunCommands:
         a = _arg(args, uri=True)
         times, _select, batch = run_focus.options(a)
         target = runs.target(a["uri"], a.get("name"))
+        arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
         errors = self.blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
             return {
@@ -104,7 +105,7 @@ class RunCommands:
         if a.get("dryRun"):
             return await run_dry.dry_run(runs, target, settings)
         runs.warn_if_unsaved(target)
-        handle = runs.start(target, times, self.budgets.for_batch(settings, batch), settings)
+        handle = runs.start(target, times, self.budgets.for_batch(settings, batch), settings, arm)
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 

@@ -69,6 +69,22 @@ def overridden(settings: Any, arg: dict[str, Any]) -> Any:
     return settings.model_copy(update=update) if update else settings
 
 
+def arm_of(arg: dict[str, Any], file_format: bool) -> str | None:
+    """``runCase``'s ``arm`` (a matrix cell item of an engines × arms run): the ``--arms`` arm the case runs
+    as (runner/arms.py resolves it, and a name it does not know is the run's ERROR); refused for the other
+    formats, whose units no matrix cell runs."""
+    arm = arg.get("arm")
+    if arm is None:
+        return None
+    if not isinstance(arm, str) or not arm.strip() or len(arm) > 200:
+        raise JsonRpcInvalidParams(
+            "`arm` must be an --arms arm: skill, no-skill, plugin, ref:REF or without:PART"
+        )
+    if file_format:
+        raise JsonRpcInvalidParams("`arm` runs a UAAPS case (evalens eval --arms) only")
+    return arm.strip()
+
+
 def file_lenses(
     uri: str, root: Path, records: dict[str, Any], active: dict[tuple[str, str], Any], never_ran: int = 0
 ) -> list[types.CodeLens]:

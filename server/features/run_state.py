@@ -86,6 +86,7 @@ class RunHandle:
     settings: Any = (
         None  # the settings with the batch's overrides (engine, model, maxCost); None: the editor's
     )
+    arm: str | None = None  # --arms: what the run installs of the package (a matrix cell item's arm)
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
@@ -103,13 +104,14 @@ async def test_case_hover_discovery_and_command_show_the_matrix(
     text = await _hover(client, uri)
     # by hand: Wilson of 2/3 is 20.8%–93.9%, of 3/3 43.9%–100%; the newest matrix run, not the old one
     assert "**Matrix** (2 cells, run 2026-01-02T00-00-00Z)" in text, text
-    assert "| claude-code · claude-sonnet-4-5 | codex · gpt-5 |" in text, text
-    assert "| FLAKY 2/3 [21%–94%] $0.0123 | PASS 3/3 [44%–100%] |" in text, text
+    assert "| cell | this case |" in text, text  # one line per cell: never cut off, however many
+    assert "| claude-code · claude-sonnet-4-5 | FLAKY 2/3 [21%–94%] $0.0123 |" in text, text
+    assert "| codex · gpt-5 | PASS 3/3 [44%–100%] |" in text, text
     assert "old-model" not in text
 
     wave_uri = from_fs_path(str(pkg / "evals" / "cases" / "wave.yaml"))
     await open_and_diagnose(client, wave_uri, CASE.replace("name: greet", "name: wave"))
-    assert "| PASS 1/1 [21%–100%] | — |" in await _hover(client, wave_uri)  # codex did not run it
+    assert "| codex · gpt-5 | — |" in await _hover(client, wave_uri)  # codex did not run it
 
     found = await client.workspace_execute_command_async(
         types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{"uri": uri}])
@@ -180,3 +182,56 @@ async def test_case_hover_discovery_and_command_show_the_matrix(
         is None
     )
     assert "Matrix" not in await _hover(client, uri)  # the folder changed: read again
+
+
+async def test_an_engines_by_arms_run_has_a_column_per_engine_and_arm_and_the_uplift(
+    client: LanguageClient, tmp_path: Path
+) -> None:
+    """``--engine a,b --arms skill,no-skill``: the hover, the cell items and ``evalens.matrix`` name each cell's
+    arm, and give each engine's uplift of the reference arm (runner/matrix.py words it, as the CLI does)."""
+    from tests.unit.test_matrix import _arm_cells
+
+    pkg = _package(tmp_path)
+    reports = pkg / "evals" / "reports"
+    for p in reports.glob("*.json"):
+        p.unlink()
+    cells = [*_arm_cells("claude-code", "sonnet"), *_arm_cells("codex", "gpt-5")]
+    for i, report in enumerate(cells, 1):
+        for case in report.cases:
+            case.case_file = f"evals/cases/{case.name}.yaml"
+        write(report, reports / cell_report_name("2026-01-04T00-00-00Z", i))
+    uri = from_fs_path(str(pkg / "evals" / "cases" / "greet.yaml"))
+    await open_and_diagnose(client, uri, CASE)
+    text = await _hover(client, uri)
+    assert "**Matrix** (4 cells, run 2026-01-04T00-00-00Z)" in text, text
+    assert "| claude-code · sonnet · skill | PASS 1/1 [21%–100%] |" in text, text
+    assert "| codex · gpt-5 · no skill | FAIL 0/1 [0%–79%] |" in text, text
+    # by hand (tests/unit/test_matrix.py): 1/1 against 0/1, Newcombe's interval −12 to +100
+    assert "| Δ vs no skill · codex · gpt-5 | ▲ +100 pts [\u221212, +100] |" in text, text
+    found = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{"uri": uri}])
+    )
+    (row,) = [c["matrix"] for c in found if c["name"] == "greet"]
+    assert [(c["engine"], c["model"], c["arm"], c["state"]) for c in row] == [
+        ("claude-code", "sonnet", "skill", "PASS"),
+        ("claude-code", "sonnet", "no-skill", "FAIL"),
+        ("codex", "gpt-5", "skill", "PASS"),
+        ("codex", "gpt-5", "no-skill", "FAIL"),
+    ]
+    answer = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.matrix", arguments=[{"uri": uri, "name": "greet"}])
+    )
+    (greet,) = answer["rows"]
+    assert greet["uplift"]["Δ vs no skill · claude-code · sonnet"] == "▲ +100 pts [\u221212, +100]"
+    assert [line.split(":")[0] for line in answer["pooled"]] == ["claude-code · sonnet", "codex · gpt-5"]
+    assert answer["table"].splitlines()[-1] == answer["pooled"][-1]
+    # a cell item runs its case as its arm, which must be an arm's name
+    from pygls.exceptions import JsonRpcException
+
+    with pytest.raises(JsonRpcException) as refused:
+        await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(
+                command="evalens.runCase", arguments=[{"uri": uri, "name": "greet", "arm": 3}]
+            )
+        )
+    assert "`arm` must be an --arms arm" in str(refused.value), refused.value

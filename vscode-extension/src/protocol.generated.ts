@@ -62,6 +62,11 @@ export interface CaseCommandArgs {
   model?: string | null;
   /** USD for the batch, instead of evalens.run.maxCost. */
   maxCost?: number | null;
+  /**
+   * `runCase` of a UAAPS case: run it as this `--arms` arm installs the package (`no-skill`,
+   * `without:references`, …; a matrix cell item of an engines × arms run).
+   */
+  arm?: string | null;
 }
 
 /** One entry of `evalens.pickUnits`: a unit "Run failed" / "Run stale" would run, and why. */
@@ -77,10 +82,15 @@ export interface PickedUnit {
  * unit.
  */
 export interface MatrixCell {
-  /** The cell's heading, as the CLI's table has it: `claude-code · claude-sonnet-4-5`. */
+  /**
+   * The cell's heading, as the CLI's table has it: `claude-code · claude-sonnet-4-5` (`· no skill`: the
+   * arm of an `--arms` run).
+   */
   column: string;
   engine?: string | null;
   model?: string | null;
+  /** The cell's `--arms` arm as given (`no-skill`, `without:references`); none without `--arms`. */
+  arm?: string | null;
   state?: RunState | null;
   passed?: number | null;
   /** Runs that passed or failed. */
@@ -220,6 +230,11 @@ export interface MatrixRow {
   unit: string;
   name: string;
   cells: MatrixCell[];
+  /**
+   * With `--arms`: each engine's uplift of the reference arm over another (heading → `▲ +100 pts [−12,
+   * +100]`), the CLI's Δ columns.
+   */
+  uplift?: Record<string, string> | null;
 }
 
 /** The answer of `evalens.matrix` (null: the package has no matrix run, or it did not run `name`). */
@@ -229,8 +244,10 @@ export interface MatrixAnswer {
   columns: string[];
   rows: MatrixRow[];
   reportPaths: string[];
-  /** The CLI's plain-text table of these rows. */
+  /** The CLI's plain-text table of these rows (and, with `--arms`, the pooled uplift lines). */
   table: string;
+  /** With `--arms`: each engine's arms pooled over the units, with the paired interval. */
+  pooled?: string[] | null;
   /** `<file>: <why>` for each cell report that could not be read. */
   unread: string[];
 }
