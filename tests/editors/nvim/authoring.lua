@@ -1,54 +1,20 @@
 -- Headless driver (no agent): "Save and run" on a case with unsaved edits, through its "Dry run" lens (a dry run
 -- reads the saved file, so its plan shows which version ran), then "＋ New eval case" on the skill's SKILL.md.
 -- Exit code 0 = every step happened; the pytest wrapper asserts on the JSON written to $EVALENS_NVIM_OUT.
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/common.lua')
 local bufnr = vim.api.nvim_get_current_buf()
 local out = { steps = {}, prompts = {}, messages = {}, notes = {} }
-
-local function finish(code)
-  local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
-  f:write(vim.fn.json_encode(out))
-  f:close()
-  vim.cmd((code == 0 and 'qall!') or 'cquit ' .. code)
-end
-
-local function fail(msg)
-  out.error = msg
-  finish(1)
-end
-
-local function client_of(b)
-  local all = vim.fn.has('nvim-0.10') == 1 and vim.lsp.get_clients({ bufnr = b }) or vim.lsp.buf_get_clients(b)
-  for _, c in pairs(all) do
-    if c.name == 'evalens' then
-      return c
-    end
-  end
-end
-
-local function titles(b)
-  local t = {}
-  for _, lens in ipairs(vim.lsp.codelens.get(b)) do
-    if lens.command then
-      table.insert(t, lens.command.title)
-    end
-  end
-  return t
-end
+local finish, fail = common.finisher(out)
 
 local function has_title(b, title)
-  return vim.tbl_contains(titles(b), title)
+  return vim.tbl_contains(common.titles(b), title)
 end
 
-local function attached(b)
-  local c = client_of(b)
-  return c ~= nil and c.initialized and vim.lsp.buf_is_attached(b, c.id)
-end
-
-if not vim.wait(30000, function() return attached(bufnr) end, 50) then
+if not common.wait_attached(bufnr) then
   return fail('the evalens client did not start and attach')
 end
 if not vim.wait(30000, function() return has_title(bufnr, 'Dry run') end, 50) then
-  return fail('no "Dry run" lens; lenses: ' .. vim.inspect(titles(bufnr)))
+  return fail('no "Dry run" lens; lenses: ' .. vim.inspect(common.titles(bufnr)))
 end
 table.insert(out.steps, 'lenses')
 
@@ -56,22 +22,13 @@ table.insert(out.steps, 'lenses')
 require('evalens.ui').show_lines = function(text)
   table.insert(out.messages, text)
 end
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(out.notes, msg)
-  return notify(msg, level, opts)
-end
+common.record_notes(out.notes)
 
 -- vim.ui.select: codelens.run() asks which lens of the line (pick "Dry run"), then our question (pick `answer`)
 local answer
 vim.ui.select = function(items, opts, on_choice)
   if type(items[1]) == 'table' then
-    for i, item in ipairs(items) do
-      if opts.format_item(item) == 'Dry run' then
-        return on_choice(item, i)
-      end
-    end
-    return on_choice(nil, nil)
+    return common.choose(items, opts, on_choice, 'Dry run')
   end
   table.insert(out.prompts, { prompt = opts.prompt, items = items })
   for i, item in ipairs(items) do
@@ -119,12 +76,12 @@ vim.cmd('silent! undo')
 -- "＋ New eval case" on the skill's SKILL.md: a new case file, the cursor on its prompt
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('EVALENS_SKILL_MD')))
 local skill = vim.api.nvim_get_current_buf()
-if not vim.wait(30000, function() return attached(skill) and has_title(skill, '＋ New eval case') end, 50) then
-  return fail('no "＋ New eval case" lens on SKILL.md; lenses: ' .. vim.inspect(titles(skill)))
+if not vim.wait(30000, function() return common.attached(skill) and has_title(skill, '＋ New eval case') end, 50) then
+  return fail('no "＋ New eval case" lens on SKILL.md; lenses: ' .. vim.inspect(common.titles(skill)))
 end
 vim.api.nvim_win_set_cursor(0, { 1, 0 })
 vim.lsp.codelens.run()
-if not vim.wait(30000, function() return vim.api.nvim_get_current_buf() ~= skill end, 50) then
+if not common.wait_other_buffer(skill, 30000) then
   return fail('the new case did not open; notes: ' .. vim.inspect(out.notes))
 end
 local new = vim.api.nvim_get_current_buf()

@@ -1,39 +1,15 @@
 -- Headless driver (no agent): the "Create empty `report.pdf`" quick fix on 03-broken.yaml, picked through
 -- vim.lsp.buf.code_action() as a user does, must create the file on disk (issue 27 #2), and the case's
 -- "✗ N problems: fix to run" lens must count one problem fewer without a keystroke (issue 27 #4).
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/common.lua')
 local bufnr = vim.api.nvim_get_current_buf()
 local target = os.getenv('EVALENS_CREATE_TARGET')
 local out = { offered = {} }
-
--- the buffer as drawn: each line, then the virtual text (lenses, diagnostics) Neovim puts after it
-local function screen(b)
-  local rows = {}
-  local spaces = {}
-  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
-    table.insert(spaces, ns)
-  end
-  table.sort(spaces)
-  for i, line in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
-    local virt = {}
-    for _, ns in ipairs(spaces) do
-      for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(b, ns, { i - 1, 0 }, { i - 1, -1 }, { details = true })) do
-        for _, chunk in ipairs(mark[4].virt_text or {}) do
-          table.insert(virt, chunk[1])
-        end
-      end
-    end
-    local drawn = table.concat(virt)
-    table.insert(rows, string.format('%3d  %s%s', i, line, drawn ~= '' and ('    ' .. drawn) or ''))
-  end
-  return rows
-end
+local write_and_quit = common.finisher(out)
 
 local function finish(code)
   out.exists = vim.loop.fs_stat(target) ~= nil
-  local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
-  f:write(vim.fn.json_encode(out))
-  f:close()
-  vim.cmd((code == 0 and 'qall!') or 'cquit ' .. code)
+  write_and_quit(code)
 end
 
 local function missing_fixture()
@@ -46,8 +22,7 @@ end
 
 -- the "✗ N problems" lens's title and its N (nil while there is none)
 local function problems_lens()
-  for _, lens in ipairs(vim.lsp.codelens.get(bufnr) or {}) do
-    local title = lens.command and lens.command.title or ''
+  for _, title in ipairs(common.titles(bufnr)) do
     local n = title:match('^✗ (%d+) problems?')
     if n then
       return title, tonumber(n)
@@ -67,7 +42,7 @@ local before
 out.lens_before, before = problems_lens()
 local d = missing_fixture()
 vim.api.nvim_win_set_cursor(0, { d.lnum + 1, d.col })
-out.screen_before = screen(bufnr)
+out.screen_before = common.screen(bufnr)
 
 local picked = false
 vim.ui.select = function(items, opts, on_choice)
@@ -99,5 +74,5 @@ out.diagnostics_after = {}
 for _, diag in ipairs(vim.diagnostic.get(bufnr)) do
   table.insert(out.diagnostics_after, diag.message)
 end
-out.screen_after = screen(bufnr)
+out.screen_after = common.screen(bufnr)
 finish(0)

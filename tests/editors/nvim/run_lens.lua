@@ -1,100 +1,38 @@
 -- Headless driver: the current buffer is an eval case; run its "▶ Run eval" lens the way a user does
 -- (vim.lsp.codelens.run() on the `name:` line), wait for the verdict, report what the editor shows.
 -- Exit code 0 = every step happened; the pytest wrapper asserts on the JSON written to $EVALENS_NVIM_OUT.
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/common.lua')
 local bufnr = vim.api.nvim_get_current_buf()
 local out = { steps = {} }
 local timeout = tonumber(os.getenv('EVALENS_NVIM_TIMEOUT') or '120') * 1000
-
-local function finish(code)
-  local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
-  f:write(vim.fn.json_encode(out))
-  f:close()
-  vim.cmd((code == 0 and 'qall!') or 'cquit ' .. code)
-end
-
-local function fail(msg)
-  out.error = msg
-  finish(1)
-end
-
-local function client()
-  local all = vim.fn.has('nvim-0.10') == 1 and vim.lsp.get_clients({ bufnr = bufnr }) or vim.lsp.buf_get_clients(bufnr)
-  for _, c in pairs(all) do
-    if c.name == 'evalens' then
-      return c
-    end
-  end
-end
+local finish, fail = common.finisher(out)
 
 local function titles()
-  local t = {}
-  for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
-    if lens.command then
-      table.insert(t, lens.command.title)
-    end
-  end
-  return t
-end
-
--- the buffer as drawn: each line, then the virtual text (lenses, diagnostics) Neovim puts after it
-local function screen(b)
-  local rows = {}
-  local spaces = {}
-  for _, ns in pairs(vim.api.nvim_get_namespaces()) do
-    table.insert(spaces, ns)
-  end
-  table.sort(spaces)
-  for i, line in ipairs(vim.api.nvim_buf_get_lines(b, 0, -1, false)) do
-    local virt = {}
-    for _, ns in ipairs(spaces) do
-      for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(b, ns, { i - 1, 0 }, { i - 1, -1 }, { details = true })) do
-        for _, chunk in ipairs(mark[4].virt_text or {}) do
-          table.insert(virt, chunk[1])
-        end
-      end
-    end
-    local drawn = table.concat(virt)
-    table.insert(rows, string.format('%3d  %s%s', i, line, drawn ~= '' and ('    ' .. drawn) or ''))
-  end
-  return rows
-end
-
-local function rendered(line)
-  local c = client()
-  local ns = vim.lsp.codelens.__namespaces[c.id]
-  local text = {}
-  for _, mark in ipairs(vim.api.nvim_buf_get_extmarks(bufnr, ns, { line, 0 }, { line, -1 }, { details = true })) do
-    for _, chunk in ipairs(mark[4].virt_text or {}) do
-      table.insert(text, chunk[1])
-    end
-  end
-  return table.concat(text)
+  return common.titles(bufnr)
 end
 
 local function has_title(prefix)
-  for _, t in ipairs(titles()) do
-    if t:sub(1, #prefix) == prefix then
-      return t
-    end
-  end
+  return common.title(bufnr, prefix)
 end
 
-if not vim.wait(30000, function()
-  local c = client()
-  return c ~= nil and c.initialized and vim.lsp.buf_is_attached(bufnr, c.id)
-end, 50) then
+-- the lens virtual text on `line`
+local function rendered(line)
+  return common.virtual_text(bufnr, common.lens_namespace(bufnr), line)
+end
+
+if not common.wait_attached(bufnr) then
   return fail('the evalens client did not start and attach')
 end
 table.insert(out.steps, 'attached')
 
-if not vim.wait(30000, function() return has_title('▶ Run eval') ~= nil end, 50) then
+if not common.wait_title(bufnr, '▶ Run eval') then
   return fail('no "▶ Run eval" lens; lenses: ' .. vim.inspect(titles()))
 end
 out.lenses_before = titles()
 local lens_line
-for _, lens in ipairs(vim.lsp.codelens.get(bufnr)) do
-  if lens.command and lens.command.title == '▶ Run eval' then
-    lens_line = lens.range.start.line
+for _, lens in ipairs(common.lenses(bufnr)) do
+  if lens.title == '▶ Run eval' then
+    lens_line = lens.line
   end
 end
 out.lens_line = lens_line
@@ -102,30 +40,18 @@ table.insert(out.steps, 'lenses')
 
 -- What the user is told (vim.notify) and whether K is hover in this buffer (0.7 leaves it on `man`).
 out.notes = {}
-local notify = vim.notify
-vim.notify = function(msg, level, opts)
-  table.insert(out.notes, msg)
-  return notify(msg, level, opts)
-end
+common.record_notes(out.notes)
 local k = vim.fn.maparg('K', 'n', false, true)
 out.k_is_buffer_mapping = type(k) == 'table' and k.buffer == 1
 vim.diagnostic.config({ virtual_text = true }) -- on, as 0.7 has it and the README recommends for 0.11
 
 -- Several lenses share the line, so codelens.run() asks vim.ui.select: choose the lens like a user would.
-local choice = '▶ Run eval'
-vim.ui.select = function(items, opts, on_choice)
-  for i, item in ipairs(items) do
-    if opts.format_item(item) == choice then
-      return on_choice(item, i)
-    end
-  end
-  on_choice(nil, nil)
-end
+common.pick_lens('▶ Run eval')
 vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
 
 -- 1. start a run and cancel it (:EvalensCancel): the user hears about it, no verdict appears
 vim.lsp.codelens.run()
-if not vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
+if not common.wait_title(bufnr, '■ Cancel') then
   return fail('no "■ Cancel" lens while the first run was in flight')
 end
 -- cancel once the agent is really talking to the model (its first run sleeps in its shell until cancelled)
@@ -140,16 +66,10 @@ end, 100) then
   return fail('the first run never reached the model')
 end
 vim.cmd('EvalensCancel')
-if not vim.wait(90000, function() return has_title('▶ Run eval') ~= nil end, 50) then
+if not common.wait_title(bufnr, '▶ Run eval', 90000) then
   return fail('the cancelled run did not end; lenses: ' .. vim.inspect(titles()) .. '; notes: ' .. vim.inspect(out.notes))
 end
-vim.wait(3000, function()
-  for _, n in ipairs(out.notes) do
-    if n:find('cancelled', 1, true) and n:find('Eval', 1, true) then
-      return true
-    end
-  end
-end, 50)
+vim.wait(3000, function() return common.noted(out.notes, 'cancelled', 'Eval') end, 50)
 out.notes_after_cancel = vim.deepcopy(out.notes)
 out.lenses_after_cancel = titles()
 table.insert(out.steps, 'cancelled')
@@ -157,16 +77,14 @@ table.insert(out.steps, 'cancelled')
 -- 2. the real run
 vim.lsp.codelens.run()
 
-if vim.wait(30000, function() return has_title('■ Cancel') ~= nil end, 50) then
+if common.wait_title(bufnr, '■ Cancel') then
   out.saw_cancel_lens = true
 end
 
-if not vim.wait(timeout, function()
-  return has_title('✓') ~= nil or has_title('✗') ~= nil or has_title('⚠') ~= nil
-end, 100) then
+if not vim.wait(timeout, function() return has_title({ '✓', '✗', '⚠' }) ~= nil end, 100) then
   return fail('no verdict lens; lenses: ' .. vim.inspect(titles()))
 end
-out.verdict_lens = has_title('✓') or has_title('✗') or has_title('⚠')
+out.verdict_lens = has_title({ '✓', '✗', '⚠' })
 vim.wait(2000, function() return rendered(lens_line):find(out.verdict_lens, 1, true) ~= nil end, 50)
 out.rendered = rendered(lens_line)
 table.insert(out.steps, 'verdict')
@@ -204,13 +122,13 @@ for ns = 1, 300 do -- 0.7 draws diagnostics in anonymous namespaces: look at eve
   end
 end
 out.diagnostic_virtual_text = diag_virt
-out.screen = screen(bufnr)
+out.screen = common.screen(bufnr)
 out.notes_at_end = out.notes
 
 -- :EvalensShow on the case under the cursor: its run as a read-only Markdown buffer, a closed fold per turn.
 vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
 vim.cmd('EvalensShow')
-if not vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+if not common.wait_other_buffer(bufnr) then
   return fail(':EvalensShow opened no buffer')
 end
 local shown = vim.api.nvim_get_current_buf()
@@ -228,39 +146,30 @@ end
 table.insert(out.steps, 'show')
 
 -- the "Show run" lens does the same (a client-side command: Neovim opens the buffer, VS Code a webview)
-vim.cmd('only')
-vim.api.nvim_set_current_buf(bufnr)
-vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
-choice = 'Show run'
+common.back_to(bufnr, lens_line + 1)
+common.pick_lens('Show run')
 out.show_lens = has_title('Show run') ~= nil
 vim.lsp.codelens.run()
-out.show_lens_opened = vim.wait(15000, function()
-  local b = vim.api.nvim_get_current_buf()
-  return b ~= bufnr and vim.bo[b].filetype == 'markdown'
-end, 50)
+out.show_lens_opened = common.wait_markdown_opened(bufnr)
 table.insert(out.steps, 'show-lens')
 
 -- :EvalensCompare: the case's two most recent runs side by side (the cancelled run is passed over: one run)
-vim.cmd('only')
-vim.api.nvim_set_current_buf(bufnr)
-vim.api.nvim_win_set_cursor(0, { lens_line + 1, 0 })
+common.back_to(bufnr, lens_line + 1)
 vim.cmd('EvalensCompare')
-if vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+if common.wait_other_buffer(bufnr) then
   out.compare = vim.api.nvim_buf_get_lines(vim.api.nvim_get_current_buf(), 0, -1, false)
 end
 -- :EvalensLastReport: the newest report rendered, not its JSON
-vim.cmd('only')
-vim.api.nvim_set_current_buf(bufnr)
+common.back_to(bufnr)
 vim.cmd('EvalensLastReport')
-if vim.wait(15000, function() return vim.api.nvim_get_current_buf() ~= bufnr end, 50) then
+if common.wait_other_buffer(bufnr) then
   local b = vim.api.nvim_get_current_buf()
   out.last_report = { filetype = vim.bo[b].filetype, first = vim.api.nvim_buf_get_lines(b, 0, 3, false) }
 end
 table.insert(out.steps, 'compare')
 -- :EvalensTurns: the turns evalens/runTurn streamed during the runs
-vim.cmd('only')
-vim.api.nvim_set_current_buf(bufnr)
+common.back_to(bufnr)
 vim.cmd('EvalensTurns')
 out.turns = vim.api.nvim_buf_get_lines(vim.api.nvim_get_current_buf(), 0, -1, false)
-out.version = tostring(vim.version().major) .. '.' .. tostring(vim.version().minor)
+out.version = common.version()
 finish(0)

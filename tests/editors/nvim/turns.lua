@@ -1,12 +1,13 @@
 -- Headless driver (no server): :EvalensTurns opens at the newest turn and follows new ones like `tail -f`,
 -- unless the user scrolled up to read (issue 27 #10). Writes what it saw to $EVALENS_NVIM_OUT.
+local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/common.lua')
 local show = require('evalens.show')
 local out = {}
 local function turn(run, seq, text)
   show.turn({ uri = 'file:///p/a.yaml', name = 'greet', run = run, seq = seq, kind = 'text', text = text })
 end
 
-local ok, err = pcall(function()
+common.run(out, function()
   for i = 0, 59 do
     turn(1, i, 'turn ' .. i)
   end
@@ -27,8 +28,3 @@ local ok, err = pcall(function()
   turn(2, 1, 'more')
   out.stayed_at = vim.api.nvim_win_get_cursor(win)[1]
 end)
-out.error = not ok and tostring(err) or nil
-local f = assert(io.open(os.getenv('EVALENS_NVIM_OUT'), 'w'))
-f:write(vim.fn.json_encode(out))
-f:close()
-vim.cmd(ok and 'qall!' or 'cquit 1')
