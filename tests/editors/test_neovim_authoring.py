@@ -4,54 +4,24 @@ case file and puts the cursor on its prompt. No agent: the dry run shows which v
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE, REPO
-from tests.editors.test_neovim import _nvim, readme_init
+from tests.editors.nvim_session import Neovim, example_package
 
 pytestmark = pytest.mark.editors
-
-DRIVER = REPO / "tests" / "editors" / "nvim" / "authoring.lua"
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_save_and_run_and_new_case(version: str, tmp_path: Path):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    pkg = example_package(tmp_path)
     case = pkg / "evals" / "cases" / "01-extract-text.yaml"
     saved = case.read_text()
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        EVALENS_NVIM_OUT=str(result_file),
-        EVALENS_SKILL_MD=str(pkg / "skills" / "pdf-tools" / "SKILL.md"),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-    )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-        cwd=pkg,
-        stdin=subprocess.DEVNULL,
-    )
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    skill_md = pkg / "skills" / "pdf-tools" / "SKILL.md"
+    env = {"EVALENS_SKILL_MD": str(skill_md)}
+    result = nvim.run_driver("authoring.lua", tmp_path, open_file=case, cwd=pkg, timeout=180, env=env).result
 
     # asked once per run, in words that say what a run reads
     assert result["modified_before"] is True

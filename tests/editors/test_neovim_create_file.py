@@ -5,56 +5,27 @@ workspace/codeLens/refresh, so it kept the old count (issue 27 #4). No agent."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE, REPO
 from tests.editors.doc_images import nvim_capture
-from tests.editors.test_neovim import _nvim, readme_init
+from tests.editors.nvim_session import Neovim, example_package
 
 pytestmark = pytest.mark.editors
-
-DRIVER = REPO / "tests" / "editors" / "nvim" / "create_file.lua"
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_create_file_quick_fix_writes_the_file(version: str, tmp_path: Path):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    pkg = example_package(tmp_path)
     target = pkg / "evals" / "fixtures" / "report.pdf"
     assert not target.exists()
     case = pkg / "evals" / "cases" / "03-broken.yaml"
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        EVALENS_NVIM_OUT=str(result_file),
-        EVALENS_CREATE_TARGET=str(target),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-    )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-        cwd=pkg,
-        stdin=subprocess.DEVNULL,
-    )
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    env = {"EVALENS_CREATE_TARGET": str(target)}
+    result = nvim.run_driver(
+        "create_file.lua", tmp_path, open_file=case, cwd=pkg, timeout=180, env=env
+    ).result
     assert any("Create empty `report.pdf`" in t for t in result["offered"]), result
     assert target.is_file() and target.read_bytes() == b""
     assert result["buffer"] is True

@@ -6,63 +6,29 @@ docs/img/ are copied from there)."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from evalens.runner.engines.base import EngineNotFound, find_binary
-from tests.conftest import EXAMPLE, REPO
+from tests.conftest import REPO
 from tests.editors.lens_package import ARMS_TITLES, FIRED, STOLEN, prepare_lens_package
-from tests.editors.test_neovim import _nvim, readme_init
+from tests.editors.nvim_session import Neovim, claude_or_skip, example_package
 
 pytestmark = pytest.mark.editors
 
-DRIVER = REPO / "tests" / "editors" / "nvim" / "lab_lenses.lua"
 ARTIFACTS = REPO / "build" / "e2e" / "nvim-lab"
 
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_arms_and_trigger_lenses_in_neovim(version: str, tmp_path: Path):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    try:
-        find_binary("claude", "EVALENS_CLAUDE_BIN")
-    except EngineNotFound:
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    claude_or_skip()
+    pkg = example_package(tmp_path)
     (pkg / "evals" / "reports").mkdir()
     trigger_set = prepare_lens_package(pkg)
     skill_md = pkg / "skills" / "pdf-tools" / "SKILL.md"
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        EVALENS_NVIM_OUT=str(result_file),
-        EVALENS_SKILL_MD=str(skill_md),
-        EVALENS_TRIGGER_SET=str(trigger_set),
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-    )
-    proc = subprocess.run(
-        [nvim, "--headless", "-u", str(init), "-c", f"luafile {DRIVER}"],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        env=env,
-        cwd=pkg,
-        stdin=subprocess.DEVNULL,
-    )
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    env = {"EVALENS_SKILL_MD": str(skill_md), "EVALENS_TRIGGER_SET": str(trigger_set)}
+    result = nvim.run_driver("lab_lenses.lua", tmp_path, cwd=pkg, timeout=180, env=env).result
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     v = version.replace(".", "")
     (ARTIFACTS / f"nvim{v}-arms-lens.txt").write_text("\n".join(result["arms_screen"]) + "\n")

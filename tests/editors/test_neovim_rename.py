@@ -5,26 +5,19 @@ file, same content, a name no unit has any more) carries the run over to the new
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from evalens.runner.engines.base import EngineNotFound, find_binary
-from tests.conftest import EXAMPLE, REPO
 from tests.editors.doc_images import nvim_capture
-from tests.editors.test_neovim import _nvim, readme_init
+from tests.editors.nvim_session import Neovim, claude_or_skip, example_package
 from tests.fakemodel.server import FakeModelServer
 
 pytestmark = pytest.mark.editors
 
-DRIVER = REPO / "tests" / "editors" / "nvim" / "rename.lua"
 OLD, NEW = "extract-text", "text-extraction"
 # the agent writes the file and quotes its first line: every check passes (as in the code-server e2e)
 EXTRACT = {
@@ -45,48 +38,22 @@ def fake_model(tmp_path: Path) -> Iterator[FakeModelServer]:
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_renamed_case_keeps_its_run(version: str, tmp_path: Path, fake_model: FakeModelServer):
-    nvim = _nvim(version)
-    if nvim is None:
-        pytest.skip(f"Neovim {version} is not installed (run .ci/install-neovim.sh)")
-    try:
-        find_binary("claude", "EVALENS_CLAUDE_BIN")
-    except EngineNotFound:
-        pytest.skip("claude CLI not installed (run .ci/install-agents.sh)")
-    pkg = tmp_path / "pdf-tools"
-    shutil.copytree(EXAMPLE, pkg, ignore=shutil.ignore_patterns("reports"))
+    nvim = Neovim.or_skip(version)
+    claude_or_skip()
+    pkg = example_package(tmp_path)
     case = pkg / "evals" / "cases" / "01-extract-text.yaml"
     assert case.read_text().startswith(f"name: {OLD}\n")
-    init = tmp_path / "init.lua"
-    init.write_text(readme_init(version))
-    result_file = tmp_path / "result.json"
-    sandboxes = Path(tempfile.mkdtemp(prefix="evn-"))  # short: sandbox bridge sockets have a 108-byte limit
-    sandboxes.chmod(0o711)  # as root, the agent runs as an unprivileged uid that must reach it
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
-    env.update(
-        ANTHROPIC_BASE_URL=fake_model.anthropic_base_url,
-        ANTHROPIC_API_KEY="test-key-not-real",
-        EVALENS_SANDBOX_DIR=str(sandboxes),
-        EVALENS_NVIM_OUT=str(result_file),
-        EVALENS_NEW_NAME=NEW,
-        XDG_STATE_HOME=str(tmp_path / "xdg"),
-        XDG_DATA_HOME=str(tmp_path / "xdg"),
-        XDG_CACHE_HOME=str(tmp_path / "xdg"),
-        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+    run = nvim.run_driver(
+        "rename.lua",
+        tmp_path,
+        open_file=case,
+        cwd=pkg,
+        timeout=240,
+        env={"EVALENS_NEW_NAME": NEW},
+        model=fake_model,
+        sandboxes=True,
     )
-    try:
-        proc = subprocess.run(
-            [nvim, "--headless", "-u", str(init), str(case), "-c", f"luafile {DRIVER}"],
-            capture_output=True,
-            text=True,
-            timeout=240,
-            env=env,
-            cwd=pkg,
-            stdin=subprocess.DEVNULL,
-        )
-    finally:
-        shutil.rmtree(sandboxes, ignore_errors=True)
-    result = json.loads(result_file.read_text()) if result_file.exists() else {}
-    assert proc.returncode == 0, (result, proc.stdout[-2000:], proc.stderr[-2000:])
+    result = run.result
     assert result["version"] == version
     assert case.read_text().startswith(f"name: {NEW}\n")  # saved
 
@@ -106,7 +73,7 @@ def test_renamed_case_keeps_its_run(version: str, tmp_path: Path, fake_model: Fa
         text=True,
         timeout=120,
         cwd=pkg,
-        env=env,
+        env=run.env,
     )
     said = dry.stdout + dry.stderr
     assert dry.returncode == 0, said
