@@ -32,9 +32,32 @@ export function cellId(caseId: string, cell: Pick<MatrixCell, "column">): string
   return `${caseId}@cell:${cell.column}`;
 }
 
-/** What running a matrix cell's item runs: its case, on that cell's engine and model. */
-export function cellOverrides(cell: Pick<MatrixCell, "engine" | "model">): CaseCommandArgs {
-  return { ...(cell.engine ? { engine: cell.engine } : {}), ...(cell.model ? { model: cell.model } : {}) };
+/** What running a matrix cell's item runs: its case, on that cell's engine and model (and as its arm, for a
+ * cell of an `--arms` run). */
+export function cellOverrides(cell: Pick<MatrixCell, "engine" | "model" | "arm">): CaseCommandArgs {
+  return { ...(cell.engine ? { engine: cell.engine } : {}), ...(cell.model ? { model: cell.model } : {}), ...(cell.arm ? { arm: cell.arm } : {}) };
+}
+
+/** The icon a matrix cell item's label starts with: the cell's state over its runs, told apart at a glance
+ * (pass, fail, flaky, error, skipped or over budget; a dash where the cell did not run the case). A label's
+ * icon and not the item's test state: a cell's result is the newest matrix run's, not a run of this window,
+ * and a no-skill arm that fails as expected must not turn its case and file red. */
+export function cellIcon(state: MatrixCell["state"]): string {
+  switch (state) {
+    case "PASS":
+      return "$(pass)";
+    case "FAIL":
+      return "$(error)";
+    case "FLAKY":
+      return "$(warning)";
+    case "ERROR":
+      return "$(issues)";
+    case "SKIP":
+    case "BUDGET":
+      return "$(debug-step-over)";
+    default:
+      return "$(dash)";
+  }
 }
 
 function packageUri(root: string): vscode.Uri {
@@ -374,12 +397,15 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     run.end();
   }
 
-  /** One child item per cell of the package's newest matrix run: the cell's engine · model as its label, its
-   * k/N, interval and cost (the server's one wording) as its description. Running one runs the case there. */
+  /** One child item per cell of the package's newest matrix run: the cell's state icon and engine · model (·
+   * arm) as its label, its k/N, interval and cost (the server's one wording) as its description. Running one
+   * runs the case there. */
   private setCells(item: vscode.TestItem, cells: MatrixCell[]): void {
     const children = cells.map((cell) => {
       const id = cellId(item.id, cell);
-      const child = item.children.get(id) ?? this.controller.createTestItem(id, cell.column, item.uri);
+      const label = `${cellIcon(cell.state)} ${cell.column}`;
+      const child = item.children.get(id) ?? this.controller.createTestItem(id, label, item.uri);
+      child.label = label;
       child.description = cell.text;
       child.range = item.range;
       child.tags = [...item.tags.filter((t) => !t.id.startsWith("engine:")), ...(cell.engine ? [new vscode.TestTag(`engine:${cell.engine}`)] : [])];
