@@ -1,6 +1,7 @@
 // Drives code-server for the matrix of a scripted two-engine, three-arm run (tests/editors/test_vscode_matrix.py):
-// the case's hover with its row (one column per cell), the Test Explorer's cell items under the case, and the run
-// page's matrix table from Show Run. Usage: node drive_matrix.js <baseUrl> <workspaceFolder>;
+// the case's hover with its row (one line per engine · model · arm cell, then each engine's uplift per arm), the
+// Test Explorer's cell items under the case (each with its state's icon), the run page's matrix table from Show
+// Run, and running one cell item (its engine, model and arm). Usage: node drive_matrix.js <baseUrl> <workspaceFolder>;
 // Env: SHOT_DIR, RESULT_FILE, CHROMIUM, EVALENS_DOCS_IMG (copy the screenshots to docs/img/).
 const { OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, chooseMenuItem, runCommand, runPageFrame, launch } = require('./lib');
 
@@ -9,6 +10,34 @@ const path = require('path');
 
 const [BASE, FOLDER] = process.argv.slice(2);
 const CASE = 'tables';
+const RUN_CELL = /claude-code · .* · no skill/; // the cell item run from the Test Explorer (the fake serves claude)
+
+/** Drags the sash whose middle is nearest (x, y) by (dx, dy): widens the side bar, or resizes a hover. */
+async function dragSash(page, selector, pick, dx, dy) {
+  const sashes = page.locator(selector);
+  const boxes = [];
+  for (let i = 0; i < (await sashes.count()); i++) {
+    const box = await sashes.nth(i).boundingBox().catch(() => null);
+    if (box && box.width > 0 && box.height > 0) boxes.push(box);
+  }
+  const box = pick(boxes);
+  if (!box) return false;
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + dx / 2, y + dy / 2, { steps: 5 });
+  await page.mouse.move(x + dx, y + dy, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForTimeout(400);
+  return true;
+}
+
+/** The JSON reports in the workspace's reports folder that are not cell reports of the matrix run. */
+function plainReports() {
+  const dir = path.join(FOLDER, 'evals', 'reports');
+  return fs.readdirSync(dir).filter((n) => n.endsWith('.json') && !/-cell-\d+\.json$/.test(n)).map((n) => path.join(dir, n));
+}
 
 (async () => {
   const { browser, page } = await launch();
@@ -39,13 +68,31 @@ const CASE = 'tables';
       result.hover = text;
       result.hoverCells = await page.locator('.monaco-hover:visible table td').allInnerTexts().catch(() => []);
       result.hoverHeads = await page.locator('.monaco-hover:visible table th').allInnerTexts().catch(() => []);
-      // the matrix row is under the last run's details: scroll the hover to its end for the picture
-      const box = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
-      if (box) {
-        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-        await page.mouse.wheel(0, 3000);
-        await page.waitForTimeout(400);
+      // the matrix is under the last run's details: make the hover taller and wider (its south and east sashes),
+      // then scroll it so the matrix's heading is at its top and the whole table shows
+      const hoverBox = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
+      if (hoverBox) {
+        const room = 800 - (hoverBox.y + hoverBox.height);
+        await dragSash(page, '.monaco-resizable-hover .monaco-sash.horizontal', (b) => b.sort((p, q) => q.y - p.y)[0], 0, Math.max(0, room));
+        await dragSash(page, '.monaco-resizable-hover .monaco-sash.vertical', (b) => b.sort((p, q) => q.x - p.x)[0], 250, 0);
       }
+      result.hoverResized = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
+      await page.evaluate(() => {
+        const hover = [...document.querySelectorAll('.monaco-hover')].find((h) => h.offsetParent !== null);
+        const heading = hover && [...hover.querySelectorAll('strong')].find((e) => e.textContent === 'Matrix');
+        if (heading) heading.scrollIntoView({ block: 'start' });
+      });
+      await page.waitForTimeout(400);
+      // the table's last row is inside the hover's visible box: nothing cut off
+      result.hoverTableVisible = await page.evaluate(() => {
+        const hover = [...document.querySelectorAll('.monaco-hover')].find((h) => h.offsetParent !== null);
+        const rows = hover ? hover.querySelectorAll('table tr') : [];
+        if (!rows.length) return false;
+        const box = hover.getBoundingClientRect();
+        const first = rows[0].getBoundingClientRect();
+        const last = rows[rows.length - 1].getBoundingClientRect();
+        return first.top >= box.top - 1 && last.bottom <= box.bottom + 1 && last.right <= box.right + 1;
+      });
       await shot(page, 'matrix-hover.png', 'vscode-matrix-hover.png');
       await dismissWidgets(page);
     });
@@ -58,6 +105,9 @@ const CASE = 'tables';
         text: (r.textContent || '').trim(),
         label: (r.getAttribute('aria-label') || '').trim(),
         level: Number(r.getAttribute('aria-level') || 0),
+        // the codicon the label starts with (a cell item's state), as VS Code drew it
+        icons: [...r.querySelectorAll('.label .codicon, .test-label .codicon, .monaco-icon-label .codicon, [class*="codicon-"]')]
+          .flatMap((e) => [...e.classList].filter((c) => c.startsWith('codicon-') && c !== 'codicon-modifier-spin')),
       })));
       // expand the package, the case file and the case (select a row, then ArrowRight) until the cell rows show
       for (let i = 0; i < 40; i++) {
@@ -73,6 +123,14 @@ const CASE = 'tables';
         }
         await page.waitForTimeout(500);
       }
+      // a side bar wide enough to read each cell's label and its k/N, interval and cost
+      const side = await page.locator('.part.sidebar').first().boundingBox().catch(() => null);
+      if (side) {
+        const edge = side.x + side.width;
+        await dragSash(page, '.monaco-sash.vertical', (b) => b.filter((q) => Math.abs(q.x + q.width / 2 - edge) < 8)[0], 1000 - edge, 0);
+      }
+      result.sidebarWidth = (await page.locator('.part.sidebar').first().boundingBox().catch(() => null))?.width;
+      await page.waitForTimeout(500);
       result.testExplorerRows = await rowsInfo();
       await shot(page, 'matrix-test-explorer.png', 'vscode-matrix-test-explorer.png');
     });
@@ -99,6 +157,29 @@ const CASE = 'tables';
       if (process.env.EVALENS_DOCS_IMG) {
         fs.copyFileSync(section, path.resolve(__dirname, '..', '..', '..', 'docs', 'img', 'run-page-matrix.png'));
       }
+    });
+
+    await step('matrix-run-cell', async () => {
+      // run one cell item: the case runs on that cell's engine and model, as its arm (a new plain report)
+      await dismissWidgets(page);
+      await runCommand(page, 'View: Show Testing');
+      const before = new Set(plainReports());
+      const tree = page.locator('.test-explorer .monaco-list-row');
+      const texts = await tree.evaluateAll((els) => els.map((r) => (r.textContent || '').trim()));
+      const index = texts.findIndex((t) => RUN_CELL.test(t));
+      if (index < 0) throw new Error(`no cell item matching ${RUN_CELL}: ${JSON.stringify(texts)}`);
+      result.ranCell = texts[index];
+      await tree.nth(index).click({ button: 'right' });
+      await chooseMenuItem(page, 'Run Test');
+      let report = '';
+      for (let i = 0; i < 240 && !report; i++) {
+        await page.waitForTimeout(500);
+        report = plainReports().find((p) => !before.has(p)) || '';
+      }
+      if (!report) throw new Error('the cell item\'s run wrote no report in 120 s');
+      await page.waitForTimeout(1500); // the report is written atomically; the Test Explorer catches up
+      result.cellRunReport = report;
+      await shot(page, 'matrix-run-cell.png');
     });
 
     result.ok = true;
