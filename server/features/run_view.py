@@ -103,8 +103,30 @@ def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str
     }
 
 
-def render(args: dict[str, Any]) -> dict[str, Any] | None:
-    """The command's answer (blocking: call it in a worker thread)."""
+def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
+    """The live page of unit ``name`` of the eval file ``path`` while it runs, from its batch's run log
+    (``runner/live_run.py``: UAAPS cases and every other format alike); None when its newest batch has a report.
+    The answer has ``live: true``: asked again, it follows the unit, and once the batch's report is written the
+    answer is the finished run page."""
+    from evalens.runner.live_run import live_run, render_live_html, render_live_markdown
+
+    live = live_run(Path(path), name)
+    if live is None:
+        return None
+    text = render_live_markdown(live) if fmt == "markdown" else render_live_html(live)
+    return {
+        "format": fmt,
+        "text": text,
+        "title": f"evalens: {name} (running)",
+        "reportPath": str(live.report),
+        "anchor": "live",
+        "live": True,
+    }
+
+
+def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None:
+    """The command's answer (blocking: call it in a worker thread); ``running``: the server runs the unit now,
+    so its live page is answered while its batch has no report."""
     from evalens.runner.report import NotAReport
     from evalens.runner.run_view import load_view
 
@@ -112,6 +134,11 @@ def render(args: dict[str, Any]) -> dict[str, Any] | None:
     fmt = "markdown" if args.get("format") == "markdown" else "html"
     if args.get("compare") is True:
         return render_compare(args, name, fmt)
+    live_path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
+    if running and live_path and name is not None and not isinstance(args.get("reportPath"), str):
+        page = render_live(live_path, name, fmt)
+        if page is not None:
+            return page
     recorded = name  # the unit's name in the report: its old one when it was renamed since
     if isinstance(args.get("reportPath"), str):
         report_path: Path | None = Path(args["reportPath"])
@@ -198,4 +225,21 @@ def register(server: Any) -> None:
             if args and isinstance(args[0], dict)
             else dict(zip(("uri", "name"), args, strict=False))
         )
-        return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), render, arg)
+        running = is_running(getattr(ls, "runs", None), arg)
+        return await asyncio.get_running_loop().run_in_executor(
+            getattr(ls, "thread_pool", None), render, arg, running
+        )
+
+
+def is_running(runs: Any, arg: dict[str, Any]) -> bool:
+    """The server runs the unit ``arg`` names now: its own run, or a whole-file run of its file."""
+    from evalens.server.features.run_formats import ALL
+
+    name = arg.get("name")
+    path = uris.usable_path(arg.get("uri") or "") if arg.get("uri") else None
+    if runs is None or not isinstance(name, str):
+        return False
+    return any(
+        h.name in (name, ALL) and (h.uri == arg.get("uri") or str(h.case_file) == path)
+        for h in list(getattr(runs, "active", {}).values())
+    )
