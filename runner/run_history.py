@@ -3,7 +3,9 @@ per batch, filtered by verdict, engine and date.
 
 A batch is its report (``evals/reports/<timestamp>.json``); a batch killed before it wrote one is read from its
 run log alone (``runner/run_log.py``: ``unit_results``), so it is listed too, marked interrupted and with no
-report to open or compare. Reading never raises for a broken file: it is passed over.
+report to open or compare. A unit cut short by a cancel (the editor's ■ Cancel, or Ctrl-C: the report's
+``interrupted`` with the unit's "interrupted" ERROR) is listed as cancelled: it has no verdict, so the view says
+so and the ERROR filter does not keep it. Reading never raises for a broken file: it is passed over.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalens.runner.run_compare import MAX_REPORTS, reports_folder
+
+CANCELLED = "CANCELLED"
 
 
 @dataclass(frozen=True)
@@ -28,23 +32,27 @@ class RunEntry:
     report_path: str | None  # None: a killed batch known only from its run log
     duration_seconds: float | None = None
     interrupted: bool = False
+    cancelled: bool = False  # cut short before it finished: ``verdict`` is the report's ERROR, not a result
+
+    @property
+    def shown(self) -> str:
+        """What the view shows and the filter matches: CANCELLED for a unit cut short, else its state."""
+        return CANCELLED if self.cancelled else self.state or self.verdict
 
 
 @dataclass(frozen=True)
 class RunFilter:
-    """What the Runs view keeps: any of ``verdicts`` (empty: all), one ``engine``, batches on or after ``since``
-    (a date or time in ISO 8601, compared as text: ``2026-02-22`` keeps that day and later)."""
+    """What the Runs view keeps: any of ``verdicts`` (empty: all; ``CANCELLED`` for the units cut short), one
+    ``engine``, batches on or after ``since`` (a date or time in ISO 8601, compared as text: ``2026-02-22`` keeps
+    that day and later)."""
 
     verdicts: tuple[str, ...] = ()
     engine: str | None = None
     since: str | None = None
 
     def keeps(self, entry: RunEntry) -> bool:
-        if (
-            self.verdicts
-            and (entry.state or entry.verdict) not in self.verdicts
-            and entry.verdict not in self.verdicts
-        ):
+        faces = {entry.shown} if entry.cancelled else {entry.shown, entry.verdict}
+        if self.verdicts and not faces & set(self.verdicts):
             return False
         if self.engine and entry.engine != self.engine:
             return False
@@ -61,6 +69,7 @@ def _from_report(path: Path, package_root: Path) -> list[RunEntry]:
         return []
     out = []
     for case in report.cases:
+        cut = is_interrupted(case, report)
         case_file = case.case_file
         if case_file and not Path(case_file).is_absolute():
             case_file = str((package_root / case_file).resolve())
@@ -75,7 +84,8 @@ def _from_report(path: Path, package_root: Path) -> list[RunEntry]:
                 case_file=case_file,
                 report_path=str(path),
                 duration_seconds=case.duration_seconds,
-                interrupted=is_interrupted(case, report),
+                interrupted=cut,
+                cancelled=cut,
             )
         )
     return out

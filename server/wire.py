@@ -234,7 +234,7 @@ class ListRunsArgs(Wire):
 
     uri: str | None = None
     verdicts: list[str] | None = None
-    """PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all)."""
+    """PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET, CANCELLED (a unit cut short; empty or none: all)."""
     engine: str | None = None
     since: str | None = None
     """ISO 8601 date or time: batches on or after it."""
@@ -255,6 +255,9 @@ class RunEntry(Wire):
     """None: a batch killed before its report (read from its run log)."""
     duration_seconds: float | None = None
     interrupted: bool | None = None
+    cancelled: bool | None = None
+    """Cut short by a cancel (the editor's ■ Cancel, Ctrl-C) before it finished: no verdict; ``verdict`` is the
+    report's ERROR for it, which a view does not show."""
 
 
 class MatrixArgs(Wire):

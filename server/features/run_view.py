@@ -201,6 +201,7 @@ def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
             report_path=e.report_path,
             duration_seconds=e.duration_seconds,
             interrupted=e.interrupted or None,
+            cancelled=e.cancelled or None,
         ).wire()
         for e in entries
     ]

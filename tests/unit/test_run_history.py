@@ -129,3 +129,33 @@ def test_list_runs_command_answers_wire_entries(tmp_path: Path) -> None:
         ("a", "FAIL", True),
         ("a", "ERROR", None),
     ]
+
+
+def _cancelled_batch(pkg: Path, stamp: str) -> Path:
+    """The report the editor's ■ Cancel leaves (runner/suites/uaaps.py on CancelledError): the batch marked
+    interrupted, the cut-short unit an ERROR "interrupted", one never started "not run", one finished before."""
+    path = _report(pkg, stamp, "claude-code", "sonnet", {"done": "PASS", "slow": "ERROR", "next": "SKIP"})
+    report = json.loads(path.read_text())
+    report["interrupted"] = True
+    for case in report["cases"]:
+        if case["name"] == "slow":
+            case.update(reason="interrupted", error="interrupted before the case finished")
+        if case["name"] == "next":
+            case.update(reason="not run", error="not run: interrupted")
+    path.write_text(json.dumps(report))
+    return path
+
+
+def test_a_cancelled_unit_is_listed_as_cancelled_not_error(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    _cancelled_batch(pkg, "2026-01-05T10:00:00Z")
+    runs = {r.name: r for r in list_runs(pkg)}
+    assert runs["slow"].cancelled and runs["slow"].shown == "CANCELLED"
+    assert runs["next"].cancelled and runs["next"].shown == "CANCELLED"  # cancelled before it started
+    # finished before the cancel: its verdict
+    assert not runs["done"].cancelled and runs["done"].shown == "PASS"
+    assert list_runs(pkg, RunFilter(verdicts=("ERROR",))) == []  # not an error of the agent or the judge
+    assert [r.name for r in list_runs(pkg, RunFilter(verdicts=("CANCELLED",)))] == ["slow", "next"]
+    wire = {e["name"]: e for e in list_runs_command({}, [pkg])}
+    assert wire["slow"]["cancelled"] is True and wire["next"]["cancelled"] is True
+    assert not wire["done"]["cancelled"]

@@ -196,7 +196,7 @@ export interface CaseResult {
  */
 export interface ListRunsArgs {
   uri?: string | null;
-  /** PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET (empty or none: all). */
+  /** PASS, FAIL, FLAKY, SKIP, ERROR, BUDGET, CANCELLED (a unit cut short; empty or none: all). */
   verdicts?: string[] | null;
   engine?: string | null;
   /** ISO 8601 date or time: batches on or after it. */
@@ -217,6 +217,11 @@ export interface RunEntry {
   reportPath?: string | null;
   durationSeconds?: number | null;
   interrupted?: boolean | null;
+  /**
+   * Cut short by a cancel (the editor's ■ Cancel, Ctrl-C) before it finished: no verdict; `verdict` is the
+   * report's ERROR for it, which a view does not show.
+   */
+  cancelled?: boolean | null;
 }
 
 /** `evalens.matrix`: the newest matrix run of the package holding `uri`, or only unit `name`'s row. */

@@ -16,10 +16,15 @@ const ICONS: Record<string, string> = {
   BUDGET: "credit-card",
 };
 
+/** A unit cut short by a cancel has no verdict: it is listed as cancelled (as Test Results' "■ <case>:
+ * cancelled" line says), never as the ERROR its report records for it. */
+export const CANCELLED = "■ cancelled";
+
 /** "first-line" with "PASS · claude-code · sonnet · 2026-01-03 10:00" beside it. */
 export function runDescription(e: RunEntry): string {
   const when = e.timestamp.replace("T", " ").replace(/:\d\d(\.\d+)?Z?$/, "");
-  return [e.state ?? e.verdict, e.engine, e.model, when, e.interrupted ? "interrupted" : ""].filter(Boolean).join(" · ");
+  const shown = e.cancelled ? CANCELLED : e.state ?? e.verdict;
+  return [shown, e.engine, e.model, when, e.interrupted && !e.cancelled ? "interrupted" : ""].filter(Boolean).join(" · ");
 }
 
 /** The filter in words, for the view's description ("" when none). */
@@ -53,7 +58,7 @@ export class RunsView implements vscode.TreeDataProvider<RunEntry>, vscode.Dispo
   getTreeItem(e: RunEntry): vscode.TreeItem {
     const item = new vscode.TreeItem(e.name, vscode.TreeItemCollapsibleState.None);
     item.description = runDescription(e);
-    item.iconPath = new vscode.ThemeIcon(ICONS[e.state ?? e.verdict] ?? "circle-outline");
+    item.iconPath = new vscode.ThemeIcon(e.cancelled ? "debug-stop" : ICONS[e.state ?? e.verdict] ?? "circle-outline");
     item.contextValue = e.reportPath ? "evalensRun" : "evalensRunNoReport";
     item.tooltip = `${e.name}: ${runDescription(e)}${e.reportPath ? `\n${e.reportPath}` : "\nno report: the batch was killed"}`;
     if (e.reportPath) {
@@ -89,7 +94,7 @@ export class RunsView implements vscode.TreeDataProvider<RunEntry>, vscode.Dispo
   }
 }
 
-const VERDICTS = ["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", "BUDGET"];
+const VERDICTS = ["PASS", "FAIL", "FLAKY", "ERROR", "SKIP", "BUDGET", "CANCELLED"];
 
 export function registerRunsView(server: EvalServer, log: vscode.LogOutputChannel): vscode.Disposable[] {
   const runs = new RunsView(server, log);

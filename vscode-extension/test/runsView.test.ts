@@ -56,3 +56,9 @@ test("a run reads as its verdict, engine, model and time; two runs compare only 
   assert.ok(!comparable(run(), run({ reportPath: undefined })));
   assert.equal(describeFilter({ verdicts: ["FAIL", "ERROR"], engine: "codex", since: "2026-01-02" }), "FAIL|ERROR · codex · since 2026-01-02");
 });
+
+test("a unit cut short by a cancel reads as cancelled, never as the ERROR its report records", () => {
+  const cut = runDescription(run({ verdict: "ERROR", interrupted: true, cancelled: true }));
+  assert.equal(cut, "■ cancelled · claude-code · sonnet · 2026-01-03 10:00");
+  assert.ok(!cut.includes("ERROR") && !cut.includes("PASS"));
+});
