@@ -30,7 +30,7 @@ export type ServerState = "stopped" | "starting" | "running" | "failed" | "notIn
 
 /** A run started outside the Test Explorer, i.e. the server's `▶ Run eval` code lens. */
 export interface LensRunHooks {
-  lensRunStarted(uri: string, name: string): void;
+  lensRunStarted(uri: string, name: string, runs?: number): void;
   lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void;
   /** A lens that runs many units (Run all, a whole file): one Test Results run for all of them. */
   lensBatchStarted(): LensBatch;
@@ -282,7 +282,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     if (!target || target.dryRun || !this.lensHooks) {
       return next(command, args);
     }
-    this.lensHooks.lensRunStarted(target.uri, target.name);
+    this.lensHooks.lensRunStarted(target.uri, target.name, target.runs);
     try {
       const result = await next(command, args);
       this.lensHooks.lensRunFinished(target.uri, target.name, result);

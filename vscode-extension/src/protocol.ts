@@ -21,13 +21,15 @@ export function isLensBatch(command: string, args: unknown[]): boolean {
   return command === Commands.runAll || command === Commands.runFile || (command === Commands.runCase && first.name === "*");
 }
 
-/** Arguments of an `evalens.runCase` lens command: one object `{uri, name}` (positional `[uri, name]` also accepted). */
-export function lensRunTarget(args: unknown[]): { uri: string; name: string; dryRun: boolean } | undefined {
+/** Arguments of an `evalens.runCase` lens command: one object `{uri, name}` (positional `[uri, name]` also accepted);
+ * `runs` when the lens asks for repeats ("Run 5×"), so the turns of each run say "run k/N". */
+export function lensRunTarget(args: unknown[]): { uri: string; name: string; dryRun: boolean; runs?: number } | undefined {
   const [first, second] = args;
   if (first && typeof first === "object") {
     const o = first as Record<string, unknown>;
     if (typeof o.uri === "string" && typeof o.name === "string") {
-      return { uri: o.uri, name: o.name, dryRun: o.dryRun === true };
+      const runs = typeof o.runs === "number" && o.runs > 1 ? { runs: o.runs } : {};
+      return { uri: o.uri, name: o.name, dryRun: o.dryRun === true, ...runs };
     }
   }
   if (typeof first === "string" && typeof second === "string") {

@@ -718,7 +718,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     }
   }
 
-  lensRunStarted(uri: string, name: string): void {
+  /** `runs`: the lens's repeats ("Run 5×"), so each run's turns are headed "run k/N" as the Test Explorer's are. */
+  lensRunStarted(uri: string, name: string, runs?: number): void {
     const item = this.caseItem(uri, name);
     if (!item || this.lensRuns.has(item.id)) {
       return;
@@ -726,6 +727,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens (code lens)", false);
     run.started(item);
     this.lensRuns.set(item.id, run);
+    if (runs && runs > 1) {
+      this.repeats.set(item.id, runs);
+    }
   }
 
   lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void {
@@ -735,6 +739,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       return;
     }
     this.lensRuns.delete(item.id);
+    this.repeats.delete(item.id);
     const r = result as CaseResult | undefined;
     if (r && typeof r === "object" && r.cancelled) {
       this.cancelled(run, item, false);

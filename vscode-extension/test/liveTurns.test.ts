@@ -80,6 +80,19 @@ test("turns of a code lens run go to that run", async () => {
   tc.dispose();
 });
 
+test("the Run 5× lens heads each run's turns with run k/5 too", async () => {
+  const server = new FakeServer({ "evalens.discoverCases": () => cases });
+  const tc = new EvalTestController(server, () => DEFAULT_SETTINGS, log);
+  const controller = tc.controller as unknown as FakeTestController;
+  await tc.refreshAll();
+  tc.lensRunStarted(URI, "greet", 5);
+  server.runTurnEmitter.fire(turn(0, "text", "second", { run: 2 }));
+  const texts = (controller.runs.at(-1) as FakeTestRun).events.filter((e) => e.kind === "output").map((e) => e.text!);
+  assert.ok(texts.some((t) => t.startsWith("── greet (run 2/5): the agent's turns ──")), texts.join(""));
+  tc.lensRunFinished(URI, "greet", { uri: URI, name: "greet", verdict: "PASS" });
+  tc.dispose();
+});
+
 test("Run N× heads each run's turns with run k/N", async () => {
   let answer: (value: unknown) => void = () => undefined;
   const server = new FakeServer({

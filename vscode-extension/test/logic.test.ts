@@ -184,6 +184,7 @@ test("lens arguments: one object, or positional uri and name", () => {
     dryRun: false,
   });
   assert.equal(lensRunTarget([{ uri: "file:///a.yaml", name: "x", dryRun: true }])?.dryRun, true);
+  assert.equal(lensRunTarget([{ uri: "file:///a.yaml", name: "x", runs: 5 }])?.runs, 5); // the "Run 5×" lens
   assert.deepEqual(lensRunTarget(["file:///a.yaml", "x"]), { uri: "file:///a.yaml", name: "x", dryRun: false });
   assert.equal(lensRunTarget([{ uri: "file:///a.yaml" }]), undefined);
   assert.equal(lensRunTarget([]), undefined);
