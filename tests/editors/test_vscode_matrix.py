@@ -62,7 +62,7 @@ def test_cli_prints_the_matrix(session):
     # 1 − √((1 − 0.3424)² + 0.6576²) = +0.07 (the Wilson bounds of 2/2 and 0/2 are 0.3424 and 0.6576)
     assert tables.count("▲ +100 pts [+7, +100]") == 2, tables
     pooled = [line for line in lines if "(all units)" in line]
-    assert len(pooled) == 4 and all("Newcombe paired over 2 units" in p for p in pooled), lines
+    assert len(pooled) == 4 and all("paired bootstrap over 2 units" in p for p in pooled), lines  # repeats
 
 
 def test_hover_shows_the_case_row_one_line_per_cell(session):
