@@ -1,12 +1,16 @@
-"""Issue 27's defects 6, 7 and 1 end to end in code-server with the built .vsix, the real evalens server and the
-real ``claude`` against the fake model (one code-server start for the module, tests/editors/code_server.py):
+"""Issue 27's defects 6, 7, 11 and 1 end to end in code-server with the built .vsix, the real evalens server and
+the real ``claude`` against the fake model (one code-server start for the module, tests/editors/code_server.py):
 
-- 6: the ■ Cancel lens on a running case: Test Results says it was cancelled and the item is not "Skipped";
+- 6: the ■ Cancel lens on a running case: Test Results says it was cancelled and the item is not "Skipped"; the
+  Runs view lists that run as cancelled, not ERROR;
 - 7: a case run, then renamed and saved, keeps its verdict in the lens and the Test Explorer, Show Run shows
   its run, and ``evalens eval --stale --dry-run`` follows the rename;
 - 1: a folder with only ``config.yaml`` does not wake the extension; one with a ``task.md`` does, and the check
   for evalens runs in the workspace folder, not in the extension host's (which here could import a fake
-  ``evalens.server``): the install offer, not a crash loop.
+  ``evalens.server``): the install offer, not a crash loop;
+- 11: Run 5× on a case the fake model fails on odd runs: the lens says "run k/5" while it runs, then
+  "≈ FLAKY 2/5"; the failure message says FLAKY once; Test Results prints FLAKY, not FAIL; the hover's report path
+  is a link that opens the report; the README's images are files in the .vsix and show on the extension page.
 
 Screenshots land in build/e2e/vscode-defects/ (with EVALENS_DOCS_IMG set, the docs' ones in docs/img/ too).
 """
@@ -15,19 +19,22 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from tests.editors.code_server import REPO, code_server_session, step
+from tests.editors.code_server import EXT_DIR, REPO, VSIX, code_server_session, step
 
 pytestmark = pytest.mark.editors
 
 ARTIFACTS = REPO / "build" / "e2e" / "vscode-defects"
 SLOW_CASE = "slow-case"
+FLAKY_CASE = "wobbly"
 OLD, NEW = "extract-text", "text-extraction"
 NO_EVALENS = "/usr/bin/python3"  # Debian's Python, without evalens
 TASK_MD = (
@@ -66,8 +73,24 @@ judge:
 """
 
 
+FLAKY = """\
+name: wobbly
+description: The fake model fails the odd runs and passes the even ones, so five runs are FLAKY 2/5
+target: skill:pdf-tools
+input:
+  prompt: "Write a greeting into output/result.txt. SCENARIO=alt-fail-pass MARKER=wording"
+expected:
+  contains:
+    - "GREETING-OK"
+judge:
+  criteria: >
+    The reply says that output/result.txt was written. JUDGE=pass
+"""
+
+
 def _prepare(ws: Path) -> None:
     (ws / "evals" / "cases" / "05-slow.yaml").write_text(SLOW)
+    (ws / "evals" / "cases" / "06-wobbly.yaml").write_text(FLAKY)
 
 
 def _folders(base: Path) -> dict[str, str]:
@@ -105,7 +128,13 @@ def session(tmp_path_factory: pytest.TempPathFactory):
     if not os.access(NO_EVALENS, os.X_OK):
         pytest.skip(f"{NO_EVALENS} not installed")
     folders = _folders(tmp_path_factory.mktemp("vscode-defects-folders"))
-    env = {"SLOW_CASE": SLOW_CASE, "NEW_NAME": NEW, **folders}
+    env = {
+        "SLOW_CASE": SLOW_CASE,
+        "NEW_NAME": NEW,
+        "FLAKY_CASE": FLAKY_CASE,
+        "STEPS": os.environ.get("EVALENS_E2E_STEPS", ""),
+        **folders,
+    }
     with code_server_session(
         tmp_path_factory.mktemp("vscode-defects"),
         ARTIFACTS,
@@ -124,6 +153,17 @@ def test_cancel_says_so(session):
     assert f"■ {SLOW_CASE}: cancelled" in session["cancelResults"], session["cancelResults"][-2000:]
     row = next(r for r in session["cancelRows"] if r["label"].startswith(f"{SLOW_CASE} ("))
     assert "Skipped" not in row["label"] and "skipped" not in row["icons"], row
+
+
+def test_runs_view_lists_the_cancelled_run_as_cancelled(session):
+    """The Runs view read the cancelled unit's report (an interrupted batch, the unit an "interrupted" ERROR) as an
+    ERROR; it is listed as cancelled, as Test Results says (runner/run_history.py)."""
+    step(session, "runs-cancelled")
+    rows = [r for r in session["runsRows"] if r.startswith(SLOW_CASE)]
+    assert len(rows) == 1 and "■ cancelled" in rows[0], session["runsRows"]
+    assert "ERROR" not in rows[0] and "PASS" not in rows[0], rows
+    icon = session["runsIcons"][session["runsRows"].index(rows[0])]
+    assert "codicon-debug-stop" in icon and "codicon-bug" not in icon, session["runsIcons"]
 
 
 def test_renamed_case_keeps_its_run(session):
@@ -175,3 +215,74 @@ def test_trigger_sets_and_evals_json_wake_it(session):
     """#27 defect 1: `activationEvents` missed trigger sets and `evals/**/*.json`; each alone now wakes it."""
     step(session, "activation-other-kinds")
     assert session["otherKinds"] == {name: True for name, _, _ in OTHER_KINDS}, session["otherKinds"]
+
+
+def test_flaky_case_is_worded_flaky_once(session):
+    """#27 defect 11: a FLAKY case read "≈ FLAKY: flaky: passed 2/5" in the Test Explorer and was printed as FAIL
+    in Test Results; its lens says ≈ FLAKY 2/5, its message (Test Results' tree) FLAKY once, its terminal line
+    FLAKY."""
+    step(session, "flaky-run-5")
+    lens = session["flakyLens"].replace("\xa0", " ")
+    assert "≈ FLAKY 2/5" in lens and "FAIL" not in lens, session["flakyLenses"]
+    messages = session["flakyResultRows"]
+    assert any(m.startswith("≈ FLAKY: passed 2/5 runs") for m in messages), messages
+    assert not any(re.search(r"flaky:\s*flaky", m, re.IGNORECASE) for m in messages), messages
+    results = session["flakyResults"]
+    lines = [line.strip() for line in results.splitlines()]
+    assert any(line.startswith(f"FLAKY {FLAKY_CASE}") for line in lines), results[-3000:]
+    assert not any(line.startswith(f"FAIL {FLAKY_CASE}") for line in lines), results[-3000:]
+    assert not re.search(r"flaky:\s*flaky", results, re.IGNORECASE), results[-3000:]
+    row = next(r for r in session["flakyRows"] if r["label"].startswith(f"{FLAKY_CASE} ("))
+    assert "failed" in row["icons"] and not re.search(r"flaky:\s*flaky", row["label"], re.I), row
+
+
+def test_run_5_shows_run_k_of_5(session):
+    """#27 defect 11: while Run 5× runs, the lens says which run it is in ("■ Cancel · run k/5"), and Test Results
+    heads each run's turns with "run k/5"."""
+    step(session, "flaky-run-5")
+    progress = [t for t in session["flakyLenses"] if re.search(r"■ Cancel · run [1-5]/5", t)]
+    assert progress, session["flakyLenses"]
+    assert len({m for t in progress for m in re.findall(r"run ([1-5])/5", t)}) >= 2, progress
+    heads = session["flakyTurnHeads"]
+    assert any(re.search(rf"{FLAKY_CASE} \(run [2-5]/5\): the agent's turns", h) for h in heads), heads
+
+
+def test_hover_report_path_is_a_link(session):
+    """#27 defect 11: the hover's report path was plain text; it is a link to the report file, and a click
+    opens it."""
+    step(session, "report-link")
+    link = session["reportLink"]
+    target = link["dataHref"] or link["href"]  # the server's file: URI; code-server's is on the remote
+    assert target.startswith(("file://", "vscode-remote://")) and target.endswith(link["text"]), link
+    assert "/evals/reports/" in link["text"] and link["text"].endswith(".json"), link
+    assert session["reportTab"].endswith(".json"), session["reportTab"]
+
+
+def test_readme_images_ship_in_the_vsix(session):
+    """#27 defect 11: the README's images were remote URLs (blank offline). The packaged .vsix holds the README
+    with relative image paths and each image file, byte for byte (the sources: tests/unit/test_vsix_readme.py)."""
+    step(session, "readme-images")  # the session built the .vsix from the current sources
+    with zipfile.ZipFile(VSIX) as vsix:
+        names = set(vsix.namelist())
+        packed = next(n for n in names if n.lower() == "extension/readme.md")  # vsce lowercases it
+        readme = vsix.read(packed).decode("utf-8")
+        refs = re.findall(r"!\[[^\]]*\]\(([^)\s]+)", readme)
+        assert refs, readme[:500]
+        for ref in refs:
+            assert not re.match(r"^[a-z]+:", ref) and not ref.startswith("/"), ref
+            assert f"extension/{ref}" in names, (ref, sorted(names))
+            assert vsix.read(f"extension/{ref}") == (EXT_DIR / ref).read_bytes(), ref
+    shown = {Path(i["src"]).name for i in session["readmeImages"]}
+    assert {Path(ref).name for ref in refs} <= shown, session["readmeImages"]  # the page has them, relative
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (#27 #11): VS Code's extension page draws a README in a webview whose policy loads images only "
+    "from https: and data:, so a relative image shipped in the .vsix is drawn broken (naturalWidth 0)",
+)
+def test_extension_page_draws_the_readme_images(session):
+    """What a user sees: the README's images drawn on the extension page of the installed .vsix, offline."""
+    step(session, "readme-images")
+    shown = session["readmeImages"]
+    assert shown and all(i["complete"] and i["width"] > 0 for i in shown), shown
