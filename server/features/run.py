@@ -26,7 +26,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import run_focus as focus
-from evalens.server.features import run_formats, run_live, run_memory
+from evalens.server.features import run_formats, run_live, run_memory, run_stale
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.matrix_view import MatrixRows
@@ -43,12 +43,18 @@ ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "reports", "build", "dist"}
 
 
+def _next_engine_model(ls: EvalensServer) -> tuple[str | None, str | None]:
+    """The engine and model the editor's next run takes: which cell of a matrix run is a case's verdict."""
+    inputs = run_stale.next_run(ls.settings)
+    return inputs.engine, inputs.agent_model
+
+
 class Runs:
     """Runs in flight, the verdict memory, and what they look like in the editor."""
 
     def __init__(self, ls: EvalensServer) -> None:
         self.ls = ls
-        self.memory = Memory()
+        self.memory = Memory(partial(_next_engine_model, ls))
         self.active: dict[tuple[str, str], RunHandle] = {}
         self.slots = Slots(lambda: ls.settings.max_parallel_runs)
         self._pushed: dict[str, tuple[int, int | None, list[types.Diagnostic]]] = {}

@@ -38,16 +38,20 @@ def package_root_of(path: Path) -> Path | None:
     return None
 
 
-def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRecord]:
+def read_reports(
+    root: Path, names: set[str] | None = None, prefer: tuple[str | None, str | None] = (None, None)
+) -> dict[str, CaseRecord]:
     """Case name → record from the newest batch that holds the case (at most ``MAX_REPORTS`` are read): its
-    report, or the run log of a batch killed before its report (the runs that finished)."""
+    report, or the run log of a batch killed before its report (the runs that finished). A matrix batch's
+    case is the cell :func:`matrix_first` picks (``prefer``: the next run's engine and model)."""
     from evalens.core.models.run_log import LOG_FILE
     from evalens.runner.report import load_report, reports_dir
     from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
     from evalens.runner.run_log import logged_results, past_batches
 
     found: dict[str, CaseRecord] = {}
-    for path in past_batches(reports_dir(root))[:MAX_REPORTS]:
+    batches = matrix_first(past_batches(reports_dir(root))[:MAX_REPORTS], prefer)
+    for path in batches:
         if path.name == LOG_FILE:
             for result in logged_results(path):
                 if result.name not in found and result.format == UAAPS_FORMAT:
@@ -76,6 +80,55 @@ def read_reports(root: Path, names: set[str] | None = None) -> dict[str, CaseRec
             record.result.model_copy(update={"name": new}), record.report_path, record.finished_at
         )
     return found
+
+
+def matrix_first(batches: list[Path], prefer: tuple[str | None, str | None]) -> list[Path]:
+    """``batches`` (newest first) with each matrix batch's cell reports (``<batch>-cell-N.json``) in the order
+    their verdicts count, so a case's one verdict (lens, hover, Test Explorer, stale check) is the same cell
+    whichever cell report was written last (:func:`cell_order`). The hover's matrix table shows every cell."""
+    from evalens.runner.matrix import CELL_REPORT
+
+    out: list[Path] = []
+    done: set[str] = set()
+    for path in batches:
+        cell = CELL_REPORT.fullmatch(path.name)
+        if cell is None:
+            out.append(path)
+        elif cell["batch"] not in done:
+            done.add(cell["batch"])
+            out += cell_order(path, prefer)
+    return out
+
+
+def cell_order(path: Path, prefer: tuple[str | None, str | None]) -> list[Path]:
+    """The cell reports of the matrix batch of ``path`` whose verdicts count: only the reference arm's (an
+    ``--arms`` run: an ablation arm's FAIL is not the case's verdict, as only the reference decides the exit
+    code), the cell of the next run's engine and model (``prefer``) first, then cell order (the first
+    ``--engine``)."""
+    from evalens.runner.matrix import batch_reports
+    from evalens.runner.report import load_report
+
+    cells = []
+    for p in batch_reports(path):
+        try:
+            cells.append((p, load_report(p)))
+        except Exception:  # noqa: BLE001 - a half-written or foreign file is skipped, not fatal
+            continue
+    references = {r.arms.reference.name for _p, r in cells if r.arms is not None}
+    kept = [(p, r) for p, r in cells if r.arm is None or not references or r.arm.name in references]
+    engine, model = prefer
+    first = [
+        p
+        for p, r in kept
+        if (engine or model) and engine in (None, r.config.engine) and model in (None, r.agent.model)
+    ]
+    return first + [p for p, _r in kept if p not in first]
+
+
+def _is_cell(report_path: str | None) -> bool:
+    from evalens.runner.matrix import CELL_REPORT
+
+    return report_path is not None and CELL_REPORT.fullmatch(Path(report_path).name) is not None
 
 
 def _mtime(path: Path) -> float:
@@ -113,8 +166,10 @@ def _trim(table: OrderedDict[str, Any]) -> None:
 class Memory:
     """Thread-safe store of case records per package root (the workspace scan runs in a thread)."""
 
-    def __init__(self) -> None:
+    def __init__(self, prefer: Callable[[], tuple[str | None, str | None]] | None = None) -> None:
         self._lock = threading.RLock()
+        self._loading = threading.RLock()  # one look at a root at a time: see ``_refresh``
+        self._prefer = prefer or (lambda: (None, None))  # the next run's engine and model (``matrix_first``)
         self._records: dict[tuple[str, str], CaseRecord] = {}
         self._seen: OrderedDict[str, tuple[float, Any]] = OrderedDict()  # root -> (checked at, stamp)
         self._files: OrderedDict[str, tuple[str, Callable[[], Any]]] = OrderedDict()  # file -> (format, data)
@@ -154,6 +209,13 @@ class Memory:
                     self._records[(key, name)] = CaseRecord(result, path, mtime)
 
     def _refresh(self, root: Path) -> None:
+        """Bring the records of ``root`` up to date. One look at a time: the lens (on the loop), the hover and
+        discovery (worker threads) ask at once, and a reader must not find the folder marked as read while
+        another is still reading it (a hover once said "No run yet" beside a lens showing the verdict)."""
+        with self._loading:
+            self._refresh_locked(root)
+
+    def _refresh_locked(self, root: Path) -> None:
         key = str(root)
         watched = self._files.get(key)
         if watched is not None:
@@ -164,17 +226,24 @@ class Memory:
             stamp = (root / "evals" / "reports").stat().st_mtime_ns
         except OSError:
             stamp = 0
+        prefer = self._prefer()
         with self._lock:
             seen = self._seen.get(key)
-            if seen is not None and seen[1] == stamp:
+            if seen is not None and seen[1] == (stamp, prefer):
                 return
-            self._seen[key] = (now, stamp)
+            self._seen[key] = (now, (stamp, prefer))
             _trim(self._seen)
-        loaded = read_reports(root) if stamp else {}
+        repick = seen is not None and seen[1][1] != prefer  # another engine or model: another cell counts
+        loaded = read_reports(root, prefer=prefer) if stamp else {}
         with self._lock:
             for name, record in loaded.items():
                 current = self._records.get((key, name))
-                if current is None or record.finished_at > current.finished_at:
+                if (
+                    current is None
+                    or record.finished_at > current.finished_at
+                    or repick
+                    and _is_cell(current.report_path)
+                ):
                     self._records[(key, name)] = record
 
     def size(self) -> int:
