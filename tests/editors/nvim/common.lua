@@ -197,4 +197,37 @@ function M.screen(b, spaces)
   return rows
 end
 
+-- the floating windows open now (a hover, a signature help), oldest first
+function M.floats()
+  local found = {}
+  for _, w in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_config(w).relative ~= '' then
+      table.insert(found, w)
+    end
+  end
+  return found
+end
+
+-- the floating window `win` as drawn, one string per screen row, trailing blanks cut: concealed text (Markdown
+-- markers, HTML entities) drawn as Neovim draws it, which the buffer's lines do not show. A headless Neovim
+-- composes no floats onto its screen, so the window is docked at the left first (`wincmd H`, its width, height
+-- and window options kept), then its cells are read; it stays docked.
+function M.float_drawn(win)
+  local width, height = vim.api.nvim_win_get_width(win), vim.api.nvim_win_get_height(win)
+  vim.api.nvim_set_current_win(win)
+  vim.cmd('wincmd H')
+  vim.api.nvim_win_set_width(win, width)
+  vim.cmd('redraw!')
+  local top, left = unpack(vim.fn.win_screenpos(win))
+  local rows = {}
+  for r = top, top + height - 1 do
+    local cells = {}
+    for c = left, left + width - 1 do
+      table.insert(cells, vim.fn.screenstring(r, c))
+    end
+    rows[#rows + 1] = (table.concat(cells):gsub('%s+$', ''))
+  end
+  return rows
+end
+
 return M
