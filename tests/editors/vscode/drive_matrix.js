@@ -68,31 +68,6 @@ function plainReports() {
       result.hover = text;
       result.hoverCells = await page.locator('.monaco-hover:visible table td').allInnerTexts().catch(() => []);
       result.hoverHeads = await page.locator('.monaco-hover:visible table th').allInnerTexts().catch(() => []);
-      // the matrix is under the last run's details: make the hover taller and wider (its south and east sashes),
-      // then scroll it so the matrix's heading is at its top and the whole table shows
-      const hoverBox = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
-      if (hoverBox) {
-        const room = 800 - (hoverBox.y + hoverBox.height);
-        await dragSash(page, '.monaco-resizable-hover .monaco-sash.horizontal', (b) => b.sort((p, q) => q.y - p.y)[0], 0, Math.max(0, room));
-        await dragSash(page, '.monaco-resizable-hover .monaco-sash.vertical', (b) => b.sort((p, q) => q.x - p.x)[0], 250, 0);
-      }
-      result.hoverResized = await page.locator('.monaco-hover:visible').first().boundingBox().catch(() => null);
-      await page.evaluate(() => {
-        const hover = [...document.querySelectorAll('.monaco-hover')].find((h) => h.offsetParent !== null);
-        const heading = hover && [...hover.querySelectorAll('strong')].find((e) => e.textContent === 'Matrix');
-        if (heading) heading.scrollIntoView({ block: 'start' });
-      });
-      await page.waitForTimeout(400);
-      // the table's last row is inside the hover's visible box: nothing cut off
-      result.hoverTableVisible = await page.evaluate(() => {
-        const hover = [...document.querySelectorAll('.monaco-hover')].find((h) => h.offsetParent !== null);
-        const rows = hover ? hover.querySelectorAll('table tr') : [];
-        if (!rows.length) return false;
-        const box = hover.getBoundingClientRect();
-        const first = rows[0].getBoundingClientRect();
-        const last = rows[rows.length - 1].getBoundingClientRect();
-        return first.top >= box.top - 1 && last.bottom <= box.bottom + 1 && last.right <= box.right + 1;
-      });
       await shot(page, 'matrix-hover.png', 'vscode-matrix-hover.png');
       await dismissWidgets(page);
     });
