@@ -720,7 +720,8 @@ def _matrix_cell(
 
     i, batch, shard = where
     names, reference, arms = armed
-    order = [n for n in names if n != reference] + ([reference] if reference is not None else [])
+    # the reference arm last (its report gets the comparison); no --arms: the one plain run ([None])
+    order = [n for n in names if n != reference] + [reference] if reference is not None else names
     mine: dict[str, Path] = {}
     code = 0
     for arm in order:
