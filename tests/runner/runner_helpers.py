@@ -171,3 +171,14 @@ def creator_evals(root: Path, prompt: str) -> Path:
         )
     )
     return evals
+
+
+def signals_delivered() -> None:
+    """``preexec_fn`` for an ``evalens`` started to be signalled: SIGINT, SIGTERM and SIGHUP back to their default.
+
+    A shell's ``cmd &`` starts pytest with SIGINT ignored, its children inherit that, and evalens rightly keeps an
+    ignored signal ignored (as under nohup); these tests are about a signal that is delivered."""
+    import signal
+
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)

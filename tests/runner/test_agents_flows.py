@@ -17,7 +17,7 @@ import jsonschema
 import pytest
 
 from evalens.runner.api import RunRequest, run_cases
-from tests.runner.runner_helpers import agents_available, case, make_package, surviving
+from tests.runner.runner_helpers import agents_available, case, make_package, signals_delivered, surviving
 
 REPO = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").read_text())
@@ -51,6 +51,7 @@ def test_sigint_mid_run_leaves_no_sandbox_and_a_partial_report(
         stderr=subprocess.PIPE,
         text=True,
         env=dict(os.environ),
+        preexec_fn=signals_delivered,
     )
     try:
         deadline = time.monotonic() + 90

@@ -21,7 +21,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.runner.runner_helpers import agents_available, surviving
+from tests.runner.runner_helpers import agents_available, signals_delivered, surviving
 
 pytestmark = pytest.mark.agents
 
@@ -74,7 +74,9 @@ def test_an_interrupted_file_batch_prints_the_command_that_finishes_it(
         "1",
         *MODEL[engine],
     ]
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=signals_delivered
+    )
     try:
         deadline = time.monotonic() + 180
         while not surviving(f"evalens-slow-{marker}"):  # eval 2's agent is running

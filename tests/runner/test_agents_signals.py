@@ -18,7 +18,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.runner.runner_helpers import agents_available, case, make_package, surviving
+from tests.runner.runner_helpers import agents_available, case, make_package, signals_delivered, surviving
 
 pytestmark = pytest.mark.agents
 
@@ -45,7 +45,12 @@ def _signal_at(
     argv: list[str], sig: signal.Signals, moment: str, sandbox_dir: Path, marker: str, reports: Path | None
 ) -> subprocess.CompletedProcess:
     proc = subprocess.Popen(
-        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ)
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ),
+        preexec_fn=signals_delivered,
     )
     try:
         if moment == "startup":
