@@ -25,6 +25,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalens.runner.engines.hooks import hook_denial, hook_file_names, read_hook_file
+
 log = logging.getLogger(__name__)
 
 LiveKind = Literal["text", "tool", "result", "hook", "error", "note"]
@@ -238,9 +240,6 @@ def feed(engine: Any, paths: Any, unit: str, run: int) -> LiveFeed | None:
 def new_hook_runs(folder: Path, seen: set[str]) -> list[Part]:
     """Hook runs recorded in ``folder`` since the last look (``<stamp>.rc`` is written last): those that
     blocked or failed. Blocking: call it in a worker thread."""
-    from evalens.runner.engines.claude_code import hook_denial
-    from evalens.runner.engines.codex import hook_file_names, read_hook_file
-
     out: list[Part] = []
     for name in hook_file_names(folder):
         if name in seen:

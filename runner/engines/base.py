@@ -7,14 +7,19 @@ hands the captured streams to :meth:`Engine.parse` to get a typed :class:`Transc
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import stat
 import subprocess
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+
+from evalens.core.engines import judge_provider
+from evalens.runner.engines.conversation import Builder, Conversation
 
 
 class EngineNotFound(Exception):
@@ -83,9 +88,6 @@ READ_LIMIT = 64 << 20  # bytes of one trace file the runner reads (the agent may
 def read_jsonl(path: Path, limit: int = READ_LIMIT) -> list[dict[str, Any]]:
     """Parse JSON lines, skipping non-JSON noise (both CLIs may print warnings to stdout). Reads at most ``limit``
     bytes of a regular file, never through a link (engine files live where the agent can write)."""
-    import json
-    import stat
-
     events: list[dict[str, Any]] = []
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
@@ -185,8 +187,6 @@ class Engine(ABC):
     @property
     def default_provider(self) -> str:
         """The provider of the agent's own model ("anthropic" / "openai"), as the engine registry declares."""
-        from evalens.core.engines import judge_provider
-
         return judge_provider(self.name)
 
     @abstractmethod
@@ -231,8 +231,6 @@ class Engine(ABC):
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         """What the trace says the agent did (:class:`~evalens.runner.engines.conversation.Conversation`: turns,
         tool calls, hooks, usage), read while the sandbox still exists. Default: the final output as one turn."""
-        from evalens.runner.engines.conversation import Builder, Conversation
-
         build = Builder(bounds)
         build.add_text(build.new_turn(), transcript.output)
         return Conversation(turns=build.finish(), sources=["events.jsonl"])

@@ -9,13 +9,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.core.documents import sub_dict
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
-
-BLOCKING_EVENTS = (
-    "PreToolUse",
-    "PermissionRequest",
-)  # hook events that can deny a tool call; PostToolUse cannot
+from evalens.runner.engines.claude_record import LiveReader, UsageReader, conversation
+from evalens.runner.engines.hooks import hook_denial
+from evalens.runner.run_limits import UsageSource
 
 
 def _settings_path(paths: SandboxPaths) -> Path:
@@ -45,32 +42,6 @@ def _text_blocks(content: Any) -> list[str]:
         if isinstance(block, dict) and block.get("type") == "text":
             out.append(str(block.get("text", "")))
     return out
-
-
-def hook_denial(event: str, exit_code: Any, stdout: Any, stderr: Any) -> str | None:
-    """Why a hook run denied a tool call, or None. Only events that can deny count (a PostToolUse hook exiting
-    2 blocks nothing: the tool already ran): exit status 2, or a JSON decision ``permissionDecision: deny`` /
-    ``decision: block`` on stdout (the hook protocol Claude Code and Codex share)."""
-    if event not in BLOCKING_EVENTS:
-        return None
-    if exit_code == 2:
-        return str(stderr or "").strip()[:300] or "hook exited with status 2"
-    try:
-        decision = json.loads(str(stdout or "").strip() or "null")
-    except ValueError:
-        return None
-    if not isinstance(decision, dict):
-        return None
-    specific = sub_dict(decision, "hookSpecificOutput")
-    request = sub_dict(specific, "decision")  # PermissionRequest
-    if (
-        specific.get("permissionDecision") == "deny"
-        or decision.get("decision") == "block"
-        or request.get("behavior") == "deny"
-    ):
-        why = specific.get("permissionDecisionReason") or decision.get("reason") or request.get("message")
-        return str(why or "the hook denied the tool call")[:300]
-    return None
 
 
 class ClaudeCode(Engine):
@@ -130,19 +101,12 @@ class ClaudeCode(Engine):
         return [env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"]
 
     def live_reader(self, paths: SandboxPaths) -> Any:
-        from evalens.runner.engines.claude_record import LiveReader
-
         return LiveReader(str(paths.workspace))
 
     def usage_source(self, paths: SandboxPaths) -> Any:
-        from evalens.runner.engines.claude_record import UsageReader
-        from evalens.runner.run_limits import UsageSource
-
         return UsageSource(stream=UsageReader())
 
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
-        from evalens.runner.engines.claude_record import conversation
-
         return conversation(transcript, bounds, str(paths.workspace))
 
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:

@@ -22,6 +22,8 @@ from evalens.runner.engines.conversation import (
     parse_time,
     relativise,
 )
+from evalens.runner.engines.hooks import hook_denial
+from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
 from evalens.runner.run_limits import ModelCall, as_count
 
 
@@ -195,9 +197,6 @@ class LiveReader:
         return text.replace(self.prefix, "") if self.prefix else text
 
     def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
-        from evalens.runner.engines.claude_code import hook_denial
-        from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
-
         kind = ev.get("type")
         out: list[dict[str, Any]] = []
         if kind == "assistant":

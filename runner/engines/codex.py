@@ -6,13 +6,16 @@ Invocation, config and detection follow shared/reference/agent-clis.md §3 (veri
 from __future__ import annotations
 
 import json
+import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
-from evalens.runner.engines.claude_code import BLOCKING_EVENTS, _stderr_tail, hook_denial
+from evalens.runner.engines.claude_code import _stderr_tail
+from evalens.runner.engines.codex_record import LiveReader, RolloutUsage, conversation, stream_usage
+from evalens.runner.engines.hooks import BLOCKING_EVENTS, hook_denials
+from evalens.runner.run_limits import JsonlTail, UsageSource
 
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
 HOOK_RECORDS = (
@@ -149,16 +152,11 @@ class Codex(Engine):
         return [env.get("OPENAI_BASE_URL") or DEFAULT_OPENAI_BASE]
 
     def live_reader(self, paths: SandboxPaths) -> Any:
-        from evalens.runner.engines.codex_record import LiveReader
-
         return LiveReader(str(paths.workspace))
 
     def usage_source(self, paths: SandboxPaths) -> Any:
         """The rollout's per-response usage records as they are written (``--json`` has only the total, at the
         end: it still counts, for a run whose rollout is missing)."""
-        from evalens.runner.engines.codex_record import RolloutUsage, stream_usage
-        from evalens.runner.run_limits import JsonlTail, UsageSource
-
         return UsageSource(
             stream=stream_usage,
             files=JsonlTail(paths.config_home, "sessions/**/rollout-*.jsonl"),
@@ -169,8 +167,6 @@ class Codex(Engine):
         return paths.config_home / HOOK_RECORDS
 
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
-        from evalens.runner.engines.codex_record import conversation
-
         return conversation(transcript, bounds, str(paths.workspace), paths.config_home / HOOK_RECORDS)
 
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
@@ -236,55 +232,6 @@ def _read_rollouts(t: Transcript, paths: SandboxPaths) -> int | None:
     return status
 
 
-@dataclass(frozen=True)
-class HookFile:
-    """One hook run the shim recorded as ``<name>.event/.out/.err`` and, last, ``<name>.rc``; the name starts
-    with the run's start time in nanoseconds, so names sort oldest first."""
-
-    name: str
-    event: str  # as recorded ("" when the shim wrote none)
-    code: int
-    stdout: str
-    stderr: str
-
-
-def read_hook_file(folder: Path, name: str, limit: int | None = None) -> HookFile | None:
-    """The hook run ``name`` in ``folder``, each part up to ``limit`` characters; None while its exit code is
-    not (fully) written."""
-
-    def read(suffix: str) -> str:
-        try:
-            with open(folder / f"{name}{suffix}", encoding="utf-8", errors="replace") as fh:
-                return fh.read(-1 if limit is None else limit)
-        except OSError:
-            return ""
-
-    try:
-        code = int(read(".rc").strip())
-    except ValueError:
-        return None
-    return HookFile(name, read(".event").strip(), code, read(".out"), read(".err"))
-
-
-def hook_file_names(folder: Path) -> list[str]:
-    """The hook runs recorded in ``folder`` (those with an exit code), oldest first."""
-    try:
-        return sorted(p.name[: -len(".rc")] for p in folder.glob("*.rc")) if folder.is_dir() else []
-    except OSError:
-        return []
-
-
-def hook_denials(records: Path) -> list[str]:
-    """Denials recorded by the hook shim, oldest first, as readable reasons."""
-    out: list[str] = []
-    for name in hook_file_names(records):
-        hook = read_hook_file(records, name)
-        reason = hook_denial(hook.event, hook.code, hook.stdout, hook.stderr) if hook is not None else None
-        if hook is not None and reason is not None:
-            out.append(f"{hook.event} hook: {reason}")
-    return out
-
-
 def _error_status(info: Any) -> int | None:
     """An HTTP status from Codex's structured error kind (``"internal_server_error"`` or
     ``{"http_connection_failed": {"http_status_code": 502}}``)."""
@@ -299,7 +246,5 @@ def _error_status(info: Any) -> int | None:
 
 def _status_in(message: str) -> int | None:
     """The status Codex writes into some messages (``unexpected status 401 …``, ``last status: 429 …``)."""
-    import re
-
     match = re.search(r"(?:unexpected status|last status:)\s*(\d{3})", message)
     return int(match.group(1)) if match else None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,8 @@ from evalens.runner.engines.conversation import (
     parse_time,
     relativise,
 )
+from evalens.runner.engines.hooks import hook_file_names, read_hook_file
+from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
 from evalens.runner.run_limits import ModelCall, as_count
 
 INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
@@ -85,8 +88,6 @@ def _output(raw: Any) -> tuple[str, bool]:
 
 def hook_records(records: Path, bounds: Bounds) -> list[tuple[datetime | None, HookRun]]:
     """Every hook run the shim recorded, oldest first, with when it started (from the record's name)."""
-    from evalens.runner.engines.codex import hook_file_names, read_hook_file
-
     out: list[tuple[datetime | None, HookRun]] = []
     for name in hook_file_names(records):
         hook = read_hook_file(records, name, 20_000)
@@ -271,8 +272,6 @@ def _attach_hooks(
 
 def _unwrap(command: str) -> str:
     """``/bin/bash -lc 'cat x'`` as ``cat x``: the stream wraps every command in the shell that ran it."""
-    import shlex
-
     try:
         argv = shlex.split(command)
     except ValueError:
@@ -295,8 +294,6 @@ class LiveReader:
         return text.replace(self.prefix, "") if self.prefix else text
 
     def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
-        from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
-
         kind = ev.get("type")
         raw = ev.get("item")
         item: dict[str, Any] = raw if isinstance(raw, dict) else {}

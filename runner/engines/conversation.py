@@ -8,11 +8,12 @@ read, never text the agent could print.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from evalens.core.models.run_record import HookRun, ToolCall, Turn, Usage
-from evalens.runner.bounds import MAX_CALLS, MAX_TURNS, TEXT_LIMIT, TOOL_LIMIT, Bounds, limit
+from evalens.runner.bounds import HOOK_LIMIT, MAX_CALLS, MAX_TURNS, TEXT_LIMIT, TOOL_LIMIT, Bounds, limit
+from evalens.runner.engines.hooks import hook_denial
 
 
 @dataclass(slots=True)
@@ -30,8 +31,6 @@ class Conversation:
 def parse_time(value: Any) -> datetime | None:
     """An ISO 8601 timestamp (``2026-02-22T14:30:01.120Z``) or epoch milliseconds, else None."""
     if isinstance(value, int | float) and value > 0:
-        from datetime import UTC
-
         return datetime.fromtimestamp(value / 1000, UTC)
     if not isinstance(value, str) or not value:
         return None
@@ -112,9 +111,6 @@ def hook_run(
     bounds: Bounds, event: str, name: str | None, exit_code: Any, stdout: Any, stderr: Any
 ) -> HookRun:
     """One hook run; ``blocked`` by the same rule the verdict uses (blocking events only)."""
-    from evalens.runner.bounds import HOOK_LIMIT
-    from evalens.runner.engines.claude_code import hook_denial
-
     reason = hook_denial(event, exit_code, stdout, stderr)
     printed = "\n".join(str(s) for s in (stdout, stderr) if s)
     output, _ = bounds.text(printed, HOOK_LIMIT, f"{name or event} hook output")
