@@ -29,7 +29,19 @@ from typing import Any, Literal, cast, overload
 
 from evalens.core.models.baseline import ArmComparison, ArmSource, Uplift
 from evalens.core.models.run_record import sum_usage
-from evalens.runner.baseline import BaselineError, BaselinePlan, remove_worktree, resolve, uplift_of
+from evalens.runner.baseline import (
+    BaselineError,
+    BaselinePlan,
+    _add_worktree,
+    _counts,
+    remove_worktree,
+    resolve,
+    uplift_of,
+    uplift_text,
+)
+from evalens.runner.install import PackageError, PackageInfo, read_package
+from evalens.runner.pairwise import pairwise_text
+from evalens.runner.stats import newcombe_paired_difference, paired_bootstrap
 
 Part = Literal["references", "scripts", "hooks"]
 PARTS: tuple[Part, ...] = ("references", "scripts", "hooks")
@@ -78,8 +90,6 @@ class Arm:
     def open(self) -> None:
         """Check out the ref or make the folder for filtered copies."""
         if self.ref is not None and self.ref.worktree is None:
-            from evalens.runner.baseline import _add_worktree
-
             self.ref.worktree = _add_worktree(self.ref)
         if self.kind == "without" and self.part != "hooks" and self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="evalens-arm-"))
@@ -119,8 +129,6 @@ class Arm:
     def package(self, info: Any) -> Any:
         """The UAAPS package (``install.PackageInfo``) this arm's runs install; None installs nothing.
         Blocking (may copy or read files). Raises :class:`ArmError` for a package absent at the ref."""
-        from evalens.runner.install import PackageError, PackageInfo, read_package
-
         if self.kind == "no-skill":
             return None
         if self.kind == "plugin":
@@ -253,9 +261,6 @@ def compare(
     """The reference report against one arm's: each unit's uplift (by name) and the units both ran pooled
     with the paired interval, and which interval (``newcombe-paired`` / ``paired-bootstrap``; None: no unit
     counted on both sides)."""
-    from evalens.runner.baseline import _counts
-    from evalens.runner.stats import newcombe_paired_difference, paired_bootstrap
-
     theirs = {_key(c): c for c in arm_report.cases}
     units: dict[str, Uplift] = {}
     pairs: list[tuple[tuple[int, int], tuple[int, int]]] = []
@@ -314,8 +319,6 @@ def arms_table(report: Any) -> tuple[list[str], list[list[str]], list[str]] | No
     rows (the reference's k/N and cost; each other arm's k/N, cost and the reference's uplift over it with its
     interval; ``—`` where a unit has no comparison) and one pooled line per arm. None without ``arms``.
     ``evalens show`` and the HTML page both print this."""
-    from evalens.runner.baseline import uplift_text
-
     arms = report.arms
     if arms is None:
         return None
@@ -338,7 +341,5 @@ def arms_table(report: Any) -> tuple[list[str], list[list[str]], list[str]] | No
             + (f" · {how} over {n} unit{'s' if n != 1 else ''}" if how else "")
         )
         if c.pairwise is not None:
-            from evalens.runner.pairwise import pairwise_text
-
             pooled.append(pairwise_text(ref, c.arm.label, c.pairwise))
     return head, rows, pooled

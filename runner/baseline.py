@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -21,6 +22,12 @@ from typing import Any, Literal
 
 from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
+from evalens.core.models.uaaps import ReportBaseline
+from evalens.runner.install import PackageError, read_package
+from evalens.runner.record import attach_records, unit_folder_name
+from evalens.runner.report import artifacts_root, summarize
+from evalens.runner.results import apply_repeats
+from evalens.runner.stats import Repeats, newcombe_difference
 from evalens.runner.verdicts import counted
 
 NO_SKILL = "no-skill"
@@ -176,8 +183,6 @@ async def checked_out(plan: BaselinePlan | None) -> AsyncIterator[BaselinePlan |
 def _counts(result: Any) -> tuple[int, int, int]:
     """(passed, counted, errored) over a result's runs; a trigger query counts its runs that did what its label
     wants; any other result without run verdicts counts as one run."""
-    from evalens.runner.stats import Repeats
-
     details = getattr(result, "details", None) or {}
     rate, want, runs = details.get("trigger_rate"), details.get("should_trigger"), getattr(result, "runs", 1)
     if isinstance(want, bool) and isinstance(rate, int | float) and counted(result.verdict) and runs:
@@ -202,8 +207,6 @@ def uplift_of(
     base_usage: Usage | None = None,
 ) -> Uplift:
     """The uplift from (passed, counted) with the package and (passed, counted, errored) without."""
-    from evalens.runner.stats import newcombe_difference
-
     difference = interval = None
     if counts[1] and base[1]:
         d, lo, hi = newcombe_difference(counts[0], counts[1], base[0], base[1])
@@ -315,10 +318,6 @@ def variant(ctx: Any, plan: BaselinePlan) -> Any:
     """The UAAPS run context of the baseline side: the same cases, engine, judge and budget; the package not
     installed (``no-skill``) or read from the checkout at the ref; its own run records and artifacts folder;
     its progress events name the baseline (``greet [no skill]``). Blocking (reads the package)."""
-    import dataclasses
-
-    from evalens.runner.install import PackageError, read_package
-
     package = None
     if plan.kind != NO_SKILL:
         root = plan.at_ref(ctx.request.package_root.resolve())
@@ -357,9 +356,6 @@ def report_section(
 ) -> Any:
     """The report's ``baseline`` section; each result (and its report case) gets its uplift (marked
     ``isolated: false`` when the baseline ran without an enforced sandbox)."""
-    from evalens.core.models.uaaps import ReportBaseline
-    from evalens.runner.report import summarize
-
     attach(results, bases, plan.label)
     if not isolated:
         for result in results:
@@ -407,8 +403,6 @@ async def run_side(
     """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
     records move to ``records``, marked. The suite writes none of its own result files for them. ``kept`` and
     ``hooks``: the runs a resumed batch keeps, and the run log's ears (``Suite.run_unit``)."""
-    from evalens.runner.results import apply_repeats
-
     refused = budget.admit(unit.id) if len(kept or {}) < suite.request.runs else None
     if refused is not None:
         return suite.skipped(unit, refused)
@@ -432,9 +426,6 @@ async def run_side(
 
 def attach_baseline_records(section: Any, report_path: Path, records: list[tuple[str, Any]]) -> None:
     """Write the baseline runs' records under ``<report>/_baseline/<unit>/`` and point their units there."""
-    from evalens.runner.record import attach_records, unit_folder_name
-    from evalens.runner.report import artifacts_root
-
     by_unit: dict[str, list[Any]] = {}
     for unit, record in records:
         by_unit.setdefault(unit, []).append(record)

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.prices import cost_of
+from evalens.runner.report import load_report, reports_dir
+
 
 def usd(amount: float) -> str:
     """Dollars to four decimals, or to the first significant digits below a hundredth of a cent, so a cap of
@@ -82,8 +85,6 @@ class Budget:
         tokens = (getattr(usage, "input_tokens", None) or 0) + (getattr(usage, "output_tokens", None) or 0)
         cost = getattr(usage, "cost_usd", None)
         if cost is None and tokens:
-            from evalens.runner.prices import cost_of
-
             cost = cost_of(usage, model)
             if cost is None and model not in self.unpriced:
                 self.unpriced.append(model or "(model not reported)")
@@ -132,8 +133,6 @@ def estimate(
 def history(package_root: Path, max_reports: int = 50) -> dict[str, list[tuple[float | None, int | None]]]:
     """Unit name → (cost, tokens) of each past run, from the newest ``max_reports`` reports (``--dry-run``).
     A run with more than one repeat counts as its per-run mean."""
-    from evalens.runner.report import load_report, reports_dir
-
     base = reports_dir(package_root)
     out: dict[str, list[tuple[float | None, int | None]]] = {}
     if not base.is_dir():

@@ -15,6 +15,7 @@ only when a judge runs.
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
 import os
 import re
@@ -23,6 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
+
+from evalens.core.engines import default_engine, judge_provider
+from evalens.runner.judge_material import fence, material_of, new_boundary, unquoted, untrusted_note
+from evalens.runner.replay import judge_base_url
+from evalens.runner.verdicts import combine_judgements
 
 OPENAI_PREFIXES = ("gpt", "o1", "o3", "o4", "o5", "codex", "chatgpt", "text-", "openai")
 PROVIDER_KEYS = {"anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"), "openai": ("OPENAI_API_KEY",)}
@@ -96,8 +102,6 @@ def default_judge(engine: str | None, env: Mapping[str, str] | None = None) -> J
     is set (a model does not grade its own family's work: it shares its blind spots and favours its style), else
     the agent's own family (:func:`evalens.core.engines.judge_provider`). A base URL alone does not count: the
     judge's preflight needs a key, and a URL set for another tool would pick a judge that cannot run."""
-    from evalens.core.engines import default_engine, judge_provider
-
     name = engine or default_engine()
     own = judge_provider(name)
     source = os.environ if env is None else env
@@ -161,8 +165,6 @@ def require_key(key_env: tuple[str, ...], who: str, env: dict[str, str] | None =
 def build_prompt(criteria: str, prompt: str, output: str, files: dict[str, str], checks: list[dict]) -> str:
     """The judge's user message: task, the agent's output and created files as fenced untrusted material
     (:mod:`evalens.runner.judge_material`), deterministic results, and the criteria last."""
-    from evalens.runner.judge_material import fence, new_boundary, untrusted_note
-
     if len(output) > OUTPUT_LIMIT:
         output = output[:OUTPUT_LIMIT] + f"\n…[truncated {len(output) - OUTPUT_LIMIT} characters]"
     boundary = new_boundary()
@@ -254,8 +256,6 @@ async def ask_text(
     env = dict(os.environ) if env is None else env
     key = next((env[k] for k in spec.key_env if env.get(k)), None)
     base_url = env.get(PROVIDER_BASE_URLS[spec.provider]) or None
-    from evalens.runner.replay import judge_base_url
-
     base_url = await judge_base_url(base_url or DEFAULT_UPSTREAMS[spec.provider]) or base_url
     return await _ASKERS[spec.provider](
         spec.model,
@@ -369,8 +369,6 @@ async def ask_parsed(
     """Ask until ``parse(reply)`` succeeds, at most :data:`JUDGE_ATTEMPTS` times and within ``deadline`` seconds
     in total; returns ``(parsed, raw)`` or raises :class:`JudgeFailed` with the last reason."""
     try:  # importing an SDK takes seconds on a busy machine: off the loop, and not on the judge's clock
-        import importlib
-
         await asyncio.to_thread(importlib.import_module, spec.provider)
     except ImportError as exc:
         raise JudgeFailed(f"judge SDK not importable: {exc} (pip install evalens installs it)") from None
@@ -418,8 +416,6 @@ async def judge_case(
     is ERROR with the reason. When the prompt fences the agent's material, the judge must quote it: no quote,
     or a quote the material does not hold, makes the judgement ERROR (a verdict resting on text the agent never
     wrote is no verdict)."""
-    from evalens.runner.judge_material import material_of, unquoted
-
     try:
         reply, raw = await ask_parsed(
             spec, SYSTEM_PROMPT, user_prompt, parse_reply, deadline=deadline or judge_deadline(), env=env
@@ -452,8 +448,6 @@ async def judge_repeated(
     """``--judge-repeats K``: the same transcript judged ``repeats`` times (each call with its own deadline), one
     outcome by :func:`~evalens.runner.verdicts.combine_judgements` (any ERROR errs, else any FAIL fails), with
     every judgement's verdict in ``judgements`` for the flip rate."""
-    from evalens.runner.verdicts import combine_judgements
-
     outcomes = [await judge_case(spec, user_prompt, env, deadline) for _ in range(max(1, repeats))]
     if repeats <= 1:
         return outcomes[0]

@@ -17,6 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.arms import arms_table
+from evalens.runner.baseline import uplift_text
+from evalens.runner.ci.shard import split
+from evalens.runner.report import NotAReport, load_report
 from evalens.runner.stats import Repeats
 
 
@@ -127,9 +131,6 @@ def arm_uplift(reports: list[Any], keys: list[tuple[str, str]]) -> tuple[dict[st
     comparison, worded by runner/baseline.py): per reference, one column per compared arm with each unit's
     uplift (``keys``: the rows' units) and the arms summary's pooled lines. The cell (engine · model) is named
     only when the reports hold several."""
-    from evalens.runner.arms import arms_table
-    from evalens.runner.baseline import uplift_text
-
     several = len({cell_label(r) for r in reports}) > 1
     columns: dict[str, list[str]] = {}
     pooled: list[str] = []
@@ -241,8 +242,6 @@ class BatchMatrix:
 def batch_matrix(path: Path, report: Any) -> BatchMatrix | None:
     """The units × cells matrix of the matrix batch whose cell report ``report`` (read from ``path``) is, for
     ``evalens show`` and the HTML page; None when ``path`` is not a matrix run's cell report."""
-    from evalens.runner.report import NotAReport, load_report
-
     paths = batch_reports(path)
     if not paths:
         return None
@@ -270,8 +269,6 @@ def shard_pairs(
     """A matrix run split across ``count`` machines by cell × unit: every (cell index, unit) pair in exactly
     one shard, cut by :func:`evalens.runner.ci.shard.split` (the same on every machine; balanced by past
     durations of each pair when given, else by count), so one slow cell does not land on one machine whole."""
-    from evalens.runner.ci.shard import split
-
     pairs = {f"{i:04d} {label}\x1f{unit}": (i, unit) for i, label in enumerate(cell_labels) for unit in units}
     keys = {pair: key for key, pair in pairs.items()}
     known = {keys[p]: d for p, d in (durations or {}).items() if p in keys}

@@ -18,6 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from evalens.core.models.baseline import Pairwise, PairwiseUnit
+from evalens.core.regular_files import read_regular
+from evalens.runner.judge import OUTPUT_LIMIT, JudgeFailed, ask_parsed, judge_deadline, strict_json_object
+from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 
 Preference = Literal["A", "B", "TIE"]
 Result = Literal["win", "tie", "loss", "ERROR"]
@@ -39,8 +42,6 @@ class PairwiseReply(BaseModel):
 
 def parse_reply(text: str) -> PairwiseReply:
     """Strict parse (the judge's one JSON object) into ``{"better", "reason"}``; ValueError otherwise."""
-    from evalens.runner.judge import strict_json_object
-
     try:
         return PairwiseReply.model_validate(strict_json_object(text))
     except (ValidationError, ValueError) as exc:
@@ -49,8 +50,6 @@ def parse_reply(text: str) -> PairwiseReply:
 
 def build_prompt(criteria: str, task: str, output_a: str, output_b: str) -> str:
     """The judge's user message: the task, outputs A and B as fenced untrusted material, the criteria last."""
-    from evalens.runner.judge import OUTPUT_LIMIT
-    from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 
     def bounded(text: str) -> str:
         cut = text[:OUTPUT_LIMIT]
@@ -91,8 +90,6 @@ async def judge_pair(
     spec: Any, criteria: str, task: str, reference: str, other: str, deadline: float | None = None
 ) -> PairwiseUnit:
     """The reference's output against the other arm's for one unit, judged in both orders."""
-    from evalens.runner.judge import JudgeFailed, ask_parsed, judge_deadline
-
     answers: list[PairwiseReply] = []
     for a, b in ((reference, other), (other, reference)):
         try:
@@ -137,8 +134,6 @@ def transcript_file(folder: Path, runs: int, run: int) -> Path:
 def first_run(report_path: Path, case: Any) -> dict[str, Any] | None:
     """The saved record of a case's first run (its case, transcript and file previews), or None when the report
     kept none."""
-    from evalens.core.regular_files import read_regular
-
     if not case.artifacts:
         return None
     path = transcript_file(report_path.parent / case.artifacts, case.runs or 1, 1)

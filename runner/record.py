@@ -16,11 +16,20 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord
+from pydantic import ValidationError
+
+from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord, sum_usage
+from evalens.core.regular_files import read_regular, write_json_atomic
 from evalens.runner.bounds import TEXT_LIMIT, Bounds
+from evalens.runner.engines.base import Engine
+from evalens.runner.replay import run_note
+from evalens.runner.report import artifacts_root
+from evalens.runner.trigger_detect import detect
+from evalens.runner.workspace_diff import changes
 
 RECORD_FILE = "record.json"
 
@@ -41,14 +50,10 @@ def capture(
     installed: dict[str, str] | None = None,
 ) -> RunRecord:
     """Everything the agent did, read while the sandbox still exists (its trace files and workspace)."""
-    from evalens.runner.workspace_diff import changes
-
     bounds = Bounds()
     try:
         conv = engine.conversation(transcript, paths, bounds)
     except Exception as exc:  # noqa: BLE001 - a trace the reader does not understand must not lose the run
-        from evalens.runner.engines.base import Engine
-
         conv = Engine.conversation(engine, transcript, paths, bounds)
         bounds.note(f"turns: the {engine.name} trace could not be read in full ({type(exc).__name__}: {exc})")
     files = changes(base, paths.workspace, bounds) if base is not None else []
@@ -59,8 +64,6 @@ def capture(
             f"the agent's {', '.join(run.truncated)} stream was cut at the capture limit "
             "(EVALENS_MAX_OUTPUT_MB): later turns are missing"
         )
-    from evalens.runner.trigger_detect import detect
-
     activations = detect(
         engine.name,
         conv.turns,
@@ -125,8 +128,6 @@ def finish(
         record.judge = RecordJudge(verdict=judge.verdict, reason=judge.reason or "", model=judge.model)
     if duration_seconds is not None:
         record.duration_seconds = round(duration_seconds, 3)
-    from evalens.runner.replay import run_note
-
     # the tape is named as launch_agent named the run: a baseline's with its side
     tape_unit = f"{record.unit} [{record.baseline}]" if record.baseline else record.unit
     record.replay = run_note(tape_unit, record.run_index) or record.replay
@@ -135,8 +136,6 @@ def finish(
 
 def write_record(record: RunRecord, path: Path) -> Path:
     """Write atomically (a reader never sees half a record)."""
-    from evalens.core.regular_files import write_json_atomic
-
     return write_json_atomic(
         path, record.model_dump(mode="json", exclude_none=True), indent=1, ensure_ascii=False
     )
@@ -147,10 +146,6 @@ class NotARecord(ValueError):
 
 
 def load_record(path: Path) -> RunRecord:
-    from pydantic import ValidationError
-
-    from evalens.core.regular_files import read_regular
-
     try:
         data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
@@ -196,8 +191,6 @@ def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, Ru
 
 def unit_folder_name(name: str) -> str:
     """A unit's artifacts folder name: its name where that is a safe file name, else a readable stand-in."""
-    import re
-
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-.")[:100]
     return safe or "unit"
 
@@ -206,9 +199,6 @@ def attach_records(report: Any, report_path: Path, records: dict[str, list[RunRe
     """Write each unit's run records beside the report (``<report>/<unit>/record.json``, or ``run-N/`` with
     several runs), finish them with the unit's verdict, checks and judge, and give the report's unit its
     ``artifacts`` folder and summed ``usage``. For formats whose suites keep no artifacts of their own."""
-    from evalens.core.models.run_record import sum_usage
-    from evalens.runner.report import artifacts_root
-
     root = artifacts_root(report_path)
     for case in report.cases:
         recs = records.get(case.name) or []

@@ -15,7 +15,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
+from evalens import __version__
 from evalens.core.models.uaaps import EvalReport, ReportCase, ReportEnvironment, ReportSummary
+from evalens.core.regular_files import read_regular, write_json_atomic
+from evalens.runner.replay import annotate
+from evalens.runner.verdicts import combine_runs, count_passed
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 
@@ -74,8 +80,6 @@ def _node_version() -> str | None:
 
 
 def environment_info() -> ReportEnvironment:
-    from evalens import __version__
-
     return ReportEnvironment(
         os=sys.platform,
         arch=platform.machine(),
@@ -88,8 +92,6 @@ def environment_info() -> ReportEnvironment:
 def summarize(cases: Sequence[ReportCase], usage: Any = None) -> ReportSummary:
     """A report's counts from its cases, the one place they are counted (a run, a re-judged or merged report,
     the baseline's section)."""
-    from evalens.runner.verdicts import count_passed
-
     total = len(cases)
     passed = count_passed(c.verdict for c in cases)
     return ReportSummary(
@@ -108,13 +110,9 @@ def summarize(cases: Sequence[ReportCase], usage: Any = None) -> ReportSummary:
 def write_report(report: EvalReport, path: Path) -> Path:
     """Validate and write atomically (temp file + fsync + rename). In a recording or replaying batch, each case
     first gets its replay note (``runner/replay.py``)."""
-    from evalens.runner.replay import annotate
-
     annotate(report)
     data = report.model_dump(mode="json", by_alias=True, exclude_none=True)
     EvalReport.model_validate(data)
-    from evalens.core.regular_files import write_json_atomic
-
     return write_json_atomic(path, data, indent=2, durable=True)
 
 
@@ -124,10 +122,6 @@ class NotAReport(ValueError):
 
 def load_report(path: Path) -> EvalReport:
     """Read a report written by ``evalens eval``; anything else raises :class:`NotAReport` (one line, no dump)."""
-    from pydantic import ValidationError
-
-    from evalens.core.regular_files import read_regular
-
     try:
         data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
@@ -167,8 +161,6 @@ def newest_report(package_root: Path) -> Path | None:
 
 def aggregate(verdicts: Sequence[str]) -> Verdict:
     """One verdict for repeated runs (:func:`evalens.runner.verdicts.combine_runs`)."""
-    from evalens.runner.verdicts import combine_runs
-
     return combine_runs(verdicts)
 
 

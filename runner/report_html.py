@@ -14,8 +14,12 @@ import re
 from html import escape
 
 from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
+from evalens.runner.arms import arms_table
+from evalens.runner.baseline import describe
 from evalens.runner.check_words import check_key, yaml_value
+from evalens.runner.matrix import batch_matrix
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
+from evalens.runner.trigger_report import query_label, trigger_report
 
 CSS = """
 :root{--bg:#fff;--fg:#1f2328;--mute:#656d76;--line:#d0d7de;--card:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;
@@ -220,8 +224,6 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
         + f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>'
     ]
     if case.uplift is not None:
-        from evalens.runner.baseline import describe
-
         parts.append(f'<div class="uplift"><b>Uplift</b> {_e(describe(case.uplift))}</div>')
     if unit.reason:
         parts.append(f'<div class="reason">{_e(unit.reason)}</div>')
@@ -261,8 +263,6 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
 
 def _fired(details: dict) -> str:
     """A trigger query: the lens words and, per run, which skill fired, how, in which turn, with what."""
-    from evalens.runner.trigger_report import query_label
-
     label = query_label(details)
     runs = details.get("fired")
     if label is None and not isinstance(runs, list):
@@ -290,8 +290,6 @@ def _baseline_head(report: object) -> str:
     base = getattr(report, "baseline", None)
     if base is None:
         return ""
-    from evalens.runner.baseline import describe
-
     b = base.summary
     counts = (
         f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b is not None else ""
@@ -306,8 +304,6 @@ def _baseline_head(report: object) -> str:
 def _trigger_section(report: object) -> str:
     """A trigger set's report (docs/triggers.md): rates with intervals, the confusion table query → skill that
     fired, stolen-by / stole-from. Every query and skill name is the user's text: escaped."""
-    from evalens.runner.trigger_report import trigger_report
-
     cases = getattr(report, "cases", None) or []
     lab = trigger_report((c.name, c.details or {}) for c in cases)
     if lab is None:
@@ -347,8 +343,6 @@ def _arms_section(report: object) -> str:
     """The reference report of an ``--arms`` run: one row per unit and one column per arm (k/N, cost, the
     reference's uplift over it with its interval), then each arm's pooled uplift (runner/arms.py's table, the
     one ``evalens show`` prints). Unit names and arm labels (git refs) are the user's text: escaped."""
-    from evalens.runner.arms import arms_table
-
     shaped = arms_table(report)
     arms = getattr(report, "arms", None)
     if shaped is None or arms is None:
@@ -378,8 +372,6 @@ def _matrix_section(view: RunView) -> str:
     """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch (runner/matrix.py
     finds them by name) as one row per unit and one column per cell (k/N, the Wilson interval, the cost).
     A cell report that cannot be read is named, not hidden."""
-    from evalens.runner.matrix import batch_matrix
-
     found = batch_matrix(view.report_path, view.report)
     if found is None:
         return ""

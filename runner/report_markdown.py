@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 
 from evalens.core.models.run_record import RunRecord
+from evalens.runner.baseline import describe
 from evalens.runner.check_words import check_key, yaml_value
+from evalens.runner.matrix import batch_matrix
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
 
 
@@ -91,8 +93,6 @@ def _unit(unit: UnitView) -> list[str]:
     ]
     out = [f"## {case.verdict} {case.name}", "", " · ".join(f for f in facts if f), ""]
     if case.uplift is not None:
-        from evalens.runner.baseline import describe
-
         out += [f"**Uplift:** {describe(case.uplift)}", ""]
     if unit.reason:
         out += [f"**Why:** {_one_line(unit.reason)}", ""]
@@ -116,8 +116,6 @@ def _unit(unit: UnitView) -> list[str]:
 def _matrix(view: RunView) -> list[str]:
     """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch, one row per unit and
     one column per cell (state k/N, Wilson interval, cost) as the CLI's plain-text table, fenced."""
-    from evalens.runner.matrix import batch_matrix
-
     found = batch_matrix(view.report_path, view.report)
     if found is None:
         return []
@@ -150,8 +148,6 @@ def render_markdown(view: RunView) -> str:
     ]
     base = report.baseline
     if base is not None and base.uplift is not None:
-        from evalens.runner.baseline import describe
-
         lines += [
             f"**Uplift (all units):** {describe(base.uplift)}; the baseline ({base.label}) never decides a "
             "verdict",

@@ -7,20 +7,20 @@ file (``location``: keys and indexes from the file's root), so no face ever pars
 
 from __future__ import annotations
 
+import argparse
 import os
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, cast
+from typing import Any, Literal, cast
 
 from pydantic import BaseModel, Field
 
 from evalens.core.models.baseline import Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
-from evalens.runner.verdicts import known_verdict
-
-if TYPE_CHECKING:
-    from evalens.core.models.uaaps import EvalReport, ReportCase, ReportCheck
+from evalens.core.models.uaaps import DeterministicChecks, EvalReport, JudgeVerdict, ReportCase, ReportCheck
+from evalens.runner.stats import Repeats, exit_state_fails
+from evalens.runner.verdicts import known_verdict, unit_state
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
@@ -239,8 +239,6 @@ def result_from_report_case(
 
 def report_checks(checks: Iterable[Any]) -> list[ReportCheck]:
     """Checks as the report and the run log store them (an empty detail left out)."""
-    from evalens.core.models.uaaps import ReportCheck
-
     return [
         ReportCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or None, location=c.location)
         for c in checks
@@ -250,7 +248,6 @@ def report_checks(checks: Iterable[Any]) -> list[ReportCheck]:
 def report_case_from_result(result: UnitResult, report_path: Path | None, root: Path) -> ReportCase:
     """A result as a report's unit: the one conversion the other way (paths relative to ``root`` and to the
     report's folder)."""
-    from evalens.core.models.uaaps import DeterministicChecks, JudgeVerdict, ReportCase
 
     def rel(path: str | None, base: Path | None) -> str | None:
         if not path or base is None:
@@ -319,8 +316,6 @@ def apply_repeats(result: UnitResult) -> UnitResult:
     """Derive a result's verdict, state and repeat figures from its run verdicts through the one verdict function
     (:func:`~evalens.runner.verdicts.unit_state`; docs/repeats.md): the state (FLAKY, BUDGET), the pass rate over
     counted runs, its Wilson interval and pass^k. Every producer calls it: a run, re-judging, restoring."""
-    from evalens.runner.stats import Repeats
-
     verdicts = list(result.run_verdicts) or [result.verdict]
     rep = Repeats.of(verdicts, result.budget_stopped)
     if len(verdicts) < 2:
@@ -328,8 +323,6 @@ def apply_repeats(result: UnitResult) -> UnitResult:
         if result.state == "BUDGET" and "budget" not in result.reason:
             result.reason = "budget: not started" + (f"; {result.reason}" if result.reason else "")
         return result
-    from evalens.runner.verdicts import unit_state
-
     result.verdict, result.state = unit_state(verdicts, result.budget_stopped or 0)
     result.pass_rate = round(rep.pass_rate, 4) if rep.pass_rate is not None else None
     result.interval = [round(x, 4) for x in rep.interval] if rep.interval else None
@@ -349,9 +342,6 @@ def apply_repeats(result: UnitResult) -> UnitResult:
 def rederive_report_case(case: ReportCase) -> ReportCase:
     """A report unit whose run verdicts changed (re-judged, merged) gets its verdict, state and figures again
     from the one verdict function, so a stored ``state`` can never contradict ``run_verdicts``."""
-    from evalens.runner.stats import Repeats
-    from evalens.runner.verdicts import unit_state
-
     verdicts = list(case.run_verdicts) or [case.verdict]
     budget = case.budget_stopped or 0
     verdict, state = unit_state(verdicts, budget)
@@ -383,8 +373,6 @@ def fails_run(
     """Does this batch fail the command (exit 1)? A FAIL does; a FLAKY unit does unless ``--flaky pass``; an
     ERROR does, unless ``--fail-on-error RATE`` tolerates errored units up to that share of the batch (a few
     infrastructure errors in a large batch)."""
-    from evalens.runner.stats import exit_state_fails
-
     states = [r.shown_state for r in results]
     if any(exit_state_fails(s, flaky) for s in states if s != "ERROR"):
         return True
@@ -394,8 +382,6 @@ def fails_run(
 
 def error_rate_arg(text: str) -> float:
     """``--fail-on-error RATE``: a share of the batch's units, 0 to 1."""
-    import argparse
-
     try:
         value = float(text)
     except ValueError:
@@ -410,8 +396,6 @@ def repeat_label(result: UnitResult) -> str:
     runs, verdicts = getattr(result, "runs", 1), getattr(result, "run_verdicts", None)
     if runs < 2 or not verdicts:
         return f"{result.pass_rate:.0%}" if getattr(result, "pass_rate", None) is not None else ""
-    from evalens.runner.stats import Repeats
-
     rep = Repeats.of(verdicts)
     text = rep.label()
     interval = getattr(result, "interval", None)

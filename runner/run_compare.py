@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-from evalens.runner.run_view import UnitView, cost, tokens
+from evalens.runner.report import NotAReport, load_report
+from evalens.runner.report_html import CSS, _diff
+from evalens.runner.results import is_interrupted
+from evalens.runner.run_view import UnitView, cost, load_view, tokens
 from evalens.runner.verdicts import known_verdict
 
 MAX_REPORTS = 50  # reports looked at, newest first
@@ -69,10 +72,6 @@ def reports_folder(start: Path) -> Path | None:
 
 
 def _side(path: Path, name: str, case_file: str | None) -> Side | None:
-    from evalens.runner.report import NotAReport, load_report
-    from evalens.runner.results import is_interrupted
-    from evalens.runner.run_view import load_view
-
     try:
         report = load_report(path)
     except (NotAReport, OSError, ValueError):
@@ -202,8 +201,6 @@ def _cell(label: str, value: str) -> str:
 
 def render_compare_html(cmp: Comparison) -> str:
     """One self-contained page (inline CSS, no script needed, nothing fetched): the two runs side by side."""
-    from evalens.runner.report_html import CSS, _diff
-
     prev = cmp.previous
     head = (
         f"<tr><th></th><th>previous · {_e(prev.timestamp)}</th>"

@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalens.core.models.run_log import LOG_FILE
+from evalens.runner.report import NotAReport, load_report
+from evalens.runner.results import is_interrupted
 from evalens.runner.run_compare import MAX_REPORTS, reports_folder
+from evalens.runner.run_log import NotARunLog, past_batches, read_log, unit_results
 
 CANCELLED = "CANCELLED"
 
@@ -60,9 +64,6 @@ class RunFilter:
 
 
 def _from_report(path: Path, package_root: Path) -> list[RunEntry]:
-    from evalens.runner.report import NotAReport, load_report
-    from evalens.runner.results import is_interrupted
-
     try:
         report = load_report(path)
     except (NotAReport, OSError, ValueError):
@@ -93,8 +94,6 @@ def _from_report(path: Path, package_root: Path) -> list[RunEntry]:
 
 def _from_log(log_file: Path) -> list[RunEntry]:
     """A batch with a run log and no report: killed before its end."""
-    from evalens.runner.run_log import NotARunLog, read_log, unit_results
-
     try:
         log = read_log(log_file)
     except (NotARunLog, OSError, ValueError):
@@ -121,9 +120,6 @@ def _from_log(log_file: Path) -> list[RunEntry]:
 def list_runs(start: Path, keep: RunFilter | None = None) -> list[RunEntry]:
     """Every unit run of the package holding ``start``, newest batch first (at most ``MAX_REPORTS`` batches),
     kept by ``keep``. Blocking (reads files): call it off the event loop."""
-    from evalens.core.models.run_log import LOG_FILE
-    from evalens.runner.run_log import past_batches
-
     folder = reports_folder(start)
     if folder is None:
         return []

@@ -9,8 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from evalens.core.models.cassette import replay_label
 from evalens.core.models.run_record import RunRecord, Usage
 from evalens.core.models.uaaps import EvalReport, ReportCase
+from evalens.runner.record import records_for
+from evalens.runner.report import load_report, newest_report
 
 ORDER = {"FAIL": 0, "ERROR": 1, "SKIP": 2, "PASS": 3}  # failures first
 
@@ -50,8 +53,6 @@ class RunView:
 def load_view(report_path: Path, unit: str | None = None) -> RunView:
     """The report at ``report_path`` and the records of its units (only ``unit`` if given), failures first.
     Raises :class:`~evalens.runner.report.NotAReport` or :class:`LookupError` (unknown unit), one line each."""
-    from evalens.runner.report import load_report
-
     report = load_report(report_path)
     cases = list(report.cases)
     if unit is not None:
@@ -70,8 +71,6 @@ def load_view(report_path: Path, unit: str | None = None) -> RunView:
 
 
 def _views(report_path: Path, cases: list[ReportCase]) -> list[UnitView]:
-    from evalens.runner.record import records_for
-
     units = []
     for case in sorted(cases, key=lambda c: ORDER.get(c.verdict, 9)):
         view = UnitView(case=case)
@@ -87,8 +86,6 @@ def _views(report_path: Path, cases: list[ReportCase]) -> list[UnitView]:
 def find_report(target: Path | None) -> Path | None:
     """A report file as given, or the newest report of a package (the folder holding ``evals/``, or any folder
     below or above the current one)."""
-    from evalens.runner.report import newest_report
-
     start = target or Path.cwd()
     if start.is_file() or (start.exists() and not start.is_dir()):  # a FIFO or device: refused when read
         return start
@@ -117,8 +114,6 @@ def cost(usage: Usage | None) -> str:
 def record_facts(rec: RunRecord, *, version: bool = False) -> str:
     """A run record's facts on one line: engine (``version``: and its version), model, agent time, exit code,
     a timeout, tokens and cost, and a run answered from a cassette (``↺ replayed (3 of 3 requests)``)."""
-    from evalens.core.models.cassette import replay_label
-
     facts = [
         rec.engine + (f" {rec.engine_version}" if version and rec.engine_version else ""),
         rec.model or "",

@@ -16,6 +16,8 @@ users ask for, computed one way for every format (docs/repeats.md):
 from __future__ import annotations
 
 import math
+import random
+from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
@@ -230,8 +232,6 @@ def paired_bootstrap(
     unit, each side's rate from its Jeffreys posterior Beta(k + ½, n − k + ½), so a unit's own run-to-run
     uncertainty counts too: 3/3 against 3/3 is not a proof of "no change". Seeded: the same reports give the
     same interval."""
-    import random
-
     units = [(b, a) for b, a in pairs]
     if not units:
         raise ValueError("no pairs")
@@ -272,8 +272,6 @@ def krippendorff_alpha_nominal(units: Iterable[Iterable[str]]) -> float | None:
     """Krippendorff's α for nominal labels (each unit: the labels its judgements gave; a unit may have any
     number, units with fewer than two are left out). 1 is perfect agreement, 0 what chance alone gives. None
     when nothing is pairable or every label is the same (no variation: α is undefined)."""
-    from collections import Counter, defaultdict
-
     coincidence: defaultdict[tuple[str, str], float] = defaultdict(float)
     for unit in units:
         values = list(unit)

@@ -14,6 +14,7 @@ A skill that is not installed in the run never counts, whatever the agent names.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from collections.abc import Iterable, Mapping
@@ -150,8 +151,6 @@ def _commands(value: Any) -> list[str]:
 
 
 def _unquote(literal: str) -> str:
-    import json
-
     try:
         value = json.loads(literal)
     except ValueError:
