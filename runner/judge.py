@@ -280,6 +280,7 @@ async def _ask_anthropic(
     json_mode: bool,
     max_tokens: int,
 ) -> str:
+    # lazy: the SDK takes 2-3 s to import (measured); evalens validate and the server's start must not pay it
     import anthropic
 
     client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
@@ -306,6 +307,7 @@ async def _ask_openai(
     json_mode: bool,
     max_tokens: int,
 ) -> str:
+    # lazy: the SDK takes ~1 s to import (measured); evalens validate and the server's start must not pay it
     import openai
 
     client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
