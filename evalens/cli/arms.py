@@ -6,13 +6,22 @@ with the uplift of the reference over each arm. The exit code is the reference a
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.cli.eval import _check_args, _request, _run_and_report
+from evalens.cli.run import _exit_code, _print_outcome, _run
+from evalens.core.models.baseline import ReportArms
 from evalens.core.workflow_commands import shown
+from evalens.runner.arms import ArmError, comparison, parse, resolve_arm
+from evalens.runner.judge import resolve_judge
+from evalens.runner.matrix import matrix
+from evalens.runner.pairwise import compare_arms
+from evalens.runner.report import load_report, stamp, utc_now, write_report
 
 CLASHING = (
     ("--baseline", "baseline"),
@@ -32,8 +41,6 @@ def _refuse(args: argparse.Namespace) -> str | None:
 
 
 def run_arms(args: argparse.Namespace) -> int:
-    from evalens.cli.eval import _check_args, _request, _run_and_report
-
     refused = _refuse(args)
     if refused is not None:
         print(f"evalens eval: {refused}", file=sys.stderr)
@@ -46,7 +53,6 @@ def run_arms(args: argparse.Namespace) -> int:
     if isinstance(resolved, int):
         return resolved
     names, reference, arms = resolved
-    from evalens.runner.report import stamp, utc_now
 
     batch = stamp(utc_now())
     folder = request.package_root / "evals" / "reports"
@@ -85,8 +91,6 @@ def _arms_of(
 ) -> tuple[list[str], str, dict[str, Any]] | int:
     """``--arms`` / ``--arms-reference`` checked and every arm resolved (a ref known) before any agent starts:
     the names in order, the reference, the arms; exit 2 with the reason otherwise."""
-    from evalens.runner.arms import ArmError, parse, resolve_arm
-
     reference = args.arms_reference or "skill"
     try:
         names = parse(args.arms)
@@ -102,8 +106,6 @@ def run_file_arms(args: argparse.Namespace, request: Any, fmt: str | None) -> in
     """``evalens run FILE --arms …``: what ``evalens eval --arms`` does, for the other formats: one ``run_file``
     batch per arm (the arm's install of the skills in every run), each with its own report, the reference last;
     its report gets the comparison and the CLI the units × arms table. The exit code is the reference arm's."""
-    from evalens.cli.run import _exit_code, _print_outcome, _run
-
     clashing = [flag for flag, name in RUN_CLASHING if getattr(args, name, None)]
     if clashing:
         print(f"evalens run: an --arms run takes no {', '.join(clashing)}", file=sys.stderr)
@@ -144,10 +146,6 @@ def _compare(
     """Mark every arm's report with its arm, give the reference's the comparison (``judged``: with the judge's
     pairwise comparison of each unit's outputs too), print the table (``echo``; a matrix run prints one table
     of every cell instead)."""
-    from evalens.core.models.baseline import ReportArms
-    from evalens.runner.arms import comparison
-    from evalens.runner.report import load_report, write_report
-
     reports = {name: load_report(path) for name, path in paths.items()}
     for name, report in reports.items():
         if name != reference:
@@ -174,23 +172,18 @@ def _compare(
 def _pairwise(ref: Any, paths: dict[str, Path], reports: dict[str, Any], reference: str) -> None:
     """Each comparison's units judged pairwise by the reference run's judge (runner/pairwise.py): each unit's
     two outputs twice, the order swapped."""
-    import asyncio
-
-    from evalens.runner.judge import resolve_judge
-    from evalens.runner.pairwise import compare_arms
-
     provider = ref.judge.model_provider or "anthropic"
     spec = resolve_judge(f"{provider}:{ref.judge.model}", default_provider=provider)
     by_label = {report.arm.label: name for name, report in reports.items() if report.arm is not None}
-    for comparison in ref.arms.comparisons:
-        name = by_label.get(comparison.arm.label)
+    for compared in ref.arms.comparisons:
+        name = by_label.get(compared.arm.label)
         if name is None or name == reference:
             continue
         print(
-            shown(f"evalens eval: judging {ref.arm.label} vs {comparison.arm.label} pairwise"),
+            shown(f"evalens eval: judging {ref.arm.label} vs {compared.arm.label} pairwise"),
             file=sys.stderr,
         )
-        comparison.pairwise = asyncio.run(
+        compared.pairwise = asyncio.run(
             compare_arms(spec, (paths[reference], ref), (paths[name], reports[name]))
         )
 
@@ -199,8 +192,6 @@ def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], refer
     """One row per unit, one column per arm (state k/N [interval] $cost), then the reference's uplift over
     each other arm per unit; under it the units pooled with the paired interval (runner/matrix.py words all
     of it, as for a matrix run with arms)."""
-    from evalens.runner.matrix import matrix
-
     grid = matrix([reports[n] for n in names])
     grid.columns = [arms[n].label + (" (reference)" if n == reference else "") for n in names]
     return grid.table()

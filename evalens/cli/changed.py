@@ -16,6 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
+from evalens.runner.fingerprint import changes, text_hash
+
 
 class ChangedSinceError(ValueError):
     """REF cannot be compared with (no git, not a repository, unknown ref); one line for the user."""
@@ -33,9 +36,6 @@ def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _fingerprint(root: Path, case_file: Path) -> Any:
-    from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
-    from evalens.runner.fingerprint import text_hash
-
     value = file_unit_value(case_file, [])
     config = root / "evals" / "eval-config.json"
     config_hash = (
@@ -52,8 +52,6 @@ def _fingerprint(root: Path, case_file: Path) -> Any:
 def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]:
     """Unit name → why it is picked (what changed since ``ref``), for the units of ``units`` (name → case
     file) whose inputs differ at ``ref``. Blocking (git worktree, hashing)."""
-    from evalens.runner.fingerprint import changes
-
     if shutil.which("git") is None:
         raise ChangedSinceError(f"--changed-since {ref}: git is not installed")
     root = root.resolve()

@@ -9,6 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.ci import github
+from evalens.runner.ci.junit import write_junit
+
 
 def add_ci_arguments(parser: argparse.ArgumentParser, *, github_summary: bool = True) -> None:
     """``github_summary=False``: the command already has its own ``--github-summary``."""
@@ -47,9 +50,6 @@ def emit(
 ) -> int:
     """Write what the flags ask for (``summary`` overrides ``--github-summary``); returns 2 when a requested
     output could not be written, else 0."""
-    from evalens.runner.ci import github
-    from evalens.runner.ci.junit import write_junit
-
     base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
     status = 0
     as_json = getattr(args, "json", False)  # stdout carries JSON then: only an explicit `on` adds annotations

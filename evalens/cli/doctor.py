@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
+from rich.console import Console
+from rich.table import Table
+
 from evalens.core.engines import default_engine, engine_names
-from evalens.runner.preflight import Check, Preflight
+from evalens.core.index import find_package_root
+from evalens.runner.engines import get_engine
+from evalens.runner.preflight import Check, Preflight, engine_checks, preflight
 
 MARK = {"ok": "[green]ok[/]", "missing": "[red]MISSING[/]", "warn": "[yellow]warn[/]", "skip": "[dim]skip[/]"}
 
@@ -38,8 +44,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _package_config(explicit: Path | None) -> dict:
-    from evalens.core.index import find_package_root
-
     root = explicit or find_package_root(Path.cwd()) or Path.cwd()
     try:
         data = json.loads((root / "evals" / "eval-config.json").read_text(encoding="utf-8"))
@@ -50,9 +54,6 @@ def _package_config(explicit: Path | None) -> dict:
 
 def collect(engine_name: str, judge: str | None, network: bool = False) -> Preflight:
     """The required checks for ``engine_name`` plus the other engine's, marked optional."""
-    from evalens.runner.engines import get_engine
-    from evalens.runner.preflight import engine_checks, preflight
-
     result, _spec = preflight(get_engine(engine_name), judge=judge, network=network)
     for other in engine_names():
         if other != engine_name:
@@ -61,9 +62,6 @@ def collect(engine_name: str, judge: str | None, network: bool = False) -> Prefl
 
 
 def _print_table(result: Preflight, engine: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
     table = Table(title=f"evalens doctor — runs with {engine}", title_justify="left")
     for column in ("check", "status", "found", "fix"):
         table.add_column(column, overflow="fold")
@@ -74,7 +72,6 @@ def _print_table(result: Preflight, engine: str) -> None:
             else f"[dim]{c.status} (optional)[/]"
         )
         table.add_row(c.name, status, c.detail, c.fix)
-    import shutil
 
     console = Console(soft_wrap=False, width=shutil.get_terminal_size((140, 24)).columns)
     console.print(table)

@@ -16,6 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.cli import sandbox_policy
+from evalens.cli.changed import ChangedSinceError, changed_units
+from evalens.cli.ci_flags import add_ci_arguments, emit
 from evalens.cli.limits import (
     add_batch_arguments,
     add_limit_arguments,
@@ -23,8 +26,34 @@ from evalens.cli.limits import (
     batch_fields,
     limit_fields,
 )
+from evalens.cli.progress import ProgressView, print_summary
+from evalens.cli.sandbox_policy import add_sandbox_argument
+from evalens.cli.shard import (
+    add_shard_arguments,
+    cell_label,
+    cut_matrix_shard,
+    empty_report,
+    find_package,
+    mark_report,
+    planned_units,
+    restrict,
+)
 from evalens.core.engines import engine_names
 from evalens.core.workflow_commands import shown
+from evalens.runner.adaptive import parse_runs
+from evalens.runner.api import RunError, RunRequest, plan_run, rejudge, run_cases
+from evalens.runner.budget import estimate, history
+from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
+from evalens.runner.ci.junit import write_junit
+from evalens.runner.ci.paired import DEFAULT_MARGIN, paired_gate
+from evalens.runner.ci.shard import ShardError
+from evalens.runner.depends import NextRun
+from evalens.runner.interrupts import interrupted_line, run_interruptibly
+from evalens.runner.matrix import cell_report_name, cells, matrix
+from evalens.runner.report import diff_reports, load_report, stamp, utc_now
+from evalens.runner.reselect import case_names, pick
+from evalens.runner.results import fails_run
+from evalens.runner.run_log import NotARunLog, find_log, read_log
 
 USAGE_EXAMPLES = """examples:
   evalens eval                          run every case in ./evals/cases
@@ -151,33 +180,16 @@ def _parser() -> argparse.ArgumentParser:
         "did not finish, with the batch's own inputs, and write its report complete; refused when the cases, "
         "package, config, engine or models changed since it started",
     )
-    from evalens.cli.ci_flags import add_ci_arguments
-    from evalens.cli.shard import add_shard_arguments
 
     add_shard_arguments(p)
     add_ci_arguments(p)
-    from evalens.cli.sandbox_policy import add_sandbox_argument
 
     add_sandbox_argument(p)
     return p
 
 
-def _find_package(explicit: Path | None) -> Path:
-    if explicit is not None:
-        return explicit
-    cwd = Path.cwd()
-    if (cwd / "evals").is_dir():
-        return cwd
-    from evalens.core.index import find_package_root
-
-    return find_package_root(cwd) or cwd
-
-
 def _reselect(root: Path, args: Any) -> list[str]:
     """The cases ``--failed`` / ``--stale`` pick (each named on stderr with why), within CASE arguments if any."""
-    from evalens.runner.depends import NextRun
-    from evalens.runner.reselect import case_names, pick
-
     inputs = NextRun(
         engine=args.engine, agent_model=args.agent_model, judge=args.judge, no_judge=args.no_judge
     )
@@ -237,8 +249,6 @@ def _diff(argv: list[str]) -> int:
     if args.test and args.fail_on:
         print("evalens eval diff: --test paired is a gate of its own; drop --fail-on", file=sys.stderr)
         return 2
-    from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
-    from evalens.runner.report import diff_reports, load_report
 
     try:
         base, new = load_report(args.a), load_report(args.b)
@@ -283,8 +293,6 @@ def _diff(argv: list[str]) -> int:
 
 def _paired(base: Any, new: Any, diff: dict[str, Any], args: argparse.Namespace) -> int:
     """``eval diff --test paired``: the paired gate's answer, its interval and the units it left out."""
-    from evalens.runner.ci.paired import DEFAULT_MARGIN, paired_gate
-
     margin = DEFAULT_MARGIN if args.margin is None else args.margin
     result = paired_gate(base, new, margin=margin, seed=args.seed)
     if args.json:
@@ -334,8 +342,6 @@ def _print_plan(plan: Any, as_json: bool) -> None:
 
 
 async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
-    from evalens.runner.api import run_cases
-
     def on_progress(event: Any) -> None:
         if event.report_path:
             holder["report_path"] = event.report_path
@@ -348,8 +354,6 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
 
 def _parse(argv: list[str]) -> argparse.Namespace:
     """The parsed flags, with ``--runs`` read as a count (MAX with ``auto``) and ``runs_auto``."""
-    from evalens.runner.adaptive import parse_runs
-
     parser = _parser()
     args = parser.parse_args(argv)
     try:
@@ -384,6 +388,7 @@ def main(argv: list[str]) -> int:
     if _is_matrix(args):  # with --arms too: every cell runs every arm
         return _matrix(args)
     if args.arms:
+        # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
         from evalens.cli.arms import run_arms
 
         return run_arms(args)
@@ -410,8 +415,6 @@ def main(argv: list[str]) -> int:
 
 def _rejudge(args: Any) -> int:
     """``--rejudge REPORT``: judge a past batch's transcripts again and print the new verdicts."""
-    from evalens.runner.api import RunError, rejudge
-
     try:
         report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
     except RunError as exc:
@@ -427,9 +430,8 @@ def _rejudge(args: Any) -> int:
             reason = (case.judge_verdict.reason if case.judge_verdict else case.error) or ""
             print(shown(f"{case.verdict:5} {case.name}  {reason}"))
         print(shown(f"report: {path}"))
-    from evalens.cli.ci_flags import emit
 
-    if emit(args, report, path, _find_package(args.package), "evalens eval"):
+    if emit(args, report, path, find_package(args.package), "evalens eval"):
         return 2
     return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
 
@@ -450,10 +452,8 @@ def _check_args(args: Any) -> int | None:
 def _request(args: Any) -> Any:
     """The batch's request from the flags (``--failed`` / ``--stale`` narrowed to the picked cases); an exit
     code when nothing is picked."""
-    from evalens.runner.api import RunRequest
-
     if args.failed or args.stale:
-        picked = _reselect(_find_package(args.package), args)
+        picked = _reselect(find_package(args.package), args)
         if not picked:
             print(
                 f"evalens eval: no {'failed' if args.failed else 'stale'} case: nothing to run",
@@ -462,7 +462,7 @@ def _request(args: Any) -> Any:
             return 0
         args.cases = picked
     return RunRequest(
-        package_root=_find_package(args.package),
+        package_root=find_package(args.package),
         cases=args.cases,
         target=args.target,
         engine=args.engine,
@@ -488,10 +488,6 @@ def _request(args: Any) -> Any:
 def _only_changed(request: Any, args: Any) -> Any:
     """``--changed-since REF``: the request narrowed to the cases changed since REF (each named with why);
     an exit code when none changed or REF cannot be read."""
-    from evalens.cli.changed import ChangedSinceError, changed_units
-    from evalens.cli.shard import planned_units
-    from evalens.runner.api import RunError
-
     try:
         changed = changed_units(
             request.package_root, planned_units(request.package_root, request), args.changed_since
@@ -511,10 +507,6 @@ def _only_changed(request: Any, args: Any) -> Any:
 def _only_shard(request: Any, args: Any) -> Any:
     """``--shard K/N``: the request narrowed to this shard's units and the shard's mark; an exit code when
     the shard has no unit (an empty report is still written) or the split fails."""
-    from evalens.cli.shard import empty_report, restrict
-    from evalens.runner.api import RunError
-    from evalens.runner.ci.shard import ShardError
-
     try:
         request, shard_mark, mine = restrict(request, args.shard, args.durations)
         if mine == 0 and args.dry_run:
@@ -527,7 +519,6 @@ def _only_shard(request: Any, args: Any) -> Any:
                 f"empty report: {path}",
                 file=sys.stderr,
             )
-            from evalens.cli.ci_flags import emit
 
             return emit(args, report, path, request.package_root, "evalens eval")
     except (RunError, ShardError) as exc:
@@ -543,8 +534,6 @@ def _only_shard(request: Any, args: Any) -> Any:
 
 def _dry_run(request: Any, args: Any) -> int:
     """``--dry-run``: print the plan (and the cost estimate from past runs); nothing runs."""
-    from evalens.runner.api import RunError, plan_run
-
     try:
         ctx = plan_run(request)
     except RunError as exc:
@@ -552,8 +541,6 @@ def _dry_run(request: Any, args: Any) -> int:
         return exc.exit_code
     _print_plan(ctx.plan, args.json)
     if not args.json:
-        from evalens.runner.budget import estimate, history
-
         names = [c.name for c in ctx.plan.cases]
         print(estimate(names, history(request.package_root), runs=args.runs).describe())
     return 0
@@ -593,9 +580,6 @@ RESUME_CONFLICTS = (
 def _resume_request(args: Any) -> Any:
     """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run
     log, its units by their files (a case renamed since is still found); an exit code when it cannot be."""
-    from evalens.runner.api import RunRequest
-    from evalens.runner.run_log import NotARunLog, find_log, read_log
-
     defaults = _parser().parse_args([])
     given = [
         "CASE" if name == "cases" else "--" + name.replace("_", "-")
@@ -633,9 +617,6 @@ def _matrix(args: argparse.Namespace) -> int:
     runs every arm (evalens/cli/arms.py: one batch per arm, the reference last, its report compared with the
     others'), every cell × arm its own cell report; the matrix has one column per engine · model · arm and each
     cell's uplift per arm, and the exit code is the worst of the cells' reference arms."""
-    from evalens.runner.matrix import cells, matrix
-    from evalens.runner.report import load_report
-
     try:
         plan = cells(args.engine, args.agent_model)
     except ValueError as exc:
@@ -660,8 +641,6 @@ def _matrix(args: argparse.Namespace) -> int:
         return armed
     names: list[str | None] = list(armed[0]) if armed is not None else [None]
     reference, arms = (armed[1], armed[2]) if armed is not None else (None, {})
-    from evalens.cli.shard import cell_label
-    from evalens.runner.report import stamp, utc_now
 
     batch = stamp(utc_now())
     shards = _matrix_shards(args, plan) if args.shard else None
@@ -715,9 +694,6 @@ def _matrix_cell(
     (``armed``: names in --arms order, the reference, the arms; ``[None]``: no --arms) one batch, the reference
     run last, each report named by its cell × arm index into ``found``; then the reference's report compared
     with the others'. Returns the exit code (the reference arm's) and the report that decides it."""
-    from evalens.cli.shard import cell_label
-    from evalens.runner.matrix import cell_report_name
-
     i, batch, shard = where
     names, reference, arms = armed
     # the reference arm last (its report gets the comparison); no --arms: the one plain run ([None])
@@ -747,6 +723,8 @@ def _matrix_cell(
     if reference is not None:  # the reference's report gets the comparison with this cell's other arms
         if reference not in mine:
             return code or 1, None
+
+        # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
         from evalens.cli.arms import _compare
 
         _compare(arms, [n for n in names if n], reference, mine, judged=not cell.no_judge, echo=False)
@@ -758,6 +736,7 @@ def _matrix_arms(
 ) -> tuple[list[str], str, dict[str, Any]] | int:
     """``--arms`` of a matrix run checked and every arm resolved before any agent starts (evalens/cli/arms.py):
     the arm names in order, the reference, the arms; an exit code when they cannot run."""
+    # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
     from evalens.cli.arms import _arms_of, _refuse
 
     if args.shard:
@@ -780,8 +759,6 @@ def _matrix_arms(
 
 def _matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
     """A matrix run's JUnit file: one ``<testsuite>`` per cell in one document; 2 when it cannot be written."""
-    from evalens.runner.ci.junit import write_junit
-
     root = paths[0].parents[2] if paths else None  # <package>/evals/reports/<cell report>
     base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
     try:
@@ -796,10 +773,6 @@ def _matrix_shards(args: argparse.Namespace, plan: list[tuple[str | None, str | 
     """``--shard K/N`` of a matrix run: for each cell, the units shard K runs in it and its report's mark (the
     split is by cell × unit, so one slow cell does not land on one machine whole); an exit code when the
     split cannot be cut."""
-    from evalens.cli.shard import cut_matrix_shard, planned_units
-    from evalens.runner.api import RunError
-    from evalens.runner.ci.shard import ShardError
-
     first = _request(argparse.Namespace(**{**vars(args), "engine": plan[0][0], "agent_model": plan[0][1]}))
     if isinstance(first, int):
         return first
@@ -822,9 +795,6 @@ def _matrix_shards(args: argparse.Namespace, plan: list[tuple[str | None, str | 
 def _shard_cell(request: Any, shard: tuple[list[str], Any], args: argparse.Namespace) -> Any:
     """One cell of a sharded matrix run: the request narrowed to the units this shard runs in the cell and the
     mark, or (no unit here) the exit code of writing the cell's empty report, which a merge still needs."""
-    from evalens.cli.shard import empty_report, planned_units
-    from evalens.runner.api import RunError
-
     mine, mark = shard
     try:
         if not mine:
@@ -843,13 +813,8 @@ def _shard_cell(request: Any, shard: tuple[list[str], Any], args: argparse.Names
 
 def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
     """Run the batch with the progress view, then print, write the CI outputs and choose the exit code."""
-    from evalens.cli import sandbox_policy
-    from evalens.runner.api import RunError
-
     sandbox = sandbox_policy.policy(args)
     if sandbox == "required":
-        from evalens.runner.api import plan_run
-
         try:
             sandbox_plan = plan_run(request.model_copy(update={"dry_run": True})).sandbox_plan
         except RunError:
@@ -860,11 +825,9 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
             )
             if refused is not None:
                 return refused
-    from evalens.cli.progress import ProgressView, print_summary
 
     holder: dict[str, Any] = {"verbose": args.verbose and not args.json}
     view = ProgressView()
-    from evalens.runner.interrupts import interrupted_line, run_interruptibly
 
     try:
         with view:
@@ -876,8 +839,6 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
         print(interrupted_line("evalens eval", holder.get("report_path")), file=sys.stderr)
         return 128 + (signum or signal.SIGINT)
     if shard_mark is not None and outcome.report is not None:
-        from evalens.cli.shard import mark_report
-
         mark_report(outcome.report, outcome.report_path, shard_mark)
     print_summary(
         outcome.results,
@@ -893,13 +854,10 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
         print("evalens eval: interrupted after the run finished", file=sys.stderr)
         return 128 + signum
     if outcome.report is not None:
-        from evalens.cli.ci_flags import emit
-
         if emit(args, outcome.report, outcome.report_path, request.package_root, "evalens eval"):
             return 2
     refused = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens eval")
     if refused is not None:
         return refused
-    from evalens.runner.results import fails_run
 
     return 1 if fails_run(outcome.results, args.flaky, args.fail_on_error) else 0

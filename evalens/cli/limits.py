@@ -4,7 +4,11 @@ once so both spell, word and check them alike."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
+
+from evalens.runner.resource_limits import parse_limit
+from evalens.runner.results import error_rate_arg
 
 
 def _at_least(text: str, low: int) -> int:
@@ -48,7 +52,6 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
         help="run an agent run again from scratch when it meets a transient model API error (429, 5xx), at "
         "most N times, within its timeout (default 2, or $EVALENS_AGENT_RETRIES)",
     )
-    from evalens.runner.resource_limits import parse_limit
 
     parser.add_argument(
         "--limit",
@@ -65,8 +68,6 @@ def add_limit_arguments(parser: argparse.ArgumentParser) -> None:
 def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     """The batch's budget, what fails the command, and the baseline; ``unit`` is what the command calls one
     runnable thing (``case`` for UAAPS, ``unit`` for the other formats)."""
-    from evalens.runner.results import error_rate_arg
-
     parser.add_argument(
         "--max-cost",
         type=float,
@@ -167,8 +168,6 @@ def replay_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The request fields of ``--record`` / ``--replay``. A replay needs no key: a provider key that is not set
     gets a placeholder the cassette proxy never sends anywhere in strict mode (``new`` going live without a
     real key meets the provider's 401, an honest ERROR)."""
-    import os
-
     if args.replay:
         for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
             os.environ.setdefault(var, REPLAY_PLACEHOLDER_KEY)

@@ -11,10 +11,19 @@ import sys
 import time
 from typing import Any
 
+from rich.console import Console
+from rich.live import Live
+from rich.markup import escape
+from rich.table import Table
+
+from evalens.core.models.run_record import sum_usage
 from evalens.core.terminal_text import for_terminal
 from evalens.core.workflow_commands import escape as escape_command
 from evalens.core.workflow_commands import in_actions
 from evalens.core.workflow_commands import shown as shown_text
+from evalens.runner.baseline import cost_text, describe, rates_text, uplift_text
+from evalens.runner.results import repeat_label
+from evalens.runner.run_view import cost, tokens
 
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
 VERDICT_STYLES = {
@@ -40,8 +49,6 @@ class ProgressView:
 
     def __enter__(self) -> ProgressView:
         if self.live_enabled:
-            from rich.live import Live
-
             self.live = Live(self._render(), console=self.console, refresh_per_second=8, transient=False)
             self.live.__enter__()
         return self
@@ -53,9 +60,6 @@ class ProgressView:
             self.live = None
 
     def _render(self) -> Any:
-        from rich.markup import escape
-        from rich.table import Table
-
         table = Table.grid(padding=(0, 2))
         now = time.monotonic()
         for (name, index), row in self.rows.items():
@@ -77,8 +81,6 @@ class ProgressView:
 
     def turn(self, turn: Any) -> None:
         """A live turn of the agent (``evalens eval --verbose``), printed above the table."""
-        from rich.markup import escape
-
         style = (
             "red"
             if turn.kind in ("hook", "error") or turn.is_error
@@ -92,8 +94,6 @@ class ProgressView:
     def __call__(self, event: Any) -> None:
         if event.case_name is None:
             if event.stage == "plan" and event.message:
-                from rich.markup import escape
-
                 self.console.print(f"[yellow]{escape(self._text(event.message))}[/]")
             return
         self.runs_seen = max(self.runs_seen, event.run_index)
@@ -111,7 +111,6 @@ class ProgressView:
                     else f"{event.case_name} #{event.run_index}"
                 )
                 style = VERDICT_STYLES.get(event.verdict or "", "")
-                from rich.markup import escape
 
                 self.console.print(
                     f"[{style}]{event.verdict:5}[/] {escape(self._text(label))}  "
@@ -127,8 +126,6 @@ class ProgressView:
 
 def _console(stream: Any, ci: bool) -> Any:
     """A rich console on ``stream``; in CI one that never wraps (a wrapped line could start with ``::``)."""
-    from rich.console import Console
-
     return Console(file=stream or sys.stderr, highlight=False, soft_wrap=ci, width=100_000 if ci else None)
 
 
@@ -169,9 +166,6 @@ def print_summary(
 ) -> None:
     """The closing table: one row per case with verdict, pass rate, duration and reason (and with ``--baseline``
     the uplift against it)."""
-    from rich.markup import escape
-    from rich.table import Table
-
     ci = in_actions() if ci is None else ci
     console = _console(stream, ci)
 
@@ -189,10 +183,6 @@ def print_summary(
     if uplifts:
         table.add_column("uplift", overflow="fold", max_width=40)
     table.add_column("reason", overflow="fold", max_width=70)
-    from evalens.core.models.run_record import sum_usage
-    from evalens.runner.baseline import cost_text, rates_text, uplift_text
-    from evalens.runner.results import repeat_label
-    from evalens.runner.run_view import cost, tokens
 
     usages = [getattr(r, "usage", None) for r in results]
     for r, usage in zip(results, usages, strict=True):
@@ -231,8 +221,6 @@ def print_summary(
         spent = cost(total) or "no cost reported by the CLI"
         console.print(f"total: {tokens(total)} tokens · {spent}")
     if baseline is not None and baseline.uplift is not None:
-        from evalens.runner.baseline import describe
-
         console.print(
             f"uplift (all units): {text(describe(baseline.uplift))}; baseline runs never fail the command"
         )

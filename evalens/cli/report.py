@@ -22,7 +22,15 @@ import sys
 from pathlib import Path
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
+from evalens.cli.shard import find_package, planned_units
+from evalens.core.index import find_package_root
 from evalens.core.workflow_commands import shown
+from evalens.runner.api import RunError
+from evalens.runner.ci.comment import pr_comment
+from evalens.runner.ci.merge import MergeError, merge_reports
+from evalens.runner.ci.shard import ShardError, durations_from, split
+from evalens.runner.matrix import matrix
+from evalens.runner.report import NotAReport, load_report, write_report
 from evalens.runner.verdicts import passed
 
 
@@ -45,8 +53,6 @@ def _merge(argv: list[str]) -> int:
     )
     add_ci_arguments(p)
     args = p.parse_args(argv)
-    from evalens.runner.ci.merge import MergeError, merge_reports
-    from evalens.runner.report import NotAReport, load_report, write_report
 
     try:
         items = [(path, load_report(path)) for path in args.reports]
@@ -77,7 +83,6 @@ def _package_of(report_path: Path, explicit: Path | None) -> Path | None:
     parent = report_path.resolve().parent
     if parent.name == "reports" and parent.parent.name == "evals":
         return parent.parent.parent
-    from evalens.core.index import find_package_root
 
     return find_package_root(Path.cwd()) or Path.cwd()
 
@@ -90,7 +95,6 @@ def _ci(argv: list[str]) -> int:
     p.add_argument("--package", type=Path, help="package root the report's case files are relative to")
     add_ci_arguments(p)
     args = p.parse_args(argv)
-    from evalens.runner.report import NotAReport, load_report
 
     try:
         report = load_report(args.report)
@@ -119,9 +123,6 @@ def _split(argv: list[str]) -> int:
     )
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
-    from evalens.cli.shard import find_package, planned_units
-    from evalens.runner.api import RunError
-    from evalens.runner.ci.shard import ShardError, durations_from, split
 
     root = find_package(args.package)
     try:
@@ -165,8 +166,6 @@ def _comment(argv: list[str]) -> int:
     )
     p.add_argument("--url", help="link to the full report (e.g. the run's artifact page)")
     args = p.parse_args(argv)
-    from evalens.runner.ci.comment import pr_comment
-    from evalens.runner.report import NotAReport, load_report
 
     try:
         report = load_report(args.report)
@@ -190,8 +189,6 @@ def _matrix(argv: list[str]) -> int:
     p.add_argument("reports", nargs="+", type=Path, help="one report per cell (engine · model)")
     p.add_argument("--json", action="store_true", help="print the matrix as JSON")
     args = p.parse_args(argv)
-    from evalens.runner.matrix import matrix
-    from evalens.runner.report import NotAReport, load_report
 
     try:
         reports = [load_report(path) for path in args.reports]

@@ -14,9 +14,11 @@ import argparse
 import json
 import os
 import sys
+from functools import partial as bind
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalens.cli import run_ci, sandbox_policy
 from evalens.cli.limits import (
     add_batch_arguments,
     add_limit_arguments,
@@ -24,8 +26,22 @@ from evalens.cli.limits import (
     batch_fields,
     limit_fields,
 )
+from evalens.cli.progress import turn_text
+from evalens.cli.run_ci import add_arguments
 from evalens.core.engines import default_engine, engine_names
-from evalens.core.workflow_commands import shown
+from evalens.core.validate import validate_file
+from evalens.core.workflow_commands import in_actions, shown
+from evalens.runner.api import UsageError, run_file
+from evalens.runner.baseline import describe
+from evalens.runner.depends import NextRun
+from evalens.runner.interrupts import interrupted_line, run_interruptibly
+from evalens.runner.reselect import pick
+from evalens.runner.results import fails_run, repeat_label
+from evalens.runner.run_file import InvalidFile, prepare
+from evalens.runner.run_log import NotARunLog, find_log, read_log
+from evalens.runner.sandbox import plan_sandbox
+from evalens.runner.suites.base import FileRunRequest
+from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
 from evalens.runner.verdicts import passed
 
 if TYPE_CHECKING:
@@ -117,7 +133,6 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen",
     )
-    from evalens.cli.run_ci import add_arguments
 
     add_arguments(parser)  # --shard, --durations, --junit, --annotations, --github-output (docs/ci.md)
     return parser
@@ -125,17 +140,12 @@ def _parser() -> argparse.ArgumentParser:
 
 def _config(args: argparse.Namespace, file: Path) -> Path | None:
     """``--config``; else the suite's own ``eval.config.yaml``; else the working directory's."""
-    from evalens.runner.suites.skilljack_files import skilljack_config
-
     if args.config:
         return Path(args.config)
     return skilljack_config(file) or Path.cwd() / "eval.config.yaml"
 
 
 def _create_eval(args: argparse.Namespace) -> int:
-    from evalens.runner.session import UsageError
-    from evalens.runner.suites.skilljack_files import create_eval
-
     try:
         text = create_eval(Path(args.create_eval), args.count)
     except UsageError as exc:
@@ -150,8 +160,6 @@ def _create_eval(args: argparse.Namespace) -> int:
 
 
 def _rescore(file: Path, args: argparse.Namespace) -> int:
-    from evalens.runner.suites.skilljack_files import rescore
-
     report, md = rescore(
         file,
         config=_config(args, file),
@@ -168,8 +176,6 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
 
 
 def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
-    from evalens.runner.suites.base import FileRunRequest
-
     return FileRunRequest(
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
@@ -200,16 +206,11 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
 
 def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
     """The units ``--failed`` / ``--stale`` pick (each named on stderr with why), within ``--tasks`` if given."""
-    from evalens.runner.api import UsageError
-    from evalens.runner.reselect import pick
-    from evalens.runner.run_file import prepare
-
     try:
         suite, units = prepare(request.model_copy(update={"units": []}), None, fmt)
     except UsageError as exc:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return None
-    from evalens.runner.depends import NextRun
 
     inputs = NextRun(
         engine=request.engine, agent_model=request.model, judge=request.judge_model, no_judge=request.no_judge
@@ -253,10 +254,10 @@ def main(argv: list[str]) -> int:
         if early is not None:
             return early
     if args.arms:
+        # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
         from evalens.cli.arms import run_file_arms
 
         return run_file_arms(args, request, fmt if not errors else None)
-    from evalens.cli import run_ci
 
     shard_mark, suite_root = None, None
     if run_ci.wanted(args) and not errors:
@@ -269,8 +270,6 @@ def main(argv: list[str]) -> int:
 
 def _finish(request: Any, fmt: str | None, args: Any, shard_mark: Any = None, suite_root: Any = None) -> int:
     """Run the request (sandbox policy before and after), print the outcome and choose the exit code."""
-    from evalens.cli import run_ci, sandbox_policy
-
     sandbox = sandbox_policy.policy(args)
     refused = _refuse_unsandboxed(sandbox, request)
     if refused is not None:
@@ -329,9 +328,6 @@ def _resume_request(args: Any) -> FileRunRequest | int:
     """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run log,
     every unit of its file (the run narrows them to the batch's units by identity: one renamed since is still
     found); an exit code when it cannot be."""
-    from evalens.runner.run_log import NotARunLog, find_log, read_log
-    from evalens.runner.suites.base import FileRunRequest
-
     defaults = _parser().parse_args([])
     given = [
         "FILE" if name == "file" else "--" + name.replace("_", "-")
@@ -377,8 +373,6 @@ def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
 
 def _validated(file: Path) -> tuple[str | None, list[Any]]:
     """The file's format id and its validation errors, each printed to stderr as ``file:line:col: error``."""
-    from evalens.core.validate import validate_file
-
     checked = validate_file(file)
     errors = [p for p in checked.problems if p.severity == 1]
     for p in errors:
@@ -405,8 +399,6 @@ def _refuse_unsandboxed(sandbox: str, request: Any) -> int | None:
     """``--sandbox required``: refuse before any agent starts when the file session could not isolate it."""
     if sandbox != "required" or request.dry_run:
         return None
-    from evalens.cli import sandbox_policy
-    from evalens.runner.sandbox import plan_sandbox
 
     planned = plan_sandbox(False, None)  # what the file session will plan (network off)
     return sandbox_policy.refuse_before(sandbox, planned.enforced, planned.warning, "evalens run")
@@ -425,12 +417,6 @@ def _progress(event: object, partial: list[Path] | None = None) -> None:
 
 def _run(request: Any, fmt: str | None, args: Any) -> Any:
     """Run the file's units; the outcome, or the exit code of a usage error or an interrupt."""
-    from functools import partial as bind
-
-    from evalens.runner.api import UsageError, run_file
-    from evalens.runner.interrupts import interrupted_line, run_interruptibly
-    from evalens.runner.run_file import InvalidFile
-
     partial: list[Path] = []
     try:
         outcome, signum = run_interruptibly(
@@ -452,8 +438,6 @@ def _print_outcome(outcome: Any) -> None:
     """The summary, one line per unit (repeats, reason, uplift) and where the results were written."""
     for line in outcome.summary:
         print(shown(line))
-    from evalens.runner.baseline import describe
-    from evalens.runner.results import repeat_label
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
@@ -478,8 +462,6 @@ def _print_outcome(outcome: Any) -> None:
 
 def _exit_code(args: Any, outcome: Any) -> int:
     """The batch's exit code, with only forgiven FLAKY units or errors within ``--fail-on-error`` passing."""
-    from evalens.runner.results import fails_run
-
     if (
         outcome.exit_code == 1
         and (args.flaky == "pass" or args.fail_on_error is not None)
@@ -491,7 +473,4 @@ def _exit_code(args: Any, outcome: Any) -> int:
 
 
 def _print_turn(turn: object) -> None:
-    from evalens.cli.progress import turn_text
-    from evalens.core.workflow_commands import in_actions
-
     print(turn_text(turn, ci=in_actions()), file=sys.stderr, flush=True)

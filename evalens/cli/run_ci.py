@@ -10,22 +10,26 @@ from pathlib import Path
 from typing import Any
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
-from evalens.cli.shard import add_shard_arguments
+from evalens.cli.sandbox_policy import add_sandbox_argument
+from evalens.cli.shard import add_shard_arguments, cut_shard, mark_report, write_empty_report
+from evalens.core.models.uaaps import ReportConfig, ReportSandbox
+from evalens.runner.ci.github import in_actions
+from evalens.runner.ci.shard import ShardError
+from evalens.runner.report import write_report
+from evalens.runner.run_file import prepare
+from evalens.runner.sandbox import plan_sandbox
+from evalens.runner.session import UsageError
 
 OWN_SUMMARY = ("skilljack",)  # format ids starting with these write their own step summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from evalens.cli.sandbox_policy import add_sandbox_argument
-
     add_shard_arguments(parser)
     add_ci_arguments(parser, github_summary=False)  # `evalens run` has its own --github-summary
     add_sandbox_argument(parser)
 
 
 def wanted(args: argparse.Namespace) -> bool:
-    from evalens.runner.ci.github import in_actions
-
     return bool(
         args.shard
         or args.junit
@@ -41,17 +45,12 @@ def before(
 ) -> tuple[Any, Any, Path | None, int | None]:
     """The request narrowed to this shard, the shard's mark, the suite's root, and an exit code when nothing
     is left to run (an empty shard: its empty report is written here)."""
-    from evalens.runner.ci.shard import ShardError
-    from evalens.runner.run_file import prepare
-    from evalens.runner.session import UsageError
-
     try:
         suite, units = prepare(request, None, format_id)
     except (UsageError, ValueError):
         return request, None, None, None  # the run itself reports it, the way it always has
     if not args.shard:
         return request, None, suite.root, None
-    from evalens.cli.shard import cut_shard
 
     try:
         mine, mark = cut_shard(
@@ -89,8 +88,6 @@ def after(args: argparse.Namespace, outcome: Any, mark: Any, root: Path | None, 
     if outcome.report is None:
         return 0
     if mark is not None:
-        from evalens.cli.shard import mark_report
-
         mark_report(outcome.report, outcome.report_path, mark)
     return emit(
         args, outcome.report, outcome.report_path, root, "evalens run", summary=_own_summary(args, format_id)
@@ -103,9 +100,6 @@ def record_sandbox(outcome: Any) -> None:
     report = outcome.report
     if report is None or getattr(report, "sandbox", None) is not None:
         return
-    from evalens.core.models.uaaps import ReportSandbox
-    from evalens.runner.report import write_report
-    from evalens.runner.sandbox import plan_sandbox
 
     plan = plan_sandbox(False, None)
     report.sandbox = ReportSandbox(enforced=plan.enforced, method=plan.method, network=plan.network)
@@ -119,7 +113,4 @@ def _own_summary(args: argparse.Namespace, format_id: str | None) -> bool:
 
 
 def _empty_report(request: Any, suite: Any, mark: Any) -> tuple[Any, Path]:
-    from evalens.cli.shard import write_empty_report
-    from evalens.core.models.uaaps import ReportConfig
-
     return write_empty_report(mark, suite.root, request.report, ReportConfig(engine=request.engine))

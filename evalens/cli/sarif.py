@@ -14,6 +14,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+from evalens import __version__
+from evalens.core.rules import rule_for
+
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 LEVELS = {"error": "error", "warning": "warning", "info": "note", "information": "note", "hint": "note"}
 
@@ -39,8 +42,6 @@ def _fingerprint(record: dict[str, Any], uri: str) -> str:
 
 
 def _descriptor(code: str) -> dict[str, Any]:
-    from evalens.core.rules import rule_for
-
     rule = rule_for(code)
     if rule is None:
         return {"id": code, "shortDescription": {"text": code}}
@@ -61,8 +62,6 @@ def _descriptor(code: str) -> dict[str, Any]:
 
 def to_sarif(records: list[dict[str, Any]], files: list[str], *, root: Path | None = None) -> dict[str, Any]:
     """``records`` are ``evalens validate``'s JSON problems; ``files`` every file checked."""
-    from evalens import __version__
-
     root = root or Path.cwd()
     codes = list(dict.fromkeys(r["code"] for r in records))
     index = {code: i for i, code in enumerate(codes)}

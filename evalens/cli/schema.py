@@ -7,6 +7,8 @@ import json
 import sys
 from pathlib import Path
 
+from evalens.core.models.catalog import render_all
+
 
 def render_text(schema: dict) -> str:
     """Canonical text of a schema file (stable key order, trailing newline)."""
@@ -18,7 +20,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--export", metavar="DIR", help="write every schema into DIR")
     parser.add_argument("--check", metavar="DIR", help="exit 1 if DIR's schemas differ from the models")
     args = parser.parse_args(argv)
-    from evalens.core.models.catalog import render_all
 
     rendered = render_all()
     if args.export:

@@ -11,6 +11,29 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from evalens.core.index import find_package_root
+from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportPackage, ReportShard
+from evalens.runner.api import RunRequest, plan_run
+from evalens.runner.ci.shard import (
+    cases_fingerprint,
+    commit_of,
+    config_fingerprint,
+    durations_from,
+    parse_spec,
+    split,
+    split_fingerprint,
+)
+from evalens.runner.matrix import shard_pairs
+from evalens.runner.report import (
+    allocate_report_path,
+    environment_info,
+    iso,
+    stamp,
+    summarize,
+    utc_now,
+    write_report,
+)
+
 
 def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("sharding (one suite across N machines)")
@@ -26,15 +49,19 @@ def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def find_package(explicit: Path | None) -> Path:
-    from evalens.cli.eval import _find_package
+    """The package a command works on: ``--package``, else the working folder when it holds ``evals/``, else
+    the package root around it."""
+    if explicit is not None:
+        return explicit
+    cwd = Path.cwd()
+    if (cwd / "evals").is_dir():
+        return cwd
 
-    return _find_package(explicit)
+    return find_package_root(cwd) or cwd
 
 
 def planned_units(root: Path, request: Any = None) -> dict[str, str]:
     """Unit name → case file, in the run's order, as a dry run of ``request`` (default: every case) plans it."""
-    from evalens.runner.api import RunRequest, plan_run
-
     request = request or RunRequest(package_root=root)
     ctx = plan_run(request.model_copy(update={"dry_run": True}))
     return {case.name: case.case_file for case in ctx.plan.cases}
@@ -49,16 +76,6 @@ def cut_shard(
 ) -> tuple[list[str], Any]:
     """Shard K's units of ``case_files`` (unit → its file) and the report's ``shard`` mark, balanced by the
     durations in ``durations`` (else the suite's own past reports). Raises ``ShardError``."""
-    from evalens.core.models.uaaps import ReportShard
-    from evalens.runner.ci.shard import (
-        cases_fingerprint,
-        commit_of,
-        config_fingerprint,
-        durations_from,
-        parse_spec,
-        split,
-    )
-
     index, count = parse_spec(spec)
     default = root / "evals" / "reports"
     sources = durations if durations else ([default] if default.is_dir() else [])
@@ -105,17 +122,6 @@ def cut_matrix_shard(
     in every cell report of every shard, and the cell's label, so a merge takes one cell's shards only).
     Balanced by each pair's past duration from its engine's and model's reports, else by count. Raises
     ``ShardError``."""
-    from evalens.core.models.uaaps import ReportShard
-    from evalens.runner.ci.shard import (
-        cases_fingerprint,
-        commit_of,
-        config_fingerprint,
-        durations_from,
-        parse_spec,
-        split_fingerprint,
-    )
-    from evalens.runner.matrix import shard_pairs
-
     index, count = parse_spec(spec)
     labels = [cell_label(engine, model) for engine, model in cells]
     units = list(case_files)
@@ -160,9 +166,6 @@ def restrict(request: Any, spec: str, durations: list[Path] | None) -> tuple[Any
 
 def empty_report(request: Any, mark: Any) -> tuple[Any, Path]:
     """The report of a shard that got no unit (N larger than the suite): valid, mergeable, all zeros."""
-    from evalens.core.models.uaaps import ReportConfig, ReportPackage
-    from evalens.runner.api import plan_run
-
     plan = plan_run(request.model_copy(update={"dry_run": True, "cases": []})).plan
     return write_empty_report(
         mark,
@@ -177,17 +180,6 @@ def write_empty_report(
     mark: Any, root: Path, output: Path | None, config: Any, package: Any = None
 ) -> tuple[Any, Path]:
     """Write the all-zeros report of an empty shard under ``root`` (or at ``output``)."""
-    from evalens.core.models.uaaps import EvalReport
-    from evalens.runner.report import (
-        allocate_report_path,
-        environment_info,
-        iso,
-        stamp,
-        summarize,
-        utc_now,
-        write_report,
-    )
-
     started = utc_now()
     report = EvalReport(
         version=1,
@@ -206,8 +198,6 @@ def write_empty_report(
 
 def mark_report(report: Any, path: Path | None, mark: Any) -> None:
     """Record the shard in the report the run wrote (rewritten atomically)."""
-    from evalens.runner.report import write_report
-
     report.shard = mark
     report.id = f"{report.id}-shard-{mark.index}-of-{mark.count}"
     if path is not None:

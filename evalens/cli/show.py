@@ -7,19 +7,35 @@ that is no path is taken as UNIT. Units come failures first.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from rich.console import Console, Group
+from rich.markup import escape as markup_escape
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+
+from evalens.core.models.cassette import replay_label
 from evalens.core.terminal_text import for_terminal
+from evalens.runner.arms import arms_table
+from evalens.runner.baseline import describe
+from evalens.runner.matrix import batch_matrix
+from evalens.runner.report import NotAReport
+from evalens.runner.report_html import render_html
+from evalens.runner.report_markdown import render_markdown
+from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown, rows
+from evalens.runner.run_view import call_summary, cost, find_report, load_view, tokens
+from evalens.runner.trigger_report import query_label, trigger_report
+from evalens.runner.unit_identity import last_run
 
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
 
 
 def escape(text: object) -> str:
     """Rich markup escaped, and every terminal control in untrusted text shown, never sent (issue 28 B6)."""
-    from rich.markup import escape as markup_escape
-
     return markup_escape(for_terminal(text))
 
 
@@ -51,8 +67,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str]) -> int:
     args = _parser().parse_args(argv)
-    from evalens.runner.report import NotAReport
-    from evalens.runner.run_view import find_report, load_view
 
     target, unit = args.report, args.unit
     if target is not None and unit is None and not Path(target).exists():
@@ -75,16 +89,12 @@ def main(argv: list[str]) -> int:
         print(f"evalens show: {for_terminal(exc.args[0] if exc.args else exc)}", file=sys.stderr)
         return 2
     if args.html:
-        from evalens.runner.report_html import render_html
-
         out = Path(args.output) if args.output else report_path.with_suffix(".html")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(render_html(view), encoding="utf-8")
         print(out)
         return 0
     if args.markdown:
-        from evalens.runner.report_markdown import render_markdown
-
         text = render_markdown(view)
         if args.output:
             Path(args.output).write_text(text, encoding="utf-8")
@@ -100,8 +110,6 @@ def _last_run(newest: Path, unit: str) -> tuple[Path, str]:
     """UNIT's last run in its package's reports: the newest report holding it, under the name it had there when
     it was renamed since (:mod:`evalens.runner.unit_identity`); else the newest report, which then says what it
     holds."""
-    from evalens.runner.unit_identity import last_run
-
     found = last_run(newest.parent.parent.parent, unit) if newest.parent.name == "reports" else None
     if found is None:
         return newest, unit
@@ -115,8 +123,6 @@ def _last_run(newest: Path, unit: str) -> tuple[Path, str]:
 
 
 def _compare(start: Path, unit: str | None, args: Any) -> int:
-    from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
-
     if not unit:
         print(
             "evalens show --compare: name the unit to compare (evalens show --compare UNIT)", file=sys.stderr
@@ -147,12 +153,6 @@ def _compare(start: Path, unit: str | None, args: Any) -> int:
 
 def render_compare_terminal(cmp: Any, console: Any = None) -> None:
     """The two runs as a three-column table (changed rows marked), then the diff of the final outputs."""
-    from rich.console import Console
-    from rich.syntax import Syntax
-    from rich.table import Table
-
-    from evalens.runner.run_compare import rows
-
     console = console or Console(highlight=False)
     prev = cmp.previous
     table = Table(title=f"compare {escape(cmp.name)}", show_lines=True)
@@ -183,11 +183,6 @@ def _clip(text: str | None, full: bool, lines: int = 8, width: int = 600) -> str
 
 def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> None:
     """Verdict, checks with reasons, judge reasoning, turns, files and diffs, tokens and cost; failures first."""
-    from rich.console import Console, Group
-    from rich.panel import Panel
-
-    from evalens.runner.run_view import cost, tokens
-
     console = console or Console(highlight=False)
     _print_head(console, view)
     base = view.report.baseline
@@ -221,8 +216,6 @@ def render_terminal(view: Any, *, full: bool = False, console: Any = None) -> No
 
 def _print_head(console: Any, view: Any) -> None:
     """The report's path, engine, model, usage and counts, and the baseline's counts and uplift."""
-    from evalens.runner.run_view import cost, tokens
-
     report = view.report
     s = report.summary
     head = [report.id, report.config.engine, report.agent.model or "", tokens(s.usage), cost(s.usage)]
@@ -233,8 +226,6 @@ def _print_head(console: Any, view: Any) -> None:
     )
     base = report.baseline
     if base is not None:
-        from evalens.runner.baseline import describe
-
         b = base.summary
         counts = f": {b.passed} passed, {b.failed} failed, {b.errored} errored of {b.total}" if b else ""
         console.print(f"baseline ({escape(base.label)}){counts}; it never decides a verdict")
@@ -248,12 +239,9 @@ def _print_head(console: Any, view: Any) -> None:
 def _print_arms(console: Any, report: Any) -> None:
     """An ``--arms`` run's reference report: one row per unit, one column per arm (k/N, cost, the reference's
     uplift over it with its interval), then each arm's pooled uplift with the paired interval."""
-    from evalens.runner.arms import arms_table
-
     shaped = arms_table(report)
     if shaped is None:
         return
-    from rich.table import Table
 
     head, rows, pooled = shaped
     table = Table(title=f"arms (reference: {escape(report.arms.reference.label)})")
@@ -269,12 +257,9 @@ def _print_arms(console: Any, report: Any) -> None:
 def _print_matrix(console: Any, view: Any) -> None:
     """A cell report of an ``--engine a,b`` / ``--model A,B`` run: every cell of its batch, one row per unit and
     one column per cell (state k/N, Wilson interval, cost); a cell report that cannot be read is named."""
-    from evalens.runner.matrix import batch_matrix
-
     found = batch_matrix(view.report_path, view.report)
     if found is None:
         return
-    from rich.table import Table
 
     for unread in found.unread:
         console.print(f"[yellow]{escape(f'not read: {unread}')}[/]")
@@ -298,10 +283,6 @@ def _print_matrix(console: Any, view: Any) -> None:
 
 def _print_triggers(console: Any, report: Any) -> None:
     """A trigger set's report (docs/triggers.md): rates, the confusion table query → skill that fired, thefts."""
-    from rich.table import Table
-
-    from evalens.runner.trigger_report import trigger_report
-
     lab = trigger_report((c.name, c.details or {}) for c in report.cases)
     if lab is None:
         return
@@ -318,22 +299,16 @@ def _print_triggers(console: Any, report: Any) -> None:
 
 def _case_body(unit: Any, style: str) -> list[Any]:
     """A unit's uplift, reason, checks (failures first), judge verdict and problems."""
-    from rich.table import Table
-
     case = unit.case
     body: list[Any] = []
     if case.uplift is not None:
-        from evalens.runner.baseline import describe
-
         body.append(f"[bold]uplift[/] {escape(describe(case.uplift))}")
     if unit.reason:
         body.append(f"[{style}]{escape(unit.reason)}[/]")
-    from evalens.runner.trigger_report import query_label
 
     fired = query_label(case.details or {}) if case.verdict != "ERROR" else None
     if fired:  # a trigger query: `✗ stolen by pdf-tools 2/3`
         body.append(f"[{style}]{escape(fired)}[/]")
-    from evalens.core.models.cassette import replay_label
 
     replayed = replay_label(case.replay)
     if replayed:  # never confused with a live run
@@ -362,8 +337,6 @@ def _case_body(unit: Any, style: str) -> list[Any]:
 
 def _record_body(case: Any, rec: Any, many: bool, full: bool) -> list[Any]:
     """One run's record: its verdict (when the unit ran more than once), meta, bounds, turns and files."""
-    from evalens.runner.run_view import cost, tokens
-
     body: list[Any] = []
     if many:  # the report's run verdicts (re-judged ones too), else the record's own
         said = (
@@ -396,10 +369,6 @@ def _record_body(case: Any, rec: Any, many: bool, full: bool) -> list[Any]:
 
 def _call_body(call: Any, full: bool) -> list[Any]:
     """A tool call: name and summary, blocked or failed, its input (``--full``), result and denying hooks."""
-    import json
-
-    from evalens.runner.run_view import call_summary
-
     tag = " [bold red]BLOCKED[/]" if call.blocked else " [red]error[/]" if call.is_error else ""
     dur = f" [dim]{call.duration_ms} ms[/]" if call.duration_ms is not None else ""
     body: list[Any] = [
@@ -419,8 +388,6 @@ def _call_body(call: Any, full: bool) -> list[Any]:
 
 def _file_body(change: Any, full: bool) -> list[Any]:
     """A changed file: status, path, note and (clipped unless ``--full``) its diff."""
-    from rich.syntax import Syntax
-
     body: list[Any] = [
         f"[bold]{change.status}[/] {escape(change.path)}"
         + (f" [yellow]({escape(change.note)})[/]" if change.note else "")

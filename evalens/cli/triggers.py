@@ -11,6 +11,11 @@ import sys
 from pathlib import Path
 
 from evalens.core.workflow_commands import shown
+from evalens.runner.judge import JudgeFailed
+from evalens.runner.session import UsageError
+from evalens.runner.suites.trigger_sets import co_installed
+from evalens.runner.trigger_optimize import OptimizeRequest, current_description, find_trigger_set, optimize
+from evalens.runner.trigger_suggest import suggest
 
 EXIT_USAGE = 2
 
@@ -59,12 +64,6 @@ def _parser() -> argparse.ArgumentParser:
 
 def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
     """The judge's candidate queries as a diff of the trigger set; nothing is written."""
-    from evalens.runner.judge import JudgeFailed
-    from evalens.runner.session import UsageError
-    from evalens.runner.suites.trigger_sets import co_installed
-    from evalens.runner.trigger_optimize import current_description
-    from evalens.runner.trigger_suggest import suggest
-
     if args.count < 1:
         print("evalens triggers: --count must be at least 1", file=sys.stderr)
         return EXIT_USAGE
@@ -105,8 +104,6 @@ def _suggest(args: argparse.Namespace, skill_dir: Path) -> int:
 
 
 def _trigger_set(skill_dir: Path) -> Path | None:
-    from evalens.runner.trigger_optimize import find_trigger_set
-
     return find_trigger_set(skill_dir)
 
 
@@ -132,8 +129,6 @@ def main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
-    from evalens.runner.session import UsageError
-    from evalens.runner.trigger_optimize import OptimizeRequest, optimize
 
     request = OptimizeRequest(
         skill_dir=skill_dir,

@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
+
+from evalens.cli.sarif import to_sarif
+from evalens.core.aggregate import related_of
+from evalens.core.config import NO_FILE, ConfigCache, Tuning, load_config_file, parse_levels
+from evalens.core.index import IndexCache
+from evalens.core.rules import doc_url
+from evalens.core.validate import iter_candidate_files, validate_file
+from evalens.core.workflow_commands import escape, shown
 
 
 def main(argv: list[str]) -> int:
@@ -45,10 +54,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--config", type=Path, help="use this evalens.toml / pyproject.toml for every file")
     parser.add_argument("--isolated", action="store_true", help="ignore all configuration files")
     args = parser.parse_args(argv)
-    from evalens.core.aggregate import related_of
-    from evalens.core.index import IndexCache
-    from evalens.core.rules import doc_url
-    from evalens.core.validate import iter_candidate_files, validate_file
 
     indexes = IndexCache()
     settings = {"skillProfile": args.profile} if args.profile else {}
@@ -87,8 +92,6 @@ def main(argv: list[str]) -> int:
                 }
             )
     if args.output == "sarif":
-        from evalens.cli.sarif import to_sarif
-
         json.dump(to_sarif(records, [r.path for r in results]), sys.stdout, indent=2)
         print()
     elif args.output == "github":
@@ -110,8 +113,6 @@ def main(argv: list[str]) -> int:
         )
         print()
     else:
-        from evalens.core.workflow_commands import shown
-
         for r in records:
             print(
                 shown(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]")
@@ -130,10 +131,6 @@ GITHUB_LEVELS = {"error": "error", "warning": "warning"}  # info and hint are no
 def github_annotations(records: list[dict[str, Any]], base: Path | None = None) -> list[str]:
     """One ``::error`` / ``::warning`` / ``::notice`` workflow command per problem, at its file (relative to
     ``$GITHUB_WORKSPACE``, else the working directory) and range; every value escaped."""
-    import os
-
-    from evalens.core.workflow_commands import escape
-
     root = (base or Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())).resolve()
     out = []
     for r in records:
@@ -162,8 +159,6 @@ def _split(values: list[str] | None) -> list[str]:
 
 def _tunings(args: argparse.Namespace, files: list[Path]) -> tuple[list[Any], list[str]]:
     """Each file's tuning (config file + flags) and every configuration problem, each said once."""
-    from evalens.core.config import NO_FILE, ConfigCache, Tuning, load_config_file, parse_levels
-
     errors: list[str] = []
     table: dict[str, str] = {code: "off" for code in _split(args.ignore)}
     for item in args.rule or []:
