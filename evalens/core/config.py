@@ -18,7 +18,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evalens.core.formats import registry
 from evalens.core.problems import Severity
+from evalens.core.rules import is_known, suggest_code
 
 #: What a rule can be set to; None means "off".
 LEVELS: dict[str, Severity | None] = {
@@ -147,7 +149,6 @@ def parse_levels(table: Any, where: str, errors: list[str]) -> RuleLevels:
     if not isinstance(table, Mapping):
         errors.append(f"{where} must be a table of rule = level (levels: {LEVEL_WORDS}).")
         return RuleLevels()
-    from evalens.core.rules import is_known, suggest_code
 
     exact: dict[str, Severity | None] = {}
     globs: list[tuple[str, Severity | None]] = []
@@ -216,8 +217,6 @@ def parse_config(data: Mapping[str, Any], where: str, path: Path | None) -> File
 
 
 def format_ids() -> list[str]:
-    from evalens.core.formats import registry
-
     registry.candidates("")  # loads every format module
     return [f.id for f in registry.FORMATS]
 

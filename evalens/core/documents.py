@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import yaml
 
+from evalens.core import yaml_events
 from evalens.core.problems import Problem, Severity, Span, duplicate_key
 
 Language = Literal["yaml", "json", "markdown"]
@@ -431,9 +432,9 @@ class _TooBig(Exception):
 def _compose_yaml(
     text: str, lines: list[str], line_offset: int = 0
 ) -> tuple[Node | None, Any, list[Problem]]:
-    from evalens.core import yaml_events  # plain documents: built from the event stream, ~2x faster
-
-    fast = yaml_events.compose(text, line_offset, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    fast = yaml_events.compose(  # plain documents: built from the event stream, ~2x faster
+        text, line_offset, _YamlLoader, Node, MAX_NODES, MAX_DEPTH
+    )
     if fast is not None:
         return fast
     problems: list[Problem] = []

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from evalens.core.documents import parse
 from evalens.core.problems import Span
+from evalens.core.regular_files import read_regular_bytes
 
 TextReader = Callable[[Path], str | None]
 _NAME_LINE = re.compile(r"^(name)[ \t]*:[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$", re.MULTILINE)
@@ -23,8 +25,6 @@ _NAME_LINE = re.compile(r"^(name)[ \t]*:[ \t]*([^#\n]*?)[ \t]*(?:#.*)?$", re.MUL
 
 def read_disk(path: Path) -> str | None:
     """A regular file's text (never a FIFO or device, at most 16 MB), else None."""
-    from evalens.core.regular_files import read_regular_bytes
-
     raw = read_regular_bytes(path, 16 << 20)
     if raw is None or len(raw) > 16 << 20:
         return None
@@ -71,8 +71,6 @@ def find_package_root(path: Path) -> Path | None:
 
 def frontmatter_fields(text: str) -> dict[str, str]:
     """`name` and `description` from a SKILL.md without a full parse (fast, tolerant)."""
-    from evalens.core.documents import parse
-
     doc = parse(text, "markdown")
     if isinstance(doc.data, dict):
         return {k: str(v) for k, v in doc.data.items() if isinstance(v, str | int | float)}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+import regex
+
 _NAMED = re.compile(r"\(\?<(?![=!])")
 _BACKREF = re.compile(r"\\k<([A-Za-z_]\w*)>")
 
@@ -53,8 +55,6 @@ class RegexTimeout(Exception):
 
 @lru_cache(maxsize=1024)
 def _compile_bounded(pattern: str) -> object:
-    import regex
-
     return regex.compile(translate(pattern), flags=regex.V0)  # V0: ``re``'s semantics, with a timeout
 
 

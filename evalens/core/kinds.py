@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TypedDict
 
 from evalens.core.formats.base import glob_regex
+from evalens.core.formats.registry import all_formats
 
 
 class FileKindWire(TypedDict):
@@ -57,8 +58,6 @@ CONTENT_KINDS: tuple[FileKind, ...] = (
 def file_kinds() -> tuple[FileKind, ...]:
     """Every file kind: the formats' globs in registry order (a glob two formats share is one kind), then
     the content-claimed folders."""
-    from evalens.core.formats.registry import all_formats
-
     by_glob: dict[str, tuple[str, list[str]]] = {}
     for fmt in all_formats():
         for glob in fmt.globs:

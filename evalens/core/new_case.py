@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalens.core.documents import parse
+from evalens.core.index import frontmatter_fields
 from evalens.core.problems import Span
 
 Reader = Callable[[Path], "str | None"]
@@ -46,8 +48,6 @@ def _prompt_at(text: str, needle: str) -> tuple[int, int]:
 
 
 def skill_name(skill_md: Path, read: Reader) -> str:
-    from evalens.core.index import frontmatter_fields
-
     name = frontmatter_fields(read(skill_md) or "").get("name", "").strip()
     return name or skill_md.parent.name
 
@@ -110,8 +110,6 @@ def _uaaps_case(cases: Path, skill: str) -> NewCase:
 
 def _into_evals_json(path: Path, text: str) -> NewCase | None:
     """A new entry at the end of the file's ``evals`` (skill-creator) or ``cases`` (writing-skills) array."""
-    from evalens.core.documents import parse
-
     doc = parse(text, "json")
     if not doc.ok or not isinstance(doc.data, dict):
         return None

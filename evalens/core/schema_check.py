@@ -12,9 +12,13 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
 from evalens.core.documents import Node, ParsedDocument, Path
+from evalens.core.models.base import SCHEMA_BASE_URI
+from evalens.core.models.catalog import SCHEMAS
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
 _TYPE_WORDS = {
@@ -54,8 +58,6 @@ def _cached_validator(schema: dict[str, Any]) -> Any:
     key = schema.get("$id") or json.dumps(schema, sort_keys=True)
     cached = _BY_ID.get(key)
     if cached is None or cached[0] is not schema:
-        from jsonschema import Draft202012Validator
-
         cached = (schema, Draft202012Validator(schema))
         _BY_ID[key] = cached
     return cached[1]
@@ -171,11 +173,8 @@ def _remapped(errors: Iterator[Any], remap: dict[str, list[int]]) -> Iterator[An
 def _model_for(schema_id: Any) -> Any:
     if not isinstance(schema_id, str):
         return None
-    from evalens.core.models.catalog import SCHEMAS
 
     if len(_MODELS) != len(SCHEMAS):  # format modules register their schemas as they load
-        from evalens.core.models.base import SCHEMA_BASE_URI
-
         _MODELS.clear()
         _MODELS.update({SCHEMA_BASE_URI + s.file_name: s.model for s in SCHEMAS})
     return _MODELS.get(schema_id)
@@ -191,8 +190,6 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
     name = dotted(path)
     data = {"path": list(path), "validator": kind}
     if kind in {"anyOf", "oneOf"} and error.context:
-        from jsonschema.exceptions import best_match
-
         yield from _translate(doc, best_match(error.context))
         return
     if kind == "required":

@@ -11,12 +11,14 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+from evalens.core.rules import is_known, is_tunable
 
 JSON_KEY = "$evalens"
 _HASH = re.compile(r"(?:^|\s)#\s*evalens:\s*(ignore(?:-file)?)\b(?:\[([^\]]*)\])?")
@@ -102,8 +104,6 @@ def is_own_key(problem: Problem) -> bool:
 
 def apply_directives(problems: list[Problem], directives: list[Directive]) -> list[Problem]:
     """Drop suppressed problems; add a hint for each directive (or code in it) that silenced nothing."""
-    from evalens.core.rules import is_known, is_tunable
-
     kept: list[Problem] = []
     for p in problems:
         if is_tunable(p.code) and (hit := next((d for d in directives if d.covers(p)), None)):
@@ -146,8 +146,6 @@ def _hint(span: Span, message: str) -> Problem:
 
 def suppression_fixes(problem: Problem, doc: ParsedDocument) -> list[Fix]:
     """ "Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them."""
-    from evalens.core.rules import is_tunable
-
     if not is_tunable(problem.code) or problem.code == "unused-suppression":
         return []
     if doc.language == "json":
@@ -231,8 +229,6 @@ def _yaml_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
 
 
 def _json_file_fix(code: str, doc: ParsedDocument) -> Fix | None:
-    import json
-
     root = doc.root
     if root is None or root.kind != "map" or not isinstance(doc.data, dict):
         return None

@@ -12,6 +12,7 @@ from pathlib import Path
 from evalens.core.config import KEEP, ConfigCache, Tuning
 from evalens.core.documents import ParsedDocument
 from evalens.core.problems import Problem
+from evalens.core.rules import is_tunable
 from evalens.core.suppress import apply_directives, find_directives, is_own_key
 
 _DEFAULT_CONFIGS = ConfigCache()
@@ -26,8 +27,6 @@ def tune(
     problems: list[Problem], doc: ParsedDocument | None, format_id: str | None, path: str, tuning: Tuning
 ) -> list[Problem]:
     """Suppressions and levels applied to one file's problems (a new list; the input is not changed)."""
-    from evalens.core.rules import is_tunable
-
     if doc is not None:
         if doc.language == "json":
             problems = [p for p in problems if not is_own_key(p)]

@@ -15,6 +15,11 @@ from pathlib import Path as FsPath
 from typing import Any
 
 from evalens.core.documents import ParsedDocument, PathKey, parse, sub_dict, sub_list
+from evalens.core.formats._shared import skills_in
+from evalens.core.formats.registry import by_id, language_of
+from evalens.core.formats.trigger_sets import trigger_items
+from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
+from evalens.core.validate import read_source
 
 Location = list[PathKey]
 
@@ -49,9 +54,6 @@ refuse them): a run refuses them too, whatever the tolerant parse recovered."""
 def read_doc(file: FsPath, format_id: str | None = None) -> ParsedDocument:
     """An eval file's positioned parse, as validation reads it (raises ``FileNotFoundError`` / ``OSError`` when
     missing or unreadable and ``ValueError`` when it does not load: a run needs the document the tools see)."""
-    from evalens.core.formats.registry import by_id, language_of
-    from evalens.core.validate import read_source
-
     if not file.exists():
         raise FileNotFoundError(2, "No such file", str(file))
     text, problem = read_source(file)
@@ -104,8 +106,6 @@ def skilljack_tasks(data: Any, skills: dict[str, FsPath] | None = None) -> tuple
     """The skill and the tasks of a ``tasks.yaml`` (each task's ``location`` is ``["tasks", index]``), ``defaults`` inherited as
     skilljack's ``parseTask`` does: a task's own value, else the default, else the built-in; a
     ``deterministic`` block implies ``expect_skill_activation: true``."""
-    from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
-
     defaults = sub_dict(data, "defaults")
     dcrit = sub_dict(defaults, "criteria")
     out: list[SkilljackTask] = []
@@ -148,8 +148,6 @@ def skilljack_tasks(data: Any, skills: dict[str, FsPath] | None = None) -> tuple
 def skilljack_task_md(doc: ParsedDocument, path: FsPath) -> tuple[str, SkilljackTask]:
     """A ``task.md`` package: checks map one-to-one onto ``expect_*``; assertions become the checklist; skills
     come from the suite's ``skills/`` and the task's ``environment/skills/``."""
-    from evalens.core.formats._shared import skills_in
-
     front = doc.data if isinstance(doc.data, dict) else {}
     task_dir = path.parent
     skills = {**skills_in(task_dir.parent / "skills"), **skills_in(task_dir / "environment" / "skills")}
@@ -186,8 +184,6 @@ def skilljack_task_md(doc: ParsedDocument, path: FsPath) -> tuple[str, Skilljack
 
 def trigger_queries(data: Any) -> tuple[str | None, list[tuple[str, bool]]]:
     """The skill name and the (query, should trigger) pairs of a trigger eval set, in any of its shapes."""
-    from evalens.core.formats.trigger_sets import trigger_items
-
     prefix, items = trigger_items(data)
     if isinstance(data, dict) and not prefix:
         return data.get("skill_name"), [(q, True) for q in data.get("should_trigger") or []] + [

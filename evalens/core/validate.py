@@ -17,6 +17,7 @@ from evalens.core.formats.base import Format, RuleContext
 from evalens.core.formats.registry import candidates, detect, sniffs
 from evalens.core.index import IndexCache
 from evalens.core.problems import Problem, Severity, Span
+from evalens.core.regular_files import read_regular
 from evalens.core.tuning import default_tuning, tune
 
 
@@ -136,8 +137,6 @@ def read_source(path: Path) -> tuple[str | None, Problem | None]:
 
     A byte order mark stays in the text (U+FEFF), as an editor may send it: the parsers read through it and
     the formats that care (SKILL.md) can see it."""
-    from evalens.core.regular_files import read_regular
-
     try:
         raw = read_regular(path)  # a FIFO is never waited on, /dev/zero never read
     except OSError as exc:

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 import re
 
+from evalens.core.terminal_text import for_terminal
+
 _LEADING_COMMAND = re.compile(r"^(\s*):(?=:)")
 
 
@@ -36,6 +38,4 @@ def shown(text: object, env: dict[str, str] | None = None, *, ci: bool | None = 
     """Free text printed to a log: terminal controls (ESC, OSC, CSI, bidi overrides) made visible, and inside
     GitHub Actions (``ci``; default: this process's environment) escaped for the command parser too; elsewhere
     line breaks and percent signs stay."""
-    from evalens.core.terminal_text import for_terminal
-
     return escape(for_terminal(text)) if (in_actions(env) if ci is None else ci) else for_terminal(text)

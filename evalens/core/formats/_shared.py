@@ -5,6 +5,7 @@ They work on plain values and spans so each rule stays a few lines; nothing here
 
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path as FsPath
 from typing import Any
@@ -13,6 +14,52 @@ from evalens.core.documents import ParsedDocument, Path, parse
 from evalens.core.formats.base import RuleContext
 from evalens.core.js_regex import js_regex_error  # noqa: F401 - the one translation, shared with the runner
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+
+VAGUE_WORDS = (
+    "appropriate",
+    "appropriately",
+    "reasonable",
+    "reasonably",
+    "good",
+    "well",
+    "properly",
+    "correctly",
+    "nice",
+    "sensible",
+    "adequate",
+    "helpful",
+    "quality",
+    "correct",
+)
+_CONCRETE = re.compile(
+    r"\d|`[^`]+`|\"[^\"]+\"|'[^']{2,}'|\b[\w-]+\.(?:[a-z]{1,5})\b|/\w|"
+    r"\b(?:contains?|includ(?:e|es|ing)|lists?|mentions?|names?|exactly|at least|at most|must not|never|"
+    r"every|each|all|only|no more than|matches|equals?|header|column|row|table|file|line)\b",
+    re.IGNORECASE,
+)
+
+
+def is_vague(criteria: str) -> bool:
+    """Vague wording with nothing a judge could check ("responds appropriately")."""
+    words = set(re.findall(r"[a-z]+", criteria.lower()))
+    return bool(words & set(VAGUE_WORDS)) and not _CONCRETE.search(criteria)
+
+
+def is_concrete(criteria: str) -> bool:
+    return bool(_CONCRETE.search(criteria))
+
+
+def path_escape(value: str) -> str | None:
+    """Why a relative path is unsafe (absolute, drive letter, ``..`` escape), or None."""
+    if not value:
+        return "is empty"
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value) or value.startswith("~"):
+        return "is absolute"
+    norm = posixpath.normpath(value.replace("\\", "/"))
+    if norm == ".." or norm.startswith("../"):
+        return "escapes its root with `..`"
+    return None
+
 
 _EXTRA_VAGUE = {"thing", "things", "stuff", "working", "works", "right", "nicely", "fine", "proper"}
 _GLOSS = re.compile(r"\(\s*\S+\s+\S+[^)]*\)")
@@ -150,8 +197,6 @@ def is_unfalsifiable(text: str) -> bool:
     """An expectation a grader cannot fail: too short to say anything ("Produces output"), or a short one
     resting on a vague word ("Does the thing", "Works appropriately"). Flags, identifiers, acronyms, numbers and
     quoted values count as concrete; text in another script is left alone (no word list fits it)."""
-    from evalens.core.formats.uaaps import VAGUE_WORDS, is_concrete
-
     if len(text.strip()) < 4:
         return True
     if other_script(text) or is_concrete(text) or _IDENTIFIER.search(text) or _GLOSS.search(text):
@@ -176,8 +221,6 @@ def is_bare_prompt(prompt: str) -> bool:
 def is_abstract_request(prompt: str, opener: re.Pattern[str]) -> bool:
     """A "Build me a …" request with nothing concrete after it. The opener alone is how people talk; the prompt
     is abstract only when it is also short and names no file, number, quoted value, command or path."""
-    from evalens.core.formats.uaaps import is_concrete
-
     if not opener.search(prompt) or is_concrete(prompt) or _IDENTIFIER.search(prompt):
         return False
     return len(prompt.split()) <= 12
@@ -228,6 +271,4 @@ def document_data(ctx: RuleContext, language: str) -> Any:
 
 def path_error(value: str) -> str | None:
     """Why a path relative to a root is unsafe (absolute, drive letter, ``..`` escape), or None."""
-    from evalens.core.formats.uaaps import path_escape
-
     return path_escape(value)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from evalens.core.documents import Language, ParsedDocument, Path
 from evalens.core.problems import Problem, Span
+from evalens.schemas import load_schema
 
 if TYPE_CHECKING:
     from evalens.core.index import PackageIndex
@@ -116,7 +117,6 @@ class Format:
     def schema(self) -> dict[str, Any] | None:
         if not self.schema_file:
             return None
-        from evalens.schemas import load_schema
 
         return load_schema(self.schema_file)
 

@@ -6,14 +6,19 @@ match whose content belongs to another tool is a LOOKALIKE: it gets one hint ins
 
 from __future__ import annotations
 
+import importlib
+import os.path
+import pkgutil
 import re
 import threading
 from dataclasses import dataclass
 from functools import lru_cache
 
+import evalens.core.formats as pkg
 from evalens.core.documents import Language, ParsedDocument, parse
 from evalens.core.formats.base import Format, Match
 from evalens.core.formats.uaaps import UaapsCase, UaapsConfig, UaapsReport
+from evalens.core.regular_files import read_regular_bytes
 
 FORMATS: list[Format] = [UaapsConfig(), UaapsCase(), UaapsReport()]
 
@@ -103,7 +108,6 @@ def link_placeholder(path: str, text: str) -> bool:
         or target.startswith(("/", "{", "[", "-", "#"))
     ):
         return False
-    import os.path
 
     return os.path.isfile(os.path.join(os.path.dirname(path), target))
 
@@ -149,7 +153,6 @@ def sniffs(path: str) -> bool:
     lower = path.lower().replace("\\", "/")
     if not lower.endswith(".json") and not (lower.endswith((".yaml", ".yml")) and "/evals/" in lower):
         return False  # YAML sniffing only happens under evals/ (skilljack suites); keep scans cheap
-    from evalens.core.regular_files import read_regular_bytes
 
     raw = read_regular_bytes(path, 65535)  # never blocks on a FIFO
     if raw is None:
@@ -182,10 +185,6 @@ def _ensure_loaded() -> None:
     with _load_lock:
         if _loaded:
             return
-        import importlib
-        import pkgutil
-
-        import evalens.core.formats as pkg
 
         for info in pkgutil.iter_modules(pkg.__path__):
             if info.name not in {"base", "registry", "uaaps"} and not info.name.startswith("_"):

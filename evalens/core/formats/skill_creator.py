@@ -29,9 +29,11 @@ from evalens.core.formats._shared import (
 )
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.formats.writing_skills import _dicts, _files_under, _id_cases, skill_dir_of
+from evalens.core.index import frontmatter_fields, skill_catalog
 from evalens.core.models import skill_creator as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity
+from evalens.core.regular_files import read_regular_bytes
 from evalens.core.schema_check import suggest
 
 register(
@@ -112,8 +114,6 @@ def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int
     """Eval id -> (number of assertions, file) drafted in a skill-creator workspace next to the skill: its
     ``iteration-N/eval-*/eval_metadata.json`` (``eval_id`` + ``assertions``), inside the skill folder or in the
     documented sibling ``<skill>-workspace/``. Bounded, regular files only."""
-    from evalens.core.regular_files import read_regular_bytes
-
     out: dict[str, tuple[int, FsPath]] = {}
     bases = [root, root.parent / f"{root.name}-workspace"]
     seen = 0
@@ -476,8 +476,6 @@ class SkillCreatorEvals(Format):
     ) -> list[Problem]:
         """``skill_name`` names a skill by its SKILL.md ``name``: this skill's own, or (for evals kept at a
         plugin's root) one of the plugin's. A name no SKILL.md carries is stale, e.g. after a rename."""
-        from evalens.core.index import skill_catalog
-
         name = data.get("skill_name")
         if not isinstance(name, str) or not name.strip():
             return []
@@ -586,8 +584,6 @@ class SkillCreatorEvals(Format):
             return root
         name = data.get("skill_name")
         if isinstance(name, str) and name.strip():
-            from evalens.core.index import skill_catalog
-
             md = skill_catalog(ctx.file_path, ctx.index).get(name.strip())
             if md is not None:
                 return md.parent
@@ -695,8 +691,6 @@ class SkillCreatorEvals(Format):
     def hover_value(self, path: Path, value: Any, ctx: RuleContext) -> str | None:
         root = skill_dir_of(ctx.file_path)
         if path == ("skill_name",) and (root / "SKILL.md").is_file():
-            from evalens.core.index import frontmatter_fields
-
             fields = frontmatter_fields((root / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
             return f"**Skill `{fields.get('name', root.name)}`** — {fields.get('description') or '(no description)'}"
         if (
@@ -944,8 +938,6 @@ class SkillCreatorEvalMetadata(Format):
         return near_miss_keys_only(doc, problems)
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        from evalens.core.regular_files import read_regular_bytes
-
         eval_dir = FsPath(ctx.file_path).parent
         configs = (
             sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20]

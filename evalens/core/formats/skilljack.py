@@ -25,6 +25,7 @@ from evalens.core.formats._shared import (
     skills_in,
 )
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.index import frontmatter_fields
 from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS, nested_quantifier
 from evalens.core.models import skilljack as m
 from evalens.core.models.catalog import SchemaSpec, register
@@ -532,8 +533,6 @@ class SkilljackTasks(Format):
                 )
             skills, where = suite_skills(ctx.file_path, ctx)
             if skills and isinstance(value, str) and value in skills:
-                from evalens.core.index import frontmatter_fields
-
                 fields = frontmatter_fields(skills[value].read_text(encoding="utf-8", errors="replace"))
                 return f"**Skill `{value}`** — {fields.get('description') or '(no description)'}\n\n`{skills[value]}`"
             return None

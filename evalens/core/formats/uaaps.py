@@ -8,62 +8,17 @@ from __future__ import annotations
 
 import copy
 import os
-import posixpath
 import re
 from pathlib import Path as FsPath
 from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, sub_dict
 from evalens.core.engines import RESERVED, default_engine, engine_names, engine_spec, engines_phrase
-from evalens.core.formats._shared import creatable
+from evalens.core.formats._shared import creatable, is_concrete, is_vague, path_escape
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.index import normalise_event
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
-
-VAGUE_WORDS = (
-    "appropriate",
-    "appropriately",
-    "reasonable",
-    "reasonably",
-    "good",
-    "well",
-    "properly",
-    "correctly",
-    "nice",
-    "sensible",
-    "adequate",
-    "helpful",
-    "quality",
-    "correct",
-)
-_CONCRETE = re.compile(
-    r"\d|`[^`]+`|\"[^\"]+\"|'[^']{2,}'|\b[\w-]+\.(?:[a-z]{1,5})\b|/\w|"
-    r"\b(?:contains?|includ(?:e|es|ing)|lists?|mentions?|names?|exactly|at least|at most|must not|never|"
-    r"every|each|all|only|no more than|matches|equals?|header|column|row|table|file|line)\b",
-    re.IGNORECASE,
-)
-
-
-def is_vague(criteria: str) -> bool:
-    """Vague wording with nothing a judge could check ("responds appropriately")."""
-    words = set(re.findall(r"[a-z]+", criteria.lower()))
-    return bool(words & set(VAGUE_WORDS)) and not _CONCRETE.search(criteria)
-
-
-def is_concrete(criteria: str) -> bool:
-    return bool(_CONCRETE.search(criteria))
-
-
-def path_escape(value: str) -> str | None:
-    """Why a relative path is unsafe (absolute, drive letter, ``..`` escape), or None."""
-    if not value:
-        return "is empty"
-    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:[\\/]", value) or value.startswith("~"):
-        return "is absolute"
-    norm = posixpath.normpath(value.replace("\\", "/"))
-    if norm == ".." or norm.startswith("../"):
-        return "escapes its root with `..`"
-    return None
 
 
 def kebab(value: str) -> str:
@@ -410,8 +365,6 @@ class UaapsCase(Format):
                 )
             ]
         if kind == "hook":
-            from evalens.core.index import normalise_event
-
             if normalise_event(name) not in index.hooks:
                 known = ", ".join(h.event for h in index.hooks.values()) or "none"
                 return [
@@ -456,8 +409,6 @@ class UaapsCase(Format):
             if kind == "skill" and name in index.skills:
                 return [Target(str(index.skills[name].path))]
             if kind == "hook":
-                from evalens.core.index import normalise_event
-
                 hook = index.hooks.get(normalise_event(name))
                 if hook:
                     return [Target(str(hook.path), Span(hook.line, 0, hook.line, 0))]
@@ -477,8 +428,6 @@ class UaapsCase(Format):
                 skill = index.skills[name]
                 return f"**Skill `{name}`** — {skill.description or '(no description)'}\n\n`{skill.path}`"
             if kind == "hook":
-                from evalens.core.index import normalise_event
-
                 hook = index.hooks.get(normalise_event(name))
                 if hook:
                     return f"**Hook event `{hook.event}`** configured in `{hook.path}`"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from evalens.core.models import cassette, run_log, run_record, uaaps
+from evalens.core.models.base import export_schema
 
 
 @dataclass(frozen=True)
@@ -71,10 +72,11 @@ def register(spec: SchemaSpec) -> None:
 
 def render_all() -> dict[str, dict]:
     """Generate every schema from its model (the source of truth)."""
-    from evalens.core.formats import registry  # format modules register their schemas on import
+    # cycle: the registry loads evalens.core.formats.uaaps, which imports evalens.core.schema_check, which
+    # imports this module at load; the format modules register their schemas as they load
+    from evalens.core.formats import registry
 
     registry.all_formats()
-    from evalens.core.models.base import export_schema
 
     return {
         s.file_name: export_schema(s.model, file_name=s.file_name, title=s.title, description=s.description)

@@ -899,6 +899,7 @@ class EvalReport(EvalModel):
 def load_config(path: Path) -> EvalConfig:
     """Load and validate an eval config file from core's parse of it, the one validation reads (raises
     pydantic.ValidationError / ValueError / OSError)."""
+    # cycle: evalens.core.units reads files through the formats and validate, which import these models at load
     from evalens.core.units import read_doc
 
     return EvalConfig.model_validate(read_doc(path, "uaaps-config").data)
@@ -907,6 +908,7 @@ def load_config(path: Path) -> EvalConfig:
 def load_case(path: Path) -> EvalCase:
     """Load and validate one case file from core's parse of it (merge keys and anchors resolved as
     validation resolves them)."""
+    # cycle: evalens.core.units reads files through the formats and validate, which import these models at load
     from evalens.core.units import read_doc
 
     data: Any = read_doc(path, "uaaps-case").data
