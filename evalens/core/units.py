@@ -14,10 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
 
-from evalens.core.documents import ParsedDocument, PathKey, parse, sub_dict, sub_list
+from evalens.core.documents import ParsedDocument, Path, PathKey, parse, sub_dict, sub_list
 from evalens.core.formats._shared import skills_in
 from evalens.core.formats.registry import by_id, language_of
-from evalens.core.formats.trigger_sets import trigger_items
 from evalens.core.models.skilljack import DEFAULT_WEIGHT, DIMENSIONS
 from evalens.core.validate import read_source
 
@@ -180,6 +179,53 @@ def skilljack_task_md(doc: ParsedDocument, path: FsPath) -> tuple[str, Skilljack
 
 
 # ------------------------------------------------------------------------------------------------ trigger sets
+
+
+def is_json_schema(data: dict[str, Any]) -> bool:
+    """A JSON Schema describing trigger sets is not one (its properties name the same keys)."""
+    schema = data.get("$schema")
+    return (isinstance(schema, str) and "json-schema.org" in schema) or (
+        isinstance(data.get("properties"), dict) and data.get("type") == "object"
+    )
+
+
+def wrapped_key(data: Any) -> str | None:
+    """The key of the one list of ``{query, should_trigger}`` items a wrapper object holds (``{skill_name,
+    queries: [...]}``, ``{description, cases: [...]}``), or None: a trigger set in a wrapped shape."""
+    if (
+        not isinstance(data, dict)
+        or is_json_schema(data)
+        or not isinstance(data.get("skill_name", data.get("skill")), str)
+    ):
+        return None  # the wrapper names the one skill under test, as skill-creator's files do
+    keys = [
+        k
+        for k, v in data.items()
+        if isinstance(v, list)
+        and v
+        and all(
+            isinstance(i, dict)
+            and "query" in i
+            and isinstance(i.get("should_trigger"), bool)
+            and not _NOT_A_QUERY & set(i)
+            for i in v[:50]
+        )
+    ]
+    return keys[0] if len(keys) == 1 else None
+
+
+_NOT_A_QUERY = frozenset(("trigger_rate", "trigger_count", "triggered", "passed", "run_count", "target"))
+"""Item keys of run results (rates, pass flags) and of routers (a `target` skill per query): not one skill's
+trigger set, even when each item has `query` and `should_trigger`."""
+
+
+def trigger_items(data: Any) -> tuple[Path, list[Any]]:
+    """Where a trigger set's items are (a path prefix) and the items: the top-level array, or the wrapped list.
+    The one reading of the shape, shared by the rules, the outline and the runner."""
+    key = wrapped_key(data)
+    if key is not None:
+        return (key,), data[key]
+    return (), data if isinstance(data, list) else []
 
 
 def trigger_queries(data: Any) -> tuple[str | None, list[tuple[str, bool]]]:

@@ -186,8 +186,38 @@ def _ensure_loaded() -> None:
         if _loaded:
             return
 
-        for info in pkgutil.iter_modules(pkg.__path__):
-            if info.name not in {"base", "registry", "uaaps"} and not info.name.startswith("_"):
-                importlib.import_module(f"{pkg.__name__}.{info.name}")
+        names = sorted(
+            (
+                info.name
+                for info in pkgutil.iter_modules(pkg.__path__)
+                if info.name not in {"base", "registry"} and not info.name.startswith("_")
+            ),
+            key=_load_rank,
+        )
+        for name in names:
+            importlib.import_module(f"{pkg.__name__}.{name}")
+        # a module imported earlier elsewhere (the runner imports trigger_sets) registered out of turn
+        rank = {name: i for i, name in enumerate(names)}
+        # one assignment: readers on other threads (by_id) never see the list mid-sort
+        FORMATS[:] = sorted(
+            FORMATS, key=lambda fmt: rank.get(type(fmt).__module__.rpartition(".")[2], len(rank))
+        )
         _candidates.cache_clear()
         _loaded = True
+
+
+#: Detection order of the format modules: the first that claims a file wins, so where two claim the same glob
+#: (``grading.json``) the order decides. Modules not named here follow, by name.
+LOAD_ORDER = (
+    "uaaps",
+    "writing_skills",
+    "skill_creator",
+    "skill_md",
+    "skilljack",
+    "skilljack_config",
+    "trigger_sets",
+)
+
+
+def _load_rank(name: str) -> tuple[int, str]:
+    return (LOAD_ORDER.index(name) if name in LOAD_ORDER else len(LOAD_ORDER), name)

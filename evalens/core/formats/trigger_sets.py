@@ -16,6 +16,7 @@ from evalens.core.formats.writing_skills import _dicts
 from evalens.core.models import skill_creator as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
+from evalens.core.units import is_json_schema, trigger_items, wrapped_key
 
 register(
     SchemaSpec(
@@ -40,13 +41,6 @@ register(
 _TRIGGER_TEXT = re.compile(r'"should_trigger"\s*:')
 
 
-def _is_json_schema(data: dict[str, Any]) -> bool:
-    schema = data.get("$schema")
-    return (isinstance(schema, str) and "json-schema.org" in schema) or (
-        isinstance(data.get("properties"), dict) and data.get("type") == "object"
-    )
-
-
 def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
     """Whether an object within ``depth`` levels (first 50 items of each list) has one of ``keys``."""
     if depth < 0:
@@ -58,45 +52,6 @@ def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
     if isinstance(value, list):
         return any(_mentions(v, keys, depth - 1) for v in value[:50])
     return False
-
-
-def wrapped_key(data: Any) -> str | None:
-    """The key of the one list of ``{query, should_trigger}`` items a wrapper object holds (``{skill_name,
-    queries: [...]}``, ``{description, cases: [...]}``), or None: a trigger set in a wrapped shape."""
-    if (
-        not isinstance(data, dict)
-        or _is_json_schema(data)
-        or not isinstance(data.get("skill_name", data.get("skill")), str)
-    ):
-        return None  # the wrapper names the one skill under test, as skill-creator's files do
-    keys = [
-        k
-        for k, v in data.items()
-        if isinstance(v, list)
-        and v
-        and all(
-            isinstance(i, dict)
-            and "query" in i
-            and isinstance(i.get("should_trigger"), bool)
-            and not _NOT_A_QUERY & set(i)
-            for i in v[:50]
-        )
-    ]
-    return keys[0] if len(keys) == 1 else None
-
-
-_NOT_A_QUERY = frozenset(("trigger_rate", "trigger_count", "triggered", "passed", "run_count", "target"))
-"""Item keys of run results (rates, pass flags) and of routers (a `target` skill per query): not one skill's
-trigger set, even when each item has `query` and `should_trigger`."""
-
-
-def trigger_items(data: Any) -> tuple[Path, list[Any]]:
-    """Where a trigger set's items are (a path prefix) and the items: the top-level array, or the wrapped list.
-    The one reading of the shape, shared by the rules, the outline and the runner."""
-    key = wrapped_key(data)
-    if key is not None:
-        return (key,), data[key]
-    return (), data if isinstance(data, list) else []
 
 
 class TriggerEvalSet(Format):
@@ -127,7 +82,7 @@ class TriggerEvalSet(Format):
             return Match.YES
         if wrapped_key(data) is not None:
             return Match.YES
-        if not isinstance(data, dict) or "should_not_trigger" in data or _is_json_schema(data):
+        if not isinstance(data, dict) or "should_not_trigger" in data or is_json_schema(data):
             return Match.NO
         return Match.LOOKALIKE if _mentions(data, {"query", "should_trigger"}) else Match.NO
 
