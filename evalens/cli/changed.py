@@ -9,30 +9,18 @@ The engine and model are not compared: a pull request does not change them.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.baseline import _git, remove_worktree
 from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
 from evalens.runner.fingerprint import changes, text_hash
 
 
 class ChangedSinceError(ValueError):
     """REF cannot be compared with (no git, not a repository, unknown ref); one line for the user."""
-
-
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", "-C", str(cwd), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-        check=False,
-    )
 
 
 def _fingerprint(root: Path, case_file: Path) -> Any:
@@ -85,6 +73,4 @@ def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]
                 picked[name] = "; ".join(differ)
         return picked
     finally:
-        _git(repo, "worktree", "remove", "--force", str(tree))
-        shutil.rmtree(parent, ignore_errors=True)
-        _git(repo, "worktree", "prune")
+        remove_worktree(repo, tree)

@@ -16,16 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli import sandbox_policy
+from evalens.cli import limits, sandbox_policy
 from evalens.cli.changed import ChangedSinceError, changed_units
 from evalens.cli.ci_flags import add_ci_arguments, emit
-from evalens.cli.limits import (
-    add_batch_arguments,
-    add_limit_arguments,
-    add_reselect_arguments,
-    batch_fields,
-    limit_fields,
-)
 from evalens.cli.progress import ProgressView, print_summary
 from evalens.cli.sandbox_policy import add_sandbox_argument
 from evalens.cli.shard import (
@@ -95,25 +88,9 @@ def _parser() -> argparse.ArgumentParser:
         "run every case with each and print the matrix",
     )
     p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
-    p.add_argument(
-        "--arms",
-        metavar="ARM,ARM…",
-        help="run every case once per arm and compare: skill, no-skill, plugin, ref:REF, "
-        "without:references|scripts|hooks (docs/baseline.md#ablation-arms)",
-    )
-    p.add_argument(
-        "--arms-reference",
-        metavar="ARM",
-        help="the arm the others are compared with and whose verdicts decide the exit code (default: skill)",
-    )
+    limits.add_arms_arguments(p, "case")
     p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
-    p.add_argument(
-        "--judge-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="total seconds the judge may take per case run (default: $EVALENS_JUDGE_TIMEOUT, else half "
-        "the case timeout, 10-60 s); then the case is ERROR",
-    )
+    limits.add_judge_timeout_argument(p, "case run", "case")
     p.add_argument(
         "--judge-repeats",
         type=int,
@@ -140,9 +117,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="RATE",
         help="with --runs auto: the pass rate a case is decided against (default 0.5)",
     )
-    add_limit_arguments(p)
-    add_batch_arguments(p, unit="case")
-    again = add_reselect_arguments(
+    limits.add_limit_arguments(p)
+    limits.add_batch_arguments(p, unit="case")
+    again = limits.add_reselect_arguments(
         p,
         "case",
         "stale (the case, skill, hooks, rules, fixtures, engine or judge changed since) or that never ran",
@@ -478,8 +455,8 @@ def _request(args: Any) -> Any:
         runs=args.runs,
         runs_auto=args.runs_auto,
         runs_threshold=args.runs_threshold,
-        **limit_fields(args),
-        **batch_fields(args),
+        **limits.limit_fields(args),
+        **limits.batch_fields(args),
         extra_env=args.env,
         output=args.output,
     )

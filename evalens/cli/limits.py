@@ -125,6 +125,32 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
     )
 
 
+def add_arms_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
+    """``--arms`` / ``--arms-reference``: one batch per arm, compared with the reference (evalens/cli/arms.py)."""
+    parser.add_argument(
+        "--arms",
+        metavar="ARM,ARM…",
+        help=f"run every {unit} once per arm and compare: skill, no-skill, plugin, ref:REF, "
+        "without:references|scripts|hooks (docs/baseline.md#ablation-arms)",
+    )
+    parser.add_argument(
+        "--arms-reference",
+        metavar="ARM",
+        help="the arm the others are compared with and whose verdicts decide the exit code (default: skill)",
+    )
+
+
+def add_judge_timeout_argument(parser: argparse.ArgumentParser, run: str, unit: str) -> None:
+    """``--judge-timeout``: ``run`` is what one judged run is called, ``unit`` whose timeout it halves."""
+    parser.add_argument(
+        "--judge-timeout",
+        type=float,
+        metavar="SECONDS",
+        help=f"total seconds the judge may take per {run} (default: $EVALENS_JUDGE_TIMEOUT, else half "
+        f"the {unit} timeout, 10-60 s); then the {unit} is ERROR",
+    )
+
+
 REPLAY_PLACEHOLDER_KEY = "evalens-replay-no-key"
 
 

@@ -16,16 +16,9 @@ import os
 import sys
 from functools import partial as bind
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from evalens.cli import run_ci, sandbox_policy
-from evalens.cli.limits import (
-    add_batch_arguments,
-    add_limit_arguments,
-    add_reselect_arguments,
-    batch_fields,
-    limit_fields,
-)
+from evalens.cli import limits, run_ci, sandbox_policy
 from evalens.cli.progress import turn_text
 from evalens.cli.run_ci import add_arguments
 from evalens.core.engines import default_engine, engine_names
@@ -43,9 +36,6 @@ from evalens.runner.sandbox import plan_sandbox
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
 from evalens.runner.verdicts import passed
-
-if TYPE_CHECKING:
-    from evalens.runner.suites.base import FileRunRequest
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -74,29 +64,13 @@ def _parser() -> argparse.ArgumentParser:
         "--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
-    parser.add_argument(
-        "--arms",
-        metavar="ARM,ARM…",
-        help="run every unit once per arm and compare, as evalens eval --arms: skill, no-skill, plugin, ref:REF, "
-        "without:references|scripts|hooks (docs/baseline.md#ablation-arms)",
-    )
-    parser.add_argument(
-        "--arms-reference",
-        metavar="ARM",
-        help="the arm the others are compared with and whose verdicts decide the exit code (default: skill)",
-    )
-    add_limit_arguments(parser)
-    add_batch_arguments(parser, unit="unit")
-    add_reselect_arguments(parser, "unit", "stale, or that never ran")
+    limits.add_arms_arguments(parser, "unit")
+    limits.add_limit_arguments(parser)
+    limits.add_batch_arguments(parser, unit="unit")
+    limits.add_reselect_arguments(parser, "unit", "stale, or that never ran")
     parser.add_argument("--tasks", help="comma-separated task / case ids")
     parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
-    parser.add_argument(
-        "--judge-timeout",
-        type=float,
-        metavar="SECONDS",
-        help="total seconds the judge may take per run (default: $EVALENS_JUDGE_TIMEOUT, else half "
-        "the run timeout, 10-60 s); then the run is ERROR",
-    )
+    limits.add_judge_timeout_argument(parser, "run", "run")
     parser.add_argument("--output-dir", help="where results go (default: output.dir, ./results)")
     parser.add_argument("--json", help="also write the JSON results to this path")
     parser.add_argument(
@@ -199,8 +173,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         keep_sandbox=args.keep_sandbox,
         report=Path(args.report) if args.report else None,
         dry_run=args.dry_run,
-        **limit_fields(args),
-        **batch_fields(args),
+        **limits.limit_fields(args),
+        **limits.batch_fields(args),
     )
 
 

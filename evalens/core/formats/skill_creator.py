@@ -141,6 +141,17 @@ def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int
     return out
 
 
+def _file_entry(path: Path, value: Any) -> bool:
+    """An ``evals[i].files[j]`` entry naming a path inside the skill root (what definition and hover follow)."""
+    return (
+        len(path) == 4
+        and path[0] == "evals"
+        and path[2] == "files"
+        and isinstance(value, str)
+        and not path_error(value)
+    )
+
+
 class SkillCreatorEvals(Format):
     id = "skill-creator-evals"
     title = "skill-creator evals.json"
@@ -677,14 +688,7 @@ class SkillCreatorEvals(Format):
         root = skill_dir_of(ctx.file_path)
         if path == ("skill_name",) and (root / "SKILL.md").is_file():
             return [Target(str(root / "SKILL.md"))]
-        if (
-            len(path) == 4
-            and path[0] == "evals"
-            and path[2] == "files"
-            and isinstance(value, str)
-            and not path_error(value)
-            and (root / value).exists()
-        ):
+        if _file_entry(path, value) and (root / value).exists():
             return [Target(str(root / value))]
         return []
 
@@ -693,13 +697,7 @@ class SkillCreatorEvals(Format):
         if path == ("skill_name",) and (root / "SKILL.md").is_file():
             fields = frontmatter_fields((root / "SKILL.md").read_text(encoding="utf-8", errors="replace"))
             return f"**Skill `{fields.get('name', root.name)}`** — {fields.get('description') or '(no description)'}"
-        if (
-            len(path) == 4
-            and path[0] == "evals"
-            and path[2] == "files"
-            and isinstance(value, str)
-            and not path_error(value)
-        ):
+        if _file_entry(path, value):
             target = root / value
             if target.is_file():
                 return f"`{target}` — {target.stat().st_size:,} bytes, copied into the workspace at `{value}`"

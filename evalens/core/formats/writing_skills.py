@@ -27,7 +27,7 @@ from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Targ
 from evalens.core.formats.uaaps import kebab
 from evalens.core.models import writing_skills as m
 from evalens.core.models.catalog import SchemaSpec, register
-from evalens.core.problems import Problem, Severity
+from evalens.core.problems import Fix, Problem, Severity
 from evalens.core.schema_check import suggest
 
 register(
@@ -466,6 +466,11 @@ def _find_evals(grading_file: str, version: Any) -> tuple[FsPath, dict[str, Any]
     return None
 
 
+def _overall_mismatch(doc: ParsedDocument, message: str, fixes: list[Fix] | None = None) -> Problem:
+    """A grading's ``overall`` that its results contradict."""
+    return problem(doc, ("overall",), Severity.ERROR, "overall-mismatch", message, fixes=fixes)
+
+
 class WritingSkillsGrading(Format):
     id = "writing-skills-grading"
     title = "writing-skills grading.json"
@@ -573,25 +578,9 @@ class WritingSkillsGrading(Format):
         if case is None:  # without the evals we only know the extremes
             values = [v for v in passed.values() if isinstance(v, bool)]
             if values and overall == "pass" and not any(values):
-                out.append(
-                    problem(
-                        doc,
-                        ("overall",),
-                        Severity.ERROR,
-                        "overall-mismatch",
-                        "`overall` is `pass` but every result failed.",
-                    )
-                )
+                out.append(_overall_mismatch(doc, "`overall` is `pass` but every result failed."))
             if values and overall == "fail" and all(values):
-                out.append(
-                    problem(
-                        doc,
-                        ("overall",),
-                        Severity.ERROR,
-                        "overall-mismatch",
-                        "`overall` is `fail` but every result passed.",
-                    )
-                )
+                out.append(_overall_mismatch(doc, "`overall` is `fail` but every result passed."))
             return out
         expectations = [e for _, e in _dicts(case.get("expectations"))]
         known = [c for e in expectations if isinstance(c := e.get("criterion"), str)]
@@ -627,11 +616,8 @@ class WritingSkillsGrading(Format):
             want = "pass" if all(passed[c] is True for c in required) else "fail"
             if overall != want:
                 out.append(
-                    problem(
+                    _overall_mismatch(
                         doc,
-                        ("overall",),
-                        Severity.ERROR,
-                        "overall-mismatch",
                         f"`overall` must be `{want}`: it passes only when every required expectation "
                         f"passed ({', '.join(f'`{c}`' for c in required)}).",
                         fixes=[replace_fix(doc, ("overall",), want)],
