@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.models.uaaps import EvalReport, JudgeVerdict, ReportJudge
+from evalens.core.regular_files import read_regular
 from evalens.runner.api_types import (
     PlannedCase,
     ProgressEvent,
@@ -36,13 +37,26 @@ from evalens.runner.api_types import (
     Stage,
     Verdict,
 )
+from evalens.runner.judge import (
+    MissingKey,
+    build_prompt,
+    default_judge,
+    judge_case,
+    judge_deadline,
+    require_key,
+    resolve_judge,
+)
 from evalens.runner.live import LiveTurn, TurnCallback, streaming
+from evalens.runner.pairwise import transcript_file
+from evalens.runner.replay import carry, cassettes, settings_of
+from evalens.runner.report import load_report, reports_newest_first, stamp, summarize, utc_now, write_report
 from evalens.runner.results import (
     CaseResult,
     CheckResult,
     UnitCheck,
     UnitResult,
     is_interrupted,
+    rederive_report_case,
     result_from_report_case,
 )
 from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable
@@ -51,7 +65,7 @@ from evalens.runner.session import UsageError
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
-from evalens.runner.verdicts import held, unit_verdict
+from evalens.runner.verdicts import combine_runs, held, unit_verdict
 
 __all__ = [
     "FileOutcome",
@@ -90,8 +104,6 @@ async def run_cases(
     """Run UAAPS cases (``runner/suites/uaaps.py``). ``on_turn`` gets each agent's turns as they happen
     (:class:`LiveTurn`: text, tool calls, results, blocking hooks; called on the caller's event loop, so it
     must return at once)."""
-    from evalens.runner.replay import carry, cassettes, settings_of
-
     with streaming(on_turn):
         async with cassettes(settings_of(request, request.package_root.resolve())):  # --record / --replay
             return carry(await _run_cases(request, on_progress))
@@ -121,8 +133,6 @@ def load_last_results(
     A run of one case writes a report holding only that case, so each case is taken from the newest report that
     has it; cases merely interrupted or never started in an interrupted run are passed over. Unreadable reports
     are skipped. ``case_file`` and ``artifacts`` come back as absolute paths."""
-    from evalens.runner.report import load_report, reports_newest_first
-
     out: dict[str, CaseResult] = {}
     for path in reports_newest_first(package_root, max_reports):
         try:
@@ -155,18 +165,6 @@ async def rejudge(
     Every run of a ``--runs N`` case is judged again and the runs are recombined (:func:`report.aggregate`);
     runs whose agent errored or whose deterministic checks failed keep their verdict.
     """
-    from evalens.runner.judge import (
-        MissingKey,
-        build_prompt,
-        default_judge,
-        judge_case,
-        judge_deadline,
-        require_key,
-        resolve_judge,
-    )
-    from evalens.runner.pairwise import transcript_file
-    from evalens.runner.report import load_report, stamp, summarize, utc_now, write_report
-
     old = load_report(report_path)
     default_provider = default_judge(old.config.engine)
     spec = resolve_judge(
@@ -204,7 +202,6 @@ async def rejudge(
             if record_file is None or not record_file.is_file():
                 verdicts.append(before)  # nothing saved to judge again: the run keeps its verdict
                 continue
-            from evalens.core.regular_files import read_regular
 
             record = json.loads(read_regular(record_file).decode("utf-8"))
             failing = next((c for c in record.get("checks", []) if not held(c["status"])), None)
@@ -241,8 +238,6 @@ async def rejudge(
         if not judged:
             new_cases.append(case)
             continue
-        from evalens.runner.results import rederive_report_case
-        from evalens.runner.verdicts import combine_runs
 
         verdict = combine_runs(verdicts, case.budget_stopped or 0)
         outcome = next((o for v, o in judged if v == verdict), judged[0][1])

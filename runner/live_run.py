@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalens.core.models.run_log import RunFinish
+from evalens.runner.report import load_report
 from evalens.runner.run_log import NotARunLog, RunLog, past_batches, read_log
 from evalens.runner.unit_identity import key, relative_file
 
@@ -51,8 +52,6 @@ def live_run(start: Path, name: str) -> LiveRun | None:
 
 
 def _newest(reports: Path, start: Path, name: str) -> LiveRun | None:
-    from evalens.runner.report import load_report
-
     for path in past_batches(reports)[:MAX_BATCHES]:
         if path.suffix == ".json":
             try:

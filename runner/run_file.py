@@ -9,6 +9,7 @@ summary lines and the exit code the verdict rules give (``docs/verdicts.md``).
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -16,11 +17,58 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from evalens.core.models.uaaps import EvalReport
+from evalens.core.models.run_record import sum_usage
+from evalens.core.models.uaaps import EvalReport, ReportAgent, ReportConfig, ReportJudge, ReportPackage
+from evalens.core.validate import validate_file
+from evalens.runner.agent_process import in_thread
+from evalens.runner.arms import ArmError, opened_async, resolve_arm
+from evalens.runner.baseline import (
+    FOLDER,
+    BaselineError,
+    add_to,
+    attach_baseline_records,
+    checked_out,
+    report_section,
+    require_isolation,
+    resolve,
+    run_side,
+)
+from evalens.runner.budget import Budget
 from evalens.runner.depends import NextRun, finish_unit
-from evalens.runner.results import UnitResult, apply_repeats
-from evalens.runner.session import UsageError
-from evalens.runner.suites.base import FileRunRequest, Suite, Unit
+from evalens.runner.engines import UnsupportedEngine, get_engine
+from evalens.runner.record import (
+    RECORD_FILE,
+    NotARecord,
+    attach_records,
+    load_record,
+    unit_folder_name,
+    write_record,
+)
+from evalens.runner.replay import carry, cassettes, settings_of
+from evalens.runner.report import (
+    allocate_report_path,
+    environment_info,
+    iso,
+    stamp,
+    summarize,
+    utc_now,
+    write_report,
+)
+from evalens.runner.resource_limits import ResourceLimits
+from evalens.runner.results import UnitCheck, UnitResult, apply_repeats, report_case_from_result
+from evalens.runner.run_limits import RunLimits
+from evalens.runner.run_log import (
+    NotARunLog,
+    ResumeRefused,
+    log_path,
+    open_units,
+    plan_unit,
+    read_log,
+)
+from evalens.runner.session import AgentResult, UsageError
+from evalens.runner.suites import suite_for
+from evalens.runner.suites.base import FileRunRequest, KeptRun, LoggedSession, Suite, Unit, UnitRun
+from evalens.runner.unit_identity import identity, key, reconcile
 
 __all__ = ["FileOutcome", "FileProgress", "InvalidFile", "NotRunnable", "file_report", "prepare", "run_file"]
 
@@ -76,9 +124,6 @@ def prepare(
 ) -> tuple[Suite, list[Unit]]:
     """Validate the file, pick its suite and the selected units; raises :class:`UsageError` before anything
     runs. Blocking (reads and validates the file): call it off the event loop."""
-    from evalens.core.validate import validate_file
-    from evalens.runner.suites import suite_for
-
     file = request.file
     if not file.is_file():
         raise UsageError(f"{file}: no such file")
@@ -141,8 +186,6 @@ async def run_file(
     Cancelling the task kills the agent in flight, removes its sandbox, writes a partial report (units not run
     are SKIP, ``interrupted: true``) and re-raises :class:`asyncio.CancelledError`.
     """
-    from evalens.runner.baseline import BaselineError, checked_out
-
     suite, units = await asyncio.to_thread(prepare, request, on_progress, format_id)
     try:
         plan = await asyncio.to_thread(_baseline_plan, request, suite)
@@ -157,28 +200,20 @@ async def run_file(
         )
         return outcome
     try:  # --arms: what every run installs of the skills (a ref resolved by git: off the loop)
-        from evalens.runner.arms import ArmError, resolve_arm
-
         arm = await asyncio.to_thread(resolve_arm, request.arm, suite.root) if request.arm else None
     except ArmError as exc:
         raise UsageError(str(exc)) from None
     session = await suite.session(units)
-    from evalens.runner.resource_limits import ResourceLimits
-    from evalens.runner.run_limits import RunLimits
 
     session.limits = RunLimits(request.max_turns, request.max_tokens_per_run)
     session.resources = ResourceLimits().with_overrides(request.resource_limits)
     session.retries = request.agent_retries
-    from evalens.runner.baseline import require_isolation
 
     try:
         isolated = require_isolation(plan, session.plan.enforced, request.allow_unisolated_baseline)
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
     try:
-        from evalens.runner.arms import opened_async
-        from evalens.runner.replay import carry, cassettes, settings_of
-
         async with (
             checked_out(plan),
             opened_async(arm),  # an arm's worktree or filtered copies, removed afterwards
@@ -208,8 +243,6 @@ def _say_partial(on_progress: Callable[[FileProgress], None] | None, report_path
 
 def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:
     """``--baseline`` resolved against the repository holding the skill (blocking: runs git)."""
-    from evalens.runner.baseline import resolve
-
     return resolve(request.baseline, suite.root)
 
 
@@ -222,14 +255,11 @@ async def _run_units(
     outcome: FileOutcome,
     isolated: bool = True,
 ) -> FileOutcome:
-    from evalens.runner.report import utc_now
-
     started, t0 = utc_now(), time.monotonic()
     results: list[UnitResult] = []
     bases: list[UnitResult] = []  # with --baseline: each unit's baseline runs
     base_records: list[tuple[str, Any]] = []
     interrupted = False
-    from evalens.runner.budget import Budget
 
     budget = request.budget or Budget(request.max_cost, request.max_tokens)
     inputs = NextRun(
@@ -279,9 +309,6 @@ async def _run_units(
         outcome.summary.append(note)
     section = None
     if plan is not None:
-        from evalens.runner.baseline import report_section
-        from evalens.runner.results import report_case_from_result
-
         compared = suite.compare(results, bases, plan.label)
         outcome.summary += compared.lines
         section = report_section(
@@ -296,7 +323,6 @@ async def _run_units(
         report = file_report(suite, session, results, started, time.monotonic() - t0, interrupted)
         if batch is not None:
             report.id = batch.log.batch  # a resumed batch keeps its id
-        from evalens.runner.baseline import add_to
 
         add_to(report, section)  # the units' uplift is already on their results
         outcome.report_path = await asyncio.to_thread(
@@ -328,8 +354,6 @@ async def _run_unit(
 ) -> tuple[UnitResult, UnitResult | None]:
     """One unit: its runs (those a resumed batch kept are not run again), then with ``--baseline`` its baseline
     runs; a unit the budget refuses is SKIP with the reason."""
-    from evalens.core.models.run_record import sum_usage
-
     kept = batch.kept(suite, unit, None) if batch is not None else {}
     refused = budget.admit(unit.id) if len(kept) < request.runs else None
     if refused is not None:  # the budget is spent: the rest are SKIP with the reason
@@ -356,7 +380,6 @@ async def _run_unit(
     budget.spend_usage(result.usage, result.agent_model or request.model)
     if plan is None:
         return result, None
-    from evalens.runner.baseline import run_side
 
     base = await run_side(
         suite,
@@ -373,8 +396,6 @@ async def _run_unit(
 
 def _report_path(request: FileRunRequest, suite: Suite, started: Any) -> Path | None:
     """Where the batch's report and run log go (a resumed batch: where they went); None: no report."""
-    from evalens.runner.report import allocate_report_path
-
     if not request.write_report:
         return None
     return request.resume or allocate_report_path(suite.root, started, request.report)
@@ -386,9 +407,6 @@ def _write(
     records: list[tuple[str, Any]] | None = None,
     base_records: list[tuple[str, Any]] | None = None,
 ) -> Path:
-    from evalens.runner.record import attach_records
-    from evalens.runner.report import write_report
-
     by_unit: dict[str, list[Any]] = {}
     for unit, record in (
         records or []
@@ -396,8 +414,6 @@ def _write(
         by_unit.setdefault(unit, []).append(record)
     attach_records(report, path, by_unit)
     if report.baseline is not None:  # the baseline runs' records: <report>/_baseline/<unit>/
-        from evalens.runner.baseline import attach_baseline_records
-
         attach_baseline_records(report.baseline, path, base_records or [])
     # the report's paths are relative to its folder: fix them now that it is known
     for case in report.cases:
@@ -410,8 +426,6 @@ def _write(
 
 
 def _rel(path: str, base: Path) -> str:
-    import os
-
     try:
         return os.path.relpath(path, base)
     except ValueError:
@@ -422,10 +436,6 @@ def file_report(
     suite: Suite, session: Any, results: list[UnitResult], started: Any, duration: float, interrupted: bool
 ) -> EvalReport:
     """The evalens report of one file run: the same report model as ``evalens eval``, one case per unit."""
-    from evalens.core.models.uaaps import ReportAgent, ReportConfig, ReportJudge, ReportPackage
-    from evalens.runner.report import environment_info, iso, stamp, summarize
-    from evalens.runner.results import report_case_from_result
-
     cases = [report_case_from_result(r, None, suite.root) for r in results]
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
     model = next((r.agent_model for r in results if r.agent_model), None)
@@ -484,17 +494,6 @@ class FileBatch:
     ) -> FileBatch:
         """Start the log, or resume it (the units the batch planned, found by identity: a unit renamed since
         is the same unit). Raises :class:`UsageError` when the log cannot be resumed. Blocking."""
-        from evalens.runner.report import stamp
-        from evalens.runner.run_log import (
-            NotARunLog,
-            ResumeRefused,
-            log_path,
-            open_units,
-            plan_unit,
-            read_log,
-        )
-        from evalens.runner.unit_identity import key, reconcile
-
         root = suite.root.resolve()
         planned = [plan_unit(u.id, suite.file, root, inputs, u.location, suite.format_id) for u in units]
         if request.resume is not None:
@@ -523,9 +522,6 @@ class FileBatch:
 
     def kept(self, suite: Suite, unit: Unit, side: str | None) -> dict[int, Any]:
         """The unit's runs on ``side`` the resumed batch keeps, as unit-runs with their records."""
-        from evalens.runner.record import RECORD_FILE, NotARecord, load_record
-        from evalens.runner.suites.base import KeptRun
-
         out: dict[int, Any] = {}
         for run in range(1, self.runs + 1):
             done = self._kept.get((side, unit.id, run))
@@ -545,19 +541,12 @@ class FileBatch:
 
     def folder(self, unit: Unit, run: int, side: str | None) -> Path:
         """Where a unit-run's record goes: where the report's records of the unit will be."""
-        from evalens.runner.baseline import FOLDER
-        from evalens.runner.record import unit_folder_name
-
         base = self.log.folder / FOLDER if side is not None else self.log.folder
         folder = base / unit_folder_name(unit.id)
         return folder / f"run-{run}" if self.runs > 1 else folder
 
     async def refused(self, unit: Unit, reason: str, side: str | None) -> None:
         """A unit the budget kept from running: each of its runs finished as a budget SKIP."""
-        from evalens.runner.agent_process import in_thread
-        from evalens.runner.session import AgentResult
-        from evalens.runner.suites.base import UnitRun
-
         for run in range(1, self.runs + 1):
             event = self.log.finish_event(
                 unit.id,
@@ -591,9 +580,6 @@ class _Hooks:
         await self.batch.log.run_started(unit.id, run, self.side)
 
     async def finished(self, unit: Unit, run: int, done: Any, records: list[Any]) -> None:
-        from evalens.core.models.run_record import sum_usage
-        from evalens.runner.record import RECORD_FILE, write_record
-
         folder = None
         if records:
             folder = self.batch.folder(unit, run, self.side)
@@ -606,8 +592,6 @@ def logged_run(suite: Suite, unit: Unit, done: Any) -> Any:
     """A unit-run as its ``run-finish`` logged it (:class:`~evalens.core.models.run_log.RunFinish`), back as
     the suite's :class:`~evalens.runner.suites.base.UnitRun`: what ``--resume`` keeps and the log's reader
     combines."""
-    from evalens.runner.results import UnitCheck
-
     checks = [
         UnitCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location)
         for c in done.checks
@@ -629,10 +613,6 @@ class LoggedRule:
     def open(cls, log: Any) -> LoggedRule | None:
         """The rule of ``log``'s batch; None when it is not a file batch or its file cannot be read any more
         (then the log's generic reading stands). Blocking (reads and validates the file)."""
-        from evalens.runner.engines import UnsupportedEngine, get_engine
-        from evalens.runner.suites.base import LoggedSession
-        from evalens.runner.unit_identity import identity
-
         planned = log.start.units
         if not planned or planned[0].unit.format == "uaaps-case":
             return None
@@ -651,8 +631,6 @@ class LoggedRule:
         """The result of the logged unit ``unit`` (its identity as last logged) from its finished ``runs`` (run
         1 first), by the suite's rule; None when today's file no longer has it (renamed in place since: found
         by its content, as :func:`~evalens.runner.unit_identity.reconcile` finds it)."""
-        from evalens.runner.unit_identity import key, reconcile
-
         found = reconcile([unit], (now for now, _ in self.units))
         today = next((u for now, u in self.units if key(now) in found), None)
         if today is None:

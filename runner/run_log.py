@@ -24,23 +24,32 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from pydantic import ValidationError
 
 from evalens.core.models.run_log import (
     LOG_FILE,
     BatchFinish,
     BatchResume,
     BatchStart,
+    LogJudge,
     LogUnit,
     PlannedUnit,
     RunFinish,
     RunLogLine,
     RunStart,
 )
-from evalens.runner.unit_identity import key, reconcile
-
-if TYPE_CHECKING:
-    from evalens.runner.results import UnitResult
+from evalens.core.models.run_record import sum_usage
+from evalens.runner.agent_process import in_thread
+from evalens.runner.depends import fingerprint_of
+from evalens.runner.fingerprint import Fingerprint, changes
+from evalens.runner.judge import JudgeOutcome
+from evalens.runner.record import RECORD_FILE, NotARecord, load_record
+from evalens.runner.report import iso, utc_now
+from evalens.runner.results import UnitCheck, UnitResult, apply_repeats, report_checks
+from evalens.runner.unit_identity import identity, key, reconcile
+from evalens.runner.verdicts import combine_runs
 
 RunKey = tuple[str | None, str, int]  # (side, unit key, run number)
 NOT_INPUTS = ("cases", "units", "jobs")  # the selection is the planned units; parallelism changes no verdict
@@ -141,8 +150,6 @@ class RunLog:
 
 def read_log(path: Path) -> RunLog:
     """Read a run log; a torn last line is ignored. Raises :class:`NotARunLog` (one line) otherwise."""
-    from pydantic import ValidationError
-
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -201,8 +208,6 @@ def fingerprint(inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> str:
 
 def fingerprint_changes(start: BatchStart, inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> list[str]:
     """What differs between the batch's start and now, in words (empty: the same inputs)."""
-    from evalens.runner.fingerprint import Fingerprint, changes
-
     out = [
         f"--{name.replace('_', '-')} {start.inputs.get(name)!r} → {inputs.get(name)!r}"
         for name in sorted(set(start.inputs) | set(inputs))
@@ -295,10 +300,8 @@ def unit_results(log: RunLog, side: str | None = None, finished_only: bool = Fal
     by its suite's own ``combine`` (:class:`~evalens.runner.run_file.LoggedRule`), as its report was: a rule
     over all the runs (skilljack's mean-score thresholds, a trigger query's hit rate) is not a combination of
     the runs' own verdicts. Blocking (a file batch's file is read)."""
-    from evalens.core.models.run_record import sum_usage
-    from evalens.runner.results import UnitCheck, UnitResult, apply_repeats
+    # cycle: evalens.runner.run_file imports evalens.runner.run_log at load (a file batch writes its log)
     from evalens.runner.run_file import LoggedRule
-    from evalens.runner.verdicts import combine_runs
 
     rule = LoggedRule.open(log)
 
@@ -387,9 +390,6 @@ def plan_unit(
 ) -> PlannedUnit:
     """A unit to run (``name`` at ``location`` in ``file``) with its identity and fingerprint, any format.
     Blocking (hashes files)."""
-    from evalens.runner.depends import fingerprint_of
-    from evalens.runner.unit_identity import identity
-
     fp = fingerprint_of(_Where(case_file=str(file), location=list(location), format=fmt), inputs)
     return PlannedUnit(
         unit=identity(file, name, package_root, location, fmt),
@@ -428,8 +428,6 @@ class BatchLog:
         return next((name for name, unit in self.units.items() if key(unit) == unit_key), None)
 
     async def _write(self, event: Any) -> None:
-        from evalens.runner.agent_process import in_thread
-
         await in_thread(self.writer.write, event)
 
     async def run_started(self, name: str, run: int, side: str | None) -> None:
@@ -437,8 +435,6 @@ class BatchLog:
 
     async def run_finished(self, name: str, run: int, side: str | None, rec: Any) -> None:
         """A finished run of the UAAPS driver (its ``_RunRecord``) as a ``run-finish`` event."""
-        from evalens.runner.agent_process import in_thread
-
         judge = rec.judge
         event = self.finish_event(
             name,
@@ -465,8 +461,6 @@ class BatchLog:
     ) -> None:
         """A finished unit-run of a file suite (:class:`~evalens.runner.suites.base.UnitRun`) as a ``run-finish``
         event, with what combining it again needs (``data``)."""
-        from evalens.runner.agent_process import in_thread
-
         judge = (*done.judge, None) if done.judge is not None else None
         event = self.finish_event(
             name,
@@ -511,9 +505,6 @@ class BatchLog:
         data: dict[str, Any] | None = None,
     ) -> RunFinish:
         """The one ``run-finish`` event, whichever driver ran the unit."""
-        from evalens.core.models.run_log import LogJudge
-        from evalens.runner.results import report_checks
-
         return RunFinish(
             event="run-finish",
             time=_now(),
@@ -554,8 +545,6 @@ class BatchLog:
 
 
 def _now() -> str:
-    from evalens.runner.report import iso, utc_now
-
     return iso(utc_now())
 
 
@@ -635,10 +624,6 @@ def open_units(
 def restore_run(rec: Any, done: RunFinish, folder: Path) -> None:
     """Fill the UAAPS driver's ``_RunRecord`` of a run the log says finished (``--resume`` keeps it): verdict,
     checks, judge, output, and its run record from its folder when it is there."""
-    from evalens.runner.judge import JudgeOutcome
-    from evalens.runner.record import RECORD_FILE, NotARecord, load_record
-    from evalens.runner.results import UnitCheck
-
     rec.verdict, rec.reason, rec.error, rec.budget = done.verdict, done.reason, done.error, done.budget
     rec.checks = [
         UnitCheck(kind=c.kind, value=c.value, status=c.status, detail=c.detail or "", location=c.location)

@@ -11,15 +11,36 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import stat
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.runner import workspace_diff
 from evalens.runner.agent_process import in_thread
+from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
+from evalens.runner.checks import CheckTimedOut, check_deadline
+from evalens.runner.engines import UnsupportedEngine, get_engine
+from evalens.runner.preflight import import_judge_sdk, preflight
+from evalens.runner.record import capture
+from evalens.runner.report import iso, utc_now
 from evalens.runner.resource_limits import ResourceLimits
 from evalens.runner.run_limits import RunLimits
+from evalens.runner.sandbox import (
+    copy_bounded,
+    copy_confined,
+    create_sandbox,
+    keep_sandbox,
+    launch_agent,
+    plan_sandbox,
+    populate,
+    remove_sandbox,
+    run_error,
+    snapshot,
+)
+from evalens.runner.trigger_detect import skill_names
 
 BASE_ENV_ALLOW = ("PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 CAPTURE_FILE_LIMIT = 1 << 20  # per captured created file
@@ -93,10 +114,6 @@ def agent_env(engine: Any, extra: list[str] | tuple[str, ...] = ()) -> dict[str,
 def capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
     """Copy created files into the artifacts (bounded, regular files only, never through a link) and return short
     text previews for the judge."""
-    import stat
-
-    from evalens.runner.sandbox import copy_bounded
-
     previews: dict[str, str] = {}
     total = 0
     for rel in created:
@@ -133,10 +150,6 @@ class AgentSession:
     ) -> None:
         """Runs the shared preflight (CLI, keys, judge SDK and provider, sandbox, temp space) for ``engine`` and
         the resolved ``judge`` spec (None: no judge); raises :class:`UsageError` before any agent starts."""
-        from evalens.runner.engines import UnsupportedEngine, get_engine
-        from evalens.runner.preflight import preflight
-        from evalens.runner.sandbox import plan_sandbox
-
         try:
             self.engine = get_engine(engine)
         except UnsupportedEngine as exc:
@@ -177,7 +190,6 @@ class AgentSession:
         self.engine_version = await asyncio.to_thread(self.engine.version)
         if self.judge is None:
             return
-        from evalens.runner.preflight import import_judge_sdk
 
         problem = await asyncio.to_thread(import_judge_sdk, self.judge.provider)
         if problem:
@@ -186,8 +198,6 @@ class AgentSession:
     def _prepare(self, skills: dict[str, Path], files_base: Path | None, files: list[str]) -> Any:
         """A fresh sandbox with ``skills`` (as the run installs them: ``self.install`` already applied) copied
         where the engine discovers them, and the unit's files."""
-        from evalens.runner.sandbox import copy_confined, create_sandbox, populate
-
         paths = create_sandbox()
         try:
             if files_base is not None and files:
@@ -198,15 +208,11 @@ class AgentSession:
                     if entry.name not in ("evals", ".git") and not entry.name.endswith("-workspace"):
                         copy_confined(entry, dest / entry.name, skill_md.parent, what="skill file")
         except BaseException:
-            from evalens.runner.sandbox import remove_sandbox
-
             remove_sandbox(paths)
             raise
         return paths
 
     def _finish(self, paths: Any) -> None:
-        from evalens.runner.sandbox import keep_sandbox, remove_sandbox
-
         if self.keep_sandbox:
             keep_sandbox(paths)
             self.kept.append(str(paths.root))
@@ -217,8 +223,6 @@ class AgentSession:
     async def _check(self, check: Callable[[AgentResult], None], result: AgentResult) -> None:
         """Run the checks in a worker thread under a deadline inside the case budget: past it, or when a check
         reports its own time bound, the run is ERROR "check timed out" (the thread, bounded itself, is left)."""
-        from evalens.runner.checks import CheckTimedOut, check_deadline
-
         deadline = check_deadline(self.timeout)
         task = asyncio.ensure_future(asyncio.to_thread(check, result))
         task.add_done_callback(lambda t: t.cancelled() or t.exception())  # retrieved even when abandoned
@@ -246,8 +250,6 @@ class AgentSession:
         skills: only the skill under test is swapped or left out). An
         attempt that met a transient API error is run again in a fresh sandbox within the time budget
         (:mod:`evalens.runner.agent_retry`); the result and its record say what was retried."""
-        from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
-
         allowed = retries_allowed(self.retries)
         started = time.monotonic()
         retried: list[str] = []
@@ -282,23 +284,15 @@ class AgentSession:
         time_limit: float,
         beside: dict[str, Path],
     ) -> AgentResult:
-        from evalens.runner.sandbox import launch_agent, run_error, snapshot
-
         result = AgentResult()
         paths = None
         try:
             installed = await in_thread(self.install, skills) if self.install is not None else skills
             installed = {**beside, **installed}
             paths = await in_thread(self._prepare, installed, files_base, list(files), on_cancel=self._finish)
-            from evalens.runner.trigger_detect import skill_names
-
             names = await in_thread(skill_names, installed)
-            from evalens.runner.record import capture
-            from evalens.runner.report import iso, utc_now
-            from evalens.runner.workspace_diff import baseline
-
             unit, started = self.unit, iso(utc_now())
-            base = await in_thread(baseline, paths.workspace)
+            base = await in_thread(workspace_diff.baseline, paths.workspace)
             run_index = 1 + sum(u == unit for u, _ in self.records)  # this unit's runs so far, plus this one
             run, transcript = await launch_agent(
                 self.engine,

@@ -19,8 +19,9 @@ from typing import Any, ClassVar, Protocol
 from pydantic import ConfigDict, Field
 
 from evalens.core.documents import ParsedDocument
+from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
-from evalens.runner.api_types import AgentRunLimits
+from evalens.runner.api_types import SNIPPET_CHARS, AgentRunLimits
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError
 
@@ -270,8 +271,6 @@ class Suite(ABC):
         agent results; ``shown``, the one whose output and model the result shows; ``model``, the model asked
         for when the engine named none): their time, the engine, model, output snippet, exit code, kept
         sandbox."""
-        from evalens.runner.api_types import SNIPPET_CHARS
-
         return UnitResult(
             name=name,
             format=self.format_id,
@@ -421,8 +420,6 @@ def read_json(path: Path, limit: int = 64 << 20) -> Any:
     """A result file's data (a results JSON, ``history.json``, a grading file: what tools wrote, never an eval
     file, which comes from :func:`evalens.core.units.read_doc`), or None (only regular files are opened, never
     a FIFO; deep nesting is no crash)."""
-    from evalens.core.regular_files import read_regular_bytes
-
     raw = read_regular_bytes(path, limit)
     if raw is None:
         return None

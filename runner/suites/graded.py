@@ -8,6 +8,8 @@ from abc import abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
 
+from evalens.runner.judge import JudgeFailed, ask_json, default_judge, resolve_judge
+from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import Ran, Restored, Suite, Unit, UnitRun, read_json, skill_root_of
@@ -42,9 +44,6 @@ async def grade_statements(
 
     Raises :class:`~evalens.runner.judge.JudgeFailed` when the grader fails or leaves a statement ungraded: an
     ungraded statement is not a failed one."""
-    from evalens.runner.judge import JudgeFailed, ask_json
-    from evalens.runner.judge_material import fence, new_boundary, untrusted_note
-
     how = (
         "score each 1-5 (1 not addressed, 2 partly with significant gaps, 3 met minimally, 4 met well, "
         "5 exemplary)"
@@ -96,8 +95,6 @@ async def grade(
     spec: Any, prompt: str, res: AgentResult, statements: list[str], *, scale: bool, deadline: float
 ) -> tuple[list[dict[str, Any]] | None, str | None]:
     """(graded statements, None), or (None, why) when the agent or the grader failed: then nothing was graded."""
-    from evalens.runner.judge import JudgeFailed
-
     if res.error:
         return None, agent_error(res)
     if not statements:
@@ -257,8 +254,6 @@ class GradedSuite(Suite):
         ]
 
     async def session(self, units: list[Unit] | None = None) -> AgentSession:
-        from evalens.runner.judge import default_judge, resolve_judge
-
         if self.request.no_judge:
             raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
         self.spec = resolve_judge(

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
 from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first
@@ -75,8 +76,6 @@ class SkillCreatorSuite(GradedSuite):
         return [f"{u.id}\t{len(statements_of(u.data)[1])} statement(s)" for u in units]
 
     async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
-        from evalens.runner.judge import judge_deadline
-
         case = unit.data
         key, statements = statements_of(case)
         files = [f for f in case.get("files") or [] if isinstance(f, str)]

@@ -7,6 +7,7 @@ reproduced: file and flags win. The suite itself is :mod:`evalens.runner.suites.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import statistics
@@ -17,7 +18,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.core.formats._shared import skills_in
+from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
+from evalens.runner.checks import CheckTimedOut, not_a_real_file
+from evalens.runner.judge import JudgeFailed, ask_json, default_judge, judge_deadline, resolve_judge
+from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
 from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
@@ -30,6 +36,18 @@ from evalens.runner.suites.base import (
     UnitRun,
     newest_first,
     read_json,
+)
+from evalens.runner.suites.skilljack_files import (
+    below_thresholds,
+    build_results,
+    load_config,
+    markdown_report,
+    raw_task,
+    run_error,
+    skilljack_config,
+    skilljack_results_dir,
+    skilljack_unit,
+    thresholds_for,
 )
 from evalens.runner.verdicts import check_status, scored_verdict
 
@@ -51,8 +69,6 @@ def load_tasks_yaml(
 ) -> tuple[str, list[SjTask]]:
     """A ``tasks.yaml`` as core resolved it (:func:`~evalens.core.units.skilljack_tasks`), with the suite's
     skills (``skills_dir``, else ``skills/`` beside the file)."""
-    from evalens.core.formats._shared import skills_in
-
     if isinstance(source, Path):
         path, doc = source, read_doc(source, "skilljack-tasks")
     else:
@@ -230,9 +246,6 @@ def _tool_checks(det: dict[str, Any], res: AgentResult, add: Callable[..., bool]
 
 def _text_checks(det: dict[str, Any], out: str, add: Callable[..., bool]) -> bool:
     """The output's text: contains, does not contain, regexes (JavaScript semantics) and the JavaScript check."""
-    from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
-    from evalens.runner.checks import CheckTimedOut
-
     ok = True
     for j, text in enumerate(det.get("expect_contains") or []):
         hit = text in out
@@ -268,8 +281,6 @@ def _text_checks(det: dict[str, Any], out: str, add: Callable[..., bool]) -> boo
 
 def _file_checks(det: dict[str, Any], res: AgentResult, add: Callable[..., bool]) -> bool:
     """``expect_file_exists``: each path inside the working directory, a real file (or a folder's content)."""
-    from evalens.runner.checks import not_a_real_file
-
     ok = True
     for j, rel in enumerate(det.get("expect_file_exists") or []):
         norm = os.path.normpath(rel)
@@ -332,7 +343,6 @@ def judge_prompt(task: SjTask, res: AgentResult, truncation: int) -> str:
         f"- {d} (weight {c['weight']}): {c['description'] or '(no description)'}"
         for d, c in task.criteria.items()
     ]
-    from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 
     output = res.output if len(res.output) <= truncation else res.output[:truncation] + "\n…[truncated]"
     boundary = new_boundary()
@@ -379,8 +389,6 @@ async def judge_task(
 ) -> dict[str, Any]:
     """Judge scores with the original's coercion. A judge that fails or answers no JSON gives ``{"error": why}``
     (the run is ERROR), never heuristic scores: skilljack's fallback would grade a run nobody judged."""
-    from evalens.runner.judge import JudgeFailed, ask_json
-
     try:
         reply = await ask_json(spec, JUDGE_SYSTEM, judge_prompt(task, res, truncation), deadline)
     except JudgeFailed as exc:
@@ -495,15 +503,6 @@ def aggregate(scores: list[Score]) -> tuple[Score, int]:
     return mean, rep
 
 
-def run_error(res: AgentResult, score: Score) -> str | None:
-    """Why a run produced no gradable result (agent or judge failure), else None."""
-    if res.error:
-        return agent_error(res)
-    if isinstance(score.judge, dict) and score.judge.get("error"):
-        return f"judge error: {score.judge['error']}"
-    return None
-
-
 def task_verdict(
     task: SjTask,
     runs: list[tuple[AgentResult, Score]],
@@ -550,17 +549,6 @@ def task_verdict(
     return verdict, reason, details
 
 
-def below_thresholds(
-    discovery: float, adherence: float, output: float, judged: bool, thresholds: tuple[float, float]
-) -> str | None:
-    """skilljack's score rule: which threshold a task's mean scores miss (the judge's only when it judged)."""
-    if discovery < thresholds[0]:
-        return f"discovery {discovery:.0%} below {thresholds[0]:.0%}"
-    if judged and min(adherence, output) < thresholds[1]:
-        return f"adherence {adherence:.1f} / output {output:.1f} below {thresholds[1]:g}"
-    return None
-
-
 # ============================================================================================ the suite
 
 
@@ -570,8 +558,6 @@ class SkilljackSuite(Suite):
     format_ids = ("skilljack-tasks", "skilljack-task")
 
     def load(self) -> None:
-        from evalens.runner.suites.skilljack_files import load_config, skilljack_config
-
         request, format_id = self.request, self.format_id
         self.cfg = load_config(
             request.config or skilljack_config(self.file) or Path.cwd() / "eval.config.yaml"
@@ -604,8 +590,6 @@ class SkilljackSuite(Suite):
 
     def dry_run(self, units: list[Unit]) -> list[str]:
         """skilljack's `parse`: the tasks with inheritance resolved."""
-        import json
-
         tasks = [u.data for u in units]
         judge = not self.request.no_judge
         if self.request.json_output:
@@ -632,8 +616,6 @@ class SkilljackSuite(Suite):
         ]
 
     async def session(self, units: list[Unit] | None = None) -> AgentSession:
-        from evalens.runner.judge import default_judge, resolve_judge
-
         tasks = [u.data for u in units] if units is not None else self.tasks
         provider = default_judge(self.request.engine)
         if not self.request.no_judge and any(t.criteria for t in tasks):
@@ -652,8 +634,6 @@ class SkilljackSuite(Suite):
     async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
         """One run of a task: its deterministic checks and judge scored as skilljack scores a run; the run's
         own verdict is the task's rule applied to this run alone (the task's verdict is over the mean)."""
-        from evalens.runner.judge import judge_deadline
-
         task: SjTask = unit.data
         use_det = task.det is not None and not self.request.no_deterministic
         holder: dict[str, DetOutcome | None] = {}
@@ -748,10 +728,6 @@ class SkilljackSuite(Suite):
 
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
         """The results JSON and markdown report in skilljack's shapes, in ``output.dir``."""
-        import json
-
-        from evalens.runner.suites.skilljack_files import build_results, markdown_report
-
         report = build_results(
             self.skill,
             self.file,
@@ -792,8 +768,6 @@ class SkilljackSuite(Suite):
 
     @classmethod
     def result_folder(cls, format_id: str, file: Path) -> Path | None:
-        from evalens.runner.suites.skilljack_files import skilljack_results_dir
-
         return skilljack_results_dir(file)
 
     @classmethod
@@ -803,8 +777,6 @@ class SkilljackSuite(Suite):
 
     @classmethod
     def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
-        from evalens.runner.suites.skilljack_files import raw_task, skilljack_unit, thresholds_for
-
         found: dict[str, Restored] = {}
         thresholds = thresholds_for(file)
         for path in cls.result_files(format_id, file):

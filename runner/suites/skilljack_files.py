@@ -15,13 +15,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from evalens.core.formats._shared import frontmatter_name
+from evalens.core.units import read_doc
 from evalens.runner.results import UnitCheck, UnitResult
-from evalens.runner.session import AgentResult, UsageError
+from evalens.runner.session import AgentResult, UsageError, agent_error
 from evalens.runner.suites.base import FileRunRequest
-from evalens.runner.suites.skilljack import Score, SjTask, below_thresholds, run_error
 from evalens.runner.verdicts import check_status, scored_verdict
+
+if TYPE_CHECKING:
+    from evalens.runner.suites.skilljack import Score, SjTask
 
 SNIPPET = 600
 
@@ -55,8 +59,6 @@ def load_config(path: Path | None) -> SjConfig:
     """An ``eval.config.yaml`` as core parses it (merge keys and anchors as validation sees them). A missing
     file gives the defaults; one that does not parse raises ``ValueError`` naming it (as skilljack's later
     versions do, formats.md §3.5)."""
-    from evalens.core.units import read_doc
-
     cfg = SjConfig()
     if path is None or not path.is_file():
         return cfg
@@ -90,6 +92,26 @@ def load_config(path: Path | None) -> SjConfig:
         if value is not None:
             setattr(cfg, attr, value)
     return cfg
+
+
+def below_thresholds(
+    discovery: float, adherence: float, output: float, judged: bool, thresholds: tuple[float, float]
+) -> str | None:
+    """skilljack's score rule: which threshold a task's mean scores miss (the judge's only when it judged)."""
+    if discovery < thresholds[0]:
+        return f"discovery {discovery:.0%} below {thresholds[0]:.0%}"
+    if judged and min(adherence, output) < thresholds[1]:
+        return f"adherence {adherence:.1f} / output {output:.1f} below {thresholds[1]:g}"
+    return None
+
+
+def run_error(res: AgentResult, score: Score) -> str | None:
+    """Why a run produced no gradable result (agent or judge failure), else None."""
+    if res.error:
+        return agent_error(res)
+    if isinstance(score.judge, dict) and score.judge.get("error"):
+        return f"judge error: {score.judge['error']}"
+    return None
 
 
 def build_results(
@@ -328,8 +350,6 @@ def _entry_errored(entry: dict[str, Any]) -> bool:
 def create_eval(skill_dir: Path, count: int) -> str:
     """skilljack's `create-eval`: a tasks.yaml for a skill with ``max(1, n-1)`` positive tasks and one
     false-positive task; prompts are left for the author (they must not name the skill)."""
-    from evalens.core.formats._shared import frontmatter_name
-
     md = next((skill_dir / n for n in ("SKILL.md", "skill.md") if (skill_dir / n).is_file()), None)
     if md is None:
         raise UsageError(f"no SKILL.md in {skill_dir}")

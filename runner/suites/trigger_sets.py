@@ -10,8 +10,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from evalens.core.units import read_doc
+from evalens.core.units import trigger_queries as queries
 from evalens.runner.results import UnitCheck, UnitResult
-from evalens.runner.session import AgentSession, UsageError, agent_error, start_session
+from evalens.runner.session import AgentResult, AgentSession, UsageError, agent_error, start_session
 from evalens.runner.suites.base import (
     ParsedDocument,
     Ran,
@@ -22,6 +24,7 @@ from evalens.runner.suites.base import (
     installed_skill,
     skill_root_of,
 )
+from evalens.runner.trigger_report import trigger_report
 from evalens.runner.verdicts import check_status, decided, unit_verdict
 
 THRESHOLD = 0.5
@@ -29,9 +32,6 @@ THRESHOLD = 0.5
 
 def trigger_queries(source: Path | ParsedDocument) -> tuple[str | None, list[tuple[str, bool]]]:
     """The skill name and the queries of a trigger eval set, from core's parse of it."""
-    from evalens.core.units import read_doc
-    from evalens.core.units import trigger_queries as queries
-
     doc = read_doc(source) if isinstance(source, Path) else source
     return queries(doc.data)
 
@@ -200,8 +200,6 @@ class TriggerSetSuite(Suite):
             "fired": fired,
         }
         if errors:
-            from evalens.runner.session import AgentResult
-
             verdict, reason = unit_verdict(
                 agent_error=f"{len(errors)}/{runs} run(s) failed: "
                 + agent_error(AgentResult(error=errors[0])),
@@ -293,7 +291,6 @@ class TriggerSetSuite(Suite):
                 if r.verdict == "ERROR"
             ],
         }
-        from evalens.runner.trigger_report import trigger_report
 
         lab = trigger_report((r.name, r.details) for r in results)
         if lab is not None:

@@ -30,7 +30,10 @@ from evalens.core.models.uaaps import (
     ReportPackage,
     ReportSandbox,
 )
+from evalens.runner import workspace_diff
+from evalens.runner.adaptive import decided, stop_reason, wants_leftover
 from evalens.runner.agent_process import in_thread
+from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
     PlannedCase,
@@ -42,13 +45,57 @@ from evalens.runner.api_types import (
     Stage,
     Verdict,
 )
+from evalens.runner.arms import ArmError, opened_async, resolve_arm
+from evalens.runner.baseline import (
+    BaselineError,
+    add_to,
+    checked_out,
+    report_section,
+    require_isolation,
+    resolve,
+    variant,
+)
+from evalens.runner.budget import Budget
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.depends import NextRun, finish_unit
+from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
+from evalens.runner.install import PackageError, install_package, read_package
+from evalens.runner.judge import build_prompt, default_judge, judge_deadline, judge_repeated, resolve_judge
+from evalens.runner.preflight import import_judge_sdk, preflight
+from evalens.runner.record import RECORD_FILE, capture, finish, write_record
+from evalens.runner.report import (
+    allocate_report_path,
+    artifacts_root,
+    environment_info,
+    iso,
+    stamp,
+    summarize,
+    utc_now,
+    write_report,
+)
+from evalens.runner.resource_limits import ResourceLimits
 from evalens.runner.results import CaseResult, CheckResult, report_checks
+from evalens.runner.run_limits import RunLimits
+from evalens.runner.run_log import ResumeRefused, open_batch, restore_run
+from evalens.runner.sandbox import (
+    PathEscape,
+    artifact_limit,
+    copy_bounded,
+    create_sandbox,
+    keep_sandbox,
+    launch_agent,
+    plan_sandbox,
+    populate,
+    remove_sandbox,
+    run_error,
+    snapshot,
+    sweep_stale_sandboxes,
+)
 from evalens.runner.session import agent_env, capture_files
+from evalens.runner.stats import flip_rate, krippendorff_alpha_nominal
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
-from evalens.runner.verdicts import count_passed, unit_verdict
+from evalens.runner.verdicts import combine_runs, count_passed, counted, unit_verdict
 
 
 @dataclass
@@ -121,14 +168,7 @@ def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str
 
 def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> _Context:
     """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
-    from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
-    from evalens.runner.install import PackageError, read_package
-    from evalens.runner.preflight import preflight
-    from evalens.runner.sandbox import plan_sandbox
-
     root = request.package_root.resolve()
-    from evalens.runner.arms import ArmError, resolve_arm
-    from evalens.runner.baseline import BaselineError, resolve
 
     try:  # a bad --baseline or --arms is named before anything else is checked
         baseline, arm = resolve(request.baseline, root), resolve_arm(request.arm, root)
@@ -155,7 +195,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
     sandbox_plan = plan_sandbox(config.sandbox.network, config.sandbox.writable_paths)
     agent_env = _agent_env(engine, config, request)
     warnings: list[str] = list(invalid)
-    from evalens.runner.baseline import require_isolation
 
     try:
         isolated = require_isolation(baseline, sandbox_plan.enforced, request.allow_unisolated_baseline)
@@ -165,7 +204,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         warnings.append(str(exc))
         isolated = False
     judge_name = request.judge or config.judge
-    from evalens.runner.judge import default_judge
 
     # no judge named and none of another family configured: the judge is the agent's own model
     own_model = not judge_name and default_judge(engine.name).provider == engine.default_provider
@@ -245,7 +283,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         package=package,
     )
     ctx.judge_explicit = not own_model
-    from evalens.runner.resource_limits import ResourceLimits
 
     try:
         ctx.resources = (
@@ -264,8 +301,6 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
 async def _run_case_retrying(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     """One run of ``case``, run again from scratch while its attempts meet transient API errors and its time
     budget lasts (:mod:`evalens.runner.agent_retry`)."""
-    from evalens.runner.agent_retry import retries_allowed, retry_note, retry_wait
-
     allowed = retries_allowed(ctx.request.agent_retries)
     started = time.monotonic()
     retried: list[str] = []
@@ -295,8 +330,6 @@ def _keep_artifacts(
 ) -> dict[str, str]:
     """The run's event stream, stderr and the engine's extra files (bounded) into the case's artifacts
     folder, when the batch keeps one; the previews of the files the agent created."""
-    from evalens.runner.sandbox import artifact_limit, copy_bounded
-
     if ctx.artifacts_dir is None:
         return capture_files(paths.workspace, created, paths.logs / "captured")
     rec.artifacts = ctx.artifacts_dir / name
@@ -317,8 +350,6 @@ async def _judge(
 ) -> None:
     """Judge a run whose checks passed: the batch's judge, or one matched to the agent's model when the judge
     was not named (same provider only); a judge failure is the run's error."""
-    from evalens.runner.judge import build_prompt, judge_deadline, judge_repeated, resolve_judge
-
     assert ctx.judge_spec is not None
     spec = ctx.judge_spec
     if not ctx.judge_explicit:
@@ -345,8 +376,6 @@ async def _judge(
 
 def _judge_flips(recs: list[_RunRecord]) -> dict[str, Any]:
     """A case's ``judge_flip_rate`` and ``judge_verdicts`` with ``--judge-repeats`` (nothing otherwise)."""
-    from evalens.runner.stats import flip_rate
-
     judged = [r.judge.judgements for r in recs if r.judge is not None and len(r.judge.judgements) > 1]
     if not judged:
         return {}
@@ -357,8 +386,6 @@ def _judge_flips(recs: list[_RunRecord]) -> dict[str, Any]:
 def _judge_agreement(ctx: _Context) -> dict[str, Any]:
     """The report's ``judge.repeats`` and ``judge.agreement`` (Krippendorff's alpha over every transcript's
     repeated judgements) with ``--judge-repeats``."""
-    from evalens.runner.stats import krippendorff_alpha_nominal
-
     if ctx.request.judge_repeats <= 1:
         return {}
     units = [r.judge.judgements for r in ctx.records.values() if r.judge is not None and r.judge.judgements]
@@ -390,7 +417,6 @@ def _finish_record(rec: _RunRecord, duration_seconds: float) -> None:
     """The run record gets the verdict, checks and judge, and is written beside the artifacts."""
     if rec.record is None:
         return
-    from evalens.runner.record import RECORD_FILE, finish, write_record
 
     finish(
         rec.record,
@@ -407,8 +433,6 @@ def _finish_record(rec: _RunRecord, duration_seconds: float) -> None:
 
 def _setup_failed(rec: _RunRecord, exc: Exception) -> None:
     """A setup failure (path escape, missing fixture, bad package) is the case's ERROR, worded for the user."""
-    from evalens.runner.sandbox import PathEscape
-
     rec.verdict, rec.reason = "ERROR", str(exc)
     rec.error = f"{type(exc).__name__}: {exc}" if not isinstance(exc, OSError | ValueError) else str(exc)
     if isinstance(exc, PathEscape | FileNotFoundError):
@@ -419,8 +443,6 @@ async def _release_sandbox(
     ctx: _Context, name: str, rec: _RunRecord, paths: Any, extra: dict[str, Any]
 ) -> None:
     """Keep the sandbox (``--keep-sandbox``, its path on the record) or remove it, also when cancelled."""
-    from evalens.runner.sandbox import keep_sandbox, remove_sandbox
-
     if ctx.request.keep_sandbox:
         keep_sandbox(paths)
         rec.sandbox_path = str(paths.root)
@@ -436,11 +458,6 @@ async def _release_sandbox(
 async def _run_case(
     ctx: _Context, case: EvalCase, case_file: Path, run_index: int, retried: list[str] | None = None
 ) -> _RunRecord:
-    from evalens.runner.agent_retry import exhausted_suffix
-    from evalens.runner.install import install_package
-    from evalens.runner.run_limits import RunLimits
-    from evalens.runner.sandbox import create_sandbox, launch_agent, populate, run_error, snapshot
-
     rec = ctx.records[(case.name, run_index)]
     if ctx.log is not None:
         await ctx.log.run_started(case.name, run_index, ctx.side)
@@ -454,17 +471,13 @@ async def _run_case(
         evals_dir = ctx.request.package_root.resolve() / "evals"
 
         def prepare() -> tuple[dict[str, tuple[int, int]], Any]:
-            from evalens.runner.workspace_diff import baseline
-
             populate(paths, evals_dir, case.input.files, case.input.workspace_files)
             package = ctx.package if ctx.arm is None else ctx.arm.package(ctx.package)
             if package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
                 install_package(package, ctx.engine, paths)
-            return snapshot(paths.workspace), baseline(paths.workspace)
+            return snapshot(paths.workspace), workspace_diff.baseline(paths.workspace)
 
         before, base = await in_thread(prepare)
-        from evalens.runner.report import iso, utc_now
-
         started_at = iso(utc_now())
         ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
         run, transcript = await launch_agent(
@@ -483,8 +496,6 @@ async def _run_case(
         rec.agent_seconds = run.duration_seconds
         created = files_created(before, snapshot(paths.workspace))
         rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
-        from evalens.runner.record import capture
-
         rec.record = await in_thread(
             lambda: capture(
                 ctx.engine,
@@ -551,7 +562,6 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
         runs = len(recs) if ctx.request.runs_auto else layout
         verdicts = [r.verdict for r in recs]
         budget_stopped = sum(r.budget for r in recs)
-        from evalens.runner.verdicts import combine_runs
 
         verdict = combine_runs(verdicts, budget_stopped)
         # the run that explains the verdict: a real run when a budget stopped the others
@@ -645,8 +655,6 @@ def _build_report(
     interrupted: bool,
     report_id: str,
 ) -> EvalReport:
-    from evalens.runner.report import environment_info, iso, summarize
-
     models = [r.model for r in ctx.records.values() if r.model]
     sessions = [r.session_id for r in ctx.records.values() if r.session_id]
     judges = [r.judge for r in ctx.records.values() if r.judge is not None]
@@ -706,13 +714,10 @@ async def run_cases(
         return RunOutcome(plan=ctx.plan)
     if ctx.judge_spec is not None:
         # A judge SDK that is installed but broken must stop the run before any agent is paid for.
-        from evalens.runner.preflight import import_judge_sdk
 
         problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
         if problem:
             raise RunError(problem)
-    from evalens.runner.arms import ArmError, opened_async
-    from evalens.runner.baseline import BaselineError, checked_out
 
     try:
         async with (
@@ -742,7 +747,6 @@ async def _open_log(
     finished are restored into their records and not run again; returns them as (side, case, run)."""
     if report_path is None:
         return set()
-    from evalens.runner.run_log import ResumeRefused, open_batch, restore_run
 
     inputs = _next_run(ctx)
     cases = [(c.name, p) for c, p in ctx.cases]
@@ -797,9 +801,6 @@ class _Admission:
 
     async def adaptive(self, side: _Context, case: EvalCase, path: Path) -> None:
         """``--runs auto:MAX``: one run after another until the stop rule (runner/adaptive.py) says enough."""
-        from evalens.runner.adaptive import stop_reason
-        from evalens.runner.verdicts import counted
-
         request = side.request
         made = 0
         for index in range(1, request.runs + 1):
@@ -828,8 +829,6 @@ class _Admission:
         goes to the cases still FLAKY after MAX (``adaptive.wants_leftover``), one more run of each per round,
         until each is decided or the budget is spent. A round that spends nothing ends it (runs the budget
         cannot measure would never use it up)."""
-        from evalens.runner.adaptive import wants_leftover
-
         budget = self.budget
         if budget.max_cost is None and budget.max_tokens is None:
             return
@@ -858,9 +857,6 @@ class _Admission:
 
     async def one_more(self, side: _Context, case: EvalCase, path: Path) -> None:
         """One leftover run of ``case`` beyond the runs it made; its stop reason updated."""
-        from evalens.runner.adaptive import decided
-        from evalens.runner.verdicts import counted
-
         index = 1 + max(i for name, i in side.records if name == case.name)
         side.records[(case.name, index)] = _RunRecord()
         await self.run(side, case, path, index)
@@ -880,10 +876,6 @@ class _Admission:
 
 async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
     """Every run of every case (and with ``--baseline`` every baseline run) through one semaphore and budget."""
-    from evalens.runner.baseline import variant
-    from evalens.runner.budget import Budget
-    from evalens.runner.report import utc_now
-
     request = ctx.request
     started = utc_now()
     t0 = time.monotonic()
@@ -940,8 +932,6 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
 def _report_path(ctx: _Context, started: Any) -> Path | None:
     """Where the batch's report goes (a resumed batch: where it went), its artifacts folder set on ``ctx``;
     None when the request writes no report."""
-    from evalens.runner.report import allocate_report_path, artifacts_root
-
     request = ctx.request
     if not request.write_report:
         return None
@@ -958,9 +948,6 @@ async def _prepare(
 ) -> set[tuple[str | None, str, int]]:
     """The engine's version, stale sandboxes swept, the run log opened: the runs a resumed batch keeps
     (their spending counted in the budget)."""
-    from evalens.runner.report import stamp
-    from evalens.runner.sandbox import sweep_stale_sandboxes
-
     ctx.engine_version = await asyncio.to_thread(ctx.engine.version)
     for side in sides:
         side.engine_version = ctx.engine_version
@@ -982,8 +969,6 @@ async def _finish_batch(
     interrupted: bool,
 ) -> RunOutcome:
     """The report (with the baseline's section), written, and the run log's end."""
-    from evalens.runner.report import stamp, write_report
-
     results, report_cases = await asyncio.to_thread(_case_results, ctx, report_path)  # hashes files
     report = _build_report(
         ctx,
@@ -994,8 +979,6 @@ async def _finish_batch(
         ctx.log.batch if ctx.log is not None else f"eval-run-{stamp(started)}",
     )
     if plan is not None:
-        from evalens.runner.baseline import add_to, report_section
-
         bases, base_cases = await asyncio.to_thread(_case_results, sides[1], report_path)
         add_to(
             report,

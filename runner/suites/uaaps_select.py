@@ -7,28 +7,26 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.engines import engine_names
-from evalens.core.models.uaaps import EvalCase, EvalConfig
+from evalens.core.models.uaaps import CaseExpected, EvalCase, EvalConfig, SandboxConfig, load_case
+from evalens.core.models.uaaps import load_config as load_config_file
 from evalens.core.units import read_doc
 from evalens.runner.api_types import RunError
+from evalens.runner.engines import UnsupportedEngine, get_engine
 
 
 def normalised_case(case: EvalCase) -> EvalCase:
     """Model defaults given as plain dicts (``expected: {}``) become typed parts."""
-    from evalens.core.models.uaaps import CaseExpected
-
     if not isinstance(case.expected, CaseExpected):
         case.expected = CaseExpected.model_validate(case.expected or {})
     return case
 
 
 def load_config(root: Path) -> EvalConfig:
-    from evalens.core.models.uaaps import SandboxConfig, load_config
-
     path = root / "evals" / "eval-config.json"
     if not path.is_file():
         raise RunError(f"no eval config: {path} not found")
     try:
-        config = load_config(path)
+        config = load_config_file(path)
         if not isinstance(config.sandbox, SandboxConfig):
             config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
         return config
@@ -40,8 +38,6 @@ def load_config(root: Path) -> EvalConfig:
             pass
         engine = raw.get("engine") if isinstance(raw, dict) else None
         if isinstance(engine, str) and engine not in engine_names():
-            from evalens.runner.engines import UnsupportedEngine, get_engine
-
             try:
                 get_engine(engine)
             except UnsupportedEngine as unsupported:
@@ -100,8 +96,6 @@ def _load_cases(
 ) -> tuple[list[tuple[EvalCase, Path]], list[str]]:
     """The package's case files (only the named ones when files are named and no case is), then named files
     from elsewhere; the problems of those that do not load (a whole-package run skips them)."""
-    from evalens.core.models.uaaps import load_case
-
     loaded: list[tuple[EvalCase, Path]] = []
     problems: list[str] = []
     for path in files:

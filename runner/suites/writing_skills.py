@@ -8,6 +8,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
 from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first, read_json
@@ -35,8 +36,6 @@ class WritingSkillsSuite(GradedSuite):
         return {"version": self.version}
 
     async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
-        from evalens.runner.judge import judge_deadline
-
         case = unit.data
         exps = [(j, e) for j, e in enumerate(case.get("expectations") or []) if isinstance(e, dict)]
         files = [f for f in case.get("files") or [] if isinstance(f, str)]

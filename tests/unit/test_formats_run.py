@@ -133,7 +133,7 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
     async def reply(*_a: Any) -> dict[str, Any]:
         return {"discovery": "1", "adherence": None, "output_quality": 4, "failure_category": "weird"}
 
-    monkeypatch.setattr(judge, "ask_json", reply)
+    monkeypatch.setattr(sj, "ask_json", reply)
     out = asyncio.run(sj.judge_task(None, task(), AgentResult(), 100))
     assert (out["discovery"], out["adherence"], out["output_quality"], out["failure_category"]) == (
         1,
@@ -147,7 +147,7 @@ def test_judge_reply_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
 
         raise JudgeFailed("judge call failed: APIStatusError (HTTP 500)")
 
-    monkeypatch.setattr(judge, "ask_json", boom)
+    monkeypatch.setattr(sj, "ask_json", boom)
     out = asyncio.run(sj.judge_task(None, task(), AgentResult(skills=["greeting"]), 100))
     assert out["error"].startswith("judge call failed") and out["adherence"] == 1  # no heuristic scores
 

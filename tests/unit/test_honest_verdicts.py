@@ -154,7 +154,7 @@ def test_rejudge_recomputes_state_through_the_verdict_function(
     async def fails(spec: Any, prompt: str, **_kw: Any) -> judge.JudgeOutcome:
         return judge.JudgeOutcome("FAIL", "criteria not met", spec.model, spec.provider)
 
-    monkeypatch.setattr(judge, "judge_case", fails)
+    monkeypatch.setattr(api, "judge_case", fails)  # where rejudge looks it up
     report, out = asyncio.run(api.rejudge(path))
     c = report.cases[0]
     assert c.run_verdicts == ["FAIL", "FAIL", "FAIL"]
