@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import json
 import logging
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -25,6 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from evalens.runner.engines.base import json_event
 from evalens.runner.engines.hooks import hook_denial, hook_file_names, read_hook_file
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,21 @@ TurnCallback = Callable[[LiveTurn], None]
 Part = dict[str, Any]  # the fields of a LiveTurn an engine reader produces (kind, text, tool, ...)
 
 _SINK: ContextVar[TurnCallback | None] = ContextVar("evalens_live_turns", default=None)
+
+
+class EventReader(ABC):
+    """An engine's live reader (``engines/*_record.py``): one event of its stream in, the parts of the turns it
+    holds out, with workspace paths shown as the user wrote them (``output/x``), as the record shows them."""
+
+    def __init__(self, workspace: str | None = None) -> None:
+        self.prefix = workspace.rstrip("/") + "/" if workspace else None
+
+    def rel(self, text: str) -> str:
+        return text.replace(self.prefix, "") if self.prefix else text
+
+    @abstractmethod
+    def __call__(self, ev: dict[str, Any]) -> list[Part]:
+        """The parts of the turns ``ev`` holds (none for an event that shows nothing)."""
 
 
 @contextlib.contextmanager
@@ -148,15 +165,9 @@ class EventLines:
         self.buffer.clear()
 
     def line(self, raw: bytes) -> None:
-        text = raw.decode("utf-8", errors="replace").strip()
-        if not text.startswith("{"):
+        event = json_event(raw)
+        if event is None:
             return  # not an event (a warning the CLI printed): never read as the agent's words
-        try:
-            event = json.loads(text)
-        except ValueError:
-            return
-        if not isinstance(event, dict):
-            return
         for consumer in self.consumers:
             try:
                 consumer(event)

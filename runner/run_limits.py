@@ -13,10 +13,11 @@ as the batch budget counts them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from evalens.runner.engines.base import json_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +133,7 @@ class JsonlTail:
                 continue
             self.offsets[path] = start + end + 1
             for raw in data[:end].split(b"\n"):
-                if len(raw) > self.cap:
-                    continue
-                try:
-                    entry = json.loads(raw)
-                except ValueError:
-                    continue
-                if isinstance(entry, dict):
+                if len(raw) <= self.cap and (entry := json_event(raw)) is not None:
                     out.append(entry)
         return out
 

@@ -85,6 +85,20 @@ class Transcript:
 READ_LIMIT = 64 << 20  # bytes of one trace file the runner reads (the agent may write the engine's files)
 
 
+def json_event(line: bytes | str) -> dict[str, Any] | None:
+    """One line of an engine's JSON lines (its event stream, a trace or a rollout file) as its object; None for
+    anything else (a warning the CLI printed, a torn line, an array or a scalar): never read as an event. Every
+    reader of those lines, live or finished, goes through it, so they agree on what an event is."""
+    text = (line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line).strip()
+    if not text.startswith("{"):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def read_jsonl(path: Path, limit: int = READ_LIMIT) -> list[dict[str, Any]]:
     """Parse JSON lines, skipping non-JSON noise (both CLIs may print warnings to stdout). Reads at most ``limit``
     bytes of a regular file, never through a link (engine files live where the agent can write)."""
@@ -99,15 +113,8 @@ def read_jsonl(path: Path, limit: int = READ_LIMIT) -> list[dict[str, Any]]:
         remaining = limit
         while remaining > 0 and (raw := fh.readline(remaining)):
             remaining -= len(raw)
-            line = raw.decode("utf-8", errors="replace").strip()
-            if not line.startswith("{"):
-                continue
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                events.append(value)
+            if (event := json_event(raw)) is not None:
+                events.append(event)
     return events
 
 

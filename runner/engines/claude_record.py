@@ -23,7 +23,7 @@ from evalens.runner.engines.conversation import (
     relativise,
 )
 from evalens.runner.engines.hooks import hook_denial
-from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
+from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, EventReader, clip, summarize
 from evalens.runner.run_limits import ModelCall, as_count
 
 
@@ -185,16 +185,13 @@ def _hook_target(name: str | None, pending: list[ToolCall], recent: list[ToolCal
     return None
 
 
-class LiveReader:
+class LiveReader(EventReader):
     """Claude Code's stream-json read one event at a time (:mod:`evalens.runner.live`): assistant text, each
     tool call and its result, hooks that blocked or failed, an error result."""
 
     def __init__(self, workspace: str | None = None) -> None:
-        self.prefix = workspace.rstrip("/") + "/" if workspace else None
+        super().__init__(workspace)
         self.tools: dict[str, str] = {}  # tool_use id -> tool name
-
-    def rel(self, text: str) -> str:
-        return text.replace(self.prefix, "") if self.prefix else text
 
     def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
         kind = ev.get("type")

@@ -29,7 +29,7 @@ from evalens.runner.engines.conversation import (
     relativise,
 )
 from evalens.runner.engines.hooks import hook_file_names, read_hook_file
-from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, clip, summarize
+from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, EventReader, clip, summarize
 from evalens.runner.run_limits import ModelCall, as_count
 
 INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
@@ -281,17 +281,14 @@ def _unwrap(command: str) -> str:
     return command
 
 
-class LiveReader:
+class LiveReader(EventReader):
     """Codex's ``--json`` stream read one event at a time (:mod:`evalens.runner.live`): agent messages, each
     command (when it starts) and its output (when it completes), file changes and other tool items, errors.
     Calls a hook denied are not in this stream (agent-clis.md §3.5); the run record has them."""
 
     def __init__(self, workspace: str | None = None) -> None:
-        self.prefix = workspace.rstrip("/") + "/" if workspace else None
+        super().__init__(workspace)
         self.started: set[str] = set()
-
-    def rel(self, text: str) -> str:
-        return text.replace(self.prefix, "") if self.prefix else text
 
     def __call__(self, ev: dict[str, Any]) -> list[dict[str, Any]]:
         kind = ev.get("type")

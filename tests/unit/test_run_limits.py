@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalens.runner.agent_process import run_process
+from evalens.runner.engines.base import read_jsonl
 from evalens.runner.engines.claude_record import UsageReader
 from evalens.runner.engines.codex_record import RolloutUsage, stream_usage
 from evalens.runner.live import EventLines
@@ -88,6 +89,32 @@ def test_tail_reads_complete_lines_once_and_skips_links(tmp_path: Path) -> None:
     with open(log, "a") as fh:
         fh.write("2}\nnot json\n")
     assert tail.read() == [{"b": 2}]
+
+
+def test_every_reader_of_engine_lines_agrees_on_what_an_event_is(tmp_path: Path) -> None:
+    """The live stream, the live usage tail and the finished trace read one file alike (one rule, json_event):
+    a CLI's warning, an array, a scalar and a torn object are never events; an object with bad UTF-8 is."""
+    lines = [
+        b'{"type": "a"}',
+        b"warning: something the CLI printed",
+        b"[1, 2]",
+        b"42",
+        b'  {"type": "b"}  ',
+        b'{"type": "c", "text": "\xff"}',
+        b'{"torn": ',
+    ]
+    folder = tmp_path / "sessions"
+    folder.mkdir()
+    trace = folder / "rollout-1.jsonl"
+    trace.write_bytes(b"\n".join(lines) + b"\n")
+    finished = read_jsonl(trace)
+    assert [e["type"] for e in finished] == ["a", "b", "c"]
+    assert JsonlTail(tmp_path, "sessions/rollout-*.jsonl").read() == finished
+    streamed: list[dict] = []
+    stream = EventLines([streamed.append])
+    stream(trace.read_bytes())
+    stream.close()
+    assert streamed == finished
 
 
 def test_event_lines_feed_every_consumer_and_survive_a_broken_one() -> None:
