@@ -19,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+from evalens.runner.engine_mirror import searchable_by_others
+
 INSIDE_ID = 1000  # the agent's uid and gid inside the user namespace
 DEFAULT_AGENT_UID = 65534  # host uid bubblewrap runs as when evalens is root (override: EVALENS_SANDBOX_UID)
 BRIDGE_DIR_INSIDE = "/run/evalens"  # where the model bridge sockets appear inside the sandbox
@@ -167,8 +169,6 @@ class SandboxUnreachable(RuntimeError):
 def agent_identity(needed: list[Path]) -> Identity | None:
     """The identity to run bubblewrap as: an unprivileged uid when evalens is root (``needed``, the sandbox's
     own paths, must be reachable by it, else :class:`SandboxUnreachable`), otherwise evalens' own uid."""
-    from evalens.runner.engine_mirror import searchable_by_others
-
     identities = probe_identities(_configured_uid())
     if not identities:
         return None

@@ -13,12 +13,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.fingerprint import Fingerprint, build, changes, tree_hash
+import yaml
+
+from evalens.core.documents import Language, parse
+from evalens.runner.engines import get_engine
+from evalens.runner.engines.base import binary_version
+from evalens.runner.fingerprint import Fingerprint, build, changes, text_hash, tree_hash
+from evalens.runner.judge import default_judge, resolve_judge
+from evalens.runner.results import apply_repeats
+from evalens.runner.suites.base import skill_root_of
 
 PACKAGE_PARTS = ("hooks", "rules", "agents", "scripts", "bin")  # every folder install.py copies or runs
 
@@ -41,18 +50,12 @@ _versions: dict[tuple[str, int], str | None] = {}
 
 def engine_version_now(engine_name: str) -> str | None:
     """The installed CLI's real ``--version``, cached per (binary, mtime): a lens check costs one ``stat``."""
-    import os
-
-    from evalens.runner.engines import get_engine
-
     try:
         binary = str(get_engine(engine_name).binary)
         key = (binary, os.stat(binary).st_mtime_ns)
     except Exception:  # noqa: BLE001 - an unknown engine or a CLI that is gone has no version
         return None
     if key not in _versions:
-        from evalens.runner.engines.base import binary_version
-
         _versions[key] = binary_version(binary)
     return _versions[key]
 
@@ -72,8 +75,6 @@ def _config_of(format_id: str, file: Path, root: Path) -> tuple[Path | None, dic
         if path.suffix == ".json":
             data = json.loads(path.read_text(encoding="utf-8"))
         else:
-            import yaml
-
             data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, Exception):  # noqa: BLE001 - an unreadable config is hashed, not read
         data = {}
@@ -82,9 +83,6 @@ def _config_of(format_id: str, file: Path, root: Path) -> tuple[Path | None, dic
 
 def run_inputs(format_id: str, file: Path, root: Path, nxt: NextRun) -> dict[str, str | None]:
     """``engine``, ``engine-version``, ``agent-model``, ``judge`` and ``config`` as the next run resolves them."""
-    from evalens.runner.fingerprint import text_hash
-    from evalens.runner.judge import default_judge, resolve_judge
-
     config_path, config = _config_of(format_id, file, root)
     engine = (
         nxt.engine
@@ -216,8 +214,6 @@ def unit_value(doc: Any, location: Iterable[str | int]) -> Any:
 
 def file_unit_value(file: Path, location: Iterable[str | int]) -> Any:
     """:func:`unit_value` of a file on disk (parsed the way the editor parses it)."""
-    from evalens.core.documents import Language, parse
-
     suffix = file.suffix.lower()
     language: Language = (
         "json" if suffix == ".json" else "markdown" if suffix in (".md", ".markdown") else "yaml"
@@ -231,8 +227,6 @@ def package_root_for(format_id: str, file: Path) -> Path:
         for parent in file.resolve().parents:
             if parent.name == "evals":
                 return parent.parent
-    from evalens.runner.suites.base import skill_root_of
-
     return skill_root_of(file)
 
 
@@ -279,8 +273,6 @@ def finish_unit(result: Any, report_case: Any = None, inputs: NextRun | None = N
     """Finish one unit's result for every face: repeat figures (FLAKY, interval, pass^k) and the fingerprint of
     what it depended on; mirrored onto its report case when the caller built that separately. Blocking (hashes
     files): call it off the event loop."""
-    from evalens.runner.results import apply_repeats
-
     apply_repeats(result)
     fp = fingerprint_of(result, inputs)
     result.fingerprint = fp.to_json() if fp is not None else None

@@ -17,6 +17,11 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from evalens.runner.engines.base import EngineNotFound, binary_version
+from evalens.runner.judge import OPENAI_PREFIXES, PROVIDER_KEYS, default_judge, resolve_judge
+from evalens.runner.resource_limits import ResourceLimits, create_cgroup
+from evalens.runner.sandbox import plan_sandbox, sandbox_base
+
 Status = Literal["ok", "missing", "warn", "skip"]
 SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
 REINSTALL = "pip install --force-reinstall evalens"
@@ -72,8 +77,6 @@ def engine_checks(
     env: dict[str, str] | None = None,
 ) -> list[Check]:
     """The engine's CLI is found and runs, and its API key is set."""
-    from evalens.runner.engines.base import EngineNotFound, binary_version
-
     source = os.environ if env is None else env
     label = f"{engine.name} CLI"
     checks: list[Check] = []
@@ -137,8 +140,6 @@ def judge_checks(
     label_model: str | None = None,
 ) -> tuple[list[Check], Any]:
     """The judge model's provider is known, its SDK is installed and its key is set; returns the resolved spec."""
-    from evalens.runner.judge import OPENAI_PREFIXES, PROVIDER_KEYS, resolve_judge
-
     source = os.environ if env is None else env
     checks: list[Check] = []
     if (
@@ -205,8 +206,6 @@ def judge_checks(
 
 def resource_limits_check() -> Check:
     """How the per-run resource limits will be enforced here (docs/sandbox.md#resource-limits)."""
-    from evalens.runner.resource_limits import ResourceLimits, create_cgroup
-
     if not shutil.which("prlimit"):
         return Check(
             "resource limits",
@@ -244,8 +243,6 @@ def resource_limits_check() -> Check:
 
 def sandbox_checks(network: bool = False) -> list[Check]:
     """Bubblewrap (or the fallback that will be used) and writable temp space for sandboxes."""
-    from evalens.runner.sandbox import plan_sandbox, sandbox_base
-
     checks: list[Check] = []
     plan = plan_sandbox(network, None)
     if plan.enforced:
@@ -311,8 +308,6 @@ def preflight(
     result = Preflight(engine_checks(engine, key_env=agent_key_env, env=env))
     spec = None
     if use_judge:
-        from evalens.runner.judge import default_judge
-
         checks, spec = judge_checks(
             judge,
             default_provider=default_judge(engine.name, env),
@@ -327,8 +322,6 @@ def preflight(
 
 def import_judge_sdk(provider: str) -> str | None:
     """Import the judge's SDK for real (seconds on a busy machine: call it off the event loop); the problem, if any."""
-    import importlib
-
     module = SDK_MODULES.get(provider, provider)
     try:
         importlib.import_module(module)

@@ -29,6 +29,7 @@ from evalens.core.models.cassette import (
     CassetteResponse,
     Mode,
 )
+from evalens.core.regular_files import read_regular
 from evalens.runner.canonical import canonical_request, env_secrets, redact, redact_value, short_diff
 from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
 
@@ -342,8 +343,6 @@ def unpack(request: Any, shared: dict[str, Any]) -> Any:
 def load_cassette(path: Path) -> list[CassetteExchange]:
     """The recorded exchanges of a cassette, requests whole again (none when the file is missing or
     unreadable: every request then differs, which strict replay reports)."""
-    from evalens.core.regular_files import read_regular
-
     try:
         cassette = Cassette.model_validate(json.loads(read_regular(path).decode("utf-8")))
     except (OSError, ValueError):

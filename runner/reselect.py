@@ -10,6 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from evalens.runner.api import load_last_results
+from evalens.runner.depends import staleness
+from evalens.runner.suites.uaaps import _select_cases
+from evalens.runner.unit_identity import file_units, follow_renames
+
 if TYPE_CHECKING:
     from evalens.runner.depends import NextRun
 
@@ -24,8 +29,6 @@ def reselect(
     ``file`` narrows the past results to units written in that eval file (the formats ``evalens run`` takes:
     unit names are only unique within a file). ``inputs`` are the next run's flags or settings, against which
     staleness is judged. Blocking (reads reports, hashes files)."""
-    from evalens.runner.depends import staleness
-
     last = _last(package_root, file)
     picked: dict[str, str] = {}
     for name, result in sorted(last.items()):
@@ -55,14 +58,8 @@ def never_ran(all_units: list[str], package_root: Path, *, file: Path | None = N
 
 def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
     """Unit name → its last result: UAAPS cases of the package, or the units of one eval file."""
-    from evalens.runner.api import load_last_results
-
     if file is None:
-        from evalens.runner.unit_identity import follow_renames
-
         return follow_renames(load_last_results(package_root), package_root)
-    from evalens.runner.unit_identity import file_units, follow_renames
-
     want = str(file.resolve())
     last = {
         r.name: r
@@ -77,8 +74,6 @@ def _last(package_root: Path, file: Path | None) -> dict[str, Any]:
 
 def case_names(root: Path) -> list[str]:
     """Every valid UAAPS case's name in the package (``--stale`` runs the ones that never ran)."""
-    from evalens.runner.suites.uaaps import _select_cases
-
     try:
         return [case.name for case, _ in _select_cases(root, [], None, [])]
     except Exception:  # noqa: BLE001 - a package that cannot be planned says why when the run starts

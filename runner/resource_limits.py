@@ -22,8 +22,10 @@ and ``--limit NAME=VALUE`` lower or raise them (docs/sandbox.md#resource-limits)
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
+import resource
 import shutil
 import uuid
 from dataclasses import dataclass, fields, replace
@@ -65,8 +67,6 @@ class ResourceLimits:
 
 def parse_limit(text: str) -> tuple[str, int]:
     """``NAME=VALUE`` of ``--limit`` (argparse type)."""
-    import argparse
-
     name, sep, value = text.partition("=")
     if not sep or not value.strip().isdigit():
         raise argparse.ArgumentTypeError(f"expected NAME=NUMBER (e.g. memory-mb=2048), not {text!r}")
@@ -234,8 +234,6 @@ def sandbox_bytes(root: Path, skip: frozenset[str] = frozenset()) -> int:
 
 def _clamped(value: int, resource_id: int) -> int:
     """``value``, or the current hard limit when that is lower (an unprivileged prlimit cannot raise it)."""
-    import resource
-
     try:
         hard = resource.getrlimit(resource_id)[1]
     except (OSError, ValueError):
@@ -249,8 +247,6 @@ def launch_prefix(
     """The commands the agent's argv runs under: enter the cgroup (as the runner, which may), then drop to the
     agent's uid when there is one (``setpriv``, as ``Popen(user=)`` would: the caller must not drop again; the
     second value says so), then ``prlimit``. Blocking (counts processes): call it in a worker thread."""
-    import resource
-
     prefix: list[str] = []
     drops = False
     setpriv = shutil.which("setpriv")

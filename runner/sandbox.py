@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import shutil
 import stat
@@ -21,8 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalens.runner import bwrap, live, replay
 from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runner's one sandbox entry point
     AgentRun,
+    capture_limit,
     in_thread,
     kill_tree,
     process_tree,
@@ -30,14 +33,18 @@ from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runn
     start_bridges,
     stop_bridges,
 )
+from evalens.runner.bwrap import _configured_uid, probe_identities
+from evalens.runner.engine_mirror import sources_for
 from evalens.runner.engines.base import SandboxPaths
+from evalens.runner.resource_limits import MB, ResourceLimits, create_cgroup, launch_prefix, sandbox_bytes
+from evalens.runner.run_limits import Meter
+from evalens.runner.seccomp_filter import filter_fd
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from evalens.runner.engines.base import Engine, Transcript
-    from evalens.runner.resource_limits import ResourceLimits
-    from evalens.runner.run_limits import Meter, RunLimits
+    from evalens.runner.run_limits import RunLimits
 
 SANDBOX_PREFIX = "evalens-eval-"
 SIZE_POLL_SECONDS = 1.0  # how often the sandbox's size is measured (--limit workspace-mb)
@@ -97,8 +104,6 @@ STALE_AFTER_SECONDS = 10  # only closes the race between mkdtemp and taking the 
 
 def _lock(root: Path) -> None:
     """Hold an flock on ``root/.lock`` while the sandbox lives, so a sweep can tell live sandboxes from leftovers."""
-    import fcntl
-
     fd = os.open(root / ".lock", os.O_CREAT | os.O_RDWR, 0o600)
     fcntl.flock(fd, fcntl.LOCK_EX)
     _LOCKS[root] = fd
@@ -120,8 +125,6 @@ def keep_sandbox(paths: SandboxPaths) -> None:
 def sweep_stale_sandboxes(min_age: float = STALE_AFTER_SECONDS) -> list[Path]:
     """Remove sandboxes left by a runner that was killed outright (SIGKILL, power loss): unlocked (no live runner
     holds them), not kept, and older than ``min_age`` seconds. Returns what was removed."""
-    import fcntl
-
     removed: list[Path] = []
     base = sandbox_base()
     now = time.time()
@@ -315,8 +318,6 @@ def strip_setid(paths: SandboxPaths) -> list[str]:
 
 def bubblewrap_usable() -> bool:
     """bwrap is installed and can create an unprivileged user namespace (with no network and its own pids)."""
-    from evalens.runner.bwrap import _configured_uid, probe_identities
-
     return bool(probe_identities(_configured_uid()))
 
 
@@ -369,8 +370,6 @@ def _prepare_launch(
 ) -> tuple[Any, list[str], dict[str, str], Any, bool]:
     """The agent's command line and environment, confined as ``plan`` says. Blocking (the bubblewrap probe, the
     generated ``/etc`` files, handing the sandbox to the agent's uid): the caller runs it in a worker thread."""
-    from evalens.runner import bwrap
-
     command = engine.command(
         paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced, network=plan.network
     )
@@ -405,8 +404,6 @@ def _prepare_launch(
         plan.user = identity.describe()
         if identity.uid is not None:
             hand_over(paths, identity.uid, identity.gid if identity.gid is not None else identity.uid)
-        from evalens.runner.engine_mirror import sources_for
-
         engine_roots = sources_for(roots, paths.root.parent, dropping=identity.uid is not None)
         own_sandbox_dropped = bool(writable and command.argv_without_own_sandbox)
         inner = (
@@ -450,16 +447,11 @@ async def launch_agent(
     engine's model calls are counted as they happen and the run is stopped past a limit. The tree always runs
     under ``resources`` (:mod:`evalens.runner.resource_limits`; defaults when None). A limit that stopped or
     constrained the run is the transcript's error, named."""
-    from evalens.runner import live
-    from evalens.runner.resource_limits import ResourceLimits, create_cgroup, launch_prefix
-
     resources = resources or ResourceLimits()
 
     env_in = dict(agent_env)
     tape = await _open_tape(engine, paths, env_in, unit, run_index)
     bridges_spec, side_dir = _plan_bridges(engine, plan, paths, env_in)
-    from evalens.runner.seccomp_filter import filter_fd
-
     seccomp_fd = filter_fd() if plan.enforced else None
     try:
         command, argv, env, identity, own_sandbox_dropped = await in_thread(
@@ -530,8 +522,6 @@ async def _open_tape(
 ) -> Any:
     """Under --record / --replay, this run's cassette, with the engine's base URLs in ``env`` pointed at its
     proxy (None otherwise)."""
-    from evalens.runner import replay
-
     tape = await replay.open_tape(unit, run_index, engine.name, paths.root) if unit is not None else None
     if tape is not None:
         for var, url in _endpoint_vars(engine, env).items():
@@ -546,8 +536,6 @@ def _plan_bridges(
     """Without network in the sandbox, the model endpoints become unix-socket bridges (``env`` rewritten to
     them): the bridges to start, and the short side folder holding their sockets when the sandbox path is too
     deep for a socket path (to remove afterwards)."""
-    from evalens.runner import bwrap
-
     if not plan.enforced or plan.network:
         return [], None
     side_dir: Path | None = None
@@ -565,8 +553,6 @@ def _plan_bridges(
 
 def _event_lines(feed: Any, readers: list[Callable[[dict[str, Any]], None]]) -> Any:
     """One splitter of the agent's stdout for the live turns and the usage meter (None when neither listens)."""
-    from evalens.runner import live
-
     if feed is None and not readers:
         return None
     return live.EventLines(
@@ -598,8 +584,6 @@ def _metered(
 ) -> tuple[Meter | None, list[Callable[[dict[str, Any]], None]], asyncio.Task | None]:
     """The meter of one run under ``limits`` (None without limits), the stream consumers that feed it, and
     the task that polls the records the engine writes while it runs."""
-    from evalens.runner.run_limits import Meter
-
     if limits is None or not limits.active:
         return None, [], None
     source = engine.usage_source(paths)
@@ -635,8 +619,6 @@ async def _poll_usage(meter: Meter, files: Any, record: Callable[[dict[str, Any]
 async def _watch_size(paths: SandboxPaths, cap_mb: int, stop_for: Callable[[str], None]) -> None:
     """Stop the run once its sandbox (workspace, HOME, TMPDIR; not the runner's own logs) holds more than
     ``cap_mb``. One file is capped by ``RLIMIT_FSIZE`` between two looks."""
-    from evalens.runner.resource_limits import MB, sandbox_bytes
-
     skip = frozenset({paths.logs.name}) if paths.logs.parent == paths.root else frozenset()
 
     async def over() -> bool:
@@ -671,8 +653,6 @@ def truncation_note(run: AgentRun) -> str | None:
     """The user-facing sentence for streams cut at the capture limit (the verdict is then ERROR)."""
     if "stdout" not in run.truncated:
         return None
-    from evalens.runner.agent_process import capture_limit
-
     return (
         f"the agent's output stream was truncated: {run.stream_bytes.get('stdout', 0)} bytes printed, "
         f"{capture_limit()} kept (EVALENS_MAX_OUTPUT_MB); the run cannot be judged from a partial trace"
@@ -700,6 +680,4 @@ def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
 
 
 def artifact_limit() -> int:
-    from evalens.runner.agent_process import capture_limit
-
     return capture_limit()

@@ -209,6 +209,7 @@ def trigger_report(units: Iterable[tuple[str, Mapping[str, Any]]]) -> TriggerRep
 def query_label(details: Mapping[str, Any]) -> str | None:
     """What the lens over one query says: ``✓ fired 3/3``, ``✗ stolen by pdf-tools 2/3``, ``✗ fired 1/3``
     (should not have), ``✗ not fired 0/3``; None when nothing was counted (the verdict's own label stands)."""
+    # cycle: evalens.runner.suites.trigger_sets imports evalens.runner.trigger_report at load
     from evalens.runner.suites.trigger_sets import THRESHOLD
 
     row = query_row("", details)

@@ -5,11 +5,19 @@ to another, or to none). The trigger set is never written: the edit is printed a
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from evalens.core.formats.trigger_sets import trigger_items
+from evalens.core.units import trigger_queries
+from evalens.runner.engines import get_engine
+from evalens.runner.judge import ask_json, judge_deadline, resolve_judge
+from evalens.runner.suites.base import read_json
+from evalens.runner.trigger_optimize import current_description
 
 SYSTEM = (
     "You write test requests for an agent skill's trigger evaluation: requests a user might type, and whether the "
@@ -31,8 +39,6 @@ class Suggestion:
 
 def _append(data: Any, added: list[tuple[str, bool]]) -> Any:
     """The trigger set with ``added`` in its own shape: the array, a wrapped array, or the two lists."""
-    from evalens.core.formats.trigger_sets import trigger_items
-
     if data is None:
         data = []
     if isinstance(data, dict) and ("should_trigger" in data or "should_not_trigger" in data):
@@ -51,9 +57,6 @@ def _append(data: Any, added: list[tuple[str, bool]]) -> Any:
 
 def _load(skill_dir: Path, trigger_set: Path) -> tuple[str, str | None, Any]:
     """The skill's description, the trigger set's text (None: no file yet) and its data."""
-    from evalens.runner.suites.base import read_json
-    from evalens.runner.trigger_optimize import current_description
-
     md = skill_dir / "SKILL.md" if (skill_dir / "SKILL.md").is_file() else skill_dir / "skill.md"
     description = current_description(md.read_text(encoding="utf-8"))
     if not trigger_set.is_file():
@@ -75,12 +78,6 @@ async def suggest(
     judge_model: str | None = None,
 ) -> Suggestion:
     """Ask the judge for ``count`` requests of each kind; keep the new ones; the edit as a diff."""
-    import asyncio
-
-    from evalens.core.units import trigger_queries
-    from evalens.runner.engines import get_engine
-    from evalens.runner.judge import ask_json, judge_deadline, resolve_judge
-
     description, old_text, data = await asyncio.to_thread(_load, skill_dir, trigger_set)
     exists = old_text is not None
 

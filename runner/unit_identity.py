@@ -14,7 +14,14 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalens.core.formats.registry import all_formats
 from evalens.core.models.run_log import LogUnit
+from evalens.core.units import read_doc
+from evalens.runner.depends import file_unit_value, unit_text, unit_value
+from evalens.runner.fingerprint import text_hash
+from evalens.runner.report import load_report, reports_newest_first
+from evalens.runner.results import is_interrupted, result_from_report_case
+from evalens.runner.suites.uaaps_select import select_cases
 
 
 def relative_file(file: Path | str, package_root: Path) -> str:
@@ -30,9 +37,6 @@ def relative_file(file: Path | str, package_root: Path) -> str:
 
 def content_hash(file: Path, location: Sequence[str | int] = ()) -> str | None:
     """Hash of the unit's own value without its name, as the file reads now (None: unreadable or gone)."""
-    from evalens.runner.depends import file_unit_value, unit_text
-    from evalens.runner.fingerprint import text_hash
-
     try:
         value = file_unit_value(file, list(location))
     except (OSError, ValueError):
@@ -104,8 +108,6 @@ def reconcile(past: Iterable[LogUnit], current: Iterable[LogUnit]) -> dict[str, 
 def package_units(package_root: Path) -> list[LogUnit]:
     """The identities of the package's UAAPS cases as they are now (invalid case files are left out).
     Blocking."""
-    from evalens.runner.suites.uaaps_select import select_cases
-
     try:
         cases = select_cases(package_root, [], None, [])
     except Exception:  # noqa: BLE001 - a package with no valid case has no unit to reconcile
@@ -117,11 +119,6 @@ def file_units(file: Path, fmt: str, package_root: Path) -> list[LogUnit]:
     """The identities of the units of one eval file of a format ``evalens run`` takes, as it is now: the names
     its format lists (``Format.cases``, equal to the suite's unit ids) and their content, from one parse.
     Blocking (reads the file)."""
-    from evalens.core.formats.registry import all_formats
-    from evalens.core.units import read_doc
-    from evalens.runner.depends import unit_text, unit_value
-    from evalens.runner.fingerprint import text_hash
-
     found = next((f for f in all_formats() if f.id == fmt), None)  # loads the format modules
     try:
         doc = read_doc(file, fmt)
@@ -179,9 +176,6 @@ def follow_renames(
 def last_run(package_root: Path, name: str, max_reports: int = 50) -> tuple[Path, str] | None:
     """The newest report holding UAAPS case ``name``'s last run, and the name it had in that report (its old
     name when it was renamed since). None when it never ran (or is no case of the package). Blocking."""
-    from evalens.runner.report import load_report, reports_newest_first
-    from evalens.runner.results import is_interrupted, result_from_report_case
-
     current = package_units(package_root)
     wanted = next((u for u in current if u.name == name), None)
     for path in reports_newest_first(package_root, max_reports):

@@ -9,8 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalens.runner.baseline import describe
+from evalens.runner.ci.gate import gate
 from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
+from evalens.runner.ci.paired import paired_gate
 from evalens.runner.ci.units import counts, pass_rate, units_of
+from evalens.runner.run_view import cost, tokens
 from evalens.runner.verdicts import passed
 
 MARKER = "<!-- evalens:pr-comment{key} -->"
@@ -69,8 +73,6 @@ def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str 
 def _changes(report: Any, base: Any) -> list[str]:
     if base is None:
         return ["No base report to compare with.", ""]
-    from evalens.runner.ci.gate import gate
-
     result = gate(base, report)
     before = {u.name: u.verdict for u in units_of(base)}
     now = {u.name: u.verdict for u in units_of(report)}
@@ -100,8 +102,6 @@ def _changes(report: Any, base: Any) -> list[str]:
 
 def _paired(report: Any, base: Any) -> list[str]:
     """The paired gate's answer (``eval diff --test paired``, what the Action gates on): is the change noise?"""
-    from evalens.runner.ci.paired import paired_gate
-
     result = paired_gate(base, report)
     if result.difference is None or result.interval is None:
         return [f"**Paired test:** {result.answer}: {_cell(result.reason)}", ""]
@@ -120,8 +120,6 @@ def _uplift(report: Any) -> list[str]:
     base = getattr(report, "baseline", None)
     if base is None or base.uplift is None:
         return []
-    from evalens.runner.baseline import describe
-
     return [f"**Uplift** against {_cell(base.label)}: {_cell(describe(base.uplift))}", ""]
 
 
@@ -129,7 +127,5 @@ def _cost(report: Any) -> list[str]:
     usage = getattr(report.summary, "usage", None)
     if usage is None:
         return []
-    from evalens.runner.run_view import cost, tokens
-
     shown = " · ".join(x for x in (tokens(usage) and f"{tokens(usage)} tokens", cost(usage)) if x)
     return [f"**Cost:** {shown}", ""] if shown else []

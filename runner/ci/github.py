@@ -14,6 +14,7 @@ from typing import Any
 
 from evalens.core.workflow_commands import escape
 from evalens.core.workflow_commands import in_actions as in_actions
+from evalens.runner.baseline import cost_text, rates_text, uplift_text
 from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
 
 ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
@@ -144,8 +145,6 @@ def _uplift_lines(report: Any) -> list[str]:
     base = getattr(report, "baseline", None)
     if base is None:
         return []
-    from evalens.runner.baseline import cost_text, rates_text, uplift_text
-
     rows = [
         f"| {_cell(c.name)} | {rates_text(c.uplift)} | {uplift_text(c.uplift)} | {cost_text(c.uplift)} |"
         for c in report.cases[:ROWS_LIMIT]

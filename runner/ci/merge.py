@@ -14,6 +14,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_record import sum_usage
+from evalens.core.models.uaaps import ReportSandbox, ReportSource
+from evalens.runner.report import summarize
+from evalens.runner.results import rederive_report_case
+
 
 class MergeError(ValueError):
     """The reports cannot be merged; the message is one line a user can act on."""
@@ -27,9 +32,6 @@ def merge_reports(
     items: list[tuple[Path, Any]], output: Path, *, allow_missing: bool = False
 ) -> tuple[Any, list[str]]:
     """Merge ``(path, report)`` pairs into one report that will live at ``output``; returns it and warnings."""
-    from evalens.core.models.uaaps import ReportSandbox, ReportSource
-    from evalens.runner.report import summarize
-
     if not items:
         raise MergeError("nothing to merge: give at least one report")
     warnings: list[str] = []
@@ -104,12 +106,8 @@ def merge_reports(
             network=any(s.network for s in sandboxes),
             writable_paths=sandboxes[0].writable_paths,
         )
-    from evalens.runner.results import rederive_report_case
-
     for case in cases:  # a shard's stored state is never trusted: derived again by the one verdict function
         rederive_report_case(case)
-    from evalens.core.models.run_record import sum_usage
-
     # tokens and cost: the batch's sum, as a run does
     merged.summary = summarize(cases, usage=sum_usage([c.usage for c in cases]))
     return merged, warnings

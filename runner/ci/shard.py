@@ -13,10 +13,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import subprocess
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from evalens.runner.ci.units import units_of
+from evalens.runner.report import NotAReport, load_report
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
@@ -89,9 +93,6 @@ def durations_from(sources: Iterable[Path], keep: Callable[[Any], bool] | None =
     the reports ``keep`` accepts when given (a matrix cell's: its engine and model).
 
     Unreadable files are passed over: old durations only balance the split, they never decide a verdict."""
-    from evalens.runner.ci.units import units_of
-    from evalens.runner.report import NotAReport, load_report
-
     files: list[Path] = []
     for source in sources:
         if source.is_dir():
@@ -146,8 +147,6 @@ def config_fingerprint(path: Path) -> str:
 
 def commit_of(root: Path) -> str | None:
     """``git rev-parse HEAD`` of the repository holding ``root``; None outside one."""
-    import subprocess
-
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10

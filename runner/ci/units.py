@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.core.documents import parse
 from evalens.runner.verdicts import count_passed, held, passed
 
 #: Verdicts a unit may carry: FLAKY (runs disagreed) comes from a report case's ``state`` (``--runs``).
@@ -136,8 +137,6 @@ def locate(unit: Unit, package_root: Path | None) -> tuple[Path | None, int]:
         path = package_root / path
     if not path.is_file():
         return path, 1
-    from evalens.core.documents import parse
-
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
