@@ -35,8 +35,16 @@ class LiveRun:
 
     @property
     def state(self) -> str:
+        """One line: every run in progress (a UAAPS case's repeats run side by side) and how many finished;
+        all finished: the page stays live until the batch writes its report (other units may still run)."""
         done = len(self.finished)
-        now = f"run {self.running[0]} of {self.runs} running" if self.running else "waiting for its next run"
+        if self.running:
+            plural = "s" if len(self.running) > 1 else ""
+            now = f"run{plural} {', '.join(map(str, self.running))} of {self.runs} running"
+        elif done >= self.runs:
+            now = "every run finished, the batch's report still to come"
+        else:
+            now = "waiting for its next run"
         return f"{now} · {done} of {self.runs} finished"
 
 

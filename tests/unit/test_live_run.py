@@ -76,3 +76,21 @@ def test_a_running_unit_reads_as_its_log_says(tmp_path: Path) -> None:
     writer.write(BatchFinish(event="batch-finish", time=T, interrupted=True))
     writer.close()
     assert live_run(suite / "tasks.yaml", "greet") is None  # the batch ended
+
+
+def test_the_state_line_names_every_run_in_progress(tmp_path: Path) -> None:
+    """A UAAPS case's repeats run side by side: both are named; once every run finished the page says the
+    report is still to come, not that a next run is awaited."""
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    _batch(suite, 2, running=False)
+    live = live_run(suite / "tasks.yaml", "greet")
+    assert (
+        live is not None
+        and live.state == "every run finished, the batch's report still to come · 2 of 2 finished"
+    )
+    live.finished.clear()
+    live.running = [1, 2]
+    assert live.state == "runs 1, 2 of 2 running · 0 of 2 finished"
+    live.running = []
+    assert live.state == "waiting for its next run · 0 of 2 finished"
