@@ -90,8 +90,10 @@ class Launch:
     env: dict[str, str] = field(default_factory=dict)
 
 
-def _base_probe_args(bwrap: str) -> list[str]:
-    args = [
+def _confined(bwrap: str, *unshare: str) -> list[str]:
+    """The head every bwrap argv shares, the probe's and the agent's: a user namespace with the fixed inside
+    identity and no capabilities, the ``unshare`` namespaces, then ``--die-with-parent``."""
+    return [
         bwrap,
         "--unshare-user",
         "--uid",
@@ -100,15 +102,26 @@ def _base_probe_args(bwrap: str) -> list[str]:
         str(INSIDE_ID),
         "--cap-drop",
         "ALL",
-        "--unshare-net",
-        "--unshare-pid",
+        *unshare,
         "--die-with-parent",
-        "--ro-bind",
-        "/usr",
-        "/usr",
     ]
-    args += _merged_dir_args()
-    return args + ["--proc", "/proc", "--dev", "/dev", "--", "/bin/sh", "-c", "exit 0"]
+
+
+def _system_root() -> list[str]:
+    """The read-only system the probe and the agent both see: ``/usr`` (and the merged-/usr links), a fresh
+    ``/proc`` and a minimal ``/dev``."""
+    return ["--ro-bind", "/usr", "/usr", *_merged_dir_args(), "--proc", "/proc", "--dev", "/dev"]
+
+
+def _base_probe_args(bwrap: str) -> list[str]:
+    return [
+        *_confined(bwrap, "--unshare-net", "--unshare-pid"),
+        *_system_root(),
+        "--",
+        "/bin/sh",
+        "-c",
+        "exit 0",
+    ]
 
 
 def _run_probe(argv: list[str], identity: Identity) -> bool:
@@ -285,29 +298,9 @@ def build_argv(
     ``engine_roots`` are (host source, path inside) pairs, read-only."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = ["--size", str(TMPFS_BYTES)] if supports_size() else []
-    argv = [
-        bwrap,
-        "--unshare-user",
-        "--uid",
-        str(INSIDE_ID),
-        "--gid",
-        str(INSIDE_ID),
-        "--cap-drop",
-        "ALL",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--hostname",
-        "evalens-sandbox",
-        "--ro-bind",
-        "/usr",
-        "/usr",
-    ]
-    argv += _merged_dir_args()
-    argv += ["--proc", "/proc", "--dev", "/dev", *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
+    argv = _confined(bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
+    argv += ["--new-session", "--hostname", "evalens-sandbox", *_system_root()]
+    argv += [*size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
     for rel in ETC_FILES:
         host = Path("/etc") / rel
         if host.exists():

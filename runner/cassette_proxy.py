@@ -33,6 +33,16 @@ class BadRequest(Exception):
     """The client sent something this proxy does not speak; the connection is closed."""
 
 
+@dataclass(frozen=True, slots=True)
+class ClientRequest:
+    """One request read from the client: what the tape decides on and what is forwarded upstream."""
+
+    method: str
+    target: str
+    headers: list[tuple[str, str]]
+    body: bytes
+
+
 @dataclass(slots=True)
 class Upstream:
     """Where live requests go: scheme, host, port (TLS when https)."""
@@ -185,7 +195,7 @@ class CassetteProxy:
                 request_line, headers = head
                 method, target, _version = (request_line.split(" ", 2) + ["", ""])[:3]
                 body = await _read_body(reader, headers)
-                await self._one(writer, method.upper(), target, headers, body)
+                await self._one(writer, ClientRequest(method.upper(), target, headers, body))
                 if (_header(headers, "connection") or "").lower() == "close":
                     break
         except (BadRequest, ConnectionError, OSError, asyncio.IncompleteReadError, ValueError):
@@ -197,30 +207,18 @@ class CassetteProxy:
             if task is not None:
                 self.tasks.discard(task)
 
-    async def _one(
-        self,
-        writer: asyncio.StreamWriter,
-        method: str,
-        target: str,
-        headers: list[tuple[str, str]],
-        body: bytes,
-    ) -> None:
+    async def _one(self, writer: asyncio.StreamWriter, request: ClientRequest) -> None:
+        method, target, body = request.method, request.target, request.body
         decision = self.tape.decide(self.source, method, target, body)
         if isinstance(decision, Answer):
             await send_answer(writer, decision)
             return
-        status, content_type, raw = await self._forward(writer, method, target, headers, body)
+        status, content_type, raw = await self._forward(writer, request)
         self.tape.recorded_live(self.source, method, target, body, status, content_type, raw)
 
-    async def _forward(
-        self,
-        writer: asyncio.StreamWriter,
-        method: str,
-        target: str,
-        headers: list[tuple[str, str]],
-        body: bytes,
-    ) -> tuple[int, str, bytes]:
+    async def _forward(self, writer: asyncio.StreamWriter, request: ClientRequest) -> tuple[int, str, bytes]:
         """Send the request upstream and stream the answer to the client as it arrives; returns what came."""
+        method, target, headers, body = request.method, request.target, request.headers, request.body
         up = self.upstream
         context = ssl.create_default_context() if up.scheme == "https" else None
         try:

@@ -257,65 +257,56 @@ async def ask_text(
     key = next((env[k] for k in spec.key_env if env.get(k)), None)
     base_url = env.get(PROVIDER_BASE_URLS[spec.provider]) or None
     base_url = await judge_base_url(base_url or DEFAULT_UPSTREAMS[spec.provider]) or base_url
-    return await _ASKERS[spec.provider](
-        spec.model,
-        system,
-        user,
-        key=key,
-        base_url=base_url,
-        time_left=time_left,
-        json_mode=json_mode,
-        max_tokens=max_tokens,
-    )
+    call = JudgeCall(spec.model, system, user, key, base_url, time_left, json_mode, max_tokens)
+    return await _ASKERS[spec.provider](call)
 
 
-async def _ask_anthropic(
-    model: str,
-    system: str,
-    user: str,
-    *,
-    key: str | None,
-    base_url: str | None,
-    time_left: float,
-    json_mode: bool,
-    max_tokens: int,
-) -> str:
+@dataclass(frozen=True)
+class JudgeCall:
+    """One request as every provider's asker takes it: the SDK's client is built from ``key``, ``base_url``
+    and ``time_left`` (its own timeout; no SDK retries, the caller's deadline is the only clock)."""
+
+    model: str
+    system: str
+    user: str
+    key: str | None
+    base_url: str | None
+    time_left: float
+    json_mode: bool
+    max_tokens: int
+
+    def client_options(self) -> dict[str, Any]:
+        """The client's options, the same for both SDKs."""
+        return {"api_key": self.key, "base_url": self.base_url, "max_retries": 0, "timeout": self.time_left}
+
+
+async def _ask_anthropic(call: JudgeCall) -> str:
     # lazy: the SDK takes 2-3 s to import (measured); evalens validate and the server's start must not pay it
     import anthropic
 
-    client = anthropic.AsyncAnthropic(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
+    client = anthropic.AsyncAnthropic(**call.client_options())
     try:
         message = await client.messages.create(
-            model=model,
-            max_tokens=max_tokens,
-            system=system,
-            messages=[{"role": "user", "content": user}],
+            model=call.model,
+            max_tokens=call.max_tokens,
+            system=call.system,
+            messages=[{"role": "user", "content": call.user}],
         )
     finally:
         await client.close()
     return "".join(getattr(b, "text", "") for b in message.content)
 
 
-async def _ask_openai(
-    model: str,
-    system: str,
-    user: str,
-    *,
-    key: str | None,
-    base_url: str | None,
-    time_left: float,
-    json_mode: bool,
-    max_tokens: int,
-) -> str:
+async def _ask_openai(call: JudgeCall) -> str:
     # lazy: the SDK takes ~1 s to import (measured); evalens validate and the server's start must not pay it
     import openai
 
-    client = openai.AsyncOpenAI(api_key=key, base_url=base_url, max_retries=0, timeout=time_left)
+    client = openai.AsyncOpenAI(**call.client_options())
     try:
-        extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if json_mode else {}
+        extra: dict[str, Any] = {"response_format": {"type": "json_object"}} if call.json_mode else {}
         completion = await client.chat.completions.create(
-            model=model,
-            messages=[{"role": "system", "content": system}, {"role": "user", "content": user}],
+            model=call.model,
+            messages=[{"role": "system", "content": call.system}, {"role": "user", "content": call.user}],
             **extra,
         )
     finally:
@@ -323,7 +314,10 @@ async def _ask_openai(
     return completion.choices[0].message.content or ""
 
 
-_ASKERS: dict[str, Callable[..., Awaitable[str]]] = {"anthropic": _ask_anthropic, "openai": _ask_openai}
+_ASKERS: dict[str, Callable[[JudgeCall], Awaitable[str]]] = {
+    "anthropic": _ask_anthropic,
+    "openai": _ask_openai,
+}
 
 
 def transient(exc: BaseException) -> bool:

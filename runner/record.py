@@ -14,20 +14,17 @@ Readers use :func:`load_record` and :func:`records_for` (every run of a unit of 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord, sum_usage
-from evalens.core.regular_files import read_regular, write_json_atomic
+from evalens.core.regular_files import write_json_atomic
 from evalens.runner.bounds import TEXT_LIMIT, Bounds
 from evalens.runner.engines.base import Engine
 from evalens.runner.replay import run_note
-from evalens.runner.report import artifacts_root
+from evalens.runner.report import artifacts_root, read_model
 from evalens.runner.trigger_detect import detect
 from evalens.runner.workspace_diff import changes
 
@@ -146,22 +143,8 @@ class NotARecord(ValueError):
 
 
 def load_record(path: Path) -> RunRecord:
-    try:
-        data = json.loads(read_regular(path).decode("utf-8"))
-    except OSError as exc:
-        raise NotARecord(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise NotARecord(
-            f"{path} is not JSON ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})"
-        ) from None
-    try:
-        return RunRecord.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors()[0] if exc.errors() else {}  # type: ignore[typeddict-item]
-        where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        raise NotARecord(
-            f"{path} is not an evalens run record (first problem: `{where}`: {first.get('msg', 'invalid')})"
-        ) from None
+    """Read a run record; anything else raises :class:`NotARecord` (one line, no dump)."""
+    return read_model(path, RunRecord, "an evalens run record", NotARecord)
 
 
 def records_for(report_path: Path, artifacts: str | None) -> list[tuple[Path, RunRecord | None]]:

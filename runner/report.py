@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from evalens import __version__
 from evalens.core.models.uaaps import EvalReport, ReportCase, ReportEnvironment, ReportSummary
@@ -24,6 +24,7 @@ from evalens.runner.replay import annotate
 from evalens.runner.verdicts import combine_runs, count_passed
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
+M = TypeVar("M", bound=BaseModel)
 
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
@@ -120,27 +121,34 @@ class NotAReport(ValueError):
     """The file cannot be read as an eval report; the message is one line a user can act on."""
 
 
-def load_report(path: Path) -> EvalReport:
-    """Read a report written by ``evalens eval``; anything else raises :class:`NotAReport` (one line, no dump)."""
+def read_model(path: Path, model: type[M], what: str, error: type[ValueError]) -> M:
+    """A JSON file read as ``model`` (a report, a run record); anything else raises ``error`` with one line a
+    user can act on, never a dump: unreadable, not JSON, nested too deeply, or the first schema problem."""
     try:
         data = json.loads(read_regular(path).decode("utf-8"))
     except OSError as exc:
-        raise NotAReport(f"cannot read {path}: {exc.strerror or exc}") from None
+        raise error(f"cannot read {path}: {exc.strerror or exc}") from None
     except RecursionError:
-        raise NotAReport(f"{path}: nested too deeply to be an evalens report") from None
+        raise error(f"{path}: nested too deeply to be {what}") from None
     except ValueError as exc:
-        raise NotAReport(f"{path} is not JSON ({str(exc).splitlines()[0]})") from None
+        raise error(
+            f"{path} is not JSON ({str(exc).splitlines()[0] if str(exc) else 'unreadable'})"
+        ) from None
     try:
-        return EvalReport.model_validate(data)
+        return model.model_validate(data)
     except RecursionError:
-        raise NotAReport(f"{path}: nested too deeply to be an evalens report") from None
+        raise error(f"{path}: nested too deeply to be {what}") from None
     except ValidationError as exc:
         first: Any = exc.errors()[0] if exc.errors() else {}
         where = ".".join(str(p) for p in first.get("loc", ())) or "top level"
-        raise NotAReport(
-            f"{path} is not an evalens eval report ({exc.error_count()} problem(s); first: "
-            f"`{where}`: {first.get('msg', 'invalid')})"
+        raise error(
+            f"{path} is not {what} ({exc.error_count()} problem(s); first: `{where}`: {first.get('msg', 'invalid')})"
         ) from None
+
+
+def load_report(path: Path) -> EvalReport:
+    """Read a report written by ``evalens eval``; anything else raises :class:`NotAReport` (one line, no dump)."""
+    return read_model(path, EvalReport, "an evalens eval report", NotAReport)
 
 
 def reports_newest_first(package_root: Path, limit: int | None = None) -> list[Path]:

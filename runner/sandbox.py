@@ -41,7 +41,7 @@ from evalens.runner.run_limits import Meter
 from evalens.runner.seccomp_filter import filter_fd
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from evalens.runner.engines.base import Engine, Transcript
     from evalens.runner.run_limits import RunLimits
@@ -228,8 +228,10 @@ def populate(paths: SandboxPaths, evals_dir: Path, files: list[str], workspace_f
             dest.touch(exist_ok=True)
 
 
-def snapshot(workspace: Path) -> dict[str, tuple[int, int]]:
-    """Relative path → (size, mtime_ns) of every regular file outside the engines' own folders."""
+def snapshot(workspace: Path, *, regular_only: bool = False) -> dict[str, tuple[int, int]]:
+    """Relative path → (size, mtime_ns) of every file outside the engines' own folders, never followed through
+    a link: a link or FIFO the agent made counts as a file it created; ``regular_only`` keeps regular files
+    alone (the workspace diff reads their bytes)."""
     out: dict[str, tuple[int, int]] = {}
     for dirpath, dirnames, filenames in os.walk(workspace):
         rel_dir = os.path.relpath(dirpath, workspace)
@@ -240,6 +242,8 @@ def snapshot(workspace: Path) -> dict[str, tuple[int, int]]:
             try:
                 st = os.lstat(full)
             except OSError:
+                continue
+            if regular_only and not stat.S_ISREG(st.st_mode):
                 continue
             rel = name if rel_dir == "." else f"{rel_dir}/{name}"
             out[rel.replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
@@ -659,24 +663,41 @@ def truncation_note(run: AgentRun) -> str | None:
     )
 
 
-def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
-    """Copy at most ``limit`` bytes of a regular file (never through a link); True if it was cut short."""
+@contextlib.contextmanager
+def open_regular(path: Path) -> Iterator[int | None]:
+    """A read-only descriptor of ``path`` if it is a regular file, never opened through a link or blocking on a
+    FIFO (the workspace is the agent's: it may have planted either); None when it is not, or cannot be opened."""
     try:
-        fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError:
-        return False
+        yield None
+        return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return False
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        remaining = limit
-        with open(dest, "wb") as out:
-            while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
-                out.write(chunk)
-                remaining -= len(chunk)
-        return bool(os.read(fd, 1)) if remaining == 0 else False
+        yield fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
     finally:
         os.close(fd)
+
+
+def read_chunks(fd: int, limit: int) -> Iterator[bytes]:
+    """The first ``limit`` bytes of ``fd``, a chunk at a time."""
+    remaining = limit
+    while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
+        remaining -= len(chunk)
+        yield chunk
+
+
+def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
+    """Copy at most ``limit`` bytes of a regular file (never through a link); True if it was cut short."""
+    with open_regular(src) as fd:
+        if fd is None:
+            return False
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        copied = 0
+        with open(dest, "wb") as out:
+            for chunk in read_chunks(fd, limit):
+                out.write(chunk)
+                copied += len(chunk)
+        return bool(os.read(fd, 1)) if copied == limit else False
 
 
 def artifact_limit() -> int:

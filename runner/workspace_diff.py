@@ -8,8 +8,6 @@ workspace is the agent's, and it may have planted anything there.
 from __future__ import annotations
 
 import difflib
-import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +21,7 @@ from evalens.runner.bounds import (
     Bounds,
     limit,
 )
-from evalens.runner.sandbox import INSTALLED_DIRS  # what install put there, not the agent
+from evalens.runner.sandbox import open_regular, read_chunks, snapshot
 
 
 @dataclass(slots=True)
@@ -34,49 +32,19 @@ class Baseline:
     content: dict[str, bytes] = field(default_factory=dict)
 
 
-def _walk(workspace: Path) -> dict[str, tuple[int, int]]:
-    out: dict[str, tuple[int, int]] = {}
-    for dirpath, dirnames, filenames in os.walk(workspace):
-        rel_dir = os.path.relpath(dirpath, workspace)
-        if rel_dir == ".":
-            dirnames[:] = [d for d in dirnames if d not in INSTALLED_DIRS]
-        for name in filenames:
-            full = os.path.join(dirpath, name)
-            try:
-                st = os.lstat(full)
-            except OSError:
-                continue
-            if stat.S_ISREG(st.st_mode):
-                rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-                out[rel.replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
-    return out
-
-
 def read_bounded(path: Path, cap: int) -> bytes | None:
     """At most ``cap`` + 1 bytes of a regular file, never through a link; None if unreadable."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with open_regular(path) as fd:
+            return None if fd is None else b"".join(read_chunks(fd, cap + 1))
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks: list[bytes] = []
-        remaining = cap + 1
-        while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def baseline(workspace: Path) -> Baseline:
     """Snapshot the workspace before the agent runs (bounded: files over the per-file or total limit keep only
     their size)."""
-    base = Baseline(meta=_walk(workspace))
+    base = Baseline(meta=snapshot(workspace, regular_only=True))
     total = 0
     file_cap, total_cap = limit(BASELINE_FILE_LIMIT), limit(BASELINE_TOTAL_LIMIT)
     for rel, (size, _mtime) in sorted(base.meta.items()):
@@ -113,7 +81,7 @@ def _diff(rel: str, old: str, new: str, *, created: bool = False, deleted: bool 
 
 def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]:
     """Every file created, modified or deleted since :func:`baseline`, with bounded diffs."""
-    after = _walk(workspace)
+    after = snapshot(workspace, regular_only=True)
     file_cap = limit(BASELINE_FILE_LIMIT)
     diff_cap, total_cap = limit(DIFF_FILE_LIMIT), limit(DIFF_TOTAL_LIMIT)
     paths = sorted(p for p in set(after) | set(base.meta) if after.get(p) != base.meta.get(p))
