@@ -6,6 +6,7 @@ from lsprotocol import types
 
 from evalens.core.aggregate import related_of
 from evalens.core.problems import Fix, Problem, Span
+from evalens.core.rules import doc_url
 
 SOURCE = "evalens"
 
@@ -58,8 +59,6 @@ def from_position(lines: list[str], pos: types.Position, encoding: str) -> tuple
 
 def code_description(code: str) -> types.CodeDescription | None:
     """The link to the rule's entry in docs/rules.md (editors show the code as a link)."""
-    from evalens.core.rules import doc_url
-
     url = doc_url(code)
     return types.CodeDescription(href=url) if url else None
 

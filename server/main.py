@@ -44,6 +44,7 @@ def main(argv: list[str]) -> int:
             handler.addFilter(_BenignRaces())
     else:
         _log_to_stderr()
+    # lazy: the server (pygls, lsprotocol) costs ~1 s; `evalens lsp --help` and a bad flag answer without it
     from evalens.server.server import create_server
 
     server = create_server()

@@ -29,8 +29,10 @@ from pygls.exceptions import (
     JsonRpcServerNotInitialized,
 )
 from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 from pygls.protocol.language_server import lsp_method
 
+from evalens.core.kinds import published
 from evalens.server import uris
 from evalens.server.transport import Frame, FrameReader, stdin_source
 
@@ -80,8 +82,6 @@ _NEEDS_OPEN = {types.TEXT_DOCUMENT_DID_CHANGE, types.TEXT_DOCUMENT_DID_CLOSE}
 
 def experimental_capabilities() -> dict[str, Any]:
     """``capabilities.experimental`` of the initialize result: evalens' own section."""
-    from evalens.core.kinds import published
-
     return {"evalens": {"fileKinds": published()}}
 
 
@@ -201,8 +201,6 @@ class EvalensProtocol(LanguageServerProtocol):
 
     @staticmethod
     def _generic_type(has_id: bool) -> Any:
-        from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
-
         return JsonRPCRequestMessage if has_id else JsonRPCNotification
 
     def _lifecycle_refusal(self, method: str, is_request: bool) -> JsonRpcException | None:
@@ -225,8 +223,6 @@ class EvalensProtocol(LanguageServerProtocol):
         if not _valid_id(msg_id) or ("result" not in data and "error" not in data):
             log.warning("ignored a message with neither method nor result")
             return
-        from pygls.protocol.json_rpc import JsonRPCResponseMessage
-
         expected = self._result_types.pop(msg_id, None)
         try:
             message = self._converter.structure(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -17,19 +18,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 from pygls.capabilities import get_capability
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from evalens import __version__
+from evalens.core.config import NO_FILE, ConfigCache, RuleLevels, Tuning
+from evalens.core.index import IndexCache
+from evalens.core.validate import Validation, validate_file, validate_text
 from evalens.server import uris
+from evalens.server.protocol import EvalensProtocol, serve
+from evalens.server.settings import Settings
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
-    from evalens.core.config import RuleLevels, Tuning
-    from evalens.core.validate import Validation
     from evalens.server.features.run import Runs
-    from evalens.server.protocol import EvalensProtocol
-    from evalens.server.settings import Settings
 
 ExtraHover = Callable[[str, "Validation", tuple[Any, ...]], "str | None"]
 """Markdown a feature adds to the hover of a path (the last run's result on a case's ``name``)."""
@@ -44,8 +47,6 @@ class EvalensServer(LanguageServer):
     protocol: EvalensProtocol
 
     def __init__(self) -> None:
-        from evalens.server.protocol import EvalensProtocol
-
         super().__init__(
             "evalens",
             __version__,
@@ -53,10 +54,7 @@ class EvalensServer(LanguageServer):
             protocol_cls=EvalensProtocol,
         )
         self.exit_code = 1
-        from evalens.core.config import ConfigCache
-        from evalens.core.index import IndexCache
-
-        self._settings: Settings | None = None  # made on first use: pydantic is not needed to start
+        self._settings: Settings | None = None  # made on first use
         self.indexes = IndexCache(self.read_text)
         self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
         self._overrides: tuple[RuleLevels, list[str]] | None = (
@@ -78,8 +76,6 @@ class EvalensServer(LanguageServer):
     def settings(self) -> Settings:
         """The ``evalens.*`` settings (server/settings.py)."""
         if self._settings is None:
-            from evalens.server.settings import Settings
-
             self._settings = Settings()
         return self._settings
 
@@ -87,13 +83,6 @@ class EvalensServer(LanguageServer):
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
         """Serve on stdio with the tolerant framing of ``transport``; ``exit_code`` follows the LSP rules
         (0 after ``shutdown``, else 1)."""
-        import asyncio
-        import sys
-
-        from pygls.io_ import StdoutWriter
-
-        from evalens.server.protocol import serve
-
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         try:
@@ -108,10 +97,6 @@ class EvalensServer(LanguageServer):
 
     def start_tcp(self, host: str, port: int) -> None:
         """One client over TCP (debugging), with the same framing and lifecycle as stdio."""
-        import asyncio
-
-        from evalens.server.protocol import serve
-
         self._stop_event = threading.Event()
 
         async def main() -> int:
@@ -189,8 +174,6 @@ class EvalensServer(LanguageServer):
 
     def tuning_for(self, path: str) -> Tuning:
         """The rule tuning of a file: its nearest config file (cached by mtime) and the ``rules`` setting."""
-        from evalens.core.config import NO_FILE, Tuning
-
         if self._overrides is None:
             self._overrides = self.settings.rule_overrides()
         levels, setting_errors = self._overrides
@@ -215,8 +198,6 @@ class EvalensServer(LanguageServer):
 
     def validate_uri(self, uri: str) -> Validation:
         """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
-        from evalens.core.validate import Validation, validate_file
-
         doc = self.open_doc(uri)
         path = uris.path_of(uri) or uri
         if doc is None:
@@ -231,8 +212,6 @@ class EvalensServer(LanguageServer):
         """Validate one version of an open document (thread-safe: edits validate off the loop). A version that
         is being validated by another thread is waited for, not validated twice, and a result never replaces
         the cached one of a newer version."""
-        from evalens.core.validate import validate_text
-
         k = uris.key(uri)
         path = uris.path_of(uri) or uri
         with self.lock:
@@ -329,6 +308,7 @@ def _newer(a: int | None, b: int | None) -> bool:
 
 def create_server() -> EvalensServer:
     """Build the server with every feature module registered."""
+    # cycle: every feature module imports evalens.server.server (EvalensServer) at load
     from evalens.server.features import (
         code_actions,
         code_lens,

@@ -7,13 +7,12 @@ again); a value of the wrong type is ignored with a message naming the setting, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
-if TYPE_CHECKING:
-    from evalens.core.config import RuleLevels
+from evalens.core.config import PREFERENCES, RuleLevels, editor_levels
 
 
 class RunSettings(BaseModel):
@@ -106,8 +105,6 @@ class Settings(BaseModel):
 
     def rule_overrides(self) -> tuple[RuleLevels, list[str]]:
         """The ``rules`` setting as parsed levels, and what was wrong with it."""
-        from evalens.core.config import PREFERENCES, editor_levels
-
         errors: list[str] = []
         levels = editor_levels(self.rules, errors)
         if self.configuration_preference not in PREFERENCES:

@@ -17,6 +17,13 @@ import re
 import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
+
+fcntl: ModuleType | None
+try:
+    import fcntl
+except ImportError:  # not on Windows: the pipe keeps its default size
+    fcntl = None
 
 log = logging.getLogger("evalens.server.transport")
 
@@ -212,12 +219,11 @@ def stdin_source(fd: int, loop: asyncio.AbstractEventLoop) -> Callable[[], Await
     10 MB message once the two threads contend for the GIL."""
     queue: asyncio.Queue[bytes] = asyncio.Queue()
     slots = threading.Semaphore(AHEAD)
-    try:  # bigger reads from a pipe (Linux): fewer chunks per large message
-        import fcntl
-
-        fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), CHUNK)
-    except (ImportError, OSError):
-        pass
+    if fcntl is not None:  # bigger reads from a pipe (Linux): fewer chunks per large message
+        try:
+            fcntl.fcntl(fd, getattr(fcntl, "F_SETPIPE_SZ", 1031), CHUNK)
+        except OSError:
+            pass
 
     def pump() -> None:
         while True:

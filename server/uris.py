@@ -15,6 +15,8 @@ from urllib.parse import unquote
 
 from pygls.uris import from_fs_path, to_fs_path
 
+from evalens.core.regular_files import read_regular_bytes
+
 MAX_READ = 4 * 1024 * 1024
 """Bytes read from disk at most (the parser refuses files over 2 MB anyway and says so)."""
 
@@ -60,8 +62,6 @@ def is_regular_file(path: str | Path) -> bool:
 
 def read_regular(path: str | Path) -> str | None:
     """The text of a regular file (FIFOs, devices and sockets are never opened), or None."""
-    from evalens.core.regular_files import read_regular_bytes
-
     raw = read_regular_bytes(path, MAX_READ)
     if raw is None:
         return None

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
+from evalens.runner.report import NotAReport, load_report, reports_newest_first
 from evalens.server import uris
 from evalens.server.server import EvalensServer
 
@@ -27,8 +28,8 @@ def _package_root(skill_md: Path) -> Path | None:
 
 def _titles(report_path: Path) -> list[str]:
     """The lens titles of one report (none without an arms section)."""
+    # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
     from evalens.runner.baseline import uplift_text
-    from evalens.runner.report import NotAReport, load_report
 
     try:
         report = load_report(report_path)
@@ -45,8 +46,6 @@ def _titles(report_path: Path) -> list[str]:
 
 def titles_for(root: Path) -> list[str]:
     """The newest arms comparison of the package at ``root``, as lens titles. Blocking: reads reports."""
-    from evalens.runner.report import reports_newest_first
-
     for path in reports_newest_first(root, SEARCHED):
         try:
             titles = _titles(path)

@@ -9,9 +9,11 @@ from typing import Any
 
 from lsprotocol import types
 
+from evalens.core.suppress import suppression_fixes
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
-from evalens.server.features import file_edits, new_case, optimize_description
+from evalens.server.features import diagnostics, file_edits, new_case, optimize_description
 from evalens.server.features.run_state import CommandRefused, command_arg
+from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 
 CREATE_FILE = "evalens.createFile"
@@ -52,8 +54,6 @@ def register(server: EvalensServer) -> None:
         ),
     )
     def code_actions(ls: EvalensServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-        from evalens.core.suppress import suppression_fixes
-
         uri = params.text_document.uri
         result = ls.validate_uri(uri)
         if result.doc is None:
@@ -93,12 +93,9 @@ def register(server: EvalensServer) -> None:
             (p.data or {}).get("create_file") == wanted for p in result.problems
         ):
             raise CommandRefused(f"no missing file {wanted!r} is referenced by {a['uri']}")
-        from evalens.server.features.workspace_scope import require_inside
 
         require_inside(ls, wanted, CREATE_FILE)
         created = file_edits.write_new(wanted, file_edits.placeholder(wanted))
         if created:  # the client may not watch files: every open document looks again
-            from evalens.server.features import diagnostics
-
             diagnostics.revalidate_open(ls)
         return {"created": created, "path": wanted}

@@ -7,6 +7,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from evalens.core.schema_check import subschema
+from evalens.core.validate import rule_context
 from evalens.server import uris
 from evalens.server.convert import col_to_client, from_position
 from evalens.server.features.context import CursorContext, json_context, yaml_context
@@ -22,8 +24,6 @@ def register(server: EvalensServer) -> None:
 
 
 def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.CompletionList | None:
-    from evalens.core.validate import rule_context
-
     result = ls.validate_uri(uri)
     fmt = result.format
     if fmt is None:
@@ -98,8 +98,6 @@ def key_items(
     edit_range: types.Range,
     snippets: bool,
 ) -> list[types.CompletionItem]:
-    from evalens.core.schema_check import subschema
-
     parent = subschema(schema, ctx.parent)
     if not parent or not isinstance(parent.get("properties"), dict):
         return []
@@ -174,8 +172,6 @@ def value_items(
     edit_range: types.Range,
     language: str,
 ) -> list[types.CompletionItem]:
-    from evalens.core.schema_check import subschema
-
     items: list[types.CompletionItem] = []
     prop = subschema(schema, ctx.parent) if schema else None
     seen: set[str] = set()

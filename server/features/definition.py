@@ -5,6 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from evalens.core.validate import rule_context
 from evalens.server.convert import from_position
 from evalens.server.server import EvalensServer
 
@@ -17,8 +18,6 @@ def register(server: EvalensServer) -> None:
 
 def definition_at(ls: EvalensServer, params: types.DefinitionParams) -> list[types.Location] | None:
     """The targets of the value at the cursor (reads the index and the files it names: a worker thread)."""
-    from evalens.core.validate import rule_context
-
     result = ls.validate_uri(params.text_document.uri)
     if result.format is None or result.doc is None or not result.doc.ok:
         return None

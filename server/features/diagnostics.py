@@ -7,12 +7,16 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from evalens.core.config import CONFIG_NAMES
+from evalens.core.index import find_package_root
+from evalens.core.validate import validate_file
 from evalens.server import uris
 from evalens.server.convert import SOURCE, to_diagnostic
 from evalens.server.server import EvalensServer, log
@@ -83,8 +87,6 @@ def on_validated(ls: EvalensServer, uri: str, result: Any) -> None:
 def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path | None = None) -> None:
     """Re-validate open documents: all of them, or (``root``) only those of one package, the only ones
     whose cross-file checks can see an edit there (a case ``name:`` feeds its package's duplicate check)."""
-    from evalens.core.index import find_package_root
-
     skip = uris.key(except_uri) if except_uri else None
     changed = False
     for uri in ls.open_uris():
@@ -112,14 +114,10 @@ def _problem_keys(result: Any) -> list[tuple]:
 
 def revalidate_disk(ls: EvalensServer) -> None:
     """Re-validate the unopened files of the start-up scan (rule levels changed), off the event loop."""
-    import threading
-
     threading.Thread(target=_revalidate_disk, args=(ls,), name="evalens-rescan", daemon=True).start()
 
 
 def _revalidate_disk(ls: EvalensServer) -> None:
-    from evalens.core.validate import validate_file
-
     with ls.lock:
         known = list(ls.disk_validations.items())
     for key, old in known:
@@ -142,14 +140,10 @@ def _revalidate_disk(ls: EvalensServer) -> None:
 def watch_closed(ls: EvalensServer, uri: str) -> None:
     """A closed file goes back into the workspace pull, off the event loop. did_open took it out; left out, a
     pulling editor kept the problems (and verdicts) it last pulled for it, never cleared by a fix or a re-run."""
-    import threading
-
     threading.Thread(target=_watch_closed, args=(ls, uri), name="evalens-closed", daemon=True).start()
 
 
 def _watch_closed(ls: EvalensServer, uri: str) -> None:
-    from evalens.core.validate import validate_file
-
     path = uris.path_of(uri)
     if not path or not uris.is_regular_file(path):
         return
@@ -216,8 +210,6 @@ async def _validate_changed(ls: EvalensServer, uri: str, old_names: tuple[str, .
     _free_later(ls)
     path = uris.path_of(uri)
     if path and result is not None and _case_names(result) != old_names:
-        from evalens.core.index import find_package_root
-
         ls.indexes.invalidate(Path(path))  # case names feed duplicate checks in sibling files
         root = find_package_root(Path(path))
         if root is not None:
@@ -256,8 +248,6 @@ def _pulled(ls: EvalensServer, uri: str) -> Any:
 def _free_later(ls: EvalensServer) -> None:
     """Free replaced document trees after the diagnostics went out, not before."""
     try:
-        import asyncio
-
         asyncio.get_running_loop().call_soon(ls.free_replaced)
     except RuntimeError:
         ls.free_replaced()
@@ -301,8 +291,6 @@ def _register_watch_and_pull(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def watched(ls: EvalensServer, params: types.DidChangeWatchedFilesParams) -> None:
-        from evalens.core.config import CONFIG_NAMES
-
         config_changed = False
         for change in params.changes:
             path = uris.path_of(change.uri)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from evalens.core.schema_check import dotted, subschema
+from evalens.core.validate import rule_context
 from evalens.server.convert import from_position, to_range
 from evalens.server.server import EvalensServer
 
@@ -16,9 +18,6 @@ def register(server: EvalensServer) -> None:
 
 
 def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hover | None:
-    from evalens.core.schema_check import dotted, subschema
-    from evalens.core.validate import rule_context
-
     result = ls.validate_uri(uri)
     if result.format is None or result.doc is None or not result.doc.ok:
         return None

@@ -5,10 +5,18 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from pathlib import Path
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
+from evalens.core.kinds import file_kinds
+from evalens.core.validate import iter_candidate_files, validate_file
+from evalens.server import uris
+from evalens.server.features.diagnostics import publish, revalidate_disk, revalidate_open
+from evalens.server.features.run_focus import next_run
 from evalens.server.server import EvalensServer, log
+from evalens.server.wire import NOTIFICATIONS, ScanCompleteParams
 
 CLIENT_TIMEOUT = 5.0
 """Seconds to wait for the client to answer a request of ours at start-up; the scan runs regardless."""
@@ -25,8 +33,6 @@ INDEX_GLOBS = (
 
 def watch_globs() -> list[str]:
     """Every file kind (evalens.core.kinds) plus what cross-file rules and the tuning read."""
-    from evalens.core.kinds import file_kinds
-
     return list(dict.fromkeys([*(k.glob for k in file_kinds()), *INDEX_GLOBS]))
 
 
@@ -63,8 +69,6 @@ def register(server: EvalensServer) -> None:
         before = ls.settings.rules, ls.settings.configuration_preference, ls.settings.skill_profile
         await pull_configuration(ls)
         if (ls.settings.rules, ls.settings.configuration_preference, ls.settings.skill_profile) != before:
-            from evalens.server.features.diagnostics import revalidate_open
-
             revalidate_open(ls)  # documents opened while the settings were on their way
         threading.Thread(target=scan_workspace, args=(ls,), name="evalens-scan", daemon=True).start()
 
@@ -74,13 +78,9 @@ def register(server: EvalensServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_config(ls: EvalensServer, params: types.DidChangeConfigurationParams) -> None:
-        from evalens.server.features.run_stale import next_run
-
         before = next_run(ls.settings)
         ls.report_config_errors(tuple(ls.settings.update(params.settings)))
         await pull_configuration(ls)
-        from evalens.server.features.diagnostics import revalidate_disk, revalidate_open
-
         revalidate_open(ls)
         revalidate_disk(ls)
         if next_run(ls.settings) != before and ls.cap("workspace.code_lens.refresh_support", False):
@@ -115,8 +115,6 @@ async def pull_configuration(ls: EvalensServer) -> None:
 
 
 def workspace_roots(ls: EvalensServer) -> list[str]:
-    from pygls.uris import to_fs_path
-
     roots = [to_fs_path(f.uri) for f in ls.workspace.folders.values()]
     if not roots and ls.workspace.root_path:
         roots = [ls.workspace.root_path]
@@ -125,12 +123,6 @@ def workspace_roots(ls: EvalensServer) -> list[str]:
 
 def scan_workspace(ls: EvalensServer) -> None:
     """Validate every eval file of every workspace folder once at start-up (push diagnostics)."""
-    from pathlib import Path
-
-    from evalens.core.validate import iter_candidate_files, validate_file
-    from evalens.server import uris
-    from evalens.server.features.diagnostics import publish
-
     started = time.perf_counter()
     count = 0
     try:
@@ -159,8 +151,6 @@ def scan_workspace(ls: EvalensServer) -> None:
             type=types.MessageType.Info, message=f"evalens: validated {count} eval file(s) in {elapsed:.2f}s"
         )
     )
-    from evalens.server.wire import NOTIFICATIONS, ScanCompleteParams
-
     ls.protocol.notify(
         NOTIFICATIONS["scanComplete"], ScanCompleteParams(files=count, seconds=round(elapsed, 3)).wire()
     )

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.runner.report import NotAReport, load_report, reports_newest_first
 from evalens.server import uris
-from evalens.server.wire import MatrixCell
+from evalens.server.features.run_memory import package_root_of
+from evalens.server.wire import MatrixAnswer, MatrixCell, MatrixRow
 
 log = logging.getLogger(__name__)
 SEARCHED = 40  # newest reports looked through for a matrix run's cell report
@@ -61,8 +63,8 @@ def _same_file(reported: str, case_file: str) -> bool:
 def newest_batch(root: Path) -> Batch | None:
     """The newest matrix run of the package at ``root`` (None: no cell report among its newest reports).
     Blocking: reads reports."""
+    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
     from evalens.runner.matrix import CELL_REPORT, batch_reports, matrix
-    from evalens.runner.report import NotAReport, load_report, reports_newest_first
 
     for path in reports_newest_first(root, SEARCHED):
         found = CELL_REPORT.fullmatch(path.name)
@@ -173,8 +175,6 @@ class MatrixRows:
 
     def answer(self, root: Path, name: str | None) -> dict[str, Any] | None:
         """``evalens.matrix``: the whole matrix (or one unit's row) with its plain-text table."""
-        from evalens.server.wire import MatrixAnswer, MatrixRow
-
         batch = self.batch(root)
         if batch is None:
             return None
@@ -204,8 +204,6 @@ class MatrixRows:
 
 def root_of(args: dict[str, Any]) -> Path | None:
     """The package of the command's ``uri`` (a file or folder in it)."""
-    from evalens.server.features.run_memory import package_root_of
-
     path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
     if not path:
         return None

@@ -19,6 +19,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
+from evalens.core.new_case import plan
+from evalens.core.problems import Span
 from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import file_edits
@@ -67,16 +69,12 @@ def code_actions(ls: EvalensServer, uri: str) -> list[types.CodeAction]:
 
 
 def _position(lines: list[str], line: int, col: int, encoding: str) -> types.Position:
-    from evalens.core.problems import Span
-
     return to_range(Span(line, col, line, col), lines, encoding).start
 
 
 def register(server: EvalensServer) -> None:
     @server.command(COMMAND)
     async def new_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        from evalens.core.new_case import plan
-
         a = command_arg(args, uri=True)
         skill_md = _skill_md(ls, a["uri"])
         if skill_md is None:

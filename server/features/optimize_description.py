@@ -19,6 +19,9 @@ from typing import Any
 
 from lsprotocol import types
 
+from evalens.core.engines import default_engine
+from evalens.runner.engines import get_engine
+from evalens.runner.trigger_optimize import OptimizeRequest, find_trigger_set, optimize, with_description
 from evalens.server import uris, wire
 from evalens.server.features.run_state import CommandRefused, command_arg
 from evalens.server.features.workspace_scope import require_inside
@@ -33,8 +36,6 @@ ANNOTATION = "evalens.optimizedDescription"
 
 def _skill(ls: EvalensServer, uri: str) -> tuple[Path, Path] | None:
     """(SKILL.md, its trigger set) when ``uri`` is a SKILL.md whose skill has exactly one trigger set."""
-    from evalens.runner.trigger_optimize import find_trigger_set
-
     validation = ls.validation_for(uri)
     if validation is None or validation.format is None or validation.format.id != "skill-md":
         return None
@@ -81,7 +82,7 @@ def code_actions(ls: EvalensServer, uri: str, wanted: types.Range) -> list[types
 
 def _judge_refusal(engine: str, judge: str | None) -> str | None:
     """Why the judge cannot be asked (no key, no SDK, unknown provider), in preflight's words; None: it can."""
-    from evalens.runner.engines import get_engine
+    # lazy: evalens.runner.preflight ~0.2 s to import; the server starts without it
     from evalens.runner.preflight import Preflight, judge_checks
 
     checks, _spec = judge_checks(judge, default_provider=get_engine(engine).default_provider)
@@ -132,9 +133,8 @@ def register(server: EvalensServer) -> None:
     @server.command(COMMAND)
     async def optimize_description(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         """Run the optimizer; answer the winner as an edit to review (``edit``), or why there is none."""
-        from evalens.core.engines import default_engine
+        # lazy: evalens.runner.session ~0.4 s to import; the server starts without it
         from evalens.runner.session import UsageError
-        from evalens.runner.trigger_optimize import OptimizeRequest, optimize, with_description
 
         a = command_arg(args, uri=True)
         found = _skill(ls, a["uri"])

@@ -23,17 +23,22 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from evalens.core.labels import case_label, unit_skill
+from evalens.runner.results import UnitResult
 from evalens.server import uris
 from evalens.server.convert import to_range
+from evalens.server.features import diagnostics, run_formats, run_live, run_memory
 from evalens.server.features import run_focus as focus
-from evalens.server.features import run_formats, run_live, run_memory, run_stale
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
-from evalens.server.features.matrix_view import MatrixRows
+from evalens.server.features.lifecycle import workspace_roots
+from evalens.server.features.matrix_view import MatrixRows, hover_markdown, wire_cells
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
+from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
+from evalens.server.wire import client_declares
 
 log = logging.getLogger("evalens.server.run")
 
@@ -45,7 +50,7 @@ SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "
 
 def _next_engine_model(ls: EvalensServer) -> tuple[str | None, str | None]:
     """The engine and model the editor's next run takes: which cell of a matrix run is a case's verdict."""
-    inputs = run_stale.next_run(ls.settings)
+    inputs = focus.next_run(ls.settings)
     return inputs.engine, inputs.agent_model
 
 
@@ -151,8 +156,6 @@ class Runs:
         return validation.doc.lines if validation is not None and validation.doc is not None else [""]
 
     def _verdict_diagnostics(self, uri: str, validation: Any) -> list[types.Diagnostic]:
-        from evalens.server.wire import client_declares
-
         if client_declares(self.ls.cap("experimental", None)).test_results:
             return []  # its Test Explorer shows them; diagnostics piled up in Problems and outlived re-runs
         root = self.root_of_uri(uri, validation)
@@ -206,8 +209,6 @@ class Runs:
 
     def _deliver_diagnostics(self, uri: str) -> None:
         """After a verdict: re-publish, push to pull-only clients, or ask pulling clients to re-pull."""
-        from evalens.server.features import diagnostics
-
         if self._pulls_without_refresh():
             if self.ls.open_doc(uri) is not None:
                 self._push_verdicts(uri, self._verdict_diagnostics(uri, self.validation_of(uri)))
@@ -331,8 +332,6 @@ class Runs:
     def matrix_hover(self, root: Path, validation: Any, name: str) -> str:
         """The unit's row in the package's newest matrix run (``--engine a,b``), under the hover's text; '' when
         it has none. Reads reports: hover runs in a worker thread."""
-        from evalens.server.features.matrix_view import hover_markdown
-
         if self.format_id_of(validation) != RUNNABLE:
             return ""
         found = self.matrix.row(root, name, getattr(validation, "path", None))
@@ -342,8 +341,6 @@ class Runs:
         path = to_fs_path(uri)
         if not path:
             raise CommandRefused(f"not a file URI: {uri}")
-        from evalens.server.features.workspace_scope import require_inside
-
         require_inside(self.ls, path, "the run")
         validation = self.validation_of(uri)
         fid = self.format_id_of(validation)
@@ -385,8 +382,6 @@ class Runs:
 
     def workspace_files(self) -> list[str]:
         """URIs of the open and scanned documents of the formats ``runner.api.run_file`` runs."""
-        from evalens.server.features.lifecycle import workspace_roots
-
         tops = [Path(t) for t in workspace_roots(self.ls)]
         with self.ls.lock:
             known = dict(self.ls.disk_validations)
@@ -416,8 +411,6 @@ class Runs:
 
     def workspace_packages(self) -> list[Path]:
         """Every folder with an ``evals/`` holding cases or an eval config, under the workspace folders."""
-        from evalens.server.features.lifecycle import workspace_roots
-
         found: list[Path] = []
         for top in workspace_roots(self.ls):
             for dirpath, dirnames, _files in os.walk(top):
@@ -457,9 +450,7 @@ class Runs:
             },
         }
         if target.case is not None and target.validation is not None and target.validation.doc is not None:
-            from evalens.core.labels import case_label, unit_skill  # "1".."20" read as their prompts
-
-            entry["label"] = case_label(target.validation.doc, target.case)
+            entry["label"] = case_label(target.validation.doc, target.case)  # "1".."20" read as their prompts
             if skill := unit_skill(target.validation.doc, target.case):
                 entry["skill"] = skill
         record = self.memory.get(target.root, target.name)
@@ -472,8 +463,6 @@ class Runs:
             if record.result.engine:
                 entry["engine"] = record.result.engine
         if target.format_id == RUNNABLE and target.name != ALL:
-            from evalens.server.features.matrix_view import wire_cells
-
             if (found := self.matrix.row(target.root, target.name, str(target.case_file))) is not None:
                 entry["matrix"] = wire_cells(*found)  # a row of the newest matrix run: one cell per column
         return entry
@@ -489,6 +478,7 @@ class Runs:
         settings: Any = None,
         arm: str | None = None,
     ) -> Any:
+        # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
         from evalens.runner.api import RunRequest
 
         s = settings or self.ls.settings
@@ -519,8 +509,6 @@ class Runs:
         """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``, under ``settings``
         with the batch's overrides, else the editor's; ``arm``: installed as that ``--arms`` arm installs the
         package); returns at once."""
-        from evalens.server.features.workspace_scope import require_inside
-
         require_inside(self.ls, target.case_file, "the run")
         key = (str(target.root), target.name)
         handle = self.active.get(key)
@@ -543,6 +531,7 @@ class Runs:
         return handle
 
     async def _execute(self, handle: RunHandle, target: Target) -> CaseRecord | None:
+        # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
         from evalens.runner.api import CaseResult, RunError, run_cases
 
         record: CaseRecord | None = None
@@ -641,8 +630,6 @@ class Runs:
             else:
                 others.append(rec)
         if own is None:  # run_unit always answers for the unit it was asked about; be safe anyway
-            from evalens.runner.results import UnitResult
-
             own = CaseRecord(
                 UnitResult(
                     name=handle.name,

@@ -18,13 +18,16 @@ from evalens.server.convert import to_range
 from evalens.server.features import arms_lens, new_case, run_dry, run_focus, run_formats
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
+from evalens.server.features.matrix_view import root_of
 from evalens.server.features.run import CONFIG, Runs
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_stale import StaleChecker
 from evalens.server.features.run_state import Target
 from evalens.server.features.run_state import command_arg as _arg
+from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
+from evalens.server.wire import MatrixArgs
 
 log = logging.getLogger("evalens.server.run")
 
@@ -118,8 +121,6 @@ class RunCommands:
     ) -> list[dict[str, Any]]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
-        from evalens.server.features.workspace_scope import require_inside
-
         runs = self.runs
         for target in targets:  # all or nothing: no agent starts when one unit is outside the workspace
             require_inside(ls, target.case_file, "the run")
@@ -206,8 +207,6 @@ class RunCommands:
         a = _arg(args)
         uri = a.get("uri")
         if uri:
-            from evalens.server.features.workspace_scope import require_inside
-
             require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
         if run_focus.options(a)[1]:
             return await self.run_picked(ls, uri, a, whole_package=True)
@@ -262,9 +261,6 @@ class RunCommands:
     async def matrix(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """``evalens.matrix``: the newest matrix run of the package holding ``uri`` (or one unit's row), read in
         a worker thread."""
-        from evalens.server.features.matrix_view import root_of
-        from evalens.server.wire import MatrixArgs
-
         try:
             a = MatrixArgs.model_validate(_arg(args, uri=True))
         except ValueError as exc:

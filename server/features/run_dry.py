@@ -19,6 +19,7 @@ from evalens.server.features.run_state import Target
 async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str, Any]:
     """The ``evalens.runCase`` answer with ``dryRun``: the plan (under ``settings`` with the run's overrides,
     else the editor's), also shown as a message."""
+    # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
     from evalens.runner.api import RunError, UsageError, run_cases
 
     base = {

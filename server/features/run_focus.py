@@ -17,6 +17,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from evalens.core.problems import Severity
+from evalens.runner.budget import Budget
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
 from evalens.server.features.run_memory import package_root_of
@@ -69,6 +71,21 @@ def overridden(settings: Any, arg: dict[str, Any]) -> Any:
     return settings.model_copy(update=update) if update else settings
 
 
+def next_run(settings: Any) -> Any:
+    """The inputs the editor's next run would take (its ``evalens.engine``, ``model`` and ``judge`` settings
+    with the overrides it remembers laid over them, as every run it starts takes them; the rest from the eval
+    config), which the lens and the Test Explorer judge staleness against."""
+    # lazy: evalens.runner.depends costs ~0.6 s; the server starts without it
+    from evalens.runner.depends import NextRun
+
+    s = overridden(settings, {})
+    return NextRun(
+        engine=getattr(s, "engine", None) or None,
+        agent_model=getattr(s, "model", None) or None,
+        judge=getattr(s, "judge", None) or None,
+    )
+
+
 def arm_of(arg: dict[str, Any], file_format: bool) -> str | None:
     """``runCase``'s ``arm`` (a matrix cell item of an engines × arms run): the ``--arms`` arm the case runs
     as (runner/arms.py resolves it, and a name it does not know is the run's ERROR); refused for the other
@@ -91,6 +108,7 @@ def file_lenses(
     """ "↻ Run failed (k)" / "↻ Run stale (k)" at the top of an eval file (or a package's eval config), only
     when some remembered verdict is failed or stale and nothing of it is running. "Run stale" also runs the
     ``never_ran`` units (as ``--stale`` does), so they are in its count: it counts exactly what it runs."""
+    # lazy: evalens.runner.reselect ~1 s to import; the server starts without it
     from evalens.runner.reselect import failed_reason
 
     if any(key[0] == str(root) for key in active):
@@ -128,8 +146,6 @@ def _never_ran(runs: Any, current: dict[str, Path | None], records: dict[str, An
     """Units ``pick`` would add as "never ran": no result at all, and (UAAPS) a case file without errors,
     since only valid cases are planned. Reads no file (one stat each, since ``pick`` lists what is on disk): the
     verdict memory and the validations already made."""
-    from evalens.core.problems import Severity
-
     count = 0
     for name, path in current.items():
         if name == ALL or name in records:
@@ -164,8 +180,8 @@ def picked_targets(
     """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config,
     or a case file's package: narrowed to that case unless ``whole_package``, as ``runAll`` asks), or (no
     ``uri``) of the whole workspace. Blocking."""
+    # lazy: evalens.runner.reselect ~1 s to import; the server starts without it
     from evalens.runner.reselect import case_names, pick
-    from evalens.server.features.run_stale import next_run
 
     inputs = next_run(runs.ls.settings)
     out: list[tuple[Target, str]] = []
@@ -223,8 +239,6 @@ class Budgets:
 
     def for_batch(self, settings: Any, batch: str | None) -> Any:
         """The batch's budget, or None when neither limit is set."""
-        from evalens.runner.budget import Budget
-
         run = settings.run
         if run.max_cost is None and run.max_tokens is None:
             return None

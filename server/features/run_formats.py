@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.engines import default_engine, engine_names
-from evalens.runner.results import UnitResult
+from evalens.core.models.run_log import LOG_FILE
+from evalens.runner.report import load_report
+from evalens.runner.results import UnitResult, is_interrupted, result_from_report_case
 from evalens.runner.suites import FILE_FORMATS, suite_for
-from evalens.runner.verdicts import count_passed
+from evalens.runner.verdicts import combine_units, count_passed
 
 log = logging.getLogger("evalens.server.run")
 
@@ -31,6 +33,7 @@ FOLDER_TTL = 5.0  # seconds a file's result folder is trusted (it depends on eva
 def suite_root(fmt: str, file: Path) -> Path:
     """The folder a unit belongs to: the suite for skilljack, the skill otherwise; its evalens reports are in
     ``evals/reports/`` below it."""
+    # lazy: evalens.runner.suites.base ~0.6 s to import; the server starts without it
     from evalens.runner.suites.base import skill_root_of
 
     if fmt == "skilljack-task":
@@ -44,6 +47,7 @@ display_root = suite_root
 
 
 def skilljack_results_dir(file: Path) -> Path:
+    # lazy: evalens.runner.suites.skilljack_files ~0.6 s to import; the server starts without it
     from evalens.runner.suites.skilljack_files import skilljack_results_dir as where
 
     return where(file)
@@ -92,6 +96,7 @@ def folder_stamp(fmt: str, file: Path) -> tuple[int, ...]:
 def _reports(fmt: str, file: Path) -> list[Path]:
     """The batches of the suite's folder, newest first (bounded): reports, and the run logs of batches killed
     before their report (``runner.run_log.past_batches``, the listing the UAAPS memory walks too)."""
+    # lazy: evalens.runner.run_log ~0.6 s to import; the server starts without it
     from evalens.runner.run_log import past_batches
 
     return past_batches(suite_root(fmt, file) / "evals" / "reports")[:MAX_REPORTS]
@@ -112,9 +117,7 @@ def _from_reports(fmt: str, file: Path) -> dict[str, tuple[UnitResult, str, floa
     """Units of ``file`` from the batches of its suite's folder (newest first), read as the UAAPS memory reads
     them (``run_memory.read_reports``): a report's cases, a killed batch's finished runs from its run log, and a
     unit renamed in place since found under its new name (``unit_identity.renamed_since``)."""
-    from evalens.core.models.run_log import LOG_FILE
-    from evalens.runner.report import load_report
-    from evalens.runner.results import is_interrupted, result_from_report_case
+    # lazy: evalens.runner.run_log ~0.6 s, unit_identity ~0.8 s to import; the server starts without them
     from evalens.runner.run_log import logged_results
     from evalens.runner.unit_identity import file_units, renamed_since
 
@@ -172,6 +175,7 @@ async def _request(
 ) -> Any:
     """The runner request for one unit (``*``: the whole file) under the editor's settings, ``runs`` times each,
     within the batch's ``budget``."""
+    # lazy: evalens.runner.api ~0.7 s, suites.skilljack_files ~0.6 s to import; the server starts without them
     from evalens.runner.api import FileRunRequest
     from evalens.runner.suites.skilljack_files import skilljack_config
 
@@ -195,6 +199,7 @@ async def _request(
 async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
     """What running one unit (``*``: the whole file) would do, as ``evalens run --dry-run`` prints it: the
     engine and judge first, then one line per unit. Starts no agent; raises the runner's ``UsageError``."""
+    # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
     from evalens.runner.api import run_file
 
     engine = settings.engine or default_engine()
@@ -226,6 +231,7 @@ async def run_unit(
     Cancelling the calling task cancels the run: the agent's whole process group is killed and its sandbox
     removed on the way out (a partial report is written).
     """
+    # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
     from evalens.runner.api import UsageError, run_file
 
     engine = settings.engine or default_engine()
@@ -268,13 +274,12 @@ async def run_unit(
 def summary(fmt: str, units: list[UnitResult], elapsed: float) -> UnitResult:
     """The ``*`` unit: how the whole file did (precision / recall for a trigger set, from the queries' own
     labels, ERROR queries left out and counted)."""
-    from evalens.runner.verdicts import combine_units
-
     if not units:
         return UnitResult(name=ALL, format=fmt, verdict="ERROR", reason="nothing ran", error="nothing ran")
     passed = count_passed(u.verdict for u in units)
     reason = f"{passed}/{len(units)} passed"
     if fmt.startswith("trigger"):
+        # lazy: evalens.runner.suites.trigger_sets ~0.6 s to import; the server starts without it
         from evalens.runner.suites.trigger_sets import metrics_of
 
         m, _rows, errored = metrics_of(units)

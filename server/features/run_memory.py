@@ -16,6 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_log import LOG_FILE
+from evalens.runner.report import load_report, newest_report, reports_dir
+from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
+from evalens.server.features import run_formats
+
 MAX_REPORTS = 50  # how far back to look for a case's last verdict
 MAX_TRACKED = 1024  # eval files and package roots whose result files are tracked (least recently used go)
 STALE_AFTER = 1.0  # seconds between two full looks at another format's result files
@@ -44,9 +49,7 @@ def read_reports(
     """Case name → record from the newest batch that holds the case (at most ``MAX_REPORTS`` are read): its
     report, or the run log of a batch killed before its report (the runs that finished). A matrix batch's
     case is the cell :func:`matrix_first` picks (``prefer``: the next run's engine and model)."""
-    from evalens.core.models.run_log import LOG_FILE
-    from evalens.runner.report import load_report, reports_dir
-    from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
+    # lazy: evalens.runner.run_log ~0.6 s to import; the server starts without it
     from evalens.runner.run_log import logged_results, past_batches
 
     found: dict[str, CaseRecord] = {}
@@ -72,6 +75,7 @@ def read_reports(
             found[case.name] = CaseRecord(result_from_report_case(case, report, path, root), str(path), mtime)
         if names is not None and names <= set(found):
             break
+    # lazy: evalens.runner.unit_identity ~0.8 s to import; the server starts without it
     from evalens.runner.unit_identity import renamed_since
 
     for new, old in renamed_since({n: r.result for n, r in found.items()}, root).items():
@@ -86,6 +90,7 @@ def matrix_first(batches: list[Path], prefer: tuple[str | None, str | None]) -> 
     """``batches`` (newest first) with each matrix batch's cell reports (``<batch>-cell-N.json``) in the order
     their verdicts count, so a case's one verdict (lens, hover, Test Explorer, stale check) is the same cell
     whichever cell report was written last (:func:`cell_order`). The hover's matrix table shows every cell."""
+    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
     from evalens.runner.matrix import CELL_REPORT
 
     out: list[Path] = []
@@ -105,8 +110,8 @@ def cell_order(path: Path, prefer: tuple[str | None, str | None]) -> list[Path]:
     ``--arms`` run: an ablation arm's FAIL is not the case's verdict, as only the reference decides the exit
     code), the cell of the next run's engine and model (``prefer``) first, then cell order (the first
     ``--engine``)."""
+    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
     from evalens.runner.matrix import batch_reports
-    from evalens.runner.report import load_report
 
     cells = []
     for p in batch_reports(path):
@@ -126,6 +131,7 @@ def cell_order(path: Path, prefer: tuple[str | None, str | None]) -> list[Path]:
 
 
 def _is_cell(report_path: str | None) -> bool:
+    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
     from evalens.runner.matrix import CELL_REPORT
 
     return report_path is not None and CELL_REPORT.fullmatch(Path(report_path).name) is not None
@@ -186,8 +192,6 @@ class Memory:
             _trim(self._files)
 
     def _refresh_file(self, file: Path, format_id: str, data: Callable[[], Any]) -> None:
-        from evalens.server.features import run_formats
-
         key = str(file)
         now = time.monotonic()
         quick = run_formats.folder_stamp(format_id, file)  # new result files show at once
@@ -286,6 +290,4 @@ class Memory:
             self._records[(str(root), name)] = record
 
     def newest_report(self, root: Path) -> Path | None:
-        from evalens.runner.report import newest_report
-
         return newest_report(root)

@@ -6,13 +6,22 @@ says the same thing about a run.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
+from evalens.core.labels import case_label, one_line
+from evalens.core.models.cassette import replay_label
 from evalens.runner.check_words import CHECK_KEYS
+from evalens.runner.results import repeat_label
+from evalens.runner.stats import Repeats
+from evalens.runner.trigger_report import query_label
 from evalens.server.convert import code_description, to_range
+from evalens.server.wire import client_declares
 
 SOURCE = "evalens-run"
 ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}
@@ -45,18 +54,15 @@ def verdict_title(result: Any) -> str:
     stale = " · stale" if getattr(result, "stale", None) else ""
     uplift = getattr(result, "uplift", None)
     if uplift is not None:  # --baseline: `✓ PASS 3/3 · ▲ +67 pts vs no skill` (the interval is in the hover)
+        # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
         from evalens.runner.baseline import uplift_text
 
         stale += f" · {uplift_text(uplift, interval=False)}"
-    from evalens.core.models.cassette import replay_label
-
     replayed = replay_label(getattr(result, "replay", None))
     if replayed:  # a verdict from a cassette is never shown as a live run
         stale += f" · {replayed}"
     details = getattr(result, "details", None)
     if state != "ERROR" and isinstance(details, dict) and "fired" in details:
-        from evalens.runner.trigger_report import query_label
-
         fired = query_label(details)  # a trigger query: `✓ fired 3/3`, `✗ stolen by pdf-tools 2/3`
         if fired:
             return fired + stale
@@ -65,8 +71,6 @@ def verdict_title(result: Any) -> str:
         shown = "" if uplift is not None else f" {duration(result.duration_seconds)}"
         return f"{icon} PASS{runs}{shown}".rstrip() + stale
     if state == "FLAKY":
-        from evalens.runner.stats import Repeats
-
         return f"{icon} FLAKY {Repeats.of(result.run_verdicts).label()}" + stale
     reason = short(result.reason or result.error or "")
     return (f"{icon} {state}: {reason}" if reason else f"{icon} {state}") + stale
@@ -75,8 +79,6 @@ def verdict_title(result: Any) -> str:
 def unit_label(target: Any) -> str:
     """What the editor calls a run target: its name, or for skill-creator's bare ids its prompt
     (``evalens.core.labels``)."""
-    from evalens.core.labels import case_label
-
     validation = getattr(target, "validation", None)
     if target.case is None or validation is None or validation.doc is None:
         return target.name
@@ -87,8 +89,6 @@ def run_title(validation: Any, case: Any, cli: bool, whole: bool) -> str:
     """The run lens: ``▶ Run eval`` (UAAPS), ``▶ Run`` (other formats), ``▶ Run all`` (a whole file); a unit whose
     own name is a bare number or index (skill-creator ``"id": 1``, trigger queries) is named by its prompt, so
     twenty lenses do not all read the same."""
-    from evalens.core.labels import case_label, one_line
-
     if whole:
         return "▶ Run all"
     base = "▶ Run" if cli else "▶ Run eval"
@@ -253,11 +253,6 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
 def run_links(experimental: Any, uri: str, name: str) -> str:
     """How to open the run from the hover: command links for a client that runs them (VS Code declares
     ``experimental.evalens.commandLinks``), else the Neovim command and the lens, in words."""
-    import json
-    from urllib.parse import quote
-
-    from evalens.server.wire import client_declares
-
     allowed = client_declares(experimental).command_links or []
     arg = quote(json.dumps([{"uri": uri, "name": name}]))
     links = [
@@ -275,8 +270,6 @@ def run_links(experimental: Any, uri: str, name: str) -> str:
 
 def report_link(path: str) -> str:
     """The report as a link editors open (a click in VS Code, ``gx`` in Neovim), its path as the text."""
-    from pygls.uris import from_fs_path
-
     uri = from_fs_path(str(path))
     text = str(path).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     return f"[{text}]({uri})" if uri else f"`{path}`"
@@ -302,8 +295,6 @@ def hover_markdown(record: Any, links: str = "") -> str:
             "**Stale**: " + "; ".join(r.stale) + " since this run. Run it again for a current verdict."
         )
     if getattr(r, "runs", 1) > 1 and r.run_verdicts:
-        from evalens.runner.results import repeat_label
-
         hat = (
             f" · pass^{r.runs - r.run_verdicts.count('ERROR') - r.run_verdicts.count('SKIP')} "
             f"{r.pass_hat_k:.2f}"
@@ -312,6 +303,7 @@ def hover_markdown(record: Any, links: str = "") -> str:
         )
         parts.append(f"Runs: {repeat_label(r)} passed{hat} ({', '.join(r.run_verdicts)})")
     if getattr(r, "uplift", None) is not None:
+        # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
         from evalens.runner.baseline import describe
 
         parts.append(f"Uplift: {describe(r.uplift)} (the verdict is the runs with the skill)")
@@ -342,6 +334,7 @@ def usage_text(usage: Any) -> str:
     """``1,204 in / 88 out tokens · $0.0123`` (cost only where the CLI reported one), or empty."""
     if usage is None:
         return ""
+    # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it
     from evalens.runner.run_view import cost, tokens
 
     used = tokens(usage)
@@ -380,8 +373,6 @@ def wire_result(
         out["error"] = r.error
     if getattr(r, "runs", 1) > 1 and getattr(r, "run_verdicts", None):
         out["repeats"] = repeat_stats(r.run_verdicts)
-    from evalens.core.models.cassette import replay_label
-
     replayed = replay_label(getattr(r, "replay", None))
     if replayed:  # the Test Explorer marks a verdict from a cassette with the lens's words
         out["replayed"] = replayed
@@ -390,8 +381,6 @@ def wire_result(
 
 def repeat_stats(verdicts: list[str]) -> dict[str, Any]:
     """``CaseResult.repeats`` on the wire: what the Test Explorer says of a repeated unit."""
-    from evalens.runner.stats import Repeats
-
     rep = Repeats.of(verdicts)
     interval = rep.interval
     return {

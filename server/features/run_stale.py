@@ -14,6 +14,8 @@ import logging
 import time
 from typing import Any
 
+from evalens.server.features.run_focus import next_run
+
 log = logging.getLogger("evalens.server.run")
 
 MIN_INTERVAL = 1.0  # seconds between two checks
@@ -56,24 +58,10 @@ class StaleChecker:
                 log.debug("code lens refresh failed", exc_info=True)
 
 
-def next_run(settings: Any) -> Any:
-    """The inputs the editor's next run would take (its ``evalens.engine``, ``model`` and ``judge`` settings
-    with the overrides it remembers laid over them, as every run it starts takes them; the rest from the eval
-    config), which the lens and the Test Explorer judge staleness against."""
-    from evalens.runner.depends import NextRun
-    from evalens.server.features.run_focus import overridden
-
-    s = overridden(settings, {})
-    return NextRun(
-        engine=getattr(s, "engine", None) or None,
-        agent_model=getattr(s, "model", None) or None,
-        judge=getattr(s, "judge", None) or None,
-    )
-
-
 def recheck(records: list[Any], inputs: Any = None) -> list[tuple[Any, list[Any]]]:
     """What changed for each record against the next run's ``inputs``: the results whose staleness differs,
     with their new staleness. Blocking; changes nothing, so the loop never sees half a check."""
+    # lazy: evalens.runner.depends ~0.6 s to import; the server starts without it
     from evalens.runner.depends import staleness
 
     updates = []

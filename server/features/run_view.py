@@ -13,15 +13,20 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.uris import from_fs_path
+
+from evalens.core.index import find_package_root
+from evalens.runner.report import NotAReport, load_report
 from evalens.server import uris
+from evalens.server.features.run_formats import ALL
+from evalens.server.wire import ListRunsArgs, RunEntry
 
 MAX_REPORTS = 50
 
 
 def report_with_unit(start: Path, name: str | None) -> Path | None:
     """The newest report under the package holding ``start`` that has unit ``name`` (any report if None)."""
-    from evalens.runner.report import load_report
-
     folder = start if start.is_dir() else start.parent
     for base in (folder, *folder.parents):
         reports = base / "evals" / "reports"
@@ -47,7 +52,7 @@ def renamed_run(case_file: Path, name: str) -> tuple[Path, str] | None:
     """The report holding the last run of UAAPS case ``name`` renamed in place since (same file, same content)
     and the name it ran under: the run log's unit identity, as ``evalens show`` and ``--stale`` follow it. Without
     it Show run on a renamed case said "no run recorded yet" (issue 27 #7)."""
-    from evalens.core.index import find_package_root
+    # lazy: evalens.runner.unit_identity ~0.8 s to import; the server starts without it
     from evalens.runner.unit_identity import last_run
 
     root = find_package_root(case_file)
@@ -56,6 +61,7 @@ def renamed_run(case_file: Path, name: str) -> tuple[Path, str] | None:
 
 def anchor_for(view: Any, name: str | None) -> str | None:
     """Where the page should open: the unit's first failed check, else its first blocked or failed call."""
+    # lazy: evalens.runner.report_html ~0.4 s to import; the server starts without it
     from evalens.runner.report_html import unit_anchor
 
     unit = next((u for u in view.units if u.name == name), None) if name else None
@@ -74,6 +80,7 @@ def anchor_for(view: Any, name: str | None) -> str | None:
 
 def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str, Any] | None:
     """``compare: true``: the unit's two most recent runs side by side (None: no run of it yet)."""
+    # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
     from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
 
     if name is None:
@@ -86,6 +93,7 @@ def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str
         return None
     against = args.get("againstReportPath")
     if isinstance(against, str) and isinstance(args.get("reportPath"), str):
+        # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
         from evalens.runner.run_compare import compare_runs
 
         cmp = compare_runs(Path(args["reportPath"]), Path(against), name, path)  # two runs the user picked
@@ -108,6 +116,7 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
     (``runner/live_run.py``: UAAPS cases and every other format alike); None when its newest batch has a report.
     The answer has ``live: true``: asked again, it follows the unit, and once the batch's report is written the
     answer is the finished run page."""
+    # lazy: evalens.runner.live_run ~0.6 s to import; the server starts without it
     from evalens.runner.live_run import live_run, render_live_html, render_live_markdown
 
     live = live_run(Path(path), name)
@@ -127,7 +136,7 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
 def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None:
     """The command's answer (blocking: call it in a worker thread); ``running``: the server runs the unit now,
     so its live page is answered while its batch has no report."""
-    from evalens.runner.report import NotAReport
+    # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it
     from evalens.runner.run_view import load_view
 
     name = args.get("name") if isinstance(args.get("name"), str) else None
@@ -155,12 +164,14 @@ def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None
         return None
     anchor = anchor_for(view, recorded)
     if fmt == "markdown":
+        # lazy: evalens.runner.report_markdown ~0.3 s to import; the server starts without it
         from evalens.runner.report_markdown import render_markdown
 
         if recorded is not None and any(u.name == recorded for u in view.units):
             view.units = [u for u in view.units if u.name == recorded]
         text = render_markdown(view)
     else:
+        # lazy: evalens.runner.report_html ~0.4 s to import; the server starts without it
         from evalens.runner.report_html import render_html
 
         text = render_html(view, anchor=anchor)
@@ -171,17 +182,13 @@ def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None
 def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
     """``evalens.listRuns``: every run of the package holding ``uri`` (else of each of ``roots``), newest first,
     kept by the argument's verdicts, engine and date (blocking: call it in a worker thread)."""
-    from pygls.uris import from_fs_path
-
+    # lazy: evalens.runner.run_history ~0.7 s to import; the server starts without it
     from evalens.runner.run_history import RunFilter
     from evalens.runner.run_history import list_runs as history
-    from evalens.server.wire import ListRunsArgs, RunEntry
 
     try:
         a = ListRunsArgs.model_validate(arg)
     except ValueError as exc:
-        from pygls.exceptions import JsonRpcInvalidParams
-
         raise JsonRpcInvalidParams(f"evalens.listRuns: {exc}") from exc
     path = uris.usable_path(a.uri) if a.uri else None
     starts = [Path(path)] if path else roots
@@ -234,8 +241,6 @@ def register(server: Any) -> None:
 
 def is_running(runs: Any, arg: dict[str, Any]) -> bool:
     """The server runs the unit ``arg`` names now: its own run, or a whole-file run of its file."""
-    from evalens.server.features.run_formats import ALL
-
     name = arg.get("name")
     path = uris.usable_path(arg.get("uri") or "") if arg.get("uri") else None
     if runs is None or not isinstance(name, str):

@@ -7,14 +7,17 @@ doubled every key in VS Code's outline.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from evalens.core.labels import case_label
+from evalens.server.convert import to_range
+from evalens.server.server import EvalensServer
 
 if TYPE_CHECKING:
     from evalens.core.documents import Node, ParsedDocument
-from lsprotocol import types
-
-from evalens.server.convert import to_range
-from evalens.server.server import EvalensServer
 
 MAX_SYMBOLS = 5000
 ALL = "*"  # the whole-file unit of some formats: the file itself, not an outline entry
@@ -26,8 +29,6 @@ def register(server: EvalensServer) -> None:
         result = ls.validate_uri(params.text_document.uri)
         if result.format is None or result.doc is None or result.doc.root is None:
             return None
-        from pathlib import Path
-
         return outline(
             result.doc,
             result.format,
@@ -56,8 +57,6 @@ def outline(
 ) -> list[types.DocumentSymbol]:
     """Units with (YAML/Markdown) their keys under them; without units, the key tree (none for JSON).
     ``unnamed`` names a unit without a name (a skilljack task.md without ``id`` is named by its folder)."""
-    from evalens.core.labels import case_label
-
     units = _units(doc, fmt)
     if not units:
         return [] if json else build(doc, encoding)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from evalens.server.features.lifecycle import workspace_roots
 from evalens.server.features.run_state import CommandRefused
 
 
@@ -20,8 +21,6 @@ def _inside(path: str, root: str) -> bool:
 
 def outside_reason(ls: Any, path: str | Path) -> str | None:
     """Why ``path`` (links resolved) is outside every workspace folder, or None when it is inside one."""
-    from evalens.server.features.lifecycle import workspace_roots
-
     roots = [os.path.realpath(r) for r in workspace_roots(ls)]
     if not roots:
         return None

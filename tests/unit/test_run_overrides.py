@@ -41,7 +41,7 @@ def test_a_bad_override_is_refused_by_name(arg: dict, name: str) -> None:
 def test_the_next_run_takes_the_remembered_overrides() -> None:
     """The editor's remembered overrides (``evalens.runOverrides``) are the next run's inputs: the stale check
     fingerprints against them (a run with a model override showed "· stale" at once), and a batch's own wins."""
-    from evalens.server.features.run_stale import next_run
+    from evalens.server.features.run_focus import next_run
 
     settings = Settings()
     settings.update({"engine": "codex", "model": "gpt-5", "judge": "openai"})
