@@ -24,7 +24,7 @@ from evalens.core.problems import Span
 from evalens.server import uris
 from evalens.server.convert import to_range
 from evalens.server.features import file_edits
-from evalens.server.features.run_state import CommandRefused, command_arg
+from evalens.server.features.run_state import CommandRefused, command_arg, uri_action, uri_command
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 
@@ -34,7 +34,8 @@ COMMAND = "evalens.newCase"
 TITLE = "New eval case for this skill"
 
 
-def _skill_md(ls: EvalensServer, uri: str) -> Path | None:
+def skill_md(ls: EvalensServer, uri: str) -> Path | None:
+    """The SKILL.md at ``uri`` (validated as one), else None."""
     validation = ls.validation_for(uri)
     if validation is None or validation.format is None or validation.format.id != "skill-md":
         return None
@@ -44,28 +45,21 @@ def _skill_md(ls: EvalensServer, uri: str) -> Path | None:
 
 def lenses(ls: EvalensServer, uri: str) -> list[types.CodeLens]:
     """One lens on the SKILL.md's first line."""
-    if _skill_md(ls, uri) is None:
+    if skill_md(ls, uri) is None:
         return []
     start = types.Position(line=0, character=0)
     return [
         types.CodeLens(
-            range=types.Range(start=start, end=start),
-            command=types.Command(title="＋ New eval case", command=COMMAND, arguments=[{"uri": uri}]),
+            range=types.Range(start=start, end=start), command=uri_command("＋ New eval case", COMMAND, uri)
         )
     ]
 
 
 def code_actions(ls: EvalensServer, uri: str) -> list[types.CodeAction]:
     """The same as a code action anywhere in the SKILL.md (kind ``refactor``: VS Code's light bulb lists it)."""
-    if _skill_md(ls, uri) is None:
+    if skill_md(ls, uri) is None:
         return []
-    return [
-        types.CodeAction(
-            title=TITLE,
-            kind=types.CodeActionKind.Refactor,
-            command=types.Command(title=TITLE, command=COMMAND, arguments=[{"uri": uri}]),
-        )
-    ]
+    return [uri_action(TITLE, types.CodeActionKind.Refactor, COMMAND, uri)]
 
 
 def _position(lines: list[str], line: int, col: int, encoding: str) -> types.Position:
@@ -76,13 +70,13 @@ def register(server: EvalensServer) -> None:
     @server.command(COMMAND)
     async def new_case(ls: EvalensServer, *args: Any) -> dict[str, Any]:
         a = command_arg(args, uri=True)
-        skill_md = _skill_md(ls, a["uri"])
-        if skill_md is None:
+        skill = skill_md(ls, a["uri"])
+        if skill is None:
             raise CommandRefused("evalens.newCase needs the uri of a SKILL.md")
-        require_inside(ls, skill_md, COMMAND)
+        require_inside(ls, skill, COMMAND)
         try:
             found = await asyncio.get_running_loop().run_in_executor(
-                ls.thread_pool, plan, skill_md, ls.read_text
+                ls.thread_pool, plan, skill, ls.read_text
             )
         except ValueError as exc:
             raise CommandRefused(str(exc)) from None

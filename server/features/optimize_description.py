@@ -22,8 +22,9 @@ from lsprotocol import types
 from evalens.core.engines import default_engine
 from evalens.runner.engines import get_engine
 from evalens.runner.trigger_optimize import OptimizeRequest, find_trigger_set, optimize, with_description
-from evalens.server import uris, wire
-from evalens.server.features.run_state import CommandRefused, command_arg
+from evalens.server import wire
+from evalens.server.features.new_case import skill_md
+from evalens.server.features.run_state import CommandRefused, command_arg, uri_action
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 
@@ -36,15 +37,9 @@ ANNOTATION = "evalens.optimizedDescription"
 
 def _skill(ls: EvalensServer, uri: str) -> tuple[Path, Path] | None:
     """(SKILL.md, its trigger set) when ``uri`` is a SKILL.md whose skill has exactly one trigger set."""
-    validation = ls.validation_for(uri)
-    if validation is None or validation.format is None or validation.format.id != "skill-md":
-        return None
-    path = uris.path_of(uri)
-    if not path:
-        return None
-    skill_md = Path(path)
-    found = find_trigger_set(skill_md.parent)
-    return (skill_md, found) if found is not None else None
+    skill = skill_md(ls, uri)
+    found = find_trigger_set(skill.parent) if skill is not None else None
+    return (skill, found) if skill is not None and found is not None else None
 
 
 def description_lines(lines: list[str]) -> tuple[int, int] | None:
@@ -71,13 +66,7 @@ def code_actions(ls: EvalensServer, uri: str, wanted: types.Range) -> list[types
     span = description_lines(validation.doc.lines)
     if span is None or wanted.end.line < span[0] or wanted.start.line > span[1]:
         return []
-    return [
-        types.CodeAction(
-            title=TITLE,
-            kind=types.CodeActionKind.RefactorRewrite,
-            command=types.Command(title=TITLE, command=COMMAND, arguments=[{"uri": uri}]),
-        )
-    ]
+    return [uri_action(TITLE, types.CodeActionKind.RefactorRewrite, COMMAND, uri)]
 
 
 def _judge_refusal(engine: str, judge: str | None) -> str | None:
@@ -142,8 +131,8 @@ def register(server: EvalensServer) -> None:
             raise CommandRefused(
                 f"{COMMAND} needs the uri of a SKILL.md whose skill has one evals/trigger*.json"
             )
-        skill_md, trigger_set = found
-        require_inside(ls, skill_md, COMMAND)
+        skill, trigger_set = found
+        require_inside(ls, skill, COMMAND)
         settings = ls.settings
         engine = settings.engine or default_engine()
         loop = asyncio.get_running_loop()
@@ -154,9 +143,9 @@ def register(server: EvalensServer) -> None:
         if not 0 < holdout < 1:
             raise CommandRefused("`holdout` must be between 0 and 1")
         # the package's other skills stand beside it, as they will for its users (co_installed leaves it out)
-        beside = [skill_md.parent.parent] if skill_md.parent.parent.name == "skills" else []
+        beside = [skill.parent.parent] if skill.parent.parent.name == "skills" else []
         request = OptimizeRequest(
-            skill_dir=skill_md.parent,
+            skill_dir=skill.parent,
             trigger_set=trigger_set,
             with_installed=beside,
             engine=engine,
@@ -201,7 +190,7 @@ def register(server: EvalensServer) -> None:
             message = f"evalens: {result.error}" if result.error else "evalens: no rewrite accepted"
             ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
             return answer
-        text = ls.read_text(skill_md) or ""
+        text = ls.read_text(skill) or ""
         new_text = with_description(text, result.winner.description)
         annotated = bool(ls.cap("workspace.workspace_edit.change_annotation_support", None)) and bool(
             ls.cap("workspace.apply_edit", False)

@@ -1,5 +1,5 @@
 """The run feature's small types: bounded parallelism, a run in flight, a resolved target, the refusal a
-command answers with, and the one way command arguments are read."""
+command answers with, and the one way command arguments are read (and a command on one file is offered)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsprotocol import types  # noqa: F401 - re-exported for type hints of features
+from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from evalens.server import uris
@@ -124,3 +124,13 @@ def command_arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
     if out.get("uri") and uris.usable_path(out["uri"]) is None:
         raise CommandRefused(f"not a usable file URI: {out['uri'][:200]}")
     return out
+
+
+def uri_command(title: str, command: str, uri: str) -> types.Command:
+    """A command on one file: its one argument ``{"uri": uri}`` is what ``command_arg(args, uri=True)`` reads."""
+    return types.Command(title=title, command=command, arguments=[{"uri": uri}])
+
+
+def uri_action(title: str, kind: types.CodeActionKind, command: str, uri: str) -> types.CodeAction:
+    """``uri_command`` offered as a code action of the same title (the light bulb lists it by ``kind``)."""
+    return types.CodeAction(title=title, kind=kind, command=uri_command(title, command, uri))

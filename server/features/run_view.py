@@ -78,6 +78,14 @@ def anchor_for(view: Any, name: str | None) -> str | None:
     return base
 
 
+def view_answer(
+    fmt: str, text: str, title: str, report_path: Path | str, anchor: str | None
+) -> dict[str, Any]:
+    """The one shape of a ``runView`` answer (vscode-extension/src/runView.ts reads it): a run, a comparison or
+    a live page."""
+    return {"format": fmt, "text": text, "title": title, "reportPath": str(report_path), "anchor": anchor}
+
+
 def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str, Any] | None:
     """``compare: true``: the unit's two most recent runs side by side (None: no run of it yet)."""
     # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
@@ -102,13 +110,7 @@ def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str
     if cmp is None:
         return None
     text = render_compare_markdown(cmp) if fmt == "markdown" else render_compare_html(cmp)
-    return {
-        "format": fmt,
-        "text": text,
-        "title": f"evalens: compare {name}",
-        "reportPath": str(cmp.latest.report_path),
-        "anchor": None,
-    }
+    return view_answer(fmt, text, f"evalens: compare {name}", cmp.latest.report_path, None)
 
 
 def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
@@ -123,14 +125,7 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
     if live is None:
         return None
     text = render_live_markdown(live) if fmt == "markdown" else render_live_html(live)
-    return {
-        "format": fmt,
-        "text": text,
-        "title": f"evalens: {name} (running)",
-        "reportPath": str(live.report),
-        "anchor": "live",
-        "live": True,
-    }
+    return {**view_answer(fmt, text, f"evalens: {name} (running)", live.report, "live"), "live": True}
 
 
 def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None:
@@ -176,7 +171,7 @@ def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None
 
         text = render_html(view, anchor=anchor)
     title = f"evalens: {name}" if name else f"evalens: {report_path.name}"
-    return {"format": fmt, "text": text, "title": title, "reportPath": str(report_path), "anchor": anchor}
+    return view_answer(fmt, text, title, report_path, anchor)
 
 
 def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
