@@ -37,10 +37,8 @@ from evalens.runner.baseline import (
     remove_worktree,
     resolve,
     uplift_of,
-    uplift_text,
 )
 from evalens.runner.install import PackageError, PackageInfo, read_package
-from evalens.runner.pairwise import pairwise_text
 from evalens.runner.stats import newcombe_paired_difference, paired_bootstrap
 
 Part = Literal["references", "scripts", "hooks"]
@@ -301,45 +299,3 @@ def compare(
 def comparison(reference: Any, arm_report: Any, source: ArmSource, report: str | None) -> ArmComparison:
     units, pooled, method = compare(reference, arm_report, source.label)
     return ArmComparison(arm=source, report=report, uplift=pooled, method=cast(Any, method), units=units)
-
-
-# --------------------------------------------------------------------------- the table every face shows
-
-
-def arm_cell(u: Uplift, theirs: bool) -> str:
-    """``0/3 $0.0040``: one arm's runs that passed of those counted, and their cost (``theirs``: the compared
-    arm's side of the uplift, else the reference's)."""
-    passed, counted = (u.baseline_passed, u.baseline_counted) if theirs else (u.passed, u.counted)
-    cost = u.baseline_cost_usd if theirs else u.cost_usd
-    return f"{passed}/{counted}" + (f" ${cost:.4f}" if cost is not None else "")
-
-
-def arms_table(report: Any) -> tuple[list[str], list[list[str]], list[str]] | None:
-    """The reference report of an ``--arms`` run as one row per unit and one column per arm: the heading, the
-    rows (the reference's k/N and cost; each other arm's k/N, cost and the reference's uplift over it with its
-    interval; ``—`` where a unit has no comparison) and one pooled line per arm. None without ``arms``.
-    ``evalens show`` and the HTML page both print this."""
-    arms = report.arms
-    if arms is None:
-        return None
-    ref = arms.reference.label
-    head = ["unit", f"{ref} (reference)", *(c.arm.label for c in arms.comparisons)]
-    rows = []
-    for case in report.cases:
-        ups = [c.units.get(case.name) for c in arms.comparisons]
-        first = next((u for u in ups if u is not None), None)
-        cells = [f"{arm_cell(u, True)} · {uplift_text(u)}" if u is not None else "—" for u in ups]
-        rows.append([case.name, arm_cell(first, False) if first else "—", *cells])
-    pooled = []
-    for c in arms.comparisons:
-        how = {"newcombe-paired": "Newcombe paired", "paired-bootstrap": "paired bootstrap"}.get(
-            c.method or ""
-        )
-        n = len(c.units)
-        pooled.append(
-            f"{ref} vs {c.arm.label} (all units): {uplift_text(c.uplift) or 'no unit ran on both sides'}"
-            + (f" · {how} over {n} unit{'s' if n != 1 else ''}" if how else "")
-        )
-        if c.pairwise is not None:
-            pooled.append(pairwise_text(ref, c.arm.label, c.pairwise))
-    return head, rows, pooled

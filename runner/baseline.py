@@ -34,7 +34,6 @@ NO_SKILL = "no-skill"
 FOLDER = (
     "_baseline"  # the baseline units' artifacts, inside the report's folder (unit names never start with _)
 )
-MINUS = "\u2212"
 
 
 class BaselineError(Exception):
@@ -254,61 +253,6 @@ def attach(results: list[Any], bases: list[Any], label: str) -> None:
         base = by_name.get(result.name)
         if base is not None:
             result.uplift = unit_uplift(result, base, label)
-
-
-# --------------------------------------------------------------------------- wording (every face)
-
-
-def _pts(value: float) -> str:
-    n = round(value * 100)
-    return f"+{n}" if n > 0 else f"{MINUS}{-n}" if n < 0 else "0"
-
-
-def uplift_text(u: Uplift | None, *, interval: bool = True, against: bool = True) -> str:
-    """``▲ +40 pts vs no skill [−5, +75]``, ``▼ −20 pts vs v1 (3f9a0c1)``, ``= 0 pts vs no skill``; without
-    ``against`` the arm is not named (``▲ +40 pts [−5, +75]``: a table whose heading names it)."""
-    if u is None:
-        return ""
-    vs = f" vs {u.against}" if against else ""
-    if u.difference is None:
-        return f"?{vs} (no run passed or failed on one side)"
-    n = round(u.difference * 100)
-    text = f"{'▲' if n > 0 else '▼' if n < 0 else '='} {_pts(u.difference)} pts{vs}"
-    if interval and u.interval:
-        text += f" [{_pts(u.interval[0])}, {_pts(u.interval[1])}]"
-    return text
-
-
-def rates_text(u: Uplift) -> str:
-    """``with 3/3, without 0/3`` (errored baseline runs named)."""
-    text = f"with {u.passed}/{u.counted}, without {u.baseline_passed}/{u.baseline_counted}"
-    if u.baseline_errored:
-        text += f" +{u.baseline_errored} error" + ("s" if u.baseline_errored > 1 else "")
-    return text
-
-
-def cost_text(u: Uplift) -> str:
-    """The cost difference: USD when both sides reported one, else tokens, else ''; '' when no baseline run
-    passed or failed (runs that crashed did no comparable work, so there is nothing to compare against)."""
-    if u.baseline_counted == 0 or u.counted == 0:
-        return ""
-    if u.cost_usd is not None and u.baseline_cost_usd is not None:
-        d = u.cost_usd - u.baseline_cost_usd
-        sign = "+" if d >= 0 else MINUS
-        return f"cost {sign}${abs(d):.4f} (${u.cost_usd:.4f} vs ${u.baseline_cost_usd:.4f})"
-    if u.tokens is not None and u.baseline_tokens is not None:
-        d = u.tokens - u.baseline_tokens
-        sign = "+" if d >= 0 else MINUS
-        return f"tokens {sign}{abs(d):,} ({u.tokens:,} vs {u.baseline_tokens:,})"
-    return ""
-
-
-def describe(u: Uplift | None) -> str:
-    """One line for hovers, `evalens show` and summaries: uplift, rates, cost (and whether it was isolated)."""
-    if u is None:
-        return ""
-    unisolated = "unisolated: the baseline could read the package" if u.isolated is False else ""
-    return " · ".join(p for p in (uplift_text(u), rates_text(u), cost_text(u), unisolated) if p)
 
 
 # --------------------------------------------------------------------------- the batch's two sides

@@ -17,11 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.arms import arms_table
-from evalens.runner.baseline import uplift_text
-from evalens.runner.ci.shard import split
 from evalens.runner.report import NotAReport, load_report
 from evalens.runner.stats import Repeats
+from evalens.runner.uplift_words import arms_table, uplift_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,5 +270,9 @@ def shard_pairs(
     pairs = {f"{i:04d} {label}\x1f{unit}": (i, unit) for i, label in enumerate(cell_labels) for unit in units}
     keys = {pair: key for key, pair in pairs.items()}
     known = {keys[p]: d for p, d in (durations or {}).items() if p in keys}
+    # lazy: ci.shard reads the unit listings of every format (~0.25 s of model imports); `evalens show` and
+    # `evalens report` read a matrix without ever sharding one
+    from evalens.runner.ci.shard import split
+
     cut = split(list(pairs), count, known or None)
     return [[pairs[key] for key in shard] for shard in cut.shards]

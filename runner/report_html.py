@@ -14,12 +14,11 @@ import re
 from html import escape
 
 from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
-from evalens.runner.arms import arms_table
-from evalens.runner.baseline import describe
 from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.matrix import batch_matrix
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
 from evalens.runner.trigger_report import query_label, trigger_report
+from evalens.runner.uplift_words import arms_table, describe
 
 CSS = """
 :root{--bg:#fff;--fg:#1f2328;--mute:#656d76;--line:#d0d7de;--card:#f6f8fa;--pass:#1a7f37;--fail:#cf222e;

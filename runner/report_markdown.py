@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 
 from evalens.core.models.run_record import RunRecord
-from evalens.runner.baseline import describe
 from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.matrix import batch_matrix
 from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
+from evalens.runner.uplift_words import describe
 
 
 def _fence(text: str, lang: str = "text") -> str:

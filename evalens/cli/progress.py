@@ -21,9 +21,9 @@ from evalens.core.terminal_text import for_terminal
 from evalens.core.workflow_commands import escape as escape_command
 from evalens.core.workflow_commands import in_actions
 from evalens.core.workflow_commands import shown as shown_text
-from evalens.runner.baseline import cost_text, describe, rates_text, uplift_text
 from evalens.runner.results import repeat_label
 from evalens.runner.run_view import cost, tokens
+from evalens.runner.uplift_words import cost_text, describe, rates_text, uplift_text
 
 UPLIFT_STYLES = {"▲": "bold green", "▼": "bold red", "=": "bold", "?": "yellow"}
 VERDICT_STYLES = {

@@ -22,11 +22,8 @@ import sys
 from pathlib import Path
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
-from evalens.cli.shard import find_package, planned_units
 from evalens.core.index import find_package_root
 from evalens.core.workflow_commands import shown
-from evalens.runner.api import RunError
-from evalens.runner.ci.comment import pr_comment
 from evalens.runner.ci.merge import MergeError, merge_reports
 from evalens.runner.ci.shard import ShardError, durations_from, split
 from evalens.runner.matrix import matrix
@@ -124,6 +121,10 @@ def _split(argv: list[str]) -> int:
     p.add_argument("--json", action="store_true")
     args = p.parse_args(argv)
 
+    # lazy: cli.shard plans a run through evalens.runner.api (~0.3 s of imports); only `report split` needs it
+    from evalens.cli.shard import find_package, planned_units
+    from evalens.runner.api import RunError
+
     root = find_package(args.package)
     try:
         units = list(planned_units(root))
@@ -177,6 +178,10 @@ def _comment(argv: list[str]) -> int:
         print(
             f"evalens report comment: no base report at {args.base}; comparing with nothing", file=sys.stderr
         )
+    # lazy: the comment's paired gate matches units across renames through unit_identity, which reads eval
+    # files through every format (~0.4 s of imports); `report ci` and `report merge` never need it
+    from evalens.runner.ci.comment import pr_comment
+
     sys.stdout.write(pr_comment(report, base=base, key=args.key, report_url=args.url))
     return 0
 

@@ -25,7 +25,6 @@ from evalens.core.engines import default_engine, engine_names
 from evalens.core.validate import validate_file
 from evalens.core.workflow_commands import in_actions, shown
 from evalens.runner.api import UsageError, run_file
-from evalens.runner.baseline import describe
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
 from evalens.runner.reselect import pick
@@ -35,6 +34,7 @@ from evalens.runner.run_log import NotARunLog, find_log, read_log
 from evalens.runner.sandbox import plan_sandbox
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
+from evalens.runner.uplift_words import describe
 from evalens.runner.verdicts import passed
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2

@@ -20,8 +20,6 @@ from rich.table import Table
 
 from evalens.core.models.cassette import replay_label
 from evalens.core.terminal_text import for_terminal
-from evalens.runner.arms import arms_table
-from evalens.runner.baseline import describe
 from evalens.runner.matrix import batch_matrix
 from evalens.runner.report import NotAReport
 from evalens.runner.report_html import render_html
@@ -29,7 +27,7 @@ from evalens.runner.report_markdown import render_markdown
 from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown, rows
 from evalens.runner.run_view import call_summary, cost, find_report, load_view, tokens
 from evalens.runner.trigger_report import query_label, trigger_report
-from evalens.runner.unit_identity import last_run
+from evalens.runner.uplift_words import arms_table, describe
 
 VERDICT_STYLES = {"PASS": "bold green", "FAIL": "bold red", "ERROR": "bold magenta", "SKIP": "yellow"}
 
@@ -110,6 +108,9 @@ def _last_run(newest: Path, unit: str) -> tuple[Path, str]:
     """UNIT's last run in its package's reports: the newest report holding it, under the name it had there when
     it was renamed since (:mod:`evalens.runner.unit_identity`); else the newest report, which then says what it
     holds."""
+    # lazy: unit_identity reads eval files through every format (~0.3 s of imports); only a named UNIT needs it
+    from evalens.runner.unit_identity import last_run
+
     found = last_run(newest.parent.parent.parent, unit) if newest.parent.name == "reports" else None
     if found is None:
         return newest, unit

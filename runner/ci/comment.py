@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from evalens.runner.baseline import describe
 from evalens.runner.ci.gate import gate
 from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
 from evalens.runner.ci.paired import paired_gate
 from evalens.runner.ci.units import counts, pass_rate, units_of
 from evalens.runner.run_view import cost, tokens
+from evalens.runner.uplift_words import describe
 from evalens.runner.verdicts import passed
 
 MARKER = "<!-- evalens:pr-comment{key} -->"

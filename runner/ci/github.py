@@ -14,8 +14,8 @@ from typing import Any
 
 from evalens.core.workflow_commands import escape
 from evalens.core.workflow_commands import in_actions as in_actions
-from evalens.runner.baseline import cost_text, rates_text, uplift_text
 from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
+from evalens.runner.uplift_words import cost_text, rates_text, uplift_text
 
 ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
 CELL_CHARS = 300

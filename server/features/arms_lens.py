@@ -11,6 +11,7 @@ from pathlib import Path
 from lsprotocol import types
 
 from evalens.runner.report import NotAReport, load_report, reports_newest_first
+from evalens.runner.uplift_words import uplift_text
 from evalens.server import uris
 from evalens.server.server import EvalensServer
 
@@ -28,8 +29,6 @@ def _package_root(skill_md: Path) -> Path | None:
 
 def _titles(report_path: Path) -> list[str]:
     """The lens titles of one report (none without an arms section)."""
-    # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
-    from evalens.runner.baseline import uplift_text
 
     try:
         report = load_report(report_path)

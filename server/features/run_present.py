@@ -20,6 +20,7 @@ from evalens.runner.check_words import CHECK_KEYS
 from evalens.runner.results import repeat_label
 from evalens.runner.stats import Repeats
 from evalens.runner.trigger_report import query_label
+from evalens.runner.uplift_words import describe, uplift_text
 from evalens.server.convert import code_description, to_range
 from evalens.server.wire import client_declares
 
@@ -54,9 +55,6 @@ def verdict_title(result: Any) -> str:
     stale = " · stale" if getattr(result, "stale", None) else ""
     uplift = getattr(result, "uplift", None)
     if uplift is not None:  # --baseline: `✓ PASS 3/3 · ▲ +67 pts vs no skill` (the interval is in the hover)
-        # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
-        from evalens.runner.baseline import uplift_text
-
         stale += f" · {uplift_text(uplift, interval=False)}"
     replayed = replay_label(getattr(result, "replay", None))
     if replayed:  # a verdict from a cassette is never shown as a live run
@@ -303,9 +301,6 @@ def hover_markdown(record: Any, links: str = "") -> str:
         )
         parts.append(f"Runs: {repeat_label(r)} passed{hat} ({', '.join(r.run_verdicts)})")
     if getattr(r, "uplift", None) is not None:
-        # lazy: evalens.runner.baseline ~0.2 s to import; the server starts without it
-        from evalens.runner.baseline import describe
-
         parts.append(f"Uplift: {describe(r.uplift)} (the verdict is the runs with the skill)")
     if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
         parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")

@@ -11,6 +11,7 @@ import pytest
 
 from evalens.core.models.run_record import Usage
 from evalens.runner import baseline as bl
+from evalens.runner import uplift_words as words
 from evalens.runner.results import UnitResult
 
 
@@ -28,29 +29,29 @@ def test_uplift_all_against_none_is_plus_100_with_newcombe_interval() -> None:
     up = bl.unit_uplift(_result("a", ["PASS"] * 3), _result("a", ["FAIL"] * 3), "no skill")
     assert (up.passed, up.counted, up.baseline_passed, up.baseline_counted) == (3, 3, 0, 3)
     assert up.difference == 1.0 and up.interval == pytest.approx([0.2059, 1.0], abs=1e-4)
-    assert bl.uplift_text(up) == "▲ +100 pts vs no skill [+21, +100]"
-    assert bl.uplift_text(up, interval=False) == "▲ +100 pts vs no skill"
-    assert bl.rates_text(up) == "with 3/3, without 0/3"
+    assert words.uplift_text(up) == "▲ +100 pts vs no skill [+21, +100]"
+    assert words.uplift_text(up, interval=False) == "▲ +100 pts vs no skill"
+    assert words.rates_text(up) == "with 3/3, without 0/3"
 
 
 def test_uplift_published_example_and_signs() -> None:
     # Newcombe (1998) example (a): 56/70 vs 48/80 -> +20 pts, 0.0524..0.3339
     up = bl.uplift_of((56, 70), (48, 80, 0), "v1 (abc1234)")
-    assert bl.uplift_text(up) == "▲ +20 pts vs v1 (abc1234) [+5, +33]"
+    assert words.uplift_text(up) == "▲ +20 pts vs v1 (abc1234) [+5, +33]"
     down = bl.uplift_of((1, 5), (4, 5, 0), "no skill")
-    assert bl.uplift_text(down).startswith("▼ \u221260 pts vs no skill [\u2212")
+    assert words.uplift_text(down).startswith("▼ \u221260 pts vs no skill [\u2212")
     same = bl.uplift_of((2, 4), (2, 4, 0), "no skill")
-    assert bl.uplift_text(same).startswith("= 0 pts vs no skill [\u2212")
-    assert bl.uplift_text(None) == ""
+    assert words.uplift_text(same).startswith("= 0 pts vs no skill [\u2212")
+    assert words.uplift_text(None) == ""
 
 
 def test_errored_baseline_runs_are_not_counted_and_an_empty_side_has_no_difference() -> None:
     up = bl.unit_uplift(_result("a", ["PASS", "PASS"]), _result("a", ["FAIL", "ERROR"]), "no skill")
     assert (up.baseline_passed, up.baseline_counted, up.baseline_errored) == (0, 1, 1)
-    assert bl.rates_text(up) == "with 2/2, without 0/1 +1 error"
+    assert words.rates_text(up) == "with 2/2, without 0/1 +1 error"
     none = bl.unit_uplift(_result("a", ["PASS"]), _result("a", ["ERROR", "ERROR"]), "no skill")
     assert none.difference is None and none.interval is None
-    assert bl.uplift_text(none).startswith("? vs no skill")
+    assert words.uplift_text(none).startswith("? vs no skill")
 
 
 def test_cost_difference_in_usd_else_tokens() -> None:
@@ -59,15 +60,15 @@ def test_cost_difference_in_usd_else_tokens() -> None:
         _result("a", ["FAIL"], Usage(input_tokens=60, output_tokens=10, cost_usd=0.02)),
         "no skill",
     )
-    assert bl.cost_text(up) == "cost +$0.0300 ($0.0500 vs $0.0200)"
+    assert words.cost_text(up) == "cost +$0.0300 ($0.0500 vs $0.0200)"
     codex = bl.unit_uplift(
         _result("a", ["PASS"], Usage(input_tokens=100, output_tokens=20)),
         _result("a", ["FAIL"], Usage(input_tokens=160, output_tokens=10)),
         "no skill",
     )
-    assert bl.cost_text(codex) == "tokens \u221250 (120 vs 170)"
-    assert bl.cost_text(bl.unit_uplift(_result("a", ["PASS"]), _result("a", ["FAIL"]), "no skill")) == ""
-    assert "cost +$0.0300" in bl.describe(up)
+    assert words.cost_text(codex) == "tokens \u221250 (120 vs 170)"
+    assert words.cost_text(bl.unit_uplift(_result("a", ["PASS"]), _result("a", ["FAIL"]), "no skill")) == ""
+    assert "cost +$0.0300" in words.describe(up)
 
 
 def test_batch_uplift_pools_the_units_and_attach_matches_by_name() -> None:
@@ -243,8 +244,8 @@ def test_report_restores_the_uplift_and_keeps_baseline_units_apart(baseline_pack
     assert set(last) == {"greet", "plain"}  # baseline units are never a unit's last result
     greet = last["greet"]
     assert greet.verdict == "PASS" and greet.uplift is not None
-    assert bl.uplift_text(greet.uplift) == "▲ +100 pts vs no skill [+7, +100]"
-    assert bl.uplift_text(last["plain"].uplift) == "= 0 pts vs no skill [\u221266, +66]"
+    assert words.uplift_text(greet.uplift) == "▲ +100 pts vs no skill [+7, +100]"
+    assert words.uplift_text(last["plain"].uplift) == "= 0 pts vs no skill [\u221266, +66]"
 
 
 def test_show_terminal_and_html_show_the_uplift_and_the_baseline_units(

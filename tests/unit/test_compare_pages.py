@@ -10,10 +10,11 @@ from pathlib import Path
 from evalens.cli.main import main
 from evalens.core.models.baseline import ArmSource, ReportArms
 from evalens.core.models.uaaps import ReportAgent, Usage
-from evalens.runner.arms import arms_table, comparison
+from evalens.runner.arms import comparison
 from evalens.runner.matrix import batch_reports, cell_report_name
 from evalens.runner.report_html import render_html
 from evalens.runner.run_view import load_view
+from evalens.runner.uplift_words import arms_table
 from tests.unit.ci_helpers import make_case, make_report, write
 
 EVIL = '<img src=x onerror="alert(1)">'

@@ -316,8 +316,9 @@ def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from evalens.runner.api_types import RunError, RunRequest
-    from evalens.runner.baseline import BaselinePlan, describe, report_section
+    from evalens.runner.baseline import BaselinePlan, report_section
     from evalens.runner.suites.uaaps import plan_run
+    from evalens.runner.uplift_words import describe
 
     pkg = make_package(tmp_path / "pkg", cases={"a": case("pass")})
     monkeypatch.setenv("EVALENS_NO_BWRAP", "1")
@@ -342,7 +343,8 @@ def test_a_baseline_without_an_enforced_sandbox_is_refused_unless_allowed(
 
 def test_no_cost_comparison_against_baseline_runs_that_all_crashed() -> None:
     from evalens.core.models.run_record import Usage
-    from evalens.runner.baseline import cost_text, unit_uplift
+    from evalens.runner.baseline import unit_uplift
+    from evalens.runner.uplift_words import cost_text
 
     mine = UnitResult(
         name="a", verdict="PASS", usage=Usage(input_tokens=100, output_tokens=10, cost_usd=0.01)
