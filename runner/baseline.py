@@ -124,17 +124,37 @@ def resolve(value: str | None, where: Path) -> BaselinePlan | None:
         return BaselinePlan("no-skill")
     if value.startswith("-"):
         raise BaselineError(f"--baseline {value}: not a git ref (use `no-skill` or a branch, tag or commit)")
+    try:
+        repo, commit = ref_commit(
+            f"--baseline {value}",
+            value,
+            where if where.is_dir() else where.parent,
+            git_for=" (needed to check out the ref)",
+        )
+    except GitRefError as exc:
+        raise BaselineError(str(exc)) from None
+    return BaselinePlan("ref", ref=value, commit=commit, repo=repo)
+
+
+class GitRefError(Exception):
+    """A git ref an option names cannot be used: no git, no repository, or no such commit."""
+
+
+def ref_commit(
+    option: str, ref: str, folder: Path, *, git_for: str = "", unknown_hint: str = ""
+) -> tuple[Path, str]:
+    """The repository holding ``folder`` and the commit ``ref`` names in it, for ``--baseline`` and
+    ``--changed-since`` alike; each error starts with the ``option`` as the user typed it. Blocking (runs git)."""
     if shutil.which("git") is None:
-        raise BaselineError(f"--baseline {value}: git is not installed (needed to check out the ref)")
-    folder = where if where.is_dir() else where.parent
+        raise GitRefError(f"{option}: git is not installed{git_for}")
     top = _git(folder, "rev-parse", "--show-toplevel")
     if top.returncode != 0 or not top.stdout.strip():
-        raise BaselineError(f"--baseline {value}: {folder} is not inside a git repository")
+        raise GitRefError(f"{option}: {folder} is not inside a git repository")
     repo = Path(top.stdout.strip()).resolve()
-    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{value}^{{commit}}")
+    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
     if commit.returncode != 0 or not commit.stdout.strip():
-        raise BaselineError(f"--baseline {value}: unknown git ref in {repo}")
-    return BaselinePlan("ref", ref=value, commit=commit.stdout.strip(), repo=repo)
+        raise GitRefError(f"{option}: unknown git ref in {repo}{unknown_hint}")
+    return repo, commit.stdout.strip()
 
 
 def _add_worktree(plan: BaselinePlan) -> Path:

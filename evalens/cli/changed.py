@@ -9,12 +9,11 @@ The engine and model are not compared: a pull request does not change them.
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.baseline import _git, remove_worktree
+from evalens.runner.baseline import GitRefError, _git, ref_commit, remove_worktree
 from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
 from evalens.runner.fingerprint import changes, text_hash
 
@@ -40,23 +39,20 @@ def _fingerprint(root: Path, case_file: Path) -> Any:
 def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]:
     """Unit name → why it is picked (what changed since ``ref``), for the units of ``units`` (name → case
     file) whose inputs differ at ``ref``. Blocking (git worktree, hashing)."""
-    if shutil.which("git") is None:
-        raise ChangedSinceError(f"--changed-since {ref}: git is not installed")
     root = root.resolve()
-    top = _git(root, "rev-parse", "--show-toplevel")
-    if top.returncode != 0 or not top.stdout.strip():
-        raise ChangedSinceError(f"--changed-since {ref}: {root} is not inside a git repository")
-    repo = Path(top.stdout.strip()).resolve()
-    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
-    if commit.returncode != 0 or not commit.stdout.strip():
-        raise ChangedSinceError(
-            f"--changed-since {ref}: unknown git ref in {repo} (fetch it first, e.g. "
-            f"`git fetch origin {ref}` with fetch-depth: 0)"
+    try:
+        repo, commit = ref_commit(
+            f"--changed-since {ref}",
+            ref,
+            root,
+            unknown_hint=f" (fetch it first, e.g. `git fetch origin {ref}` with fetch-depth: 0)",
         )
+    except GitRefError as exc:
+        raise ChangedSinceError(str(exc)) from None
     parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
     tree = parent / "tree"
     try:
-        added = _git(repo, "worktree", "add", "--detach", str(tree), commit.stdout.strip())
+        added = _git(repo, "worktree", "add", "--detach", str(tree), commit)
         if added.returncode != 0:
             why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
             raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {why}")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from evalens.cli.changed import ChangedSinceError, changed_units
 from evalens.core.models.run_record import Usage
 from evalens.runner import baseline as bl
 from evalens.runner import uplift_words as words
@@ -108,6 +109,17 @@ def test_resolve_errors_are_one_line(tmp_path: Path) -> None:
         bl.resolve("v1", tmp_path)
     with pytest.raises(bl.BaselineError, match="not a git ref"):
         bl.resolve("--upload-pack=x", tmp_path)
+
+
+def test_changed_since_words_its_git_errors_like_baseline(tmp_path: Path) -> None:
+    """--changed-since and --baseline find a ref's commit one way (ref_commit); each error names its own option."""
+    with pytest.raises(ChangedSinceError, match=r"^--changed-since main: .* is not inside a git repository$"):
+        changed_units(tmp_path, {}, "main")
+    _git("init", "-q", cwd=tmp_path)
+    with pytest.raises(
+        ChangedSinceError, match=r"^--changed-since main: unknown git ref in .*\(fetch it first"
+    ):
+        changed_units(tmp_path, {}, "main")
 
 
 def test_worktree_exists_only_while_the_batch_runs_even_when_cancelled(tmp_path: Path) -> None:
