@@ -316,7 +316,16 @@ def test_hostile_agent_is_contained(
     assert [c["kind"] for c in by_name["forge"]["checks"] if c["status"] == "FAIL"] == ["agent_blocked"]
 
     # Output is bounded while it streams: an honest ERROR, a small report folder, a small runner.
-    assert "truncated" in by_name["text-flood"]["error"]
+    flood = by_name["text-flood"]
+    assert flood["verdict"] == "ERROR", flood
+    flood_record = json.loads((artifacts["text-flood"] / "transcript.json").read_text())
+    printed = flood_record["output_bytes"].get("stdout", 0)
+    # The capture limit must cut the stream whenever the CLI printed past it. Claude Code has been seen (under
+    # load, and in cgroups: bd2da11) to exit without printing the end of its 6 MB reply; then the run is ERROR
+    # for the missing result event, and there was nothing past the limit to cut in this run.
+    cli_lost_its_reply = printed <= CAPTURE_MB << 20 and "no result event" in flood["error"]
+    if not cli_lost_its_reply:
+        assert "truncated" in flood["error"], (flood["error"], printed)
     if full:
         assert (
             "link out" in by_name["fixture-link"]["error"] and "link out" in by_name["fixture-dot"]["error"]
@@ -329,3 +338,8 @@ def test_hostile_agent_is_contained(
     # Nothing left behind.
     assert list((work / "sandboxes").iterdir()) == []
     assert surviving(arena.canary) == []
+    if cli_lost_its_reply:
+        pytest.xfail(
+            f"{engine} printed {printed} bytes of its text flood and no result event (the CLI's own loss): "
+            "the capture limit was not reached in this run"
+        )
