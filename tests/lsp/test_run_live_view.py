@@ -141,14 +141,7 @@ async def test_show_run_follows_a_running_skilljack_task(live_client: LanguageCl
     assert md["live"] is True and md["text"].startswith("## RUNNING live-task\n"), md
     assert "- run 1: PASS" in md["text"] and "- run 2: running" in md["text"], md["text"]
 
-    result = await asyncio.wait_for(run, TIMEOUT)
-    assert result["verdict"] == "PASS", result
-    done = await _command(client, "evalens.runView", unit)
-    assert done is not None and not done.get("live"), done
-    assert done["title"] == "evalens: live-task" and Path(done["reportPath"]) == report and report.is_file()
-    assert "RUNNING" not in done["text"] and "live-task" in done["text"]
-    md = await _command(client, "evalens.runView", {**unit, "format": "markdown"})
-    assert "## PASS live-task" in md["text"] and not md.get("live"), md["text"][:500]
+    await _finished_page(client, unit, run, report)
 
 
 @pytest.fixture
@@ -178,9 +171,17 @@ async def test_show_run_follows_a_running_uaaps_case(uaaps_pkg: Path, live_clien
     assert md["live"] is True and md["text"].startswith("## RUNNING live-case\n"), md
     assert ": PASS" in md["text"] and ": running" in md["text"], md["text"]
 
+    await _finished_page(client, unit, run, report)
+
+
+async def _finished_page(client: LanguageClient, unit: dict[str, Any], run: Any, report: Path) -> None:
+    """Once the run ends, the same request answers the finished run page of the batch's report."""
+    name = unit["name"]
     result = await asyncio.wait_for(run, TIMEOUT)
     assert result["verdict"] == "PASS", result
     done = await _command(client, "evalens.runView", unit)
     assert done is not None and not done.get("live"), done
-    assert done["title"] == "evalens: live-case" and Path(done["reportPath"]) == report and report.is_file()
-    assert "RUNNING" not in done["text"] and "live-case" in done["text"]
+    assert done["title"] == f"evalens: {name}" and Path(done["reportPath"]) == report and report.is_file()
+    assert "RUNNING" not in done["text"] and name in done["text"]
+    md = await _command(client, "evalens.runView", {**unit, "format": "markdown"})
+    assert f"## PASS {name}" in md["text"] and not md.get("live"), md["text"][:500]
