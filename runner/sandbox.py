@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from evalens.core.regular_files import open_regular, read_chunks
 from evalens.runner import bwrap, live, replay
 from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runner's one sandbox entry point
     AgentRun,
@@ -41,7 +42,7 @@ from evalens.runner.run_limits import Meter
 from evalens.runner.seccomp_filter import filter_fd
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator
+    from collections.abc import Callable
 
     from evalens.runner.engines.base import Engine, Transcript
     from evalens.runner.run_limits import RunLimits
@@ -663,32 +664,9 @@ def truncation_note(run: AgentRun) -> str | None:
     )
 
 
-@contextlib.contextmanager
-def open_regular(path: Path) -> Iterator[int | None]:
-    """A read-only descriptor of ``path`` if it is a regular file, never opened through a link or blocking on a
-    FIFO (the workspace is the agent's: it may have planted either); None when it is not, or cannot be opened."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError:
-        yield None
-        return
-    try:
-        yield fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    finally:
-        os.close(fd)
-
-
-def read_chunks(fd: int, limit: int) -> Iterator[bytes]:
-    """The first ``limit`` bytes of ``fd``, a chunk at a time."""
-    remaining = limit
-    while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
-        remaining -= len(chunk)
-        yield chunk
-
-
 def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
     """Copy at most ``limit`` bytes of a regular file (never through a link); True if it was cut short."""
-    with open_regular(src) as fd:
+    with open_regular(src, follow_links=False) as fd:
         if fd is None:
             return False
         dest.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalens.core.models.run_record import FileChange
+from evalens.core.regular_files import read_regular_bytes
 from evalens.runner.bounds import (
     BASELINE_FILE_LIMIT,
     BASELINE_TOTAL_LIMIT,
@@ -21,7 +22,7 @@ from evalens.runner.bounds import (
     Bounds,
     limit,
 )
-from evalens.runner.sandbox import open_regular, read_chunks, snapshot
+from evalens.runner.sandbox import snapshot
 
 
 @dataclass(slots=True)
@@ -30,15 +31,6 @@ class Baseline:
 
     meta: dict[str, tuple[int, int]] = field(default_factory=dict)
     content: dict[str, bytes] = field(default_factory=dict)
-
-
-def read_bounded(path: Path, cap: int) -> bytes | None:
-    """At most ``cap`` + 1 bytes of a regular file, never through a link; None if unreadable."""
-    try:
-        with open_regular(path) as fd:
-            return None if fd is None else b"".join(read_chunks(fd, cap + 1))
-    except OSError:
-        return None
 
 
 def baseline(workspace: Path) -> Baseline:
@@ -50,7 +42,7 @@ def baseline(workspace: Path) -> Baseline:
     for rel, (size, _mtime) in sorted(base.meta.items()):
         if size > file_cap or total + size > total_cap:
             continue
-        data = read_bounded(workspace / rel, file_cap)
+        data = read_regular_bytes(workspace / rel, file_cap, follow_links=False)
         if data is not None and len(data) <= file_cap:
             base.content[rel] = data
             total += len(data)
@@ -97,7 +89,7 @@ def changes(base: Baseline, workspace: Path, bounds: Bounds) -> list[FileChange]
             status=status,  # type: ignore[arg-type]
             size=after[rel][0] if rel in after else None,
         )
-        new_bytes = read_bounded(workspace / rel, file_cap) if rel in after else b""
+        new_bytes = read_regular_bytes(workspace / rel, file_cap, follow_links=False) if rel in after else b""
         old_bytes = base.content.get(rel, b"") if rel in base.meta else b""
         if rel in base.meta and rel not in base.content:
             change.note = (

@@ -8,25 +8,42 @@ import json
 import os
 import stat
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 
-def read_regular_bytes(path: str | Path, limit: int) -> bytes | None:
-    """Up to ``limit + 1`` bytes of a regular file (so callers can tell an oversized one), or None."""
+@contextlib.contextmanager
+def open_regular(path: str | Path, *, follow_links: bool = True) -> Iterator[int | None]:
+    """A read-only descriptor of ``path`` if it is a regular file, never blocking on a FIFO; None when it is not,
+    or cannot be opened. ``follow_links=False`` for a folder the agent wrote (it may have planted a link out)."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        fd = os.open(path, flags)
     except (OSError, ValueError):
-        return None
+        yield None
+        return
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            return fh.read(limit + 1)
-    except OSError:
-        return None
+        yield fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
     finally:
         os.close(fd)
+
+
+def read_chunks(fd: int, limit: int) -> Iterator[bytes]:
+    """The first ``limit`` bytes of ``fd``, a chunk at a time."""
+    remaining = limit
+    while remaining > 0 and (chunk := os.read(fd, min(1 << 20, remaining))):
+        remaining -= len(chunk)
+        yield chunk
+
+
+def read_regular_bytes(path: str | Path, limit: int, *, follow_links: bool = True) -> bytes | None:
+    """Up to ``limit + 1`` bytes of a regular file (so callers can tell an oversized one), or None."""
+    try:
+        with open_regular(path, follow_links=follow_links) as fd:
+            return None if fd is None else b"".join(read_chunks(fd, limit + 1))
+    except OSError:
+        return None
 
 
 MAX_INPUT_BYTES = 256 << 20  # a report, record or eval file the CLI reads whole (EVALENS_MAX_INPUT_MB)
