@@ -345,7 +345,7 @@ def load_cassette(path: Path) -> list[CassetteExchange]:
     unreadable: every request then differs, which strict replay reports)."""
     try:
         cassette = Cassette.model_validate(json.loads(read_regular(path).decode("utf-8")))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # a hostile cassette nested too deeply is unreadable too
         return []
     return [e.model_copy(update={"request": unpack(e.request, cassette.shared)}) for e in cassette.exchanges]
 

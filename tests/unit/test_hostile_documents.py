@@ -11,6 +11,7 @@ import pytest
 
 from evalens.core.index import IndexCache
 from evalens.core.validate import validate_text
+from evalens.runner.replay import load_cassette
 from tests.unit.test_cli import run
 
 FIXTURE = 'name: f\ninput:\n  prompt: Summarise it.\n  files: ["{}"]\njudge:\n  criteria: Mentions it.\n'
@@ -68,6 +69,14 @@ def test_deeply_nested_report_is_a_clear_error(tmp_path: Path):
         assert proc.returncode != 0
         assert "Traceback" not in proc.stderr and "RecursionError" not in proc.stderr, proc.stderr
         assert "nested too deeply" in proc.stderr
+
+
+def test_deeply_nested_cassette_is_unreadable_not_a_crash(tmp_path: Path):
+    """A committed cassette is an untrusted file: nested too deeply, it replays nothing (strict replay then says
+    every request differs) instead of raising RecursionError out of the run."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    assert load_cassette(deep) == []
 
 
 def _best(text: str, path: str, tries: int) -> float:
