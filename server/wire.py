@@ -293,6 +293,21 @@ class MatrixAnswer(Wire):
     """``<file>: <why>`` for each cell report that could not be read."""
 
 
+class RunViewAnswer(Wire):
+    """The answer of ``evalens.runView`` (or null when the unit never ran): one page, a run, a comparison of two
+    runs or a live run, rendered by the server."""
+
+    format: Literal["html", "markdown"]
+    text: str
+    title: str
+    report_path: str
+    """The report the page shows (a live page: the batch's report, still to be written)."""
+    anchor: str | None = None
+    """The element to scroll to: the first failed check, or ``live``."""
+    live: bool | None = None
+    """True for a live page: the unit is still running, and the page shows the runs finished so far."""
+
+
 class NewCaseResult(Wire):
     """The answer of ``evalens.newCase``: the file the case was written to and the position of its prompt."""
 
@@ -406,6 +421,7 @@ MODELS: tuple[type[Wire], ...] = (
     MatrixArgs,
     MatrixRow,
     MatrixAnswer,
+    RunViewAnswer,
     NewCaseResult,
     CancelRunResult,
     LastReportResult,

@@ -20,7 +20,7 @@ from evalens.core.index import find_package_root
 from evalens.runner.report import NotAReport, load_report
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL
-from evalens.server.wire import ListRunsArgs, RunEntry
+from evalens.server.wire import ListRunsArgs, RunEntry, RunViewAnswer
 
 MAX_REPORTS = 50
 
@@ -79,11 +79,20 @@ def anchor_for(view: Any, name: str | None) -> str | None:
 
 
 def view_answer(
-    fmt: str, text: str, title: str, report_path: Path | str, anchor: str | None
+    fmt: str, text: str, title: str, report_path: Path | str, anchor: str | None, *, live: bool = False
 ) -> dict[str, Any]:
-    """The one shape of a ``runView`` answer (vscode-extension/src/runView.ts reads it): a run, a comparison or
-    a live page."""
-    return {"format": fmt, "text": text, "title": title, "reportPath": str(report_path), "anchor": anchor}
+    """A ``runView`` answer as declared on the wire (:class:`~evalens.server.wire.RunViewAnswer`): a run, a
+    comparison or a live page."""
+    answer = RunViewAnswer(
+        format=fmt,  # type: ignore[arg-type]  # render() only asks for html or markdown
+        text=text,
+        title=title,
+        report_path=str(report_path),
+        anchor=anchor,
+    )
+    if live:
+        answer.live = True
+    return answer.wire()
 
 
 def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str, Any] | None:
@@ -125,7 +134,7 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
     if live is None:
         return None
     text = render_live_markdown(live) if fmt == "markdown" else render_live_html(live)
-    return {**view_answer(fmt, text, f"evalens: {name} (running)", live.report, "live"), "live": True}
+    return view_answer(fmt, text, f"evalens: {name} (running)", live.report, "live", live=True)
 
 
 def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None:

@@ -257,6 +257,22 @@ export interface MatrixAnswer {
   unread: string[];
 }
 
+/**
+ * The answer of `evalens.runView` (or null when the unit never ran): one page, a run, a comparison of two
+ * runs or a live run, rendered by the server.
+ */
+export interface RunViewAnswer {
+  format: "html" | "markdown";
+  text: string;
+  title: string;
+  /** The report the page shows (a live page: the batch's report, still to be written). */
+  reportPath: string;
+  /** The element to scroll to: the first failed check, or `live`. */
+  anchor?: string | null;
+  /** True for a live page: the unit is still running, and the page shows the runs finished so far. */
+  live?: boolean | null;
+}
+
 /** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
 export interface NewCaseResult {
   uri: string;

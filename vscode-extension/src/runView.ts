@@ -2,19 +2,10 @@
 import * as vscode from "vscode";
 import type { EvalServer } from "./client";
 import { isTrouble, turnText } from "./liveTurns";
-import { caseKey, RunTurnParams } from "./protocol";
+import { caseKey, RunTurnParams, RunViewAnswer } from "./protocol";
 
 export const RUN_VIEW_COMMAND = "evalens.runView";
 export const VIEW_TYPE = "evalens.run";
-
-/** The answer of `evalens.runView`. */
-export interface RunViewAnswer {
-  format: "html" | "markdown";
-  text: string;
-  title: string;
-  reportPath: string;
-  anchor?: string | null;
-}
 
 /** What to show: a unit of an eval file, or (with reportPath alone) a whole report; `compare`: the unit's two
  * most recent runs side by side. */
