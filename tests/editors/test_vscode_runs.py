@@ -42,7 +42,7 @@ SKILL_CREATOR_EVALS = {
 
 FOLLOWED_CASE = """\
 name: followed
-description: A slow run (the model waits 12 s before its reply), so Show Run can follow it
+description: A slow run (the model holds its reply until the driver has seen the run live, 120 s at most), so Show Run can follow it
 target: skill:pdf-tools
 input:
   prompt: "Extract all text from fixtures/sample.txt into output/extracted.txt SCENARIO=slow-extract"

@@ -95,7 +95,9 @@ replies quote the first line of the request's fenced material as ``evidence``, a
 
 More scenarios can be loaded from a JSON file (``--scenarios FILE``: ``{"name": [step, ...]}``); a step is one of
 ``{"text": s}``, ``{"write": {"path": p, "content": c}}``, ``{"shell": cmd}``, ``{"tool": name, "input": {...}}``,
-``{"error": status}``, ``{"sleep": seconds}`` (then the next step's reply is sent in the same response).
+``{"error": status}``, ``{"sleep": seconds}`` (then the next step's reply is sent in the same response). A sleep
+with ``"until": name`` ends early once the file ``name`` exists in the log dir: a test that must watch a run while it
+is running releases it when it has seen it, so a slow machine cannot make the run end before the test looks.
 
 Observability: with ``--log-dir``, each request appends one JSON line to ``requests.jsonl`` (method, path, selected
 headers, scenario, step, model, stream flag, counts) and its full body is saved as ``NNNN-body.json``.
@@ -464,6 +466,7 @@ class Reply:
         tool_input: dict[str, Any] | None = None,
         error: int | None = None,
         delay: float = 0.0,
+        release: Path | None = None,
         scenario: str = "",
         step: int = 0,
         custom_input: str | None = None,
@@ -476,8 +479,19 @@ class Reply:
         )
         self.error = error
         self.delay = delay
+        self.release = release  # the delay ends early once this file exists
         self.scenario = scenario
         self.step = step
+
+
+def _wait(state: FakeState, seconds: float, release: Path | None) -> None:
+    """Sleep ``seconds``, or less once ``release`` exists (polled) or the server stops."""
+    deadline = time.monotonic() + seconds
+    while not state.stopping.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0 or (release is not None and release.exists()):
+            return
+        state.stopping.wait(min(left, 0.2) if release is not None else left)
 
 
 def _fill(value: Any, values: dict[str, str]) -> Any:
@@ -677,11 +691,14 @@ def choose_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
         "listed_skill": conv.listed_skill(conv.token("NEEDS")) or "",
     }
     delay = 0.0
+    release = None
     if "sleep" in step:
         delay = float(step["sleep"])
+        if step.get("until") and state.log_dir:
+            release = state.log_dir / Path(str(step["until"])).name
         step = steps[min(index + 1, len(steps) - 1)]
     step = _fill(step, values)
-    reply = Reply(scenario=name, step=index, delay=delay)
+    reply = Reply(scenario=name, step=index, delay=delay, release=release)
     if "error" in step:
         reply.error = int(step["error"])
     elif "text" in step:
@@ -1148,7 +1165,7 @@ class Handler(BaseHTTPRequestHandler):
             raw,
         )
         if reply.delay:
-            state.stopping.wait(reply.delay)
+            _wait(state, reply.delay, reply.release)
         if reply.error:
             self._send_json(reply.error, error_body(api, reply.error))
             return

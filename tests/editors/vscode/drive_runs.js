@@ -7,10 +7,19 @@ const {
   runPageFrame, launch,
 } = require('./lib');
 
+const fs = require('fs');
+const path = require('path');
+
 const [BASE, FOLDER] = process.argv.slice(2);
 const LENS_TIMEOUT = Number(process.env.LENS_TIMEOUT_MS || 240000);
 const ONLY = (process.env.STEPS || '').split(',').filter(Boolean);
 const wanted = (name) => ONLY.length === 0 || ONLY.includes(name);
+
+/** Let the fake model send the followed case's reply (scenarios_runs.json holds it until this file exists). */
+function releaseFollowed() {
+  fs.mkdirSync(path.join(OUT, 'fakemodel'), { recursive: true });
+  fs.writeFileSync(path.join(OUT, 'fakemodel', 'release-followed'), '');
+}
 
 /** Every Test Explorer row: its aria-label (name and state) and its text (label, description, tags). */
 async function testRows(page) {
@@ -88,33 +97,37 @@ async function showTesting(page) {
         const lens = page.locator('.editor-instance .codelens-decoration', { hasText: 'Run all evals' }).first();
         await lens.waitFor({ timeout: 60000 });
         await lens.locator('a', { hasText: 'Run all evals' }).first().click({ timeout: 15000 });
-        await showTesting(page);
-        const tree = page.locator('.test-explorer .monaco-list-row');
-        let index = -1;
-        for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
-          const rows = await testRows(page);
-          index = rows.findIndex((r) => r.label.startsWith('followed (') && /Running/i.test(r.label));
-          if (index < 0) await page.waitForTimeout(500);
-        }
-        if (index < 0) throw new Error(`the followed case never showed as running: ${JSON.stringify(await testRows(page))}`);
-        await tree.nth(index).click({ button: 'right' });
-        await chooseMenuItem(page, 'Show Run');
-        let live = null;
-        for (let i = 0; i < 120 && !live; i++) {
-          for (const f of page.frames()) {
-            const ok = await f.evaluate(() => document.body && document.body.dataset.anchor === 'live').catch(() => false);
-            if (ok) live = f;
+        try {
+          await showTesting(page);
+          const tree = page.locator('.test-explorer .monaco-list-row');
+          let index = -1;
+          for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
+            const rows = await testRows(page);
+            index = rows.findIndex((r) => r.label.startsWith('followed (') && /Running/i.test(r.label));
+            if (index < 0) await page.waitForTimeout(500);
           }
-          if (!live) await page.waitForTimeout(250);
+          if (index < 0) throw new Error(`the followed case never showed as running: ${JSON.stringify(await testRows(page))}`);
+          await tree.nth(index).click({ button: 'right' });
+          await chooseMenuItem(page, 'Show Run');
+          let live = null;
+          for (let i = 0; i < 120 && !live; i++) {
+            for (const f of page.frames()) {
+              const ok = await f.evaluate(() => document.body && document.body.dataset.anchor === 'live').catch(() => false);
+              if (ok) live = f;
+            }
+            if (!live) await page.waitForTimeout(250);
+          }
+          if (!live) throw new Error('no live run page');
+          result.liveBadge = (await live.locator('h1 .badge').innerText()).trim();
+          for (let i = 0; i < 60; i++) {
+            result.liveTurns = await live.locator('pre.turn').allInnerTexts().catch(() => result.liveTurns || []);
+            if (result.liveTurns.length > 0) break;
+            await page.waitForTimeout(250);
+          }
+          await page.screenshot({ path: `${OUT}/show-run-live.png` });
+        } finally {
+          releaseFollowed(); // seen live (or failed to): now the run may finish
         }
-        if (!live) throw new Error('no live run page');
-        result.liveBadge = (await live.locator('h1 .badge').innerText()).trim();
-        for (let i = 0; i < 60; i++) {
-          result.liveTurns = await live.locator('pre.turn').allInnerTexts().catch(() => result.liveTurns || []);
-          if (result.liveTurns.length > 0) break;
-          await page.waitForTimeout(250);
-        }
-        await page.screenshot({ path: `${OUT}/show-run-live.png` });
         const finished = await runPageFrame(page, 'u-followed', false, LENS_TIMEOUT);
         result.followedVerdict = (await finished.locator('section.unit header .badge').first().innerText()).trim();
         await page.screenshot({ path: `${OUT}/show-run-finished.png` });
