@@ -36,7 +36,7 @@ from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runn
 )
 from evalens.runner.bwrap import _configured_uid, probe_identities
 from evalens.runner.engine_mirror import sources_for
-from evalens.runner.engines.base import SandboxPaths
+from evalens.runner.engines.base import Invocation, SandboxPaths
 from evalens.runner.resource_limits import MB, ResourceLimits, create_cgroup, launch_prefix, sandbox_bytes
 from evalens.runner.run_limits import Meter
 from evalens.runner.seccomp_filter import filter_fd
@@ -366,19 +366,15 @@ def _endpoint_vars(engine: Engine, env: dict[str, str]) -> dict[str, str]:
 def _prepare_launch(
     engine: Engine,
     plan: SandboxPlan,
-    paths: SandboxPaths,
-    prompt: str,
-    model: str | None,
-    env_in: dict[str, str],
+    invocation: Invocation,
     bridges_spec: list[Any],
     seccomp_fd: int | None = None,
 ) -> tuple[Any, list[str], dict[str, str], Any, bool]:
     """The agent's command line and environment, confined as ``plan`` says. Blocking (the bubblewrap probe, the
     generated ``/etc`` files, handing the sandbox to the agent's uid): the caller runs it in a worker thread."""
-    command = engine.command(
-        paths, prompt, model=model, env=env_in, outer_sandbox=plan.enforced, network=plan.network
-    )
-    env = dict(env_in)
+    paths = invocation.paths
+    command = engine.command(invocation)
+    env = dict(invocation.env)
     env.update(command.env)
     env["PATH"] = (
         str(Path(engine.binary).parent) + os.pathsep + env.get("PATH", "/usr/local/bin:/usr/bin:/bin")
@@ -457,10 +453,11 @@ async def launch_agent(
     env_in = dict(agent_env)
     tape = await _open_tape(engine, paths, env_in, unit, run_index)
     bridges_spec, side_dir = _plan_bridges(engine, plan, paths, env_in)
+    invocation = Invocation(paths, prompt, model, env_in, outer_sandbox=plan.enforced, network=plan.network)
     seccomp_fd = filter_fd() if plan.enforced else None
     try:
         command, argv, env, identity, own_sandbox_dropped = await in_thread(
-            _prepare_launch, engine, plan, paths, prompt, model, env_in, bridges_spec, seccomp_fd
+            _prepare_launch, engine, plan, invocation, bridges_spec, seccomp_fd
         )
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None

@@ -1,7 +1,7 @@
 """What every agent engine adapter provides: how to install into a workspace, launch headless, and read the trace.
 
 An engine knows its CLI (flags, env, config files) and its event-stream shape; it knows nothing of sandboxing,
-timeouts or verdicts. The runner gives it a :class:`SandboxPaths` and gets back an :class:`AgentCommand`, then
+timeouts or verdicts. The runner gives it an :class:`Invocation` and gets back an :class:`AgentCommand`, then
 hands the captured streams to :meth:`Engine.parse` to get a typed :class:`Transcript`.
 """
 
@@ -13,6 +13,7 @@ import shutil
 import stat
 import subprocess
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +36,19 @@ class SandboxPaths:
     home: Path  # fresh HOME
     config_home: Path  # engine config dir (CLAUDE_CONFIG_DIR / CODEX_HOME)
     logs: Path  # captured stdout/stderr, bridge sockets
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """What one agent run asks of its engine, built once by the sandbox (``launch_agent``) when its confinement is
+    decided, so every engine's :meth:`Engine.command` reads the same inputs under the same names."""
+
+    paths: SandboxPaths
+    prompt: str
+    model: str | None  # None: the engine's own default model
+    env: Mapping[str, str]  # the already-filtered environment the agent will get (endpoints rewritten)
+    outer_sandbox: bool  # bubblewrap confines the agent; False: only the engine's own sandbox, if any
+    network: bool  # the agent may reach the network (beyond its model endpoints)
 
 
 @dataclass(slots=True)
@@ -197,17 +211,8 @@ class Engine(ABC):
         return judge_provider(self.name)
 
     @abstractmethod
-    def command(
-        self,
-        paths: SandboxPaths,
-        prompt: str,
-        *,
-        model: str | None,
-        env: dict[str, str],
-        outer_sandbox: bool,
-        network: bool,
-    ) -> AgentCommand:
-        """Build the headless invocation. ``env`` is the already-filtered environment the agent will get."""
+    def command(self, invocation: Invocation) -> AgentCommand:
+        """Build the headless command line of one run, and the files the engine reads at its start."""
 
     @abstractmethod
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:

@@ -9,7 +9,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
+from evalens.runner.engines.base import (
+    AgentCommand,
+    Engine,
+    Invocation,
+    SandboxPaths,
+    Transcript,
+    read_jsonl,
+)
 from evalens.runner.engines.claude_record import LiveReader, UsageReader, conversation
 from evalens.runner.engines.hooks import hook_denial
 from evalens.runner.run_limits import UsageSource
@@ -55,23 +62,15 @@ class ClaudeCode(Engine):
     endpoint_env = ("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
     install_command = "npm install -g @anthropic-ai/claude-code"
 
-    def command(
-        self,
-        paths: SandboxPaths,
-        prompt: str,
-        *,
-        model: str | None,
-        env: dict[str, str],
-        outer_sandbox: bool,
-        network: bool,
-    ) -> AgentCommand:
-        if not outer_sandbox and not network:
+    def command(self, invocation: Invocation) -> AgentCommand:
+        paths = invocation.paths
+        if not invocation.outer_sandbox and not invocation.network:
             # No bubblewrap: the best the engine itself offers is denying its web tools.
             merge_settings(paths, {"permissions": {"deny": ["WebFetch", "WebSearch"]}})
         argv = [
             str(self.binary),
             "-p",
-            prompt,
+            invocation.prompt,
             "--output-format",
             "stream-json",
             "--verbose",
@@ -80,19 +79,19 @@ class ClaudeCode(Engine):
             "project",
             "--dangerously-skip-permissions",
         ]
-        if model:
-            argv += ["--model", model]
+        if invocation.model:
+            argv += ["--model", invocation.model]
         own_env = {
             "HOME": str(paths.home),
             "CLAUDE_CONFIG_DIR": str(paths.config_home),
             "IS_SANDBOX": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            "CLAUDE_CODE_MAX_RETRIES": env.get("CLAUDE_CODE_MAX_RETRIES", "1"),
+            "CLAUDE_CODE_MAX_RETRIES": invocation.env.get("CLAUDE_CODE_MAX_RETRIES", "1"),
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
             "DISABLE_ERROR_REPORTING": "1",
         }
-        return AgentCommand(argv=argv, env=own_env, engine_sandbox=not outer_sandbox)
+        return AgentCommand(argv=argv, env=own_env, engine_sandbox=not invocation.outer_sandbox)
 
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         merge_settings(paths, {"hooks": hooks})

@@ -11,7 +11,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
+from evalens.runner.engines.base import (
+    AgentCommand,
+    Engine,
+    Invocation,
+    SandboxPaths,
+    Transcript,
+    read_jsonl,
+)
 from evalens.runner.engines.claude_code import _stderr_tail
 from evalens.runner.engines.codex_record import LiveReader, RolloutUsage, conversation, stream_usage
 from evalens.runner.engines.hooks import BLOCKING_EVENTS, hook_denials
@@ -61,16 +68,8 @@ class Codex(Engine):
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
     install_command = "npm install -g @openai/codex"
 
-    def command(
-        self,
-        paths: SandboxPaths,
-        prompt: str,
-        *,
-        model: str | None,
-        env: dict[str, str],
-        outer_sandbox: bool,
-        network: bool,
-    ) -> AgentCommand:
+    def command(self, invocation: Invocation) -> AgentCommand:
+        paths, env, model = invocation.paths, invocation.env, invocation.model
         key_var = next((k for k in self.key_env if env.get(k)), "OPENAI_API_KEY")
         hooks = (paths.workspace / ".codex" / "hooks.json").is_file()
         lines = []
@@ -99,11 +98,15 @@ class Codex(Engine):
             f"[projects.{_toml_str(str(paths.workspace))}]",
             'trust_level = "trusted"',
         ]
-        lines += ["", "[sandbox_workspace_write]", f"network_access = {'true' if network else 'false'}"]
+        lines += [
+            "",
+            "[sandbox_workspace_write]",
+            f"network_access = {'true' if invocation.network else 'false'}",
+        ]
         paths.config_home.mkdir(parents=True, exist_ok=True)
         (paths.config_home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
         argv = [str(self.binary), "exec", "--json", "--skip-git-repo-check"]
-        tail = (["--dangerously-bypass-hook-trust"] if hooks else []) + ["--", prompt]
+        tail = (["--dangerously-bypass-hook-trust"] if hooks else []) + ["--", invocation.prompt]
         own_env = {"HOME": str(paths.home), "CODEX_HOME": str(paths.config_home)}
         # Codex's own sandbox also runs nested inside evalens' bubblewrap (agent-clis.md §7.4): its tool commands
         # then cannot write CODEX_HOME, where Codex keeps the rollout the runner reads. It needs a writable
@@ -111,7 +114,7 @@ class Codex(Engine):
         return AgentCommand(
             argv=[*argv, "--sandbox", "workspace-write", *tail],
             env=own_env,
-            engine_sandbox=not outer_sandbox,
+            engine_sandbox=not invocation.outer_sandbox,
             argv_without_own_sandbox=[*argv, "--dangerously-bypass-approvals-and-sandbox", *tail],
         )
 

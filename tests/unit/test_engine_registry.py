@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from evalens.core import engines
-from evalens.runner.engines.base import AgentCommand, Engine, SandboxPaths, Transcript, read_jsonl
+from evalens.runner.engines.base import (
+    AgentCommand,
+    Engine,
+    Invocation,
+    SandboxPaths,
+    Transcript,
+    read_jsonl,
+)
 
 
 class ToyEngine(Engine):
@@ -25,19 +32,9 @@ class ToyEngine(Engine):
     key_env = ("TOY_API_KEY",)
     install_command = "npm install -g toy-agent"
 
-    def command(
-        self,
-        paths: SandboxPaths,
-        prompt: str,
-        *,
-        model: str | None,
-        env: dict[str, str],
-        outer_sandbox: bool,
-        network: bool,
-    ) -> AgentCommand:
-        return AgentCommand(
-            argv=[str(self.binary), "--json", *(["--model", model] if model else []), prompt], env={}
-        )
+    def command(self, invocation: Invocation) -> AgentCommand:
+        model = ["--model", invocation.model] if invocation.model else []
+        return AgentCommand(argv=[str(self.binary), "--json", *model, invocation.prompt], env={})
 
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         (paths.workspace / ".toy").mkdir(parents=True, exist_ok=True)
@@ -75,6 +72,39 @@ def test_the_runner_finds_its_adapter(toy: str) -> None:
         get_engine("toyy")
     with pytest.raises(UnsupportedEngine, match="reserved"):
         get_engine("cursor")
+
+
+def test_the_sandbox_launches_it(toy: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sandbox builds the run's one Invocation and the toy's own ``command`` and ``parse`` do the rest."""
+    import asyncio
+
+    from evalens.runner.engines import get_engine
+    from evalens.runner.sandbox import SandboxPlan, create_sandbox, launch_agent, remove_sandbox
+
+    binary = tmp_path / "toy-agent"
+    binary.write_text('#!/bin/sh\nprintf \'{"type": "result", "result": "%s"}\\n\' "$*"\n', encoding="utf-8")
+    binary.chmod(0o755)
+    monkeypatch.setenv("EVALENS_TOY_BIN", str(binary))
+    monkeypatch.setenv("EVALENS_SANDBOX_DIR", str(tmp_path / "sandboxes"))
+    (tmp_path / "sandboxes").mkdir()
+    plan = SandboxPlan(enforced=False, method="engine", network=True, writable_paths=None)
+    paths = create_sandbox()
+    try:
+        run, transcript = asyncio.run(
+            launch_agent(
+                get_engine(toy),
+                plan,
+                paths,
+                "hello",
+                model="toy-1",
+                agent_env={"PATH": "/usr/bin:/bin"},
+                time_limit=30,
+            )
+        )
+    finally:
+        remove_sandbox(paths)
+    assert (run.exit_code, transcript.error) == (0, None)
+    assert transcript.output == "--json --model toy-1 hello"
 
 
 def test_the_cli_offers_it(toy: str) -> None:
