@@ -69,6 +69,28 @@ def _severity(situation: str, profile: str) -> Severity | None:
     return SEVERITY[situation][m.PROFILES.index(profile)]
 
 
+# The specification's two required fields: a non-empty string of at most N characters (the name counted after
+# NFKC normalisation, as skills-ref does), worded as skills-ref words it.
+REQUIRED_TEXT = {
+    "name": (64, True, "Skill name '{text}' exceeds 64 character limit ({n} chars)"),
+    "description": (1024, False, "Description exceeds 1024 character limit ({n} chars)"),
+}
+
+
+def _required_text(doc: ParsedDocument, field: str, value: Any) -> tuple[str | None, list[Problem]]:
+    """The field's text (None when it is no non-empty string) and what breaks the specification's rule for it."""
+    path: Path = (field,)
+    if not isinstance(value, str) or not value.strip():
+        return None, [
+            problem(doc, path, E, f"invalid-{field}", f"Field '{field}' must be a non-empty string")
+        ]
+    limit, normalise, too_long = REQUIRED_TEXT[field]
+    text = unicodedata.normalize("NFKC", value.strip()) if normalise else value
+    if len(text) <= limit:
+        return text, []
+    return text, [problem(doc, path, E, f"{field}-too-long", too_long.format(text=text, n=len(text)))]
+
+
 class SkillMd(Format):
     id = "skill-md"
     title = "SKILL.md"
@@ -228,20 +250,9 @@ class SkillMd(Format):
 
     def _name_rules(self, doc: ParsedDocument, name: Any, profile: str, directory: str) -> list[Problem]:
         path: Path = ("name",)
-        if not isinstance(name, str) or not name.strip():
-            return [problem(doc, path, E, "invalid-name", "Field 'name' must be a non-empty string")]
-        name = unicodedata.normalize("NFKC", name.strip())
-        out: list[Problem] = []
-        if len(name) > 64:
-            out.append(
-                problem(
-                    doc,
-                    path,
-                    E,
-                    "name-too-long",
-                    f"Skill name '{name}' exceeds 64 character limit ({len(name)} chars)",
-                )
-            )
+        name, out = _required_text(doc, "name", name)
+        if name is None:
+            return out
         if profile == "uaaps":
             if not UAAPS_NAME.match(name):
                 slug = _slug(name)
@@ -368,21 +379,9 @@ class SkillMd(Format):
 
     def _description_rules(self, doc: ParsedDocument, desc: Any, profile: str) -> list[Problem]:
         path: Path = ("description",)
-        if not isinstance(desc, str) or not desc.strip():
-            return [
-                problem(doc, path, E, "invalid-description", "Field 'description' must be a non-empty string")
-            ]
-        out: list[Problem] = []
-        if len(desc) > 1024:
-            out.append(
-                problem(
-                    doc,
-                    path,
-                    E,
-                    "description-too-long",
-                    f"Description exceeds 1024 character limit ({len(desc)} chars)",
-                )
-            )
+        desc, out = _required_text(doc, "description", desc)
+        if desc is None:
+            return out
         severity = _severity("angle-brackets", profile)
         if ("<" in desc or ">" in desc) and severity is not None:
             out.append(
