@@ -47,6 +47,13 @@ class ModelCall:
     output_tokens: int = 0
     total: bool = False  # the engine's own running total of the run (Codex's turn.completed), not one call
 
+    @classmethod
+    def from_usage(cls, key: str, usage: object, *, total: bool = False) -> ModelCall:
+        """The call's tokens from an engine's usage object: both engines name them ``input_tokens`` /
+        ``output_tokens``; anything that is not an object reports none."""
+        counts = usage if isinstance(usage, dict) else {}
+        return cls(key, as_count(counts.get("input_tokens")), as_count(counts.get("output_tokens")), total)
+
 
 @dataclass(slots=True)
 class Meter:

@@ -21,10 +21,11 @@ from evalens.runner.engines.conversation import (
     millis,
     parse_time,
     relativise,
+    turn_tokens,
 )
 from evalens.runner.engines.hooks import hook_denial
 from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, EventReader, clip, summarize
-from evalens.runner.run_limits import ModelCall, as_count
+from evalens.runner.run_limits import ModelCall
 
 
 def _result_text(content: Any) -> str:
@@ -101,9 +102,7 @@ class _Trace:
             self.turn = self.build.new_turn(when)
             if self.turn is not None:
                 self.by_message[msg_id] = self.turn
-                usage = message.get("usage") or {}
-                self.turn.input_tokens = as_int(usage.get("input_tokens"))
-                self.turn.output_tokens = as_int(usage.get("output_tokens"))
+                turn_tokens(self.turn, message.get("usage") or {})
         self.turn_message = msg_id
         for block in message.get("content") or []:
             if not isinstance(block, dict):
@@ -145,12 +144,7 @@ class _Trace:
         name = str(ev.get("hook_name") or "") or None
         event = str(ev.get("hook_event") or (name or "").split(":", 1)[0])
         hook = hook_run(self.bounds, event, name, ev.get("exit_code"), ev.get("stdout"), ev.get("stderr"))
-        target = _hook_target(name, self.pending, self.recent)
-        if target is None:
-            self.conv.hooks.append(hook)
-        else:
-            target.hooks.append(hook)
-            target.blocked = target.blocked or hook.blocked
+        self.conv.add_hook(hook, _hook_target(name, self.pending, self.recent))
 
     def result(self, ev: dict[str, Any]) -> None:
         for denial in ev.get("permission_denials") or []:
@@ -264,16 +258,8 @@ class UsageReader:
         message = ev.get("message")
         if not isinstance(message, dict):
             return []
-        usage = message.get("usage")
-        usage = usage if isinstance(usage, dict) else {}
         key = message.get("id")
         if not isinstance(key, str) or not key:
             self.anonymous += 1
             key = f"anonymous-{self.anonymous}"
-        return [
-            ModelCall(
-                key=key,
-                input_tokens=as_count(usage.get("input_tokens")),
-                output_tokens=as_count(usage.get("output_tokens")),
-            )
-        ]
+        return [ModelCall.from_usage(key, message.get("usage"))]

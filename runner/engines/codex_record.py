@@ -27,10 +27,11 @@ from evalens.runner.engines.conversation import (
     millis,
     parse_time,
     relativise,
+    turn_tokens,
 )
 from evalens.runner.engines.hooks import hook_file_names, read_hook_file
 from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, EventReader, clip, summarize
-from evalens.runner.run_limits import ModelCall, as_count
+from evalens.runner.run_limits import ModelCall
 
 INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
 
@@ -142,13 +143,6 @@ def _call_input(item_type: str, payload: dict[str, Any]) -> Any:
     return payload.get("action")
 
 
-def _turn_usage(turn: Turn | None, usage: dict[str, Any]) -> None:
-    """A turn's tokens: the first model call's usage recorded while it is open."""
-    if turn is not None and turn.input_tokens is None:
-        turn.input_tokens = as_int(usage.get("input_tokens"))
-        turn.output_tokens = as_int(usage.get("output_tokens"))
-
-
 def _returned(
     build: Builder,
     payload: dict[str, Any],
@@ -190,7 +184,7 @@ def _from_rollout(
             kind, item_type = entry.get("type"), payload.get("type")
             if kind == "token_usage_record":
                 model_calls += 1
-                _turn_usage(turn, payload.get("usage") or {})
+                turn_tokens(turn, payload.get("usage") or {})
                 continue
             if kind == "event_msg" and item_type == "item_completed":
                 item = payload.get("item") or {}
@@ -263,11 +257,7 @@ def _attach_hooks(
             if when is not None and start is not None and end is not None and start <= when <= end:
                 target = call
                 break
-        if target is None:
-            conv.hooks.append(hook)
-        else:
-            target.hooks.append(hook)
-            target.blocked = target.blocked or hook.blocked
+        conv.add_hook(hook, target)
 
 
 def _unwrap(command: str) -> str:
@@ -362,15 +352,7 @@ def stream_usage(ev: dict[str, Any]) -> list[ModelCall]:
     """Codex's ``--json`` reports usage only once, at ``turn.completed``: the run's total, not one call."""
     if ev.get("type") != "turn.completed" or not isinstance(ev.get("usage"), dict):
         return []
-    usage = ev["usage"]
-    return [
-        ModelCall(
-            key="turn.completed",
-            input_tokens=as_count(usage.get("input_tokens")),
-            output_tokens=as_count(usage.get("output_tokens")),
-            total=True,
-        )
-    ]
+    return [ModelCall.from_usage("turn.completed", ev["usage"], total=True)]
 
 
 class RolloutUsage:
@@ -383,13 +365,9 @@ class RolloutUsage:
         if entry.get("type") != "token_usage_record":
             return []
         payload = entry.get("payload")
-        usage = payload.get("usage") if isinstance(payload, dict) else None
-        usage = usage if isinstance(usage, dict) else {}
         self.seen += 1
         return [
-            ModelCall(
-                key=f"rollout-{self.seen}",
-                input_tokens=as_count(usage.get("input_tokens")),
-                output_tokens=as_count(usage.get("output_tokens")),
+            ModelCall.from_usage(
+                f"rollout-{self.seen}", payload.get("usage") if isinstance(payload, dict) else None
             )
         ]

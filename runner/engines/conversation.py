@@ -27,6 +27,15 @@ class Conversation:
     # (name, SKILL.md path) as the engine wrote them, for trigger detection (runner/trigger_detect.py)
     injected_skills: list[tuple[str, str]] = field(default_factory=list)
 
+    def add_hook(self, hook: HookRun, call: ToolCall | None) -> None:
+        """A hook run onto the call it ran for (a hook that blocked blocks the call), else onto the run: each
+        engine decides which call that is from its own trace."""
+        if call is None:
+            self.hooks.append(hook)
+        else:
+            call.hooks.append(hook)
+            call.blocked = call.blocked or hook.blocked
+
 
 def parse_time(value: Any) -> datetime | None:
     """An ISO 8601 timestamp (``2026-02-22T14:30:01.120Z``) or epoch milliseconds, else None."""
@@ -49,6 +58,14 @@ def millis(start: datetime | None, end: datetime | None) -> int | None:
 
 def as_int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def turn_tokens(turn: Turn | None, usage: dict[str, Any]) -> None:
+    """A turn's tokens: those of the first model call reported while it is open (both engines' usage objects
+    name them ``input_tokens`` / ``output_tokens``)."""
+    if turn is not None and turn.input_tokens is None:
+        turn.input_tokens = as_int(usage.get("input_tokens"))
+        turn.output_tokens = as_int(usage.get("output_tokens"))
 
 
 class Builder:
