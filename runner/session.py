@@ -3,32 +3,37 @@
 One private sandbox per run, the skill installed where the engine discovers skills, the whole process tree
 killed on timeout, the sandbox removed afterwards. File work (creating, populating, snapshotting and removing
 the sandbox, the checks that read the workspace) runs in a worker thread, never on the caller's event loop.
-UAAPS cases use the same pieces (``runner.suites.uaaps``), with their package installer.
+The steps of one run are :func:`agent_run`, which UAAPS cases (``runner.suites.uaaps``) run too, with their
+package installer in place of the skill copy.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.core.models.run_record import RunRecord
 from evalens.runner import workspace_diff
-from evalens.runner.agent_process import in_thread
+from evalens.runner.agent_process import AgentRun, in_thread
 from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
-from evalens.runner.checks import CheckTimedOut, check_deadline
+from evalens.runner.api_types import Stage
+from evalens.runner.checks import CheckTimedOut, check_deadline, files_created
 from evalens.runner.engines import UnsupportedEngine, get_engine
+from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.preflight import import_judge_sdk, preflight
 from evalens.runner.record import capture
 from evalens.runner.report import iso, utc_now
 from evalens.runner.resource_limits import ResourceLimits
 from evalens.runner.run_limits import RunLimits
 from evalens.runner.sandbox import (
+    SandboxPlan,
     copy_bounded,
     copy_confined,
     create_sandbox,
@@ -134,6 +139,139 @@ def capture_files(ws: Path, created: list[str], dest: Path) -> dict[str, str]:
     return previews
 
 
+@dataclass(slots=True)
+class AgentLaunch:
+    """How a batch launches its agents, the same for each of its runs: engine, sandbox plan, the agent's
+    environment and model, the per-run limits, and whether sandboxes are kept (``--keep-sandbox``)."""
+
+    engine: Any
+    plan: SandboxPlan
+    env: dict[str, str]
+    model: str | None
+    engine_version: str | None = None
+    limits: RunLimits | None = None
+    resources: ResourceLimits | None = None
+    keep: bool = False
+
+
+@dataclass(slots=True)
+class SandboxRun:
+    """One agent run while its sandbox still exists: what the checks, the artifacts and the verdict read."""
+
+    paths: SandboxPaths
+    run: AgentRun
+    transcript: Transcript
+    record: RunRecord
+    files: list[str]  # every file in the workspace after the run (relative, sorted; never through a link)
+    created: list[str]  # those the agent created or changed (:func:`~evalens.runner.checks.files_created`)
+    error: str | None  # why the run is ERROR, in every suite's words (sandbox.run_error); None: it ran
+
+
+def _fresh_sandbox(fill: Callable[[SandboxPaths], None]) -> tuple[SandboxPaths, Exception | None]:
+    """A new sandbox and ``fill`` run on it; a failure to fill comes back beside the sandbox, which the caller
+    keeps or removes like any other."""
+    paths = create_sandbox()
+    try:
+        fill(paths)
+    except Exception as exc:  # noqa: BLE001 - raised by agent_run once the sandbox is in its hands
+        return paths, exc
+    return paths, None
+
+
+def _before(paths: SandboxPaths) -> tuple[dict[str, tuple[int, int]], workspace_diff.Baseline]:
+    return snapshot(paths.workspace), workspace_diff.baseline(paths.workspace)
+
+
+def _release(launch: AgentLaunch, paths: SandboxPaths, on_kept: Callable[[str], None]) -> None:
+    if launch.keep:
+        keep_sandbox(paths)
+        on_kept(str(paths.root))
+    else:
+        remove_sandbox(paths)
+
+
+@asynccontextmanager
+async def agent_run(
+    launch: AgentLaunch,
+    prompt: str,
+    fill: Callable[[SandboxPaths], None],
+    *,
+    unit: str,
+    run_index: int,
+    time_limit: float,
+    side: str | None = None,
+    fmt: str | None = None,
+    installed: dict[str, str] | None = None,
+    emit: Callable[[Stage, str], None] = lambda _stage, _message: None,
+    on_kept: Callable[[str], None] = lambda _root: None,
+) -> AsyncIterator[SandboxRun]:
+    """The steps of one agent run, for every suite: a fresh sandbox, ``fill`` (blocking: the unit's files and
+    what it installs, the skills or the UAAPS package), the workspace's starting state, the engine launched,
+    its run record captured (``installed``: the skills trigger detection knows; ``side``: a baseline's label),
+    the files it created. The body runs while the sandbox exists; the sandbox is then kept (``launch.keep``,
+    its root to ``on_kept``) or removed, also on error and when cancelled. ``emit`` hears the stages."""
+    emit("sandbox", "creating sandbox")
+    paths, failed = await in_thread(
+        _fresh_sandbox, fill, on_cancel=lambda made: _release(launch, made[0], on_kept)
+    )
+    try:
+        if failed is not None:
+            raise failed
+        before, base = await in_thread(_before, paths)
+        started_at = iso(utc_now())
+        emit("agent", f"running {launch.engine.name}")
+        run, transcript = await launch_agent(
+            launch.engine,
+            launch.plan,
+            paths,
+            prompt,
+            model=launch.model,
+            agent_env=launch.env,
+            time_limit=time_limit,
+            unit=f"{unit} [{side}]" if side else unit,
+            run_index=run_index,
+            limits=launch.limits,
+            resources=launch.resources,
+        )
+        record = await in_thread(
+            lambda: capture(
+                launch.engine,
+                transcript,
+                run,
+                paths,
+                base,
+                unit=unit,
+                prompt=prompt,
+                run_index=run_index,
+                fmt=fmt,
+                engine_version=launch.engine_version,
+                started_at=started_at,
+                installed=installed,
+            )
+        )
+        record.baseline = side
+        after = await in_thread(snapshot, paths.workspace)  # never follows links
+        yield SandboxRun(
+            paths=paths,
+            run=run,
+            transcript=transcript,
+            record=record,
+            files=sorted(after),
+            created=files_created(before, after),
+            error=run_error(run, transcript, time_limit),
+        )
+    finally:
+        if launch.keep:
+            _release(launch, paths, on_kept)
+        else:
+            emit("cleanup", "removing sandbox")
+            try:
+                await in_thread(remove_sandbox, paths)
+            except asyncio.CancelledError:
+                remove_sandbox(paths)  # cancelled: the sandbox still goes
+                raise
+
+
 class AgentSession:
     """Runs one prompt at a time in a fresh sandbox with chosen skills installed."""
 
@@ -195,30 +333,33 @@ class AgentSession:
         if problem:
             raise UsageError(problem)
 
-    def _prepare(self, skills: dict[str, Path], files_base: Path | None, files: list[str]) -> Any:
-        """A fresh sandbox with ``skills`` (as the run installs them: ``self.install`` already applied) copied
-        where the engine discovers them, and the unit's files."""
-        paths = create_sandbox()
-        try:
-            if files_base is not None and files:
-                populate(paths, files_base, list(files), [])
-            for name, skill_md in skills.items():
-                dest = paths.workspace / self.engine.skills_dir / name
-                for entry in sorted(skill_md.parent.iterdir()):
-                    if entry.name not in ("evals", ".git") and not entry.name.endswith("-workspace"):
-                        copy_confined(entry, dest / entry.name, skill_md.parent, what="skill file")
-        except BaseException:
-            remove_sandbox(paths)
-            raise
-        return paths
+    def _fill(self, skills: dict[str, Path], files_base: Path | None, files: list[str], paths: Any) -> None:
+        """The unit's files and ``skills`` (as the run installs them: ``self.install`` already applied), copied
+        where the engine discovers them, into a fresh sandbox."""
+        if files_base is not None and files:
+            populate(paths, files_base, list(files), [])
+        for name, skill_md in skills.items():
+            dest = paths.workspace / self.engine.skills_dir / name
+            for entry in sorted(skill_md.parent.iterdir()):
+                if entry.name not in ("evals", ".git") and not entry.name.endswith("-workspace"):
+                    copy_confined(entry, dest / entry.name, skill_md.parent, what="skill file")
 
-    def _finish(self, paths: Any) -> None:
-        if self.keep_sandbox:
-            keep_sandbox(paths)
-            self.kept.append(str(paths.root))
-            self.warn(f"sandbox kept: {paths.root}")
-        else:
-            remove_sandbox(paths)
+    def _kept(self, root: str) -> None:
+        self.kept.append(root)
+        self.warn(f"sandbox kept: {root}")
+
+    def launch(self) -> AgentLaunch:
+        """The session's agents' launch, as its callers have set it (limits, resources) by now."""
+        return AgentLaunch(
+            engine=self.engine,
+            plan=self.plan,
+            env=self.env,
+            model=self.model,
+            engine_version=self.engine_version,
+            limits=self.limits,
+            resources=self.resources,
+            keep=self.keep_sandbox,
+        )
 
     async def _check(self, check: Callable[[AgentResult], None], result: AgentResult) -> None:
         """Run the checks in a worker thread under a deadline inside the case budget: past it, or when a check
@@ -285,73 +426,47 @@ class AgentSession:
         beside: dict[str, Path],
     ) -> AgentResult:
         result = AgentResult()
-        paths = None
         try:
             installed = await in_thread(self.install, skills) if self.install is not None else skills
             installed = {**beside, **installed}
-            paths = await in_thread(self._prepare, installed, files_base, list(files), on_cancel=self._finish)
             names = await in_thread(skill_names, installed)
-            unit, started = self.unit, iso(utc_now())
-            base = await in_thread(workspace_diff.baseline, paths.workspace)
-            run_index = 1 + sum(u == unit for u, _ in self.records)  # this unit's runs so far, plus this one
-            run, transcript = await launch_agent(
-                self.engine,
-                self.plan,
-                paths,
+            unit = self.unit
+            async with agent_run(
+                self.launch(),
                 prompt,
-                model=self.model,
-                agent_env=self.env,
+                lambda paths: self._fill(installed, files_base, list(files), paths),
+                unit=unit,
+                run_index=1
+                + sum(u == unit for u, _ in self.records),  # this unit's runs so far, plus this one
                 time_limit=time_limit,
-                unit=f"{unit} [{self.side}]" if self.side else unit,
-                run_index=run_index,
-                limits=self.limits,
-                resources=self.resources,
-            )
-            self.records.append(
-                (
-                    unit,
-                    await in_thread(
-                        lambda: capture(
-                            self.engine,
-                            transcript,
-                            run,
-                            paths,
-                            base,
-                            unit=unit,
-                            prompt=prompt,
-                            engine_version=self.engine_version,
-                            started_at=started,
-                            installed=names,
-                        )
-                    ),
-                )
-            )
-            result.output = transcript.output
-            result.tools = tool_calls(self.engine.name, transcript.events)
-            result.skills = list(transcript.skills_activated)
-            result.activations = list(self.records[-1][1].activations)
-            result.duration_ms = round(run.duration_seconds * 1000)
-            result.exit_code = run.exit_code
-            result.model = transcript.model
-            usage = transcript.usage or {}
-            result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
-            result.turns = usage.get("num_turns")
-            result.error = run_error(run, transcript, time_limit)
-            result.api_status = transcript.api_status
-            workspace = paths.workspace
-            result.workspace_files = sorted(await in_thread(snapshot, workspace))  # never follows links
-            result.workspace = workspace
-            if check is not None:
-                await self._check(check, result)
+                side=self.side,
+                installed=names,
+                on_kept=self._kept,
+            ) as done:
+                self.records.append((unit, done.record))
+                transcript, run = done.transcript, done.run
+                result.output = transcript.output
+                result.tools = tool_calls(self.engine.name, transcript.events)
+                result.skills = list(transcript.skills_activated)
+                result.activations = list(done.record.activations)
+                result.duration_ms = round(run.duration_seconds * 1000)
+                result.exit_code = run.exit_code
+                result.model = transcript.model
+                usage = transcript.usage or {}
+                result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
+                result.turns = usage.get("num_turns")
+                result.error = done.error
+                result.api_status = transcript.api_status
+                result.workspace_files = done.files
+                result.workspace = done.paths.workspace
+                if check is not None:
+                    await self._check(check, result)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # setup failures are this run's error, not the whole run's
             result.error = result.error or f"{type(exc).__name__}: {exc}"
         finally:
             result.workspace = None
-            if paths is not None:
-                with contextlib.suppress(BaseException):  # cancelled: the sandbox still goes
-                    await in_thread(self._finish, paths)
         return result
 
 

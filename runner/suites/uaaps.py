@@ -30,9 +30,7 @@ from evalens.core.models.uaaps import (
     ReportPackage,
     ReportSandbox,
 )
-from evalens.runner import workspace_diff
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
-from evalens.runner.agent_process import in_thread
 from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
@@ -56,13 +54,13 @@ from evalens.runner.baseline import (
     variant,
 )
 from evalens.runner.budget import Budget
-from evalens.runner.checks import files_created, run_checks, summarise
+from evalens.runner.checks import run_checks, summarise
 from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
 from evalens.runner.install import PackageError, install_package, read_package
 from evalens.runner.judge import build_prompt, default_judge, judge_deadline, judge_repeated, resolve_judge
 from evalens.runner.preflight import import_judge_sdk, preflight
-from evalens.runner.record import RECORD_FILE, capture, finish, write_record
+from evalens.runner.record import RECORD_FILE, finish, write_record
 from evalens.runner.report import (
     allocate_report_path,
     artifacts_root,
@@ -81,17 +79,11 @@ from evalens.runner.sandbox import (
     PathEscape,
     artifact_limit,
     copy_bounded,
-    create_sandbox,
-    keep_sandbox,
-    launch_agent,
     plan_sandbox,
     populate,
-    remove_sandbox,
-    run_error,
-    snapshot,
     sweep_stale_sandboxes,
 )
-from evalens.runner.session import agent_env, capture_files
+from evalens.runner.session import AgentLaunch, agent_env, agent_run, capture_files
 from evalens.runner.stats import flip_rate, krippendorff_alpha_nominal
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
@@ -125,6 +117,19 @@ class _Context:
     stops: dict[str, str] = field(default_factory=dict)  # --runs auto: case → why its runs stopped
     leftover: dict[str, int] = field(default_factory=dict)  # --runs auto: case → runs from the budget left
     arm: Any = None  # --arms: what this batch installs of the package (runner.arms.Arm)
+
+    def launch(self) -> AgentLaunch:
+        """How this batch's agents launch (the session's :func:`~evalens.runner.session.agent_run` reads it)."""
+        return AgentLaunch(
+            engine=self.engine,
+            plan=self.sandbox_plan,
+            env=self.agent_env,
+            model=self.request.agent_model,
+            engine_version=self.engine_version,
+            limits=RunLimits(self.request.max_turns, self.request.max_tokens_per_run),
+            resources=self.resources,
+            keep=self.request.keep_sandbox,
+        )
 
     def emit(self, case: str | None, stage: Stage, message: str = "", **extra: Any) -> None:
         if self.on_progress is None:
@@ -439,22 +444,6 @@ def _setup_failed(rec: _RunRecord, exc: Exception) -> None:
         rec.error = str(exc)
 
 
-async def _release_sandbox(
-    ctx: _Context, name: str, rec: _RunRecord, paths: Any, extra: dict[str, Any]
-) -> None:
-    """Keep the sandbox (``--keep-sandbox``, its path on the record) or remove it, also when cancelled."""
-    if ctx.request.keep_sandbox:
-        keep_sandbox(paths)
-        rec.sandbox_path = str(paths.root)
-        return
-    ctx.emit(name, "cleanup", "removing sandbox", **extra)
-    try:
-        await in_thread(remove_sandbox, paths)
-    except asyncio.CancelledError:
-        remove_sandbox(paths)
-        raise
-
-
 async def _run_case(
     ctx: _Context, case: EvalCase, case_file: Path, run_index: int, retried: list[str] | None = None
 ) -> _RunRecord:
@@ -464,77 +453,57 @@ async def _run_case(
     rec.state = "running"
     start = time.monotonic()
     extra = {"run_index": run_index, "case_file": str(case_file)}
-    paths = None
+    evals_dir = ctx.request.package_root.resolve() / "evals"
+
+    def install(paths: Any) -> None:
+        populate(paths, evals_dir, case.input.files, case.input.workspace_files)
+        package = ctx.package if ctx.arm is None else ctx.arm.package(ctx.package)
+        if package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
+            install_package(package, ctx.engine, paths)
+
+    def kept(root: str) -> None:
+        rec.sandbox_path = root
+
     try:
-        ctx.emit(case.name, "sandbox", "creating sandbox", **extra)
-        paths = create_sandbox()
-        evals_dir = ctx.request.package_root.resolve() / "evals"
-
-        def prepare() -> tuple[dict[str, tuple[int, int]], Any]:
-            populate(paths, evals_dir, case.input.files, case.input.workspace_files)
-            package = ctx.package if ctx.arm is None else ctx.arm.package(ctx.package)
-            if package is not None:  # None: a `--baseline no-skill` run installs nothing of the package
-                install_package(package, ctx.engine, paths)
-            return snapshot(paths.workspace), workspace_diff.baseline(paths.workspace)
-
-        before, base = await in_thread(prepare)
-        started_at = iso(utc_now())
-        ctx.emit(case.name, "agent", f"running {ctx.engine.name}", **extra)
-        run, transcript = await launch_agent(
-            ctx.engine,
-            ctx.sandbox_plan,
-            paths,
+        async with agent_run(
+            ctx.launch(),
             case.input.prompt,
-            model=ctx.request.agent_model,
-            agent_env=ctx.agent_env,
-            time_limit=ctx.timeout,
+            install,
+            unit=case.name,
             run_index=run_index,
-            unit=f"{case.name} [{ctx.side}]" if ctx.side else case.name,
-            limits=RunLimits(ctx.request.max_turns, ctx.request.max_tokens_per_run),
-            resources=ctx.resources,
-        )
-        rec.agent_seconds = run.duration_seconds
-        created = files_created(before, snapshot(paths.workspace))
-        rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
-        rec.record = await in_thread(
-            lambda: capture(
-                ctx.engine,
-                transcript,
-                run,
-                paths,
-                base,
-                unit=case.name,
-                prompt=case.input.prompt,
-                run_index=run_index,
-                fmt="uaaps-case",
-                engine_version=ctx.engine_version,
-                started_at=started_at,
+            time_limit=ctx.timeout,
+            side=ctx.side,
+            fmt="uaaps-case",
+            emit=lambda stage, message: ctx.emit(case.name, stage, message, **extra),
+            on_kept=kept,
+        ) as done:
+            run, transcript, created = done.run, done.transcript, done.created
+            rec.agent_seconds = run.duration_seconds
+            rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
+            rec.record = done.record
+            rec.error = done.error or rec.error
+            rec.api_status = transcript.api_status
+            if retried:
+                rec.record.retries = list(retried)
+                if rec.error and rec.api_status is not None:
+                    rec.error += exhausted_suffix(retried)
+            ctx.emit(case.name, "checks", "deterministic checks", **extra)
+            rec.checks = run_checks(case.expected, transcript, created, done.paths.workspace)
+            previews = _keep_artifacts(ctx, case.name, run_index, rec, run, transcript, done.paths, created)
+            failing = [c for c in rec.checks if c.status == "FAIL"]
+            if not rec.error and not failing and ctx.judge_spec is not None:
+                await _judge(ctx, case, rec, previews, extra)
+            rec.verdict, rec.reason = unit_verdict(
+                agent_error=rec.error,
+                failed_check=failing[0].detail if failing else None,
+                judged=(rec.judge.verdict, rec.judge.reason) if rec.judge is not None else None,
+                checked=bool(rec.checks),
+                judge_used=ctx.judge_spec is not None,
+                nothing_to_check="judge disabled and the case declares no deterministic checks",
             )
-        )
-        rec.record.baseline = ctx.side
-        rec.error = run_error(run, transcript, ctx.timeout) or rec.error
-        rec.api_status = transcript.api_status
-        if retried:
-            rec.record.retries = list(retried)
-            if rec.error and rec.api_status is not None:
-                rec.error += exhausted_suffix(retried)
-        ctx.emit(case.name, "checks", "deterministic checks", **extra)
-        rec.checks = run_checks(case.expected, transcript, created, paths.workspace)
-        previews = _keep_artifacts(ctx, case.name, run_index, rec, run, transcript, paths, created)
-        failing = [c for c in rec.checks if c.status == "FAIL"]
-        if not rec.error and not failing and ctx.judge_spec is not None:
-            await _judge(ctx, case, rec, previews, extra)
-        rec.verdict, rec.reason = unit_verdict(
-            agent_error=rec.error,
-            failed_check=failing[0].detail if failing else None,
-            judged=(rec.judge.verdict, rec.judge.reason) if rec.judge is not None else None,
-            checked=bool(rec.checks),
-            judge_used=ctx.judge_spec is not None,
-            nothing_to_check="judge disabled and the case declares no deterministic checks",
-        )
-        if rec.artifacts is not None:
-            _write_transcript(rec, case, transcript, run, created, previews)
-        _finish_record(rec, time.monotonic() - start)
+            if rec.artifacts is not None:
+                _write_transcript(rec, case, transcript, run, created, previews)
+            _finish_record(rec, time.monotonic() - start)
     except asyncio.CancelledError:
         rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
         raise
@@ -544,8 +513,6 @@ async def _run_case(
         _setup_failed(rec, exc)
     finally:
         rec.duration = time.monotonic() - start
-        if paths is not None:
-            await _release_sandbox(ctx, case.name, rec, paths, extra)
         rec.state = "finished"
     ctx.emit(case.name, "done", rec.reason, verdict=rec.verdict, **extra)
     return rec
