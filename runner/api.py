@@ -49,7 +49,16 @@ from evalens.runner.judge import (
 from evalens.runner.live import LiveTurn, TurnCallback, streaming
 from evalens.runner.pairwise import transcript_file
 from evalens.runner.replay import carry, cassettes, settings_of
-from evalens.runner.report import load_report, reports_newest_first, stamp, summarize, utc_now, write_report
+from evalens.runner.report import (
+    batch_id,
+    iso,
+    load_report,
+    reports_newest_first,
+    stamp,
+    summarize,
+    utc_now,
+    write_report,
+)
 from evalens.runner.results import (
     CaseResult,
     CheckResult,
@@ -259,8 +268,8 @@ async def rejudge(
                 ProgressEvent(case_name=case.name, stage="done", message=outcome.reason, verdict=verdict)
             )
     report = old.model_copy(deep=True)
-    report.id = f"eval-run-{stamp(started)}-rejudged"
-    report.timestamp = started.strftime("%Y-%m-%dT%H:%M:%SZ")
+    report.id = batch_id(started) + "-rejudged"
+    report.timestamp = iso(started)
     report.duration_seconds = round(time.monotonic() - t0, 3)
     report.cases = new_cases
     report.config.judge = spec.model

@@ -18,7 +18,19 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from evalens import __version__
-from evalens.core.models.uaaps import EvalReport, ReportCase, ReportEnvironment, ReportSummary
+from evalens.core.models.baseline import ArmSource
+from evalens.core.models.uaaps import (
+    EvalReport,
+    ReportAgent,
+    ReportCase,
+    ReportConfig,
+    ReportEnvironment,
+    ReportJudge,
+    ReportPackage,
+    ReportSandbox,
+    ReportShard,
+    ReportSummary,
+)
 from evalens.core.regular_files import read_regular, write_json_atomic
 from evalens.runner.replay import annotate
 from evalens.runner.verdicts import combine_runs, count_passed
@@ -41,6 +53,11 @@ def stamp(moment: datetime) -> str:
 
 def iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def batch_id(moment: datetime) -> str:
+    """The id of the batch started at ``moment``, which its report and its run log carry."""
+    return f"eval-run-{stamp(moment)}"
 
 
 def reports_dir(package_root: Path) -> Path:
@@ -105,6 +122,44 @@ def summarize(cases: Sequence[ReportCase], usage: Any = None) -> ReportSummary:
         usage=usage,
         flaky=sum(c.state == "FLAKY" for c in cases) or None,
         budget=sum(c.state == "BUDGET" for c in cases) or None,
+    )
+
+
+def new_report(
+    started: datetime,
+    cases: Sequence[ReportCase],
+    config: ReportConfig,
+    *,
+    duration: float = 0.0,
+    report_id: str | None = None,
+    usage: Any = None,
+    agent: ReportAgent | None = None,
+    judge: ReportJudge | None = None,
+    package: ReportPackage | None = None,
+    sandbox: ReportSandbox | None = None,
+    interrupted: bool = False,
+    arm: ArmSource | None = None,
+    shard: ReportShard | None = None,
+) -> EvalReport:
+    """A batch's report, its header made in one place for every batch that writes one (UAAPS cases, a file's
+    units, an empty shard): id (default :func:`batch_id`), start, duration, this machine's environment and the
+    counts of ``cases`` (``usage``: what their agents spent); the rest is what the batch knows of itself."""
+    return EvalReport(
+        version=1,
+        id=report_id or batch_id(started),
+        timestamp=iso(started),
+        duration_seconds=round(duration, 3),
+        config=config,
+        agent=agent or ReportAgent(),
+        judge=judge or ReportJudge(),
+        environment=environment_info(),
+        package=package or ReportPackage(),
+        summary=summarize(cases, usage=usage),
+        cases=list(cases),
+        sandbox=sandbox,
+        interrupted=interrupted,
+        arm=arm,
+        shard=shard,
     )
 
 

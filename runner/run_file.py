@@ -45,15 +45,7 @@ from evalens.runner.record import (
     write_record,
 )
 from evalens.runner.replay import carry, cassettes, settings_of
-from evalens.runner.report import (
-    allocate_report_path,
-    environment_info,
-    iso,
-    stamp,
-    summarize,
-    utc_now,
-    write_report,
-)
+from evalens.runner.report import allocate_report_path, batch_id, new_report, utc_now, write_report
 from evalens.runner.resource_limits import ResourceLimits
 from evalens.runner.results import UnitCheck, UnitResult, apply_repeats, report_case_from_result
 from evalens.runner.run_limits import RunLimits
@@ -439,17 +431,16 @@ def file_report(
     cases = [report_case_from_result(r, None, suite.root) for r in results]
     spec = getattr(suite, "judge_spec", None) or getattr(suite, "spec", None)
     model = next((r.agent_model for r in results if r.agent_model), None)
-    return EvalReport(
-        version=1,
-        id=f"eval-run-{stamp(started)}",
-        timestamp=iso(started),
-        duration_seconds=round(duration, 3),
-        config=ReportConfig(
+    return new_report(
+        started,
+        cases,
+        ReportConfig(
             engine=session.engine.name,
             engine_version=session.engine_version,
             judge=spec.model if spec is not None else None,
             timeout=session.timeout,
         ),
+        duration=duration,
         agent=ReportAgent(
             runtime=session.engine.name,
             runtime_version=session.engine_version,
@@ -461,10 +452,7 @@ def file_report(
             model_provider=spec.provider if spec is not None else None,
             choice=(spec.why or None) if spec is not None else None,
         ),
-        environment=environment_info(),
         package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
-        summary=summarize(cases),
-        cases=cases,
         interrupted=interrupted,
     )
 
@@ -505,9 +493,7 @@ class FileBatch:
             chosen = [i for i, p in enumerate(planned) if key(p.unit) in mapping]
             units, planned = [units[i] for i in chosen], [planned[i] for i in chosen]
         try:
-            log, plan = open_units(
-                request, root, planned, report_path, f"eval-run-{stamp(started)}", [None, baseline]
-            )
+            log, plan = open_units(request, root, planned, report_path, batch_id(started), [None, baseline])
         except ResumeRefused as exc:
             raise UsageError(f"cannot resume {request.resume}: {exc}") from None
         kept: dict[Any, Any] = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.index import find_package_root
-from evalens.core.models.uaaps import EvalReport, ReportConfig, ReportPackage, ReportShard
+from evalens.core.models.uaaps import ReportConfig, ReportPackage, ReportShard
 from evalens.runner.api import RunRequest, plan_run
 from evalens.runner.ci.shard import (
     cases_fingerprint,
@@ -24,15 +24,7 @@ from evalens.runner.ci.shard import (
     split_fingerprint,
 )
 from evalens.runner.matrix import shard_pairs
-from evalens.runner.report import (
-    allocate_report_path,
-    environment_info,
-    iso,
-    stamp,
-    summarize,
-    utc_now,
-    write_report,
-)
+from evalens.runner.report import allocate_report_path, batch_id, new_report, utc_now, write_report
 
 
 def add_shard_arguments(parser: argparse.ArgumentParser) -> None:
@@ -181,24 +173,20 @@ def write_empty_report(
 ) -> tuple[Any, Path]:
     """Write the all-zeros report of an empty shard under ``root`` (or at ``output``)."""
     started = utc_now()
-    report = EvalReport(
-        version=1,
-        id=f"eval-run-{stamp(started)}-shard-{mark.index}-of-{mark.count}",
-        timestamp=iso(started),
-        duration_seconds=0.0,
-        config=config,
-        environment=environment_info(),
-        **({"package": package} if package is not None else {}),
-        summary=summarize([]),
-        cases=[],
-        shard=mark,
+    report = new_report(
+        started, [], config, report_id=batch_id(started) + _shard_suffix(mark), package=package, shard=mark
     )
     return report, write_report(report, allocate_report_path(root, started, output))
+
+
+def _shard_suffix(mark: Any) -> str:
+    """What a shard adds to its report's id: ``-shard-K-of-N``."""
+    return f"-shard-{mark.index}-of-{mark.count}"
 
 
 def mark_report(report: Any, path: Path | None, mark: Any) -> None:
     """Record the shard in the report the run wrote (rewritten atomically)."""
     report.shard = mark
-    report.id = f"{report.id}-shard-{mark.index}-of-{mark.count}"
+    report.id += _shard_suffix(mark)
     if path is not None:
         write_report(report, path)

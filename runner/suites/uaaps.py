@@ -64,10 +64,8 @@ from evalens.runner.record import RECORD_FILE, finish, write_record
 from evalens.runner.report import (
     allocate_report_path,
     artifacts_root,
-    environment_info,
-    iso,
-    stamp,
-    summarize,
+    batch_id,
+    new_report,
     utc_now,
     write_report,
 )
@@ -629,14 +627,15 @@ def _build_report(
     judge_provider = judges[0].provider if judges else (ctx.judge_spec.provider if ctx.judge_spec else None)
     if ctx.judge_spec is not None and not judges and not ctx.judge_explicit:
         judge_model = models[0] if models else judge_model
-    return EvalReport(
-        version=1,
-        id=report_id,
-        timestamp=iso(started),
-        duration_seconds=round(duration, 3),
-        config=ReportConfig(
+    return new_report(
+        started,
+        report_cases,
+        ReportConfig(
             engine=ctx.engine.name, engine_version=ctx.engine_version, judge=judge_model, timeout=ctx.timeout
         ),
+        duration=duration,
+        report_id=report_id,
+        usage=sum_usage([c.usage for c in report_cases]),
         agent=ReportAgent(
             runtime=ctx.engine.name,
             runtime_version=ctx.engine_version,
@@ -650,10 +649,7 @@ def _build_report(
             choice=(ctx.judge_spec.why or None) if ctx.judge_spec is not None else None,
             **_judge_agreement(ctx),
         ),
-        environment=environment_info(),
         package=ReportPackage(name=ctx.package.name, version=ctx.package.version),
-        summary=summarize(report_cases, usage=sum_usage([c.usage for c in report_cases])),
-        cases=report_cases,
         sandbox=ReportSandbox(
             enforced=ctx.sandbox_plan.enforced,
             method=ctx.sandbox_plan.method,
@@ -919,7 +915,7 @@ async def _prepare(
     for side in sides:
         side.engine_version = ctx.engine_version
     await asyncio.to_thread(sweep_stale_sandboxes)
-    kept = await _open_log(ctx, sides, report_path, f"eval-run-{stamp(started)}")
+    kept = await _open_log(ctx, sides, report_path, batch_id(started))
     for label, name, i in kept:  # a resumed batch's budget counts what its finished runs spent
         rec = next(s for s in sides if s.side == label).records[(name, i)]
         budget.spend_usage(rec.record.usage if rec.record is not None else None, rec.model)
@@ -943,7 +939,7 @@ async def _finish_batch(
         duration,
         report_cases,
         interrupted,
-        ctx.log.batch if ctx.log is not None else f"eval-run-{stamp(started)}",
+        ctx.log.batch if ctx.log is not None else batch_id(started),
     )
     if plan is not None:
         bases, base_cases = await asyncio.to_thread(_case_results, sides[1], report_path)
