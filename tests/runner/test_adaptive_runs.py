@@ -10,19 +10,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
 from tests.runner.test_scripted_engine import scripted_claude  # noqa: F401 - the fixture
 from tests.unit.ci_helpers import validate_junit
 
 
 def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json", *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=300,
-    )
+    return evalens_cli(["eval", "--package", str(pkg), "--no-judge", "--json", *args], env=dict(os.environ))
 
 
 def test_runs_auto_stops_each_case_when_decided(
@@ -164,21 +159,7 @@ def test_sharded_matrix_run_splits_cells_by_unit(
     for cell in cells:  # each unit once per cell, over the two shards
         assert sorted(held[(1, cell)] + held[(2, cell)]) == ["good", "other"]
     parts = sorted(reports.glob("*-shard-*-of-2-cell-1.json"))
-    merged = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "report",
-            "merge",
-            *map(str, parts),
-            "-o",
-            str(tmp_path / "m.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    merged = evalens_cli(["report", "merge", *map(str, parts), "-o", str(tmp_path / "m.json")])
     assert merged.returncode == 0, merged.stderr
     assert sorted(c["name"] for c in json.loads((tmp_path / "m.json").read_text())["cases"]) == [
         "good",
@@ -188,19 +169,5 @@ def test_sharded_matrix_run_splits_cells_by_unit(
         sorted(reports.glob("*-shard-1-of-2-cell-1.json"))[0],
         sorted(reports.glob("*-shard-2-of-2-cell-2.json"))[0],
     ]
-    refused = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "report",
-            "merge",
-            *map(str, mixed),
-            "-o",
-            str(tmp_path / "x.json"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    refused = evalens_cli(["report", "merge", *map(str, mixed), "-o", str(tmp_path / "x.json")])
     assert refused.returncode == 2 and "different cells of a matrix run" in refused.stderr, refused.stderr

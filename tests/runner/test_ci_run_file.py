@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from evalens.runner.report import load_report
+from tests.in_process import evalens as evalens_cli
 from tests.runner.ci_fixtures import scripted_agent_fixture  # noqa: F401 - fixture
 from tests.unit.ci_helpers import validate_junit
 
@@ -28,11 +28,8 @@ def _suite(root: Path, n: int = 12) -> Path:
 
 
 def _run(tasks: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    return evalens_cli(
         [
-            sys.executable,
-            "-m",
-            "evalens",
             "run",
             str(tasks),
             "--no-judge",
@@ -42,10 +39,7 @@ def _run(tasks: Path, *args: str) -> subprocess.CompletedProcess:
             str(tasks.parent / "results"),
             *args,
         ],
-        capture_output=True,
-        text=True,
         env=dict(os.environ),
-        timeout=300,
         cwd=tasks.parent,
     )
 
@@ -71,22 +65,8 @@ def test_run_file_shards_merge_to_the_unsharded_verdicts(
         assert out.returncode in (0, 1) and "balanced by durations" in out.stderr, out.stderr
         paths.append(path)
     merged = tmp_path / "all.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "report",
-            "merge",
-            *map(str, paths),
-            "-o",
-            str(merged),
-            "--junit",
-            str(tmp_path / "all.xml"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = evalens_cli(
+        ["report", "merge", *map(str, paths), "-o", str(merged), "--junit", str(tmp_path / "all.xml")]
     )
     assert done.returncode == 0, done.stderr
     before, after = load_report(whole), load_report(merged)

@@ -7,34 +7,22 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from evalens.runner.report import load_report
+from tests.in_process import evalens as evalens_cli
 from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package, twelve_cases  # noqa: F401 - fixture
 from tests.runner.runner_helpers import agents_available, case
 
 
 def _eval(pkg: Path, out: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "-o", str(out), *args],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=timeout,
-    )
+    return evalens_cli(["eval", "--package", str(pkg), "-o", str(out), *args], env=dict(os.environ))
 
 
 def _merge(*paths: Path, out: Path, extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "report", "merge", *map(str, paths), "-o", str(out), *extra],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=60,
-    )
+    return evalens_cli(["report", "merge", *map(str, paths), "-o", str(out), *extra], env=dict(os.environ))
 
 
 def _verdicts(path: Path) -> dict[str, str]:
@@ -94,21 +82,11 @@ def test_three_shards_merged_equal_the_unsharded_run(
         assert junit.count("<testcase ") == len(names[k - 1])
     # `evalens show` reads the merged report, transcripts included (artifact paths rewritten by the merge)
     page = tmp_path / "merged.html"
-    shown = subprocess.run(
-        [sys.executable, "-m", "evalens", "show", str(paths["merged"]), "--html", "-o", str(page)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    shown = evalens_cli(["show", str(paths["merged"]), "--html", "-o", str(page)])
     assert shown.returncode == 0, shown.stderr
     html = page.read_text()
     assert all(name in html for name in verdicts)
-    one = subprocess.run(
-        [sys.executable, "-m", "evalens", "show", str(paths["merged"]), "case-09"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    one = evalens_cli(["show", str(paths["merged"]), "case-09"])
     assert one.returncode == 0 and "scripted crash" in one.stdout, one.stdout + one.stderr
     assert list(sandbox_dir.iterdir()) == []
 
@@ -135,46 +113,14 @@ def test_split_uses_prior_durations_and_empty_shards_still_merge(
     EvalReport.model_validate(prior)
     (pkg / "evals" / "reports").mkdir()
     (pkg / "evals" / "reports" / "prior.json").write_text(json.dumps(prior))
-    split = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "report",
-            "split",
-            "--package",
-            str(pkg),
-            "--shards",
-            "2",
-            "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    split = evalens_cli(["report", "split", "--package", str(pkg), "--shards", "2", "--json"])
     assert split.returncode == 0, split.stderr
     plan = json.loads(split.stdout)
     assert plan["balanced_by"] == "durations" and plan["shards"] == [["c0"], ["c1", "c2", "c3"]]
     assert plan["loads"] == [90.0, 90.0]
     # without a previous report the split is by count
-    by_count = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "report",
-            "split",
-            "--package",
-            str(pkg),
-            "--shards",
-            "2",
-            "--json",
-            "--durations",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    by_count = evalens_cli(
+        ["report", "split", "--package", str(pkg), "--shards", "2", "--json", "--durations", str(tmp_path)]
     )
     assert json.loads(by_count.stdout)["shards"] == [["c0", "c2"], ["c1", "c3"]]
     # 6 shards of 4 cases: two are empty, still write a report, and all six merge into the whole suite

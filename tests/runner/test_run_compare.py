@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown, rows
+from tests.in_process import evalens as evalens_cli
 from tests.runner.compare_fixture import EARLIER, EARLIER_OUTPUT, LATEST, two_runs
 
 
@@ -55,13 +55,7 @@ def test_cli_compare(tmp_path: Path) -> None:
     out = tmp_path / "cmp.html"
 
     def show(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "evalens", "show", *args],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=tmp_path / "pkg",
-        )
+        return evalens_cli(["show", *args], cwd=tmp_path / "pkg")
 
     page = show("respects-policy", "--compare", "--html", "-o", str(out))
     assert page.returncode == 0, page.stderr

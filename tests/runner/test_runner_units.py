@@ -7,7 +7,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -19,6 +18,8 @@ from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.judge import build_prompt, judge_case, parse_reply, resolve_judge
 from evalens.runner.sandbox import PathEscape, process_tree, safe_join
+from tests.in_process import evalens as in_process
+from tests.in_process import evalens_subprocess
 from tests.runner.runner_helpers import case, make_package
 
 REPO = Path(__file__).resolve().parents[2]
@@ -26,16 +27,10 @@ REPORT_SCHEMA = json.loads((REPO / "schemas" / "uaaps-eval-report.schema.json").
 
 
 def evalens_cli(
-    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 120
+    *args: str, env: dict[str, str] | None = None, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        cwd=cwd,
-        timeout=timeout,
-    )
+    """``evalens ARGS`` in this process (tests/in_process.py), with the test's environment plus ``env``."""
+    return in_process([*args], env={**os.environ, **(env or {})}, cwd=cwd)
 
 
 # --------------------------------------------------------------------------- fake server through the SDKs
@@ -248,7 +243,9 @@ async def test_missing_key_fails_before_any_agent(
     )
     assert "\n" not in message
     assert len(model_env.records) == before and list(sandbox_dir.iterdir()) == []
-    out = evalens_cli("eval", "--package", str(pkg), env={"ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""})
+    out = evalens_subprocess(  # a coroutine: the command runs its own event loop
+        ["eval", "--package", str(pkg)], env={**os.environ, "ANTHROPIC_API_KEY": "", "OPENAI_API_KEY": ""}
+    )
     assert out.returncode == 2 and out.stderr.count("cannot start") == 1 and "Traceback" not in out.stderr
 
 

@@ -6,13 +6,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from evalens.runner.api import RunError, RunRequest, run_cases
+from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
 
 SCRIPTED_CLAUDE = """#!/bin/sh
@@ -82,11 +81,8 @@ def test_cli_exit_codes_and_json(tmp_path: Path, scripted_claude: Path, sandbox_
         },
     )
     env = {**os.environ}
-    out = subprocess.run(
+    out = evalens_cli(
         [
-            sys.executable,
-            "-m",
-            "evalens",
             "eval",
             "--package",
             str(pkg),
@@ -97,10 +93,7 @@ def test_cli_exit_codes_and_json(tmp_path: Path, scripted_claude: Path, sandbox_
             "-o",
             str(tmp_path / "out" / "r.json"),
         ],
-        capture_output=True,
-        text=True,
         env=env,
-        timeout=120,
     )
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)
@@ -111,12 +104,6 @@ def test_cli_exit_codes_and_json(tmp_path: Path, scripted_claude: Path, sandbox_
     }
     assert json.loads((tmp_path / "out" / "r.json").read_text())["id"] == report["id"]
     assert "evalens eval" in out.stderr and "bad" in out.stderr  # the summary table
-    ok = subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "good"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    ok = evalens_cli(["eval", "--package", str(pkg), "--no-judge", "good"], env=env)
     assert ok.returncode == 0, ok.stderr
     assert list(sandbox_dir.iterdir()) == []

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakemodel import FakeModelServer
+from tests.in_process import evalens as evalens_cli
 
 PROPOSAL = {
     "should_trigger": ["Write a birthday greeting for Ann", "greet the team <warmly>"],
@@ -39,13 +39,7 @@ def suggest(skill: Path, server: FakeModelServer, *args: str) -> subprocess.Comp
         "OPENAI_API_KEY": "test-key",
     }
     env.pop("ANTHROPIC_AUTH_TOKEN", None)
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "triggers", "suggest", str(skill), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=180,
-    )
+    return evalens_cli(["triggers", "suggest", str(skill), *args], env=env)
 
 
 def skill(root: Path, name: str, description: str) -> Path:

@@ -16,22 +16,15 @@ from pathlib import Path
 import pytest
 
 from evalens.runner.judge import judge_case, resolve_judge
+from tests.in_process import evalens as in_process
 from tests.runner.runner_helpers import case, make_package
 
 REPO = Path(__file__).resolve().parents[2]
 JUDGES = ["claude-judge", "openai:gpt-judge"]
 
 
-def evalens_cli(
-    *args: str, env: dict[str, str] | None = None, timeout: float = 120
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=timeout,
-    )
+def evalens_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    return in_process([*args], env={**os.environ, **(env or {})})
 
 
 # --------------------------------------------------------------------------- the judge's deadline and failures

@@ -12,6 +12,7 @@ from evalens.runner.agent_retry import (
     retries_allowed,
     retry_wait,
 )
+from tests.in_process import evalens as evalens_cli
 
 
 @pytest.mark.parametrize("status", [429, 500, 502, 503, 504, 529, 408, 409])
@@ -50,15 +51,8 @@ def test_allowed_from_flag_env_or_default(monkeypatch: pytest.MonkeyPatch) -> No
 
 @pytest.mark.parametrize("command", ["eval", "run"])
 def test_a_bad_retry_or_limit_flag_is_a_usage_error_not_a_traceback(command: str, tmp_path) -> None:
-    import subprocess
-    import sys
 
     for flag, value in (("--agent-retries", "-1"), ("--max-turns", "0"), ("--limit", "ram=3")):
         target = ["--package", str(tmp_path)] if command == "eval" else [str(tmp_path / "evals.json")]
-        out = subprocess.run(
-            [sys.executable, "-m", "evalens", command, *target, flag, value, "--dry-run"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        out = evalens_cli([command, *target, flag, value, "--dry-run"])
         assert out.returncode == 2 and "Traceback" not in out.stderr, (flag, out.stderr[-800:])

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -16,6 +14,7 @@ from evalens.core.workflow_commands import escape
 from evalens.runner.api_types import ProgressEvent
 from evalens.runner.ci import github
 from evalens.runner.live import LiveTurn
+from tests.in_process import evalens as evalens_cli
 from tests.unit.ci_helpers import make_case, make_report
 from tests.unit.workflow_log import commands
 
@@ -119,14 +118,7 @@ def test_validate_text_output_is_escaped_in_actions(tmp_path: Path) -> None:
         'name: a\ninput:\n  prompt: hi\n  "x\\n::error file=README.md,line=1::FAKE\\n::stop-commands::zz": 1\n'
     )
     env = {**os.environ, "GITHUB_ACTIONS": "true"}
-    out = subprocess.run(
-        [sys.executable, "-m", "evalens", "validate", "evals"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=env,
-    )
+    out = evalens_cli(["validate", "evals"], cwd=tmp_path, env=env)
     assert "FAKE" in out.stdout, out.stdout + out.stderr
     assert commands(out.stdout + out.stderr) == []
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +18,7 @@ from evalens.runner.ci.merge import MergeError, merge_reports
 from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
 from evalens.runner.report import load_report
 from tests.conftest import REPO
+from tests.in_process import evalens as evalens_cli
 from tests.unit.ci_helpers import make_case, make_report, validate_junit, validate_sarif, write
 
 CASE_YAML = """name: b
@@ -163,13 +163,7 @@ def test_step_summary_and_outputs(tmp_path: Path) -> None:
 def test_sarif_from_validate(tmp_path: Path) -> None:
     (tmp_path / "evals" / "cases").mkdir(parents=True)
     (tmp_path / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "evalens", "validate", "--format", "sarif", "evals"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = evalens_cli(["validate", "--format", "sarif", "evals"], cwd=tmp_path)
     assert out.returncode == 1, out.stderr
     log = json.loads(out.stdout)
     validate_sarif(log)
@@ -202,23 +196,7 @@ def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path)
     (repo / "linked" / "SKILL.md").symlink_to(repo / "skills" / "greeter" / "SKILL.md")
     (outside / "evals" / "cases").mkdir(parents=True)
     (outside / "evals" / "cases" / "a.yaml").write_text("name: a\ninput:\n  promt: hi\n")
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "validate",
-            "--format",
-            "sarif",
-            "skills",
-            "linked",
-            str(outside / "evals"),
-        ],
-        cwd=repo,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = evalens_cli(["validate", "--format", "sarif", "skills", "linked", str(outside / "evals")], cwd=repo)
     log = json.loads(out.stdout)
     validate_sarif(log)  # the OASIS schema: artifacts are uniqueItems
     (run,) = log["runs"]
@@ -243,22 +221,8 @@ def test_sarif_lists_each_artifact_once_and_uris_follow_the_spec(tmp_path: Path)
     assert len(before) == len(run["results"])
     (outside / "evals" / "cases" / "a.yaml").write_text("# moved\nname: a\ninput:\n  promt: hi\n")
     again = json.loads(
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evalens",
-                "validate",
-                "--format",
-                "sarif",
-                "skills",
-                "linked",
-                str(outside / "evals"),
-            ],
-            cwd=repo,
-            capture_output=True,
-            text=True,
-            timeout=60,
+        evalens_cli(
+            ["validate", "--format", "sarif", "skills", "linked", str(outside / "evals")], cwd=repo
         ).stdout
     )
     assert {r["partialFingerprints"]["evalensProblem/v1"] for r in again["runs"][0]["results"]} == before
@@ -422,12 +386,7 @@ def test_merge_refuses_what_would_lie(tmp_path: Path) -> None:
 
 def _diff(tmp_path: Path, base, new, *args: str) -> subprocess.CompletedProcess:
     a, b = write(base, tmp_path / "base.json"), write(new, tmp_path / "new.json")
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "diff", str(a), str(b), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return evalens_cli(["eval", "diff", str(a), str(b), *args])
 
 
 def test_gate_exit_codes(tmp_path: Path) -> None:
@@ -464,20 +423,8 @@ def test_gate_exit_codes(tmp_path: Path) -> None:
         {"name": "b", "before": "PASS", "after": "ERROR"}
     ]
     (tmp_path / "bad.json").write_text("[]")
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "eval",
-            "diff",
-            str(tmp_path / "bad.json"),
-            str(tmp_path / "new.json"),
-            "--fail-on",
-            "regression",
-        ],
-        capture_output=True,
-        text=True,
+    bad = evalens_cli(
+        ["eval", "diff", str(tmp_path / "bad.json"), str(tmp_path / "new.json"), "--fail-on", "regression"]
     )
     assert bad.returncode == 2 and "not an evalens eval report" in bad.stderr
     assert _diff(tmp_path, base, same, "--fail-on", "regression", "--threshold", "5").returncode == 2
@@ -491,11 +438,8 @@ def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
 
     env = {**os.environ, **{k: str(v) for k, v in env_files.items()}, "GITHUB_ACTIONS": "true"}
     merged = tmp_path / "all.json"
-    out = subprocess.run(
+    out = evalens_cli(
         [
-            sys.executable,
-            "-m",
-            "evalens",
             "report",
             "merge",
             str(a),
@@ -507,10 +451,7 @@ def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
             "--github-summary",
             "--github-output",
         ],
-        capture_output=True,
-        text=True,
         env=env,
-        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert "::error title=evalens FAIL%3A c2::" in out.stdout  # auto: GITHUB_ACTIONS=true
@@ -518,20 +459,9 @@ def test_report_ci_and_merge_commands(tmp_path: Path) -> None:
     assert "passed=1\n" in env_files["GITHUB_OUTPUT"].read_text()
     assert "Merged from 2 report(s): shard 1/2, shard 2/2" in env_files["GITHUB_STEP_SUMMARY"].read_text()
     _validate_junit((tmp_path / "j.xml").read_text())
-    ci = subprocess.run(
-        [sys.executable, "-m", "evalens", "report", "ci", str(merged), "--annotations", "off"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    ci = evalens_cli(["report", "ci", str(merged), "--annotations", "off"], env=env)
     assert ci.returncode == 1 and ci.stdout == ""
-    refused = subprocess.run(
-        [sys.executable, "-m", "evalens", "report", "merge", str(a), "-o", str(merged)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    refused = evalens_cli(["report", "merge", str(a), "-o", str(merged)])
     assert refused.returncode == 2 and "2/2 missing" in refused.stderr
 
 
@@ -623,12 +553,7 @@ def test_report_merge_package_and_split_on_a_fresh_checkout(tmp_path: Path) -> N
 
     pkg = make_package(tmp_path / "repo" / "pkg", cases={"c1": case("pass"), "c2": case("pass")})
     assert not (pkg / "evals" / "reports").exists()  # a fresh checkout: no reports yet
-    split_out = subprocess.run(
-        [sys.executable, "-m", "evalens", "report", "split", "--shards", "2", "--package", str(pkg)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    split_out = evalens_cli(["report", "split", "--shards", "2", "--package", str(pkg)])
     assert split_out.returncode == 0, split_out.stderr
     assert "balanced by count" in split_out.stdout
     case_file = next((pkg / "evals" / "cases").glob("*.yaml")).relative_to(pkg).as_posix()
@@ -637,11 +562,8 @@ def test_report_merge_package_and_split_on_a_fresh_checkout(tmp_path: Path) -> N
     )
     b = write(_shard(make_report([make_case("c2", "PASS", file=case_file)]), 2, 2), tmp_path / "b.json")
     env = {**os.environ, "GITHUB_WORKSPACE": str(tmp_path / "repo")}
-    out = subprocess.run(
+    out = evalens_cli(
         [
-            sys.executable,
-            "-m",
-            "evalens",
             "report",
             "merge",
             str(a),
@@ -653,9 +575,6 @@ def test_report_merge_package_and_split_on_a_fresh_checkout(tmp_path: Path) -> N
             "--annotations",
             "on",
         ],
-        capture_output=True,
-        text=True,
-        timeout=60,
         env=env,
         cwd=tmp_path,
     )
@@ -774,22 +693,7 @@ def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) 
     subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
 
     def changed() -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "evalens",
-                "eval",
-                "--package",
-                str(pkg),
-                "--changed-since",
-                "main",
-                "--dry-run",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        return evalens_cli(["eval", "--package", str(pkg), "--changed-since", "main", "--dry-run"])
 
     nothing = changed()
     assert nothing.returncode == 0 and "no case changed since main" in nothing.stderr, nothing.stderr
@@ -809,20 +713,5 @@ def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) 
     assert "one: " in changed().stderr  # a skill the cases install changed: they all run
     assert not list(tmp_path.glob("evalens-changed-*"))
     assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
-    bad = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "evalens",
-            "eval",
-            "--package",
-            str(pkg),
-            "--changed-since",
-            "nope",
-            "--dry-run",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    bad = evalens_cli(["eval", "--package", str(pkg), "--changed-since", "nope", "--dry-run"])
     assert bad.returncode == 2 and "unknown git ref" in bad.stderr

@@ -9,12 +9,11 @@ import zipfile
 from pathlib import Path
 
 from tests.conftest import EXAMPLE, REPO
+from tests.in_process import evalens as evalens_cli
 
 
 def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
+    return evalens_cli([*args], cwd=cwd)
 
 
 def test_validate_example_prints_lines_and_fails():

@@ -5,20 +5,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import EXAMPLE
+from tests.in_process import evalens as evalens_cli
 
 BROKEN = Path("evals") / "cases" / "03-broken.yaml"
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args], capture_output=True, text=True, cwd=cwd, timeout=120
-    )
+    return evalens_cli([*args], cwd=cwd)
 
 
 def found(proc: subprocess.CompletedProcess[str]) -> dict[str, str]:

@@ -4,14 +4,13 @@ model, k/N with the Wilson interval and the cost, and an empty cell for a unit a
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from evalens.core.models.uaaps import ReportAgent, Usage
 from evalens.runner.matrix import matrix
+from tests.in_process import evalens as evalens_cli
 from tests.unit.ci_helpers import make_case, make_report, write
 
 
@@ -49,20 +48,14 @@ def test_matrix_rows_are_units_and_columns_cells(tmp_path: Path) -> None:
     assert a is not None and a.text() == "FLAKY 2/3 [21%–94%] $0.0123"
     assert b is not None and b.text() == "PASS 3/3 [44%–100%]"
     assert "—" in m.table().splitlines()[-1]
-    out = subprocess.run(
+    out = evalens_cli(
         [
-            sys.executable,
-            "-m",
-            "evalens",
             "report",
             "matrix",
             str(write(claude, tmp_path / "a.json")),
             str(write(codex, tmp_path / "b.json")),
             "--json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+        ]
     )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from evalens.runner import stats
 from evalens.runner.ci.paired import paired_gate
+from tests.in_process import evalens as evalens_cli
 from tests.unit.ci_helpers import make_case, make_report, write
 
 
@@ -141,12 +141,7 @@ def test_error_in_new_is_never_no_regression() -> None:
 
 def _cli(tmp_path: Path, base, new, *args: str) -> subprocess.CompletedProcess:
     a, b = write(base, tmp_path / "base.json"), write(new, tmp_path / "new.json")
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "diff", str(a), str(b), "--test", "paired", *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return evalens_cli(["eval", "diff", str(a), str(b), "--test", "paired", *args])
 
 
 def test_cli_exit_codes(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -31,6 +30,7 @@ from evalens.runner.run_log import (
     unit_results,
 )
 from evalens.runner.unit_identity import key, reconcile
+from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
 
 T = "2026-01-01T00:00:00Z"
@@ -287,14 +287,7 @@ def test_the_cli_finds_a_renamed_cases_last_run(tmp_path: Path) -> None:
     case_file.write_text(case_file.read_text().replace("name: extract-text", "name: extract-text-v2"))
 
     def evalens(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "evalens", *args],
-            capture_output=True,
-            text=True,
-            cwd=pkg,
-            env={**os.environ, **env},
-            timeout=120,
-        )
+        return evalens_cli([*args], cwd=pkg, env={**os.environ, **env})
 
     stale = evalens("eval", "--stale", "--dry-run", "--no-judge")
     assert stale.returncode == 0, stale.stderr
@@ -321,9 +314,7 @@ def test_resume_refuses_other_run_flags_and_a_missing_log(tmp_path: Path) -> Non
     a folder without a run log; neither starts anything."""
 
     def evalens(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(
-            [sys.executable, "-m", "evalens", "eval", *args], capture_output=True, text=True, timeout=60
-        )
+        return evalens_cli(["eval", *args])
 
     flags = evalens("--resume", str(tmp_path), "--engine", "codex", "--runs", "3", "extract-text")
     assert flags.returncode == 2 and "drop CASE, --engine, --runs" in flags.stderr, flags.stderr
