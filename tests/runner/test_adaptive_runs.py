@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.in_process import evalens as evalens_cli
@@ -70,13 +69,8 @@ def test_judge_repeats_in_the_report(
             "flipping": case("pass", judge="alternate", contains=["GREETING-OK"]),
         },
     )
-    out = subprocess.run(
-        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--judge", "claude-judge", "--json"]
-        + ["--judge-repeats", "3"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=300,
+    out = evalens_cli(
+        ["eval", "--package", str(pkg), "--judge", "claude-judge", "--json", "--judge-repeats", "3"]
     )
     assert out.returncode == 1, out.stderr[-2000:]
     report = json.loads(out.stdout)
