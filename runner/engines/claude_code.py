@@ -9,14 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.engines.base import (
-    AgentCommand,
-    Engine,
-    Invocation,
-    SandboxPaths,
-    Transcript,
-    read_jsonl,
-)
+from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript, read_jsonl
 from evalens.runner.engines.claude_record import LiveReader, UsageReader, conversation
 from evalens.runner.engines.hooks import hook_denial
 from evalens.runner.run_limits import UsageSource

@@ -11,14 +11,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.engines.base import (
-    AgentCommand,
-    Engine,
-    Invocation,
-    SandboxPaths,
-    Transcript,
-    read_jsonl,
-)
+from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript, read_jsonl
 from evalens.runner.engines.claude_code import _stderr_tail
 from evalens.runner.engines.codex_record import LiveReader, RolloutUsage, conversation, stream_usage
 from evalens.runner.engines.hooks import BLOCKING_EVENTS, hook_denials

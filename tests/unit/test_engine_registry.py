@@ -11,14 +11,7 @@ from typing import Any
 import pytest
 
 from evalens.core import engines
-from evalens.runner.engines.base import (
-    AgentCommand,
-    Engine,
-    Invocation,
-    SandboxPaths,
-    Transcript,
-    read_jsonl,
-)
+from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript, read_jsonl
 
 
 class ToyEngine(Engine):
