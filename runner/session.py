@@ -179,10 +179,12 @@ def _fresh_sandbox(fill: Callable[[SandboxPaths], None]) -> tuple[SandboxPaths, 
 
 
 def _before(paths: SandboxPaths) -> tuple[dict[str, tuple[int, int]], workspace_diff.Baseline]:
+    """The workspace as the agent finds it: what it then created is told from this, and its record's diff."""
     return snapshot(paths.workspace), workspace_diff.baseline(paths.workspace)
 
 
 def _release(launch: AgentLaunch, paths: SandboxPaths, on_kept: Callable[[str], None]) -> None:
+    """Blocking release (a cancelled setup's sandbox): kept when the batch keeps them, else removed."""
     if launch.keep:
         keep_sandbox(paths)
         on_kept(str(paths.root))
