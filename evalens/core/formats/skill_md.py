@@ -69,26 +69,18 @@ def _severity(situation: str, profile: str) -> Severity | None:
     return SEVERITY[situation][m.PROFILES.index(profile)]
 
 
-# The specification's two required fields: a non-empty string of at most N characters (the name counted after
-# NFKC normalisation, as skills-ref does), worded as skills-ref words it.
-REQUIRED_TEXT = {
-    "name": (64, True, "Skill name '{text}' exceeds 64 character limit ({n} chars)"),
-    "description": (1024, False, "Description exceeds 1024 character limit ({n} chars)"),
-}
-
-
-def _required_text(doc: ParsedDocument, field: str, value: Any) -> tuple[str | None, list[Problem]]:
-    """The field's text (None when it is no non-empty string) and what breaks the specification's rule for it."""
+def _required_text(
+    doc: ParsedDocument, field: str, value: Any, limit: int, code: str, too_long: str, message: str
+) -> tuple[str | None, list[Problem]]:
+    """The specification's rule for its required text fields (`name`, `description`): a non-empty string of at
+    most ``limit`` characters. Answers the text (None when it is no non-empty string) and what breaks the rule;
+    ``message`` is skills-ref's wording, with ``{text}`` and ``{n}``."""
     path: Path = (field,)
     if not isinstance(value, str) or not value.strip():
-        return None, [
-            problem(doc, path, E, f"invalid-{field}", f"Field '{field}' must be a non-empty string")
-        ]
-    limit, normalise, too_long = REQUIRED_TEXT[field]
-    text = unicodedata.normalize("NFKC", value.strip()) if normalise else value
-    if len(text) <= limit:
-        return text, []
-    return text, [problem(doc, path, E, f"{field}-too-long", too_long.format(text=text, n=len(text)))]
+        return None, [problem(doc, path, E, code, f"Field '{field}' must be a non-empty string")]
+    if len(value) <= limit:
+        return value, []
+    return value, [problem(doc, path, E, too_long, message.format(text=value, n=len(value)))]
 
 
 class SkillMd(Format):
@@ -250,7 +242,17 @@ class SkillMd(Format):
 
     def _name_rules(self, doc: ParsedDocument, name: Any, profile: str, directory: str) -> list[Problem]:
         path: Path = ("name",)
-        name, out = _required_text(doc, "name", name)
+        if isinstance(name, str):  # skills-ref counts the name after NFKC normalisation
+            name = unicodedata.normalize("NFKC", name.strip())
+        name, out = _required_text(
+            doc,
+            "name",
+            name,
+            64,
+            code="invalid-name",
+            too_long="name-too-long",
+            message="Skill name '{text}' exceeds 64 character limit ({n} chars)",
+        )
         if name is None:
             return out
         if profile == "uaaps":
@@ -379,7 +381,15 @@ class SkillMd(Format):
 
     def _description_rules(self, doc: ParsedDocument, desc: Any, profile: str) -> list[Problem]:
         path: Path = ("description",)
-        desc, out = _required_text(doc, "description", desc)
+        desc, out = _required_text(
+            doc,
+            "description",
+            desc,
+            1024,
+            code="invalid-description",
+            too_long="description-too-long",
+            message="Description exceeds 1024 character limit ({n} chars)",
+        )
         if desc is None:
             return out
         severity = _severity("angle-brackets", profile)
