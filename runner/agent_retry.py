@@ -5,13 +5,20 @@ engines report the status in their structured events (Claude Code's ``api_error_
 and only that status decides, never text the agent printed. A run whose attempt failed that way is run again
 from scratch (the attempt may have changed its workspace), after a backoff, while its time budget lasts; each
 retry is recorded (``retries`` in the run record), and when the retries run out the run is ERROR as before, its
-reason saying how many were tried.
+reason saying how many were tried. :func:`run_retrying` is that loop, for every suite's agent runs (the file
+suites' session and the UAAPS case run).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+Outcome = TypeVar("Outcome")
 
 # 408 timeout, 409 conflict (Anthropic's overloaded lock), 429 rate limit, 5xx server errors, 529 overloaded
 TRANSIENT_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -59,3 +66,42 @@ def exhausted_suffix(retries: list[str]) -> str:
     """What an ERROR after retries adds to its reason."""
     n = len(retries)
     return f" (after {n} retr{'y' if n == 1 else 'ies'})" if n else ""
+
+
+def after_retries(record: Any, error: str | None, status: int | None, retried: list[str]) -> str | None:
+    """The attempt that follows ``retried``: its run ``record`` lists them, and its API error (``status`` not
+    None) says how many were made; returns the error as the run reports it."""
+    if not retried:
+        return error
+    record.retries = list(retried)
+    return error + exhausted_suffix(retried) if error and status is not None else error
+
+
+async def run_retrying(
+    attempt: Callable[[float, list[str]], Awaitable[Outcome]],
+    status: Callable[[Outcome], int | None],
+    *,
+    timeout: float,
+    retries: int | None,
+    on_retry: Callable[[str], None] = lambda _note: None,
+) -> Outcome:
+    """One run: ``attempt(time_limit, retried)`` until ``status`` of its outcome (the API status of its error,
+    None without one) is not transient, the retries are used up (``retries``: :func:`retries_allowed`) or the
+    run's ``timeout`` has no room for another. The first attempt gets the whole timeout, a retry only what is
+    left of it, so a run never takes longer than its timeout (docs/verdicts.md); ``retried`` are the notes of
+    the retries before the attempt. ``on_retry`` hears each note before the backoff: the caller discards the
+    failed attempt there (it is not a run of the unit)."""
+    allowed = retries_allowed(retries)
+    started = time.monotonic()
+    retried: list[str] = []
+    limit = timeout
+    while True:
+        outcome = await attempt(limit, list(retried))
+        found = status(outcome)
+        wait = retry_wait(found, len(retried), allowed, timeout - (time.monotonic() - started))
+        if wait is None:
+            return outcome
+        retried.append(retry_note(len(retried) + 1, found or 0, wait))
+        on_retry(retried[-1])
+        await asyncio.sleep(wait)
+        limit = max(timeout - (time.monotonic() - started), 1.0)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import os
 import stat
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from typing import Any
 from evalens.core.models.run_record import RunRecord
 from evalens.runner import workspace_diff
 from evalens.runner.agent_process import AgentRun, in_thread
-from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
+from evalens.runner.agent_retry import after_retries, run_retrying
 from evalens.runner.api_types import Stage
 from evalens.runner.checks import CheckTimedOut, check_deadline, files_created
 from evalens.runner.engines import UnsupportedEngine, get_engine
@@ -393,29 +392,20 @@ class AgentSession:
         skills: only the skill under test is swapped or left out). An
         attempt that met a transient API error is run again in a fresh sandbox within the time budget
         (:mod:`evalens.runner.agent_retry`); the result and its record say what was retried."""
-        allowed = retries_allowed(self.retries)
-        started = time.monotonic()
-        retried: list[str] = []
-        while True:
-            left = self.timeout - (time.monotonic() - started)
-            count = len(self.records)
-            result = await self._attempt(
-                prompt, skills, files_base, files, check, max(left, 1.0), beside or {}
-            )
-            left = self.timeout - (time.monotonic() - started)
-            wait = retry_wait(result.api_status, len(retried), allowed, left)
-            if wait is None:
-                break
-            retried.append(retry_note(len(retried) + 1, result.api_status or 0, wait))
+        count = len(self.records)
+
+        def discard(_note: str) -> None:
             del self.records[count:]  # the failed attempt is not a run of the unit
-            await asyncio.sleep(wait)
-        result.retries = retried
-        if retried:
-            if len(self.records) > count:
-                self.records[-1][1].retries = list(retried)
-            if result.error and result.api_status is not None:
-                result.error += exhausted_suffix(retried)
-        return result
+
+        return await run_retrying(
+            lambda time_limit, retried: self._attempt(
+                prompt, skills, files_base, files, check, time_limit, beside or {}, retried
+            ),
+            lambda result: result.api_status if result.error else None,
+            timeout=self.timeout,
+            retries=self.retries,
+            on_retry=discard,
+        )
 
     async def _attempt(
         self,
@@ -426,8 +416,10 @@ class AgentSession:
         check: Callable[[AgentResult], None] | None,
         time_limit: float,
         beside: dict[str, Path],
+        retried: list[str],
     ) -> AgentResult:
-        result = AgentResult()
+        """One attempt of :meth:`run`, given ``time_limit`` (what is left of the run's) after ``retried``."""
+        result = AgentResult(retries=retried)
         try:
             installed = await in_thread(self.install, skills) if self.install is not None else skills
             installed = {**beside, **installed}
@@ -457,8 +449,8 @@ class AgentSession:
                 usage = transcript.usage or {}
                 result.cost_usd = float(usage.get("total_cost_usd") or 0.0)
                 result.turns = usage.get("num_turns")
-                result.error = done.error
                 result.api_status = transcript.api_status
+                result.error = after_retries(done.record, done.error, result.api_status, retried)
                 result.workspace_files = done.files
                 result.workspace = done.paths.workspace
                 if check is not None:

@@ -31,7 +31,7 @@ from evalens.core.models.uaaps import (
     ReportSandbox,
 )
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
-from evalens.runner.agent_retry import exhausted_suffix, retries_allowed, retry_note, retry_wait
+from evalens.runner.agent_retry import after_retries, run_retrying
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
     PlannedCase,
@@ -303,22 +303,22 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
 
 async def _run_case_retrying(ctx: _Context, case: EvalCase, case_file: Path, run_index: int) -> _RunRecord:
     """One run of ``case``, run again from scratch while its attempts meet transient API errors and its time
-    budget lasts (:mod:`evalens.runner.agent_retry`)."""
-    allowed = retries_allowed(ctx.request.agent_retries)
-    started = time.monotonic()
-    retried: list[str] = []
-    while True:
-        rec = await _run_case(ctx, case, case_file, run_index, retried)
-        left = ctx.timeout - (time.monotonic() - started)
-        wait = retry_wait(rec.api_status if rec.error else None, len(retried), allowed, left)
-        if wait is None:
-            return rec
-        retried.append(retry_note(len(retried) + 1, rec.api_status or 0, wait))
-        ctx.emit(
-            case.name, "agent", f"retrying: {retried[-1]}", run_index=run_index, case_file=str(case_file)
-        )
+    budget lasts (:func:`~evalens.runner.agent_retry.run_retrying`); returns the record of the attempt that
+    counts, which is the one in ``ctx.records``."""
+    if ctx.log is not None:
+        await ctx.log.run_started(case.name, run_index, ctx.side)
+
+    def discard(note: str) -> None:
+        ctx.emit(case.name, "agent", f"retrying: {note}", run_index=run_index, case_file=str(case_file))
         ctx.records[(case.name, run_index)] = _RunRecord()  # the failed attempt is not a run of the case
-        await asyncio.sleep(wait)
+
+    return await run_retrying(
+        lambda time_limit, retried: _run_case(ctx, case, case_file, run_index, time_limit, retried),
+        lambda rec: rec.api_status if rec.error else None,
+        timeout=ctx.timeout,
+        retries=ctx.request.agent_retries,
+        on_retry=discard,
+    )
 
 
 def _keep_artifacts(
@@ -443,11 +443,10 @@ def _setup_failed(rec: _RunRecord, exc: Exception) -> None:
 
 
 async def _run_case(
-    ctx: _Context, case: EvalCase, case_file: Path, run_index: int, retried: list[str] | None = None
+    ctx: _Context, case: EvalCase, case_file: Path, run_index: int, time_limit: float, retried: list[str]
 ) -> _RunRecord:
+    """One attempt at a run of ``case``, given ``time_limit`` (what is left of the run's) after ``retried``."""
     rec = ctx.records[(case.name, run_index)]
-    if ctx.log is not None:
-        await ctx.log.run_started(case.name, run_index, ctx.side)
     rec.state = "running"
     start = time.monotonic()
     extra = {"run_index": run_index, "case_file": str(case_file)}
@@ -469,7 +468,7 @@ async def _run_case(
             install,
             unit=case.name,
             run_index=run_index,
-            time_limit=ctx.timeout,
+            time_limit=time_limit,
             side=ctx.side,
             fmt="uaaps-case",
             emit=lambda stage, message: ctx.emit(case.name, stage, message, **extra),
@@ -479,12 +478,8 @@ async def _run_case(
             rec.agent_seconds = run.duration_seconds
             rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
             rec.record = done.record
-            rec.error = done.error or rec.error
             rec.api_status = transcript.api_status
-            if retried:
-                rec.record.retries = list(retried)
-                if rec.error and rec.api_status is not None:
-                    rec.error += exhausted_suffix(retried)
+            rec.error = after_retries(rec.record, done.error or rec.error, rec.api_status, retried)
             ctx.emit(case.name, "checks", "deterministic checks", **extra)
             rec.checks = run_checks(case.expected, transcript, created, done.paths.workspace)
             previews = _keep_artifacts(ctx, case.name, run_index, rec, run, transcript, done.paths, created)
@@ -754,7 +749,7 @@ class _Admission:
                 if side.log is not None:
                     await side.log.run_finished(case.name, index, side.side, rec)
                 return
-            await _run_case_retrying(side, case, path, index)
+            rec = await _run_case_retrying(side, case, path, index)  # a retry's record replaced the first
             if side.log is not None:  # only now: a retried attempt is not a run of the case
                 await side.log.run_finished(case.name, index, side.side, rec)
             self.budget.spend_usage(
