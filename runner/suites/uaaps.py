@@ -31,6 +31,7 @@ from evalens.core.models.uaaps import (
     ReportSandbox,
 )
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
+from evalens.runner.agent_process import in_thread
 from evalens.runner.agent_retry import after_retries, run_retrying
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
@@ -481,8 +482,11 @@ async def _run_case(
             rec.api_status = transcript.api_status
             rec.error = after_retries(rec.record, done.error or rec.error, rec.api_status, retried)
             ctx.emit(case.name, "checks", "deterministic checks", **extra)
-            rec.checks = run_checks(case.expected, transcript, created, done.paths.workspace)
-            previews = _keep_artifacts(ctx, case.name, run_index, rec, run, transcript, done.paths, created)
+            # file work (the checks read the workspace; the copies, transcript and record) in a worker thread
+            rec.checks = await in_thread(run_checks, case.expected, transcript, created, done.paths.workspace)
+            previews = await in_thread(
+                _keep_artifacts, ctx, case.name, run_index, rec, run, transcript, done.paths, created
+            )
             failing = [c for c in rec.checks if c.status == "FAIL"]
             if not rec.error and not failing and ctx.judge_spec is not None:
                 await _judge(ctx, case, rec, previews, extra)
@@ -495,8 +499,8 @@ async def _run_case(
                 nothing_to_check="judge disabled and the case declares no deterministic checks",
             )
             if rec.artifacts is not None:
-                _write_transcript(rec, case, transcript, run, created, previews)
-            _finish_record(rec, time.monotonic() - start)
+                await in_thread(_write_transcript, rec, case, transcript, run, created, previews)
+            await in_thread(_finish_record, rec, time.monotonic() - start)
     except asyncio.CancelledError:
         rec.verdict, rec.reason, rec.error = "ERROR", "interrupted", "interrupted before the case finished"
         raise
