@@ -16,7 +16,7 @@ from typing import Any
 
 from evalens.core.models.run_record import sum_usage
 from evalens.core.models.uaaps import ReportSandbox, ReportSource
-from evalens.runner.report import summarize
+from evalens.runner.report import batch_id, iso, summarize
 from evalens.runner.results import rederive_report_case
 
 
@@ -86,8 +86,8 @@ def merge_reports(
     start = min(m for m, _r in starts)
     end = max(m.timestamp() + (r.duration_seconds or 0.0) for m, r in starts)
     merged = first.model_copy(deep=True)
-    merged.id = f"eval-run-{start.strftime('%Y-%m-%dT%H-%M-%SZ')}-merged"
-    merged.timestamp = start.strftime("%Y-%m-%dT%H:%M:%SZ")
+    merged.id = f"{batch_id(start)}-merged"  # the batch the shards together ran, started by the first
+    merged.timestamp = iso(start)
     merged.duration_seconds = round(end - start.timestamp(), 3)
     merged.cases = cases
     merged.interrupted = any(r.interrupted for _p, r in items)

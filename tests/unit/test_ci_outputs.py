@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from evalens.runner.ci.gate import gate
 from evalens.runner.ci.junit import junit_xml
 from evalens.runner.ci.merge import MergeError, merge_reports
 from evalens.runner.ci.shard import ShardError, durations_from, parse_spec, split
-from evalens.runner.report import load_report
+from evalens.runner.report import batch_id, load_report
 from tests.conftest import REPO
 from tests.in_process import evalens as evalens_cli
 from tests.unit.ci_helpers import make_case, make_report, validate_junit, validate_sarif, write
@@ -348,6 +349,9 @@ def test_merge_recomputes_summary_and_keeps_provenance(tmp_path: Path) -> None:
     s = merged.summary
     assert (s.total, s.passed, s.failed, s.errored, s.pass_rate) == (3, 1, 1, 1, 0.3333)
     assert merged.timestamp == "2026-02-22T14:30:00Z" and merged.duration_seconds == 50.0
+    # named like every batch's report (report.batch_id), from the first shard's start
+    assert merged.id == f"{batch_id(datetime(2026, 2, 22, 14, 30, tzinfo=UTC))}-merged"
+    assert merged.id == "eval-run-2026-02-22T14-30-00Z-merged"
     assert (s.usage.input_tokens, s.usage.output_tokens, s.usage.model_calls) == (157, 16, 4)
     assert [(x.shard.index, x.cases) for x in merged.shards] == [(1, ["c1", "c4"]), (2, ["c2"])]
     assert merged.cases[0].artifacts == "../s1/1/c1"
