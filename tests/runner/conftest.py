@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakemodel import FakeModelServer
+from tests.runner.runner_helpers import install_scripted_claude
 
 
 @pytest.fixture(scope="session")
@@ -68,3 +69,25 @@ def runner_work() -> Iterator[Path]:
     work.chmod(0o755)
     yield work
     shutil.rmtree(work, ignore_errors=True)
+
+
+# A `claude` that is a shell script: writes output/result.txt and answers DONE GREETING-OK (or, for a prompt
+# holding FAILME, nothing useful) without calling any model: the fast tier's stand-in for the real CLI.
+SCRIPTED_CLAUDE = """#!/bin/sh
+if [ "$1" = "--version" ]; then echo "9.9.9 (scripted)"; exit 0; fi
+prompt="$2"
+mkdir -p output && echo hello > output/result.txt
+case "$prompt" in
+  *FAILME*) text="nothing useful" ;;
+  *) text="DONE GREETING-OK" ;;
+esac
+echo '{"type":"system","subtype":"init","model":"scripted-model","session_id":"s-1"}'
+echo "{\\"type\\":\\"result\\",\\"subtype\\":\\"success\\",\\"is_error\\":false,\\"result\\":\\"$text\\",\\"session_id\\":\\"s-1\\"}"
+"""
+
+
+@pytest.fixture
+def scripted_claude(monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path) -> Iterator[Path]:
+    agent = install_scripted_claude(monkeypatch, sandbox_dir, SCRIPTED_CLAUDE)
+    yield agent
+    agent.unlink(missing_ok=True)

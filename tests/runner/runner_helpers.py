@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 BLOCK_HOOK = """#!/bin/sh
 # Deny any tool call that touches blocked.txt: exit 2 + a reason on stderr (Claude Code and Codex semantics).
 input=$(cat)
@@ -182,3 +184,25 @@ def signals_delivered() -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_DFL)
+
+
+def write_script(script: Path, text: str) -> None:
+    """An executable file in the script's place, swapped in at once (the sandbox binds the file as it is when
+    each attempt starts, so a test can change what the next attempt runs)."""
+    fresh = script.with_name(script.name + ".new")
+    fresh.write_text(text)
+    fresh.chmod(0o755)
+    os.replace(fresh, script)
+
+
+def install_scripted_claude(
+    monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path, script: str, name: str = "scripted-claude"
+) -> Path:
+    """A shell script that stands in for `claude` (``EVALENS_CLAUDE_BIN``), beside the sandboxes where the
+    sandbox can run it; its provider points nowhere, so no model is ever called. The caller unlinks it."""
+    agent = sandbox_dir.parent / f"{name}-{sandbox_dir.name}"
+    write_script(agent, script)
+    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(agent))
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "scripted")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    return agent

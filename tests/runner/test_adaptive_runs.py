@@ -11,7 +11,6 @@ from pathlib import Path
 
 from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
-from tests.runner.test_scripted_engine import scripted_claude  # noqa: F401 - the fixture
 from tests.unit.ci_helpers import validate_junit
 
 
@@ -21,7 +20,7 @@ def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:
 
 def test_runs_auto_stops_each_case_when_decided(
     tmp_path: Path,
-    scripted_claude: Path,  # noqa: F811
+    scripted_claude: Path,
     sandbox_dir: Path,
 ) -> None:
     pkg = make_package(
@@ -54,7 +53,7 @@ def test_runs_auto_stops_each_case_when_decided(
 
 def test_judge_repeats_in_the_report(
     tmp_path: Path,
-    scripted_claude: Path,  # noqa: F811
+    scripted_claude: Path,
     fake_model,
     monkeypatch,
     sandbox_dir: Path,
@@ -85,7 +84,7 @@ def test_judge_repeats_in_the_report(
 
 def test_matrix_run_prints_units_by_cells(
     tmp_path: Path,
-    scripted_claude: Path,  # noqa: F811
+    scripted_claude: Path,
     sandbox_dir: Path,
 ) -> None:
     """``--model a,b``: one batch (and report) per cell, then the matrix; the exit code is the worst cell's."""
@@ -127,7 +126,7 @@ def test_matrix_run_prints_units_by_cells(
 
 def test_sharded_matrix_run_splits_cells_by_unit(
     tmp_path: Path,
-    scripted_claude: Path,  # noqa: F811
+    scripted_claude: Path,
     sandbox_dir: Path,
 ) -> None:
     """``--model a,b --shard K/2``: the 2 cells × 2 units split by pair, one report per cell in each shard (an

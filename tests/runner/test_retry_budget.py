@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import time
 from collections.abc import Iterator
@@ -20,7 +19,7 @@ from evalens.runner.agent_retry import run_retrying
 from evalens.runner.api import RunRequest, run_cases
 from evalens.runner.api_types import ProgressEvent
 from evalens.runner.run_log import log_path, read_log
-from tests.runner.runner_helpers import case, make_package
+from tests.runner.runner_helpers import case, install_scripted_claude, make_package, write_script
 
 OVERLOADED = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo "9.9.9 (scripted)"; exit 0; fi
@@ -36,21 +35,9 @@ exec sleep 120
 TIMEOUT = 9.0
 
 
-def _write(script: Path, text: str) -> None:
-    """A new file in the script's place (the sandbox binds the file as it is when each attempt starts)."""
-    fresh = script.with_name(script.name + ".new")
-    fresh.write_text(text)
-    fresh.chmod(0o755)
-    os.replace(fresh, script)
-
-
 @pytest.fixture
 def flaky_claude(monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path) -> Iterator[Path]:
-    agent = sandbox_dir.parent / f"overloaded-claude-{sandbox_dir.name}"
-    _write(agent, OVERLOADED)
-    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(agent))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "scripted")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+    agent = install_scripted_claude(monkeypatch, sandbox_dir, OVERLOADED, name="overloaded-claude")
     monkeypatch.setenv("EVALENS_RETRY_BACKOFF", "0.05")
     yield agent
     agent.unlink(missing_ok=True)
@@ -63,7 +50,7 @@ async def test_a_uaaps_retry_gets_only_the_time_left(
 
     def progress(event: ProgressEvent) -> None:
         if event.stage == "agent" and event.message.startswith("retrying:"):
-            _write(flaky_claude, HANGS)  # the retry hangs: only the run's timeout stops it
+            write_script(flaky_claude, HANGS)  # the retry hangs: only the run's timeout stops it
 
     started = time.monotonic()
     outcome = await run_cases(

@@ -14,30 +14,6 @@ from evalens.runner.api import RunError, RunRequest, run_cases
 from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
 
-SCRIPTED_CLAUDE = """#!/bin/sh
-if [ "$1" = "--version" ]; then echo "9.9.9 (scripted)"; exit 0; fi
-prompt="$2"
-mkdir -p output && echo hello > output/result.txt
-case "$prompt" in
-  *FAILME*) text="nothing useful" ;;
-  *) text="DONE GREETING-OK" ;;
-esac
-echo '{"type":"system","subtype":"init","model":"scripted-model","session_id":"s-1"}'
-echo "{\\"type\\":\\"result\\",\\"subtype\\":\\"success\\",\\"is_error\\":false,\\"result\\":\\"$text\\",\\"session_id\\":\\"s-1\\"}"
-"""
-
-
-@pytest.fixture
-def scripted_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path) -> Path:
-    agent = sandbox_dir.parent / f"scripted-claude-{sandbox_dir.name}"
-    agent.write_text(SCRIPTED_CLAUDE)
-    agent.chmod(0o755)
-    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(agent))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "scripted")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-    yield agent
-    agent.unlink(missing_ok=True)
-
 
 async def test_keep_sandbox_and_package_install(
     tmp_path: Path, scripted_claude: Path, sandbox_dir: Path

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,25 +17,7 @@ from evalens.runner.api import RunRequest, run_cases
 from evalens.runner.suites import uaaps
 from tests.runner.runner_helpers import case, make_package
 
-SCRIPTED_CLAUDE = """#!/bin/sh
-if [ "$1" = "--version" ]; then echo "9.9.9 (scripted)"; exit 0; fi
-mkdir -p output && echo hello > output/result.txt
-echo '{"type":"system","subtype":"init","model":"scripted-model","session_id":"s-1"}'
-echo '{"type":"result","subtype":"success","is_error":false,"result":"DONE GREETING-OK","session_id":"s-1"}'
-"""
 FILE_WORK = ("run_checks", "_keep_artifacts", "_write_transcript", "_finish_record")
-
-
-@pytest.fixture
-def scripted_claude(monkeypatch: pytest.MonkeyPatch, sandbox_dir: Path) -> Iterator[Path]:
-    agent = sandbox_dir.parent / f"scripted-claude-{sandbox_dir.name}"
-    agent.write_text(SCRIPTED_CLAUDE)
-    agent.chmod(0o755)
-    monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(agent))
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "scripted")
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
-    yield agent
-    agent.unlink(missing_ok=True)
 
 
 def _noting(threads: dict[str, list[int]], name: str, real: Callable[..., Any]) -> Callable[..., Any]:
