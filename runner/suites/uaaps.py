@@ -946,8 +946,8 @@ async def _finish_batch(
             report,
             report_section(plan, results, bases, base_cases, report_cases, isolated=ctx.baseline_isolated),
         )
-    if report_path is not None:  # validated, then written with fsync: off the loop the server answers on
-        await asyncio.to_thread(write_report, report, report_path)
+    if report_path is not None:
+        write_report(report, report_path)
     if ctx.log is not None:
         await ctx.log.batch_finished(report, interrupted)
     return RunOutcome(
