@@ -7,6 +7,7 @@ The pydantic models are the single source of truth for every file kind: the JSON
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,7 +31,7 @@ class StrictEvalModel(BaseModel):
 def doc(
     description: str,
     *,
-    type_: str,
+    type_: str | None = None,
     default: Any = ...,
     unit: str | None = None,
     example: Any = None,
@@ -39,26 +40,20 @@ def doc(
     extra_md: str = "",
     **field_kwargs: Any,
 ) -> Any:
-    """A ``Field`` whose plain and markdown descriptions name type, default, unit and example."""
-    md = [description.strip(), "", f"- **Type:** `{type_}`"]
-    md.append("- **Required:** yes" if required else "- **Required:** no")
-    if default is not ... and default is not None and default != [] and default != {}:
-        md.append(f"- **Default:** `{json.dumps(default)}`")
-    if unit:
-        md.append(f"- **Unit:** {unit}")
-    if example is not None:
-        shown = example if isinstance(example, str) else json.dumps(example)
-        md.append(f"- **Example:** `{shown}`")
-    if extra_md:
-        md += ["", extra_md.strip()]
+    """A ``Field`` whose plain and markdown descriptions name type, default, unit and example.
+
+    The type shown is read from the field's own JSON Schema when the schema is rendered, so the docs
+    cannot drift from the annotation; ``type_`` is only for what a schema cannot say ("number (0–1)").
+    """
+    shown_default = default is not ... and default is not None and default != [] and default != {}
     plain = description.strip()
-    if default is not ... and default is not None and default != [] and default != {}:
+    if shown_default:
         plain += f" Default: {json.dumps(default)}."
     if unit:
         plain += f" Unit: {unit}."
-    schema_extra: dict[str, Any] = {"markdownDescription": md_escape("\n".join(md))}
-    if example is not None:
-        schema_extra["examples"] = [example]
+    schema_extra = _FieldDoc(
+        description.strip(), type_, required, default if shown_default else ..., unit, example, extra_md
+    )
     kwargs: dict[str, Any] = {"description": plain, "json_schema_extra": schema_extra, **field_kwargs}
     if alias:
         kwargs["alias"] = alias
@@ -68,6 +63,68 @@ def doc(
         # validate_default: an absent sub-object becomes its model, not a bare dict
         return Field(default_factory=lambda d=default: type(d)(d), validate_default=True, **kwargs)
     return Field(default, **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class _FieldDoc:
+    """A field's markdown docs, finished when pydantic renders the field's schema (which names its type)."""
+
+    description: str
+    type_: str | None
+    required: bool
+    default: Any
+    unit: str | None
+    example: Any
+    extra_md: str
+
+    def __call__(self, schema: dict[str, Any]) -> None:
+        md = [self.description, "", f"- **Type:** `{self.type_ or schema_type(schema)}`"]
+        md.append("- **Required:** yes" if self.required else "- **Required:** no")
+        if self.default is not ...:
+            md.append(f"- **Default:** `{json.dumps(self.default)}`")
+        if self.unit:
+            md.append(f"- **Unit:** {self.unit}")
+        if self.example is not None:
+            shown = self.example if isinstance(self.example, str) else json.dumps(self.example)
+            md.append(f"- **Example:** `{shown}`")
+        if self.extra_md:
+            md += ["", self.extra_md.strip()]
+        schema["markdownDescription"] = md_escape("\n".join(md))
+        if self.example is not None:
+            schema["examples"] = [self.example]
+
+
+def schema_type(node: Any) -> str:
+    """A JSON Schema node's type in the docs' words: ``string``, ``integer[]``, ``map string → number``.
+
+    ``null`` is left out (an optional field is "may be absent"); a ``$ref`` is an ``object``.
+    """
+    if not isinstance(node, dict):
+        return "any"
+    for key in ("anyOf", "oneOf"):
+        if key in node:
+            parts = [
+                schema_type(n) for n in node[key] if not (isinstance(n, dict) and n.get("type") == "null")
+            ]
+            unique = list(dict.fromkeys(parts))
+            return " | ".join(unique) if unique else "null"
+    if "$ref" in node:
+        return "object"
+    kind = node.get("type")
+    if kind == "array":
+        items = node.get("items")
+        if not isinstance(items, dict) or not items:
+            return "array"
+        inner = schema_type(items)
+        return f"({inner})[]" if " | " in inner else f"{inner}[]"
+    if kind == "object":
+        values = node.get("additionalProperties")
+        if isinstance(values, dict) and values:
+            return f"map string → {schema_type(values)}"
+        return "object"
+    if isinstance(kind, str):
+        return kind
+    return "any"
 
 
 def md_escape(text: str) -> str:

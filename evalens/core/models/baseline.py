@@ -13,57 +13,45 @@ class Uplift(EvalModel):
 
     against: str = doc(
         "What the baseline runs had instead of the package: `no skill`, or `<ref> (<commit>)`.",
-        type_="string",
         example="no skill",
     )
-    passed: int = doc("Runs that passed with the package installed.", type_="integer", example=3)
+    passed: int = doc("Runs that passed with the package installed.", example=3)
     counted: int = doc(
         "Runs that passed or failed with the package (errored and skipped runs say nothing).",
-        type_="integer",
         example=3,
     )
-    baseline_passed: int = doc("Baseline runs that passed.", type_="integer", example=0)
-    baseline_counted: int = doc("Baseline runs that passed or failed.", type_="integer", example=3)
-    baseline_errored: int = doc(
-        "Baseline runs that errored (not counted).", type_="integer", default=0, example=0
-    )
+    baseline_passed: int = doc("Baseline runs that passed.", example=0)
+    baseline_counted: int = doc("Baseline runs that passed or failed.", example=3)
+    baseline_errored: int = doc("Baseline runs that errored (not counted).", default=0, example=0)
     difference: float | None = doc(
         "Pass rate with minus pass rate without, -1..1 (absent when a side has no counted run).",
-        type_="number",
         default=None,
         example=1.0,
     )
     interval: list[float] | None = doc(
         "95% interval of the difference (Newcombe's hybrid score interval, built "
         "from the two Wilson intervals).",
-        type_="number[]",
         default=None,
         example=[0.2059, 1.0],
     )
     cost_usd: float | None = doc(
         "USD the runs with the package cost, when the CLI reported a cost.",
-        type_="number",
         unit="USD",
         default=None,
         example=0.0123,
     )
     baseline_cost_usd: float | None = doc(
-        "USD the baseline runs cost.", type_="number", unit="USD", default=None, example=0.0101
+        "USD the baseline runs cost.", unit="USD", default=None, example=0.0101
     )
-    tokens: int | None = doc(
-        "Tokens (in + out) of the runs with the package.", type_="integer", default=None, example=1200
-    )
+    tokens: int | None = doc("Tokens (in + out) of the runs with the package.", default=None, example=1200)
     isolated: bool | None = doc(
         "False when the baseline ran without an enforced sandbox "
         "(`--allow-unisolated-baseline`): its agent could read the package from the host, so "
         "the uplift may be understated.",
-        type_="boolean",
         default=None,
         example=False,
     )
-    baseline_tokens: int | None = doc(
-        "Tokens (in + out) of the baseline runs.", type_="integer", default=None, example=900
-    )
+    baseline_tokens: int | None = doc("Tokens (in + out) of the baseline runs.", default=None, example=900)
 
 
 class BaselineSource(EvalModel):
@@ -71,15 +59,11 @@ class BaselineSource(EvalModel):
 
     kind: Literal["no-skill", "ref"] = doc(
         "`no-skill`: nothing of the package installed; `ref`: the package as it was at a git ref.",
-        type_="string",
         example="no-skill",
     )
-    ref: str | None = doc(
-        "The git ref as given (`--baseline REF`).", type_="string", default=None, example="v1.2.0"
-    )
+    ref: str | None = doc("The git ref as given (`--baseline REF`).", default=None, example="v1.2.0")
     commit: str | None = doc(
         "The commit the ref named.",
-        type_="string",
         default=None,
         example="3f9a0c1d2e4b5a6978877665544332211aabbccd",
     )
@@ -93,29 +77,25 @@ class ArmSource(EvalModel):
 
     name: str = doc(
         "The arm as given to `--arms`: `skill`, `no-skill`, `plugin`, `ref:REF` or `without:PART`.",
-        type_="string",
         example="without:references",
     )
     label: str = doc(
         "How every face names the arm: `skill`, `no skill`, `plugin`, `without references`, `<ref> (<commit>)`.",
-        type_="string",
         example="without references",
     )
     kind: ArmKind = doc(
         "`skill`: the package's skills alone; `no-skill`: nothing of the package; `plugin`: the whole package "
         "(skills, hooks, rules, agents); `ref`: the whole package as it was at a git ref; `without`: the whole "
         "package with one part removed.",
-        type_="string",
         example="without",
     )
     part: Literal["references", "scripts", "hooks"] | None = doc(
         "With `without`: the part removed (each skill's `references/` or `scripts/` folder, or the package's hooks).",
-        type_="string",
         default=None,
         example="references",
     )
-    ref: str | None = doc("With `ref`: the git ref as given.", type_="string", default=None, example="v1.2")
-    commit: str | None = doc("With `ref`: the commit the ref named.", type_="string", default=None)
+    ref: str | None = doc("With `ref`: the git ref as given.", default=None, example="v1.2")
+    commit: str | None = doc("With `ref`: the commit the ref named.", default=None)
 
 
 class PairwiseUnit(EvalModel):
@@ -126,25 +106,21 @@ class PairwiseUnit(EvalModel):
         "From the reference arm's side: `win` when both orders preferred its output, `loss` when both preferred "
         "the other arm's, `tie` when the judge called it even or the two orders disagreed (a judge that prefers "
         "a position is no evidence), `ERROR` when a judgement could not be had.",
-        type_="string",
         required=True,
         example="win",
     )
     first: Literal["A", "B", "TIE"] | None = doc(
         "The judge's answer with the reference's output shown as A.",
-        type_="string",
         default=None,
         example="A",
     )
     second: Literal["A", "B", "TIE"] | None = doc(
         "The judge's answer with the order swapped (the reference's output shown as B).",
-        type_="string",
         default=None,
         example="B",
     )
     reason: str | None = doc(
         "Why (the judge's reasons, or why no judgement was had).",
-        type_="string",
         default=None,
         example="A: names the greeting | B: names the greeting",
     )
@@ -153,59 +129,49 @@ class PairwiseUnit(EvalModel):
 class Pairwise(EvalModel):
     """The reference arm against another arm judged pairwise, each unit twice with the order swapped."""
 
-    wins: int = doc(
-        "Units whose reference output both orders preferred.", type_="integer", default=0, example=1
-    )
+    wins: int = doc("Units whose reference output both orders preferred.", default=0, example=1)
     ties: int = doc(
         "Units the judge called even, or on which the two orders disagreed.",
-        type_="integer",
         default=0,
         example=1,
     )
-    losses: int = doc(
-        "Units whose other-arm output both orders preferred.", type_="integer", default=0, example=0
-    )
-    errors: int = doc("Units with a judgement that could not be had.", type_="integer", default=0, example=0)
-    judge: str | None = doc("The judge model.", type_="string", default=None, example="claude-sonnet-4-5")
+    losses: int = doc("Units whose other-arm output both orders preferred.", default=0, example=0)
+    errors: int = doc("Units with a judgement that could not be had.", default=0, example=0)
+    judge: str | None = doc("The judge model.", default=None, example="claude-sonnet-4-5")
     units: dict[str, PairwiseUnit] = doc(
-        "Each unit's result, by unit name.", type_="object", default={}, example={"greet": {"result": "win"}}
+        "Each unit's result, by unit name.", default={}, example={"greet": {"result": "win"}}
     )
 
 
 class ArmComparison(EvalModel):
     """The reference arm against one other arm: each unit's uplift and the units pooled, paired by unit."""
 
-    arm: ArmSource = doc("The arm compared with the reference.", type_="object", required=True)
+    arm: ArmSource = doc("The arm compared with the reference.", required=True)
     report: str | None = doc(
         "The arm's own report, relative to this report's folder.",
-        type_="string",
         default=None,
         example="2026-02-22T14-30-00Z-arm-2.json",
     )
     uplift: Uplift | None = doc(
         "The reference's pass rate minus the arm's over the units both ran (each unit's pass rate averaged), with "
         "the paired interval (`method`); `passed`/`counted` are the reference's runs, `baseline_*` the arm's.",
-        type_="object",
         default=None,
         example={"against": "no skill", "difference": 0.4, "interval": [0.12, 0.68]},
     )
     method: Literal["newcombe-paired", "paired-bootstrap"] | None = doc(
         "How the pooled interval pairs the units: Newcombe's paired interval when every unit ran once on both "
         "sides, else the seeded paired bootstrap over units.",
-        type_="string",
         default=None,
         example="newcombe-paired",
     )
     units: dict[str, Uplift] = doc(
         "Each unit's uplift of the reference over the arm (Newcombe's interval over its runs), by unit name.",
-        type_="object",
         default={},
         example={"greet": {"against": "no skill", "difference": 1.0}},
     )
     pairwise: Pairwise | None = doc(
         "The judge's pairwise comparison of the two arms' outputs per unit (each judged twice, the order "
         "swapped; a disagreement is a tie); absent without a judge.",
-        type_="object",
         default=None,
         example={"wins": 1, "ties": 1, "losses": 0, "errors": 0},
     )
@@ -217,10 +183,7 @@ class ReportArms(EvalModel):
 
     reference: ArmSource = doc(
         "The arm the others are compared with (`--arms-reference`, default `skill`).",
-        type_="object",
         required=True,
         example={"name": "skill", "label": "skill", "kind": "skill"},
     )
-    comparisons: list[ArmComparison] = doc(
-        "One per other arm, in the order given.", type_="object[]", default=[], example=[]
-    )
+    comparisons: list[ArmComparison] = doc("One per other arm, in the order given.", default=[], example=[])

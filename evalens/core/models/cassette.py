@@ -20,22 +20,19 @@ Mode = Literal["record", "strict", "new"]
 class CassetteResponse(EvalModel):
     """What the upstream answered, as the agent or the judge received it (secrets redacted)."""
 
-    status: int = doc("HTTP status.", type_="integer", example=200)
+    status: int = doc("HTTP status.", example=200)
     content_type: str = doc(
         "The response's Content-Type.",
-        type_="string",
         default="application/json",
         example="text/event-stream",
     )
     body: Any = doc(
         "The body: parsed JSON when it was JSON, else its text; None for a streamed response.",
-        type_="any",
         default=None,
         example={"id": "msg_1", "type": "message"},
     )
     events: list[str] | None = doc(
         "A streamed response: each server-sent event block as sent, without its blank-line separator.",
-        type_="array",
         default=None,
         example=['event: message_start\ndata: {"type": "message_start"}'],
     )
@@ -44,35 +41,32 @@ class CassetteResponse(EvalModel):
 class CassetteExchange(EvalModel):
     """One request and its answer, in arrival order."""
 
-    index: int = doc("1-based position among the unit-run's requests.", type_="integer", example=1)
+    index: int = doc("1-based position among the unit-run's requests.", example=1)
     source: Literal["agent", "judge"] = doc(
-        "Who asked: the agent CLI (through the bridge) or evalens's judge.", type_="string", example="agent"
+        "Who asked: the agent CLI (through the bridge) or evalens's judge.", example="agent"
     )
-    method: str = doc("HTTP method.", type_="string", default="POST", example="POST")
-    path: str = doc("Request path and query, as sent to the bridge.", type_="string", example="/v1/messages")
+    method: str = doc("HTTP method.", default="POST", example="POST")
+    path: str = doc("Request path and query, as sent to the bridge.", example="/v1/messages")
     request: Any = doc(
         "The request in canonical form: the JSON body with volatile fields dropped or replaced by placeholders "
         "and secrets redacted (docs/replay.md). Replay compares exactly this.",
         type_="object",
         example={"model": "claude-sonnet-4-5", "messages": []},
     )
-    response: CassetteResponse = doc("The answer.", type_="object")
+    response: CassetteResponse = doc("The answer.")
 
 
 class Cassette(EvalModel):
     """The ordered model exchanges of one unit-run."""
 
-    version: int = doc("Cassette format version.", type_="integer", default=CASSETTE_VERSION, example=1)
-    unit: str = doc(
-        "The unit's name (with `[side]` for a baseline run).", type_="string", example="extract-text"
-    )
-    run: int = doc("The run's index among the unit's runs (1-based).", type_="integer", default=1, example=1)
-    engine: str | None = doc("The agent engine.", type_="string", default=None, example="claude-code")
-    exchanges: list[CassetteExchange] = doc("Every exchange, in order.", type_="array", default=[])
+    version: int = doc("Cassette format version.", default=CASSETTE_VERSION, example=1)
+    unit: str = doc("The unit's name (with `[side]` for a baseline run).", example="extract-text")
+    run: int = doc("The run's index among the unit's runs (1-based).", default=1, example=1)
+    engine: str | None = doc("The agent engine.", default=None, example="claude-code")
+    exchanges: list[CassetteExchange] = doc("Every exchange, in order.", default=[])
     shared: dict[str, Any] = doc(
         "Large request parts written once (a CLI sends its tool list, system prompt and the conversation so far "
         'with every request): a request holds `{"$shared": KEY}` in their place, KEY being the hash of the part.',
-        type_="object",
         default={},
         example={"3f2a9c0d1b7e4a55": {"name": "Bash", "input_schema": {"type": "object"}}},
     )
@@ -85,25 +79,18 @@ class CaseReplay(EvalModel):
     mode: Mode = doc(
         "`record`: run live and stored; `strict`: answered from the cassette only; `new`: replayed up to the "
         "first request that differed, live from there.",
-        type_="string",
         example="strict",
     )
-    replayed: bool = doc(
-        "At least one model request of the unit was answered from a cassette.", type_="boolean", example=True
-    )
-    requests: int = doc("Model requests the unit made (agent and judge).", type_="integer", example=4)
-    live_requests: int = doc(
-        "Of those, how many went to the real upstream.", type_="integer", default=0, example=0
-    )
+    replayed: bool = doc("At least one model request of the unit was answered from a cassette.", example=True)
+    requests: int = doc("Model requests the unit made (agent and judge).", example=4)
+    live_requests: int = doc("Of those, how many went to the real upstream.", default=0, example=0)
     diverged: str | None = doc(
         "The first request that differed from the cassette (index and a short diff), when one did.",
-        type_="string",
         default=None,
         example="request 3 differs from the recording: ...",
     )
     cassettes: list[str] = doc(
         "The unit's cassette files, relative to the package root.",
-        type_="array",
         default=[],
         example=["evals/cassettes/extract-text-1.json"],
     )

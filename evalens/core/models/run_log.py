@@ -27,34 +27,28 @@ class LogUnit(EvalModel):
 
     file: str = doc(
         "The eval file, relative to the package root (POSIX separators).",
-        type_="string",
         example="evals/cases/extract-text.yaml",
     )
-    name: str = doc("The unit's name when the event was written.", type_="string", example="extract-text")
+    name: str = doc("The unit's name when the event was written.", example="extract-text")
     content: str | None = doc(
         "Hash of the unit's own value without its name (None when the file could not be read).",
-        type_="string",
         default=None,
         example="3f2a9c0d1b7e4a55",
     )
     location: list[str | int] = doc(
         "Where the unit is written in its file (keys and indexes; empty: the whole file).",
-        type_="array",
         default=[],
         example=[],
     )
-    format: str = doc(
-        "Format id of the eval file.", type_="string", default="uaaps-case", example="uaaps-case"
-    )
+    format: str = doc("Format id of the eval file.", default="uaaps-case", example="uaaps-case")
 
 
 class PlannedUnit(EvalModel):
     """A unit the batch set out to run, with what its verdict depends on."""
 
-    unit: LogUnit = doc("The unit's identity.", type_="object")
+    unit: LogUnit = doc("The unit's identity.")
     fingerprint: dict[str, str] = doc(
         "What the unit's verdict depends on, one hash or value per input (as in the report's `fingerprint`).",
-        type_="object",
         default={},
         example={"unit": "3f2a9c0d1b7e4a55", "engine": "claude-code"},
     )
@@ -63,35 +57,29 @@ class PlannedUnit(EvalModel):
 class BatchStart(EvalModel):
     """The first line: what the batch runs and with which inputs; ``--resume`` refuses when they changed."""
 
-    event: Literal["batch-start"] = doc("Event kind.", type_="string", example="batch-start")
-    version: Literal[1] = doc("Log format version.", type_="integer", example=1)
-    time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T14:30:00Z")
-    batch: str = doc(
-        "The batch's id (the report's `id`).", type_="string", example="eval-run-2026-02-22T14-30-00Z"
-    )
-    package_root: str = doc("Absolute package root.", type_="string", example="/work/pdf-tools")
+    event: Literal["batch-start"] = doc("Event kind.", example="batch-start")
+    version: Literal[1] = doc("Log format version.", example=1)
+    time: str = doc("UTC time the event was written.", example="2026-02-22T14:30:00Z")
+    batch: str = doc("The batch's id (the report's `id`).", example="eval-run-2026-02-22T14-30-00Z")
+    package_root: str = doc("Absolute package root.", example="/work/pdf-tools")
     report: str = doc(
         "The report file the batch writes (absolute).",
-        type_="string",
         example="/work/pdf-tools/evals/reports/2026-02-22T14-30-00Z.json",
     )
     inputs: dict[str, object] = doc(
         "The request that started the batch (selection, engine, judge, models, runs, limits, baseline): "
         "`--resume` runs the rest with exactly these.",
-        type_="object",
         default={},
         example={"engine": "claude-code", "runs": 1, "cases": []},
     )
     fingerprint: str = doc(
         "Hash of the inputs and of every planned unit's fingerprint.",
-        type_="string",
         example="9b1c03aa51e2d7f0",
     )
-    units: list[PlannedUnit] = doc("Every unit the batch runs, in order.", type_="array", default=[])
-    runs: int = doc("Runs per unit.", type_="integer", default=1, example=1)
+    units: list[PlannedUnit] = doc("Every unit the batch runs, in order.", default=[])
+    runs: int = doc("Runs per unit.", default=1, example=1)
     baseline: str | None = doc(
         "With `--baseline`: the baseline's label; every unit also runs on that side (events with this `side`).",
-        type_="string",
         default=None,
         example="no skill",
     )
@@ -105,62 +93,57 @@ class _UnitRunEvent(EvalModel):
     """What every event about one run of one unit says first: which event, when, which unit, run and side
     (a subclass narrows ``event`` to its kind and keeps this order)."""
 
-    event: str = doc("Event kind.", type_="string")
-    time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T14:30:01Z")
-    unit: LogUnit = doc("The unit.", type_="object")
-    run: int = doc("1-based run number.", type_="integer", default=1, example=1)
-    side: str | None = doc("`null`: the package; else the baseline's label.", type_="string", default=None)
+    event: str = doc("Event kind.")
+    time: str = doc("UTC time the event was written.", example="2026-02-22T14:30:01Z")
+    unit: LogUnit = doc("The unit.")
+    run: int = doc("1-based run number.", default=1, example=1)
+    side: str | None = doc("`null`: the package; else the baseline's label.", default=None)
 
 
 class RunStart(_UnitRunEvent):
     """A unit run started (its sandbox is being made)."""
 
-    event: Literal["run-start"] = doc("Event kind.", type_="string", example="run-start")
+    event: Literal["run-start"] = doc("Event kind.", example="run-start")
 
 
 class LogJudge(EvalModel):
     """The judge's ruling on one run."""
 
-    verdict: Literal["PASS", "FAIL", "ERROR"] = doc("PASS, FAIL or ERROR.", type_="string", example="PASS")
-    reason: str = doc("The judge's reason.", type_="string", default="", example="The table lists all rows.")
-    model: str | None = doc("Judge model.", type_="string", default=None, example="claude-sonnet-4-5")
-    provider: str | None = doc("Judge provider.", type_="string", default=None, example="anthropic")
+    verdict: Literal["PASS", "FAIL", "ERROR"] = doc("PASS, FAIL or ERROR.", example="PASS")
+    reason: str = doc("The judge's reason.", default="", example="The table lists all rows.")
+    model: str | None = doc("Judge model.", default=None, example="claude-sonnet-4-5")
+    provider: str | None = doc("Judge provider.", default=None, example="anthropic")
 
 
 class RunFinish(_UnitRunEvent):
     """A unit run finished: its checks, judge and verdict. A run with no such line did not finish."""
 
-    event: Literal["run-finish"] = doc("Event kind.", type_="string", example="run-finish")
-    verdict: Verdict = doc("The run's verdict.", type_="string", example="PASS")
-    reason: str = doc("Why.", type_="string", default="", example="The table lists all rows.")
-    error: str | None = doc("The agent's, the setup's or the judge's error.", type_="string", default=None)
+    event: Literal["run-finish"] = doc("Event kind.", example="run-finish")
+    verdict: Verdict = doc("The run's verdict.", example="PASS")
+    reason: str = doc("Why.", default="", example="The table lists all rows.")
+    error: str | None = doc("The agent's, the setup's or the judge's error.", default=None)
     budget: bool = doc(
         "True when a budget kept this run from starting (its SKIP is the unit's BUDGET state).",
-        type_="boolean",
         default=False,
     )
-    checks: list[ReportCheck] = doc("Deterministic checks and whether each held.", type_="array", default=[])
-    judge: LogJudge | None = doc("The judge's ruling, when it was asked.", type_="object", default=None)
-    duration_seconds: float = doc("Wall time of the run.", type_="number", default=0.0, unit="seconds")
-    agent_seconds: float = doc("Time in the agent process.", type_="number", default=0.0, unit="seconds")
-    model: str | None = doc(
-        "Model the agent reported.", type_="string", default=None, example="claude-sonnet-4-5"
-    )
-    session_id: str | None = doc("The agent's session id.", type_="string", default=None)
-    output: str | None = doc("The start of the agent's final output (bounded).", type_="string", default=None)
+    checks: list[ReportCheck] = doc("Deterministic checks and whether each held.", default=[])
+    judge: LogJudge | None = doc("The judge's ruling, when it was asked.", default=None)
+    duration_seconds: float = doc("Wall time of the run.", default=0.0, unit="seconds")
+    agent_seconds: float = doc("Time in the agent process.", default=0.0, unit="seconds")
+    model: str | None = doc("Model the agent reported.", default=None, example="claude-sonnet-4-5")
+    session_id: str | None = doc("The agent's session id.", default=None)
+    output: str | None = doc("The start of the agent's final output (bounded).", default=None)
     artifacts: str | None = doc(
         "The run's folder (transcript, record), relative to the log's folder.",
-        type_="string",
         default=None,
         example="extract-text",
     )
-    usage: Usage | None = doc("Tokens and cost of the run.", type_="object", default=None)
+    usage: Usage | None = doc("Tokens and cost of the run.", default=None)
     data: dict[str, object] | None = doc(
         "`evalens run` (the file formats): what the format's suite combines this run with the unit's other runs "
         "from, so `--resume` combines a kept run as a fresh one: the agent's result (output, skills, tool calls, "
         "exit code), the run's time and the format's own figures (skilljack's scores, the skill that fired "
         "first, the grading file).",
-        type_="object",
         default=None,
         example={"seconds": 4.2, "figures": {"fired": {"skill": "greeting"}}},
     )
@@ -169,14 +152,13 @@ class RunFinish(_UnitRunEvent):
 class BatchResume(EvalModel):
     """``evalens eval --resume`` / ``evalens run --resume`` took the batch up again: the finished runs are kept, the rest run now."""
 
-    event: Literal["batch-resume"] = doc("Event kind.", type_="string", example="batch-resume")
-    time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T15:00:00Z")
-    fingerprint: str = doc("The inputs' fingerprint, equal to the batch start's.", type_="string")
-    kept: int = doc("Finished runs taken from the log.", type_="integer", default=0, example=3)
-    rerun: int = doc("Runs that run again (they had not finished).", type_="integer", default=0, example=2)
+    event: Literal["batch-resume"] = doc("Event kind.", example="batch-resume")
+    time: str = doc("UTC time the event was written.", example="2026-02-22T15:00:00Z")
+    fingerprint: str = doc("The inputs' fingerprint, equal to the batch start's.")
+    kept: int = doc("Finished runs taken from the log.", default=0, example=3)
+    rerun: int = doc("Runs that run again (they had not finished).", default=0, example=2)
     renamed: dict[str, str] = doc(
         "Units renamed since the batch started (`file::new-name` → `file::old-name`); their runs are one unit's.",
-        type_="object",
         default={},
         example={"evals/cases/a.yaml::extract-text-v2": "evals/cases/a.yaml::extract-text"},
     )
@@ -185,14 +167,11 @@ class BatchResume(EvalModel):
 class BatchFinish(EvalModel):
     """The batch ended and wrote its report (``interrupted``: cut short; the report is partial)."""
 
-    event: Literal["batch-finish"] = doc("Event kind.", type_="string", example="batch-finish")
-    time: str = doc("UTC time the event was written.", type_="string", example="2026-02-22T14:31:00Z")
-    interrupted: bool = doc(
-        "True when a signal or cancel cut the batch short.", type_="boolean", default=False
-    )
+    event: Literal["batch-finish"] = doc("Event kind.", example="batch-finish")
+    time: str = doc("UTC time the event was written.", example="2026-02-22T14:31:00Z")
+    interrupted: bool = doc("True when a signal or cancel cut the batch short.", default=False)
     verdicts: dict[str, str] = doc(
         "Each unit's verdict in the report (`file::name` → verdict).",
-        type_="object",
         default={},
         example={"evals/cases/extract-text.yaml::extract-text": "PASS"},
     )

@@ -27,32 +27,27 @@ class EvalCase(EvalModel):
     id: int = doc(
         "Unique id. skill-creator documents integers; string ids are seen in the wild (and accepted by its "
         "scripts, which never read evals.json).",
-        type_="integer",
         required=True,
         example=1,
     )
     prompt: Annotated[str, Field(min_length=1)] = doc(
         "The task to execute, written like a real user request (concrete names, files, context).",
-        type_="string",
         required=True,
         example="Extract the tables from evals/files/report.pdf into CSV",
     )
     expected_output: Annotated[str, Field(min_length=1)] | None = doc(
         "Human-readable description of success (documented as required; missing in some real files).",
-        type_="string",
         default=None,
         example="A CSV per table with the header row preserved",
     )
     files: list[str] = doc(
         "Input files, relative to the skill root (e.g. `evals/files/sample1.pdf`); each must exist.",
-        type_="string[]",
         default=[],
         example=["evals/files/report.pdf"],
     )
     expectations: list[str] | None = doc(
         "Verifiable statements about the result (the name skill-creator's schemas.md uses; agentskills.io "
         "calls the list `assertions`). Use one of the two names per case, not both.",
-        type_="string[]",
         default=None,
         example=["The CSV has a header row"],
         extra_md=_CHECKS_MD,
@@ -60,7 +55,6 @@ class EvalCase(EvalModel):
     assertions: list[str] | None = doc(
         "Verifiable statements about the result (the name skill-creator's SKILL.md and agentskills.io use; "
         "schemas.md calls the list `expectations`). Use one of the two names per case, not both.",
-        type_="string[]",
         default=None,
         example=["The CSV has a header row"],
         extra_md=_CHECKS_MD,
@@ -72,20 +66,17 @@ class EvalsFile(EvalModel):
 
     skill_name: Annotated[str, Field(min_length=1)] = doc(
         "The skill under test; should equal its SKILL.md frontmatter `name`.",
-        type_="string",
         required=True,
         example="pdf-tools",
     )
     schema_version: Literal[1] | None = doc(
         "Version of a repository schema for this file (magnus919/agent-skills `evals-v1`); not part of "
         "skill-creator's format.",
-        type_="integer",
         default=None,
         example=1,
     )
     evals: list[EvalCase] = doc(
         "The evals.",
-        type_="object[]",
         required=True,
         example=[{"id": 1, "prompt": "…", "expected_output": "…", "assertions": []}],
     )
@@ -96,14 +87,12 @@ class GradedExpectation(EvalModel):
 
     text: str = doc(
         "The statement, verbatim from evals.json.",
-        type_="string",
         required=True,
         example="The CSV has a header row",
     )
-    passed: bool = doc("Whether it holds.", type_="boolean", required=True, example=True)
+    passed: bool = doc("Whether it holds.", required=True, example=True)
     evidence: str = doc(
         "Where in the transcript or outputs the grader saw it.",
-        type_="string",
         required=True,
         example="outputs/table1.csv line 1: `Quarter,Revenue`",
     )
@@ -112,13 +101,9 @@ class GradedExpectation(EvalModel):
 class GradingSummary(EvalModel):
     """Totals of the graded statements."""
 
-    passed: Annotated[int, Field(ge=0)] = doc(
-        "Statements that passed.", type_="integer", required=True, example=3
-    )
-    failed: Annotated[int, Field(ge=0)] = doc(
-        "Statements that failed.", type_="integer", required=True, example=0
-    )
-    total: Annotated[int, Field(ge=0)] = doc("All statements.", type_="integer", required=True, example=3)
+    passed: Annotated[int, Field(ge=0)] = doc("Statements that passed.", required=True, example=3)
+    failed: Annotated[int, Field(ge=0)] = doc("Statements that failed.", required=True, example=0)
+    total: Annotated[int, Field(ge=0)] = doc("All statements.", required=True, example=3)
     pass_rate: Annotated[float, Field(ge=0, le=1)] = doc(
         "passed / total.", type_="number (0–1)", required=True, example=1.0
     )
@@ -128,46 +113,37 @@ class Timing(EvalModel):
     """Durations from timing.json."""
 
     executor_duration_seconds: float | None = doc(
-        "Executor time.", type_="number", unit="seconds", default=None, example=42.0
+        "Executor time.", unit="seconds", default=None, example=42.0
     )
-    grader_duration_seconds: float | None = doc(
-        "Grader time.", type_="number", unit="seconds", default=None, example=12.0
-    )
-    total_duration_seconds: float | None = doc(
-        "Total time.", type_="number", unit="seconds", default=None, example=54.0
-    )
+    grader_duration_seconds: float | None = doc("Grader time.", unit="seconds", default=None, example=12.0)
+    total_duration_seconds: float | None = doc("Total time.", unit="seconds", default=None, example=54.0)
 
 
 class GradingClaim(EvalModel):
     """A claim from the output, checked by the grader."""
 
-    claim: str = doc("The claim.", type_="string", required=True, example="The form has 12 fields")
-    type: str | None = doc(
-        "Kind of claim (factual, process, quality).", type_="string", default=None, example="factual"
-    )
-    verified: bool = doc("Whether it holds.", type_="boolean", required=True, example=True)
-    evidence: str = doc("Why.", type_="string", required=True, example="field_info.json lists 12")
+    claim: str = doc("The claim.", required=True, example="The form has 12 fields")
+    type: str | None = doc("Kind of claim (factual, process, quality).", default=None, example="factual")
+    verified: bool = doc("Whether it holds.", required=True, example=True)
+    evidence: str = doc("Why.", required=True, example="field_info.json lists 12")
 
 
 class UserNotesSummary(EvalModel):
     """The executor's notes, grouped."""
 
-    uncertainties: list[str] = doc(
-        "What the executor was unsure of.", type_="string[]", default=[], example=[]
-    )
-    needs_review: list[str] = doc("What a human should look at.", type_="string[]", default=[], example=[])
-    workarounds: list[str] = doc("Workarounds taken.", type_="string[]", default=[], example=[])
+    uncertainties: list[str] = doc("What the executor was unsure of.", default=[], example=[])
+    needs_review: list[str] = doc("What a human should look at.", default=[], example=[])
+    workarounds: list[str] = doc("Workarounds taken.", default=[], example=[])
 
 
 class FeedbackSuggestion(EvalModel):
     """A grader suggestion about one statement."""
 
     assertion: str | None = doc(
-        "The statement concerned.", type_="string", default=None, example="The output includes the name"
+        "The statement concerned.", default=None, example="The output includes the name"
     )
     reason: str = doc(
         "What to change and why.",
-        type_="string",
         required=True,
         example="A hallucinated document would also pass",
     )
@@ -178,11 +154,10 @@ class EvalFeedback(EvalModel):
 
     suggestions: list[FeedbackSuggestion] = doc(
         "Suggestions, each `{assertion, reason}`.",
-        type_="object[]",
         default=[],
         example=[{"assertion": "…", "reason": "…"}],
     )
-    overall: str | None = doc("Overall remark.", type_="string", default=None, example="Assertions are weak")
+    overall: str | None = doc("Overall remark.", default=None, example="Assertions are weak")
 
 
 class GradingFile(EvalModel):
@@ -191,29 +166,24 @@ class GradingFile(EvalModel):
     expectations: list[GradedExpectation] = doc(
         "One grade per statement. **Required by the viewer and `aggregate_benchmark.py`** under exactly this "
         "name (agentskills.io calls it `assertion_results`).",
-        type_="object[]",
         required=True,
         example=[{"text": "…", "passed": True, "evidence": "…"}],
     )
     summary: GradingSummary = doc(
         "Totals.",
-        type_="object",
         required=True,
         example={"passed": 2, "failed": 1, "total": 3, "pass_rate": 0.67},
     )
     execution_metrics: dict[str, Any] = doc(
-        "From the executor's metrics.json.", type_="object", default={}, example={"total_tool_calls": 15}
+        "From the executor's metrics.json.", default={}, example={"total_tool_calls": 15}
     )
-    timing: Timing = doc(
-        "From timing.json.", type_="object", default={}, example={"total_duration_seconds": 54}
-    )
-    claims: list[GradingClaim] = doc("Claims checked.", type_="object[]", default=[], example=[])
+    timing: Timing = doc("From timing.json.", default={}, example={"total_duration_seconds": 54})
+    claims: list[GradingClaim] = doc("Claims checked.", default=[], example=[])
     user_notes_summary: UserNotesSummary = doc(
-        "The executor's notes.", type_="object", default={}, example={"uncertainties": []}
+        "The executor's notes.", default={}, example={"uncertainties": []}
     )
     eval_feedback: EvalFeedback = doc(
         "Concerns about the evals (optional).",
-        type_="object",
         default={},
         example={"suggestions": [], "overall": "…"},
     )
@@ -223,24 +193,19 @@ class EvalMetadataFile(EvalModel):
     """``<workspace>/iteration-N/eval-<id>/eval_metadata.json``: what one eval directory of a skill-creator
     workspace runs and grades (formats.md §5.2)."""
 
-    eval_id: int | str = doc(
-        "The evals.json id this directory runs.", type_="integer", required=True, example=0
-    )
+    eval_id: int | str = doc("The evals.json id this directory runs.", required=True, example=0)
     eval_name: str | None = doc(
         "A short name, also in the directory's name.",
-        type_="string",
         default=None,
         example="lumen-landing-page",
     )
     prompt: str = doc(
         "The prompt the runs were given.",
-        type_="string",
         required=True,
         example="Build a landing page for a SaaS product called 'Lumen' …",
     )
     assertions: list[Any] = doc(
         "The statements the grader checks (strings, or `{text, …}` objects).",
-        type_="array",
         default=[],
         example=["Uses CSS custom properties for colours"],
     )
@@ -251,14 +216,12 @@ class TriggerQuery(EvalModel):
 
     query: Annotated[str, Field(min_length=1)] = doc(
         "A realistic user message.",
-        type_="string",
         required=True,
         example="can you turn this pdf into a spreadsheet",
     )
     should_trigger: bool = doc(
         "Whether the skill should load for it. `run_eval.py` counts a trigger when the first tool call is "
         "`Skill` (or a `Read` of the skill); 3 runs per query, threshold 0.5.",
-        type_="boolean",
         required=True,
         example=True,
     )
@@ -273,19 +236,16 @@ class TriggerEvalSetVariant(EvalModel):
 
     skill_name: str | None = doc(
         "The skill under test (optional: nothing reads it; the file sits in the skill's own folder).",
-        type_="string",
         default=None,
         example="data-cleaning",
     )
     should_trigger: list[str] = doc(
         "Queries that should load the skill.",
-        type_="string[]",
         required=True,
         example=["Audit this CSV before I use it for reporting."],
     )
     should_not_trigger: list[str] = doc(
         "Queries that should not load it.",
-        type_="string[]",
         required=True,
         example=["Tune my XGBoost model's hyperparameters."],
     )
@@ -294,21 +254,13 @@ class TriggerEvalSetVariant(EvalModel):
 class BenchmarkMetadata(EvalModel):
     """What was benchmarked."""
 
-    skill_name: str | None = doc("Skill under test.", type_="string", default=None, example="pdf")
-    skill_path: str | None = doc("Its path.", type_="string", default=None, example="skills/pdf")
-    executor_model: str | None = doc(
-        "Model that ran the evals.", type_="string", default=None, example="claude-sonnet-4-5"
-    )
-    analyzer_model: str | None = doc(
-        "Model that analysed them.", type_="string", default=None, example="claude-opus-4-1"
-    )
-    timestamp: str | None = doc(
-        "When, ISO 8601.", type_="string", default=None, example="2026-03-01T10:00:00Z"
-    )
-    evals_run: list[Any] = doc("Eval ids run.", type_="array", default=[], example=[1, 2])
-    runs_per_configuration: int | None = doc(
-        "Runs per configuration.", type_="integer", default=None, example=3
-    )
+    skill_name: str | None = doc("Skill under test.", default=None, example="pdf")
+    skill_path: str | None = doc("Its path.", default=None, example="skills/pdf")
+    executor_model: str | None = doc("Model that ran the evals.", default=None, example="claude-sonnet-4-5")
+    analyzer_model: str | None = doc("Model that analysed them.", default=None, example="claude-opus-4-1")
+    timestamp: str | None = doc("When, ISO 8601.", default=None, example="2026-03-01T10:00:00Z")
+    evals_run: list[Any] = doc("Eval ids run.", default=[], example=[1, 2])
+    runs_per_configuration: int | None = doc("Runs per configuration.", default=None, example=3)
 
 
 class BenchmarkResult(EvalModel):
@@ -317,55 +269,49 @@ class BenchmarkResult(EvalModel):
     pass_rate: Annotated[float, Field(ge=0, le=1)] = doc(
         "passed / total.", type_="number (0–1)", required=True, example=0.67
     )
-    passed: int | None = doc("Statements passed.", type_="integer", default=None, example=2)
-    failed: int | None = doc("Statements failed.", type_="integer", default=None, example=1)
-    total: int | None = doc("Statements graded.", type_="integer", default=None, example=3)
-    time_seconds: float | None = doc("Run time.", type_="number", unit="seconds", default=None, example=42.5)
-    tokens: int | None = doc("Tokens used.", type_="integer", default=None, example=12000)
-    tool_calls: int | None = doc("Tool calls.", type_="integer", default=None, example=14)
-    errors: int | None = doc("Errors.", type_="integer", default=None, example=0)
+    passed: int | None = doc("Statements passed.", default=None, example=2)
+    failed: int | None = doc("Statements failed.", default=None, example=1)
+    total: int | None = doc("Statements graded.", default=None, example=3)
+    time_seconds: float | None = doc("Run time.", unit="seconds", default=None, example=42.5)
+    tokens: int | None = doc("Tokens used.", default=None, example=12000)
+    tool_calls: int | None = doc("Tool calls.", default=None, example=14)
+    errors: int | None = doc("Errors.", default=None, example=0)
 
 
 class BenchmarkRun(EvalModel):
     """One eval run in one configuration."""
 
     eval_id: Any = doc("The eval's id.", type_="integer | string", required=True, example=1)
-    eval_name: str | None = doc("The eval's name.", type_="string", default=None, example="tables-to-csv")
+    eval_name: str | None = doc("The eval's name.", default=None, example="tables-to-csv")
     configuration: Literal["with_skill", "without_skill"] = doc(
         "`with_skill` or `without_skill`; the viewer shows empty values for anything else.",
-        type_="string",
         required=True,
         example="with_skill",
     )
-    run_number: int | None = doc("1-based run number.", type_="integer", default=None, example=1)
+    run_number: int | None = doc("1-based run number.", default=None, example=1)
     result: BenchmarkResult = doc(
         "The run's numbers (the viewer reads `result.pass_rate`).",
-        type_="object",
         required=True,
         example={"pass_rate": 1.0, "passed": 3, "total": 3},
     )
     expectations: list[Any] = doc(
         "Graded statements (`{text, passed, evidence}`).", type_="object[]", default=[], example=[]
     )
-    notes: list[Any] = doc("Remarks.", type_="array", default=[], example=[])
+    notes: list[Any] = doc("Remarks.", default=[], example=[])
 
 
 class BenchmarkFile(EvalModel):
     """skill-creator ``benchmarks/<timestamp>/benchmark.json``: with-skill vs without-skill runs."""
 
-    metadata: BenchmarkMetadata = doc(
-        "What was benchmarked.", type_="object", default={}, example={"skill_name": "pdf"}
-    )
+    metadata: BenchmarkMetadata = doc("What was benchmarked.", default={}, example={"skill_name": "pdf"})
     runs: list[BenchmarkRun] = doc(
         "Every run.",
-        type_="object[]",
         required=True,
         example=[{"eval_id": 1, "configuration": "with_skill", "result": {"pass_rate": 1}}],
     )
     run_summary: dict[str, Any] = doc(
         "Per-configuration means and `delta` (signed strings such as `+0.50`).",
-        type_="object",
         default={},
         example={"delta": {"pass_rate": "+0.50"}},
     )
-    notes: list[Any] = doc("Analyst notes.", type_="array", default=[], example=[])
+    notes: list[Any] = doc("Analyst notes.", default=[], example=[])

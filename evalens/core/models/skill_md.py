@@ -23,13 +23,9 @@ _PROFILES_MD = (
 class UaapsCompatibility(StrictEvalModel):
     """UAAPS form of `compatibility`: what the skill needs around it."""
 
-    requires: list[str] = doc(
-        "Runtimes or tools the skill needs.", type_="string[]", default=[], example=["python>=3.10"]
-    )
-    optional: list[str] = doc(
-        "Things it can use when present.", type_="string[]", default=[], example=["git"]
-    )
-    packages: list[str] = doc("Packages it depends on.", type_="string[]", default=[], example=["pypdf"])
+    requires: list[str] = doc("Runtimes or tools the skill needs.", default=[], example=["python>=3.10"])
+    optional: list[str] = doc("Things it can use when present.", default=[], example=["git"])
+    packages: list[str] = doc("Packages it depends on.", default=[], example=["pypdf"])
 
 
 class SkillFrontmatter(EvalModel):
@@ -38,7 +34,6 @@ class SkillFrontmatter(EvalModel):
     name: Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] = doc(
         "Skill name: 1–64 lowercase letters, digits and hyphens; no leading, trailing or double hyphen; **must "
         "equal the skill's directory name**.",
-        type_="string",
         required=True,
         example="pdf-tools",
         extra_md="UAAPS allows `^[a-z0-9][a-z0-9-]{0,63}$` (a trailing or double hyphen passes there).\n\n"
@@ -47,13 +42,11 @@ class SkillFrontmatter(EvalModel):
     description: Annotated[str, Field(min_length=1, max_length=1024)] = doc(
         "What the skill does **and when to use it** (agents decide from this text alone). 1–1024 characters; no "
         "`<` or `>` (Anthropic's packager and upload reject angle brackets).",
-        type_="string",
         required=True,
         example="Extract text and tables from PDF files. Use when the user asks to read or convert a PDF.",
     )
     license: str | None = doc(
         "A short licence name (SPDX id) or the name of a bundled licence file.",
-        type_="string",
         default=None,
         example="Apache-2.0",
     )
@@ -66,14 +59,12 @@ class SkillFrontmatter(EvalModel):
     )
     metadata: dict[str, str] | None = doc(
         "Extra properties, a map of string to string.",
-        type_="map string → string",
         default=None,
         example={"author": "me", "version": "1.0"},
     )
     allowed_tools: str | list[str] | None = doc(
         "Tools the skill may use without asking, space-separated (experimental), e.g. "
         "`Bash(git:*) Bash(jq:*) Read`. Claude Code also accepts a list.",
-        type_="string",
         default=None,
         example="Bash(git:*) Read",
         alias="allowed-tools",
@@ -81,43 +72,35 @@ class SkillFrontmatter(EvalModel):
     argument_hint: str | None = doc(
         "Claude Code: hint shown for the slash command's arguments. Not an "
         "agentskills key (rejected by skills-ref and uploads).",
-        type_="string",
         default=None,
         example="[file]",
         alias="argument-hint",
     )
     disable_model_invocation: bool | None = doc(
         "Claude Code: `true` hides the skill from the model (only the user can invoke it).",
-        type_="boolean",
         default=None,
         example=True,
         alias="disable-model-invocation",
     )
     user_invocable: bool | None = doc(
         "Claude Code: whether the skill appears as a slash command.",
-        type_="boolean",
         default=None,
         example=True,
         alias="user-invocable",
     )
-    model: str | None = doc(
-        "Claude Code: model to use while the skill runs.", type_="string", default=None, example="sonnet"
-    )
+    model: str | None = doc("Claude Code: model to use while the skill runs.", default=None, example="sonnet")
     context: Literal["fork"] | None = doc(
         "Claude Code: `fork` runs the skill in a forked sub-agent context.",
-        type_="string",
         default=None,
         example="fork",
     )
     agent: str | None = doc(
         "Claude Code: sub-agent type for `context: fork`.",
-        type_="string",
         default=None,
         example="general-purpose",
     )
     hooks: dict[str, Any] | None = doc(
         "Claude Code: hooks active while the skill runs.",
-        type_="object",
         default=None,
         example={"PreToolUse": []},
     )

@@ -65,7 +65,6 @@ class Criterion(EvalModel):
     description: str = doc(
         "What the judge should check for this dimension; shown to the judge next to the weight. "
         "When absent: the `defaults` description, else empty.",
-        type_="string",
         default="",
         example="Should follow the greeting format specified in the skill",
     )
@@ -77,19 +76,16 @@ class Criteria(EvalModel):
     discovery: Criterion | None = doc(
         "Did the agent load the expected skill (binary 0/1; for `expected_skill_load: none`, 1 only if no "
         "skill loaded)?",
-        type_="object",
         default=None,
         example={"weight": 0.3, "description": "Loads greeting"},
     )
     adherence: Criterion | None = doc(
         "How well the agent followed the skill's instructions (judge score 1–5).",
-        type_="object",
         default=None,
         example={"weight": 0.4},
     )
     output: Criterion | None = doc(
         "Quality of the final output (judge score 1–5).",
-        type_="object",
         default=None,
         example={"weight": 0.3},
     )
@@ -101,7 +97,6 @@ class Deterministic(EvalModel):
     expect_skill_activation: bool = doc(
         "Whether the expected skill must be activated (a `Skill` tool call, or a SKILL.md read for Codex). "
         "`false` makes the task a negative (false-positive) test that passes only if **no** skill loads.",
-        type_="boolean",
         default=True,
         example=True,
         extra_md="Defaults to `true` **whenever a `deterministic` block exists**, even if it only sets a marker.",
@@ -109,50 +104,42 @@ class Deterministic(EvalModel):
     expect_marker: str | None = doc(
         "Text the output must contain (case-insensitive substring; despite a comment in the original, not a "
         "regex).",
-        type_="string",
         default=None,
         example="GREETING_SUCCESS",
     )
     expect_tool_calls: list[str] | None = doc(
         "Tool names that must all be called, e.g. `Read`.",
-        type_="string[]",
         default=None,
         example=["Read"],
     )
     expect_no_tool_calls: list[str] | None = doc(
         "Tool names that must not be called.",
-        type_="string[]",
         default=None,
         example=["Bash"],
     )
     expect_contains: list[str] | None = doc(
         "Substrings that must all be in the output (case-sensitive). Later skilljack versions.",
-        type_="string[]",
         default=None,
         example=["Hello"],
     )
     expect_not_contains: list[str] | None = doc(
         "Substrings that must not be in the output (case-sensitive). Later skilljack versions.",
-        type_="string[]",
         default=None,
         example=["ERROR"],
     )
     expect_regex: list[str] | None = doc(
         "JavaScript regular expressions that must all match the output (5 s timeout each). Later versions.",
-        type_="string[]",
         default=None,
         example=["[Hh]ello|[Hh]i"],
     )
     expect_javascript: str | None = doc(
         "A JavaScript expression over `output` that must evaluate to exactly `true`. Later versions.",
-        type_="string",
         default=None,
         example="output.length < 500",
     )
     expect_file_exists: list[str] | None = doc(
         "Files that must exist afterwards, relative to the working directory (paths outside it fail). "
         "Later versions.",
-        type_="string[]",
         default=None,
         example=["results/greeting.txt"],
     )
@@ -161,9 +148,7 @@ class Deterministic(EvalModel):
 class Fixture(EvalModel):
     """Per-task environment; parsed but not executed at `e51416b` (later versions run setup/teardown)."""
 
-    state: str = doc(
-        "Fixture state name (unused at `e51416b`).", type_="string", default="default", example="default"
-    )
+    state: str = doc("Fixture state name (unused at `e51416b`).", default="default", example="default")
     setup: str | None = doc(
         "Script run before the task (later versions; teardown runs even if it fails).",
         type_="string (path)",
@@ -184,45 +169,38 @@ class Task(EvalModel):
     id: Annotated[str, Field(min_length=1)] = doc(
         "Unique task id, selected with `--tasks gr-001,gr-002`. Convention: `<2-letter prefix>-NNN`, "
         "false-positive tests `<prefix>-fp-NNN`. Each task runs 3 times by default (`--runs`).",
-        type_="string",
         required=True,
         example="gr-001",
     )
     prompt: Annotated[str, Field(min_length=1)] = doc(
         "Prompt sent to the agent. Prompts that name the skill test compliance rather than discovery.",
-        type_="string",
         required=True,
         example="Hey, I just joined the team — can you give me a nice welcome?",
     )
     expected_skill_load: str | None = doc(
         "Skill the agent should load (a directory under `skills/` next to tasks.yaml), or `none` for a "
         "false-positive test. When absent: `defaults.expected_skill_load`.",
-        type_="string",
         default=None,
         example="greeting",
     )
     criteria: Criteria | None = doc(
         "Judge dimensions for this task (each inherits weight and description from `defaults`). The judge runs "
         "only if at least one dimension is set here or in `defaults`.",
-        type_="object",
         default=None,
         example={"discovery": {"weight": 0.3}, "adherence": {"weight": 0.4}, "output": {"weight": 0.3}},
     )
     golden_checklist: list[str] = doc(
         "Facts the judge checks the output against.",
-        type_="string[]",
         default=[],
         example=["Included GREETING_SUCCESS marker in output"],
     )
     deterministic: Deterministic | None = doc(
         "Deterministic checks. Its presence alone makes `expect_skill_activation` default to `true`.",
-        type_="object",
         default=None,
         example={"expect_skill_activation": True, "expect_marker": "OK"},
     )
     fixture: Fixture | None = doc(
         "Task environment (setup/teardown scripts).",
-        type_="object",
         default=None,
         example={"state": "default"},
     )
@@ -233,13 +211,11 @@ class Defaults(EvalModel):
 
     expected_skill_load: str | None = doc(
         "Skill every task should load unless it says otherwise (`none`: no skill).",
-        type_="string",
         default=None,
         example="greeting",
     )
     criteria: Criteria | None = doc(
         "Default weight and description per judge dimension.",
-        type_="object",
         default=None,
         example={"discovery": {"weight": 0.3}},
     )
@@ -250,25 +226,21 @@ class TasksFile(EvalModel):
 
     skill: Annotated[str, Field(min_length=1)] = doc(
         "Name of the skill under test (the suite's `skills/` folder next to this file holds it).",
-        type_="string",
         required=True,
         example="greeting",
     )
     version: str | float | None = doc(
         "Free-form suite version, passed through. Quote it: unquoted `1.0` is a number in YAML.",
-        type_="string",
         default=None,
         example="1.0",
     )
     defaults: Defaults | None = doc(
         "Values inherited by every task.",
-        type_="object",
         default=None,
         example={"expected_skill_load": "greeting"},
     )
     tasks: list[Task] = doc(
         "The tasks. Each runs `--runs` times (default 3) and is scored deterministically and/or by the judge.",
-        type_="object[]",
         required=True,
         example=[{"id": "gr-001", "prompt": "Say hello"}],
     )
@@ -282,13 +254,11 @@ class Models(EvalModel):
 
     agent: str = doc(
         "Agent model (env `EVAL_AGENT_MODEL`, flag `--model`).",
-        type_="string",
         default="sonnet",
         example="sonnet",
     )
     judge: str = doc(
         "Judge model (env `EVAL_JUDGE_MODEL`, flag `--judge-model`).",
-        type_="string",
         default="haiku",
         example="haiku",
     )
@@ -299,21 +269,18 @@ class Weights(EvalModel):
 
     discovery: float = doc(
         "Weight of discovery.",
-        type_="number",
         default=0.3,
         example=0.3,
         extra_md=_IGNORED.format(what="merge weights (`src/scorer/scorer.ts` line 38)"),
     )
     adherence: float = doc(
         "Weight of adherence.",
-        type_="number",
         default=0.4,
         example=0.4,
         extra_md=_IGNORED.format(what="merge weights (`src/scorer/scorer.ts` line 38)"),
     )
     output: float = doc(
         "Weight of output quality.",
-        type_="number",
         default=0.3,
         example=0.3,
         extra_md=_IGNORED.format(what="merge weights (`src/scorer/scorer.ts` line 38)"),
@@ -325,7 +292,6 @@ class Scoring(EvalModel):
 
     weights: Weights = doc(
         "Merged-score weights; should sum to 1.",
-        type_="object",
         default={},
         example={"discovery": 0.3, "adherence": 0.4, "output": 0.3},
     )
@@ -357,7 +323,6 @@ class Runner(EvalModel):
 
     timeout_ms: Annotated[int, Field(gt=0)] = doc(
         "Time limit per task run (env `EVAL_TASK_TIMEOUT_MS`, flag `--timeout`).",
-        type_="integer",
         default=300000,
         unit="milliseconds",
         example=300000,
@@ -366,7 +331,6 @@ class Runner(EvalModel):
     allowed_write_dirs: list[str] = doc(
         "Directories (relative to the working directory) the agent may `Write`/`Edit` in; other writes are "
         "denied with `Write denied: <path> is outside allowed directories`.",
-        type_="string[]",
         default=["./results/", "./fixtures/"],
         example=["./results/"],
     )
@@ -374,13 +338,11 @@ class Runner(EvalModel):
         "Agent runner (env `EVAL_RUNNER_TYPE`, flag `--runner`). Values depend on the skilljack version: "
         "`claude-sdk`, `claude-code` (`@1583807`), `codex`, `gemini`, `opencode`, `copilot-sdk` (later), "
         "`vercel-ai`, `openai-agents` (branch `821fbaa`).",
-        type_="string",
         default="claude-sdk",
         example="claude-code",
     )
     concurrency: Annotated[int, Field(ge=0)] | None = doc(
         "Tasks run in parallel (`@1583807`; env `EVAL_RUNNER_CONCURRENCY`); must be a non-negative integer.",
-        type_="integer",
         default=None,
         example=2,
     )
@@ -391,13 +353,11 @@ class Output(EvalModel):
 
     dir: str = doc(
         "Results folder (env `EVAL_OUTPUT_DIR`, flag `--output-dir`).",
-        type_="string",
         default="./results",
         example="./results",
     )
     judge_truncation: Annotated[int, Field(gt=0)] = doc(
         "Characters of agent output shown to the judge (env `EVAL_OUTPUT_TRUNCATION`).",
-        type_="integer",
         default=5000,
         unit="characters",
         example=5000,
@@ -405,7 +365,6 @@ class Output(EvalModel):
     )
     report_truncation: Annotated[int, Field(gt=0)] = doc(
         "Characters of output per task in the markdown report (env `EVAL_REPORT_TRUNCATION`).",
-        type_="integer",
         default=2000,
         unit="characters",
         example=2000,
@@ -418,20 +377,17 @@ class Ci(EvalModel):
 
     exit_on_failure: bool = doc(
         "Exit 1 when thresholds fail (env `EVAL_EXIT_ON_FAILURE`: anything but `'false'` is true).",
-        type_="boolean",
         default=True,
         example=True,
         extra_md="**Ignored by skilljack-evals at `e51416b`:** read but never used. evalens honours it.",
     )
     github_summary: bool = doc(
         "Append a summary to `$GITHUB_STEP_SUMMARY` (env `EVAL_GITHUB_SUMMARY`: only `'true'` is true).",
-        type_="boolean",
         default=False,
         example=False,
     )
     html_report: bool = doc(
         "Write an HTML report too (`@1583807`; env `EVAL_HTML_REPORT`).",
-        type_="boolean",
         default=True,
         example=True,
     )
@@ -440,18 +396,14 @@ class Ci(EvalModel):
 class Cache(EvalModel):
     """Response cache (`@1583807`)."""
 
-    enabled: bool = doc(
-        "Reuse cached task results (env `EVAL_CACHE_ENABLED`).", type_="boolean", default=True, example=True
-    )
+    enabled: bool = doc("Reuse cached task results (env `EVAL_CACHE_ENABLED`).", default=True, example=True)
     dir: str = doc(
         "Cache folder (env `EVAL_CACHE_DIR`).",
-        type_="string",
         default="./results/.cache",
         example="./results/.cache",
     )
     ttl_hours: Annotated[float, Field(ge=0)] = doc(
         "Age after which entries expire (env `EVAL_CACHE_TTL_HOURS`).",
-        type_="number",
         default=168,
         unit="hours",
         example=168,
@@ -461,28 +413,24 @@ class Cache(EvalModel):
 class EvalConfigFile(EvalModel):
     """``eval.config.yaml``: skilljack run settings (defaults → file → `EVAL_*` env → CLI flags)."""
 
-    models: Models = doc(
-        "Agent and judge models.", type_="object", default={}, example={"agent": "sonnet", "judge": "haiku"}
-    )
+    models: Models = doc("Agent and judge models.", default={}, example={"agent": "sonnet", "judge": "haiku"})
     scoring: Scoring = doc(
         "Score weights.",
-        type_="object",
         default={},
         example={"weights": {"discovery": 0.3, "adherence": 0.4, "output": 0.3}},
     )
     thresholds: Thresholds = doc(
-        "Pass/fail thresholds.", type_="object", default={}, example={"discovery_rate": 0.8, "avg_score": 4.0}
+        "Pass/fail thresholds.", default={}, example={"discovery_rate": 0.8, "avg_score": 4.0}
     )
-    runner: Runner = doc("Task execution.", type_="object", default={}, example={"timeout_ms": 300000})
-    output: Output = doc("Report output.", type_="object", default={}, example={"dir": "./results"})
-    ci: Ci = doc("CI behaviour.", type_="object", default={}, example={"exit_on_failure": True})
+    runner: Runner = doc("Task execution.", default={}, example={"timeout_ms": 300000})
+    output: Output = doc("Report output.", default={}, example={"dir": "./results"})
+    ci: Ci = doc("CI behaviour.", default={}, example={"exit_on_failure": True})
     nudge: Literal["off", "name", "description", "full"] | None = doc(
         "How much the prompt hints at the skill (`@1583807`; env `EVAL_NUDGE`).",
-        type_="string",
         default=None,
         example="off",
     )
-    cache: Cache = doc("Response cache (`@1583807`).", type_="object", default={}, example={"enabled": True})
+    cache: Cache = doc("Response cache (`@1583807`).", default={}, example={"enabled": True})
 
 
 # ----------------------------------------------------------------------------------------------- task.md
@@ -492,11 +440,10 @@ class Verifier(EvalModel):
     """A verifier script (`verifier/verify.*` or `test.*`) or command that rewards the run."""
 
     timeout_ms: Annotated[int, Field(gt=0)] | None = doc(
-        "Verifier time limit.", type_="integer", default=None, unit="milliseconds", example=60000
+        "Verifier time limit.", default=None, unit="milliseconds", example=60000
     )
     command: str | None = doc(
         "Command to run instead of a `verifier/verify.*` script.",
-        type_="string",
         default=None,
         example="npm test",
     )
@@ -507,40 +454,31 @@ class Checks(EvalModel):
 
     contains: list[str] | None = doc(
         "Substrings the output must contain (case-sensitive).",
-        type_="string[]",
         default=None,
         example=["GREETING_SUCCESS"],
     )
     not_contains: list[str] | None = doc(
-        "Substrings the output must not contain.", type_="string[]", default=None, example=["ERROR"]
+        "Substrings the output must not contain.", default=None, example=["ERROR"]
     )
     regex: list[str] | None = doc(
         "JavaScript regular expressions the output must match.",
-        type_="string[]",
         default=None,
         example=["[Hh]ello"],
     )
     marker: str | None = doc(
         "Case-insensitive marker the output must contain.",
-        type_="string",
         default=None,
         example="GREETING_SUCCESS",
     )
-    tool_calls: list[str] | None = doc(
-        "Tools that must be called.", type_="string[]", default=None, example=["Read"]
-    )
-    no_tool_calls: list[str] | None = doc(
-        "Tools that must not be called.", type_="string[]", default=None, example=["Bash"]
-    )
+    tool_calls: list[str] | None = doc("Tools that must be called.", default=None, example=["Read"])
+    no_tool_calls: list[str] | None = doc("Tools that must not be called.", default=None, example=["Bash"])
     files_exist: list[str] | None = doc(
         "Files that must exist in the workspace afterwards.",
-        type_="string[]",
         default=None,
         example=["out/greeting.txt"],
     )
     javascript: str | None = doc(
         "JavaScript expression over `output` that must be exactly `true`.",
-        type_="string",
         default=None,
         example="output.includes('Hi')",
     )
@@ -551,40 +489,32 @@ class TaskFrontmatter(EvalModel):
 
     id: str | None = doc(
         "Task id; if present it must equal the task's directory name.",
-        type_="string",
         default=None,
         example="gr-001",
     )
-    difficulty: Literal["easy", "medium", "hard"] = doc(
-        "Difficulty label.", type_="string", default="medium", example="easy"
-    )
-    category: str | None = doc("Free-form category.", type_="string", default=None, example="greeting")
-    tags: list[str] | None = doc("Free-form tags.", type_="string[]", default=None, example=["smoke"])
+    difficulty: Literal["easy", "medium", "hard"] = doc("Difficulty label.", default="medium", example="easy")
+    category: str | None = doc("Free-form category.", default=None, example="greeting")
+    tags: list[str] | None = doc("Free-form tags.", default=None, example=["smoke"])
     expected_skill: str | None = doc(
         "Skill the agent should invoke; required when several skills are available (suite `skills/` plus "
         "`environment/skills/`).",
-        type_="string",
         default=None,
         example="greeting",
     )
     expect_skill_invocation: bool | None = doc(
         "Whether a skill must be invoked. `false`: negative test. Default: `true` iff skills are present.",
-        type_="boolean",
         default=None,
         example=False,
     )
     timeout_ms: Annotated[int, Field(gt=0)] | None = doc(
-        "Time limit for the task.", type_="integer", default=None, unit="milliseconds", example=300000
+        "Time limit for the task.", default=None, unit="milliseconds", example=300000
     )
-    verifier: Verifier | None = doc(
-        "Verifier settings.", type_="object", default=None, example={"timeout_ms": 60000}
-    )
+    verifier: Verifier | None = doc("Verifier settings.", default=None, example={"timeout_ms": 60000})
     checks: Checks | None = doc(
-        "Deterministic output checks.", type_="object", default=None, example={"marker": "GREETING_SUCCESS"}
+        "Deterministic output checks.", default=None, example={"marker": "GREETING_SUCCESS"}
     )
     assertions: list[str] | None = doc(
         "Statements the judge checks (the golden checklist); judge criteria weights come from the config.",
-        type_="string[]",
         default=None,
         example=["Friendly and welcoming tone"],
     )
@@ -596,35 +526,26 @@ class TaskFrontmatter(EvalModel):
 class ResultsMetadata(EvalModel):
     """Provenance of a run."""
 
-    skillPath: str | None = doc(
-        "Path of the tasks file.", type_="string", default=None, example="evals/greeting/tasks.yaml"
-    )
-    agentModel: str | None = doc("Agent model.", type_="string", default=None, example="sonnet")
-    judgeModel: str | None = doc("Judge model.", type_="string", default=None, example="haiku")
-    runnerType: str | None = doc("Runner type.", type_="string", default=None, example="claude-sdk")
+    skillPath: str | None = doc("Path of the tasks file.", default=None, example="evals/greeting/tasks.yaml")
+    agentModel: str | None = doc("Agent model.", default=None, example="sonnet")
+    judgeModel: str | None = doc("Judge model.", default=None, example="haiku")
+    runnerType: str | None = doc("Runner type.", default=None, example="claude-sdk")
 
 
 class ResultsSummary(EvalModel):
     """Totals over all tasks and runs."""
 
-    totalTasks: int = doc("Number of tasks.", type_="integer", example=3)
-    numRuns: int | None = doc("Task runs in total.", type_="integer", default=None, example=9)
+    totalTasks: int = doc("Number of tasks.", example=3)
+    numRuns: int | None = doc("Task runs in total.", default=None, example=9)
     discoveryAccuracy: Annotated[float, Field(ge=0, le=1)] = doc(
         "Share of tasks with correct discovery.", type_="number (0–1)", example=1
     )
-    avgAdherence: float | None = doc("Mean adherence (1–5).", type_="number", default=None, example=4.5)
-    avgOutputQuality: float | None = doc(
-        "Mean output quality (1–5).", type_="number", default=None, example=4.5
-    )
-    avgWeightedScore: float | None = doc(
-        "Mean weighted score (0–1).", type_="number", default=None, example=0.9
-    )
-    totalDurationMs: float | None = doc(
-        "Summed duration.", type_="number", default=None, unit="milliseconds", example=238399
-    )
+    avgAdherence: float | None = doc("Mean adherence (1–5).", default=None, example=4.5)
+    avgOutputQuality: float | None = doc("Mean output quality (1–5).", default=None, example=4.5)
+    avgWeightedScore: float | None = doc("Mean weighted score (0–1).", default=None, example=0.9)
+    totalDurationMs: float | None = doc("Summed duration.", default=None, unit="milliseconds", example=238399)
     totalCostUsd: float | None = doc(
         "Summed cost (0 when the runner reports none).",
-        type_="number",
         default=None,
         unit="USD",
         example=0.47,
@@ -634,54 +555,42 @@ class ResultsSummary(EvalModel):
 class FailureCount(EvalModel):
     """How often a failure category occurred."""
 
-    category: str = doc("Failure category.", type_="string", example="none")
-    count: int = doc("Tasks in this category.", type_="integer", example=3)
-    percentage: float = doc("Share of tasks.", type_="number", unit="percent", example=100)
+    category: str = doc("Failure category.", example="none")
+    count: int = doc("Tasks in this category.", example=3)
+    percentage: float = doc("Share of tasks.", unit="percent", example=100)
 
 
 class TaskOutcome(EvalModel):
     """One task: the parsed task, the representative run result, the (aggregated) score."""
 
-    task: dict[str, Any] = doc("The parsed task, camelCase.", type_="object", example={"id": "gr-001"})
+    task: dict[str, Any] = doc("The parsed task, camelCase.", example={"id": "gr-001"})
     result: dict[str, Any] = doc(
         "The representative run's result.",
-        type_="object",
         example={"taskId": "gr-001", "skillLoads": ["greeting"]},
     )
     score: dict[str, Any] = doc(
         "The score (aggregated over runs).",
-        type_="object",
         example={"discovery": 1, "adherence": 5, "outputQuality": 5},
     )
-    runDetails: list[dict[str, Any]] | None = doc(
-        "Every run's result and score.", type_="object[]", default=None, example=[]
-    )
+    runDetails: list[dict[str, Any]] | None = doc("Every run's result and score.", default=None, example=[])
 
 
 class ResultsFile(EvalModel):
     """skilljack results JSON (``<output.dir>/<skill>-<timestamp>.json``)."""
 
-    skillName: str = doc("Skill under test.", type_="string", required=True, example="greeting")
-    timestamp: str = doc(
-        "Run time, ISO 8601.", type_="string", required=True, example="2026-03-01T04:21:52.927Z"
-    )
-    passed: bool = doc("Whether every threshold was met.", type_="boolean", required=True, example=True)
+    skillName: str = doc("Skill under test.", required=True, example="greeting")
+    timestamp: str = doc("Run time, ISO 8601.", required=True, example="2026-03-01T04:21:52.927Z")
+    passed: bool = doc("Whether every threshold was met.", required=True, example=True)
     failureReasons: list[str] = doc(
         "Why the run failed (empty when passed).",
-        type_="string[]",
         default=[],
         example=["Discovery rate 66.7% below threshold 80%"],
     )
-    metadata: ResultsMetadata = doc(
-        "Provenance.", type_="object", default={}, example={"agentModel": "sonnet"}
-    )
-    summary: ResultsSummary = doc(
-        "Totals.", type_="object", required=True, example={"totalTasks": 3, "discoveryAccuracy": 1}
-    )
+    metadata: ResultsMetadata = doc("Provenance.", default={}, example={"agentModel": "sonnet"})
+    summary: ResultsSummary = doc("Totals.", required=True, example={"totalTasks": 3, "discoveryAccuracy": 1})
     failureBreakdown: list[FailureCount] = doc(
         "Tasks per failure category.",
-        type_="object[]",
         default=[],
         example=[{"category": "none", "count": 3, "percentage": 100}],
     )
-    tasks: list[TaskOutcome] = doc("Per-task outcomes.", type_="object[]", default=[], example=[])
+    tasks: list[TaskOutcome] = doc("Per-task outcomes.", default=[], example=[])

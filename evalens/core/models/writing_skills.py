@@ -40,21 +40,18 @@ class Expectation(EvalModel):
 
     criterion: Annotated[str, Field(min_length=1)] = doc(
         "Short label; `grading.json` `results[].criterion` must repeat it exactly.",
-        type_="string",
         required=True,
         example="reads-skill-first",
     )
     description: Annotated[str, Field(min_length=1)] = doc(
         "What the grader checks. Must be concrete and falsifiable: name the file, command, value or behaviour; "
         'avoid "appropriate", "reasonable", "good".',
-        type_="string",
         required=True,
         example="Reads skills/scope/SKILL.md top to bottom before editing it",
     )
     required: bool = doc(
         "A failed required expectation fails the case; a failed optional one is only noted. Every case needs at "
         "least one required expectation, otherwise it can never fail.",
-        type_="boolean",
         required=True,
         example=True,
     )
@@ -65,26 +62,22 @@ class Case(EvalModel):
 
     id: Annotated[str, Field(pattern=KEBAB)] = doc(
         "Case id, kebab-case, unique across cases; names the grading files `<id>_v<N>_run<M>.json`.",
-        type_="string",
         required=True,
         example="edit-skill-activates",
     )
     prompt: Annotated[str, Field(min_length=1)] = doc(
         "What the executor subagent is asked to do with the skill loaded.",
-        type_="string",
         required=True,
         example="Update the scope skill step 5 to include task IDs.",
     )
     files: list[str] = doc(
         "Input files, relative to the workspace (`{workspace}/{file}`); a missing one is logged in the "
         "transcript and the run continues. Fixtures usually live in `<skill>/evals/fixtures/`.",
-        type_="string[]",
         default=[],
         example=["fixtures/research-findings.md"],
     )
     expectations: list[Expectation] = doc(
         "Graded criteria (1–5 each; pass at ≥ 3).",
-        type_="object[]",
         required=True,
         example=[
             {
@@ -99,19 +92,15 @@ class Case(EvalModel):
 class EvalsFile(EvalModel):
     """``<skill>/evals/evals.json`` in the writing-skills format."""
 
-    version: str = doc(
-        'Format version; the init script writes `"1.0"`.', type_="string", required=True, example="1.0"
-    )
+    version: str = doc('Format version; the init script writes `"1.0"`.', required=True, example="1.0")
     skill: Annotated[str, Field(min_length=1)] = doc(
         "The skill under test: documented as its absolute path (`init_workspace.py` writes the resolved path); "
         "real files often use a repository-relative path such as `skills/commit`.",
-        type_="string",
         required=True,
         example="/home/me/.claude/skills/writing-skills",
     )
     cases: list[Case] = doc(
         "The eval cases.",
-        type_="object[]",
         required=True,
         example=[{"id": "first-case", "prompt": "…", "expectations": []}],
     )
@@ -120,18 +109,14 @@ class EvalsFile(EvalModel):
 class HistoryVersion(EvalModel):
     """One snapshot of the skill in the workspace."""
 
-    version: Annotated[int, Field(ge=0)] = doc(
-        "Version number, 0-based.", type_="integer", required=True, example=0
-    )
+    version: Annotated[int, Field(ge=0)] = doc("Version number, 0-based.", required=True, example=0)
     timestamp: str = doc(
         "When the version was created, ISO 8601 UTC.",
-        type_="string",
         required=True,
         example="2026-02-25T10:00:00Z",
     )
     description: str = doc(
         '`"baseline"` for v0, else the `--description` or `"version N"`.',
-        type_="string",
         required=True,
         example="baseline",
     )
@@ -141,7 +126,7 @@ class HistoryVersion(EvalModel):
         required=True,
         example="03681a4",
     )
-    path: str = doc("Copy of the skill, `v<N>/skill`.", type_="string", required=True, example="v0/skill")
+    path: str = doc("Copy of the skill, `v<N>/skill`.", required=True, example="v0/skill")
     average_score: NullableFloat = doc(
         "Mean grading score of the version (1 decimal), null until graded.",
         type_="number | null",
@@ -155,12 +140,11 @@ class HistoryFile(EvalModel):
 
     versions: list[HistoryVersion] = doc(
         "Every version, oldest first.",
-        type_="object[]",
         required=True,
         example=[{"version": 0, "description": "baseline", "path": "v0/skill"}],
     )
     current_version: Annotated[int, Field(ge=0)] = doc(
-        "The version being worked on.", type_="integer", required=True, example=1
+        "The version being worked on.", required=True, example=1
     )
 
 
@@ -168,7 +152,7 @@ class GradedResult(EvalModel):
     """The grade of one expectation."""
 
     criterion: str = doc(
-        "The expectation's `criterion`, verbatim.", type_="string", required=True, example="reads-skill-first"
+        "The expectation's `criterion`, verbatim.", required=True, example="reads-skill-first"
     )
     score: Annotated[int, Field(ge=1, le=5)] = doc(
         "1 not addressed · 2 partly, significant gaps · 3 met minimally · 4 met well · 5 exemplary.",
@@ -176,12 +160,9 @@ class GradedResult(EvalModel):
         required=True,
         example=4,
     )
-    passed: bool = doc(
-        "Always `score >= 3`; never set independently.", type_="boolean", required=True, example=True
-    )
+    passed: bool = doc("Always `score >= 3`; never set independently.", required=True, example=True)
     reasoning: str = doc(
         "Why this score, with evidence from the transcript.",
-        type_="string",
         required=True,
         example="Read the whole SKILL.md first (transcript step 2).",
     )
@@ -196,29 +177,26 @@ class ConventionCheck(EvalModel):
         required=True,
         example=True,
     )
-    details: str = doc(
-        "What was checked.", type_="string", required=True, example="Frontmatter has name and description"
-    )
+    details: str = doc("What was checked.", required=True, example="Frontmatter has name and description")
 
 
 class ConventionCompliance(StrictEvalModel):
     """Exactly five convention checks."""
 
     frontmatter: ConventionCheck = doc(
-        "Frontmatter conventions.", type_="object", required=True, example={"passed": True, "details": "ok"}
+        "Frontmatter conventions.", required=True, example={"passed": True, "details": "ok"}
     )
     description_field: ConventionCheck = doc(
-        "Description conventions.", type_="object", required=True, example={"passed": True, "details": "ok"}
+        "Description conventions.", required=True, example={"passed": True, "details": "ok"}
     )
     token_efficiency: ConventionCheck = doc(
-        "Token efficiency.", type_="object", required=True, example={"passed": True, "details": "ok"}
+        "Token efficiency.", required=True, example={"passed": True, "details": "ok"}
     )
     progressive_disclosure: ConventionCheck = doc(
-        "Progressive disclosure.", type_="object", required=True, example={"passed": True, "details": "ok"}
+        "Progressive disclosure.", required=True, example={"passed": True, "details": "ok"}
     )
     type_alignment: ConventionCheck = doc(
         "Alignment with the skill type.",
-        type_="object",
         required=True,
         example={"passed": True, "details": "ok"},
     )
@@ -227,62 +205,50 @@ class ConventionCompliance(StrictEvalModel):
 class Claim(EvalModel):
     """A claim the executor made, checked by the grader."""
 
-    claim: str = doc("The claim.", type_="string", required=True, example="All tests pass")
-    verified: bool = doc("Whether the grader could verify it.", type_="boolean", required=True, example=False)
-    evidence: str = doc(
-        "What the grader found.", type_="string", required=True, example="No test run in the transcript"
-    )
+    claim: str = doc("The claim.", required=True, example="All tests pass")
+    verified: bool = doc("Whether the grader could verify it.", required=True, example=False)
+    evidence: str = doc("What the grader found.", required=True, example="No test run in the transcript")
 
 
 class GradingFile(EvalModel):
     """``grading/<case_id>_v<version>_run<run>.json``: the grader's verdict on one run."""
 
-    case_id: str = doc(
-        "The evals.json case id.", type_="string", required=True, example="edit-skill-activates"
-    )
-    version: Annotated[int, Field(ge=0)] = doc(
-        "Skill version graded.", type_="integer", required=True, example=1
-    )
+    case_id: str = doc("The evals.json case id.", required=True, example="edit-skill-activates")
+    version: Annotated[int, Field(ge=0)] = doc("Skill version graded.", required=True, example=1)
     run: Annotated[int, Field(ge=1)] = doc(
-        "Run number: 1–3 in improve mode, 1 in eval mode.", type_="integer", required=True, example=1
+        "Run number: 1–3 in improve mode, 1 in eval mode.", required=True, example=1
     )
     overall_score: Annotated[float, Field(ge=1, le=5)] = doc(
-        "Mean of all scores, 1 decimal.", type_="number", required=True, example=3.7
+        "Mean of all scores, 1 decimal.", required=True, example=3.7
     )
     required_score: Annotated[float, Field(ge=1, le=5)] = doc(
-        "Mean of the required criteria's scores, 1 decimal.", type_="number", required=True, example=4.0
+        "Mean of the required criteria's scores, 1 decimal.", required=True, example=4.0
     )
     results: list[GradedResult] = doc(
         "One result per expectation.",
-        type_="object[]",
         required=True,
         example=[{"criterion": "x", "score": 4, "passed": True, "reasoning": "…"}],
     )
     overall: Literal["pass", "fail"] = doc(
-        "`pass` only when every required expectation passed.", type_="string", required=True, example="pass"
+        "`pass` only when every required expectation passed.", required=True, example="pass"
     )
     convention_compliance: ConventionCompliance = doc(
         "Five convention checks (never affect the score); behavioural runs use "
         '`{"passed": null, "details": "N/A - behavioral run"}`.',
-        type_="object",
         required=True,
         example={"frontmatter": {"passed": True, "details": "ok"}},
     )
     claims: list[Claim] = doc(
         "Executor claims and whether they hold.",
-        type_="object[]",
         default=[],
         example=[{"claim": "Tests pass", "verified": False, "evidence": "none run"}],
     )
     user_notes_summary: str = doc(
-        'Summary of the executor\'s user notes, `""` if none.', type_="string", default="", example=""
+        'Summary of the executor\'s user notes, `""` if none.', default="", example=""
     )
-    eval_feedback: str = doc(
-        'Suggestions about the evals themselves, `""` if none.', type_="string", default="", example=""
-    )
+    eval_feedback: str = doc('Suggestions about the evals themselves, `""` if none.', default="", example="")
     execution_metrics: dict = doc(
         "Copy of the executor's metrics.json, or `{}`.",
-        type_="object",
         default={},
         example={"total_tool_calls": 12},
     )
@@ -291,50 +257,36 @@ class GradingFile(EvalModel):
 class ScorePair(EvalModel):
     """Blinded scores of the two outputs."""
 
-    A: Annotated[int, Field(ge=1, le=10)] = doc(
-        "Score of output A (1–10).", type_="integer", required=True, example=7
-    )
-    B: Annotated[int, Field(ge=1, le=10)] = doc(
-        "Score of output B (1–10).", type_="integer", required=True, example=5
-    )
+    A: Annotated[int, Field(ge=1, le=10)] = doc("Score of output A (1–10).", required=True, example=7)
+    B: Annotated[int, Field(ge=1, le=10)] = doc("Score of output B (1–10).", required=True, example=5)
 
 
 class ComparisonScores(EvalModel):
     """The five comparison dimensions."""
 
     description_quality: ScorePair = doc(
-        "Quality of the description.", type_="object", required=True, example={"A": 7, "B": 5}
+        "Quality of the description.", required=True, example={"A": 7, "B": 5}
     )
-    convention_compliance: ScorePair = doc(
-        "Convention compliance.", type_="object", required=True, example={"A": 7, "B": 5}
-    )
+    convention_compliance: ScorePair = doc("Convention compliance.", required=True, example={"A": 7, "B": 5})
     type_specific_quality: ScorePair = doc(
-        "Quality for the skill type.", type_="object", required=True, example={"A": 7, "B": 5}
+        "Quality for the skill type.", required=True, example={"A": 7, "B": 5}
     )
-    token_efficiency: ScorePair = doc(
-        "Token efficiency.", type_="object", required=True, example={"A": 7, "B": 5}
-    )
-    content_value: ScorePair = doc(
-        "Value of the content.", type_="object", required=True, example={"A": 7, "B": 5}
-    )
+    token_efficiency: ScorePair = doc("Token efficiency.", required=True, example={"A": 7, "B": 5})
+    content_value: ScorePair = doc("Value of the content.", required=True, example={"A": 7, "B": 5})
 
 
 class ComparisonFile(EvalModel):
     """``comparison.json``: the blind comparator's verdict between two versions (A/B randomised)."""
 
-    eval_prompt: str = doc("The prompt both versions ran.", type_="string", required=True, example="…")
+    eval_prompt: str = doc("The prompt both versions ran.", required=True, example="…")
     winner: Literal["A", "B"] = doc(
         "The better output. The schema has no tie (the comparator prose allows one).",
-        type_="string",
         required=True,
         example="A",
     )
-    reasoning: str = doc(
-        "Why the winner won.", type_="string", required=True, example="A follows the template"
-    )
+    reasoning: str = doc("Why the winner won.", required=True, example="A follows the template")
     scores: ComparisonScores = doc(
         "Scores per dimension.",
-        type_="object",
         required=True,
         example={"description_quality": {"A": 7, "B": 5}},
     )
@@ -343,30 +295,25 @@ class ComparisonFile(EvalModel):
 class Suggestion(EvalModel):
     """One concrete improvement."""
 
-    area: str = doc("Part of the skill.", type_="string", required=True, example="description")
-    before: str = doc("Current text.", type_="string", required=True, example="Helps with commits")
-    after: str = doc("Proposed text.", type_="string", required=True, example="Writes conventional commits …")
-    reasoning: str = doc("Why it helps.", type_="string", required=True, example="Names the trigger")
+    area: str = doc("Part of the skill.", required=True, example="description")
+    before: str = doc("Current text.", required=True, example="Helps with commits")
+    after: str = doc("Proposed text.", required=True, example="Writes conventional commits …")
+    reasoning: str = doc("Why it helps.", required=True, example="Names the trigger")
 
 
 class AnalysisFile(EvalModel):
     """``analysis.json``: the analyzer's unblinded explanation of a comparison."""
 
     winner_version: Annotated[str, Field(pattern=r"^v\d+$")] = doc(
-        "Winning version label.", type_="string", required=True, example="v1"
+        "Winning version label.", required=True, example="v1"
     )
     loser_version: Annotated[str, Field(pattern=r"^v\d+$")] = doc(
-        "Losing version label.", type_="string", required=True, example="v0"
+        "Losing version label.", required=True, example="v0"
     )
-    strengths: list[str] = doc(
-        "Why the winner won.", type_="string[]", required=True, example=["Clear steps"]
-    )
-    weaknesses: list[str] = doc(
-        "What held the loser back.", type_="string[]", required=True, example=["Vague trigger"]
-    )
+    strengths: list[str] = doc("Why the winner won.", required=True, example=["Clear steps"])
+    weaknesses: list[str] = doc("What held the loser back.", required=True, example=["Vague trigger"])
     suggestions: list[Suggestion] = doc(
         "Improvements, each with before and after.",
-        type_="object[]",
         required=True,
         example=[{"area": "description", "before": "…", "after": "…", "reasoning": "…"}],
     )
