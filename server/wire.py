@@ -79,15 +79,11 @@ def client_declares(experimental: Any) -> ClientExperimentalCapabilities:
 # ----------------------------------------------------------------------------------- commands
 class CaseCommandArgs(Wire):
     """The one argument of ``evalens.runCase``, ``runFile``, ``runAll``, ``cancelRun``, ``discoverCases``,
-    ``lastReport``, ``showResult`` (and of every code lens command): which file, which case (``*``: all)."""
+    ``lastReport``, ``showResult`` (and of every run lens command): which file, which case (``*``: all)."""
 
     uri: str | None = None
     name: str | None = None
     dry_run: bool | None = None
-    reveal: bool | None = None
-    """``evalens.newCase``: false when the editor puts the cursor on the prompt itself."""
-    path: str | None = None
-    """``evalens.createFile``: the missing file a problem of ``uri`` names."""
     runs: int | None = Field(default=None, ge=1, le=100)
     """Repeats of each unit ("Run 5×")."""
     select: Literal["failed", "stale"] | None = None
@@ -308,6 +304,70 @@ class RunViewAnswer(Wire):
     """True for a live page: the unit is still running, and the page shows the runs finished so far."""
 
 
+class NewCaseArgs(Wire):
+    """The one argument of ``evalens.newCase``: the SKILL.md the case is for."""
+
+    uri: str
+    reveal: bool | None = None
+    """False when the editor puts the cursor on the prompt itself."""
+
+
+class CreateFileArgs(Wire):
+    """The one argument of ``evalens.createFile``, the fallback of "Create `x`" for clients without CreateFile."""
+
+    uri: str
+    """The eval file whose problem names the missing file."""
+    path: str
+    """The missing file (only a path a current problem of ``uri`` names is created)."""
+
+
+class CreateFileResult(Wire):
+    """The answer of ``evalens.createFile``."""
+
+    created: bool
+    """False: the file was there already."""
+    path: str
+
+
+class OptimizeArgs(Wire):
+    """The one argument of ``evalens.optimizeDescription``: the SKILL.md, and how to measure its rewrites."""
+
+    uri: str
+    holdout: float = Field(default=0.5, gt=0, lt=1, strict=True)
+    """The share of the trigger set's queries held out to judge the winner on."""
+    runs: int = Field(default=1, ge=1, le=100, strict=True)
+    """Agent runs per query."""
+    candidates: int = Field(default=3, ge=1, le=20, strict=True)
+    """Rewrites the judge proposes."""
+    seed: int = Field(default=0, strict=True)
+    """Seeds the train / held-out split."""
+
+
+class OptimizeWinner(Wire):
+    label: str
+    description: str
+    difference: list[float] | None = None
+    """The held-out gain over the current description: [point, low, high]."""
+
+
+class OptimizeAnswer(Wire):
+    """The answer of ``evalens.optimizeDescription``: the winner as an edit to review, or why there is none."""
+
+    uri: str
+    log: list[str]
+    """What the optimizer said, in order (also sent as log messages while it ran)."""
+    cost: dict[str, int | float]
+    """``agent_usd``, ``tokens``, ``agent_runs``, ``judge_calls``: as ``evalens triggers optimize --json``."""
+    error: str | None
+    stopped: str | None
+    """Why the search ended early (the budget)."""
+    winner: OptimizeWinner | None
+    edit: dict[str, Any] | None
+    """The rewrite as an LSP ``WorkspaceEdit`` (annotated for review when the client supports that)."""
+    applied: bool
+    """The client applied the edit (after the user's review)."""
+
+
 class NewCaseResult(Wire):
     """The answer of ``evalens.newCase``: the file the case was written to and the position of its prompt."""
 
@@ -422,7 +482,13 @@ MODELS: tuple[type[Wire], ...] = (
     MatrixRow,
     MatrixAnswer,
     RunViewAnswer,
+    NewCaseArgs,
     NewCaseResult,
+    CreateFileArgs,
+    CreateFileResult,
+    OptimizeArgs,
+    OptimizeWinner,
+    OptimizeAnswer,
     CancelRunResult,
     LastReportResult,
     VerdictChangedParams,

@@ -12,9 +12,10 @@ from lsprotocol import types
 from evalens.core.suppress import suppression_fixes
 from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
 from evalens.server.features import diagnostics, file_edits, new_case, optimize_description
-from evalens.server.features.run_state import CommandRefused, command_arg
+from evalens.server.features.run_state import CommandRefused, typed_command
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
+from evalens.server.wire import CreateFileArgs, CreateFileResult
 
 CREATE_FILE = "evalens.createFile"
 
@@ -83,19 +84,16 @@ def register(server: EvalensServer) -> None:
         optimize = optimize_description.code_actions(ls, uri, params.range)
         return [*fixes, *ignores, *new_case.code_actions(ls, uri), *optimize] or None
 
-    @server.command(CREATE_FILE)
-    def create_file(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        """The fallback of "Create `x`": only a file a current problem of ``uri`` names, never any path."""
-        a = command_arg(args, uri=True)
-        result = ls.validate_uri(a["uri"])
-        wanted = a.get("path")
-        if not isinstance(wanted, str) or not any(
-            (p.data or {}).get("create_file") == wanted for p in result.problems
-        ):
-            raise CommandRefused(f"no missing file {wanted!r} is referenced by {a['uri']}")
+    typed_command(server, CREATE_FILE, CreateFileArgs, create_file)
 
-        require_inside(ls, wanted, CREATE_FILE)
-        created = file_edits.write_new(wanted, file_edits.placeholder(wanted))
-        if created:  # the client may not watch files: every open document looks again
-            diagnostics.revalidate_open(ls)
-        return {"created": created, "path": wanted}
+
+async def create_file(ls: EvalensServer, a: CreateFileArgs) -> CreateFileResult:
+    """The fallback of "Create `x`": only a file a current problem of ``uri`` names, never any path."""
+    result = ls.validate_uri(a.uri)
+    if not any((p.data or {}).get("create_file") == a.path for p in result.problems):
+        raise CommandRefused(f"no missing file {a.path!r} is referenced by {a.uri}")
+    require_inside(ls, a.path, CREATE_FILE)
+    created = file_edits.write_new(a.path, file_edits.placeholder(a.path))
+    if created:  # the client may not watch files: every open document looks again
+        diagnostics.revalidate_open(ls)
+    return CreateFileResult(created=created, path=a.path)

@@ -18,13 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 
 from evalens.core.engines import default_engine
 from evalens.runner.engines import get_engine
 from evalens.runner.trigger_optimize import OptimizeRequest, find_trigger_set, optimize, with_description
 from evalens.server import wire
 from evalens.server.features.new_case import skill_md
-from evalens.server.features.run_state import CommandRefused, command_arg, uri_action
+from evalens.server.features.run_state import CommandRefused, typed_command, uri_action
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 
@@ -111,102 +112,87 @@ def review_edit(uri: str, text: str, new_text: str, annotated: bool) -> types.Wo
     )
 
 
-def _number(a: dict[str, Any], key: str, kind: type, default: Any) -> Any:
-    value = a.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CommandRefused(f"`{key}` must be a number")
-    return kind(value)
+async def optimize_description(ls: EvalensServer, a: wire.OptimizeArgs) -> wire.OptimizeAnswer:
+    """Run the optimizer; answer the winner as an edit to review (``edit``), or why there is none."""
+    # lazy: evalens.runner.session ~0.4 s to import; the server starts without it
+    from evalens.runner.session import UsageError
+
+    found = _skill(ls, a.uri)
+    if found is None:
+        raise CommandRefused(f"{COMMAND} needs the uri of a SKILL.md whose skill has one evals/trigger*.json")
+    skill, trigger_set = found
+    require_inside(ls, skill, COMMAND)
+    settings = ls.settings
+    engine = settings.engine or default_engine()
+    loop = asyncio.get_running_loop()
+    refusal = await loop.run_in_executor(ls.thread_pool, _judge_refusal, engine, settings.judge or None)
+    if refusal:
+        raise CommandRefused(f"the optimizer's judge proposes the rewrites; {refusal}")
+    # the package's other skills stand beside it, as they will for its users (co_installed leaves it out)
+    beside = [skill.parent.parent] if skill.parent.parent.name == "skills" else []
+    request = OptimizeRequest(
+        skill_dir=skill.parent,
+        trigger_set=trigger_set,
+        with_installed=beside,
+        engine=engine,
+        model=settings.model,
+        judge_model=settings.judge or None,
+        runs=a.runs,
+        candidates=a.candidates,
+        holdout=a.holdout,
+        seed=a.seed,
+        timeout_seconds=float(settings.timeout) if settings.timeout else 60,
+        max_cost=settings.run.max_cost,
+    )
+    said: list[str] = []
+
+    def say(message: str) -> None:
+        said.append(message)
+        loop.call_soon_threadsafe(
+            ls.window_log_message,
+            types.LogMessageParams(type=types.MessageType.Info, message=f"optimize description: {message}"),
+        )
+
+    def work() -> Any:  # its own event loop: the runs' subprocess waits never hold the server's
+        return asyncio.run(optimize(request, say))
+
+    try:
+        result = await asyncio.to_thread(work)
+    except UsageError as exc:
+        raise CommandRefused(str(exc)) from None
+    answer = wire.OptimizeAnswer(
+        uri=a.uri,
+        log=said,
+        cost=result.to_json()["cost"],
+        error=result.error,
+        stopped=result.stopped,
+        winner=None,
+        edit=None,
+        applied=False,
+    )
+    if result.error or result.winner is None:
+        message = f"evalens: {result.error}" if result.error else "evalens: no rewrite accepted"
+        ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
+        return answer
+    text = ls.read_text(skill) or ""
+    new_text = with_description(text, result.winner.description)
+    annotated = bool(ls.cap("workspace.workspace_edit.change_annotation_support", None)) and bool(
+        ls.cap("workspace.apply_edit", False)
+    )
+    edit = review_edit(a.uri, text, new_text, annotated)
+    answer.winner = wire.OptimizeWinner(
+        label=result.winner.label,
+        description=result.winner.description,
+        difference=list(result.winner.difference) if result.winner.difference else None,
+    )
+    answer.edit = get_converter().unstructure(edit, unstructure_as=types.WorkspaceEdit)
+    if annotated:  # the client asks the user (VS Code: the refactor preview); never applied unasked
+        applied = await ls.workspace_apply_edit_async(
+            types.ApplyWorkspaceEditParams(edit=edit, label="Optimized description (review)")
+        )
+        answer.applied = bool(applied.applied)
+    return answer
 
 
 def register(server: EvalensServer) -> None:
-    @server.command(COMMAND)
-    async def optimize_description(ls: EvalensServer, *args: Any) -> dict[str, Any]:
-        """Run the optimizer; answer the winner as an edit to review (``edit``), or why there is none."""
-        # lazy: evalens.runner.session ~0.4 s to import; the server starts without it
-        from evalens.runner.session import UsageError
-
-        a = command_arg(args, uri=True)
-        found = _skill(ls, a["uri"])
-        if found is None:
-            raise CommandRefused(
-                f"{COMMAND} needs the uri of a SKILL.md whose skill has one evals/trigger*.json"
-            )
-        skill, trigger_set = found
-        require_inside(ls, skill, COMMAND)
-        settings = ls.settings
-        engine = settings.engine or default_engine()
-        loop = asyncio.get_running_loop()
-        refusal = await loop.run_in_executor(ls.thread_pool, _judge_refusal, engine, settings.judge or None)
-        if refusal:
-            raise CommandRefused(f"the optimizer's judge proposes the rewrites; {refusal}")
-        holdout = _number(a, "holdout", float, 0.5)
-        if not 0 < holdout < 1:
-            raise CommandRefused("`holdout` must be between 0 and 1")
-        # the package's other skills stand beside it, as they will for its users (co_installed leaves it out)
-        beside = [skill.parent.parent] if skill.parent.parent.name == "skills" else []
-        request = OptimizeRequest(
-            skill_dir=skill.parent,
-            trigger_set=trigger_set,
-            with_installed=beside,
-            engine=engine,
-            model=settings.model,
-            judge_model=settings.judge or None,
-            runs=max(1, _number(a, "runs", int, 1)),
-            candidates=max(1, _number(a, "candidates", int, 3)),
-            holdout=holdout,
-            seed=_number(a, "seed", int, 0),
-            timeout_seconds=float(settings.timeout) if settings.timeout else 60,
-            max_cost=settings.run.max_cost,
-        )
-        said: list[str] = []
-
-        def say(message: str) -> None:
-            said.append(message)
-            loop.call_soon_threadsafe(
-                ls.window_log_message,
-                types.LogMessageParams(
-                    type=types.MessageType.Info, message=f"optimize description: {message}"
-                ),
-            )
-
-        def work() -> Any:  # its own event loop: the runs' subprocess waits never hold the server's
-            return asyncio.run(optimize(request, say))
-
-        try:
-            result = await asyncio.to_thread(work)
-        except UsageError as exc:
-            raise CommandRefused(str(exc)) from None
-        answer: dict[str, Any] = {
-            "uri": a["uri"],
-            "log": said,
-            "cost": result.to_json()["cost"],
-            "error": result.error,
-            "stopped": result.stopped,
-            "winner": None,
-            "edit": None,
-            "applied": False,
-        }
-        if result.error or result.winner is None:
-            message = f"evalens: {result.error}" if result.error else "evalens: no rewrite accepted"
-            ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-            return answer
-        text = ls.read_text(skill) or ""
-        new_text = with_description(text, result.winner.description)
-        annotated = bool(ls.cap("workspace.workspace_edit.change_annotation_support", None)) and bool(
-            ls.cap("workspace.apply_edit", False)
-        )
-        edit = review_edit(a["uri"], text, new_text, annotated)
-        answer.update(
-            winner={
-                "label": result.winner.label,
-                "description": result.winner.description,
-                "difference": list(result.winner.difference) if result.winner.difference else None,
-            },
-            edit=edit,
-        )
-        if annotated:  # the client asks the user (VS Code: the refactor preview); never applied unasked
-            applied = await ls.workspace_apply_edit_async(
-                types.ApplyWorkspaceEditParams(edit=edit, label="Optimized description (review)")
-            )
-            answer["applied"] = bool(applied.applied)
-        return answer
+    typed_command(server, COMMAND, wire.OptimizeArgs, optimize_description)

@@ -6,15 +6,22 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
+from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from evalens.server import uris
+from evalens.server.wire import Wire
+
+if TYPE_CHECKING:
+    from evalens.server.server import EvalensServer
+
+ArgsT = TypeVar("ArgsT", bound=Wire)
 
 RUNNABLE = "uaaps-case"  # the format runner.api.run_cases runs; CLI_FORMATS run through runner.api.run_file
 
@@ -124,6 +131,30 @@ def command_arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
     if out.get("uri") and uris.usable_path(out["uri"]) is None:
         raise CommandRefused(f"not a usable file URI: {out['uri'][:200]}")
     return out
+
+
+def typed_command(
+    server: EvalensServer,
+    name: str,
+    args: type[ArgsT],
+    handler: Callable[[EvalensServer, ArgsT], Awaitable[Wire | None]],
+) -> None:
+    """Register ``handler`` as command ``name``: its one argument is read as ``args`` (anything else is invalid
+    params, worded by field) and its answer is sent as its model declares, so the generated TypeScript is what
+    travels."""
+    needs_uri = "uri" in args.model_fields and args.model_fields["uri"].is_required()
+
+    # ``ls: Any``: pygls resolves the handler's annotations at run time, where EvalensServer is not imported
+    async def command(ls: Any, *raw: Any) -> dict[str, Any] | None:
+        try:
+            parsed = args.model_validate(command_arg(raw, uri=needs_uri))
+        except ValidationError as exc:
+            wrong = "; ".join(f"`{'.'.join(map(str, e['loc']))}`: {e['msg']}" for e in exc.errors())
+            raise JsonRpcInvalidParams(f"{name}: {wrong}") from None
+        answer = await handler(ls, parsed)
+        return None if answer is None else answer.wire()
+
+    server.command(name)(command)
 
 
 def uri_command(title: str, command: str, uri: str) -> types.Command:

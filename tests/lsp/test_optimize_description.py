@@ -109,6 +109,21 @@ async def test_offered_on_the_description_and_refused_without_a_judge_key(
         )
     assert "no API key for the" in str(refused.value) and "judge" in str(refused.value), refused.value
     assert skill_md.read_text() == SKILL
+    # the argument is read as its declared model (wire.OptimizeArgs): each wrong field is named, nothing runs
+    for wrong, named in (
+        ({"holdout": 1.5}, "`holdout`"),
+        ({"runs": "3"}, "`runs`"),
+        ({"candidates": True}, "`candidates`"),
+        ({"sed": 1}, "`sed`"),
+    ):
+        with pytest.raises(JsonRpcException) as invalid:
+            await asyncio.wait_for(
+                keyless.workspace_execute_command_async(
+                    types.ExecuteCommandParams(command=COMMAND, arguments=[{"uri": uri, **wrong}])
+                ),
+                60,
+            )
+        assert named in str(invalid.value) and "API key" not in str(invalid.value), (wrong, invalid.value)
 
 
 @pytest.mark.agents

@@ -40,16 +40,12 @@ export interface ClientExperimentalCapabilities {
 
 /**
  * The one argument of `evalens.runCase`, `runFile`, `runAll`, `cancelRun`, `discoverCases`,
- * `lastReport`, `showResult` (and of every code lens command): which file, which case (`*`: all).
+ * `lastReport`, `showResult` (and of every run lens command): which file, which case (`*`: all).
  */
 export interface CaseCommandArgs {
   uri?: string | null;
   name?: string | null;
   dryRun?: boolean | null;
-  /** `evalens.newCase`: false when the editor puts the cursor on the prompt itself. */
-  reveal?: boolean | null;
-  /** `evalens.createFile`: the missing file a problem of `uri` names. */
-  path?: string | null;
   /** Repeats of each unit ("Run 5×"). */
   runs?: number | null;
   /** `runFile` / `runAll`: only what `--failed` / `--stale` would pick. */
@@ -273,12 +269,71 @@ export interface RunViewAnswer {
   live?: boolean | null;
 }
 
+/** The one argument of `evalens.newCase`: the SKILL.md the case is for. */
+export interface NewCaseArgs {
+  uri: string;
+  /** False when the editor puts the cursor on the prompt itself. */
+  reveal?: boolean | null;
+}
+
 /** The answer of `evalens.newCase`: the file the case was written to and the position of its prompt. */
 export interface NewCaseResult {
   uri: string;
   position: LspPosition;
   format: string;
   title?: string | null;
+}
+
+/** The one argument of `evalens.createFile`, the fallback of "Create `x`" for clients without CreateFile. */
+export interface CreateFileArgs {
+  /** The eval file whose problem names the missing file. */
+  uri: string;
+  /** The missing file (only a path a current problem of `uri` names is created). */
+  path: string;
+}
+
+/** The answer of `evalens.createFile`. */
+export interface CreateFileResult {
+  /** False: the file was there already. */
+  created: boolean;
+  path: string;
+}
+
+/** The one argument of `evalens.optimizeDescription`: the SKILL.md, and how to measure its rewrites. */
+export interface OptimizeArgs {
+  uri: string;
+  /** The share of the trigger set's queries held out to judge the winner on. */
+  holdout?: number;
+  /** Agent runs per query. */
+  runs?: number;
+  /** Rewrites the judge proposes. */
+  candidates?: number;
+  /** Seeds the train / held-out split. */
+  seed?: number;
+}
+
+export interface OptimizeWinner {
+  label: string;
+  description: string;
+  /** The held-out gain over the current description: [point, low, high]. */
+  difference?: number[] | null;
+}
+
+/** The answer of `evalens.optimizeDescription`: the winner as an edit to review, or why there is none. */
+export interface OptimizeAnswer {
+  uri: string;
+  /** What the optimizer said, in order (also sent as log messages while it ran). */
+  log: string[];
+  /** `agent_usd`, `tokens`, `agent_runs`, `judge_calls`: as `evalens triggers optimize --json`. */
+  cost: Record<string, number>;
+  error: string | null;
+  /** Why the search ended early (the budget). */
+  stopped: string | null;
+  winner: OptimizeWinner | null;
+  /** The rewrite as an LSP `WorkspaceEdit` (annotated for review when the client supports that). */
+  edit: Record<string, unknown> | null;
+  /** The client applied the edit (after the user's review). */
+  applied: boolean;
 }
 
 /** The answer of `evalens.cancelRun`: how many runs were cancelled. */
