@@ -85,30 +85,6 @@ def agent_error(res: AgentResult) -> str:
     return text if text.startswith(("agent ", "check timed out")) else f"agent error: {text}"
 
 
-def tool_calls(engine: str, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tool calls from the event stream: Claude ``tool_use`` blocks; Codex items mapped onto Claude tool names."""
-    calls: list[dict[str, Any]] = []
-    for ev in events:
-        if engine == "claude-code" and ev.get("type") == "assistant":
-            for block in (ev.get("message") or {}).get("content") or []:
-                if isinstance(block, dict) and block.get("type") == "tool_use":
-                    calls.append({"tool": str(block.get("name")), "input": block.get("input") or {}})
-        elif engine == "codex" and ev.get("type") == "item.completed":
-            item = ev.get("item") or {}
-            kind = (
-                {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}.get(
-                    str(item.get("type")), str(item.get("tool") or "")
-                )
-                if item.get("type") != "agent_message"
-                else ""
-            )
-            if kind:
-                calls.append(
-                    {"tool": kind, "input": {"command": item.get("command")} if kind == "Bash" else {}}
-                )
-    return calls
-
-
 def agent_env(engine: Any, extra: list[str] | tuple[str, ...] = ()) -> dict[str, str]:
     """Only allow-listed variables reach the agent: locale/PATH, the engine's provider variables, extras."""
     allow = (*BASE_ENV_ALLOW, *PROVIDER_VARS[engine.default_provider], *extra)
@@ -440,7 +416,7 @@ class AgentSession:
                 self.records.append((unit, done.record))
                 transcript, run = done.transcript, done.run
                 result.output = transcript.output
-                result.tools = tool_calls(self.engine.name, transcript.events)
+                result.tools = list(transcript.tool_calls)
                 result.skills = list(transcript.skills_activated)
                 result.activations = list(done.record.activations)
                 result.duration_ms = round(run.duration_seconds * 1000)

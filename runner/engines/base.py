@@ -76,6 +76,8 @@ class Transcript:
     blocked: bool = False
     blocked_reasons: list[str] = field(default_factory=list)
     skills_activated: list[str] = field(default_factory=list)
+    # {tool, input} per call, named as Claude Code names its tools (what skilljack's tool checks are written in)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None  # set when the agent failed (API error, crash, missing result)
     api_status: int | None = None  # the HTTP status of the model API error the engine reported, if any
     exit_code: int | None = None

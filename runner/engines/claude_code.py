@@ -145,11 +145,14 @@ def _read_system_event(t: Transcript, ev: dict[str, Any]) -> None:
 
 
 def _read_assistant_event(t: Transcript, ev: dict[str, Any], texts: list[str]) -> None:
-    """The model's text, and the skills it activated through the ``Skill`` tool."""
+    """The model's text, its tool calls, and the skills it activated through the ``Skill`` tool."""
     message = ev.get("message") or {}
     texts.extend(_text_blocks(message.get("content")))
     for block in message.get("content") or []:
-        if isinstance(block, dict) and block.get("type") == "tool_use" and block.get("name") == "Skill":
+        if not isinstance(block, dict) or block.get("type") != "tool_use":
+            continue
+        t.tool_calls.append({"tool": str(block.get("name")), "input": block.get("input") or {}})
+        if block.get("name") == "Skill":
             skill = (block.get("input") or {}).get("skill")
             if skill:
                 t.skills_activated.append(str(skill))

@@ -190,6 +190,11 @@ class Codex(Engine):
         return t
 
 
+CLAUDE_TOOL_NAMES = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}
+"""Codex's item types under the Claude Code tool names skilljack's tool checks are written in (an MCP call keeps
+its own tool name)."""
+
+
 def _read_stream_event(t: Transcript, ev: dict[str, Any], texts: list[str], errors: list[str]) -> bool:
     """One ``--json`` event into the transcript; True for ``turn.completed`` (the turn ended normally)."""
     kind = ev.get("type")
@@ -199,7 +204,13 @@ def _read_stream_event(t: Transcript, ev: dict[str, Any], texts: list[str], erro
         item = ev.get("item") or {}
         if item.get("type") == "agent_message":
             texts.append(str(item.get("text", "")))
-        elif item.get("type") == "command_execution":
+            return False
+        tool = CLAUDE_TOOL_NAMES.get(str(item.get("type")), str(item.get("tool") or ""))
+        if tool:
+            t.tool_calls.append(
+                {"tool": tool, "input": {"command": item.get("command")} if tool == "Bash" else {}}
+            )
+        if item.get("type") == "command_execution":
             command = str(item.get("command", "")).replace("\\", "/")
             marker = "skills/"
             if marker in command and "SKILL.md" in command:

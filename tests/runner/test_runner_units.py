@@ -504,6 +504,48 @@ def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:
         0,
     )
     assert (t.output, t.session_id, t.error, t.skills_activated) == ("DONE", "th", None, ["greeter"])
+    # each engine's own reader names the tool calls as Claude Code does (what skilljack's tool checks say)
+    assert t.tool_calls == [{"tool": "Bash", "input": {"command": "cat .agents/skills/greeter/SKILL.md"}}]
+    t = Codex().parse(
+        paths,
+        *_stream(
+            tmp_path,
+            [
+                {"type": "item.completed", "item": {"type": "file_change", "changes": [{"path": "a.txt"}]}},
+                {"type": "item.completed", "item": {"type": "web_search", "query": "q"}},
+                {"type": "item.completed", "item": {"type": "mcp_tool_call", "tool": "lookup"}},
+                {"type": "item.completed", "item": {"type": "reasoning", "text": "thinking"}},
+                {"type": "turn.completed", "usage": {"input_tokens": 1}},
+            ],
+        ),
+        0,
+    )
+    assert [c["tool"] for c in t.tool_calls] == ["Write", "WebSearch", "lookup"]
+    t = ClaudeCode().parse(
+        paths,
+        *_stream(
+            tmp_path,
+            [
+                {
+                    "type": "assistant",
+                    "message": {
+                        "content": [
+                            {"type": "text", "text": "on it"},
+                            {"type": "tool_use", "name": "Skill", "input": {"skill": "greeter"}},
+                            {"type": "tool_use", "name": "Write", "input": {"file_path": "a.txt"}},
+                        ]
+                    },
+                },
+                {"type": "result", "result": "done"},
+            ],
+        ),
+        0,
+    )
+    assert t.tool_calls == [
+        {"tool": "Skill", "input": {"skill": "greeter"}},
+        {"tool": "Write", "input": {"file_path": "a.txt"}},
+    ]
+    assert t.skills_activated == ["greeter"]
     t = Codex().parse(
         paths,
         *_stream(
