@@ -9,9 +9,9 @@ payload with ``Model(...).wire()``.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
 Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
@@ -77,26 +77,32 @@ def client_declares(experimental: Any) -> ClientExperimentalCapabilities:
 
 
 # ----------------------------------------------------------------------------------- commands
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+"""An engine, model or arm name as a command carries it (surrounding blanks dropped)."""
+
+
 class CaseCommandArgs(Wire):
-    """The one argument of ``evalens.runCase``, ``runFile``, ``runAll``, ``cancelRun``, ``discoverCases``,
-    ``lastReport``, ``showResult`` (and of every run lens command): which file, which case (``*``: all)."""
+    """The one argument of ``evalens.runCase``, ``runFile``, ``runAll``, ``pickUnits``, ``cancelRun``,
+    ``discoverCases``, ``lastReport``, ``showResult`` and ``showProblems`` (and of every run lens): which file,
+    which case (``*``: all), and a batch's options. The server reads it as this model; anything else is
+    invalid params."""
 
     uri: str | None = None
     name: str | None = None
     dry_run: bool | None = None
-    runs: int | None = Field(default=None, ge=1, le=100)
+    runs: int | None = Field(default=None, ge=1, le=100, strict=True)
     """Repeats of each unit ("Run 5×")."""
     select: Literal["failed", "stale"] | None = None
     """``runFile`` / ``runAll``: only what ``--failed`` / ``--stale`` would pick."""
-    batch: str | None = None
+    batch: str | None = Field(default=None, max_length=200)
     """Commands sent under one id share one budget (evalens.run.maxCost / maxTokens)."""
-    engine: str | None = None
+    engine: Name | None = None
     """A per-run override (the extension's "Run Overrides" quick pick, remembered per workspace) of the setting."""
-    model: str | None = None
+    model: Name | None = None
     """A per-run override of the model, as ``engine``."""
-    max_cost: float | None = Field(default=None, ge=0)
+    max_cost: float | None = Field(default=None, ge=0, strict=True)
     """USD for the batch, instead of evalens.run.maxCost."""
-    arm: str | None = Field(default=None, min_length=1, max_length=200)
+    arm: Name | None = None
     """``runCase`` of a UAAPS case: run it as this ``--arms`` arm installs the package (``no-skill``,
     ``without:references``, …; a matrix cell item of an engines × arms run)."""
 

@@ -23,11 +23,10 @@ from evalens.server.features.run import CONFIG, Runs
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_stale import StaleChecker
-from evalens.server.features.run_state import Target
-from evalens.server.features.run_state import command_arg as _arg
+from evalens.server.features.run_state import Target, read_args
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import MatrixArgs
+from evalens.server.wire import CaseCommandArgs, MatrixArgs
 
 log = logging.getLogger("evalens.server.run")
 
@@ -42,6 +41,11 @@ def to_range_dict(rng: types.Range) -> dict[str, Any]:
         "start": {"line": rng.start.line, "character": rng.start.character},
         "end": {"line": rng.end.line, "character": rng.end.character},
     }
+
+
+def _args(raw: tuple[Any, ...], command: str, *, uri: bool = False) -> CaseCommandArgs:
+    """A run command's one argument, read as :class:`~evalens.server.wire.CaseCommandArgs`."""
+    return read_args(CaseCommandArgs, raw, command, uri=uri)
 
 
 class RunCommands:
@@ -94,21 +98,20 @@ class RunCommands:
 
     async def run_case(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
         runs = self.runs
-        a = _arg(args, uri=True)
-        times, _select, batch = run_focus.options(a)
-        target = runs.target(a["uri"], a.get("name"))
+        a = _args(args, "evalens.runCase", uri=True)
+        target = runs.target(a.uri or "", a.name)
         arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
         errors = self.blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
             return {
                 **invalid.skipped_answer(target.uri, target.name, errors),
-                **({"dryRun": True} if a.get("dryRun") else {}),
+                **({"dryRun": True} if a.dry_run else {}),
             }
         settings = run_focus.overridden(ls.settings, a)
-        if a.get("dryRun"):
+        if a.dry_run:
             return await run_dry.dry_run(runs, target, settings)
         runs.warn_if_unsaved(target)
-        handle = runs.start(target, times, self.budgets.for_batch(settings, batch), settings, arm)
+        handle = runs.start(target, a.runs or 1, self.budgets.for_batch(settings, a.batch), settings, arm)
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
@@ -117,16 +120,17 @@ class RunCommands:
         return invalid.unit_errors(target.validation, target.case, self.runs.units_of(target.validation))
 
     async def run_many(
-        self, ls: EvalensServer, targets: list[Target], a: dict[str, Any] | None = None
+        self, ls: EvalensServer, targets: list[Target], a: CaseCommandArgs | None = None
     ) -> list[dict[str, Any]]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
         runs = self.runs
         for target in targets:  # all or nothing: no agent starts when one unit is outside the workspace
             require_inside(ls, target.case_file, "the run")
-        times, _select, batch = run_focus.options(a or {})
-        settings = run_focus.overridden(ls.settings, a or {})
-        budget = self.budgets.for_batch(settings, batch)
+        a = a or CaseCommandArgs()
+        times = a.runs or 1
+        settings = run_focus.overridden(ls.settings, a)
+        budget = self.budgets.for_batch(settings, a.batch)
         refused = {i: self.blockers(t) for i, t in enumerate(targets)}
         ready = [(i, t) for i, t in enumerate(targets) if not refused[i]]
         handles = [runs.start(t, times, budget, settings) for _, t in ready]
@@ -142,8 +146,8 @@ class RunCommands:
     async def show_problems(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The "✗ N problems: fix to run" lens: go to the first problem (``window/showDocument``) and say how
         many there are; answers ``{uri, range, problems}`` (null when the unit now validates)."""
-        a = _arg(args, uri=True)
-        target = self.runs.target(a["uri"], a.get("name"))
+        a = _args(args, "evalens.showProblems", uri=True)
+        target = self.runs.target(a.uri or "", a.name)
         errors = self.blockers(target)
         if not errors or target.validation.doc is None:
             return None
@@ -164,10 +168,10 @@ class RunCommands:
         return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
 
     async def run_picked(
-        self, ls: EvalensServer, uri: str | None, a: dict[str, Any], whole_package: bool = False
+        self, ls: EvalensServer, uri: str | None, a: CaseCommandArgs, whole_package: bool = False
     ) -> list[dict[str, Any]]:
         """ "Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
-        mode = str(a["select"])
+        mode = str(a.select)
         picked = await off_loop(
             ls, lambda: run_focus.picked_targets(self.runs, uri, mode, whole_package=whole_package)
         )
@@ -191,9 +195,9 @@ class RunCommands:
         return self.runs.package_targets(root) if root else []
 
     async def run_file(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        a = _arg(args, uri=True)
-        uri = a["uri"]
-        if run_focus.options(a)[1]:
+        a = _args(args, "evalens.runFile", uri=True)
+        uri = a.uri or ""
+        if a.select:
             return await self.run_picked(ls, uri, a)
         package = self.package_targets_of(uri)
         if package is not None:
@@ -204,11 +208,11 @@ class RunCommands:
         return await self.run_many(ls, targets, a)
 
     async def run_all(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        a = _arg(args)
-        uri = a.get("uri")
+        a = _args(args, "evalens.runAll")
+        uri = a.uri
         if uri:
             require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
-        if run_focus.options(a)[1]:
+        if a.select:
             return await self.run_picked(ls, uri, a, whole_package=True)
         if uri and self.runs.format_id_of(self.runs.validation_of(uri)) in CLI_FORMATS:
             return await self.run_many(ls, self.runs.file_targets(uri, whole=True), a)
@@ -227,25 +231,24 @@ class RunCommands:
 
     async def pick_units(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer."""
-        a = _arg(args)
-        mode = run_focus.options(a)[1]
+        a = _args(args, "evalens.pickUnits")
+        mode = a.select
         if mode is None:
             raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
-        picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.get("uri"), mode))
+        picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.uri, mode))
         return [{"uri": t.uri, "name": t.name, "reason": why} for t, why in picked]
 
     def cancel_run(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
         runs = self.runs
-        a = _arg(args)
-        uri = a.get("uri")
-        root = runs.root_of_uri(uri) if uri else None
-        if root is not None and a.get("name") not in (None, ALL) and (str(root), ALL) in runs.active:
+        a = _args(args, "evalens.cancelRun")
+        root = runs.root_of_uri(a.uri) if a.uri else None
+        if root is not None and a.name not in (None, ALL) and (str(root), ALL) in runs.active:
             return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
-        return {"cancelled": runs.cancel(root, a.get("name"))}
+        return {"cancelled": runs.cancel(root, a.name)}
 
     async def discover_cases(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         """Walks the workspace in a worker thread: a large root took the loop for seconds."""
-        uri = _arg(args).get("uri")
+        uri = _args(args, "evalens.discoverCases").uri
         return await off_loop(ls, lambda: self.discover(uri))
 
     def discover(self, uri: str | None) -> list[dict[str, Any]]:
@@ -261,10 +264,7 @@ class RunCommands:
     async def matrix(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """``evalens.matrix``: the newest matrix run of the package holding ``uri`` (or one unit's row), read in
         a worker thread."""
-        try:
-            a = MatrixArgs.model_validate(_arg(args, uri=True))
-        except ValueError as exc:
-            raise JsonRpcInvalidParams(f"evalens.matrix: {exc}") from exc
+        a = read_args(MatrixArgs, args, "evalens.matrix", uri=True)
 
         def work() -> dict[str, Any] | None:  # the package found and its reports read off the loop
             root = root_of({"uri": a.uri})
@@ -273,7 +273,7 @@ class RunCommands:
         return await off_loop(ls, work)
 
     async def last_report(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
-        uri = _arg(args).get("uri")
+        uri = _args(args, "evalens.lastReport").uri
         return await off_loop(ls, lambda: self.newest_result(uri))
 
     def newest_result(self, uri: str | None) -> dict[str, Any] | None:
@@ -293,8 +293,8 @@ class RunCommands:
     def show_result(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
         runs = self.runs
-        a = _arg(args, uri=True)
-        target = runs.target(a["uri"], a.get("name"))
+        a = _args(args, "evalens.showResult", uri=True)
+        target = runs.target(a.uri or "", a.name)
         record = runs.memory.get(target.root, target.name)
         if record is None:
             return None

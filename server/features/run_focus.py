@@ -23,50 +23,26 @@ from evalens.server import uris
 from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_state import RUNNABLE, Target
+from evalens.server.wire import CaseCommandArgs
 
 log = logging.getLogger("evalens.server.run")
 
-MODES = ("failed", "stale")
-MAX_RUNS = 100
 TOP = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0))
 
 
-def options(arg: dict[str, Any]) -> tuple[int, str | None, str | None]:
-    """``runs``, ``select`` and ``batch`` of a run command's argument, checked."""
-    runs = arg.get("runs", 1)
-    if runs is None:
-        runs = 1
-    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= MAX_RUNS:
-        raise JsonRpcInvalidParams(f"`runs` must be a whole number from 1 to {MAX_RUNS}")
-    select = arg.get("select")
-    if select is not None and select not in MODES:
-        raise JsonRpcInvalidParams('`select` must be "failed" or "stale"')
-    batch = arg.get("batch")
-    if batch is not None and (not isinstance(batch, str) or len(batch) > 200):
-        raise JsonRpcInvalidParams("`batch` must be a string (at most 200 characters)")
-    return runs, select, batch
-
-
-def overridden(settings: Any, arg: dict[str, Any]) -> Any:
+def overridden(settings: Any, arg: CaseCommandArgs | None = None) -> Any:
     """The settings a run takes: the editor's, with the overrides it remembers (``evalens.runOverrides``) and
     then one batch's own (``engine``, ``model``, ``maxCost`` of the run command; the extension's Run Overrides
-    quick pick sends them with each one) on top. ``overridden(settings, {})`` is what the next run takes, which
+    quick pick sends them with each one) on top. ``overridden(settings)`` is what the next run takes, which
     staleness is judged against. The settings themselves are left as they are."""
     remembered = getattr(settings, "run_overrides", None)
+    engine, model, cost = (arg.engine, arg.model, arg.max_cost) if arg is not None else (None, None, None)
     if remembered is not None:
-        kept = {"engine": remembered.engine, "model": remembered.model, "maxCost": remembered.max_cost}
-        arg = {**{k: v for k, v in kept.items() if v is not None}, **arg}
-    update: dict[str, Any] = {}
-    for key in ("engine", "model"):
-        value = arg.get(key)
-        if value is not None:
-            if not isinstance(value, str) or not value.strip() or len(value) > 200:
-                raise JsonRpcInvalidParams(f"`{key}` must be a name (at most 200 characters)")
-            update[key] = value.strip()
-    cost = arg.get("maxCost")
+        engine = engine or remembered.engine
+        model = model or remembered.model
+        cost = cost if cost is not None else remembered.max_cost
+    update: dict[str, Any] = {key: value for key, value in (("engine", engine), ("model", model)) if value}
     if cost is not None:
-        if isinstance(cost, bool) or not isinstance(cost, int | float) or cost < 0:
-            raise JsonRpcInvalidParams("`maxCost` must be a number of US dollars, 0 or more")
         update["run"] = settings.run.model_copy(update={"max_cost": float(cost)})
     return settings.model_copy(update=update) if update else settings
 
@@ -78,7 +54,7 @@ def next_run(settings: Any) -> Any:
     # lazy: evalens.runner.depends costs ~0.6 s; the server starts without it
     from evalens.runner.depends import NextRun
 
-    s = overridden(settings, {})
+    s = overridden(settings)
     return NextRun(
         engine=getattr(s, "engine", None) or None,
         agent_model=getattr(s, "model", None) or None,
@@ -86,20 +62,13 @@ def next_run(settings: Any) -> Any:
     )
 
 
-def arm_of(arg: dict[str, Any], file_format: bool) -> str | None:
+def arm_of(arg: CaseCommandArgs, file_format: bool) -> str | None:
     """``runCase``'s ``arm`` (a matrix cell item of an engines × arms run): the ``--arms`` arm the case runs
     as (runner/arms.py resolves it, and a name it does not know is the run's ERROR); refused for the other
     formats, whose units no matrix cell runs."""
-    arm = arg.get("arm")
-    if arm is None:
-        return None
-    if not isinstance(arm, str) or not arm.strip() or len(arm) > 200:
-        raise JsonRpcInvalidParams(
-            "`arm` must be an --arms arm: skill, no-skill, plugin, ref:REF or without:PART"
-        )
-    if file_format:
+    if arg.arm is not None and file_format:
         raise JsonRpcInvalidParams("`arm` runs a UAAPS case (evalens eval --arms) only")
-    return arm.strip()
+    return arg.arm
 
 
 def file_lenses(

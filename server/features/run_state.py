@@ -133,6 +133,16 @@ def command_arg(args: tuple[Any, ...], *, uri: bool = False) -> dict[str, Any]:
     return out
 
 
+def read_args(model: type[ArgsT], raw: tuple[Any, ...], command: str, *, uri: bool = False) -> ArgsT:
+    """A command's one argument as its declared model (``command_arg``'s reading first); a wrong field is
+    invalid params that names it."""
+    try:
+        return model.model_validate(command_arg(raw, uri=uri))
+    except ValidationError as exc:
+        wrong = "; ".join(f"`{'.'.join(map(str, e['loc']))}`: {e['msg']}" for e in exc.errors())
+        raise JsonRpcInvalidParams(f"{command}: {wrong}") from None
+
+
 def typed_command(
     server: EvalensServer,
     name: str,
@@ -146,12 +156,7 @@ def typed_command(
 
     # ``ls: Any``: pygls resolves the handler's annotations at run time, where EvalensServer is not imported
     async def command(ls: Any, *raw: Any) -> dict[str, Any] | None:
-        try:
-            parsed = args.model_validate(command_arg(raw, uri=needs_uri))
-        except ValidationError as exc:
-            wrong = "; ".join(f"`{'.'.join(map(str, e['loc']))}`: {e['msg']}" for e in exc.errors())
-            raise JsonRpcInvalidParams(f"{name}: {wrong}") from None
-        answer = await handler(ls, parsed)
+        answer = await handler(ls, read_args(args, raw, name, uri=needs_uri))
         return None if answer is None else answer.wire()
 
     server.command(name)(command)

@@ -234,4 +234,24 @@ async def test_an_engines_by_arms_run_has_a_column_per_engine_and_arm_and_the_up
                 command="evalens.runCase", arguments=[{"uri": uri, "name": "greet", "arm": 3}]
             )
         )
-    assert "`arm` must be an --arms arm" in str(refused.value), refused.value
+    assert "evalens.runCase: `arm`" in str(refused.value), refused.value  # read as wire.CaseCommandArgs
+    # every run command reads its argument as that one model: a wrong field is named, and nothing runs
+    for command, wrong, named in (
+        ("evalens.runCase", {"runs": 0}, "`runs`"),
+        ("evalens.runCase", {"runs": "3"}, "`runs`"),
+        ("evalens.runCase", {"engine": "   "}, "`engine`"),
+        ("evalens.runCase", {"maxCost": -1}, "`maxCost`"),
+        ("evalens.runCase", {"maxCost": True}, "`maxCost`"),
+        ("evalens.runCase", {"batch": "b" * 201}, "`batch`"),
+        ("evalens.runCase", {"reruns": 2}, "`reruns`"),
+        ("evalens.runFile", {"select": "broken"}, "`select`"),
+        ("evalens.cancelRun", {"name": 7}, "`name`"),
+    ):
+        with pytest.raises(JsonRpcException) as invalid:
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(
+                    command=command, arguments=[{"uri": uri, "name": "greet", **wrong}]
+                )
+            )
+        assert named in str(invalid.value), (command, wrong, invalid.value)
+    assert len(list(reports.glob("*.json"))) == len(cells)  # no batch started: only the matrix's cell reports

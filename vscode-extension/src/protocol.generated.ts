@@ -39,8 +39,10 @@ export interface ClientExperimentalCapabilities {
 }
 
 /**
- * The one argument of `evalens.runCase`, `runFile`, `runAll`, `cancelRun`, `discoverCases`,
- * `lastReport`, `showResult` (and of every run lens command): which file, which case (`*`: all).
+ * The one argument of `evalens.runCase`, `runFile`, `runAll`, `pickUnits`, `cancelRun`,
+ * `discoverCases`, `lastReport`, `showResult` and `showProblems` (and of every run lens): which file,
+ * which case (`*`: all), and a batch's options. The server reads it as this model; anything else is
+ * invalid params.
  */
 export interface CaseCommandArgs {
   uri?: string | null;
