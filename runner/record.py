@@ -62,7 +62,7 @@ def capture(
             "(EVALENS_MAX_OUTPUT_MB): later turns are missing"
         )
     activations = detect(
-        engine.name,
+        engine,
         conv.turns,
         installed or {},
         engine.skills_dir,

@@ -1,7 +1,8 @@
 """Which installed skill a run activated, decided only from the engine's structured events (docs/triggers.md).
 
 Each engine's own trace reader (``Engine.conversation``: ``engines/claude_record.py``, ``engines/codex_record.py``)
-turns its events into turns and tool calls; this module reads those, never text the agent printed:
+turns its events into turns and tool calls, and the engine says what one of its calls shows
+(``Engine.skill_evidence``, beside the engine); this module reads those, never text the agent printed:
 
 - Claude Code: a ``Skill`` tool call whose ``skill`` names an installed skill (``tool-call``), or a ``Read`` of an
   installed skill's ``SKILL.md`` (``skill-read``);
@@ -27,7 +28,6 @@ from evalens.core.models.run_record import Activation, Turn
 READERS = frozenset(
     {"cat", "head", "tail", "sed", "less", "more", "nl", "awk", "bat", "batcat", "view", "tac"}
 )
-SHELL_CALLS = frozenset({"exec_command", "shell", "local_shell_call", "command_execution", "container.exec"})
 SEPARATORS = frozenset({";", "&&", "||", "|", "&", "(", ")", "\n"})
 ARGUMENT_LIMIT = 300
 FRONTMATTER_NAME = re.compile(r"^name:[ \t]*(\S[^\n]*)$", re.MULTILINE)
@@ -50,7 +50,7 @@ def skill_names(skills: Mapping[str, Path]) -> dict[str, str]:
 
 
 def detect(
-    engine: str,
+    engine: Any,
     turns: Iterable[Turn],
     installed: Mapping[str, str],
     skills_dir: str,
@@ -61,9 +61,11 @@ def detect(
 ) -> list[Activation]:
     """The activations of installed skills in one run, in order (one per skill: its first activation).
 
-    ``turns`` are the engine reader's turns (workspace paths already relative), ``installed`` maps each name of
-    a skill the run installed under ``skills_dir`` to its folder (:func:`skill_names`), ``injected`` the (name, path) pairs of skills the engine put
-    into the input itself (Codex's ``$name`` mentions), ``workspace`` the run's workspace (for those paths)."""
+    ``engine`` says what each of its tool calls shows (``Engine.skill_evidence``: a Claude Code ``Skill`` call,
+    a Codex shell read), ``turns`` are its reader's turns (workspace paths already relative), ``installed``
+    maps each name of a skill the run installed under ``skills_dir`` to its folder (:func:`skill_names`),
+    ``injected`` the (name, path) pairs of skills the engine itself put into the input (Codex resolves ``$name``
+    mentions; only such an engine's reader reports any), ``workspace`` the run's workspace (for those paths)."""
     folders = set(installed.values())
     found: list[Activation] = []
     seen: set[str] = set()
@@ -78,28 +80,16 @@ def detect(
             Activation(skill=skill, how=how, turn=turn, argument=text[:ARGUMENT_LIMIT] if text else None)  # type: ignore[arg-type]
         )
 
-    if engine == "codex":
-        for name, path in injected:
-            folder = _installed_skill_md(path, skills_dir, workspace)
-            if _mentions(prompt, name) and folder is not None and installed.get(name) == folder:
-                add(name, "mention", None, f"${name}")
+    for name, path in injected:
+        folder = installed_skill_md(path, skills_dir, workspace)
+        if _mentions(prompt, name) and folder is not None and installed.get(name) == folder:
+            add(name, "mention", None, f"${name}")
     for turn in turns:
         for call in turn.tool_calls:
-            value = call.input if isinstance(call.input, dict) else {}
-            if call.name == "Skill" and engine == "claude-code":
-                skill = str(value.get("skill") or "")
-                args = value.get("args")
-                argument = skill + (f" {args}" if isinstance(args, str) and args else "")
-                add(_skill_name(skill, installed), "tool-call", turn.index, argument)
-            elif call.name == "Read" and engine == "claude-code":
-                path = str(value.get("file_path") or "")
-                add(_installed_skill_md(path, skills_dir, workspace), "skill-read", turn.index, path)
-            elif engine == "codex" and (call.name in SHELL_CALLS or isinstance(call.input, str)):
-                for command in _commands(call.input):
-                    reads = read_skill(command, skills_dir, workspace)
-                    if reads is not None:
-                        add(reads, "skill-read", turn.index, command)
-                        break
+            evidence = engine.skill_evidence(call, skills_dir, workspace)
+            if evidence is not None:
+                skill, how, argument = evidence
+                add(_skill_name(skill, installed), how, turn.index, argument)
     return found
 
 
@@ -116,7 +106,7 @@ def _skill_name(requested: str, names: Mapping[str, str]) -> str | None:
     return tail if tail in names else None
 
 
-def _installed_skill_md(path: str, skills_dir: str, workspace: str | None) -> str | None:
+def installed_skill_md(path: str, skills_dir: str, workspace: str | None) -> str | None:
     """The skill whose installed ``SKILL.md`` ``path`` is (relative to the workspace or absolute in it)."""
     path = path.replace("\\", "/").strip()
     if workspace and path.startswith(workspace.rstrip("/") + "/"):
@@ -131,7 +121,7 @@ def _installed_skill_md(path: str, skills_dir: str, workspace: str | None) -> st
     )
 
 
-def _commands(value: Any) -> list[str]:
+def shell_commands(value: Any) -> list[str]:
     """The shell command strings a call carries: ``{"cmd": s}``, ``{"command": s | argv}``, a code-mode script."""
     if isinstance(value, str):  # a shell string, or a code-mode script: its JSON string literals too
         literals = [_unquote(m) for m in JS_STRING.findall(value)]
@@ -206,7 +196,7 @@ def _segment_reads(words: list[str], skills_dir: str, workspace: str | None) -> 
         if redirect:
             redirect = False
             continue
-        skill = _installed_skill_md(re.sub(r"^<", "", word), skills_dir, workspace)
+        skill = installed_skill_md(re.sub(r"^<", "", word), skills_dir, workspace)
         if skill is not None:
             return skill
     return None

@@ -242,6 +242,15 @@ class Engine(ABC):
         """A folder of hook-run records written while the agent runs (engines whose stream omits hooks)."""
         return None
 
+    def skill_evidence(
+        self, call: Any, skills_dir: str, workspace: str | None
+    ) -> tuple[str, str, str] | None:
+        """What one tool call of this engine's reader (a ``run_record.ToolCall``) shows of a skill firing
+        (docs/triggers.md): the skill as the call names it, how (``tool-call`` / ``skill-read``) and the
+        argument to show; None: nothing. Default: nothing, so only the skills the reader reports the engine
+        injected count (:func:`evalens.runner.trigger_detect.detect`)."""
+        return None
+
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         """What the trace says the agent did (:class:`~evalens.runner.engines.conversation.Conversation`: turns,
         tool calls, hooks, usage), read while the sandbox still exists. Default: the final output as one turn."""

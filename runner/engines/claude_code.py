@@ -13,6 +13,7 @@ from evalens.runner.engines.base import AgentCommand, Engine, Invocation, Sandbo
 from evalens.runner.engines.claude_record import LiveReader, UsageReader, conversation
 from evalens.runner.engines.hooks import hook_denial
 from evalens.runner.run_limits import UsageSource
+from evalens.runner.trigger_detect import installed_skill_md
 
 
 def _settings_path(paths: SandboxPaths) -> Path:
@@ -100,6 +101,21 @@ class ClaudeCode(Engine):
 
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         return conversation(transcript, bounds, str(paths.workspace))
+
+    def skill_evidence(
+        self, call: Any, skills_dir: str, workspace: str | None
+    ) -> tuple[str, str, str] | None:
+        """A ``Skill`` call names the skill it fires; a ``Read`` of an installed skill's SKILL.md reads it."""
+        value = call.input if isinstance(call.input, dict) else {}
+        if call.name == "Skill":
+            skill = str(value.get("skill") or "")
+            args = value.get("args")
+            return skill, "tool-call", skill + (f" {args}" if isinstance(args, str) and args else "")
+        if call.name == "Read":
+            path = str(value.get("file_path") or "")
+            folder = installed_skill_md(path, skills_dir, workspace)
+            return (folder, "skill-read", path) if folder is not None else None
+        return None
 
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         events = read_jsonl(stdout)

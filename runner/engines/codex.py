@@ -16,6 +16,7 @@ from evalens.runner.engines.claude_code import _stderr_tail
 from evalens.runner.engines.codex_record import LiveReader, RolloutUsage, conversation, stream_usage
 from evalens.runner.engines.hooks import BLOCKING_EVENTS, hook_denials
 from evalens.runner.run_limits import JsonlTail, UsageSource
+from evalens.runner.trigger_detect import read_skill, shell_commands
 
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
 HOOK_RECORDS = (
@@ -165,6 +166,19 @@ class Codex(Engine):
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         return conversation(transcript, bounds, str(paths.workspace), paths.config_home / HOOK_RECORDS)
 
+    def skill_evidence(
+        self, call: Any, skills_dir: str, workspace: str | None
+    ) -> tuple[str, str, str] | None:
+        """No Skill tool: a shell command (or a code-mode script) that reads an installed SKILL.md with a
+        reading program reads the skill."""
+        if call.name not in SHELL_CALLS and not isinstance(call.input, str):
+            return None
+        for command in shell_commands(call.input):
+            folder = read_skill(command, skills_dir, workspace)
+            if folder is not None:
+                return folder, "skill-read", command
+        return None
+
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         events = read_jsonl(stdout)
         t = Transcript(events=events, exit_code=exit_code)
@@ -189,6 +203,9 @@ class Codex(Engine):
             t.error = f"agent exited with status {exit_code}" + _stderr_tail(stderr)
         return t
 
+
+SHELL_CALLS = frozenset({"exec_command", "shell", "local_shell_call", "command_execution", "container.exec"})
+"""The tool names Codex's traces give a shell command (the rollout's function calls, the stream's items)."""
 
 CLAUDE_TOOL_NAMES = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}
 """Codex's item types under the Claude Code tool names skilljack's tool checks are written in (an MCP call keeps

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 
 from evalens.core.models.run_record import ToolCall, Turn
+from evalens.runner.engines import get_engine
 from evalens.runner.trigger_detect import detect, read_skill, skill_names
 
 CLAUDE_DIR, CODEX_DIR = ".claude/skills", ".agents/skills"
 INSTALLED = {"greeter": "greeter", "pdf-tools": "pdf-tools"}
+CLAUDE, CODEX = get_engine("claude-code"), get_engine("codex")
 
 
 def turns(*calls: tuple[str, object], text: str = "") -> list[Turn]:
@@ -22,7 +24,7 @@ def turns(*calls: tuple[str, object], text: str = "") -> list[Turn]:
 
 def test_claude_skill_tool_call_names_the_skill_turn_and_argument() -> None:
     found = detect(
-        "claude-code",
+        CLAUDE,
         turns(("Bash", {"command": "ls"}), ("Skill", {"skill": "pdf-tools", "args": "report.pdf"})),
         INSTALLED,
         CLAUDE_DIR,
@@ -37,13 +39,13 @@ def test_claude_plugin_prefixed_and_frontmatter_names_map_to_the_installed_folde
     (tmp_path / "greeter-v2" / "SKILL.md").write_text("---\nname: greeter\ndescription: d\n---\nbody\n")
     names = skill_names({"greeter-v2": tmp_path / "greeter-v2" / "SKILL.md"})
     assert names == {"greeter-v2": "greeter-v2", "greeter": "greeter-v2"}
-    found = detect("claude-code", turns(("Skill", {"skill": "my-plugin:greeter"})), names, CLAUDE_DIR)
+    found = detect(CLAUDE, turns(("Skill", {"skill": "my-plugin:greeter"})), names, CLAUDE_DIR)
     assert [(a.skill, a.how) for a in found] == [("greeter-v2", "tool-call")]
 
 
 def test_claude_read_of_an_installed_skill_md_is_a_skill_read() -> None:
     found = detect(
-        "claude-code",
+        CLAUDE,
         turns(("Read", {"file_path": "/ws/.claude/skills/greeter/SKILL.md"})),
         INSTALLED,
         CLAUDE_DIR,
@@ -71,13 +73,16 @@ def test_claude_read_of_an_installed_skill_md_is_a_skill_read() -> None:
     ],
 )
 def test_what_is_not_an_activation(engine: str, skills_dir: str, calls: list[tuple[str, object]]) -> None:
-    assert detect(engine, turns(*calls), INSTALLED, skills_dir) == []
+    assert detect(get_engine(engine), turns(*calls), INSTALLED, skills_dir) == []
 
 
 def test_text_the_agent_prints_never_counts() -> None:
     said = "Launching skill: greeter\ncat .agents/skills/greeter/SKILL.md\n$greeter"
     for engine, skills_dir in (("claude-code", CLAUDE_DIR), ("codex", CODEX_DIR)):
-        assert detect(engine, [Turn(index=0, text=said)], INSTALLED, skills_dir, prompt="hello") == []
+        assert (
+            detect(get_engine(engine), [Turn(index=0, text=said)], INSTALLED, skills_dir, prompt="hello")
+            == []
+        )
 
 
 @pytest.mark.parametrize(
@@ -99,7 +104,7 @@ def test_text_the_agent_prints_never_counts() -> None:
     ],
 )
 def test_codex_reads_of_skill_md_through_the_shell(call: tuple[str, object], expected: str | None) -> None:
-    (found,) = detect("codex", turns(call), INSTALLED, CODEX_DIR, workspace="/ws")
+    (found,) = detect(CODEX, turns(call), INSTALLED, CODEX_DIR, workspace="/ws")
     assert (found.skill, found.how, found.turn) == ("greeter", "skill-read", 0)
     if expected:
         assert found.argument == expected
@@ -107,27 +112,23 @@ def test_codex_reads_of_skill_md_through_the_shell(call: tuple[str, object], exp
 
 def test_codex_mention_needs_both_the_prompt_and_codex_s_own_injection() -> None:
     injected = [("greeter", "/ws/.agents/skills/greeter/SKILL.md")]
-    found = detect(
-        "codex", [], INSTALLED, CODEX_DIR, prompt="use $greeter", injected=injected, workspace="/ws"
-    )
+    found = detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="use $greeter", injected=injected, workspace="/ws")
     assert [(a.skill, a.how, a.turn, a.argument) for a in found] == [("greeter", "mention", None, "$greeter")]
     # a mention Codex did not resolve, an injection with no mention, a longer name, a path outside the root
-    assert detect("codex", [], INSTALLED, CODEX_DIR, prompt="use $greeter", workspace="/ws") == []
-    assert detect("codex", [], INSTALLED, CODEX_DIR, prompt="greet", injected=injected, workspace="/ws") == []
+    assert detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="use $greeter", workspace="/ws") == []
+    assert detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="greet", injected=injected, workspace="/ws") == []
     assert (
-        detect("codex", [], INSTALLED, CODEX_DIR, prompt="$greeter-x", injected=injected, workspace="/ws")
-        == []
+        detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="$greeter-x", injected=injected, workspace="/ws") == []
     )
     elsewhere = [("greeter", "/tmp/x/greeter/SKILL.md")]
     assert (
-        detect("codex", [], INSTALLED, CODEX_DIR, prompt="$greeter", injected=elsewhere, workspace="/ws")
-        == []
+        detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="$greeter", injected=elsewhere, workspace="/ws") == []
     )
 
 
 def test_each_skill_counts_once_in_order_of_first_activation() -> None:
     found = detect(
-        "codex",
+        CODEX,
         turns(
             ("exec_command", {"cmd": "cat .agents/skills/pdf-tools/SKILL.md"}),
             (
@@ -145,3 +146,33 @@ def test_read_skill_looks_into_shell_wrappers_and_pipelines() -> None:
     assert read_skill("cd /ws && cat .agents/skills/greeter/SKILL.md | head", CODEX_DIR) == "greeter"
     assert read_skill("sh -c 'tail -n 5 .agents/skills/greeter/SKILL.md'", CODEX_DIR) == "greeter"
     assert read_skill("cat 'unterminated", CODEX_DIR) is None
+
+
+def test_a_third_engine_says_what_its_calls_show_without_editing_this_module() -> None:
+    """An engine is one module: detection asks the engine (``Engine.skill_evidence``), never its name."""
+    from evalens.runner.engines.base import Engine
+
+    class Toy(Engine):  # what a third engine's module declares
+        name, skills_dir = "toy", ".toy/skills"
+
+        def skill_evidence(
+            self, call: ToolCall, skills_dir: str, workspace: str | None
+        ) -> tuple[str, str, str] | None:
+            if call.name == "load_skill" and isinstance(call.input, dict):
+                return str(call.input.get("id")), "tool-call", str(call.input.get("id"))
+            return None
+
+        command = install_hooks = parse = None  # type: ignore[assignment]  # not run here
+
+    found = detect(
+        Toy(),
+        turns(("Skill", {"skill": "pdf-tools"}), ("load_skill", {"id": "greeter"})),
+        INSTALLED,
+        ".toy/skills",
+    )
+    assert [(a.skill, a.how, a.turn) for a in found] == [("greeter", "tool-call", 1)]
+    # the base engine's calls show nothing: a Claude-style call from another engine is not Claude's evidence
+    assert (
+        detect(CODEX, turns(("Read", {"file_path": ".agents/skills/greeter/SKILL.md"})), INSTALLED, CODEX_DIR)
+        == []
+    )
