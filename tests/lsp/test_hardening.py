@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -141,22 +142,35 @@ RAISERS = {
 }
 
 
-@pytest.mark.parametrize("kind", list(RAISERS))
-def test_documents_that_made_validation_raise_get_one_diagnostic(tmp_path: Path, kind: str):
-    rel, language, text, needle = RAISERS[kind]
-    uri = (tmp_path / rel).as_uri()
+@pytest.fixture(scope="module")
+def raisers_server() -> Iterator[RawServer]:
+    """One server for every kind below (#22: a start costs ~2 s of CPU): each kind opens its own document
+    under its own ``tmp_path``, closes it, and the server must hold none open and have written no traceback,
+    so a kind that broke the server still fails, and so does every kind after it."""
     with RawServer() as s:
         s.initialize()
-        _open(s, uri, text, language)
-        diags = _published(s, uri)[-1]["params"]["diagnostics"]
-        assert diags and any(needle in d["message"] for d in diags), diags
-        for method in ("textDocument/hover", "textDocument/documentSymbol", "textDocument/codeLens"):
-            params: dict = {"textDocument": {"uri": uri}}
-            if method == "textDocument/hover":
-                params["position"] = {"line": 0, "character": 1}
-            reply = s.call(method, params)
-            assert "error" not in reply, (method, reply)
-        assert "Traceback" not in s.stderr(), s.stderr()[-2000:]
+        yield s
+
+
+@pytest.mark.parametrize("kind", list(RAISERS))
+def test_documents_that_made_validation_raise_get_one_diagnostic(
+    tmp_path: Path, kind: str, raisers_server: RawServer
+):
+    rel, language, text, needle = RAISERS[kind]
+    uri = (tmp_path / rel).as_uri()
+    s = raisers_server
+    _open(s, uri, text, language)
+    diags = _published(s, uri)[-1]["params"]["diagnostics"]
+    assert diags and any(needle in d["message"] for d in diags), diags
+    for method in ("textDocument/hover", "textDocument/documentSymbol", "textDocument/codeLens"):
+        params: dict = {"textDocument": {"uri": uri}}
+        if method == "textDocument/hover":
+            params["position"] = {"line": 0, "character": 1}
+        reply = s.call(method, params)
+        assert "error" not in reply, (method, reply)
+    s.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+    assert s.call("evalens/stats")["result"]["openDocuments"] == 0
+    assert s.proc.poll() is None and "Traceback" not in s.stderr(), s.stderr()[-2000:]
 
 
 # ------------------------------------------------------------------------------------------ memory and cost
