@@ -1,7 +1,8 @@
 """Issue 28 B5/B6: the CLI reads only regular files, bounded, with a clear error (validate, diff, rejudge, merge,
 show), and `evalens show` never sends a terminal control sequence from agent text or file names.
 
-Each command runs as a real subprocess with a time bound: before the fix a FIFO hung it forever."""
+A command that could hang or read without end (a FIFO, a device) runs as a real subprocess with a time bound:
+before the fix a FIFO hung it forever. The others run in the test's process (tests/in_process.py, #22)."""
 
 from __future__ import annotations
 
@@ -14,13 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from tests import in_process
 from tests.conftest import REPO
 
 FIXTURE = REPO / "tests" / "runner" / "fixtures" / "run-report"
 STAMP = "2026-11-26T11-58-59Z"
 
 
-def evalens(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+def evalens(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, bounded: bool = True
+) -> subprocess.CompletedProcess:
+    """``bounded``: a fresh interpreter killed after 60 s, for input that could hang the command; else in this
+    process, with the same environment."""
+    if not bounded:
+        return in_process.evalens(
+            args, cwd=cwd, env={**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+        )
     return subprocess.run(
         [sys.executable, "-m", "evalens", *args],
         capture_output=True,
@@ -65,13 +75,22 @@ def test_report_readers_refuse_fifos_devices_and_huge_files(kind: str, reports: 
             fh.truncate(3 << 20)
         reason = "it is larger than 2 MB (EVALENS_MAX_INPUT_MB)"
     env = {"EVALENS_MAX_INPUT_MB": "2"}
+    bounded = kind != "huge"  # a FIFO could block a read forever, /dev/zero never ends; 3 MB on disk does
     runs = {
-        "diff": evalens("eval", "diff", str(good), str(bad), cwd=reports, env=env),
-        "rejudge": evalens("eval", "--rejudge", str(bad), cwd=reports, env=env),
+        "diff": evalens("eval", "diff", str(good), str(bad), cwd=reports, env=env, bounded=bounded),
+        "rejudge": evalens("eval", "--rejudge", str(bad), cwd=reports, env=env, bounded=bounded),
         "merge": evalens(
-            "report", "merge", str(good), str(bad), "-o", str(reports / "m.json"), cwd=reports, env=env
+            "report",
+            "merge",
+            str(good),
+            str(bad),
+            "-o",
+            str(reports / "m.json"),
+            cwd=reports,
+            env=env,
+            bounded=bounded,
         ),
-        "show": evalens("show", str(bad), cwd=reports, env=env),
+        "show": evalens("show", str(bad), cwd=reports, env=env, bounded=bounded),
     }
     for name, out in runs.items():
         assert "Traceback" not in out.stderr and "MemoryError" not in out.stderr, (name, out.stderr[-2000:])
@@ -91,7 +110,9 @@ def test_show_prints_agent_text_and_file_names_without_terminal_controls(reports
     record["files"][0]["diff"] += f"+{HOSTILE}\n"
     record_path.write_text(json.dumps(record))
     for extra in ([], ["--full"], ["--markdown"]):
-        out = evalens("show", str(reports / f"{STAMP}.json"), "writes-greeting", *extra, cwd=reports)
+        out = evalens(
+            "show", str(reports / f"{STAMP}.json"), "writes-greeting", *extra, cwd=reports, bounded=False
+        )
         assert out.returncode == 0, out.stderr
         shown = out.stdout
         assert (
