@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from evalens.core.engines import default_engine, engine_names
 from evalens.core.workflow_commands import shown
 from evalens.runner.judge import JudgeFailed
 from evalens.runner.session import UsageError
@@ -34,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
     opt.add_argument(
         "--with-installed", nargs="+", type=Path, default=[], metavar="DIR", help="skills installed beside it"
     )
-    opt.add_argument("--engine", default="claude-code", choices=("claude-code", "codex"))
+    opt.add_argument("--engine", default=default_engine(), choices=engine_names())
     opt.add_argument("--model", help="agent model")
     opt.add_argument("--judge-model", help="the model that proposes rewrites (`model` or `provider:model`)")
     opt.add_argument("--runs", type=int, default=1, help="runs per query and description (default 1)")
@@ -56,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
         help="skills whose near misses to add",
     )
     sug.add_argument("--count", type=int, default=5, help="new queries of each kind (default 5)")
-    sug.add_argument("--engine", default="claude-code", choices=("claude-code", "codex"))
+    sug.add_argument("--engine", default=default_engine(), choices=engine_names())
     sug.add_argument("--model", help="agent model (the judge's default on Codex)")
     sug.add_argument("--judge-model", help="the model that writes queries (`model` or `provider:model`)")
     return parser

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evalens.core.engines import judge_provider
 from evalens.core.formats._shared import skills_in
 from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
@@ -575,8 +576,9 @@ class SkilljackSuite(Suite):
             request.threshold_score if request.threshold_score is not None else self.cfg.avg_score
         )
         self.timeout = request.timeout_seconds or self.cfg.timeout_ms / 1000
+        # skilljack's config names Claude models (sonnet, haiku): only an engine on Anthropic's models takes one
         self.agent_model = request.model or (
-            self.cfg.agent_model if request.engine == "claude-code" else None
+            self.cfg.agent_model if judge_provider(request.engine) == "anthropic" else None
         )
         self.judge_spec: Any = None
         self.outcomes: list[tuple[SjTask, list[tuple[AgentResult, Score]], Score, int]] = []

@@ -42,6 +42,9 @@ async def test_judge_http_errors_are_error_with_the_status(model_env, judge: str
 @pytest.mark.parametrize("judge", JUDGES)
 async def test_a_hanging_judge_costs_its_deadline_not_minutes(model_env, judge: str) -> None:
     spec = resolve_judge(judge, default_provider="anthropic")
+    import anthropic  # noqa: F401 - the SDKs' first import (seconds on a loaded machine) is not the deadline's
+    import openai  # noqa: F401
+
     t0 = time.monotonic()
     outcome = await judge_case(spec, "verdict please JUDGE=hang", dict(os.environ), deadline=2)
     elapsed = time.monotonic() - t0

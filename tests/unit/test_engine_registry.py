@@ -107,6 +107,10 @@ def test_the_cli_offers_it(toy: str) -> None:
         engine = next(a for a in parser._actions if a.dest == "engine")
         assert engine.choices is not None and toy in engine.choices
     assert run._parser().parse_args(["x.yaml", "--engine", toy]).engine == toy
+    from evalens.cli import triggers
+
+    for command in ("optimize", "suggest"):
+        assert triggers._parser().parse_args([command, "skill", "--engine", toy]).engine == toy
 
 
 def test_preflight_and_the_judge_use_it(toy: str) -> None:
