@@ -295,6 +295,21 @@ class MatrixAnswer(Wire):
     """``<file>: <why>`` for each cell report that could not be read."""
 
 
+class RunViewArgs(Wire):
+    """The one argument of ``evalens.runView``: a unit of an eval file, or (``reportPath`` alone) a whole
+    report."""
+
+    uri: str | None = None
+    name: str | None = None
+    report_path: str | None = None
+    compare: bool | None = None
+    """The unit's two most recent runs side by side."""
+    against_report_path: str | None = None
+    """With ``compare`` and ``reportPath``: the other run to compare with (the Runs view's two picked runs)."""
+    format: Literal["html", "markdown"] | None = None
+    """``html`` (the default) for a webview, ``markdown`` for a text buffer."""
+
+
 class RunViewAnswer(Wire):
     """The answer of ``evalens.runView`` (or null when the unit never ran): one page, a run, a comparison of two
     runs or a live run, rendered by the server."""
@@ -444,7 +459,7 @@ COMMANDS: dict[str, str] = {
     "cancelRun": "evalens.cancelRun",
     "lastReport": "evalens.lastReport",
     "showResult": "evalens.showResult",
-    "runView": "evalens.runView",  # its payloads are declared in vscode-extension/src/runView.ts (not generated yet)
+    "runView": "evalens.runView",
     "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
     "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
@@ -487,6 +502,7 @@ MODELS: tuple[type[Wire], ...] = (
     MatrixArgs,
     MatrixRow,
     MatrixAnswer,
+    RunViewArgs,
     RunViewAnswer,
     NewCaseArgs,
     NewCaseResult,

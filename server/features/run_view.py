@@ -13,14 +13,14 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import from_fs_path
 
 from evalens.core.index import find_package_root
 from evalens.runner.report import NotAReport, load_report
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL
-from evalens.server.wire import ListRunsArgs, RunEntry, RunViewAnswer
+from evalens.server.features.run_state import read_args
+from evalens.server.wire import ListRunsArgs, RunEntry, RunViewAnswer, RunViewArgs
 
 MAX_REPORTS = 50
 
@@ -95,25 +95,23 @@ def view_answer(
     return answer.wire()
 
 
-def render_compare(args: dict[str, Any], name: str | None, fmt: str) -> dict[str, Any] | None:
+def render_compare(args: RunViewArgs, name: str | None, fmt: str) -> dict[str, Any] | None:
     """``compare: true``: the unit's two most recent runs side by side (None: no run of it yet)."""
     # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
     from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
 
     if name is None:
         return None
-    path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
-    start = (
-        Path(args["reportPath"]) if isinstance(args.get("reportPath"), str) else Path(path) if path else None
-    )
+    path = uris.usable_path(args.uri) if args.uri else None
+    start = Path(args.report_path) if args.report_path is not None else Path(path) if path else None
     if start is None:
         return None
-    against = args.get("againstReportPath")
-    if isinstance(against, str) and isinstance(args.get("reportPath"), str):
+    against = args.against_report_path
+    if against is not None and args.report_path is not None:
         # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
         from evalens.runner.run_compare import compare_runs
 
-        cmp = compare_runs(Path(args["reportPath"]), Path(against), name, path)  # two runs the user picked
+        cmp = compare_runs(Path(args.report_path), Path(against), name, path)  # two runs the user picked
     else:
         cmp = compare(start, name, path)
     if cmp is None:
@@ -137,26 +135,26 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
     return view_answer(fmt, text, f"evalens: {name} (running)", live.report, "live", live=True)
 
 
-def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None:
+def render(args: RunViewArgs, running: bool = False) -> dict[str, Any] | None:
     """The command's answer (blocking: call it in a worker thread); ``running``: the server runs the unit now,
     so its live page is answered while its batch has no report."""
     # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it
     from evalens.runner.run_view import load_view
 
-    name = args.get("name") if isinstance(args.get("name"), str) else None
-    fmt = "markdown" if args.get("format") == "markdown" else "html"
-    if args.get("compare") is True:
+    name = args.name
+    fmt = args.format or "html"
+    if args.compare:
         return render_compare(args, name, fmt)
-    live_path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
-    if running and live_path and name is not None and not isinstance(args.get("reportPath"), str):
+    live_path = uris.usable_path(args.uri) if args.uri else None
+    if running and live_path and name is not None and args.report_path is None:
         page = render_live(live_path, name, fmt)
         if page is not None:
             return page
     recorded = name  # the unit's name in the report: its old one when it was renamed since
-    if isinstance(args.get("reportPath"), str):
-        report_path: Path | None = Path(args["reportPath"])
+    if args.report_path is not None:
+        report_path: Path | None = Path(args.report_path)
     else:
-        path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
+        path = live_path
         report_path = report_with_unit(Path(path), name) if path else None
         if report_path is None and path and name is not None:
             report_path, recorded = renamed_run(Path(path), name) or (None, name)
@@ -183,17 +181,13 @@ def render(args: dict[str, Any], running: bool = False) -> dict[str, Any] | None
     return view_answer(fmt, text, title, report_path, anchor)
 
 
-def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
+def list_runs(a: ListRunsArgs, roots: list[Path]) -> list[dict[str, Any]]:
     """``evalens.listRuns``: every run of the package holding ``uri`` (else of each of ``roots``), newest first,
     kept by the argument's verdicts, engine and date (blocking: call it in a worker thread)."""
     # lazy: evalens.runner.run_history ~0.7 s to import; the server starts without it
     from evalens.runner.run_history import RunFilter
     from evalens.runner.run_history import list_runs as history
 
-    try:
-        a = ListRunsArgs.model_validate(arg)
-    except ValueError as exc:
-        raise JsonRpcInvalidParams(f"evalens.listRuns: {exc}") from exc
     path = uris.usable_path(a.uri) if a.uri else None
     starts = [Path(path)] if path else roots
     keep = RunFilter(tuple(a.verdicts or ()), a.engine or None, a.since or None)
@@ -221,35 +215,30 @@ def list_runs(arg: dict[str, Any], roots: list[Path]) -> list[dict[str, Any]]:
 def register(server: Any) -> None:
     @server.command("evalens.listRuns")
     async def list_runs_command(ls: Any, *args: Any) -> list[dict[str, Any]]:
-        arg = dict(args[0]) if args and isinstance(args[0], dict) else {}
+        arg = read_args(ListRunsArgs, args, "evalens.listRuns")
         runs = getattr(ls, "runs", None)
 
         def work() -> list[dict[str, Any]]:  # the workspace walk too, off the loop
-            roots = list(runs.workspace_packages()) if runs is not None and not arg.get("uri") else []
+            roots = list(runs.workspace_packages()) if runs is not None and not arg.uri else []
             return list_runs(arg, roots)
 
         return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), work)
 
     @server.command("evalens.runView")
     async def run_view(ls: Any, *args: Any) -> dict[str, Any] | None:
-        arg = (
-            dict(args[0])
-            if args and isinstance(args[0], dict)
-            else dict(zip(("uri", "name"), args, strict=False))
-        )
+        arg = read_args(RunViewArgs, args, "evalens.runView")
         running = is_running(getattr(ls, "runs", None), arg)
         return await asyncio.get_running_loop().run_in_executor(
             getattr(ls, "thread_pool", None), render, arg, running
         )
 
 
-def is_running(runs: Any, arg: dict[str, Any]) -> bool:
+def is_running(runs: Any, arg: RunViewArgs) -> bool:
     """The server runs the unit ``arg`` names now: its own run, or a whole-file run of its file."""
-    name = arg.get("name")
-    path = uris.usable_path(arg.get("uri") or "") if arg.get("uri") else None
-    if runs is None or not isinstance(name, str):
+    path = uris.usable_path(arg.uri) if arg.uri else None
+    if runs is None or arg.name is None:
         return False
     return any(
-        h.name in (name, ALL) and (h.uri == arg.get("uri") or str(h.case_file) == path)
+        h.name in (arg.name, ALL) and (h.uri == arg.uri or str(h.case_file) == path)
         for h in list(getattr(runs, "active", {}).values())
     )

@@ -246,6 +246,7 @@ async def test_an_engines_by_arms_run_has_a_column_per_engine_and_arm_and_the_up
         ("evalens.runCase", {"reruns": 2}, "`reruns`"),
         ("evalens.runFile", {"select": "broken"}, "`select`"),
         ("evalens.cancelRun", {"name": 7}, "`name`"),
+        ("evalens.runView", {"format": "pdf"}, "`format`"),  # wire.RunViewArgs
     ):
         with pytest.raises(JsonRpcException) as invalid:
             await client.workspace_execute_command_async(

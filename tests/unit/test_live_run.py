@@ -10,6 +10,7 @@ from evalens.core.models.uaaps import ReportCheck
 from evalens.runner.live_run import live_run, render_live_html, render_live_markdown
 from evalens.runner.run_log import RunLogWriter
 from evalens.server.features.run_view import render
+from evalens.server.wire import RunViewArgs
 
 T = "2026-02-22T14:30:00Z"
 
@@ -68,10 +69,14 @@ def test_a_running_unit_reads_as_its_log_says(tmp_path: Path) -> None:
     assert live_run(suite / "tasks.yaml", "other") is None
 
     arg = {"uri": (suite / "tasks.yaml").as_uri(), "name": "greet"}
-    answer = render(arg, running=True)
+    answer = render(RunViewArgs.model_validate(arg), running=True)
     assert answer is not None and answer["live"] is True and answer["title"] == "evalens: greet (running)"
-    assert render({**arg, "format": "markdown"}, running=True)["text"].startswith("## RUNNING greet")
-    assert render(arg, running=False) is None  # not running here (a killed batch's log): no live page
+    assert render(RunViewArgs.model_validate({**arg, "format": "markdown"}), running=True)["text"].startswith(
+        "## RUNNING greet"
+    )
+    assert (
+        render(RunViewArgs.model_validate(arg), running=False) is None
+    )  # not running here (a killed batch's log): no live page
 
     writer.write(BatchFinish(event="batch-finish", time=T, interrupted=True))
     writer.close()

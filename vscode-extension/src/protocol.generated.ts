@@ -256,6 +256,22 @@ export interface MatrixAnswer {
 }
 
 /**
+ * The one argument of `evalens.runView`: a unit of an eval file, or (`reportPath` alone) a whole
+ * report.
+ */
+export interface RunViewArgs {
+  uri?: string | null;
+  name?: string | null;
+  reportPath?: string | null;
+  /** The unit's two most recent runs side by side. */
+  compare?: boolean | null;
+  /** With `compare` and `reportPath`: the other run to compare with (the Runs view's two picked runs). */
+  againstReportPath?: string | null;
+  /** `html` (the default) for a webview, `markdown` for a text buffer. */
+  format?: "html" | "markdown" | null;
+}
+
+/**
  * The answer of `evalens.runView` (or null when the unit never ran): one page, a run, a comparison of two
  * runs or a live run, rendered by the server.
  */

@@ -2,21 +2,14 @@
 import * as vscode from "vscode";
 import type { EvalServer } from "./client";
 import { isTrouble, turnText } from "./liveTurns";
-import { caseKey, RunTurnParams, RunViewAnswer } from "./protocol";
+import { caseKey, RunTurnParams, RunViewAnswer, RunViewArgs } from "./protocol";
 
 export const RUN_VIEW_COMMAND = "evalens.runView";
 export const VIEW_TYPE = "evalens.run";
 
-/** What to show: a unit of an eval file, or (with reportPath alone) a whole report; `compare`: the unit's two
- * most recent runs side by side. */
-export interface RunViewTarget {
-  uri?: string;
-  name?: string;
-  reportPath?: string;
-  compare?: boolean;
-  /** With `compare` and `reportPath`: the other run to compare with (the Runs view's two picked runs). */
-  againstReportPath?: string;
-}
+/** What to show: `evalens.runView`'s argument (generated from server/wire.py) but its format, which is html
+ * here. */
+export type RunViewTarget = Omit<RunViewArgs, "format">;
 
 /** The page with a Content-Security-Policy that allows nothing but its own inline style and (nonced) script:
  * the page needs no network, and the agent's text in it must never run. */
