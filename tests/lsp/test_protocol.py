@@ -92,6 +92,23 @@ def test_request_for_a_notification_method_is_refused(server: RawServer):
     assert reply["error"]["code"] == -32600
 
 
+def test_a_fractional_request_id_is_answered_invalid_request(server: RawServer) -> None:
+    """Issue 28 B7: a request whose id is a fraction is answered (-32600) instead of left waiting."""
+    server.send(
+        {
+            "jsonrpc": "2.0",
+            "id": 1.5,
+            "method": "textDocument/hover",
+            "params": {
+                "textDocument": {"uri": "file:///x/evals/cases/a.yaml"},
+                "position": {"line": 0, "character": 0},
+            },
+        }
+    )
+    reply = server.response(1.5)  # type: ignore[arg-type]
+    assert reply["error"]["code"] == -32600 and reply["id"] == 1.5
+
+
 def test_stats_show_no_leaked_bookkeeping(server: RawServer):
     """pygls kept one ``_request_futures`` entry per notification for good (303 after 150 files)."""
     for i in range(150):
