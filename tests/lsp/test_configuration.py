@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities, make_test_lsp_client
 
-from tests.lsp.conftest import diagnostics_for, open_and_diagnose
+from tests.lsp.conftest import diagnostics_for, open_and_diagnose, pulls
 
 BROKEN = Path("evals") / "cases" / "03-broken.yaml"
 
@@ -64,6 +65,24 @@ async def _wait(predicate, timeout: float = 10) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError
         await asyncio.sleep(0.02)
+
+
+async def _codes_when(
+    client: LanguageClient,
+    uri: str,
+    settled: Callable[[dict[str, types.Diagnostic]], bool],
+    timeout: float = 10,
+) -> dict[str, types.Diagnostic]:
+    """The document's diagnostics once ``settled`` holds for them (a pulling client pulls again, a pushed one
+    waits for the next push), or the last ones seen after ``timeout``: the test asserts on what it gets."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        codes = {str(d.code): d for d in await diagnostics_for(client, uri)}
+        if settled(codes) or asyncio.get_running_loop().time() > deadline:
+            return codes
+        if not pulls(client):
+            client.diagnostics.pop(uri, None)
+        await asyncio.sleep(0.05)
 
 
 @pytest.fixture
@@ -123,8 +142,9 @@ async def test_rules_from_workspace_configuration_and_change(pkg: Path):
         assert "path-escape" not in codes and "unknown-key" in codes
         client.set_configuration({"rules": {"unknown-key": "off"}}, section="evalens")
         client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings=None))
-        await asyncio.sleep(0.5)
-        codes = {d.code for d in await diagnostics_for(client, uri)}
+        codes = await _codes_when(
+            client, uri, lambda found: "path-escape" in found and "unknown-key" not in found
+        )
         assert "path-escape" in codes and "unknown-key" not in codes
     finally:
         await client.shutdown_session()
@@ -146,8 +166,13 @@ async def test_config_file_and_its_changes(pkg: Path, profile: str):
                 changes=[types.FileEvent(uri=from_fs_path(str(conf)), type=types.FileChangeType.Changed)]
             )
         )
-        await asyncio.sleep(0.3)
-        codes = {str(d.code): d for d in await diagnostics_for(client, uri)}
+        codes = await _codes_when(
+            client,
+            uri,
+            lambda found: (
+                "unknown-key" in found and found["unknown-key"].severity == types.DiagnosticSeverity.Error
+            ),
+        )
         assert codes["unknown-key"].severity == types.DiagnosticSeverity.Error
         assert codes["path-escape"].severity == types.DiagnosticSeverity.Warning
     finally:
