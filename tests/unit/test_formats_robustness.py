@@ -59,6 +59,20 @@ def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
     return out
 
 
+def _replaced(data: Any, path: tuple, new: Any) -> Any:
+    """``data`` with the value at ``path`` replaced and ``data`` untouched: only the containers on the path are
+    copied (#22), the document is only rendered to text, never changed."""
+    if not path:
+        return new
+    root = copy.copy(data)
+    holder = root
+    for part in path[:-1]:
+        holder[part] = copy.copy(holder[part])
+        holder = holder[part]
+    holder[path[-1]] = new
+    return root
+
+
 def _render(data: Any, where: str, original: str) -> str:
     if where.endswith(".json"):
         return json.dumps(data, indent=2)
@@ -86,15 +100,7 @@ def test_rules_survive_odd_values(sample: tuple[Path, str], tmp_path: Path) -> N
     indexes = IndexCache()
     for target in rng.sample(_paths(data), min(12, len(_paths(data)))):
         for odd in ODD:
-            mutated = copy.deepcopy(data)
-            if not target:
-                mutated = copy.deepcopy(odd)
-            else:
-                holder = mutated
-                for part in target[:-1]:
-                    holder = holder[part]
-                holder[target[-1]] = copy.deepcopy(odd)
-            text = _render(mutated, where, original)
+            text = _render(_replaced(data, target, copy.deepcopy(odd)), where, original)
             result = validate_text(str(dest), text, indexes)
             if result.format is None or result.doc is None or not result.doc.ok:
                 continue
