@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -41,6 +42,18 @@ def _wait_for(what: str, proc: subprocess.Popen, ready, timeout: float = 60) -> 
         time.sleep(0.02)
 
 
+def _catches(pid: int, sig: signal.Signals) -> bool:
+    """The process has a handler for ``sig`` (the kernel's mask of caught signals): evalens's
+    ``interrupts.install`` ran, so the command is starting. A fixed sleep instead raced Python's own start on a
+    loaded machine, where the signal met the interpreter's imports and its default handler."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    found = re.search(r"^SigCgt:\s*([0-9a-fA-F]+)$", status, re.MULTILINE)
+    return found is not None and bool(int(found.group(1), 16) >> (sig - 1) & 1)
+
+
 def _signal_at(
     argv: list[str], sig: signal.Signals, moment: str, sandbox_dir: Path, marker: str, reports: Path | None
 ) -> subprocess.CompletedProcess:
@@ -53,8 +66,8 @@ def _signal_at(
         preexec_fn=signals_delivered,
     )
     try:
-        if moment == "startup":
-            time.sleep(0.3)
+        if moment == "startup":  # evalens runs: its handlers are in (before that it is Python's own default)
+            _wait_for("evalens's signal handlers", proc, lambda: _catches(proc.pid, signal.SIGTERM))
         elif moment == "sandbox":
             _wait_for("a sandbox", proc, lambda: any(sandbox_dir.iterdir()))
         elif moment == "agent":
