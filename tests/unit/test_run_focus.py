@@ -13,8 +13,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from evalens.runner.budget import Budget
 from evalens.runner.results import UnitResult
 from evalens.server.features import run_focus
-from evalens.server.features.run_state import Slots
+from evalens.server.features.run_state import Slots, read_args
 from evalens.server.settings import Settings
+from evalens.server.wire import CaseCommandArgs
 
 
 def test_run_settings_group_updates_key_by_key():
@@ -33,11 +34,17 @@ def test_run_settings_group_updates_key_by_key():
 
 
 def test_options_are_checked():
-    assert run_focus.options({}) == (1, None, None)
-    assert run_focus.options({"runs": 5, "select": "stale", "batch": "b1"}) == (5, "stale", "b1")
+    """Read as the run commands read them (wire.CaseCommandArgs), each wrong one named."""
+
+    def read(raw: dict) -> CaseCommandArgs:
+        return read_args(CaseCommandArgs, (raw,), "evalens.runFile")
+
+    assert (read({}).runs, read({}).select, read({}).batch) == (None, None, None)
+    a = read({"runs": 5, "select": "stale", "batch": "b1"})
+    assert (a.runs, a.select, a.batch) == (5, "stale", "b1")
     for bad in ({"runs": 0}, {"runs": True}, {"runs": "5"}, {"runs": 101}, {"select": "all"}, {"batch": 3}):
-        with pytest.raises(JsonRpcInvalidParams):
-            run_focus.options(bad)
+        with pytest.raises(JsonRpcInvalidParams, match=f"`{next(iter(bad))}`"):
+            read(bad)
 
 
 def _record(

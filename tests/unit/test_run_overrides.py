@@ -7,13 +7,20 @@ import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
 from evalens.server.features.run_focus import overridden
+from evalens.server.features.run_state import read_args
 from evalens.server.settings import Settings
+from evalens.server.wire import CaseCommandArgs
+
+
+def _arg(raw: dict) -> CaseCommandArgs:
+    """A run command's argument as the server reads it."""
+    return read_args(CaseCommandArgs, (raw,), "evalens.runCase")
 
 
 def test_overrides_lay_over_the_settings_for_one_batch() -> None:
     settings = Settings()
     settings.update({"engine": "codex", "run": {"maxTokens": 5000}})
-    batch = overridden(settings, {"engine": "claude-code", "model": "claude-haiku-4-5", "maxCost": 0.5})
+    batch = overridden(settings, _arg({"engine": "claude-code", "model": "claude-haiku-4-5", "maxCost": 0.5}))
     assert (batch.engine, batch.model, batch.run.max_cost, batch.run.max_tokens) == (
         "claude-code",
         "claude-haiku-4-5",
@@ -21,21 +28,23 @@ def test_overrides_lay_over_the_settings_for_one_batch() -> None:
         5000,
     )
     assert (settings.engine, settings.model, settings.run.max_cost) == ("codex", None, None)
-    assert overridden(settings, {"uri": "file:///x"}) is settings  # nothing to override
+    assert overridden(settings, _arg({"uri": "file:///x"})) is settings  # nothing to override
 
 
 @pytest.mark.parametrize(
     ("arg", "name"),
     [
         ({"engine": ""}, "engine"),
+        ({"engine": "   "}, "engine"),
+        ({"engine": "e" * 201}, "engine"),
         ({"model": 3}, "model"),
         ({"maxCost": -1}, "maxCost"),
         ({"maxCost": True}, "maxCost"),
     ],
 )
 def test_a_bad_override_is_refused_by_name(arg: dict, name: str) -> None:
-    with pytest.raises(JsonRpcInvalidParams, match=name):
-        overridden(Settings(), arg)
+    with pytest.raises(JsonRpcInvalidParams, match=f"`{name}`"):
+        _arg(arg)
 
 
 def test_the_next_run_takes_the_remembered_overrides() -> None:
@@ -51,8 +60,8 @@ def test_the_next_run_takes_the_remembered_overrides() -> None:
     assert errors == []
     nxt = next_run(settings)
     assert (nxt.engine, nxt.agent_model, nxt.judge) == ("claude-code", "claude-e2e", "openai")
-    assert overridden(settings, {}).run.max_cost == 5
-    assert overridden(settings, {"model": "claude-haiku-4-5"}).model == "claude-haiku-4-5"
+    assert overridden(settings).run.max_cost == 5
+    assert overridden(settings, _arg({"model": " claude-haiku-4-5 "})).model == "claude-haiku-4-5"  # stripped
     assert settings.model == "gpt-5"  # the settings themselves unchanged
     # cleared (the extension sends null for each unset override): the settings' values again
     settings.update({"runOverrides": {"engine": None, "model": None, "maxCost": None}})
