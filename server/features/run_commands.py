@@ -26,7 +26,7 @@ from evalens.server.features.run_stale import StaleChecker
 from evalens.server.features.run_state import Target, read_args
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import CaseCommandArgs, MatrixArgs
+from evalens.server.wire import CancelRunResult, CaseCommandArgs, LastReportResult, MatrixArgs, PickedUnit
 
 log = logging.getLogger("evalens.server.run")
 
@@ -236,15 +236,17 @@ class RunCommands:
         if mode is None:
             raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
         picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.uri, mode))
-        return [{"uri": t.uri, "name": t.name, "reason": why} for t, why in picked]
+        return [PickedUnit(uri=t.uri, name=t.name, reason=why).wire() for t, why in picked]
 
     def cancel_run(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
         runs = self.runs
         a = _args(args, "evalens.cancelRun")
         root = runs.root_of_uri(a.uri) if a.uri else None
         if root is not None and a.name not in (None, ALL) and (str(root), ALL) in runs.active:
-            return {"cancelled": runs.cancel(root, ALL)}  # the unit runs as part of its whole file
-        return {"cancelled": runs.cancel(root, a.name)}
+            return CancelRunResult(
+                cancelled=runs.cancel(root, ALL)
+            ).wire()  # it runs as part of its whole file
+        return CancelRunResult(cancelled=runs.cancel(root, a.name)).wire()
 
     async def discover_cases(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
         """Walks the workspace in a worker thread: a large root took the loop for seconds."""
@@ -281,14 +283,14 @@ class RunCommands:
         fid = runs.format_id_of(runs.validation_of(uri)) if uri else None
         if uri and fid in CLI_FORMATS:
             files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
-            return {"path": str(files[0])} if files else None
+            return LastReportResult(path=str(files[0])).wire() if files else None
         root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
         found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
         if not found:
             return None
         newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
-        return {"path": str(newest)}
+        return LastReportResult(path=str(newest)).wire()
 
     def show_result(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
         """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
