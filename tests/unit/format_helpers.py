@@ -1,8 +1,11 @@
-"""Helpers shared by the per-format rule tests: validate a file, pick problems, apply a fix's edits."""
+"""Helpers shared by the per-format rule tests: validate a file, pick problems, apply a fix's edits, and mutate a
+parsed document without copying all of it (the robustness and schema fast-path tests)."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
+from typing import Any
 
 from evalens.core.index import IndexCache
 from evalens.core.problems import Edit, Problem
@@ -34,3 +37,30 @@ def apply(text: str, edits: tuple[Edit, ...]) -> str:
         after = lines[s.end_line][s.end_col :] if s.end_line < len(lines) else ""
         lines[s.start_line : s.end_line + 1] = (before + e.text + after).split("\n")
     return "\n".join(lines)
+
+
+def value_paths(value: Any, items: int, prefix: tuple = ()) -> list[tuple]:
+    """Every path into ``value``: each key of a mapping, the first ``items`` entries of each list."""
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += value_paths(v, items, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value[:items]):
+            out += value_paths(v, items, (*prefix, i))
+    return out
+
+
+def replaced(data: Any, path: tuple, new: Any) -> Any:
+    """``data`` with the value at ``path`` replaced and ``data`` itself untouched: only the containers on the path
+    are copied, the rest is shared (#22: a deep copy of the whole document per mutation was most of the time).
+    A test that validates the result checks afterwards that the shared document is as it was."""
+    if not path:
+        return new
+    root = copy.copy(data)
+    holder = root
+    for part in path[:-1]:
+        holder[part] = copy.copy(holder[part])
+        holder = holder[part]
+    holder[path[-1]] = new
+    return root

@@ -18,6 +18,7 @@ from evalens.core.formats.base import RuleContext
 from evalens.core.index import IndexCache
 from evalens.core.validate import validate_text
 from tests.conftest import CORPUS
+from tests.unit.format_helpers import replaced, value_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 MINE = ("skilljack", "skill-creator", "writing-skills", "trigger")
@@ -48,31 +49,6 @@ def _samples() -> list[tuple[Path, str]]:
     return out
 
 
-def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value[:2]):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
-def _replaced(data: Any, path: tuple, new: Any) -> Any:
-    """``data`` with the value at ``path`` replaced and ``data`` untouched: only the containers on the path are
-    copied (#22), the document is only rendered to text, never changed."""
-    if not path:
-        return new
-    root = copy.copy(data)
-    holder = root
-    for part in path[:-1]:
-        holder[part] = copy.copy(holder[part])
-        holder = holder[part]
-    holder[path[-1]] = new
-    return root
-
-
 def _render(data: Any, where: str, original: str) -> str:
     if where.endswith(".json"):
         return json.dumps(data, indent=2)
@@ -98,15 +74,15 @@ def test_rules_survive_odd_values(sample: tuple[Path, str], tmp_path: Path) -> N
         data = yaml.safe_load(original)
     rng = random.Random(file.name)
     indexes = IndexCache()
-    for target in rng.sample(_paths(data), min(12, len(_paths(data)))):
+    for target in rng.sample(value_paths(data, 2), min(12, len(value_paths(data, 2)))):
         for odd in ODD:
-            text = _render(_replaced(data, target, copy.deepcopy(odd)), where, original)
+            text = _render(replaced(data, target, copy.deepcopy(odd)), where, original)
             result = validate_text(str(dest), text, indexes)
             if result.format is None or result.doc is None or not result.doc.ok:
                 continue
             fmt, ctx = result.format, RuleContext(str(dest), indexes.for_file(dest), {}, result.doc)
             fmt.cases(result.doc)
-            for path in _paths(result.doc.data)[:15]:
+            for path in value_paths(result.doc.data, 2)[:15]:
                 value = result.doc.node_at_path(path)
                 scalar = value.value if value is not None and value.kind == "scalar" else None
                 fmt.value_choices(path, ctx)

@@ -18,6 +18,7 @@ import pytest
 from evalens.core import schema_check
 from evalens.core.formats.registry import detect
 from tests.conftest import CORPUS
+from tests.unit.format_helpers import replaced, value_paths
 
 ROOT = Path(__file__).resolve().parents[2]
 REPLACEMENTS: list[Any] = [True, False, 0, 1, 1.0, 1.5, -1, "", "x", "1", [], {}, ["x"], {"x": 1}, 10**6]
@@ -37,32 +38,6 @@ def _samples() -> list[tuple[Path, str]]:
     return out
 
 
-def _paths(value: Any, prefix: tuple = ()) -> list[tuple]:
-    out = [prefix]
-    if isinstance(value, dict):
-        for k, v in value.items():
-            out += _paths(v, (*prefix, k))
-    elif isinstance(value, list):
-        for i, v in enumerate(value[:3]):
-            out += _paths(v, (*prefix, i))
-    return out
-
-
-def _set(data: Any, path: tuple, new: Any) -> Any:
-    """``data`` with the value at ``path`` replaced, ``data`` itself untouched: only the containers on the path
-    are copied, the rest is shared (#22: a deep copy of the whole document per mutation was ~80% of the time).
-    Each test checks at its end that validation left the shared document as it was."""
-    if not path:
-        return new
-    root = copy.copy(data)
-    target = root
-    for part in path[:-1]:
-        target[part] = copy.copy(target[part])
-        target = target[part]
-    target[path[-1]] = new
-    return root
-
-
 @pytest.mark.parametrize("sample", _samples(), ids=lambda s: s[0].name[:60])
 def test_fast_path_agrees_with_jsonschema(sample: tuple[Path, str]) -> None:
     file, where = sample
@@ -77,11 +52,11 @@ def test_fast_path_agrees_with_jsonschema(sample: tuple[Path, str]) -> None:
     schema = detection.format.schema()
     validator = schema_check._cached_validator(schema)
     rng = random.Random(file.name)
-    paths = _paths(detection.doc.data)
+    paths = value_paths(detection.doc.data, 3)
     original = copy.deepcopy(detection.doc.data)
     for target in rng.sample(paths, min(len(paths), 80)):
         for new in REPLACEMENTS:
-            data = _set(detection.doc.data, target, copy.deepcopy(new))
+            data = replaced(detection.doc.data, target, copy.deepcopy(new))
             if schema_check._quick_valid(schema, data):
                 errors = [e.message for e in validator.iter_errors(data)]
                 assert not errors, f"fast path accepted {target} = {new!r}: {errors[:2]}"
@@ -104,7 +79,7 @@ def test_pruned_errors_equal_full_errors(sample: tuple[Path, str], monkeypatch: 
     schema = detection.format.schema()
     validator = schema_check._cached_validator(schema)
     rng = random.Random(file.name + "prune")
-    paths = _paths(detection.doc.data)
+    paths = value_paths(detection.doc.data, 3)
 
     def key(errors: Any) -> list[tuple]:
         return sorted((tuple(map(str, e.absolute_path)), e.message) for e in errors)
@@ -112,7 +87,7 @@ def test_pruned_errors_equal_full_errors(sample: tuple[Path, str], monkeypatch: 
     original = copy.deepcopy(detection.doc.data)
     for target in rng.sample(paths, min(len(paths), 25)):
         for new in rng.sample(REPLACEMENTS, 3):
-            data = _set(detection.doc.data, target, copy.deepcopy(new))
+            data = replaced(detection.doc.data, target, copy.deepcopy(new))
             assert key(schema_check.schema_errors(validator, schema, data)) == key(
                 validator.iter_errors(data)
             ), f"{target} = {new!r}"
