@@ -65,7 +65,6 @@ def capture(
         engine,
         conv.turns,
         installed or {},
-        engine.skills_dir,
         prompt=prompt,
         injected=conv.injected_skills,
         workspace=str(paths.workspace),

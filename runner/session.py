@@ -417,7 +417,7 @@ class AgentSession:
                 transcript, run = done.transcript, done.run
                 result.output = transcript.output
                 result.tools = list(transcript.tool_calls)
-                result.skills = list(transcript.skills_activated)
+                result.skills = list(done.record.skills_activated)
                 result.activations = list(done.record.activations)
                 result.duration_ms = round(run.duration_seconds * 1000)
                 result.exit_code = run.exit_code

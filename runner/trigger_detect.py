@@ -53,7 +53,6 @@ def detect(
     engine: Any,
     turns: Iterable[Turn],
     installed: Mapping[str, str],
-    skills_dir: str,
     *,
     prompt: str = "",
     injected: Iterable[tuple[str, str]] = (),
@@ -63,7 +62,7 @@ def detect(
 
     ``engine`` says what each of its tool calls shows (``Engine.skill_evidence``: a Claude Code ``Skill`` call,
     a Codex shell read), ``turns`` are its reader's turns (workspace paths already relative), ``installed``
-    maps each name of a skill the run installed under ``skills_dir`` to its folder (:func:`skill_names`),
+    maps each name of a skill the run installed under the engine's ``skills_dir`` to its folder (:func:`skill_names`),
     ``injected`` the (name, path) pairs of skills the engine itself put into the input (Codex resolves ``$name``
     mentions; only such an engine's reader reports any), ``workspace`` the run's workspace (for those paths)."""
     folders = set(installed.values())
@@ -81,12 +80,12 @@ def detect(
         )
 
     for name, path in injected:
-        folder = installed_skill_md(path, skills_dir, workspace)
+        folder = installed_skill_md(path, engine.skills_dir, workspace)
         if _mentions(prompt, name) and folder is not None and installed.get(name) == folder:
             add(name, "mention", None, f"${name}")
     for turn in turns:
         for call in turn.tool_calls:
-            evidence = engine.skill_evidence(call, skills_dir, workspace)
+            evidence = engine.skill_evidence(call, workspace)
             if evidence is not None:
                 skill, how, argument = evidence
                 add(_skill_name(skill, installed), how, turn.index, argument)

@@ -75,6 +75,8 @@ class Transcript:
     session_id: str | None = None
     blocked: bool = False
     blocked_reasons: list[str] = field(default_factory=list)
+    # skills the stream itself names (Claude Code's Skill calls); the run record adds each call its reader marks
+    # with the engine's skill evidence (a Codex SKILL.md read), and that is the run's list (record.skills_activated)
     skills_activated: list[str] = field(default_factory=list)
     # {tool, input} per call, named as Claude Code names its tools (what skilljack's tool checks are written in)
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
@@ -242,9 +244,7 @@ class Engine(ABC):
         """A folder of hook-run records written while the agent runs (engines whose stream omits hooks)."""
         return None
 
-    def skill_evidence(
-        self, call: Any, skills_dir: str, workspace: str | None
-    ) -> tuple[str, str, str] | None:
+    def skill_evidence(self, call: Any, workspace: str | None) -> tuple[str, str, str] | None:
         """What one tool call of this engine's reader (a ``run_record.ToolCall``) shows of a skill firing
         (docs/triggers.md): the skill as the call names it, how (``tool-call`` / ``skill-read``) and the
         argument to show; None: nothing. Default: nothing, so only the skills the reader reports the engine

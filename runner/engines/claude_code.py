@@ -102,9 +102,7 @@ class ClaudeCode(Engine):
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         return conversation(transcript, bounds, str(paths.workspace))
 
-    def skill_evidence(
-        self, call: Any, skills_dir: str, workspace: str | None
-    ) -> tuple[str, str, str] | None:
+    def skill_evidence(self, call: Any, workspace: str | None) -> tuple[str, str, str] | None:
         """A ``Skill`` call names the skill it fires; a ``Read`` of an installed skill's SKILL.md reads it."""
         value = call.input if isinstance(call.input, dict) else {}
         if call.name == "Skill":
@@ -113,7 +111,7 @@ class ClaudeCode(Engine):
             return skill, "tool-call", skill + (f" {args}" if isinstance(args, str) and args else "")
         if call.name == "Read":
             path = str(value.get("file_path") or "")
-            folder = installed_skill_md(path, skills_dir, workspace)
+            folder = installed_skill_md(path, self.skills_dir, workspace)
             return (folder, "skill-read", path) if folder is not None else None
         return None
 

@@ -13,10 +13,16 @@ from typing import Any
 
 from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript, read_jsonl
 from evalens.runner.engines.claude_code import _stderr_tail
-from evalens.runner.engines.codex_record import LiveReader, RolloutUsage, conversation, stream_usage
+from evalens.runner.engines.codex_record import (
+    SKILLS_DIR,
+    LiveReader,
+    RolloutUsage,
+    conversation,
+    skill_read,
+    stream_usage,
+)
 from evalens.runner.engines.hooks import BLOCKING_EVENTS, hook_denials
 from evalens.runner.run_limits import JsonlTail, UsageSource
-from evalens.runner.trigger_detect import read_skill, shell_commands
 
 DEFAULT_OPENAI_BASE = "https://api.openai.com/v1"
 HOOK_RECORDS = (
@@ -56,7 +62,7 @@ class Codex(Engine):
     name = "codex"
     binary_name = "codex"
     binary_env = "EVALENS_CODEX_BIN"
-    skills_dir = ".agents/skills"
+    skills_dir = SKILLS_DIR
     rules_file = "AGENTS.md"
     key_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
@@ -166,18 +172,8 @@ class Codex(Engine):
     def conversation(self, transcript: Transcript, paths: SandboxPaths, bounds: Any) -> Any:
         return conversation(transcript, bounds, str(paths.workspace), paths.config_home / HOOK_RECORDS)
 
-    def skill_evidence(
-        self, call: Any, skills_dir: str, workspace: str | None
-    ) -> tuple[str, str, str] | None:
-        """No Skill tool: a shell command (or a code-mode script) that reads an installed SKILL.md with a
-        reading program reads the skill."""
-        if call.name not in SHELL_CALLS and not isinstance(call.input, str):
-            return None
-        for command in shell_commands(call.input):
-            folder = read_skill(command, skills_dir, workspace)
-            if folder is not None:
-                return folder, "skill-read", command
-        return None
+    def skill_evidence(self, call: Any, workspace: str | None) -> tuple[str, str, str] | None:
+        return skill_read(call, workspace)
 
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         events = read_jsonl(stdout)
@@ -204,9 +200,6 @@ class Codex(Engine):
         return t
 
 
-SHELL_CALLS = frozenset({"exec_command", "shell", "local_shell_call", "command_execution", "container.exec"})
-"""The tool names Codex's traces give a shell command (the rollout's function calls, the stream's items)."""
-
 CLAUDE_TOOL_NAMES = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}
 """Codex's item types under the Claude Code tool names skilljack's tool checks are written in (an MCP call keeps
 its own tool name)."""
@@ -227,11 +220,6 @@ def _read_stream_event(t: Transcript, ev: dict[str, Any], texts: list[str], erro
             t.tool_calls.append(
                 {"tool": tool, "input": {"command": item.get("command")} if tool == "Bash" else {}}
             )
-        if item.get("type") == "command_execution":
-            command = str(item.get("command", "")).replace("\\", "/")
-            marker = "skills/"
-            if marker in command and "SKILL.md" in command:
-                t.skills_activated.append(command.split(marker, 1)[1].split("/", 1)[0])
     elif kind == "turn.completed":
         t.usage = {"usage": ev.get("usage")}
         return True

@@ -32,6 +32,7 @@ from evalens.runner.engines.conversation import (
 from evalens.runner.engines.hooks import hook_file_names, read_hook_file
 from evalens.runner.live import RESULT_LIMIT, TEXT_LIMIT, EventReader, clip, summarize
 from evalens.runner.run_limits import ModelCall
+from evalens.runner.trigger_detect import read_skill, shell_commands
 
 INJECTED_SKILL = re.compile(r"\A<skill>\n<name>([^<\n]+)</name>\n<path>([^<\n]+)</path>\n")
 
@@ -56,12 +57,29 @@ OUTPUT_HEADER = re.compile(
 )
 
 
-def _skill(command: str) -> str | None:
-    """Codex activates a skill by reading its SKILL.md through the shell (agent-clis.md §3.6)."""
-    command = command.replace("\\", "/")
-    if "skills/" in command and "SKILL.md" in command:
-        return command.split("skills/", 1)[1].split("/", 1)[0] or None
+SKILLS_DIR = ".agents/skills"
+"""Where Codex finds the skills a run installs (``Codex.skills_dir``)."""
+
+SHELL_CALLS = frozenset({"exec_command", "shell", "local_shell_call", "command_execution", "container.exec"})
+"""The tool names Codex's traces give a shell command (the rollout's function calls, the stream's items)."""
+
+
+def skill_read(call: Any, workspace: str | None) -> tuple[str, str, str] | None:
+    """Codex's one sign of a skill firing (agent-clis.md §3.6; ``Codex.skill_evidence``): it has no Skill tool,
+    so a shell command (or a code-mode script) that reads an installed SKILL.md with a reading program reads the
+    skill. The skill's folder, ``skill-read`` and the command; else None. The reader marks calls with it too."""
+    if call.name not in SHELL_CALLS and not isinstance(call.input, str):
+        return None
+    for command in shell_commands(call.input):
+        folder = read_skill(command, SKILLS_DIR, workspace)
+        if folder is not None:
+            return folder, "skill-read", command
     return None
+
+
+def _mark_skill(call: Any, workspace: str | None) -> None:
+    evidence = skill_read(call, workspace)
+    call.skill = evidence[0] if evidence is not None else None
 
 
 def _arguments(raw: Any) -> Any:
@@ -107,7 +125,9 @@ def conversation(
     """Turns, tool calls (with hooks and durations) and token usage from Codex's trace."""
     rollouts = sorted(n for n in transcript.extra_files if n.startswith("codex-rollout"))
     conv, windows = (
-        _from_rollout(transcript, rollouts, bounds) if rollouts else (_from_stream(transcript, bounds), [])
+        _from_rollout(transcript, rollouts, bounds, workspace)
+        if rollouts
+        else (_from_stream(transcript, bounds, workspace), [])
     )
     usage = (transcript.usage or {}).get("usage") or {}
     if usage:  # turn.completed's totals
@@ -167,7 +187,7 @@ def _returned(
 
 
 def _from_rollout(
-    transcript: Transcript, names: list[str], bounds: Bounds
+    transcript: Transcript, names: list[str], bounds: Bounds, workspace: str | None
 ) -> tuple[Conversation, list[Window]]:
     conv = Conversation(sources=["events.jsonl", *names])
     build = Builder(bounds)
@@ -214,7 +234,7 @@ def _from_rollout(
                     value,
                 )
                 if call is not None:
-                    call.skill = _skill(json.dumps(value))
+                    _mark_skill(call, workspace)
                     asked[call.id or ""] = when
             elif item_type in ("function_call_output", "custom_tool_call_output"):
                 answered = True
@@ -226,7 +246,7 @@ def _from_rollout(
     return conv, windows
 
 
-def _from_stream(transcript: Transcript, bounds: Bounds) -> Conversation:
+def _from_stream(transcript: Transcript, bounds: Bounds, workspace: str | None) -> Conversation:
     """No rollout (``--ephemeral``, a crash before it was written): the ``--json`` items, one turn each."""
     conv = Conversation(sources=["events.jsonl"])
     build = Builder(bounds)
@@ -240,7 +260,7 @@ def _from_stream(transcript: Transcript, bounds: Bounds) -> Conversation:
             command = str(item.get("command", ""))
             call = build.add_call(build.new_turn(), item.get("id"), "command_execution", {"command": command})
             if call is not None:
-                call.skill = _skill(command)
+                _mark_skill(call, workspace)
                 code = item.get("exit_code")
                 build.set_result(call, item.get("aggregated_output", ""), is_error=code not in (0, None))
     conv.turns = build.finish()

@@ -14,6 +14,7 @@ import pytest
 
 from evalens.core.models.uaaps import CaseExpected
 from evalens.runner.api import RunError, RunRequest, load_last_results, plan_run, run_cases
+from evalens.runner.bounds import Bounds
 from evalens.runner.checks import files_created, run_checks, summarise
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.judge import build_prompt, judge_case, parse_reply, resolve_judge
@@ -503,9 +504,22 @@ def test_claude_and_codex_errors_and_outputs(tmp_path: Path) -> None:
         ),
         0,
     )
-    assert (t.output, t.session_id, t.error, t.skills_activated) == ("DONE", "th", None, ["greeter"])
+    # Codex's stream names no skill: its one skill sign is a read of an installed SKILL.md, which its reader
+    # marks on the call with the engine's own evidence (the record's skills_activated), not a text match
+    assert (t.output, t.session_id, t.error, t.skills_activated) == ("DONE", "th", None, [])
+    [call] = [c for turn in Codex().conversation(t, paths, Bounds()).turns for c in turn.tool_calls]
+    assert call.skill == "greeter" and Codex().skill_evidence(call, str(tmp_path)) == (
+        "greeter",
+        "skill-read",
+        "cat .agents/skills/greeter/SKILL.md",
+    )
     # each engine's own reader names the tool calls as Claude Code does (what skilljack's tool checks say)
     assert t.tool_calls == [{"tool": "Bash", "input": {"command": "cat .agents/skills/greeter/SKILL.md"}}]
+    # a command that only names the path reads nothing (the text match this replaced counted it)
+    echo = {"type": "command_execution", "command": "echo .agents/skills/greeter/SKILL.md"}
+    t = Codex().parse(paths, *_stream(tmp_path, [{"type": "item.completed", "item": echo}]), 0)
+    [call] = [c for turn in Codex().conversation(t, paths, Bounds()).turns for c in turn.tool_calls]
+    assert call.skill is None
     t = Codex().parse(
         paths,
         *_stream(

@@ -11,7 +11,7 @@ from evalens.core.models.run_record import ToolCall, Turn
 from evalens.runner.engines import get_engine
 from evalens.runner.trigger_detect import detect, read_skill, skill_names
 
-CLAUDE_DIR, CODEX_DIR = ".claude/skills", ".agents/skills"
+CODEX_DIR = ".agents/skills"
 INSTALLED = {"greeter": "greeter", "pdf-tools": "pdf-tools"}
 CLAUDE, CODEX = get_engine("claude-code"), get_engine("codex")
 
@@ -27,7 +27,6 @@ def test_claude_skill_tool_call_names_the_skill_turn_and_argument() -> None:
         CLAUDE,
         turns(("Bash", {"command": "ls"}), ("Skill", {"skill": "pdf-tools", "args": "report.pdf"})),
         INSTALLED,
-        CLAUDE_DIR,
     )
     assert [(a.skill, a.how, a.turn, a.argument) for a in found] == [
         ("pdf-tools", "tool-call", 1, "pdf-tools report.pdf")
@@ -39,7 +38,7 @@ def test_claude_plugin_prefixed_and_frontmatter_names_map_to_the_installed_folde
     (tmp_path / "greeter-v2" / "SKILL.md").write_text("---\nname: greeter\ndescription: d\n---\nbody\n")
     names = skill_names({"greeter-v2": tmp_path / "greeter-v2" / "SKILL.md"})
     assert names == {"greeter-v2": "greeter-v2", "greeter": "greeter-v2"}
-    found = detect(CLAUDE, turns(("Skill", {"skill": "my-plugin:greeter"})), names, CLAUDE_DIR)
+    found = detect(CLAUDE, turns(("Skill", {"skill": "my-plugin:greeter"})), names)
     assert [(a.skill, a.how) for a in found] == [("greeter-v2", "tool-call")]
 
 
@@ -48,41 +47,33 @@ def test_claude_read_of_an_installed_skill_md_is_a_skill_read() -> None:
         CLAUDE,
         turns(("Read", {"file_path": "/ws/.claude/skills/greeter/SKILL.md"})),
         INSTALLED,
-        CLAUDE_DIR,
         workspace="/ws",
     )
     assert [(a.skill, a.how, a.turn) for a in found] == [("greeter", "skill-read", 0)]
 
 
 @pytest.mark.parametrize(
-    ("engine", "skills_dir", "calls"),
+    ("engine", "calls"),
     [
-        ("claude-code", CLAUDE_DIR, [("Skill", {"skill": "not-installed"})]),
-        ("claude-code", CLAUDE_DIR, [("Read", {"file_path": "elsewhere/skills/greeter/SKILL.md"})]),
-        ("claude-code", CLAUDE_DIR, [("Read", {"file_path": ".claude/skills/greeter/README.md"})]),
-        ("codex", CODEX_DIR, [("exec_command", {"cmd": "ls .agents/skills/greeter/SKILL.md"})]),
-        ("codex", CODEX_DIR, [("exec_command", {"cmd": "grep name .agents/skills/greeter/SKILL.md"})]),
-        ("codex", CODEX_DIR, [("exec_command", {"cmd": "echo x > .agents/skills/greeter/SKILL.md"})]),
-        ("codex", CODEX_DIR, [("exec_command", {"cmd": "cat other/.agents/skills/greeter/SKILL.md"})]),
-        ("codex", CODEX_DIR, [("exec_command", {"cmd": "cat .agents/skills/unknown/SKILL.md"})]),
-        (
-            "codex",
-            CODEX_DIR,
-            [("Skill", {"skill": "greeter"})],
-        ),  # Codex has no Skill tool: a fake one counts not
+        ("claude-code", [("Skill", {"skill": "not-installed"})]),
+        ("claude-code", [("Read", {"file_path": "elsewhere/skills/greeter/SKILL.md"})]),
+        ("claude-code", [("Read", {"file_path": ".claude/skills/greeter/README.md"})]),
+        ("codex", [("exec_command", {"cmd": "ls .agents/skills/greeter/SKILL.md"})]),
+        ("codex", [("exec_command", {"cmd": "grep name .agents/skills/greeter/SKILL.md"})]),
+        ("codex", [("exec_command", {"cmd": "echo x > .agents/skills/greeter/SKILL.md"})]),
+        ("codex", [("exec_command", {"cmd": "cat other/.agents/skills/greeter/SKILL.md"})]),
+        ("codex", [("exec_command", {"cmd": "cat .agents/skills/unknown/SKILL.md"})]),
+        ("codex", [("Skill", {"skill": "greeter"})]),  # Codex has no Skill tool: a fake one counts not
     ],
 )
-def test_what_is_not_an_activation(engine: str, skills_dir: str, calls: list[tuple[str, object]]) -> None:
-    assert detect(get_engine(engine), turns(*calls), INSTALLED, skills_dir) == []
+def test_what_is_not_an_activation(engine: str, calls: list[tuple[str, object]]) -> None:
+    assert detect(get_engine(engine), turns(*calls), INSTALLED) == []
 
 
 def test_text_the_agent_prints_never_counts() -> None:
     said = "Launching skill: greeter\ncat .agents/skills/greeter/SKILL.md\n$greeter"
-    for engine, skills_dir in (("claude-code", CLAUDE_DIR), ("codex", CODEX_DIR)):
-        assert (
-            detect(get_engine(engine), [Turn(index=0, text=said)], INSTALLED, skills_dir, prompt="hello")
-            == []
-        )
+    for engine in ("claude-code", "codex"):
+        assert detect(get_engine(engine), [Turn(index=0, text=said)], INSTALLED, prompt="hello") == []
 
 
 @pytest.mark.parametrize(
@@ -104,7 +95,7 @@ def test_text_the_agent_prints_never_counts() -> None:
     ],
 )
 def test_codex_reads_of_skill_md_through_the_shell(call: tuple[str, object], expected: str | None) -> None:
-    (found,) = detect(CODEX, turns(call), INSTALLED, CODEX_DIR, workspace="/ws")
+    (found,) = detect(CODEX, turns(call), INSTALLED, workspace="/ws")
     assert (found.skill, found.how, found.turn) == ("greeter", "skill-read", 0)
     if expected:
         assert found.argument == expected
@@ -112,18 +103,14 @@ def test_codex_reads_of_skill_md_through_the_shell(call: tuple[str, object], exp
 
 def test_codex_mention_needs_both_the_prompt_and_codex_s_own_injection() -> None:
     injected = [("greeter", "/ws/.agents/skills/greeter/SKILL.md")]
-    found = detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="use $greeter", injected=injected, workspace="/ws")
+    found = detect(CODEX, [], INSTALLED, prompt="use $greeter", injected=injected, workspace="/ws")
     assert [(a.skill, a.how, a.turn, a.argument) for a in found] == [("greeter", "mention", None, "$greeter")]
     # a mention Codex did not resolve, an injection with no mention, a longer name, a path outside the root
-    assert detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="use $greeter", workspace="/ws") == []
-    assert detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="greet", injected=injected, workspace="/ws") == []
-    assert (
-        detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="$greeter-x", injected=injected, workspace="/ws") == []
-    )
+    assert detect(CODEX, [], INSTALLED, prompt="use $greeter", workspace="/ws") == []
+    assert detect(CODEX, [], INSTALLED, prompt="greet", injected=injected, workspace="/ws") == []
+    assert detect(CODEX, [], INSTALLED, prompt="$greeter-x", injected=injected, workspace="/ws") == []
     elsewhere = [("greeter", "/tmp/x/greeter/SKILL.md")]
-    assert (
-        detect(CODEX, [], INSTALLED, CODEX_DIR, prompt="$greeter", injected=elsewhere, workspace="/ws") == []
-    )
+    assert detect(CODEX, [], INSTALLED, prompt="$greeter", injected=elsewhere, workspace="/ws") == []
 
 
 def test_each_skill_counts_once_in_order_of_first_activation() -> None:
@@ -137,7 +124,6 @@ def test_each_skill_counts_once_in_order_of_first_activation() -> None:
             ),
         ),
         INSTALLED,
-        CODEX_DIR,
     )
     assert [(a.skill, a.turn) for a in found] == [("pdf-tools", 0), ("greeter", 1)]
 
@@ -155,9 +141,7 @@ def test_a_third_engine_says_what_its_calls_show_without_editing_this_module() -
     class Toy(Engine):  # what a third engine's module declares
         name, skills_dir = "toy", ".toy/skills"
 
-        def skill_evidence(
-            self, call: ToolCall, skills_dir: str, workspace: str | None
-        ) -> tuple[str, str, str] | None:
+        def skill_evidence(self, call: ToolCall, workspace: str | None) -> tuple[str, str, str] | None:
             if call.name == "load_skill" and isinstance(call.input, dict):
                 return str(call.input.get("id")), "tool-call", str(call.input.get("id"))
             return None
@@ -168,11 +152,7 @@ def test_a_third_engine_says_what_its_calls_show_without_editing_this_module() -
         Toy(),
         turns(("Skill", {"skill": "pdf-tools"}), ("load_skill", {"id": "greeter"})),
         INSTALLED,
-        ".toy/skills",
     )
     assert [(a.skill, a.how, a.turn) for a in found] == [("greeter", "tool-call", 1)]
     # the base engine's calls show nothing: a Claude-style call from another engine is not Claude's evidence
-    assert (
-        detect(CODEX, turns(("Read", {"file_path": ".agents/skills/greeter/SKILL.md"})), INSTALLED, CODEX_DIR)
-        == []
-    )
+    assert detect(CODEX, turns(("Read", {"file_path": ".agents/skills/greeter/SKILL.md"})), INSTALLED) == []
