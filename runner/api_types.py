@@ -12,10 +12,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalens.core.models.uaaps import EvalReport
+from evalens.core.models.verdict import Verdict
 from evalens.runner.results import CaseResult
 
 Stage = Literal["plan", "sandbox", "agent", "checks", "judge", "cleanup", "done", "report"]
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
 SNIPPET_CHARS = 500
 

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from evalens.core.engines import default_engine, judge_provider
+from evalens.core.models.verdict import JudgeVerdict
 from evalens.runner.judge_material import fence, material_of, new_boundary, unquoted, untrusted_note
 from evalens.runner.replay import judge_base_url
 from evalens.runner.verdicts import combine_judgements
@@ -80,7 +81,7 @@ class JudgeSpec:
 class JudgeOutcome:
     """PASS / FAIL from the judge, or ERROR when it could not be used."""
 
-    verdict: Literal["PASS", "FAIL", "ERROR"]
+    verdict: JudgeVerdict
     reason: str
     model: str
     provider: str

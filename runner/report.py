@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,15 +31,13 @@ from evalens.core.models.uaaps import (
     ReportShard,
     ReportSummary,
 )
+from evalens.core.models.verdict import Verdict
 from evalens.core.regular_files import read_regular, write_json_atomic
 from evalens.runner.replay import annotate
 from evalens.runner.verdicts import combine_runs, count_passed
 
 VERDICT_ORDER = ("PASS", "FAIL", "ERROR", "SKIP")
 M = TypeVar("M", bound=BaseModel)
-
-
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 
 
 def utc_now() -> datetime:

@@ -19,11 +19,10 @@ from evalens.core.models.baseline import Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 from evalens.core.models.uaaps import DeterministicChecks, EvalReport, JudgeVerdict, ReportCase, ReportCheck
+from evalens.core.models.verdict import CheckStatus, State, Verdict
 from evalens.runner.stats import Repeats, exit_state_fails
 from evalens.runner.verdicts import known_verdict, unit_state
 
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-State = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
 Location = list[str | int]
 UAAPS_FORMAT = "uaaps-case"
 
@@ -40,7 +39,7 @@ class UnitCheck(BaseModel):
     value: str | bool = Field(
         description="The exact entry: the substring, the path, the statement, the boolean."
     )
-    status: Literal["PASS", "FAIL"] = Field(description="Whether this entry held.")
+    status: CheckStatus = Field(description="Whether this entry held.")
     detail: str = Field(
         default="", description="Why it failed (or what was seen), in words a user can act on."
     )

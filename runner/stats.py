@@ -24,8 +24,6 @@ from typing import Literal
 
 from evalens.runner.verdicts import State, count_passed, unit_state
 
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-
 Z95 = 1.959963984540054  # the 97.5th percentile of the standard normal
 
 

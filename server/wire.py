@@ -14,9 +14,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from pydantic.alias_generators import to_camel
 
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-RunState = Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"]
-"""A unit's verdict over repeated runs: FLAKY when it both passed and failed, BUDGET when a budget cut it short."""
+from evalens.core.models.verdict import State as RunState
+from evalens.core.models.verdict import Verdict
 
 
 class Wire(BaseModel):
@@ -40,6 +39,14 @@ class LspPosition(Wire):
 class LspRange(Wire):
     start: LspPosition
     end: LspPosition
+
+    @classmethod
+    def of(cls, rng: Any) -> LspRange:
+        """From an ``lsprotocol`` range (duck-typed: this module stays free of lsprotocol)."""
+        return cls(
+            start=LspPosition(line=rng.start.line, character=rng.start.character),
+            end=LspPosition(line=rng.end.line, character=rng.end.character),
+        )
 
 
 # ----------------------------------------------------------------------------------- initialize
@@ -404,6 +411,15 @@ class CancelRunResult(Wire):
     cancelled: int
 
 
+class ShowProblemsResult(Wire):
+    """The answer of ``evalens.showProblems`` (null when the unit now validates): where the first problem is,
+    and how many there are."""
+
+    uri: str
+    range: LspRange
+    problems: int = Field(ge=1)
+
+
 class LastReportResult(Wire):
     """The answer of ``evalens.lastReport`` (or null when there is none)."""
 
@@ -512,6 +528,7 @@ MODELS: tuple[type[Wire], ...] = (
     OptimizeWinner,
     OptimizeAnswer,
     CancelRunResult,
+    ShowProblemsResult,
     LastReportResult,
     VerdictChangedParams,
     RunStateParams,

@@ -25,7 +25,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from evalens.core.labels import case_label, unit_skill
 from evalens.runner.results import UnitResult
-from evalens.server import uris
+from evalens.server import uris, wire
 from evalens.server.convert import to_range
 from evalens.server.features import diagnostics, run_formats, run_live, run_memory
 from evalens.server.features import run_focus as focus
@@ -38,7 +38,13 @@ from evalens.server.features.run_memory import CaseRecord, Memory, package_root_
 from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import client_declares
+from evalens.server.wire import (
+    NOTIFICATIONS,
+    LspRange,
+    RunStateParams,
+    VerdictChangedParams,
+    client_declares,
+)
 
 log = logging.getLogger("evalens.server.run")
 
@@ -649,7 +655,7 @@ class Runs:
             self._progress(handle, event.stage, event.message)
 
     def _state_changed(self) -> None:
-        self.ls.protocol.notify("evalens/runState", {"running": len(self.active)})
+        self.ls.protocol.notify(NOTIFICATIONS["runState"], RunStateParams(running=len(self.active)).wire())
         self._refresh_lenses()
 
     def _announce(self, target: Target, record: CaseRecord, diagnostics: bool = True) -> None:
@@ -658,24 +664,21 @@ class Runs:
         case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
         rng = to_range(case.span, self._lines(validation), self.ls.encoding) if case is not None else None
         r = record.result
-        params: dict[str, Any] = {
-            "uri": target.uri,
-            "name": target.name,
-            "verdict": r.verdict,
-            "reason": r.reason,
-            "durationSeconds": r.duration_seconds,
-        }
+        params = VerdictChangedParams(
+            uri=target.uri,
+            name=target.name,
+            verdict=r.verdict,
+            reason=r.reason,
+            duration_seconds=r.duration_seconds,
+        )
         if rng is not None:
-            params["range"] = {
-                "start": {"line": rng.start.line, "character": rng.start.character},
-                "end": {"line": rng.end.line, "character": rng.end.character},
-            }
+            params.range = LspRange.of(rng)
         try:
             if diagnostics:
                 self._deliver_diagnostics(target.uri)
         except Exception:  # noqa: BLE001
             log.exception("publishing verdict diagnostics failed")
-        self.ls.protocol.notify("evalens/verdictChanged", params)
+        self.ls.protocol.notify(NOTIFICATIONS["verdictChanged"], params.wire())
 
     def _progress_supported(self) -> bool:
         return bool(self.ls.cap("window.work_done_progress", False))
@@ -760,15 +763,15 @@ class Runs:
                 record = None
             if record is None:
                 out.append(
-                    {
-                        "uri": target.uri,
-                        "name": target.name,
-                        "verdict": "SKIP",
-                        "reason": "cancelled",
-                        "durationSeconds": round(time.monotonic() - handle.started, 3),
-                        "failedChecks": [],
-                        "cancelled": True,
-                    }
+                    wire.CaseResult(  # the answer's model (runner.api's CaseResult is the runner's result)
+                        uri=target.uri,
+                        name=target.name,
+                        verdict="SKIP",
+                        reason="cancelled",
+                        duration_seconds=round(time.monotonic() - handle.started, 3),
+                        failed_checks=[],
+                        cancelled=True,
+                    ).wire()
                 )
             else:
                 out.append(self.wire(target, record))

@@ -26,7 +26,15 @@ from evalens.server.features.run_stale import StaleChecker
 from evalens.server.features.run_state import Target, read_args
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import CancelRunResult, CaseCommandArgs, LastReportResult, MatrixArgs, PickedUnit
+from evalens.server.wire import (
+    CancelRunResult,
+    CaseCommandArgs,
+    LastReportResult,
+    LspRange,
+    MatrixArgs,
+    PickedUnit,
+    ShowProblemsResult,
+)
 
 log = logging.getLogger("evalens.server.run")
 
@@ -34,13 +42,6 @@ log = logging.getLogger("evalens.server.run")
 async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
     """Run ``work`` (a workspace walk, file reads) in the server's worker threads, not on the event loop."""
     return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
-
-
-def to_range_dict(rng: types.Range) -> dict[str, Any]:
-    return {
-        "start": {"line": rng.start.line, "character": rng.start.character},
-        "end": {"line": rng.end.line, "character": rng.end.character},
-    }
 
 
 def _args(raw: tuple[Any, ...], command: str, *, uri: bool = False) -> CaseCommandArgs:
@@ -103,10 +104,7 @@ class RunCommands:
         arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
         errors = self.blockers(target)
         if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
-            return {
-                **invalid.skipped_answer(target.uri, target.name, errors),
-                **({"dryRun": True} if a.dry_run else {}),
-            }
+            return invalid.skipped_answer(target.uri, target.name, errors, dry_run=bool(a.dry_run))
         settings = run_focus.overridden(ls.settings, a)
         if a.dry_run:
             return await run_dry.dry_run(runs, target, settings)
@@ -165,7 +163,7 @@ class RunCommands:
                 )
             except Exception:  # noqa: BLE001 - the message above already said where
                 log.debug("showDocument failed", exc_info=True)
-        return {"uri": target.uri, "range": to_range_dict(rng), "problems": len(errors)}
+        return ShowProblemsResult(uri=target.uri, range=LspRange.of(rng), problems=len(errors)).wire()
 
     async def run_picked(
         self, ls: EvalensServer, uri: str | None, a: CaseCommandArgs, whole_package: bool = False

@@ -14,6 +14,7 @@ from evalens.server.features import run_present as present
 from evalens.server.features.run import Runs
 from evalens.server.features.run_formats import CLI_FORMATS
 from evalens.server.features.run_state import Target
+from evalens.server.wire import CaseResult
 
 
 async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str, Any]:
@@ -22,13 +23,9 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str,
     # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
     from evalens.runner.api import RunError, UsageError, run_cases
 
-    base = {
-        "uri": target.uri,
-        "name": target.name,
-        "durationSeconds": 0.0,
-        "failedChecks": [],
-        "dryRun": True,
-    }
+    base = CaseResult(
+        uri=target.uri, name=target.name, verdict="SKIP", duration_seconds=0.0, failed_checks=[], dry_run=True
+    )
     try:
         if target.format_id in CLI_FORMATS:
             return _show_plan(
@@ -46,7 +43,8 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str,
         runs.ls.window_show_message(
             types.ShowMessageParams(type=types.MessageType.Error, message=f"evalens dry run: {exc}")
         )
-        return {**base, "verdict": "ERROR", "reason": str(exc), "error": str(exc)}
+        base.verdict, base.reason, base.error = "ERROR", str(exc), str(exc)
+        return base.wire()
     plan = outcome.plan
     case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
     lines = [
@@ -57,12 +55,14 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str,
     if case is not None:
         lines.append("checks: " + (", ".join(case.checks) or "none"))
     lines += [f"warning: {w}" for w in plan.warnings]
-    return {**_show_plan(runs, base, target, lines), "plan": plan.model_dump(mode="json")}
+    base.plan = plan.model_dump(mode="json")
+    return _show_plan(runs, base, target, lines)
 
 
-def _show_plan(runs: Runs, base: dict[str, Any], target: Target, lines: list[str]) -> dict[str, Any]:
+def _show_plan(runs: Runs, base: CaseResult, target: Target, lines: list[str]) -> dict[str, Any]:
     """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
     label = present.unit_label(target)
     message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])
     runs.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
-    return {**base, "verdict": "SKIP", "reason": "dry run: " + "; ".join(lines[1:] or ["ok"])}
+    base.reason = "dry run: " + "; ".join(lines[1:] or ["ok"])
+    return base.wire()

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalens.core.problems import Problem, Severity, Span
+from evalens.server.wire import CaseResult
 
 
 def _inside(span: Span, region: Span) -> bool:
@@ -61,15 +62,18 @@ def reason(errors: list[Problem]) -> str:
     )
 
 
-def skipped_answer(uri: str, name: str, errors: list[Problem]) -> dict[str, Any]:
-    """The ``evalens.runCase`` answer for a unit that was not run (see wire.py ``CaseResult.problems``)."""
-    return {
-        "uri": uri,
-        "name": name,
-        "verdict": "SKIP",
-        "state": "SKIP",
-        "reason": reason(errors),
-        "durationSeconds": 0.0,
-        "failedChecks": [],
-        "problems": len(errors),
-    }
+def skipped_answer(uri: str, name: str, errors: list[Problem], dry_run: bool = False) -> dict[str, Any]:
+    """The ``evalens.runCase`` answer for a unit that was not run (``CaseResult.problems``), as sent."""
+    answer = CaseResult(
+        uri=uri,
+        name=name,
+        verdict="SKIP",
+        state="SKIP",
+        reason=reason(errors),
+        duration_seconds=0.0,
+        failed_checks=[],
+        problems=len(errors),
+    )
+    if dry_run:
+        answer.dry_run = True
+    return answer.wire()

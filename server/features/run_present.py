@@ -22,7 +22,15 @@ from evalens.runner.stats import Repeats
 from evalens.runner.trigger_report import query_label
 from evalens.runner.uplift_words import describe, uplift_text
 from evalens.server.convert import code_description, to_range
-from evalens.server.wire import client_declares
+from evalens.server.wire import (
+    CaseResult,
+    FailedCheck,
+    JudgeResult,
+    LspRange,
+    RepeatStats,
+    RunUsage,
+    client_declares,
+)
 
 SOURCE = "evalens-run"
 ICONS = {"PASS": "✓", "FAIL": "✗", "FLAKY": "≈", "ERROR": "⚠", "SKIP": "○", "BUDGET": "$"}
@@ -161,21 +169,18 @@ def check_diff(result: Any, check: Any) -> tuple[str, str] | None:
     return None
 
 
-def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str) -> list[dict[str, Any]]:
+def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str) -> list[FailedCheck]:
     out = []
     for check in result.checks:
         if check.status != "FAIL":
             continue
-        entry: dict[str, Any] = {"check": check_label(check), "value": check.value, "message": check.detail}
+        entry = FailedCheck(check=check_label(check), value=check.value, message=check.detail or "")
         diff = check_diff(result, check)
         if diff is not None:
-            entry["expected"], entry["actual"] = diff
+            entry.expected, entry.actual = diff
         rng = check_range(validation, case_path, check, encoding)
         if rng is not None:
-            entry["range"] = {
-                "start": {"line": rng.start.line, "character": rng.start.character},
-                "end": {"line": rng.end.line, "character": rng.end.character},
-            }
+            entry.range = LspRange.of(rng)
         out.append(entry)
     return out
 
@@ -339,54 +344,52 @@ def usage_text(usage: Any) -> str:
 def wire_result(
     uri: str, name: str, record: Any, validation: Any, case_path: tuple, encoding: str
 ) -> dict[str, Any]:
-    """The answer of ``evalens.runCase`` (see vscode-extension/src/protocol.ts ``CaseResult``)."""
+    """The answer of ``evalens.runCase``: a :class:`~evalens.server.wire.CaseResult`, as sent."""
     r = record.result
-    out: dict[str, Any] = {
-        "uri": uri,
-        "name": name,
-        "verdict": r.verdict,
-        "reason": r.reason,
-        "state": getattr(r, "state", None) or r.verdict,
-        "stale": list(getattr(r, "stale", None) or []),
-        "durationSeconds": r.duration_seconds,
-        "failedChecks": failed_checks(r, validation, case_path, encoding),
-        "engine": r.engine,
-        "model": r.agent_model,
-        "outputSnippet": r.output_snippet,
-        "reportPath": record.report_path,
-    }
+    out = CaseResult(
+        uri=uri,
+        name=name,
+        verdict=r.verdict,
+        reason=r.reason,
+        state=getattr(r, "state", None) or r.verdict,
+        stale=list(getattr(r, "stale", None) or []),
+        duration_seconds=r.duration_seconds,
+        failed_checks=failed_checks(r, validation, case_path, encoding),
+        engine=r.engine,
+        model=r.agent_model,
+        output_snippet=r.output_snippet,
+        report_path=record.report_path,
+    )
     if r.judge_verdict:
-        out["judge"] = {"verdict": r.judge_verdict, "reason": r.judge_reason or "", "model": r.judge_model}
+        out.judge = JudgeResult(verdict=r.judge_verdict, reason=r.judge_reason or "", model=r.judge_model)
     usage = getattr(r, "usage", None)
     if usage is not None:
-        out["usage"] = {
-            "inputTokens": usage.input_tokens,
-            "outputTokens": usage.output_tokens,
-            "costUsd": usage.cost_usd,
-        }
+        out.usage = RunUsage(
+            input_tokens=usage.input_tokens, output_tokens=usage.output_tokens, cost_usd=usage.cost_usd
+        )
     if r.error:
-        out["error"] = r.error
+        out.error = r.error
     if getattr(r, "runs", 1) > 1 and getattr(r, "run_verdicts", None):
-        out["repeats"] = repeat_stats(r.run_verdicts)
+        out.repeats = repeat_stats(r.run_verdicts)
     replayed = replay_label(getattr(r, "replay", None))
     if replayed:  # the Test Explorer marks a verdict from a cassette with the lens's words
-        out["replayed"] = replayed
-    return out
+        out.replayed = replayed
+    return out.wire()
 
 
-def repeat_stats(verdicts: list[str]) -> dict[str, Any]:
-    """``CaseResult.repeats`` on the wire: what the Test Explorer says of a repeated unit."""
+def repeat_stats(verdicts: list[str]) -> RepeatStats:
+    """``CaseResult.repeats``: what the Test Explorer says of a repeated unit."""
     rep = Repeats.of(verdicts)
     interval = rep.interval
-    return {
-        "runs": rep.runs,
-        "passed": rep.passed,
-        "counted": rep.counted,
-        "verdicts": list(verdicts),
-        "passRate": rep.pass_rate,
-        "interval": [round(x, 4) for x in interval] if interval else None,
-        "passHatK": rep.pass_hat_k,
-    }
+    return RepeatStats(
+        runs=rep.runs,
+        passed=rep.passed,
+        counted=rep.counted,
+        verdicts=list(verdicts),  # type: ignore[arg-type]  # Verdict values, checked by the model
+        pass_rate=rep.pass_rate,
+        interval=[round(x, 4) for x in interval] if interval else None,
+        pass_hat_k=rep.pass_hat_k,
+    )
 
 
 def record_lenses(record: Any, whole_file: bool) -> list[tuple[str, str]]:

@@ -68,3 +68,28 @@ def test_allowed_modules_exist_and_still_need_it() -> None:
     for rel in ALLOWED:
         text = (REPO / rel).read_text(encoding="utf-8")
         assert any(DECIDES.search(line.split("#", 1)[0]) for line in text.splitlines()), rel
+
+
+WORD_SETS = re.compile(r"""Literal\[\s*["'](?:PASS|FAIL)["']\s*,""")
+"""A type spelt from the verdict words: ``Literal["PASS", "FAIL", …]``."""
+
+WORD_SETS_ALLOWED = {
+    "evalens/core/models/verdict.py": "the one declaration of Verdict, State, CheckStatus and JudgeVerdict",
+    "runner/judge.py": "the schema of the judge's own reply (PASS or FAIL; ERROR is ours, when the judge fails)",
+}
+
+
+def test_the_verdict_words_are_declared_once() -> None:
+    """Eight modules had each spelt ``Literal["PASS", "FAIL", "SKIP", "ERROR"]`` (issue 23); a fifth word added
+    to one would reach one face and not another. They import the types from ``evalens.core.models.verdict``."""
+    found = []
+    for root in SOURCES:
+        for path in sorted((REPO / root).rglob("*.py")):
+            rel = path.relative_to(REPO).as_posix()
+            text = path.read_text(encoding="utf-8")
+            if rel not in WORD_SETS_ALLOWED and WORD_SETS.search(text):
+                found += [
+                    f"{rel}:{n}" for n, line in enumerate(text.splitlines(), 1) if WORD_SETS.search(line)
+                ]
+    assert found == [], "import Verdict / State / CheckStatus / JudgeVerdict from evalens.core.models.verdict"
+    assert WORD_SETS.search('x: Literal["PASS", "FAIL"]') and not WORD_SETS.search('Literal["text", "tool"]')

@@ -359,6 +359,16 @@ export interface CancelRunResult {
   cancelled: number;
 }
 
+/**
+ * The answer of `evalens.showProblems` (null when the unit now validates): where the first problem is,
+ * and how many there are.
+ */
+export interface ShowProblemsResult {
+  uri: string;
+  range: LspRange;
+  problems: number;
+}
+
 /** The answer of `evalens.lastReport` (or null when there is none). */
 export interface LastReportResult {
   path: string;

@@ -11,9 +11,9 @@ from typing import Any, Literal
 
 from evalens.core.models.base import EvalModel, doc
 from evalens.core.models.cassette import CaseReplay
+from evalens.core.models.verdict import CheckStatus, Verdict
 
 RECORD_VERSION = 1
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
 FileStatus = Literal["created", "modified", "deleted"]
 
 
@@ -165,7 +165,7 @@ class RecordCheck(EvalModel):
 
     kind: str = doc("Check kind.", example="contains")
     value: Any = doc("The exact entry checked.", default=None, example="GREETING-OK")
-    status: Literal["PASS", "FAIL"] = doc("PASS or FAIL.", example="FAIL")
+    status: CheckStatus = doc("PASS or FAIL.", example="FAIL")
     detail: str | None = doc("Why it failed.", default=None, example="output does not contain 'GREETING-OK'")
 
 

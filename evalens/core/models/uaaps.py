@@ -18,6 +18,7 @@ from evalens.core.models.base import EvalModel, doc
 from evalens.core.models.baseline import ArmSource, BaselineSource, ReportArms, Uplift
 from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
+from evalens.core.models.verdict import CheckStatus, State, Verdict
 
 NAME_PATTERN = r"^[a-z0-9-]+$"
 TARGET_PATTERN = r"^(skill:[A-Za-z0-9._-]+|hook:[A-Za-z0-9._-]+|agent:[A-Za-z0-9._-]+)$"
@@ -45,8 +46,6 @@ class _RegisteredEngine:
 
 
 Engine = Annotated[str, _RegisteredEngine]
-Verdict = Literal["PASS", "FAIL", "SKIP", "ERROR"]
-CheckStatus = Literal["PASS", "FAIL"]
 
 
 class SandboxLimits(EvalModel):
@@ -506,7 +505,7 @@ class ReportCase(EvalModel):
         default={},
         example={"trigger_rate": 0.67},
     )
-    state: Literal["PASS", "FAIL", "FLAKY", "SKIP", "ERROR", "BUDGET"] | None = doc(
+    state: State | None = doc(
         "The verdict over repeated runs (evalens extension), derived from `run_verdicts` and `budget_stopped`: "
         "`FLAKY` when the unit both passed and failed and no run errored; `BUDGET` when a budget kept runs from "
         "starting and no run failed or errored; else the verdict. Absent for a single run a budget did not stop.",
