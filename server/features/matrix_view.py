@@ -114,11 +114,6 @@ def cell_models(batch: Batch, cells: list[Any]) -> list[MatrixCell]:
     return out
 
 
-def wire_cells(batch: Batch, cells: list[Any]) -> list[dict[str, Any]]:
-    """A unit's row as ``MatrixCell`` payloads."""
-    return [c.wire() for c in cell_models(batch, cells)]
-
-
 def hover_markdown(batch: Batch, cells: list[Any]) -> str:
     """The unit's row under a heading, as a Markdown table of two columns (so a hover never cuts it off,
     however many cells): one line per cell (k/N, interval, cost), then with ``--arms`` one per engine and arm

@@ -32,7 +32,7 @@ from evalens.server.features import run_focus as focus
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.lifecycle import workspace_roots
-from evalens.server.features.matrix_view import MatrixRows, hover_markdown, wire_cells
+from evalens.server.features.matrix_view import MatrixRows, cell_models, hover_markdown
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
@@ -445,33 +445,28 @@ class Runs:
                 start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)
             )
         )
-        entry: dict[str, Any] = {
-            "uri": target.uri,
-            "name": target.name,
-            "format": target.format_id,
-            "packageRoot": str(target.package_root or target.root),
-            "range": {
-                "start": {"line": rng.start.line, "character": rng.start.character},
-                "end": {"line": rng.end.line, "character": rng.end.character},
-            },
-        }
+        entry = wire.DiscoveredCase(
+            uri=target.uri,
+            name=target.name,
+            format=target.format_id,
+            package_root=str(target.package_root or target.root),
+            range=LspRange.of(rng),
+        )
         if target.case is not None and target.validation is not None and target.validation.doc is not None:
-            entry["label"] = case_label(target.validation.doc, target.case)  # "1".."20" read as their prompts
+            entry.label = case_label(target.validation.doc, target.case)  # "1".."20" read as their prompts
             if skill := unit_skill(target.validation.doc, target.case):
-                entry["skill"] = skill
+                entry.skill = skill
         record = self.memory.get(target.root, target.name)
         if record is not None:
-            entry.update(
-                lastVerdict=record.result.verdict,
-                lastReason=record.result.reason,
-                lastDurationSeconds=record.result.duration_seconds,
-            )
+            entry.last_verdict = record.result.verdict
+            entry.last_reason = record.result.reason
+            entry.last_duration_seconds = record.result.duration_seconds
             if record.result.engine:
-                entry["engine"] = record.result.engine
+                entry.engine = record.result.engine
         if target.format_id == RUNNABLE and target.name != ALL:
             if (found := self.matrix.row(target.root, target.name, str(target.case_file))) is not None:
-                entry["matrix"] = wire_cells(*found)  # a row of the newest matrix run: one cell per column
-        return entry
+                entry.matrix = cell_models(*found)  # a row of the newest matrix run: one cell per column
+        return entry.wire()
 
     def request(
         self,
