@@ -168,7 +168,7 @@ class MatrixRows:
         cells = batch.row(name, case_file) if batch is not None else None
         return (batch, cells) if batch is not None and cells is not None else None
 
-    def answer(self, root: Path, name: str | None) -> dict[str, Any] | None:
+    def answer(self, root: Path, name: str | None) -> MatrixAnswer | None:
         """``evalens.matrix``: the whole matrix (or one unit's row) with its plain-text table."""
         batch = self.batch(root)
         if batch is None:
@@ -194,7 +194,7 @@ class MatrixRows:
             table=shown.table(),
             pooled=grid.pooled or None,
             unread=batch.unread,
-        ).wire()
+        )
 
 
 def root_of(args: dict[str, Any]) -> Path | None:

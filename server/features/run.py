@@ -429,13 +429,14 @@ class Runs:
                 ]
         return sorted(set(found))
 
-    def wire(self, target: Target, record: CaseRecord) -> dict[str, Any]:
+    def answer(self, target: Target, record: CaseRecord) -> wire.CaseResult:
+        """A unit's last result as the ``evalens.runCase`` answer."""
         case_path = target.case.path if target.case is not None else ()
-        return present.wire_result(
+        return present.case_result(
             target.uri, target.name, record, target.validation, case_path, self.ls.encoding
         )
 
-    def discovered(self, target: Target) -> dict[str, Any]:
+    def discovered(self, target: Target) -> wire.DiscoveredCase:
         lines = self._lines(target.validation)
         span = target.case.span if target.case is not None else None
         rng = (
@@ -466,7 +467,7 @@ class Runs:
         if target.format_id == RUNNABLE and target.name != ALL:
             if (found := self.matrix.row(target.root, target.name, str(target.case_file))) is not None:
                 entry.matrix = cell_models(*found)  # a row of the newest matrix run: one cell per column
-        return entry.wire()
+        return entry
 
     def request(
         self,
@@ -744,7 +745,7 @@ class Runs:
 
         ls.protocol.on_cancel(ls.protocol.msg_id, cancel_all)
 
-    async def wait(self, targets: list[Target], handles: list[RunHandle]) -> list[dict[str, Any]]:
+    async def wait(self, targets: list[Target], handles: list[RunHandle]) -> list[wire.CaseResult]:
         """Answer only once every verdict is known (Neovim 0.7 re-requests lenses on the answer)."""
         out = []
         for target, handle in zip(targets, handles, strict=True):
@@ -766,10 +767,10 @@ class Runs:
                         duration_seconds=round(time.monotonic() - handle.started, 3),
                         failed_checks=[],
                         cancelled=True,
-                    ).wire()
+                    )
                 )
             else:
-                out.append(self.wire(target, record))
+                out.append(self.answer(target, record))
         return out
 
     def warn_if_unsaved(self, target: Target) -> None:

@@ -23,14 +23,18 @@ from evalens.server.features.run import CONFIG, Runs
 from evalens.server.features.run_formats import ALL, CLI_FORMATS
 from evalens.server.features.run_memory import package_root_of
 from evalens.server.features.run_stale import StaleChecker
-from evalens.server.features.run_state import Target, read_args
+from evalens.server.features.run_state import Target, typed_command
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 from evalens.server.wire import (
+    COMMANDS,
     CancelRunResult,
     CaseCommandArgs,
+    CaseResult,
+    DiscoveredCase,
     LastReportResult,
     LspRange,
+    MatrixAnswer,
     MatrixArgs,
     PickedUnit,
     ShowProblemsResult,
@@ -44,11 +48,6 @@ async def off_loop(ls: EvalensServer, work: Callable[[], Any]) -> Any:
     return await asyncio.get_running_loop().run_in_executor(ls.thread_pool, work)
 
 
-def _args(raw: tuple[Any, ...], command: str, *, uri: bool = False) -> CaseCommandArgs:
-    """A run command's one argument, read as :class:`~evalens.server.wire.CaseCommandArgs`."""
-    return read_args(CaseCommandArgs, raw, command, uri=uri)
-
-
 class RunCommands:
     """The run commands and the lens provider as one handler each, over the shared :class:`Runs`, the stale
     checker and the batch budgets; :func:`register` binds them to the server."""
@@ -59,20 +58,19 @@ class RunCommands:
         self.arms = arms_lens.ArmsLens()
         self.budgets = run_focus.Budgets()
 
-    def commands(self) -> dict[str, Callable[..., Any]]:
-        """Each command name with its handler."""
-        return {
-            "evalens.runCase": self.run_case,
-            "evalens.showProblems": self.show_problems,
-            "evalens.runFile": self.run_file,
-            "evalens.runAll": self.run_all,
-            "evalens.pickUnits": self.pick_units,
-            "evalens.cancelRun": self.cancel_run,
-            "evalens.discoverCases": self.discover_cases,
-            "evalens.lastReport": self.last_report,
-            "evalens.showResult": self.show_result,
-            "evalens.matrix": self.matrix,
-        }
+    def commands(self) -> list[tuple[str, Callable[..., Any], bool]]:
+        """Each command's name, its handler over ``CaseCommandArgs`` and whether it needs the file (``uri``)."""
+        return [
+            (COMMANDS["runCase"], self.run_case, True),
+            (COMMANDS["showProblems"], self.show_problems, True),
+            (COMMANDS["runFile"], self.run_file, True),
+            (COMMANDS["runAll"], self.run_all, False),
+            (COMMANDS["pickUnits"], self.pick_units, False),
+            (COMMANDS["cancelRun"], self.cancel_run, False),
+            (COMMANDS["discoverCases"], self.discover_cases, False),
+            (COMMANDS["lastReport"], self.last_report, False),
+            (COMMANDS["showResult"], self.show_result, True),
+        ]
 
     async def code_lens(self, ls: EvalensServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         if not ls.settings.code_lens:
@@ -97,9 +95,8 @@ class RunCommands:
         if tasks:
             await asyncio.wait(tasks, timeout=15)
 
-    async def run_case(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
+    async def run_case(self, ls: EvalensServer, a: CaseCommandArgs) -> CaseResult:
         runs = self.runs
-        a = _args(args, "evalens.runCase", uri=True)
         target = runs.target(a.uri or "", a.name)
         arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
         errors = self.blockers(target)
@@ -119,7 +116,7 @@ class RunCommands:
 
     async def run_many(
         self, ls: EvalensServer, targets: list[Target], a: CaseCommandArgs | None = None
-    ) -> list[dict[str, Any]]:
+    ) -> list[CaseResult]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
         runs = self.runs
@@ -141,10 +138,9 @@ class RunCommands:
             for i, t in enumerate(targets)
         ]
 
-    async def show_problems(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    async def show_problems(self, ls: EvalensServer, a: CaseCommandArgs) -> ShowProblemsResult | None:
         """The "✗ N problems: fix to run" lens: go to the first problem (``window/showDocument``) and say how
         many there are; answers ``{uri, range, problems}`` (null when the unit now validates)."""
-        a = _args(args, "evalens.showProblems", uri=True)
         target = self.runs.target(a.uri or "", a.name)
         errors = self.blockers(target)
         if not errors or target.validation.doc is None:
@@ -163,11 +159,11 @@ class RunCommands:
                 )
             except Exception:  # noqa: BLE001 - the message above already said where
                 log.debug("showDocument failed", exc_info=True)
-        return ShowProblemsResult(uri=target.uri, range=LspRange.of(rng), problems=len(errors)).wire()
+        return ShowProblemsResult(uri=target.uri, range=LspRange.of(rng), problems=len(errors))
 
     async def run_picked(
         self, ls: EvalensServer, uri: str | None, a: CaseCommandArgs, whole_package: bool = False
-    ) -> list[dict[str, Any]]:
+    ) -> list[CaseResult]:
         """ "Run failed" / "Run stale": the units ``runner.reselect.pick`` chooses (the CLI's --failed/--stale)."""
         mode = str(a.select)
         picked = await off_loop(
@@ -192,8 +188,7 @@ class RunCommands:
         root = package_root_of(Path(to_fs_path(uri) or ""))
         return self.runs.package_targets(root) if root else []
 
-    async def run_file(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        a = _args(args, "evalens.runFile", uri=True)
+    async def run_file(self, ls: EvalensServer, a: CaseCommandArgs) -> list[CaseResult]:
         uri = a.uri or ""
         if a.select:
             return await self.run_picked(ls, uri, a)
@@ -205,8 +200,7 @@ class RunCommands:
             self.runs.target(uri, None)  # raises the reason the file does not run
         return await self.run_many(ls, targets, a)
 
-    async def run_all(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
-        a = _args(args, "evalens.runAll")
+    async def run_all(self, ls: EvalensServer, a: CaseCommandArgs) -> list[CaseResult]:
         uri = a.uri
         if uri:
             require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
@@ -227,31 +221,26 @@ class RunCommands:
             targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=True)]
         return targets
 
-    async def pick_units(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def pick_units(self, ls: EvalensServer, a: CaseCommandArgs) -> list[PickedUnit]:
         """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer."""
-        a = _args(args, "evalens.pickUnits")
         mode = a.select
         if mode is None:
             raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
         picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.uri, mode))
-        return [PickedUnit(uri=t.uri, name=t.name, reason=why).wire() for t, why in picked]
+        return [PickedUnit(uri=t.uri, name=t.name, reason=why) for t, why in picked]
 
-    def cancel_run(self, ls: EvalensServer, *args: Any) -> dict[str, Any]:
+    def cancel_run(self, ls: EvalensServer, a: CaseCommandArgs) -> CancelRunResult:
         runs = self.runs
-        a = _args(args, "evalens.cancelRun")
         root = runs.root_of_uri(a.uri) if a.uri else None
         if root is not None and a.name not in (None, ALL) and (str(root), ALL) in runs.active:
-            return CancelRunResult(
-                cancelled=runs.cancel(root, ALL)
-            ).wire()  # it runs as part of its whole file
-        return CancelRunResult(cancelled=runs.cancel(root, a.name)).wire()
+            return CancelRunResult(cancelled=runs.cancel(root, ALL))  # it runs as part of its whole file
+        return CancelRunResult(cancelled=runs.cancel(root, a.name))
 
-    async def discover_cases(self, ls: EvalensServer, *args: Any) -> list[dict[str, Any]]:
+    async def discover_cases(self, ls: EvalensServer, a: CaseCommandArgs) -> list[DiscoveredCase]:
         """Walks the workspace in a worker thread: a large root took the loop for seconds."""
-        uri = _args(args, "evalens.discoverCases").uri
-        return await off_loop(ls, lambda: self.discover(uri))
+        return await off_loop(ls, lambda: self.discover(a.uri))
 
-    def discover(self, uri: str | None) -> list[dict[str, Any]]:
+    def discover(self, uri: str | None) -> list[DiscoveredCase]:
         runs = self.runs
         if uri:
             package = self.package_targets_of(uri)
@@ -261,44 +250,41 @@ class RunCommands:
             targets += [t for u in runs.workspace_files() for t in runs.file_targets(u, whole=False)]
         return [runs.discovered(t) for t in targets]
 
-    async def matrix(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    async def matrix(self, ls: EvalensServer, a: MatrixArgs) -> MatrixAnswer | None:
         """``evalens.matrix``: the newest matrix run of the package holding ``uri`` (or one unit's row), read in
         a worker thread."""
-        a = read_args(MatrixArgs, args, "evalens.matrix", uri=True)
 
-        def work() -> dict[str, Any] | None:  # the package found and its reports read off the loop
+        def work() -> MatrixAnswer | None:  # the package found and its reports read off the loop
             root = root_of({"uri": a.uri})
             return None if root is None else self.runs.matrix.answer(root, a.name)
 
         return await off_loop(ls, work)
 
-    async def last_report(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
-        uri = _args(args, "evalens.lastReport").uri
-        return await off_loop(ls, lambda: self.newest_result(uri))
+    async def last_report(self, ls: EvalensServer, a: CaseCommandArgs) -> LastReportResult | None:
+        return await off_loop(ls, lambda: self.newest_result(a.uri))
 
-    def newest_result(self, uri: str | None) -> dict[str, Any] | None:
+    def newest_result(self, uri: str | None) -> LastReportResult | None:
         runs = self.runs
         fid = runs.format_id_of(runs.validation_of(uri)) if uri else None
         if uri and fid in CLI_FORMATS:
             files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
-            return LastReportResult(path=str(files[0])).wire() if files else None
+            return LastReportResult(path=str(files[0])) if files else None
         root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
         found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
         if not found:
             return None
         newest = max(found, key=lambda p: (p.stat().st_mtime_ns, p.name))
-        return LastReportResult(path=str(newest)).wire()
+        return LastReportResult(path=str(newest))
 
-    def show_result(self, ls: EvalensServer, *args: Any) -> dict[str, Any] | None:
+    def show_result(self, ls: EvalensServer, a: CaseCommandArgs) -> CaseResult | None:
         """The verdict lens: show the last result as a message (editors without hover-on-lens)."""
         runs = self.runs
-        a = _args(args, "evalens.showResult", uri=True)
         target = runs.target(a.uri or "", a.name)
         record = runs.memory.get(target.root, target.name)
         if record is None:
             return None
-        wire = runs.wire(target, record)
+        answer = runs.answer(target, record)
         text = present.summary_message(record.result)
         if record.report_path:
             text += f"\nreport: {record.report_path}"
@@ -308,7 +294,7 @@ class RunCommands:
                 message=f"{present.unit_label(target)}: {text}",
             )
         )
-        return wire
+        return answer
 
 
 def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -336,5 +322,6 @@ def register(server: EvalensServer) -> None:
         _handler(handlers.code_lens)
     )
     server.feature(types.SHUTDOWN)(_handler(handlers.on_shutdown))
-    for name, method in handlers.commands().items():
-        server.command(name)(_handler(method))
+    for name, method, needs_uri in handlers.commands():
+        typed_command(server, name, CaseCommandArgs, method, uri=needs_uri)
+    typed_command(server, COMMANDS["matrix"], MatrixArgs, handlers.matrix, uri=True)

@@ -17,7 +17,7 @@ from evalens.server.features.run_state import Target
 from evalens.server.wire import CaseResult
 
 
-async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str, Any]:
+async def dry_run(runs: Runs, target: Target, settings: Any = None) -> CaseResult:
     """The ``evalens.runCase`` answer with ``dryRun``: the plan (under ``settings`` with the run's overrides,
     else the editor's), also shown as a message."""
     # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
@@ -44,7 +44,7 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str,
             types.ShowMessageParams(type=types.MessageType.Error, message=f"evalens dry run: {exc}")
         )
         base.verdict, base.reason, base.error = "ERROR", str(exc), str(exc)
-        return base.wire()
+        return base
     plan = outcome.plan
     case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
     lines = [
@@ -59,10 +59,10 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> dict[str,
     return _show_plan(runs, base, target, lines)
 
 
-def _show_plan(runs: Runs, base: CaseResult, target: Target, lines: list[str]) -> dict[str, Any]:
+def _show_plan(runs: Runs, base: CaseResult, target: Target, lines: list[str]) -> CaseResult:
     """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
     label = present.unit_label(target)
     message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])
     runs.ls.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=message))
     base.reason = "dry run: " + "; ".join(lines[1:] or ["ok"])
-    return base.wire()
+    return base

@@ -62,8 +62,8 @@ def reason(errors: list[Problem]) -> str:
     )
 
 
-def skipped_answer(uri: str, name: str, errors: list[Problem], dry_run: bool = False) -> dict[str, Any]:
-    """The ``evalens.runCase`` answer for a unit that was not run (``CaseResult.problems``), as sent."""
+def skipped_answer(uri: str, name: str, errors: list[Problem], dry_run: bool = False) -> CaseResult:
+    """The ``evalens.runCase`` answer for a unit that was not run (``CaseResult.problems``)."""
     answer = CaseResult(
         uri=uri,
         name=name,
@@ -76,4 +76,4 @@ def skipped_answer(uri: str, name: str, errors: list[Problem], dry_run: bool = F
     )
     if dry_run:
         answer.dry_run = True
-    return answer.wire()
+    return answer

@@ -341,10 +341,10 @@ def usage_text(usage: Any) -> str:
     return " · ".join(x for x in (f"{used} tokens" if used else "", cost(usage)) if x)
 
 
-def wire_result(
+def case_result(
     uri: str, name: str, record: Any, validation: Any, case_path: tuple, encoding: str
-) -> dict[str, Any]:
-    """The answer of ``evalens.runCase``: a :class:`~evalens.server.wire.CaseResult`, as sent."""
+) -> CaseResult:
+    """The answer of ``evalens.runCase`` for a unit's last result."""
     r = record.result
     out = CaseResult(
         uri=uri,
@@ -374,7 +374,7 @@ def wire_result(
     replayed = replay_label(getattr(r, "replay", None))
     if replayed:  # the Test Explorer marks a verdict from a cassette with the lens's words
         out.replayed = replayed
-    return out.wire()
+    return out
 
 
 def repeat_stats(verdicts: list[str]) -> RepeatStats:

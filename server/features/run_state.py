@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -143,23 +144,41 @@ def read_args(model: type[ArgsT], raw: tuple[Any, ...], command: str, *, uri: bo
         raise JsonRpcInvalidParams(f"{command}: {wrong}") from None
 
 
+Answer = Wire | Sequence[Wire] | None
+"""What a command handler returns: its declared answer model, a list of them, or nothing (null)."""
+
+
 def typed_command(
     server: EvalensServer,
     name: str,
     args: type[ArgsT],
-    handler: Callable[[EvalensServer, ArgsT], Awaitable[Wire | None]],
+    handler: Callable[[EvalensServer, ArgsT], Answer | Awaitable[Answer]],
+    *,
+    uri: bool | None = None,
 ) -> None:
-    """Register ``handler`` as command ``name``: its one argument is read as ``args`` (anything else is invalid
-    params, worded by field) and its answer is sent as its model declares, so the generated TypeScript is what
-    travels."""
-    needs_uri = "uri" in args.model_fields and args.model_fields["uri"].is_required()
+    """Register ``handler`` as command ``name``, the one way every command is registered: its one argument is
+    read as ``args`` (anything else is invalid params, worded by field; ``uri``: the file must be named, by
+    default when the model requires it) and its answer is sent as its model declares, so the generated
+    TypeScript is what travels. The handler may be a coroutine function or a plain one."""
+    needs_uri = (
+        uri if uri is not None else "uri" in args.model_fields and args.model_fields["uri"].is_required()
+    )
 
     # ``ls: Any``: pygls resolves the handler's annotations at run time, where EvalensServer is not imported
-    async def command(ls: Any, *raw: Any) -> dict[str, Any] | None:
-        answer = await handler(ls, read_args(args, raw, name, uri=needs_uri))
-        return None if answer is None else answer.wire()
+    async def command(ls: Any, *raw: Any) -> Any:
+        answer = handler(ls, read_args(args, raw, name, uri=needs_uri))
+        return sent(await answer if inspect.isawaitable(answer) else answer)
 
     server.command(name)(command)
+
+
+def sent(answer: Answer) -> Any:
+    """An answer as it travels: each model as its wire JSON."""
+    if answer is None:
+        return None
+    if isinstance(answer, Wire):
+        return answer.wire()
+    return [a.wire() for a in answer]
 
 
 def uri_command(title: str, command: str, uri: str) -> types.Command:

@@ -198,8 +198,7 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
     from evalens.runner.replay import ReplaySettings, cassettes, open_tape
     from evalens.runner.results import result_from_report_case
     from evalens.runner.run_view import record_facts
-    from evalens.server.features.run_present import wire_result
-    from evalens.server.wire import CaseResult
+    from evalens.server.features.run_present import case_result
     from tests.fakemodel import FakeModelServer
     from tests.unit.ci_helpers import make_case, make_report
 
@@ -238,18 +237,17 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
 
     report = make_report([make_case("greet", "PASS", replay=replayed.replay), make_case("live", "PASS")])
     answers = [
-        wire_result(
+        case_result(
             "file:///p/evals/cases/x.yaml",
             c.name,
             SimpleNamespace(result=result_from_report_case(c, report, Path("/r/x.json")), report_path=None),
             None,
             (),
             "utf-16",
-        )
+        ).wire()
         for c in report.cases
     ]
-    assert answers[0]["replayed"] == label and "replayed" not in answers[1]
-    assert CaseResult.model_validate(answers[0]).replayed == label  # the declared wire field (protocol.ts)
+    assert answers[0]["replayed"] == label and "replayed" not in answers[1]  # the declared wire field
 
 
 def test_the_hosts_facts_in_a_clis_own_prompt_are_normalised() -> None:
