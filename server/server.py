@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
     from evalens.server.features.run import Runs
 
-ExtraHover = Callable[[str, "Validation", tuple[Any, ...]], "str | None"]
-"""Markdown a feature adds to the hover of a path (the last run's result on a case's ``name``)."""
-
 log = logging.getLogger("evalens.server")
 T = TypeVar("T")
 
@@ -69,8 +66,7 @@ class EvalensServer(LanguageServer):
         self._validating: dict[str, tuple[int | None, Future[Validation]]] = {}  # uris.key -> in flight
         self.pending: dict[str, asyncio.Task[None]] = {}  # uris.key -> the newest edit's validation task
         self.validated = 0  # how many times an open document was validated (``evalens/stats``)
-        self.runs: Runs | None = None  # set by features.run (the "Run eval" machinery)
-        self.extra_hover: ExtraHover | None = None  # set by features.run
+        self.runs: Runs | None = None  # set by features.run_commands (the "Run eval" machinery)
 
     @property
     def settings(self) -> Settings:

@@ -27,11 +27,9 @@ def hover_at(ls: EvalensServer, uri: str, position: types.Position) -> types.Hov
     if not path:
         return None
     parts: list[str] = []
-    extra_hover = getattr(ls, "extra_hover", None)
-    if extra_hover is not None:
-        extra = extra_hover(uri, result, path)
-        if extra:
-            parts.append(extra)
+    extra = ls.runs.hover(uri, result, path) if ls.runs is not None else None  # the unit's last result
+    if extra:
+        parts.append(extra)
     schema = result.format.schema()
     field = subschema(schema, path) if schema else None
     if schema and field:

@@ -164,12 +164,5 @@ def scan_workspace(ls: EvalensServer) -> None:
 def stats(ls: EvalensServer) -> dict[str, int]:
     """Sizes of everything the server keeps per document or request (``evalens/stats``; tests and the
     fuzz benchmark check that none grows without bound)."""
-    runs = ls.runs
-    return {
-        **ls.sizes(),
-        **ls.protocol.bookkeeping(),
-        "runMemoryFiles": runs.memory.size() if runs is not None else 0,
-        # features/run.py is being rewritten (issue #11 run pipeline); it should expose these sizes itself
-        "runPushed": len(runs._pushed) if runs is not None else 0,  # noqa: SLF001
-        "caseCache": len(runs._case_cache) if runs is not None else 0,  # noqa: SLF001
-    }
+    runs = ls.runs.sizes() if ls.runs is not None else {"runMemoryFiles": 0, "runPushed": 0, "caseCache": 0}
+    return {**ls.sizes(), **ls.protocol.bookkeeping(), **runs}

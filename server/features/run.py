@@ -309,8 +309,16 @@ class Runs:
             except Exception:  # noqa: BLE001
                 log.debug("code lens refresh failed", exc_info=True)
 
+    def sizes(self) -> dict[str, int]:
+        """What the run machinery keeps per file (``evalens/stats``: none may grow without bound)."""
+        return {
+            "runMemoryFiles": self.memory.size(),
+            "runPushed": len(self._pushed),
+            "caseCache": len(self._case_cache),
+        }
+
     def hover(self, uri: str, validation: Any, path: tuple) -> str | None:
-        """Markdown for the last result when hovering a case's `name` (``ls.extra_hover``)."""
+        """Markdown for the last result when hovering a case's `name` (``features/hover.py`` asks)."""
         root = self.root_of_uri(uri, validation)
         if root is None:
             return None

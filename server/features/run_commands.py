@@ -314,10 +314,10 @@ def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def register(server: EvalensServer) -> None:
-    """Lenses, run commands, verdict diagnostics (``ls.runs``) and the hover hook (``ls.extra_hover``)."""
+    """Lenses, run commands, and ``ls.runs``, which diagnostics, hover and ``evalens/stats`` ask for a unit's
+    last result."""
     handlers = RunCommands(server)
     server.runs = handlers.runs
-    server.extra_hover = handlers.runs.hover
     server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))(
         _handler(handlers.code_lens)
     )
