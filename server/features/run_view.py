@@ -19,8 +19,8 @@ from evalens.core.index import find_package_root
 from evalens.runner.report import NotAReport, load_report
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL
-from evalens.server.features.run_state import read_args
-from evalens.server.wire import ListRunsArgs, RunEntry, RunViewAnswer, RunViewArgs
+from evalens.server.features.run_state import typed_command
+from evalens.server.wire import COMMANDS, ListRunsArgs, RunEntry, RunViewAnswer, RunViewArgs
 
 MAX_REPORTS = 50
 
@@ -80,7 +80,7 @@ def anchor_for(view: Any, name: str | None) -> str | None:
 
 def view_answer(
     fmt: str, text: str, title: str, report_path: Path | str, anchor: str | None, *, live: bool = False
-) -> dict[str, Any]:
+) -> RunViewAnswer:
     """A ``runView`` answer as declared on the wire (:class:`~evalens.server.wire.RunViewAnswer`): a run, a
     comparison or a live page."""
     answer = RunViewAnswer(
@@ -92,10 +92,10 @@ def view_answer(
     )
     if live:
         answer.live = True
-    return answer.wire()
+    return answer
 
 
-def render_compare(args: RunViewArgs, name: str | None, fmt: str) -> dict[str, Any] | None:
+def render_compare(args: RunViewArgs, name: str | None, fmt: str) -> RunViewAnswer | None:
     """``compare: true``: the unit's two most recent runs side by side (None: no run of it yet)."""
     # lazy: evalens.runner.run_compare ~0.4 s to import; the server starts without it
     from evalens.runner.run_compare import compare, render_compare_html, render_compare_markdown
@@ -120,7 +120,7 @@ def render_compare(args: RunViewArgs, name: str | None, fmt: str) -> dict[str, A
     return view_answer(fmt, text, f"evalens: compare {name}", cmp.latest.report_path, None)
 
 
-def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
+def render_live(path: str, name: str, fmt: str) -> RunViewAnswer | None:
     """The live page of unit ``name`` of the eval file ``path`` while it runs, from its batch's run log
     (``runner/live_run.py``: UAAPS cases and every other format alike); None when its newest batch has a report.
     The answer has ``live: true``: asked again, it follows the unit, and once the batch's report is written the
@@ -135,7 +135,7 @@ def render_live(path: str, name: str, fmt: str) -> dict[str, Any] | None:
     return view_answer(fmt, text, f"evalens: {name} (running)", live.report, "live", live=True)
 
 
-def render(args: RunViewArgs, running: bool = False) -> dict[str, Any] | None:
+def render(args: RunViewArgs, running: bool = False) -> RunViewAnswer | None:
     """The command's answer (blocking: call it in a worker thread); ``running``: the server runs the unit now,
     so its live page is answered while its batch has no report."""
     # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it
@@ -181,7 +181,7 @@ def render(args: RunViewArgs, running: bool = False) -> dict[str, Any] | None:
     return view_answer(fmt, text, title, report_path, anchor)
 
 
-def list_runs(a: ListRunsArgs, roots: list[Path]) -> list[dict[str, Any]]:
+def list_runs(a: ListRunsArgs, roots: list[Path]) -> list[RunEntry]:
     """``evalens.listRuns``: every run of the package holding ``uri`` (else of each of ``roots``), newest first,
     kept by the argument's verdicts, engine and date (blocking: call it in a worker thread)."""
     # lazy: evalens.runner.run_history ~0.7 s to import; the server starts without it
@@ -207,30 +207,31 @@ def list_runs(a: ListRunsArgs, roots: list[Path]) -> list[dict[str, Any]]:
             duration_seconds=e.duration_seconds,
             interrupted=e.interrupted or None,
             cancelled=e.cancelled or None,
-        ).wire()
+        )
         for e in entries
     ]
 
 
 def register(server: Any) -> None:
-    @server.command("evalens.listRuns")
-    async def list_runs_command(ls: Any, *args: Any) -> list[dict[str, Any]]:
-        arg = read_args(ListRunsArgs, args, "evalens.listRuns")
-        runs = getattr(ls, "runs", None)
+    typed_command(server, COMMANDS["listRuns"], ListRunsArgs, list_runs_command)
+    typed_command(server, COMMANDS["runView"], RunViewArgs, run_view_command)
 
-        def work() -> list[dict[str, Any]]:  # the workspace walk too, off the loop
-            roots = list(runs.workspace_packages()) if runs is not None and not arg.uri else []
-            return list_runs(arg, roots)
 
-        return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), work)
+async def list_runs_command(ls: Any, arg: ListRunsArgs) -> list[RunEntry]:
+    runs = getattr(ls, "runs", None)
 
-    @server.command("evalens.runView")
-    async def run_view(ls: Any, *args: Any) -> dict[str, Any] | None:
-        arg = read_args(RunViewArgs, args, "evalens.runView")
-        running = is_running(getattr(ls, "runs", None), arg)
-        return await asyncio.get_running_loop().run_in_executor(
-            getattr(ls, "thread_pool", None), render, arg, running
-        )
+    def work() -> list[RunEntry]:  # the workspace walk too, off the loop
+        roots = list(runs.workspace_packages()) if runs is not None and not arg.uri else []
+        return list_runs(arg, roots)
+
+    return await asyncio.get_running_loop().run_in_executor(getattr(ls, "thread_pool", None), work)
+
+
+async def run_view_command(ls: Any, arg: RunViewArgs) -> RunViewAnswer | None:
+    running = is_running(getattr(ls, "runs", None), arg)
+    return await asyncio.get_running_loop().run_in_executor(
+        getattr(ls, "thread_pool", None), render, arg, running
+    )
 
 
 def is_running(runs: Any, arg: RunViewArgs) -> bool:

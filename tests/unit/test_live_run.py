@@ -70,10 +70,9 @@ def test_a_running_unit_reads_as_its_log_says(tmp_path: Path) -> None:
 
     arg = {"uri": (suite / "tasks.yaml").as_uri(), "name": "greet"}
     answer = render(RunViewArgs.model_validate(arg), running=True)
-    assert answer is not None and answer["live"] is True and answer["title"] == "evalens: greet (running)"
-    assert render(RunViewArgs.model_validate({**arg, "format": "markdown"}), running=True)["text"].startswith(
-        "## RUNNING greet"
-    )
+    assert answer is not None and answer.live is True and answer.title == "evalens: greet (running)"
+    markdown = render(RunViewArgs.model_validate({**arg, "format": "markdown"}), running=True)
+    assert markdown is not None and markdown.text.startswith("## RUNNING greet")
     assert (
         render(RunViewArgs.model_validate(arg), running=False) is None
     )  # not running here (a killed batch's log): no live page

@@ -121,11 +121,14 @@ def test_any_two_runs_of_a_unit_compare_the_newer_as_latest(tmp_path: Path) -> N
 
 def test_list_runs_command_answers_wire_entries(tmp_path: Path) -> None:
     pkg, paths = _package(tmp_path)
-    answer = list_runs_command(ListRunsArgs(verdicts=["PASS"]), [pkg])
+    answer = [e.wire() for e in list_runs_command(ListRunsArgs(verdicts=["PASS"]), [pkg])]
     assert [(e["name"], e["reportPath"]) for e in answer] == [("b", str(paths[2])), ("a", str(paths[0]))]
     assert answer[0]["uri"].startswith("file://") and answer[0]["uri"].endswith("evals/cases/b.yaml")
     assert answer[0]["engine"] == "claude-code" and answer[0]["model"] == "opus"
-    by_file = list_runs_command(ListRunsArgs(uri=(pkg / "evals" / "cases").as_uri(), engine="codex"), [])
+    by_file = [
+        e.wire()
+        for e in list_runs_command(ListRunsArgs(uri=(pkg / "evals" / "cases").as_uri(), engine="codex"), [])
+    ]
     assert [(e["name"], e["verdict"], e.get("interrupted")) for e in by_file] == [
         ("a", "FAIL", True),
         ("a", "ERROR", None),
@@ -157,6 +160,6 @@ def test_a_cancelled_unit_is_listed_as_cancelled_not_error(tmp_path: Path) -> No
     assert not runs["done"].cancelled and runs["done"].shown == "PASS"
     assert list_runs(pkg, RunFilter(verdicts=("ERROR",))) == []  # not an error of the agent or the judge
     assert [r.name for r in list_runs(pkg, RunFilter(verdicts=("CANCELLED",)))] == ["slow", "next"]
-    wire = {e["name"]: e for e in list_runs_command(ListRunsArgs(), [pkg])}
+    wire = {e.name: e.wire() for e in list_runs_command(ListRunsArgs(), [pkg])}
     assert wire["slow"]["cancelled"] is True and wire["next"]["cancelled"] is True
     assert not wire["done"]["cancelled"]

@@ -87,6 +87,21 @@ def test_the_server_registers_exactly_the_declared_commands_and_publishes_valid_
     assert experimental.wire() == {"fileKinds": published()}
 
 
+def test_every_command_is_registered_through_typed_command():
+    """One way to register a command (issue 23): ``run_state.typed_command`` reads the declared argument model
+    and sends the declared answer model; a ``server.command`` anywhere else would skip both."""
+    registering = re.compile(r"\.command\(")
+    found = [
+        f"{path.relative_to(REPO)}:{n}"
+        for folder in ("server", "evalens")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        if path.relative_to(REPO).as_posix() != "server/features/run_state.py"
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if registering.search(line.split("#", 1)[0])
+    ]
+    assert found == []
+
+
 def test_settings_ts_sends_only_settings_the_server_reads():
     aliases = {info.alias for info in Settings.model_fields.values()}
     sent = ts_interfaces(SETTINGS_TS)["WireSettings"]
