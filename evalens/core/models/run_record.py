@@ -79,7 +79,7 @@ class ToolCall(EvalModel):
         example=[{"event": "PreToolUse", "blocked": False}],
     )
     skill: str | None = doc(
-        "The skill this call activated (Claude Code's `Skill` tool, or a read of a `SKILL.md`).",
+        "The skill this call activated: Claude Code's `Skill` tool; for Codex, a read of an installed `SKILL.md`.",
         default=None,
         example="greeter",
     )
