@@ -84,7 +84,8 @@ def diagnostics_from(problems: list[dict], corpus: Path) -> list[Diagnostic]:
     out = []
     root = str(corpus.resolve())
     for p in problems:
-        path = str(Path(p["path"]).absolute())
+        # both sides resolved: a corpus reached through a symbolic link is scored too
+        path = str(Path(p["path"]).resolve())
         rel = path[len(root) + 1 :] if path.startswith(root + "/") else p["path"]
         related = tuple(int(r["line"]) for r in p.get("related") or ())
         out.append(Diagnostic(rel, int(p["line"]), p["severity"], p["code"], p["message"], related))
