@@ -17,15 +17,16 @@ SCHEMA_BASE_URI = "https://evalens.dev/schemas/"
 
 
 class EvalModel(BaseModel):
-    """Base of every file model: unknown keys are kept (forward compatibility), aliases accepted."""
+    """Base of every file model: unknown keys are kept (forward compatibility), aliases accepted. Validators
+    are built on first use (``defer_build``): a server or CLI start imports every model but uses few."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
 
 
 class StrictEvalModel(BaseModel):
     """For file kinds whose original tool rejects unknown keys."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 def doc(
