@@ -188,8 +188,9 @@ _IDENTIFIER = re.compile(
 
 
 _PAST_LATIN = re.compile("[^\x00-\u024f]+")
-"""Runs of characters past Latin Extended-B: the regex skips Latin text in C, and only what it finds is looked at
-one character at a time (a loop over every character of every expectation was a sixth of validating a large evals.json)."""
+"""Runs of characters past Latin Extended-B: the regex skips Latin text in C, and only what it finds is looked
+at one character at a time (a loop over every character of every expectation was a sixth of validating a large
+evals.json)."""
 
 
 def other_script(text: str) -> bool:
