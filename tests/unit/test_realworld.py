@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CORPUS, REPO
+from tests.conftest import CORPUS, REPO, SHARED_CORPUS
 
 SHARED = CORPUS / "realworld"
 OWN = (REPO / "tests" / "corpus" / "field", REPO / "tests" / "corpus" / "realworld")
@@ -60,7 +60,8 @@ def test_shared_corpus_is_present() -> None:
     """The one counted skip when the shared corpus is not beside the clone (its files are then not scored)."""
     if not (SHARED / "VERDICTS.tsv").is_file():
         pytest.skip(
-            f"shared real-world corpus not found at {SHARED}: scoring the repository's own corpora only"
+            f"shared real-world corpus not found at {SHARED_CORPUS / 'realworld'}: scoring the repository's own"
+            " corpora only"
         )
     assert _run(SHARED)[3], "validate found nothing in the shared corpus"
 
