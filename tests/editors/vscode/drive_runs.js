@@ -101,12 +101,26 @@ async function showTesting(page) {
           await showTesting(page);
           const tree = page.locator('.test-explorer .monaco-list-row');
           let index = -1;
+          // each label the followed row showed, with when: if it never shows Running, the failure says what it
+          // showed instead (a flake seen only after the whole editors tier, never alone)
+          const seen = [];
+          const t0 = Date.now();
           for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
             const rows = await testRows(page);
+            const followed = rows.find((r) => r.label.startsWith('followed ('));
+            const label = followed ? followed.label : '(no row)';
+            if (!seen.length || seen[seen.length - 1].label !== label) seen.push({ at: (Date.now() - t0) / 1000, label });
             index = rows.findIndex((r) => r.label.startsWith('followed (') && /Running/i.test(r.label));
             if (index < 0) await page.waitForTimeout(500);
           }
-          if (index < 0) throw new Error(`the followed case never showed as running: ${JSON.stringify(await testRows(page))}`);
+          result.followedLabels = seen;
+          if (index < 0) {
+            await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
+            await page.waitForTimeout(1000);
+            result.batchTextAtFailure = (await page.locator('.xterm-accessibility-tree, .xterm-rows').allInnerTexts().catch(() => [])).join('\n').slice(-4000);
+            await page.screenshot({ path: `${OUT}/batch-follow-failure.png` }).catch(() => undefined);
+            throw new Error(`the followed case never showed as running; its row showed ${JSON.stringify(seen)}; the batch's output ends: ${JSON.stringify(result.batchTextAtFailure.slice(-1500))}`);
+          }
           await tree.nth(index).click({ button: 'right' });
           await chooseMenuItem(page, 'Show Run');
           let live = null;
