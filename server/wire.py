@@ -21,14 +21,9 @@ from evalens.core.models.verdict import Verdict
 class Wire(BaseModel):
     """Base: camelCase on the wire, unknown fields refused (a payload is exactly what is declared)."""
 
-    # attribute docstrings become the schema's descriptions, and so the generated TypeScript's doc comments;
-    # defer_build: a model's validator is built when first used, not at every server start (~0.2 s for all)
+    # attribute docstrings become the schema's descriptions, and so the generated TypeScript's doc comments
     model_config = ConfigDict(
-        alias_generator=to_camel,
-        populate_by_name=True,
-        extra="forbid",
-        use_attribute_docstrings=True,
-        defer_build=True,
+        alias_generator=to_camel, populate_by_name=True, extra="forbid", use_attribute_docstrings=True
     )
 
     def wire(self) -> dict[str, Any]:

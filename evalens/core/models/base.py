@@ -17,16 +17,15 @@ SCHEMA_BASE_URI = "https://evalens.dev/schemas/"
 
 
 class EvalModel(BaseModel):
-    """Base of every file model: unknown keys are kept (forward compatibility), aliases accepted. Validators
-    are built on first use (``defer_build``): a server or CLI start imports every model but uses few."""
+    """Base of every file model: unknown keys are kept (forward compatibility), aliases accepted."""
 
-    model_config = ConfigDict(extra="allow", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
 
 class StrictEvalModel(BaseModel):
     """For file kinds whose original tool rejects unknown keys."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
 
 def doc(
