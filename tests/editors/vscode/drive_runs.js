@@ -110,7 +110,7 @@ async function showTesting(page) {
             const followed = rows.find((r) => r.label.startsWith('followed ('));
             const label = followed ? followed.label : '(no row)';
             if (!seen.length || seen[seen.length - 1].label !== label) seen.push({ at: (Date.now() - t0) / 1000, label });
-            index = rows.findIndex((r) => r.label.startsWith('followed (') && /Running/i.test(r.label));
+            index = followed && /Running/i.test(followed.label) ? rows.indexOf(followed) : -1;
             if (index < 0) await page.waitForTimeout(500);
           }
           result.followedLabels = seen;
