@@ -21,12 +21,19 @@ function releaseFollowed() {
   fs.writeFileSync(path.join(OUT, 'fakemodel', 'release-followed'), '');
 }
 
-/** Every Test Explorer row: its aria-label (name and state) and its text (label, description, tags). */
+/** Every Test Explorer row: its aria-label (name and state when rendered), its text (label, description,
+ * tags) and its live state. The state comes from the row's state icon: VS Code redraws the icon when a test's
+ * state changes but keeps the row's aria-label until the row itself is laid out again, so a case that starts
+ * while a failure peek is open (testing.automaticallyOpenPeekView) kept "Not yet run" in its aria-label while
+ * its icon spun (read in code-server's testingExplorerView: renderElement re-renders the template only). */
 async function testRows(page) {
-  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
-    label: (r.getAttribute('aria-label') || '').trim(),
-    text: (r.textContent || '').trim(),
-  })));
+  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => {
+    const icon = r.querySelector('.computed-state');
+    const cls = icon ? icon.className : '';
+    const named = /codicon-testing-(error|failed|passed|queued|skipped|unset)-icon/.exec(cls);
+    const state = /codicon-loading/.test(cls) ? 'running' : named ? named[1] : '';
+    return { label: (r.getAttribute('aria-label') || '').trim(), text: (r.textContent || '').trim(), state };
+  }));
 }
 
 async function showTesting(page) {
@@ -101,16 +108,16 @@ async function showTesting(page) {
           await showTesting(page);
           const tree = page.locator('.test-explorer .monaco-list-row');
           let index = -1;
-          // each label the followed row showed, with when: if it never shows Running, the failure says what it
-          // showed instead (a flake seen only after the whole editors tier, never alone)
+          // each label and state the followed row showed, with when: if it never shows Running, the failure says
+          // what it showed instead
           const seen = [];
           const t0 = Date.now();
           for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
             const rows = await testRows(page);
             const followed = rows.find((r) => r.label.startsWith('followed ('));
-            const label = followed ? followed.label : '(no row)';
+            const label = followed ? `${followed.label} [${followed.state}]` : '(no row)';
             if (!seen.length || seen[seen.length - 1].label !== label) seen.push({ at: (Date.now() - t0) / 1000, label });
-            index = followed && /Running/i.test(followed.label) ? rows.indexOf(followed) : -1;
+            index = followed && followed.state === 'running' ? rows.indexOf(followed) : -1;
             if (index < 0) await page.waitForTimeout(500);
           }
           result.followedLabels = seen;
