@@ -113,6 +113,9 @@ def test_skill_creator_evals_are_labelled_by_their_name(session):
     rows = [r["text"] for r in session["skillCreatorRows"]]  # the row's label then its description (the id)
     assert "first-line#1" in rows, rows
     assert "Count the words in fixtures/sample.txt#2" in rows, rows
+    # two packages named pdf-tools (the repository's, and the skill folder holding evals.json): the nested one
+    # shows its folder beside its name, the workspace's own shows none
+    assert rows.count("pdf-tools") == 1 and "pdf-toolsskills/pdf-tools" in rows, rows
 
 
 def test_run_all_is_one_test_results_run_with_a_summary(session):

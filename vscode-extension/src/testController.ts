@@ -64,6 +64,18 @@ function packageUri(root: string): vscode.Uri {
   return /^[a-z][a-z0-9+.-]*:/i.test(root) && !/^[a-z]:[\\/]/i.test(root) ? vscode.Uri.parse(root) : vscode.Uri.file(root);
 }
 
+/** A package's folder relative to its workspace folder ("skills/pdf-tools"), shown beside its name so two
+ * packages of one name (a repository's package and a skill folder inside it) are told apart; none for a
+ * workspace folder itself or a folder outside the workspace. */
+function packageDescription(uri: vscode.Uri): string | undefined {
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  if (!folder || uri.scheme !== "file") {
+    return undefined;
+  }
+  const rel = path.relative(folder.uri.fsPath, uri.fsPath);
+  return rel && !rel.startsWith("..") && !path.isAbsolute(rel) ? rel.split(path.sep).join("/") : undefined;
+}
+
 /** Runs `work` over `items` with at most `limit` at a time. */
 export async function inPool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -330,6 +342,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     let pkg = this.controller.items.get(pkgUri.toString());
     if (!pkg) {
       pkg = this.controller.createTestItem(pkgUri.toString(), path.basename(pkgUri.fsPath) || pkgUri.fsPath, pkgUri);
+      pkg.description = packageDescription(pkgUri);
       this.controller.items.add(pkg);
     }
     for (const [, other] of this.controller.items) {
