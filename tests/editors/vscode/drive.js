@@ -18,7 +18,7 @@ const NEW_CASE_FILE = process.env.NEW_CASE_FILE || '04-pdf-tools-new-case.yaml';
 
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
-  runPageFrame, launch,
+  runPageFrame, launch, testRows, caseRow,
 } = require('./lib');
 
 (async () => {
@@ -189,18 +189,13 @@ const {
           await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
           await page.waitForTimeout(200);
         }
-        // the case row: its aria-label is "<case name> (<state>)…" (file rows show their path)
-        const rowsInfo = () => tree.evaluateAll((rows) => rows.map((r) => ({
-          text: (r.textContent || '').trim(),
-          label: (r.getAttribute('aria-label') || '').trim(),
-          icons: [...r.querySelectorAll('[class*="codicon-testing-"]')]
-            .map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
-        })));
+        // the case row: its aria-label starts "<case name> (" (file rows show their path); its state, from its icon
+        const rowsInfo = () => testRows(page);
         const isCase = (r) => r.label.startsWith(`${CASE} (`);
         let index = -1;
         for (let i = 0; i < 60 && index < 0; i++) {
           result.testExplorerRows = await rowsInfo();
-          index = result.testExplorerRows.findIndex((r) => isCase(r) && /passed|failed|error|skipped/.test(r.icons));
+          index = result.testExplorerRows.findIndex((r) => isCase(r) && /^(passed|failed|error|skipped)$/.test(r.state));
           if (index < 0) await page.waitForTimeout(500);
         }
         if (index < 0) throw new Error(`no finished case row ${CASE}: ${JSON.stringify(result.testExplorerRows)}`);
@@ -221,13 +216,13 @@ const {
           const row = tree.nth(index);
           await row.hover();
           await row.locator('.action-label.codicon-testing-run-icon').first().click();
-          let label = '';
+          let finished;
           for (let i = 0; i < LENS_TIMEOUT / 500; i++) {
-            label = (await tree.nth(index).getAttribute('aria-label')) || '';
-            if (/\((Failed|Errored|Passed|Skipped)/.test(label)) break;
+            finished = caseRow(await testRows(page), FAIL_CASE);
+            if (finished && /^(failed|error|passed|skipped)$/.test(finished.state)) break;
             await page.waitForTimeout(500);
           }
-          result.failRow = label;
+          result.failRow = finished || null;
           const peek = page.locator('.peekview-widget').first();
           await peek.waitFor({ state: 'visible', timeout: 30000 });
           await page.waitForTimeout(700);
@@ -307,9 +302,7 @@ const {
           const toast = page.locator('.notification-toast', { hasText: `Dry run of ${FAIL_CASE}` }).first();
           await toast.waitFor({ timeout: 60000 });
           await page.waitForTimeout(1500);
-          const tree = page.locator('.test-explorer .monaco-list-row');
-          const labels = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
-          result.failRowAfterDryRun = labels.find((l) => l.startsWith(`${FAIL_CASE} (`)) || '';
+          result.failRowAfterDryRun = caseRow(await testRows(page), FAIL_CASE) || null;
           await page.screenshot({ path: `${OUT}/dry-run-keeps-result.png` });
           await runCommand(page, 'Notifications: Clear All Notifications').catch(() => undefined);
         });
@@ -346,18 +339,17 @@ const {
             fresh = fs.readdirSync(reports).filter((f) => f.endsWith('.json') && !before.has(f));
           }
           if (fresh.length === 0) throw new Error('Run failed wrote no report');
-          const tree = page.locator('.test-explorer .monaco-list-row');
-          let labels = [];
+          let rows = [];
           for (let i = 0; i < 60; i++) {
-            labels = await tree.evaluateAll((els) => els.map((r) => (r.getAttribute('aria-label') || '').trim()));
-            if (labels.some((l) => l.startsWith(`${FAIL_CASE} (Failed`))) break;
+            rows = await testRows(page);
+            if ((caseRow(rows, FAIL_CASE) || {}).state === 'failed') break;
             await page.waitForTimeout(500);
           }
           await page.waitForTimeout(1500); // a second report would be there by now
           fresh = fs.readdirSync(reports).filter((f) => f.endsWith('.json') && !before.has(f));
           result.runFailedReports = fresh.map((f) => JSON.parse(fs.readFileSync(path.join(reports, f), 'utf8')).cases.map((c) => c.name));
-          result.failRowAfterRunFailed = labels.find((l) => l.startsWith(`${FAIL_CASE} (`)) || '';
-          result.passRowAfterRunFailed = labels.find((l) => l.startsWith(`${CASE} (`)) || '';
+          result.failRowAfterRunFailed = caseRow(rows, FAIL_CASE) || null;
+          result.passRowAfterRunFailed = caseRow(rows, CASE) || null;
           await page.screenshot({ path: `${OUT}/run-failed-profile.png` });
         });
       }

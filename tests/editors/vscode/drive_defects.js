@@ -11,7 +11,7 @@ const fs = require('fs');
 const path = require('path');
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
-  runPageFrame, launch,
+  runPageFrame, launch, testRows, showTesting,
 } = require('./lib');
 
 const [BASE, FOLDER] = process.argv.slice(2);
@@ -24,25 +24,6 @@ const FLAKY_CASE = process.env.FLAKY_CASE || 'wobbly';
 const FAKE_LOG = path.join(OUT, 'fakemodel', 'requests.jsonl');
 const ONLY = (process.env.STEPS || '').split(',').filter(Boolean);
 const wanted = (name) => ONLY.length === 0 || ONLY.includes(name);
-
-async function testRows(page) {
-  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => ({
-    label: (r.getAttribute('aria-label') || '').trim(),
-    icons: [...r.querySelectorAll('.codicon')].map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
-  })));
-}
-
-async function showTesting(page) {
-  await runCommand(page, 'View: Show Testing');
-  const tree = page.locator('.test-explorer .monaco-list-row');
-  await tree.first().waitFor({ timeout: 30000 });
-  for (let i = 0; i < 12; i++) {
-    const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
-    if ((await closed.count()) === 0) break;
-    await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
-    await page.waitForTimeout(200);
-  }
-}
 
 async function testResultsText(page, until) {
   await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);

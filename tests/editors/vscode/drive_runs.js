@@ -4,7 +4,7 @@
 // Usage: node drive_runs.js <baseUrl> <workspaceFolder>; Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS.
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
-  runPageFrame, launch,
+  runPageFrame, launch, testRows, showTesting,
 } = require('./lib');
 
 const fs = require('fs');
@@ -19,33 +19,6 @@ const wanted = (name) => ONLY.length === 0 || ONLY.includes(name);
 function releaseFollowed() {
   fs.mkdirSync(path.join(OUT, 'fakemodel'), { recursive: true });
   fs.writeFileSync(path.join(OUT, 'fakemodel', 'release-followed'), '');
-}
-
-/** Every Test Explorer row: its aria-label (name and state when rendered), its text (label, description,
- * tags) and its live state. The state comes from the row's state icon: VS Code redraws the icon when a test's
- * state changes but keeps the row's aria-label until the row itself is laid out again, so a case that starts
- * while a failure peek is open (testing.automaticallyOpenPeekView) kept "Not yet run" in its aria-label while
- * its icon spun (read in code-server's testingExplorerView: renderElement re-renders the template only). */
-async function testRows(page) {
-  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => {
-    const icon = r.querySelector('.computed-state');
-    const cls = icon ? icon.className : '';
-    const named = /codicon-testing-(error|failed|passed|queued|skipped|unset)-icon/.exec(cls);
-    const state = /codicon-loading/.test(cls) ? 'running' : named ? named[1] : '';
-    return { label: (r.getAttribute('aria-label') || '').trim(), text: (r.textContent || '').trim(), state };
-  }));
-}
-
-async function showTesting(page) {
-  await runCommand(page, 'View: Show Testing');
-  const tree = page.locator('.test-explorer .monaco-list-row');
-  await tree.first().waitFor({ timeout: 30000 });
-  for (let i = 0; i < 12; i++) {
-    const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
-    if ((await closed.count()) === 0) break;
-    await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
-    await page.waitForTimeout(200);
-  }
 }
 
 (async () => {

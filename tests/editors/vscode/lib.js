@@ -1,5 +1,6 @@
-// Helpers shared by the code-server drivers (drive.js, drive_runs.js): steps recorded for pytest, and what a
-// user does in the workbench (quick open, go to line, palette commands, context menus, webview frames).
+// Helpers shared by the code-server drivers (drive*.js): steps recorded for pytest, what a user does in the
+// workbench (quick open, go to line, palette commands, context menus, webview frames) and what the Test Explorer
+// shows.
 const fs = require('fs');
 const path = require('path');
 
@@ -115,6 +116,48 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
   throw new Error('no evalens run page in a webview');
 }
 
+/** Every Test Explorer row as VS Code draws it: `label`, its aria-label ("<name> (<state>)…"; file rows show their
+ * path), `text` (label, description, tags), `level`, `icons` (its codicon-testing-* classes) and `state`, the live
+ * state from the row's state icon: running, passed, failed, error, queued, skipped or unset.
+ *
+ * Read a test's state from `state`, never from the aria-label's "(<state>)". VS Code draws a row's icon again
+ * when its test's state changes, but sets the aria-label only when the row itself is laid out again (read in
+ * the code-server build: testingExplorerView's renderElement re-renders the template). A case that started
+ * while a failure peek was open kept "Not yet run" in its aria-label for its whole run, its icon spinning. */
+async function testRows(page) {
+  return page.locator('.test-explorer .monaco-list-row').evaluateAll((rows) => rows.map((r) => {
+    const icon = r.querySelector('.computed-state');
+    const cls = icon ? icon.className : '';
+    const named = /codicon-testing-(error|failed|passed|queued|skipped|unset)-icon/.exec(cls);
+    return {
+      label: (r.getAttribute('aria-label') || '').trim(),
+      text: (r.textContent || '').trim(),
+      level: Number(r.getAttribute('aria-level') || 0),
+      icons: [...r.querySelectorAll('[class*="codicon-testing-"]')]
+        .map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
+      state: /codicon-loading/.test(cls) ? 'running' : named ? named[1] : '',
+    };
+  }));
+}
+
+/** The row of the case named `name` (its aria-label starts "<name> ("), or undefined. */
+function caseRow(rows, name) {
+  return rows.find((r) => r.label.startsWith(`${name} (`));
+}
+
+/** The Testing view, every row expanded. */
+async function showTesting(page) {
+  await runCommand(page, 'View: Show Testing');
+  const tree = page.locator('.test-explorer .monaco-list-row');
+  await tree.first().waitFor({ timeout: 30000 });
+  for (let i = 0; i < 12; i++) {
+    const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
+    if ((await closed.count()) === 0) break;
+    await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
+    await page.waitForTimeout(200);
+  }
+}
+
 async function launch() {
   const { chromium } = require('playwright-core');
   const browser = await chromium.launch({
@@ -130,5 +173,5 @@ async function launch() {
 
 module.exports = {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
-  runPageFrame, launch,
+  runPageFrame, launch, testRows, caseRow, showTesting,
 };
