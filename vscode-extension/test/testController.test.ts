@@ -46,6 +46,24 @@ function tree(controller: FakeTestController): string[] {
   return out;
 }
 
+test("a package inside a workspace folder shows that folder beside its name; a workspace folder itself none", async () => {
+  const folders = (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders;
+  (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = [
+    { uri: vscode.Uri.file("/ws"), name: "ws", index: 0 },
+    { uri: vscode.Uri.file("/ws/other"), name: "other", index: 1 },
+  ];
+  try {
+    const { controller } = setup();
+    await controller.resolveHandler!(undefined);
+    const descriptions: Record<string, string | undefined> = {};
+    controller.items.forEach((pkg) => void (descriptions[pkg.label] = pkg.description));
+    // pdf-report lies in /ws; /ws/other is a workspace folder of its own (the innermost folder counts)
+    assert.deepEqual(descriptions, { "pdf-report": "examples/pdf-report", other: undefined });
+  } finally {
+    (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = folders;
+  }
+});
+
 test("cases are grouped by package and file, with their ranges", async () => {
   const { tc, controller } = setup();
   await controller.resolveHandler!(undefined);

@@ -246,7 +246,14 @@ export const workspaceEvents = {
 };
 
 export const workspace = {
-  workspaceFolders: undefined as unknown,
+  workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+  /** As VS Code's: the innermost workspace folder holding `uri`. */
+  getWorkspaceFolder(uri: Uri) {
+    const inside = (workspace.workspaceFolders ?? []).filter(
+      (f) => f.uri.scheme === uri.scheme && (uri.path === f.uri.path || uri.path.startsWith(`${f.uri.path.replace(/\/$/, "")}/`)),
+    );
+    return inside.sort((a, b) => b.uri.path.length - a.uri.path.length)[0];
+  },
   getConfiguration(section: string) {
     return {
       get<T>(key: string): T | undefined {
