@@ -18,7 +18,7 @@ const NEW_CASE_FILE = process.env.NEW_CASE_FILE || '04-pdf-tools-new-case.yaml';
 
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
-  runPageFrame, launch, testRows, caseRow,
+  runPageFrame, launch, testRows, caseRow, showTesting,
 } = require('./lib');
 
 (async () => {
@@ -179,16 +179,8 @@ const {
       });
 
       await step('test-explorer', async () => {
-        await runCommand(page, 'View: Show Testing');
+        await showTesting(page); // package and file rows expanded, so the case rows show
         const tree = page.locator('.test-explorer .monaco-list-row');
-        await tree.first().waitFor({ timeout: 30000 });
-        // expand package and file rows until the case rows show (the tree is small)
-        for (let i = 0; i < 6; i++) {
-          const closed = page.locator('.test-explorer .monaco-list-row[aria-expanded="false"]');
-          if ((await closed.count()) === 0) break;
-          await closed.first().locator('.monaco-tl-twistie').click().catch(() => undefined);
-          await page.waitForTimeout(200);
-        }
         // the case row: its aria-label starts "<case name> (" (file rows show their path); its state, from its icon
         const rowsInfo = () => testRows(page);
         const isCase = (r) => r.label.startsWith(`${CASE} (`);
