@@ -68,8 +68,8 @@ function packageUri(root: string): vscode.Uri {
  * packages of one name (a repository's package and a skill folder inside it) are told apart; none for a
  * workspace folder itself or a folder outside the workspace. */
 function packageDescription(uri: vscode.Uri): string | undefined {
-  const folder = vscode.workspace.getWorkspaceFolder(uri);
-  if (!folder || uri.scheme !== "file") {
+  const folder = uri.scheme === "file" ? vscode.workspace.getWorkspaceFolder(uri) : undefined;
+  if (!folder) {
     return undefined;
   }
   const rel = path.relative(folder.uri.fsPath, uri.fsPath);
@@ -342,8 +342,11 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     let pkg = this.controller.items.get(pkgUri.toString());
     if (!pkg) {
       pkg = this.controller.createTestItem(pkgUri.toString(), path.basename(pkgUri.fsPath) || pkgUri.fsPath, pkgUri);
-      pkg.description = packageDescription(pkgUri);
       this.controller.items.add(pkg);
+    }
+    const description = packageDescription(pkgUri); // workspace folders can be added or removed since
+    if (pkg.description !== description) {
+      pkg.description = description;
     }
     for (const [, other] of this.controller.items) {
       if (other !== pkg && other.children.get(fileId)) {

@@ -55,10 +55,17 @@ test("a package inside a workspace folder shows that folder beside its name; a w
   try {
     const { controller } = setup();
     await controller.resolveHandler!(undefined);
-    const descriptions: Record<string, string | undefined> = {};
-    controller.items.forEach((pkg) => void (descriptions[pkg.label] = pkg.description));
+    const descriptions = () => {
+      const out: Record<string, string | undefined> = {};
+      controller.items.forEach((pkg) => void (out[pkg.label] = pkg.description));
+      return out;
+    };
     // pdf-report lies in /ws; /ws/other is a workspace folder of its own (the innermost folder counts)
-    assert.deepEqual(descriptions, { "pdf-report": "examples/pdf-report", other: undefined });
+    assert.deepEqual(descriptions(), { "pdf-report": "examples/pdf-report", other: undefined });
+    // the package's folder opened as a workspace folder of its own: the next refresh drops the description
+    (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = [{ uri: vscode.Uri.file(PKG), name: "pdf-report", index: 0 }];
+    await controller.resolveHandler!(undefined);
+    assert.deepEqual(descriptions(), { "pdf-report": undefined, other: undefined });
   } finally {
     (vscode.workspace as { workspaceFolders: unknown }).workspaceFolders = folders;
   }
