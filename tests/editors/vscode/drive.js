@@ -181,20 +181,18 @@ const {
       await step('test-explorer', async () => {
         await showTesting(page); // package and file rows expanded, so the case rows show
         const tree = page.locator('.test-explorer .monaco-list-row');
-        // the case row: its aria-label starts "<case name> (" (file rows show their path); its state, from its icon
-        const rowsInfo = () => testRows(page);
-        const isCase = (r) => r.label.startsWith(`${CASE} (`);
         let index = -1;
         for (let i = 0; i < 60 && index < 0; i++) {
-          result.testExplorerRows = await rowsInfo();
-          index = result.testExplorerRows.findIndex((r) => isCase(r) && /^(passed|failed|error|skipped)$/.test(r.state));
+          result.testExplorerRows = await testRows(page);
+          const row = caseRow(result.testExplorerRows, CASE);
+          index = row && /^(passed|failed|error|skipped)$/.test(row.state) ? result.testExplorerRows.indexOf(row) : -1;
           if (index < 0) await page.waitForTimeout(500);
         }
         if (index < 0) throw new Error(`no finished case row ${CASE}: ${JSON.stringify(result.testExplorerRows)}`);
         const caseRow = tree.nth(index);
         await caseRow.click();
         await page.waitForTimeout(500);
-        result.testExplorerRows = await rowsInfo();
+        result.testExplorerRows = await testRows(page);
         await page.screenshot({ path: `${OUT}/test-explorer.png` });
       });
 

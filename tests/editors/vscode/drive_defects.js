@@ -11,7 +11,7 @@ const fs = require('fs');
 const path = require('path');
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
-  runPageFrame, launch, testRows, showTesting,
+  runPageFrame, launch, testRows, caseRow, showTesting,
 } = require('./lib');
 
 const [BASE, FOLDER] = process.argv.slice(2);
@@ -154,15 +154,15 @@ const evalensStatus = async (page) => (await page.locator('.statusbar-item').all
       let rows = [];
       for (let i = 0; i < 60; i++) {
         rows = await testRows(page);
-        const row = rows.find((r) => r.label.startsWith(`${NEW_NAME} (`));
-        if (row && /passed|failed/.test(row.icons)) break;
+        const row = caseRow(rows, NEW_NAME);
+        if (row && /^(passed|failed)$/.test(row.state)) break;
         await page.waitForTimeout(500);
       }
       result.renameRows = rows;
       await shot(page, 'rename-explorer.png');
       // Show Run from the renamed row's context menu
       const tree = page.locator('.test-explorer .monaco-list-row');
-      const index = rows.findIndex((r) => r.label.startsWith(`${NEW_NAME} (`));
+      const index = rows.indexOf(caseRow(rows, NEW_NAME));
       if (index < 0) throw new Error(`no Test Explorer row for ${NEW_NAME}: ${JSON.stringify(rows)}`);
       await tree.nth(index).click({ button: 'right' });
       await chooseMenuItem(page, 'Show Run');

@@ -4,7 +4,7 @@
 // Usage: node drive_runs.js <baseUrl> <workspaceFolder>; Env: SHOT_DIR, RESULT_FILE, CHROMIUM, LENS_TIMEOUT_MS.
 const {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, runCommand, chooseMenuItem,
-  runPageFrame, launch, testRows, showTesting,
+  runPageFrame, launch, testRows, caseRow, showTesting,
 } = require('./lib');
 
 const fs = require('fs');
@@ -87,7 +87,7 @@ function releaseFollowed() {
           const t0 = Date.now();
           for (let i = 0; i < LENS_TIMEOUT / 500 && index < 0; i++) {
             const rows = await testRows(page);
-            const followed = rows.find((r) => r.label.startsWith('followed ('));
+            const followed = caseRow(rows, 'followed');
             const label = followed ? `${followed.label} [${followed.state}]` : '(no row)';
             if (!seen.length || seen[seen.length - 1].label !== label) seen.push({ at: (Date.now() - t0) / 1000, label });
             index = followed && followed.state === 'running' ? rows.indexOf(followed) : -1;
