@@ -189,8 +189,7 @@ const {
           if (index < 0) await page.waitForTimeout(500);
         }
         if (index < 0) throw new Error(`no finished case row ${CASE}: ${JSON.stringify(result.testExplorerRows)}`);
-        const caseRow = tree.nth(index);
-        await caseRow.click();
+        await tree.nth(index).click();
         await page.waitForTimeout(500);
         result.testExplorerRows = await testRows(page);
         await page.screenshot({ path: `${OUT}/test-explorer.png` });
