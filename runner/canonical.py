@@ -39,6 +39,22 @@ SECRET_PATTERNS = (
     re.compile(r"\bxox[abprs]-[A-Za-z0-9\-]{10,}"),
 )
 KEY_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "OPENAI_API_KEY", "CODEX_API_KEY")
+_MONTH = (
+    r"(?:January|February|March|April|May|June|July|August|September|October|November|December"
+    r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+)
+_WEEKDAY = r"(?:(?:Mon|Tues?|Wed(?:nes)?|Thu(?:rs)?|Fri|Sat(?:ur)?|Sun)(?:day)?\.?,?\s+)?"
+_YEAR = r"(?:19|20)\d{2}\b"
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"
+# Calendar phrases in prose, in the forms the CLIs write them ("the current month is December 2026", "Today is
+# Tuesday, December 1, 2026", "1 Dec 2026", "12/01/2026"): a recording stays good on any later day (issue 40).
+DATE_PHRASES = (
+    (re.compile(rf"\b{_WEEKDAY}{_MONTH}\s+{_DAY},?\s+{_YEAR}"), "<date>"),
+    (re.compile(rf"\b{_WEEKDAY}{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}"), "<date>"),
+    (re.compile(rf"\b{_MONTH},?\s+{_YEAR}"), "<month>"),
+    (re.compile(r"\b(?:19|20)\d{2}/\d{1,2}/\d{1,2}\b|\b\d{1,2}/\d{1,2}/(?:19|20)\d{2}\b"), "<date>"),
+    (re.compile(r"\b(?:19|20)\d{2}-\d{2}\b(?!-)"), "<month>"),
+)
 # Text that changes from run to run without the agent doing anything differently.
 VOLATILE_TEXT = (
     (
@@ -49,6 +65,9 @@ VOLATILE_TEXT = (
     ),
     (re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"), "<time>"),
     (re.compile(r"\b\d{4}-\d{2}-\d{2}\b"), "<date>"),
+    *DATE_PHRASES,
+    # the CLI's own build in its request ("cc_version=2.1.197.4f9" in Claude Code's billing block)
+    (re.compile(r"(cc_version=)[0-9][\w.\-]*"), r"\1<version>"),
     (re.compile(r"(Wall time|took|elapsed)(:?\s*)\d+(?:\.\d+)?\s*(s|ms|seconds?)\b", re.I), r"\1\2<n> \3"),
     (re.compile(r"(Chunk ID:\s*)\S+"), r"\1<id>"),
     (re.compile(r"EVALENS-MATERIAL-[0-9a-f]{12,}"), "EVALENS-MATERIAL-<nonce>"),  # the judge's per-call fence
@@ -111,6 +130,12 @@ def canonical_request(
     except (json.JSONDecodeError, UnicodeDecodeError):
         return _text(body.decode("utf-8", "replace"), pairs, keys)
     return _walk(value, pairs, keys, True)
+
+
+def recanonical(value: Any) -> Any:
+    """A stored canonical request put through today's rules: canonicalisation is idempotent, so a cassette
+    recorded under older rules (before a volatile phrase was known) still matches a request of today."""
+    return _walk(value, [], [], True)
 
 
 def redact_value(node: Any, secrets: Iterable[str] = ()) -> Any:

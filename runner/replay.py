@@ -30,7 +30,14 @@ from evalens.core.models.cassette import (
     Mode,
 )
 from evalens.core.regular_files import read_regular
-from evalens.runner.canonical import canonical_request, env_secrets, redact, redact_value, short_diff
+from evalens.runner.canonical import (
+    canonical_request,
+    env_secrets,
+    recanonical,
+    redact,
+    redact_value,
+    short_diff,
+)
 from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
 
 if TYPE_CHECKING:
@@ -55,6 +62,8 @@ class Tape:
     run: int
     engine: str | None
     literals: dict[str, str] = field(default_factory=dict)  # volatile text (the sandbox folder) → placeholder
+    cli: str | None = None  # the engine CLI's version of this run
+    recorded_cli: str | None = None  # ... and of the cassette's recording
     recorded: list[CassetteExchange] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
     exchanges: list[CassetteExchange] = field(default_factory=list)
@@ -172,8 +181,16 @@ class Tape:
             requests=len(self.exchanges),
             live_requests=self.live,
             diverged=self.diverged,
+            cli_changed=self.cli_changed,
             cassettes=[self.batch.relative(self.path)],
         )
+
+    @property
+    def cli_changed(self) -> str | None:
+        """How the recording's CLI and this run's differ, when a replay answered from another version."""
+        if self.mode == "record" or not self.recorded or not self.cli or self.recorded_cli == self.cli:
+            return None
+        return f"recorded with {self.recorded_cli or 'an unrecorded CLI version'}, replayed on {self.cli}"
 
     def write(self) -> None:
         """Write the cassette when this run recorded something (strict replay never writes)."""
@@ -182,7 +199,7 @@ class Tape:
         shared: dict[str, Any] = {}
         exchanges = [e.model_copy(update={"request": pack(e.request, shared)}) for e in self.exchanges]
         cassette = Cassette(
-            unit=self.unit, run=self.run, engine=self.engine, exchanges=exchanges, shared=shared
+            unit=self.unit, run=self.run, engine=self.engine, cli=self.cli, exchanges=exchanges, shared=shared
         )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(cassette.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
@@ -277,14 +294,16 @@ class Batch:
             return path.relative_to(self.root).as_posix()
         return str(path)
 
-    async def open(self, unit: str, run: int, engine: str | None, literals: dict[str, str]) -> Tape:
+    async def open(
+        self, unit: str, run: int, engine: str | None, literals: dict[str, str], cli: str | None = None
+    ) -> Tape:
         """The tape of a unit-run, fresh (a retried attempt starts its tape again)."""
         old = self.tapes.get((unit, run))
         if old is not None:
             await old.stop()
-        tape = Tape(self, unit, run, engine, literals)
+        tape = Tape(self, unit, run, engine, literals, cli)
         if self.mode != "record":
-            tape.recorded = await asyncio.to_thread(load_cassette, tape.path)
+            tape.recorded, tape.recorded_cli = await asyncio.to_thread(load_cassette_cli, tape.path)
         self.tapes[(unit, run)] = tape
         return tape
 
@@ -300,6 +319,7 @@ class Batch:
             requests=sum(n.requests for n in notes),
             live_requests=sum(n.live_requests for n in notes),
             diverged=next((n.diverged for n in notes if n.diverged), None),
+            cli_changed=next((n.cli_changed for n in notes if n.cli_changed), None),
             cassettes=[c for n in notes for c in n.cassettes],
         )
 
@@ -343,11 +363,21 @@ def unpack(request: Any, shared: dict[str, Any]) -> Any:
 def load_cassette(path: Path) -> list[CassetteExchange]:
     """The recorded exchanges of a cassette, requests whole again (none when the file is missing or
     unreadable: every request then differs, which strict replay reports)."""
+    return load_cassette_cli(path)[0]
+
+
+def load_cassette_cli(path: Path) -> tuple[list[CassetteExchange], str | None]:
+    """The recorded exchanges of a cassette, each request under today's canonical rules, and the CLI version
+    it was recorded with."""
     try:
         cassette = Cassette.model_validate(json.loads(read_regular(path).decode("utf-8")))
     except (OSError, ValueError, RecursionError):  # a hostile cassette nested too deeply is unreadable too
-        return []
-    return [e.model_copy(update={"request": unpack(e.request, cassette.shared)}) for e in cassette.exchanges]
+        return [], None
+    exchanges = [
+        e.model_copy(update={"request": recanonical(unpack(e.request, cassette.shared))})
+        for e in cassette.exchanges
+    ]
+    return exchanges, cassette.cli
 
 
 @dataclass(slots=True, frozen=True)
@@ -421,14 +451,16 @@ def _sandbox_literals(root: Path) -> dict[str, str]:
     return literals
 
 
-async def open_tape(unit: str, run: int, engine: str | None, sandbox_root: Path) -> Tape | None:
+async def open_tape(
+    unit: str, run: int, engine: str | None, sandbox_root: Path, cli: str | None = None
+) -> Tape | None:
     """The tape of the unit-run about to start (None outside a recording or replaying batch). It stays the
     current tape of the caller's task, so the unit's judge calls after the agent land on it too."""
     batch = _BATCH.get()
     if batch is None:
         return None
     literals = await asyncio.to_thread(_sandbox_literals, sandbox_root)
-    tape = await batch.open(unit, run, engine, literals)
+    tape = await batch.open(unit, run, engine, literals, cli)
     _TAPE.set(tape)
     return tape
 

@@ -524,7 +524,10 @@ async def _open_tape(
 ) -> Any:
     """Under --record / --replay, this run's cassette, with the engine's base URLs in ``env`` pointed at its
     proxy (None otherwise)."""
-    tape = await replay.open_tape(unit, run_index, engine.name, paths.root) if unit is not None else None
+    if unit is None:
+        return None
+    cli = await asyncio.to_thread(lambda: engine.version)  # cached per binary: one `--version` per process
+    tape = await replay.open_tape(unit, run_index, engine.name, paths.root, cli)
     if tape is not None:
         for var, url in _endpoint_vars(engine, env).items():
             if not var.startswith("_endpoint_"):

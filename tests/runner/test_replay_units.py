@@ -302,3 +302,48 @@ def test_the_key_variables_a_run_names_are_redacted_by_value(
     text = (tmp_path / "evals" / "cassettes" / "keys-1.json").read_text()
     assert judge_key not in text and agent_key not in text
     assert "SCENARIO=done judge <redacted> agent <redacted>" in text
+
+
+@pytest.mark.parametrize(
+    ("recorded", "replayed"),
+    [
+        ("The current month is November 2026 — use this.", "The current month is December 2026 — use this."),
+        ("Today is Monday, November 30, 2026.", "Today is Tuesday, December 1, 2026."),
+        ("Today's date is 2026-11-30.", "Today's date is 2027-01-01."),
+        ("as of 30 Nov 2026", "as of 1st Jan 2027"),
+        ("on 11/30/2026", "on 01/01/2027"),
+        ("cc_version=2.1.197.4f9; cc_entrypoint=sdk-cli;", "cc_version=2.1.332.a01; cc_entrypoint=sdk-cli;"),
+    ],
+)
+def test_a_request_recorded_in_one_month_matches_its_replay_in_another(recorded: str, replayed: str) -> None:
+    """Issue 40: Claude Code's tool list says "the current month is …", so a cassette of November diverged on
+    the first of December; every calendar phrase is a placeholder, and a real change still differs."""
+    assert canonical_request(_body(recorded)) == canonical_request(_body(replayed))
+    assert canonical_request(_body(recorded)) != canonical_request(_body("And " + recorded))
+
+
+def test_a_cassette_recorded_under_older_rules_is_read_under_todays(tmp_path: Path) -> None:
+    """A committed cassette keeps the month its recording saw (rules before issue 40 left it); loading it puts
+    its requests through today's rules, so it matches a request of any later month."""
+    from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
+    from evalens.runner.replay import load_cassette_cli
+
+    old = json.loads(_body("The current month is November 2026."))
+    cassette = Cassette(
+        unit="u",
+        cli="2.1.197 (Claude Code)",
+        exchanges=[
+            CassetteExchange(
+                index=1,
+                source="agent",
+                path="/v1/messages",
+                request=old,
+                response=CassetteResponse(status=200),
+            )
+        ],
+    )
+    path = tmp_path / "u-1.json"
+    path.write_text(json.dumps(cassette.model_dump(mode="json")))
+    [exchange], cli = load_cassette_cli(path)
+    assert cli == "2.1.197 (Claude Code)"
+    assert exchange.request == canonical_request(_body("The current month is March 2027."))

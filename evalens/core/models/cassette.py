@@ -63,6 +63,11 @@ class Cassette(EvalModel):
     unit: str = doc("The unit's name (with `[side]` for a baseline run).", example="extract-text")
     run: int = doc("The run's index among the unit's runs (1-based).", default=1, example=1)
     engine: str | None = doc("The agent engine.", default=None, example="claude-code")
+    cli: str | None = doc(
+        "The engine CLI's own `--version` when the cassette was recorded: a replay on another version says so.",
+        default=None,
+        example="2.1.332 (Claude Code)",
+    )
     exchanges: list[CassetteExchange] = doc("Every exchange, in order.", default=[])
     shared: dict[str, Any] = doc(
         "Large request parts written once (a CLI sends its tool list, system prompt and the conversation so far "
@@ -89,6 +94,11 @@ class CaseReplay(EvalModel):
         default=None,
         example="request 3 differs from the recording: ...",
     )
+    cli_changed: str | None = doc(
+        "The engine CLI the cassette was recorded with and the one it was replayed on, when they differ.",
+        default=None,
+        example="recorded with 2.1.197 (Claude Code), replayed on 2.1.332 (Claude Code)",
+    )
     cassettes: list[str] = doc(
         "The unit's cassette files, relative to the package root.",
         default=[],
@@ -102,4 +112,5 @@ def replay_label(info: CaseReplay | None) -> str | None:
     if info is None or not info.replayed:
         return None
     live = f", {info.live_requests} live" if info.live_requests else ""
-    return f"{REPLAY_MARK} replayed ({info.requests - info.live_requests} of {info.requests} requests{live})"
+    cli = f"; {info.cli_changed}" if info.cli_changed else ""
+    return f"{REPLAY_MARK} replayed ({info.requests - info.live_requests} of {info.requests} requests{live}{cli})"
