@@ -526,7 +526,7 @@ async def _open_tape(
     proxy (None otherwise)."""
     if unit is None:
         return None
-    cli = await asyncio.to_thread(lambda: engine.version)  # cached per binary: one `--version` per process
+    cli = await asyncio.to_thread(engine.version)  # cached per binary: one `--version` per process
     tape = await replay.open_tape(unit, run_index, engine.name, paths.root, cli)
     if tape is not None:
         for var, url in _endpoint_vars(engine, env).items():
