@@ -63,6 +63,7 @@ class AgentRun:
     stderr_path: Path | None = None
     stopped: bool = False  # a per-run limit ended it early (the caller's meter says which)
     limits_hit: list[str] = field(default_factory=list)  # the limits that stopped or constrained it, named
+    bridge: Any = None  # model_bridge.Tally: every model call the bridge answered for this run
 
 
 # --------------------------------------------------------------------------- model bridges (host side)

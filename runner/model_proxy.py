@@ -1,11 +1,13 @@
-"""The recording / replaying HTTP proxy at the model bridge: a plain-HTTP server on 127.0.0.1 that an engine's
-base URL (or the judge SDK's) points at for one unit-run.
+"""The HTTP proxy at the model bridge: a plain-HTTP server on 127.0.0.1 that an engine's base URL (or the judge
+SDK's) points at for one unit-run. Every agent run goes through one, so the host side of the bridge sees and
+decides every model request the sandbox makes (issue 42).
 
-Recording, it forwards each request to the real upstream (plain HTTP to a local model, TLS to a provider) and
-streams the answer back as it arrives, keeping a copy. Replaying, it answers from the cassette and opens no
-connection at all. The tape (:class:`evalens.runner.replay.Tape`) decides which, per request; this module only
-speaks HTTP/1.1 (Content-Length and chunked bodies, keep-alive towards the client, one upstream connection per
-request).
+Forwarding, it sends each request to the real upstream (plain HTTP to a local model, TLS to a provider) and streams
+the answer back as it arrives, keeping a copy. For an agent, a :class:`~evalens.runner.model_bridge.Guard` swaps the
+placeholder key the agent holds for the real one, counts every call's tokens and refuses calls past a limit. Under
+``--record`` / ``--replay`` a tape (:class:`evalens.runner.replay.Tape`) decides per request: answer from the
+cassette, go live, or refuse. This module only speaks HTTP/1.1 (Content-Length and chunked bodies, keep-alive
+towards the client, one upstream connection per request).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
+    from evalens.runner.model_bridge import Guard
     from evalens.runner.replay import Tape
 
 MAX_HEADER_BYTES = 64 << 10
@@ -140,6 +143,13 @@ async def send_answer(writer: asyncio.StreamWriter, answer: Answer) -> None:
     await writer.drain()
 
 
+def answer_bytes(answer: Answer) -> bytes:
+    """An answer's body as the client reads it (a stream's events joined as sent), for counting its usage."""
+    if answer.events is None:
+        return answer.body
+    return "".join(event + "\n\n" for event in answer.events).encode("utf-8")
+
+
 def error_answer(status: int, message: str) -> Answer:
     """An error both wire protocols' clients read (Anthropic's ``type: error`` and OpenAI's ``error`` object),
     marked not to be retried."""
@@ -147,11 +157,15 @@ def error_answer(status: int, message: str) -> Answer:
     return Answer(status, "application/json", json.dumps(body).encode(), None, [("x-should-retry", "false")])
 
 
-class CassetteProxy:
-    """One local listener for one upstream and one source (the agent or the judge) of one tape."""
+class ModelProxy:
+    """One local listener for one upstream and one source (the agent or the judge): an agent's carries its run's
+    guard; under record/replay both carry the unit-run's tape."""
 
-    def __init__(self, tape: Tape, upstream_url: str, source: str) -> None:
+    def __init__(
+        self, upstream_url: str, source: str, *, tape: Tape | None = None, guard: Guard | None = None
+    ) -> None:
         self.tape = tape
+        self.guard = guard
         self.upstream_url = upstream_url
         self.upstream = Upstream.parse(upstream_url)
         self.source = source
@@ -165,7 +179,7 @@ class CassetteProxy:
         path = urlsplit(self.upstream_url).path.rstrip("/")
         return f"http://127.0.0.1:{self.port}{path}"
 
-    async def start(self) -> CassetteProxy:
+    async def start(self) -> ModelProxy:
         self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=MAX_HEADER_BYTES)
         self.port = self.server.sockets[0].getsockname()[1]
         return self
@@ -209,12 +223,24 @@ class CassetteProxy:
 
     async def _one(self, writer: asyncio.StreamWriter, request: ClientRequest) -> None:
         method, target, body = request.method, request.target, request.body
-        decision = self.tape.decide(self.source, method, target, body)
+        guard = self.guard
+        if guard is not None:
+            refusal = guard.refusal(method, target)
+            if refusal is not None:
+                await send_answer(writer, refusal)
+                return
+            request = ClientRequest(method, target, guard.headers(request.headers), body)
+        decision = self.tape.decide(self.source, method, target, body) if self.tape is not None else None
         if isinstance(decision, Answer):
             await send_answer(writer, decision)
+            if guard is not None:
+                guard.count(method, target, body, decision.content_type, answer_bytes(decision))
             return
         status, content_type, raw = await self._forward(writer, request)
-        self.tape.recorded_live(self.source, method, target, body, status, content_type, raw)
+        if guard is not None:
+            guard.count(method, target, body, content_type, raw)
+        if self.tape is not None:
+            self.tape.recorded_live(self.source, method, target, body, status, content_type, raw)
 
     async def _forward(self, writer: asyncio.StreamWriter, request: ClientRequest) -> tuple[int, str, bytes]:
         """Send the request upstream and stream the answer to the client as it arrives; returns what came."""

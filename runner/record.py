@@ -97,10 +97,18 @@ def capture(
         activations=activations,
         blocked=transcript.blocked,
         files=files,
-        usage=conv.usage,
+        usage=_usage(conv.usage, getattr(run, "bridge", None)),
         bounds=bounds.notes,
         sources=conv.sources,
     )
+
+
+def _usage(engine_usage: Any, bridge: Any) -> Any:
+    """The run's usage: the model bridge's count of every call when the bridge saw the run (the engine reports
+    only its own calls, not those its shell made through the bridge), else the engine's."""
+    if bridge is None or not bridge.calls:
+        return engine_usage
+    return bridge.usage(engine_usage)
 
 
 def finish(

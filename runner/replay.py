@@ -2,7 +2,7 @@
 
 A batch run with ``--record`` or ``--replay[=strict|new]`` holds a :class:`Batch` in a context variable. Each
 unit-run opens a :class:`Tape` when its agent starts (``sandbox.launch_agent``); the agent's base URL and, later,
-the judge's are pointed at a :class:`~evalens.runner.cassette_proxy.CassetteProxy` of that tape. The tape decides
+the judge's are pointed at a :class:`~evalens.runner.model_proxy.ModelProxy` of that tape. The tape decides
 per request: answer from the cassette, go live, or refuse (strict replay, first divergence). When the batch ends
 every tape writes its cassette (``evals/cassettes/<unit>-<run>.json``) and each report case says how its verdict
 came about (``CaseReplay``), worded for every face by ``replay_label`` (``core/models/cassette.py``).
@@ -38,7 +38,7 @@ from evalens.runner.canonical import (
     redact_value,
     short_diff,
 )
-from evalens.runner.cassette_proxy import Answer, CassetteProxy, error_answer
+from evalens.runner.model_proxy import Answer, ModelProxy, error_answer
 
 if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport
@@ -70,7 +70,7 @@ class Tape:
     live: int = 0
     diverged: str | None = None
     going_live: bool = False
-    proxies: dict[tuple[str, str], CassetteProxy] = field(default_factory=dict)
+    proxies: dict[tuple[str, str], ModelProxy] = field(default_factory=dict)
 
     @property
     def path(self) -> Path:
@@ -163,11 +163,11 @@ class Tape:
             )
         )
 
-    async def proxy(self, upstream: str, source: str) -> CassetteProxy:
+    async def proxy(self, upstream: str, source: str) -> ModelProxy:
         """This tape's proxy for ``upstream`` (started on first use)."""
         key = (source, upstream)
         if key not in self.proxies:
-            self.proxies[key] = await CassetteProxy(self, upstream, source).start()
+            self.proxies[key] = await ModelProxy(upstream, source, tape=self).start()
         return self.proxies[key]
 
     async def stop(self, source: str | None = None) -> None:

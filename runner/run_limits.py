@@ -65,14 +65,23 @@ class Meter:
     exceeded: str | None = None
 
     total: int = 0  # the largest running total the engine reported
+    bridge: list[ModelCall] = field(default_factory=list)  # every call the model bridge answered (issue 42)
 
     @property
     def turns(self) -> int:
-        return len(self.calls)
+        """The engine's count of model calls, or the bridge's when it saw more (the agent's shell can call the
+        model through the bridge too, and no engine reports that)."""
+        return max(len(self.calls), len(self.bridge))
 
     @property
     def tokens(self) -> int:
-        return max(self.total, sum(c.input_tokens + c.output_tokens for c in self.calls.values()))
+        engine = max(self.total, sum(c.input_tokens + c.output_tokens for c in self.calls.values()))
+        return max(engine, sum(c.input_tokens + c.output_tokens for c in self.bridge))
+
+    def add_bridge(self, call: ModelCall) -> None:
+        """One call the bridge answered, with the provider's own usage."""
+        self.bridge.append(call)
+        self._check()
 
     def add(self, calls: list[ModelCall]) -> None:
         """Newer reports of a call replace older ones (usage grows while a message streams)."""

@@ -35,8 +35,11 @@ from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runn
     stop_bridges,
 )
 from evalens.runner.bwrap import _configured_uid, probe_identities
+from evalens.runner.canonical import KEY_VARS
 from evalens.runner.engine_mirror import sources_for
 from evalens.runner.engines.base import Invocation, SandboxPaths
+from evalens.runner.model_bridge import Guard, runner_upstream
+from evalens.runner.model_proxy import ModelProxy
 from evalens.runner.resource_limits import MB, ResourceLimits, create_cgroup, launch_prefix, sandbox_bytes
 from evalens.runner.run_limits import Meter
 from evalens.runner.seccomp_filter import filter_fd
@@ -451,7 +454,9 @@ async def launch_agent(
     resources = resources or ResourceLimits()
 
     env_in = dict(agent_env)
-    tape = await _open_tape(engine, paths, env_in, unit, run_index)
+    tape = await _open_tape(engine, paths, unit, run_index)
+    guard = Guard.for_env(env_in, KEY_VARS)
+    proxy = await _start_proxy(engine, env_in, tape, guard)
     bridges_spec, side_dir = _plan_bridges(engine, plan, paths, env_in)
     invocation = Invocation(paths, prompt, model, env_in, outer_sandbox=plan.enforced, network=plan.network)
     seccomp_fd = filter_fd() if plan.enforced else None
@@ -473,6 +478,8 @@ async def launch_agent(
             stop.set()
 
         meter, readers, poller = _metered(engine, paths, limits, stop_for)
+        if meter is not None:
+            guard.on_call, guard.stopped = meter.add_bridge, lambda: meter.exceeded
         cgroup = await in_thread(create_cgroup, resources)
         prefix, dropped_in_prefix = await in_thread(
             launch_prefix, resources, cgroup, owner, identity.gid if identity is not None else None
@@ -502,8 +509,8 @@ async def launch_agent(
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
             await stop_bridges(bridges)
-            if tape is not None:
-                await tape.stop("agent")
+            if proxy is not None:
+                await proxy.stop()
             if cgroup is not None:  # the tree is dead (run_process killed it): read what it ran into, then go
                 reasons.extend(cgroup.hits())
                 await in_thread(cgroup.remove)
@@ -515,24 +522,29 @@ async def launch_agent(
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again
     transcript = await in_thread(engine.parse, paths, stdout, stderr, run.exit_code)  # off the loop
     run.limits_hit = reasons
+    run.bridge = guard.tally if proxy is not None else None
     _name_the_error(transcript, engine, reasons, tape, own_sandbox_dropped)
     return run, transcript
 
 
-async def _open_tape(
-    engine: Engine, paths: SandboxPaths, env: dict[str, str], unit: str | None, run_index: int
-) -> Any:
-    """Under --record / --replay, this run's cassette, with the engine's base URLs in ``env`` pointed at its
-    proxy (None otherwise)."""
+async def _open_tape(engine: Engine, paths: SandboxPaths, unit: str | None, run_index: int) -> Any:
+    """Under --record / --replay, this run's cassette (None otherwise)."""
     if unit is None:
         return None
     cli = await asyncio.to_thread(engine.version)  # cached per binary: one `--version` per process
-    tape = await replay.open_tape(unit, run_index, engine.name, paths.root, cli)
-    if tape is not None:
-        for var, url in _endpoint_vars(engine, env).items():
-            if not var.startswith("_endpoint_"):
-                env[var] = (await tape.proxy(url, "agent")).url
-    return tape
+    return await replay.open_tape(unit, run_index, engine.name, paths.root, cli)
+
+
+async def _start_proxy(engine: Engine, env: dict[str, str], tape: Any, guard: Guard) -> ModelProxy | None:
+    """The run's model proxy on the host, in front of the runner's own upstream (never the eval file's), with
+    the engine's base URL in ``env`` pointed at it; the tape, under record/replay, decides each request there.
+    None for an engine that names no base-URL variable (nothing to point at the proxy)."""
+    if engine.endpoint_env is None:
+        return None
+    var, default = engine.endpoint_env
+    proxy = await ModelProxy(runner_upstream(var, default), "agent", tape=tape, guard=guard).start()
+    env[var] = proxy.url
+    return proxy
 
 
 def _plan_bridges(
