@@ -11,6 +11,7 @@ cannot read is mirrored (:mod:`evalens.runner.engine_mirror`) instead of running
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
@@ -53,6 +54,50 @@ ETC_FILES = (
     "inputrc",
     "bash.bashrc",
 )
+
+
+# The whole environment of the host-side launcher chain (the cgroup shell, setpriv, prlimit, bubblewrap): fixed,
+# so nothing an eval file or the runner's own environment holds (LD_PRELOAD, BASH_ENV, a proxy, a key) is read
+# by a host process on the agent's behalf. Every launcher is started by absolute path. The agent's own variables
+# reach it inside the namespace only, through :func:`env_args_fd` (issue 42).
+LAUNCHER_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL": "C"}
+# Names no agent environment carries into the sandbox whatever its source: the loader reads them before the
+# agent's first instruction.
+LOADER_PREFIXES = ("LD_", "DYLD_", "GCONV_PATH", "GLIBC_TUNABLES", "MALLOC_", "BASH_ENV", "BASH_FUNC_")
+
+
+def inside_env(env: dict[str, str]) -> dict[str, str]:
+    """``env`` without the loader variables :data:`LOADER_PREFIXES` names (an eval config cannot set them, see
+    :mod:`evalens.core.env_policy`; this is the last line if something else does)."""
+    return {k: v for k, v in env.items() if not k.upper().startswith(LOADER_PREFIXES)}
+
+
+def env_args_fd(env: dict[str, str]) -> int:
+    """A sealed memory file of bubblewrap arguments (``--args FD``) that clear the environment inside the
+    namespace and set ``env`` there: the agent's variables, keys included, never sit in a host process's
+    environment or on its command line (``/proc/<pid>/cmdline`` is readable by every local user)."""
+    parts = ["--clearenv"]
+    for key, value in inside_env(env).items():
+        if "\0" in key or "\0" in value or "=" in key or not key:
+            continue
+        parts += ["--setenv", key, value]
+    data = b"".join(part.encode("utf-8", "surrogateescape") + b"\0" for part in parts)
+    fd = os.memfd_create("evalens-env", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def with_env_fd(argv: list[str], fd: int) -> list[str]:
+    """The bubblewrap ``argv`` reading its environment arguments from ``fd`` first (:func:`env_args_fd`)."""
+    return [argv[0], "--args", str(fd), *argv[1:]]
 
 
 @dataclass(slots=True)

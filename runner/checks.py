@@ -20,12 +20,18 @@ CheckKind = Literal["contains", "not_contains", "files_created", "agent_blocked"
 __all__ = [
     "CheckKind",
     "CheckResult",
+    "CheckNotRun",
     "CheckTimedOut",
     "check_deadline",
     "files_created",
     "run_checks",
     "summarise",
 ]
+
+
+class CheckNotRun(Exception):
+    """A check that executes code from the eval file could not run inside a sandbox (no bubblewrap here): the
+    unit is ERROR "check not run: …", never a PASS or FAIL of a check that did not run. The message says why."""
 
 
 class CheckTimedOut(Exception):

@@ -460,10 +460,16 @@ async def launch_agent(
     bridges_spec, side_dir = _plan_bridges(engine, plan, paths, env_in)
     invocation = Invocation(paths, prompt, model, env_in, outer_sandbox=plan.enforced, network=plan.network)
     seccomp_fd = filter_fd() if plan.enforced else None
+    env_fd: int | None = None
     try:
         command, argv, env, identity, own_sandbox_dropped = await in_thread(
             _prepare_launch, engine, plan, invocation, bridges_spec, seccomp_fd
         )
+        if plan.enforced:  # the launchers get a fixed environment; the agent's is set inside the namespace
+            env_fd = bwrap.env_args_fd(env)
+            argv, env = bwrap.with_env_fd(argv, env_fd), dict(bwrap.LAUNCHER_ENV)
+        else:
+            env = bwrap.inside_env(env)
         stdout, stderr = paths.logs / command.stdout_name, paths.logs / command.stderr_name
         owner = identity.uid if identity is not None else None
         bridges = []
@@ -498,7 +504,7 @@ async def launch_agent(
                 user=None if dropped_in_prefix else owner,
                 group=None if dropped_in_prefix or identity is None else identity.gid,
                 on_stdout=lines,
-                pass_fds=(seccomp_fd,) if seccomp_fd is not None else (),
+                pass_fds=tuple(fd for fd in (seccomp_fd, env_fd) if fd is not None),
                 stop=stop,
             )
         finally:
@@ -515,8 +521,9 @@ async def launch_agent(
                 reasons.extend(cgroup.hits())
                 await in_thread(cgroup.remove)
     finally:
-        if seccomp_fd is not None:
-            os.close(seccomp_fd)
+        for fd in (seccomp_fd, env_fd):
+            if fd is not None:
+                os.close(fd)
         if side_dir is not None:
             shutil.rmtree(side_dir, ignore_errors=True)
     await in_thread(strip_setid, paths)  # every agent process is dead: nothing can set the bits again

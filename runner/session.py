@@ -23,7 +23,7 @@ from evalens.runner import workspace_diff
 from evalens.runner.agent_process import AgentRun, in_thread
 from evalens.runner.agent_retry import after_retries, run_retrying
 from evalens.runner.api_types import Stage
-from evalens.runner.checks import CheckTimedOut, check_deadline, files_created
+from evalens.runner.checks import CheckNotRun, CheckTimedOut, check_deadline, files_created
 from evalens.runner.engines import UnsupportedEngine, get_engine
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.preflight import import_judge_sdk, preflight
@@ -351,6 +351,8 @@ class AgentSession:
         exc = task.exception()
         if isinstance(exc, CheckTimedOut):
             result.error = f"check timed out: {exc}"
+        elif isinstance(exc, CheckNotRun):
+            result.error = f"check not run: {exc}"
         elif exc is not None:
             raise exc
 

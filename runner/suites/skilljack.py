@@ -11,7 +11,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -22,7 +21,9 @@ from evalens.core.engines import judge_provider
 from evalens.core.formats._shared import skills_in
 from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
-from evalens.runner.checks import CheckTimedOut, not_a_real_file
+from evalens.runner import bwrap
+from evalens.runner.checks import CheckNotRun, CheckTimedOut, not_a_real_file
+from evalens.runner.confined_check import run_confined
 from evalens.runner.judge import JudgeFailed, ask_json, default_judge, judge_deadline, resolve_judge
 from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
@@ -100,22 +101,39 @@ def _activation(task: SjTask, res: AgentResult) -> tuple[str | None, list[str]]:
     return (res.skills[0], []) if res.skills else (None, [])
 
 
+# skilljack's semantics: the expression sees `output` and a few globals in a fresh `vm` context, true passes.
+# The `vm` is for those semantics only; the boundary is the sandbox :func:`run_confined` runs node in.
+_JS_SCRIPT = (
+    "const vm=require('vm');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{try{"
+    "const r=vm.runInNewContext(process.argv[1],{output:s,JSON,Math,parseInt,parseFloat,String,Number,"
+    "Boolean,Array,Object,RegExp,Date,isNaN,isFinite},{timeout:5000});process.stdout.write(r===true?"
+    "'true':'false')}catch(e){process.stdout.write('error: '+e.message)}})"
+)
+
+
 def _js_check(expression: str, output: str) -> tuple[bool, str]:
+    """skilljack's ``expect_javascript``, evaluated by node inside a check sandbox (no network, nothing of the
+    host but ``/usr`` and node's own install): the expression comes from the eval file, and ``vm`` alone was
+    escaped to the host (issue 42). No node, or no sandbox, is :class:`CheckNotRun` (the run is ERROR)."""
     node = shutil.which("node")
     if node is None:
-        return False, "javascript check skipped: node not found"
-    script = (
-        "const vm=require('vm');let s='';process.stdin.on('data',d=>s+=d).on('end',()=>{try{"
-        "const r=vm.runInNewContext(process.argv[1],{output:s,JSON,Math,parseInt,parseFloat,String,Number,"
-        "Boolean,Array,Object,RegExp,Date,isNaN,isFinite},{timeout:5000});process.stdout.write(r===true?"
-        "'true':'false')}catch(e){process.stdout.write('error: '+e.message)}})"
+        raise CheckNotRun("expect_javascript not run: node was not found")
+    roots = [r for r in (bwrap.node_root(os.environ.get("PATH", "")),) if r is not None]
+    roots += [r for r in bwrap.install_roots(node) if not any(r == x or x in r.parents for x in roots)]
+    ran = run_confined(
+        [str(Path(node).resolve()), "-e", _JS_SCRIPT, expression],
+        output,
+        roots=roots,
+        timeout=10,
+        what="expect_javascript",
     )
-    try:
-        out = subprocess.run(
-            [node, "-e", script, expression], input=output, capture_output=True, text=True, timeout=10
-        ).stdout
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return False, f"javascript check failed: {exc}"
+    out = ran.stdout
+    if ran.exit_code is None:
+        raise CheckTimedOut(f"expect_javascript {expression} ran longer than 10 s")
+    if out not in ("true", "false") and not out.startswith("error: "):
+        raise CheckNotRun(
+            f"expect_javascript did not run to an answer (exit {ran.exit_code}): {ran.stderr.strip()[-300:]}"
+        )
     return out == "true", f"javascript {'passed' if out == 'true' else 'failed'}: {expression}" + (
         f" ({out})" if out.startswith("error") else ""
     )

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.core.env_policy import refused_reason
 from evalens.core.models.run_record import sum_usage
 from evalens.core.models.uaaps import (
     DeterministicChecks,
@@ -166,7 +167,7 @@ def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str
     custom_key = next((os.environ[k] for k in request.agent_key_env or [] if os.environ.get(k)), None)
     if custom_key:  # the CLIs read only their own variable names
         env[engine.key_env[0]] = custom_key
-    env.update(config.env)
+    env.update({k: v for k, v in config.env.items() if refused_reason(k) is None})  # load_config refused them
     return env
 
 

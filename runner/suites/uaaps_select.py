@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.engines import engine_names
+from evalens.core.env_policy import refusals
 from evalens.core.models.uaaps import CaseExpected, EvalCase, EvalConfig, SandboxConfig, load_case
 from evalens.core.models.uaaps import load_config as load_config_file
 from evalens.core.units import read_doc
@@ -29,7 +30,6 @@ def load_config(root: Path) -> EvalConfig:
         config = load_config_file(path)
         if not isinstance(config.sandbox, SandboxConfig):
             config.sandbox = SandboxConfig.model_validate(config.sandbox or {})
-        return config
     except Exception as exc:
         raw: Any = {}
         try:
@@ -43,6 +43,16 @@ def load_config(root: Path) -> EvalConfig:
             except UnsupportedEngine as unsupported:
                 raise RunError(str(unsupported)) from None
         raise RunError(f"{path}: invalid eval config: {exc}") from None
+    return _refuse_env(path, config)
+
+
+def _refuse_env(path: Path, config: EvalConfig) -> EvalConfig:
+    """The config, unless its ``env`` names a variable no eval file may set (:mod:`evalens.core.env_policy`):
+    then the run is refused before anything starts, naming each one."""
+    refused = refusals(config.env)
+    if refused:
+        raise RunError(f"{path}: " + "; ".join(refused))
+    return config
 
 
 def why(exc: Exception) -> str:

@@ -170,7 +170,7 @@ def test_json_member_is_not_an_unknown_key_even_in_closed_schemas():
             "$evalens": {"ignore": ["secret-in-config"]},
             "version": 1,
             "engine": "claude-code",
-            "env": {"API_TOKEN": "x"},
+            "env": {"KEYRING_NAME": "x"},  # API_TOKEN is now refused outright (env-refused)
         }
     )
     found = problems(text, "/nowhere/pkg/evals/eval-config.json")

@@ -14,6 +14,7 @@ from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, sub_dict
 from evalens.core.engines import RESERVED, default_engine, engine_names, engine_spec, engines_phrase
+from evalens.core.env_policy import refused_reason
 from evalens.core.formats._shared import creatable, is_concrete, is_vague, path_escape
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.index import normalise_event
@@ -122,7 +123,17 @@ class UaapsConfig(Format):
         env = data.get("env")
         if isinstance(env, dict):
             for key in env:
-                if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)", key, re.IGNORECASE):
+                if refused := refused_reason(key):
+                    out.append(
+                        Problem(
+                            doc.span_for(("env", key), prefer_key=True),
+                            Severity.ERROR,
+                            "env-refused",
+                            f"`{key}` is refused: {refused}. An eval config's `env` may set only the eval's "
+                            "own settings; a run refuses this config (docs/sandbox.md).",
+                        )
+                    )
+                elif re.search(r"(KEY|TOKEN|SECRET|PASSWORD)", key, re.IGNORECASE):
                     out.append(
                         Problem(
                             doc.span_for(("env", key), prefer_key=True),

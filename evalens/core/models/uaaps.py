@@ -147,7 +147,10 @@ class EvalConfig(EvalModel):
         example={"network": False, "writable-paths": ["output/"]},
     )
     env: dict[str, str] = doc(
-        "Environment variables injected into the agent's sandbox (on top of the allow-listed ones).",
+        "Environment variables injected into the agent's sandbox (on top of the allow-listed ones): the eval's "
+        "own settings only. Loader, shell, runtime, proxy, base-URL and key variables (`LD_*`, `BASH_ENV`, "
+        "`NODE_OPTIONS`, `*_PROXY`, `*_BASE_URL`, `*_API_KEY`, `*_TOKEN`…) are refused (`env-refused`): they come "
+        "from the runner's environment, never from an eval file.",
         default={},
         example={"PDF_STRICT": "1"},
     )
