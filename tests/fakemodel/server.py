@@ -147,6 +147,17 @@ FORK_BOMB = (
     'print("forked", n)\' evalens-fork-bomb; echo FORKS-TRIED'
 )
 
+# Claude Code's shell sees ANTHROPIC_BASE_URL; Codex's is read from the config the runner wrote for it.
+BRIDGE_BURN = (
+    'url="${ANTHROPIC_BASE_URL:+$ANTHROPIC_BASE_URL/v1/messages}"; '
+    'if [ -z "$url" ]; then url="$(sed -n \'s/^base_url = "\\(.*\\)"$/\\1/p\' "$CODEX_HOME/config.toml" '
+    '2>/dev/null | head -1)/responses"; fi; ok=0; '
+    "for i in $(seq 30); do curl -s -m 5 -o /dev/null -w '%{http_code}\\n' \"$url\" "
+    "-H \"x-api-key: ${ANTHROPIC_API_KEY:-}\" -H 'content-type: application/json' "
+    '-d \'{"model":"m","max_tokens":9,"input":"burn","messages":[{"role":"user","content":"burn"}]}\' '
+    "| grep -q '^200$' && ok=$((ok+1)); done; echo BURNED-$ok"
+)
+
 SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "done": [{"text": "DONE"}],
     "pass": [
@@ -170,6 +181,8 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "slow-model": [{"sleep": 300}, {"text": "DONE (slow)"}],
     "network-probe": [{"shell": PROBE_NET}, {"text": "probe: {last_tool_output}"}],
     "env-probe": [{"shell": "env"}, {"text": "env: {last_tool_output}"}],
+    # the agent's shell calls the model bridge itself, 30 times, around its CLI (the bridge must count it)
+    "bridge-burn": [{"shell": BRIDGE_BURN}, {"text": "DONE GREETING-OK {last_tool_output}"}],
     # past the end the last step repeats: a shell call after every tool result, never a final answer
     "endless": [{"shell": "echo tick"}],
     # resource bombs (issue 28): each tries far more than the test's limits allow, then answers
@@ -1160,6 +1173,8 @@ class Handler(BaseHTTPRequestHandler):
                 "tool_results": len(conv.tool_results),
                 "judge": conv.is_judge,
                 "user_agent": self.headers.get("User-Agent", ""),
+                # the key the request carried (the bridge tests: the real key arrives, the agent never held it)
+                "key": self.headers.get("x-api-key") or (self.headers.get("Authorization") or "")[7:],
                 "reply": {"text": (reply.text or "")[:200], "tool": reply.tool, "error": reply.error},
             },
             raw,

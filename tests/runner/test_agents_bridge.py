@@ -1,0 +1,95 @@
+"""The model bridge against a hostile agent, on both real CLIs (issue 42, attacks 5, 6 and 9).
+
+- The agent never holds the key: its environment has a per-run placeholder, and the fake model receives the real
+  key, which the host-side bridge wrote in. An agent that prints its environment (or sends it anywhere) leaks
+  nothing.
+- The agent's shell calling the bridge itself, around its CLI, is counted against ``--max-tokens-per-run``: the
+  run is ERROR naming the limit, where the engine's own report (two calls) would have stayed far inside it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evalens.runner.record import records_for
+from tests.runner.runner_helpers import agents_available, case, make_package, run_evalens
+
+pytestmark = pytest.mark.agents
+
+ENGINES = ["claude-code", "codex"]
+JUDGES = {"claude-code": "claude-judge-test", "codex": "openai:gpt-judge-test"}
+MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
+REAL = {
+    "ANTHROPIC_API_KEY": "fake-anthropic-key-REAL-7f3a9c",
+    "OPENAI_API_KEY": "fake-openai-key-REAL-7f3a9c",
+}
+
+
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var, value in REAL.items():
+        monkeypatch.setenv(var, value)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_agent_holds_a_placeholder_and_the_upstream_gets_the_real_key(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    _keys(monkeypatch)
+    pkg = make_package(
+        tmp_path / "pkg", engine=engine, judge=JUDGES[engine], cases={"probe": case("env-probe")}
+    )
+    first = len(model_env.records)
+    out = run_evalens("eval", "--package", str(pkg), *MODEL[engine], "--json", timeout=240)
+    assert out.returncode in (0, 1), out.stderr[-3000:]
+    report = out.stdout
+    agent_calls = [r for r in model_env.records[first:] if not r.get("judge")]
+    assert agent_calls, "the agent made no model call"
+    real = REAL["ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"]
+    assert {r["key"] for r in agent_calls} == {real}  # the bridge wrote the real key in, on the host
+    [unit] = json.loads(report)["cases"]
+    newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    [(_, record)] = records_for(newest, unit.get("artifacts"))
+    output = record.output if record is not None else ""
+    assert output.startswith("env:"), unit  # the probe ran and its environment is in the answer
+    written = [p for p in pkg.rglob("*") if p.is_file()]
+    for value in REAL.values():  # not in the answer, the report, the records or any artifact
+        assert value not in report and not [p for p in written if value.encode() in p.read_bytes()]
+    if engine == "claude-code":  # Codex keeps key variables out of its shell's environment anyway
+        assert "ANTHROPIC_API_KEY=evalens-bridge-anthropic-api-key-" in output
+    assert list(sandbox_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_shells_own_calls_through_the_bridge_count_against_the_token_limit(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        timeout=120,
+        cases={"burn": case("bridge-burn", contains=["GREETING-OK"])},
+    )
+    first = len(model_env.records)
+    out = run_evalens(
+        "eval", "--package", str(pkg), *MODEL[engine], "--max-tokens-per-run", "200", "--json", timeout=300
+    )
+    [unit] = json.loads(out.stdout)["cases"]
+    burned = [r for r in model_env.records[first:] if not r.get("tools") and not r.get("judge")]
+    if engine == "codex" and not burned:
+        # Codex's own sandbox (nested in bubblewrap, network off) kept its shell from the bridge: nothing spent
+        assert unit["verdict"] == "PASS", unit
+        return
+    # 24 tokens a call at the fake: the shell's 30 calls pass 200 long before they end, and the run stops
+    assert out.returncode == 1, out.stderr[-3000:]
+    assert unit["verdict"] == "ERROR" and "token limit" in unit["reason"], unit
+    assert "--max-tokens-per-run 200" in unit["reason"]
+    assert len(burned) < 30, "the bridge let calls through after the limit"
+    assert list(sandbox_dir.iterdir()) == []
