@@ -104,13 +104,53 @@ class BaselinePlan:
         return out
 
 
-def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+# Every git call: hooks off (a pull request's checkout must not run a post-checkout hook), no bare repository
+# found by discovery (a git repository committed as plain files inside the package: HEAD, config with
+# `worktree = .`, objects/, refs/, hooks/), no fsmonitor command. Discovery itself never runs: the git dir and
+# work tree are always named (:func:`repository_of`).
+GIT_SAFETY = (
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "safe.bareRepository=explicit",
+    "-c",
+    "core.fsmonitor=false",
+)
+# Variables that would point git elsewhere than the repository named on its command line.
+_GIT_LOCATION_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_COMMON_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_CEILING_DIRECTORIES",
+)
+
+
+def repository_of(folder: Path) -> Path | None:
+    """The work tree of the git repository holding ``folder``: the nearest folder at or above it with a
+    ``.git`` (a folder, or a linked worktree's ``gitdir:`` file). Only a ``.git`` counts: a package that commits
+    a repository's files as plain files (``HEAD``, ``config``, ``objects/``) is no repository here, whatever
+    git's own discovery would make of it; git refuses to commit a ``.git``, so a ``.git`` is the clone's own."""
+    current = folder.resolve()
+    for candidate in (current, *current.parents):
+        dot_git = candidate / ".git"
+        if dot_git.is_dir() or dot_git.is_file():
+            return candidate
+    return None
+
+
+def _git(top: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``git`` on the repository whose work tree is ``top`` (see :func:`repository_of`), its git dir and work
+    tree named explicitly, with :data:`GIT_SAFETY`."""
+    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
     return subprocess.run(
-        ["git", "-C", str(cwd), *args],
+        ["git", f"--git-dir={top / '.git'}", f"--work-tree={top}", *GIT_SAFETY, *args],
         capture_output=True,
         text=True,
         timeout=120,
-        env={**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        cwd=str(top),
+        stdin=subprocess.DEVNULL,
+        env={**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
         check=False,
     )
 
@@ -147,11 +187,10 @@ def ref_commit(
     ``--changed-since`` alike; each error starts with the ``option`` as the user typed it. Blocking (runs git)."""
     if shutil.which("git") is None:
         raise GitRefError(f"{option}: git is not installed{git_for}")
-    top = _git(folder, "rev-parse", "--show-toplevel")
-    if top.returncode != 0 or not top.stdout.strip():
+    repo = repository_of(folder)
+    if repo is None or _git(repo, "rev-parse", "--git-dir").returncode != 0:
         raise GitRefError(f"{option}: {folder} is not inside a git repository")
-    repo = Path(top.stdout.strip()).resolve()
-    commit = _git(repo, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    commit = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
     if commit.returncode != 0 or not commit.stdout.strip():
         raise GitRefError(f"{option}: unknown git ref in {repo}{unknown_hint}")
     return repo, commit.stdout.strip()

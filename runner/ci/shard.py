@@ -146,11 +146,15 @@ def config_fingerprint(path: Path) -> str:
 
 
 def commit_of(root: Path) -> str | None:
-    """``git rev-parse HEAD`` of the repository holding ``root``; None outside one."""
+    """``git rev-parse HEAD`` of the repository holding ``root``; None outside one. Its git dir is named, never
+    discovered, with hooks off (:func:`evalens.runner.baseline.repository_of`)."""
+    from evalens.runner.baseline import _git, repository_of  # the runner's one way to call git
+
+    top = repository_of(root)
+    if top is None:
+        return None
     try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10
-        )
+        done = _git(top, "rev-parse", "HEAD")
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None

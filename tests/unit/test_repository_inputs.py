@@ -73,6 +73,9 @@ def test_an_eval_config_may_set_its_own_settings(name: str) -> None:
     assert refused_reason(name) is None
 
 
+CASE = "name: {name}\ninput:\n  prompt: say hi\nexpected:\n  contains: [hi]\njudge:\n  criteria: The agent says hi.\n"
+
+
 def _package(root: Path, env: dict[str, str]) -> Path:
     (root / "evals" / "cases").mkdir(parents=True)
     (root / "skills" / "greeter").mkdir(parents=True)
@@ -82,7 +85,7 @@ def _package(root: Path, env: dict[str, str]) -> Path:
     (root / "evals" / "eval-config.json").write_text(
         json.dumps({"version": 1, "engine": "claude-code", "timeout": 30, "env": env})
     )
-    (root / "evals" / "cases" / "one.yaml").write_text("name: one\ninput:\n  prompt: hi\n")
+    (root / "evals" / "cases" / "one.yaml").write_text(CASE.format(name="one"))
     return root
 
 
@@ -247,3 +250,111 @@ def test_no_check_module_runs_node_or_a_shell_on_the_host() -> None:
     for path in [*(REPO / "runner").glob("checks*.py"), *(REPO / "runner" / "suites").glob("*.py")]:
         text = path.read_text()
         assert "import subprocess" not in text and "create_subprocess" not in text, path
+
+
+# ------------------------------------------------------------------ attack 3: a git repository as plain files
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@e", "-c", "user.name=t", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+
+
+@pytest.fixture
+def repo_with_embedded_git(tmp_path: Path) -> tuple[Path, Path]:
+    """A clone whose package commits a whole git repository as plain files (``HEAD``, ``objects/``, ``refs/``, a
+    ``config`` with ``worktree = .``, ``hooks/post-checkout``): ``git -C <package>`` took it for the repository and
+    ran its hook. The clone's own ``.git/hooks/post-checkout`` is there too: hooks are off for every call."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    marker = tmp_path / "PWNED"
+    hook = f"#!/bin/sh\necho ran >> {marker}\n"
+    src = tmp_path / "src"
+    src.mkdir()
+    _git(src, "init", "-q", "-b", "main")
+    (src / "f").write_text("x\n")
+    _git(src, "add", "f")
+    _git(src, "commit", "-qm", "embedded")
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    pkg = _package(repo / "pkg", {"PDF_STRICT": "1"})
+    for part in ("HEAD", "objects", "refs"):
+        source = src / ".git" / part
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, pkg / part)
+    (pkg / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n")
+    (pkg / "hooks").mkdir()
+    for where in (pkg / "hooks" / "post-checkout", repo / ".git" / "hooks" / "post-checkout"):
+        where.write_text(hook)
+        where.chmod(0o755)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "v1")
+    (pkg / "evals" / "cases" / "two.yaml").write_text(CASE.format(name="two"))
+    return pkg, marker
+
+
+def test_changed_since_with_a_git_repository_committed_as_plain_files_runs_no_hook(
+    repo_with_embedded_git: tuple[Path, Path],
+) -> None:
+    """Attack 3: ``--changed-since`` (even with ``--dry-run``) compares with the clone's own repository (``two`` is
+    new since HEAD there; the embedded repository knows no eval file), and no hook runs."""
+    pkg, marker = repo_with_embedded_git
+    flags = ["--changed-since", "HEAD", "--dry-run"]
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *flags, "--no-judge"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=pkg,
+        env={**os.environ, "NO_COLOR": "1", "ANTHROPIC_API_KEY": "k"},
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    assert not marker.exists(), f"a hook ran: {marker.read_text()}"
+    assert "two" in out.stdout + out.stderr, out.stdout + out.stderr
+    assert "one" not in out.stdout.replace("none", ""), out.stdout
+
+
+def test_baseline_checkout_with_a_git_repository_committed_as_plain_files_runs_no_hook(
+    repo_with_embedded_git: tuple[Path, Path],
+) -> None:
+    """Attack 3, ``--baseline HEAD``: the checkout it runs the baseline from is the clone's HEAD (it holds
+    ``one`` only), made with hooks off; it is removed afterwards."""
+    import asyncio
+
+    from evalens.runner.baseline import checked_out, resolve
+
+    pkg, marker = repo_with_embedded_git
+    plan = resolve("HEAD", pkg)
+    assert plan is not None and plan.repo == pkg.parent.resolve()
+
+    async def look() -> Path:
+        async with checked_out(plan) as held:
+            assert held is not None and held.worktree is not None
+            then = held.worktree / "pkg" / "evals" / "cases"
+            assert (then / "one.yaml").is_file() and not (then / "two.yaml").exists()
+            return held.worktree
+
+    tree = asyncio.run(look())
+    assert not tree.exists()
+    assert not marker.exists(), f"a hook ran: {marker.read_text()}"
+
+
+def test_the_runners_git_resolves_the_clone_not_the_embedded_repository(
+    repo_with_embedded_git: tuple[Path, Path],
+) -> None:
+    from evalens.runner.baseline import ref_commit, repository_of
+    from evalens.runner.ci.shard import commit_of
+
+    pkg, marker = repo_with_embedded_git
+    repo = pkg.parent
+    assert repository_of(pkg) == repo.resolve()
+    head = _git(repo, "rev-parse", "HEAD")
+    assert ref_commit("--changed-since HEAD", "HEAD", pkg) == (repo.resolve(), head)
+    assert commit_of(pkg) == head
+    assert not marker.exists()
