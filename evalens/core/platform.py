@@ -24,8 +24,17 @@ CLAUDE_ONLY_KEYS = (
     "context",
     "agent",
     "hooks",
+    "when_to_use",
+    "arguments",
+    "disallowed-tools",
+    "effort",
+    "background",
+    "paths",
+    "shell",
 )
-"""Frontmatter keys only Claude Code reads (formats.md §6.4)."""
+"""Frontmatter keys only Claude Code reads: formats.md §6.4, and since then `when_to_use`, `arguments`,
+`disallowed-tools`, `effort`, `background`, `paths`, `shell` (docs/skills of 2026-08-22; each accepted by
+`claude plugin validate` 2.1.332, see ``shared/reference/platforms.md`` §1.1)."""
 
 _CLAUDE_README = re.compile(
     r"~/\.claude/skills|\.claude/skills/|/plugin (?:install|marketplace)|"
@@ -62,6 +71,14 @@ class Platform:
     claude: list[str] = field(default_factory=list)  # evidence that Claude Code reads the skill
     others: list[str] = field(default_factory=list)  # evidence that other agents read it too
     forced: bool = False  # the user's `skillProfile` setting chose the profile, not the evidence
+    frontmatter: list[str] = field(default_factory=list)  # the part of `claude` found in the skill's own keys
+
+    @property
+    def claude_only_repository(self) -> bool:
+        """Claude Code profile on evidence beyond the skill's own keys (where it lives, a plugin manifest,
+        ``CLAUDE.md``, a README installing into Claude Code): the repository targets Claude Code alone. A skill
+        whose only evidence is its Claude-style keys may still be read by other agents."""
+        return self.profile == "claude-code" and any(e not in self.frontmatter for e in self.claude)
 
     @property
     def multi_agent(self) -> bool:
@@ -108,11 +125,13 @@ def _readme_evidence_of(path: str, _mtime_ns: int, _size: int) -> tuple[tuple[st
 
 def _ancestors(skill_md: Path, depth: int = 6) -> list[Path]:
     """The skill's folder up to its repository (or plugin/package) root, at most ``depth`` levels: a folder with
-    no repository must not borrow evidence from whatever happens to sit above it."""
+    no repository must not borrow evidence from whatever happens to sit above it, and a skill whose own folder is
+    the root (a single-skill repository or plugin) stops there too, or the README of whatever holds the checkout
+    would speak for it."""
     out: list[Path] = []
     for parent in list(skill_md.absolute().parents)[:depth]:
         out.append(parent)
-        if any((parent / m).exists() for m in _ROOT_MARKERS) and parent != skill_md.absolute().parent:
+        if any((parent / m).exists() for m in _ROOT_MARKERS):
             break
     return out
 
@@ -130,14 +149,14 @@ def infer_platform(skill_md: Path, data: Any = None) -> Platform:
     posix = skill_md.as_posix()
     fm = frontmatter_evidence(data)
     if "/.claude/skills/" in posix:
-        return Platform("claude-code", ["`.claude/skills/`", *fm])
+        return Platform("claude-code", ["`.claude/skills/`", *fm], frontmatter=fm)
     if "/.agents/skills/" in posix:
-        return Platform("agentskills", fm, ["`.agents/skills/`"])
+        return Platform("agentskills", fm, ["`.agents/skills/`"], frontmatter=fm)
     claude: list[str] = list(fm)
     others: list[str] = []
     for folder in _ancestors(skill_md):
         if (folder / "package.agent.json").is_file():
-            return Platform("uaaps", claude, others)
+            return Platform("uaaps", claude, others, frontmatter=fm)
         if (folder / ".claude-plugin" / "plugin.json").is_file():
             claude.append("`.claude-plugin/plugin.json`")
         claude += [f"`{n}`" for n in _CLAUDE_FILES if (folder / n).exists()]
@@ -147,5 +166,5 @@ def infer_platform(skill_md: Path, data: Any = None) -> Platform:
         others += readme_others
     claude, others = list(dict.fromkeys(claude)), list(dict.fromkeys(others))
     if claude and not others:
-        return Platform("claude-code", claude, others)
-    return Platform("agentskills", claude, others)
+        return Platform("claude-code", claude, others, frontmatter=fm)
+    return Platform("agentskills", claude, others, frontmatter=fm)

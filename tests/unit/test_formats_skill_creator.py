@@ -183,7 +183,7 @@ def test_text_lints_any_language_and_slash_commands(tmp_path: Path) -> None:
         )
     )
     assert v.problems == []
-    v = check(skill(tmp_path, [case(prompt="hi", assertions=["Works ✓ «好»"])]))
+    v = check(skill(tmp_path, [case(prompt="hi", files=None, assertions=["Works ✓ «好»"])]))
     assert set(codes(v)) == {"short-prompt"} or "vague-assertion" in codes(v)
     assert "\\u" not in " ".join(p.message for p in v.problems)
 
@@ -360,3 +360,40 @@ def test_benchmark_configuration_and_pass_rate_placement(tmp_path: Path) -> None
     assert any(m.startswith("runs[2] has `pass_rate` at the top level") for m in messages)
     ok = check(write(tmp_path, "benchmarks/2026/benchmark.json", {"metadata": {}, "runs": runs[:1]}))
     assert ok.problems == []
+
+
+def test_short_prompt_that_names_its_data(tmp_path: Path) -> None:
+    """A short prompt is a request with nothing to work on, unless it names its file (a path, a file name) or the
+    case attaches input files ("Standard roast this" with `files`): then the hint's own advice is followed."""
+    bare = case(prompt="Roast this", files=None)
+    assert "short-prompt" in codes(check(skill(tmp_path, [bare])))
+    for named in ("tighten up ./docs/api.md", "fix evals/files/report.pdf", "summarise `notes`"):
+        assert "short-prompt" not in codes(check(skill(tmp_path, [case(prompt=named, files=None)]))), named
+    assert "short-prompt" not in codes(check(skill(tmp_path, [case(prompt="Roast this")])))  # files attached
+
+
+def test_assertion_naming_what_the_input_uses(tmp_path: Path) -> None:
+    """A short vague-sounding assertion that names a name the case's input file uses in code ("the bcrypt usage"
+    of a file that calls `bcrypt.hash`) gives the grader something to find; a word only in its comments does not."""
+    write(
+        tmp_path, "pdf/evals/files/auth.js", "// handles errors right\nconst h = await bcrypt.hash(pw, 10);\n"
+    )
+    names = case(
+        files=["evals/files/auth.js"], assertions=["Acknowledges the bcrypt usage as something done right"]
+    )
+    assert "vague-assertion" not in codes(check(skill(tmp_path, [names])))
+    vague = case(files=["evals/files/auth.js"], assertions=["Handles errors right"])
+    assert "vague-assertion" in codes(check(skill(tmp_path, [vague])))
+    nothing = case(files=None, assertions=["Acknowledges the bcrypt usage as something done right"])
+    assert "vague-assertion" in codes(check(skill(tmp_path, [nothing])))
+
+
+def test_files_resolve_from_the_skill_root(tmp_path: Path) -> None:
+    """skill-creator's schemas.md: `files` are relative to the skill root. A path that resolves only from the
+    evals folder is missing there; the message says where it exists and offers the path from the skill root."""
+    write(tmp_path, "pdf/evals/files/other.pdf", "%PDF")
+    v = check(skill(tmp_path, [case(files=["files/other.pdf"])]))
+    missing = only(v, "file-missing")
+    assert "relative to the skill root pdf/" in missing.message
+    assert "exists relative to the evals folder" in missing.message
+    assert missing.fixes[0].edits[0].text == "evals/files/other.pdf"

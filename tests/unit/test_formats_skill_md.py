@@ -61,7 +61,9 @@ def test_unknown_keys_by_profile(tmp_path: Path) -> None:
         "Unexpected fields in frontmatter: argument-hint, foo. Only ['allowed-tools', 'compatibility', "
         "'description', 'license', 'metadata', 'name'] are allowed."
     )
-    assert severities(check(tmp_path, text, "claude-code"), "unexpected-field") == [Severity.HINT]
+    assert (
+        severities(check(tmp_path, text, "claude-code"), "unexpected-field") == []
+    )  # Claude Code ignores it
     # no setting: `argument-hint` is evidence of a Claude Code skill, judged by Claude Code's rules
     auto = check(tmp_path, text)
     assert [(p.code, p.severity) for p in auto.problems] == [("unexpected-field", Severity.HINT)]
@@ -117,19 +119,16 @@ def test_description_rules(tmp_path: Path) -> None:
     assert only(check(tmp_path, long), "description-too-long").message.startswith(
         "Description exceeds 1024 character limit ("
     )
-    assert (
-        only(
-            check(
-                tmp_path,
-                GOOD.replace("description: Extract", "description: ''\nx: Extract").replace(
-                    "x: Extract text from PDFs. Use when the user asks to read a PDF.\n", ""
-                ),
-                "claude-code",
+    assert only(
+        check(
+            tmp_path,
+            GOOD.replace("description: Extract", "description: ''\nx: Extract").replace(
+                "x: Extract text from PDFs. Use when the user asks to read a PDF.\n", ""
             ),
-            "invalid-description",
-        ).message
-        == "Field 'description' must be a non-empty string"
-    )
+            "claude-code",
+        ),
+        "invalid-description",
+    ).message.startswith("The description is empty: Claude Code lists the skill with no text")
 
 
 def test_compatibility_by_profile(tmp_path: Path) -> None:
@@ -167,10 +166,10 @@ def test_typed_keys(tmp_path: Path) -> None:
     v = check(tmp_path, text)
     assert severities(v, "metadata-value") == [] and severities(v, "schema-type") == []
     assert severities(check(tmp_path, text, "claude-code"), "schema-type") == []
-    cc = GOOD.replace("---\n# PDF", "context: spawn\ndisable-model-invocation: 'yes'\n---\n# PDF")
+    cc = GOOD.replace("---\n# PDF", "context: spawn\ndisable-model-invocation: maybe\n---\n# PDF")
     v = check(tmp_path, cc, "claude-code")
-    assert only(v, "schema-enum").fixes[0].edits[0].text == "fork"
-    assert only(v, "schema-type").message == "Field 'disable-model-invocation' must be a boolean"
+    assert [f.edits[0].text for f in only(v, "schema-enum").fixes] == ["fork", "inline"]
+    assert only(v, "schema-type").message.startswith("Field 'disable-model-invocation' must be a boolean")
 
 
 def test_long_skill_hint(tmp_path: Path) -> None:
@@ -231,9 +230,19 @@ def _problems(md: Path) -> list[tuple[str, Severity]]:
     ],
 )
 def test_claude_code_skill_by_repository_evidence(tmp_path: Path, evidence: dict[str, str]) -> None:
-    """Repository evidence makes a skill outside `.claude/skills/` a Claude Code skill: its keys are fine and an
-    unknown key is only a hint (Claude Code ignores it)."""
-    md = _repo(tmp_path, evidence, "argument-hint: '[file]'\nversion: 2\n")
+    """Repository evidence makes a skill outside `.claude/skills/` a Claude Code skill: its keys are fine, and a
+    key Claude Code does not know is ignored by it without failing, so there is nothing to fix (issue #39); a
+    near-miss of a known key is a warning (what it meant to set is not set)."""
+    md = _repo(tmp_path, evidence, "argument-hint: '[file]'\nversion: 2\nauthor: me\n")
+    assert _problems(md) == []
+    typo = _repo(tmp_path / "typo", evidence, "argument-hnit: '[file]'\n")
+    assert _problems(typo) == [("unexpected-field", Severity.WARNING)]
+
+
+def test_claude_only_keys_alone_leave_unknown_keys_a_hint(tmp_path: Path) -> None:
+    """When only the skill's own keys say Claude Code (no repository evidence), other agents may read it too: an
+    unknown key stays a hint."""
+    md = _repo(tmp_path, {}, "argument-hint: '[file]'\nversion: 2\n")
     assert _problems(md) == [("unexpected-field", Severity.HINT)]
 
 

@@ -34,10 +34,98 @@ def _scorecard():
     return module
 
 
+_CLAUDE_IGNORES = (
+    "Claude-Code-only plugin (`.claude-plugin/plugin.json`, no other agent's files): Claude Code ignores frontmatter"
+    " keys it does not know and never fails on them (`claude plugin validate` reports nothing for `foo: bar`;"
+    " platforms.md §1.1, §1.3), so there is nothing to fix (issue #39, noise class 1; the same reviewer round"
+    " calls Terryc21/bug-echo's `version`/`author` FP). The older verdict applied the agentskills key list to it."
+)
+_FILES_FROM_SKILL_ROOT = (
+    "skill-creator's references/schemas.md: `files` are 'relative to skill root'. This path resolves only from"
+    " the evals folder, not from the skill root or the plugin root; the newer review of the same file at the same"
+    " commit (shared corpus) calls it TP (issue #39: 'skill-creator `files` entries that do not resolve from the"
+    " skill root')."
+)
+_HEYGEN = (
+    "Profile evalens infers: claude-code (`.claude-plugin/plugin.json`), where Claude Code ignores unknown keys"
+    " (as for allsmog, Terryc21). The same review calls `argument-hint` in heygen-avatar FP, which holds only under"
+    " that profile; under the multi-agent reading (metadata.openclaw) these keys would be flagged and"
+    " `argument-hint` too. One profile per repository: the Claude Code reading, which the platform's tool backs."
+)
+OVERRULED: dict[tuple[str, str, int, str], tuple[str, str]] = {
+    # (corpus, path, line, code) -> (verdict we hold, why the reviewer's verdict is wrong by the format's docs)
+    ("field", "Terryc21__bug-echo/bug-echo/skills/bug-echo/SKILL.md", 4, "unexpected-field"): (
+        "FP",
+        _CLAUDE_IGNORES,
+    ),
+    (
+        "field",
+        "kaiohenricunha__dotbabel/dotbabel/plugins/dotbabel/templates/claude/skills/agents-search/SKILL.md",
+        2,
+        "unexpected-field",
+    ): (
+        "FP",
+        _CLAUDE_IGNORES
+        + " Its one actionable key, `tools` (a subagent's key), is reported on its own line as"
+        " a likely `allowed-tools`.",
+    ),
+    (
+        "field",
+        "architawr__claude-code-bpmn-skill/claude-code-bpmn-skill/evals/evals.json",
+        10,
+        "file-missing",
+    ): (
+        "TP",
+        _FILES_FROM_SKILL_ROOT,
+    ),
+    (
+        "field",
+        "jamesbuckett__skill-improve-quality/skill-improve-quality/evals/evals.json",
+        9,
+        "file-missing",
+    ): (
+        "TP",
+        _FILES_FROM_SKILL_ROOT,
+    ),
+    **{
+        (corpus, f"allsmog__shinsa-plugin/shinsa-plugin/skills/{skill}/SKILL.md", 8, "unexpected-field"): (
+            "FP",
+            _CLAUDE_IGNORES,
+        )
+        for corpus in ("shared", "realworld")
+        for skill in ("control-mapping", "evidence-generation", "iso-27001-annex-a", "nist-800-53")
+    },
+    **{
+        (corpus, path, line, "unexpected-field"): ("FP", _HEYGEN)
+        for corpus in ("shared", "realworld")
+        for path, line in (
+            ("heygen-com__heygen-stack/heygen-stack/SKILL.md", 3),
+            ("heygen-com__heygen-stack/heygen-stack/SKILL.md", 19),
+            ("heygen-com__heygen-stack/heygen-stack/SKILL.md", 20),
+            ("heygen-com__heygen-stack/heygen-stack/heygen-video/SKILL.md", 22),
+        )
+    },
+}
+"""Reviewer verdicts we hold wrong by the format's own documentation or tool, each with its reason (issue #39).
+The test and the scorecard targets use the verdict on the left; ``test_overruled_verdicts_exist`` keeps the
+table honest (every entry names a reviewer row that says the opposite)."""
+
+
+def _verdicts(corpus: Path) -> list[dict[str, str]]:
+    """The reviewer's verdicts with the reasoned exceptions above applied."""
+    rows = _scorecard().read_tsv(corpus / "VERDICTS.tsv")
+    name = _name(corpus)
+    out = []
+    for row in rows:
+        held = OVERRULED.get((name, row["path"], int(row["line"]), row["code"]))
+        out.append({**row, "verdict": held[0], "why": "overruled: " + held[1]} if held else row)
+    return out
+
+
 @cache
 def _run(corpus: Path):
     sc = _scorecard()
-    verdicts = sc.read_tsv(corpus / "VERDICTS.tsv")
+    verdicts = _verdicts(corpus)
     manifest = sc.read_tsv(corpus / "MANIFEST.tsv")
     diagnostics = sc.diagnostics_from(sc.run_validate(corpus), corpus)
     return sc, verdicts, manifest, diagnostics
@@ -112,3 +200,21 @@ def test_scorecard_targets(corpus: Path) -> None:
     assert s.recall_hits / s.recall_total >= sc.TARGETS["recall"], sc.table(s)
     assert s.valid_file_errors == [], sc.table(s)
     assert s.counts["errors"]["wrong"] == 0, f"errors on lines a reviewer called fine:\n{sc.table(s)}"
+
+
+def test_overruled_verdicts_exist() -> None:
+    """Every reasoned exception names a reviewer row that is there and says the opposite of what we hold: an
+    exception whose row was fixed or removed is dropped, not kept as dead weight."""
+    by_name = {_name(c): c for c in CORPORA}
+    for (name, path, line, code), (held, why) in OVERRULED.items():
+        if name not in by_name:
+            continue  # the shared corpus is optional (test_shared_corpus_is_present counts that skip)
+        rows = [
+            r
+            for r in _scorecard().read_tsv(by_name[name] / "VERDICTS.tsv")
+            if (r["path"], int(r["line"]), r["code"]) == (path, line, code)
+        ]
+        assert rows, f"no reviewer row for {name}:{path}:{line} [{code}]"
+        real = {"TP", "FN", "TP*", "TP-strict"}
+        assert all((r["verdict"] in real) != (held in real) for r in rows), (name, path, line, code)
+        assert len(why) > 80, "an exception says why"

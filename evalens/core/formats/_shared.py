@@ -215,13 +215,45 @@ def is_unfalsifiable(text: str) -> bool:
     return len(words) <= 8 and bool(set(words) & vague)
 
 
+_NAMES_DATA = re.compile(
+    r"\b[\w-]+\.[A-Za-z][A-Za-z0-9]{0,4}\b|(?:^|\s)\.{0,2}/\w|\w/\w|`[^`]+`|\"[^\"]+\"|https?://"
+)
+"""What a request names as its data: a file name (``api.md``), a path (``./evals/x``, ``docs/api``), a quoted or
+backticked value, a URL."""
+
+
 def is_bare_prompt(prompt: str) -> bool:
     """A prompt too bare to be a realistic request: three words at most ("Do the thing."). Slash commands (``/design-score URL``)
-    are how users invoke skills, and other scripts pack more into fewer characters, so both are left alone."""
+    are how users invoke skills, and other scripts pack more into fewer characters, so both are left alone; a
+    short prompt that names its file or data ("tighten up ./docs/api.md") is what the hint asks for."""
     text = prompt.strip()
-    if text.startswith("/") or other_script(text):
+    if text.startswith("/") or other_script(text) or _NAMES_DATA.search(text):
         return False
     return len(text.split()) <= 3
+
+
+_TERM = re.compile(r"[A-Za-z][A-Za-z0-9_]{3,}")
+_CODE_TERM = re.compile(
+    r"\b([A-Za-z_]\w{3,})(?=\.[A-Za-z_]|\()|(?<=\.)([A-Za-z_]\w{3,})\b|"
+    r"\b(?:import|require\(|from)\s*['\"]?([A-Za-z_][\w-]{3,})"
+)
+"""A name the input's code uses: called (``hash(``), a member or its object (``bcrypt.hash``), imported. Words of
+its comments and prose do not count: "handles errors" is vague whether or not a comment says "errors"."""
+
+
+def input_terms(texts: list[str]) -> frozenset[str]:
+    """The names a case's input files use in code, lowercased: an assertion that names one of them ("the bcrypt
+    usage" of a fixture that calls ``bcrypt.hash``) names something the grader can find in the output."""
+    return frozenset(t.lower() for text in texts for m in _CODE_TERM.finditer(text) for t in m.groups() if t)
+
+
+def names_input_term(text: str, terms: frozenset[str]) -> bool:
+    """Whether ``text`` names a term of the case's inputs other than a vague or generic word: those say nothing
+    whichever file they also occur in."""
+    if not terms:
+        return False
+    vague = _EXTRA_VAGUE | set(VAGUE_WORDS) | _GENERIC
+    return any(w in terms and w not in vague for w in (t.lower() for t in _TERM.findall(text)))
 
 
 def is_abstract_request(prompt: str, opener: re.Pattern[str]) -> bool:

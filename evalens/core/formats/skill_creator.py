@@ -8,6 +8,7 @@ checkers do (§5.4: magnus919 ``evals-v1``, confluent ``check_eval_schema.py``).
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path as FsPath
 from typing import Any
@@ -19,9 +20,11 @@ from evalens.core.formats._shared import (
     creatable,
     frontmatter_name,
     inner,
+    input_terms,
     is_abstract_request,
     is_bare_prompt,
     is_unfalsifiable,
+    names_input_term,
     near_miss_keys_only,
     path_error,
     problem,
@@ -29,7 +32,7 @@ from evalens.core.formats._shared import (
 )
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.formats.writing_skills import _dicts, _files_under, _id_cases, skill_dir_of
-from evalens.core.index import frontmatter_fields, skill_catalog
+from evalens.core.index import container_root, frontmatter_fields, skill_catalog
 from evalens.core.models import skill_creator as m
 from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.problems import Edit, Fix, Problem, Severity
@@ -139,6 +142,45 @@ def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int
             if isinstance(eid, int | str) and not isinstance(eid, bool):
                 out.setdefault(str(eid), (len(data["assertions"]), meta))
     return out
+
+
+def _shown(path: FsPath, top: FsPath) -> str:
+    """A folder or file as a reader finds it: from the folder above what it shares with ``top`` (the root the
+    evals belong to), e.g. ``docs-repair/skills/x/``, so two folders of one name are told apart."""
+    try:
+        common = FsPath(os.path.commonpath([path, top]))
+        rel = path.relative_to(common.parent).as_posix()
+    except ValueError:
+        rel = path.name
+    return rel + ("/" if path.is_dir() else "")
+
+
+def _from_a_root(target: FsPath, roots: list[FsPath]) -> str | None:
+    """``target`` as a `files` entry from the first root it lies under (no ``..``), or None."""
+    for r in roots:
+        try:
+            return target.relative_to(r).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+_INPUT_BYTES = 256 * 1024
+_INPUT_FILES = 8
+
+
+def _case_input_terms(case: dict[str, Any], root: FsPath) -> frozenset[str]:
+    """The names a case's input files use in code (``_shared.input_terms``): at most a few files, each read up
+    to a bound, so a case attaching a large data set stays fast."""
+    texts = []
+    files = case.get("files")
+    for entry in (files if isinstance(files, list) else [])[:_INPUT_FILES]:
+        if not isinstance(entry, str) or not entry.strip() or path_error(entry):
+            continue
+        raw = read_regular_bytes(root / entry, _INPUT_BYTES)
+        if raw is not None:
+            texts.append(raw[:_INPUT_BYTES].decode("utf-8", "replace"))
+    return input_terms(texts)
 
 
 def _file_entry(path: Path, value: Any) -> bool:
@@ -281,13 +323,14 @@ class SkillCreatorEvals(Format):
                         on_key=True,
                     )
                 )
+            terms: list[frozenset[str]] = []  # the case's input terms, read once and only when needed
             for key in present:
                 items = case[key]
                 for j, item in enumerate(items if isinstance(items, list) else []):
                     if isinstance(item, dict):
                         objects.append((("evals", i, key, j), item))
                     else:
-                        out += self._assertion_rules(doc, (i, key, j), item)
+                        out += self._assertion_rules(doc, (i, key, j), item, case, file_root, terms)
             if "expected_output" not in case:
                 out.append(
                     problem(
@@ -302,11 +345,19 @@ class SkillCreatorEvals(Format):
                 )
             prompt = case.get("prompt")
             if isinstance(prompt, str) and prompt.strip():
-                out += self._prompt_rules(doc, i, prompt)
+                attached = isinstance(case.get("files"), list) and any(
+                    isinstance(f, str) and f.strip() for f in case["files"]
+                )
+                out += self._prompt_rules(doc, i, prompt, attached)
             files = case.get("files")
             if isinstance(files, list):
                 out += self._file_rules(
-                    doc, i, files, file_root, also=root, evals_dir=FsPath(ctx.file_path).parent
+                    doc,
+                    i,
+                    files,
+                    file_root,
+                    also=root if file_root == root else container_root(FsPath(ctx.file_path)),
+                    evals_dir=FsPath(ctx.file_path).parent,
                 )
         out += self._object_assertions(doc, objects)
         out += self._drafted_elsewhere(doc, evals, root)
@@ -528,7 +579,17 @@ class SkillCreatorEvals(Format):
             )
         ]
 
-    def _assertion_rules(self, doc: ParsedDocument, where: tuple[int, str, int], item: Any) -> list[Problem]:
+    def _assertion_rules(
+        self,
+        doc: ParsedDocument,
+        where: tuple[int, str, int],
+        item: Any,
+        case: dict[str, Any],
+        file_root: FsPath,
+        terms: list[frozenset[str]],
+    ) -> list[Problem]:
+        """An assertion must be a string; a short vague one is a hint unless it names what the case's own input
+        files use in code (then the grader has something concrete to look for in the output)."""
         i, key, j = where
         path: Path = ("evals", i, key, j)
         if not isinstance(item, str):
@@ -538,6 +599,10 @@ class SkillCreatorEvals(Format):
                 )
             ]
         if is_unfalsifiable(item):
+            if not terms:
+                terms.append(_case_input_terms(case, file_root))
+            if names_input_term(item, terms[0]):
+                return []
             return [
                 problem(
                     doc,
@@ -550,7 +615,10 @@ class SkillCreatorEvals(Format):
             ]
         return []
 
-    def _prompt_rules(self, doc: ParsedDocument, i: int, prompt: str) -> list[Problem]:
+    def _prompt_rules(self, doc: ParsedDocument, i: int, prompt: str, attached: bool) -> list[Problem]:
+        """Placeholders, abstract and bare prompts. A short prompt in a case that attaches input files ("Standard
+        roast this" with `files: [spaghetti.py]`) names its data through them: that is how users ask about an
+        attached file, so it is not bare."""
         path: Path = ("evals", i, "prompt")
         out = []
         if m_ := next(
@@ -575,7 +643,7 @@ class SkillCreatorEvals(Format):
                     'Abstract "Build me a …" prompt: real requests name files, data and context.',
                 )
             )
-        elif is_bare_prompt(prompt):
+        elif not attached and is_bare_prompt(prompt):
             out.append(
                 problem(
                     doc,
@@ -609,9 +677,10 @@ class SkillCreatorEvals(Format):
         also: FsPath | None = None,
         evals_dir: FsPath | None = None,
     ) -> list[Problem]:
-        """`files` entries exist under the skill root, or where the repository keeps them relative to (the evals
-        folder, the folder of evals beside no SKILL.md): nothing reads `files` mechanically, so a path that
-        resolves anywhere a reader would look is not an error."""
+        """`files` entries exist under the skill root (skill-creator's schemas.md: "relative to skill root"), or,
+        for evals kept beside no SKILL.md, under the folder that holds them. A path that resolves only from the
+        evals folder itself does not resolve where skill-creator looks: the message says where it does exist and
+        offers the path from a root that is read."""
         out: list[Problem] = []
         for j, entry in enumerate(files):
             if not isinstance(entry, str):
@@ -641,18 +710,37 @@ class SkillCreatorEvals(Format):
                         fixes=[replace_fix(doc, path, clean)],
                     )
                 )
-            bases = [root, *(b for b in (also, evals_dir) if b is not None)]
+            bases = [root, *(b for b in (also,) if b is not None)]
             if not any((b / entry).exists() for b in bases):
-                known = _files_under(root, skip=set(), limit=2000)
-                near = suggest(entry, known)
+                where = _shown(root, also or root)
+                there = evals_dir / entry if evals_dir is not None else None
+                near = _from_a_root(there, bases) if there is not None and there.exists() else None
+                near_root = root
+                if near is not None and also is not None and not (root / near).exists():
+                    near_root = also
+                if near is None:
+                    near = suggest(entry, _files_under(root, skip=set(), limit=2000))
+                found = (
+                    f" It exists relative to the evals folder ({_shown(there, also or root)}), but skill-creator "
+                    "resolves `files` from the skill root."
+                    if there is not None and there.exists()
+                    else ""
+                )
                 out.append(
                     problem(
                         doc,
                         path,
                         Severity.ERROR,
                         "file-missing",
-                        f"file does not exist: {entry} (relative to the skill root {root.name}/)"
-                        + (f"; did you mean `{near}`?" if near else ""),
+                        f"file does not exist: {entry} (relative to the skill root {where})"
+                        + (
+                            f"; did you mean `{near}`"
+                            + (f" (from {_shown(near_root, near_root)})" if near_root != root else "")
+                            + "?"
+                            if near
+                            else ""
+                        )
+                        + found,
                         fixes=[replace_fix(doc, path, near)] if near else [],
                         data=creatable(root, entry),
                     )

@@ -35,11 +35,16 @@ SEVERITY = {  # formats.md §6.6: situation → (agentskills, claude-code, uaaps
     "compatibility-object": (E, W, None),
     "compatibility-string": (None, None, E),
     "name-hyphens": (E, E, W),
-    "name-directory": (E, E, W),
+    "name-directory": (E, W, W),  # Claude Code names a skill by its folder and loads it either way
     "angle-brackets": (W, W, H),
     "reserved-word": (W, W, H),
 }
 UAAPS_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+LISTING_CAP = 1536
+"""Claude Code's per-skill listing cap on `description` + `when_to_use` (`skillListingMaxDescChars`, default 1536;
+docs/skills and settings of 2026-08-22)."""
+CLAUDE_BOOL_KEYS = ("disable-model-invocation", "user-invocable", "background")
+EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 _ALLOWED_LIST = str(sorted(m.AGENTSKILLS_KEYS))
 MAX_LINES = 500
 
@@ -119,22 +124,15 @@ class SkillMd(Format):
         platform = platform_of(ctx, data)
         profile = platform.profile
         out: list[Problem] = self._bom(doc, ctx)
-        for key in ("name", "description"):
-            if key not in data:
-                out.append(
-                    Problem(
-                        Span(0, 0, 0, 3),
-                        E,
-                        "missing-field",
-                        f"Missing required field in frontmatter: {key}",
-                        data={"missing": key},
-                    )
-                )
+        out += self._missing_fields(data, profile)
         out += self._unknown_keys(doc, data, platform)
         if "name" in data:
-            out += self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
+            name_problems = self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
+            out += _claude_code_name(name_problems) if profile == "claude-code" else name_problems
         if "description" in data:
             out += self._description_rules(doc, data["description"], profile)
+        if profile == "claude-code":
+            out += self._listing_cap(doc, data)
         if "compatibility" in data:
             out += self._compatibility_rules(doc, data["compatibility"], profile)
         out += self._typed_keys(doc, data, platform)
@@ -181,14 +179,75 @@ class SkillMd(Format):
             return [Problem(Span(0, 0, 0, 3), E, "bom", why + " Save the file as UTF-8 without BOM.")]
         return []
 
+    def _missing_fields(self, data: dict[str, Any], profile: str) -> list[Problem]:
+        """skills-ref and UAAPS require `name` and `description`. Claude Code requires neither: the name defaults
+        to the skill's folder and the description to the body's first paragraph ("All fields are optional. Only
+        `description` is recommended", docs/skills 2026-08-22); `claude plugin validate` 2.1.332 warns only on a
+        missing description."""
+        out = []
+        for key in ("name", "description"):
+            if key in data:
+                continue
+            if profile != "claude-code":
+                out.append(
+                    Problem(
+                        Span(0, 0, 0, 3),
+                        E,
+                        "missing-field",
+                        f"Missing required field in frontmatter: {key}",
+                        data={"missing": key},
+                    )
+                )
+            elif key == "description":
+                out.append(
+                    Problem(
+                        Span(0, 0, 0, 3),
+                        W,
+                        "missing-field",
+                        "No description in frontmatter: Claude Code lists the skill with the body's first "
+                        "paragraph, and decides when to use it from that text alone.",
+                        data={"missing": key},
+                    )
+                )
+        return out
+
+    def _listing_cap(self, doc: ParsedDocument, data: dict[str, Any]) -> list[Problem]:
+        """Claude Code lists each skill as `description` + `when_to_use`, cut at 1,536 characters
+        (`skillListingMaxDescChars`, docs/skills and settings 2026-08-22): the rest never reaches the agent. A
+        truncation, not a load failure, so a warning."""
+        desc, when = data.get("description"), data.get("when_to_use")
+        parts = [v for v in (desc, when) if isinstance(v, str)]
+        total = sum(len(v) for v in parts)
+        if total <= LISTING_CAP:
+            return []
+        key = "description" if isinstance(desc, str) else "when_to_use"
+        what = "`description` + `when_to_use`" if len(parts) == 2 else f"`{key}`"
+        return [
+            problem(
+                doc,
+                (key,),
+                W,
+                "description-too-long",
+                f"{what} is {total} characters: Claude Code cuts a skill's listing at {LISTING_CAP:,}, so the "
+                f"agent never sees the last {total - LISTING_CAP}. Put the trigger words first and trim the rest.",
+            )
+        ]
+
     def _unknown_keys(self, doc: ParsedDocument, data: dict[str, Any], platform: Platform) -> list[Problem]:
         """Keys the profile's reader does not know. Under the strict agentskills rules skills-ref rejects them
         (an error), except Claude Code's own keys in a skill that also targets Claude Code: those only make it
-        less portable (a hint)."""
+        less portable (a hint). Claude Code ignores keys it does not know and never fails on them (its schema
+        only counts them), so in a repository that targets only Claude Code an unknown key is reported only as
+        a likely typo of a known key the skill lacks (a warning: what it meant to set is silently not set).
+        The `skillProfile` setting naming Claude Code says the same. When only the skill's own keys say Claude
+        Code, other agents may read it too: a hint."""
         profile = platform.profile
         known = m.AGENTSKILLS_KEYS if profile == "agentskills" else m.AGENTSKILLS_KEYS + m.CLAUDE_CODE_KEYS
         extra = [k for k in data if k not in known]
         severity = _severity("unknown-key", profile)
+        if profile == "claude-code" and (platform.forced or platform.claude_only_repository):
+            extra = [k for k in extra if (near := _near_key(k, known)) is not None and near not in data]
+            severity = W
         if not extra or severity is None:
             return []
         out = []
@@ -211,7 +270,7 @@ class SkillMd(Format):
                     )
                 )
                 continue
-            near = suggest(key, list(known))
+            near = _near_key(key, known)
             fixes = []
             if near and near not in data:
                 span = doc.key_span_at_path((key,))
@@ -381,6 +440,8 @@ class SkillMd(Format):
 
     def _description_rules(self, doc: ParsedDocument, desc: Any, profile: str) -> list[Problem]:
         path: Path = ("description",)
+        if profile == "claude-code":
+            return self._claude_description(doc, desc)
         desc, out = _required_text(
             doc,
             "description",
@@ -402,6 +463,59 @@ class SkillMd(Format):
                     "angle-brackets",
                     "Description cannot contain angle brackets (`<` or `>`): Anthropic's packager and "
                     "upload reject them.",
+                )
+            )
+        return out
+
+    def _claude_description(self, doc: ParsedDocument, desc: Any) -> list[Problem]:
+        """Claude Code's reader: a non-string description is dropped (`claude plugin validate` 2.1.332: an
+        error), an empty one lists the skill with no text; its length is the listing cap's business
+        (``_listing_cap``); over the agentskills 1,024 Claude Code still lists it, but skill-creator's packager and
+        uploads refuse it (a warning)."""
+        path: Path = ("description",)
+        if desc is None or (isinstance(desc, str) and not desc.strip()):
+            return [
+                problem(
+                    doc,
+                    path,
+                    W,
+                    "invalid-description",
+                    "The description is empty: Claude Code lists the skill with no text, and decides when to use "
+                    "it from that text alone.",
+                )
+            ]
+        if not isinstance(desc, str):
+            return [
+                problem(
+                    doc,
+                    path,
+                    E,
+                    "invalid-description",
+                    f"description must be a string, got {_json_type(desc)}: Claude Code drops it at load time.",
+                )
+            ]
+        out = []
+        if "<" in desc or ">" in desc:
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    W,
+                    "angle-brackets",
+                    "Description cannot contain angle brackets (`<` or `>`): Anthropic's packager and "
+                    "upload reject them.",
+                )
+            )
+        if 1024 < len(desc) <= LISTING_CAP:
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    W,
+                    "description-too-long",
+                    f"Description is {len(desc)} characters: Claude Code lists up to {LISTING_CAP:,}, but the "
+                    "agentskills specification, skills-ref, skill-creator's quick_validate.py and claude.ai "
+                    "uploads reject more than 1024.",
                 )
             )
         return out
@@ -553,7 +667,9 @@ class SkillMd(Format):
             )
         if "license" in data and not isinstance(data["license"], str):
             out.append(problem(doc, ("license",), E, "schema-type", "Field 'license' must be a string"))
-        if profile != "agentskills":
+        if profile == "claude-code":
+            out += self._claude_types(doc, data)
+        elif profile != "agentskills":
             for key, kind, word in (
                 ("disable-model-invocation", bool, "a boolean"),
                 ("user-invocable", bool, "a boolean"),
@@ -573,6 +689,73 @@ class SkillMd(Format):
                         "schema-enum",
                         f"`context` must be `fork`, not `{data['context']}`.",
                         fixes=[replace_fix(doc, ("context",), "fork")],
+                    )
+                )
+        return out
+
+    def _claude_types(self, doc: ParsedDocument, data: dict[str, Any]) -> list[Problem]:
+        """What Claude Code's frontmatter reader takes (docs/skills 2026-08-22; `claude plugin validate` 2.1.332):
+        booleans in any of its spellings, `context` `fork` or `inline`, the `effort` levels, `shell` `bash` or
+        `powershell`, tool lists and globs as a string or a list. A value it cannot read is an error."""
+        out: list[Problem] = []
+        for key in CLAUDE_BOOL_KEYS:
+            if key in data and not _claude_bool(data[key]):
+                out.append(
+                    problem(
+                        doc,
+                        (key,),
+                        E,
+                        "schema-type",
+                        f"Field '{key}' must be a boolean: `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`, "
+                        f"not {_json_type(data[key])} `{data[key]}`.",
+                    )
+                )
+        for key, kinds, word in (
+            ("model", (str,), "a string"),
+            ("agent", (str,), "a string"),
+            ("argument-hint", (str,), "a string"),
+            ("when_to_use", (str,), "a string"),
+            ("hooks", (dict,), "a mapping"),
+            ("arguments", (str, list), "a string or a list of strings"),
+            ("disallowed-tools", (str, list), "a string or a list of strings"),
+            ("paths", (str, list), "a string or a list of strings"),
+        ):
+            value = data.get(key)
+            if key not in data or value is None:
+                continue
+            if not isinstance(value, kinds) or (
+                isinstance(value, list) and not all(isinstance(v, str) for v in value)
+            ):
+                out.append(
+                    problem(
+                        doc,
+                        (key,),
+                        E,
+                        "schema-type",
+                        f"Field '{key}' must be {word}, got {_json_type(value)}.",
+                    )
+                )
+        for key, allowed in (
+            ("context", ("fork", "inline")),
+            ("shell", ("bash", "powershell")),
+            ("effort", EFFORT_LEVELS),
+        ):
+            value = data.get(key)
+            if key not in data or value is None:
+                continue
+            if key == "effort" and isinstance(value, int) and not isinstance(value, bool):
+                continue  # the reader also takes a number
+            if value not in allowed:
+                near = suggest(str(value), list(allowed)) if isinstance(value, str) else None
+                out.append(
+                    problem(
+                        doc,
+                        (key,),
+                        E,
+                        "schema-enum",
+                        f"`{key}` must be " + " or ".join(f"`{a}`" for a in allowed) + f", not `{value}`.",
+                        # a near spelling is the fix; otherwise each value the reader takes, for the author to pick
+                        fixes=[replace_fix(doc, (key,), v) for v in ([near] if near else allowed)],
                     )
                 )
         return out
@@ -657,6 +840,64 @@ class FlatClaudeSkill(Format):
 
 
 registry.register(FlatClaudeSkill())
+
+
+SAME_KIND_ELSEWHERE = {"tools": "allowed-tools"}
+"""Keys of Claude Code's other file kinds written in a skill, with the skill key of the same kind: a subagent's
+`tools` lists the tools it may use, which a skill writes as `allowed-tools` (both grant, neither denies)."""
+
+
+def _near_key(key: str, known: tuple[str, ...]) -> str | None:
+    """The known key an unknown one most likely meant: a near spelling (never its opposite, see
+    ``schema_check.suggest``), or the skill's key of the same kind for another file kind's key."""
+    near = suggest(key, list(known))
+    if near is None and SAME_KIND_ELSEWHERE.get(key) in known:
+        near = SAME_KIND_ELSEWHERE[key]
+    return near
+
+
+def _claude_bool(value: Any) -> bool:
+    """Claude Code's boolean: `true`/`false` and, since v2.1.218, `yes`/`no`/`on`/`off`/`1`/`0` in any letter case
+    (a YAML 1.2 reader keeps `on` a string; a quoted `"true"` is read the same)."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return value in (0, 1)
+    return isinstance(value, str) and value.strip().lower() in m.CLAUDE_BOOL_WORDS
+
+
+def _json_type(value: Any) -> str:
+    """A value's type in the words of Claude Code's messages ("got number", "got array")."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int | float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "null" if value is None else "string"
+
+
+_CLAUDE_NAME_SOFT = ("invalid-name", "name-too-long", "name-hyphens", "non-ascii-name")
+
+
+def _claude_code_name(problems: list[Problem]) -> list[Problem]:
+    """Claude Code loads a skill whatever its `name` looks like (`claude plugin validate` 2.1.332 reports nothing
+    for `name: Hello World`; the command comes from the folder): its docs ask for lowercase letters, digits and
+    hyphens, at most 64, so a name outside that is a warning there. A name that is not a string stays an error
+    ("name must be a string")."""
+    out = []
+    for p in problems:
+        if p.code in _CLAUDE_NAME_SOFT and p.severity is E and not p.message.startswith("Field 'name'"):
+            p.severity = W
+            p.message += " (Claude Code loads it, but its docs ask for lowercase letters, digits and hyphens, at most 64.)"
+        elif p.message.startswith("Field 'name'"):
+            p.message = (
+                "name must be a non-empty string: Claude Code then lists the skill under its folder's name."
+            )
+        out.append(p)
+    return out
 
 
 def _slug(name: str) -> str | None:

@@ -20,6 +20,17 @@ _PROFILES_MD = (
 )
 
 
+CLAUDE_BOOL_WORDS = ("true", "false", "yes", "no", "on", "off", "1", "0")
+"""Spellings Claude Code's frontmatter reader takes for a boolean, in any letter case (v2.1.218+; docs/skills,
+2026-08-22; observed with 2.1.332: `disable-model-invocation: on` takes the skill out of the listing)."""
+ClaudeBool = (
+    bool
+    | Literal["yes", "no", "on", "off", "Yes", "No", "On", "Off", "YES", "NO", "ON", "OFF"]
+    | Literal[0, 1]
+)
+_BOOL_MD = "Also `yes`/`no`, `on`/`off`, `1`/`0` (any letter case)."
+
+
 class UaapsCompatibility(StrictEvalModel):
     """UAAPS form of `compatibility`: what the skill needs around it."""
 
@@ -76,21 +87,62 @@ class SkillFrontmatter(EvalModel):
         example="[file]",
         alias="argument-hint",
     )
-    disable_model_invocation: bool | None = doc(
-        "Claude Code: `true` hides the skill from the model (only the user can invoke it).",
+    disable_model_invocation: ClaudeBool | None = doc(
+        "Claude Code: `true` hides the skill from the model (only the user can invoke it). " + _BOOL_MD,
         default=None,
         example=True,
         alias="disable-model-invocation",
     )
-    user_invocable: bool | None = doc(
-        "Claude Code: whether the skill appears as a slash command.",
+    user_invocable: ClaudeBool | None = doc(
+        "Claude Code: whether the skill appears as a slash command (`false` hides it from `/`). " + _BOOL_MD,
         default=None,
         example=True,
         alias="user-invocable",
     )
+    when_to_use: str | None = doc(
+        "Claude Code: when the skill applies, appended to `description` in the skill listing; the two together "
+        "are cut at 1,536 characters there.",
+        default=None,
+        example="When the user asks to deploy or release the service.",
+    )
+    arguments: str | list[str] | None = doc(
+        "Claude Code: named positional arguments for `$name` substitution in the body, a space-separated string "
+        "or a list.",
+        default=None,
+        example=["environment", "version"],
+    )
+    disallowed_tools: str | list[str] | None = doc(
+        "Claude Code: tools **removed** while the skill is active (the opposite of `allowed-tools`), a "
+        "space- or comma-separated string or a list.",
+        default=None,
+        example="Bash(rm:*) WebFetch",
+        alias="disallowed-tools",
+    )
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | int | None = doc(
+        "Claude Code: reasoning effort while the skill runs (default: the session's).",
+        default=None,
+        example="high",
+    )
+    background: ClaudeBool | None = doc(
+        "Claude Code (v2.1.218+): with `context: fork`, `false` waits for the subagent's result. " + _BOOL_MD,
+        default=None,
+        example=False,
+    )
+    paths: str | list[str] | None = doc(
+        "Claude Code: globs; the skill is loaded automatically only when working with matching files "
+        "(a comma-separated string or a list).",
+        default=None,
+        example=["src/**/*.ts"],
+    )
+    shell: Literal["bash", "powershell"] | None = doc(
+        "Claude Code: the shell for `` !`cmd` `` and ```` ```! ```` blocks in the body.",
+        default=None,
+        example="bash",
+    )
     model: str | None = doc("Claude Code: model to use while the skill runs.", default=None, example="sonnet")
-    context: Literal["fork"] | None = doc(
-        "Claude Code: `fork` runs the skill in a forked sub-agent context.",
+    context: Literal["fork", "inline"] | None = doc(
+        "Claude Code: `fork` runs the skill in a forked sub-agent context; `inline` (the default) in the "
+        "conversation.",
         default=None,
         example="fork",
     )
