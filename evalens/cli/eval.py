@@ -799,6 +799,8 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
         if sandbox_plan is not None:
             refused = sandbox_policy.refuse_before(
                 sandbox, sandbox_plan.enforced, sandbox_plan.warning, "evalens eval"
+            ) or sandbox_policy.refuse_network(
+                sandbox, sandbox_plan.network, sandbox_policy.network_allowed(args), "evalens eval"
             )
             if refused is not None:
                 return refused

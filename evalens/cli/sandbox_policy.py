@@ -28,6 +28,37 @@ def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
         "or $EVALENS_SANDBOX=required); preferred: fall back to the engine's own sandbox and "
         "say so (default elsewhere); off: fall back silently",
     )
+    parser.add_argument(
+        "--allow-agent-network",
+        action="store_true",
+        default=None,
+        help="with a required sandbox, let a package whose eval config says `sandbox.network: true` give the "
+        "agent the network (or $EVALENS_ALLOW_AGENT_NETWORK=1); without it such a run is refused, since the "
+        "config is the repository's, and a pull request can change it",
+    )
+
+
+def network_allowed(args: argparse.Namespace, env: dict[str, str] | None = None) -> bool:
+    """The workflow's own opt-in to an agent with network: the flag or ``$EVALENS_ALLOW_AGENT_NETWORK=1``."""
+    env = env if env is not None else dict(os.environ)
+    if getattr(args, "allow_agent_network", None):
+        return True
+    return env.get("EVALENS_ALLOW_AGENT_NETWORK", "").strip().lower() in ("1", "true", "yes")
+
+
+def refuse_network(chosen: str, network: bool, allowed: bool, prog: str) -> int | None:
+    """An exit code when a required sandbox would give the agent the network and the workflow did not opt in by
+    name (nothing has run yet), else None. ``sandbox.network: true`` comes from the repository's eval config:
+    under ``required`` (CI's default) a pull request must not be able to switch the network on by itself."""
+    if chosen != "required" or not network or allowed:
+        return None
+    print(
+        f"{prog}: the eval config asks for `sandbox.network: true`, but the sandbox is required and this "
+        "workflow did not opt in to an agent with network: pass --allow-agent-network (the Action's input "
+        "`allow-agent-network: true`) if the package really needs it, or set `sandbox.network: false`.",
+        file=sys.stderr,
+    )
+    return EXIT_UNSANDBOXED
 
 
 def policy(args: argparse.Namespace, env: dict[str, str] | None = None) -> str:

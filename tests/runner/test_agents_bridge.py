@@ -93,3 +93,36 @@ def test_the_shells_own_calls_through_the_bridge_count_against_the_token_limit(
     assert "--max-tokens-per-run 200" in unit["reason"]
     assert len(burned) < 30, "the bridge let calls through after the limit"
     assert list(sandbox_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_configs_network_needs_the_workflows_opt_in_under_a_required_sandbox(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Attack 6: `sandbox.network: true` is the repository's to write, so a pull request could give its agent
+    the network; under a required sandbox (CI's default) only the workflow's own opt-in lets it. With the opt-in
+    the agent still holds only a placeholder key."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    _keys(monkeypatch)
+    monkeypatch.delenv("EVALENS_ALLOW_AGENT_NETWORK", raising=False)
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        network=True,
+        cases={"ok": case("pass", contains=["GREETING-OK"])},
+    )
+    first = len(model_env.records)
+    args = ("eval", "--package", str(pkg), *MODEL[engine], "--sandbox", "required", "--json")
+    refused = run_evalens(*args, timeout=240)
+    assert refused.returncode == 2, refused.stderr[-2000:]
+    assert "sandbox.network: true" in refused.stderr and "--allow-agent-network" in refused.stderr
+    assert model_env.records[first:] == []  # refused before any agent started
+    allowed = run_evalens(*args, "--allow-agent-network", timeout=240)
+    assert allowed.returncode == 0, allowed.stderr[-3000:]
+    [unit] = json.loads(allowed.stdout)["cases"]
+    assert unit["verdict"] == "PASS", unit
+    real = REAL["ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"]
+    assert {r["key"] for r in model_env.records[first:] if not r.get("judge")} == {real}
+    assert list(sandbox_dir.iterdir()) == []
