@@ -337,10 +337,12 @@ def build_argv(
     bridges: list[BridgeSpec],
     agent_argv: list[str],
     seccomp_fd: int | None = None,
+    frozen: tuple[Path, ...] = (),
 ) -> list[str]:
     """The full bwrap argv. ``writable`` (absolute folders inside the workspace) makes the rest of the workspace
     read-only; ``private_dirs`` (HOME, engine config) are writable; ``etc_dir`` holds :func:`write_etc`'s files;
-    ``engine_roots`` are (host source, path inside) pairs, read-only."""
+    ``engine_roots`` are (host source, path inside) pairs, read-only; ``frozen`` folders inside the workspace
+    (the engine's project settings, with the package's hooks) are read-only over the writable workspace."""
     bwrap = shutil.which("bwrap") or "bwrap"
     size = ["--size", str(TMPFS_BYTES)] if supports_size() else []
     argv = _confined(bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try")
@@ -363,6 +365,8 @@ def build_argv(
         argv += ["--bind", ws, ws]
     for directory in private_dirs:
         argv += ["--bind", str(directory), str(directory)]
+    for directory in frozen:  # the engine's own settings in the workspace: the agent may read, never change them
+        argv += ["--ro-bind", str(directory), str(directory)]
     if not network:
         argv.append("--unshare-net")
         if bridges:

@@ -425,10 +425,23 @@ def _prepare_launch(
             bridges=bridges_spec,
             agent_argv=inner,
             seccomp_fd=seccomp_fd,
+            frozen=_settings_dirs(engine, paths),
         )
     else:
         env["TMPDIR"] = str(tmp_dir(paths))
     return command, argv, env, identity, own_sandbox_dropped
+
+
+def _settings_dirs(engine: Engine, paths: SandboxPaths) -> tuple[Path, ...]:
+    """The engine's project-settings folders, made now when missing (a folder the agent could create later would
+    be read as settings too), confined to the workspace."""
+    dirs = []
+    for folder in engine.settings_dirs(paths):
+        target = safe_join(paths.workspace, folder.relative_to(paths.workspace).as_posix(), what="settings")
+        target.mkdir(parents=True, exist_ok=True)
+        if target.is_dir() and not target.is_symlink():
+            dirs.append(target)
+    return tuple(dirs)
 
 
 async def launch_agent(

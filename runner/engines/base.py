@@ -222,6 +222,12 @@ class Engine(ABC):
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         """Write normalised Claude-style hook settings where this engine reads project hooks."""
 
+    def settings_dirs(self, paths: SandboxPaths) -> tuple[Path, ...]:
+        """The workspace folders the engine reads its project settings (and the package's hooks) from, which the
+        sandbox makes read-only: an agent that rewrites them mid-run could add a hook or rule of its own and
+        have its block counted as the package's (issue 42)."""
+        return ()
+
     @abstractmethod
     def parse(self, paths: SandboxPaths, stdout: Path, stderr: Path, exit_code: int | None) -> Transcript:
         """Turn captured output into a :class:`Transcript`; sets ``error`` when the run is unusable."""

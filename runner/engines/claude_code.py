@@ -90,6 +90,9 @@ class ClaudeCode(Engine):
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         merge_settings(paths, {"hooks": hooks})
 
+    def settings_dirs(self, paths: SandboxPaths) -> tuple[Path, ...]:
+        return (paths.workspace / ".claude",)  # `--setting-sources project`: Claude Code reloads it mid-run
+
     def model_endpoints(self, env: dict[str, str]) -> list[str]:
         return [env.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"]
 
@@ -184,10 +187,8 @@ def _read_result_event(t: Transcript, result: dict[str, Any], texts: list[str]) 
         "num_turns": result.get("num_turns"),
         "duration_ms": result.get("duration_ms"),
     }
-    for denial in result.get("permission_denials") or []:  # the engine's own record of denied calls
-        t.blocked = True
-        if not t.blocked_reasons:
-            t.blocked_reasons.append(f"permission denied: {denial.get('tool_name')}")
+    # ``permission_denials`` are Claude Code's permission rules at work, never a block: the rules live in
+    # settings the agent may write, and `agent-blocked` means a hook of the case's own package ran and blocked.
     t.output = str(result.get("result") if result.get("result") is not None else "\n".join(texts))
     if result.get("is_error"):
         status = result.get("api_error_status")

@@ -118,6 +118,9 @@ class Codex(Engine):
             argv_without_own_sandbox=[*argv, "--dangerously-bypass-approvals-and-sandbox", *tail],
         )
 
+    def settings_dirs(self, paths: SandboxPaths) -> tuple[Path, ...]:
+        return (paths.workspace / ".codex",)  # the package's hooks.json
+
     def install_hooks(self, paths: SandboxPaths, hooks: dict[str, Any]) -> None:
         """Codex edits files through its shell (hook tool name ``Bash``) and ``apply_patch``, never through
         ``Write``/``Edit``: a matcher naming those also matches Codex's file-changing tools."""

@@ -126,3 +126,31 @@ def test_a_configs_network_needs_the_workflows_opt_in_under_a_required_sandbox(
     real = REAL["ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"]
     assert {r["key"] for r in model_env.records[first:] if not r.get("judge")} == {real}
     assert list(sandbox_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_agent_cannot_rewrite_the_settings_that_decide_a_block(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """Attack 10: an agent that adds a deny rule (or a hook) to the project settings its CLI reloads mid-run
+    must not earn `agent-blocked`: the settings folders are read-only in the sandbox, and a permission denial is
+    never counted as the package's hook."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        cases={"tamper": case("settings-tamper", agent_blocked=True)},
+    )
+    out = run_evalens("eval", "--package", str(pkg), *MODEL[engine], "--json", timeout=240)
+    [unit] = json.loads(out.stdout)["cases"]
+    assert unit["verdict"] == "FAIL", unit  # nothing of the package blocked anything
+    assert out.returncode == 1
+    newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    [(_, record)] = records_for(newest, unit.get("artifacts"))
+    assert record is not None and not record.blocked
+    settings = ".claude" if engine == "claude-code" else ".codex"
+    tool_output = json.dumps(record.model_dump(mode="json"))
+    assert f"TAMPER-DENIED-{settings}" in tool_output and f"TAMPER-OK-{settings}" not in tool_output
+    assert list(sandbox_dir.iterdir()) == []

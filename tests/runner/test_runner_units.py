@@ -364,13 +364,6 @@ def _stream(tmp_path: Path, events: list[dict]) -> tuple[Path, Path]:
             "hook_name": "PreToolUse:Write",
             "stdout": '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}',
         },
-        {
-            "type": "result",
-            "subtype": "success",
-            "is_error": False,
-            "result": "x",
-            "permission_denials": [{"tool_name": "Write"}],
-        },
     ],
 )
 def test_claude_blocked_detection(tmp_path: Path, blocking_event: dict) -> None:
@@ -427,6 +420,22 @@ def test_claude_not_blocked_by_text_or_post_hooks(tmp_path: Path, not_blocking: 
         SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path), *_stream(tmp_path, events), 0
     )
     assert not t.blocked and t.error is None
+
+
+def test_a_permission_denial_is_no_hook_block(tmp_path: Path) -> None:
+    """Issue 42, attack 10: the agent wrote a deny rule into the settings Claude Code reloads, then ran the
+    denied command. Claude Code's permission rules are not a hook of the case's package: nothing was blocked."""
+    from evalens.runner.engines.claude_code import ClaudeCode
+
+    events = [
+        {"type": "system", "subtype": "init", "model": "claude-x", "session_id": "s"},
+        {"type": "result", "subtype": "success", "is_error": False, "result": "x",
+         "permission_denials": [{"tool_name": "Bash", "tool_use_id": "t1"}]},
+    ]  # fmt: skip
+    t = ClaudeCode().parse(
+        SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path), *_stream(tmp_path, events), 0
+    )
+    assert not t.blocked and not t.blocked_reasons and t.error is None
 
 
 def test_codex_blocks_come_from_hook_records(tmp_path: Path) -> None:
