@@ -358,3 +358,94 @@ def test_the_runners_git_resolves_the_clone_not_the_embedded_repository(
     assert ref_commit("--changed-since HEAD", "HEAD", pkg) == (repo.resolve(), head)
     assert commit_of(pkg) == head
     assert not marker.exists()
+
+
+# ------------------------------------------------------------ attack 4: Python started in a hostile checkout
+
+
+def _action_steps() -> dict[str, dict]:
+    import yaml
+
+    spec = yaml.safe_load((REPO / "action.yml").read_text())
+    return {step.get("id", str(i)): step for i, step in enumerate(spec["runs"]["steps"])}
+
+
+def test_every_python_the_action_starts_is_isolated() -> None:
+    """The Action's steps run in the checkout: ``python3 -c``/``-m`` there would put it first on sys.path."""
+    import re
+
+    for step_id, step in _action_steps().items():
+        for call in re.findall(r"\bpython3?\b[^\n|]*", step.get("run", "")):
+            assert call.split()[1:2] == ["-I"], f"{step_id}: {call}"
+
+
+def test_the_actions_engine_lookup_does_not_import_the_checkouts_json_py(tmp_path: Path) -> None:
+    """Attack 4: a ``json.py`` at the checkout's root ran in the install-agent step (``import json`` in
+    ``python3 -c``). The step now reads the engine with the real json module, and the file never runs."""
+    workspace = tmp_path / "checkout"
+    pkg = _package(workspace, {"PDF_STRICT": "1"})
+    marker = tmp_path / "PWNED"
+    (workspace / "json.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\nraise SystemExit(0)\n")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "claude").write_text("#!/bin/sh\necho '9.9.9 (stand-in)'\n")
+    (bin_dir / "claude").chmod(0o755)
+    out_file = tmp_path / "out"
+    out_file.write_text("")
+    step = _action_steps()["install-agent"]
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=workspace,
+        env={
+            "PATH": f"{bin_dir}:{os.environ['PATH']}",
+            "AGENT": "",
+            "AGENT_VERSION": "",
+            "PACKAGE": str(pkg.relative_to(workspace)) if pkg != workspace else ".",
+            "EVAL_FILE": "",
+            "GITHUB_OUTPUT": str(out_file),
+        },
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not marker.exists(), "the checkout's json.py ran"
+    assert "agent=claude-code" in out_file.read_text(), done.stdout + done.stderr
+
+
+def test_the_editors_start_python_isolated() -> None:
+    """The VS Code extension's interpreter check, server start and pip install, and the Neovim recipe."""
+    server = (REPO / "vscode-extension" / "src" / "serverCommand.ts").read_text()
+    install = (REPO / "vscode-extension" / "src" / "install.ts").read_text()
+    assert server.count('args: [ISOLATED, "-m", "evalens", "lsp", ...extra]') == 3
+    assert '[ISOLATED, "-c", "import evalens.server"]' in install
+    assert '[ISOLATED, "-m", "pip", "install"]' in install
+    for doc in (
+        REPO / "editors" / "nvim" / "README.md",
+        REPO / "editors" / "nvim" / "lua" / "evalens" / "health.lua",
+    ):
+        text = doc.read_text()
+        assert "'-m', 'evalens'" not in text.replace("'-I', '-m', 'evalens'", ""), doc
+
+
+def test_python_isolated_in_a_checkout_with_its_own_evalens_package(tmp_path: Path) -> None:
+    """What ``-I`` buys: in a folder holding an ``evalens/`` package, ``python -m evalens`` ran that package;
+    ``python -I -m evalens`` runs the installed one."""
+    hostile = tmp_path / "evalens"
+    hostile.mkdir()
+    marker = tmp_path / "PWNED"
+    (hostile / "__init__.py").write_text(f"open({str(marker)!r}, 'w').write('ran')\n")
+    (hostile / "__main__.py").write_text("")
+    out = subprocess.run(
+        [sys.executable, "-I", "-m", "evalens", "--version"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0 and "evalens" in out.stdout, out.stdout + out.stderr
+    assert not marker.exists()
+    subprocess.run(
+        [sys.executable, "-m", "evalens", "--version"], cwd=tmp_path, capture_output=True, timeout=60
+    )
+    assert marker.exists(), "without -I the checkout's package runs (the attack this guards against)"

@@ -7,6 +7,7 @@
 import { execFile } from "node:child_process";
 import * as path from "node:path";
 import { LogLine, pipLogLines } from "./logChannel";
+import { ISOLATED } from "./serverCommand";
 
 export interface ProcessResult {
   code: number;
@@ -28,12 +29,12 @@ export const execProcess: Exec = (command, args, timeoutMs, cwd) =>
 export type InterpreterCheck = "ok" | "notInstalled" | "noInterpreter";
 
 /**
- * Whether `python -c "import evalens.server"` works, fails, or the interpreter itself cannot be run, checked in
- * `cwd`, the folder the server will run in: checked elsewhere, a checkout on sys.path there (or not) gives the
- * wrong answer and the server crash-loops instead of the install offer.
+ * Whether `python -I -c "import evalens.server"` works, fails, or the interpreter itself cannot be run, checked in
+ * `cwd`, the folder the server will run in, isolated as the server starts (`-I`): the folder is then not on
+ * sys.path, so a repository's own `evalens/` package neither answers the check nor runs (issue 42).
  */
 export async function checkInterpreter(exec: Exec, python: string, cwd?: string): Promise<InterpreterCheck> {
-  const r = await exec(python, ["-c", "import evalens.server"], 30_000, cwd);
+  const r = await exec(python, [ISOLATED, "-c", "import evalens.server"], 30_000, cwd);
   if (r.code === 0) {
     return "ok";
   }
@@ -45,9 +46,11 @@ export async function isEvalensImportable(exec: Exec, python: string, cwd?: stri
   return (await checkInterpreter(exec, python, cwd)) === "ok";
 }
 
-/** The pip command that installs evalens (or a checkout, editable) into the given interpreter. */
+/** The pip command that installs evalens (or a checkout, editable) into the given interpreter, isolated: `-m pip`
+ * in the workspace folder would import a repository's own `pip/` first. */
 export function pipInstallArgs(spec = "evalens"): string[] {
-  return spec === "evalens" ? ["-m", "pip", "install", "--upgrade", spec] : ["-m", "pip", "install", "-e", spec];
+  const pip = [ISOLATED, "-m", "pip", "install"];
+  return spec === "evalens" ? [...pip, "--upgrade", spec] : [...pip, "-e", spec];
 }
 
 /** The few UI calls the install offer needs; VS Code's window API in the extension, fakes in tests. */

@@ -18,27 +18,34 @@ export function looksLikePython(executable: string): boolean {
 }
 
 /**
+ * Python starts isolated (`-I`): the server runs in the workspace folder, and a plain `python -m` puts that folder
+ * first on `sys.path`, so a repository's own `evalens/` package (or a `json.py` that evalens imports) would run
+ * instead of the installed evalens as soon as the folder is opened (issue 42).
+ */
+export const ISOLATED = "-I";
+
+/**
  * `evalens.server.path` wins; it may name an `evalens` executable (→ `evalens lsp`) or a Python interpreter
- * (→ `python -m evalens lsp`). Else the Python extension's interpreter, else `python3` on PATH.
+ * (→ `python -I -m evalens lsp`). Else the Python extension's interpreter, else `python3` on PATH.
  */
 export function resolveServerCommand(settings: EvalensSettings, extensionInterpreter?: string): ServerCommand {
   const extra = settings.server.args;
   const configured = settings.server.path;
   if (configured) {
     if (looksLikePython(configured)) {
-      return { command: configured, args: ["-m", "evalens", "lsp", ...extra], source: "setting", python: configured };
+      return { command: configured, args: [ISOLATED, "-m", "evalens", "lsp", ...extra], source: "setting", python: configured };
     }
     return { command: configured, args: ["lsp", ...extra], source: "setting" };
   }
   if (extensionInterpreter) {
     return {
       command: extensionInterpreter,
-      args: ["-m", "evalens", "lsp", ...extra],
+      args: [ISOLATED, "-m", "evalens", "lsp", ...extra],
       source: "python-extension",
       python: extensionInterpreter,
     };
   }
-  return { command: "python3", args: ["-m", "evalens", "lsp", ...extra], source: "path", python: "python3" };
+  return { command: "python3", args: [ISOLATED, "-m", "evalens", "lsp", ...extra], source: "path", python: "python3" };
 }
 
 export function describeServerCommand(cmd: ServerCommand): string {

@@ -62,10 +62,11 @@ function fakePython(pipWorks: boolean, pipx = false) {
       }
       return { code: 0, stdout: args[0] === "--version" ? "1.4.3" : "installed package evalens", stderr: "" };
     }
-    if (args[0] === "-c") {
+    if (args.slice(0, 2).join(" ") === "-I -c") {
+      // only an isolated check counts: a plain `-c` would import the workspace's own evalens/
       return { code: installed ? 0 : 1, stdout: "", stderr: "ModuleNotFoundError: No module named 'evalens'" };
     }
-    if (args.slice(0, 3).join(" ") === "-m pip install") {
+    if (args.slice(0, 4).join(" ") === "-I -m pip install") {
       installed = pipWorks;
       return pipWorks
         ? { code: 0, stdout: "Successfully installed evalens", stderr: "" }
@@ -79,7 +80,7 @@ function fakePython(pipWorks: boolean, pipx = false) {
 test("importability is checked with the interpreter itself", async () => {
   const { exec, calls } = fakePython(true);
   assert.equal(await isEvalensImportable(exec, "/venv/bin/python"), false);
-  assert.deepEqual(calls()[0], ["/venv/bin/python", "-c", "import evalens.server"]);
+  assert.deepEqual(calls()[0], ["/venv/bin/python", "-I", "-c", "import evalens.server"]);
 });
 
 test("a missing interpreter is told apart from a missing module", async () => {
@@ -106,8 +107,8 @@ test("pip installs into that interpreter and verifies the import", async () => {
   const { exec, calls } = fakePython(true);
   const { ui, seen } = fakeUi(PIP_CHOICE);
   assert.equal(await offerInstall(exec, "/venv/bin/python", ui), "installed");
-  assert.deepEqual(calls()[0], ["/venv/bin/python", "-m", "pip", "install", "--upgrade", "evalens"]);
-  assert.deepEqual(calls()[1], ["/venv/bin/python", "-c", "import evalens.server"]);
+  assert.deepEqual(calls()[0], ["/venv/bin/python", "-I", "-m", "pip", "install", "--upgrade", "evalens"]);
+  assert.deepEqual(calls()[1], ["/venv/bin/python", "-I", "-c", "import evalens.server"]);
   assert.equal(seen.info.length, 1);
   assert.ok(seen.log.every((l) => l.level !== "error"));
 });
@@ -128,7 +129,7 @@ test("a checkout is installed editable into the interpreter", async () => {
   const { exec, calls } = fakePython(true);
   const { ui } = fakeUi(CHECKOUT_CHOICE);
   assert.equal(await offerInstall(exec, "python3", ui), "installed");
-  assert.deepEqual(calls()[0], ["python3", "-m", "pip", "install", "-e", "/src/evalens"]);
+  assert.deepEqual(calls()[0], ["python3", "-I", "-m", "pip", "install", "-e", "/src/evalens"]);
 });
 
 test("declining installs nothing; the settings choice opens evalens.server.path", async () => {
@@ -149,12 +150,12 @@ test("importability is checked in the folder the server runs in, also after an i
   const seen: (string | undefined)[] = [];
   let installed = false;
   const exec: Exec = async (_command, args, _timeout, cwd) => {
-    if (args[0] === "-c") {
+    if (args.slice(0, 2).join(" ") === "-I -c") {
       seen.push(cwd);
-      // a checkout in /ws is importable there only: `-c` puts the cwd on sys.path
+      // an editable checkout installed while /ws is the cwd (the check runs there, isolated)
       return { code: installed && cwd === "/ws" ? 0 : 1, stdout: "", stderr: "ModuleNotFoundError" };
     }
-    if (args[0] === "-m") {
+    if (args.slice(0, 2).join(" ") === "-I -m") {
       installed = true;
       return { code: 0, stdout: "", stderr: "" };
     }

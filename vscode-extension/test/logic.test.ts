@@ -100,7 +100,7 @@ test("server command: setting, then the Python extension, then python3", () => {
   });
   assert.deepEqual(resolveServerCommand(settings({ "server.path": "/venv/bin/python3.12" }), "/py"), {
     command: "/venv/bin/python3.12",
-    args: ["-m", "evalens", "lsp"],
+    args: ["-I", "-m", "evalens", "lsp"],
     source: "setting",
     python: "/venv/bin/python3.12",
   });
@@ -108,7 +108,7 @@ test("server command: setting, then the Python extension, then python3", () => {
   assert.equal(resolveServerCommand(settings(), "/home/u/.venv/bin/python").source, "python-extension");
   assert.deepEqual(resolveServerCommand(settings(), undefined), {
     command: "python3",
-    args: ["-m", "evalens", "lsp"],
+    args: ["-I", "-m", "evalens", "lsp"],
     source: "path",
     python: "python3",
   });

@@ -43,7 +43,7 @@ function M.check()
   if vim.fn.executable(cmd[1]) ~= 1 then
     err(('`%s` is not executable'):format(cmd[1]), {
       'pip install evalens (or pipx install evalens)',
-      "or set cmd to { '/path/to/python', '-m', 'evalens', 'lsp' }",
+      "or set cmd to { '/path/to/python', '-I', '-m', 'evalens', 'lsp' } (-I: the project folder is not on sys.path)",
     })
     return
   end
