@@ -69,6 +69,27 @@ def _key_names(names: tuple[str, ...] | list[str]) -> str:
     return " or ".join(names)
 
 
+def _version_check(engine: Any, label: str, version: str, binary: str, required: bool) -> Check:
+    """The installed CLI against the versions this evalens was verified with (``Engine.verified_versions``): one
+    outside them still runs (a warning, not a refusal: CLIs release every few days), but the user is told that its
+    stream, tools or system prompt may have changed and which version is known to work."""
+    verified = engine.verified(version) if hasattr(engine, "verified") else None
+    if verified is None:
+        return Check(label, "ok", f"{version} ({binary})", required=required)
+    span = engine.verified_range()
+    if verified:
+        return Check(label, "ok", f"{version} ({binary}); verified {span}", required=required)
+    pin = engine.verified_versions[1]
+    return Check(
+        label,
+        "warn",
+        f"{version} ({binary}) is outside the versions this evalens was verified with ({span}): its event "
+        "stream, tools or prompt may differ, and committed cassettes recorded on another version will not replay",
+        f"npm install -g {engine.npm_package}@{pin}" if engine.npm_package else f"install version {pin}",
+        required,
+    )
+
+
 def engine_checks(
     engine: Any,
     *,
@@ -112,7 +133,7 @@ def engine_checks(
                 )
             )
         else:
-            checks.append(Check(label, "ok", f"{version} ({binary})", required=required))
+            checks.append(_version_check(engine, label, version, binary, required))
     names = tuple(key_env or engine.key_env)
     found = next((k for k in names if source.get(k)), None)
     key_label = f"{engine.name} agent key"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -85,6 +86,21 @@ class Transcript:
     exit_code: int | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     extra_files: dict[str, Path] = field(default_factory=dict)  # artifact name → source (rollout, transcript)
+    # what the reader met and does not read (an event type or item type a newer CLI added), each once with its
+    # count: tolerated while the run's own outcome is readable, named in the error when it is not
+    unread: dict[str, int] = field(default_factory=dict)
+
+    def skip(self, what: str) -> None:
+        """Note a shape the reader does not read (``system/task_notification``, ``item collab_tool_call``)."""
+        self.unread[what] = self.unread.get(what, 0) + 1
+
+    def unread_note(self) -> str:
+        """The shapes the reader skipped, for an error message; empty when it read everything."""
+        if not self.unread:
+            return ""
+        shown = ", ".join(f"{k} ×{n}" if n > 1 else k for k, n in list(self.unread.items())[:8])
+        more = f" and {len(self.unread) - 8} more" if len(self.unread) > 8 else ""
+        return f"; the stream held shapes evalens does not read: {shown}{more}"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -184,6 +200,12 @@ def binary_version(binary: str) -> str | None:
     return text[0].strip() if text else None
 
 
+def version_tuple(text: str | None) -> tuple[int, ...] | None:
+    """The first dotted number of a ``--version`` line (``2.1.332 (Claude Code)``, ``codex-cli 0.171.0``)."""
+    match = re.search(r"\d+(?:\.\d+)+", text or "")
+    return tuple(int(p) for p in match.group(0).split(".")) if match else None
+
+
 class Engine(ABC):
     """One agent CLI. Subclasses are stateless apart from the resolved binary."""
 
@@ -196,6 +218,11 @@ class Engine(ABC):
     key_env: tuple[str, ...]  # env vars that may carry the agent's API key
     endpoint_env: tuple[str, str] | None = None  # (env var, default URL) of the agent's model endpoint
     install_command: str = ""  # how a user installs the CLI
+    npm_package: str = ""  # the CLI's package (what .ci/install-agents.sh installs)
+    # The CLI versions this evalens was verified against (docs/cli-tracks.md): the oldest still verified and the
+    # pin (.ci/install-agents.sh reads the pin from here; the committed cassettes are recorded with it). The one
+    # place that holds the range: doctor compares the installed CLI with it, a reader's error names it.
+    verified_versions: tuple[str, str] = ("", "")
 
     def __init__(self) -> None:
         self._binary: Path | None = None
@@ -208,6 +235,33 @@ class Engine(ABC):
 
     def version(self) -> str | None:
         return binary_version(str(self.binary))
+
+    def verified(self, version: str | None) -> bool | None:
+        """Whether ``version`` (a ``--version`` line) lies in :attr:`verified_versions`; None: unknown."""
+        found, low, high = (version_tuple(v) for v in (version, *self.verified_versions))
+        if found is None or low is None or high is None:
+            return None
+        return low <= found <= high
+
+    def verified_range(self) -> str:
+        low, high = self.verified_versions
+        return f"{low}–{high}" if low != high else low
+
+    def cli_label(self, version: str | None = None) -> str:
+        """The CLI by name and version for an error message (``claude 2.1.332, verified 2.1.197–2.1.332``): a
+        reader that cannot read a stream says which CLI wrote it, and whether evalens was verified with it."""
+        if version is None:
+            try:
+                version = self.version()
+            except EngineNotFound:
+                version = None
+        found = version_tuple(version)
+        label = (
+            f"{self.binary_name} {'.'.join(map(str, found)) if found else version or 'of unknown version'}"
+        )
+        if self.verified_versions[1]:
+            label += f", verified {self.verified_range()}"
+        return label
 
     @property
     def default_provider(self) -> str:

@@ -38,6 +38,10 @@ def _result_text(content: Any) -> str:
                 parts.append(str(block.get("text", "")))
             elif block.get("type") == "image":
                 parts.append("[image]")
+            elif block.get("type") == "tool_reference":  # ToolSearch's answer: a deferred tool now loaded
+                parts.append(f"[tool {block.get('tool_name')}]")
+            else:  # a block a newer CLI added: named, never dropped without a trace
+                parts.append(f"[{block.get('type')}]")
     return "\n".join(parts)
 
 
@@ -90,6 +94,7 @@ class _Trace:
         self.pending: list[ToolCall] = []  # calls without a result yet, oldest first
         self.recent: list[ToolCall] = []
         self.denied: set[str] = set()
+        self.results = 0  # result events read so far (one per turn of the session)
 
     def assistant(self, ev: dict[str, Any]) -> None:
         """A model message (one event per content block): its turn, text and tool calls."""
@@ -147,21 +152,37 @@ class _Trace:
         self.conv.add_hook(hook, _hook_target(name, self.pending, self.recent))
 
     def result(self, ev: dict[str, Any]) -> None:
+        """A turn's ``result``. Claude Code 2.1.3xx writes one per turn of the session (a background task's
+        notification wakes it for another): each turn's tokens and API time add up, the cost is the session's
+        total so far."""
         for denial in ev.get("permission_denials") or []:
             if isinstance(denial, dict) and denial.get("tool_use_id"):
                 self.denied.add(str(denial["tool_use_id"]))
         usage = ev.get("usage") or {}
         cost = ev.get("total_cost_usd")
+        before = self.conv.usage if self.results else Usage()
+        self.results += 1
+
+        def add(old: int | None, key: str) -> int | None:
+            new = as_int(usage.get(key))
+            return old if new is None else (old or 0) + new
+
+        costs = [
+            c
+            for c in (before.cost_usd, float(cost) if isinstance(cost, int | float) else None)
+            if c is not None
+        ]
         self.conv.usage = Usage(
-            input_tokens=as_int(usage.get("input_tokens")),
-            output_tokens=as_int(usage.get("output_tokens")),
-            cache_read_tokens=as_int(usage.get("cache_read_input_tokens")),
-            cache_write_tokens=as_int(usage.get("cache_creation_input_tokens")),
-            cost_usd=float(cost) if isinstance(cost, int | float) else None,
+            input_tokens=add(before.input_tokens, "input_tokens"),
+            output_tokens=add(before.output_tokens, "output_tokens"),
+            cache_read_tokens=add(before.cache_read_tokens, "cache_read_input_tokens"),
+            cache_write_tokens=add(before.cache_write_tokens, "cache_creation_input_tokens"),
+            cost_usd=max(costs) if costs else None,
             model_calls=len(self.by_message) or None,
         )
         api_ms = ev.get("duration_api_ms")
-        self.conv.api_seconds = round(api_ms / 1000, 3) if isinstance(api_ms, int | float) else None
+        if isinstance(api_ms, int | float):
+            self.conv.api_seconds = round((self.conv.api_seconds or 0) + api_ms / 1000, 3)
 
 
 def _hook_target(name: str | None, pending: list[ToolCall], recent: list[ToolCall]) -> ToolCall | None:

@@ -67,6 +67,8 @@ class Codex(Engine):
     key_env = ("OPENAI_API_KEY", "CODEX_API_KEY")
     endpoint_env = ("OPENAI_BASE_URL", DEFAULT_OPENAI_BASE)
     install_command = "npm install -g @openai/codex"
+    npm_package = "@openai/codex"
+    verified_versions = ("0.169.0", "0.171.0")
 
     def command(self, invocation: Invocation) -> AgentCommand:
         paths, env, model = invocation.paths, invocation.env, invocation.model
@@ -191,13 +193,18 @@ class Codex(Engine):
             t.blocked = True
             t.blocked_reasons.append(reason)
         t.output = "\n".join(texts)
-        if errors:
+        if t.error is not None:  # the reader could not read the answer: never a verdict on a guess
+            t.error += f" (from {self.cli_label()}){t.unread_note()}"
+        elif errors:
             final = [e for e in errors if not e.startswith("Reconnecting...")] or errors
             status = status or _status_in(final[-1])
             t.api_status = status
             t.error = f"agent error{f' (API status {status})' if status else ''}: " + final[-1][:400]
         elif not completed:
-            t.error = "the agent did not complete its turn" + _stderr_tail(stderr)
+            t.error = (
+                f"the agent did not complete its turn ({self.cli_label()}){t.unread_note()}"
+                + _stderr_tail(stderr)
+            )
         elif exit_code not in (0, None):
             t.error = f"agent exited with status {exit_code}" + _stderr_tail(stderr)
         return t
@@ -206,27 +213,58 @@ class Codex(Engine):
 CLAUDE_TOOL_NAMES = {"command_execution": "Bash", "file_change": "Write", "web_search": "WebSearch"}
 """Codex's item types under the Claude Code tool names skilljack's tool checks are written in (an MCP call keeps
 its own tool name)."""
+QUIET_ITEMS = frozenset({"reasoning", "todo_list", "error", "user_message"})
+"""Items that are no tool call and no answer (``error`` items are warnings such as the fallback model metadata)."""
+STREAM_EVENTS = frozenset(
+    {
+        "thread.started",
+        "turn.started",
+        "turn.completed",
+        "turn.failed",
+        "item.started",
+        "item.updated",
+        "error",
+    }
+)
+"""``--json`` events seen from codex-cli 0.169 to 0.171 besides ``item.completed``; others are noted as unread."""
 
 
 def _read_stream_event(t: Transcript, ev: dict[str, Any], texts: list[str], errors: list[str]) -> bool:
-    """One ``--json`` event into the transcript; True for ``turn.completed`` (the turn ended normally)."""
+    """One ``--json`` event into the transcript; True for ``turn.completed`` (the turn ended normally). An item
+    type a newer Codex added is kept as a tool call under its own name (a check that no tool ran must not pass on
+    a call the reader did not know) and noted as unread; an answer whose text is not text is an error."""
     kind = ev.get("type")
     if kind == "thread.started":
         t.session_id = ev.get("thread_id")
     elif kind == "item.completed":
-        item = ev.get("item") or {}
-        if item.get("type") == "agent_message":
+        raw = ev.get("item")
+        item: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        item_type = item.get("type")
+        if item_type == "agent_message":
+            if not isinstance(item.get("text", ""), str):
+                t.error = t.error or (
+                    f"the agent answered with an agent_message whose text evalens cannot read "
+                    f"({type(item['text']).__name__})"
+                )
+                return False
             texts.append(str(item.get("text", "")))
             return False
-        tool = CLAUDE_TOOL_NAMES.get(str(item.get("type")), str(item.get("tool") or ""))
+        if item_type in QUIET_ITEMS:
+            return False
+        tool = CLAUDE_TOOL_NAMES.get(str(item_type), str(item.get("tool") or ""))
+        if not tool and item_type != "mcp_tool_call":
+            t.skip(f"item {item_type!r}")
+            tool = str(item_type or "unknown item")
         if tool:
             t.tool_calls.append(
                 {"tool": tool, "input": {"command": item.get("command")} if tool == "Bash" else {}}
             )
-    elif kind == "turn.completed":
+    elif kind not in STREAM_EVENTS:
+        t.skip(f"event {kind!r}")
+    if kind == "turn.completed":
         t.usage = {"usage": ev.get("usage")}
         return True
-    elif kind == "error":
+    if kind == "error":
         errors.append(str(ev.get("message", "error")))
     elif kind == "turn.failed":
         errors.append(str((ev.get("error") or {}).get("message", "turn failed")))
