@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import site
 import subprocess
@@ -294,7 +295,14 @@ def test_hostile_agent_is_contained(
     assert {k: v for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:"))} and all(
         v == "DENIED" for k, v in outcomes.items() if k.startswith(("WRITE:", "READ:", "REMOUNT", "MOUNT"))
     )
-    assert outcomes["SOCKETS"].strip(",") == "/run/evalens/model-0.sock"  # the bridge is the only socket
+    # the bridge is the only socket from outside; Claude Code 2.1.332 and later also listen on their own messaging
+    # socket (init's messaging_socket_path, /tmp/cc-socks/<pid>.sock), made in the sandbox's private /tmp
+    sockets = [
+        s
+        for s in outcomes["SOCKETS"].split(",")
+        if s and not re.fullmatch(r"/tmp/cc-socks(-\d+)?/\d+\.sock", s)
+    ]
+    assert sockets == ["/run/evalens/model-0.sock"], outcomes["SOCKETS"]
     assert not {"root", "home"} & set(outcomes["ROOTDIR"].split(","))
 
     # And the host agrees: nothing written, no connection, no secret sent to the model.

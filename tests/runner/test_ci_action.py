@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from evalens.runner.engines import get_engine
 from evalens.runner.report import load_report
 from tests.conftest import REPO
 from tests.runner.actions_emulator import Emulator, base_env, parse_outputs
@@ -333,7 +334,7 @@ def test_action_pins_the_verified_agent_cli(tmp_path: Path) -> None:
         "--global",
         "--no-fund",
         "--no-audit",
-        "@openai/codex@0.169.0",
+        f"@openai/codex@{get_engine('codex').verified_versions[1]}",  # the pin
     ]
     latest = Emulator(REPO, workspace, inputs | {"agent-version": "latest", "output-dir": "o2"}, env)
     (stand_in / "codex").unlink()

@@ -230,7 +230,8 @@ def test_doctor_shows_the_installed_cli_against_the_verified_range(
 
 
 def test_the_pins_are_the_engines_and_the_committed_cassettes_were_recorded_with_them() -> None:
-    """One place holds the pin (``verified_versions``): .ci/install-agents.sh installs it, versions.json names it."""
+    """One place holds the pin (``verified_versions``): .ci/install-agents.sh installs it, the action installs it
+    by default, versions.json names it."""
     out = subprocess.run(
         ["bash", str(REPO / ".ci" / "install-agents.sh"), "--pins"],
         capture_output=True,
@@ -239,7 +240,9 @@ def test_the_pins_are_the_engines_and_the_committed_cassettes_were_recorded_with
     )
     pins = dict(line.split() for line in out.stdout.splitlines())
     recorded = json.loads((REPO / "tests" / "data" / "cassettes" / "versions.json").read_text())
+    action = (REPO / "action.yml").read_text()
     for engine in ("claude-code", "codex"):
         pin = get_engine(engine).verified_versions[1]
         assert pins[engine] == pin
+        assert f"npm_pkg={get_engine(engine).npm_package}; verified={pin} ;;" in action, engine
         assert recorded[engine] == VERSION_LINE[engine].format(pin), (engine, recorded[engine], pin)
