@@ -23,6 +23,7 @@ from typing import Any
 
 from evalens.core.models.run_record import Usage
 from evalens.runner.model_proxy import Answer, error_answer
+from evalens.runner.prices import cost_of
 from evalens.runner.run_limits import ModelCall, as_count
 
 # The request headers a provider reads a key from (Anthropic: x-api-key or a bearer token; OpenAI: bearer).
@@ -59,14 +60,39 @@ class Tally:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     models: dict[str, int] = field(default_factory=dict)  # model name → calls
+    by_model: dict[str, Usage] = field(default_factory=dict)  # model name → its calls' tokens
 
     @property
     def tokens(self) -> int:
         return self.input_tokens + self.output_tokens
 
+    def add(self, model: str | None, inp: int, out: int, cache_read: int, cache_write: int) -> None:
+        self.calls += 1
+        self.input_tokens += inp
+        self.output_tokens += out
+        self.cache_read_tokens += cache_read
+        self.cache_write_tokens += cache_write
+        name = model or ""
+        self.models[name] = self.models.get(name, 0) + 1
+        old = self.by_model.get(name) or Usage(input_tokens=0, output_tokens=0, cache_read_tokens=0)
+        self.by_model[name] = Usage(
+            input_tokens=(old.input_tokens or 0) + inp,
+            output_tokens=(old.output_tokens or 0) + out,
+            cache_read_tokens=(old.cache_read_tokens or 0) + cache_read,
+        )
+
+    def cost(self) -> float | None:
+        """USD of every call the bridge saw, each at its own model's price; None when one has no price."""
+        costs = [cost_of(usage, model or None) for model, usage in self.by_model.items()]
+        return None if any(c is None for c in costs) else sum(c or 0.0 for c in costs)
+
     def usage(self, engine_usage: Usage | None) -> Usage:
-        """The run's usage with the bridge's counts (the engine's cost stays: the bridge does not price)."""
+        """The run's usage with the bridge's counts. The CLI's own cost stays when the bridge saw no more than
+        the CLI reported; past that (the shell called the model too) the calls are priced per model, or the
+        cost is unknown, never the CLI's smaller figure."""
         base = engine_usage or Usage()
+        engine_tokens = (base.input_tokens or 0) + (base.output_tokens or 0)
+        cost = base.cost_usd if base.cost_usd is not None and self.tokens <= engine_tokens else self.cost()
         return base.model_copy(
             update={
                 "input_tokens": self.input_tokens,
@@ -74,6 +100,7 @@ class Tally:
                 "cache_read_tokens": self.cache_read_tokens,
                 "cache_write_tokens": self.cache_write_tokens,
                 "model_calls": self.calls,
+                "cost_usd": cost,
             }
         )
 
@@ -175,18 +202,10 @@ class Guard:
         """Count one answered model call (replayed ones too: a limit is about what the run asked for)."""
         if not is_model_call(method, target):
             return
-        tally = self.tally
-        tally.calls += 1
         inp, out, cache_read, cache_write = call_usage(content_type, raw)
-        tally.input_tokens += inp
-        tally.output_tokens += out
-        tally.cache_read_tokens += cache_read
-        tally.cache_write_tokens += cache_write
-        model = _model_of(body)
-        if model:
-            tally.models[model] = tally.models.get(model, 0) + 1
+        self.tally.add(_model_of(body), inp, out, cache_read, cache_write)
         if self.on_call is not None:
-            self.on_call(ModelCall(f"bridge-{tally.calls}", inp, out))
+            self.on_call(ModelCall(f"bridge-{self.tally.calls}", inp, out))
 
 
 def _model_of(body: bytes) -> str | None:

@@ -65,6 +65,27 @@ def test_the_placeholder_becomes_the_real_key_only_upstream_and_every_call_is_co
     assert tally.usage(None).model_calls == 4
 
 
+def test_the_shells_extra_calls_are_priced_per_model_never_at_the_clis_smaller_figure() -> None:
+    """The CLI reported its own two calls' cost; the bridge saw a third call, to another model, from the shell:
+    the run's cost is the bridge's calls at their models' prices (unknown when one has no price)."""
+    from evalens.core.models.run_record import Usage
+    from evalens.runner.model_bridge import Tally
+    from evalens.runner.prices import cost_of
+
+    cli = Usage(input_tokens=200, output_tokens=20, cost_usd=0.001)
+    tally = Tally()
+    tally.add("gpt-5-codex", 100, 10, 0, 0)
+    tally.add("gpt-5-codex", 100, 10, 0, 0)
+    assert tally.usage(cli).cost_usd == 0.001  # nothing beyond the CLI's own calls: its cost stands
+    tally.add("o3", 600_000, 15_000, 0, 0)
+    both = tally.usage(cli)
+    opus = cost_of(Usage(input_tokens=600_000, output_tokens=15_000), "o3")
+    assert opus is not None and both.cost_usd is not None and both.cost_usd > opus > 0.001
+    assert (both.input_tokens, both.output_tokens, both.model_calls) == (600_200, 15_020, 3)
+    tally.add("no-such-model", 1, 1, 0, 0)
+    assert tally.usage(cli).cost_usd is None
+
+
 def test_a_call_after_the_limit_is_refused_and_never_reaches_the_upstream() -> None:
     stopped: list[str] = []
     meter = Meter(RunLimits(max_tokens=50), stopped.append)
