@@ -16,6 +16,8 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from evalens.core.near_names import opposite
+
 #: Where docs/rules.md is published; anchors are the rule codes. Same host as the schemas' ``$id``s.
 DOCS_URL = "https://evalens.dev/rules"
 #: ``schema-<keyword>`` codes come from any JSON Schema keyword; the ones without an entry of their own
@@ -84,7 +86,8 @@ def doc_url(code: str) -> str | None:
 
 
 def suggest_code(code: str) -> str | None:
-    match = difflib.get_close_matches(code, list(catalog()), n=1, cutoff=0.7)
+    """The rule code a misspelt one most likely meant; never its opposite (``near_names.opposite``)."""
+    match = difflib.get_close_matches(code, [c for c in catalog() if not opposite(code, c)], n=1, cutoff=0.7)
     return match[0] if match else None
 
 

@@ -280,3 +280,76 @@ def test_no_repository_root_borrows_no_evidence(tmp_path: Path) -> None:
     deep.parent.mkdir(parents=True)
     deep.write_text(GOOD.replace("---\n# PDF", "version: 2\n---\n# PDF"), encoding="utf-8")
     assert _problems(deep) == [("unexpected-field", Severity.ERROR)]
+
+
+def _claude_skill(tmp_path: Path, frontmatter: str) -> Validation:
+    """A project skill (`.claude/skills/<name>/SKILL.md`): Claude Code's profile by location."""
+    md = tmp_path / ".claude" / "skills" / "deploy" / "SKILL.md"
+    md.parent.mkdir(parents=True, exist_ok=True)
+    text = f"---\n{frontmatter}---\nBody.\n"
+    md.write_text(text, encoding="utf-8")
+    return validate_text(str(md), text, IndexCache())
+
+
+def test_claude_code_name_is_optional(tmp_path: Path) -> None:
+    """Claude Code names a skill by its folder when `name` is missing; only a missing description is worth a
+    warning (what `claude plugin validate` says)."""
+    assert _claude_skill(tmp_path, "description: Deploys the service.\n").problems == []
+    v = _claude_skill(tmp_path, "allowed-tools: Bash\n")
+    assert [(p.code, p.severity) for p in v.problems] == [("missing-field", Severity.WARNING)]
+
+
+def test_claude_code_documented_keys(tmp_path: Path) -> None:
+    """The keys Claude Code documents are known, in every form its reader takes."""
+    v = _claude_skill(
+        tmp_path,
+        "name: deploy\ndescription: d\nwhen_to_use: when releasing\narguments: [env, version]\n"
+        "disallowed-tools: Bash(rm:*)\neffort: xhigh\nbackground: false\npaths: 'src/**, docs/**'\n"
+        "shell: powershell\ncontext: inline\ndisable-model-invocation: on\nuser-invocable: 'No'\n",
+    )
+    assert v.problems == []
+    assert _claude_skill(tmp_path, "description: d\neffort: 3\nbackground: 1\n").problems == []
+
+
+def test_claude_code_values_it_ignores_are_warnings(tmp_path: Path) -> None:
+    """A value Claude Code cannot read is ignored at load time: a warning (the setting does not happen). Only a
+    `shell` it cannot run is refused (`shell must be 'bash' or 'powershell'`)."""
+    v = _claude_skill(
+        tmp_path, "description: d\ndisable-model-invocation: maybe\ncontext: spawn\neffort: huge\n"
+    )
+    assert sorted((p.code, p.severity) for p in v.problems) == [
+        ("schema-enum", Severity.WARNING),
+        ("schema-enum", Severity.WARNING),
+        ("schema-type", Severity.WARNING),
+    ]
+    shell = only(_claude_skill(tmp_path, "description: d\nshell: zsh\n"), "schema-enum")
+    assert shell.severity == Severity.ERROR and "`bash` or `powershell`" in shell.message
+
+
+def test_claude_code_listing_cap(tmp_path: Path) -> None:
+    """Claude Code lists description + when_to_use cut at 1,536 characters: over that the agent misses the rest
+    (a warning); a description over agentskills' 1,024 but within the cap stays listed, yet the packager and
+    uploads refuse it (a warning, where the strict profile has skills-ref's error)."""
+    capped = only(
+        _claude_skill(tmp_path, f"description: {'d' * 1000}\nwhen_to_use: {'w' * 600}\n"),
+        "description-too-long",
+    )
+    assert capped.severity == Severity.WARNING and "1600 characters" in capped.message
+    assert "`description` + `when_to_use`" in capped.message
+    assert _claude_skill(tmp_path, f"description: {'d' * 900}\nwhen_to_use: {'w' * 600}\n").problems == []
+    long = only(_claude_skill(tmp_path, f"description: {'d' * 1100}\n"), "description-too-long")
+    assert long.severity == Severity.WARNING
+    strict = check(tmp_path, GOOD.replace("Extract text", "x" * 1100), "agentskills")
+    assert severities(strict, "description-too-long") == [Severity.ERROR]
+
+
+def test_claude_code_name_format_is_advice(tmp_path: Path) -> None:
+    """Claude Code loads `name: Deploy Service` (the command comes from the folder): its docs' name rule is a
+    warning there; a name that is not a string is validate's error."""
+    v = _claude_skill(tmp_path, "name: Deploy Service\ndescription: d\n")
+    assert {p.severity for p in v.problems} == {Severity.WARNING}
+    assert severities(
+        check(tmp_path, GOOD.replace("pdf-tools", "PDF Tools"), "agentskills"), "invalid-name"
+    ) == [Severity.ERROR]
+    bad = only(_claude_skill(tmp_path, "name: 42\ndescription: d\n"), "invalid-name")
+    assert bad.severity == Severity.ERROR and bad.message == "name must be a string, got number."

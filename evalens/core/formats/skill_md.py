@@ -128,13 +128,19 @@ class SkillMd(Format):
         out += self._unknown_keys(doc, data, platform)
         if "name" in data:
             name_problems = self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
-            out += _claude_code_name(name_problems) if profile == "claude-code" else name_problems
+            out += (
+                _claude_code_name(name_problems, data["name"]) if profile == "claude-code" else name_problems
+            )
         if "description" in data:
             out += self._description_rules(doc, data["description"], profile)
         if profile == "claude-code":
             out += self._listing_cap(doc, data)
         if "compatibility" in data:
-            out += self._compatibility_rules(doc, data["compatibility"], profile)
+            found = self._compatibility_rules(doc, data["compatibility"], profile)
+            if profile == "claude-code":  # accepted and not acted on (docs/skills): nothing fails on it
+                for p in found:
+                    p.severity = W if p.severity is E else p.severity
+            out += found
         out += self._typed_keys(doc, data, platform)
         total = len(doc.lines) - (
             1 if doc.lines and doc.lines[-1] == "" else 0
@@ -614,9 +620,12 @@ class SkillMd(Format):
                 problem(
                     doc,
                     ("metadata",),
-                    E,
+                    # Claude Code drops a non-mapping `metadata` and loads the skill (`claude plugin validate`
+                    # 2.1.332: a warning)
+                    W if profile == "claude-code" else E,
                     "schema-type",
-                    "Field 'metadata' must be a mapping of string keys to string values",
+                    "Field 'metadata' must be a mapping of string keys to string values"
+                    + (" (Claude Code drops it at load time)" if profile == "claude-code" else ""),
                 )
             )
         elif (
@@ -660,13 +669,25 @@ class SkillMd(Format):
                 problem(
                     doc,
                     ("allowed-tools",),
-                    W,
+                    E
+                    if profile == "claude-code"
+                    else W,  # `claude plugin validate` 2.1.197 and 2.1.332: an error
                     "schema-type",
-                    "Field 'allowed-tools' should be a space-separated string, e.g. `Bash(git:*) Read`",
+                    f"allowed-tools must be a string or array of strings, got {_json_type(tools)}."
+                    if profile == "claude-code"
+                    else "Field 'allowed-tools' should be a space-separated string, e.g. `Bash(git:*) Read`",
                 )
             )
         if "license" in data and not isinstance(data["license"], str):
-            out.append(problem(doc, ("license",), E, "schema-type", "Field 'license' must be a string"))
+            out.append(
+                problem(
+                    doc,
+                    ("license",),
+                    W if profile == "claude-code" else E,  # Claude Code accepts and ignores it
+                    "schema-type",
+                    "Field 'license' must be a string",
+                )
+            )
         if profile == "claude-code":
             out += self._claude_types(doc, data)
         elif profile != "agentskills":
@@ -694,9 +715,11 @@ class SkillMd(Format):
         return out
 
     def _claude_types(self, doc: ParsedDocument, data: dict[str, Any]) -> list[Problem]:
-        """What Claude Code's frontmatter reader takes (docs/skills 2026-08-22; `claude plugin validate` 2.1.332):
-        booleans in any of its spellings, `context` `fork` or `inline`, the `effort` levels, `shell` `bash` or
-        `powershell`, tool lists and globs as a string or a list. A value it cannot read is an error."""
+        """What Claude Code's frontmatter reader takes (docs/skills 2026-08-22): booleans in any of its spellings,
+        `context` `fork` or `inline`, the `effort` levels, `shell` `bash` or `powershell`, tool lists and globs as
+        a string or a list. `claude plugin validate` (2.1.197 and 2.1.332) rejects only a `shell` it cannot run;
+        any other value it cannot read it ignores and loads the skill, so that is a warning: what the author set
+        does not happen."""
         out: list[Problem] = []
         for key in CLAUDE_BOOL_KEYS:
             if key in data and not _claude_bool(data[key]):
@@ -704,7 +727,7 @@ class SkillMd(Format):
                     problem(
                         doc,
                         (key,),
-                        E,
+                        W,
                         "schema-type",
                         f"Field '{key}' must be a boolean: `true`/`false`, `yes`/`no`, `on`/`off` or `1`/`0`, "
                         f"not {_json_type(data[key])} `{data[key]}`.",
@@ -730,9 +753,9 @@ class SkillMd(Format):
                     problem(
                         doc,
                         (key,),
-                        E,
+                        W,
                         "schema-type",
-                        f"Field '{key}' must be {word}, got {_json_type(value)}.",
+                        f"Field '{key}' must be {word}, got {_json_type(value)}: Claude Code ignores it.",
                     )
                 )
         for key, allowed in (
@@ -751,7 +774,9 @@ class SkillMd(Format):
                     problem(
                         doc,
                         (key,),
-                        E,
+                        E
+                        if key == "shell"
+                        else W,  # "shell must be 'bash' or 'powershell'": validate's one error
                         "schema-enum",
                         f"`{key}` must be " + " or ".join(f"`{a}`" for a in allowed) + f", not `{value}`.",
                         # a near spelling is the fix; otherwise each value the reader takes, for the author to pick
@@ -879,23 +904,21 @@ def _json_type(value: Any) -> str:
     return "null" if value is None else "string"
 
 
-_CLAUDE_NAME_SOFT = ("invalid-name", "name-too-long", "name-hyphens", "non-ascii-name")
-
-
-def _claude_code_name(problems: list[Problem]) -> list[Problem]:
-    """Claude Code loads a skill whatever its `name` looks like (`claude plugin validate` 2.1.332 reports nothing
-    for `name: Hello World`; the command comes from the folder): its docs ask for lowercase letters, digits and
-    hyphens, at most 64, so a name outside that is a warning there. A name that is not a string stays an error
-    ("name must be a string")."""
+def _claude_code_name(problems: list[Problem], value: Any) -> list[Problem]:
+    """Claude Code loads a skill whatever its `name` looks like (`claude plugin validate` 2.1.197 and 2.1.332 report
+    nothing for `name: Upper Name`; the command comes from the folder): its docs ask for lowercase letters, digits
+    and hyphens, at most 64, so a name outside that is a warning there, and so is an empty one (the folder's name
+    is used). A name that is not a string stays an error, in validate's words."""
     out = []
     for p in problems:
-        if p.code in _CLAUDE_NAME_SOFT and p.severity is E and not p.message.startswith("Field 'name'"):
+        if p.severity is E and not isinstance(value, str):
+            p.message = f"name must be a string, got {_json_type(value)}."
+        elif p.severity is E and p.message.startswith("Field 'name'"):
+            p.severity = W
+            p.message = "The name is empty: Claude Code lists the skill under its folder's name."
+        elif p.severity is E:
             p.severity = W
             p.message += " (Claude Code loads it, but its docs ask for lowercase letters, digits and hyphens, at most 64.)"
-        elif p.message.startswith("Field 'name'"):
-            p.message = (
-                "name must be a non-empty string: Claude Code then lists the skill under its folder's name."
-            )
         out.append(p)
     return out
 
