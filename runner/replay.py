@@ -16,6 +16,7 @@ import contextvars
 import hashlib
 import json
 import re
+import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from evalens.core.models.cassette import (
     CassetteResponse,
     Mode,
 )
-from evalens.core.regular_files import read_regular
+from evalens.core.regular_files import LinkRefused, read_regular, write_text_atomic
 from evalens.runner.canonical import (
     canonical_request,
     env_secrets,
@@ -63,6 +64,7 @@ class Tape:
     engine: str | None
     literals: dict[str, str] = field(default_factory=dict)  # volatile text (the sandbox folder) → placeholder
     cli: str | None = None  # the engine CLI's version of this run
+    untrusted: str | None = None  # why the cassette may not answer (--replay-base: the change wrote it)
     recorded_cli: str | None = None  # ... and of the cassette's recording
     recorded: list[CassetteExchange] = field(default_factory=list)
     used: set[int] = field(default_factory=set)
@@ -117,7 +119,9 @@ class Tape:
             (old for i, old in enumerate(self.recorded) if i not in self.used and old.source == source), None
         )
         where = f"{self.path.name}"
-        if nearest is None:
+        if self.untrusted is not None:
+            why = f"request {index} ({source}) is not answered from {where}: {self.untrusted}"
+        elif nearest is None:
             why = f"request {index} ({source}) is not in the cassette {where}: the recording had no more requests"
         else:
             why = (
@@ -182,6 +186,7 @@ class Tape:
             live_requests=self.live,
             diverged=self.diverged,
             cli_changed=self.cli_changed,
+            untrusted=self.untrusted,
             cassettes=[self.batch.relative(self.path)],
         )
 
@@ -201,11 +206,9 @@ class Tape:
         cassette = Cassette(
             unit=self.unit, run=self.run, engine=self.engine, cli=self.cli, exchanges=exchanges, shared=shared
         )
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         text = json.dumps(cassette.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(self.path)
+        # never through a link: a committed evals/cassettes/<unit>-1.json.tmp -> ~/.bashrc was written (#42)
+        write_text_atomic(self.path, text, below=self.batch.root)
 
 
 def _delta(event: str) -> tuple[tuple[Any, ...] | None, tuple[str, ...], str, Any]:
@@ -288,6 +291,23 @@ class Batch:
     root: Path  # the package root (cassettes are named relative to it)
     secrets: list[str] = field(default_factory=list)
     tapes: dict[tuple[str, int], Tape] = field(default_factory=dict)
+    base: str | None = None  # --replay-base
+    edited: frozenset[Path] = frozenset()  # cassettes the change added or edited since ``base`` (resolved)
+    base_problem: str | None = None  # why the cassettes could not be compared with ``base``: none is trusted
+
+    def untrusted(self, path: Path) -> str | None:
+        """Why the cassette at ``path`` may not answer (the change itself wrote it), else None."""
+        if self.base is None:
+            return None
+        rel = self.relative(path)
+        if self.base_problem is not None:
+            return f"no cassette is trusted: {self.base_problem}"
+        if path.resolve() in self.edited:
+            return (
+                f"{rel} was added or edited since {self.base}: a cassette the change itself wrote never "
+                "answers (docs/ci.md)"
+            )
+        return None
 
     def relative(self, path: Path) -> str:
         with contextlib.suppress(ValueError):
@@ -302,7 +322,8 @@ class Batch:
         if old is not None:
             await old.stop()
         tape = Tape(self, unit, run, engine, literals, cli)
-        if self.mode != "record":
+        tape.untrusted = self.untrusted(tape.path)
+        if self.mode != "record" and tape.untrusted is None:
             tape.recorded, tape.recorded_cli = await asyncio.to_thread(load_cassette_cli, tape.path)
         self.tapes[(unit, run)] = tape
         return tape
@@ -320,6 +341,7 @@ class Batch:
             live_requests=sum(n.live_requests for n in notes),
             diverged=next((n.diverged for n in notes if n.diverged), None),
             cli_changed=next((n.cli_changed for n in notes if n.cli_changed), None),
+            untrusted=next((n.untrusted for n in notes if n.untrusted), None),
             cassettes=[c for n in notes for c in n.cassettes],
         )
 
@@ -390,6 +412,7 @@ class ReplaySettings:
     key_env: tuple[
         str, ...
     ] = ()  # the run's own key variables (judge_key_env, agent_key_env): redacted by value
+    base: str | None = None  # --replay-base: only cassettes as they are at this git ref answer
 
     @property
     def folder(self) -> Path:
@@ -419,7 +442,8 @@ def settings_of(request: Any, root: Path, file: Path | None = None) -> ReplaySet
         *(getattr(request, "agent_key_env", None) or ()),
     ]
     scope = file_scope(file, root) if file is not None else None
-    return ReplaySettings(mode, root, scope, tuple(dict.fromkeys(names)))
+    base = getattr(request, "replay_base", None) if mode != "record" else None
+    return ReplaySettings(mode, root, scope, tuple(dict.fromkeys(names)), base)
 
 
 @asynccontextmanager
@@ -429,6 +453,11 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
         yield
         return
     batch = Batch(settings.mode, settings.folder, settings.root, env_secrets(extra=settings.key_env))
+    if settings.base:
+        batch.base = settings.base
+        batch.edited, batch.base_problem = await asyncio.to_thread(
+            edited_since, settings.folder, settings.base
+        )
     token = _BATCH.set(batch)
     try:
         yield
@@ -436,7 +465,37 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
         _BATCH.reset(token)
         for tape in batch.tapes.values():
             await tape.stop()
-            await asyncio.to_thread(tape.write)
+            try:
+                await asyncio.to_thread(tape.write)
+            except LinkRefused as exc:  # the repository's own link: the run stands, its cassette is not kept
+                print(f"warning: cassette not written: {exc.strerror}", file=sys.stderr)
+
+
+def edited_since(folder: Path, base: str) -> tuple[frozenset[Path], str | None]:
+    """The files under ``folder`` that differ from git ref ``base`` (changed, added, untracked or ignored), as
+    resolved paths, and why they could not be listed (then no cassette is trusted). Blocking: runs git, with
+    the repository named explicitly and hooks off (``baseline._git``)."""
+    from evalens.runner.baseline import _git, repository_of  # lazy: baseline loads the run machinery
+
+    top = repository_of(folder if folder.exists() else folder.parent)
+    if top is None:
+        return frozenset(), f"{folder} is in no git repository, so nothing can be compared with {base}"
+    try:
+        rel = folder.resolve().relative_to(top.resolve()).as_posix()
+    except ValueError:
+        return frozenset(), f"{folder} is outside its repository {top}"
+    known = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}")
+    if known.returncode != 0:
+        return frozenset(), f"git ref {base} is unknown here (fetch it, e.g. with fetch-depth: 0)"
+    changed = _git(top, "diff", "--name-only", "--no-renames", "-z", known.stdout.strip(), "--", rel)
+    extra = _git(top, "ls-files", "--others", "-z", "--", rel)
+    if changed.returncode != 0 or extra.returncode != 0:
+        return (
+            frozenset(),
+            f"git could not compare {rel} with {base}: {(changed.stderr or extra.stderr)[:200]}",
+        )
+    names = [n for n in (changed.stdout + extra.stdout).split("\0") if n]
+    return frozenset((top / n).resolve() for n in names), None
 
 
 def _sandbox_literals(root: Path) -> dict[str, str]:

@@ -20,6 +20,7 @@ from typing import Any
 
 from evalens.core.formats import registry
 from evalens.core.problems import Severity
+from evalens.core.regular_files import read_regular
 from evalens.core.rules import is_known, suggest_code
 
 #: What a rule can be set to; None means "off".
@@ -221,11 +222,15 @@ def format_ids() -> list[str]:
     return [f.id for f in registry.FORMATS]
 
 
+CONFIG_LIMIT = 4 << 20  # bytes of an evalens.toml / pyproject.toml read at most (a real one is a few KB)
+
+
 def load_config_file(path: Path) -> FileConfig | None:
     """Parse one config file; None for a pyproject.toml without ``[tool.evalens]`` (the search goes on)."""
     try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+        # read like an eval file: a committed `evalens.toml -> /dev/stdin` made the server read its own LSP
+        # channel, and `-> /dev/zero` ended in a MemoryError (#42); a FIFO or a device is refused unread
+        doc = tomllib.loads(read_regular(path, CONFIG_LIMIT).decode("utf-8"))
     except OSError as exc:
         return FileConfig(path, errors=(f"{path}: cannot read: {exc.strerror}",))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

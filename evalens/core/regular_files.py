@@ -100,17 +100,42 @@ def read_regular(path: str | Path, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
-def write_json_atomic(
-    path: Path, data: Any, *, indent: int, ensure_ascii: bool = True, durable: bool = False
+class LinkRefused(OSError):
+    """evalens will not write through a link: the file, or a folder between the repository root and it, is a
+    symbolic link (a committed ``evals/cassettes/x.json.tmp -> ~/.bashrc``). ``strerror`` says which."""
+
+
+def refuse_links(path: Path, below: Path | None = None) -> None:
+    """Raise :class:`LinkRefused` when ``path`` is a link, or any folder from ``below`` (exclusive: the
+    repository's own location may be reached through a link) down to ``path``'s parent is one."""
+    path = Path(os.path.abspath(path))
+    chain = [path]
+    if below is not None:
+        top = Path(os.path.abspath(below))
+        with contextlib.suppress(ValueError):
+            rel = path.parent.relative_to(top)
+            chain += [top.joinpath(*rel.parts[: i + 1]) for i in range(len(rel.parts))]
+    for part in chain:
+        if os.path.islink(part):
+            raise LinkRefused(
+                0, f"{part} is a symbolic link; evalens does not write through links", str(part)
+            )
+
+
+def write_text_atomic(
+    path: Path, text: str, *, below: Path | None = None, durable: bool = False, mode: int = 0o644
 ) -> Path:
-    """Write ``data`` as JSON through a temporary file renamed into place (``durable``: fsynced first, so a
-    crash leaves the old file or the new one, never an empty one)."""
+    """Write ``text`` to ``path`` without ever following a link: links refused (:func:`refuse_links`), the
+    content written to a fresh temporary file beside it (``O_CREAT | O_EXCL`` with a random name, which a
+    committed link cannot be waiting at) and renamed over ``path`` (a rename replaces a name, never writes
+    through it). ``durable``: fsynced first, so a crash leaves the old file or the new one."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_links(path, below)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=indent, ensure_ascii=ensure_ascii)
-            fh.write("\n")
+            fh.write(text)
             if durable:
                 fh.flush()
                 os.fsync(fh.fileno())
@@ -120,3 +145,19 @@ def write_json_atomic(
             os.unlink(tmp)
         raise
     return path
+
+
+def write_json_atomic(
+    path: Path,
+    data: Any,
+    *,
+    indent: int,
+    ensure_ascii: bool = True,
+    durable: bool = False,
+    below: Path | None = None,
+) -> Path:
+    """Write ``data`` as JSON through :func:`write_text_atomic` (a temporary file renamed into place, never
+    through a link; ``durable``: fsynced first, so a crash leaves the old file or the new one, never an empty
+    one)."""
+    text = json.dumps(data, indent=indent, ensure_ascii=ensure_ascii) + "\n"
+    return write_text_atomic(path, text, below=below, durable=durable, mode=0o600)

@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -449,3 +450,67 @@ def test_python_isolated_in_a_checkout_with_its_own_evalens_package(tmp_path: Pa
         [sys.executable, "-m", "evalens", "--version"], cwd=tmp_path, capture_output=True, timeout=60
     )
     assert marker.exists(), "without -I the checkout's package runs (the attack this guards against)"
+
+
+# ------------------------------------------------------------ attack 7: writes through a committed link
+
+
+def _tape(root: Path, unit: str = "greets") -> Any:
+    import asyncio
+
+    from evalens.runner.replay import Batch
+
+    batch = Batch("record", root / "evals" / "cassettes", root)
+    return asyncio.run(batch.open(unit, 1, "claude-code", {}))
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Path:
+    target = tmp_path / "victim.sh"
+    target.write_text("# the runner's own file\n")
+    return target
+
+
+def test_recording_never_writes_through_a_committed_tmp_link(tmp_path: Path, victim: Path) -> None:
+    """Attack 7: ``evals/cassettes/<unit>-1.json.tmp`` committed as a link to a file the runner may write.
+    The cassette goes through a fresh temporary file of a random name; the link and its target stay as they were."""
+    root = tmp_path / "pkg"
+    folder = root / "evals" / "cassettes"
+    folder.mkdir(parents=True)
+    tape = _tape(root)
+    (folder / f"{tape.path.name}.tmp").symlink_to(victim)
+    tape.write()
+    assert victim.read_text() == "# the runner's own file\n"
+    assert json.loads(tape.path.read_text())["unit"] == "greets"
+    assert not tape.path.is_symlink() and (folder / f"{tape.path.name}.tmp").is_symlink()
+
+
+@pytest.mark.parametrize("where", ["cassette", "folder"])
+def test_recording_refuses_a_cassette_or_folder_that_is_a_link(
+    tmp_path: Path, victim: Path, where: str
+) -> None:
+    from evalens.core.regular_files import LinkRefused
+
+    root = tmp_path / "pkg"
+    (root / "evals").mkdir(parents=True)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    if where == "folder":
+        (root / "evals" / "cassettes").symlink_to(elsewhere)
+    tape = _tape(root)
+    if where == "cassette":
+        tape.path.parent.mkdir(parents=True, exist_ok=True)
+        tape.path.symlink_to(victim)
+    with pytest.raises(LinkRefused, match="is a symbolic link"):
+        tape.write()
+    assert victim.read_text() == "# the runner's own file\n"
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_reports_and_records_refuse_a_link_at_their_path(tmp_path: Path, victim: Path) -> None:
+    from evalens.core.regular_files import LinkRefused, write_json_atomic
+
+    (tmp_path / "report.json").symlink_to(victim)
+    with pytest.raises(LinkRefused):
+        write_json_atomic(tmp_path / "report.json", {"a": 1}, indent=1)
+    assert victim.read_text() == "# the runner's own file\n"
