@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from evalens.core.formats.base import RuleContext
 from evalens.core.formats.registry import detect
 from evalens.core.problems import Severity
@@ -397,3 +399,21 @@ def test_files_resolve_from_the_skill_root(tmp_path: Path) -> None:
     assert "relative to the skill root pdf/" in missing.message
     assert "exists relative to the evals folder" in missing.message
     assert missing.fixes[0].edits[0].text == "evals/files/other.pdf"
+
+
+def test_files_message_from_a_relative_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`evalens validate some/dir` passes relative paths: the roots it compares against are absolute, and the
+    message and the fix must come out the same."""
+    write(tmp_path, "plug/.claude-plugin/plugin.json", {"name": "plug"})
+    write(
+        tmp_path, "plug/skills/pdf/SKILL.md", "---\nname: pdf\ndescription: PDFs. Use for PDFs.\n---\nBody\n"
+    )
+    write(tmp_path, "plug/evals/files/other.pdf", "%PDF")
+    evals = write(
+        tmp_path, "plug/evals/evals.json", {"skill_name": "pdf", "evals": [case(files=["files/other.pdf"])]}
+    )
+    monkeypatch.chdir(tmp_path)
+    missing = only(check(evals.relative_to(tmp_path)), "file-missing")
+    assert "relative to the skill root plug/skills/pdf/" in missing.message
+    assert "(plug/evals/files/other.pdf)" in missing.message
+    assert missing.fixes[0].edits[0].text == "evals/files/other.pdf"  # from the plugin root, which is read

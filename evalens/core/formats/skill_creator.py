@@ -147,6 +147,7 @@ def _workspace_assertions(root: FsPath, limit: int = 200) -> dict[str, tuple[int
 def _shown(path: FsPath, top: FsPath) -> str:
     """A folder or file as a reader finds it: from the folder above what it shares with ``top`` (the root the
     evals belong to), e.g. ``docs-repair/skills/x/``, so two folders of one name are told apart."""
+    path, top = path.absolute(), top.absolute()  # a relative file path meets absolute roots here
     try:
         common = FsPath(os.path.commonpath([path, top]))
         rel = path.relative_to(common.parent).as_posix()
@@ -159,7 +160,7 @@ def _from_a_root(target: FsPath, roots: list[FsPath]) -> str | None:
     """``target`` as a `files` entry from the first root it lies under (no ``..``), or None."""
     for r in roots:
         try:
-            return target.relative_to(r).as_posix()
+            return target.absolute().relative_to(r.absolute()).as_posix()
         except ValueError:
             continue
     return None
