@@ -64,6 +64,11 @@ class AgentRunLimits(BaseModel):
         description="Answer the model requests from the cassettes: `strict` (a request that differs is ERROR) or "
         "`new` (live from the first request that differs, and recorded).",
     )
+    replay_base: str | None = Field(
+        default=None,
+        description="With `replay`, a git ref whose cassettes are trusted: a cassette that differs from it (the "
+        "change added or edited it) never answers a request (docs/ci.md).",
+    )
 
 
 class RunRequest(AgentRunLimits):

@@ -118,6 +118,14 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
         "that differs)",
     )
     parser.add_argument(
+        "--replay-base",
+        metavar="REF",
+        default=None,
+        help="with --replay, trust only the cassettes as they are at git ref REF (a pull request's base): a "
+        "cassette this change added or edited never answers, so a replayed verdict cannot be forged by the "
+        "change itself (strict: those units are ERROR; new: they run live)",
+    )
+    parser.add_argument(
         "--allow-unisolated-baseline",
         action="store_true",
         help="run --baseline even without an enforced sandbox (its agent can read the skill from the host); "
@@ -197,4 +205,8 @@ def replay_fields(args: argparse.Namespace) -> dict[str, Any]:
     if args.replay:
         for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY"):
             os.environ.setdefault(var, REPLAY_PLACEHOLDER_KEY)
-    return {"record": bool(args.record), "replay": args.replay}
+    return {
+        "record": bool(args.record),
+        "replay": args.replay,
+        "replay_base": getattr(args, "replay_base", None) if args.replay else None,
+    }

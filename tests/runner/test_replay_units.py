@@ -347,3 +347,74 @@ def test_a_cassette_recorded_under_older_rules_is_read_under_todays(tmp_path: Pa
     [exchange], cli = load_cassette_cli(path)
     assert cli == "2.1.197 (Claude Code)"
     assert exchange.request == canonical_request(_body("The current month is March 2027."))
+
+
+def _git(repo: Path, *args: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_a_cassette_the_change_edited_never_answers_a_replay(tmp_path: Path) -> None:
+    """Issue 42, attack 8: one word changed in a recorded judge answer turned a FAIL into a strict-replay PASS.
+    With --replay-base, a cassette that differs from the base (edited, added, untracked) answers nothing: the
+    request is refused naming why, so the unit is ERROR; an untouched cassette still replays."""
+    from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
+    from evalens.runner.replay import Batch, edited_since
+
+    repo = tmp_path / "repo"
+    folder = repo / "evals" / "cassettes"
+    folder.mkdir(parents=True)
+    body = _body("hello")
+
+    def cassette(unit: str, text: str) -> str:
+        exchange = CassetteExchange(
+            index=1,
+            source="judge",
+            path="/v1/messages",
+            request=canonical_request(body),
+            response=CassetteResponse(status=200, body={"content": [{"type": "text", "text": text}]}),
+        )
+        return json.dumps(Cassette(unit=unit, exchanges=[exchange]).model_dump(mode="json"))
+
+    (folder / "kept-1.json").write_text(cassette("kept", '{"verdict": "FAIL"}'))
+    (folder / "forged-1.json").write_text(cassette("forged", '{"verdict": "FAIL"}'))
+    _git(repo, "init", "-q")
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "base")
+    (folder / "forged-1.json").write_text(
+        cassette("forged", '{"verdict": "PASS"}')
+    )  # the pull request's edit
+    (folder / "new-1.json").write_text(cassette("new", '{"verdict": "PASS"}'))  # and one it added
+
+    edited, problem = edited_since(folder, "HEAD")
+    assert problem is None and edited == {
+        (folder / "forged-1.json").resolve(),
+        (folder / "new-1.json").resolve(),
+    }
+
+    async def go() -> dict[str, tuple[int, str]]:
+        batch = Batch("strict", folder, repo, base="HEAD", edited=edited)
+        out = {}
+        for unit in ("kept", "forged", "new"):
+            tape = await batch.open(unit, 1, None, {})
+            answer = tape.decide("judge", "POST", "/v1/messages", body)
+            assert answer is not None
+            out[unit] = (answer.status, tape.note().untrusted or "")
+        return out
+
+    got = asyncio.run(go())
+    assert got["kept"] == (200, "")
+    for unit in ("forged", "new"):
+        status, why = got[unit]
+        assert status == 409 and f"evals/cassettes/{unit}-1.json was added or edited since HEAD" in why
+
+    # a base that cannot be compared trusts nothing, and says why
+    _, problem = edited_since(folder, "no-such-ref")
+    assert problem is not None and "no-such-ref is unknown" in problem
+    batch = Batch("strict", folder, repo, base="no-such-ref", base_problem=problem)
+    assert "no cassette is trusted" in (batch.untrusted(folder / "kept-1.json") or "")

@@ -99,6 +99,12 @@ class CaseReplay(EvalModel):
         default=None,
         example="recorded with 2.1.197 (Claude Code), replayed on 2.1.332 (Claude Code)",
     )
+    untrusted: str | None = doc(
+        "With `--replay-base`: why the unit's cassette answered nothing (the change itself added or edited it, "
+        "so a verdict replayed from it would be the change's own word).",
+        default=None,
+        example="evals/cassettes/greet-1.json was added or edited since origin/main: ...",
+    )
     cassettes: list[str] = doc(
         "The unit's cassette files, relative to the package root.",
         default=[],
