@@ -13,6 +13,7 @@ pick which one)::
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -22,7 +23,8 @@ from pathlib import Path
 
 from tests.fakemodel import FakeModelServer
 
-OUT = Path(__file__).resolve().parents[1] / "data" / "streams"
+OUT = Path(os.environ.get("EVALENS_CAPTURE_DIR") or Path(__file__).resolve().parents[1] / "data" / "streams")
+"""Where the streams go: the committed ones, or ``$EVALENS_CAPTURE_DIR`` (the canary compares two CLIs there)."""
 BLOCK_HOOK = """#!/bin/sh
 grep -q blocked.txt || exit 0
 echo 'BLOCKED_BY_POLICY: writes to output/blocked.txt are forbidden' >&2
