@@ -46,6 +46,10 @@ _OTHER_AGENTS_README = re.compile(
     r"\bgemini[- ]cli\b|\bopencode\b|\bagentskills(?:\.io)?\b",
     re.IGNORECASE,
 )
+_NPX_ADD = re.compile(
+    r"\bnpx\s+(?:-y\s+)?skills(?:@\S+)?\s+(?:add|install|i)\s+([^\s`'\")\]]+)", re.IGNORECASE
+)
+"""`npx skills add <source>`: the multi-agent installer, with what it installs."""
 _OTHER_AGENT_NAMES = re.compile(r"\b(?:Codex|Cursor|Windsurf|OpenCode|Gemini CLI|GitHub Copilot)\b")
 """Product names, case-sensitive: "the cursor" in prose is not an agent."""
 _OTHER_AGENT_FILES = (
@@ -101,7 +105,7 @@ def frontmatter_evidence(data: Any) -> list[str]:
     return out
 
 
-def _readme_evidence(folder: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _readme_evidence(folder: Path, own: frozenset[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """What a folder's README says about who installs the skill (Claude Code, other agents). Cached by the file's
     identity and modification time: a repository's root README is read once for all its skills, again only when
     it changes."""
@@ -110,17 +114,56 @@ def _readme_evidence(folder: Path) -> tuple[tuple[str, ...], tuple[str, ...]]:
             st = (folder / name).stat()
         except OSError:
             continue
-        return _readme_evidence_of(str(folder / name), st.st_mtime_ns, st.st_size)
+        return _readme_evidence_of(str(folder / name), st.st_mtime_ns, st.st_size, own)
     return (), ()
 
 
+def _installs_other(text: str, own: frozenset[str]) -> bool:
+    """Whether a README mentions `npx skills` only to install something else (`npx skills add
+    vercel-labs/agent-skills` as a dependency): that says how to get a third-party skill, not that this
+    repository ships to other agents. A mention with no source, a placeholder or this repository's own name
+    counts as shipping it."""
+    mentions = re.findall(r"\bnpx\s+(?:-y\s+)?skills\b", text, re.IGNORECASE)
+    adds = [m.group(1) for m in _NPX_ADD.finditer(text)]
+    if not mentions or len(adds) < len(mentions):
+        return False
+    for source in adds:
+        name = re.split(r"[@#]", source.rstrip("/").removesuffix(".git").rsplit("/", 1)[-1])[0].lower()
+        if not name or "<" in source or source.startswith((".", "/")) or name in own:
+            return False
+    return True
+
+
 @lru_cache(maxsize=256)
-def _readme_evidence_of(path: str, _mtime_ns: int, _size: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _readme_evidence_of(
+    path: str, _mtime_ns: int, _size: int, own: frozenset[str] = frozenset()
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
     raw = read_regular_bytes(path, _README_BYTES)
     text = raw[:_README_BYTES].decode("utf-8", "replace") if raw is not None else ""
     claude = ("README installs into Claude Code",) if _CLAUDE_README.search(text) else ()
-    hit = _OTHER_AGENTS_README.search(text) or _OTHER_AGENT_NAMES.search(text)
+    hits = [m for m in (_OTHER_AGENTS_README.search(text), _OTHER_AGENT_NAMES.search(text)) if m is not None]
+    if hits and hits[0].group(0).lower().startswith("npx") and _installs_other(text, own):
+        rest = _OTHER_AGENTS_README.search(
+            _NPX_ADD.sub(" ", re.sub(r"\bnpx\s+(?:-y\s+)?skills\b", " ", text))
+        )
+        hits = [m for m in (rest, _OTHER_AGENT_NAMES.search(text)) if m is not None]
+    hit = hits[0] if hits else None
     return claude, (f"README mentions `{hit.group(0)}`",) if hit is not None else ()
+
+
+def _own_names(folders: list[Path]) -> frozenset[str]:
+    """Names this repository goes by: its folders from the skill up to the root, and a plugin manifest's `name`
+    and `repository`, lowercased (what `npx skills add owner/<name>` would name to install it)."""
+    names = {f.name.lower() for f in folders}
+    for folder in folders:
+        raw = read_regular_bytes(folder / ".claude-plugin" / "plugin.json", 64 * 1024)
+        if raw is None:
+            continue
+        for key in ("name", "repository"):
+            found = re.search(rf'"{key}"\s*:\s*"([^"]+)"', raw.decode("utf-8", "replace"))
+            if found:
+                names.add(found.group(1).rstrip("/").removesuffix(".git").rsplit("/", 1)[-1].lower())
+    return frozenset(names)
 
 
 def _ancestors(skill_md: Path, depth: int = 6) -> list[Path]:
@@ -154,14 +197,16 @@ def infer_platform(skill_md: Path, data: Any = None) -> Platform:
         return Platform("agentskills", fm, ["`.agents/skills/`"], frontmatter=fm)
     claude: list[str] = list(fm)
     others: list[str] = []
-    for folder in _ancestors(skill_md):
+    folders = _ancestors(skill_md)
+    own = _own_names(folders)
+    for folder in folders:
         if (folder / "package.agent.json").is_file():
             return Platform("uaaps", claude, others, frontmatter=fm)
         if (folder / ".claude-plugin" / "plugin.json").is_file():
             claude.append("`.claude-plugin/plugin.json`")
         claude += [f"`{n}`" for n in _CLAUDE_FILES if (folder / n).exists()]
         others += [f"`{n}`" for n in _OTHER_AGENT_FILES if (folder / n).exists()]
-        readme_claude, readme_others = _readme_evidence(folder)
+        readme_claude, readme_others = _readme_evidence(folder, own)
         claude += readme_claude
         others += readme_others
     claude, others = list(dict.fromkeys(claude)), list(dict.fromkeys(others))

@@ -273,6 +273,29 @@ def test_readme_naming_other_agents_is_multi_agent(tmp_path: Path) -> None:
     assert _problems(md) == [("unexpected-field", Severity.HINT)]
 
 
+@pytest.mark.parametrize(
+    ("readme", "multi_agent"),
+    [
+        ("Needs the helpers: `npx skills add vercel-labs/agent-skills`.", False),  # a dependency
+        ("Install: `npx skills add me/repo`.", True),  # this repository
+        ("Install: `npx skills add <owner>/<repo>`.", True),
+        ("Install with `npx skills`.", True),
+        ("Deps: `npx skills add a/b`. Also in `.agents/skills/`.", True),
+    ],
+)
+def test_npx_skills_for_a_dependency_is_not_multi_agent(
+    tmp_path: Path, readme: str, multi_agent: bool
+) -> None:
+    """`npx skills add <other repository>` in a Claude Code plugin's README installs a third-party dependency: it
+    does not make the plugin portable (issue #39, noise class 3). Installing this repository that way does."""
+    md = _repo(
+        tmp_path,
+        {".claude-plugin/plugin.json": '{"name": "p"}', "README.md": readme},
+        "argument-hint: '[f]'\n",
+    )
+    assert _problems(md) == ([("unexpected-field", Severity.HINT)] if multi_agent else [])
+
+
 def test_no_repository_root_borrows_no_evidence(tmp_path: Path) -> None:
     """A folder with no repository must not take evidence from whatever sits far above it."""
     (tmp_path / "CLAUDE.md").write_text("", encoding="utf-8")
