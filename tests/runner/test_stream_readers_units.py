@@ -126,12 +126,23 @@ def test_claude_code_tolerates_new_events_blocks_and_fields(
     events.insert(2, {"type": "system", "subtype": "wakeup_scheduled", "at": "later"})
     first = next(e for e in events if e.get("type") == "assistant")
     first["message"]["content"].insert(0, {"type": "citation_card", "ref": "x"})
+    # tools the newest CLI offers that the fake never scripts: read as any tool call, by name
+    for name, args in (("Workflow", {"steps": ["a"]}), ("ScheduleWakeup", {"delay_seconds": 60})):
+        first["message"]["content"].append(
+            {"type": "tool_use", "id": f"toolu_{name}", "name": name, "input": args}
+        )
     t = _parse(tmp_path, eng, events)
     assert t.error is None and t.output == "DONE GREETING-OK"
     assert set(t.unread) == {
         "event 'workflow_progress'",
         "system/wakeup_scheduled",
         "assistant block 'citation_card'",
+    }
+    assert {"Workflow", "ScheduleWakeup"} <= {c["tool"] for c in t.tool_calls}
+    paths = SandboxPaths(*(tmp_path / "run" / n for n in ("", "ws", "h", "c", "l")))
+    calls = {c.name: c for turn in eng.conversation(t, paths, Bounds()).turns for c in turn.tool_calls}
+    assert calls["ScheduleWakeup"].input == {"delay_seconds": 60} and calls["Workflow"].input == {
+        "steps": ["a"]
     }
 
 
