@@ -97,8 +97,12 @@ def what_changed(pinned: Path | None, canary: Path) -> list[str]:
     with tempfile.TemporaryDirectory() as out:
         captured: dict[str, dict[str, Path]] = {}
         for track, tools in (("pinned", pinned), ("canary", canary)):
-            env = {**os.environ, "EVALENS_CAPTURE_DIR": f"{out}/{track}"}
-            env.pop("EVALENS_TOOLS_DIR", None)
+            env = {
+                **os.environ,
+                "EVALENS_CAPTURE_DIR": f"{out}/{track}",
+            }  # the pinned track: the inherited tools
+            for var in ("EVALENS_CLAUDE_BIN", "EVALENS_CODEX_BIN"):
+                env.pop(var, None)
             if tools is not None:
                 env["EVALENS_TOOLS_DIR"] = str(tools)
             subprocess.run([sys.executable, "-m", "tests.runner.capture_streams"], env=env, cwd=REPO,
