@@ -330,3 +330,50 @@ def test_workspace_problems_that_break_aggregate_benchmark(tmp_path: Path) -> No
     _put(tmp_path, "ws/iteration-1/eval-0-landing/with_skill/run-1/grading.json", GRADED)
     _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/timing.json", {"total_tokens": 10})
     assert _codes(meta) == []
+
+
+def test_a_projects_own_eval_cases_get_one_hint(tmp_path: Path) -> None:
+    """Issue #39, noise class 2: `evals.json` read by the project's own runner (`eval_id`, its own assertion
+    objects) is not skill-creator's without its `skill_name` wrapper: one look-alike hint on line 1."""
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    for i, case in enumerate(
+        (
+            {"eval_id": "e1", "prompt": "Summarise the report", "expected_output": "A summary"},
+            {"id": 1, "prompt": "Summarise it", "assertions": [{"kind": "contains", "value": "Total"}]},
+        )
+    ):
+        own = _put(tmp_path, f"demo/evals/cases/c{i}/evals.json", {"evals": [case]})
+        problems = _check(own).problems
+        assert [(p.code, p.severity, p.span.start_line) for p in problems] == [
+            ("lookalike", Severity.HINT, 0)
+        ]
+    ours = _put(
+        tmp_path,
+        "demo/evals/evals.json",
+        {
+            "evals": [
+                {
+                    "id": 1,
+                    "prompt": "Summarise it",
+                    "expected_output": "A summary",
+                    "assertions": ["Says Total"],
+                }
+            ]
+        },
+    )
+    assert _check(ours).format is not None and _check(ours).format.id == "skill-creator-evals"
+
+
+def test_a_routing_set_is_not_a_broken_trigger_set(tmp_path: Path) -> None:
+    """Issue #39, noise class 2: `should_trigger` naming the skill that should fire is a router's test set."""
+    routing = _put(
+        tmp_path,
+        "demo/evals/trigger-eval.json",
+        [{"query": "deploy the api", "should_trigger": "deploy"}, {"query": "hi", "should_trigger": "none"}],
+    )
+    problems = _check(routing).problems
+    assert [(p.code, p.severity, p.span.start_line) for p in problems] == [("lookalike", Severity.HINT, 0)]
+    flags = _put(
+        tmp_path, "demo/evals/t2-trigger.json", [{"query": "deploy the api", "should_trigger": True}]
+    )
+    assert _check(flags).format is not None and _check(flags).format.id == "trigger-evals"

@@ -95,6 +95,20 @@ def _case_like(items: list[Any]) -> bool:
     return any(isinstance(c, dict) and "prompt" in c and _CASE_KEYS & set(c) for c in items[:50])
 
 
+_FOREIGN_IDS = frozenset(("eval_id", "case_id", "test_id", "testId", "caseId"))
+
+
+def _own_runner_cases(items: list[Any]) -> bool:
+    """Cases a project's own runner reads (issue #39, noise class 2): they carry another id key (`eval_id`) and
+    no `id`, or every check is an object of the runner's own shape. skill-creator writes an integer `id` and
+    strings; without its `skill_name` wrapper that is the only evidence the file is its."""
+    cases = [c for c in items[:50] if isinstance(c, dict)]
+    if cases and not any("id" in c for c in cases) and any(_FOREIGN_IDS & set(c) for c in cases):
+        return True
+    checks = [a for c in cases for k in ("assertions", "expectations") for a in (c.get(k) or []) if k in c]
+    return bool(checks) and all(isinstance(a, dict) for a in checks)
+
+
 def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
@@ -237,10 +251,11 @@ class SkillCreatorEvals(Format):
             return Match.YES
         if isinstance(data, dict):
             evals = data.get("evals")
-            if isinstance(evals, list) and (
-                isinstance(data.get("skill_name"), str) or not evals or _case_like(evals)
-            ):
+            if isinstance(evals, list) and isinstance(data.get("skill_name"), str) or evals == []:
                 return Match.YES
+            if isinstance(evals, list) and _case_like(evals):
+                # no wrapper: claimed only when the cases are skill-creator's own, not a runner's of the same name
+                return Match.LOOKALIKE if _own_runner_cases(evals) else Match.YES
             if isinstance(data.get("skill_name"), str) and "evals" in data:
                 return Match.YES  # the wrapper with a broken `evals`: ours, and the schema says what is wrong
             return Match.NO

@@ -54,6 +54,15 @@ def _mentions(value: Any, keys: set[str], depth: int = 4) -> bool:
     return False
 
 
+def _routing_set(items: list[Any]) -> bool:
+    """A routing set (issue #39, noise class 2): `should_trigger` names the skill that should fire (a string), in
+    no item a boolean. That is another tool's router test, not a broken trigger set."""
+    flags = [d["should_trigger"] for d in items if isinstance(d, dict) and "should_trigger" in d]
+    return (
+        bool(flags) and not any(isinstance(f, bool) for f in flags) and any(isinstance(f, str) for f in flags)
+    )
+
+
 class TriggerEvalSet(Format):
     id = "trigger-evals"
     title = "Trigger eval set"
@@ -79,7 +88,7 @@ class TriggerEvalSet(Format):
         flags nested in another shape (another tool's trigger cases or results) get the one look-alike hint;
         JSON Schemas and files with neither are left alone."""
         if isinstance(data, list) and (not data or any(isinstance(d, dict) and "query" in d for d in data)):
-            return Match.YES
+            return Match.LOOKALIKE if _routing_set(data) else Match.YES
         if wrapped_key(data) is not None:
             return Match.YES
         if not isinstance(data, dict) or "should_not_trigger" in data or is_json_schema(data):
