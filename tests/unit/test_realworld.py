@@ -52,6 +52,13 @@ _HEYGEN = (
     " that profile; under the multi-agent reading (metadata.openclaw) these keys would be flagged and"
     " `argument-hint` too. One profile per repository: the Claude Code reading, which the platform's tool backs."
 )
+_SINGLE_RUN = (
+    "skill-creator's aggregate_benchmark.py (anthropics/skills@12726c4, load_run_results) reads a configuration"
+    " folder holding one grading.json as run 1 ('the documented single-run layout'), so `with_skill/grading.json`"
+    " beside `outputs/` is found; issue #39 (noise class 4) names warnings on this layout as noise, and the same"
+    " layout in dani-z/frontend-design-skill-benchmark is not a problem. The older verdict read an aggregator"
+    " that required run-N/ folders."
+)
 OVERRULED: dict[tuple[str, str, int, str], tuple[str, str]] = {
     # (corpus, path, line, code) -> (verdict we hold, why the reviewer's verdict is wrong by the format's docs)
     ("field", "Terryc21__bug-echo/bug-echo/skills/bug-echo/SKILL.md", 4, "unexpected-field"): (
@@ -103,6 +110,28 @@ OVERRULED: dict[tuple[str, str, int, str], tuple[str, str]] = {
             ("heygen-com__heygen-stack/heygen-stack/SKILL.md", 19),
             ("heygen-com__heygen-stack/heygen-stack/SKILL.md", 20),
             ("heygen-com__heygen-stack/heygen-stack/heygen-video/SKILL.md", 22),
+        )
+    },
+    **{
+        (
+            "shared",
+            f"Arindam200__nebius-skills/nebius-skills/evals/iteration-1/{e}/eval_metadata.json",
+            2,
+            "workspace-no-runs",
+        ): (
+            "FP",
+            _SINGLE_RUN,
+        )
+        for e in (
+            "eval-0-finetune-upload-and-start",
+            "eval-1-finetune-monitor-checkpoints",
+            "eval-2-dedicated-create-infer",
+            "eval-3-dedicated-patch-scaling",
+            "eval-4-observability-grafana-promql",
+            "eval-5-observability-prometheus-config",
+            "eval-6-deploy-from-job",
+            "eval-7-deploy-from-hf",
+            "eval-8-batch-10k-questions",
         )
     },
 }

@@ -303,8 +303,10 @@ def test_a_project_without_git_does_not_resolve_names_in_the_tree_above(tmp_path
 
 
 def test_workspace_problems_that_break_aggregate_benchmark(tmp_path: Path) -> None:
-    """skill-creator's aggregate_benchmark.py reads `<config>/run-N/grading.json` and `timing.json`: runs outside
-    `run-N/` and all-null timings are real problems, said once per eval on its eval_metadata.json."""
+    """skill-creator's aggregate_benchmark.py (anthropics/skills@12726c4) reads `eval-*/<config>/run-N/grading.json`
+    or one `<config>/grading.json` (the single-run layout, beside `outputs/`), and `timing.json`: what it does not
+    find, and all-null timings, are real problems, said once per eval on its eval_metadata.json (issue #39, noise
+    class 4)."""
     meta = _put(
         tmp_path,
         "ws/iteration-1/eval-0-landing/eval_metadata.json",
@@ -315,6 +317,7 @@ def test_workspace_problems_that_break_aggregate_benchmark(tmp_path: Path) -> No
         "ws/iteration-1/eval-0-landing/with_skill/grading.json",
         {**GRADED, "summary": {"pass_rate": 1}},
     )
+    _put(tmp_path, "ws/iteration-1/eval-0-landing/with_skill/outputs/page.html", "<html/>")
     _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/grading.json", GRADED)
     _put(
         tmp_path,
@@ -323,13 +326,31 @@ def test_workspace_problems_that_break_aggregate_benchmark(tmp_path: Path) -> No
     )
     v = _check(meta)
     assert v.format is not None and v.format.id == "skill-creator-eval-metadata"
-    problems = {p.code: p for p in v.problems}
-    assert set(problems) == {"workspace-no-runs", "timing-all-null"}
-    assert "`with_skill/grading.json`" in problems["workspace-no-runs"].message
-    assert "without_skill" not in problems["workspace-no-runs"].message
-    _put(tmp_path, "ws/iteration-1/eval-0-landing/with_skill/run-1/grading.json", GRADED)
+    assert _codes(meta) == ["timing-all-null"]  # both layouts are read
     _put(tmp_path, "ws/iteration-1/eval-0-landing/without_skill/run-1/timing.json", {"total_tokens": 10})
     assert _codes(meta) == []
+
+    # an eval folder not named eval-*: the aggregator never opens it
+    other = _put(
+        tmp_path, "ws/iteration-1/landing-v2/eval_metadata.json", {"eval_id": 1, "prompt": "Build it"}
+    )
+    _put(tmp_path, "ws/iteration-1/landing-v2/with_skill/run-1/grading.json", GRADED)
+    (p,) = _check(other).problems
+    assert p.code == "workspace-no-runs" and "`landing-v2/` is not read" in p.message
+    # runs with no configuration folder: read as a configuration named run-1, never "outside any run-N folder"
+    flat = _put(tmp_path, "ws/iteration-1/eval-2/eval_metadata.json", {"eval_id": 2, "prompt": "Build it"})
+    _put(tmp_path, "ws/iteration-1/eval-2/run-1/grading.json", GRADED)
+    (p,) = _check(flat).problems
+    assert "`run-1/` sit directly in the eval folder" in p.message and "outside" not in p.message
+    # a grading.json below outputs/: skipped
+    deep = _put(tmp_path, "ws/iteration-1/eval-3/eval_metadata.json", {"eval_id": 3, "prompt": "Build it"})
+    _put(tmp_path, "ws/iteration-1/eval-3/with_skill/outputs/grading.json", GRADED)
+    (p,) = _check(deep).problems
+    assert "`with_skill/outputs/grading.json` is not where aggregate_benchmark.py looks" in p.message
+    # nothing graded yet: nothing to say
+    fresh = _put(tmp_path, "ws/iteration-1/eval-4/eval_metadata.json", {"eval_id": 4, "prompt": "Build it"})
+    _put(tmp_path, "ws/iteration-1/eval-4/with_skill/outputs/page.html", "<html/>")
+    assert _codes(fresh) == []
 
 
 def test_a_projects_own_eval_cases_get_one_hint(tmp_path: Path) -> None:

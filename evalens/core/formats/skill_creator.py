@@ -1020,10 +1020,73 @@ class SkillCreatorBenchmark(Format):
 # ------------------------------------------------------------------------------------------- workspaces
 
 
+_RUN = re.compile(r"^run-\d+$")
+
+
+def _gradings(folder: FsPath) -> list[FsPath]:
+    """``grading.json`` files at most three levels below ``folder`` (a run's `outputs/` may be a large tree)."""
+    found = [
+        g for pattern in ("grading.json", "*/grading.json", "*/*/grading.json") for g in folder.glob(pattern)
+    ]
+    return sorted(found)[:20]
+
+
+def _unread_layout(eval_dir: FsPath) -> str | None:
+    """What of this eval's runs skill-creator's ``aggregate_benchmark.py`` does not read, or None (modelled on
+    anthropics/skills@12726c4 ``scripts/aggregate_benchmark.py``, ``load_run_results``): it reads the eval folders
+    named ``eval-*`` in the iteration folder, or in its ``runs/`` when that exists; in each, every configuration
+    folder holding ``run-*/`` folders (each with its ``grading.json``) or one ``grading.json`` of its own (the
+    single-run layout, beside ``outputs/``). Nothing graded yet is not a problem."""
+    iteration = eval_dir.parent
+    runs_dir = iteration / "runs"
+    search = runs_dir if runs_dir.is_dir() else iteration if any(iteration.glob("eval-*")) else None
+    configs = sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20]
+    graded = [g for c in configs for g in _gradings(c)]
+    if not graded:
+        return None
+    if eval_dir.parent != search or not eval_dir.name.startswith("eval-"):
+        where = (
+            f"`{iteration.name}/runs/` (it exists, so the folders beside it are not read)"
+            if runs_dir.is_dir()
+            else f"`{iteration.name}/`"
+        )
+        return (
+            f"aggregate_benchmark.py reads eval folders named `eval-*` in {where}: `{eval_dir.name}/` is not "
+            "read, so the benchmark has no runs for this eval. Rename it `eval-<id>-…` (and keep it in that "
+            "folder)."
+        )
+    misplaced = [c for c in configs if _RUN.match(c.name)]
+    if misplaced:
+        names = ", ".join(f"`{c.name}/`" for c in misplaced)
+        return (
+            f"{names} sit directly in the eval folder: aggregate_benchmark.py reads each folder here as a "
+            "configuration, so it reports a configuration named `run-1`, and the viewer shows only "
+            "`with_skill` / `without_skill`. Move the runs into `with_skill/run-N/` (or `without_skill/`)."
+        )
+    lost = []
+    for c in configs:
+        runs = sorted(c.glob("run-*"))
+        if runs:
+            lost += [
+                g for r in runs if not (r / "grading.json").is_file() for g in sorted(r.rglob("grading.json"))
+            ]
+        elif not (c / "grading.json").is_file():
+            lost += sorted(c.rglob("grading.json"))[:1]
+    if lost:
+        first = lost[0].relative_to(eval_dir).as_posix()
+        return (
+            f"`{first}` is not where aggregate_benchmark.py looks (`<config>/run-N/grading.json`, or "
+            "`<config>/grading.json` for a single run), so the benchmark skips that run. Move it up beside "
+            "`outputs/`."
+        )
+    return None
+
+
 class SkillCreatorEvalMetadata(Format):
     """One eval directory of a skill-creator workspace. Its file is open (nothing but the grader reads it); what
-    can break is the directory around it: `aggregate_benchmark.py` reads `<config>/run-N/grading.json` and
-    `timing.json`, so runs outside `run-N/` folders, or timings that are all null, aggregate as nothing or 0."""
+    can break is the directory around it: `aggregate_benchmark.py` reads `eval-*/<config>/run-N/grading.json` (or
+    one `<config>/grading.json`) and `timing.json`, so runs it does not find (``_unread_layout``), or timings
+    that are all null, aggregate as nothing or 0."""
 
     id = "skill-creator-eval-metadata"
     title = "skill-creator eval_metadata.json"
@@ -1040,31 +1103,12 @@ class SkillCreatorEvalMetadata(Format):
         return near_miss_keys_only(doc, problems)
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
-        eval_dir = FsPath(ctx.file_path).parent
-        configs = (
-            sorted(d for d in eval_dir.iterdir() if d.is_dir() and not d.name.startswith("."))[:20]
-            if eval_dir.is_dir()
-            else []
-        )
-        loose = [
-            c for c in configs if (c / "grading.json").is_file() and not any(c.glob("run-*/grading.json"))
-        ]
+        eval_dir = FsPath(ctx.file_path).absolute().parent
         out: list[Problem] = []
         anchor = ("eval_id",) if isinstance(doc.data, dict) and "eval_id" in doc.data else ()
-        if loose:
-            names = ", ".join(f"`{c.name}/grading.json`" for c in loose)
-            out.append(
-                problem(
-                    doc,
-                    anchor,
-                    Severity.WARNING,
-                    "workspace-no-runs",
-                    f"{names} sit outside any `run-N/` folder: skill-creator's aggregate_benchmark.py "
-                    f"reads `<config>/run-N/grading.json`, so the benchmark finds no runs for this eval. "
-                    "Move each into `run-1/`.",
-                    on_key=True,
-                )
-            )
+        why = _unread_layout(eval_dir)
+        if why:
+            out.append(problem(doc, anchor, Severity.WARNING, "workspace-no-runs", why, on_key=True))
         timings = (
             sorted(eval_dir.glob("*/run-*/timing.json"))[:50] + sorted(eval_dir.glob("*/timing.json"))[:50]
         )
