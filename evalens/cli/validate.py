@@ -97,11 +97,7 @@ def main(argv: list[str]) -> int:
     elif args.output == "github":
         for line in github_annotations(records):
             print(line)
-        n_err = sum(1 for r in records if r["severity"] == "error")
-        print(
-            f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
-            file=sys.stderr,
-        )
+        print(summary(results, records), file=sys.stderr)
     elif args.output == "json":
         json.dump(
             {
@@ -117,12 +113,18 @@ def main(argv: list[str]) -> int:
             print(
                 shown(f"{r['path']}:{r['line']}:{r['column']}: {r['severity']}: {r['message']} [{r['code']}]")
             )
-        n_err = sum(1 for r in records if r["severity"] == "error")
-        print(
-            f"{len(results)} file(s) checked, {n_err} error(s), {len(records) - n_err} other problem(s)",
-            file=sys.stderr,
-        )
+        print(summary(results, records), file=sys.stderr)
     return 1 if errors else 0
+
+
+def summary(results: list[Any], records: list[dict[str, Any]]) -> str:
+    """The closing count. A file no format claimed was not checked, and a look-alike's one hint ("another
+    tool's format, so evalens leaves it alone") is not a problem with the file: both are said apart (issue #39)."""
+    checked = sum(1 for r in results if r.format is not None)
+    n_err = sum(1 for r in records if r["severity"] == "error")
+    left = sum(1 for r in records if r["code"] == "lookalike")
+    text = f"{checked} file(s) checked, {n_err} error(s), {len(records) - n_err - left} other problem(s)"
+    return text + (f"; {left} file(s) left to another tool" if left else "")
 
 
 GITHUB_LEVELS = {"error": "error", "warning": "warning"}  # info and hint are notices

@@ -37,6 +37,20 @@ def test_validate_json_output_and_clean_exit(tmp_path):
     assert proc.returncode == 0 and proc.stdout == ""
 
 
+def test_validate_counts_only_what_it_checked(tmp_path):
+    """The closing count leaves out files no format claimed, and says a look-alike's one hint apart: it is not a
+    problem with the file (issue #39)."""
+    (tmp_path / "notes.json").write_text('{"hello": 1}', encoding="utf-8")
+    (tmp_path / "evals.json").write_text(
+        json.dumps([{"prompt": "Summarise the report", "expected_output": "A summary"}]), encoding="utf-8"
+    )
+    (tmp_path / "SKILL.md").write_text("---\nname: x\ndescription: d\n---\nBody\n", encoding="utf-8")
+    proc = run("validate", str(tmp_path))
+    assert proc.stderr.strip().endswith("; 1 file(s) left to another tool")
+    assert proc.stderr.strip().splitlines()[-1].startswith("1 file(s) checked, ")
+    assert ", 1 error(s), 0 other problem(s)" in proc.stderr  # the name/folder mismatch; the hint apart
+
+
 def test_validate_missing_path():
     proc = run("validate", "/nonexistent/evals")
     assert proc.returncode == 1 and "no such file" in proc.stderr
