@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evalens.core.regular_files import write_text_atomic
 from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
@@ -109,7 +110,7 @@ class SkillCreatorSuite(GradedSuite):
             / "grading.json"
         )  # baseline: never restored
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
+        write_text_atomic(target, json.dumps(grading, indent=2))  # never through a committed link (#42)
         first_failed = next((e["text"] for e in expectations if not e["passed"]), None)
         verdict, reason = graded_verdict(
             error,

@@ -20,6 +20,7 @@ from typing import Any
 from evalens.core.engines import judge_provider
 from evalens.core.formats._shared import skills_in
 from evalens.core.js_regex import RegexTimeout, js_regex_error, search_js
+from evalens.core.regular_files import write_text_atomic
 from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skilljack_tasks
 from evalens.runner import bwrap
 from evalens.runner.checks import CheckNotRun, CheckTimedOut, not_a_real_file
@@ -762,9 +763,9 @@ class SkilljackSuite(Suite):
         out_dir.mkdir(parents=True, exist_ok=True)
         stamp = report["timestamp"].replace(":", "-").replace(".", "-")
         json_path = self.request.json_output or out_dir / f"{self.skill or 'skill'}-{stamp}.json"
-        json_path.write_text(json.dumps(report, indent=2), encoding="utf-8")
+        write_text_atomic(json_path, json.dumps(report, indent=2))  # never through a committed link (#42)
         md = markdown_report(report, self.cfg.report_truncation)
-        json_path.with_suffix(".md").write_text(md, encoding="utf-8")
+        write_text_atomic(json_path.with_suffix(".md"), md)
         if self.request.github_summary or self.cfg.github_summary:
             summary = os.environ.get("GITHUB_STEP_SUMMARY")
             if summary:

@@ -31,6 +31,7 @@ from evalens.core.models.uaaps import (
     ReportPackage,
     ReportSandbox,
 )
+from evalens.core.regular_files import write_text_atomic
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
 from evalens.runner.agent_process import in_thread
 from evalens.runner.agent_retry import after_retries, run_retrying
@@ -415,7 +416,7 @@ def _write_transcript(
         "output_bytes": run.stream_bytes,
         "exit_code": run.exit_code,
     }
-    (rec.artifacts / "transcript.json").write_text(json.dumps(record, indent=2), encoding="utf-8")
+    write_text_atomic(rec.artifacts / "transcript.json", json.dumps(record, indent=2))  # never through a link
 
 
 def _finish_record(rec: _RunRecord, duration_seconds: float) -> None:

@@ -8,6 +8,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
+from evalens.core.regular_files import write_text_atomic
 from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentSession
@@ -82,7 +83,7 @@ class WritingSkillsSuite(GradedSuite):
             / f"{case.get('id')}_v{self.version}_run{run}.json"
         )  # baseline: never restored as the unit's
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(json.dumps(grading, indent=2), encoding="utf-8")
+        write_text_atomic(target, json.dumps(grading, indent=2))  # never through a committed link (#42)
         checks = [
             UnitCheck(
                 kind="expectation",
