@@ -417,3 +417,17 @@ def test_files_message_from_a_relative_path(tmp_path: Path, monkeypatch: pytest.
     assert "relative to the skill root plug/skills/pdf/" in missing.message
     assert "(plug/evals/files/other.pdf)" in missing.message
     assert missing.fixes[0].edits[0].text == "evals/files/other.pdf"  # from the plugin root, which is read
+
+
+def test_skill_name_mismatch_names_the_folder_from_inside_the_skill(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Validating `evals/evals.json` from inside a skill whose SKILL.md has no `name` (Claude Code names it by its
+    folder): the message names the folder, never an empty name."""
+    write(tmp_path, "pdf/SKILL.md", "---\ndescription: PDFs. Use for PDFs.\n---\nBody\n")
+    write(tmp_path, "other/SKILL.md", "---\nname: other\ndescription: Other.\n---\nBody\n")
+    write(tmp_path, "LICENSE", "MIT")
+    write(tmp_path, "pdf/evals/evals.json", {"skill_name": "other", "evals": [case(files=None)]})
+    monkeypatch.chdir(tmp_path / "pdf")
+    p = only(check(Path("evals/evals.json")), "skill-name-mismatch")
+    assert p.message.endswith("the skill's SKILL.md is named `pdf`.")

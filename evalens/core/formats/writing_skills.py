@@ -76,8 +76,10 @@ _GRADING_NAME = re.compile(r"^(?P<case>.+)_v(?P<version>\d+)_run(?P<run>\d+)\.js
 
 
 def skill_dir_of(evals_file: str) -> FsPath:
-    """``<skill>/evals/evals.json`` → ``<skill>``; any other place → the file's folder."""
-    parent = FsPath(evals_file).parent
+    """``<skill>/evals/evals.json`` → ``<skill>``; any other place → the file's folder. Absolute: validating
+    ``evals/evals.json`` from inside the skill gives ``.``, whose name is empty (the skill's SKILL.md "is named
+    ``"), and roots found elsewhere are absolute."""
+    parent = FsPath(evals_file).absolute().parent
     return parent.parent if parent.name == "evals" else parent
 
 
