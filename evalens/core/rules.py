@@ -31,6 +31,7 @@ AREAS = {
     "skilljack": "skilljack (tasks.yaml, eval.config.yaml, task.md, results)",
     "skill-creator": "skill-creator (evals.json, grading.json, benchmark.json, trigger sets)",
     "writing-skills": "writing-skills (evals.json, history, grading, comparison, analysis)",
+    "plugin-eval": "Claude Code plugin evals (`claude plugin eval`: prompt.md, case.yaml, graders)",
     "runs": "Run results (after Run eval)",
     "evalens": "evalens itself (detection, suppressions)",
 }

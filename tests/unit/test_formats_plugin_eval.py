@@ -1,0 +1,126 @@
+"""`claude plugin eval` cases (issue 38): evalens reports an error exactly on the fixture cases Claude Code's loader
+refuses (`bad-*`; the split is checked against the real CLI by tests/runner/test_agents_plugin_eval_oracle.py), warns
+on what it silently ignores, and claims a `prompt.md` / `case.yaml` only on evidence of the format."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalens.core.formats.registry import detect
+from evalens.core.validate import validate_file
+
+DEMO = Path(__file__).parent / "fixtures" / "plugin_eval" / "demo"
+CASES = sorted(p.name for p in (DEMO / "evals").iterdir() if p.is_dir())
+
+# the code each refused case is flagged with, and the warnings a loading case gets
+EXPECTED = {
+    "bad-dup": {"plugin-eval-duplicate-grader"},
+    "bad-flags": {"schema-pattern"},
+    "bad-grader-key": {"unknown-key"},
+    "bad-grader-option": {"plugin-eval-grader-option"},
+    "bad-key": {"unknown-key"},
+    "bad-match": {"schema-pattern"},
+    "bad-missing-option": {"plugin-eval-grader-missing"},
+    "bad-no-grader": {"plugin-eval-no-grader"},
+    "bad-no-prompt": {"plugin-eval-no-prompt"},
+    "bad-no-schema": {"missing-key"},
+    "bad-no-type": {"missing-key"},
+    "bad-range": {"schema-maximum"},
+    "bad-rubric-template": {"plugin-eval-template"},
+    "bad-runs": {"schema-minimum"},
+    "bad-template": {"plugin-eval-template"},
+    "bad-type": {"schema-enum"},
+    "bad-version": {"schema-pattern"},
+    "bad-weight": {"schema-exclusiveMinimum"},
+    "good-env": {"plugin-eval-env"},
+    "good-inline-flag": {"plugin-eval-regex"},
+    "good-skipped": {"plugin-eval-grader-skipped"},
+    "good-yaml-extra": {"unknown-key"},
+}
+
+
+def case_problems(folder: Path) -> list:
+    return [
+        (path.relative_to(folder).as_posix(), p)
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+        for p in validate_file(path).problems
+    ]
+
+
+def test_every_fixture_case_has_an_expectation() -> None:
+    assert {c for c in CASES if c.startswith("bad-")} <= set(EXPECTED)
+    assert set(EXPECTED) <= set(CASES)
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_an_error_exactly_where_claude_code_refuses_the_case(name: str) -> None:
+    found = case_problems(DEMO / "evals" / name)
+    errors = {p.code for _, p in found if p.severity.name == "ERROR"}
+    others = {p.code for _, p in found if p.severity.name != "ERROR"}
+    if name.startswith("bad-"):
+        assert errors, f"{name}: Claude Code refuses this case, evalens reported no error: {found}"
+        assert EXPECTED[name] <= errors, (name, found)
+    else:
+        assert not errors, f"{name}: Claude Code loads this case, evalens reported errors: {found}"
+        assert EXPECTED.get(name, set()) == others, (name, found)
+
+
+def test_messages_speak_the_loaders_terms() -> None:
+    [(_, key)] = case_problems(DEMO / "evals" / "bad-key")
+    assert key.message.startswith(
+        "`foo` is not a key of prompt.md's frontmatter: Claude Code refuses the case"
+    )
+    [(_, top), (_, extra)] = sorted(
+        case_problems(DEMO / "evals" / "good-yaml-extra"), key=lambda x: x[1].span.start_line
+    )
+    assert "`max_turns` is not a field of this file" in top.message and "does nothing" in top.message
+    assert extra.message.startswith("`retries` is not a field of `execution`: Claude Code drops it silently")
+
+
+def test_a_prompt_md_or_case_yaml_is_claimed_only_on_the_formats_evidence(tmp_path: Path) -> None:
+    notes = tmp_path / "docs" / "prompt.md"  # a prompt file of some other tool, not under evals/
+    notes.parent.mkdir()
+    notes.write_text("---\nmax_turns: 3\n---\nHello\n")
+    assert detect(str(notes), notes.read_text()).format is None
+    other = tmp_path / "evals" / "x" / "prompt.md"  # under evals/, but nothing of a case's own
+    other.parent.mkdir(parents=True)
+    other.write_text("---\ntitle: a prompt\n---\nHello\n")
+    assert detect(str(other), other.read_text()).format is None
+    other.write_text("---\nmax_turns: 3\n---\nHello\n")
+    fmt = detect(str(other), other.read_text()).format
+    assert fmt is not None and fmt.id == "plugin-eval-prompt"
+    ci = tmp_path / "ci" / "case.yaml"
+    ci.parent.mkdir()
+    ci.write_text("name: deploy\nsteps: [build]\n")
+    assert detect(str(ci), ci.read_text()).format is None
+    body_only = (
+        DEMO / "evals" / "bad-dup" / "prompt.md"
+    )  # a prompt.md with no frontmatter: valid, nothing to check
+    assert detect(str(body_only), body_only.read_text()).format is None
+
+
+def test_the_new_case_skeletons_load_clean(tmp_path: Path) -> None:
+    """`＋ New eval case` writes what `claude plugin eval init --bare` writes, with the prompt and the rubric as
+    text to replace instead of the TODO lines the loader refuses."""
+    from evalens.core.formats.registry import by_id
+
+    case = tmp_path / "evals" / "fresh"
+    (case / "graders").mkdir(parents=True)
+    prompt, grader = by_id("plugin-eval-prompt"), by_id("plugin-eval-grader")
+    assert prompt is not None and grader is not None
+    (case / "prompt.md").write_text(prompt.skeleton(False) or "")
+    (case / "graders" / "criteria.md").write_text(grader.skeleton(False) or "")
+    assert [p for _, p in case_problems(case)] == []
+    assert "${1:" in (prompt.skeleton(True) or "")
+
+
+def test_a_missing_grader_file_is_seen_from_the_open_prompt(tmp_path: Path) -> None:
+    case = tmp_path / "evals" / "c"
+    shutil.copytree(DEMO / "evals" / "good-md", case)
+    for g in (case / "graders").iterdir():
+        g.unlink()
+    assert {p.code for _, p in case_problems(case)} == {"plugin-eval-no-grader"}
