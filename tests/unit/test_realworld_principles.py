@@ -398,3 +398,35 @@ def test_a_routing_set_is_not_a_broken_trigger_set(tmp_path: Path) -> None:
         tmp_path, "demo/evals/t2-trigger.json", [{"query": "deploy the api", "should_trigger": True}]
     )
     assert _check(flags).format is not None and _check(flags).format.id == "trigger-evals"
+
+
+def test_skill_creator_cases_under_skill_and_cases_are_not_writing_skills(tmp_path: Path) -> None:
+    """Issue #39, noise class 5: `expectations` and `files` are both formats' names; string checks and an
+    `expected_output` are skill-creator's, `{criterion, …}` objects writing-skills'."""
+    _put(tmp_path, "demo/SKILL.md", SKILL)
+    creator = _put(
+        tmp_path,
+        "demo/evals/evals.json",
+        {
+            "skill": "demo",
+            "cases": [
+                {
+                    "id": 1,
+                    "prompt": "Summarise the report",
+                    "expected_output": "A summary",
+                    "expectations": ["Names the total"],
+                }
+            ],
+        },
+    )
+    v = _check(creator)
+    assert v.format is None and [(p.code, p.span.start_line) for p in v.problems] == [("lookalike", 0)]
+    ws = _put(
+        tmp_path,
+        "demo2/evals/evals.json",
+        {
+            "skill": "demo2",
+            "cases": [{"id": "c1", "prompt": "Summarise", "expectations": [{"criterion": "names-total"}]}],
+        },
+    )
+    assert _check(ws).format is not None and _check(ws).format.id == "writing-skills-evals"

@@ -91,6 +91,17 @@ _WS_CASE_KEYS = frozenset(("expectations", "files"))
 """Keys only a writing-skills case has; `id` and `prompt` are every eval tool's."""
 
 
+def _skill_creator_cases(cases: list[dict[str, Any]]) -> bool:
+    """Cases shaped as skill-creator's (issue #39, noise class 5): `expectations` / `assertions` as strings, or an
+    `expected_output`, and not one writing-skills `{criterion, …}` expectation. `expectations` and `files` are
+    both formats' names, so the shape of the checks decides."""
+    checks = [e for c in cases for k in ("expectations", "assertions") for e in sub_list(c, k)]
+    if any(isinstance(e, dict) and "criterion" in e for e in checks):
+        return False
+    strings = bool(checks) and all(isinstance(e, str) for e in checks)
+    return strings or any("expected_output" in c or "assertions" in c for c in cases)
+
+
 class WritingSkillsEvals(Format):
     id = "writing-skills-evals"
     title = "writing-skills evals.json"
@@ -114,6 +125,8 @@ class WritingSkillsEvals(Format):
             if case_dicts and not any(_WS_CASE_KEYS & set(c) for c in case_dicts):
                 # cases of another tool under the same top-level names (own keys, no expectations or files)
                 return Match.LOOKALIKE if any("prompt" in c for c in case_dicts) else Match.NO
+            if case_dicts and _skill_creator_cases(case_dicts):
+                return Match.LOOKALIKE  # skill-creator's cases under another wrapper: not this format's
             return Match.YES
         if isinstance(cases, list) and any(
             isinstance(e, dict) and "criterion" in e
