@@ -177,12 +177,22 @@ def test_long_skill_hint(tmp_path: Path) -> None:
     assert severities(v, "long-skill") == [Severity.HINT]
 
 
+def schema_props(v: Validation) -> dict:
+    assert v.format is not None
+    return (v.format.schema() or {})["properties"]
+
+
 def test_editor_knowledge(tmp_path: Path) -> None:
     v = check(tmp_path, GOOD)
     assert v.format is not None
     ctx = RuleContext(v.path, None, {"skillProfile": "claude-code"})
     assert [c.value for c in v.format.value_choices(("name",), ctx)] == ["pdf-tools"]
-    assert [c.value for c in v.format.value_choices(("context",), ctx)] == ["fork"]
+    assert [c.value for c in v.format.value_choices(("context",), ctx)] == ["fork", "inline"]
+    assert [c.value for c in v.format.value_choices(("shell",), ctx)] == ["bash", "powershell"]
+    assert "xhigh" in [c.value for c in v.format.value_choices(("effort",), ctx)]
+    assert [c.value for c in v.format.value_choices(("background",), ctx)] == ["true", "false"]
+    for key in ("when_to_use", "disallowed-tools", "effort", "background", "paths", "shell", "arguments"):
+        assert key in schema_props(v), key
     assert "Profile **claude-code**" in (v.format.hover_value(("name",), "pdf-tools", ctx) or "")
     schema = v.format.schema() or {}
     assert "must equal the skill's directory name" in schema["properties"]["name"]["markdownDescription"]

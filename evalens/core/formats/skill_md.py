@@ -790,7 +790,16 @@ class SkillMd(Format):
         if path == ("name",):
             return [ValueChoice(here.name, "the skill's directory name (must match)")]
         if path == ("context",):
-            return [ValueChoice("fork", "run in a forked sub-agent context")]
+            return [
+                ValueChoice("fork", "run in a forked sub-agent context"),
+                ValueChoice("inline", "run in the conversation (Claude Code's default)"),
+            ]
+        if path == ("shell",):
+            return [ValueChoice(v, "shell for `!` commands in the body") for v in ("bash", "powershell")]
+        if path == ("effort",):
+            return [ValueChoice(v, "reasoning effort while the skill runs") for v in EFFORT_LEVELS]
+        if path[:1] and path[0] in CLAUDE_BOOL_KEYS and len(path) == 1:
+            return [ValueChoice(v, "Claude Code boolean") for v in ("true", "false")]
         if path == ("model",):
             return [ValueChoice(v, "model alias") for v in ("sonnet", "opus", "haiku", "inherit")]
         if path == ("license",):
