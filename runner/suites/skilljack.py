@@ -41,6 +41,7 @@ from evalens.runner.suites.base import (
     read_json,
 )
 from evalens.runner.suites.skilljack_files import (
+    SjConfig,
     below_thresholds,
     build_results,
     load_config,
@@ -569,6 +570,22 @@ def task_verdict(
     return verdict, reason, details
 
 
+def _confine_output_dir(configured: str, file: Path) -> None:
+    """``output.dir`` of an ``eval.config.yaml`` comes with the repository: it may name a folder inside the
+    suite's repository (or the suite's folder outside one), never ``/etc/...`` or ``../../..`` (a write of
+    agent-controlled text wherever the runner may write, #42). ``--output-dir`` is the runner's own choice."""
+    from evalens.runner.baseline import repository_of  # lazy: baseline loads the run machinery
+
+    suite = (file.parent.parent if file.name == "task.md" else file.parent).resolve()
+    top = repository_of(suite) or suite
+    target = (Path.cwd() / configured).resolve()
+    if target != top and top not in target.parents:
+        raise UsageError(
+            f"output.dir {configured!r} of the eval config leaves {top}: an eval file may not choose where "
+            "evalens writes outside its repository; pass --output-dir to write there"
+        )
+
+
 # ============================================================================================ the suite
 
 
@@ -582,6 +599,8 @@ class SkilljackSuite(Suite):
         self.cfg = load_config(
             request.config or skilljack_config(self.file) or Path.cwd() / "eval.config.yaml"
         )
+        if request.output_dir is None and self.cfg.output_dir != SjConfig.output_dir:
+            _confine_output_dir(self.cfg.output_dir, self.file)
         if format_id == "skilljack-task":
             self.skill, self.tasks = load_task_md(self.file, self.doc)
         else:

@@ -402,7 +402,13 @@ def skilljack_results_dir(file: Path) -> Path:
                 out = Path(load_config(config).output_dir)
             except Exception:  # noqa: BLE001 - a broken config falls back to the default folder
                 break
-            return out if out.is_absolute() else (suite / out)
+            out = out if out.is_absolute() else (suite / out)
+            from evalens.runner.baseline import repository_of  # lazy: baseline loads the run machinery
+
+            top = (repository_of(suite) or suite).resolve()
+            if out.resolve() == top or top in out.resolve().parents:
+                return out
+            break  # the eval file may not choose a folder outside its repository (#42): the default folder
     return suite / "results"
 
 

@@ -514,3 +514,57 @@ def test_reports_and_records_refuse_a_link_at_their_path(tmp_path: Path, victim:
     with pytest.raises(LinkRefused):
         write_json_atomic(tmp_path / "report.json", {"a": 1}, indent=1)
     assert victim.read_text() == "# the runner's own file\n"
+
+
+def test_a_skilljack_config_may_not_send_results_outside_its_repository(tmp_path: Path) -> None:
+    """``output.dir`` in a committed ``eval.config.yaml`` chose where evalens writes agent-controlled text (a
+    report named after the skill) anywhere the runner may write; now it must stay inside the repository, and
+    ``--output-dir`` is how the runner writes elsewhere."""
+    suite = tmp_path / "repo" / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite.parent / ".git").mkdir()
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Greets.\n---\nGreet.\n"
+    )
+    (suite / "tasks.yaml").write_text("skill: greeter\ntasks:\n  - id: t\n    prompt: hi\n")
+    outside = tmp_path / "outside"
+    (suite / "eval.config.yaml").write_text(f"output:\n  dir: {outside}\n")
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "run",
+            str(suite / "tasks.yaml"),
+            "--engine",
+            "claude-code",
+            "--no-judge",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=suite,
+        env={**os.environ, "NO_COLOR": "1", "ANTHROPIC_API_KEY": "k"},
+    )
+    assert "Traceback" not in out.stderr, out.stderr
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "output.dir" in out.stderr and "--output-dir" in out.stderr, out.stderr
+    assert not outside.exists()
+
+
+def test_a_lens_run_of_a_skilljack_suite_never_writes_where_its_config_points_outside(tmp_path: Path) -> None:
+    """The editor's lens run writes where ``skilljack_results_dir`` says: a config's folder inside the
+    repository, else the default ``results/`` beside the suite, never a folder outside it."""
+    from evalens.runner.suites.skilljack_files import skilljack_results_dir
+
+    (tmp_path / ".git").mkdir()
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "tasks.yaml").write_text("skill: x\ntasks: []\n")
+    for configured, expected in (
+        (str(tmp_path.parent / "elsewhere"), suite / "results"),
+        ("../../..", suite / "results"),
+        ("out", suite / "out"),
+    ):
+        (suite / "eval.config.yaml").write_text(f"output:\n  dir: {configured}\n")
+        assert skilljack_results_dir(suite / "tasks.yaml") == expected, configured
