@@ -32,7 +32,7 @@ from evalens.core.models.uaaps import (
     ReportSummary,
 )
 from evalens.core.models.verdict import Verdict
-from evalens.core.regular_files import read_regular, write_json_atomic
+from evalens.core.regular_files import LinkRefused, read_regular, refuse_links, write_json_atomic
 from evalens.runner.replay import annotate
 from evalens.runner.verdicts import combine_runs, count_passed
 
@@ -67,7 +67,13 @@ def allocate_report_path(package_root: Path, moment: datetime, output: Path | No
     if output is not None:
         return output
     base = reports_dir(package_root)
-    base.mkdir(parents=True, exist_ok=True)
+    try:  # a committed `evals/reports -> ~/somewhere` would take every report and artifact there (#42)
+        refuse_links(base, below=package_root)
+        base.mkdir(parents=True, exist_ok=True)
+    except LinkRefused as exc:
+        from evalens.runner.api_types import RunError  # lazy: the run API imports this module
+
+        raise RunError(f"cannot write the report: {exc.strerror}") from None
     name = stamp(moment)
     candidate = base / f"{name}.json"
     n = 2

@@ -568,3 +568,19 @@ def test_a_lens_run_of_a_skilljack_suite_never_writes_where_its_config_points_ou
     ):
         (suite / "eval.config.yaml").write_text(f"output:\n  dir: {configured}\n")
         assert skilljack_results_dir(suite / "tasks.yaml") == expected, configured
+
+
+def test_a_committed_reports_link_takes_no_report_elsewhere(tmp_path: Path) -> None:
+    """``evals/reports`` committed as a link: the batch is refused before it starts, nothing lands at the target."""
+    from datetime import UTC, datetime
+
+    from evalens.runner.api_types import RunError
+    from evalens.runner.report import allocate_report_path
+
+    pkg = _package(tmp_path / "pkg", {"PDF_STRICT": "1"})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (pkg / "evals" / "reports").symlink_to(elsewhere)
+    with pytest.raises(RunError, match="is a symbolic link"):
+        allocate_report_path(pkg, datetime.now(UTC))
+    assert list(elsewhere.iterdir()) == []
