@@ -352,3 +352,53 @@ def test_record_never_writes_through_a_committed_link(
     assert recorded["unit"] == "greets" and recorded["exchanges"], recorded
     assert (cassettes / "greets-1.json.tmp").is_symlink()
     assert not (cassettes / "greets-1.json").is_symlink()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_expect_javascript_without_bubblewrap_is_error_never_pass(
+    engine: str, runner_work: Path, repo_model: FakeModelServer
+) -> None:
+    """Where no check sandbox can be made (here: ``EVALENS_NO_BWRAP=1``) the check does not run at all: the
+    task is ERROR "check not run", not a PASS of an expression that returns true, and nothing ran on the host."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    work = runner_work
+    world = work / "world"
+    world.mkdir()
+    world.chmod(0o777)
+    marker = world / "JS-ESCAPED"
+    suite = work / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Writes greetings. Key greeter-42.\n---\nWrite a greeting.\n"
+    )
+    expression = ESCAPE.format(marker=marker).replace('"', '\\"')
+    (suite / "tasks.yaml").write_text(TASKS.format(expression=expression))
+    env = {**_env(repo_model, work), "EVALENS_NO_BWRAP": "1"}
+    out = subprocess.run(
+        [
+            *_prefix("root" if os.geteuid() == 0 else "unprivileged", work),
+            "run",
+            str(suite / "tasks.yaml"),
+            "--engine",
+            engine,
+            *MODEL[engine],
+            "--timeout",
+            "120000",
+            "--runs",
+            "1",
+            "--no-judge",
+            "--output-dir",
+            str(work / "results"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=400,
+    )
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    assert not marker.exists(), "expect_javascript ran a command on the host"
+    text = json.dumps(json.loads(next((work / "results").glob("*.json")).read_text())["tasks"])
+    assert "check not run: expect_javascript not run" in text, text[-3000:]
+    assert "javascript passed" not in text
+    assert out.returncode != 0, out.stdout[-2000:]
