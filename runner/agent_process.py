@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.bwrap import BridgeSpec
+from evalens.runner.resource_limits import ps_table
 
 KILL_GRACE_SECONDS = 2.0
 DEFAULT_CAPTURE_BYTES = 16 << 20  # per stream; override with EVALENS_MAX_OUTPUT_MB
@@ -142,7 +143,10 @@ async def stop_bridges(bridges: list[Bridge]) -> None:
 
 
 def _proc_table() -> dict[int, tuple[int, int]]:
-    """pid → (ppid, session id) for every live (non-zombie) process."""
+    """pid → (ppid, session id) for every live (non-zombie) process. Without ``/proc`` (macOS) ``ps`` gives
+    them, with the process group for the session: the agent starts a new session, whose group it leads too."""
+    if not os.path.isdir("/proc"):
+        return _ps_process_table()
     table: dict[int, tuple[int, int]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -158,6 +162,19 @@ def _proc_table() -> dict[int, tuple[int, int]]:
         try:
             table[int(entry)] = (int(fields[1]), int(fields[3]))
         except (IndexError, ValueError):
+            continue
+    return table
+
+
+def _ps_process_table() -> dict[int, tuple[int, int]]:
+    table: dict[int, tuple[int, int]] = {}
+    for line in ps_table("pid=,ppid=,pgid=,stat="):
+        parts = line.split()
+        if len(parts) < 4 or parts[3].startswith("Z"):
+            continue
+        try:
+            table[int(parts[0])] = (int(parts[1]), int(parts[2]))
+        except ValueError:
             continue
     return table
 

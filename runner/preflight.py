@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from evalens.runner.engines.base import EngineNotFound, binary_version
+from evalens.runner.host_platform import this_host
 from evalens.runner.judge import OPENAI_PREFIXES, PROVIDER_KEYS, default_judge, resolve_judge
 from evalens.runner.resource_limits import ResourceLimits, create_cgroup
 from evalens.runner.sandbox import plan_sandbox, sandbox_base
@@ -26,7 +27,12 @@ Status = Literal["ok", "missing", "warn", "skip"]
 SDK_MODULES = {"anthropic": "anthropic", "openai": "openai"}
 REINSTALL = "pip install --force-reinstall evalens"
 MIN_FREE_BYTES = 200 << 20
-NODE_HINT = "needs Node.js 18+ and npm (e.g. `apt-get install nodejs npm`)"
+
+
+def node_hint() -> str:
+    """How to get Node.js here, in this platform's own package manager."""
+    command = this_host().install("node")
+    return "needs Node.js 18+ and npm" + (f" (e.g. `{command}`)" if command else "")
 
 
 @dataclass(slots=True)
@@ -101,7 +107,7 @@ def engine_checks(
     source = os.environ if env is None else env
     label = f"{engine.name} CLI"
     checks: list[Check] = []
-    install = engine.install_command + ("" if shutil.which("npm") else f" ({NODE_HINT})")
+    install = engine.install_command + ("" if shutil.which("npm") else f" ({node_hint()})")
     try:
         binary = str(engine.binary)
     except EngineNotFound as exc:
@@ -232,7 +238,8 @@ def resource_limits_check() -> Check:
             "resource limits",
             "warn",
             "prlimit is missing: only the sandbox size is limited",
-            "apt-get install util-linux",
+            this_host().install("prlimit")
+            or "prlimit is Linux-only (util-linux); elsewhere the size watch bounds a run",
             required=False,
         )
 
@@ -274,11 +281,7 @@ def sandbox_checks(network: bool = False) -> list[Check]:
         )
     else:
         missing = [t for t in ("bwrap", "socat") if not shutil.which(t)]
-        fix = (
-            f"apt-get install {' '.join('bubblewrap' if t == 'bwrap' else t for t in missing)}"
-            if missing
-            else "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1)"
-        )
+        fix = this_host().sandbox_fix(missing)
         reason = (plan.warning or "").split("sandbox not enforced: ", 1)[-1].split(";", 1)[0]
         checks.append(
             Check("sandbox", "warn", f"fallback: the engine's own sandbox ({reason})", fix, required=False)

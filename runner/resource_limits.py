@@ -27,6 +27,7 @@ import contextlib
 import os
 import resource
 import shutil
+import subprocess
 import uuid
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
@@ -78,7 +79,10 @@ def parse_limit(text: str) -> tuple[str, int]:
 
 
 def _own_process_count(uid: int) -> int:
-    """Processes and threads the real uid runs now (what RLIMIT_NPROC counts)."""
+    """Processes and threads the real uid runs now (what RLIMIT_NPROC counts). Without ``/proc`` (macOS) the
+    processes ``ps`` lists for the uid, threads not counted (prlimit, which needs this, is Linux-only anyway)."""
+    if not os.path.isdir("/proc"):
+        return len([line for line in ps_table("uid=") if line.strip() == str(uid)])
     count = 0
     for entry in os.scandir("/proc"):
         if not entry.name.isdigit():
@@ -89,6 +93,17 @@ def _own_process_count(uid: int) -> int:
         except OSError:
             continue
     return count
+
+
+def ps_table(columns: str) -> list[str]:
+    """``ps -A -o <columns>`` lines, for a system without ``/proc``; none when ``ps`` cannot run."""
+    try:
+        out = subprocess.run(
+            ["ps", "-A", "-o", columns], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    return out.stdout.splitlines() if out.returncode == 0 else []
 
 
 @dataclass(slots=True)

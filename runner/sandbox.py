@@ -296,6 +296,10 @@ def hand_over(paths: SandboxPaths, uid: int, gid: int) -> None:
                     os.lchown(os.path.join(dirpath, name), uid, gid)
 
 
+# Linux clears the bits through an O_PATH descriptor (no race with a rename to a link); elsewhere lchmod.
+_BY_FD = hasattr(os, "O_PATH") and os.path.isdir("/proc/self/fd")
+
+
 def strip_setid(paths: SandboxPaths) -> list[str]:
     """Clear setuid/setgid bits on every file the agent could have made (workspace, HOME, engine config, TMPDIR),
     before anything is copied or kept; never through a link. Returns the paths it cleared."""
@@ -308,8 +312,16 @@ def strip_setid(paths: SandboxPaths) -> list[str]:
                     st = os.lstat(full)
                     if stat.S_ISLNK(st.st_mode) or not st.st_mode & (stat.S_ISUID | stat.S_ISGID):
                         continue
+                    if not _BY_FD:  # macOS: no O_PATH, no /proc; lchmod never follows a link either
+                        os.chmod(
+                            full,
+                            stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID),
+                            follow_symlinks=False,
+                        )
+                        cleared.append(full)
+                        continue
                     fd = os.open(full, os.O_PATH | os.O_NOFOLLOW)
-                except OSError:
+                except (OSError, NotImplementedError):
                     continue
                 try:
                     os.chmod(f"/proc/self/fd/{fd}", stat.S_IMODE(st.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))

@@ -791,7 +791,7 @@ def _shard_cell(request: Any, shard: tuple[list[str], Any], args: argparse.Names
 def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
     """Run the batch with the progress view, then print, write the CI outputs and choose the exit code."""
     sandbox = sandbox_policy.policy(args)
-    if sandbox == "required":
+    if sandbox in ("required", "engine"):
         try:
             sandbox_plan = plan_run(request.model_copy(update={"dry_run": True})).sandbox_plan
         except RunError:

@@ -14,7 +14,7 @@ import os
 import sys
 from typing import Any
 
-POLICIES = ("required", "preferred", "off")
+POLICIES = ("required", "engine", "preferred", "off")
 #: Exit code of a run refused (or failed after the fact) because its sandbox is not enforced.
 EXIT_UNSANDBOXED = 2
 
@@ -25,8 +25,9 @@ def add_sandbox_argument(parser: argparse.ArgumentParser) -> None:
         choices=POLICIES,
         default=None,
         help="required: refuse to run unless bubblewrap enforces the sandbox (default when CI=true "
-        "or $EVALENS_SANDBOX=required); preferred: fall back to the engine's own sandbox and "
-        "say so (default elsewhere); off: fall back silently",
+        "or $EVALENS_SANDBOX=required); engine: the same, but accept the engine's own sandbox, which evalens "
+        "configures (macOS, no bubblewrap); preferred: fall back to the engine's own sandbox and say so "
+        "(default elsewhere); off: fall back silently",
     )
     parser.add_argument(
         "--allow-agent-network",
@@ -50,7 +51,7 @@ def refuse_network(chosen: str, network: bool, allowed: bool, prog: str) -> int 
     """An exit code when a required sandbox would give the agent the network and the workflow did not opt in by
     name (nothing has run yet), else None. ``sandbox.network: true`` comes from the repository's eval config:
     under ``required`` (CI's default) a pull request must not be able to switch the network on by itself."""
-    if chosen != "required" or not network or allowed:
+    if chosen not in ("required", "engine") or not network or allowed:
         return None
     print(
         f"{prog}: the eval config asks for `sandbox.network: true`, but the sandbox is required and this "
@@ -71,14 +72,15 @@ def policy(args: argparse.Namespace, env: dict[str, str] | None = None) -> str:
 
 
 def refuse_before(chosen: str, enforced: bool, reason: str | None, prog: str) -> int | None:
-    """An exit code when a required sandbox will not be enforced (nothing has run yet), else None."""
+    """An exit code when a required sandbox will not be enforced (nothing has run yet), else None. ``engine``
+    accepts the engine's own sandbox, which evalens configures wherever bubblewrap cannot run."""
     if chosen != "required" or enforced:
         return None
     why = (reason or "").split("sandbox not enforced: ", 1)[-1].split(";", 1)[0] or "bubblewrap is not usable"
     print(
         f"{prog}: the sandbox is required (CI=true or --sandbox required) but would not be enforced: {why}. "
-        "Install bubblewrap and socat and allow unprivileged user namespaces (`evalens doctor` says how), or "
-        "opt out with --sandbox preferred.",
+        "Install bubblewrap and socat and allow unprivileged user namespaces (`evalens doctor` says how), "
+        "accept the engine's own sandbox with --sandbox engine, or opt out with --sandbox preferred.",
         file=sys.stderr,
     )
     return EXIT_UNSANDBOXED
@@ -87,10 +89,13 @@ def refuse_before(chosen: str, enforced: bool, reason: str | None, prog: str) ->
 def refuse_after(chosen: str, report: Any, prog: str) -> int | None:
     """An exit code when a required sandbox was not enforced in the finished run's report, else None."""
     sandbox = getattr(report, "sandbox", None)
-    if chosen != "required" or report is None or sandbox is None or sandbox.enforced:
+    if report is None or sandbox is None or sandbox.enforced or chosen not in ("required", "engine"):
+        return None
+    if chosen == "engine" and sandbox.sandboxed == "engine":
         return None
     print(
-        f"{prog}: the sandbox is required but this run was not sandboxed (sandboxed: false); failing the run",
+        f"{prog}: the sandbox is required but this run was not sandboxed by bubblewrap "
+        f"(sandboxed: {sandbox.sandboxed}); failing the run",
         file=sys.stderr,
     )
     return EXIT_UNSANDBOXED

@@ -51,9 +51,9 @@ def _cell(text: str | None) -> str:
 
 
 def _sandboxed(report: Any) -> str:
-    """``true`` / ``false``: whether bubblewrap enforced the run's sandbox ('' when the report does not say)."""
+    """``true`` / ``engine`` / ``false`` (``ReportSandbox.sandboxed``; '' when the report does not say)."""
     sandbox = getattr(report, "sandbox", None)
-    return "" if sandbox is None else str(bool(sandbox.enforced)).lower()
+    return "" if sandbox is None else sandbox.sandboxed
 
 
 def _code(text: str | None) -> str:

@@ -161,7 +161,7 @@ def _properties(
     }
     sandbox = getattr(report, "sandbox", None)
     if sandbox is not None:
-        facts["evalens.sandboxed"] = str(bool(sandbox.enforced)).lower()
+        facts["evalens.sandboxed"] = sandbox.sandboxed
     if report.shard is not None:
         facts["evalens.shard"] = f"{report.shard.index}/{report.shard.count}"
     if report.shards:

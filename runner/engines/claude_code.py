@@ -36,6 +36,25 @@ def merge_settings(paths: SandboxPaths, extra: dict[str, Any]) -> None:
     path.write_text(json.dumps(data, indent=2), encoding="utf-8")
 
 
+def engine_sandbox_settings(network: bool) -> dict[str, Any]:
+    """Claude Code's own sandbox, as strict as it goes, for a run bubblewrap cannot confine (issue 40): every
+    Bash command sandboxed (Seatbelt on macOS, Claude Code's own bubblewrap on Linux), no way to ask for an
+    unsandboxed one, and the CLI refuses to run at all when its sandbox cannot start (``failIfUnavailable``),
+    which the run reports as ERROR. Without network the commands reach no host at all (the CLI's own model calls
+    are not Bash commands: they still reach the bridge), and the web tools are denied."""
+    sandbox: dict[str, Any] = {
+        "enabled": True,
+        "failIfUnavailable": True,
+        "autoAllowBashIfSandboxed": True,
+        "allowUnsandboxedCommands": False,
+    }
+    settings: dict[str, Any] = {"sandbox": sandbox}
+    if not network:
+        sandbox["network"] = {"allowedDomains": [], "allowLocalBinding": False}
+        settings["permissions"] = {"deny": ["WebFetch", "WebSearch"]}
+    return settings
+
+
 def _text_blocks(content: Any) -> list[str]:
     if isinstance(content, str):
         return [content]
@@ -61,9 +80,8 @@ class ClaudeCode(Engine):
 
     def command(self, invocation: Invocation) -> AgentCommand:
         paths = invocation.paths
-        if not invocation.outer_sandbox and not invocation.network:
-            # No bubblewrap: the best the engine itself offers is denying its web tools.
-            merge_settings(paths, {"permissions": {"deny": ["WebFetch", "WebSearch"]}})
+        if not invocation.outer_sandbox:
+            merge_settings(paths, engine_sandbox_settings(invocation.network))
         argv = [
             str(self.binary),
             "-p",

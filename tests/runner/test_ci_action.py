@@ -219,7 +219,7 @@ def test_action_lifts_apparmor_and_requires_the_sandbox(
         tmp_path / "steps3"
     )
     assert opted.success, opted.steps["run"].stderr
-    assert opted.outputs["sandboxed"] == "false" and "sandboxed: false" in opted.summary
+    assert opted.outputs["sandboxed"] == "engine" and "sandboxed: engine" in opted.summary
     assert load_report(workspace / "out3" / "report.json").sandbox.enforced is False
     # `off` installs nothing
     off = Emulator(

@@ -415,6 +415,15 @@ class ReportSandbox(EvalModel):
         example=["output/"],
     )
 
+    @property
+    def sandboxed(self) -> str:
+        """How every face words the isolation: `true` (bubblewrap), `engine` (the engine's own sandbox, which
+        evalens configured: Claude Code's sandbox settings, Codex's workspace-write with network off) or
+        `false`. One word, one place: the summary, the Action's output, JUnit and the report views read it."""
+        if self.enforced:
+            return "true"
+        return "engine" if self.method == "engine" else "false"
+
 
 class ReportCase(EvalModel):
     """One case's outcome."""
