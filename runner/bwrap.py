@@ -365,7 +365,8 @@ def build_argv(
         argv += ["--bind", ws, ws]
     for directory in private_dirs:
         argv += ["--bind", str(directory), str(directory)]
-    for directory in frozen:  # the engine's own settings in the workspace: the agent may read, never change them
+    # the engine's own settings in the workspace: the agent may read them, never change them
+    for directory in frozen:
         argv += ["--ro-bind", str(directory), str(directory)]
     if not network:
         argv.append("--unshare-net")
