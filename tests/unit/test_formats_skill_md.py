@@ -386,3 +386,23 @@ def test_claude_code_name_format_is_advice(tmp_path: Path) -> None:
     ) == [Severity.ERROR]
     bad = only(_claude_skill(tmp_path, "name: 42\ndescription: d\n"), "invalid-name")
     assert bad.severity == Severity.ERROR and bad.message == "name must be a string, got number."
+
+
+def test_strict_profile_refuses_flow_style_as_skills_ref_does(tmp_path: Path) -> None:
+    """skills-ref reads frontmatter with strictyaml, which refuses flow style: an error under the strict profile,
+    with the space-separated string as the fix for a flow list of tools; block style and a number for
+    `compatibility` (read as a string there) pass it."""
+    flow = GOOD.replace("---\n# PDF", "metadata: {team: docs}\n---\n# PDF")
+    p = only(check(tmp_path, flow, "agentskills"), "syntax")
+    assert p.severity == Severity.ERROR and "flow-style mapping" in p.message
+    tools = only(
+        check(tmp_path, GOOD.replace("---\n# PDF", "allowed-tools: [Read, Bash]\n---\n# PDF"), "agentskills"),
+        "syntax",
+    )
+    assert [e.text for e in tools.fixes[0].edits] == ["Read Bash"]
+    block = GOOD.replace("---\n# PDF", "metadata:\n  team: docs\n---\n# PDF")
+    assert check(tmp_path, block, "agentskills").problems == []
+    number = GOOD.replace("---\n# PDF", "compatibility: 42\n---\n# PDF")
+    assert severities(check(tmp_path, number, "agentskills"), "compatibility-type") == [Severity.WARNING]
+    # where Claude Code reads the skill too, its reader takes flow style: no error
+    assert severities(check(tmp_path, flow, "claude-code"), "syntax") == []

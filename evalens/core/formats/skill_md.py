@@ -9,6 +9,8 @@ import unicodedata
 from pathlib import Path as FsPath
 from typing import Any
 
+import yaml
+
 from evalens.core.documents import ParsedDocument, Path
 from evalens.core.formats import registry
 from evalens.core.formats._shared import inner, problem, replace_fix
@@ -125,6 +127,10 @@ class SkillMd(Format):
         profile = platform.profile
         out: list[Problem] = self._bom(doc, ctx)
         out += self._missing_fields(data, profile)
+        if profile == "agentskills" and (platform.forced or not platform.claude):
+            # strictly portable skills only: where Claude Code reads the skill too, its YAML reader takes flow
+            # style, and a list of tools stays the `not-portable` hint (severity policy)
+            out += self._flow_style(doc)
         out += self._unknown_keys(doc, data, platform)
         if "name" in data:
             name_problems = self._name_rules(doc, data["name"], profile, FsPath(ctx.file_path).parent.name)
@@ -184,6 +190,48 @@ class SkillMd(Format):
         if on_disk:
             return [Problem(Span(0, 0, 0, 3), E, "bom", why + " Save the file as UTF-8 without BOM.")]
         return []
+
+    def _flow_style(self, doc: ParsedDocument) -> list[Problem]:
+        """skills-ref reads frontmatter with strictyaml, which refuses YAML flow style (`[a, b]`, `{a: b}`):
+        "Invalid YAML in frontmatter: … Found ugly disallowed JSONesque flow mapping" (skills-ref 0.1.1,
+        ``tests/unit/test_skills_ref_oracle.py``). Block style is read; a flow list of tools has a fix to the
+        space-separated string the specification writes."""
+        end = doc.body_start_line - 1
+        if end < 1:
+            return []
+        try:
+            events = list(yaml.parse("\n".join(["", *doc.lines[1:end]])))
+        except yaml.YAMLError:
+            return []  # the parse problems say it
+        out = []
+        for event in events:
+            if (
+                not isinstance(event, yaml.SequenceStartEvent | yaml.MappingStartEvent)
+                or not event.flow_style
+            ):
+                continue
+            line, col = event.start_mark.line, event.start_mark.column
+            shape = "list" if isinstance(event, yaml.SequenceStartEvent) else "mapping"
+            span = Span(line, col, line, len(doc.lines[line]) if line < len(doc.lines) else col + 1)
+            key = doc.lines[line].split(":", 1)[0].strip() if line < len(doc.lines) else ""
+            fixes = []
+            tools = doc.data.get("allowed-tools") if isinstance(doc.data, dict) else None
+            if key == "allowed-tools" and isinstance(tools, list) and all(isinstance(t, str) for t in tools):
+                fixes = [
+                    replace_fix(doc, ("allowed-tools",), " ".join(tools), "Write the tools space-separated")
+                ]
+            out.append(
+                Problem(
+                    span,
+                    E,
+                    "syntax",
+                    f"Invalid YAML in frontmatter: skills-ref (strictyaml) refuses a flow-style {shape} "
+                    f"(`{doc.lines[line][col:].strip()[:40]}`); write it in block style.",
+                    fixes=fixes,
+                )
+            )
+            break  # skills-ref stops at the first one
+        return out
 
     def _missing_fields(self, data: dict[str, Any], profile: str) -> list[Problem]:
         """skills-ref and UAAPS require `name` and `description`. Claude Code requires neither: the name defaults
@@ -597,6 +645,17 @@ class SkillMd(Format):
             return out
         if value is None:
             return []
+        if profile == "agentskills" and isinstance(value, int | float) and not isinstance(value, bool):
+            return [  # skills-ref (strictyaml) reads `42` as the string "42" and accepts it
+                problem(
+                    doc,
+                    path,
+                    W,
+                    "compatibility-type",
+                    f"`compatibility` is the number {value}: skills-ref reads it as a string, other YAML readers "
+                    "as a number. Quote it, or describe the environment in words.",
+                )
+            ]
         return [
             problem(
                 doc,
