@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evalens.core.regular_files import read_regular
 from evalens.runner.engines.base import Engine, SandboxPaths
 from evalens.runner.sandbox import PathEscape, copy_confined
 
@@ -80,15 +81,26 @@ def _normalise_hooks(data: Any, source: Path) -> dict[str, Any]:
     return out
 
 
+# package.agent.json, hooks/hooks.json, rules files: the repository's, read like eval files (regular, bounded)
+MANIFEST_LIMIT = 4 << 20
+
+
+def _read_json(path: Path) -> Any:
+    """A package file's JSON, read like an eval file; :class:`PackageError` naming it when it cannot be."""
+    try:
+        return json.loads(read_regular(path, MANIFEST_LIMIT).decode("utf-8"))
+    except OSError as exc:
+        raise PackageError(f"{path}: cannot read: {exc.strerror}") from exc
+    except ValueError as exc:
+        raise PackageError(f"{path}: not valid JSON ({exc})") from exc
+
+
 def read_package(root: Path) -> PackageInfo:
     """Read name, version, skills, hooks and rules from a package root (no copying)."""
     name, version = root.name, None
     manifest = root / "package.agent.json"
     if manifest.is_file():
-        try:
-            data = json.loads(manifest.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise PackageError(f"{manifest}: not valid JSON ({exc})") from exc
+        data = _read_json(manifest)
         if isinstance(data, dict):
             name = str(data.get("name") or name)
             version = str(data["version"]) if data.get("version") is not None else None
@@ -100,10 +112,7 @@ def read_package(root: Path) -> PackageInfo:
                 info.skills[entry.name] = entry
     hooks_file = root / "hooks" / "hooks.json"
     if hooks_file.is_file():
-        try:
-            info.hooks = _normalise_hooks(json.loads(hooks_file.read_text(encoding="utf-8")), hooks_file)
-        except ValueError as exc:
-            raise PackageError(f"{hooks_file}: not valid JSON ({exc})") from exc
+        info.hooks = _normalise_hooks(_read_json(hooks_file), hooks_file)
     agents_base = root / "agents"
     if agents_base.is_dir():
         for entry in sorted(agents_base.iterdir()):
@@ -164,7 +173,7 @@ def install_package(info: PackageInfo, engine: Engine, paths: SandboxPaths) -> l
         for rule in info.rules:
             if root not in rule.resolve().parents:
                 raise PathEscape(f"rules file `{rule}` is a link out of {info.root}")
-        text = "\n\n".join(p.read_text(encoding="utf-8") for p in info.rules)
+        text = "\n\n".join(read_regular(p, MANIFEST_LIMIT).decode("utf-8") for p in info.rules)
         (ws / engine.rules_file).write_text(text, encoding="utf-8")
         written.append(engine.rules_file)
     manifest = {

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from evalens.core.engines import default_engine, engine_names
 from evalens.core.index import find_package_root
+from evalens.core.regular_files import read_regular
 from evalens.runner.engines import get_engine
 from evalens.runner.preflight import Check, Preflight, engine_checks, preflight
 
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
 def _package_config(explicit: Path | None) -> dict:
     root = explicit or find_package_root(Path.cwd()) or Path.cwd()
     try:
-        data = json.loads((root / "evals" / "eval-config.json").read_text(encoding="utf-8"))
+        # the repository's file: a link to /dev/stdin or /dev/zero is refused, not read (#42)
+        data = json.loads(read_regular(root / "evals" / "eval-config.json", 4 << 20).decode("utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}

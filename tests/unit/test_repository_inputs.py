@@ -584,3 +584,37 @@ def test_a_committed_reports_link_takes_no_report_elsewhere(tmp_path: Path) -> N
     with pytest.raises(RunError, match="is a symbolic link"):
         allocate_report_path(pkg, datetime.now(UTC))
     assert list(elsewhere.iterdir()) == []
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_package_files_and_doctor_read_a_device_link_as_nothing(tmp_path: Path, target: str) -> None:
+    """``package.agent.json`` and ``eval-config.json`` committed as links to ``/dev/zero`` or a FIFO: ``evalens
+    eval --dry-run`` reads the package as having no manifest, ``evalens doctor`` (which the Action runs in the
+    checkout) reads no config from it; neither hangs nor raises."""
+    pkg = _package(tmp_path / "pkg", {"PDF_STRICT": "1"})
+    if target == "fifo":
+        os.mkfifo(tmp_path / "fifo")
+        target = str(tmp_path / "fifo")
+    (pkg / "package.agent.json").symlink_to(target)
+    env = {**os.environ, "NO_COLOR": "1", "ANTHROPIC_API_KEY": "k"}
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--dry-run"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert "Traceback" not in out.stderr, out.stderr[-2000:]
+    assert out.returncode == 0 and "one" in out.stdout, out.stdout + out.stderr
+    (pkg / "evals" / "eval-config.json").unlink()
+    (pkg / "evals" / "eval-config.json").symlink_to(target)
+    doctor = subprocess.run(
+        [sys.executable, "-m", "evalens", "doctor", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=pkg,
+        env=env,
+    )
+    assert "Traceback" not in doctor.stderr, doctor.stderr[-2000:]
+    json.loads(doctor.stdout)
