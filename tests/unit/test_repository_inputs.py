@@ -57,6 +57,10 @@ REFUSED = [
     "NODE_EXTRA_CA_CERTS",
     "EVALENS_SANDBOX_DIR",
     "GLIBC_TUNABLES",
+    "NODE_DEBUG",
+    "XDG_CONFIG_HOME",
+    "LESSOPEN",
+    "PIP_INDEX_URL",
     "A=B",
     "",
 ]
