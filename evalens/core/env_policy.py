@@ -76,6 +76,10 @@ _EXACT = frozenset(
         "EDITOR",
         "VISUAL",
         "PAGER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "LESSKEYIN",
         "BROWSER",
         # TLS trust: a CA of the attacker's reads the bridge's traffic
         "SSL_CERT_FILE",
@@ -107,7 +111,6 @@ _PREFIXES = (
     ("XDG_", "a location variable that tools load configuration from"),
     ("PIP_", "a package installer variable"),
     ("UV_", "a package installer variable"),
-    ("LESS", "a pager variable (LESSOPEN runs a command)"),
     ("GIT_", "a git variable"),
     ("SSH_", "an ssh variable"),
     ("NPM_CONFIG_", "an npm configuration variable"),
