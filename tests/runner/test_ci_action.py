@@ -597,10 +597,10 @@ def test_action_installs_evalens_from_its_own_checkout(tmp_path: Path) -> None:
     env = base_env() | {"PATH": f"{stand_in}{os.pathsep}{os.environ['PATH']}"}
     workspace = tmp_path / "repo"
     workspace.mkdir()
-    asked = {
-        "": f"-m pip install --quiet {REPO}",
-        "0.3.0": "-m pip install --quiet evalens==0.3.0",
-        "git+https://github.com/OWNER/evalens@v0.1.0": "-m pip install --quiet git+https://github.com/OWNER/evalens@v0.1.0",
+    asked = {  # isolated (-I): `-m pip` in the checkout would import a repository's own pip/ first (#42)
+        "": f"-I -m pip install --quiet {REPO}",
+        "0.3.0": "-I -m pip install --quiet evalens==0.3.0",
+        "git+https://github.com/OWNER/evalens@v0.1.0": "-I -m pip install --quiet git+https://github.com/OWNER/evalens@v0.1.0",
     }
     for version, expected in asked.items():
         run = Emulator(
