@@ -110,6 +110,13 @@ _PREFIXES = (
     ("DENO_", "a Deno runtime variable"),
     ("XDG_", "a location variable that tools load configuration from"),
     ("PIP_", "a package installer variable"),
+    ("SSL_", "a TLS trust variable"),
+    ("SSLKEYLOG", "a TLS key log variable"),
+    ("OPENSSL_", "a TLS trust variable"),
+    ("CURL_", "an HTTP client variable"),
+    ("REQUESTS_", "an HTTP client variable"),
+    ("GRPC_", "an RPC client variable"),
+    ("KRB5", "a credential variable"),
     ("UV_", "a package installer variable"),
     ("GIT_", "a git variable"),
     ("SSH_", "an ssh variable"),
@@ -137,6 +144,8 @@ _SUFFIXES = (
     ("_API_URL", "a base-URL variable"),
     ("_ENDPOINT", "a base-URL variable"),
     ("_HOST", "an endpoint variable"),
+    ("_URL", "an endpoint variable"),
+    ("_URI", "an endpoint variable"),
     ("_API_KEY", "a key variable"),
     ("_APIKEY", "a key variable"),
     ("_KEY", "a key variable"),
@@ -147,7 +156,17 @@ _SUFFIXES = (
     ("_CREDENTIALS", "a key variable"),
     ("_AUTH", "a key variable"),
 )
-_CONTAINS = (("PROXY", "a proxy variable"), ("SECRET", "a key variable"), ("TOKEN", "a key variable"))
+_CONTAINS = (
+    ("PROXY", "a proxy variable"),
+    ("SECRET", "a key variable"),
+    ("TOKEN", "a key variable"),
+    ("PASSWORD", "a key variable"),
+    ("PASSWD", "a key variable"),
+    ("APIKEY", "a key variable"),
+    ("API_KEY", "a key variable"),
+    ("CREDENTIAL", "a key variable"),
+    ("PRIVATE_KEY", "a key variable"),
+)
 
 
 def refused_reason(name: str) -> str | None:

@@ -61,6 +61,11 @@ REFUSED = [
     "XDG_CONFIG_HOME",
     "LESSOPEN",
     "PIP_INDEX_URL",
+    "PGPASSWORD",
+    "DATABASE_URL",
+    "MONGODB_URI",
+    "SSLKEYLOGFILE",
+    "KRB5CCNAME",
     "A=B",
     "",
 ]
