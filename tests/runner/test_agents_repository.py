@@ -402,3 +402,76 @@ def test_expect_javascript_without_bubblewrap_is_error_never_pass(
     assert "check not run: expect_javascript not run" in text, text[-3000:]
     assert "javascript passed" not in text
     assert out.returncode != 0, out.stdout[-2000:]
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-c", "user.email=t@e", "-c", "user.name=t", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.strip()
+
+
+@pytest.mark.parametrize("who", WHO)
+@pytest.mark.parametrize("engine", ENGINES)
+def test_changed_since_with_a_git_repository_committed_as_plain_files_runs_no_hook(
+    engine: str, who: str, runner_work: Path
+) -> None:
+    """Attack 3 as root and as the unprivileged runner: the package commits a whole repository as plain files
+    (``HEAD``, ``objects/``, ``refs/``, ``config`` with ``worktree = .``, ``hooks/post-checkout``), and the
+    clone has a post-checkout hook of its own. ``--changed-since HEAD --dry-run`` compares with the clone and
+    runs neither hook."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    work = runner_work
+    world = work / "world"
+    world.mkdir()
+    world.chmod(0o777)
+    marker = world / "HOOK-RAN"
+    src = work / "src"
+    src.mkdir()
+    _git(src, "init", "-q", "-b", "main")
+    (src / "f").write_text("x\n")
+    _git(src, "add", "f")
+    _git(src, "commit", "-qm", "embedded")
+    repo = work / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    pkg = make_package(repo / "pkg", engine=engine, cases={"one": case("greet", contains=["GREETING-OK"])})
+    for part in ("HEAD", "objects", "refs"):
+        source = src / ".git" / part
+        (shutil.copytree if source.is_dir() else shutil.copy)(source, pkg / part)
+    (pkg / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n")
+    (pkg / "hooks" / "post-checkout").write_text(f"#!/bin/sh\necho ran >> {marker}\n")
+    (pkg / "hooks" / "post-checkout").chmod(0o755)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "v1")
+    (repo / ".git" / "hooks" / "post-checkout").write_text(f"#!/bin/sh\necho clone >> {marker}\n")
+    (repo / ".git" / "hooks" / "post-checkout").chmod(0o755)
+    body = {"name": "two", **case("greet", contains=["GREETING-OK"])}
+    (pkg / "evals" / "cases" / "01-two.yaml").write_text(json.dumps(body))
+    prefix = _prefix(who, work)
+    env = {
+        **os.environ,
+        "NO_COLOR": "1",
+        "ANTHROPIC_API_KEY": KEY,
+        "OPENAI_API_KEY": KEY,
+        "HOME": str(work / "home"),
+    }
+    env["GIT_CONFIG_COUNT"] = "1"  # the unprivileged runner's git trusts the clone it was handed
+    env["GIT_CONFIG_KEY_0"], env["GIT_CONFIG_VALUE_0"] = "safe.directory", "*"
+    out = subprocess.run(
+        [*prefix, "eval", "--package", str(pkg), "--changed-since", "HEAD", "--dry-run", "--no-judge"],
+        env=env,
+        cwd=pkg,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    assert not marker.exists(), f"a hook ran: {marker.read_text()}"
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    assert "two" in out.stdout and "one" not in out.stdout.replace("none", ""), out.stdout
