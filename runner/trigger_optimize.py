@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 import random
 import re
 import shutil
@@ -30,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from evalens.runner.stats import Z95, wilson_interval
+from evalens.runner.stats import Z95, newcombe_paired_difference
 
 # The run machinery (the run API, the suites, engines, judge, budget) is imported inside the functions that run:
 # the language server imports this module for find_trigger_set on its code actions: 0.02 s alone, 0.3-0.6 s
@@ -172,24 +171,19 @@ def split(labels: list[bool], holdout: float, seed: int) -> list[bool]:
 
 
 def paired_difference(pairs: list[tuple[bool, bool]], z: float = Z95) -> tuple[float, float, float]:
-    """``rate(new) - rate(old)`` over paired outcomes ``(new, old)`` with its 95% interval: Newcombe's (1998)
-    method 10 for paired proportions, built from the two Wilson intervals with the pairs' correlation."""
-    n = len(pairs)
-    if n == 0:
+    """``rate(new) - rate(old)`` over paired outcomes ``(new, old)`` with its 95% interval.
+
+    The statistic is :func:`evalens.runner.stats.newcombe_paired_difference` (Newcombe 1998b, method 10, with
+    its continuity-corrected φ), the one every paired comparison in evalens uses. This module once carried its
+    own copy without the φ correction; on 6 held-out pairs (3 wins, no loss) it gave [+0.05, +0.73] where the
+    published method gives [−0.040, +0.773], and so accepted a rewrite whose interval contains 0."""
+    if not pairs:
         raise ValueError("no pairs")
-    a = sum(1 for new, old in pairs if new and old)
-    b = sum(1 for new, old in pairs if new and not old)
-    c = sum(1 for new, old in pairs if old and not new)
-    d = n - a - b - c
-    p1, p2 = (a + b) / n, (a + c) / n
-    l1, u1 = wilson_interval(a + b, n, z)
-    l2, u2 = wilson_interval(a + c, n, z)
-    denom = (a + b) * (c + d) * (a + c) * (b + d)
-    phi = (a * d - b * c) / math.sqrt(denom) if denom else 0.0
-    theta = (b - c) / n
-    delta = math.sqrt(max(0.0, (p1 - l1) ** 2 - 2 * phi * (p1 - l1) * (u2 - p2) + (u2 - p2) ** 2))
-    eps = math.sqrt(max(0.0, (u1 - p1) ** 2 - 2 * phi * (u1 - p1) * (p2 - l2) + (p2 - l2) ** 2))
-    return theta, max(-1.0, theta - delta), min(1.0, theta + eps)
+    both = sum(1 for new, old in pairs if new and old)
+    better = sum(1 for new, old in pairs if new and not old)
+    worse = sum(1 for new, old in pairs if old and not new)
+    neither = len(pairs) - both - better - worse
+    return newcombe_paired_difference(both, worse, better, neither, z)
 
 
 def pairs_of(new: Measured, old: Measured, skill: str) -> list[tuple[bool, bool]]:
