@@ -17,6 +17,7 @@ fingerprint, a sample is a unit run keyed by the unit's identity (:mod:`evalens.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -41,6 +42,7 @@ from evalens.core.models.run_log import (
     RunStart,
 )
 from evalens.core.models.run_record import sum_usage
+from evalens.core.regular_files import LinkRefused
 from evalens.runner.agent_process import in_thread
 from evalens.runner.depends import fingerprint_of
 from evalens.runner.fingerprint import Fingerprint, changes
@@ -79,7 +81,14 @@ class RunLogWriter:
         self.path = path
         path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
-        self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:  # never through a link: a resumed batch's folder may be the repository's (#42)
+            self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o644)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise LinkRefused(
+                    0, f"{path} is a symbolic link; evalens does not write through links"
+                ) from None
+            raise
         _cut_torn_tail(self._fd, path)
 
     def write(self, event: Any) -> None:
@@ -607,7 +616,10 @@ def open_units(
     plan = resume_plan(log, (u.unit for u in units))
     mapping = reconcile((u.unit for u in log.start.units), (u.unit for u in units))
     renamed = {k: key(was) for k, was in mapping.items() if key(was) != k}
-    writer = RunLogWriter(path)
+    try:
+        writer = RunLogWriter(path)
+    except LinkRefused as exc:
+        raise ResumeRefused(exc.strerror) from None
     writer.write(
         BatchResume(
             event="batch-resume",

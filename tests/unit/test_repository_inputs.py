@@ -627,3 +627,15 @@ def test_package_files_and_doctor_read_a_device_link_as_nothing(tmp_path: Path, 
     )
     assert "Traceback" not in doctor.stderr, doctor.stderr[-2000:]
     json.loads(doctor.stdout)
+
+
+def test_the_run_log_never_appends_through_a_link(tmp_path: Path, victim: Path) -> None:
+    """A resumed batch's folder can be the repository's: a ``run.log`` committed as a link is refused, and the
+    linked file is neither appended to nor cut."""
+    from evalens.core.regular_files import LinkRefused
+    from evalens.runner.run_log import RunLogWriter
+
+    (tmp_path / "run.log").symlink_to(victim)
+    with pytest.raises(LinkRefused, match="is a symbolic link"):
+        RunLogWriter(tmp_path / "run.log")
+    assert victim.read_text() == "# the runner's own file\n"
