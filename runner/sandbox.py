@@ -709,13 +709,17 @@ def truncation_note(run: AgentRun) -> str | None:
 
 
 def copy_bounded(src: Path, dest: Path, limit: int) -> bool:
-    """Copy at most ``limit`` bytes of a regular file (never through a link); True if it was cut short."""
+    """Copy at most ``limit`` bytes of a regular file (never through a link, at either end); True if it was
+    cut short."""
     with open_regular(src, follow_links=False) as fd:
         if fd is None:
             return False
         dest.parent.mkdir(parents=True, exist_ok=True)
         copied = 0
-        with open(dest, "wb") as out:
+        if dest.is_symlink():  # a resumed batch's artifacts folder may be the repository's (#42): replace it
+            dest.unlink()
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        with os.fdopen(os.open(dest, flags, 0o644), "wb") as out:
             for chunk in read_chunks(fd, limit):
                 out.write(chunk)
                 copied += len(chunk)

@@ -639,3 +639,16 @@ def test_the_run_log_never_appends_through_a_link(tmp_path: Path, victim: Path) 
     with pytest.raises(LinkRefused, match="is a symbolic link"):
         RunLogWriter(tmp_path / "run.log")
     assert victim.read_text() == "# the runner's own file\n"
+
+
+def test_artifact_copies_replace_a_committed_link_instead_of_writing_through_it(
+    tmp_path: Path, victim: Path
+) -> None:
+    from evalens.runner.sandbox import copy_bounded
+
+    (tmp_path / "out.txt").write_text("agent output")
+    (tmp_path / "artifact.txt").symlink_to(victim)
+    copy_bounded(tmp_path / "out.txt", tmp_path / "artifact.txt", 1 << 20)
+    assert victim.read_text() == "# the runner's own file\n"
+    assert not (tmp_path / "artifact.txt").is_symlink()
+    assert (tmp_path / "artifact.txt").read_text() == "agent output"
