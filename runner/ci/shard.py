@@ -148,7 +148,7 @@ def config_fingerprint(path: Path) -> str:
 def commit_of(root: Path) -> str | None:
     """``git rev-parse HEAD`` of the repository holding ``root``; None outside one. Its git dir is named, never
     discovered, with hooks off (:func:`evalens.runner.baseline.repository_of`)."""
-    from evalens.runner.baseline import _git, repository_of  # the runner's one way to call git
+    from evalens.runner.baseline import _git, repository_of  # lazy: loads the run machinery
 
     top = repository_of(root)
     if top is None:
