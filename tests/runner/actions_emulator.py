@@ -64,7 +64,6 @@ class Emulator:
         declared = self.spec.get("inputs", {})
         unknown = set(inputs) - set(declared)
         assert not unknown, f"inputs the action does not declare: {unknown}"
-        self.inputs = {k: str(v.get("default", "")) for k, v in declared.items()} | inputs
         self.env = env
         #: the `github` context the action reads (a push event unless the test says otherwise)
         self.github = {
@@ -73,9 +72,13 @@ class Emulator:
             "server_url": "https://github.com",
             "run_id": "1",
             "event.pull_request.number": "",
+            "event.pull_request.base.sha": "",
         } | (github or {})
+        self.inputs: dict[str, str] = {}
         self.steps: dict[str, StepRun] = {}
         self.failed = False
+        # an input's default may be an expression (`replay-base`: the pull request's base), as GitHub evaluates it
+        self.inputs = {k: self.render(str(v.get("default", ""))) for k, v in declared.items()} | inputs
 
     # ------------------------------------------------------------------------------------ expressions
     def _value(self, token: str) -> str | bool:
