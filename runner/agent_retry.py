@@ -6,7 +6,8 @@ and only that status decides, never text the agent printed. A run whose attempt 
 from scratch (the attempt may have changed its workspace), after a backoff, while its time budget lasts; each
 retry is recorded (``retries`` in the run record), and when the retries run out the run is ERROR as before, its
 reason saying how many were tried. :func:`run_retrying` is that loop, for every suite's agent runs (the file
-suites' session and the UAAPS case run).
+suites' session and the UAAPS case run). A strict replay's refusal answers 409 too, but it is deterministic: an
+attempt whose tape refused a request is never retried, whatever its status (issue 44).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
+
+from evalens.runner import replay
 
 Outcome = TypeVar("Outcome")
 
@@ -96,8 +99,9 @@ async def run_retrying(
     retried: list[str] = []
     limit = timeout
     while True:
-        outcome = await attempt(limit, list(retried))
-        found = status(outcome)
+        with replay.watch_attempt() as tapes:
+            outcome = await attempt(limit, list(retried))
+        found = None if replay.refusal(tapes) else status(outcome)
         wait = retry_wait(found, len(retried), allowed, timeout - (time.monotonic() - started))
         if wait is None:
             return outcome

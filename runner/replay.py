@@ -17,7 +17,7 @@ import hashlib
 import json
 import re
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,12 +46,31 @@ if TYPE_CHECKING:
 
 _BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("evalens_replay_batch", default=None)
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("evalens_replay_tape", default=None)
+# the tapes one agent attempt opened (agent_retry.run_retrying asks whether one of them refused a request)
+_ATTEMPT: contextvars.ContextVar[list[Tape] | None] = contextvars.ContextVar(
+    "evalens_replay_attempt", default=None
+)
 
 
-def cassette_name(unit: str, run: int) -> str:
-    """The cassette file of a unit-run: the unit's name made safe for a file name, and the run's index."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", unit).strip("-.") or "unit"
-    return f"{slug[:120]}-{run}.json"
+def _slug(text: str, limit: int = 120) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-.")[:limit]
+
+
+def cassette_name(
+    unit: str, run: int, engine: str | None = None, model: str | None = None, arm: str | None = None
+) -> str:
+    """The cassette file of a unit-run: the unit's name made safe for a file name, the run's index, then the
+    engine, the agent model (``default``: the CLI's own) and the ``--arms`` arm. Matrix cells and arms run the
+    same units of the same package into the same folder; without these parts each cell's or arm's recording
+    overwrote the one before, and the others' replays then diverged (issue 44). Without an engine, the name
+    cassettes had before (``<unit>-<run>.json``): :meth:`Batch.open` still reads one of those when the new
+    name is missing."""
+    name = f"{_slug(unit) or 'unit'}-{run}"
+    if engine is not None:
+        name += f".{_slug(engine, 40) or 'engine'}.{_slug(model or '', 60) or 'default'}"
+        if arm:
+            name += f".{_slug(arm, 60) or 'arm'}"
+    return name + ".json"
 
 
 @dataclass(slots=True)
@@ -73,9 +92,17 @@ class Tape:
     diverged: str | None = None
     going_live: bool = False
     proxies: dict[tuple[str, str], ModelProxy] = field(default_factory=dict)
+    source: Path | None = None  # the cassette the replay read (a legacy name's, or None: ``path``)
 
     @property
     def path(self) -> Path:
+        return self.batch.folder / cassette_name(
+            self.unit, self.run, self.engine, self.batch.model, self.batch.arm
+        )
+
+    @property
+    def legacy_path(self) -> Path:
+        """Where a cassette recorded before names carried the engine, model and arm lies."""
         return self.batch.folder / cassette_name(self.unit, self.run)
 
     @property
@@ -118,7 +145,7 @@ class Tape:
         nearest = next(
             (old for i, old in enumerate(self.recorded) if i not in self.used and old.source == source), None
         )
-        where = f"{self.path.name}"
+        where = f"{(self.source or self.path).name}"
         if self.untrusted is not None:
             why = f"request {index} ({source}) is not answered from {where}: {self.untrusted}"
         elif nearest is None:
@@ -187,7 +214,7 @@ class Tape:
             diverged=self.diverged,
             cli_changed=self.cli_changed,
             untrusted=self.untrusted,
-            cassettes=[self.batch.relative(self.path)],
+            cassettes=[self.batch.relative(self.path if self.live or self.source is None else self.source)],
         )
 
     @property
@@ -294,6 +321,10 @@ class Batch:
     base: str | None = None  # --replay-base
     edited: frozenset[Path] = frozenset()  # cassettes the change added or edited since ``base`` (resolved)
     base_problem: str | None = None  # why the cassettes could not be compared with ``base``: none is trusted
+    model: str | None = (
+        None  # the agent model the batch asked for (None: the CLI's default), in cassette names
+    )
+    arm: str | None = None  # the batch's --arms arm, in cassette names
 
     def untrusted(self, path: Path) -> str | None:
         """Why the cassette at ``path`` may not answer (the change itself wrote it), else None."""
@@ -322,9 +353,17 @@ class Batch:
         if old is not None:
             await old.stop()
         tape = Tape(self, unit, run, engine, literals, cli)
-        tape.untrusted = self.untrusted(tape.path)
+        source = tape.path
+        if self.mode != "record" and not source.exists() and not self.arm:
+            # a cassette named before names carried the engine and model answers when it was this engine's
+            # (its requests carry the model and the installed skills: another model's or arm's diverges)
+            legacy = tape.legacy_path
+            if legacy.is_file() and await asyncio.to_thread(cassette_engine, legacy) in (engine, None):
+                source = legacy
+        tape.untrusted = self.untrusted(source)
         if self.mode != "record" and tape.untrusted is None:
-            tape.recorded, tape.recorded_cli = await asyncio.to_thread(load_cassette_cli, tape.path)
+            tape.recorded, tape.recorded_cli = await asyncio.to_thread(load_cassette_cli, source)
+        tape.source = source
         self.tapes[(unit, run)] = tape
         return tape
 
@@ -388,6 +427,16 @@ def load_cassette(path: Path) -> list[CassetteExchange]:
     return load_cassette_cli(path)[0]
 
 
+def cassette_engine(path: Path) -> str | None:
+    """The engine a cassette says it was recorded with (None: unreadable or not said)."""
+    try:
+        data = json.loads(read_regular(path).decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    engine = data.get("engine") if isinstance(data, dict) else None
+    return engine if isinstance(engine, str) else None
+
+
 def load_cassette_cli(path: Path) -> tuple[list[CassetteExchange], str | None]:
     """The recorded exchanges of a cassette, each request under today's canonical rules, and the CLI version
     it was recorded with."""
@@ -413,6 +462,10 @@ class ReplaySettings:
         str, ...
     ] = ()  # the run's own key variables (judge_key_env, agent_key_env): redacted by value
     base: str | None = None  # --replay-base: only cassettes as they are at this git ref answer
+    model: str | None = (
+        None  # the agent model asked for (None: the CLI's default): part of each cassette name
+    )
+    arm: str | None = None  # --arms: the arm this batch runs: part of each cassette name
 
     @property
     def folder(self) -> Path:
@@ -443,7 +496,17 @@ def settings_of(request: Any, root: Path, file: Path | None = None) -> ReplaySet
     ]
     scope = file_scope(file, root) if file is not None else None
     base = getattr(request, "replay_base", None) if mode != "record" else None
-    return ReplaySettings(mode, root, scope, tuple(dict.fromkeys(names)), base)
+    model = getattr(request, "agent_model", None) or getattr(request, "model", None)
+    arm = getattr(request, "arm", None)
+    return ReplaySettings(
+        mode,
+        root,
+        scope,
+        tuple(dict.fromkeys(names)),
+        base,
+        model if isinstance(model, str) else None,
+        arm if isinstance(arm, str) else None,
+    )
 
 
 @asynccontextmanager
@@ -453,6 +516,7 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
         yield
         return
     batch = Batch(settings.mode, settings.folder, settings.root, env_secrets(extra=settings.key_env))
+    batch.model, batch.arm = settings.model, settings.arm
     if settings.base:
         batch.base = settings.base
         batch.edited, batch.base_problem = await asyncio.to_thread(
@@ -521,7 +585,30 @@ async def open_tape(
     literals = await asyncio.to_thread(_sandbox_literals, sandbox_root)
     tape = await batch.open(unit, run, engine, literals, cli)
     _TAPE.set(tape)
+    opened = _ATTEMPT.get()
+    if opened is not None:
+        opened.append(tape)
     return tape
+
+
+@contextlib.contextmanager
+def watch_attempt() -> Iterator[list[Tape]]:
+    """The tapes the attempt run inside this block opens (a list shared with any task it starts, whose
+    context is a copy of this one)."""
+    opened: list[Tape] = []
+    token = _ATTEMPT.set(opened)
+    try:
+        yield opened
+    finally:
+        _ATTEMPT.reset(token)
+
+
+def refusal(tapes: list[Tape]) -> str | None:
+    """Why one of ``tapes`` refused a request (strict replay: the first divergence, or a cassette
+    ``--replay-base`` does not trust), else None. The refusal is an HTTP 409, which a provider uses for a
+    transient conflict; this one is deterministic (the same request meets the same cassette), so an attempt
+    that met it is never run again."""
+    return next((t.diverged for t in tapes if t.mode == "strict" and t.diverged), None)
 
 
 async def judge_base_url(upstream: str) -> str | None:

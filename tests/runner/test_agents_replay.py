@@ -28,6 +28,10 @@ from tests.runner.runner_helpers import agents_available, case, creator_evals, m
 pytestmark = pytest.mark.agents
 
 MODEL = {"claude-code": [], "codex": ["--model", "gpt-5-codex"]}
+TAIL = {
+    "claude-code": "claude-code.default",
+    "codex": "codex.gpt-5-codex",
+}  # a cassette name's engine and model
 # what differs between two runs of the same thing: clocks, run ids, and the CLI's own random session id
 STAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}[-:]\d{2}[-:]\d{2}(?:[-.]\d+)?Z?")
 VOLATILE = {"timestamp", "duration_seconds", "id", "agent_seconds", "artifacts", "report_path", "session_id"}
@@ -114,7 +118,10 @@ def test_record_then_replay_free_strict_and_new(engine: str, tmp_path: Path, san
         recorded = _cases(_eval(pkg, engine, _env(fake, port), "--record"))
         recorded_requests = len(fake.records)
     assert {n: c["verdict"] for n, c in recorded.items()} == {"a": "PASS", "b": "PASS"}, recorded
-    assert sorted(p.name for p in cassettes.iterdir()) == ["a-1.json", "b-1.json"]
+    assert sorted(p.name for p in cassettes.iterdir()) == [
+        f"a-1.{TAIL[engine]}.json",
+        f"b-1.{TAIL[engine]}.json",
+    ]
     for c in recorded.values():
         assert c["replay"]["mode"] == "record" and not c["replay"]["replayed"]
         assert c["replay"]["live_requests"] == c["replay"]["requests"] > 0
@@ -161,13 +168,28 @@ def test_record_then_replay_free_strict_and_new(engine: str, tmp_path: Path, san
 
     # 5. b's prompt edited, strict: ERROR naming the first request that differs
     _edit_case(pkg, "b", lambda d: d["input"].update({"prompt": d["input"]["prompt"] + " please"}))
-    strict = _cases(_eval(pkg, engine, _env(None, port), "--replay"))
+    # retries allowed: the divergence answers 409, and a divergence is never retried (issue 44)
+    retrying = {**_env(None, port), "EVALENS_AGENT_RETRIES": "2", "EVALENS_RETRY_BACKOFF": "0.05"}
+    strict_report = _eval(pkg, engine, retrying, "--replay")
+    strict = _cases(strict_report)
     assert strict["b"]["verdict"] == "ERROR", strict["b"]
     error = strict["b"]["error"]
     assert "replay diverged: request 1 (agent) differs from recorded request" in error, error
+    assert "retr" not in error, error  # no "(after 2 retries)"
+    _assert_not_retried(pkg, strict_report, "b")
     assert "please" in error  # the short diff shows the change
     assert strict["a"]["verdict"] == "PASS" and strict["a"]["replay"]["live_requests"] == 0
     print(f"{engine}: strict replay of a changed prompt: {error.splitlines()[0]}")
+
+
+def _assert_not_retried(pkg: Path, report: dict[str, Any], name: str) -> None:
+    """The unit's one run record lists no retry."""
+    from evalens.runner.record import records_for
+
+    newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    [case] = [c for c in report["cases"] if c["name"] == name]
+    [(_, record)] = records_for(newest, case.get("artifacts"))
+    assert record is not None and record.retries == [], record
 
 
 def _run(evals: Path, engine: str, env: dict[str, str], out: Path, *flags: str) -> dict[str, Any]:
@@ -197,8 +219,7 @@ def test_evalens_run_records_and_replays_every_run_and_its_grader(
     [unit] = recorded["cases"]
     assert unit["verdict"] == "PASS" and unit["replay"]["live_requests"] == unit["replay"]["requests"] == live
     assert unit["replay"]["cassettes"] == [  # the file's own folder: unit ids repeat across eval files
-        "evals/cassettes/evals-evals/1-1.json",
-        "evals/cassettes/evals-evals/1-2.json",
+        f"evals/cassettes/evals-evals/1-{i}.{TAIL[engine]}.json" for i in (1, 2)
     ]
     first = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")
     second = _run(evals, engine, _env(None, port), tmp_path / "replay", "--replay")

@@ -327,7 +327,10 @@ def test_record_never_writes_through_a_committed_link(
     pkg = make_package(work / "pkg", engine=engine, cases={"greets": case("greet", contains=["GREETING-OK"])})
     cassettes = pkg / "evals" / "cassettes"
     cassettes.mkdir()
-    (cassettes / "greets-1.json.tmp").symlink_to(victim)
+    from evalens.runner.replay import cassette_name
+
+    name = cassette_name("greets", 1, engine, (MODEL[engine] or [None, None])[1])  # the engine's and model's
+    (cassettes / f"{name}.tmp").symlink_to(victim)
     victim.chmod(0o666)  # writable by the unprivileged runner too: only the writer's care protects it
     out = subprocess.run(
         [
@@ -348,10 +351,10 @@ def test_record_never_writes_through_a_committed_link(
     assert "Traceback" not in out.stderr, out.stderr[-3000:]
     assert victim.read_text() == "# the runner's own file\n"
     assert json.loads(out.stdout)["cases"][0]["verdict"] == "PASS", out.stdout[-3000:]
-    recorded = json.loads((cassettes / "greets-1.json").read_text())
+    recorded = json.loads((cassettes / name).read_text())
     assert recorded["unit"] == "greets" and recorded["exchanges"], recorded
-    assert (cassettes / "greets-1.json.tmp").is_symlink()
-    assert not (cassettes / "greets-1.json").is_symlink()
+    assert (cassettes / f"{name}.tmp").is_symlink()
+    assert not (cassettes / name).is_symlink()
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -99,7 +99,7 @@ def test_the_proxy_records_streams_replays_without_upstream_and_names_a_divergen
         live = asyncio.run(_exchange("record", tmp_path, fake.anthropic_base_url, [first, second]))
         upstream = fake.anthropic_base_url
         assert len(fake.records) == 2
-    cassette = tmp_path / "evals" / "cassettes" / "unit-one-1.json"
+    cassette = tmp_path / "evals" / "cassettes" / "unit-one-1.claude-code.default.json"
     text = cassette.read_text()
     assert KEY not in text and "x-api-key" not in text.lower() and "authorization" not in text.lower()
     data = json.loads(text)
@@ -228,7 +228,9 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
     )
     assert "↺" not in record_facts(recorded)  # a recording is a live run
     replayed, baseline_run = asyncio.run(unit_run("strict", upstream))  # the fake is gone
-    assert replayed.replay is not None and replayed.replay.cassettes == ["evals/cassettes/greet-1.json"]
+    assert replayed.replay is not None and replayed.replay.cassettes == [
+        "evals/cassettes/greet-1.claude-code.default.json"
+    ]
     assert (replayed.replay.mode, replayed.replay.requests, replayed.replay.live_requests) == ("strict", 2, 0)
     assert baseline_run.replay is None  # the `greet [no skill]` run had no tape of its own here
     label = replay_label(replayed.replay)
@@ -299,7 +301,7 @@ def test_the_key_variables_a_run_names_are_redacted_by_value(
 
     with FakeModelServer(log_dir=tmp_path / "log") as fake:
         asyncio.run(record())
-    text = (tmp_path / "evals" / "cassettes" / "keys-1.json").read_text()
+    text = (tmp_path / "evals" / "cassettes" / "keys-1.claude-code.default.json").read_text()
     assert judge_key not in text and agent_key not in text
     assert "SCENARIO=done judge <redacted> agent <redacted>" in text
 
@@ -418,3 +420,52 @@ def test_a_cassette_the_change_edited_never_answers_a_replay(tmp_path: Path) -> 
     assert problem is not None and "no-such-ref is unknown" in problem
     batch = Batch("strict", folder, repo, base="no-such-ref", base_problem=problem)
     assert "no cassette is trusted" in (batch.untrusted(folder / "kept-1.json") or "")
+
+
+def test_cassette_names_carry_engine_model_and_arm_and_an_old_name_still_replays(tmp_path: Path) -> None:
+    """Issue 44: matrix cells and --arms batches run the same units into the same folder, and their cassettes
+    overwrote each other (the name was only unit and run), so every cell's replay but the last diverged. The
+    name now carries the engine, the agent model and the arm. A cassette under the old name is still read
+    when the new one is missing, only for the engine it says it was recorded with and never for an arm."""
+    from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
+    from evalens.runner.replay import Batch, cassette_name
+
+    names = {
+        cassette_name("greet", 1, "claude-code"),
+        cassette_name("greet", 1, "codex", "gpt-5-codex"),
+        cassette_name("greet", 1, "codex", "gpt-5.1-codex"),
+        cassette_name("greet", 1, "codex", "gpt-5-codex", "no-skill"),
+        cassette_name("greet", 1, "codex", "gpt-5-codex", "ref:v1"),
+    }
+    assert len(names) == 5 and cassette_name("greet", 1, "claude-code") == "greet-1.claude-code.default.json"
+    assert cassette_name("greet", 1) == "greet-1.json"  # the old name
+    folder = tmp_path / "evals" / "cassettes"
+    folder.mkdir(parents=True)
+    body = _body("hello")
+    exchange = CassetteExchange(
+        index=1,
+        source="judge",
+        path="/v1/messages",
+        request=canonical_request(body),
+        response=CassetteResponse(status=200, body={"content": [{"type": "text", "text": "old"}]}),
+    )
+    old = Cassette(unit="greet", engine="codex", exchanges=[exchange]).model_dump(mode="json")
+    (folder / "greet-1.json").write_text(json.dumps(old))
+
+    async def answer(engine: str, model: str | None, arm: str | None) -> tuple[int, list[str]]:
+        batch = Batch("strict", folder, tmp_path, model=model, arm=arm)
+        tape = await batch.open("greet", 1, engine, {})
+        got = tape.decide("judge", "POST", "/v1/messages", body)
+        assert got is not None
+        return got.status, tape.note().cassettes
+
+    assert asyncio.run(answer("codex", "gpt-5-codex", None)) == (200, ["evals/cassettes/greet-1.json"])
+    status, where = asyncio.run(answer("claude-code", None, None))  # recorded by codex: not claude-code's
+    assert status == 409 and where == ["evals/cassettes/greet-1.claude-code.default.json"]
+    assert asyncio.run(answer("codex", "gpt-5-codex", "no-skill"))[0] == 409  # an arm never reads an old name
+    new = dict(old, exchanges=[dict(old["exchanges"][0], response={"status": 200, "body": {"x": "new"}})])
+    (folder / "greet-1.codex.gpt-5-codex.json").write_text(json.dumps(new))
+    assert asyncio.run(answer("codex", "gpt-5-codex", None)) == (
+        200,
+        ["evals/cassettes/greet-1.codex.gpt-5-codex.json"],
+    )

@@ -92,3 +92,38 @@ async def test_each_retry_is_given_what_is_left_of_the_timeout(monkeypatch: pyte
     for before, after in zip(limits, limits[1:], strict=False):
         assert before - after >= 1.0, limits  # each attempt's second (and the backoff) is spent
     assert limits[-1] <= 20.0 - 3.0
+
+
+async def test_a_strict_replay_divergence_is_never_retried(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Issue 44: strict replay refuses a request that differs from its cassette with HTTP 409, the status a
+    provider uses for a transient conflict, and the policy ran the attempt twice more; the same request meets
+    the same cassette every time. An attempt whose tape refused is not retried (its tape opened in a task of
+    its own, as the launch may do); an attempt that met a provider's own 409 still is."""
+    from evalens.runner.replay import ReplaySettings, cassettes, open_tape
+
+    monkeypatch.setenv("EVALENS_RETRY_BACKOFF", "0.01")
+    attempts: list[int] = []
+
+    async def diverging(limit: float, retried: list[str]) -> int:
+        async def launch() -> int:
+            tape = await open_tape("u", 1, "claude-code", tmp_path / "sandbox")
+            assert tape is not None
+            answer = tape.decide("agent", "POST", "/v1/messages", b'{"messages": []}')  # no cassette
+            assert answer is not None
+            return answer.status
+
+        attempts.append(1)
+        return await asyncio.ensure_future(launch())
+
+    async def provider_conflict(limit: float, retried: list[str]) -> int:
+        attempts.append(1)
+        return 409
+
+    async with cassettes(ReplaySettings("strict", tmp_path)):
+        status = await run_retrying(diverging, lambda s: s, timeout=60.0, retries=2)
+        assert status == 409 and len(attempts) == 1
+        attempts.clear()
+        assert await run_retrying(provider_conflict, lambda s: s, timeout=60.0, retries=2) == 409
+        assert len(attempts) == 3  # a 409 from the provider is transient: two retries

@@ -57,7 +57,8 @@ SCHEMAS: list[SchemaSpec] = [
         "evalens-cassette.schema.json",
         cassette.Cassette,
         "evalens cassette",
-        "The model exchanges of one unit-run (`evals/cassettes/<unit>-<run>.json`), written by `--record` and read "
+        "The model exchanges of one unit-run (`evals/cassettes/<unit>-<run>.<engine>.<model>[.<arm>].json`), "
+        "written by `--record` and read "
         "by `--replay`: each request in canonical form (volatile fields normalised, secrets redacted) and its "
         "response, a streamed one as its server-sent events. No headers or keys are stored.",
     ),
