@@ -53,8 +53,7 @@ DATE_PHRASES = (
     (re.compile(rf"\b{_WEEKDAY}{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}"), "<date>"),
     (re.compile(rf"\b{_MONTH},?\s+{_YEAR}"), "<month>"),
     (re.compile(r"\b(?:19|20)\d{2}/\d{1,2}/\d{1,2}\b|\b\d{1,2}/\d{1,2}/(?:19|20)\d{2}\b"), "<date>"),
-    # a bare year-month, not part of a path or URL (`json-schema.org/draft/2020-12` stays as it is)
-    (re.compile(r"(?<![/\w.-])(?:19|20)\d{2}-\d{2}\b(?![-/])"), "<month>"),
+    (re.compile(r"\b(?:19|20)\d{2}-\d{2}\b(?!-)"), "<month>"),
 )
 # Text that changes from run to run without the agent doing anything differently.
 VOLATILE_TEXT = (
