@@ -146,11 +146,26 @@ def first_run(report_path: Path, case: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+def run_problem(saved: dict[str, Any]) -> str | None:
+    """Why a saved run is no output to compare (it crashed, timed out, met a limit, or its API call failed),
+    else None. Such a run's "output" is the CLI's error text ("API Error: 500 ..."), not an answer: a judge
+    shown it prefers the other arm, and the comparison counted a win over an arm that never ran (issue 44)."""
+    transcript = saved.get("transcript") or {}
+    if saved.get("agent_error"):
+        return str(saved["agent_error"])
+    if transcript.get("error"):
+        return str(transcript["error"])
+    if saved.get("timed_out"):
+        return "timed out"
+    return None
+
+
 async def compare_arms(
     spec: Any, reference: tuple[Path, Any], other: tuple[Path, Any], deadline: float | None = None
 ) -> Pairwise:
     """Every unit both arms' reports ran, judged pairwise (reference vs the other arm); a unit whose output
-    either report did not keep is ERROR with the reason."""
+    either report did not keep, or whose run on either arm did not happen properly (:func:`run_problem`), is
+    ERROR with the reason, never a win, loss or tie."""
     ref_path, ref_report = reference
     other_path, other_report = other
     theirs = {(c.case_file or "", c.name): c for c in other_report.cases}
@@ -162,6 +177,17 @@ async def compare_arms(
         mine, their = first_run(ref_path, case), first_run(other_path, twin)
         if mine is None or their is None:
             units[case.name] = PairwiseUnit(result="ERROR", reason="no saved transcript to compare")
+            continue
+        problem = next(
+            (
+                f"the {side} arm's run did not complete: {why}"[:500]
+                for side, why in (("reference", run_problem(mine)), ("other", run_problem(their)))
+                if why
+            ),
+            None,
+        )
+        if problem is not None:
+            units[case.name] = PairwiseUnit(result="ERROR", reason=problem)
             continue
         body = mine.get("case", {})
         criteria = ((body.get("judge") or {}).get("criteria")) or ""

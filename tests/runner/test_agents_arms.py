@@ -202,3 +202,58 @@ def test_run_arms_compare_a_skilljack_suite(
     assert "skill vs no skill (all units): ▲ +100 pts vs no skill [+7, +100]" in out.stderr, out.stderr[
         -2000:
     ]
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_crashed_arm_makes_its_pairwise_comparison_error_never_a_win(
+    engine: str, tmp_path: Path, sandbox_dir: Path
+) -> None:
+    """Issue 44: the no-skill arm's run met HTTP 500 and the CLI's "API Error: 500" text was shown to the
+    pairwise judge as that arm's output, so the reference "won" over an arm that never ran. A unit whose run
+    on either arm did not complete is ERROR in the pairwise tally, and the judge is never asked about it."""
+    from tests.fakemodel import FakeModelServer
+
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        cases={"greet": case("skill-or-crash", judge="pass", extra=f"NEEDS={KEY}", contains=["GREETING-OK"])},
+    )
+    (pkg / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+    model = ["--model", "gpt-fake"] if engine == "codex" else []
+    scenarios = {"skill-or-crash": [{"needs_skill": {"then": "pass", "else": "err500"}}]}
+    log = tmp_path / "fake-log"
+    with FakeModelServer(log_dir=log, scenarios=scenarios) as fake:
+        env = {
+            **os.environ,
+            "COLUMNS": "200",
+            "ANTHROPIC_BASE_URL": fake.anthropic_base_url,
+            "OPENAI_BASE_URL": fake.openai_base_url,
+            "ANTHROPIC_API_KEY": "test-key",
+            "OPENAI_API_KEY": "test-key",
+            "EVALENS_AGENT_RETRIES": "0",
+        }
+        out = subprocess.run(
+            [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), *model, "--json"]
+            + ["--judge", JUDGES[engine], "--arms", "no-skill,skill"],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+    assert out.returncode == 0, out.stderr[-3000:]  # the reference arm passed
+    report = json.loads(out.stdout)
+    assert [c["verdict"] for c in report["cases"]] == ["PASS"], report["cases"]
+    (none,) = report["arms"]["comparisons"]
+    other = json.loads((pkg / "evals" / "reports" / none["report"]).read_text())
+    assert [c["verdict"] for c in other["cases"]] == ["ERROR"], other["cases"]  # the arm did crash
+    pairwise = none["pairwise"]
+    assert (pairwise["wins"], pairwise["ties"], pairwise["losses"], pairwise["errors"]) == (0, 0, 0, 1), (
+        pairwise
+    )
+    unit = pairwise["units"]["greet"]
+    assert unit["result"] == "ERROR" and "other arm's run did not complete" in unit["reason"], unit
+    asked = [p.read_text() for p in log.glob("*-body.json")]
+    assert not [b for b in asked if "Outputs to compare" in b], "the judge was asked to compare a crashed run"
+    assert "0 wins, 0 ties, 0 losses, 1 error" in out.stderr, out.stderr[-2000:]
