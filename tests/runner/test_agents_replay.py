@@ -354,3 +354,55 @@ def test_two_replays_give_the_same_report_for_every_format(
         assert c["replay"]["replayed"] and c["replay"]["live_requests"] == 0, (c["name"], c["replay"])
     assert _differences(_stable(first), _stable(second)) == []
     print(f"{engine} {fmt}: recorded {live} requests, two replays with 0 live give the same report")
+
+
+def _git_repo(root: Path) -> str:
+    """Make ``root`` a repository with everything committed; its HEAD (the pull request's base)."""
+    import subprocess
+
+    def git(*args: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+            check=True, capture_output=True, text=True,
+        ).stdout.strip()  # fmt: skip
+
+    git("init", "-q")
+    git("add", "-A")
+    git("commit", "-qm", "base")
+    return git("rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_pull_request_that_edits_a_recorded_judge_answer_gets_no_pass(
+    engine: str, tmp_path: Path, sandbox_dir: Path
+) -> None:
+    """Issue 42, attack 8: one word changed in a recorded judge reply turned a recorded FAIL into a strict-replay
+    PASS. With the pull request's base named (`--replay-base`, the Action's default on a pull request), a
+    cassette the change edited answers nothing: the unit is ERROR naming the cassette, never PASS; without the
+    edit the same replay gives the recorded FAIL."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    repo = tmp_path / "repo"
+    pkg = make_package(repo / "pkg", engine=engine, timeout=120, cases={"judged": case("pass", judge="fail")})
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        recorded = _eval(pkg, engine, _env(fake, port), "--record")
+    assert _cases(recorded)["judged"]["verdict"] == "FAIL"
+    base = _git_repo(repo)
+    env = _env(None, port)  # nothing answers there: only the cassettes can
+    same = _eval(pkg, engine, env, "--replay", "--replay-base", base)
+    assert _cases(same)["judged"]["verdict"] == "FAIL"  # an untouched cassette replays as recorded
+    [cassette] = (pkg / "evals" / "cassettes").glob("*.json")
+    text = cassette.read_text()
+    forged = text.replace(
+        '\\"verdict\\": \\"FAIL\\"', '\\"verdict\\": \\"PASS\\"'
+    )  # one word of the judge's reply
+    assert forged != text, "the recorded judge reply was not found in the cassette"
+    cassette.write_text(forged)
+    unguarded = _eval(pkg, engine, env, "--replay")
+    assert _cases(unguarded)["judged"]["verdict"] == "PASS"  # what the attack did: why the base is needed
+    guarded = _eval(pkg, engine, env, "--replay", "--replay-base", base)
+    unit = _cases(guarded)["judged"]
+    assert unit["verdict"] == "ERROR", unit
+    assert "was added or edited since" in unit["reason"] and cassette.name in unit["reason"], unit["reason"]
+    assert unit["replay"]["untrusted"], unit["replay"]
