@@ -692,9 +692,12 @@ def _matrix_cell(
                     found[k], mine[str(arm)] = path, path
                 continue
             one, mark = narrowed
-        code = _run_and_report(one, cell, mark)
+        refusal: list[str] = []
+        code = _run_and_report(one, cell, mark, refusal)
         if code >= 128:
             return code, None
+        if not path.is_file() and refusal:  # the cell never ran: its column and JUnit suite say ERROR
+            _write_unrun_cell(one, cell, arms[arm] if arm else None, path, refusal[0])
         if path.is_file():
             found[k], mine[str(arm)] = path, path
     if reference is not None:  # the reference's report gets the comparison with this cell's other arms
@@ -788,8 +791,44 @@ def _shard_cell(request: Any, shard: tuple[list[str], Any], args: argparse.Names
     return request.model_copy(update={"cases": [every[name] for name in mine], "target": None}), mark
 
 
-def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
-    """Run the batch with the progress view, then print, write the CI outputs and choose the exit code."""
+def _write_unrun_cell(request: Any, cell: argparse.Namespace, arm: Any, path: Path, why: str) -> None:
+    """The report of a matrix cell that could not start (its CLI missing, a refused setting): every unit it
+    would have run ERROR with the reason. Without it the cell vanished: the matrix had one column fewer and
+    the JUnit one green suite, though the exit code was 2 (issue 44)."""
+    from evalens.core.models.uaaps import ReportAgent, ReportCase, ReportConfig, ReportPackage
+    from evalens.runner.report import new_report, write_report
+
+    root = request.package_root.resolve()
+    try:
+        plan = plan_run(request.model_copy(update={"dry_run": True})).plan
+    except RunError:
+        plan = None
+
+    def relative(file: str) -> str:  # as a cell that ran names it, so the rows match
+        try:
+            return Path(file).resolve().relative_to(root).as_posix()
+        except ValueError:
+            return file
+
+    reason = f"the cell did not run: {why}"
+    cases = [
+        ReportCase(name=c.name, verdict="ERROR", error=reason, case_file=relative(c.case_file))
+        for c in (plan.cases if plan is not None else [])
+    ] or [ReportCase(name="(cell)", verdict="ERROR", error=reason)]
+    report = new_report(
+        utc_now(),
+        cases,
+        ReportConfig(engine=cell.engine or (plan.engine if plan is not None else None) or "claude-code"),
+        agent=ReportAgent(runtime=cell.engine, model=cell.agent_model),
+        package=ReportPackage(name=plan.package_name, version=plan.package_version) if plan else None,
+        arm=arm.source() if arm is not None else None,
+    )
+    write_report(report, path)
+
+
+def _run_and_report(request: Any, args: Any, shard_mark: Any = None, refusal: list[str] | None = None) -> int:
+    """Run the batch with the progress view, then print, write the CI outputs and choose the exit code.
+    ``refusal`` gets the message of a batch that could not start (a matrix cell writes its ERROR report)."""
     sandbox = sandbox_policy.policy(args)
     if sandbox in ("required", "engine"):
         try:
@@ -813,6 +852,7 @@ def _run_and_report(request: Any, args: Any, shard_mark: Any = None) -> int:
             outcome, signum = run_interruptibly(_run(request, view, holder), "evalens eval")
     except RunError as exc:
         print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        (refusal if refusal is not None else []).append(str(exc))
         return exc.exit_code
     if outcome is None:
         print(interrupted_line("evalens eval", holder.get("report_path")), file=sys.stderr)

@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,46 @@ def test_every_engine_runs_every_arm_in_one_matrix(tmp_path: Path, model_env, sa
     )
     assert show.returncode == 0, show.stderr[-2000:]
     assert "codex · gpt-fake · without references" in show.stdout and pooled[1] in show.stdout, show.stdout
+
+
+BIN_ENV = {"claude-code": "EVALENS_CLAUDE_BIN", "codex": "EVALENS_CODEX_BIN"}
+
+
+@pytest.mark.parametrize("missing", ["claude-code", "codex"])
+def test_a_cell_whose_cli_is_missing_is_an_error_column_and_an_error_suite(
+    missing: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """Issue 44: with one CLI missing, a matrix run exited 2 but its table had one column and its JUnit one
+    green suite: the cell that never ran disappeared. Its column is now ERROR for every unit, with the reason,
+    and the JUnit has its suite with an error per unit; the exit code stays 2. Each CLI is the missing one
+    once, the other the one that runs."""
+    present = "codex" if missing == "claude-code" else "claude-code"
+    if not agents_available(present):
+        pytest.skip(f"{present} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(tmp_path / "pkg", cases={"greet": case("pass", contains=["GREETING-OK"])})
+    junit = tmp_path / "junit.xml"
+    out = subprocess.run(
+        [sys.executable, "-m", "evalens", "eval", "--package", str(pkg), "--no-judge", "--json"]
+        + ["--engine", "claude-code,codex", "--model", "codex=gpt-fake", "--junit", str(junit)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", BIN_ENV[missing]: str(tmp_path / "no-such-cli")},
+        timeout=600,
+    )
+    assert out.returncode == 2, out.stderr[-3000:]
+    grid = json.loads(out.stdout)
+    assert len(grid["columns"]) == 2, grid["columns"]
+    where = 0 if missing == "claude-code" else 1
+    assert grid["columns"][where].startswith(f"{missing} · "), grid["columns"]
+    [row] = grid["rows"]
+    assert row["cells"][where]["state"] == "ERROR" and row["cells"][1 - where]["state"] == "PASS", row
+    suites = ET.parse(junit).getroot().findall("testsuite")
+    assert [s.get("errors") for s in suites] == (["1", "0"] if where == 0 else ["0", "1"]), ET.tostring(
+        ET.parse(junit).getroot()
+    )[:2000]
+    [error] = suites[where].iter("error")
+    assert "the cell did not run" in (error.get("message") or "") and "no-such-cli" in error.get(
+        "message", ""
+    )
+    # the batch's cell reports include the one that never ran (evalens show draws the same matrix)
+    assert len(batch_reports(next((pkg / "evals" / "reports").glob("*-cell-1.json")))) == 2
