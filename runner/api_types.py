@@ -69,6 +69,11 @@ class AgentRunLimits(BaseModel):
         description="With `replay`, a git ref whose cassettes are trusted: a cassette that differs from it (the "
         "change added or edited it) never answers a request (docs/ci.md).",
     )
+    allow_unpriced: bool = Field(
+        default=False,
+        description="Start a batch with `max_cost` even when its agent's runs cannot be priced (an engine that "
+        "reports no cost, with a model the price table lacks or the CLI's default): those runs count $0.",
+    )
 
 
 class RunRequest(AgentRunLimits):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.prices import cost_of
+from evalens.runner.prices import PRICES_ENV, cost_of, price_of
 from evalens.runner.report import load_report, reports_dir
 
 
@@ -89,6 +89,39 @@ class Budget:
             if cost is None and model not in self.unpriced:
                 self.unpriced.append(model or "(model not reported)")
         self.spend(cost, tokens)
+
+
+COST_REPORTED = frozenset({"claude-code"})  # engines whose CLI reports each run's USD itself
+
+
+def unpriced_before(engine: str, model: str | None) -> str | None:
+    """Why the runs of ``engine`` with agent ``model`` (None: the CLI's default) cannot be priced, known before
+    any runs, or None. Claude Code reports each run's cost; Codex reports tokens only, which the price table
+    (:mod:`evalens.runner.prices`) turns into USD when it knows the model. Its default model is chosen by the
+    CLI at run time (the newest CLIs default to a model the shipped table does not have), so it is unknown
+    here. The budget said so only after the batch, when ``--max-cost`` had already counted those runs as $0."""
+    if engine in COST_REPORTED:
+        return None
+    fix = f"name a priced --model, add the model to a price table named by ${PRICES_ENV}, or use --max-tokens"
+    if not model:
+        return (
+            f"{engine} reports no cost and its default model is chosen by the CLI, so its runs cannot be priced "
+            f"and count $0 ({fix})"
+        )
+    if price_of(model) is None:
+        return f"no price for {model} ({engine} reports no cost): its runs count $0 ({fix})"
+    return None
+
+
+def refuse_unpriced(engine: str, model: str | None, max_cost: float | None, allowed: bool) -> str | None:
+    """The refusal of a batch whose ``--max-cost`` could not count its runs (:func:`unpriced_before`), unless
+    ``--allow-unpriced`` (``allowed``) said to run anyway; None when the batch may start."""
+    if max_cost is None or max_cost <= 0 or allowed:  # a zero budget starts no run: nothing to price
+        return None
+    why = unpriced_before(engine, model)
+    if why is None:
+        return None
+    return f"--max-cost cannot hold: {why}; --allow-unpriced runs anyway, counting those runs as $0"
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,7 @@ from evalens.runner.baseline import (
     resolve,
     run_side,
 )
-from evalens.runner.budget import Budget
+from evalens.runner.budget import Budget, refuse_unpriced, unpriced_before
 from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.engines import UnsupportedEngine, get_engine
 from evalens.runner.record import (
@@ -195,7 +195,14 @@ async def run_file(
         arm = await asyncio.to_thread(resolve_arm, request.arm, suite.root) if request.arm else None
     except ArmError as exc:
         raise UsageError(str(exc)) from None
+    max_cost = request.budget.max_cost if request.budget is not None else request.max_cost
+    refused = refuse_unpriced(request.engine, request.model, max_cost, request.allow_unpriced)
+    if refused is not None:  # before any run: the budget would count them $0
+        raise UsageError(refused)
     session = await suite.session(units)
+    unpriced = unpriced_before(request.engine, request.model) if max_cost is not None else None
+    if unpriced is not None:
+        suite.say("", f"warning: --max-cost: {unpriced}")
 
     session.limits = RunLimits(request.max_turns, request.max_tokens_per_run)
     session.resources = ResourceLimits().with_overrides(request.resource_limits)

@@ -359,6 +359,14 @@ async def optimize(request: OptimizeRequest, say: Callable[[str], None] = lambda
     result = OptimizeResult(
         skill=opt.skill, train=train, held=held, current=Candidate("current", description)
     )
+    # lazy: budget loads the report machinery (see the note above the imports)
+    from evalens.runner.budget import refuse_unpriced
+
+    refused = refuse_unpriced(request.engine, request.model, request.max_cost, False)
+    if refused is not None:  # before any run: the budget would count every run $0 and never stop the search
+        result.error = refused
+        shutil.rmtree(opt.work, ignore_errors=True)
+        return result
     try:
         await _search(opt, result, description)
     finally:

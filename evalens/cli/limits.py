@@ -81,6 +81,12 @@ def add_batch_arguments(parser: argparse.ArgumentParser, unit: str) -> None:
         help="stop starting runs once the batch used this many tokens (in + out); the rest SKIP",
     )
     parser.add_argument(
+        "--allow-unpriced",
+        action="store_true",
+        help="with --max-cost, start even when the agent's runs cannot be priced (Codex with a model the "
+        "price table lacks, or its default): those runs count $0",
+    )
+    parser.add_argument(
         "--fail-on-error",
         type=error_rate_arg,
         metavar="RATE",
@@ -192,6 +198,7 @@ def batch_fields(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "max_cost": args.max_cost,
         "max_tokens": args.max_tokens,
+        "allow_unpriced": bool(getattr(args, "allow_unpriced", False)),
         "baseline": args.baseline,
         "allow_unisolated_baseline": args.allow_unisolated_baseline,
         **replay_fields(args),

@@ -56,7 +56,7 @@ from evalens.runner.baseline import (
     resolve,
     variant,
 )
-from evalens.runner.budget import Budget
+from evalens.runner.budget import Budget, refuse_unpriced, unpriced_before
 from evalens.runner.checks import run_checks, summarise
 from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
@@ -172,6 +172,18 @@ def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str
     return env
 
 
+def _priced(engine: str, request: RunRequest) -> list[str]:
+    """Before any run: a ``--max-cost`` batch whose runs cannot be priced is refused (``RunError``), unless
+    ``--allow-unpriced``, and then warned about (the budget would count those runs as $0); a dry run only
+    warns."""
+    max_cost = request.budget.max_cost if request.budget is not None else request.max_cost
+    refused = refuse_unpriced(engine, request.agent_model, max_cost, request.allow_unpriced)
+    if refused is not None and not request.dry_run:
+        raise RunError(refused)
+    why = unpriced_before(engine, request.agent_model) if max_cost is not None else None
+    return [f"--max-cost: {why}"] if why else []
+
+
 def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> _Context:
     """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
     root = request.package_root.resolve()
@@ -226,6 +238,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         if not request.dry_run:
             raise RunError(checked.message()) from None
         warnings += [f"{c.detail} — fix: {c.fix}" for c in checked.failures]
+    warnings += _priced(engine.name, request)
     binary = None
     try:
         binary = str(engine.binary)
