@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from evalens.core.models.run_record import sum_usage
 from evalens.runner import replay
 
 Outcome = TypeVar("Outcome")
@@ -69,6 +70,15 @@ def exhausted_suffix(retries: list[str]) -> str:
     """What an ERROR after retries adds to its reason."""
     n = len(retries)
     return f" (after {n} retr{'y' if n == 1 else 'ies'})" if n else ""
+
+
+def with_discarded(record: Any, spent: list[Any]) -> None:
+    """The run ``record`` of the attempt that counts, its usage summed with ``spent`` (the usage of the attempts
+    discarded before it). A discarded attempt is no run of the unit, but the provider answered its model calls
+    and billed them: without this the report counted 2 calls where the provider answered 3, and the budget
+    and cost were short by the discarded attempts' (issue 44)."""
+    if record is not None and spent:
+        record.usage = sum_usage([*spent, record.usage])
 
 
 def after_retries(record: Any, error: str | None, status: int | None, retried: list[str]) -> str | None:

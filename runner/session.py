@@ -21,7 +21,7 @@ from typing import Any
 from evalens.core.models.run_record import RunRecord
 from evalens.runner import workspace_diff
 from evalens.runner.agent_process import AgentRun, in_thread
-from evalens.runner.agent_retry import after_retries, run_retrying
+from evalens.runner.agent_retry import after_retries, run_retrying, with_discarded
 from evalens.runner.api_types import Stage
 from evalens.runner.checks import CheckNotRun, CheckTimedOut, check_deadline, files_created
 from evalens.runner.engines import UnsupportedEngine, get_engine
@@ -372,12 +372,16 @@ class AgentSession:
         (:mod:`evalens.runner.agent_retry`); the result and its record say what was retried."""
         count = len(self.records)
 
+        spent: list[Any] = []  # the usage of the discarded attempts: counted with the attempt that counts
+
         def discard(_note: str) -> None:
+            if len(self.records) > count:  # its record's usage already holds the ones before (with_discarded)
+                spent[:] = [record.usage for _unit, record in self.records[count:]]
             del self.records[count:]  # the failed attempt is not a run of the unit
 
         return await run_retrying(
             lambda time_limit, retried: self._attempt(
-                prompt, skills, files_base, files, check, time_limit, beside or {}, retried
+                prompt, skills, files_base, files, check, time_limit, beside or {}, retried, spent
             ),
             lambda result: result.api_status if result.error else None,
             timeout=self.timeout,
@@ -395,8 +399,10 @@ class AgentSession:
         time_limit: float,
         beside: dict[str, Path],
         retried: list[str],
+        spent: list[Any] | None = None,
     ) -> AgentResult:
-        """One attempt of :meth:`run`, given ``time_limit`` (what is left of the run's) after ``retried``."""
+        """One attempt of :meth:`run`, given ``time_limit`` (what is left of the run's) after ``retried``, whose
+        discarded attempts spent ``spent`` (added to this attempt's record)."""
         result = AgentResult(retries=retried)
         try:
             installed = await in_thread(self.install, skills) if self.install is not None else skills
@@ -416,6 +422,7 @@ class AgentSession:
                 on_kept=self._kept,
             ) as done:
                 self.records.append((unit, done.record))
+                with_discarded(done.record, spent or [])
                 transcript, run = done.transcript, done.run
                 result.output = transcript.output
                 result.tools = list(transcript.tool_calls)

@@ -34,7 +34,7 @@ from evalens.core.models.uaaps import (
 from evalens.core.regular_files import write_text_atomic
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
 from evalens.runner.agent_process import in_thread
-from evalens.runner.agent_retry import after_retries, run_retrying
+from evalens.runner.agent_retry import after_retries, run_retrying, with_discarded
 from evalens.runner.api_types import (
     SNIPPET_CHARS,
     PlannedCase,
@@ -159,6 +159,7 @@ class _RunRecord:
     budget: bool = False  # a budget kept this run from starting (its SKIP is the unit's BUDGET state)
     record: Any = None  # the run record (evalens.runner.record), once the agent ran
     api_status: int | None = None  # the model API error status the engine reported (retries decide on it)
+    spent: list[Any] = field(default_factory=list)  # the usage of this run's discarded attempts (retries)
 
 
 def _agent_env(engine: Any, config: EvalConfig, request: RunRequest) -> dict[str, str]:
@@ -326,7 +327,11 @@ async def _run_case_retrying(ctx: _Context, case: EvalCase, case_file: Path, run
 
     def discard(note: str) -> None:
         ctx.emit(case.name, "agent", f"retrying: {note}", run_index=run_index, case_file=str(case_file))
-        ctx.records[(case.name, run_index)] = _RunRecord()  # the failed attempt is not a run of the case
+        old = ctx.records[(case.name, run_index)]
+        fresh = _RunRecord()  # the failed attempt is not a run of the case, but what it spent counts
+        # its record's usage already holds the attempts discarded before it (with_discarded)
+        fresh.spent = [old.record.usage] if old.record is not None else old.spent
+        ctx.records[(case.name, run_index)] = fresh
 
     return await run_retrying(
         lambda time_limit, retried: _run_case(ctx, case, case_file, run_index, time_limit, retried),
@@ -494,6 +499,7 @@ async def _run_case(
             rec.agent_seconds = run.duration_seconds
             rec.output, rec.model, rec.session_id = transcript.output, transcript.model, transcript.session_id
             rec.record = done.record
+            with_discarded(rec.record, rec.spent)
             rec.api_status = transcript.api_status
             rec.error = after_retries(rec.record, done.error or rec.error, rec.api_status, retried)
             ctx.emit(case.name, "checks", "deterministic checks", **extra)
