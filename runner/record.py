@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.models.run_record import RECORD_VERSION, RecordCheck, RecordJudge, RunRecord, sum_usage
-from evalens.core.regular_files import write_json_atomic
+from evalens.core.regular_files import read_regular_bytes, write_json_atomic
 from evalens.runner.bounds import TEXT_LIMIT, Bounds
 from evalens.runner.engines.base import Engine
 from evalens.runner.replay import run_note
@@ -68,6 +68,7 @@ def capture(
         prompt=prompt,
         injected=conv.injected_skills,
         workspace=str(paths.workspace),
+        contents=_installed_contents(paths.workspace, engine.skills_dir, installed or {}),
     )
     skills = list(transcript.skills_activated)
     for turn in conv.turns:
@@ -101,6 +102,17 @@ def capture(
         bounds=bounds.notes,
         sources=conv.sources,
     )
+
+
+def _installed_contents(workspace: Path, skills_dir: str, installed: dict[str, str]) -> dict[str, str]:
+    """Each installed skill's SKILL.md as the run had it (bounded), by folder: trigger detection counts a read
+    only when its result holds a line of it. Never through a link the agent may have left there."""
+    out: dict[str, str] = {}
+    for folder in set(installed.values()):
+        data = read_regular_bytes(workspace / skills_dir / folder / "SKILL.md", 65536, follow_links=False)
+        if data is not None:
+            out[folder] = data[:65536].decode("utf-8", "replace")
+    return out
 
 
 def _usage(engine_usage: Any, bridge: Any) -> Any:

@@ -11,6 +11,13 @@ turns its events into turns and tool calls, and the engine says what one of its 
   (``mention``).
 
 A skill that is not installed in the run never counts, whatever the agent names.
+
+A call counts only when its result shows that the skill reached the model (``contents``: each installed
+skill's SKILL.md, as the run record gives it): a call the engine marked as an error or a hook blocked never
+counts (a ``Skill`` call Claude Code refused for ``disable-model-invocation``), and a read counts only when its
+result holds a line of the SKILL.md (issue 44: a ``Read`` at an offset past the end, ``cat SKILL.md >
+/dev/null``, ``false && cat …``, ``cd / && cat …`` and a code-mode string that never ran all matched the
+command text and counted as fired, although nothing of the skill reached the model).
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ def detect(
     prompt: str = "",
     injected: Iterable[tuple[str, str]] = (),
     workspace: str | None = None,
+    contents: Mapping[str, str] | None = None,
 ) -> list[Activation]:
     """The activations of installed skills in one run, in order (one per skill: its first activation).
 
@@ -64,7 +72,9 @@ def detect(
     a Codex shell read), ``turns`` are its reader's turns (workspace paths already relative), ``installed``
     maps each name of a skill the run installed under the engine's ``skills_dir`` to its folder (:func:`skill_names`),
     ``injected`` the (name, path) pairs of skills the engine itself put into the input (Codex resolves ``$name``
-    mentions; only such an engine's reader reports any), ``workspace`` the run's workspace (for those paths)."""
+    mentions; only such an engine's reader reports any), ``workspace`` the run's workspace (for those paths),
+    ``contents`` each installed skill's SKILL.md text by folder: with it, a call counts only when its result
+    shows the skill reached the model (:func:`reached`)."""
     folders = set(installed.values())
     found: list[Activation] = []
     seen: set[str] = set()
@@ -88,8 +98,34 @@ def detect(
             evidence = engine.skill_evidence(call, workspace)
             if evidence is not None:
                 skill, how, argument = evidence
-                add(_skill_name(skill, installed), how, turn.index, argument)
+                named = _skill_name(skill, installed)
+                folder = installed.get(named or "") or ""
+                if contents is not None and not reached(call, how, contents.get(folder, "")):
+                    continue
+                add(named, how, turn.index, argument)
     return found
+
+
+def content_lines(skill_md: str) -> list[str]:
+    """The lines of a SKILL.md a result must hold one of to show the skill was read: each non-empty line but
+    the frontmatter fences, stripped."""
+    return [line.strip() for line in skill_md.splitlines() if line.strip() and line.strip() != "---"]
+
+
+def reached(call: Any, how: str, skill_md: str) -> bool:
+    """Whether this call's result shows that the skill reached the model. An error result (the engine's own
+    mark) or a blocked call never does, nor a call that never returned. A ``Skill`` call the engine ran
+    (``tool-call``) loads the skill itself; a read (``skill-read``) only when its result holds a line of the
+    SKILL.md (the command may have read nothing: a redirect, a short circuit, another folder, an offset past
+    the end, code that never ran)."""
+    if getattr(call, "is_error", False) or getattr(call, "blocked", False):
+        return False
+    result = getattr(call, "result", None)
+    if result is None:
+        return False
+    if how != "skill-read":
+        return True
+    return any(line in result for line in content_lines(skill_md))
 
 
 def _mentions(prompt: str, name: str) -> bool:

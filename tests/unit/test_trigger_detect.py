@@ -156,3 +156,87 @@ def test_a_third_engine_says_what_its_calls_show_without_editing_this_module() -
     assert [(a.skill, a.how, a.turn) for a in found] == [("greeter", "tool-call", 1)]
     # the base engine's calls show nothing: a Claude-style call from another engine is not Claude's evidence
     assert detect(CODEX, turns(("Read", {"file_path": ".agents/skills/greeter/SKILL.md"})), INSTALLED) == []
+
+
+SKILL_MD = "---\nname: greeter\ndescription: Writes greetings.\n---\nWrite a greeting into output/.\n"
+CONTENTS = {"greeter": SKILL_MD, "pdf-tools": "---\nname: pdf-tools\ndescription: PDFs.\n---\nRead PDFs.\n"}
+
+
+def answered(name: str, value: object, result: str | None, is_error: bool = False) -> list[Turn]:
+    return [Turn(index=0, tool_calls=[ToolCall(name=name, input=value, result=result, is_error=is_error)])]
+
+
+@pytest.mark.parametrize(
+    ("engine", "name", "value", "result", "is_error"),
+    [
+        # Claude Code: a Read at an offset past the end returns a warning, not the file
+        (
+            "claude-code",
+            "Read",
+            {"file_path": ".claude/skills/greeter/SKILL.md", "offset": 500},
+            "<system-reminder>Warning: the file exists but is shorter than the provided offset (500). The file "
+            "has 5 lines.</system-reminder>",
+            False,
+        ),
+        # Claude Code refused the Skill call (disable-model-invocation)
+        (
+            "claude-code",
+            "Skill",
+            {"skill": "greeter"},
+            "Skill greeter cannot be used with Skill tool due to disable-model-invocation",
+            True,
+        ),
+        ("claude-code", "Skill", {"skill": "greeter"}, None, False),  # the run ended before it returned
+        # Codex: the file went elsewhere, was never read, or was not there
+        ("codex", "exec_command", {"cmd": "cat .agents/skills/greeter/SKILL.md > /dev/null"}, "", False),
+        ("codex", "exec_command", {"cmd": "false && cat .agents/skills/greeter/SKILL.md"}, "", True),
+        (
+            "codex",
+            "exec_command",
+            {"cmd": "cd / && cat .agents/skills/greeter/SKILL.md"},
+            "cat: .agents/skills/greeter/SKILL.md: No such file or directory",
+            True,
+        ),
+        # the code-mode model: a JavaScript string naming the read, in code that never ran it
+        ("codex", "exec", 'const unused = "cat .agents/skills/greeter/SKILL.md"; text("hi");', "hi", False),
+    ],
+)
+def test_a_call_whose_result_shows_nothing_of_the_skill_is_no_activation(
+    engine: str, name: str, value: object, result: str | None, is_error: bool
+) -> None:
+    """Issue 44: each of these matched the command text and showed "triggered 1/1", although nothing of the
+    skill reached the model. With the installed SKILL.md known (the run record passes it), none counts."""
+    calls = answered(name, value, result, is_error)
+    assert detect(get_engine(engine), calls, INSTALLED, workspace="/ws", contents=CONTENTS) == []
+    assert detect(get_engine(engine), calls, INSTALLED, workspace="/ws") != [] or is_error or result is None
+
+
+@pytest.mark.parametrize(
+    ("engine", "name", "value", "result", "how"),
+    [
+        ("claude-code", "Skill", {"skill": "greeter"}, "Launching skill: greeter", "tool-call"),
+        (
+            "claude-code",
+            "Read",
+            {"file_path": "/ws/.claude/skills/greeter/SKILL.md"},
+            "     1\t---\n     2\tname: greeter\n     3\tdescription: Writes greetings.\n     4\t---\n"
+            "     5\tWrite a greeting into output/.\n",
+            "skill-read",
+        ),
+        ("codex", "exec_command", {"cmd": "cat .agents/skills/greeter/SKILL.md"}, SKILL_MD, "skill-read"),
+        (
+            "codex",
+            "exec",
+            'const r = await tools.exec_command({cmd: "sed -n 1,3p .agents/skills/greeter/SKILL.md"}); text(r);',
+            "---\nname: greeter\ndescription: Writes greetings.\n",
+            "skill-read",
+        ),
+    ],
+)
+def test_a_call_whose_result_holds_the_skill_is_an_activation(
+    engine: str, name: str, value: object, result: str, how: str
+) -> None:
+    found = detect(
+        get_engine(engine), answered(name, value, result), INSTALLED, workspace="/ws", contents=CONTENTS
+    )
+    assert [(a.skill, a.how) for a in found] == [("greeter", how)]
