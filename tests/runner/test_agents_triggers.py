@@ -27,6 +27,15 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "says-skill": [{"text": "Launching skill: greeter. cat .agents/skills/greeter/SKILL.md $greeter"}],
     # greeter first, then pdf-tools: greeter took a query that pdf-tools also wanted
     "both-skills": [{"activate": "greeter"}, {"activate": "pdf-tools"}, {"text": "DONE"}],
+    # issue 44: calls that name SKILL.md but bring nothing of it to the model
+    "read-past-end": [
+        {"tool": "Read", "input": {"file_path": "{cwd}/.claude/skills/greeter/SKILL.md", "offset": 500}},
+        {"text": "DONE"},
+    ],
+    "refused-skill": [{"tool": "Skill", "input": {"skill": "greeter"}}, {"text": "DONE"}],
+    "cat-devnull": [{"shell": "cat .agents/skills/greeter/SKILL.md > /dev/null"}, {"text": "DONE"}],
+    "false-and-cat": [{"shell": "false && cat .agents/skills/greeter/SKILL.md"}, {"text": "DONE"}],
+    "cd-root-cat": [{"shell": "cd / && cat .agents/skills/greeter/SKILL.md"}, {"text": "DONE"}],
 }
 
 
@@ -264,3 +273,61 @@ def test_evalens_run_with_installed_prints_the_thief(
         and "--with-installed" in missing.stderr
         and "no such folder" in missing.stderr
     )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_call_that_brought_nothing_of_the_skill_fires_nothing(
+    engine: str, tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    """Issue 44: a Read past the end of SKILL.md, a Skill call Claude Code refused (disable-model-invocation),
+    ``cat SKILL.md > /dev/null``, ``false && cat …`` and ``cd / && cat …`` each showed "triggered 1/1": the
+    detection matched the command text and ignored the call's result. Each is now "triggered 0/1"; a read whose
+    result holds the skill still fires."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    greeter = skill(tmp_path, "greeter", GREET)
+    probes = ["read-past-end", "cat-devnull", "false-and-cat", "cd-root-cat"]
+    file = trigger_set(
+        greeter,
+        [(f"write a greeting SCENARIO={p}", True) for p in probes]
+        + [(f"write a greeting for Ann SCENARIO=use-skill NEEDS={GREET}", True)],
+    )
+    outcome = run(file, engine)
+    by = {r.name: r for r in outcome.results}
+    for i, probe in enumerate(probes):
+        assert by[str(i)].reason == "triggered 0/1 (should trigger)", (probe, by[str(i)].reason)
+        assert fired(by[str(i)]) == [(None, None, False)], (probe, by[str(i)].details)
+    assert fired(by[str(len(probes))])[0][0] == "greeter" and by[str(len(probes))].verdict == "PASS"
+    if engine == "claude-code":  # the probe ran: the Read returned, without the file's lines
+        report = json.loads(outcome.report_path.read_text())
+        case = next(c for c in report["cases"] if c["name"] == "0")
+        [record] = [
+            json.loads(p.read_text())
+            for p in (outcome.report_path.parent / case["artifacts"]).glob("**/record.json")
+        ]
+        reads = [c for t in record["turns"] for c in t["tool_calls"] if c["name"] == "Read"]
+        assert reads and "Do the greeter thing" not in (reads[0].get("result") or ""), reads
+
+
+def test_a_skill_call_claude_code_refused_fires_nothing(
+    tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    """A skill with ``disable-model-invocation: true``: Claude Code refuses the model's Skill call
+    (``is_error: true``), so nothing of the skill reached the model, and it did not fire."""
+    if not agents_available("claude-code"):
+        pytest.skip("claude-code CLI not installed (run .ci/install-agents.sh)")
+    greeter = skill(tmp_path, "greeter", GREET)
+    md = greeter / "SKILL.md"
+    md.write_text(md.read_text().replace("---\nname:", "---\ndisable-model-invocation: true\nname:", 1))
+    file = trigger_set(greeter, [("write a greeting SCENARIO=refused-skill", True)])
+    outcome = run(file, "claude-code")
+    [result] = outcome.results
+    assert result.reason == "triggered 0/1 (should trigger)", (result.reason, result.details)
+    report = json.loads(outcome.report_path.read_text())
+    [case] = report["cases"]
+    [record] = [
+        json.loads(p.read_text())
+        for p in (outcome.report_path.parent / case["artifacts"]).glob("**/record.json")
+    ]
+    calls = [c for t in record["turns"] for c in t["tool_calls"] if c["name"] == "Skill"]
+    assert calls and calls[0].get("is_error"), calls  # the probe ran: Claude Code refused the call
