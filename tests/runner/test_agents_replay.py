@@ -406,3 +406,25 @@ def test_a_pull_request_that_edits_a_recorded_judge_answer_gets_no_pass(
     assert unit["verdict"] == "ERROR", unit
     assert "was added or edited since" in unit["reason"] and cassette.name in unit["reason"], unit["reason"]
     assert unit["replay"]["untrusted"], unit["replay"]
+
+
+def test_matrix_cells_record_and_replay_their_own_cassettes(tmp_path: Path, sandbox_dir: Path) -> None:
+    """Issue 44: the cells of a matrix run (here both CLIs) record the same units into the same folder; the
+    cassette name was only unit and run, so the second cell's recording overwrote the first's and the first
+    cell's replay diverged (ERROR). Each cell now has its own cassettes, and the matrix replays with the model
+    gone, every cell as recorded."""
+    for engine in ("claude-code", "codex"):
+        if not agents_available(engine):
+            pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    pkg = make_package(tmp_path / "pkg", timeout=120, cases={"a": case("pass", contains=["GREETING-OK"])})
+    argv = ["--engine", "claude-code,codex", "--model", "codex=gpt-5-codex", "--no-judge", "--json"]
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        rec = run_evalens("eval", "--package", str(pkg), *argv, "--record", env=_env(fake, port))
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    names = sorted(p.name for p in (pkg / "evals" / "cassettes").iterdir())
+    assert names == [f"a-1.{TAIL['claude-code']}.json", f"a-1.{TAIL['codex']}.json"], names
+    again = run_evalens("eval", "--package", str(pkg), *argv, "--replay", env=_env(None, port))
+    assert again.returncode == 0, again.stderr[-3000:]
+    grid = json.loads(again.stdout)
+    assert [c["state"] for c in grid["rows"][0]["cells"]] == ["PASS", "PASS"], grid
