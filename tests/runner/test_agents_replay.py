@@ -428,3 +428,37 @@ def test_matrix_cells_record_and_replay_their_own_cassettes(tmp_path: Path, sand
     assert again.returncode == 0, again.stderr[-3000:]
     grid = json.loads(again.stdout)
     assert [c["state"] for c in grid["rows"][0]["cells"]] == ["PASS", "PASS"], grid
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_arms_record_and_replay_their_own_cassettes(engine: str, tmp_path: Path, sandbox_dir: Path) -> None:
+    """Issue 44: every arm of an ``--arms`` run is a batch over the same units and folder; with the cassette
+    named by unit and run only, the last arm's recording was every arm's, and the other arms' replays
+    diverged. Each arm now records its own (the arm in the name) and replays as recorded."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    key = "arm-key-3"
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        timeout=120,
+        cases={"a": case("needs-skill", extra=f"NEEDS={key}", contains=["GREETING-OK"])},
+    )
+    (pkg / "skills" / "greeter" / "SKILL.md").write_text(
+        f"---\nname: greeter\ndescription: Writes greetings. Key {key}.\n---\nWrite a greeting.\n"
+    )
+    argv = [*MODEL[engine], "--no-judge", "--json", "--arms", "no-skill,skill"]
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        port = fake.port
+        rec = run_evalens("eval", "--package", str(pkg), *argv, "--record", env=_env(fake, port))
+    assert rec.returncode == 0, rec.stderr[-3000:]
+    names = sorted(p.name for p in (pkg / "evals" / "cassettes").iterdir())
+    assert names == [f"a-1.{TAIL[engine]}.no-skill.json", f"a-1.{TAIL[engine]}.skill.json"], names
+    again = run_evalens("eval", "--package", str(pkg), *argv, "--replay", env=_env(None, port))
+    assert again.returncode == 0, again.stderr[-3000:]
+    report = json.loads(again.stdout)
+    assert [c["verdict"] for c in report["cases"]] == ["PASS"], report["cases"]
+    (none,) = report["arms"]["comparisons"]
+    other = json.loads((pkg / "evals" / "reports" / none["report"]).read_text())
+    assert [c["verdict"] for c in other["cases"]] == ["FAIL"], other["cases"]  # as recorded: no ERROR
+    assert other["cases"][0]["replay"]["live_requests"] == 0, other["cases"][0]["replay"]
