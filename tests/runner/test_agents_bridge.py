@@ -154,3 +154,59 @@ def test_the_agent_cannot_rewrite_the_settings_that_decide_a_block(
     tool_output = json.dumps(record.model_dump(mode="json"))
     assert f"TAMPER-DENIED-{settings}" in tool_output and f"TAMPER-OK-{settings}" not in tool_output
     assert list(sandbox_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_as_the_unprivileged_runner_the_key_stays_on_the_host_and_the_bridge_meters(
+    engine: str, runner_work: Path, fake_model
+) -> None:
+    """Attacks 6b and 9 as GitHub's ubuntu-latest runs evalens: an unprivileged user (root drops to one here).
+    The agent's environment holds the placeholder, the fake receives the real key, and the shell's own calls
+    through the bridge stop the run at the token limit."""
+    import os
+    import subprocess
+
+    from tests.runner.test_agents_sandbox import evalens_command
+
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    work = runner_work
+    pkg = make_package(
+        work / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        timeout=120,
+        cases={"probe": case("env-probe"), "burn": case("bridge-burn", contains=["GREETING-OK"])},
+    )
+    env = {
+        **os.environ,
+        **REAL,
+        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        "HOME": str(work / "home"),
+        "ANTHROPIC_BASE_URL": fake_model.anthropic_base_url,
+        "OPENAI_BASE_URL": fake_model.openai_base_url,
+        "EVALENS_AGENT_RETRIES": "0",
+    }
+    first = len(fake_model.records)
+    argv = [*evalens_command("unprivileged", work), "eval", "--package", str(pkg), *MODEL[engine]]
+    out = subprocess.run(
+        [*argv, "--max-tokens-per-run", "200", "--json"], env=env, capture_output=True, text=True, timeout=500
+    )
+    assert "Traceback" not in out.stderr, out.stderr[-3000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    real = REAL["ANTHROPIC_API_KEY" if engine == "claude-code" else "OPENAI_API_KEY"]
+    mine = fake_model.records[first:]
+    assert {r["key"] for r in mine if r.get("tools")} == {
+        real
+    }  # the agent CLI's own calls, keyed on the host
+    for value in REAL.values():
+        assert value not in out.stdout and value not in out.stderr
+        assert not [p for p in pkg.rglob("*") if p.is_file() and value.encode() in p.read_bytes()]
+    burned = [
+        r for r in mine if not r.get("tools") and not r.get("judge") and r["reply"]["text"] == "Eval run"
+    ]
+    if engine == "codex" and not burned:
+        assert cases["burn"]["verdict"] == "PASS", cases["burn"]  # Codex's own sandbox kept its shell off
+    else:
+        assert cases["burn"]["verdict"] == "ERROR" and "token limit" in cases["burn"]["reason"], cases["burn"]
+    assert list((work / "sandboxes").iterdir()) == []
