@@ -79,20 +79,26 @@ def detect(
     found: list[Activation] = []
     seen: set[str] = set()
 
-    def add(skill: str | None, how: str, turn: int | None, argument: Any) -> None:
+    def add(skill: str | None, how: str, turn: int | None, argument: Any, shown: str | None = None) -> None:
         skill = installed.get(skill or "")
         if skill is None or skill not in folders or skill in seen:
             return
         seen.add(skill)
         text = argument if isinstance(argument, str) else None
         found.append(
-            Activation(skill=skill, how=how, turn=turn, argument=text[:ARGUMENT_LIMIT] if text else None)  # type: ignore[arg-type]
+            Activation(
+                skill=skill,
+                how=how,  # type: ignore[arg-type]
+                turn=turn,
+                argument=text[:ARGUMENT_LIMIT] if text else None,
+                evidence=shown[:ARGUMENT_LIMIT] if shown else None,
+            )
         )
 
     for name, path in injected:
         folder = installed_skill_md(path, engine.skills_dir, workspace)
         if _mentions(prompt, name) and folder is not None and installed.get(name) == folder:
-            add(name, "mention", None, f"${name}")
+            add(name, "mention", None, f"${name}", f"Codex injected {path}" if contents is not None else None)
     for turn in turns:
         for call in turn.tool_calls:
             evidence = engine.skill_evidence(call, workspace)
@@ -100,9 +106,10 @@ def detect(
                 skill, how, argument = evidence
                 named = _skill_name(skill, installed)
                 folder = installed.get(named or "") or ""
-                if contents is not None and not reached(call, how, contents.get(folder, "")):
+                shown = reached(call, how, contents.get(folder, "")) if contents is not None else None
+                if contents is not None and shown is None:
                     continue
-                add(named, how, turn.index, argument)
+                add(named, how, turn.index, argument, shown)
     return found
 
 
@@ -112,20 +119,21 @@ def content_lines(skill_md: str) -> list[str]:
     return [line.strip() for line in skill_md.splitlines() if line.strip() and line.strip() != "---"]
 
 
-def reached(call: Any, how: str, skill_md: str) -> bool:
-    """Whether this call's result shows that the skill reached the model. An error result (the engine's own
-    mark) or a blocked call never does, nor a call that never returned. A ``Skill`` call the engine ran
-    (``tool-call``) loads the skill itself; a read (``skill-read``) only when its result holds a line of the
-    SKILL.md (the command may have read nothing: a redirect, a short circuit, another folder, an offset past
-    the end, code that never ran)."""
+def reached(call: Any, how: str, skill_md: str) -> str | None:
+    """What in this call's result shows that the skill reached the model (recorded as the activation's
+    ``evidence``), or None. An error result (the engine's own mark) or a blocked call never does, nor a call
+    that never returned. A ``Skill`` call the engine ran (``tool-call``) loads the skill itself; a read
+    (``skill-read``) only when its result holds a line of the SKILL.md (the command may have read nothing: a
+    redirect, a short circuit, another folder, an offset past the end, code that never ran)."""
     if getattr(call, "is_error", False) or getattr(call, "blocked", False):
-        return False
+        return None
     result = getattr(call, "result", None)
     if result is None:
-        return False
+        return None
     if how != "skill-read":
-        return True
-    return any(line in result for line in content_lines(skill_md))
+        return "the engine ran the call: " + (result.strip()[:120] or "(empty result)")
+    line = next((line for line in content_lines(skill_md) if line in result), None)
+    return f"its result holds the SKILL.md line {line!r}" if line is not None else None
 
 
 def _mentions(prompt: str, name: str) -> bool:

@@ -298,6 +298,16 @@ def test_a_call_that_brought_nothing_of_the_skill_fires_nothing(
         assert by[str(i)].reason == "triggered 0/1 (should trigger)", (probe, by[str(i)].reason)
         assert fired(by[str(i)]) == [(None, None, False)], (probe, by[str(i)].details)
     assert fired(by[str(len(probes))])[0][0] == "greeter" and by[str(len(probes))].verdict == "PASS"
+    # the run record says which evidence decided the control's activation
+    report = json.loads(outcome.report_path.read_text())
+    control = next(c for c in report["cases"] if c["name"] == str(len(probes)))
+    [kept] = [
+        json.loads(p.read_text())
+        for p in (outcome.report_path.parent / control["artifacts"]).glob("**/record.json")
+    ]
+    [activation] = kept["activations"]
+    expected = "the engine ran the call" if engine == "claude-code" else "its result holds the SKILL.md line"
+    assert activation["evidence"].startswith(expected), activation
     if engine == "claude-code":  # the probe ran: the Read returned, without the file's lines
         report = json.loads(outcome.report_path.read_text())
         case = next(c for c in report["cases"] if c["name"] == "0")

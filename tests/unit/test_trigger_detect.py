@@ -240,3 +240,6 @@ def test_a_call_whose_result_holds_the_skill_is_an_activation(
         get_engine(engine), answered(name, value, result), INSTALLED, workspace="/ws", contents=CONTENTS
     )
     assert [(a.skill, a.how) for a in found] == [("greeter", how)]
+    # which evidence decided it is recorded
+    expected = "the engine ran the call" if how == "tool-call" else "its result holds the SKILL.md line '"
+    assert (found[0].evidence or "").startswith(expected), found[0].evidence

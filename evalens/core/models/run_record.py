@@ -196,6 +196,13 @@ class Activation(EvalModel):
         default=None,
         example="greeter",
     )
+    evidence: str | None = doc(
+        "What showed that the skill reached the model: the call's result (a line of the SKILL.md a read "
+        "returned, the engine running a `Skill` call) or Codex's injection of a mention. A call that named the "
+        "skill but brought nothing of it (an error, a redirect, a read past the end) is no activation.",
+        default=None,
+        example="its result holds the SKILL.md line 'name: greeter'",
+    )
 
 
 class RunRecord(EvalModel):
