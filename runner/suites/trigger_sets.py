@@ -68,9 +68,22 @@ def metrics_of(results: list[Any]) -> tuple[dict[str, Any], list[tuple[str, bool
     return trigger_metrics(rows), rows, sum(r.verdict == "ERROR" for r in results)
 
 
+UNDEFINED = {
+    "precision": "n/a (the skill fired on no query)",
+    "recall": "n/a (no query should trigger)",
+    "accuracy": "n/a (no query)",
+}
+
+
+def metric_words(m: dict[str, Any], *names: str) -> str:
+    """``precision 0.5, recall 1.0``: the metrics as every face words them; a metric with no denominator says why
+    instead of printing ``None`` (issue 45: "precision None, recall 0.0")."""
+    return ", ".join(f"{n} {m[n] if m.get(n) is not None else UNDEFINED[n]}" for n in names)
+
+
 def metrics_line(results: list[Any]) -> str:
     m, rows, errored = metrics_of(results)
-    return f"precision {m['precision']}, recall {m['recall']}, accuracy {m['accuracy']}" + (
+    return metric_words(m, "precision", "recall", "accuracy") + (
         f" over {len(rows)} of {len(rows) + errored} queries; {errored} ERROR (agent failed, not counted)"
         if errored
         else ""

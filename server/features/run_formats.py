@@ -280,10 +280,10 @@ def summary(fmt: str, units: list[UnitResult], elapsed: float) -> UnitResult:
     reason = f"{passed}/{len(units)} passed"
     if fmt.startswith("trigger"):
         # lazy: evalens.runner.suites.trigger_sets ~0.6 s to import; the server starts without it
-        from evalens.runner.suites.trigger_sets import metrics_of
+        from evalens.runner.suites.trigger_sets import metric_words, metrics_of
 
         m, _rows, errored = metrics_of(units)
-        reason = f"precision {m['precision']}, recall {m['recall']} ({reason}" + (
+        reason = f"{metric_words(m, 'precision', 'recall')} ({reason}" + (
             f"; {errored} ERROR left out of precision and recall)" if errored else ")"
         )
     return UnitResult(

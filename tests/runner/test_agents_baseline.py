@@ -188,7 +188,10 @@ def test_trigger_set_with_baseline_reports_precision_and_recall_for_both(
     out = _run(trigger, engine, "--runs", "1", "--baseline", "no-skill", "--json", str(tmp_path / "t.json"))
     assert out.returncode == 0, out.stdout + out.stderr[-3000:]
     assert "with the skill: precision 1.0, recall 1.0, accuracy 1.0" in out.stdout, out.stdout
-    assert "without (no skill): precision None, recall 0.0, accuracy 0.3333" in out.stdout, out.stdout
+    assert (
+        "without (no skill): precision n/a (the skill fired on no query), recall 0.0, accuracy 0.3333"
+        in out.stdout
+    ), out.stdout
     report = json.loads((skill / "evals" / "reports").glob("*.json").__next__().read_text())
     base = report["baseline"]
     assert base["metrics"] == {

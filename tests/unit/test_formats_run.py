@@ -482,3 +482,20 @@ def test_rescore_results_reproduces_failure_reasons(
     again = json.loads((tmp_path / "r.json").read_text())
     assert again["failureReasons"] == original["failureReasons"]
     assert "FAILED" in (tmp_path / "r.md").read_text()
+
+
+def test_a_metric_without_a_denominator_says_why_instead_of_none() -> None:
+    """Issue 45: a trigger set read "✗ FAIL: precision None, recall 0.0"; every face words it through one function."""
+    from evalens.runner.suites.trigger_sets import metric_words, trigger_metrics
+
+    never_fired = trigger_metrics([("a", True, 0.0), ("b", False, 0.0)])
+    assert (
+        metric_words(never_fired, "precision", "recall")
+        == "precision n/a (the skill fired on no query), recall 0.0"
+    )
+    none_wanted = trigger_metrics([("b", False, 1.0)])
+    assert metric_words(none_wanted, "recall") == "recall n/a (no query should trigger)"
+    assert (
+        metric_words(trigger_metrics([("a", True, 1.0)]), "precision", "recall")
+        == "precision 1.0, recall 1.0"
+    )
