@@ -795,8 +795,13 @@ def _write_unrun_cell(request: Any, cell: argparse.Namespace, arm: Any, path: Pa
     """The report of a matrix cell that could not start (its CLI missing, a refused setting): every unit it
     would have run ERROR with the reason. Without it the cell vanished: the matrix had one column fewer and
     the JUnit one green suite, though the exit code was 2 (issue 44)."""
-    from evalens.core.models.uaaps import ReportAgent, ReportCase, ReportConfig, ReportPackage
-    from evalens.runner.report import new_report, write_report
+    from evalens.core.models.uaaps import (  # lazy: only a matrix cell that cannot start writes a report here
+        ReportAgent,
+        ReportCase,
+        ReportConfig,
+        ReportPackage,
+    )
+    from evalens.runner.report import new_report, write_report  # lazy: as above
 
     root = request.package_root.resolve()
     try:
