@@ -124,3 +124,18 @@ def test_a_missing_grader_file_is_seen_from_the_open_prompt(tmp_path: Path) -> N
     for g in (case / "graders").iterdir():
         g.unlink()
     assert {p.code for _, p in case_problems(case)} == {"plugin-eval-no-grader"}
+
+
+def test_a_case_file_outside_the_case_folder_is_flagged_and_never_opened(tmp_path: Path) -> None:
+    case = tmp_path / "evals" / "c"
+    case.mkdir(parents=True)
+    (tmp_path / "secret.sh").write_text("echo secret\n")
+    (case / "case.yaml").write_text(
+        'schema_version: "1.1"\nname: c\ncontext:\n  scaffold_script: ../../secret.sh\nexecution:\n'
+        "  prompt: Hi.\ngraders:\n  - {name: g, type: regex, pattern: x}\n"
+    )
+    [(_, p)] = case_problems(case)
+    assert p.code == "plugin-eval-file-missing" and "escapes its root" in p.message
+    from evalens.core.formats.plugin_eval import case_file
+
+    assert case_file(case, "../../secret.sh") is None and case_file(case, "/etc/passwd") is None

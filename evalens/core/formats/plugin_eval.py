@@ -18,7 +18,7 @@ from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, parse
 from evalens.core.formats import registry
-from evalens.core.formats._shared import js_regex_error, problem
+from evalens.core.formats._shared import js_regex_error, path_escape, problem
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target
 from evalens.core.models import plugin_eval as m
 from evalens.core.models.catalog import SchemaSpec, register
@@ -373,12 +373,18 @@ def _all_graders(files: CaseFiles) -> list[dict[str, Any]]:
     return listed + [g.data for g in files.graders if isinstance(g.data, dict)]
 
 
+def case_file(folder: FsPath, value: Any) -> FsPath | None:
+    """A file a case names (scaffold, history, baseline) as a path inside its case folder, or None: the loader
+    takes only files of the case folder, and an absolute path or a `..` is never followed (nor opened)."""
+    if not isinstance(value, str) or path_escape(value) is not None:
+        return None
+    target = folder / value
+    return target if target.is_file() and not target.is_symlink() else None
+
+
 def _file_target(folder: FsPath, value: Any) -> list[Target]:
-    if isinstance(value, str) and value and not FsPath(value).is_absolute():
-        target = folder / value
-        if target.exists():
-            return [Target(str(target))]
-    return []
+    target = case_file(folder, value)
+    return [Target(str(target))] if target is not None else []
 
 
 class PluginEvalPrompt(Format):
@@ -463,14 +469,17 @@ class PluginEvalCase(Format):
         context: dict[str, Any] = data["context"] if isinstance(data.get("context"), dict) else {}
         for key in ("scaffold_script", "history_file"):
             value = context.get(key)
-            if isinstance(value, str) and value and not (folder / value).is_file():
+            if isinstance(value, str) and value and case_file(folder, value) is None:
+                escape = path_escape(value)
                 out.append(
                     problem(
                         doc,
                         ("context", key),
                         W,
                         "plugin-eval-file-missing",
-                        f"`{value}` is not a file in this case folder.",
+                        f"`{value}` {escape}: it must name a file in this case folder."
+                        if escape
+                        else f"`{value}` is not a file in this case folder.",
                     )
                 )
         execution: dict[str, Any] = data["execution"] if isinstance(data.get("execution"), dict) else {}
