@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -108,6 +110,17 @@ def surviving(marker: str) -> list[int]:
             if marker in cmdline and int(entry) != os.getpid():
                 found.append(int(entry))
     return found
+
+
+def kill_surviving(marker: str) -> None:
+    """SIGKILL what :func:`surviving` finds; one that exits between the listing and the kill is already gone.
+
+    Why: a test that kills a batch's group races the agent's own exit (``--die-with-parent`` takes it down a moment
+    later), so a PID listed a millisecond ago may no longer exist, and that is the outcome the cleanup wanted.
+    """
+    for pid in surviving(marker):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
 
 
 def agents_available(engine: str) -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.runner.runner_helpers import agents_available, case, make_package, surviving
+from tests.runner.runner_helpers import agents_available, case, kill_surviving, make_package, surviving
 
 pytestmark = pytest.mark.agents
 
@@ -66,8 +66,7 @@ def test_a_killed_batch_resumes_only_what_did_not_finish(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        for pid in surviving(f"evalens-slow-{marker}"):  # an agent outside the killed group (own session)
-            os.kill(pid, signal.SIGKILL)
+        kill_surviving(f"evalens-slow-{marker}")  # an agent outside the killed group (own session)
 
     reports = pkg / "evals" / "reports"
     assert list(reports.glob("*.json")) == [], "a SIGKILLed batch wrote no report"

@@ -23,7 +23,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from tests.runner.runner_helpers import agents_available, surviving
+from tests.runner.runner_helpers import agents_available, kill_surviving, surviving
 
 pytestmark = pytest.mark.agents
 
@@ -107,8 +107,7 @@ def test_a_killed_file_batch_resumes_only_the_runs_that_did_not_finish(
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
-        for pid in surviving(f"evalens-slow-{marker}"):
-            os.kill(pid, signal.SIGKILL)
+        kill_surviving(f"evalens-slow-{marker}")  # an agent outside the killed group (own session)
 
     reports = skill / "evals" / "reports"
     assert list(reports.glob("*.json")) == [], "a SIGKILLed batch wrote no report"
