@@ -18,6 +18,16 @@ def check_key(kind: str) -> str:
     return CHECK_KEYS.get(kind, kind)
 
 
+def failure_sentence(check: Any) -> str:
+    """The one sentence a failed check is told in, on every screen (the diagnostic on its line, the Test Results
+    message and the failure VS Code draws inline, the hover, Neovim): its key as the case writes it, then why it
+    failed. Computed here, once, and sent to editors as data (``FailedCheck.sentence``), so no face builds its own
+    (VS Code had drawn ``✗ != output/summary.md`` from the diff while the others said the file was not created)."""
+    key = check_key(check.kind)
+    why = (check.detail or "").strip() or f"{yaml_value(check.value)} failed"
+    return f"{key}: {why}"
+
+
 def yaml_value(value: Any) -> str:
     """A check's value as YAML spells it: ``true``, not Python's ``True``."""
     if isinstance(value, bool):

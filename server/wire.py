@@ -170,6 +170,9 @@ class FailedCheck(Wire):
     check: str
     value: Any = None
     message: str
+    sentence: str
+    """The failure as every screen tells it (``runner.check_words.failure_sentence``): editors show it as is,
+    inline too, and never build their own from ``check``, ``message`` or the diff."""
     range: LspRange | None = None
     expected: str | None = None
     """What the check wanted, for the editor's diff (contains, not-contains, file checks)."""

@@ -16,7 +16,7 @@ from pygls.uris import from_fs_path
 
 from evalens.core.labels import case_label, one_line
 from evalens.core.models.cassette import replay_label
-from evalens.runner.check_words import CHECK_KEYS
+from evalens.runner.check_words import CHECK_KEYS, failure_sentence
 from evalens.runner.results import repeat_label
 from evalens.runner.stats import Repeats
 from evalens.runner.trigger_report import query_label
@@ -174,7 +174,12 @@ def failed_checks(result: Any, validation: Any, case_path: tuple, encoding: str)
     for check in result.checks:
         if check.status != "FAIL":
             continue
-        entry = FailedCheck(check=check_label(check), value=check.value, message=check.detail or "")
+        entry = FailedCheck(
+            check=check_label(check),
+            value=check.value,
+            message=check.detail or "",
+            sentence=failure_sentence(check),
+        )
         diff = check_diff(result, check)
         if diff is not None:
             entry.expected, entry.actual = diff
@@ -197,7 +202,7 @@ def summary_message(result: Any) -> str:
         lines.append(f"judge{who}: {result.judge_verdict or ''} {result.judge_reason}".replace("  ", " "))
     for check in result.checks:
         if check.status == "FAIL":
-            lines.append(f"failed check {check_label(check)}: {check.detail}")
+            lines.append(f"failed check {failure_sentence(check)}")
     if result.error and result.error != result.judge_reason and result.verdict != "FAIL":
         lines.append(f"error: {result.error}")
     elif not result.judge_reason and not any(c.status == "FAIL" for c in result.checks) and result.reason:
@@ -210,7 +215,7 @@ def diagnostic_message(result: Any) -> str:
     its first reason. Every check, the judge and the output are in the hover."""
     failed = next((c for c in result.checks if c.status == "FAIL"), None)
     if result.verdict == "FAIL" and failed is not None:
-        reason = f"{check_label(failed)}: {failed.detail}"
+        reason = failure_sentence(failed)
     elif result.verdict == "FAIL" and result.judge_reason:
         reason = f"judge: {result.judge_reason}"
     else:
@@ -243,7 +248,7 @@ def verdict_diagnostics(result: Any, validation: Any, case: Any, encoding: str) 
             out.append(
                 types.Diagnostic(
                     range=rng,
-                    message=short(f"{check_label(check)}: {check.detail}", 120),
+                    message=short(failure_sentence(check), 120),
                     severity=types.DiagnosticSeverity.Error,
                     source=SOURCE,
                     code="eval-check-failed",
@@ -310,11 +315,7 @@ def hover_markdown(record: Any, links: str = "") -> str:
     if r.reason:  # a PASS has no diagnostic, so what it measured ("2/2 assertions passed") is said here
         parts.append(f"{'Result' if r.verdict == 'PASS' else 'Reason'}: {r.reason}")
     if r.checks:
-        rows = [
-            f"- {'✓' if c.status == 'PASS' else '✗'} `{check_label(c)}` `{c.value}`"
-            + (f" — {c.detail}" if c.detail and c.detail != c.value else "")
-            for c in r.checks
-        ]
+        rows = [hover_check_row(c) for c in r.checks]
         parts.append("Checks:\n" + "\n".join(rows))
     if r.judge_verdict:
         model = f" ({r.judge_model})" if r.judge_model else ""
@@ -328,6 +329,17 @@ def hover_markdown(record: Any, links: str = "") -> str:
     if r.sandbox_path:
         parts.append(f"Sandbox kept: `{r.sandbox_path}`")
     return "\n\n".join(parts)
+
+
+def hover_check_row(check: Any) -> str:
+    """A check in the hover: a failed one in its one sentence (:func:`failure_sentence`, as inline and in Test
+    Results), its value added only where the sentence does not name it (a graded statement's id)."""
+    if check.status != "FAIL":
+        detail = f" — {check.detail}" if check.detail and check.detail != check.value else ""
+        return f"- {'✓' if check.status == 'PASS' else '○'} `{check_label(check)}` `{check.value}`{detail}"
+    sentence = failure_sentence(check)
+    value = str(check.value)
+    return f"- ✗ {sentence}" + ("" if not value or value in sentence else f" (`{value}`)")
 
 
 def usage_text(usage: Any) -> str:

@@ -124,6 +124,11 @@ export interface FailedCheck {
   check: string;
   value?: unknown;
   message: string;
+  /**
+   * The failure as every screen tells it (`runner.check_words.failure_sentence`): editors show it as is,
+   * inline too, and never build their own from `check`, `message` or the diff.
+   */
+  sentence: string;
   range?: LspRange | null;
   /** What the check wanted, for the editor's diff (contains, not-contains, file checks). */
   expected?: string | null;

@@ -54,10 +54,18 @@ export function outcomeFromResult(result: CaseResult): Outcome {
       const model = result.judge.model ? ` (${result.judge.model})` : "";
       messages.push({ text: `Judge${model}: ${result.judge.reason}` });
     }
+    // Each failed check in the server's one sentence. VS Code draws a line's first message inline, and a message
+    // with Expected / Actual as `actual != expected` (`✗ != output/summary.md`), so the diff comes second, on
+    // its own message: inline and in the peek the check reads as the hover, the run page and Neovim say it.
+    const diffs: OutcomeMessage[] = [];
     for (const check of result.failedChecks ?? []) {
-      const diff = check.expected != null && check.actual != null ? { expected: check.expected, actual: check.actual } : {};
-      messages.push({ text: `${check.check}: ${check.message}`, range: check.range ?? undefined, ...diff });
+      const range = check.range ?? undefined;
+      messages.push({ text: check.sentence, range });
+      if (check.expected != null && check.actual != null) {
+        diffs.push({ text: check.sentence, range, expected: check.expected, actual: check.actual });
+      }
     }
+    messages.push(...diffs);
     if (messages.length === 0) {
       messages.push({ text: result.reason || "FAIL" });
     }
@@ -153,7 +161,7 @@ export function resultOutput(r: CaseResult): string {
     lines.push(`  judge${r.judge.model ? ` ${r.judge.model}` : ""}: ${r.judge.verdict} ${r.judge.reason}`);
   }
   for (const c of r.failedChecks ?? []) {
-    lines.push(`  failed check ${c.check}: ${c.message}`);
+    lines.push(`  failed check ${c.sentence}`);
   }
   if (r.error) {
     lines.push(`  error: ${r.error}`);

@@ -199,8 +199,8 @@ test("a FAIL result carries the judge reason and each failed check at its range"
     durationSeconds: 1.234,
     judge: { verdict: "FAIL", reason: "the summary misses the totals", model: "claude-haiku" },
     failedChecks: [
-      { check: "contains", value: "total", message: "output does not contain 'total'", range: range(7, 4, 20) },
-      { check: "exit_code", message: "exit code 1 != 0" },
+      { check: "contains", value: "total", message: "output does not contain 'total'", sentence: "contains: output does not contain 'total'", range: range(7, 4, 20) },
+      { check: "exit_code", message: "exit code 1 != 0", sentence: "exit_code: exit code 1 != 0" },
     ],
     engine: "claude",
     model: "claude-opus",

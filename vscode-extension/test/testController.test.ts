@@ -143,7 +143,7 @@ test("a run reports passed, failed (with messages at ranges) and errored with du
         return result("rejects-empty", "FAIL", {
           durationSeconds: 2,
           judge: { verdict: "FAIL", reason: "did not refuse", model: "judge-model" },
-          failedChecks: [{ check: "contains", message: "missing 'empty'", range: range(11, 6, 30) }],
+          failedChecks: [{ check: "contains", message: "missing 'empty'", sentence: "contains: missing 'empty'", range: range(11, 6, 30) }],
         });
       }
       throw new Error("claude: command not found");
@@ -199,7 +199,7 @@ test("a dry run reports no state, so the Test Explorer keeps the last real resul
     "evalens.runCase": async (arg) =>
       arg.dryRun
         ? result(String(arg.name), "SKIP", { reason: "dry run: checks: contains", dryRun: true })
-        : result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] }),
+        : result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing", sentence: "contains: missing" }] }),
   });
   await tc.refreshAll();
   const item = tc.caseItem(CASES_URI, "rejects-empty")!;
@@ -218,7 +218,7 @@ test("a cancelled run reports the case's last real outcome again, not Skipped", 
     "evalens.runCase": (arg, token) => {
       calls++;
       if (calls === 1) {
-        return Promise.resolve(result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] }));
+        return Promise.resolve(result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing", sentence: "contains: missing" }] }));
       }
       return new Promise((_resolve, reject) => token?.onCancellationRequested(() => reject(new Error("RequestCancelled"))));
     },
@@ -245,7 +245,7 @@ test("a run refused for validation errors keeps the last real result (its reason
   const { tc, controller } = setup({
     "evalens.runCase": async (arg) =>
       ++calls === 1
-        ? result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing" }] })
+        ? result(String(arg.name), "FAIL", { failedChecks: [{ check: "contains", message: "missing", sentence: "contains: missing" }] })
         : result(String(arg.name), "SKIP", { reason, problems: 1, durationSeconds: 0 }),
   });
   await tc.refreshAll();
@@ -288,7 +288,7 @@ test("a case renamed in place keeps its result: its new item gets the last outco
   await tc.refreshAll();
   const file = CASES_URI;
   tc.lensRunStarted(file, "summarises-pdf");
-  tc.lensRunFinished(file, "summarises-pdf", result("summarises-pdf", "FAIL", { failedChecks: [{ check: "contains", message: "no PDF", range: range(4) }] }));
+  tc.lensRunFinished(file, "summarises-pdf", result("summarises-pdf", "FAIL", { failedChecks: [{ check: "contains", message: "no PDF", sentence: "contains: no PDF", range: range(4) }] }));
   const runs = controller.runs.length;
   const renamed = discovered()
     .filter((c) => c.uri === file)
@@ -352,7 +352,7 @@ test("a code-lens run shows as started, then reports the command's result; its n
   server.verdictEmitter.fire({ uri: CASES_URI, name: "rejects-empty", verdict: "FAIL", reason: "x" });
   await tick();
   assert.equal(controller.runs.length, 1, "notification during a lens run opens no second run");
-  tc.lensRunFinished(CASES_URI, "rejects-empty", result("rejects-empty", "FAIL", { failedChecks: [{ check: "c", message: "m" }] }));
+  tc.lensRunFinished(CASES_URI, "rejects-empty", result("rejects-empty", "FAIL", { failedChecks: [{ check: "c", message: "m", sentence: "c: m" }] }));
   assert.deepEqual(run.events.filter((e) => e.kind !== "output").map((e) => e.kind), ["started", "failed", "end"]);
   tc.dispose();
 });
@@ -492,7 +492,7 @@ test("a lens batch (Run all) is one Test Results run: each verdict, the turns, t
   await tick();
   tc.lensBatchFinished(batch, [
     result("summarises-pdf", "PASS", { usage: { inputTokens: 10, outputTokens: 2, costUsd: 0.01 } }),
-    result("rejects-empty", "FAIL", { failedChecks: [{ check: "contains", message: "missing", range: range(11) }], usage: { inputTokens: 5, outputTokens: 1, costUsd: 0.02 } }),
+    result("rejects-empty", "FAIL", { failedChecks: [{ check: "contains", message: "missing", sentence: "contains: missing", range: range(11) }], usage: { inputTokens: 5, outputTokens: 1, costUsd: 0.02 } }),
   ]);
   assert.equal(controller.runs.length, 1, "one run for the whole batch");
   const run = controller.runs[0] as FakeTestRun;
@@ -520,24 +520,31 @@ test("a Test Explorer run ends with one summary line; a dry run has none", async
   assert.ok(!dry.some((l) => l.startsWith("■ evalens:")), "a dry run counts nothing");
 });
 
-test("a failed contains / file check shows an Expected / Actual diff in the peek; other checks do not", async () => {
+test("a failed check reads as the server's sentence inline (a line's first message); its diff comes after", async () => {
+  // VS Code draws the first message on a line inline, and a diffable one as `actual != expected`: issue 45 saw
+  // `✗ != output/summary.md` where every other screen said "the agent did not create output/summary.md"
   const { tc, controller } = setup({
     "evalens.runCase": (a) =>
       result(String(a.name), "FAIL", {
         failedChecks: [
-          { check: "contains", message: "output does not contain 'Bye'", range: range(3), expected: "Bye", actual: "Hello" },
-          { check: "agent-blocked", message: "not blocked", range: range(4) },
+          { check: "files-created", message: "the agent did not create output/summary.md", sentence: "files-created: the agent did not create output/summary.md", range: range(3), expected: "output/summary.md\n", actual: "" },
+          { check: "agent-blocked", message: "not blocked", sentence: "agent-blocked: not blocked", range: range(4) },
         ],
       }),
   });
   await controller.resolveHandler!(undefined);
   await tc.runItems([tc.caseItem(CASES_URI, "rejects-empty")!], false);
   const failed = (controller.runs[0] as FakeTestRun).events.find((e) => e.kind === "failed")!;
-  const [diff, plain] = failed.messages!;
-  assert.equal(diff.expectedOutput, "Bye");
-  assert.equal(diff.actualOutput, "Hello");
+  const [sentence, plain, diff] = failed.messages!;
+  const line = (m: { location?: { range: { start: { line: number } } } }) => m.location?.range.start.line;
+  assert.equal(sentence.message, "files-created: the agent did not create output/summary.md");
+  assert.equal(sentence.expectedOutput, undefined, "the inline message is never the diff");
+  assert.equal(plain.message, "agent-blocked: not blocked");
   assert.equal(plain.expectedOutput, undefined);
-  assert.equal(plain.actualOutput, undefined);
+  assert.equal(diff.message, sentence.message);
+  assert.equal(diff.expectedOutput, "output/summary.md\n");
+  assert.equal(diff.actualOutput, "");
+  assert.equal(line(diff), line(sentence), "the diff is at the check's line, after its sentence");
 });
 
 test("cases carry tags for the Test Explorer filter: format, skill and the engine of their last run", async () => {
