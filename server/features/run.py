@@ -614,9 +614,8 @@ class Runs:
         self, handle: RunHandle, target: Target
     ) -> tuple[CaseRecord, list[CaseRecord]]:
         """One unit of a suite format (``*``: the whole file); every unit it graded is remembered."""
-        self._progress(
-            handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else "")
-        )
+        doing = "running the agent" + (" on every unit" if handle.name == ALL else "")
+        self._progress(handle, "agent", doing)
         data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
         results = await run_formats.run_unit(
             handle.format_id,
@@ -624,7 +623,7 @@ class Runs:
             handle.name,
             data,
             handle.settings or self.ls.settings,
-            lambda message: self._progress(handle, "agent", message),
+            lambda message: self._progress(handle, "agent", f"{doing} · {message}"),
             run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
             runs=handle.runs,
             budget=handle.budget,

@@ -214,6 +214,23 @@ def engine_refusal(file: Path, engine: str) -> str | None:
     return f"`evalens run` runs {file.name} with {' or '.join(engine_names())}, not {engine} (setting evalens.engine)"
 
 
+def stage_progress(on_progress: Callable[[str], None] | None) -> Callable[[Any], None]:
+    """The suite's progress as a stage the editor's status bar can show: how many unit-runs have finished. The
+    suite's own lines (``0: WRONG should trigger…``, warnings) are the CLI's output; shown as progress they read
+    as a raw log line in VS Code's status bar (issue 45 #4), so they go to the server's log instead."""
+    finished = 0
+
+    def progress(event: Any) -> None:
+        nonlocal finished
+        if event.message:
+            log.info("%s", f"{event.unit}: {event.message}" if event.unit else event.message)
+        if event.outcome and on_progress is not None:
+            finished += 1
+            on_progress(f"{finished} run{'' if finished == 1 else 's'} finished")
+
+    return progress
+
+
 async def run_unit(
     fmt: str,
     file: Path,
@@ -240,9 +257,7 @@ async def run_unit(
         return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
     request = await _request(fmt, file, name, settings, engine, runs=runs, budget=budget)
 
-    def progress(event: Any) -> None:
-        if on_progress is not None and event.message:
-            on_progress(f"{event.unit}: {event.message}" if event.unit else event.message)
+    progress = stage_progress(on_progress)
 
     t0 = time.monotonic()
     try:

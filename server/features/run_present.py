@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -85,6 +86,8 @@ def verdict_title(result: Any) -> str:
 def unit_label(target: Any) -> str:
     """What the editor calls a run target: its name, or for skill-creator's bare ids its prompt
     (``evalens.core.labels``)."""
+    if target.name == "*":  # a whole-file run: "Eval all of triggers.json", never "Eval *"
+        return f"all of {Path(target.case_file).name}"
     validation = getattr(target, "validation", None)
     if target.case is None or validation is None or validation.doc is None:
         return target.name

@@ -44,3 +44,24 @@ def test_turns_move_the_run_counter_and_refresh_lenses_once_per_run():
     single = RunHandle(root=Path("/pkg"), name="one", uri="u", case_file=Path("/pkg/b.yaml"))
     Runs._run_progress(runs, single, 1)  # one run: nothing to count
     assert single.current_run == 0 and len(refreshes) == 2
+
+
+def test_a_file_run_reports_a_stage_never_the_suites_lines(caplog):
+    """VS Code shows the run's progress in its status bar: a trigger set's run had it read
+    ``Eval *: agent: 0: WRONG should trigger…`` (issue 45 #4). The suite's lines go to the log; the progress
+    says how many runs finished, and a whole-file run is named by its file."""
+    from evalens.runner.run_file import FileProgress
+    from evalens.server.features import run_present
+    from evalens.server.features.run_formats import stage_progress
+
+    said: list[str] = []
+    progress = stage_progress(said.append)
+    with caplog.at_level("INFO", logger="evalens.server.run"):
+        progress(FileProgress(unit="", message="warning: --max-cost: no price for model x"))
+        progress(FileProgress(unit="0", message="WRONG should trigger: extract the text", outcome=True))
+        progress(FileProgress(unit="1", message="ok should not trigger: hello", outcome=True))
+    assert said == ["1 run finished", "2 runs finished"]
+    assert not any("WRONG" in s or "warning" in s for s in said)
+    assert "0: WRONG should trigger: extract the text" in caplog.text  # kept, in the server's log
+    whole = SimpleNamespace(name="*", case_file=Path("/pkg/evals/triggers.json"), case=None, validation=None)
+    assert run_present.unit_label(whole) == "all of triggers.json"
