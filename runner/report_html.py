@@ -16,7 +16,7 @@ from html import escape
 from evalens.core.models.run_record import FileChange, RunRecord, ToolCall, Turn
 from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.matrix import batch_matrix
-from evalens.runner.run_view import RunView, UnitView, call_summary, cost, record_facts, tokens
+from evalens.runner.run_view import CANCELLED, RunView, UnitView, call_summary, cost, record_facts, tokens
 from evalens.runner.trigger_report import query_label, trigger_report
 from evalens.runner.uplift_words import arms_table, describe
 
@@ -35,6 +35,7 @@ margin:4px 0}
 .badge{display:inline-block;font-weight:700;font-size:12px;padding:1px 8px;border-radius:10px;color:#fff;
 margin-right:6px;vertical-align:1px}
 .PASS{background:var(--pass)}.FAIL{background:var(--fail)}.ERROR{background:var(--error)}.SKIP{background:var(--skip)}
+.CANCELLED{background:var(--skip)}
 .unit{border:1px solid var(--line);border-radius:8px;padding:12px 16px;margin:14px 0;background:var(--bg)}
 .unit>header{display:flex;flex-wrap:wrap;gap:8px;align-items:baseline}
 .reason{margin:8px 0;padding:6px 10px;border-left:3px solid var(--line);background:var(--card)}
@@ -217,8 +218,8 @@ def _unit(unit: UnitView, side: str | None = None) -> str:
         case.case_file or "",
     ]
     parts = [
-        f'<section class="unit" data-verdict="{_e(case.verdict)}" id="{anchor}"><header>'
-        f'<span class="badge {_e(case.verdict)}">{_e(case.verdict)}</span><h2>{_e(case.name)}</h2>'
+        f'<section class="unit" data-verdict="{_e(unit.shown)}" id="{anchor}"><header>'
+        f'<span class="badge {_e(unit.shown)}">{_e(unit.shown)}</span><h2>{_e(case.name)}</h2>'
         + (f'<span class="mute">baseline: {_e(side)}</span>' if side is not None else "")
         + f'<span class="meta">{_e(" · ".join(f for f in facts if f))}</span></header>'
     ]
@@ -412,7 +413,7 @@ def _matrix_section(view: RunView) -> str:
 def render_html(view: RunView, anchor: str | None = None) -> str:
     """The whole page as one string; ``anchor``: where it opens (a failing check or turn) when the URL has none."""
     report = view.report
-    counts = {v: sum(u.verdict == v for u in view.units) for v in ("FAIL", "ERROR", "SKIP", "PASS")}
+    counts = {v: sum(u.shown == v for u in view.units) for v in ("FAIL", "ERROR", "SKIP", "PASS", CANCELLED)}
     summary = report.summary
     facts = [
         report.timestamp,

@@ -91,7 +91,7 @@ def _unit(unit: UnitView) -> list[str]:
         tokens(case.usage),
         cost(case.usage),
     ]
-    out = [f"## {case.verdict} {case.name}", "", " · ".join(f for f in facts if f), ""]
+    out = [f"## {unit.shown} {case.name}", "", " · ".join(f for f in facts if f), ""]
     if case.uplift is not None:
         out += [f"**Uplift:** {describe(case.uplift)}", ""]
     if unit.reason:

@@ -18,8 +18,7 @@ from evalens.runner.report import NotAReport, load_report
 from evalens.runner.results import is_interrupted
 from evalens.runner.run_compare import MAX_REPORTS, reports_folder
 from evalens.runner.run_log import NotARunLog, past_batches, read_log, unit_results
-
-CANCELLED = "CANCELLED"
+from evalens.runner.run_view import CANCELLED
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,12 @@ from evalens.core.models.run_record import RunRecord, Usage
 from evalens.core.models.uaaps import EvalReport, ReportCase
 from evalens.runner.record import records_for
 from evalens.runner.report import load_report, newest_report
+from evalens.runner.results import is_interrupted
 
 ORDER = {"FAIL": 0, "ERROR": 1, "SKIP": 2, "PASS": 3}  # failures first
+#: What every face calls a unit cut short by a cancel (■ Cancel, Ctrl-C): the report keeps an "interrupted"
+#: ERROR, which is no verdict on the unit; the run page, ``:EvalensShow``, the Runs view and Test Results say so.
+CANCELLED = "CANCELLED"
 
 
 @dataclass
@@ -23,10 +27,17 @@ class UnitView:
     case: ReportCase
     records: list[RunRecord] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # records that could not be read
+    cancelled: bool = False  # cut short by a cancel: ``verdict`` is the report's "interrupted" ERROR
 
     @property
     def name(self) -> str:
         return self.case.name
+
+    @property
+    def shown(self) -> str:
+        """The verdict as the page shows it: CANCELLED for a unit cut short (as the Runs view says), else the
+        report's verdict."""
+        return CANCELLED if self.cancelled else self.case.verdict
 
     @property
     def verdict(self) -> str:
@@ -65,15 +76,15 @@ def load_view(report_path: Path, unit: str | None = None) -> RunView:
     return RunView(
         report_path=report_path,
         report=report,
-        units=_views(report_path, cases),
-        baseline_units=_views(report_path, base),
+        units=_views(report_path, cases, report),
+        baseline_units=_views(report_path, base, report),
     )
 
 
-def _views(report_path: Path, cases: list[ReportCase]) -> list[UnitView]:
+def _views(report_path: Path, cases: list[ReportCase], report: EvalReport) -> list[UnitView]:
     units = []
     for case in sorted(cases, key=lambda c: ORDER.get(c.verdict, 9)):
-        view = UnitView(case=case)
+        view = UnitView(case=case, cancelled=is_interrupted(case, report))
         for path, record in records_for(report_path, case.artifacts):
             if record is None:
                 view.problems.append(f"{path}: not a readable run record")
