@@ -20,6 +20,8 @@ SUITES: dict[str, str] = {  # format id -> "module:Class" (imported when a file 
     "writing-skills-evals": "writing_skills:WritingSkillsSuite",
     "trigger-evals": "trigger_sets:TriggerSetSuite",
     "trigger-evals-variant": "trigger_sets:TriggerSetSuite",
+    "plugin-eval-prompt": "plugin_eval:PluginEvalSuite",
+    "plugin-eval-case": "plugin_eval:PluginEvalSuite",
 }
 FILE_FORMATS = frozenset(SUITES)
 

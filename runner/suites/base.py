@@ -88,7 +88,16 @@ class FileRunRequest(AgentRunLimits):
         "(each a skill folder, or a folder of skills such as a plugin's `skills/`).",
     )
     threshold_discovery: float | None = None
-    threshold_score: float | None = None
+    threshold_score: float | None = Field(
+        default=None,
+        description="skilljack: the mean score a task needs (1-5); plugin evals: the run score a case needs (0-1, "
+        "default 1).",
+    )
+    ablation: str | None = Field(
+        default=None,
+        description="Plugin evals: `with-without` (the default, as `claude plugin eval` decides for a case whose "
+        "plugin resolves: each run again without the plugin, the with-only graders unscored) or `none`.",
+    )
     github_summary: bool = False
     keep_sandbox: bool = False
     dry_run: bool = Field(default=False, description="List what would run; start no agent.")

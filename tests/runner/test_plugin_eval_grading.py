@@ -1,0 +1,297 @@
+"""evalens's own grading of `claude plugin eval` cases (runner/suites/plugin_eval_grading.py) and the reading of the
+platform's result document (runner/suites/plugin_eval.py), without any CLI: each grader kind and `match` mode on a
+hand-made run, the with-only rule of the ablation, the score, and the verdict of a run by the one verdict function.
+The agents tier holds the same graders against Claude Code's own runner (test_agents_plugin_eval_run.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evalens.runner.suites.base import FileRunRequest
+from evalens.runner.suites.plugin_eval import (
+    PluginEvalCli,
+    PluginEvalSuite,
+    copied_entries,
+    eval_dir_of,
+    outcomes_of,
+    plugin_root_of,
+)
+from evalens.runner.suites.plugin_eval_grading import (
+    Evidence,
+    Grader,
+    Outcome,
+    case_graders,
+    glob_match,
+    grade_free,
+    grader_error,
+    js_regex,
+    read_targets,
+    run_score,
+    with_only,
+)
+
+DEMO = Path(__file__).resolve().parents[1] / "unit" / "fixtures" / "plugin_eval" / "demo"
+
+
+def g(type_: str, name: str = "g", weight: float = 1, arm: str | None = None, **options) -> Grader:
+    return Grader(name, type_, weight, arm, options, "test")
+
+
+RUN = Evidence(
+    last_message="DONE: wrote output/result.txt. GREETING-OK",
+    trace='{"type":"user","text":"SCENARIO=pass"}\n{"type":"assistant","text":"","tool_calls":[]}',
+    created=["output/result.txt", "notes/a/b.md"],
+    calls=[
+        ("Read", {"file_path": "/w/in.txt"}),
+        ("Write", {"file_path": "/w/output/result.txt", "content": "hello"}),
+        ("Write", {"file_path": "/w/notes/a/b.md", "content": "x"}),
+    ],
+    files={"output/result.txt": "hello from the fake agent\n"},
+)
+
+
+@pytest.mark.parametrize(
+    ("options", "passed"),
+    [
+        ({"pattern": "GREETING-OK"}, True),
+        ({"pattern": "greeting-ok"}, False),
+        ({"pattern": "greeting-ok", "flags": "i"}, True),
+        ({"pattern": "FORBIDDEN", "match": "not_contains"}, True),
+        ({"pattern": "DONE", "match": "not_contains"}, False),
+        ({"pattern": "o", "match": "count:3"}, False),
+        ({"pattern": "GREETING", "match": "count:1"}, True),
+        ({"pattern": "^hello", "target": {"source": "file", "path": "output/result.txt"}}, True),
+        ({"pattern": "result\\.txt", "target": "files"}, True),
+        ({"pattern": "^notes/", "target": "files", "flags": "m"}, True),
+        ({"pattern": '\\"type\\":\\"user\\"', "target": "trace"}, True),
+        ({"pattern": "OK$"}, True),
+        ({"pattern": "(?<word>DONE):"}, True),
+        ({"pattern": "x", "target": "mock_calls"}, False),
+    ],
+)
+def test_regex_kinds_targets_and_match_modes(options: dict, passed: bool) -> None:
+    assert grade_free(g("regex", **options), RUN).passed is passed
+
+
+def test_a_missing_file_target_cannot_be_graded_as_the_platform_throws() -> None:
+    out = grade_free(g("regex", pattern="x", target={"source": "file", "path": "nope.txt"}), RUN)
+    assert out.passed is None and "nope.txt" in out.explanation
+    assert "could not grade" in (grader_error([out]) or "")
+
+
+def test_javascript_regex_differences_from_python() -> None:
+    assert js_regex("a$").search("a\n") is None  # JavaScript's $ is the very end without m
+    assert js_regex("a$", "m").search("a\nb")
+    assert js_regex("\\d").search("٣") is None  # \d is ASCII in JavaScript
+    assert js_regex("[]").search("anything") is None
+    assert js_regex("a[^]b").search("a\nb")
+    assert js_regex("ab", "y").search("xab") is None
+    with pytest.raises(ValueError):
+        js_regex("(unclosed")
+
+
+@pytest.mark.parametrize(
+    ("options", "passed", "said"),
+    [
+        ({"tool": "Write"}, True, "Write called 2x (expected 1..∞)"),
+        ({"tool": "Write", "min": 1, "max": 1}, False, "Write called 2x (expected 1..1)"),
+        ({"tool": "Write", "input_match": '"file_path":"[^"]*result'}, True, "Write called 1x"),
+        ({"tool": "Skill", "min": 0, "max": 0}, True, "Skill called 0x (expected 0..0)"),
+        ({"tool": "Bash"}, False, "Bash called 0x"),
+    ],
+)
+def test_tool_used(options: dict, passed: bool, said: str) -> None:
+    out = grade_free(g("tool_used", **options), RUN)
+    assert out.passed is passed and said in out.explanation
+
+
+def test_tool_order_is_strict_and_needs_both_calls() -> None:
+    assert grade_free(g("tool_order", before="Read", after="Write"), RUN).passed is True
+    assert grade_free(g("tool_order", before="Write", after="Read"), RUN).passed is False
+    assert grade_free(g("tool_order", before="Write", after="Write"), RUN).passed is False  # the same call
+    later = {"tool": "Write", "input_match": "notes"}
+    assert grade_free(g("tool_order", before="Write", after=later), RUN).passed is True
+    missing = grade_free(g("tool_order", before="Bash", after="Write"), RUN)
+    assert missing.passed is False and missing.explanation == '"before" tool Bash never called'
+
+
+def test_file_exists_globs_created_files_only() -> None:
+    assert glob_match("output/*.txt", "output/result.txt")
+    assert not glob_match("*.txt", "output/result.txt")
+    assert glob_match("**/b.md", "notes/a/b.md") and glob_match("**/*.txt", "output/result.txt")
+    assert glob_match("notes/?/b.md", "notes/a/b.md")
+    assert grade_free(g("file_exists", path="output/*.txt"), RUN).passed is True
+    assert grade_free(g("file_exists", path="tmp/**", exists=False), RUN).passed is True
+    assert grade_free(g("file_exists", path="notes/**", exists=False), RUN).passed is False
+    absent = grade_free(g("file_exists", path="in.txt"), RUN)  # read, never created
+    assert absent.passed is False and absent.explanation == "in.txt missing (expected present)"
+
+
+def test_with_only_graders_under_the_ablation() -> None:
+    graders = [
+        g("regex", "says", pattern="x"),
+        g("tool_used", "skill", tool="Skill"),
+        g("tool_used", "skill-both", arm="both", tool="Skill"),
+        g("file_exists", "made", arm="with-only", path="x"),
+    ]
+    assert with_only(graders, "with-without") == {"skill", "made"}
+    assert with_only(graders, "none") == set()
+    only_skill = [g("tool_used", "skill", tool="Skill")]
+    assert with_only(only_skill, "with-without") == set()  # all left out: all are scored
+
+
+def test_run_score_weighs_scored_graders() -> None:
+    outcomes = [
+        Outcome("a", "regex", True, "", 2),
+        Outcome("b", "regex", False, "", 1),
+        Outcome("c", "tool_used", False, "", 5, scored=False),
+    ]
+    assert run_score(outcomes) == pytest.approx(2 / 3)
+    assert run_score([Outcome("c", "regex", True, "", 1, scored=False)]) == 0.0
+
+
+def test_targets_are_read_only_inside_the_workspace(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "out").mkdir(parents=True)
+    (ws / "out" / "a.txt").write_text("A")
+    (tmp_path / "secret").write_text("S")
+    os.symlink(tmp_path / "secret", ws / "out" / "link.txt")
+    os.link(ws / "out" / "a.txt", ws / "out" / "hard.txt")
+    (ws / "out" / "b.txt").write_text("B")
+    files, errors = read_targets(
+        ws, ["out/b.txt", "out/link.txt", "out/hard.txt", "../secret", "/etc/passwd"]
+    )
+    assert files["out/b.txt"] == "B"
+    assert all(files[k] is None for k in ("out/link.txt", "out/hard.txt", "../secret", "/etc/passwd"))
+    assert "link" in errors["out/link.txt"] and "hard link" in errors["out/hard.txt"]
+
+
+def test_case_graders_in_the_loaders_order() -> None:
+    graders = case_graders(DEMO / "evals" / "good-yaml")
+    assert [x.name for x in graders][:2] == ["file-made", "content"] and graders[0].location == ["graders", 0]
+    md = case_graders(DEMO / "evals" / "good-md")
+    judge = next(x for x in md if x.name == "judge")
+    assert judge.options["criteria"] == "The reply says DONE and nothing else." and judge.weight == 2
+
+
+def test_the_result_documents_grader_that_threw_is_no_outcome() -> None:
+    run = {
+        "graders": [
+            {
+                "name": "j",
+                "passed": False,
+                "weight": 1,
+                "explanation": "grader threw: judge call failed: 500",
+            },
+            {"name": "s", "passed": True, "weight": 1, "explanation": "matched x", "scored": False},
+        ]
+    }
+    out = outcomes_of(run, [g("llm", "j"), g("regex", "s")])
+    assert out[0].passed is None and out[0].type == "llm"
+    assert out[1].passed is True and out[1].scored is False
+
+
+def _cli() -> PluginEvalCli:
+    return PluginEvalCli(
+        "greet", "evals", ablation="with-without", judge_model=None, allowed_tools=[], threshold=1.0
+    )
+
+
+def _parse(tmp_path: Path, doc: object, exit_code: int, stderr: str = "") -> tuple[PluginEvalCli, object]:
+    from evalens.runner.engines.base import SandboxPaths
+
+    out, err = tmp_path / "stdout.jsonl", tmp_path / "stderr.txt"
+    out.write_text(json.dumps(doc) if doc is not None else "")
+    err.write_text(stderr)
+    paths = SandboxPaths(tmp_path, tmp_path, tmp_path, tmp_path, tmp_path)
+    cli = _cli()
+    return cli, cli.parse(paths, out, err, exit_code)
+
+
+def _doc(run: dict, partial: bool = False) -> dict:
+    return {
+        "schemaVersion": 1,
+        "partial": partial,
+        "costUsd": 0.01,
+        "cases": [{"name": "greet", "arms": {"with": [run]}, "aggregates": {"score": run.get("score")}}],
+    }
+
+
+def test_the_result_document_read_back(tmp_path: Path) -> None:
+    ok = {
+        "score": 1,
+        "error": None,
+        "turns": 2,
+        "graders": [{"name": "s", "passed": True, "explanation": "m"}],
+    }
+    cli, t = _parse(tmp_path, _doc(ok), 0)
+    assert t.error is None and cli.case_result is not None and "✓ s: m" in t.output  # type: ignore[attr-defined]
+    _, t = _parse(tmp_path, _doc({**ok, "error": "timed out after 300s"}), 1)
+    assert t.error == "agent error: timed out after 300s"  # type: ignore[attr-defined]
+    _, t = _parse(tmp_path, {**_doc(ok), "partial": True, "partialReason": "auth_failed"}, 2)
+    assert "auth_failed" in t.error  # type: ignore[attr-defined,operator]
+    _, t = _parse(tmp_path, {**_doc(ok), "cases": []}, 1, "✗ /p/evals/greet: prompt.md: unknown key\n")
+    assert t.error is not None and "did not run the case" in t.error and "unknown key" in t.error  # type: ignore[attr-defined]
+    _, t = _parse(tmp_path, None, 1, "Error: not trusted\n")
+    assert "no result document" in t.error and "not trusted" in t.error  # type: ignore[attr-defined,operator]
+
+
+def test_the_cli_command_runs_this_case_only(tmp_path: Path) -> None:
+    from evalens.runner.engines.base import Invocation, SandboxPaths
+
+    paths = SandboxPaths(tmp_path, tmp_path / "ws", tmp_path / "home", tmp_path / "cfg", tmp_path / "logs")
+    cli = PluginEvalCli(
+        "greet",
+        "qa",
+        ablation="none",
+        judge_model="haiku",
+        allowed_tools=["Read", "Write", "Bash"],
+        threshold=0.5,
+    )
+    inv = Invocation(paths, "p", "sonnet", {}, outer_sandbox=True, network=False)
+    argv = cli.command(inv).argv
+    assert argv[1:4] == ["plugin", "eval", str(paths.workspace)] and argv[-1] == "--json"
+    for pair in (["--case", "greet"], ["--runs", "1"], ["--ablation", "none"], ["--eval-dir", "qa"],
+                 ["--model", "sonnet"], ["--judge-model", "haiku"], ["--allow-tools", "Write"]):  # fmt: skip
+        assert any(argv[i : i + 2] == pair for i in range(len(argv))), pair
+    assert "Bash" not in argv and "--trust-plugin" in argv and "--no-publish" in argv
+    bare = Invocation(paths, "p", None, {}, outer_sandbox=False, network=False)
+    assert "--allow-tools" not in cli.command(bare).argv  # no grant without evalens's own sandbox
+
+
+def test_where_a_case_lives(tmp_path: Path) -> None:
+    plugin = tmp_path / "demo"
+    shutil.copytree(DEMO, plugin)
+    folder = plugin / "evals" / "good-md"
+    assert plugin_root_of(folder) == plugin.resolve()
+    assert eval_dir_of(plugin.resolve(), folder) == "evals"
+    entries = copied_entries(plugin.resolve(), "evals", folder)
+    assert entries == [".claude-plugin", "skills", "evals/good-md"]  # no other case goes into the sandbox
+
+
+def _suite(tmp_path: Path, case: str = "good-md", **request) -> PluginEvalSuite:
+    plugin = tmp_path / "demo"
+    if not plugin.exists():
+        shutil.copytree(DEMO, plugin)
+    return PluginEvalSuite(
+        FileRunRequest(file=plugin / "evals" / case / "prompt.md", **request), "plugin-eval-prompt"
+    )
+
+
+def test_a_runs_verdict_by_the_one_verdict_function(tmp_path: Path) -> None:
+    suite = _suite(tmp_path)
+    assert [u.id for u in suite.units()] == ["good-md"]
+    good = [Outcome("a", "regex", True, "m", 2), Outcome("b", "regex", False, "not found", 1)]
+    assert suite._verdict(None, good, run_score(good))[0] == "FAIL"
+    assert "b: not found" in suite._verdict(None, good, run_score(good))[1]
+    assert suite._verdict("agent error: boom", good, 1.0) == ("ERROR", "agent error: boom")
+    assert suite._verdict(None, [], None)[0] == "SKIP"
+    lenient = _suite(tmp_path, threshold_score=0.5)
+    assert lenient._verdict(None, good, run_score(good))[0] == "PASS"
+    with pytest.raises(ValueError):
+        _suite(tmp_path, threshold_score=3)
