@@ -131,7 +131,7 @@ def prepare(
     if suite_cls is None:
         raise NotRunnable(
             f"{file} is not a runnable eval file (detected: {format_id or 'unknown'}); UAAPS cases "
-            "run with `evalens eval`",
+            "run as a package (`evalens run PACKAGE` or a case file)",
             format_id,
         )
     if errors:
@@ -353,6 +353,9 @@ async def _run_unit(
 ) -> tuple[UnitResult, UnitResult | None]:
     """One unit: its runs (those a resumed batch kept are not run again), then with ``--baseline`` its baseline
     runs; a unit the budget refuses is SKIP with the reason."""
+    why = suite.placeholder_refusal(unit)
+    if why is not None:  # a skeleton's placeholder is never judged: ERROR, no agent, no budget spent
+        return await suite.refuse(unit, why, batch.hooks(None) if batch is not None else None), None
     kept = batch.kept(suite, unit, None) if batch is not None else {}
     refused = budget.admit(unit.id) if len(kept) < request.runs else None
     if refused is not None:  # the budget is spent: the rest are SKIP with the reason
@@ -628,4 +631,7 @@ class LoggedRule:
         today = next((u for now, u in self.units if key(now) in found), None)
         if today is None:
             return None
+        why = self.suite.placeholder_refusal(today)
+        if why is not None:  # refused, not run (``_run_unit``): the log's ERROR runs say the same
+            return self.suite.refused(today, why)
         return self.suite.combine(self.session, today, [logged_run(self.suite, today, done) for done in runs])

@@ -16,13 +16,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli import limits, sandbox_policy
+from evalens.cli import limits, run_options, sandbox_policy
 from evalens.cli.changed import ChangedSinceError, changed_units
-from evalens.cli.ci_flags import add_ci_arguments, emit
+from evalens.cli.ci_flags import emit
 from evalens.cli.progress import ProgressView, print_summary
-from evalens.cli.sandbox_policy import add_sandbox_argument
 from evalens.cli.shard import (
-    add_shard_arguments,
     cell_label,
     cut_matrix_shard,
     empty_report,
@@ -31,7 +29,6 @@ from evalens.cli.shard import (
     planned_units,
     restrict,
 )
-from evalens.core.engines import engine_names
 from evalens.core.workflow_commands import shown
 from evalens.runner.adaptive import parse_runs
 from evalens.runner.api import RunError, RunRequest, plan_run, rejudge, run_cases
@@ -66,103 +63,14 @@ USAGE_EXAMPLES = """examples:
 
 
 def _parser() -> argparse.ArgumentParser:
-
-    p = argparse.ArgumentParser(
-        prog="evalens eval",
-        description="Run UAAPS eval cases on a real agent CLI.",
-        epilog=USAGE_EXAMPLES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+    """``evalens run``'s one option set (evalens/cli/run_options.py), under this deprecated face's name."""
+    parser: argparse.ArgumentParser = run_options.parser(
+        "evalens eval",
+        "Deprecated: `evalens run` runs UAAPS cases with the same options. Run UAAPS eval cases on a real "
+        "agent CLI.",
+        USAGE_EXAMPLES,
     )
-    p.add_argument("cases", nargs="*", metavar="CASE", help="case names or case files (default: all)")
-    p.add_argument("--package", type=Path, help="package root holding evals/ (default: found from the cwd)")
-    p.add_argument(
-        "--engine",
-        help=f"{' or '.join(engine_names())} (default: eval-config.json); several ({','.join(engine_names())}) "
-        "run every case on each and print the matrix",
-    )
-    p.add_argument("--judge", help="judge model, `model` or `provider:model` (default: eval-config.json)")
-    p.add_argument(
-        "--model",
-        dest="agent_model",
-        help="model the agent uses (default: the engine's); several (A,B, or ENGINE=MODEL for one engine only) "
-        "run every case with each and print the matrix",
-    )
-    p.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
-    limits.add_arms_arguments(p, "case")
-    p.add_argument("--timeout", type=float, help="seconds per case (default: eval-config.json, 120)")
-    limits.add_judge_timeout_argument(p, "case run", "case")
-    p.add_argument(
-        "--judge-repeats",
-        type=int,
-        default=1,
-        metavar="K",
-        help="judge each transcript K times: any FAIL fails, any ERROR errs; the report gives each case's flip "
-        "rate and the batch's agreement (Krippendorff's alpha)",
-    )
-    p.add_argument("--dry-run", action="store_true", help="print the plan; run no agent and no model")
-    p.add_argument("--report", action="store_true", help="write the report (always on; kept for spec parity)")
-    p.add_argument("-o", "--output", type=Path, help="report path (default: evals/reports/<timestamp>.json)")
-    p.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
-    p.add_argument(
-        "--runs",
-        default="1",
-        metavar="N|auto[:MAX]",
-        help="runs per case; reports each case's pass rate. auto[:MAX] (MAX default 20): run a case again only "
-        "while the 95%% interval of its pass rate straddles --runs-threshold (docs/repeats.md)",
-    )
-    p.add_argument(
-        "--runs-threshold",
-        type=float,
-        default=0.5,
-        metavar="RATE",
-        help="with --runs auto: the pass rate a case is decided against (default 0.5)",
-    )
-    limits.add_limit_arguments(p)
-    limits.add_batch_arguments(p, unit="case")
-    again = limits.add_reselect_arguments(
-        p,
-        "case",
-        "stale (the case, skill, hooks, rules, fixtures, engine or judge changed since) or that never ran",
-    )
-    again.add_argument(
-        "--changed-since",
-        metavar="REF",
-        help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) "
-        "differ from git ref REF, e.g. the pull request's base branch",
-    )
-    p.add_argument("--no-judge", action="store_true", help="verdicts from deterministic checks only")
-    p.add_argument("--keep-sandbox", action="store_true", help="keep sandbox folders for inspection")
-    p.add_argument(
-        "--env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="pass this environment variable through to the agent (repeatable)",
-    )
-    p.add_argument("--json", action="store_true", help="print the report (or plan / diff) as JSON on stdout")
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen",
-    )
-    p.add_argument(
-        "--rejudge", type=Path, metavar="REPORT", help="judge a finished run again from its transcripts"
-    )
-    p.add_argument(
-        "--resume",
-        type=Path,
-        metavar="REPORT_DIR",
-        help="finish a batch that was cut short (killed, interrupted): re-run only the runs its run log says "
-        "did not finish, with the batch's own inputs, and write its report complete; refused when the cases, "
-        "package, config, engine or models changed since it started",
-    )
-
-    add_shard_arguments(p)
-    add_ci_arguments(p)
-
-    add_sandbox_argument(p)
-    return p
+    return parser
 
 
 def _reselect(root: Path, args: Any) -> list[str]:
@@ -176,9 +84,10 @@ def _reselect(root: Path, args: Any) -> list[str]:
     return names
 
 
-def _diff(argv: list[str]) -> int:
+def diff(argv: list[str], prog: str = "evalens compare") -> int:
+    """``evalens compare`` (and the deprecated ``eval diff``): two reports' verdict changes, or the paired gate."""
     p = argparse.ArgumentParser(
-        prog="evalens eval diff",
+        prog=prog,
         description="Compare two eval reports. Exit codes: 0 no regression (or no "
         "--fail-on), 1 --fail-on regression found one, 2 a report is unreadable or the usage is wrong. With "
         "--test paired: 0 NO-REGRESSION, 1 REGRESSION, 3 INCONCLUSIVE (docs/ci.md).",
@@ -215,26 +124,26 @@ def _diff(argv: list[str]) -> int:
     p.add_argument("--seed", type=int, default=0, help="with --test paired: the bootstrap's seed (default 0)")
     args = p.parse_args(argv)
     if not 0 <= args.threshold <= 1:
-        print("evalens eval diff: --threshold must be between 0 and 1", file=sys.stderr)
+        print(f"{prog}: --threshold must be between 0 and 1", file=sys.stderr)
         return 2
     if args.margin is not None and not 0 <= args.margin <= 1:
-        print("evalens eval diff: --margin must be between 0 and 1", file=sys.stderr)
+        print(f"{prog}: --margin must be between 0 and 1", file=sys.stderr)
         return 2
     if args.margin is not None and args.test is None:
-        print("evalens eval diff: --margin needs --test paired", file=sys.stderr)
+        print(f"{prog}: --margin needs --test paired", file=sys.stderr)
         return 2
     if args.test and args.fail_on:
-        print("evalens eval diff: --test paired is a gate of its own; drop --fail-on", file=sys.stderr)
+        print(f"{prog}: --test paired is a gate of its own; drop --fail-on", file=sys.stderr)
         return 2
 
     try:
         base, new = load_report(args.a), load_report(args.b)
     except (OSError, ValueError) as exc:
-        print(shown(f"evalens eval diff: {exc}"), file=sys.stderr)
+        print(shown(f"{prog}: {exc}"), file=sys.stderr)
         return 2
     diff = diff_reports(base, new)
     if args.test == "paired":
-        return _paired(base, new, diff, args)
+        return _paired(base, new, diff, args, prog)
     verdict = gate(base, new, threshold=args.threshold) if args.fail_on else None
     status = EXIT_REGRESSION if verdict is not None and verdict.failed else EXIT_OK
     if args.json:
@@ -262,13 +171,13 @@ def _diff(argv: list[str]) -> int:
         for line in verdict.lines():
             print(shown(line), file=sys.stderr)
         print(
-            "evalens eval diff: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
+            f"{prog}: " + ("regression: failing (exit 1)" if verdict.failed else "no regression"),
             file=sys.stderr,
         )
     return status
 
 
-def _paired(base: Any, new: Any, diff: dict[str, Any], args: argparse.Namespace) -> int:
+def _paired(base: Any, new: Any, diff: dict[str, Any], args: argparse.Namespace, prog: str) -> int:
     """``eval diff --test paired``: the paired gate's answer, its interval and the units it left out."""
     margin = DEFAULT_MARGIN if args.margin is None else args.margin
     result = paired_gate(base, new, margin=margin, seed=args.seed)
@@ -278,7 +187,7 @@ def _paired(base: Any, new: Any, diff: dict[str, Any], args: argparse.Namespace)
         return result.exit_code
     for line in result.lines():
         print(shown(line))
-    print(f"evalens eval diff: {result.answer} (exit {result.exit_code})", file=sys.stderr)
+    print(f"{prog}: {result.answer} (exit {result.exit_code})", file=sys.stderr)
     return result.exit_code
 
 
@@ -329,12 +238,25 @@ async def _run(request: Any, view: Any, holder: dict[str, Any]) -> Any:
     return await run_cases(request, on_progress=on_progress, on_turn=view.turn if verbose else None)
 
 
-def _parse(argv: list[str]) -> argparse.Namespace:
-    """The parsed flags, with ``--runs`` read as a count (MAX with ``auto``) and ``runs_auto``."""
+def parse(argv: list[str], prog: str = "evalens eval") -> argparse.Namespace | int:
+    """The parsed flags of a UAAPS run, with ``--runs`` read as a count (MAX with ``auto``) and ``runs_auto``,
+    the positional paths as the cases, and the deprecated spellings mapped; an exit code when a flag only eval
+    files honour was given."""
     parser = _parser()
+    parser.prog = prog
     args = parser.parse_args(argv)
+    run_options.deprecations(args, prog)
+    refused = run_options.refuse_foreign(args, parser.parse_args([]), True, prog)
+    if refused is not None:
+        return refused
+    return uaaps_args(parser, args)
+
+
+def uaaps_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` as the UAAPS batch reads them: the paths are its cases, ``--runs`` a count (MAX with auto)."""
+    args.cases = list(args.paths)
     try:
-        spec = parse_runs(args.runs)
+        spec = parse_runs(args.runs or "1")
     except ValueError:
         parser.error(f"--runs takes a number or auto[:MAX], not {args.runs!r}")
     args.runs, args.runs_auto = spec.count, spec.auto
@@ -352,9 +274,22 @@ def _is_matrix(args: argparse.Namespace) -> bool:
 
 
 def main(argv: list[str]) -> int:
+    """``evalens eval``: the deprecated face of ``evalens run`` for UAAPS cases; it says so, then runs."""
+    if sys.stderr.isatty():  # a person reads it; a script that parses stderr line by line is not broken by it
+        print(
+            "evalens eval: deprecated: use `evalens run` (and `evalens compare` for `eval diff`)",
+            file=sys.stderr,
+        )
     if argv[:1] == ["diff"]:
-        return _diff(argv[1:])
-    args = _parse(argv)
+        return diff(argv[1:], "evalens eval diff")
+    parsed = parse(argv)
+    if isinstance(parsed, int):
+        return parsed
+    return execute(parsed)
+
+
+def execute(args: argparse.Namespace) -> int:
+    """Run a UAAPS batch from flags parsed by :func:`_parse` (or by ``evalens run``'s router)."""
     if args.rejudge:
         return _rejudge(args)
     if args.resume is not None:
@@ -557,7 +492,7 @@ RESUME_CONFLICTS = (
 def _resume_request(args: Any) -> Any:
     """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run
     log, its units by their files (a case renamed since is still found); an exit code when it cannot be."""
-    defaults = _parser().parse_args([])
+    defaults = uaaps_args(_parser(), _parser().parse_args([]))
     given = [
         "CASE" if name == "cases" else "--" + name.replace("_", "-")
         for name in RESUME_CONFLICTS

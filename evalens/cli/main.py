@@ -20,8 +20,11 @@ commands:
   lsp                      start the language server on stdio
   validate PATH...         validate eval files or folders (path:line:col: severity: message)
   schema [--export DIR]    list the bundled JSON Schemas or write them to DIR
-  eval [CASE...]           run UAAPS eval cases (evalens eval --help)
-  run FILE                 run a skilljack / writing-skills / skill-creator eval file (evalens run --help)
+  run [PATH...]            run evals of any format: a UAAPS package or its cases, or an eval file (run --help)
+  compare BASE NEW         verdict changes between two reports; --test paired: is a drop real?
+  rejudge REPORT           judge a finished batch's transcripts again
+  resume DIR               finish a batch that was cut short (killed, interrupted)
+  eval [CASE...]           deprecated: `evalens run` with the same options
   report merge|ci|split    merge shard reports, write CI outputs from a report, show a shard split
   doctor [--json]          check what running evals needs: agent CLIs, keys, judge SDKs, sandbox, temp space
   show [REPORT] [UNIT]     what the agent did: turns, tool calls, files and diffs, tokens, cost (--html -o FILE)
@@ -67,6 +70,9 @@ COMMANDS = {
     "schema": "evalens.cli.schema",
     "eval": "evalens.cli.eval",
     "run": "evalens.cli.run",
+    "compare": "evalens.cli.verbs:compare",
+    "rejudge": "evalens.cli.verbs:rejudge",
+    "resume": "evalens.cli.verbs:resume",
     "report": "evalens.cli.report",
     "show": "evalens.cli.show",
     "triggers": "evalens.cli.triggers",
@@ -78,8 +84,9 @@ def _command(command: str) -> Callable[[list[str]], int]:
     """The ``main`` of one command's module: the one place a command's code is loaded."""
     # lazy: `evalens --help` stays at the interpreter's start (0.1 s) and `evalens validate` loads no runner,
     # server or judge SDK: evalens.runner.api costs 0.6 s, evalens.server.main (pygls) 1 s, anthropic 2-3 s
-    module = importlib.import_module(COMMANDS[command])
-    return cast("Callable[[list[str]], int]", module.main)
+    module_name, _, function = COMMANDS[command].partition(":")
+    module = importlib.import_module(module_name)
+    return cast("Callable[[list[str]], int]", getattr(module, function or "main"))
 
 
 def _dispatch(args: list[str]) -> int:
@@ -90,7 +97,7 @@ def _dispatch(args: list[str]) -> int:
     if command in {"--version", "-V"}:
         print(f"evalens {__version__}")
         return 0
-    if command in {"eval", "run"}:
+    if command in {"eval", "run", "rejudge", "resume"}:
         return _run_command(command, rest)
     if command in COMMANDS:
         return _command(command)(rest)
@@ -99,7 +106,7 @@ def _dispatch(args: list[str]) -> int:
 
 
 def _run_command(command: str, rest: list[str]) -> int:
-    """``eval`` / ``run``: a signal at any moment ends them with one line and the conventional 128+n."""
+    """``run`` (and ``eval``, ``rejudge``, ``resume``): a signal at any moment ends them with one line and the conventional 128+n."""
     install()
     try:
         code = _command(command)(rest)

@@ -1,6 +1,10 @@
-"""``evalens run FILE``: run a skilljack suite (``tasks.yaml`` or a ``task.md`` package), a skill-creator or
-writing-skills ``evals.json``, or a trigger eval set with the real agent CLIs; a thin face over
-:func:`evalens.runner.api.run_file`.
+"""``evalens run [PATH…]``: run any eval format with the real agent CLIs, one verb and one option set.
+
+A UAAPS package (its folder, its ``evals/``, case files or case names; nothing given: the package around the
+working folder) runs as a UAAPS batch (evalens/cli/eval.py, :func:`evalens.runner.api.run_cases`). One eval file
+runs through its format's suite (:func:`evalens.runner.api.run_file`): a skilljack suite (``tasks.yaml`` or a
+``task.md`` package), a skill-creator or writing-skills ``evals.json``, a trigger eval set, or a skilljack results
+JSON to re-score; a skill folder holding one such file runs that file.
 
 Scoring follows formats.md §3.8 (skilljack), §4.4 (writing-skills grading) and §5.2/§5.3 (skill-creator grading,
 trigger precision/recall). Every run writes the format's own result files and one evalens report
@@ -18,10 +22,10 @@ from functools import partial as bind
 from pathlib import Path
 from typing import Any
 
-from evalens.cli import limits, run_ci, sandbox_policy
+from evalens.cli import limits, run_ci, run_options, sandbox_policy
 from evalens.cli.progress import turn_text
-from evalens.cli.run_ci import add_arguments
 from evalens.core.engines import default_engine, engine_names
+from evalens.core.index import find_package_root
 from evalens.core.validate import validate_file
 from evalens.core.workflow_commands import in_actions, shown
 from evalens.runner.api import UsageError, run_file
@@ -32,6 +36,7 @@ from evalens.runner.results import fails_run, repeat_label
 from evalens.runner.run_file import InvalidFile, prepare
 from evalens.runner.run_log import NotARunLog, find_log, read_log
 from evalens.runner.sandbox import plan_sandbox
+from evalens.runner.suites import FILE_FORMATS
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
 from evalens.runner.uplift_words import describe
@@ -41,74 +46,8 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def _parser() -> argparse.ArgumentParser:
-
-    parser = argparse.ArgumentParser(
-        prog="evalens run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument(
-        "file",
-        type=Path,
-        nargs="?",
-        help="tasks.yaml, task.md, evals.json, a trigger eval set, or a skilljack results JSON "
-        "(re-scored and reported)",
-    )
-    parser.add_argument("--create-eval", metavar="SKILL_DIR", help="write a tasks.yaml template for a skill")
-    parser.add_argument("-n", "--count", type=int, default=10, help="tasks in the --create-eval template")
-    parser.add_argument("-o", "--output", help="--create-eval / results report: write here instead of stdout")
-    parser.add_argument("--engine", default=default_engine(), choices=engine_names())
-    parser.add_argument(
-        "--model", help="agent model (default: eval.config.yaml models.agent for claude-code)"
-    )
-    parser.add_argument("--judge-model", help="judge model (default: eval.config.yaml models.judge, haiku)")
-    parser.add_argument(
-        "--config", help="eval.config.yaml (default: beside the file, else ./eval.config.yaml)"
-    )
-    parser.add_argument("--runs", type=int, default=3, help="runs per task (default 3)")
-    limits.add_arms_arguments(parser, "unit")
-    limits.add_limit_arguments(parser)
-    limits.add_batch_arguments(parser, unit="unit")
-    limits.add_reselect_arguments(parser, "unit", "stale, or that never ran")
-    parser.add_argument("--tasks", help="comma-separated task / case ids")
-    parser.add_argument("--timeout", type=float, help="per-run timeout in milliseconds")
-    limits.add_judge_timeout_argument(parser, "run", "run")
-    parser.add_argument("--output-dir", help="where results go (default: output.dir, ./results)")
-    parser.add_argument("--json", help="also write the JSON results to this path")
-    parser.add_argument(
-        "--report", help="evalens report path (default: evals/reports/<stamp>.json beside the suite)"
-    )
-    parser.add_argument("--skills-dir", help="skills folder (default: skills/ next to tasks.yaml)")
-    parser.add_argument("--skill", help="skill directory for trigger sets (default: inferred)")
-    parser.add_argument(
-        "--with-installed",
-        nargs="+",
-        default=[],
-        metavar="DIR",
-        help="trigger sets: install these skills beside the one under test (a skill folder, a plugin, or a "
-        "folder of skills), so queries can be stolen; the report says which skill fired (docs/triggers.md)",
-    )
-    parser.add_argument("--threshold-discovery", type=float)
-    parser.add_argument("--threshold-score", type=float)
-    parser.add_argument("--no-judge", action="store_true")
-    parser.add_argument("--no-deterministic", action="store_true")
-    parser.add_argument("--github-summary", action="store_true")
-    parser.add_argument("--keep-sandbox", action="store_true")
-    parser.add_argument("--dry-run", action="store_true", help="print what would run; start no agent")
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        metavar="REPORT_DIR",
-        help="finish a batch that was killed or interrupted, from its run log (its report's folder, the report, or "
-        "the run-log.jsonl): runs that finished are kept, the rest run with the batch's own inputs; refused "
-        "(exit 2) when the file, the skill or another input changed since",
-    )
-    parser.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="print the agent's turns (text, tool calls, results, blocking hooks) as they happen",
-    )
-
-    add_arguments(parser)  # --shard, --durations, --junit, --annotations, --github-output (docs/ci.md)
+    """The one option set of ``evalens run`` (evalens/cli/run_options.py), for every format."""
+    parser: argparse.ArgumentParser = run_options.parser("evalens run", __doc__)
     return parser
 
 
@@ -126,8 +65,8 @@ def _create_eval(args: argparse.Namespace) -> int:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     if args.output:
-        Path(args.output).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.output).write_text(text, encoding="utf-8")
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(text, encoding="utf-8")
     else:
         print(text, end="")
     return EXIT_OK
@@ -139,11 +78,11 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
         config=_config(args, file),
         threshold_discovery=args.threshold_discovery,
         threshold_score=args.threshold_score,
-        json_output=Path(args.json) if args.json else None,
+        json_output=Path(args.results_json) if args.results_json else None,
         github_summary=args.github_summary,
     )
     if args.output:
-        Path(args.output).write_text(md, encoding="utf-8")
+        args.output.write_text(md, encoding="utf-8")
     else:
         print(md, end="")
     return EXIT_OK if report["passed"] else EXIT_FAILED
@@ -155,15 +94,15 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
         runs=args.runs,
         engine=args.engine,
-        model=args.model,
-        judge_model=args.judge_model,
+        model=args.agent_model,
+        judge_model=args.judge,
         no_judge=args.no_judge,
         no_deterministic=args.no_deterministic,
-        timeout_seconds=args.timeout / 1000 if args.timeout else None,
+        timeout_seconds=args.timeout,
         judge_timeout=args.judge_timeout,
         config=_config(args, file),
         output_dir=Path(args.output_dir) if args.output_dir else None,
-        json_output=Path(args.json) if args.json else None,
+        json_output=Path(args.results_json) if args.results_json else None,
         skills_dir=Path(args.skills_dir) if args.skills_dir else None,
         skill=Path(args.skill) if args.skill else None,
         with_installed=[Path(d) for d in args.with_installed],
@@ -171,7 +110,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         threshold_score=args.threshold_score,
         github_summary=args.github_summary,
         keep_sandbox=args.keep_sandbox,
-        report=Path(args.report) if args.report else None,
+        report=args.output,
         dry_run=args.dry_run,
         **limits.limit_fields(args),
         **limits.batch_fields(args),
@@ -203,8 +142,22 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
 
 
 def main(argv: list[str]) -> int:
+    """``evalens run PATH…``: a UAAPS package or its cases go to the UAAPS batch (evalens/cli/eval.py), an eval
+    file to its suite; one parse, one option set (evalens/cli/run_options.py)."""
     parser = _parser()
     args = parser.parse_args(argv)
+    run_options.deprecations(args, "evalens run")
+    uaaps = _routed_to_uaaps(args)
+    if not isinstance(uaaps, bool):  # an exit code (a bool is an int too: test the bool)
+        return uaaps
+    refused = run_options.refuse_foreign(args, parser.parse_args([]), uaaps, "evalens run")
+    if refused is not None:
+        return refused
+    if uaaps:
+        # lazy: the UAAPS face is loaded only for a UAAPS target (evalens.cli.eval does not import this module)
+        from evalens.cli import eval as uaaps_cli
+
+        return uaaps_cli.execute(uaaps_cli.uaaps_args(parser, args))
     _check_args(parser, args)
     if args.create_eval:
         return _create_eval(args)
@@ -213,9 +166,35 @@ def main(argv: list[str]) -> int:
         if isinstance(resumed, int):
             return resumed
         return _finish(resumed, None, args)
+    return _run_file(parser, args)
+
+
+def _routed_to_uaaps(args: argparse.Namespace) -> bool | int:
+    """Whether the run is a UAAPS batch (else ``args.file`` is the eval file, or None); an exit code when the
+    paths cannot run. ``--resume`` goes where its run log's batch came from; ``--create-eval`` is a file mode."""
+    if args.resume is not None and not args.paths:
+        try:
+            log = read_log(find_log(args.resume))
+        except NotARunLog:
+            log = None  # the resume itself says why, in the face that reads it
+        units = log.start.units if log is not None else []
+        args.file = None
+        return bool(units) and units[0].unit.format == "uaaps-case"
+    if args.package is not None:
+        return True  # `--package DIR`: that package's cases; the paths are its case names or files
+    target = route(args.paths, args) if not args.create_eval else None
+    if isinstance(target, str):
+        print(shown(f"evalens run: {target}"), file=sys.stderr)
+        return EXIT_USAGE
+    args.file = target if isinstance(target, Path) else None
+    return target is UAAPS
+
+
+def _run_file(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """One eval file's batch: validated, narrowed (``--failed`` / ``--stale``, a shard), run and reported."""
     file = args.file
     if file is None:
-        parser.error("FILE is required (or --create-eval SKILL_DIR)")
+        parser.error("PATH is required (or --create-eval SKILL_DIR)")
     if not file.is_file():
         print(f"evalens run: {file}: no such file", file=sys.stderr)
         return EXIT_USAGE
@@ -255,7 +234,11 @@ def _finish(request: Any, fmt: str | None, args: Any, shard_mark: Any = None, su
     if outcome.dry_run:
         print("\n".join(outcome.dry_run))
         return EXIT_OK
-    _print_outcome(outcome)
+    if args.json:  # the report on stdout, as for a UAAPS batch; the lines would break a JSON reader
+        if outcome.report is not None:
+            print(outcome.report.model_dump_json(indent=2, by_alias=True, exclude_none=True))
+    else:
+        _print_outcome(outcome)
     run_ci.record_sandbox(outcome)
     if run_ci.wanted(args) and run_ci.after(args, outcome, shard_mark, suite_root, fmt):
         return EXIT_USAGE
@@ -267,18 +250,18 @@ def _finish(request: Any, fmt: str | None, args: Any, shard_mark: Any = None, su
 
 # Flags that shape what a batch runs: a resumed batch runs with its own (its run log's), so they are refused.
 RESUME_CONFLICTS = (
-    "file",
+    "paths",
     "engine",
-    "model",
-    "judge_model",
+    "agent_model",
+    "judge",
     "config",
     "runs",
     "tasks",
     "timeout",
     "judge_timeout",
     "output_dir",
-    "json",
-    "report",
+    "results_json",
+    "output",
     "skills_dir",
     "skill",
     "with_installed",
@@ -304,7 +287,7 @@ def _resume_request(args: Any) -> FileRunRequest | int:
     found); an exit code when it cannot be."""
     defaults = _parser().parse_args([])
     given = [
-        "FILE" if name == "file" else "--" + name.replace("_", "-")
+        "PATH" if name == "paths" else "--" + name.replace("_", "-")
         for name in RESUME_CONFLICTS
         if getattr(args, name, None) != getattr(defaults, name, None)
     ]
@@ -323,7 +306,8 @@ def _resume_request(args: Any) -> FileRunRequest | int:
     if not start.units or start.units[0].unit.format == "uaaps-case":
         print(
             shown(
-                f"evalens run: {args.resume} is a batch of `evalens eval`: resume it with `evalens eval --resume`"
+                f"evalens run: {args.resume} is not an eval file's batch (a UAAPS batch, or no unit): resume it "
+                "with `evalens resume DIR` alone"
             ),
             file=sys.stderr,
         )
@@ -337,6 +321,25 @@ def _resume_request(args: Any) -> FileRunRequest | int:
 
 def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     """The flag values argparse's types do not bound (a usage error, exit 2)."""
+    if args.engine is None:
+        args.engine = default_engine()
+    elif args.engine not in engine_names():
+        several = "," in args.engine
+        parser.error(
+            f"--engine {args.engine!r}: "
+            + ("a matrix of engines runs UAAPS packages only, for now" if several else "not one of ")
+            + ("" if several else ", ".join(engine_names()))
+        )
+    if args.agent_model is not None and ("," in args.agent_model or "=" in args.agent_model):
+        parser.error("--model A,B (a matrix of models) runs UAAPS packages only, for now")
+    runs = args.runs or "3"
+    if not runs.isdigit():
+        parser.error(
+            "--runs auto runs UAAPS packages only, for now"
+            if runs.startswith("auto")
+            else f"--runs takes a number, not {runs!r}"
+        )
+    args.runs = int(runs)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
     if (args.max_cost is not None and args.max_cost < 0) or (
@@ -448,3 +451,85 @@ def _exit_code(args: Any, outcome: Any) -> int:
 
 def _print_turn(turn: object) -> None:
     print(turn_text(turn, ci=in_actions()), file=sys.stderr, flush=True)
+
+
+class _Uaaps:
+    """The router's answer for a UAAPS target (its cases and package are set on ``args`` by :func:`route`)."""
+
+
+UAAPS = _Uaaps()
+_FILE_NAMES = ("tasks.yaml", "task.md", "evals.json", "trigger-eval.json", "trigger_evals.json")
+
+
+def route(paths: list[str], args: argparse.Namespace | None = None) -> _Uaaps | Path | None | str:
+    """What ``evalens run PATH…`` runs: :data:`UAAPS` (a package folder, its ``evals/``, case files or names; the
+    package is put in ``args.package``), one eval file's path, None (nothing given: ``--create-eval`` /
+    ``--resume`` or the package around the working folder), or why the paths cannot run together.
+
+    Why by evidence: a path's format is the core registry's detection, the same that validates it, so a file
+    runs as what the editor shows it to be."""
+    if not paths:
+        return UAAPS if find_package_root(Path.cwd()) or (Path.cwd() / "evals").is_dir() else None
+    kinds = [_kind(Path(p)) for p in paths]
+    files = [k for k in kinds if isinstance(k, Path)]
+    if files and len(paths) > 1:
+        return "one eval file per run, with no other path (give the others their own run)"
+    if files:
+        return files[0]
+    errors = [k for k in kinds if isinstance(k, str)]
+    if errors:
+        return errors[0]
+    roots = {k[1] for k in kinds if isinstance(k, tuple) and k[1] is not None}
+    if len(roots) > 1:
+        return "the cases belong to different packages: " + ", ".join(sorted(str(r) for r in roots))
+    if args is not None:
+        if roots and args.package is None:
+            args.package = roots.pop()
+        args.paths = [p for p, k in zip(paths, kinds, strict=True) if not (isinstance(k, tuple) and k[0])]
+    return UAAPS
+
+
+def _kind(path: Path) -> Path | str | tuple[bool, Path | None]:
+    """One path: an eval file (its path), a UAAPS package (``(True, root)``: the folder names the whole
+    package), a UAAPS case (``(False, root)``; a bare name is a case of the package around the cwd), or why it
+    cannot run."""
+    if path.is_dir():
+        resolved = path.resolve()
+        for root in (resolved, resolved.parent, resolved.parent.parent):
+            if (root / "evals" / "cases").is_dir() and resolved in {
+                root,
+                root / "evals",
+                root / "evals" / "cases",
+            }:
+                return True, root
+        found = [f for f in _runnable_files(resolved)]
+        if len(found) == 1:
+            return found[0]
+        if found:
+            return f"{path}: holds {len(found)} eval files; name one: " + ", ".join(str(f) for f in found)
+        return f"{path}: no UAAPS package (evals/cases/) and no eval file here"
+    if not path.exists():
+        return False, None  # a case name, resolved by the UAAPS planner
+    fmt = _format_of(path)
+    if fmt == "uaaps-case":
+        return False, find_package_root(path.resolve())
+    if fmt is None:
+        return f"{path}: not an eval file evalens can run"
+    return path
+
+
+def _runnable_files(folder: Path) -> list[Path]:
+    """The eval files a folder (a skill, a suite) holds at its top or in its ``evals/``, by format."""
+    found = []
+    for where in (folder, folder / "evals"):
+        for name in _FILE_NAMES:
+            candidate = where / name
+            if candidate.is_file() and _format_of(candidate) in FILE_FORMATS:
+                found.append(candidate)
+    return found
+
+
+def _format_of(path: Path) -> str | None:
+    """The file's format id, as the core registry detects it (a file it cannot read has none)."""
+    checked = validate_file(path)
+    return checked.format.id if checked.format else None

@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
     if report_path is None:
         where = target or "this folder"
         print(
-            f"evalens show: no report found for {where} (run `evalens eval` first, or name a report file)",
+            f"evalens show: no report found for {where} (run `evalens run` first, or name a report file)",
             file=sys.stderr,
         )
         return 2

@@ -390,7 +390,7 @@ def test_merge_refuses_what_would_lie(tmp_path: Path) -> None:
 
 def _diff(tmp_path: Path, base, new, *args: str) -> subprocess.CompletedProcess:
     a, b = write(base, tmp_path / "base.json"), write(new, tmp_path / "new.json")
-    return evalens_cli(["eval", "diff", str(a), str(b), *args])
+    return evalens_cli(["compare", str(a), str(b), *args])
 
 
 def test_gate_exit_codes(tmp_path: Path) -> None:
@@ -432,6 +432,10 @@ def test_gate_exit_codes(tmp_path: Path) -> None:
     )
     assert bad.returncode == 2 and "not an evalens eval report" in bad.stderr
     assert _diff(tmp_path, base, same, "--fail-on", "regression", "--threshold", "5").returncode == 2
+    # the deprecated spelling `eval diff` is the same comparison
+    new = _diff(tmp_path, base, errored, "--json")
+    old = evalens_cli(["eval", "diff", str(tmp_path / "base.json"), str(tmp_path / "new.json"), "--json"])
+    assert (old.returncode, old.stdout) == (new.returncode, new.stdout)
 
 
 def test_report_ci_and_merge_commands(tmp_path: Path) -> None:

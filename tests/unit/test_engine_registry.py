@@ -103,10 +103,16 @@ def test_the_sandbox_launches_it(toy: str, tmp_path: Path, monkeypatch: pytest.M
 def test_the_cli_offers_it(toy: str) -> None:
     from evalens.cli import doctor, run
 
-    for parser in (run._parser(), doctor._parser()):
-        engine = next(a for a in parser._actions if a.dest == "engine")
-        assert engine.choices is not None and toy in engine.choices
+    engine = next(a for a in doctor._parser()._actions if a.dest == "engine")
+    assert engine.choices is not None and toy in engine.choices
+    # `evalens run --engine` also takes a matrix (a,b), so it is checked after parsing and named in the help
+    engine = next(a for a in run._parser()._actions if a.dest == "engine")
+    assert engine.help is not None and toy in engine.help
     assert run._parser().parse_args(["x.yaml", "--engine", toy]).engine == toy
+    args = run._parser().parse_args(["x.yaml", "--engine", toy])
+    run._check_args(run._parser(), args)  # accepted: no SystemExit
+    with pytest.raises(SystemExit):
+        run._check_args(run._parser(), run._parser().parse_args(["x.yaml", "--engine", "no-such-engine"]))
     from evalens.cli import triggers
 
     for command in ("optimize", "suggest"):

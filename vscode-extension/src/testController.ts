@@ -27,7 +27,7 @@ export function normalizeUri(uri: string): string {
   return vscode.Uri.parse(uri).toString();
 }
 
-/** The id of a case's item for one cell of the package's newest matrix run (`evalens eval --engine a,b`). */
+/** The id of a case's item for one cell of the package's newest matrix run (`evalens run --engine a,b`). */
 export function cellId(caseId: string, cell: Pick<MatrixCell, "column">): string {
   return `${caseId}@cell:${cell.column}`;
 }

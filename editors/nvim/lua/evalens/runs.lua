@@ -3,7 +3,7 @@
 --   :EvalensRunFailed[!]   the cases whose last verdict was FAIL, FLAKY or ERROR: of this file (a UAAPS case
 --                          file: its package); with ! of the whole workspace
 --   :EvalensRunStale[!]    the cases whose verdict is stale or that never ran, likewise
--- The server picks the units (the same ones `evalens eval --failed` / `--stale` pick); the budget settings
+-- The server picks the units (the same ones `evalens run --failed` / `--stale` pick); the budget settings
 -- (evalens.run.maxCost / maxTokens) apply to each of these runs.
 
 local M = {}

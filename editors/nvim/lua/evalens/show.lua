@@ -81,14 +81,14 @@ function M.matrix_text(result)
   return table.concat(lines, '\n')
 end
 
---- :EvalensMatrix [name]: the package's newest matrix run (`evalens eval --engine a,b` / `--model A,B`), one row
+--- :EvalensMatrix [name]: the package's newest matrix run (`evalens run --engine a,b` / `--model A,B`), one row
 --- per unit and one column per cell (k/N, interval, cost); with `name`, only that unit's row.
 function M.matrix(bufnr, name, exec)
   local arg = { uri = vim.uri_from_bufnr(bufnr), name = (name ~= nil and name ~= '') and name or nil }
   exec(bufnr, 'evalens.matrix', arg, function(result)
     if type(result) ~= 'table' or type(result.table) ~= 'string' then -- null: vim.NIL
       vim.notify('evalens: no matrix run of this package' .. (arg.name and (' with ' .. arg.name) or '')
-        .. ': run evalens eval --engine claude-code,codex first')
+        .. ': run evalens run --engine claude-code,codex first')
       return
     end
     M.open(M.matrix_text(result), 'evalens matrix ' .. result.batch)
