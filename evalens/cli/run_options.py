@@ -263,6 +263,11 @@ def deprecations(args: argparse.Namespace, prog: str) -> None:
         if args.timeout is None:
             args.timeout = args.timeout_ms / 1000
         notes.append("--timeout-ms is deprecated: use --timeout SECONDS (90, 90s or 1500ms)")
+    elif args.timeout is not None and args.timeout >= 1000:  # most likely milliseconds, typed as before
+        notes.append(
+            f"--timeout is in seconds: {args.timeout:g} s is {args.timeout / 3600:.1f} h "
+            "(milliseconds are --timeout-ms, or write 1500ms)"
+        )
     if isinstance(args.json, str):
         value, args.json = args.json, True
         if not args.paths and Path(value).exists():

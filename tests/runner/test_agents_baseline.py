@@ -156,7 +156,7 @@ def _run(file: Path, engine: str, *args: str) -> subprocess.CompletedProcess:
             engine,
             *model,
             "--timeout",
-            "60000",
+            "60",
             *args,
         ],
         capture_output=True,

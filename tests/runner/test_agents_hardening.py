@@ -124,7 +124,7 @@ def test_backtracking_regex_cannot_hang_a_run(
             engine,
             *model,
             "--timeout",
-            "60000",
+            "60",
             "--no-judge",
             "--output-dir",
             str(tmp_path / "results"),

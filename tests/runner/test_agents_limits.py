@@ -79,7 +79,7 @@ def test_limits_in_evalens_run_formats(engine: str, tmp_path: Path, model_env, s
         "--runs",
         "1",
         "--timeout",
-        str(TIMEOUT_S * 1000),
+        str(TIMEOUT_S),
         "--max-turns",
         "1",
         "--output-dir",

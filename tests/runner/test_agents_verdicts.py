@@ -412,7 +412,7 @@ def test_evalens_run_terminal_shows_the_agent_error_and_fails(
         "--runs",
         "1",
         "--timeout",
-        "60000",
+        "60",
     ]
     creator = subprocess.run(
         [*base, str(files["creator"]), "--tasks", "2", "--output-dir", str(tmp_path / "c")],

@@ -121,6 +121,8 @@ def test_deprecated_spellings_map_onto_the_current_ones_and_say_so(
     )
     err = capsys.readouterr().err
     assert "--timeout-ms is deprecated" in err and "--results-json out.json" in err and "-o r.json" in err
+    _args(str(evals), "--timeout", "120000")  # skilljack's milliseconds typed as before: seconds, and said so
+    assert "--timeout is in seconds: 120000 s is 33.3 h" in capsys.readouterr().err
     args = _args("--json", str(evals))  # the flag before the target: the target is not eaten by it
     assert (args.paths, args.json, args.results_json) == ([str(evals)], True, None)
     args = _args("--report", "case-a")  # `eval --report CASE`: the case is put back
