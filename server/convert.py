@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 from lsprotocol import types
 
 from evalens.core.aggregate import related_of
 from evalens.core.problems import Fix, Problem, Span
 from evalens.core.rules import doc_url
+from evalens.server.wire import LspRange, SnippetEdit
 
 SOURCE = "evalens"
 
@@ -88,10 +91,54 @@ def to_diagnostic(
     )
 
 
-def fix_to_edit(fix: Fix, uri: str, lines: list[str], encoding: str) -> types.WorkspaceEdit:
+def fix_to_edit(
+    fix: Fix, uri: str, lines: list[str], encoding: str, snippets: bool = False
+) -> types.WorkspaceEdit:
+    """A fix as a workspace edit. ``snippets``: the client applies LSP 3.18 snippet edits
+    (``workspace.workspaceEdit.snippetEditSupport``), so an edit with a snippet goes as one and its placeholder
+    is a tab stop; other clients get the plain text (and VS Code the snippets beside: :func:`fix_snippets`)."""
+    if snippets and any(e.snippet for e in fix.edits):
+        by_uri: dict[str, list[types.TextEdit | types.SnippetTextEdit]] = {}
+        for edit in fix.edits:
+            rng = to_range(edit.span, lines, encoding)
+            by_uri.setdefault(edit.uri or uri, []).append(
+                types.SnippetTextEdit(range=rng, snippet=types.StringValue(value=edit.snippet))
+                if edit.snippet
+                else types.TextEdit(range=rng, new_text=edit.text)
+            )
+        return types.WorkspaceEdit(
+            document_changes=[
+                types.TextDocumentEdit(
+                    text_document=types.OptionalVersionedTextDocumentIdentifier(uri=u, version=None),
+                    edits=edits,
+                )
+                for u, edits in by_uri.items()
+            ]
+        )
     changes: dict[str, list[types.TextEdit]] = {}
     for edit in fix.edits:
         changes.setdefault(edit.uri or uri, []).append(
             types.TextEdit(range=to_range(edit.span, lines, encoding), new_text=edit.text)
         )
     return types.WorkspaceEdit(changes=changes)
+
+
+def fix_snippets(fix: Fix, uri: str, lines: list[str], encoding: str) -> list[SnippetEdit] | None:
+    """The fix's edits as snippets, for a client that cannot take LSP snippet edits but inserts snippets
+    itself (VS Code's client library: ``CodeAction.data.snippets``, applied by the extension's middleware).
+    None: the fix has no snippet."""
+    if not any(e.snippet for e in fix.edits):
+        return None
+    return [
+        SnippetEdit(
+            uri=edit.uri or uri,
+            range=LspRange.of(to_range(edit.span, lines, encoding)),
+            snippet=edit.snippet or snippet_text(edit.text),
+        )
+        for edit in fix.edits
+    ]
+
+
+def snippet_text(text: str) -> str:
+    """Plain text as a snippet that inserts it unchanged."""
+    return re.sub(r"[$}\\]", lambda m: "\\" + m.group(0), text)

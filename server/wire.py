@@ -360,6 +360,21 @@ class CreateFileResult(Wire):
     path: str
 
 
+class SnippetEdit(Wire):
+    """One edit of a quick fix as a snippet (a placeholder the user must replace is a tab stop)."""
+
+    uri: str
+    range: LspRange
+    snippet: str
+
+
+class CodeActionData(Wire):
+    """``CodeAction.data`` of a quick fix that inserts a placeholder, for a client that cannot take LSP 3.18
+    snippet edits: VS Code's middleware applies ``snippets`` in place of the plain-text edit."""
+
+    snippets: list[SnippetEdit]
+
+
 class OptimizeArgs(Wire):
     """The one argument of ``evalens.optimizeDescription``: the SKILL.md, and how to measure its rewrites."""
 
@@ -527,6 +542,8 @@ MODELS: tuple[type[Wire], ...] = (
     NewCaseResult,
     CreateFileArgs,
     CreateFileResult,
+    SnippetEdit,
+    CodeActionData,
     OptimizeArgs,
     OptimizeWinner,
     OptimizeAnswer,

@@ -41,6 +41,7 @@ _OPPOSITES = frozenset(
         ("show", "hide"),
         ("add", "remove"),
         ("required", "optional"),
+        ("pre", "post"),  # hook events: PreToolUse runs before the call, PostToolUse after it
     )
 )
 """Word pairs of opposite meaning: a name is never "corrected" into its opposite."""

@@ -50,6 +50,9 @@ class Edit:
     span: Span
     text: str
     uri: str | None = None  # None: the same document
+    # The same text as an LSP snippet, for editors that insert one: a placeholder the user must replace is a tab
+    # stop (``evalens.core.placeholders.tab_stop``), selected on insertion. None: plain text only.
+    snippet: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

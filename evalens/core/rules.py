@@ -32,6 +32,7 @@ AREAS = {
     "skill-creator": "skill-creator (evals.json, grading.json, benchmark.json, trigger sets)",
     "writing-skills": "writing-skills (evals.json, history, grading, comparison, analysis)",
     "plugin-eval": "Claude Code plugin evals (`claude plugin eval`: prompt.md, case.yaml, graders)",
+    "plugin": "Plugin metadata (Claude Code plugin.json, marketplace.json, hooks.json; Codex openai.yaml, plugin.json)",
     "runs": "Run results (after Run eval)",
     "evalens": "evalens itself (detection, suppressions)",
 }

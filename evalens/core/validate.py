@@ -16,6 +16,7 @@ from evalens.core.documents import ParsedDocument
 from evalens.core.formats.base import Format, RuleContext
 from evalens.core.formats.registry import candidates, detect, sniffs
 from evalens.core.index import IndexCache
+from evalens.core.placeholders import placeholder_problems
 from evalens.core.problems import Problem, Severity, Span
 from evalens.core.regular_files import read_regular
 from evalens.core.tuning import default_tuning, tune
@@ -102,6 +103,7 @@ def _validate_text(
         found = schema_check.check(doc, schema) if schema is not None and doc.data is not None else []
         problems += fmt.refine(doc, found, ctx)
         problems += fmt.rules(doc, ctx)
+        problems += placeholder_problems(doc, fmt.judged_keys)
     problems.sort(key=Problem.sort_key)
     return Validation(path, fmt, doc, problems)
 

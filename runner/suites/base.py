@@ -19,10 +19,12 @@ from typing import Any, ClassVar, Protocol
 from pydantic import ConfigDict, Field
 
 from evalens.core.documents import ParsedDocument
+from evalens.core.formats.registry import all_formats
+from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
 from evalens.runner.api_types import SNIPPET_CHARS, AgentRunLimits
-from evalens.runner.results import UnitCheck, UnitResult, Verdict
+from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.session import AgentResult, AgentSession, UsageError
 
 __all__ = [
@@ -294,6 +296,47 @@ class Suite(ABC):
             runs=self.request.runs,
             sandbox_path=session.kept[-1] if session.kept else None,
             **fields,
+        )
+
+    def placeholder_refusal(self, unit: Unit) -> str | None:
+        """Why ``unit`` is not run: a text its judge or grader would read (``Format.judged_keys``) is still a
+        skeleton's placeholder. Judged, it measured nothing and passed (issue 45 #5), so the runner refuses it
+        whatever the ``skeleton-placeholder`` rule's level; None: the unit runs."""
+        fmt = next((f for f in all_formats() if f.id == self.format_id), None)  # loads every format module
+        if fmt is None or (self.request.no_judge and not self.needs_judge):
+            return None
+        at = list(unit.location)
+        for problem in placeholder_problems(self.doc, fmt.judged_keys):
+            path = list((problem.data or {}).get("path", []))
+            if path[: len(at)] == at:
+                field = ".".join(str(p) for p in path[len(at) :]) or ".".join(str(p) for p in path)
+                return refusal(field, str((problem.data or {}).get("placeholder", "")))
+        return None
+
+    async def refuse(self, unit: Unit, reason: str, hooks: RunHooks | None = None) -> UnitResult:
+        """A unit the runner will not run (:meth:`placeholder_refusal`): each of its runs ends ERROR with the
+        reason, no agent started, and the run log hears each run as it would a real one."""
+        for number in range(1, self.request.runs + 1):
+            if hooks is not None:
+                await hooks.started(unit, number)
+                await hooks.finished(unit, number, UnitRun("ERROR", reason, AgentResult(error=reason)), [])
+        return self.refused(unit, reason)
+
+    def refused(self, unit: Unit, reason: str) -> UnitResult:
+        """The result of a refused unit, also as the run log's reader rebuilds it (``run_file.LoggedRule``)."""
+        runs = self.request.runs
+        return apply_repeats(
+            UnitResult(
+                name=unit.id,
+                format=self.format_id,
+                case_file=str(self.file),
+                location=unit.location,
+                verdict="ERROR",
+                reason=reason,
+                error=reason,
+                runs=runs,
+                run_verdicts=["ERROR"] * runs if runs > 1 else [],
+            )
         )
 
     def skipped(self, unit: Unit, reason: str, **fields: Any) -> UnitResult:

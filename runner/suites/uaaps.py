@@ -31,6 +31,7 @@ from evalens.core.models.uaaps import (
     ReportPackage,
     ReportSandbox,
 )
+from evalens.core.placeholders import placeholder_in, refusal
 from evalens.core.regular_files import write_text_atomic
 from evalens.runner.adaptive import decided, stop_reason, wants_leftover
 from evalens.runner.agent_process import in_thread
@@ -463,6 +464,18 @@ def _setup_failed(rec: _RunRecord, exc: Exception) -> None:
         rec.error = str(exc)
 
 
+class PlaceholderCriteria(ValueError):
+    """A case whose ``judge.criteria`` is still a skeleton's placeholder: refused before any agent starts,
+    since judging it measured nothing and passed (issue 45 #5); the case's ERROR says why."""
+
+
+def refuse_placeholder(case: EvalCase, judged: bool) -> None:
+    """Raise :class:`PlaceholderCriteria` when ``judged`` (a judge will rule) and the criteria is a placeholder."""
+    found = placeholder_in(case.judge.criteria) if judged and case.judge is not None else None
+    if found is not None:
+        raise PlaceholderCriteria(refusal("judge.criteria", found))
+
+
 async def _run_case(
     ctx: _Context, case: EvalCase, case_file: Path, run_index: int, time_limit: float, retried: list[str]
 ) -> _RunRecord:
@@ -483,6 +496,7 @@ async def _run_case(
         rec.sandbox_path = root
 
     try:
+        refuse_placeholder(case, ctx.judge_spec is not None)
         async with agent_run(
             ctx.launch(),
             case.input.prompt,

@@ -10,12 +10,12 @@ from typing import Any
 from lsprotocol import types
 
 from evalens.core.suppress import suppression_fixes
-from evalens.server.convert import fix_to_edit, to_diagnostic, to_range
+from evalens.server.convert import fix_snippets, fix_to_edit, to_diagnostic, to_range
 from evalens.server.features import diagnostics, file_edits, new_case, optimize_description
 from evalens.server.features.run_state import CommandRefused, typed_command
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import CreateFileArgs, CreateFileResult
+from evalens.server.wire import CodeActionData, CreateFileArgs, CreateFileResult
 
 CREATE_FILE = "evalens.createFile"
 
@@ -60,6 +60,7 @@ def register(server: EvalensServer) -> None:
         if result.doc is None:
             return None
         lines = result.doc.lines
+        snippets = bool(ls.cap("workspace.workspace_edit.snippet_edit_support", False))
         fixes: list[types.CodeAction] = []
         ignores: list[types.CodeAction] = []  # after every real fix, as eslint and ruff order them
         for problem in result.problems:
@@ -69,15 +70,19 @@ def register(server: EvalensServer) -> None:
             diagnostic = to_diagnostic(problem, lines, ls.encoding, uri)
             for out, found in ((fixes, problem.fixes), (ignores, suppression_fixes(problem, result.doc))):
                 for fix in found:
-                    out.append(
-                        types.CodeAction(
-                            title=fix.title,
-                            kind=types.CodeActionKind.QuickFix,
-                            diagnostics=[diagnostic],
-                            is_preferred=fix.preferred,
-                            edit=fix_to_edit(fix, uri, lines, ls.encoding),
-                        )
+                    action = types.CodeAction(
+                        title=fix.title,
+                        kind=types.CodeActionKind.QuickFix,
+                        diagnostics=[diagnostic],
+                        is_preferred=fix.preferred,
+                        edit=fix_to_edit(fix, uri, lines, ls.encoding, snippets),
                     )
+                    spare = None if snippets else fix_snippets(fix, uri, lines, ls.encoding)
+                    if (
+                        spare is not None
+                    ):  # VS Code's client has no snippet edits: its middleware applies these
+                        action.data = CodeActionData(snippets=spare).wire()
+                    out.append(action)
             create = _create_action(ls, uri, problem, diagnostic)
             if create is not None:  # after "Change to `<nearest>`": a typo is likelier than a new file
                 fixes.append(create)

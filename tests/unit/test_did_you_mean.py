@@ -19,6 +19,7 @@ from evalens.core.formats.skill_md import SAME_KIND_ELSEWHERE, _near_key
 from evalens.core.index import IndexCache
 from evalens.core.models import skill_md as m
 from evalens.core.models.catalog import SCHEMAS
+from evalens.core.models.claude_plugin import HOOK_EVENTS, HOOK_TYPES
 from evalens.core.models.skilljack import RUNNER_TYPES
 from evalens.core.near_names import opposite
 from evalens.core.schema_check import suggest
@@ -97,6 +98,13 @@ SOURCES: dict[str, tuple[list[str], str, str, list[str]]] = {
         "fixtures/allowed.json",
         ["fixtures/disallowed.json", "skills/max-size"],
     ),
+    "claude_plugin.hook-unknown-event (hook events)": (
+        list(HOOK_EVENTS),
+        "PreToolUze",
+        "PreToolUse",
+        ["PreToolUseFailure", "PostPermissionRequest"],
+    ),
+    "claude_plugin.hook-invalid (hook types)": (list(HOOK_TYPES), "comand", "command", []),
 }
 """Modules whose suggestions each entry covers (``test_every_suggestion_source_is_listed``)."""
 COVERED = {
@@ -107,6 +115,7 @@ COVERED = {
     "evalens/core/formats/skilljack_config.py",
     "evalens/core/formats/writing_skills.py",
     "evalens/core/formats/uaaps.py",
+    "evalens/core/formats/claude_plugin.py",
     "evalens/core/config.py",  # rule codes: test_rule_code_suggestions
     "evalens/core/rules.py",  # suggest_code itself
 }

@@ -20,6 +20,7 @@ import { startupAwareErrorHandler } from "./startupErrors";
 import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
 import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
+import { provideCodeActionsWithSnippets } from "./snippetEdits";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { RunOverrides, withOverrides } from "./overrides";
@@ -201,6 +202,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
           configuration: (params, token, next) => this.answerConfiguration(params.items, () => next(params, token)),
         },
         executeCommand: (command, args, next) => this.executeLensCommand(command, args, next),
+        provideCodeActions: (document, range, context, token, next) =>
+          provideCodeActionsWithSnippets(() => next(document, range, context, token)),
       },
     };
     client = new LanguageClient("evalens", "evalens", serverOptions, clientOptions);

@@ -322,6 +322,21 @@ export interface CreateFileResult {
   path: string;
 }
 
+/** One edit of a quick fix as a snippet (a placeholder the user must replace is a tab stop). */
+export interface SnippetEdit {
+  uri: string;
+  range: LspRange;
+  snippet: string;
+}
+
+/**
+ * `CodeAction.data` of a quick fix that inserts a placeholder, for a client that cannot take LSP 3.18
+ * snippet edits: VS Code's middleware applies `snippets` in place of the plain-text edit.
+ */
+export interface CodeActionData {
+  snippets: SnippetEdit[];
+}
+
 /** The one argument of `evalens.optimizeDescription`: the SKILL.md, and how to measure its rewrites. */
 export interface OptimizeArgs {
   uri: string;

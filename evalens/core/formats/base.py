@@ -100,6 +100,9 @@ class Format:
     globs: ClassVar[tuple[str, ...]] = ()
     schema_file: ClassVar[str | None] = None
     runnable: ClassVar[bool] = False
+    #: Keys whose text a judge or grader reads (``judge.criteria``, a checklist, assertions): a skeleton's
+    #: placeholder left there is the ``skeleton-placeholder`` error (``evalens.core.placeholders``).
+    judged_keys: ClassVar[tuple[str, ...]] = ()
     lookalike_hint: ClassVar[str] = ""
 
     def path_matches(self, path: str) -> bool:

@@ -22,6 +22,7 @@ from evalens.core.formats._shared import js_regex_error, path_escape, problem
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target
 from evalens.core.models import plugin_eval as m
 from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.placeholders import GRADER_RUBRIC, tab_stop
 from evalens.core.problems import Problem, Severity, Span
 from evalens.core.regular_files import read_regular_bytes
 
@@ -245,6 +246,27 @@ def _first_line(doc: ParsedDocument) -> Span:
     return Span(0, 0, 0, max(1, len(first)))
 
 
+def _the_case(doc: ParsedDocument) -> list[CaseInfo]:
+    """A case file is one runnable unit, the whole case; its lens goes on line 1. Its name is left to the caller
+    (:func:`case_name` of the folder), since `prompt.md`'s `name` overrides `case.yaml`'s and neither file knows
+    the other's."""
+    if not isinstance(doc.data, dict):
+        return []
+    first = _first_line(doc)
+    return [CaseInfo("", first, first, ())]
+
+
+def case_name(folder: FsPath) -> str:
+    """The case's name as the loader gives it: `prompt.md`'s `name`, else `case.yaml`'s, else the folder's (what
+    `--case` matches, and the unit's id in evalens)."""
+    files = case_files(folder)
+    for source in (files.prompt, files.case):
+        name = (source or {}).get("name")
+        if isinstance(name, str) and name:
+            return name
+    return folder.name
+
+
 def case_problems(doc: ParsedDocument, files: CaseFiles, own_name: str) -> list[Problem]:
     """The case-level checks, reported on ``own_name``'s document: graders (none, duplicate names, files the
     loader skips), the prompt (none, the blank template), `env` keys, tools and the Skill-only signal."""
@@ -424,7 +446,7 @@ class PluginEvalPrompt(Format):
         return case_problems(doc, files, "prompt.md")
 
     def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
-        return []  # runnable once the file pipeline gains a plugin-eval suite (issues 38 and 41)
+        return _the_case(doc)
 
     def skeleton(self, snippets: bool) -> str | None:
         """`claude plugin eval init --bare`'s prompt.md, with the prompt to write as a tab stop: the TODO line
@@ -456,6 +478,9 @@ class PluginEvalCase(Format):
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         return strict_wording(problems, "a grader")
+
+    def cases(self, doc: ParsedDocument) -> list[CaseInfo]:
+        return _the_case(doc)
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
@@ -543,9 +568,7 @@ class PluginEvalGrader(Format):
         return []
 
     def skeleton(self, snippets: bool) -> str | None:
-        rubric = (
-            "${1:What a successful response contains}" if snippets else "What a successful response contains."
-        )
+        rubric = tab_stop(GRADER_RUBRIC) if snippets else GRADER_RUBRIC
         return f"---\ntype: llm\nweight: 1\n---\n\n{rubric}\n"
 
 

@@ -35,6 +35,7 @@ from evalens.core.formats.writing_skills import _dicts, _files_under, _id_cases,
 from evalens.core.index import container_root, frontmatter_fields, skill_catalog
 from evalens.core.models import skill_creator as m
 from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.placeholders import EVAL_ASSERTION
 from evalens.core.problems import Edit, Fix, Problem, Severity
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.schema_check import suggest
@@ -211,6 +212,7 @@ def _file_entry(path: Path, value: Any) -> bool:
 
 class SkillCreatorEvals(Format):
     id = "skill-creator-evals"
+    judged_keys = ("assertions", "expectations")
     title = "skill-creator evals.json"
     language = "json"
     globs = ("**/evals.json",)
@@ -821,7 +823,7 @@ class SkillCreatorEvals(Format):
                             "prompt": "A realistic user request that names its files and context",
                             "expected_output": "What success looks like, in plain words",
                             "files": [],
-                            "assertions": ["The output names output/report.md as the file it wrote"],
+                            "assertions": [EVAL_ASSERTION],
                         }
                     ],
                 },

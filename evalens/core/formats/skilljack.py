@@ -29,6 +29,7 @@ from evalens.core.index import frontmatter_fields
 from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS, nested_quantifier
 from evalens.core.models import skilljack as m
 from evalens.core.models.catalog import SchemaSpec, register
+from evalens.core.placeholders import CHECKLIST_ITEM, TASK_ASSERTION, tab_stop
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 from evalens.core.units import skilljack_tasks
@@ -209,6 +210,7 @@ def _regex_problems(
 
 class SkilljackTasks(Format):
     id = "skilljack-tasks"
+    judged_keys = ("golden_checklist",)
     title = "skilljack tasks"
     language = "yaml"
     globs = ("**/tasks.yaml", "**/tasks.yml")
@@ -555,7 +557,7 @@ class SkilljackTasks(Format):
             "  criteria:\n    discovery: { weight: 0.3 }\n    adherence: { weight: 0.4 }\n"
             '    output: { weight: 0.3 }\n\ntasks:\n  - id: ${2:ms}-001\n    prompt: "${3:A request the '
             'skill should handle, without naming it}"\n    deterministic:\n      expect_skill_activation: true\n'
-            '      expect_marker: "${4:MARKER}"\n    golden_checklist:\n      - "${5:A checkable fact}"\n\n'
+            f'      expect_marker: "${{4:MARKER}}"\n    golden_checklist:\n      - "{tab_stop(CHECKLIST_ITEM, 5)}"\n\n'
             '  - id: ${2:ms}-fp-001\n    prompt: "${6:A related request the skill must NOT handle}"\n'
             "    expected_skill_load: none\n    deterministic:\n      expect_skill_activation: false\n"
         )
@@ -748,6 +750,7 @@ def _check_rules(doc: ParsedDocument, data: dict[str, Any], task_dir: FsPath) ->
 
 class SkilljackTaskMd(Format):
     id = "skilljack-task"
+    judged_keys = ("assertions",)
     title = "skilljack task package"
     language = "markdown"
     globs = ("**/task.md",)
@@ -874,7 +877,7 @@ class SkilljackTaskMd(Format):
     def skeleton(self, snippets: bool) -> str | None:
         return (
             "---\nexpected_skill: my-skill\nchecks:\n  marker: MARKER\n  not_contains: [ERROR]\nassertions:\n"
-            '  - "A checkable fact about the output"\n---\n\nA request the skill should handle, without '
+            f'  - "{TASK_ASSERTION}"\n---\n\nA request the skill should handle, without '
             "naming it.\n"
         )
 

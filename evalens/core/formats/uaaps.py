@@ -18,6 +18,7 @@ from evalens.core.env_policy import refused_reason
 from evalens.core.formats._shared import creatable, is_concrete, is_vague, path_escape
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.index import normalise_event
+from evalens.core.placeholders import CASE_CRITERIA, CRITERIA_FIX, tab_stop
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
 
@@ -179,6 +180,7 @@ class UaapsConfig(Format):
 
 class UaapsCase(Format):
     id = "uaaps-case"
+    judged_keys = ("criteria",)
     title = "UAAPS eval case"
     language = "yaml"
     globs = ("**/evals/cases/*.yaml", "**/evals/cases/*.yml")
@@ -231,32 +233,31 @@ class UaapsCase(Format):
         return problems
 
     def _criteria_fix(self, doc: ParsedDocument, *, under_judge: bool) -> Fix:
-        skeleton_lines = ["  criteria: >", "    The output <names a concrete, checkable fact>."]
+        """``judge.criteria`` with the placeholder the user must replace: a tab stop in editors that insert
+        snippets, and the ``skeleton-placeholder`` problem (and a runner that refuses to judge it) until then."""
+        title = "Add a `judge.criteria` skeleton"
+
+        def fix(at: Span, head: str, key_indent: int, tail: str = "") -> Fix:
+            text = f"{head}{' ' * key_indent}criteria: >\n{' ' * (key_indent + 2)}"
+            return Fix(
+                title, (Edit(at, text + CRITERIA_FIX + tail, snippet=text + tab_stop(CRITERIA_FIX) + tail),)
+            )
+
         if under_judge and doc.root is not None:
             ks = doc.root.key_span("judge")
             judge = doc.root.get("judge")
             if ks is not None and judge is not None and judge.kind == "map":
-                indent = judge.span.start_col
-                text = (
-                    "\n".join(
-                        " " * indent + line.lstrip() if i == 0 else " " * (indent + 2) + line.lstrip()
-                        for i, line in enumerate(skeleton_lines)
-                    )
-                    + "\n"
-                )
                 at = Span(judge.span.start_line, 0, judge.span.start_line, 0)
-                return Fix("Add a `judge.criteria` skeleton", (Edit(at, text),))
+                return fix(at, "", judge.span.start_col, "\n")
             if ks is not None:
                 line = ks.start_line
                 end = len(doc.lines[line])
-                text = "\n" + "\n".join(skeleton_lines)
-                return Fix("Add a `judge.criteria` skeleton", (Edit(Span(line, end, line, end), text),))
+                return fix(Span(line, end, line, end), "\n", 2)
         last = len(doc.lines) - 1
         while last > 0 and not doc.lines[last].strip():
             last -= 1
         end = len(doc.lines[last])
-        text = "\njudge:\n" + "\n".join(skeleton_lines)
-        return Fix("Add a `judge.criteria` skeleton", (Edit(Span(last, end, last, end), text),))
+        return fix(Span(last, end, last, end), "\njudge:\n", 2)
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
@@ -449,14 +450,12 @@ class UaapsCase(Format):
             return (
                 "name: ${1:my-case}\ndescription: ${2:What this case checks}\ntarget: ${3:skill:name}\n"
                 "input:\n  prompt: ${4:Prompt sent to the agent}\n  files: []\nexpected:\n  contains:\n"
-                "    - ${5:text the output must contain}\njudge:\n  criteria: >\n    ${6:The output names a "
-                "concrete, checkable fact.}\n"
+                f"    - ${{5:text the output must contain}}\njudge:\n  criteria: >\n    {tab_stop(CASE_CRITERIA, 6)}\n"
             )
         return (
             "name: my-case\ndescription: What this case checks\ntarget: skill:name\ninput:\n"
             "  prompt: Prompt sent to the agent\n  files: []\nexpected:\n  contains:\n"
-            "    - text the output must contain\njudge:\n  criteria: >\n"
-            "    The output names a concrete, checkable fact.\n"
+            f"    - text the output must contain\njudge:\n  criteria: >\n    {CASE_CRITERIA}\n"
         )
 
 

@@ -66,6 +66,33 @@ export class Range {
   }
 }
 
+export class SnippetString {
+  constructor(readonly value: string) {}
+}
+
+export class SnippetTextEdit {
+  constructor(
+    readonly range: Range,
+    readonly snippet: SnippetString,
+  ) {}
+  static replace(range: Range, snippet: SnippetString): SnippetTextEdit {
+    return new SnippetTextEdit(range, snippet);
+  }
+}
+
+export class WorkspaceEdit {
+  readonly entries: [Uri, unknown[]][] = [];
+  set(uri: Uri, edits: unknown[]): void {
+    this.entries.push([uri, edits]);
+  }
+}
+
+export class CodeAction {
+  edit?: WorkspaceEdit;
+  data?: unknown;
+  constructor(readonly title: string) {}
+}
+
 export class Location {
   constructor(
     readonly uri: Uri,
