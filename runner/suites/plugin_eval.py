@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evalens.core.formats.plugin_eval import case_files, is_case_folder
+from evalens.core.formats.plugin_eval import case_files, case_name, is_case_folder
 from evalens.core.models.plugin_eval import READ_ONLY_TOOLS
 from evalens.core.regular_files import read_regular_bytes
 from evalens.runner.baseline import uplift_of
@@ -107,16 +107,6 @@ def eval_dir_of(root: Path, folder: Path) -> str | None:
             if rel.parts[: len(parts)] == parts and len(rel.parts) > len(parts):
                 return candidate
     return None
-
-
-def case_name(folder: Path) -> str:
-    """The case's name as the loader gives it: `prompt.md`'s `name`, else `case.yaml`'s, else the folder's."""
-    files = case_files(folder)
-    for source in (files.prompt, files.case):
-        name = (source or {}).get("name")
-        if isinstance(name, str) and name:
-            return name
-    return folder.name
 
 
 def plugin_skills(root: Path) -> dict[str, Path]:

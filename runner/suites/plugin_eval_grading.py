@@ -23,6 +23,7 @@ from evalens.core.models.plugin_eval import GRADER_TYPES
 from evalens.core.regular_files import read_regular_bytes
 from evalens.runner.judge import JudgeSpec, judge_case
 from evalens.runner.judge_material import fence, new_boundary, untrusted_note
+from evalens.runner.verdicts import Judged
 
 PAID = ("llm", "baseline")
 FILE_LIMIT = 10 << 20  # the platform refuses a file target over 10 MiB
@@ -509,7 +510,7 @@ async def grade_paid(
         _text, why = _target_text(g.options.get("focus"), ev)
         return Outcome(g.name, g.type, False, why, g.weight, scored)
     outcome = await judge_case(spec, prompt, deadline=deadline)
-    passed = True if outcome.verdict == "PASS" else False if outcome.verdict == "FAIL" else None
+    passed = Judged.of(outcome.verdict, outcome.reason).passed
     word = outcome.verdict if passed is not None else "judge error"
     return Outcome(g.name, g.type, passed, f"{word}: {outcome.reason}", g.weight, scored)
 

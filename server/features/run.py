@@ -23,6 +23,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
+from evalens.core.formats.plugin_eval import case_name
 from evalens.core.labels import case_label, unit_skill
 from evalens.runner.results import UnitResult
 from evalens.server import uris, wire
@@ -33,7 +34,7 @@ from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.lifecycle import workspace_roots
 from evalens.server.features.matrix_view import MatrixRows, cell_models, hover_markdown
-from evalens.server.features.run_formats import ALL, CLI_FORMATS
+from evalens.server.features.run_formats import ALL, CLI_FORMATS, PLUGIN_EVAL_FORMATS
 from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
 from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
 from evalens.server.features.workspace_scope import require_inside
@@ -100,6 +101,8 @@ class Runs:
         cases = list(validation.format.cases(validation.doc))
         if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
             cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
+        elif fid in PLUGIN_EVAL_FORMATS:  # a case's name may be in the other file of its folder
+            cases = [replace(c, name=c.name or case_name(Path(validation.path).parent)) for c in cases]
         self._follow_renames(validation, cases)
         if len(self._case_cache) >= 64 and validation.path not in self._case_cache:
             self._case_cache.pop(next(iter(self._case_cache)))

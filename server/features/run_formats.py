@@ -26,6 +26,10 @@ log = logging.getLogger("evalens.server.run")
 
 CLI_FORMATS = FILE_FORMATS
 ALL = "*"  # the unit that runs a whole file (a tasks.yaml, a trigger set)
+PLUGIN_EVAL_FORMATS = (
+    "plugin-eval-prompt",
+    "plugin-eval-case",
+)  # a case folder's two files: one unit, the case
 MAX_REPORTS = 30  # evalens reports read per eval file when restoring
 FOLDER_TTL = 5.0  # seconds a file's result folder is trusted (it depends on eval.config.yaml and SKILL.md)
 
@@ -40,6 +44,13 @@ def suite_root(fmt: str, file: Path) -> Path:
         return file.parent.parent
     if fmt == "skilljack-tasks":
         return file.parent
+    if (
+        fmt in PLUGIN_EVAL_FORMATS
+    ):  # a plugin's case: its reports go under the plugin, as the suite writes them
+        # lazy: evalens.runner.suites.plugin_eval loads the engines; the server starts without it
+        from evalens.runner.suites.plugin_eval import plugin_root_of
+
+        return plugin_root_of(file.parent) or file.parent
     return skill_root_of(file)
 
 

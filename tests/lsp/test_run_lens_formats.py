@@ -525,3 +525,28 @@ async def test_unit_ids_are_the_lens_names(tmp_path: Path) -> None:
         assert [u.location for u in suite.units()] == [
             list(c.path) for c in checked.format.cases(checked.doc) if c.name != run_formats.ALL
         ]
+
+
+async def test_plugin_eval_case_lens_run(client: LanguageClient, ws: Path) -> None:
+    """A `claude plugin eval` case is one unit (its folder's name) with a lens on line 1 of its prompt.md; run
+    from it, Claude Code's own runner grades it in the sandbox, the verdict shows and the report goes under the
+    plugin (issue 38)."""
+    plugin = ws / "plugin-demo"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "demo", "version": "0.1.0"}')
+    (plugin / "skills" / "greeting").mkdir(parents=True)
+    (plugin / "skills" / "greeting" / "SKILL.md").write_text(SKILL_MD)
+    case = plugin / "evals" / "says-hi"
+    (case / "graders").mkdir(parents=True)
+    (case / "graders" / "says.md").write_text("---\ntype: regex\npattern: GREETING-OK\n---\n")
+    path = case / "prompt.md"
+    path.write_text("---\nruns: 1\n---\n\nSCENARIO=no-file Say hello.\n")
+    uri = await open_doc(client, path)
+
+    result = await run_lens(client, _lens(await lenses(client, uri), "▶ Run", 0), timeout=180)
+
+    assert result["verdict"] == "PASS" and result["name"] == "says-hi", result
+    assert result["engine"] == "claude-code"
+    assert (await _titles_at(client, uri, 0))[-2:][0].startswith("✓ PASS ")
+    assert list((plugin / "evals" / "reports").glob("*.json"))  # the plugin's reports, not the case folder's
+    _no_verdict_diagnostic(client, uri)
