@@ -50,6 +50,9 @@ class Rule:
     fix: str
     silence: str = ""  # advice beyond the generic config / inline forms
     tunable: bool = True  # False: problems that mean the file cannot be read (no level, no suppression)
+    # True: the runner refuses such a case whatever the rule's level (a path escaping the sandbox, a placeholder
+    # for the judge), so no "Ignore" quick fix is offered: silencing it would not make the case run.
+    enforced: bool = False
 
     @property
     def url(self) -> str:
@@ -79,6 +82,12 @@ def is_known(code: str) -> bool:
 def is_tunable(code: str) -> bool:
     rule = rule_for(code)
     return rule is None or rule.tunable
+
+
+def is_enforced(code: str) -> bool:
+    """Whether the runner refuses what ``code`` flags whatever its level (``enforced = true`` in the catalog)."""
+    rule = rule_for(code)
+    return rule is not None and rule.enforced
 
 
 def doc_url(code: str) -> str | None:
@@ -157,6 +166,11 @@ def render_markdown() -> str:
                 )
             else:
                 extra = f" {r.silence.strip()}" if r.silence else ""
+                if r.enforced:
+                    extra += (
+                        " The runner refuses such a case whatever this rule's level, so the editor offers no"
+                        " *Ignore* quick fix for it."
+                    )
                 out.append(
                     f'**Silence:** `{r.code} = "off"` in the config, or `# evalens: ignore[{r.code}]`.'
                     + extra

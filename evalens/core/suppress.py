@@ -18,7 +18,7 @@ from typing import Any
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
-from evalens.core.rules import is_known, is_tunable
+from evalens.core.rules import is_enforced, is_known, is_tunable
 
 JSON_KEY = "$evalens"
 _HASH = re.compile(r"(?:^|\s)#\s*evalens:\s*(ignore(?:-file)?)\b(?:\[([^\]]*)\])?")
@@ -145,8 +145,9 @@ def _hint(span: Span, message: str) -> Problem:
 
 
 def suppression_fixes(problem: Problem, doc: ParsedDocument) -> list[Fix]:
-    """ "Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them."""
-    if not is_tunable(problem.code) or problem.code == "unused-suppression":
+    """ "Ignore `code` on this line / in this file" actions, as ruff's and eslint's servers offer them; none for
+    a rule the runner enforces (``path-escape``: the case is refused anyway, so an ignore would only hide why)."""
+    if not is_tunable(problem.code) or is_enforced(problem.code) or problem.code == "unused-suppression":
         return []
     if doc.language == "json":
         fix = _json_file_fix(problem.code, doc)

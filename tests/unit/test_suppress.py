@@ -266,3 +266,17 @@ def test_no_line_fix_inside_a_quoted_scalar_that_goes_on():
     text = case().replace("  bogus: 1\n", '  bogus: "one\n    two"\n')
     titles = _fixes(CASE_PATH, text, "unknown-key")
     assert list(titles) == ["Ignore `unknown-key` in this file"]
+
+
+def test_no_ignore_is_offered_for_a_rule_the_runner_enforces():
+    """Issue 45 #10: "Ignore `path-escape`" was offered, but the runner refuses such a case whatever the level, so
+    the ignore only hid why it would not run. Rules marked ``enforced`` in the catalog get no ignore; a rule
+    beside them on the same case still does."""
+    from evalens.core.rules import catalog
+
+    text = case().replace("  prompt: hi\n", "  prompt: hi\n  files: [../../secrets.txt]\n")
+    assert _fixes(CASE_PATH, text, "path-escape") == {}
+    assert "Ignore `unknown-key` on this line" in _fixes(CASE_PATH, text, "unknown-key")
+    enforced = {code for code, rule in catalog().items() if rule.enforced}
+    assert {"path-escape", "env-refused", "skeleton-placeholder"} <= enforced
+    assert all(catalog()[code].tunable for code in enforced)  # a level still applies; the run refuses anyway
