@@ -156,3 +156,19 @@ def test_payloads_refuse_undeclared_fields():
         "name": "n",
         "verdict": "PASS",
     }
+
+
+def test_the_settings_validation_reads_are_real_vscode_settings():
+    """Issue 45 #10: the server judges SKILL.md by ``evalens.skillProfile``, which VS Code did not know (no
+    setting to set, no completion in settings.json). Each setting validation reads is contributed, with the
+    values the server accepts, and settings.ts sends it."""
+    from evalens.core.models.skill_md import PROFILES
+
+    contributed = json.loads((EXT / "package.json").read_text())["contributes"]["configuration"]["properties"]
+    sent = ts_interfaces(SETTINGS_TS)["WireSettings"]
+    for key in Settings().rule_settings():
+        setting = contributed.get(f"evalens.{key}")
+        assert setting is not None, f"evalens.{key} is read by the server but not a VS Code setting"
+        assert key in sent
+    profile = contributed["evalens.skillProfile"]
+    assert profile["enum"] == ["auto", *PROFILES] and profile["default"] == Settings().skill_profile

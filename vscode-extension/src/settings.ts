@@ -11,6 +11,8 @@ export interface EvalensSettings {
   /** Rule code (or glob) -> level; the server checks codes and levels and reports mistakes. */
   rules: Record<string, string>;
   configurationPreference: string;
+  /** Which platform's rules a SKILL.md is checked against (`auto`: by its context); the server validates it. */
+  skillProfile: string;
   /** `evalens.run.*`: the "Run N×" profile and lens, and the budget of every batch (0: no limit). */
   run: RunSettings;
 }
@@ -30,10 +32,13 @@ export const DEFAULT_SETTINGS: EvalensSettings = {
   apiKeyEnvVars: ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"],
   rules: {},
   configurationPreference: "editorFirst",
+  skillProfile: "auto",
   run: { repeats: 5, maxCost: 0, maxTokens: 0 },
 };
 
 const PREFERENCES = ["editorFirst", "filesystemFirst", "editorOnly"];
+/** `evalens.skillProfile`'s values (package.json's enum; the server's `PROFILES` plus `auto`). */
+export const SKILL_PROFILES = ["auto", "agentskills", "claude-code", "uaaps"];
 
 function stringMap(value: unknown): Record<string, string> {
   if (!value || typeof value !== "object" || Array.isArray(value)) {
@@ -66,6 +71,7 @@ export interface WireSettings {
   server: { path: string; args: string[] };
   rules: Record<string, string>;
   configurationPreference: string;
+  skillProfile: string;
   run: { repeats: number; maxCost: number | null; maxTokens: number | null };
   /** The workspace's remembered run overrides (not a setting: "Run Overrides…", workspaceState). Every run
    * command carries them; the server needs them too to judge staleness against the next run's inputs. */
@@ -82,6 +88,7 @@ export function toWire(s: EvalensSettings, o: RunOverrides = {}): WireSettings {
     server: s.server,
     rules: s.rules,
     configurationPreference: s.configurationPreference,
+    skillProfile: s.skillProfile,
     run: { repeats: s.run.repeats, maxCost: s.run.maxCost > 0 ? s.run.maxCost : null, maxTokens: s.run.maxTokens > 0 ? s.run.maxTokens : null },
     runOverrides: { engine: o.engine || null, model: o.model || null, maxCost: o.maxCost !== undefined && o.maxCost >= 0 ? o.maxCost : null },
   };
@@ -105,6 +112,7 @@ export function readSettings(config: ConfigurationReader): EvalensSettings {
     apiKeyEnvVars: stringList(config.get("apiKeyEnvVars"), d.apiKeyEnvVars).filter((n) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)),
     rules: stringMap(config.get("rules")),
     configurationPreference: PREFERENCES.find((p) => p === config.get<string>("configurationPreference")) ?? d.configurationPreference,
+    skillProfile: SKILL_PROFILES.find((p) => p === config.get<string>("skillProfile")) ?? d.skillProfile,
     run: {
       repeats: Math.min(100, Math.floor(nonNegative(config.get("run.repeats"), d.run.repeats))),
       maxCost: nonNegative(config.get("run.maxCost"), 0),

@@ -50,6 +50,7 @@ test("wire settings send null for 'use the eval config'", () => {
     server: { path: "", args: [] },
     rules: {},
     configurationPreference: "editorFirst",
+    skillProfile: "auto",
     run: { repeats: 5, maxCost: null, maxTokens: null },
     runOverrides: { engine: null, model: null, maxCost: null },
   });
@@ -66,6 +67,12 @@ test("rule levels and the configuration preference travel to the server", () => 
   assert.deepEqual(configurationValue("evalens.rules", s), { "unknown-key": "off", "schema-*": "hint" });
   assert.equal(settings({ configurationPreference: "nonsense", rules: ["x"] }).configurationPreference, "editorFirst");
   assert.deepEqual(settings({ rules: ["x"] }).rules, {});
+});
+
+test("evalens.skillProfile is a setting the server gets (issue 45 #10); an unknown value falls back to auto", () => {
+  assert.equal(toWire(settings({ skillProfile: "claude-code" })).skillProfile, "claude-code");
+  assert.equal(configurationValue("evalens.skillProfile", settings({ skillProfile: "uaaps" })), "uaaps");
+  assert.equal(settings({ skillProfile: "claude" }).skillProfile, "auto");
 });
 
 test("workspace/configuration answers the evalens section and its sub-keys", () => {
