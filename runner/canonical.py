@@ -73,6 +73,8 @@ VOLATILE_TEXT = (
     (re.compile(r"EVALENS-MATERIAL-[0-9a-f]{12,}"), "EVALENS-MATERIAL-<nonce>"),  # the judge's per-call fence
     (re.compile(r"(session ID\s*)\d+", re.I), r"\1<n>"),
     (re.compile(r"/var/tmp/evalens[\w./\-]*?/(?=workspace|home|config|tmp)"), "<sandbox>/"),
+    # `claude plugin eval`'s own per-run folder (/tmp/claude-eval-XXXXXX), in its children's prompts and paths
+    (re.compile(r"claude-eval-[A-Za-z0-9]{6}\b"), "claude-eval-<run>"),
     # the host's facts in a CLI's own prompt: Claude Code's kernel, Codex's time zone
     (re.compile(r"(OS Version:\s*)[^\n]+"), r"\1<os>"),
     (re.compile(r"(<timezone>)[^<]*(</timezone>)"), r"\1<tz>\2"),

@@ -44,6 +44,17 @@ from evalens.runner.model_proxy import Answer, ModelProxy, error_answer
 if TYPE_CHECKING:
     from evalens.core.models.uaaps import EvalReport
 
+RUN_FOLDER = re.compile(r"claude-eval-[A-Za-z0-9]{6}\b")
+"""The folder `claude plugin eval` makes for each agent run (random): a request names its own run's, and its
+response (a tool call's path) must name the replaying run's, not the recorded one's."""
+RUN_FOLDER_HELD = "claude-eval-<run>"
+
+
+def _run_folder(body: bytes) -> str | None:
+    found = RUN_FOLDER.search(body.decode("utf-8", "replace"))
+    return found.group(0) if found else None
+
+
 _BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("evalens_replay_batch", default=None)
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("evalens_replay_tape", default=None)
 # the tapes one agent attempt opened (agent_retry.run_retrying asks whether one of them refused a request)
@@ -124,6 +135,20 @@ class Tape:
             text = text.replace(placeholder, literal)
         return text
 
+    def _held_for(self, body: bytes) -> Callable[[str], str]:
+        """:meth:`_placeheld` for the response to ``body``, with the eval runner's run folder it names held too."""
+        folder = _run_folder(body)
+        if folder is None:
+            return self._placeheld
+        return lambda text: self._placeheld(text).replace(folder, RUN_FOLDER_HELD)
+
+    def _here_for(self, body: bytes) -> Callable[[str], str]:
+        """:meth:`_here` for the answer to ``body``, the run folder it names put back."""
+        folder = _run_folder(body)
+        if folder is None:
+            return self._here
+        return lambda text: self._here(text).replace(RUN_FOLDER_HELD, folder)
+
     def decide(self, source: str, method: str, target: str, body: bytes) -> Answer | None:
         """Answer from the cassette, refuse (strict divergence), or None: forward live and record."""
         if self.mode == "record" or self.going_live:
@@ -141,7 +166,7 @@ class Tape:
             ):
                 self.used.add(i)
                 self.exchanges.append(old.model_copy(update={"index": index}))
-                return _answer_of(old.response, self._here)
+                return _answer_of(old.response, self._here_for(body))
         nearest = next(
             (old for i, old in enumerate(self.recorded) if i not in self.used and old.source == source), None
         )
@@ -170,10 +195,11 @@ class Tape:
             return
         self.live += 1
         secrets = self.batch.secrets
-        text = self._placeheld(raw.decode("utf-8", "replace"))
+        held = self._held_for(body)
+        text = held(raw.decode("utf-8", "replace"))
         if "text/event-stream" in content_type:
             raw_events = raw.decode("utf-8", "replace").replace("\r\n", "\n").split("\n\n")
-            events = placehold_events([e for e in raw_events if e.strip()], self._placeheld)
+            events = placehold_events([e for e in raw_events if e.strip()], held)
             response = CassetteResponse(
                 status=status, content_type=content_type, events=[redact(e, secrets) for e in events]
             )

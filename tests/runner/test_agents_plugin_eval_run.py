@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.runner_helpers import agents_available, run_units
+from tests.runner.runner_helpers import agents_available, run_evalens, run_units
 
 pytestmark = pytest.mark.agents
 
@@ -141,3 +141,22 @@ async def test_repeats_flaky(engine: str, tmp_path: Path, model_env, sandbox_dir
         ablation="none",
     )
     assert result.run_verdicts == ["FAIL", "PASS"] and result.state == "FLAKY", result.reason
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_record_then_replay_without_the_model(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """`evalens run --record` keeps each run's model traffic (on claude-code: the eval runner's children, the
+    without arm and the judge's votes) as a cassette; `--replay` with the model gone gives the same verdict."""
+    _skip_without(engine)
+    plugin = make_plugin(tmp_path / "demo", {"greets": _case("pass")})
+    file = str(plugin / "evals" / "greets" / "prompt.md")
+    model = ["--model", MODEL[engine]] if MODEL[engine] else []
+    recorded = run_evalens("run", file, "--engine", engine, "--runs", "1", "--record", *model)
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    assert list((plugin / "evals" / "cassettes").rglob("*.json"))
+    gone = {"ANTHROPIC_BASE_URL": "http://127.0.0.1:9", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    replayed = run_evalens("run", file, "--engine", engine, "--runs", "1", "--replay", *model, env=gone)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert "PASS  greets" in replayed.stdout, replayed.stdout

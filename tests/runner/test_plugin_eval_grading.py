@@ -295,3 +295,16 @@ def test_a_runs_verdict_by_the_one_verdict_function(tmp_path: Path) -> None:
     assert lenient._verdict(None, good, run_score(good))[0] == "PASS"
     with pytest.raises(ValueError):
         _suite(tmp_path, threshold_score=3)
+
+
+def test_the_eval_runners_own_run_folder_is_volatile_in_a_recording() -> None:
+    """`claude plugin eval` runs each agent in a fresh /tmp/claude-eval-XXXXXX, named in its children's prompts;
+    a replay of the same case must match the recording whatever the folder was called."""
+    from evalens.runner.canonical import canonical_request
+
+    def body(folder: str) -> bytes:
+        text = f"Primary working directory: /tmp/{folder}/home/cwd; memory at -tmp-{folder}-home/memory/"
+        return json.dumps({"messages": [{"role": "user", "content": text}]}).encode()
+
+    assert canonical_request(body("claude-eval-Rd2UJK")) == canonical_request(body("claude-eval-PA1FAC"))
+    assert canonical_request(body("claude-eval-Rd2UJK")) != canonical_request(body("claude-other-PA1FAC"))
