@@ -100,7 +100,8 @@ class CaseCommandArgs(Wire):
     runs: int | None = Field(default=None, ge=1, le=100, strict=True)
     """Repeats of each unit ("Run 5×")."""
     select: Literal["failed", "stale"] | None = None
-    """``runFile`` / ``runAll``: only what ``--failed`` / ``--stale`` would pick."""
+    """``runFile`` / ``runAll``: only what ``--failed`` / ``--stale`` would pick. ``pickUnits`` without it: every
+    unit a batch lens on ``uri`` runs."""
     batch: str | None = Field(default=None, max_length=200)
     """Commands sent under one id share one budget (evalens.run.maxCost / maxTokens)."""
     engine: Name | None = None

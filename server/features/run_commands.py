@@ -222,12 +222,26 @@ class RunCommands:
         return targets
 
     async def pick_units(self, ls: EvalensServer, a: CaseCommandArgs) -> list[PickedUnit]:
-        """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer."""
+        """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer; with
+        no ``select``, every unit a batch lens on ``uri`` runs ("▶ Run all evals" on an eval config, "▶ Run all"
+        on a file), so the editor can say what it is about to spend before it asks (as its palette does)."""
         mode = a.select
         if mode is None:
-            raise JsonRpcInvalidParams('evalens.pickUnits needs `select`: "failed" or "stale"')
+            if not a.uri:
+                raise JsonRpcInvalidParams(
+                    'evalens.pickUnits needs `select` ("failed" or "stale") or a `uri`'
+                )
+            uri = a.uri
+            targets = await off_loop(ls, lambda: self.batch_units(uri))
+            return [PickedUnit(uri=t.uri, name=t.name, reason="") for t in targets]
         picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.uri, mode))
         return [PickedUnit(uri=t.uri, name=t.name, reason=why) for t, why in picked]
+
+    def batch_units(self, uri: str) -> list[Target]:
+        """The units a whole-file or whole-package run of ``uri`` runs, each on its own (a tasks.yaml's tasks,
+        not its ``*`` unit). Blocking."""
+        package = self.package_targets_of(uri)
+        return package if package is not None else self.runs.file_targets(uri, whole=False)
 
     def cancel_run(self, ls: EvalensServer, a: CaseCommandArgs) -> CancelRunResult:
         runs = self.runs

@@ -8,6 +8,7 @@ import asyncio
 import re
 from pathlib import Path
 
+import pytest
 from lsprotocol import types
 
 from tests.lsp import run_fixtures
@@ -79,5 +80,29 @@ async def test_run_stale_counts_what_it_picks(fake_model, run_pkg: Path):
         count = int(re.match(r"↻ Run stale \((\d+)", title).group(1))
         assert count == len(picked), (title, [(p["name"], p["reason"]) for p in picked])
         assert any(p["reason"] == "never ran" for p in picked), picked  # the uncounted kind before the fix
+    finally:
+        await stop_run_client(client)
+
+
+async def test_pick_units_without_select_names_what_a_batch_lens_runs(fake_model, run_pkg: Path):
+    """Issue 45 #10: "▶ Run all evals" asks before it spends, naming the units: `evalens.pickUnits` with no
+    `select` answers every case the package's batch runs (the editor's question lists them)."""
+    client = await start_run_client(fake_model, run_pkg, "visual-studio-code")
+    try:
+        config = await open_doc(client, run_pkg / "evals" / "eval-config.json")
+        picked = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="evalens.pickUnits", arguments=[{"uri": config}])
+        )
+        names = {
+            m.group(1).strip()
+            for f in (run_pkg / "evals" / "cases").glob("*.yaml")
+            if (m := re.search(r"^name: *(.+)$", f.read_text(), re.M))
+        }
+        assert {p["name"] for p in picked} == names and len(picked) == len(names), picked
+        assert all(p["reason"] == "" for p in picked)
+        with pytest.raises(Exception, match="needs `select`"):  # neither select nor uri: invalid params
+            await client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="evalens.pickUnits", arguments=[{}])
+            )
     finally:
         await stop_run_client(client)

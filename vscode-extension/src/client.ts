@@ -21,6 +21,8 @@ import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerIn
 import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
 import { provideCodeActionsWithSnippets } from "./snippetEdits";
+import { confirmLensBatch } from "./spendConfirm";
+import type { SpendUnit } from "./spend";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { RunOverrides, withOverrides } from "./overrides";
@@ -35,6 +37,8 @@ export interface LensRunHooks {
   lensRunFinished(uri: string, name: string, result: unknown, error?: unknown): void;
   /** A lens that runs many units (Run all, a whole file): one Test Results run for all of them. */
   lensBatchStarted(): LensBatch;
+  /** The units a batch lens would run (server-picked), to ask before spending; undefined: unknown. */
+  lensBatchUnits(args: unknown[]): Promise<SpendUnit[] | undefined>;
   lensBatchFinished(batch: LensBatch, result: unknown, error?: unknown): void;
 }
 
@@ -272,6 +276,9 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       return undefined; // the user chose neither to save nor to run the saved file
     }
     if (isLensBatch(command, args) && this.lensHooks) {
+      if (!(await confirmLensBatch(this.lensHooks, args))) {
+        return undefined; // asked as the palette asks ("Run 6 evals (stale in cases.yaml)?"), and declined
+      }
       const batch = this.lensHooks.lensBatchStarted();
       try {
         const result = await next(command, args);

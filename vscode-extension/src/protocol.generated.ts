@@ -50,7 +50,10 @@ export interface CaseCommandArgs {
   dryRun?: boolean | null;
   /** Repeats of each unit ("Run 5×"). */
   runs?: number | null;
-  /** `runFile` / `runAll`: only what `--failed` / `--stale` would pick. */
+  /**
+   * `runFile` / `runAll`: only what `--failed` / `--stale` would pick. `pickUnits` without it: every
+   * unit a batch lens on `uri` runs.
+   */
   select?: "failed" | "stale" | null;
   /** Commands sent under one id share one budget (evalens.run.maxCost / maxTokens). */
   batch?: string | null;

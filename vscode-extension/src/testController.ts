@@ -7,6 +7,7 @@ import { turnOutput } from "./liveTurns";
 import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRange, MatrixCell, PickedUnit, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { addUsage, batchSummary, cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput, TestOutcome } from "./results";
 import type { EvalensSettings } from "./settings";
+import type { SpendUnit } from "./spend";
 
 function repeatLabel(n: number): string {
   return `Run ${Math.max(1, n)}×`;
@@ -482,6 +483,27 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       await this.runHandler(new vscode.TestRunRequest(items, undefined, profile), cts.token, m);
     } finally {
       cts.dispose();
+    }
+  }
+
+  /** What a batch lens (`↻ Run stale (6)`, `▶ Run all evals`, a file's `▶ Run all`) is about to run, as the
+   * server picks it (`evalens.pickUnits`, with the lens's `select` or none), named as the Test Explorer names
+   * them; undefined when the server cannot say. The lens then asks as the palette's commands do. */
+  async lensBatchUnits(args: unknown[]): Promise<SpendUnit[] | undefined> {
+    const first = args[0] && typeof args[0] === "object" ? (args[0] as CaseCommandArgs) : undefined;
+    if (!first?.uri || !this.server.supports(Commands.pickUnits)) {
+      return undefined;
+    }
+    const ask: CaseCommandArgs = first.select ? { uri: first.uri, select: first.select } : { uri: first.uri };
+    try {
+      const found = (await this.server.executeCommand<PickedUnit[] | null>(Commands.pickUnits, ask)) ?? [];
+      return found.map((p) => {
+        const item = this.caseItem(p.uri, p.name);
+        return { label: item?.label ?? p.name, packageRoot: (item && this.caseData(item)?.packageRoot) || "" };
+      });
+    } catch (err) {
+      this.log.warn(`evalens.pickUnits failed: ${String(err)}`);
+      return undefined;
     }
   }
 

@@ -559,3 +559,20 @@ test("cases carry tags for the Test Explorer filter: format, skill and the engin
   assert.deepEqual(tc.caseItem(CASES_URI, "summarises-pdf")!.tags.map((t) => t.id), ["format:uaaps-case", "skill:pdf-report", "engine:claude-code"]);
   assert.deepEqual(tc.caseItem(TASKS_URI, "task-1")!.tags.map((t) => t.id), ["format:skilljack-tasks"]);
 });
+
+test("a batch lens's units are the server's pick, named as the Test Explorer names them", async () => {
+  const { tc, server, controller } = setup({
+    "evalens.pickUnits": (a) => (a.select === "stale" ? [{ uri: CASES_URI, name: "rejects-empty", reason: "stale" }] : [{ uri: CASES_URI, name: "summarises-pdf", reason: "" }, { uri: CASES_URI, name: "rejects-empty", reason: "" }]),
+  });
+  await controller.resolveHandler!(undefined);
+  const stale = await tc.lensBatchUnits([{ uri: CASES_URI, select: "stale" }]);
+  assert.deepEqual(stale?.map((u) => u.label), ["rejects-empty"]);
+  const all = await tc.lensBatchUnits([{ uri: CASES_URI, name: "*" }]);
+  assert.equal(all?.length, 2);
+  assert.deepEqual(server.calls.filter((c) => c.command === "evalens.pickUnits").map((c) => c.argument), [
+    { uri: CASES_URI, select: "stale" },
+    { uri: CASES_URI },
+  ]);
+  assert.ok(all?.every((u) => u.packageRoot !== ""), "each unit knows its package (the question counts them)");
+  tc.dispose();
+});
