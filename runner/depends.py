@@ -28,7 +28,9 @@ from evalens.runner.fingerprint import Fingerprint, build, changes, text_hash, t
 from evalens.runner.judge import default_judge, resolve_judge
 from evalens.runner.results import apply_repeats
 from evalens.runner.suites.base import skill_root_of
+from evalens.runner.suites.plugin_eval_paths import eval_dir_of, plugin_root_of
 
+PLUGIN_EVAL_FORMATS = ("plugin-eval-prompt", "plugin-eval-case")  # a case folder: both files are one unit
 PACKAGE_PARTS = ("hooks", "rules", "agents", "scripts", "bin")  # every folder install.py copies or runs
 
 
@@ -227,11 +229,23 @@ def package_root_for(format_id: str, file: Path) -> Path:
         for parent in file.resolve().parents:
             if parent.name == "evals":
                 return parent.parent
+    if format_id in PLUGIN_EVAL_FORMATS:  # a plugin's case installs the plugin
+        return plugin_root_of(file.parent) or file.parent
     return skill_root_of(file)
 
 
-def fixtures_for(format_id: str, root: Path, value: Any) -> list[Path]:
+def plugin_case_files(file: Path, root: Path) -> list[Path]:
+    """What a `claude plugin eval` case's run reads besides the plugin: its whole folder (both case files, the
+    graders, fixtures, the baseline transcript) and the eval dir's suite-wide mocks."""
+    folder = file.resolve().parent
+    eval_dir = eval_dir_of(root.resolve(), folder) or "evals"
+    return [folder, root.resolve() / eval_dir / "mocks"]
+
+
+def fixtures_for(format_id: str, root: Path, value: Any, file: Path | None = None) -> list[Path]:
     """Files the unit copies into the agent's workspace, by each format's own rule."""
+    if format_id in PLUGIN_EVAL_FORMATS and file is not None:
+        return plugin_case_files(file, root)
     if not isinstance(value, dict):
         return []
     if format_id == "uaaps-case":
@@ -262,7 +276,7 @@ def fingerprint_of(result: Any, inputs: NextRun | None = None) -> Fingerprint | 
         return unit_fingerprint(
             value,
             package_root=root,
-            fixtures=fixtures_for(result.format, root, value),
+            fixtures=fixtures_for(result.format, root, value, file),
             values=run_inputs(result.format, file, root, inputs or NextRun()),
         )
     except OSError:

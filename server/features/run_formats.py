@@ -47,8 +47,8 @@ def suite_root(fmt: str, file: Path) -> Path:
     if (
         fmt in PLUGIN_EVAL_FORMATS
     ):  # a plugin's case: its reports go under the plugin, as the suite writes them
-        # lazy: evalens.runner.suites.plugin_eval loads the engines; the server starts without it
-        from evalens.runner.suites.plugin_eval import plugin_root_of
+        # lazy: evalens.runner.suites (its base ~0.6 s to import); the server starts without it
+        from evalens.runner.suites.plugin_eval_paths import plugin_root_of
 
         return plugin_root_of(file.parent) or file.parent
     return skill_root_of(file)

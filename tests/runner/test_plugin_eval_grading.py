@@ -308,3 +308,36 @@ def test_the_eval_runners_own_run_folder_is_volatile_in_a_recording() -> None:
 
     assert canonical_request(body("claude-eval-Rd2UJK")) == canonical_request(body("claude-eval-PA1FAC"))
     assert canonical_request(body("claude-eval-Rd2UJK")) != canonical_request(body("claude-other-PA1FAC"))
+
+
+def test_a_verdict_goes_stale_with_its_graders_and_the_plugin_not_another_case(tmp_path: Path) -> None:
+    """The fingerprint of a case holds its whole folder (a grader file is not in prompt.md), the plugin's skills
+    and the suite's mocks; another case of the eval dir, and the reports, are not part of it."""
+    from evalens.runner.depends import NextRun, fingerprint_of, stale_reasons
+    from evalens.runner.results import UnitResult
+
+    plugin = tmp_path / "demo"
+    shutil.copytree(DEMO, plugin)
+    prompt = plugin / "evals" / "good-md" / "prompt.md"
+    result = UnitResult(name="good-md", format="plugin-eval-prompt", case_file=str(prompt), location=[],
+                        verdict="PASS")  # fmt: skip
+    inputs = NextRun(engine="claude-code")
+
+    def now() -> dict[str, str]:
+        fp = fingerprint_of(result, inputs)
+        assert fp is not None
+        return fp.to_json()
+
+    before = now()
+    (plugin / "evals" / "good-yaml" / "case.yaml").write_text("schema_version: '1.1'\n")
+    (plugin / "evals" / "reports").mkdir()
+    (plugin / "evals" / "reports" / "r.json").write_text("{}")
+    assert now() == before
+    (plugin / "evals" / "good-md" / "graders" / "says.md").write_text("---\ntype: regex\npattern: X\n---\n")
+    graded = now()
+    assert graded != before
+    (plugin / "skills" / "greet" / "SKILL.md").write_text("---\nname: greet\ndescription: Other.\n---\nHi.\n")
+    from evalens.runner.fingerprint import Fingerprint
+
+    current = Fingerprint.from_json(now())
+    assert current is not None and any("skill" in why for why in stale_reasons(graded, current))
