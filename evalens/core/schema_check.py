@@ -313,7 +313,9 @@ def subschema(root: dict[str, Any], path: Path) -> dict[str, Any] | None:
             objects = [_resolve(s, root) for s in schema["anyOf"] if isinstance(s, dict)]
             objects = [s for s in objects if s.get("type") in {"object", "array"} or "properties" in s]
             if len(objects) == 1:
-                schema = objects[0]
+                # the field's own docs stay: a `str | list[str]` field keeps its hover text
+                docs = {k: schema[k] for k in ("description", "markdownDescription") if k in schema}
+                schema = {**objects[0], **docs}
     return schema
 
 
