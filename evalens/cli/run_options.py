@@ -68,6 +68,7 @@ FILE_ONLY = {
     "with_installed": "--with-installed",
     "threshold_discovery": "--threshold-discovery",
     "threshold_score": "--threshold-score",
+    "ablation": "--ablation",
     "no_deterministic": "--no-deterministic",
     "create_eval": "--create-eval",
 }
@@ -240,7 +241,17 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         "folder of skills), so queries can be stolen; the report says which skill fired (docs/triggers.md)",
     )
     files.add_argument("--threshold-discovery", type=float, help="skilljack: the discovery rate that passes")
-    files.add_argument("--threshold-score", type=float, help="skilljack: the mean score that passes")
+    files.add_argument(
+        "--threshold-score",
+        type=float,
+        help="skilljack: the mean score that passes; claude plugin eval cases: the run score (0-1, default 1)",
+    )
+    files.add_argument(
+        "--ablation",
+        choices=("with-without", "none"),
+        help="claude plugin eval cases: with-without (default) runs each case again without the plugin and "
+        "leaves its with-only graders unscored; none runs one arm (docs/plugin-evals.md)",
+    )
     files.add_argument(
         "--no-deterministic", action="store_true", help="skip skilljack's deterministic checks"
     )

@@ -341,3 +341,24 @@ def test_a_verdict_goes_stale_with_its_graders_and_the_plugin_not_another_case(t
 
     current = Fingerprint.from_json(now())
     assert current is not None and any("skill" in why for why in stale_reasons(graded, current))
+
+
+def test_evalens_run_dry_run_names_the_graders_the_ablation_and_who_grades(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    plugin = tmp_path / "demo"
+    shutil.copytree(DEMO, plugin)
+    prompt = plugin / "evals" / "good-md" / "prompt.md"
+
+    def dry(*flags: str) -> str:
+        proc = subprocess.run(
+            [sys.executable, "-m", "evalens", "run", str(prompt), "--dry-run", *flags],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    assert "good-md\t3 grader(s): llm, regex, tool_used; ablation with-without; claude plugin eval" in dry()
+    out = dry("--ablation", "none", "--engine", "codex")
+    assert "ablation none; codex + evalens's graders" in out
