@@ -332,6 +332,13 @@ class PluginEvalSuite(Suite):
             judge=self.spec,
             warn=lambda m: self.say("", m),
         )
+        if session.engine.name == "claude-code" and not session.plan.enforced:
+            raise UsageError(
+                "claude plugin eval loads the plugin's hooks and MCP servers and runs its agents as you: evalens "
+                "runs it only inside its own sandbox (bubblewrap), which cannot start here"
+                + (f" ({session.plan.warning})" if session.plan.warning else "")
+                + "; run the case on --engine codex, or where bubblewrap works"
+            )
         await session.ready()
         return session
 

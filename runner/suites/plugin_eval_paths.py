@@ -26,7 +26,7 @@ def plugin_root_of(folder: Path) -> Path | None:
 
 def _manifest_eval_dir(root: Path) -> str | None:
     for path in (root / ".claude-plugin" / "plugin.json", root / "plugin.json"):
-        raw = read_regular_bytes(str(path), 1 << 20)
+        raw = read_regular_bytes(str(path), 1 << 20, follow_links=False)
         if raw is None:
             continue
         try:

@@ -160,3 +160,23 @@ def test_record_then_replay_without_the_model(
     replayed = run_evalens("run", file, "--engine", engine, "--runs", "1", "--replay", *model, env=gone)
     assert replayed.returncode == 0, replayed.stdout + replayed.stderr
     assert "PASS  greets" in replayed.stdout, replayed.stdout
+
+
+async def test_claude_code_refuses_a_plugin_eval_without_evalens_sandbox(
+    tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The platform's runner loads the plugin's hooks and servers: where bubblewrap cannot confine it, the run is
+    refused before any agent (never run on the host with the engine's own sandbox only)."""
+    _skip_without("claude-code")
+    from dataclasses import replace
+
+    from evalens.runner import session as session_module
+    from evalens.runner.session import UsageError
+
+    real = session_module.plan_sandbox
+    monkeypatch.setattr(
+        session_module, "plan_sandbox", lambda *a: replace(real(*a), enforced=False, method="engine")
+    )
+    plugin = make_plugin(tmp_path / "demo", {"greets": _case("pass")})
+    with pytest.raises(UsageError, match="only inside its own sandbox"):
+        await _run(plugin, "greets", "claude-code")
