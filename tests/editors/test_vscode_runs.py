@@ -122,6 +122,10 @@ def test_run_all_is_one_test_results_run_with_a_summary(session):
     """#27 defect 9: the "Run all evals" lens runs the package as one Test Results run (not one per case) that
     holds every case's turns and ends with one summary line counting each outcome."""
     step(session, "batch-follow")
+    # issue 45 #10: the lens asked first, as the palette does, naming the cases it was about to run
+    question = session["runAllQuestion"]
+    assert "(every eval of eval-config.json)? Each one is a real agent run and may cost money." in question
+    assert "• followed" in question and "• extract-text" in question, question
     text = session["batchText"]
     assert text.count("■ evalens:") == 1, text[-3000:]
     summary = text[text.index("■ evalens:") :].splitlines()[0]

@@ -62,7 +62,7 @@ export function outcomeFromResult(result: CaseResult): Outcome {
       const range = check.range ?? undefined;
       messages.push({ text: check.sentence, range });
       if (check.expected != null && check.actual != null) {
-        diffs.push({ text: check.sentence, range, expected: check.expected, actual: check.actual });
+        diffs.push({ text: `${check.sentence} (Expected / Actual)`, range, expected: check.expected, actual: check.actual });
       }
     }
     messages.push(...diffs);

@@ -77,6 +77,12 @@ function releaseFollowed() {
         const lens = page.locator('.editor-instance .codelens-decoration', { hasText: 'Run all evals' }).first();
         await lens.waitFor({ timeout: 60000 });
         await lens.locator('a', { hasText: 'Run all evals' }).first().click({ timeout: 15000 });
+        // a paid batch lens asks first, as the palette does (issue 45 #10): the units it will run, by name
+        const dialog = page.locator('.monaco-dialog-box');
+        await dialog.waitFor({ timeout: 15000 });
+        result.runAllQuestion = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
+        await page.screenshot({ path: `${OUT}/run-all-question.png` });
+        await dialog.locator('.monaco-button', { hasText: /^Run \d+ evals?$/ }).first().click();
         try {
           await showTesting(page);
           const tree = page.locator('.test-explorer .monaco-list-row');
@@ -147,7 +153,8 @@ function releaseFollowed() {
         // a failed `contains` check of the batch: the failure peek shows what it wanted against what the agent said
         // the batch's Test Results run lists each failed check as a message: open the `contains` one
         await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
-        const message = page.locator('.monaco-list-row', { hasText: "contains: output does not contain 'Goodbye'" }).first();
+        // the check's sentence is its first message (what VS Code draws inline); its diff is the one after it
+        const message = page.locator('.monaco-list-row', { hasText: "contains: output does not contain 'Goodbye' (Expected / Actual)" }).first();
         await message.waitFor({ timeout: 30000 });
         await message.click();
         const diff = page.locator('.monaco-diff-editor:visible').first();
