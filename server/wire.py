@@ -495,7 +495,7 @@ COMMANDS: dict[str, str] = {
     "lastReport": "evalens.lastReport",
     "showResult": "evalens.showResult",
     "runView": "evalens.runView",
-    "showProblems": "evalens.showProblems",  # the "✗ N problems: fix to run" lens: go to the first problem
+    "showProblems": "evalens.showProblems",  # the "✗ N errors: fix to run" lens: go to the first problem
     "newCase": "evalens.newCase",  # "New eval case for this skill" on SKILL.md (server/features/new_case.py)
     "createFile": "evalens.createFile",  # "Create `x`" for clients without CreateFile (server/features/file_edits.py)
     "pickUnits": "evalens.pickUnits",  # what "Run failed" / "Run stale" would run (server/features/run_focus.py)

@@ -103,7 +103,7 @@ def revalidate_open(ls: EvalensServer, except_uri: str | None = None, root: Path
     if ls.client_pulls and ls.cap("workspace.diagnostics.refresh_support", False):
         ls.workspace_diagnostic_refresh(None)
     if changed and ls.cap("workspace.code_lens.refresh_support", False):
-        # the "✗ N problems" lens counts these problems; the editor re-asks for lenses only on its own edits,
+        # the "✗ N errors" lens counts these problems; the editor re-asks for lenses only on its own edits,
         # so a fix elsewhere (a created fixture) left the old count until the next keystroke
         ls.workspace_code_lens_refresh(None)
 

@@ -100,7 +100,7 @@ class RunCommands:
         target = runs.target(a.uri or "", a.name)
         arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
         errors = self.blockers(target)
-        if errors:  # the lens says "✗ N problems: fix to run"; the Test Explorer gets a SKIP with the reason
+        if errors:  # the lens says "✗ N errors: fix to run"; the Test Explorer gets a SKIP with the reason
             return invalid.skipped_answer(target.uri, target.name, errors, dry_run=bool(a.dry_run))
         settings = run_focus.overridden(ls.settings, a)
         if a.dry_run:
@@ -139,7 +139,7 @@ class RunCommands:
         ]
 
     async def show_problems(self, ls: EvalensServer, a: CaseCommandArgs) -> ShowProblemsResult | None:
-        """The "✗ N problems: fix to run" lens: go to the first problem (``window/showDocument``) and say how
+        """The "✗ N errors: fix to run" lens: go to the first problem (``window/showDocument``) and say how
         many there are; answers ``{uri, range, problems}`` (null when the unit now validates)."""
         target = self.runs.target(a.uri or "", a.name)
         errors = self.blockers(target)

@@ -1,4 +1,4 @@
-"""A unit with validation errors is not run: its lens reads "✗ N problems: fix to run" and every way of running
+"""A unit with validation errors is not run: its lens reads "✗ N errors: fix to run" and every way of running
 it (the lens, the Test Explorer, Run all) answers SKIP with that reason instead of starting an agent.
 
 Running a case the schema rejects only ever ended in a raw pydantic message and an "Errored 0.0ms" row, so the
@@ -49,7 +49,9 @@ def unit_errors(validation: Any, case: Any, cases: list[Any]) -> list[Problem]:
 
 
 def lens_title(count: int) -> str:
-    return f"✗ {count} problem{'s' if count != 1 else ''}: fix to run"
+    """``✗ 2 errors: fix to run``: it counts the errors that stop the unit, and says so; the Problems panel also
+    lists warnings and hints (issue 45 #8: "✗ 2 problems" beside four Problems entries read as a wrong count)."""
+    return f"✗ {count} error{'s' if count != 1 else ''}: fix to run"
 
 
 def reason(errors: list[Problem]) -> str:
@@ -57,7 +59,7 @@ def reason(errors: list[Problem]) -> str:
     first = errors[0]
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return (
-        f"not run: {len(errors)} problem{'s' if len(errors) != 1 else ''} to fix first: "
+        f"not run: {len(errors)} error{'s' if len(errors) != 1 else ''} to fix first: "
         f"line {first.span.start_line + 1}: {first.message}{more}"
     )
 

@@ -1,6 +1,6 @@
 """Headless Neovim 0.7.2 and 0.11: the "Create empty `report.pdf`" quick fix (a CreateFile with ignoreIfExists)
 creates the file on disk, as VS Code does; Neovim by itself only added a buffer (issue 27 #2). The case's
-"✗ N problems" lens then counts one problem fewer without a keystroke: Neovim neither watches files nor honours
+"✗ N errors" lens then counts one problem fewer without a keystroke: Neovim neither watches files nor honours
 workspace/codeLens/refresh, so it kept the old count (issue 27 #4). No agent."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def test_create_file_quick_fix_writes_the_file(version: str, tmp_path: Path):
     assert result["buffer"] is True
     before = int(result["lens_before"].split()[1])
     assert result["lens_followed"], result
-    assert result["lens_after"] == f"✗ {before - 1} problems: fix to run", result
+    assert result["lens_after"] == f"✗ {before - 1} errors: fix to run", result
     assert result["diagnostic_gone"], result  # the fixture-missing problem itself is gone too
     nvim_capture(
         version,

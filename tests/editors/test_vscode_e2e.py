@@ -40,26 +40,26 @@ def test_broken_case_has_squiggle_and_problems(vscode_session):
 
 
 def test_invalid_case_lens_says_fix_to_run(vscode_session):
-    """03-broken.yaml has errors: its lens reads "✗ N problems: fix to run" instead of ▶ Run eval, and a click
+    """03-broken.yaml has errors: its lens reads "✗ N errors: fix to run" instead of ▶ Run eval, and a click
     puts the cursor on the first problem (line 2, the `name` that breaks the pattern)."""
     _step(vscode_session, "invalid-lens")
     assert (
         vscode_session["invalidLens"].startswith("✗ ")
-        and "problems: fix to run" in vscode_session["invalidLens"]
+        and "errors: fix to run" in vscode_session["invalidLens"]
     )
     assert vscode_session["invalidLensHasRun"] == 0, "no Run eval lens on a case with errors"
     assert vscode_session["invalidLensCursor"].startswith("Ln 2,"), vscode_session["invalidLensCursor"]
 
 
 def test_invalid_lens_count_follows_a_quick_fix(vscode_session):
-    """#27 defect 4: "Create empty `report.pdf`" creates the file outside the buffer, and the "✗ N problems" lens
+    """#27 defect 4: "Create empty `report.pdf`" creates the file outside the buffer, and the "✗ N errors" lens
     counts one problem fewer without a keystroke (it kept its old count until the next edit)."""
     _step(vscode_session, "invalid-lens")
     _step(vscode_session, "invalid-lens-after-fix")
     assert vscode_session["reportPdfCreated"], "the quick fix created evals/fixtures/report.pdf"
     before = int(vscode_session["invalidLens"].split()[1])
     after = vscode_session["invalidLensAfterFix"]
-    assert after == f"✗ {before - 1} problems: fix to run", (vscode_session["invalidLens"], after)
+    assert after == f"✗ {before - 1} errors: fix to run", (vscode_session["invalidLens"], after)
 
 
 def test_new_case_lens_opens_the_prompt(vscode_session):

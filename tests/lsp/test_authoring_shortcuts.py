@@ -38,7 +38,7 @@ async def test_invalid_case_lens_refuses_to_run(client: LanguageClient, example_
     diags = await open_and_diagnose(client, uri, path.read_text())
     errors = [d for d in diags if d.severity == types.DiagnosticSeverity.Error]
     found = await lenses(client, uri)
-    assert lens_titles(found) == [f"✗ {len(errors)} problems: fix to run"], lens_titles(found)
+    assert lens_titles(found) == [f"✗ {len(errors)} errors: fix to run"], lens_titles(found)
     assert found[0].command.command == "evalens.showProblems"
     assert list(found[0].command.arguments) == [{"uri": uri, "name": "Broken Case"}]
 
@@ -49,7 +49,7 @@ async def test_invalid_case_lens_refuses_to_run(client: LanguageClient, example_
     for arg in ({"uri": uri, "name": "Broken Case"}, {"uri": uri, "name": "Broken Case", "dryRun": True}):
         answer = await _command(client, "evalens.runCase", arg)
         assert answer["verdict"] == "SKIP" and answer["problems"] == len(errors), answer
-        assert answer["reason"].startswith(f"not run: {len(errors)} problems to fix first: line ")
+        assert answer["reason"].startswith(f"not run: {len(errors)} errors to fix first: line ")
         assert "pydantic" not in answer["reason"] and "validation error" not in answer["reason"]
     (whole,) = await _command(client, "evalens.runFile", {"uri": uri})
     assert whole["verdict"] == "SKIP" and whole["problems"] == len(errors)
@@ -125,7 +125,7 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
         "Dry run",
         "Run 5×",
     ] in by_line.values()  # eval 1, named by its prompt
-    assert ["✗ 1 problem: fix to run"] in by_line.values()  # eval 2
+    assert ["✗ 1 error: fix to run"] in by_line.values()  # eval 2
     answer = await _command(client, "evalens.runCase", {"uri": uri, "name": "2"})
     assert answer["verdict"] == "SKIP" and "file does not exist: evals/notes.md" in answer["reason"]
 
@@ -143,7 +143,7 @@ async def test_one_bad_unit_blocks_only_itself(client: LanguageClient, tmp_path:
     )
     assert done["created"] is True and (skill / "evals" / "notes.md").read_text() == ""
     titles = lens_titles(await lenses(client, uri))
-    assert "✗ 1 problem: fix to run" not in titles and sum(t.startswith("▶ Run: ") for t in titles) == 2
+    assert "✗ 1 error: fix to run" not in titles and sum(t.startswith("▶ Run: ") for t in titles) == 2
 
 
 async def test_create_missing_fixture(client: LanguageClient, example_pkg: Path):

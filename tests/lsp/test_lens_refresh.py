@@ -1,4 +1,4 @@
-"""The "✗ N problems" lens follows a fix made outside the buffer (issue 27 #4): creating the missing file (the
+"""The "✗ N errors" lens follows a fix made outside the buffer (issue 27 #4): creating the missing file (the
 quick fix) changes the count, and the server asks the editor to re-read lenses instead of leaving the old count
 until the next keystroke. Real server, both client profiles (Neovim 0.7 has no lens refresh: it re-asks itself)."""
 
@@ -46,7 +46,7 @@ async def test_problem_lens_is_refreshed_when_the_missing_file_appears(
     path.write_text(text)
     uri = from_fs_path(str(path))
     await open_and_diagnose(client, uri, text, "json")
-    assert "✗ 1 problem: fix to run" in lens_titles(await lenses(client, uri))
+    assert "✗ 1 error: fix to run" in lens_titles(await lenses(client, uri))
     before = client.lens_refreshes  # type: ignore[attr-defined]
 
     notes = skill / "evals" / "notes.md"
@@ -64,7 +64,7 @@ async def test_problem_lens_is_refreshed_when_the_missing_file_appears(
             await asyncio.sleep(0.02)
         assert client.lens_refreshes > before  # type: ignore[attr-defined]
     titles = lens_titles(await lenses(client, uri))
-    assert "✗ 1 problem: fix to run" not in titles and "▶ Run: Summarise the notes" in titles, titles
+    assert "✗ 1 error: fix to run" not in titles and "▶ Run: Summarise the notes" in titles, titles
 
     # a change that moves no problem asks for nothing
     settled = client.lens_refreshes  # type: ignore[attr-defined]

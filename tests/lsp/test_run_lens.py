@@ -299,7 +299,7 @@ async def test_run_all_from_config_lens(run_client: LanguageClient, run_pkg: Pat
     assert set(by_name) == {"Broken Case", "greet-missing", "greet"}
     broken = by_name["Broken Case"]
     assert broken["verdict"] == "SKIP" and broken["problems"] == 4, broken
-    assert broken["reason"].startswith("not run: 4 problems to fix first: line 2: ")
+    assert broken["reason"].startswith("not run: 4 errors to fix first: line 2: ")
     assert by_name["greet-missing"]["verdict"] == "FAIL" and by_name["greet"]["verdict"] == "PASS"
     assert max(s["running"] for s in client.run_states) == 2  # maxParallelRuns = 2
     assert {v["name"] for v in client.verdicts} == {

@@ -241,7 +241,7 @@ test("a cancelled run reports the case's last real outcome again, not Skipped", 
 
 test("a run refused for validation errors keeps the last real result (its reason in the output)", async () => {
   let calls = 0;
-  const reason = "not run: 1 problem to fix first: line 2: missing prompt";
+  const reason = "not run: 1 error to fix first: line 2: missing prompt";
   const { tc, controller } = setup({
     "evalens.runCase": async (arg) =>
       ++calls === 1
@@ -541,7 +541,7 @@ test("a failed check reads as the server's sentence inline (a line's first messa
   assert.equal(sentence.expectedOutput, undefined, "the inline message is never the diff");
   assert.equal(plain.message, "agent-blocked: not blocked");
   assert.equal(plain.expectedOutput, undefined);
-  assert.equal(diff.message, sentence.message);
+  assert.equal(diff.message, `${sentence.message} (Expected / Actual)`);
   assert.equal(diff.expectedOutput, "output/summary.md\n");
   assert.equal(diff.actualOutput, "");
   assert.equal(line(diff), line(sentence), "the diff is at the check's line, after its sentence");

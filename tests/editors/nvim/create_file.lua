@@ -1,6 +1,6 @@
 -- Headless driver (no agent): the "Create empty `report.pdf`" quick fix on 03-broken.yaml, picked through
 -- vim.lsp.buf.code_action() as a user does, must create the file on disk (issue 27 #2), and the case's
--- "✗ N problems: fix to run" lens must count one problem fewer without a keystroke (issue 27 #4).
+-- "✗ N errors: fix to run" lens must count one problem fewer without a keystroke (issue 27 #4).
 local common = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/common.lua')
 local bufnr = vim.api.nvim_get_current_buf()
 local target = os.getenv('EVALENS_CREATE_TARGET')
@@ -20,10 +20,10 @@ local function missing_fixture()
   end
 end
 
--- the "✗ N problems" lens's title and its N (nil while there is none)
+-- the "✗ N errors" lens's title and its N (nil while there is none)
 local function problems_lens()
   for _, title in ipairs(common.titles(bufnr)) do
-    local n = title:match('^✗ (%d+) problems?')
+    local n = title:match('^✗ (%d+) errors?')
     if n then
       return title, tonumber(n)
     end
@@ -35,7 +35,7 @@ if not vim.wait(60000, function() return missing_fixture() ~= nil end, 50) then
   return finish(1)
 end
 if not vim.wait(30000, function() return problems_lens() ~= nil end, 50) then
-  out.error = 'no "✗ N problems" lens'
+  out.error = 'no "✗ N errors" lens'
   return finish(1)
 end
 local before

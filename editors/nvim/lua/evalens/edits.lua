@@ -6,7 +6,7 @@
 -- Then the server must hear of it. VS Code's file watcher tells it (workspace/didChangeWatchedFiles) and VS Code
 -- honours workspace/codeLens/refresh; Neovim on Linux does neither (0.7 has no file watching, 0.11 does not offer
 -- dynamic registration there, and neither has codeLens.refreshSupport). So the file's problems and the
--- "✗ N problems" lens kept their old count (issue 27 #4). We send the watched-file change ourselves, then ask
+-- "✗ N errors" lens kept their old count (issue 27 #4). We send the watched-file change ourselves, then ask
 -- again for the lenses of the evalens buffers (and, on 0.11, which pulls diagnostics but has no
 -- workspace/diagnostic/refresh support, for their diagnostics): the server re-validates while it handles the
 -- notification, before it reads the requests that follow it on the same pipe.
