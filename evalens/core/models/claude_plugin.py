@@ -72,7 +72,7 @@ HOOK_REQUIRED: dict[str, tuple[str, ...]] = {
 PATH_FIELDS = ("skills", "commands", "agents", "hooks", "outputStyles", "workflows", "themes", "monitors")
 """Manifest fields that name files or folders of the plugin (each `./`-relative, each must exist)."""
 
-MARKETPLACE_ONLY = ("category", "tags", "strict", "source", "relevance")
+MARKETPLACE_ONLY = ("category", "tags", "strict", "source", "relevance", "id")
 """Keys of a marketplace entry that mean nothing in plugin.json (the CLI: 'belongs in the marketplace entry')."""
 
 SOURCE_KINDS: dict[str, tuple[str, ...]] = {
@@ -327,21 +327,6 @@ class _Identity(_Components):
     defaultEnabled: bool | None = doc(
         "Whether the plugin is enabled once installed (v2.1.154+).", default=None, example=False
     )
-
-
-class PluginManifest(_Identity):
-    """`.claude-plugin/plugin.json`. Optional: without it the folder's components are found by convention and
-    the name is the folder's. Unknown keys are ignored at load time (a warning)."""
-
-    name: str = doc(
-        "The plugin's id: kebab-case, no spaces. Components are namespaced by it (`name:skill`).",
-        required=True,
-        example="pdf-tools",
-    )
-    icon: str | None = doc(
-        "A square PNG or JPEG of the plugin (512–2048 px).", default=None, example="./assets/icon.png"
-    )
-    metadata: Any = doc("Free-form object, not read by Claude Code.", default=None, example={})
     experimental: Any = doc(
         "Experimental components: `themes`, `monitors`, `evals`.", default=None, example={"evals": "./evals/"}
     )
@@ -357,6 +342,25 @@ class PluginManifest(_Identity):
         "Experimental: declare it under `experimental.monitors` instead.", default=None, example="./monitors/"
     )
     binaries: Any = doc("sha256-pinned files for the plugin's `bin/`.", default=None)
+
+
+class PluginManifest(_Identity):
+    """`.claude-plugin/plugin.json`. Optional: without it the folder's components are found by convention and
+    the name is the folder's. Unknown keys are ignored at load time (said only for a near-miss of a known key)."""
+
+    name: str = doc(
+        "The plugin's id: kebab-case, no spaces. Components are namespaced by it (`name:skill`).",
+        required=True,
+        example="pdf-tools",
+    )
+    icon: str | None = doc(
+        "A square PNG or JPEG of the plugin (512–2048 px).", default=None, example="./assets/icon.png"
+    )
+    metadata: Any = doc("Free-form object, not read by Claude Code.", default=None, example={})
+    screenshots: Any = doc(
+        "Screenshots for the plugin directory's listing; Claude Code 2.1.332 accepts the key and does not load it.",
+        default=None,
+    )
 
 
 class Owner(EvalModel):
@@ -414,6 +418,9 @@ class MarketplaceEntry(_Identity):
     )
     relevance: Any = doc("Ranking hints for the listing.", default=None)
     metadata: Any = doc("Free-form object.", default=None)
+    headers: Any = doc(
+        "Accepted in a marketplace entry by Claude Code 2.1.332's schema; not documented.", default=None
+    )
 
 
 class MarketplaceMetadata(EvalModel):
