@@ -430,6 +430,9 @@ class PluginEvalSuite(Suite):
         outcomes = outcomes_of(first, self.graders)
         without = outcomes_of((arms.get("without") or [{}])[0], self.graders) if arms.get("without") else []
         error = grader_error(outcomes) or grader_error(without)
+        base = (arms.get("without") or [{}])[0]
+        if isinstance(base.get("error"), str) and base["error"]:
+            error = error or f"the without-plugin run failed: {base['error']}"
         if first.get("aborted"):
             error = error or f"a mocked tool call aborted the run: {json.dumps(first['aborted'])[:300]}"
         return res, outcomes, without, error
