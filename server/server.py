@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import sys
 import threading
 from collections.abc import Callable
@@ -67,6 +68,7 @@ class EvalensServer(LanguageServer):
         self.pending: dict[str, asyncio.Task[None]] = {}  # uris.key -> the newest edit's validation task
         self.validated = 0  # how many times an open document was validated (``evalens/stats``)
         self.runs: Runs | None = None  # set by features.run_commands (the "Run eval" machinery)
+        self.editor: tuple[str, str] = ("", "")  # the initialize request's clientInfo: name and version
 
     @property
     def settings(self) -> Settings:
@@ -141,6 +143,17 @@ class EvalensServer(LanguageServer):
     @property
     def snippets(self) -> bool:
         return bool(self.cap("text_document.completion.completion_item.snippet_support", False))
+
+    @property
+    def draws_links(self) -> bool:
+        """Whether the editor's hover draws a Markdown link as its text: Neovim before 0.10 shows
+        ``[path](file:///…)`` as written (issue 45 #8), so it gets the path alone; no capability says so, its
+        clientInfo does."""
+        name, version = self.editor
+        if name != "Neovim":
+            return True
+        parts = re.match(r"(\d+)\.(\d+)", version)
+        return parts is None or (int(parts.group(1)), int(parts.group(2))) >= (0, 10)
 
     @property
     def encoding(self) -> str:

@@ -39,6 +39,8 @@ def watch_globs() -> list[str]:
 def register(server: EvalensServer) -> None:
     @server.feature(types.INITIALIZE)
     def on_initialize(ls: EvalensServer, params: types.InitializeParams) -> None:
+        info = params.client_info
+        ls.editor = (info.name, info.version or "") if info is not None else ("", "")
         ls.settings_changed()
         ls.report_config_errors(tuple(ls.settings.update(params.initialization_options)))
 

@@ -343,7 +343,7 @@ class Runs:
                     else "No run yet: use **▶ Run**."
                 ) + grid
             links = present.run_links(self.ls.cap("experimental", None), uri, case.name)
-            return running + present.hover_markdown(record, links) + grid
+            return running + present.hover_markdown(record, links, self.ls.draws_links) + grid
         return None
 
     def matrix_hover(self, root: Path, validation: Any, name: str) -> str:

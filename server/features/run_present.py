@@ -279,16 +279,20 @@ def run_links(experimental: Any, uri: str, name: str) -> str:
     return "Show run: the **Show run** lens, or `:EvalensShow` / `:EvalensCompare` in Neovim"
 
 
-def report_link(path: str) -> str:
-    """The report as a link editors open (a click in VS Code, ``gx`` in Neovim), its path as the text."""
+def report_link(path: str, link: bool = True) -> str:
+    """The report as a link editors open (a click in VS Code, ``gx`` in Neovim), its path as the text; with
+    ``link`` False (an editor that draws links as written, ``EvalensServer.draws_links``) the path alone, which
+    ``gf`` opens."""
+    if not link:
+        return f"`{path}`"
     uri = from_fs_path(str(path))
     text = str(path).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     return f"[{text}]({uri})" if uri else f"`{path}`"
 
 
-def hover_markdown(record: Any, links: str = "") -> str:
+def hover_markdown(record: Any, links: str = "", draws_links: bool = True) -> str:
     """The last result, in full: verdict, checks, judge, duration, engine + model, output, report; ``links``:
-    how to open the run (:func:`run_links`)."""
+    how to open the run (:func:`run_links`); ``draws_links``: the report as a link (:func:`report_link`)."""
     r = record.result
     state = getattr(r, "state", None) or r.verdict
     head = f"**Last run: {ICONS.get(state, '')} {state}**"
@@ -328,7 +332,9 @@ def hover_markdown(record: Any, links: str = "") -> str:
     if r.output_snippet:
         parts.append("Output:\n```text\n" + r.output_snippet.replace("```", "ʼʼʼ") + "\n```")
     if record.report_path:
-        parts.append(f"Report: {report_link(record.report_path)}" + (f"\n\n{links}" if links else ""))
+        parts.append(
+            f"Report: {report_link(record.report_path, draws_links)}" + (f"\n\n{links}" if links else "")
+        )
     if r.sandbox_path:
         parts.append(f"Sandbox kept: `{r.sandbox_path}`")
     return "\n\n".join(parts)

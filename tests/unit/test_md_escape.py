@@ -36,3 +36,20 @@ def test_the_report_in_the_hover_is_a_link():
         == "[/ws/pkg/evals/reports/2026-01-02T00-00-00Z.json](file:///ws/pkg/evals/reports/2026-01-02T00-00-00Z.json)"
     )
     assert report_link("/ws/a b/r.json").endswith("(file:///ws/a%20b/r.json)")
+
+
+def test_an_editor_that_draws_links_as_written_gets_the_path_alone():
+    """Issue 45 #8: Neovim 0.7.2's hover float shows ``[path](file:///…)`` as written; its clientInfo says so,
+    and the hover names the report by its path (``gf`` opens it). VS Code and Neovim 0.10+ keep the link."""
+    from types import SimpleNamespace
+
+    from evalens.server.features.run_present import report_link
+    from evalens.server.server import EvalensServer
+
+    def draws(name: str, version: str) -> bool:
+        return EvalensServer.draws_links.fget(SimpleNamespace(editor=(name, version)))  # type: ignore[attr-defined]
+
+    assert not draws("Neovim", "0.7.2") and not draws("Neovim", "0.9.5")
+    assert draws("Neovim", "0.10.0") and draws("Neovim", "0.11.4") and draws("Visual Studio Code", "1.93.0")
+    assert draws("", "")  # a client that says nothing keeps the link
+    assert report_link("/ws/pkg/r.json", link=False) == "`/ws/pkg/r.json`"
