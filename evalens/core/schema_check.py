@@ -314,7 +314,9 @@ def subschema(root: dict[str, Any], path: Path) -> dict[str, Any] | None:
             objects = [s for s in objects if s.get("type") in {"object", "array"} or "properties" in s]
             if len(objects) == 1:
                 # the field's own docs stay: a `str | list[str]` field keeps its hover text
-                docs = {k: schema[k] for k in ("description", "markdownDescription") if k in schema}
+                docs: dict[str, Any] = {
+                    k: schema[k] for k in ("description", "markdownDescription") if k in schema
+                }
                 schema = {**objects[0], **docs}
     return schema
 

@@ -128,3 +128,15 @@ def test_codex_openai_yaml_over_long_values_are_dropped(tmp_path: Path) -> None:
         Severity.WARNING,
         ["interface", "display_name"],
     )
+
+
+def test_settings_hooks_are_checked_but_never_fail(tmp_path: Path) -> None:
+    """No Claude Code tool validates settings.json; a hook entry it cannot read is skipped, so at most a warning,
+    and the other settings are left alone."""
+    settings = {
+        "model": "x",
+        "permissions": {"allow": []},
+        "hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]},
+    }
+    path = _write(tmp_path / ".claude" / "settings.json", settings)
+    assert [(p.code, p.severity) for p in check(path).problems] == [("hook-invalid", Severity.WARNING)]

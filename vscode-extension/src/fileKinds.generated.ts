@@ -28,6 +28,8 @@ export const BUILTIN_FILE_KINDS: readonly FileKind[] = [
   {"glob": "**/.claude-plugin/plugin.json", "languageId": "json", "formats": ["claude-plugin"]},
   {"glob": "**/.claude-plugin/marketplace.json", "languageId": "json", "formats": ["claude-marketplace"]},
   {"glob": "**/hooks/hooks.json", "languageId": "json", "formats": ["claude-hooks"]},
+  {"glob": "**/.claude/settings.json", "languageId": "json", "formats": ["claude-settings"]},
+  {"glob": "**/.claude/settings.local.json", "languageId": "json", "formats": ["claude-settings"]},
   {"glob": "**/agents/openai.yaml", "languageId": "yaml", "formats": ["codex-skill-metadata"]},
   {"glob": "**/agents/openai.yml", "languageId": "yaml", "formats": ["codex-skill-metadata"]},
   {"glob": "**/.codex-plugin/plugin.json", "languageId": "json", "formats": ["codex-plugin"]},

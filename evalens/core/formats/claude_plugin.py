@@ -46,6 +46,14 @@ register(
 )
 register(
     SchemaSpec(
+        "claude-settings-hooks.schema.json",
+        m.Settings,
+        "Claude Code settings.json (hooks)",
+        "The `hooks` of a Claude Code `.claude/settings.json`; evalens leaves the other settings alone.",
+    )
+)
+register(
+    SchemaSpec(
         "claude-plugin-hooks.schema.json",
         m.HooksFile,
         "Claude Code hooks.json",
@@ -821,6 +829,34 @@ class ClaudeHooks(Format):
         )
 
 
+class ClaudeSettings(Format):
+    id = "claude-settings"
+    title = "Claude Code settings.json (hooks)"
+    language = "json"
+    globs = ("**/.claude/settings.json", "**/.claude/settings.local.json")
+    schema_file = "claude-settings-hooks.schema.json"
+
+    def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
+        data = doc.data if isinstance(doc.data, dict) else {}
+        return _drop_hook_schema(problems, ("hooks",)) if isinstance(data.get("hooks"), dict) else problems
+
+    def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """The hook checks of hooks.json, at most warnings: no tool of Claude Code's validates settings files
+        (`claude plugin validate` reads plugins only), and a settings entry Claude Code cannot read is skipped."""
+        data = doc.data
+        if not isinstance(data, dict):
+            return []
+        out = hook_problems(doc, ("hooks",), data.get("hooks"))
+        for p in out:
+            if p.severity is E:
+                p.severity = W
+                p.message = (
+                    p.message.split(". Claude Code fails the plugin")[0] + "; Claude Code skips the entry."
+                )
+        return out
+
+
 registry.register(ClaudePluginManifest())
 registry.register(ClaudeMarketplace())
 registry.register(ClaudeHooks())
+registry.register(ClaudeSettings())

@@ -450,3 +450,15 @@ class Marketplace(EvalModel):
         "Other marketplaces whose plugins this one's plugins may depend on.", default=None
     )
     renames: dict[str, str] | None = doc("Old plugin name → new name (v2.1.193+).", default=None)
+
+
+class Settings(EvalModel):
+    """`.claude/settings.json` (and `settings.local.json`): evalens reads only its `hooks`; every other setting
+    is accepted as it is."""
+
+    __pydantic_extra__: dict[str, object]
+
+    hooks: HookEvents | None = doc(
+        "Event name → matchers → hooks, the same shape as a plugin's hooks.json `hooks`.", default=None
+    )
+    disableAllHooks: bool | None = doc("Turns every hook off.", default=None, example=False)

@@ -26,6 +26,8 @@ return {
   { glob = '**/.claude-plugin/plugin.json', language_id = 'json', formats = { 'claude-plugin' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude-plugin/plugin\\.json$' },
   { glob = '**/.claude-plugin/marketplace.json', language_id = 'json', formats = { 'claude-marketplace' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude-plugin/marketplace\\.json$' },
   { glob = '**/hooks/hooks.json', language_id = 'json', formats = { 'claude-hooks' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=hooks/hooks\\.json$' },
+  { glob = '**/.claude/settings.json', language_id = 'json', formats = { 'claude-settings' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude/settings\\.json$' },
+  { glob = '**/.claude/settings.local.json', language_id = 'json', formats = { 'claude-settings' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.claude/settings\\.local\\.json$' },
   { glob = '**/agents/openai.yaml', language_id = 'yaml', formats = { 'codex-skill-metadata' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=agents/openai\\.yaml$' },
   { glob = '**/agents/openai.yml', language_id = 'yaml', formats = { 'codex-skill-metadata' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=agents/openai\\.yml$' },
   { glob = '**/.codex-plugin/plugin.json', language_id = 'json', formats = { 'codex-plugin' }, regex = '\\m\\C\\(^\\|/\\)\\(.*/\\)\\=\\.codex-plugin/plugin\\.json$' },
