@@ -279,6 +279,15 @@ end
 
 local client_ids = {} -- package root -> client id (one server per package, reused across its buffers)
 
+--- Whether client `id` is gone. Not `vim.lsp.client_is_stopped`: on 0.7 it is true for a client that has not
+--- answered `initialize` yet, so a buffer reloaded (`:e!`) within a second of opening started a second server
+--- for the same root, and every diagnostic was drawn twice (issue 45 #5). `get_client_by_id` also knows a
+--- client that is still starting.
+local function gone(id)
+  local client = id and vim.lsp.get_client_by_id(id)
+  return not client or (client.is_stopped ~= nil and client.is_stopped(client)) -- a method on 0.10+
+end
+
 --- Attach a buffer to the evalens server of its package (started on first use).
 function M.attach(bufnr)
   local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
@@ -286,7 +295,7 @@ function M.attach(bufnr)
     return
   end
   local id = client_ids[root]
-  if not id or vim.lsp.client_is_stopped(id) then
+  if gone(id) then
     id = vim.lsp.start_client(M.client_config(root))
     client_ids[root] = id
   end
