@@ -108,10 +108,8 @@ class PluginEvalCli(ClaudeCode):
             "plugin",
             "eval",
             str(invocation.paths.workspace),  # the target first: --json, --tag and --allow-tools take values
-            "--eval-dir",
-            self.eval_dir,
-            "--case",
-            self.case,
+            f"--eval-dir={self.eval_dir}",  # one word each: a name starting with "-" is no option
+            f"--case={self.case}",
             "--runs",
             "1",
             "--ablation",
