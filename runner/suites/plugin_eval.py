@@ -275,6 +275,7 @@ class PluginEvalSuite(Suite):
         timeout = self.files.run_field("timeout_seconds")
         self.case_timeout = float(timeout) if isinstance(timeout, int) else 300.0
         self.spec: Any = None
+        self.cli_judge: str | None = None  # the judge model claude plugin eval is given (--judge-model)
 
     @property
     def root(self) -> Path:
@@ -315,6 +316,15 @@ class PluginEvalSuite(Suite):
             )
         paid = any(g.type in PAID for g in self.graders)
         own_judge = self.request.engine != "claude-code" and paid
+        self.cli_judge = self.request.judge_model
+        if self.request.engine == "claude-code" and self.cli_judge and ":" in self.cli_judge:
+            provider, _, model = self.cli_judge.partition(":")
+            if provider != "anthropic":
+                raise UsageError(
+                    f"--judge {self.cli_judge}: on claude-code the platform's runner judges, with a Claude model "
+                    "only (give a Claude model, or run the case on --engine codex for evalens's judge)"
+                )
+            self.cli_judge = model
         if own_judge and self.request.no_judge:
             raise UsageError("this case has llm / baseline graders, which need the judge: drop --no-judge")
         if own_judge:
@@ -408,7 +418,7 @@ class PluginEvalSuite(Suite):
             self.name,
             str(self.eval_dir),
             ablation=self.ablation,
-            judge_model=self.request.judge_model,
+            judge_model=self.cli_judge,
             allowed_tools=[str(t) for t in tools] if isinstance(tools, list) else [],
             threshold=self.threshold,
         )

@@ -363,3 +363,21 @@ def test_evalens_run_dry_run_names_the_graders_the_ablation_and_who_grades(tmp_p
     assert "good-md\t3 grader(s): llm, regex, tool_used; ablation with-without; claude plugin eval" in dry()
     out = dry("--ablation", "none", "--engine", "codex")
     assert "ablation none; codex + evalens's graders" in out
+
+
+async def test_the_platforms_judge_is_a_claude_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """On claude-code the platform's runner judges: `--judge openai:…` is refused before any agent, and
+    `anthropic:MODEL` reaches the runner as its `--judge-model MODEL`."""
+    from evalens.runner.session import UsageError
+    from evalens.runner.suites import plugin_eval
+
+    def no_session(*_args: object, **_kwargs: object) -> None:
+        raise UsageError("no session in this test")
+
+    monkeypatch.setattr(plugin_eval, "PluginEvalSession", no_session)
+    with pytest.raises(UsageError, match="Claude model only"):
+        await _suite(tmp_path, judge_model="openai:gpt-5-mini").session()
+    suite = _suite(tmp_path, judge_model="anthropic:claude-haiku-4-5")
+    with pytest.raises(UsageError, match="no session in this test"):  # past the judge's check
+        await suite.session()
+    assert suite.cli_judge == "claude-haiku-4-5"
