@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -359,6 +360,16 @@ def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: b
     path: Path = ("name",)
     if not name:
         return [problem(doc, path, E, "plugin-name", f"The {what} name is empty; Claude Code refuses it.")]
+    if any(unicodedata.category(c) in ("Cc", "Cf") and not c.isspace() for c in name):
+        return [
+            problem(
+                doc,
+                path,
+                E,
+                "plugin-name",
+                f"The {what} name holds control or formatting characters; Claude Code refuses it.",
+            )
+        ]
     if any(c.isspace() for c in name):
         kebab = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
         fixes = (
@@ -370,7 +381,7 @@ def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: b
                 path,
                 E,
                 "plugin-name",
-                f"The {what} name `{name}` has spaces; Claude Code refuses it. Use kebab-case (`{kebab}`).",
+                f"The {what} name `{name}` holds whitespace; Claude Code refuses it. Use kebab-case (`{kebab}`).",
                 fixes=fixes,
             )
         ]
