@@ -807,7 +807,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const batch = this.lensBatches[this.lensBatches.length - 1];
     if (batch) {
       batch.run.started(item);
-      this.reportReal(batch.run, item, outcomeFromNotification(p)); // the answer reports it again, in full
+      // its state now; its messages come with the batch's answer, each check in the server's one sentence (the
+      // notification's bare reason would be drawn inline on the case's line in other words, issue 45 #2)
+      this.reportReal(batch.run, item, { ...outcomeFromNotification(p), messages: [] });
       return;
     }
     const run = this.controller.createTestRun(new vscode.TestRunRequest([item]), "evalens", false);

@@ -254,7 +254,7 @@ test("a run refused for validation errors keeps the last real result (its reason
   await tc.runItems([item], false);
   const run = controller.runs.at(-1) as FakeTestRun;
   assert.deepEqual(run.events.filter((e) => ["failed", "skipped", "passed", "errored"].includes(e.kind)).map((e) => e.kind), ["failed"]);
-  assert.ok(run.events.some((e) => e.kind === "output" && String(e.text).includes("not run: 1 problem")));
+  assert.ok(run.events.some((e) => e.kind === "output" && String(e.text).includes("not run: 1 error")));
   const fresh = tc.caseItem(CASES_URI, "summarises-pdf")!;  // never ran for real: Skipped, as before
   await tc.runItems([fresh], false);
   const second = controller.runs.at(-1) as FakeTestRun;
@@ -504,6 +504,8 @@ test("a lens batch (Run all) is one Test Results run: each verdict, the turns, t
   assert.match(summary, /^■ evalens: 2 evals · 1 passed · 1 failed · \d+(\.\d)?s · 15 in \/ 3 out tokens · \$0\.0300\r\n$/);
   const failed = run.events.filter((e) => e.kind === "failed");
   assert.equal(failed[failed.length - 1].messages?.[0].message, "contains: missing\n(5 in / 1 out tokens · $0.0200)");
+  // the verdict notification gave the state only: VS Code draws no other wording ("judge said no") inline
+  assert.deepEqual(failed[0].messages, []);
 });
 
 test("a Test Explorer run ends with one summary line; a dry run has none", async () => {
