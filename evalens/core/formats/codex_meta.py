@@ -90,6 +90,41 @@ def _relative_path_problem(doc: ParsedDocument, path: Path, value: Any) -> Probl
     )
 
 
+def _under_assets(icon: str) -> bool:
+    """An icon Codex shows: a relative path inside the skill's `assets/` folder (`./assets/…` or `assets/…`)."""
+    parts = FsPath(icon).parts  # `./` is dropped by the parse
+    return not FsPath(icon).is_absolute() and ".." not in parts and len(parts) > 1 and parts[0] == "assets"
+
+
+def _value_at(data: Any, path: list[Any]) -> Any:
+    for part in path:
+        if isinstance(data, dict) and part in data:
+            data = data[part]
+        elif isinstance(data, list) and isinstance(part, int) and part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
+def _yaml_reading(doc: ParsedDocument, problems: list[Problem]) -> list[Problem]:
+    """openai.yaml as Codex 0.171.0 reads it (`codex app-server` `skills/list`): a number or boolean where text is
+    expected is read as text (`display_name: 5` shows "5"); a dependency without its `type` or `value` is dropped
+    on its own; any other type mismatch (a list for a string, `products: codex`, `allow_implicit_invocation: 1`)
+    fails the whole file's read, so everything in it is ignored."""
+    out = []
+    for p in problems:
+        path = list((p.data or {}).get("path") or [])
+        value = _value_at(doc.data, path)
+        if p.code == "schema-type" and isinstance(value, int | float | bool) and "a string" in p.message:
+            continue
+        if p.code == "missing-key" and path[:2] == ["dependencies", "tools"] and len(path) == 3:
+            p.severity = W
+            p.message = p.message.rstrip(".") + ": Codex drops this dependency."
+        out.append(p)
+    return out
+
+
 class CodexSkillMetadata(Format):
     id = "codex-skill-metadata"
     title = "Codex agents/openai.yaml"
@@ -110,7 +145,9 @@ class CodexSkillMetadata(Format):
         return (FsPath(path).parent.parent / "SKILL.md").is_file()
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
-        return _as_warnings(problems, "Codex drops the value.")
+        return _as_warnings(
+            _yaml_reading(doc, problems), "Codex cannot read the file, so it ignores all of it."
+        )
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         data = doc.data
@@ -144,7 +181,7 @@ class CodexSkillMetadata(Format):
             )
         for key in ("icon_small", "icon_large"):
             icon = interface.get(key)
-            if isinstance(icon, str) and (FsPath(icon).is_absolute() or ".." in FsPath(icon).parts):
+            if isinstance(icon, str) and not _under_assets(icon):
                 out.append(
                     problem(
                         doc,

@@ -72,7 +72,8 @@ class SkillPolicy(EvalModel):
 
 class SkillMetadata(EvalModel):
     """A Codex skill's `agents/openai.yaml`, beside its SKILL.md: display, dependencies, invocation policy.
-    Optional; a file Codex cannot read is skipped with a warning, and each bad value is dropped on its own."""
+    Optional. Codex drops an over-long or malformed value on its own, and ignores the whole file when it holds a
+    type it cannot read (a list where text is expected; a number or boolean there is read as text)."""
 
     interface: SkillInterface | None = doc("How the skill is shown.", default=None)
     dependencies: SkillDependencies | None = doc("What the skill needs.", default=None)
