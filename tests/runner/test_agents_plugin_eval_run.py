@@ -180,3 +180,20 @@ async def test_claude_code_refuses_a_plugin_eval_without_evalens_sandbox(
     plugin = make_plugin(tmp_path / "demo", {"greets": _case("pass")})
     with pytest.raises(UsageError, match="only inside its own sandbox"):
         await _run(plugin, "greets", "claude-code")
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+async def test_a_link_out_of_the_plugin_is_never_followed(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """The eval files are hostile: a plugin whose skill links to a host file is ERROR naming the link, and the
+    host file's content reaches no sandbox (the copy refuses it before any agent starts)."""
+    _skip_without(engine)
+    secret = tmp_path / "host-secret.txt"
+    secret.write_text("HOST-SECRET-CONTENT\n")
+    plugin = make_plugin(tmp_path / "demo", {"greets": _case("pass")})
+    (plugin / "skills" / "greet" / "notes.md").symlink_to(secret)
+    result = await _run(plugin, "greets", engine, ablation="none")
+    assert result.verdict == "ERROR", result.reason
+    assert "link out of" in result.reason, result.reason
+    assert "HOST-SECRET-CONTENT" not in (result.output_snippet or "")
