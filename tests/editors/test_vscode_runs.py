@@ -153,6 +153,19 @@ def test_failure_peek_diffs_a_failed_contains_check(session):
     assert "EXTRACTED" in peek["modified"] and "Goodbye" not in peek["modified"], peek
 
 
+def test_inline_failures_read_the_checks_sentences(session):
+    """Issue 45 #2: each failed check is drawn inline at its line in the sentence the hover, the run page and
+    Neovim use (``files-created: the agent did not create output/report.md``), never VS Code's ``actual !=
+    expected`` rendering of the diff (``✗ != output/report.md``)."""
+    step(session, "diff-peek")
+    inline = session["inlineFailures"]
+    assert "contains: output does not contain 'Goodbye'" in inline, inline
+    assert "files-created: the agent did not create output/report.md" in inline, inline
+    assert not any(" != " in text for text in inline), inline
+    # and nothing else is drawn in other words (the verdict notification's bare reason on the `name` line was)
+    assert all(text.split(": ", 1)[0] in {"contains", "not-contains", "files-created"} for text in inline), inline
+
+
 def test_test_explorer_filters_by_format_tag(session):
     """Test tags: `@evalens:format:skill-creator-evals` in the Test Explorer's filter keeps the skill-creator
     evals and hides the UAAPS cases."""

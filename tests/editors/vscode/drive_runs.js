@@ -81,7 +81,7 @@ function releaseFollowed() {
         const dialog = page.locator('.monaco-dialog-box');
         await dialog.waitFor({ timeout: 15000 });
         result.runAllQuestion = (await dialog.innerText()).replace(/\s+/g, ' ').trim();
-        await page.screenshot({ path: `${OUT}/run-all-question.png` });
+        await shot(page, 'run-all-question.png', 'vscode-45-batch-lens-asks.png');
         await dialog.locator('.monaco-button', { hasText: /^Run \d+ evals?$/ }).first().click();
         try {
           await showTesting(page);
@@ -150,6 +150,14 @@ function releaseFollowed() {
 
     if (wanted('diff-peek')) {
       await step('diff-peek', async () => {
+        // issue 45 #2: VS Code draws each failed check inline at its line, in the server's one sentence (it had
+        // drawn `✗ != output/report.md` from the diff while the hover and Neovim said the file was not created)
+        await openFile(page, '04-diff.yaml');
+        const widget = page.locator('.test-error-content-widget');
+        await widget.first().waitFor({ timeout: 30000 });
+        await page.waitForTimeout(700);
+        result.inlineFailures = (await widget.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+        await shot(page, 'inline-failures.png', 'vscode-45-inline-failure-sentence.png');
         // a failed `contains` check of the batch: the failure peek shows what it wanted against what the agent said
         // the batch's Test Results run lists each failed check as a message: open the `contains` one
         await runCommand(page, 'Test Results: Focus on Test Results View').catch(() => undefined);
