@@ -140,3 +140,13 @@ def test_settings_hooks_are_checked_but_never_fail(tmp_path: Path) -> None:
     }
     path = _write(tmp_path / ".claude" / "settings.json", settings)
     assert [(p.code, p.severity) for p in check(path).problems] == [("hook-invalid", Severity.WARNING)]
+
+
+def test_a_uaaps_packages_hooks_are_left_to_uaaps(tmp_path: Path) -> None:
+    """UAAPS normalises event names (`pre-tool-use`), so its package's hooks.json is not judged by Claude Code's
+    list unless the folder is also a Claude Code plugin."""
+    _write(tmp_path / "pkg" / "package.agent.json", {"name": "pkg", "version": "1.0.0"})
+    path = _write(
+        tmp_path / "pkg" / "hooks" / "hooks.json", {"hooks": {"PreToolUse": [], "post-tool-use": []}}
+    )
+    assert detect(str(path), path.read_text()).format is None

@@ -780,9 +780,11 @@ class ClaudeHooks(Format):
 
     def detect(self, path: str, data: Any) -> Match:
         """A plugin's hooks file: `hooks/hooks.json` in a folder with `.claude-plugin/`, or any such file whose
-        `hooks` map names a Claude Code event (other tools use the name too)."""
+        `hooks` map names a Claude Code event (other tools use the name too), except in a UAAPS package."""
         if _in_plugin(path):
             return Match.YES
+        if (_plugin_root(path) / "package.agent.json").is_file():
+            return Match.NO  # a UAAPS package's hooks, whose event names UAAPS normalises (`pre-tool-use`)
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if isinstance(hooks, dict) and set(hooks) & set(m.HOOK_EVENTS):
             return Match.YES
