@@ -550,3 +550,8 @@ async def test_plugin_eval_case_lens_run(client: LanguageClient, ws: Path) -> No
     assert (await _titles_at(client, uri, 0))[-2:][0].startswith("✓ PASS ")
     assert list((plugin / "evals" / "reports").glob("*.json"))  # the plugin's reports, not the case folder's
     _no_verdict_diagnostic(client, uri)
+    found = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{}])
+    )
+    [listed] = [c for c in found if c["format"] == "plugin-eval-prompt"]  # the Test Explorer's item
+    assert listed["name"] == "says-hi" and listed["lastVerdict"] == "PASS", listed
