@@ -381,3 +381,16 @@ async def test_the_platforms_judge_is_a_claude_model(tmp_path: Path, monkeypatch
     with pytest.raises(UsageError, match="no session in this test"):  # past the judge's check
         await suite.session()
     assert suite.cli_judge == "claude-haiku-4-5"
+
+
+def test_a_case_yaml_graders_check_is_located_at_its_list_item(tmp_path: Path) -> None:
+    """Run from case.yaml, a grader of its `graders:` list is a check at `graders[i]` (the lens and the
+    diagnostics put the verdict there); a graders/*.md file is another file, so its check has no location."""
+    plugin = tmp_path / "demo"
+    shutil.copytree(DEMO, plugin)
+    suite = PluginEvalSuite(
+        FileRunRequest(file=plugin / "evals" / "good-yaml" / "case.yaml"), "plugin-eval-case"
+    )
+    assert [u.id for u in suite.units()] == ["good-yaml"]
+    assert suite._location("content") == ["graders", 1]
+    assert _suite(tmp_path)._location("says") is None
