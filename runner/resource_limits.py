@@ -78,7 +78,7 @@ def parse_limit(text: str) -> tuple[str, int]:
     return name.strip(), int(value)
 
 
-def _own_process_count(uid: int) -> int:
+def own_process_count(uid: int) -> int:
     """Processes and threads the real uid runs now (what RLIMIT_NPROC counts). Without ``/proc`` (macOS) the
     processes ``ps`` lists for the uid, threads not counted (prlimit, which needs this, is Linux-only anyway)."""
     if not os.path.isdir("/proc"):
@@ -284,7 +284,7 @@ def launch_prefix(
         # hit, meets a bomb first; without one they are the limits themselves.
         slack = 2 if cgroup is not None else 1
         counted = uid if uid is not None else os.getuid()
-        nproc = _own_process_count(counted) + limits.pids * slack
+        nproc = own_process_count(counted) + limits.pids * slack
         prefix += [
             tool,
             f"--nproc={_clamped(nproc, resource.RLIMIT_NPROC)}",

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from evalens.core.regular_files import open_regular, read_chunks
+from evalens.core.regular_files import open_regular, read_chunks, read_regular_bytes
 from evalens.runner import bwrap, live, replay
 from evalens.runner.agent_process import (  # noqa: F401 - re-exported, the runner's one sandbox entry point
     AgentRun,
@@ -38,6 +38,7 @@ from evalens.runner.bwrap import _configured_uid, probe_identities
 from evalens.runner.canonical import KEY_VARS
 from evalens.runner.engine_mirror import sources_for
 from evalens.runner.engines.base import Invocation, SandboxPaths
+from evalens.runner.limit_readback import PidWatch, kernel_readback, merged, refused_in_stderr
 from evalens.runner.model_bridge import Guard, runner_upstream
 from evalens.runner.model_proxy import ModelProxy
 from evalens.runner.resource_limits import MB, ResourceLimits, create_cgroup, launch_prefix, sandbox_bytes
@@ -52,6 +53,8 @@ if TYPE_CHECKING:
 
 SANDBOX_PREFIX = "evalens-eval-"
 SIZE_POLL_SECONDS = 1.0  # how often the sandbox's size is measured (--limit workspace-mb)
+STDERR_READ = 65536  # bytes of the agent CLI's stderr read for a refusal it reports
+PID_POLL_SECONDS = 0.1  # how often the agent uid's processes are counted (--limit pids, without a cgroup)
 USAGE_POLL_SECONDS = 0.2  # how often the usage records an engine writes to files are read (per-run limits)
 # Directories the engines own inside the workspace; never counted as "files created".
 INSTALLED_DIRS = (".claude", ".agents", ".codex", ".evalens-package")
@@ -516,6 +519,8 @@ async def launch_agent(
             launch_prefix, resources, cgroup, owner, identity.gid if identity is not None else None
         )
         sizer = asyncio.ensure_future(_watch_size(paths, resources.workspace_mb, stop_for))
+        pids = _pid_watch(prefix, owner, cgroup)
+        counter = asyncio.ensure_future(_watch_pids(pids)) if pids is not None else None
         lines = _event_lines(feed, readers)
         try:
             bridges = await start_bridges(bridges_spec, owner)
@@ -535,7 +540,7 @@ async def launch_agent(
         finally:
             if lines is not None:
                 lines.close()
-            for task in (watcher, poller, sizer):
+            for task in (watcher, poller, sizer, counter):
                 if task is not None:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
@@ -545,6 +550,13 @@ async def launch_agent(
             if cgroup is not None:  # the tree is dead (run_process killed it): read what it ran into, then go
                 reasons.extend(cgroup.hits())
                 await in_thread(cgroup.remove)
+            # what the kernel's own state shows met (the peak of processes, a file cut at the cap), with or
+            # without a cgroup: prlimit's refusals leave nothing else to read (runner/limit_readback.py)
+            own = frozenset({paths.logs.name}) if paths.logs.parent == paths.root else frozenset()
+            reasons[:] = merged(reasons, await in_thread(kernel_readback, resources, paths.root, pids, own))
+            said = await in_thread(lambda: read_regular_bytes(stderr, STDERR_READ, follow_links=False))
+            if said:
+                reasons[:] = merged(reasons, refused_in_stderr(said.decode("utf-8", "replace"), resources))
     finally:
         for fd in (seccomp_fd, env_fd):
             if fd is not None:
@@ -663,6 +675,24 @@ async def _poll_usage(meter: Meter, files: Any, record: Callable[[dict[str, Any]
         for entry in await asyncio.to_thread(files.read):
             meter.add(record(entry))
         raise
+
+
+def _pid_watch(prefix: list[str], owner: int | None, cgroup: Any) -> PidWatch | None:
+    """The process-count watch of a run whose forks only prlimit bounds: its uid and the RLIMIT_NPROC the
+    prefix set (None with a cgroup, which counts refusals itself, without prlimit, or as root, which
+    RLIMIT_NPROC does not bind)."""
+    uid = owner if owner is not None else os.getuid()
+    nproc = next((int(a.split("=", 1)[1]) for a in prefix if a.startswith("--nproc=")), None)
+    if cgroup is not None or nproc is None or uid == 0:
+        return None
+    return PidWatch(uid=uid, nproc=nproc)
+
+
+async def _watch_pids(watch: PidWatch) -> None:
+    """Poll the agent uid's process count while the run goes (a bomb's children live for a while)."""
+    while True:
+        await in_thread(watch.poll)
+        await asyncio.sleep(PID_POLL_SECONDS)
 
 
 async def _watch_size(paths: SandboxPaths, cap_mb: int, stop_for: Callable[[str], None]) -> None:

@@ -26,6 +26,7 @@ from evalens.runner.api_types import Stage
 from evalens.runner.checks import CheckNotRun, CheckTimedOut, check_deadline, files_created
 from evalens.runner.engines import UnsupportedEngine, get_engine
 from evalens.runner.engines.base import SandboxPaths, Transcript
+from evalens.runner.limit_readback import merged, refused_in_results
 from evalens.runner.preflight import import_judge_sdk, preflight
 from evalens.runner.record import capture
 from evalens.runner.report import iso, utc_now
@@ -227,6 +228,7 @@ async def agent_run(
             )
         )
         record.baseline = side
+        _limits_reported(run, transcript, record, launch.resources)
         after = await in_thread(snapshot, paths.workspace)  # never follows links
         yield SandboxRun(
             paths=paths,
@@ -455,3 +457,15 @@ async def start_session(*args: Any, **kwargs: Any) -> AgentSession:
     session = await asyncio.to_thread(AgentSession, *args, **kwargs)
     await session.ready()
     return session
+
+
+def _limits_reported(run: Any, transcript: Any, record: RunRecord, resources: Any) -> None:
+    """A limit a shell call's result reports as refused (ENOMEM, SIGXCPU, EFBIG, a refused fork) is the run's
+    ERROR, named, as a limit the kernel's state shows met is (runner/limit_readback.py): read from the run
+    record's calls, the one reading of the engine's trace."""
+    calls = ((call.name, call.result) for turn in record.turns for call in turn.tool_calls)
+    named = merged(run.limits_hit, refused_in_results(calls, resources or ResourceLimits()))
+    if len(named) == len(run.limits_hit):
+        return
+    run.limits_hit = named
+    transcript.error = record.error = "; ".join(named)

@@ -77,6 +77,39 @@ def test_bombs_are_error_naming_the_limit(
     assert list(sandbox_dir.iterdir()) == []
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_without_a_cgroup_a_file_or_memory_limit_met_is_error_naming_it(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """prlimit alone (no cgroup): a write cut at --limit file-mb (the kernel's SIGXFSZ / EFBIG) and an
+    allocation refused at --limit memory-mb (the process's MemoryError) are read back and named; the run is
+    ERROR, never PASS, and a case inside the limits still passes."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    monkeypatch.setenv("EVALENS_NO_CGROUP", "1")
+    pkg = make_package(
+        tmp_path / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        timeout=TIMEOUT_S,
+        cases={
+            "disk": case("disk-filler", contains=["GREETING-OK"]),
+            "memory": case("memory-bomb", contains=["GREETING-OK"]),
+            "ok": case("pass", contains=["GREETING-OK"]),
+        },
+    )
+    out = _eval(pkg, *MODEL[engine], "--limit", "file-mb=5", "--limit", "memory-mb=1024", "--json")
+    assert out.returncode == 1, out.stderr[-3000:]
+    cases = {c["name"]: c for c in json.loads(out.stdout)["cases"]}
+    assert cases["ok"]["verdict"] == "PASS", cases["ok"]
+    disk, memory = cases["disk"], cases["memory"]
+    assert disk["verdict"] == "ERROR" and "file limit" in disk["reason"] and "file-mb=5" in disk["reason"], (
+        disk
+    )
+    assert memory["verdict"] == "ERROR" and "memory limit" in memory["reason"], memory
+    assert list(sandbox_dir.iterdir()) == []
+
+
 def test_without_a_cgroup_prlimit_still_bounds_a_fork_bomb(
     tmp_path: Path, model_env, sandbox_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -111,8 +144,12 @@ def test_without_a_cgroup_prlimit_still_bounds_a_fork_bomb(
         peak = max(peak, sleeping)
         time.sleep(0.2)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode in (0, 1), stderr[-3000:]
-    assert json.loads(stdout)["cases"][0]["verdict"] in ("PASS", "ERROR")
+    assert proc.returncode == 1, stderr[-3000:]
+    [forks] = json.loads(stdout)["cases"]
+    # the refused forks are read back from the agent uid's process peak (runner/limit_readback.py): never PASS
+    assert forks["verdict"] == "ERROR" and "pid limit" in forks["reason"] and "pids=64" in forks["reason"], (
+        forks
+    )
     # at most the limit; possibly none: the agent CLI's own threads count against RLIMIT_NPROC too
     assert peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
     assert list(sandbox_dir.iterdir()) == []
@@ -161,4 +198,8 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, run
     assert cases["disk"]["verdict"] == "ERROR" and "workspace limit" in cases["disk"]["reason"], cases
     # at most the limit; possibly none: the agent CLI's own threads count against RLIMIT_NPROC too
     assert peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
-    assert cases["forks"]["verdict"] in ("PASS", "ERROR")
+    # the bomb swallows its refused forks, and without a cgroup the kernel's count (charged per user namespace)
+    # is not the process table's: the peak is read back when it comes within an eighth of the limit, which an
+    # unprivileged run does not always show (47-66 of 68 measured); it is never a PASS named otherwise
+    forks = cases["forks"]
+    assert forks["verdict"] == "PASS" or "pid limit" in forks["reason"], cases
