@@ -230,6 +230,58 @@ def test_hook_events_and_types_match_the_installed_cli(tmp_path: Path, cli: Path
     assert not problems, "\n".join(problems)
 
 
+_HOOK_OPTION = re.compile(r"Invalid [\w_]+ hook \((.*)\); entry ignored")
+
+
+def _corpus_hook_keys() -> set[str]:
+    keys: set[str] = set()
+    for root in (
+        REPO / "tests" / "corpus" / "field",
+        REPO / "tests" / "corpus" / "realworld",
+        CORPUS / "realworld",
+    ):
+        for path in root.glob("**/hooks/hooks.json"):
+            try:
+                events = json.loads(path.read_text(encoding="utf-8")).get("hooks") or {}
+            except (OSError, ValueError, AttributeError):
+                continue
+            for matchers in events.values() if isinstance(events, dict) else ():
+                for matcher in matchers if isinstance(matchers, list) else ():
+                    for hook in (matcher.get("hooks") or []) if isinstance(matcher, dict) else ():
+                        keys |= set(hook) if isinstance(hook, dict) else set()
+    return keys
+
+
+@needs_cli
+@pytest.mark.parametrize("cli", CLIS, ids=[str(c) for c in CLIS])
+def test_hook_options_the_cli_checks_are_known(tmp_path: Path, cli: Path) -> None:
+    """A hook of each type with every candidate option set to `7`: each option the CLI names in its "Invalid
+    <type> hook (option: …)" warning is one evalens knows. (The CLI never reports an unknown hook option, so this
+    reads only one way.)"""
+    candidates = _all_model_keys() | keys_of(cp.HookCommand) | _corpus_hook_keys() | _HOOK_NEIGHBOURS
+    hooks = [{"type": t, **{k: PROBE for k in sorted(candidates - {"type"})}} for t in cp.HOOK_TYPES]
+    root = tmp_path / "p"
+    _write(root / ".claude-plugin" / "plugin.json", {"name": "p", "version": "1.0.0", "description": "d"})
+    _write(root / "hooks" / "hooks.json", {"hooks": {"Stop": [{"hooks": [h]} for h in hooks]}})
+    messages = _messages(
+        _validate(cli, root / ".claude-plugin" / "plugin.json", tmp_path / "home"), "hooks.json"
+    )
+    named = {
+        part.split(":")[0].strip()
+        for _, msg in messages
+        if (m := _HOOK_OPTION.search(msg))
+        for part in m.group(1).split(";")
+    }
+    assert named, "the CLI named no hook option: its output was not read"
+    unknown = sorted(named - keys_of(cp.HookCommand))
+    assert not unknown, (
+        f"hooks: the installed claude checks the options {unknown}, which evalens does not know"
+    )
+
+
+_HOOK_NEIGHBOURS = {"if", "when", "unless", "input", "arguments", "env", "cwd", "method", "body", "retries"}
+"""Names a hook option could plausibly have that no model holds: conditions, a tool's input, a request's parts."""
+
 _SKILL_VALUES = ("{probe: [1]}", "7", "zz-probe")
 
 

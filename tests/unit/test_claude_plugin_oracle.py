@@ -192,6 +192,7 @@ VARIANTS: dict[str, Variant] = {
     "h-unquoted-root": _hooks_file(
         _hooks({"Stop": [{"hooks": [{**CMD, "command": "${CLAUDE_PLUGIN_ROOT}/x"}]}]})
     ),
+    "h-if": _hooks_file(_hooks({"PreToolUse": [{"hooks": [{**CMD, "if": "Bash(git *)"}]}]})),
     "h-top-level-stop": _hooks_file({"Stop": [{"hooks": [CMD]}], "hooks": {}}),
     # hooks.json, rejected
     "h-not-json": _hooks_file("{nope"),
@@ -203,6 +204,10 @@ VARIANTS: dict[str, Variant] = {
     "h-guard-no-command": _hooks_file(_hooks({"PreToolUse": [{"hooks": [{"type": "command"}]}]})),
     "h-guard-unknown-type": _hooks_file(_hooks({"PreToolUse": [{"hooks": [{"type": "shell"}]}]})),
     "h-guard-object": _hooks_file(_hooks({"PreToolUse": {"hooks": [CMD]}})),
+    "h-guard-if-number": _hooks_file(_hooks({"PreToolUse": [{"hooks": [{**CMD, "if": 7}]}]})),
+    "h-guard-mcp-input-list": _hooks_file(
+        _hooks({"PreToolUse": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": [1]}]}]})
+    ),
     "h-guard-inner-object": _hooks_file(_hooks({"PreToolUse": [{"hooks": CMD}]})),
 }
 

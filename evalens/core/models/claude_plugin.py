@@ -125,6 +125,12 @@ class HookCommand(EvalModel):
         "Seconds before the hook is stopped.", default=None, unit="seconds", example=30
     )
     statusMessage: str | None = doc("Shown while the hook runs.", default=None, example="Checking the diff…")
+    if_: str | None = doc(
+        "A condition in permission-rule syntax the call must match for the hook to run.",
+        default=None,
+        alias="if",
+        example="Bash(git commit*)",
+    )
     once: bool | None = doc("Run only once per session.", default=None, example=True)
     # `async` is a Python keyword, hence the alias
     async_: bool | None = doc(
@@ -148,6 +154,9 @@ class HookCommand(EvalModel):
     )
     server: str | None = doc("`mcp_tool`: the MCP server.", default=None, example="linter")
     tool: str | None = doc("`mcp_tool`: the tool to call.", default=None, example="lint")
+    input: dict[str, Any] | None = doc(
+        "`mcp_tool`: the tool's arguments.", default=None, example={"fix": True}
+    )
 
 
 class HookMatcher(EvalModel):
