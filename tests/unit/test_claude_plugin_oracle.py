@@ -163,6 +163,8 @@ VARIANTS: dict[str, Variant] = {
     "m-source-unknown-kind": _market([{"name": "p", "source": {"source": "svn", "url": "x"}}]),
     "m-source-github-no-repo": _market([{"name": "p", "source": {"source": "github"}}]),
     "m-entry-skills-objects": _market([{"name": "p", "source": "./p", "skills": [{"name": "a"}]}]),
+    "m-entry-homepage": _market([{"name": "p", "source": "./p", "homepage": "example.com"}]),
+    "m-entry-homepage-url": _market([{"name": "p", "source": "./p", "homepage": "https://example.com"}]),
     "m-entry-strict-string": _market([{"name": "p", "source": "./p", "strict": "no"}]),
     "m-entry-agents-dir": _market([{"name": "p", "source": "./p", "agents": "./a/"}]),
     "m-entry-hooks-unknown": _market([{"name": "p", "source": "./p", "hooks": {"Stopp": []}}]),

@@ -617,6 +617,17 @@ def _entry_problems(
                         f"A `{kind}` source needs `{key}`; Claude Code refuses the marketplace.",
                     )
                 )
+    homepage = entry.get("homepage")
+    if isinstance(homepage, str) and not _URL.match(homepage):
+        out.append(
+            problem(
+                doc,
+                (*base, "homepage"),
+                E,
+                "plugin-url",
+                f"`{homepage}` is not a URL; Claude Code refuses it.",
+            )
+        )
     agents = entry.get("agents")
     for j, agent in enumerate(
         [agents] if isinstance(agents, str) else agents if isinstance(agents, list) else []
