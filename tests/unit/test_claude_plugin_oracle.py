@@ -172,6 +172,16 @@ VARIANTS: dict[str, Variant] = {
     "m-entry-name-dash": _market([{"name": "-p", "source": "./p"}]),
     "m-entry-name-dots": _market([{"name": "My.Plugin_x", "source": "./p"}]),
     "m-entry-name-slash": _market([{"name": "a/b", "source": "./p"}]),
+    "m-entry-skills-no-dot": _market([{"name": "p", "source": "./p", "skills": "skills"}]),
+    "m-entry-commands-absolute": _market([{"name": "p", "source": "./p", "commands": "/abs"}]),
+    "m-entry-skills-dotdot": _market([{"name": "p", "source": "./p", "skills": "./../x"}]),
+    "m-entry-mcp-no-command": _market([{"name": "p", "source": "./p", "mcpServers": {"x": {"foo": 1}}}]),
+    "m-entry-hooks-stop-broken": _market(
+        [{"name": "p", "source": "./p", "hooks": {"Stop": [{"hooks": [{"type": "shell"}]}]}}]
+    ),
+    "m-entry-hooks-ok": _market(
+        [{"name": "p", "source": "./p", "hooks": {"Stop": [{"matcher": "x", "hooks": [{**CMD, "frob": 1}]}]}}]
+    ),
     "m-duplicate": _market([{"name": "p", "source": "./p"}, {"name": "p", "source": "./p"}]),
     # hooks.json, accepted (some with warnings)
     "h-plain": _hooks_file(_hooks({"Stop": [{"hooks": [CMD]}]})),

@@ -150,7 +150,7 @@ def hook_problems(
 ) -> list[Problem]:
     """The hook map at ``base`` (event → matchers → hooks) as Claude Code 2.1.332 loads it. A broken entry under
     `PreToolUse` / `PermissionRequest` fails the plugin (an error); under any other event it is skipped (a
-    warning), and so is an unknown event, unless ``strict_events`` (a marketplace entry refuses one)."""
+    warning), and so is an unknown event, unless ``strict_events``: a marketplace entry refuses every one of them."""
     if not isinstance(events, dict):
         return []
     out: list[Problem] = []
@@ -182,10 +182,12 @@ def hook_problems(
             )
             continue
         guard = event in m.GUARD_EVENTS
-        sev = E if guard else W
+        sev = E if guard or strict_events else W
         why = (
-            ". Claude Code fails the plugin: a PreToolUse/PermissionRequest hook that cannot load may be what guards "
-            "the permissions beside it."
+            "; Claude Code refuses the marketplace (an entry's hooks are read strictly)."
+            if strict_events
+            else ". Claude Code fails the plugin: a PreToolUse/PermissionRequest hook that cannot load may be what "
+            "guards the permissions beside it."
             if guard
             else "; Claude Code skips the entry."
         )
@@ -412,16 +414,18 @@ def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: b
 # ------------------------------------------------------------------------------------------------ plugin.json
 
 
-def _mcp_problems(doc: ParsedDocument, root: FsPath, value: Any) -> list[Problem]:
+def _mcp_problems(
+    doc: ParsedDocument, root: FsPath, value: Any, base: Path = (), *, check_paths: bool = True
+) -> list[Problem]:
     if isinstance(value, str):
-        return _path_problems(doc, root, ("mcpServers",), value)
+        return _path_problems(doc, root, (*base, "mcpServers"), value) if check_paths else []
     out: list[Problem] = []
     for name, server in (value or {}).items() if isinstance(value, dict) else ():
         if isinstance(server, dict) and not ({"command", "url"} & set(server)):
             out.append(
                 problem(
                     doc,
-                    ("mcpServers", name),
+                    (*base, "mcpServers", name),
                     E,
                     "plugin-mcp-server",
                     f"MCP server `{name}` has neither `command` (stdio) nor `url` (http, sse); Claude Code refuses it.",
@@ -641,12 +645,34 @@ def _entry_problems(
             )
     hooks = entry.get("hooks")
     if isinstance(hooks, dict):
-        out += [
-            p
-            for p in hook_problems(doc, (*base, "hooks"), hooks, strict_events=True)
-            if p.code == "hook-unknown-event"
-        ]
+        out += [p for p in hook_problems(doc, (*base, "hooks"), hooks, strict_events=True) if p.severity is E]
+    out += _entry_path_problems(doc, base, entry)
+    out += _mcp_problems(doc, root, entry.get("mcpServers"), base, check_paths=False)
     out += _version_mismatch(doc, root, base, entry)
+    return out
+
+
+def _entry_path_problems(doc: ParsedDocument, base: Path, entry: dict[str, Any]) -> list[Problem]:
+    """A marketplace entry's component paths: each must start with `./` (relative to the plugin's source); the CLI
+    does not look for them on disk, since the plugin may come from elsewhere."""
+    out: list[Problem] = []
+    for key in m.PATH_FIELDS:
+        value = entry.get(key)
+        items = [((*base, key), value)] if isinstance(value, str) else []
+        if isinstance(value, list):
+            items = [((*base, key, j), v) for j, v in enumerate(value)]
+        for path, item in items:
+            if isinstance(item, str) and not item.startswith("./"):
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "plugin-path",
+                        f"`{item}` must start with `./` (relative to the plugin's root); Claude Code refuses the "
+                        "marketplace.",
+                    )
+                )
     return out
 
 
