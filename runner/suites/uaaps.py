@@ -186,6 +186,35 @@ def _priced(engine: str, request: RunRequest) -> list[str]:
     return [f"--max-cost: {why}"] if why else []
 
 
+def _planned(cases: list[tuple[EvalCase, Path]], judged: bool, warnings: list[str]) -> list[PlannedCase]:
+    """What ``--dry-run`` lists of each case (its checks as written); a case the run will refuse (a placeholder
+    the judge would read, :func:`refuse_placeholder`) is named in ``warnings`` before the run finds it."""
+    planned = []
+    for case, path in cases:
+        checks = [f"contains {v!r}" for v in case.expected.contains]
+        checks += [f"not-contains {v!r}" for v in case.expected.not_contains]
+        checks += [f"files-created {v}" for v in case.expected.files_created]
+        if case.expected.agent_blocked is not None:
+            checks.append(f"agent-blocked {str(case.expected.agent_blocked).lower()}")
+        found = placeholder_in(case.judge.criteria) if judged else None
+        if found is not None:
+            warnings.append(
+                f"{case.name}: {refusal('judge.criteria', found)}; it will be ERROR, no agent started"
+            )
+        planned.append(
+            PlannedCase(
+                name=case.name,
+                case_file=str(path),
+                target=case.target,
+                prompt=case.input.prompt,
+                files=case.input.files,
+                workspace_files=case.input.workspace_files,
+                checks=checks,
+            )
+        )
+    return planned
+
+
 def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> _Context:
     """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
     root = request.package_root.resolve()
@@ -248,24 +277,7 @@ def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] |
         pass
     if sandbox_plan.warning:
         warnings.append(sandbox_plan.warning)
-    planned = []
-    for case, path in cases:
-        checks = [f"contains {v!r}" for v in case.expected.contains]
-        checks += [f"not-contains {v!r}" for v in case.expected.not_contains]
-        checks += [f"files-created {v}" for v in case.expected.files_created]
-        if case.expected.agent_blocked is not None:
-            checks.append(f"agent-blocked {str(case.expected.agent_blocked).lower()}")
-        planned.append(
-            PlannedCase(
-                name=case.name,
-                case_file=str(path),
-                target=case.target,
-                prompt=case.input.prompt,
-                files=case.input.files,
-                workspace_files=case.input.workspace_files,
-                checks=checks,
-            )
-        )
+    planned = _planned(cases, not request.no_judge, warnings)
     plan = RunPlan(
         package_root=str(root),
         package_name=package.name,

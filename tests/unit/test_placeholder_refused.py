@@ -102,3 +102,23 @@ def test_a_file_unit_with_a_placeholder_is_refused_without_agent_or_budget(tmp_p
     rule = run_file.LoggedRule(suite, today, None)
     ruled = rule.result(today[0][0], [object(), object()])
     assert ruled is not None and ruled.model_dump() == result.model_dump()
+
+
+def test_the_dry_run_names_a_case_it_will_refuse(tmp_path: Path) -> None:
+    """`evalens run --dry-run` (and the editor's Dry run) says the case will be ERROR before the run finds it."""
+    import shutil
+
+    from evalens.runner.api_types import RunRequest
+    from tests.conftest import REPO
+
+    pkg = tmp_path / "pdf-tools"
+    shutil.copytree(REPO / "examples" / "pdf-tools", pkg, ignore=shutil.ignore_patterns("reports"))
+    (pkg / "evals" / "cases" / "09-ph.yaml").write_text(
+        f"name: ph\ntarget: skill:pdf-tools\ninput:\n  prompt: hi\njudge:\n  criteria: >\n    {CRITERIA_FIX}\n"
+    )
+    plan = uaaps_suite.plan_run(RunRequest(package_root=pkg, dry_run=True)).plan
+    (said,) = [w for w in plan.warnings if w.startswith("ph: ")]
+    assert "not judged: judge.criteria is still the skeleton's placeholder" in said and "ERROR" in said
+    assert not any(w.startswith("extract-text: ") for w in plan.warnings)
+    quiet = uaaps_suite.plan_run(RunRequest(package_root=pkg, dry_run=True, no_judge=True)).plan
+    assert not any(w.startswith("ph: ") for w in quiet.warnings)  # --no-judge: nothing reads the criteria
