@@ -232,14 +232,15 @@ def aggregate(verdicts: Sequence[str]) -> Verdict:
 
 
 def diff_reports(a: EvalReport, b: EvalReport) -> dict[str, Any]:
-    """Pass-rate change and per-case verdict changes from ``a`` to ``b``."""
-    before = {c.name: c.verdict for c in a.cases}
-    after = {c.name: c.verdict for c in b.cases}
-    changes = []
-    for name in sorted(set(before) | set(after)):
-        old, new = before.get(name), after.get(name)
-        if old != new:
-            changes.append({"name": name, "before": old, "after": new})
+    """Pass-rate change and per-unit verdict changes from ``a`` to ``b``, units paired by identity (file, name,
+    content) as the gate and the PR comment pair them: a case renamed in place keeps its history, and two whose
+    names were swapped are each compared with themselves."""
+    # cycle: runner.ci.paired reads identities through runner.unit_identity, which loads reports from here
+    from evalens.runner.ci.paired import changes as paired
+
+    changes = [
+        {"name": c.name, "before": c.before, "after": c.after} for c in paired(a, b) if c.before != c.after
+    ]
     return {
         "a": a.id,
         "b": b.id,

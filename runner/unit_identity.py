@@ -165,11 +165,29 @@ def renamed_since(
 def follow_renames(
     last: dict[str, Any], package_root: Path, current: Sequence[LogUnit] | None = None
 ) -> dict[str, Any]:
-    """``last`` with each unit renamed since its last run found under its new name (the result renamed too);
-    ``current`` as for :func:`renamed_since`."""
-    out = dict(last)
-    for new, old in renamed_since(last, package_root, current).items():
-        out[new] = out.pop(old).model_copy(update={"name": new})
+    """``last`` with each unit's past result found under the name it has now (the result renamed too), by
+    identity: a unit renamed in place, and two units whose names were swapped, each keep their own history
+    (``--failed`` then re-runs the unit that failed, not the one that took its name). ``current`` as for
+    :func:`renamed_since`. The moves are made at once, so a swap does not overwrite itself."""
+    current = list(current) if current is not None else package_units(package_root)
+    if not current:
+        return dict(last)
+    past: list[LogUnit] = []
+    named: dict[str, str] = {}  # a past identity's key → the name its result is filed under
+    for name, result in last.items():
+        if (unit := of_result(result, package_root)) is not None:
+            past.append(unit)
+            named[key(unit)] = name
+    mapping = reconcile(past, current)
+    moves = {
+        unit.name: old
+        for unit in current
+        if (was := mapping.get(key(unit))) is not None
+        and (old := named.get(key(was))) not in (None, unit.name)
+    }
+    out = {name: result for name, result in last.items() if name not in set(moves.values())}
+    for new, old in moves.items():
+        out[new] = last[old].model_copy(update={"name": new})
     return out
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from evalens.runner.ci.gate import gate
 from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
-from evalens.runner.ci.paired import paired_gate
+from evalens.runner.ci.paired import changes, paired_gate
 from evalens.runner.ci.units import counts, pass_rate, units_of
 from evalens.runner.run_view import cost, tokens
 from evalens.runner.uplift_words import describe
@@ -74,15 +74,20 @@ def _changes(report: Any, base: Any) -> list[str]:
     if base is None:
         return ["No base report to compare with.", ""]
     result = gate(base, report)
+    paired = changes(
+        base, report
+    )  # by identity, as the gate: a swapped pair of names is no fix and no regression
     before = {u.name: u.verdict for u in units_of(base)}
     now = {u.name: u.verdict for u in units_of(report)}
-    fixed = sorted(
-        name
-        for name, v in now.items()
-        if passed(v) and before.get(name) is not None and not passed(before.get(name))
-    )
-    new = sorted(name for name in now if name not in before)
-    if not set(before) & set(now):  # two rates of different units are no comparison: "0% → 100%" misled
+    fixed = [
+        (c.name, c.before)
+        for c in paired
+        if c.before is not None and passed(c.after) and not passed(c.before)
+    ]
+    new = [(c.name, c.after) for c in paired if c.before is None]
+    if all(
+        c.before is None or c.after is None for c in paired
+    ):  # two rates of different units are no comparison: "0% → 100%" misled
         head = f"**Against the base:** no unit in common ({len(now)} here, {len(before)} in the base): nothing to compare"
     else:
         head = f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}" + (
@@ -90,10 +95,12 @@ def _changes(report: Any, base: Any) -> list[str]:
         )
     out = [head, "", *_paired(report, base)]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
-    rows += [f"| ✅ fixed | {_cell(name)} | {before[name]} → PASS |" for name in fixed]
-    rows += [f"| ➕ new | {_cell(name)} | {_cell(now[name])} |" for name in new]
+    rows += [f"| ✅ fixed | {_cell(name)} | {was} → PASS |" for name, was in fixed]
+    rows += [f"| ➕ new | {_cell(name)} | {_cell(str(verdict))} |" for name, verdict in new]
+    after = {c.name: c.after for c in paired}
     rows += [
-        f"| ➖ gone | {_cell(name)} | PASS → {_cell(now.get(name, 'absent'))} |" for name in result.vanished
+        f"| ➖ gone | {_cell(name)} | PASS → {_cell(after.get(name) or 'absent')} |"
+        for name in result.vanished
     ]
     if rows:
         out += ["| Change | Unit | Verdict |", "|---|---|---|", *rows[:ROWS], ""]

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from evalens.runner.ci.paired import changes
 from evalens.runner.ci.units import pass_rate, units_of
 from evalens.runner.verdicts import passed
 
@@ -53,20 +54,20 @@ class GateResult:
 
 
 def gate(base: Any, new: Any, *, threshold: float = 0.0) -> GateResult:
-    """Compare two reports (any shape :func:`units_of` reads)."""
-    before = {u.name: u.verdict for u in units_of(base)}
-    after = {u.name: u.verdict for u in units_of(new)}
+    """Compare two reports, unit by unit as the paired gate pairs them (by identity: file, name, content)."""
     result = GateResult(threshold=threshold)
-    for name in sorted(before):
-        if not passed(before[name]):
+    gone_base: set[str] = set()
+    gone_new: set[str] = set()
+    for change in changes(base, new):
+        if change.before is None or not passed(change.before):
             continue
-        now = after.get(name)
-        if now in FAILING:
-            result.regressions.append((name, "PASS", now))
-        elif not passed(now):
-            result.vanished.append(name)
+        if change.after in FAILING:
+            result.regressions.append((change.name, "PASS", change.after))
+        elif not passed(change.after):
+            result.vanished.append(change.name)
+            gone_base.add(change.base_name or "")
+            gone_new.add(change.new_name or "")
     # the rates leave out the vanished units: a passing unit removed or skipped is a note, never a rate drop
-    gone = set(result.vanished)
-    result.rate_before = pass_rate([u for u in units_of(base) if u.name not in gone])
-    result.rate_after = pass_rate([u for u in units_of(new) if u.name not in gone])
+    result.rate_before = pass_rate([u for u in units_of(base) if u.name not in gone_base])
+    result.rate_after = pass_rate([u for u in units_of(new) if u.name not in gone_new])
     return result

@@ -45,6 +45,7 @@ class Side:
 
     unit: LogUnit
     verdicts: tuple[str, ...]
+    shown: str = ""  # the unit's verdict as the report shows it (its state: FLAKY, STALE-free)
 
     @property
     def passed(self) -> int:
@@ -147,8 +148,30 @@ def sides(report: Any) -> list[Side]:
             format=case.format or "uaaps-case",
         )
         verdicts = tuple(case.run_verdicts) if case.run_verdicts else (case.verdict,)
-        out.append(Side(unit, verdicts))
+        out.append(Side(unit, verdicts, getattr(case, "state", None) or case.verdict))
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One unit from BASE to NEW, paired by identity (None: absent on that side)."""
+
+    name: str  # NEW's name, with BASE's when it was renamed in place ("b (was a)")
+    base_name: str | None
+    new_name: str | None
+    before: str | None
+    after: str | None
+
+
+def changes(base: Any, new: Any) -> list[Change]:
+    """Every unit of either report with its verdict on each side, paired by identity as the paired gate pairs
+    them: the one matching every reader of two reports uses (the gate, ``--fail-on``, the PR comment,
+    ``compare``), so two cases whose names were swapped are each compared with themselves, not with the other."""
+    pairs, removed, added = pair_units(sides(base), sides(new))
+    out = [Change(p.name, p.base.unit.name, p.new.unit.name, p.base.shown, p.new.shown) for p in pairs]
+    out += [Change(s.unit.name, s.unit.name, None, s.shown, None) for s in removed]
+    out += [Change(s.unit.name, None, s.unit.name, None, s.shown) for s in added]
+    return sorted(out, key=lambda c: c.name)
 
 
 def pair_units(base: list[Side], new: list[Side]) -> tuple[list[Pair], list[Side], list[Side]]:
