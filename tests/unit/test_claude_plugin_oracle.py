@@ -106,6 +106,14 @@ VARIANTS: dict[str, Variant] = {
     "p-hooks-inline-skipped": _plugin(hooks={"Stopp": [{"hooks": [{"type": "shell"}]}]}),
     "p-mcp-inline": _plugin(mcpServers={"x": {"command": "a"}}),
     "p-mcp-http": _plugin(mcpServers={"x": {"type": "http", "url": "https://example.com/mcp"}}),
+    "p-mcp-ws": _plugin(mcpServers={"x": {"type": "ws", "url": "wss://example.com"}}),
+    "p-mcp-streamable": _plugin(mcpServers={"x": {"type": "streamable-http", "url": "https://example.com"}}),
+    "p-mcp-stdio-full": _plugin(
+        mcpServers={"x": {"type": "stdio", "command": "a", "args": ["b"], "env": {"A": "1"}}}
+    ),
+    "p-mcp-extra-keys": _plugin(mcpServers={"x": {"type": "http", "url": "https://x", "frob": 1}}),
+    "p-lsp-inline": _plugin(lspServers={"x": {"command": "a", "extensionToLanguage": {".py": "python"}}}),
+    "p-icon-number": _plugin(icon=5),
     "p-user-config": _plugin(userConfig={"k": {"type": "string", "title": "K", "description": "d"}}),
     "p-dependencies": _plugin(dependencies=["a", {"name": "b", "version": "1"}]),
     "p-experimental-evals": _plugin(experimental={"evals": "./evals/"}),
@@ -133,6 +141,18 @@ VARIANTS: dict[str, Variant] = {
     "p-hooks-inline-guard": _plugin(hooks={"PreToolUse": [{"hooks": [{"type": "command"}]}]}),
     "p-mcp-missing-file": _plugin(mcpServers="./.mcp.json"),
     "p-mcp-no-command": _plugin(mcpServers={"x": {"foo": "a"}}),
+    "p-mcp-url-no-type": _plugin(mcpServers={"x": {"url": "https://example.com"}}),
+    "p-mcp-stdio-url": _plugin(mcpServers={"x": {"type": "stdio", "url": "https://example.com"}}),
+    "p-mcp-unknown-type": _plugin(mcpServers={"x": {"type": "ws2", "url": "https://example.com"}}),
+    "p-mcp-args-string": _plugin(mcpServers={"x": {"command": "a", "args": "b"}}),
+    "p-mcp-env-number": _plugin(mcpServers={"x": {"command": "a", "env": {"A": 1}}}),
+    "p-mcp-headers-number": _plugin(
+        mcpServers={"x": {"type": "http", "url": "https://x", "headers": {"a": 1}}}
+    ),
+    "p-mcp-server-string": _plugin(mcpServers={"x": "a"}),
+    "p-lsp-no-extensions": _plugin(lspServers={"x": {"command": "a"}}),
+    "p-lsp-extensions-string": _plugin(lspServers={"x": {"command": "a", "extensionToLanguage": "py"}}),
+    "p-lsp-missing-file": _plugin(lspServers="./.lsp.json"),
     "p-user-config-type": _plugin(userConfig={"k": {"type": "weird", "title": "K", "description": "d"}}),
     "p-dependencies-string": _plugin(dependencies="a"),
     "p-experimental-missing": _plugin(experimental={"themes": "./t/"}),

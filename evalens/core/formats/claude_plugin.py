@@ -414,21 +414,74 @@ def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: b
 # ------------------------------------------------------------------------------------------------ plugin.json
 
 
+_URL_TRANSPORTS = ("sse", "http", "ws", "streamable-http")
+
+
+def _str_map(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def mcp_server_problem(server: Any) -> str | None:
+    """Why Claude Code 2.1.332 refuses an inline MCP server, or None: a stdio server (no `type`, or `stdio`)
+    needs a `command` (string `args`, string `env` values); `sse`, `http`, `ws` and `streamable-http` need a `url`
+    (string `headers`); any other `type` is refused. Other keys are accepted."""
+    if not isinstance(server, dict):
+        return "is not an object"
+    kind = server.get("type")
+    if kind in (None, "stdio"):
+        if not isinstance(server.get("command"), str):
+            return "has no `command` (a stdio server; give `type` and `url` for a remote one)"
+        args = server.get("args")
+        if args is not None and not (isinstance(args, list) and all(isinstance(a, str) for a in args)):
+            return "has `args` that are not a list of strings"
+        if "env" in server and not _str_map(server["env"]):
+            return "has `env` values that are not strings"
+        return None
+    if kind not in _URL_TRANSPORTS:
+        return f"has `type` `{kind}`; the types are stdio, {', '.join(_URL_TRANSPORTS)}"
+    if not isinstance(server.get("url"), str):
+        return f"is a `{kind}` server without a `url`"
+    if "headers" in server and not _str_map(server["headers"]):
+        return "has `headers` values that are not strings"
+    return None
+
+
+def lsp_server_problem(server: Any) -> str | None:
+    """Why Claude Code 2.1.332 refuses an inline LSP server, or None: it needs a `command` and an
+    `extensionToLanguage` map (`{".py": "python"}`)."""
+    if not isinstance(server, dict):
+        return "is not an object"
+    if not isinstance(server.get("command"), str):
+        return "has no `command`"
+    if not isinstance(server.get("extensionToLanguage"), dict):
+        return 'has no `extensionToLanguage` map (`{".py": "python"}`)'
+    return None
+
+
 def _mcp_problems(
-    doc: ParsedDocument, root: FsPath, value: Any, base: Path = (), *, check_paths: bool = True
+    doc: ParsedDocument,
+    root: FsPath,
+    value: Any,
+    base: Path = (),
+    *,
+    check_paths: bool = True,
+    key: str = "mcpServers",
 ) -> list[Problem]:
+    """A server map (`mcpServers`, `lspServers`) or the path of its config file."""
     if isinstance(value, str):
-        return _path_problems(doc, root, (*base, "mcpServers"), value) if check_paths else []
+        return _path_problems(doc, root, (*base, key), value) if check_paths else []
+    judge = mcp_server_problem if key == "mcpServers" else lsp_server_problem
+    what = "MCP" if key == "mcpServers" else "LSP"
     out: list[Problem] = []
-    for name, server in (value or {}).items() if isinstance(value, dict) else ():
-        if isinstance(server, dict) and not ({"command", "url"} & set(server)):
+    for name, server in value.items() if isinstance(value, dict) else ():
+        if (why := judge(server)) is not None:
             out.append(
                 problem(
                     doc,
-                    (*base, "mcpServers", name),
+                    (*base, key, name),
                     E,
                     "plugin-mcp-server",
-                    f"MCP server `{name}` has neither `command` (stdio) nor `url` (http, sse); Claude Code refuses it.",
+                    f"{what} server `{name}` {why}; Claude Code refuses the manifest.",
                     on_key=True,
                 )
             )
@@ -539,6 +592,7 @@ class ClaudePluginManifest(Format):
                     )
                 )
         out += _mcp_problems(doc, root, data.get("mcpServers"))
+        out += _mcp_problems(doc, root, data.get("lspServers"), key="lspServers")
         return out
 
     def definition(self, doc: ParsedDocument, path: Path, value: Any, ctx: RuleContext) -> list[Target]:
@@ -648,6 +702,7 @@ def _entry_problems(
         out += [p for p in hook_problems(doc, (*base, "hooks"), hooks, strict_events=True) if p.severity is E]
     out += _entry_path_problems(doc, base, entry)
     out += _mcp_problems(doc, root, entry.get("mcpServers"), base, check_paths=False)
+    out += _mcp_problems(doc, root, entry.get("lspServers"), base, check_paths=False, key="lspServers")
     out += _version_mismatch(doc, root, base, entry)
     return out
 

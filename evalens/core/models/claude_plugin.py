@@ -362,8 +362,10 @@ class PluginManifest(_Identity):
         required=True,
         example="pdf-tools",
     )
-    icon: str | None = doc(
-        "A square PNG or JPEG of the plugin (512–2048 px).", default=None, example="./assets/icon.png"
+    icon: Any = doc(
+        "A square PNG or JPEG of the plugin (512–2048 px) for the plugin directory; Claude Code does not load it.",
+        default=None,
+        example="./assets/icon.png",
     )
     metadata: Any = doc("Free-form object, not read by Claude Code.", default=None, example={})
     screenshots: Any = doc(
