@@ -120,7 +120,8 @@ _LABELS = {
 }
 
 
-def _label(name: str) -> str:
+def label(name: str) -> str:
+    """A fingerprint part in words (``skill:pdf`` → ``skill pdf``), for messages that name what differs."""
     if name.startswith("skill:"):
         return f"skill {name[6:]}"
     return _LABELS.get(name, name)
@@ -134,13 +135,13 @@ def changes(old: Fingerprint, new: Fingerprint) -> list[str]:
         before, after = old.parts.get(name), new.parts.get(name)
         if before == after:
             continue
-        label = _label(name)
+        said = label(name)
         if before is None:
-            out.append(f"{label} added")
+            out.append(f"{said} added")
         elif after is None or after == "absent":
-            out.append(f"{label} removed")
+            out.append(f"{said} removed")
         elif name in hashed or name.startswith("skill:") or name.startswith("file:"):
-            out.append(f"{label} changed")
+            out.append(f"{said} changed")
         else:
-            out.append(f"{label} {before} → {after}")
+            out.append(f"{said} {before} → {after}")
     return out

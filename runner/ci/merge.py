@@ -16,6 +16,7 @@ from typing import Any
 
 from evalens.core.models.run_record import sum_usage
 from evalens.core.models.uaaps import ReportSandbox, ReportSource
+from evalens.runner.fingerprint import label as part_label
 from evalens.runner.report import batch_id, iso, summarize
 from evalens.runner.results import rederive_report_case
 
@@ -45,9 +46,10 @@ def merge_reports(
         if report.config.engine != first.config.engine:
             raise MergeError(
                 f"{path} ran on {report.config.engine}, {items[0][0]} on {first.config.engine}: "
-                "merge reports of one engine (compare engines with `evalens eval diff`)"
+                "merge reports of one engine (compare engines with `evalens compare`)"
             )
     _check_alike(items)
+    _check_inputs(items)
     _check_shards(items, allow_missing, warnings)
     seen: dict[str, Path] = {}
     cases = []
@@ -159,6 +161,36 @@ def _check_alike(items: list[tuple[Path, Any]]) -> None:
                 + ", ".join(f"{p}: {v if v is not None else 'not recorded'}" for p, v in values)
                 + "): every job must run the same command on the same checkout"
             )
+
+
+def _check_inputs(items: list[tuple[Path, Any]]) -> None:
+    """Refuse shards whose runs had different inputs: the agent model, or any part of the units' fingerprints
+    but each unit's own text (a skill, hooks, fixtures, the engine's version). Every unit that records a part
+    records the same value within one run, so two values across the shards mean two different runs (another
+    --model, a SKILL.md edited between the jobs), and one merged report would name only one of them."""
+    models = {(r.agent.model if r.agent is not None else None) for _p, r in items}
+    if len(models - {None}) > 1:
+        raise MergeError(
+            "the shards ran with different agent models ("
+            + ", ".join(
+                f"{p}: {(r.agent.model if r.agent is not None else None) or 'the default'}" for p, r in items
+            )
+            + "): merge runs of one model (compare models with `evalens compare`)"
+        )
+    seen: dict[str, tuple[str, Path]] = {}
+    for path, report in items:
+        for case in report.cases:
+            if getattr(case, "baseline", None):  # a baseline run's inputs are meant to differ (no skill, a ref)
+                continue
+            for part, value in (case.fingerprint or {}).items():
+                if part == "unit":
+                    continue
+                first = seen.setdefault(part, (value, path))
+                if first[0] != value:
+                    raise MergeError(
+                        f"the shards ran with a different {part_label(part)} ({first[1]}: {first[0][:16]}, {path}: "
+                        f"{value[:16]}): every job must run the same inputs"
+                    )
 
 
 def _check_shards(items: list[tuple[Path, Any]], allow_missing: bool, warnings: list[str]) -> None:

@@ -385,6 +385,26 @@ def test_merge_refuses_what_would_lie(tmp_path: Path) -> None:
         merge_reports([one, item("pkg", [make_case("y", "PASS")], k=2, package="other")], tmp_path / "m.json")
 
 
+def test_merge_refuses_shards_run_with_other_inputs(tmp_path: Path) -> None:
+    """Two jobs at one commit that ran another --model, or a SKILL.md edited between them (a fingerprint part
+    other than the unit's own text differs), are two runs: one merged report would name only one of them."""
+    from evalens.core.models.uaaps import ReportAgent
+
+    def item(name: str, case_name: str, k: int, *, skill: str = "s1", model: str | None = None):
+        fp = {"unit": f"u-{case_name}", "skill:greeter": skill, "engine-version": "9.9.9"}
+        report = _shard(make_report([make_case(case_name, "PASS", fingerprint=fp)]), k, 2)
+        report.agent = ReportAgent(model=model)
+        return tmp_path / f"{name}.json", report
+
+    same = [item("a", "x", 1, model="m1"), item("b", "y", 2, model="m1")]
+    merged, _ = merge_reports(same, tmp_path / "m.json")
+    assert merged.summary.total == 2
+    with pytest.raises(MergeError, match=r"different agent models .*m1.*m2"):
+        merge_reports([item("a", "x", 1, model="m1"), item("b", "y", 2, model="m2")], tmp_path / "m.json")
+    with pytest.raises(MergeError, match=r"different skill greeter .*s1.*s2"):
+        merge_reports([item("a", "x", 1), item("b", "y", 2, skill="s2")], tmp_path / "m.json")
+
+
 # ---------------------------------------------------------------------------------------- regression gate
 
 
