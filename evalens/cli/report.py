@@ -166,7 +166,17 @@ def _comment(argv: list[str]) -> int:
         "--key", default="", help="tells apart the comments of several workflows on one pull request"
     )
     p.add_argument("--url", help="link to the full report (e.g. the run's artifact page)")
+    p.add_argument(
+        "--margin",
+        type=float,
+        default=None,
+        metavar="DROP",
+        help="the paired test's margin, as the gate is given it (`compare --test paired --margin`; default 0.05)",
+    )
     args = p.parse_args(argv)
+    if args.margin is not None and not 0 <= args.margin <= 1:
+        print("evalens report comment: --margin must be between 0 and 1", file=sys.stderr)
+        return 2
 
     try:
         report = load_report(args.report)
@@ -182,7 +192,7 @@ def _comment(argv: list[str]) -> int:
     # files through every format (~0.4 s of imports); `report ci` and `report merge` never need it
     from evalens.runner.ci.comment import pr_comment
 
-    sys.stdout.write(pr_comment(report, base=base, key=args.key, report_url=args.url))
+    sys.stdout.write(pr_comment(report, base=base, key=args.key, report_url=args.url, margin=args.margin))
     return 0
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from evalens.runner.ci.gate import gate
 from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
-from evalens.runner.ci.paired import changes, paired_gate
+from evalens.runner.ci.paired import DEFAULT_MARGIN, changes, paired_gate
 from evalens.runner.ci.units import counts, pass_rate, units_of
 from evalens.runner.run_view import cost, tokens
 from evalens.runner.uplift_words import describe
@@ -27,7 +27,14 @@ def marker(key: str = "") -> str:
     return MARKER.format(key=f":{_cell(key)}" if key else "")
 
 
-def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str | None = None) -> str:
+def pr_comment(
+    report: Any,
+    *,
+    base: Any = None,
+    key: str = "",
+    report_url: str | None = None,
+    margin: float | None = None,
+) -> str:
     """The comment's Markdown: ``report`` is this run (a merged report for a sharded run), ``base`` the base
     branch's report to compare with."""
     units = units_of(report)
@@ -47,7 +54,7 @@ def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str 
         " · ".join(f"{ICONS.get(v, '❔')} {_cell(v)} {k}" for v, k in n.items() if k) or "no unit ran",
         "",
     ]
-    lines += _changes(report, base)
+    lines += _changes(report, base, margin)
     bad = [u for u in units if not u.passed]
     if bad:
         lines += [
@@ -70,7 +77,7 @@ def pr_comment(report: Any, *, base: Any = None, key: str = "", report_url: str 
     return text if len(text) <= LIMIT else text[: LIMIT - 40] + "\n\n… (cut: see the full report)\n"
 
 
-def _changes(report: Any, base: Any) -> list[str]:
+def _changes(report: Any, base: Any, margin: float | None = None) -> list[str]:
     if base is None:
         return ["No base report to compare with.", ""]
     result = gate(base, report)
@@ -93,7 +100,7 @@ def _changes(report: Any, base: Any) -> list[str]:
         head = f"**Against the base:** pass rate {result.rate_before:.0%} → {result.rate_after:.0%}" + (
             " · **regression**" if result.failed else " · no regression"
         )
-    out = [head, "", *_paired(report, base)]
+    out = [head, "", *_paired(report, base, margin)]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
     rows += [f"| ✅ fixed | {_cell(name)} | {was} → PASS |" for name, was in fixed]
     rows += [f"| ➕ new | {_cell(name)} | {_cell(str(verdict))} |" for name, verdict in new]
@@ -107,9 +114,10 @@ def _changes(report: Any, base: Any) -> list[str]:
     return out
 
 
-def _paired(report: Any, base: Any) -> list[str]:
-    """The paired gate's answer (``eval diff --test paired``, what the Action gates on): is the change noise?"""
-    result = paired_gate(base, report)
+def _paired(report: Any, base: Any, margin: float | None) -> list[str]:
+    """The paired gate's answer (``compare --test paired``, what the Action gates on), with the gate's own
+    margin, so the comment and the gate give one answer: is the change noise?"""
+    result = paired_gate(base, report, margin=DEFAULT_MARGIN if margin is None else margin)
     if result.difference is None or result.interval is None:
         return [f"**Paired test:** {result.answer}: {_cell(result.reason)}", ""]
     lo, hi = result.interval

@@ -174,3 +174,17 @@ def test_pr_comment_carries_the_paired_answer() -> None:
         make_report([make_case("x", "ERROR", error="boom")]), base=make_report(_suite(1, set()))
     )
     assert "**Paired test:** INCONCLUSIVE: no unit ran to a PASS or FAIL in both reports" in nothing
+
+
+def test_the_pr_comment_answers_with_the_gates_margin(tmp_path: Path) -> None:
+    """The Action gives its `regression-margin` to the gate and to the comment: one answer on both (at 0.01 this
+    suite's interval [-1.9, +1.9] pts is INCONCLUSIVE; the comment once said NO-REGRESSION at its own 0.05)."""
+    from evalens.runner.ci.comment import pr_comment
+
+    base = make_report(_suite(200, set()))
+    for margin, answer in ((0.01, "INCONCLUSIVE"), (0.05, "NO-REGRESSION")):
+        assert f"**Paired test:** {answer}" in pr_comment(base, base=base, margin=margin)
+    a, b = write(base, tmp_path / "base.json"), write(base, tmp_path / "new.json")
+    gate = evalens_cli(["compare", str(a), str(b), "--test", "paired", "--margin", "0.01"])
+    comment = evalens_cli(["report", "comment", str(b), "--base", str(a), "--margin", "0.01"])
+    assert gate.returncode == 3 and "**Paired test:** INCONCLUSIVE" in comment.stdout, comment.stderr
