@@ -163,7 +163,9 @@ def test_inline_failures_read_the_checks_sentences(session):
     assert "files-created: the agent did not create output/report.md" in inline, inline
     assert not any(" != " in text for text in inline), inline
     # and nothing else is drawn in other words (the verdict notification's bare reason on the `name` line was)
-    assert all(text.split(": ", 1)[0] in {"contains", "not-contains", "files-created"} for text in inline), inline
+    assert all(text.split(": ", 1)[0] in {"contains", "not-contains", "files-created"} for text in inline), (
+        inline
+    )
 
 
 def test_test_explorer_filters_by_format_tag(session):
