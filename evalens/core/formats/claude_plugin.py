@@ -354,6 +354,29 @@ def whole_checkout(root: FsPath) -> bool:
     return False
 
 
+def _command_map_problems(doc: ParsedDocument, root: FsPath, commands: dict[str, Any]) -> list[Problem]:
+    """A `commands` map: each command needs a `source` file (checked like any component path) or `content`."""
+    out: list[Problem] = []
+    for name, spec in commands.items():
+        if not isinstance(spec, dict):
+            continue  # the schema's type error
+        if isinstance(spec.get("source"), str):
+            out += _path_problems(doc, root, ("commands", name, "source"), spec["source"])
+        elif not isinstance(spec.get("content"), str):
+            out.append(
+                problem(
+                    doc,
+                    ("commands", name),
+                    E,
+                    "plugin-path",
+                    f"Command `{name}` has neither `source` (a file) nor `content` (inline markdown); Claude Code "
+                    "refuses the manifest.",
+                    on_key=True,
+                )
+            )
+    return out
+
+
 def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: bool) -> list[Problem]:
     """A plugin or marketplace id: empty or with whitespace is refused; characters Claude Code cannot install
     warn; anything else that is not kebab-case is advice (the Claude.ai marketplace sync wants it)."""
@@ -577,6 +600,8 @@ class ClaudePluginManifest(Format):
             value = data.get(key)
             if key == "hooks" and isinstance(value, dict):
                 out += hook_problems(doc, ("hooks",), value)
+            elif key == "commands" and isinstance(value, dict):
+                out += _command_map_problems(doc, root, value)
             elif isinstance(value, str | list):
                 out += _path_problems(doc, root, (key,), value)
             if key in ("themes", "monitors") and key in data:

@@ -245,10 +245,17 @@ class UserConfigOption(EvalModel):
     max: float | None = doc("`number`: the largest value.", default=None, example=10)
 
 
+_ID = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+DependencyName = Annotated[str, Field(pattern=rf"^{_ID}(@{_ID})?$")]
+"""`plugin` or `plugin@marketplace`, each part of letters, digits, `.`, `_`, `-` (2.1.332 refuses others)."""
+
+
 class Dependency(EvalModel):
     """A plugin this one needs, by name and optional version range."""
 
-    name: str = doc("The plugin's name (`name@marketplace` for another marketplace).", required=True)
+    name: Annotated[str, Field(pattern=rf"^{_ID}$")] = doc(
+        "The plugin's name: letters, digits, `.`, `_`, `-`.", required=True, example="helper-plugin"
+    )
     version: str | None = doc("A semver range.", default=None, example="^1.2.0")
 
 
@@ -271,6 +278,18 @@ class Experimental(EvalModel):
     )
 
 
+class CommandSpec(EvalModel):
+    """One command of a `commands` map: a file or inline markdown, with what the command list shows."""
+
+    __pydantic_extra__: dict[str, object]
+
+    source: str | None = doc(
+        "The command's markdown file. " + _RELATIVE, default=None, example="./docs/about.md"
+    )
+    content: str | None = doc("The command's markdown, inline.", default=None)
+    description: str | None = doc("Shown in the command list.", default=None)
+
+
 class _Components(EvalModel):
     """The component fields plugin.json and a marketplace entry share."""
 
@@ -280,8 +299,9 @@ class _Components(EvalModel):
         default=None,
         example="./skills/",
     )
-    commands: _PATHS | None = doc(
-        "Command files or folders; replaces the default `commands/`. " + _RELATIVE,
+    commands: _PATHS | dict[str, CommandSpec] | None = doc(
+        "Command files or folders (replaces the default `commands/`), or command name → its `source` file or "
+        "inline `content`. " + _RELATIVE,
         default=None,
         example="./commands/",
     )
@@ -313,8 +333,10 @@ class _Components(EvalModel):
         "Values the user is asked for when enabling the plugin, by key.", default=None
     )
     channels: list[Channel] | None = doc("Message channels the plugin's MCP servers provide.", default=None)
-    dependencies: list[str | Dependency] | None = doc(
-        "Plugins this one needs: names, or `{name, version}`.", default=None, example=["helper-plugin"]
+    dependencies: list[DependencyName | Dependency] | None = doc(
+        "Plugins this one needs: `name` or `name@marketplace`, or `{name, version}`.",
+        default=None,
+        example=["helper-plugin"],
     )
 
 
