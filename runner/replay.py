@@ -259,7 +259,9 @@ class Tape:
         cassette = Cassette(
             unit=self.unit, run=self.run, engine=self.engine, cli=self.cli, exchanges=exchanges, shared=shared
         )
-        text = json.dumps(cassette.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n"
+        data = cassette.model_dump(mode="json")
+        data["digest"] = cassette_digest(data)
+        text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
         # never through a link: a committed evals/cassettes/<unit>-1.json.tmp -> ~/.bashrc was written (#42)
         write_text_atomic(self.path, text, below=self.batch.root)
 
@@ -388,7 +390,9 @@ class Batch:
                 source = legacy
         tape.untrusted = self.untrusted(source)
         if self.mode != "record" and tape.untrusted is None:
-            tape.recorded, tape.recorded_cli = await asyncio.to_thread(load_cassette_cli, source)
+            tape.recorded, tape.recorded_cli, edited = await asyncio.to_thread(read_cassette, source)
+            if edited is not None:  # never answers: strict replay is then ERROR naming it, `new` runs live
+                tape.untrusted = f"{self.relative(source)}: {edited}"
         tape.source = source
         self.tapes[(unit, run)] = tape
         return tape
@@ -463,18 +467,40 @@ def cassette_engine(path: Path) -> str | None:
     return engine if isinstance(engine, str) else None
 
 
+def cassette_digest(data: dict[str, Any]) -> str:
+    """The digest a cassette carries: SHA-256 of every field but the digest, as canonical JSON (sorted keys, no
+    spaces), so the file's layout may change and its content may not."""
+    body = {k: v for k, v in data.items() if k != "digest"}
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def load_cassette_cli(path: Path) -> tuple[list[CassetteExchange], str | None]:
     """The recorded exchanges of a cassette, each request under today's canonical rules, and the CLI version
     it was recorded with."""
+    exchanges, cli, _edited = read_cassette(path)
+    return exchanges, cli
+
+
+def read_cassette(path: Path) -> tuple[list[CassetteExchange], str | None, str | None]:
+    """:func:`load_cassette_cli`, and why the cassette may not answer when its digest no longer matches its
+    content (edited after it was recorded); none then, since an edited recording is no recording."""
     try:
-        cassette = Cassette.model_validate(json.loads(read_regular(path).decode("utf-8")))
+        data = json.loads(read_regular(path).decode("utf-8"))
+        cassette = Cassette.model_validate(data)
     except (OSError, ValueError, RecursionError):  # a hostile cassette nested too deeply is unreadable too
-        return [], None
+        return [], None, None
+    if cassette.digest is not None and cassette.digest != cassette_digest(data):
+        return (
+            [],
+            cassette.cli,
+            "it was edited after it was recorded (its digest no longer matches its content)",
+        )
     exchanges = [
         e.model_copy(update={"request": recanonical(unpack(e.request, cassette.shared))})
         for e in cassette.exchanges
     ]
-    return exchanges, cassette.cli
+    return exchanges, cassette.cli, None
 
 
 @dataclass(slots=True, frozen=True)

@@ -16,6 +16,7 @@ from typing import Any
 from evalens.runner.baseline import GitRefError, _git, ref_commit, remove_worktree
 from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
 from evalens.runner.fingerprint import changes, text_hash
+from evalens.runner.replay import cassette_name
 
 
 class ChangedSinceError(ValueError):
@@ -36,9 +37,27 @@ def _fingerprint(root: Path, case_file: Path) -> Any:
     )
 
 
-def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]:
+def _cassettes(root: Path, name: str) -> str | None:
+    """A hash of the unit's cassettes (every run, engine, model and arm), or None when it has none. Under
+    ``--replay`` they are an input: a changed recording changes what the replay answers."""
+    folder = root / "evals" / "cassettes"
+    prefix = cassette_name(name, 1).rsplit("-", 1)[0] + "-"
+    if not folder.is_dir():
+        return None
+    found = sorted(
+        f for f in folder.iterdir() if f.name.startswith(prefix) and f.is_file() and not f.is_symlink()
+    )
+    if not found:
+        return None
+    return text_hash(
+        "\n".join(f"{f.name}:{text_hash(f.read_text(encoding='utf-8', errors='replace'))}" for f in found)
+    )
+
+
+def changed_units(root: Path, units: dict[str, str], ref: str, *, cassettes: bool = False) -> dict[str, str]:
     """Unit name → why it is picked (what changed since ``ref``), for the units of ``units`` (name → case
-    file) whose inputs differ at ``ref``. Blocking (git worktree, hashing)."""
+    file) whose inputs differ at ``ref``; with ``cassettes`` (``--replay``), a unit whose recordings differ is
+    picked too. Blocking (git worktree, hashing)."""
     root = root.resolve()
     try:
         repo, commit = ref_commit(
@@ -65,6 +84,8 @@ def changed_units(root: Path, units: dict[str, str], ref: str) -> dict[str, str]
                 picked[name] = f"new since {ref}"
                 continue
             differ = changes(_fingerprint(then_root, then_file), _fingerprint(root, now_file))
+            if cassettes and _cassettes(then_root, name) != _cassettes(root, name):
+                differ.append("its cassettes changed")
             if differ:
                 picked[name] = "; ".join(differ)
         return picked

@@ -402,7 +402,10 @@ def _only_changed(request: Any, args: Any) -> Any:
     an exit code when none changed or REF cannot be read."""
     try:
         changed = changed_units(
-            request.package_root, planned_units(request.package_root, request), args.changed_since
+            request.package_root,
+            planned_units(request.package_root, request),
+            args.changed_since,
+            cassettes=bool(args.replay),  # under --replay a changed recording changes the verdict too
         )
     except (ChangedSinceError, RunError) as exc:
         print(shown(f"evalens eval: {exc}"), file=sys.stderr)

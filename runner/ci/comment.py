@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from evalens.runner.ci.gate import gate
-from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed
+from evalens.runner.ci.github import ICONS, _cell, _code, _sandboxed, replay_lines
 from evalens.runner.ci.paired import DEFAULT_MARGIN, changes, paired_gate
 from evalens.runner.ci.units import counts, pass_rate, units_of
 from evalens.runner.run_view import cost, tokens
@@ -54,6 +54,7 @@ def pr_comment(
         " · ".join(f"{ICONS.get(v, '❔')} {_cell(v)} {k}" for v, k in n.items() if k) or "no unit ran",
         "",
     ]
+    lines += replay_lines(units)  # a replayed verdict says so, here as in the step summary
     lines += _changes(report, base, margin)
     bad = [u for u in units if not u.passed]
     if bad:
@@ -102,7 +103,11 @@ def _changes(report: Any, base: Any, margin: float | None = None) -> list[str]:
         )
     out = [head, "", *_paired(report, base, margin)]
     rows = [f"| ❌ regressed | {_cell(name)} | {b} → {a} |" for name, b, a in result.regressions]
-    rows += [f"| ✅ fixed | {_cell(name)} | {was} → PASS |" for name, was in fixed]
+    replayed = {u.name for u in units_of(report) if u.replay is not None and u.replay.replayed}
+    rows += [
+        f"| ✅ fixed{' (replayed)' if name.split(' (was ')[0] in replayed else ''} | {_cell(name)} | {was} → PASS |"
+        for name, was in fixed
+    ]
     rows += [f"| ➕ new | {_cell(name)} | {_cell(str(verdict))} |" for name, verdict in new]
     after = {c.name: c.after for c in paired}
     rows += [

@@ -90,7 +90,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     ]
     if report.interrupted:
         lines += ["> [!WARNING]", "> The run was interrupted: this report is partial.", ""]
-    lines += _replay_lines(units)
+    lines += replay_lines(units)
     if report.shards:
         lines += [
             f"Merged from {len(report.shards)} report(s): "
@@ -124,7 +124,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     return "\n".join(lines) + "\n"
 
 
-def _replay_lines(units: list[Unit]) -> list[str]:
+def replay_lines(units: list[Unit]) -> list[str]:
     """--replay: how many verdicts came from cassettes, and which units needed a live call (docs/replay.md)."""
     taped = [u for u in units if u.replay is not None and u.replay.mode != "record"]
     if not taped:
@@ -137,6 +137,9 @@ def _replay_lines(units: list[Unit]) -> list[str]:
         line += f" · needed a live call: {', '.join(_code(n) for n in live)}"
     if diverged:
         line += f" · requests changed (ERROR, record again): {', '.join(_code(n) for n in diverged)}"
+    refused = [u.name for u in taped if u.replay.untrusted]
+    if refused:  # edited since it was recorded, or by the change under review: it answered nothing
+        line += f" · cassette not trusted, not replayed: {', '.join(_code(n) for n in refused)}"
     return [line, ""]
 
 

@@ -469,3 +469,31 @@ def test_cassette_names_carry_engine_model_and_arm_and_an_old_name_still_replays
         200,
         ["evals/cassettes/greet-1.codex.gpt-5-codex.json"],
     )
+
+
+def test_a_cassette_edited_after_its_recording_never_answers(tmp_path: Path) -> None:
+    """Issue 44, item 5: a recording carries its digest; one word flipped by hand in the judge's recorded reply
+    no longer matches, so the cassette answers nothing (the unit is ERROR naming it), with or without
+    --replay-base. A cassette from before digests still replays."""
+    from tests.fakemodel import FakeModelServer
+
+    first = _body("SCENARIO=done hello")
+    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+        asyncio.run(_exchange("record", tmp_path, fake.anthropic_base_url, [first]))
+        upstream = fake.anthropic_base_url
+    cassette = tmp_path / "evals" / "cassettes" / "unit-one-1.claude-code.default.json"
+    data = json.loads(cassette.read_text())
+    assert isinstance(data["digest"], str) and len(data["digest"]) == 64
+    [(status, _)] = asyncio.run(_exchange("strict", tmp_path, upstream, [first]))
+    assert status == 200  # the recording as it was replays
+    events = data["exchanges"][0]["response"]["events"]
+    flipped = [e.replace("DONE", "PASS") for e in events]
+    assert flipped != events
+    data["exchanges"][0]["response"]["events"] = flipped
+    cassette.write_text(json.dumps(data, indent=2))  # the layout changes too: only the content counts
+    [(status, body)] = asyncio.run(_exchange("strict", tmp_path, upstream, [first]))
+    assert status == 409 and "edited after it was recorded" in json.loads(body)["error"]["message"]
+    del data["digest"]  # written before digests: replays, as committed cassettes of earlier releases do
+    cassette.write_text(json.dumps(data))
+    [(status, _)] = asyncio.run(_exchange("strict", tmp_path, upstream, [first]))
+    assert status == 200

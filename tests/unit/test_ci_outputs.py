@@ -743,3 +743,47 @@ def test_changed_since_runs_only_the_cases_whose_inputs_changed(tmp_path: Path) 
     assert subprocess.run([*git, "worktree", "list"], capture_output=True, text=True).stdout.count("\n") == 1
     bad = evalens_cli(["eval", "--package", str(pkg), "--changed-since", "nope", "--dry-run"])
     assert bad.returncode == 2 and "unknown git ref" in bad.stderr
+
+
+def test_changed_since_under_replay_runs_a_case_whose_cassette_changed(tmp_path: Path) -> None:
+    """Issue 44, item 5: under --replay a recording is an input; `--changed-since` said "nothing to run" for
+    a pull request that edited only a cassette, so the replayed verdict of the edit was never checked."""
+    from tests.runner.runner_helpers import case, make_package
+
+    repo = tmp_path / "repo"
+    pkg = make_package(repo / "pkg", cases={"one": case("pass"), "two": case("pass")})
+    tapes = pkg / "evals" / "cassettes"
+    tapes.mkdir()
+    for name in ("one", "two"):
+        (tapes / f"{name}-1.claude-code.default.json").write_text(json.dumps({"unit": name, "exchanges": []}))
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    (tapes / "two-1.claude-code.default.json").write_text('{"unit": "two", "exchanges": [], "cli": "x"}')
+    argv = ["run", "--package", str(pkg), "--changed-since", "main", "--dry-run"]
+    live = evalens_cli(argv)
+    assert live.returncode == 0 and "no case changed since main" in live.stderr, live.stderr
+    replayed = evalens_cli([*argv, "--replay"])
+    assert replayed.returncode == 0 and "two: its cassettes changed" in replayed.stderr, replayed.stderr
+    assert "one: " not in replayed.stderr
+
+
+def test_the_pr_comment_says_which_verdicts_were_replayed() -> None:
+    """Issue 44, item 5: the comment said "✅ fixed u FAIL → PASS" and never mentioned that the PASS came from a
+    cassette; it now says how many verdicts were replayed, marks a replayed fix, and names a cassette that was
+    not trusted (it answered nothing)."""
+    from evalens.core.models.cassette import CaseReplay
+    from evalens.runner.ci.comment import pr_comment
+
+    taped = CaseReplay(mode="strict", replayed=True, requests=2)
+    refused = CaseReplay(mode="strict", replayed=False, requests=1, untrusted="edited after it was recorded")
+    base = make_report([make_case("u", "FAIL"), make_case("v", "PASS")])
+    new = make_report(
+        [make_case("u", "PASS", replay=taped), make_case("v", "ERROR", error="x", replay=refused)]
+    )
+    text = pr_comment(new, base=base)
+    assert "↺ 1 of 2 units replayed from cassettes (strict)" in text
+    assert "| ✅ fixed (replayed) | u | FAIL → PASS |" in text
+    assert "cassette not trusted, not replayed: `v`" in text
+    assert "replayed" not in pr_comment(base, base=base)

@@ -75,6 +75,13 @@ class Cassette(EvalModel):
         default={},
         example={"3f2a9c0d1b7e4a55": {"name": "Bash", "input_schema": {"type": "object"}}},
     )
+    digest: str | None = doc(
+        "SHA-256 of the cassette as recorded (every other field, as canonical JSON): a cassette edited by hand "
+        "after its recording no longer matches and never answers. A digest is no signature (anyone can "
+        "compute one); `--replay-base` is what keeps a change from answering with its own cassettes.",
+        default=None,
+        example="9b1c…",
+    )
 
 
 class CaseReplay(EvalModel):
