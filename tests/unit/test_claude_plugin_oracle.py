@@ -122,6 +122,9 @@ VARIANTS: dict[str, Variant] = {
     "p-user-config": _plugin(userConfig={"k": {"type": "string", "title": "K", "description": "d"}}),
     "p-dependencies": _plugin(dependencies=["a", {"name": "b", "version": "1"}]),
     "p-experimental-evals": _plugin(experimental={"evals": "./evals/"}),
+    "p-monitors-json": _plugin(
+        experimental={"monitors": "./mon.json", "themes": ["./t"]}, files={"mon.json": "[]", "t/x.json": "{}"}
+    ),
     "p-experimental-unknown": _plugin(experimental={"zzz": 1}),
     # plugin.json, rejected
     "p-no-name": _plugin(drop=("name",)),
@@ -164,6 +167,10 @@ VARIANTS: dict[str, Variant] = {
     "p-dependency-path": _plugin(dependencies=["./x"]),
     "p-dependency-scoped": _plugin(dependencies=["@x"]),
     "p-dependency-object-at": _plugin(dependencies=[{"name": "a@b"}]),
+    "p-hooks-not-json": _plugin(hooks="./h.txt", files={"h.txt": "{}"}),
+    "p-mcp-file-not-json": _plugin(mcpServers="./m.txt", files={"m.txt": "{}"}),
+    "p-monitors-dir": _plugin(experimental={"monitors": "./mon"}, files={"mon/x.json": "{}"}),
+    "p-monitors-list": _plugin(experimental={"monitors": ["./mon.json"]}, files={"mon.json": "[]"}),
     "p-user-config-type": _plugin(userConfig={"k": {"type": "weird", "title": "K", "description": "d"}}),
     "p-dependencies-string": _plugin(dependencies="a"),
     "p-experimental-missing": _plugin(experimental={"themes": "./t/"}),
@@ -213,6 +220,9 @@ VARIANTS: dict[str, Variant] = {
     "m-entry-hooks-ok": _market(
         [{"name": "p", "source": "./p", "hooks": {"Stop": [{"matcher": "x", "hooks": [{**CMD, "frob": 1}]}]}}]
     ),
+    "m-entry-hooks-not-json": _market([{"name": "p", "source": "./p", "hooks": "./hooks/x"}]),
+    "m-entry-mcp-no-dot": _market([{"name": "p", "source": "./p", "mcpServers": "mcp.json"}]),
+    "m-entry-lsp-file": _market([{"name": "p", "source": "./p", "lspServers": "./lsp.json"}]),
     "m-duplicate": _market([{"name": "p", "source": "./p"}, {"name": "p", "source": "./p"}]),
     # hooks.json, accepted (some with warnings)
     "h-plain": _hooks_file(_hooks({"Stop": [{"hooks": [CMD]}]})),

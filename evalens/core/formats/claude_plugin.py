@@ -306,6 +306,17 @@ def _path_problems(doc: ParsedDocument, root: FsPath, key: Path, value: Any) -> 
                 )
             )
             continue
+        if field in m.JSON_FIELDS and not entry.endswith(".json"):
+            out.append(
+                problem(
+                    doc,
+                    path,
+                    E,
+                    "plugin-path",
+                    f"`{entry}`: `{field}` names a `.json` file; Claude Code refuses it.",
+                )
+            )
+            continue
         if field == "agents" and not entry.endswith(".md"):
             out.append(
                 problem(
@@ -583,7 +594,18 @@ class ClaudePluginManifest(Format):
         experimental = data.get("experimental")
         if isinstance(experimental, dict):
             for key, value in experimental.items():
-                if key in ("themes", "monitors"):
+                if key == "monitors" and value is not None and not isinstance(value, str):
+                    out.append(
+                        problem(
+                            doc,
+                            ("experimental", key),
+                            E,
+                            "plugin-path",
+                            f"`experimental.monitors` must be one `./…json` file, not {type_word(value)}; Claude Code "
+                            "refuses the manifest.",
+                        )
+                    )
+                elif key in ("themes", "monitors"):
                     out += _path_problems(doc, root, ("experimental", key), value)
                 elif key != "evals":
                     out.append(
@@ -736,13 +758,28 @@ def _entry_path_problems(doc: ParsedDocument, base: Path, entry: dict[str, Any])
     """A marketplace entry's component paths: each must start with `./` (relative to the plugin's source); the CLI
     does not look for them on disk, since the plugin may come from elsewhere."""
     out: list[Problem] = []
-    for key in m.PATH_FIELDS:
+    for key in (*m.PATH_FIELDS, "mcpServers", "lspServers"):
         value = entry.get(key)
         items = [((*base, key), value)] if isinstance(value, str) else []
         if isinstance(value, list):
             items = [((*base, key, j), v) for j, v in enumerate(value)]
         for path, item in items:
-            if isinstance(item, str) and not item.startswith("./"):
+            if (
+                isinstance(item, str)
+                and item.startswith("./")
+                and key in m.JSON_FIELDS
+                and not item.endswith(".json")
+            ):
+                out.append(
+                    problem(
+                        doc,
+                        path,
+                        E,
+                        "plugin-path",
+                        f"`{item}`: `{key}` names a `.json` file; Claude Code refuses it.",
+                    )
+                )
+            elif isinstance(item, str) and not item.startswith("./"):
                 out.append(
                     problem(
                         doc,

@@ -72,6 +72,9 @@ HOOK_REQUIRED: dict[str, tuple[str, ...]] = {
 PATH_FIELDS = ("skills", "commands", "agents", "hooks", "outputStyles", "workflows", "themes", "monitors")
 """Manifest fields that name files or folders of the plugin (each `./`-relative, each must exist)."""
 
+JSON_FIELDS = ("hooks", "mcpServers", "lspServers", "monitors")
+"""Path fields whose file must be `.json` (2.1.332: `Invalid string: must end with ".json"`)."""
+
 MARKETPLACE_ONLY = ("category", "tags", "strict", "source", "relevance", "id")
 """Keys of a marketplace entry that mean nothing in plugin.json (the CLI: 'belongs in the marketplace entry')."""
 
@@ -270,7 +273,9 @@ class Experimental(EvalModel):
     """Components Claude Code loads only as experimental; an unknown key here is ignored."""
 
     themes: _PATHS | None = doc("Theme files. " + _RELATIVE, default=None, example="./themes/")
-    monitors: _PATHS | None = doc("Monitor definitions. " + _RELATIVE, default=None, example="./monitors/")
+    monitors: str | None = doc(
+        "A monitors `.json` file. " + _RELATIVE, default=None, example="./monitors.json"
+    )
     evals: _PATHS | None = doc(
         "The `claude plugin eval` case folder (default `evals/`); of a list, the first entry is used.",
         default=None,
@@ -369,8 +374,10 @@ class _Identity(_Components):
     themes: _PATHS | None = doc(
         "Experimental: declare it under `experimental.themes` instead.", default=None, example="./themes/"
     )
-    monitors: _PATHS | None = doc(
-        "Experimental: declare it under `experimental.monitors` instead.", default=None, example="./monitors/"
+    monitors: str | None = doc(
+        "Experimental: declare it under `experimental.monitors` instead.",
+        default=None,
+        example="./monitors.json",
     )
     binaries: Any = doc("sha256-pinned files for the plugin's `bin/`.", default=None)
 
