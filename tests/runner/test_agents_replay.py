@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 import yaml
 
+from evalens.runner.replay import cassette_digest
 from tests.fakemodel import FakeModelServer
 from tests.runner.runner_helpers import agents_available, case, creator_evals, make_package, run_evalens
 
@@ -399,6 +400,11 @@ def test_a_pull_request_that_edits_a_recorded_judge_answer_gets_no_pass(
     )  # one word of the judge's reply
     assert forged != text, "the recorded judge reply was not found in the cassette"
     cassette.write_text(forged)
+    naive = _cases(_eval(pkg, engine, env, "--replay"))["judged"]  # the edit no longer matches its digest
+    assert naive["verdict"] == "ERROR" and "edited after it was recorded" in naive["reason"], naive
+    data = json.loads(forged)
+    data["digest"] = cassette_digest(data)  # anyone can compute a digest: it is no signature
+    cassette.write_text(json.dumps(data, indent=1))
     unguarded = _eval(pkg, engine, env, "--replay")
     assert _cases(unguarded)["judged"]["verdict"] == "PASS"  # what the attack did: why the base is needed
     guarded = _eval(pkg, engine, env, "--replay", "--replay-base", base)
