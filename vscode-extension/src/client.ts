@@ -17,7 +17,9 @@ import { documentSelectorFor, fileKinds } from "./documentSelector";
 import { CommandLinksFeature, HOVER_COMMANDS } from "./commandLinks";
 import { FileKindsFeature } from "./fileKindsFeature";
 import { startupAwareErrorHandler } from "./startupErrors";
-import { checkInterpreter, describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
+import { BundledEnv } from "./bundledEnv";
+import { describeOrigin, execProcess, Exec, InstallUi, offerInstall } from "./install";
+import { chooseServer } from "./serverChoice";
 import { LeveledChannel, write } from "./logChannel";
 import { newCaseThenReveal } from "./newCase";
 import { provideCodeActionsWithSnippets } from "./snippetEdits";
@@ -26,7 +28,7 @@ import type { SpendUnit } from "./spend";
 import type { InterpreterSource } from "./interpreter";
 import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, RunTurnParams, VerdictChangedParams } from "./protocol";
 import { RunOverrides, withOverrides } from "./overrides";
-import { describeServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
+import { describeServerCommand, ServerCommand } from "./serverCommand";
 import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
 
 export type ServerState = "stopped" | "starting" | "running" | "failed" | "notInstalled";
@@ -92,6 +94,8 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   constructor(
     private readonly log: vscode.LogOutputChannel,
     private readonly interpreters: InterpreterSource,
+    /** The evalens the .vsix carries and its private venv (bundledEnv.ts). */
+    private readonly env: BundledEnv,
     private readonly exec: Exec = execProcess,
   ) {
     this.channel = new LeveledChannel(log);
@@ -154,29 +158,40 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     this.setState("starting");
     this.settings = currentSettings();
     const folder = vscode.workspace.workspaceFolders?.[0];
-    const interpreter = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
-    const cmd = resolveServerCommand(this.settings, interpreter);
-    this.serverDescription = cmd.python ? describeOrigin(cmd.python, cmd.source) : describeServerCommand(cmd);
-    this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
     const cwd = folder?.uri.fsPath;
-    const check = cmd.python ? await checkInterpreter(this.exec, cmd.python, cwd) : "ok";
-    if (check === "noInterpreter") {
+    const selected = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
+    const choice = await chooseServer(
+      {
+        exec: this.exec,
+        env: this.env,
+        log: (line) => write(this.log, line),
+        installing: (work) =>
+          Promise.resolve(
+            vscode.window.withProgress(
+              { location: vscode.ProgressLocation.Notification, title: "evalens: setting up its own Python environment (first use, offline)…" },
+              work,
+            ),
+          ),
+      },
+      this.settings,
+      selected,
+      cwd,
+    );
+    if ("error" in choice) {
       this.setState("failed");
-      this.log.error(`Cannot run ${cmd.python}`);
-      void vscode.window
-        .showErrorMessage(
-          `evalens: cannot run ${cmd.python}. Select a Python interpreter or set evalens.server.path.`,
-          "Open Settings",
-        )
-        .then((pick) => pick && vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server"));
+      this.serverDescription = undefined;
+      void this.showStartFailure(choice.error);
       return;
     }
-    if (check === "notInstalled") {
+    const cmd = "cmd" in choice ? choice.cmd : choice.offer;
+    this.serverDescription = cmd.python ? describeOrigin(cmd.python, cmd.source) : describeServerCommand(cmd);
+    if ("offer" in choice) {
       this.setState("notInstalled");
       this.log.error(`evalens is not importable by ${cmd.python}`);
-      void this.offerInstall(cmd, cwd);
+      void this.offerInstall(cmd);
       return;
     }
+    this.log.info(`Starting the evalens server: ${describeServerCommand(cmd)}`);
     const serverOptions: ServerOptions = {
       command: cmd.command,
       args: cmd.args,
@@ -303,25 +318,50 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     }
   }
 
-  private async offerInstall(cmd: ServerCommand, cwd: string | undefined): Promise<void> {
+  /** A modal (its buttons are never cut, it waits for the user) naming what failed; the log has every step. */
+  private async showStartFailure(error: string): Promise<void> {
+    const pick = await vscode.window.showErrorMessage(
+      "evalens could not start its language server.",
+      { modal: true, detail: `${error}\n\nThe evalens log lists every interpreter tried.` },
+      "Show Log",
+      "Open Settings",
+      "Retry",
+    );
+    if (pick === "Show Log") {
+      this.log.show();
+    } else if (pick === "Open Settings") {
+      await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server");
+    } else if (pick === "Retry") {
+      this.scheduleRestart();
+    }
+  }
+
+  private async offerInstall(cmd: ServerCommand): Promise<void> {
     const ui: InstallUi = {
-      ask: (message, ...choices) => Promise.resolve(vscode.window.showWarningMessage(message, ...choices)),
-      fail: async (message, ...choices) => {
-        const pick = await vscode.window.showErrorMessage(message, ...choices, "Show Log");
-        if (pick === "Show Log") {
-          this.log.show();
-          return undefined;
-        }
-        return pick;
-      },
+      ask: (message, detail, ...choices) =>
+        Promise.resolve(vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices)),
       withProgress: (title, work) =>
         Promise.resolve(vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title }, work)),
       info: (message) => void vscode.window.showInformationMessage(message),
       openSettings: async () => {
         await vscode.commands.executeCommand("workbench.action.openSettings", "evalens.server.path");
       },
-      setServerPath: async (value) => {
-        await vscode.workspace.getConfiguration("evalens").update("server.path", value, vscode.ConfigurationTarget.Global);
+      clearServerPath: async () => {
+        const config = vscode.workspace.getConfiguration("evalens");
+        const set = config.inspect<string>("server.path");
+        const folders = vscode.workspace.workspaceFolders ?? [];
+        for (const f of folders) {
+          const scoped = vscode.workspace.getConfiguration("evalens", f.uri);
+          if (scoped.inspect<string>("server.path")?.workspaceFolderValue) {
+            await scoped.update("server.path", undefined, vscode.ConfigurationTarget.WorkspaceFolder);
+          }
+        }
+        if (set?.workspaceValue) {
+          await config.update("server.path", undefined, vscode.ConfigurationTarget.Workspace);
+        }
+        if (set?.globalValue) {
+          await config.update("server.path", undefined, vscode.ConfigurationTarget.Global);
+        }
       },
       pickFolder: async () =>
         (
@@ -334,7 +374,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         )?.[0]?.fsPath,
       log: (line) => write(this.log, line),
     };
-    if ((await offerInstall(this.exec, cmd.python ?? "python3", ui, cmd.source, cwd)) === "installed") {
+    if ((await offerInstall(cmd.python ?? "python3", ui, this.env, cmd.source)) === "installed") {
       this.scheduleRestart(); // one restart, also when the install changed evalens.server.path
     }
   }

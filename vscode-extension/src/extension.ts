@@ -1,6 +1,9 @@
 /** Entry point: wires the server, the Test Explorer, the status bar and the commands together. */
 import * as vscode from "vscode";
+import { BundledEnv } from "./bundledEnv";
 import { currentSettings, ServerManager } from "./client";
+import { execProcess } from "./install";
+import { write } from "./logChannel";
 import { registerCommands } from "./commands";
 import { PythonExtensionInterpreter } from "./interpreter";
 import { vscodeSaveGuard } from "./saveBeforeRun";
@@ -14,7 +17,17 @@ let server: ServerManager | undefined;
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel("evalens", { log: true });
   const interpreters = new PythonExtensionInterpreter(log);
-  server = new ServerManager(log, interpreters);
+  // The wheels ship in the .vsix; the venv lives in the extension's global storage, so it survives updates of the
+  // workspace and is shared by every window (bundledEnv.ts).
+  const env = new BundledEnv(
+    execProcess,
+    {
+      wheels: vscode.Uri.joinPath(context.extensionUri, "bundled", "wheels").fsPath,
+      venv: vscode.Uri.joinPath(context.globalStorageUri, "venv").fsPath,
+    },
+    (line) => write(log, line),
+  );
+  server = new ServerManager(log, interpreters, env);
   const tests = new EvalTestController(server, () => currentSettings(), log, vscodeSaveGuard);
   server.lensHooks = tests;
   server.saveGuard = vscodeSaveGuard;

@@ -1,7 +1,10 @@
-/** Decides which process runs the language server: explicit setting, the Python extension's interpreter, or python3. */
+/**
+ * Decides which process runs the language server: the explicit setting, the Python extension's interpreter when it
+ * has evalens, else the evalens bundled with the extension in its private venv (bundledEnv.ts), else python3.
+ */
 import type { EvalensSettings } from "./settings";
 
-export type ServerSource = "setting" | "python-extension" | "path";
+export type ServerSource = "setting" | "python-extension" | "path" | "bundled";
 
 export interface ServerCommand {
   command: string;
@@ -48,11 +51,17 @@ export function resolveServerCommand(settings: EvalensSettings, extensionInterpr
   return { command: "python3", args: [ISOLATED, "-m", "evalens", "lsp", ...extra], source: "path", python: "python3" };
 }
 
+/** The server from the private venv's interpreter (always a Python, isolated as every Python start is). */
+export function bundledServerCommand(settings: EvalensSettings, python: string): ServerCommand {
+  return { command: python, args: [ISOLATED, "-m", "evalens", "lsp", ...settings.server.args], source: "bundled", python };
+}
+
 export function describeServerCommand(cmd: ServerCommand): string {
   const origin = {
     setting: "from evalens.server.path",
     "python-extension": "interpreter selected in the Python extension",
     path: "python3 on PATH",
+    bundled: "the evalens bundled with the extension, in its private environment",
   }[cmd.source];
   return `${[cmd.command, ...cmd.args].join(" ")} (${origin})`;
 }
