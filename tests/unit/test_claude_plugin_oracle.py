@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -22,7 +23,10 @@ from typing import Any
 
 import pytest
 
+from evalens.core.aggregate import related_of
+from evalens.core.documents import parse
 from evalens.core.index import IndexCache
+from evalens.core.models import claude_plugin as cp
 from evalens.core.problems import Severity
 from evalens.core.validate import validate_text
 from tests.conftest import CORPUS, REPO
@@ -261,6 +265,10 @@ VARIANTS: dict[str, Variant] = {
     "h-guard-mcp-input-list": _hooks_file(
         _hooks({"PreToolUse": [{"hooks": [{"type": "mcp_tool", "server": "s", "tool": "t", "input": [1]}]}]})
     ),
+    "h-guard-http-not-url": _hooks_file(_hooks({"PreToolUse": [{"hooks": [{"type": "http", "url": "x"}]}]})),
+    "h-guard-other-types-option": _hooks_file(
+        _hooks({"PreToolUse": [{"hooks": [{"type": "prompt", "prompt": "p", "asyncRewake": "x", "url": 3}]}]})
+    ),
     "h-guard-inner-object": _hooks_file(_hooks({"PreToolUse": [{"hooks": CMD}]})),
 }
 
@@ -382,3 +390,64 @@ def test_corpus_errors_agree_with_claude_plugin_validate(tmp_path: Path) -> None
             disagree.append(f"{path}: claude {theirs or 'no error'}; evalens {ours or 'no error'}")
     assert not disagree, "\n".join(disagree)
     assert any(theirs for _, theirs, _ in results), "the CLI failed no corpus file: its output was not read"
+
+
+SWEEP_HOOKS = {
+    "command": {"type": "command", "command": "x"},
+    "prompt": {"type": "prompt", "prompt": "x"},
+    "agent": {"type": "agent", "prompt": "x"},
+    "http": {"type": "http", "url": "https://example.com"},
+    "mcp_tool": {"type": "mcp_tool", "server": "s", "tool": "t"},
+}
+SWEEP_VALUES: tuple[Any, ...] = ("x", ["x"], {}, 3, -1, 0, True)
+
+
+@needs_cli
+@pytest.mark.parametrize("event", ["Stop", "PreToolUse"])
+def test_hook_option_sweep_agrees_in_severity(tmp_path: Path, event: str) -> None:
+    """Every hook option of every type (its own and the others') over seven value shapes, one matcher each, in
+    one hooks.json: evalens says what the CLI says of each matcher, at the same severity (a warning under `Stop`,
+    an error under `PreToolUse`, nothing where the CLI says nothing)."""
+    options = sorted({f.alias or n for n, f in cp.HookCommand.model_fields.items()} - {"type"})
+    entries = [
+        {"hooks": [{**hook, option: value}]}
+        for hook in SWEEP_HOOKS.values()
+        for option in options
+        for value in SWEEP_VALUES
+    ]
+    text = json.dumps({"hooks": {event: entries}}, indent=1)
+    folder = _write(tmp_path, _hooks_file(text))
+    report = json.loads(
+        subprocess.run(
+            [str(CLIS[0]), "plugin", "validate", "--json", str(folder / ".claude-plugin" / "plugin.json")],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "HOME": str(tmp_path / "home"), "NO_COLOR": "1"},
+            check=False,
+        ).stdout
+    )
+    theirs: dict[int, str] = {}
+    for content in report.get("contents") or []:
+        for level in ("errors", "warnings"):
+            for e in content[level]:
+                if m := re.match(rf"hooks\.{event}\.(\d+)", e["message"]):
+                    theirs[int(m.group(1))] = level[:-1]
+    path = folder / "hooks" / "hooks.json"
+    v = validate_text(str(path), text, IndexCache())
+    doc = parse(text, "json")
+    starts = [doc.node_at_path(("hooks", event, i)).span for i in range(len(entries))]  # type: ignore[union-attr]
+    ours: dict[int, str] = {}
+    for p in v.problems:
+        for line in (p.span.start_line, *(r["span"][0] for r in related_of(p))):
+            hit = next((i for i, s in enumerate(starts) if s.start_line <= line <= s.end_line), None)
+            if hit is not None:
+                ours[hit] = p.severity.name.lower()
+    assert theirs, "the CLI reported no hook entry: its output was not read"
+    labels = [f"{t}.{o}={json.dumps(v)}" for t in SWEEP_HOOKS for o in options for v in SWEEP_VALUES]
+    disagree = [
+        f"{labels[i]}: claude {theirs.get(i)}, evalens {ours.get(i)}"
+        for i in range(len(entries))
+        if theirs.get(i) != ours.get(i)
+    ]
+    assert not disagree, "\n".join(disagree)

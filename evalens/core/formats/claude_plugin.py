@@ -118,8 +118,8 @@ def _check_hook(doc: ParsedDocument, path: Path, hook: Any, why: str, sev: Sever
     except ValidationError as exc:
         for err in exc.errors():
             loc = tuple(err["loc"])
-            if not loc or loc[0] in m.HOOK_REQUIRED[kind] or loc[0] == "type":
-                continue
+            if not loc or loc[0] in m.HOOK_REQUIRED[kind] or loc[0] not in m.HOOK_OPTIONS[kind]:
+                continue  # the required keys are said above; another type's option is not read
             key = str(loc[0])
             out.append(
                 problem(
@@ -130,6 +130,9 @@ def _check_hook(doc: ParsedDocument, path: Path, hook: Any, why: str, sev: Sever
                     f"`{dotted((*path, key))}`: {err['msg'].lower()} (not {type_word(hook.get(key))}){why}",
                 )
             )
+    url = hook.get("url")
+    if kind == "http" and isinstance(url, str) and not _URL.match(url):
+        out.append(problem(doc, (*path, "url"), sev, "hook-invalid", f"`{url}` is not a URL{why}"))
     command = hook.get("command")
     if kind == "command" and isinstance(command, str) and _UNQUOTED_ROOT.search(command):
         out.append(

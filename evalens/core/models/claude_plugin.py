@@ -69,6 +69,17 @@ HOOK_REQUIRED: dict[str, tuple[str, ...]] = {
     "mcp_tool": ("server", "tool"),
 }
 
+_COMMON_HOOK_OPTIONS = ("if", "statusMessage", "once", "timeout")
+HOOK_OPTIONS: dict[str, tuple[str, ...]] = {
+    "command": ("command", "args", "shell", "async", "asyncRewake", *_COMMON_HOOK_OPTIONS),
+    "prompt": ("prompt", "model", *_COMMON_HOOK_OPTIONS),
+    "agent": ("prompt", "model", *_COMMON_HOOK_OPTIONS),
+    "http": ("url", "headers", "allowedEnvVars", *_COMMON_HOOK_OPTIONS),
+    "mcp_tool": ("server", "tool", "input", *_COMMON_HOOK_OPTIONS),
+}
+"""The options each hook type reads and type-checks (2.1.332's "Invalid <type> hook (option: …)"); another type's
+option is ignored unchecked, so `HookCommand` lists them all for completion and hover but only these are judged."""
+
 PATH_FIELDS = ("skills", "commands", "agents", "hooks", "outputStyles", "workflows", "themes", "monitors")
 """Manifest fields that name files or folders of the plugin (each `./`-relative, each must exist)."""
 
