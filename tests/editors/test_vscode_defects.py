@@ -7,7 +7,7 @@ the real ``claude`` against the fake model (one code-server start for the module
   its run, and ``evalens eval --stale --dry-run`` follows the rename;
 - 1: a folder with only ``config.yaml`` does not wake the extension; one with a ``task.md`` does, and the check
   for evalens runs in the workspace folder, not in the extension host's (which here could import a fake
-  ``evalens.server``): the install offer, not a crash loop;
+  ``evalens.server``): the install offer (a modal, issue 45), not a crash loop;
 - 11: Run 5× on a case the fake model fails on odd runs: the lens says "run k/5" while it runs, then
   "≈ FLAKY 2/5"; the failure message says FLAKY once; Test Results prints FLAKY, not FAIL; the hover's report path
   is a link that opens the report; the README's images are files in the .vsix and show on the extension page.
@@ -206,7 +206,9 @@ def test_task_md_wakes_it_and_the_check_runs_in_the_workspace(session):
     the install offer (before: the check passed in the host's folder, the server crash-looped, EPIPE toasts)."""
     step(session, "activation-task-md")
     texts = session["taskOnlyNotifications"]
-    assert any("Install with pip" in n for n in texts), texts
+    dialog = session["taskOnlyDialog"]  # #45: a modal offering the offline ways, never pip from an index
+    assert f"evalens is not installed for {NO_EVALENS} (from evalens.server.path)" in dialog, dialog
+    assert "Install with pip" not in dialog, dialog
     assert not any("EPIPE" in n for n in texts), texts
     assert f"evalens is not importable by {NO_EVALENS}" in session["ext_log"], session["ext_log"][-3000:]
 

@@ -306,12 +306,15 @@ const evalensStatus = async (page) => (await page.locator('.statusbar-item').all
       // ... and a task.md does, and the evalens check runs in the workspace folder: the install offer, once
       await page.goto(`${BASE}/?folder=${encodeURIComponent(process.env.TASK_ONLY)}`);
       await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
-      const offer = page.locator('.notification-toast', { hasText: 'Install with pip' }).first();
+      // the offer is a modal (#45: its buttons are never cut and it waits for the user)
+      const offer = page.locator('.monaco-dialog-box', { hasText: 'Use the bundled evalens' }).first();
       await offer.waitFor({ timeout: 60000 });
       await page.waitForTimeout(5000); // a crash loop would add its own toasts by now
+      result.taskOnlyDialog = (await offer.innerText()).replace(/\s+/g, ' ').trim();
       result.taskOnlyNotifications = await notifications(page);
       result.taskOnlyStatus = await evalensStatus(page);
       await shot(page, 'activation-task-md.png', 'vscode-fix-1-task-md-offers-install.png');
+      await page.keyboard.press('Escape');
     });
 
     if (wanted('activation-other-kinds')) await step('activation-other-kinds', async () => {
@@ -320,8 +323,9 @@ const evalensStatus = async (page) => (await page.locator('.statusbar-item').all
       for (const folder of JSON.parse(process.env.WAKE_FOLDERS || '[]')) {
         await page.goto(`${BASE}/?folder=${encodeURIComponent(folder)}`);
         await page.waitForSelector('.monaco-workbench', { timeout: 90000 });
-        const offer = page.locator('.notification-toast', { hasText: 'Install with pip' }).first();
+        const offer = page.locator('.monaco-dialog-box', { hasText: 'Use the bundled evalens' }).first();
         result.otherKinds[path.basename(folder)] = await offer.waitFor({ timeout: 60000 }).then(() => true).catch(() => false);
+        await page.keyboard.press('Escape');
       }
     });
 
