@@ -235,11 +235,17 @@ class EvalensServer(LanguageServer):
                 mine: Future[Validation] = Future()
                 self._validating[k] = (version, mine)
                 self.validated += 1
+                previous = cached[1].doc if cached is not None else None
         if waiting is not None:
             return waiting.result()
         try:
             result = validate_text(
-                path, source, self.indexes, self.settings.rule_settings(), self.tuning_for(path)
+                path,
+                source,
+                self.indexes,
+                self.settings.rule_settings(),
+                self.tuning_for(path),
+                previous,  # an edit inside one item of a big YAML list re-parses that item only
             )
         except BaseException as exc:
             with self.lock:

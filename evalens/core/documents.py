@@ -116,6 +116,9 @@ class ParsedDocument:
     problems: list[Problem]
     lines: list[str]
     body_start_line: int = 0  # Markdown: first line after the frontmatter
+    # YAML built by the event composer alone: how many nodes it counted (None: the full composer or another
+    # language built it); only such a document may be re-parsed one sequence item at a time (reparse_item)
+    yaml_nodes: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -210,8 +213,10 @@ def split_lines(text: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", text)
 
 
-def parse(text: str, language: Language) -> ParsedDocument:
-    """Parse ``text``; never raises."""
+def parse(text: str, language: Language, previous: ParsedDocument | None = None) -> ParsedDocument:
+    """Parse ``text``; never raises. ``previous`` (the last parse of the same document, before an edit) lets a
+    YAML edit inside one item of a block sequence re-parse that item alone (``reparse_item``): the tree is
+    the one a full parse builds, the rest shared with ``previous``."""
     size = len(text.encode("utf-8", errors="replace")) if len(text) > MAX_BYTES // 4 else len(text)
     if size > MAX_BYTES:
         lines = split_lines(text[: text.find("\n") if "\n" in text[:10_000] else 10_000])[:1]
@@ -249,6 +254,10 @@ def parse(text: str, language: Language) -> ParsedDocument:
         return _JsonParser(text, lines).parse()
     if language == "markdown":
         return _parse_frontmatter(text, lines)
+    if previous is not None and previous.language == "yaml" and previous.yaml_nodes is not None:
+        reused = reparse_item(previous, text, lines)
+        if reused is not None:
+            return reused
     return _parse_yaml(text, lines)
 
 
@@ -508,8 +517,129 @@ def _compose_yaml(
 
 
 def _parse_yaml(text: str, lines: list[str]) -> ParsedDocument:
+    fast = yaml_events.compose_counted(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    if fast is not None:
+        root, data, problems, count = fast
+        return ParsedDocument(text, "yaml", root, data, problems, lines, yaml_nodes=count)
     root, data, problems = _compose_yaml(text, lines)
     return ParsedDocument(text, "yaml", root, data, problems, lines)
+
+
+_NOT_LOCAL = re.compile(r"[&*!%|>]|<<|^\s*(---|\.\.\.)", re.M)
+"""What may make a YAML item's meaning depend on text outside it, or its end depend on what follows: anchors,
+aliases, merge keys, tags, directives, block scalars (their chomping reads the lines after), document markers.
+An item holding one is parsed with the whole document."""
+
+
+def reparse_item(previous: ParsedDocument, text: str, lines: list[str]) -> ParsedDocument | None:
+    """The parse of ``text`` when it differs from ``previous.text`` only inside one item (not the last) of
+    a block sequence that is the root or a root mapping's value, with as many lines as before: that item is
+    parsed alone and put in place of the old one; every other node, value and problem is ``previous``'s.
+    None when the edit is anything else (the caller parses the whole text).
+
+    Why it gives the tree a full parse gives: the item is parsed at its own columns and line numbers, with a
+    sentinel ``-`` line at the next item's dash, so its mapping ends where the full parse ends it (a block
+    ends at the next token); nothing in it refers outside it or reads past it (``_NOT_LOCAL``); the document
+    stays one plain document whose node count (``yaml_nodes``) is kept under ``MAX_NODES``; and the lines
+    around it are unchanged, so the full parse reads them as before. A differential test
+    (tests/unit/test_incremental_parse.py) holds it to the full parse over random edits."""
+    old_lines = previous.lines
+    if len(lines) != len(old_lines) or previous.root is None:
+        return None
+    first = 0
+    n = len(lines)
+    while first < n and lines[first] == old_lines[first]:
+        first += 1
+    if first == n:
+        return None  # same lines: nothing to reuse by item (the caller's cache holds whole versions)
+    last = n - 1
+    while last > first and lines[last] == old_lines[last]:
+        last -= 1
+    root = previous.root
+    if root.kind == "seq":
+        seq, entry, depth = root, None, MAX_DEPTH
+    elif root.kind == "map":
+        entry = next(
+            (
+                i
+                for i, (_k, _ks, v) in enumerate(root.entries)
+                if v.kind == "seq" and v.span.contains(first, 0)
+            ),
+            None,
+        )
+        if entry is None or sum(1 for k, _ks, _v in root.entries if k == root.entries[entry][0]) != 1:
+            return None
+        seq, depth = root.entries[entry][2], MAX_DEPTH - 1
+    else:
+        return None
+    items = seq.items
+    k = next((i for i in range(len(items) - 1) if items[i + 1].span.start_line > last), None)
+    if k is None or items[k].span.start_line > first:
+        return None
+    start, end = items[k].span.start_line, items[k + 1].span.start_line
+    dash = _dash_col(old_lines[start], items[k].span.start_col)
+    if dash is None or dash != _dash_col(old_lines[end], items[k + 1].span.start_col):
+        return None
+    old_part, new_part = "\n".join(old_lines[start:end]), "\n".join(lines[start:end])
+    if _NOT_LOCAL.search(old_part) or _NOT_LOCAL.search(new_part):
+        return None
+    fragment = new_part + "\n" + " " * dash + "- 0"
+    parsed = yaml_events.compose_counted(fragment, start, _YamlLoader, Node, MAX_NODES, depth)
+    if parsed is None:
+        return None  # a syntax error or something the event composer leaves to the full one
+    frag_root, frag_data, frag_problems, frag_count = parsed
+    if (
+        frag_root is None
+        or frag_root.kind != "seq"
+        or len(frag_root.items) != 2
+        or frag_root.span.start_col != dash
+        or frag_root.items[1].span.start_line != end
+    ):
+        return None
+    # the fragment counted its own seq and the sentinel's scalar beside the item
+    count = (previous.yaml_nodes or 0) - _count(items[k]) + frag_count - 2
+    if count > MAX_NODES:
+        return None
+    new_items = [*items[:k], frag_root.items[0], *items[k + 1 :]]
+    new_seq = Node("seq", seq.span, seq.value, [], new_items, seq.style)
+    old_seq_data = previous.data if entry is None else previous.data[root.entries[entry][0]]
+    seq_data = [*old_seq_data[:k], frag_data[0], *old_seq_data[k + 1 :]]
+    data: Any
+    if entry is None:
+        new_root, data = new_seq, seq_data
+    else:
+        key, kspan, _ = root.entries[entry]
+        entries = list(root.entries)
+        entries[entry] = (key, kspan, new_seq)
+        new_root = Node("map", root.span, root.value, entries, [], root.style)
+        data = dict(previous.data)
+        data[key] = seq_data
+    # in the order the composer reports them: everything before the item, the item's, everything after
+    problems = [
+        *(p for p in previous.problems if p.span.start_line < start),
+        *frag_problems,
+        *(p for p in previous.problems if p.span.start_line >= end),
+    ]
+    return ParsedDocument(text, "yaml", new_root, data, problems, lines, yaml_nodes=count)
+
+
+def _dash_col(line: str, item_col: int) -> int | None:
+    """The column of the ``-`` that opens a sequence item starting at ``item_col`` of ``line`` (None if the
+    text before the item is not spaces, one dash and spaces)."""
+    head = line[:item_col]
+    stripped = head.lstrip(" ")
+    if not stripped.startswith("-") or stripped[1:].strip(" ") or len(stripped) < 2:
+        return None
+    return len(head) - len(stripped)
+
+
+def _count(node: Node) -> int:
+    """The nodes the event composer counts for ``node``: every node and every mapping key."""
+    if node.kind == "map":
+        return 1 + sum(1 + _count(v) for _k, _ks, v in node.entries)
+    if node.kind == "seq":
+        return 1 + sum(_count(i) for i in node.items)
+    return 1
 
 
 def _parse_frontmatter(text: str, lines: list[str]) -> ParsedDocument:

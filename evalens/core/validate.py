@@ -51,16 +51,19 @@ def validate_text(
     indexes: IndexCache | None = None,
     settings: dict[str, Any] | None = None,
     tuning: Tuning | None = None,
+    previous: ParsedDocument | None = None,
 ) -> Validation:
     """Validate one document; never raises for bad input. ``tuning`` (the user's rule levels; None: the
-    nearest config file of ``path``) is applied last.
+    nearest config file of ``path``) is applied last. ``previous`` is the parse of the document's last
+    validated version: an edit inside one YAML sequence item re-parses that item only (issue 43), the
+    result being the full parse's (``documents.reparse_item``).
 
     The cyclic garbage collector is paused meanwhile: a 6,500-line file allocates ~30k acyclic nodes, and
     the collections they trigger would rescan every document the server holds (2-3x the validation time)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        result = _validate_text(path, text, indexes, settings)
+        result = _validate_text(path, text, indexes, settings, previous)
         tuned = tune(
             result.problems,
             result.doc,
@@ -78,9 +81,13 @@ def validate_text(
 
 
 def _validate_text(
-    path: str, text: str, indexes: IndexCache | None, settings: dict[str, Any] | None
+    path: str,
+    text: str,
+    indexes: IndexCache | None,
+    settings: dict[str, Any] | None,
+    previous: ParsedDocument | None = None,
 ) -> Validation:
-    detection = detect(path, text)
+    detection = detect(path, text, previous)
     fmt, doc = detection.format, detection.doc
     if fmt is None:
         problems: list[Problem] = []

@@ -145,6 +145,15 @@ def compose(
     text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nodes: int, max_depth: int
 ) -> tuple[Any, Any, list[Problem]] | None:
     """(root node, plain value, problems), or None when the document needs the full composer."""
+    counted = compose_counted(text, line_offset, loader_cls, node_cls, max_nodes, max_depth)
+    return counted[:3] if counted is not None else None
+
+
+def compose_counted(
+    text: str, line_offset: int, loader_cls: Any, node_cls: Any, max_nodes: int, max_depth: int
+) -> tuple[Any, Any, list[Problem], int] | None:
+    """``compose`` plus how many nodes (keys included) it counted against ``max_nodes``: a document
+    re-parsed one sequence item at a time (``documents.reparse_item``) checks the bound on the whole."""
     try:
         loader = loader_cls(text)
     except yaml.YAMLError:
@@ -163,7 +172,7 @@ def compose(
         return None  # the composer reports syntax errors with its own wording
     finally:
         loader.dispose()
-    return doc.root, doc.data, doc.problems
+    return doc.root, doc.data, doc.problems, doc.count
 
 
 def _events(loader: Any, doc: _Composer) -> _Composer:

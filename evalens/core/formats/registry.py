@@ -112,8 +112,9 @@ def link_placeholder(path: str, text: str) -> bool:
     return os.path.isfile(os.path.join(os.path.dirname(path), target))
 
 
-def detect(path: str, text: str) -> Detection:
-    """Pick the format of a file from its path, content and modeline; parse it once."""
+def detect(path: str, text: str, previous: ParsedDocument | None = None) -> Detection:
+    """Pick the format of a file from its path, content and modeline; parse it once (``previous``, the parse
+    of the version before an edit, lets ``parse`` re-parse only the edited item)."""
     if len(text) <= 1024 and "\n" not in text.rstrip() and link_placeholder(path, text):
         return Detection(None, None)
     cands = candidates(path)
@@ -125,7 +126,7 @@ def detect(path: str, text: str) -> Detection:
             return Detection(None, None)
         cands = [sniffed]
         language = sniffed.language
-    doc = parse(text, language)
+    doc = parse(text, language, previous)
     forced = modeline_format(text, doc) if has_modeline else None
     if forced is not None:
         if forced.language != language:
