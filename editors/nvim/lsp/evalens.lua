@@ -7,7 +7,8 @@ local evalens = require('evalens')
 
 ---@type vim.lsp.Config
 return {
-  cmd = { 'evalens', 'lsp' },
+  -- the private venv's evalens once :EvalensInstall made it, else `evalens lsp` from PATH
+  cmd = require('evalens.install').default_cmd(),
   filetypes = evalens.defaults.filetypes, -- the language ids of the file kinds (lua/evalens/kinds.lua)
   -- Only the file kinds the server handles start it (SKILL.md, task.md, evals.json, evals/**, …); the root
   -- is the nearest folder holding `evals/` or `.git`, else a lone skill's folder (the one with SKILL.md).

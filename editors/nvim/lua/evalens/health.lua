@@ -10,13 +10,26 @@ local warn = h.warn or h.report_warn
 local err = h.error or h.report_error
 local info = h.info or h.report_info
 
---- The configured server command: vim.lsp.config (0.11+) or require('evalens').setup() (0.7-0.10).
+--- The server command and where it comes from: vim.lsp.config (0.11+), require('evalens').setup() (0.7-0.10), or
+--- the default (the private venv of :EvalensInstall, else `evalens lsp` from PATH).
 local function server_cmd()
+  local install = require('evalens.install')
+  local default = install.default_cmd()
+  local function origin(cmd, where)
+    if cmd[1] == install.python() then
+      return ("the private venv of :EvalensInstall (%s)"):format(install.venv())
+    end
+    return where
+  end
   if vim.lsp.config and vim.lsp.config.evalens and type(vim.lsp.config.evalens.cmd) == 'table' then
-    return vim.lsp.config.evalens.cmd
+    local cmd = vim.lsp.config.evalens.cmd
+    return cmd, origin(cmd, "vim.lsp.config('evalens')")
   end
   local loaded, evalens = pcall(require, 'evalens')
-  return loaded and evalens.options.cmd or { 'evalens', 'lsp' }
+  if loaded and evalens.options.cmd then
+    return evalens.options.cmd, "require('evalens').setup({ cmd = ... })"
+  end
+  return default, origin(default, 'the default (no cmd set; :EvalensInstall has not made its venv)')
 end
 
 --- The same command with `lsp` (and what follows it) replaced by `args`.
@@ -39,21 +52,23 @@ end
 
 function M.check()
   start('evalens language server')
-  local cmd = server_cmd()
+  local cmd, from = server_cmd()
+  info(('command: %s (from %s)'):format(table.concat(cmd, ' '), from))
+  local fixes = {
+    ":EvalensInstall [checkout, wheel or folder of wheels]: evalens in a private venv (stdpath('data')/evalens/venv), "
+      .. 'no pip into the system Python',
+    "or set cmd to { '/path/to/python', '-I', '-m', 'evalens', 'lsp' } (-I: the project folder is not on sys.path)",
+  }
   if vim.fn.executable(cmd[1]) ~= 1 then
-    err(('`%s` is not executable'):format(cmd[1]), {
-      'pip install evalens (or pipx install evalens)',
-      "or set cmd to { '/path/to/python', '-I', '-m', 'evalens', 'lsp' } (-I: the project folder is not on sys.path)",
-    })
+    err(('`%s` is not executable: the server cannot start'):format(cmd[1]), fixes)
     return
   end
   local code, version = run(with_args(cmd, { '--version' }))
   if code ~= 0 then
-    err(('`%s` did not run: %s'):format(table.concat(with_args(cmd, { '--version' }), ' '), vim.trim(version)),
-      { 'pip install evalens into the Python that cmd names' })
+    err(('`%s` did not run (exit %d): %s'):format(table.concat(with_args(cmd, { '--version' }), ' '), code, vim.trim(version)), fixes)
     return
   end
-  ok(('%s (%s)'):format(vim.trim(version), table.concat(cmd, ' ')))
+  ok(('%s runs the server: %s'):format(vim.trim(version), table.concat(cmd, ' ')))
   local attached = 0
   for _, client in pairs(vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()) do
     if client.name == 'evalens' then

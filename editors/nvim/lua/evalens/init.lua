@@ -34,7 +34,8 @@ local function kind_filetypes()
 end
 
 M.defaults = {
-  cmd = { 'evalens', 'lsp' },
+  -- nil: the private venv's evalens once :EvalensInstall made it, else `evalens lsp` from PATH (evalens.install)
+  cmd = nil,
   filetypes = kind_filetypes(), -- every file kind's language id (yaml, json, markdown)
   -- Served to workspace/configuration and sent as initializationOptions (Neovim 0.7 only does the latter).
   -- Keys: engine, judge, timeout, maxParallelRuns, keepSandbox, apiKeyEnvVars (names, never keys), codeLens,
@@ -45,6 +46,15 @@ M.defaults = {
 }
 
 M.options = vim.deepcopy(M.defaults)
+
+--- :EvalensInstall [source]: evalens into a private venv (lua/evalens/install.lua); global, because it is what a
+--- user without a working server runs first. plugin/evalens.lua defines it too, before any eval file is opened.
+function M.create_install_command()
+  vim.api.nvim_create_user_command('EvalensInstall', function(opts)
+    require('evalens.install').install(opts.args)
+  end, { nargs = '?', complete = 'file', desc = "evalens: install evalens into a private venv (stdpath('data'))" })
+end
+M.create_install_command()
 
 local has_010 = vim.fn.has('nvim-0.10') == 1
 local has_011 = vim.fn.has('nvim-0.11') == 1
@@ -267,7 +277,7 @@ end
 function M.client_config(root)
   return {
     name = 'evalens',
-    cmd = M.options.cmd,
+    cmd = M.options.cmd or require('evalens.install').default_cmd(),
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
     settings = M.options.settings,
