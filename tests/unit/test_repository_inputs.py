@@ -425,15 +425,22 @@ def test_the_actions_engine_lookup_does_not_import_the_checkouts_json_py(tmp_pat
 
 
 def test_the_editors_start_python_isolated() -> None:
-    """The VS Code extension's interpreter check, server start and pip install, and the Neovim recipe."""
+    """The VS Code extension's interpreter check, server start and the private venv's install (issue 45: venv,
+    pip from its wheel), and the Neovim recipe and its :EvalensInstall."""
     server = (REPO / "vscode-extension" / "src" / "serverCommand.ts").read_text()
     install = (REPO / "vscode-extension" / "src" / "install.ts").read_text()
-    assert server.count('args: [ISOLATED, "-m", "evalens", "lsp", ...extra]') == 3
+    env = (REPO / "vscode-extension" / "src" / "bundledEnv.ts").read_text()
+    assert server.count('args: [ISOLATED, "-m", "evalens", "lsp", ...') == 4
     assert '[ISOLATED, "-c", "import evalens.server"]' in install
-    assert '[ISOLATED, "-m", "pip", "install"]' in install
+    assert '[ISOLATED, "-m", "venv", "--without-pip"' in env
+    assert 'ISOLATED,\n    path.join(pipWheel, "pip"),\n    "install"' in env
+    assert '[ISOLATED, "-c", "import evalens.server"]' in env
+    nvim_install = (REPO / "editors" / "nvim" / "lua" / "evalens" / "install.lua").read_text()
+    assert "'-I', '-m', 'venv'" in nvim_install and "'-I', '-m', 'pip', 'install'" in nvim_install
     for doc in (
         REPO / "editors" / "nvim" / "README.md",
         REPO / "editors" / "nvim" / "lua" / "evalens" / "health.lua",
+        REPO / "editors" / "nvim" / "lua" / "evalens" / "install.lua",
     ):
         text = doc.read_text()
         assert "'-m', 'evalens'" not in text.replace("'-I', '-m', 'evalens'", ""), doc
