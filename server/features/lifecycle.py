@@ -10,7 +10,8 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from evalens.core.kinds import file_kinds
+from evalens.core.formats.registry import all_formats
+from evalens.core.kinds import published
 from evalens.core.validate import iter_candidate_files, validate_file
 from evalens.server import uris
 from evalens.server.features.diagnostics import publish, revalidate_disk, revalidate_open
@@ -32,8 +33,20 @@ INDEX_GLOBS = (
 
 
 def watch_globs() -> list[str]:
-    """Every file kind (evalens.core.kinds) plus what cross-file rules and the tuning read."""
-    return list(dict.fromkeys([*(k.glob for k in file_kinds()), *INDEX_GLOBS]))
+    """Every file kind (evalens.core.kinds, the published copy: no format module loads on the loop for it)
+    plus what cross-file rules and the tuning read."""
+    return list(dict.fromkeys([*(k["glob"] for k in published()), *INDEX_GLOBS]))
+
+
+def load_formats() -> None:
+    """Load every format module (and the models they import) in a worker thread, right after the initialize
+    answer is written: the answer no longer waits for them (issue 43), and the first document opened after it
+    rarely does. Thread-safe: the registry loads under its lock and a model is complete before its module's
+    import returns (no model is built on first use, the pydantic race of issue 22)."""
+    try:
+        all_formats()
+    except Exception:  # noqa: BLE001 - the first validation loads them again and says what failed
+        log.exception("loading the format modules failed")
 
 
 def register(server: EvalensServer) -> None:
@@ -43,6 +56,10 @@ def register(server: EvalensServer) -> None:
         ls.editor = (info.name, info.version or "") if info is not None else ("", "")
         ls.settings_changed()
         ls.report_config_errors(tuple(ls.settings.update(params.initialization_options)))
+        # after this callback: the initialize answer is written first
+        asyncio.get_running_loop().call_soon(
+            threading.Thread(target=load_formats, name="evalens-formats", daemon=True).start
+        )
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:

@@ -18,6 +18,8 @@ def test_generated_copies_match_the_declaration():
     """Regenerate with `python -m evalens.core.kinds --write` when this fails."""
     assert kinds.LUA_PATH.read_text(encoding="utf-8") == kinds.lua_source()
     assert kinds.TS_PATH.read_text(encoding="utf-8") == kinds.ts_source()
+    assert kinds.JSON_PATH.read_text(encoding="utf-8") == kinds.json_source()
+    assert kinds.published() == kinds.computed()  # what the server sends, read from the JSON copy
 
 
 def test_every_format_glob_is_a_kind():
