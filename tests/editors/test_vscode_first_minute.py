@@ -83,7 +83,7 @@ def test_the_extension_installs_itself_and_shows_diagnostics_within_a_minute(ses
     assert session["secondsToDiagnostics"] < 60, session["timings"]
     assert any("pdf-tool" in p for p in session["problems"]), session["problems"]
     shown = session["onScreen"]
-    assert any("setting up its own Python environment" in t for t in shown), shown
+    assert any("setting up its Python environment" in t for t in shown), shown
     assert not any(w in t for t in shown for w in ("not installed", "could not start", "Install with pip")), (
         shown
     )

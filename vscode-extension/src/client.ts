@@ -168,7 +168,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
         installing: (work) =>
           Promise.resolve(
             vscode.window.withProgress(
-              { location: vscode.ProgressLocation.Notification, title: "evalens: setting up its own Python environment (first use, offline)…" },
+              { location: vscode.ProgressLocation.Notification, title: "evalens: setting up its Python environment…" },
               work,
             ),
           ),

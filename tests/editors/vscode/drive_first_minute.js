@@ -33,7 +33,7 @@ async function onScreen(page) {
 
     await step('diagnostics', async () => {
       await openFile(page, BROKEN);
-      const progress = page.locator('.notification-toast', { hasText: 'setting up its own Python environment' }).first();
+      const progress = page.locator('.notification-toast', { hasText: 'setting up its Python environment' }).first();
       const shown = await progress.waitFor({ timeout: 30000 }).then(() => true).catch(() => false);
       if (shown) await shot(page, 'first-minute-installing.png', 'vscode-45-first-minute-installing.png');
       await page.waitForSelector('.editor-instance .squiggly-error', { timeout: 90000 });
