@@ -61,6 +61,7 @@ def main() -> int:
                 "download", "--only-binary=:all:", "--python-version", version, "-d", str(OUT), *deps, *TOOLS
             )
         stamp.write_text("\n".join(sorted(p.name for p in OUT.glob("*.whl"))) + "\n")
+    if not (cache / stamp.name).exists():  # also seeded from a checkout that had the wheels already
         try:
             if cache.exists():
                 shutil.rmtree(cache)

@@ -27,6 +27,9 @@ export interface EnvFs {
   write(p: string, text: string): void;
   remove(p: string): void;
   digest(p: string): string;
+  /** Takes the lock folder `p` (atomic mkdir); false while another window holds it. A lock older than
+   * `staleMs` is from a window that died mid-install and is taken over. */
+  lock(p: string, staleMs: number): boolean;
 }
 
 export const nodeFs: EnvFs = {
@@ -39,7 +42,24 @@ export const nodeFs: EnvFs = {
   },
   remove: (p) => fs.rmSync(p, { recursive: true, force: true }),
   digest: (p) => crypto.createHash("sha256").update(new Uint8Array(fs.readFileSync(p))).digest("hex"),
+  lock: (p, staleMs) => {
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    try {
+      fs.mkdirSync(p);
+      return true;
+    } catch {
+      const age = Date.now() - (fs.statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+      if (age > staleMs) {
+        fs.rmSync(p, { recursive: true, force: true });
+        return nodeFs.lock(p, staleMs);
+      }
+      return false;
+    }
+  },
 };
+
+/** How long an install may hold the lock before another window takes over (pip offline takes under a minute). */
+const LOCK_STALE_MS = 10 * 60_000;
 
 export interface EnvPaths {
   /** The bundled wheels (the extension's `bundled/wheels`). */
@@ -160,19 +180,42 @@ export class BundledEnv {
       return { error: `this build of the extension carries no evalens wheel (${this.paths.wheels} is empty)` };
     }
     const digest = this.files.digest(wheel);
-    const marker = this.marker();
-    const current = marker && (marker.source === "checkout" || marker.digest === digest);
-    if (current && this.files.exists(this.python) && (await this.imports())) {
+    const current = async () => {
+      const marker = this.marker();
+      const fresh = marker && (marker.source === "checkout" || marker.digest === digest);
+      return fresh && this.files.exists(this.python) && (await this.imports());
+    };
+    if (await current()) {
       return { python: this.python, installed: false };
     }
-    const error = await this.install(wheel, selected, { source: "bundle", digest });
-    return error ? { error } : { python: this.python, installed: true };
+    return this.locked(async () => {
+      if (await current()) {
+        return { python: this.python, installed: false }; // another window installed it while this one waited
+      }
+      const error = await this.install(wheel, selected, { source: "bundle", digest });
+      return error ? { error } : { python: this.python, installed: true };
+    });
   }
 
   /** Installs a checkout folder (built offline: its build backend is bundled too) into the private venv. */
   async installCheckout(folder: string, selected?: string): Promise<EnvResult> {
-    const error = await this.install(folder, selected, { source: "checkout", checkout: folder });
-    return error ? { error } : { python: this.python, installed: true };
+    return this.locked(async () => {
+      const error = await this.install(folder, selected, { source: "checkout", checkout: folder });
+      return error ? { error } : { python: this.python, installed: true };
+    });
+  }
+
+  /** One install at a time across windows (each has its own extension host, the venv is shared). */
+  private async locked(work: () => Promise<EnvResult>, pollMs = 500): Promise<EnvResult> {
+    const lock = `${this.paths.venv}.lock`;
+    while (!this.files.lock(lock, LOCK_STALE_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    try {
+      return await work();
+    } finally {
+      this.files.remove(lock);
+    }
   }
 
   /** A fresh venv from the first usable interpreter, then `spec` into it; the error in words, or undefined. */

@@ -19,6 +19,8 @@ import { readSettings } from "../src/settings";
 const WHEELS = "/ext/bundled/wheels";
 const VENV = "/storage/venv";
 const VPY = venvPython(VENV, "linux");
+/** What pip's install leaves in the venv (the fake import check looks for it, so a copied venv imports too). */
+const SITE = path.join(VENV, "lib", "site-packages", "evalens");
 
 /** A file system holding the bundled wheels (or not) and whatever the install writes. */
 function fakeFs(wheels = ["evalens-0.1.0-py3-none-any.whl", "pip-26.3-py3-none-any.whl", "pygls-2.1.1-py3-none-any.whl"]) {
@@ -30,6 +32,13 @@ function fakeFs(wheels = ["evalens-0.1.0-py3-none-any.whl", "pip-26.3-py3-none-a
     write: (p, text) => void files.set(p, text),
     remove: (p) => [...files.keys()].filter((k) => k === p || k.startsWith(p + "/")).forEach((k) => files.delete(k)),
     digest: (p) => `sha-${files.get(p)}`,
+    lock: (p) => {
+      if (files.has(p)) {
+        return false;
+      }
+      files.set(p, "lock");
+      return true;
+    },
   };
   return { fs, files };
 }
@@ -44,16 +53,15 @@ interface FakePython {
 /** Interpreters on a fake PATH; the venv's python imports evalens once pip ran in it, and `files` gets its python. */
 function fakeExec(spec: FakePython, files: Map<string, string>) {
   const calls: string[][] = [];
-  let installed = false;
   const exec: Exec = async (command, args) => {
     calls.push([command, ...args]);
     const code = args.slice(0, 2).join(" ");
     if (command === VPY) {
       if (code === "-I -c") {
-        return installed && files.has(VPY) ? { code: 0, stdout: "", stderr: "" } : { code: 1, stdout: "", stderr: "ModuleNotFoundError: No module named 'evalens'" };
+        return files.has(SITE) && files.has(VPY) ? { code: 0, stdout: "", stderr: "" } : { code: 1, stdout: "", stderr: "ModuleNotFoundError: No module named 'evalens'" };
       }
       if (args[1].endsWith(path.join("pip-26.3-py3-none-any.whl", "pip")) && args[2] === "install") {
-        installed = true;
+        files.set(SITE, "");
         return { code: 0, stdout: "Successfully installed evalens-0.1.0", stderr: "" };
       }
     }
@@ -253,4 +261,20 @@ test("importability is checked isolated with the interpreter itself, in the fold
   const gone: Exec = async () => ({ code: -1, stdout: "", stderr: "spawn python3 ENOENT" });
   assert.equal(await checkInterpreter(gone, "python3"), "noInterpreter");
   assert.deepEqual(seen, ["/ws", "/ws"]);
+});
+
+test("a window that finds another's install under way waits, then uses it instead of installing again", async () => {
+  const t = env(DEBIAN);
+  t.files.set(`${VENV}.lock`, "lock"); // another window is installing
+  const waiting = t.env.ensure();
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(!t.calls.some((c) => c.includes("venv")), "no second install while the lock is held");
+  const other = env(DEBIAN); // the other window's install, finished into the same files
+  await other.env.ensure();
+  for (const [k, v] of other.files) t.files.set(k, v);
+  t.files.delete(`${VENV}.lock`);
+  const r = await waiting;
+  assert.deepEqual(r, { python: VPY, installed: false });
+  assert.ok(!t.calls.some((c) => c.includes("venv")), "it did not install again");
+  assert.ok(!t.files.has(`${VENV}.lock`), "the lock is released");
 });
