@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.editors.doc_images import nvim_capture
 from tests.editors.nvim_session import DRIVERS, Neovim, example_package, keyless_env
 
 pytestmark = pytest.mark.editors
@@ -88,6 +89,12 @@ def test_evalens_install_makes_a_private_venv_and_checkhealth_names_it(
     assert "home = /usr/bin" in (venv / "pyvenv.cfg").read_text()
     # checkhealth says which command runs the server, where it comes from, and that it works
     health = result["health"]
+    # the capture names the data folder as a user's would be, not this test's temporary one
+    shown = health.replace(str(tmp_path / "xdg"), "~/.local/share")
+    server_part = shown.split("evalens: running evals")[0].rstrip().splitlines()
+    nvim_capture(
+        version, "45-evalens-install-checkhealth", [":EvalensInstall " + str(wheels), "", *server_part]
+    )
     assert (
         f"command: {python} -I -m evalens lsp (from the private venv of :EvalensInstall ({venv}))" in health
     ), health
