@@ -17,8 +17,6 @@ from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
 from evalens.core.documents import Node, ParsedDocument, Path
-from evalens.core.models.base import SCHEMA_BASE_URI
-from evalens.core.models.catalog import SCHEMAS
 from evalens.core.near_names import opposite
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 
@@ -174,6 +172,10 @@ def _remapped(errors: Iterator[Any], remap: dict[str, list[int]]) -> Iterator[An
 def _model_for(schema_id: Any) -> Any:
     if not isinstance(schema_id, str):
         return None
+    # lazy: the catalog imports every file model (~0.4 s); the completion and hover modules import this one, and
+    # the server answers initialize before any model loads (issue 43); the format modules load them anyway
+    from evalens.core.models.base import SCHEMA_BASE_URI
+    from evalens.core.models.catalog import SCHEMAS
 
     if len(_MODELS) != len(SCHEMAS):  # format modules register their schemas as they load
         _MODELS.clear()

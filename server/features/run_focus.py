@@ -18,7 +18,6 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
 from evalens.core.problems import Severity
-from evalens.runner.budget import Budget
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
 from evalens.server.features.run_memory import package_root_of
@@ -214,6 +213,10 @@ class Budgets:
         if batch is not None and batch in self._batches:
             self._batches.move_to_end(batch)
             return self._batches[batch]
+        # lazy: the budget reads reports (runner.report and its models, ~0.1 s): loaded with the first budgeted
+        # batch, not before the server answers initialize (issue 43)
+        from evalens.runner.budget import Budget
+
         budget = Budget(
             run.max_cost, run.max_tokens, cost_name="evalens.run.maxCost", tokens_name="evalens.run.maxTokens"
         )

@@ -17,10 +17,11 @@ from functools import lru_cache
 import evalens.core.formats as pkg
 from evalens.core.documents import Language, ParsedDocument, parse
 from evalens.core.formats.base import Format, Match
-from evalens.core.formats.uaaps import UaapsCase, UaapsConfig, UaapsReport
 from evalens.core.regular_files import read_regular_bytes
 
-FORMATS: list[Format] = [UaapsConfig(), UaapsCase(), UaapsReport()]
+FORMATS: list[Format] = []
+"""Every format module registers its formats when it loads (``_ensure_loaded`` loads them all, in
+``LOAD_ORDER``). None is imported here: the server answers ``initialize`` before any loads (issue 43)."""
 
 
 def register(fmt: Format, *, first: bool = False) -> None:
@@ -40,10 +41,12 @@ def all_formats() -> list[Format]:
 
 
 def by_id(format_id: str) -> Format | None:
+    _ensure_loaded()
     return next((f for f in FORMATS if f.id == format_id), None)
 
 
 def by_schema_file(name: str) -> Format | None:
+    _ensure_loaded()
     return next((f for f in FORMATS if f.schema_file and name.endswith(f.schema_file)), None)
 
 
@@ -163,6 +166,7 @@ def sniffs(path: str) -> bool:
 
 def _sniff(path: str, text: str) -> Format | None:
     """Formats that can live under any name (e.g. trigger eval sets) declare ``sniff``."""
+    _ensure_loaded()
     for fmt in FORMATS:
         sniff = getattr(fmt, "sniff", None)
         if sniff is not None and sniff(path, text):

@@ -15,6 +15,7 @@ from typing import Any
 from evalens.core.documents import ParsedDocument, Path, sub_dict
 from evalens.core.engines import RESERVED, default_engine, engine_names, engine_spec, engines_phrase
 from evalens.core.env_policy import refused_reason
+from evalens.core.formats import registry
 from evalens.core.formats._shared import creatable, is_concrete, is_vague, path_escape
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
 from evalens.core.index import normalise_event
@@ -512,3 +513,8 @@ def _insert_after_brace(doc: ParsedDocument, member: str, title: str) -> Fix:
             sep = "" if rest.startswith("}") else ","
             return Fix(title, (Edit(Span(line, col + 1, line, col + 1), f"\n  {member}{sep}"),))
     return Fix(title, (Edit(Span(0, 0, 0, 0), "{" + member + "}"),))
+
+
+registry.register(UaapsConfig())
+registry.register(UaapsCase())
+registry.register(UaapsReport())
