@@ -1,4 +1,4 @@
-"""``evalens eval --changed-since REF``: run only the units whose inputs differ from what they were at git ref
+"""``evalens run --changed-since REF``: run only the units whose inputs differ from what they were at git ref
 REF, so a pull request that touches one skill pays for that skill's cases only.
 
 A unit's inputs are the ones its verdict's fingerprint records (:mod:`evalens.runner.depends`): its own case,
@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.baseline import GitRefError, _git, ref_commit, remove_worktree
-from evalens.runner.depends import file_unit_value, fixtures_for, unit_fingerprint
+from evalens.runner.depends import file_unit_value, fixtures_for, package_root_for, unit_fingerprint
 from evalens.runner.fingerprint import changes, text_hash
 from evalens.runner.replay import cassette_name
+from evalens.runner.unit_identity import file_units, key, reconcile
 
 
 class ChangedSinceError(ValueError):
@@ -88,6 +89,61 @@ def changed_units(root: Path, units: dict[str, str], ref: str, *, cassettes: boo
                 differ.append("its cassettes changed")
             if differ:
                 picked[name] = "; ".join(differ)
+        return picked
+    finally:
+        remove_worktree(repo, tree)
+
+
+def _unit_fingerprint(fmt: str, file: Path, location: list[str | int]) -> Any:
+    """One unit of an eval file as its run would fingerprint it (the inputs only: no engine, model or judge,
+    which a pull request does not change)."""
+    value = file_unit_value(file, location)
+    root = package_root_for(fmt, file)
+    return unit_fingerprint(value, package_root=root, fixtures=fixtures_for(fmt, root, value, file))
+
+
+def changed_file_units(file: Path, fmt: str, ref: str) -> dict[str, str]:
+    """For one eval file (``evalens run FILE --changed-since REF``): unit id → why it is picked, for the units whose
+    inputs (the unit's own text, the skills and folders its run installs, its fixtures) differ at ``ref``. A unit
+    is found at ``ref`` by its identity (a rename in place is followed). Blocking (git worktree, hashing)."""
+    file = file.resolve()
+    try:
+        repo, commit = ref_commit(
+            f"--changed-since {ref}",
+            ref,
+            file.parent,
+            unknown_hint=f" (fetch it first, e.g. `git fetch origin {ref}` with fetch-depth: 0)",
+        )
+    except GitRefError as exc:
+        raise ChangedSinceError(str(exc)) from None
+    root = package_root_for(fmt, file)
+    now_units = file_units(file, fmt, root)
+    parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
+    tree = parent / "tree"
+    try:
+        added = _git(repo, "worktree", "add", "--detach", str(tree), commit)
+        if added.returncode != 0:
+            why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
+            raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {why}")
+        then_file = tree / file.relative_to(repo)
+        if not then_file.is_file():
+            return {unit.name: f"new since {ref}" for unit in now_units}
+        then_root = package_root_for(fmt, then_file)
+        then_units = {key(u): u for u in file_units(then_file, fmt, then_root)}
+        # identities are relative to each side's own root, so the two sides' keys compare
+        match = reconcile(list(then_units.values()), now_units)
+        picked: dict[str, str] = {}
+        for unit in now_units:
+            was = match.get(key(unit))
+            if was is None:
+                picked[unit.name] = f"new since {ref}"
+                continue
+            differ = changes(
+                _unit_fingerprint(fmt, then_file, list(was.location)),
+                _unit_fingerprint(fmt, file, list(unit.location)),
+            )
+            if differ:
+                picked[unit.name] = "; ".join(differ)
         return picked
     finally:
         remove_worktree(repo, tree)

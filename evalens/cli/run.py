@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.cli import limits, run_ci, run_options, sandbox_policy
+from evalens.cli.changed import ChangedSinceError, changed_file_units
 from evalens.cli.progress import turn_text
 from evalens.core.engines import default_engine, engine_names
 from evalens.core.index import find_package_root
@@ -207,6 +208,10 @@ def _run_file(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         early = _narrow_to_picked(request, fmt, args)
         if early is not None:
             return early
+    if args.changed_since and fmt is not None:
+        early = _narrow_to_changed(request, fmt, args.changed_since)
+        if early is not None:
+            return early
     if args.arms:
         # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
         from evalens.cli.arms import run_file_arms
@@ -275,6 +280,7 @@ RESUME_CONFLICTS = (
     "dry_run",
     "failed",
     "stale",
+    "changed_since",
     "baseline",
     "max_cost",
     "max_tokens",
@@ -371,6 +377,24 @@ def _narrow_to_picked(request: Any, fmt: str | None, args: Any) -> int | None:
         print(f"evalens run: no {'failed' if args.failed else 'stale'} unit: nothing to run", file=sys.stderr)
         return EXIT_OK
     request.units = picked
+    return None
+
+
+def _narrow_to_changed(request: Any, fmt: str, ref: str) -> int | None:
+    """``--changed-since REF``: narrow the request to the units whose inputs changed since REF (each named with
+    why, within ``--tasks`` if given); an exit code when none changed or REF cannot be read."""
+    try:
+        changed = changed_file_units(request.file, fmt, ref)
+    except ChangedSinceError as exc:
+        print(shown(f"evalens run: {exc}"), file=sys.stderr)
+        return EXIT_USAGE
+    names = [n for n in changed if not request.units or n in request.units]
+    if not names:
+        print(f"evalens run: no unit changed since {ref}: nothing to run", file=sys.stderr)
+        return EXIT_OK
+    for name in names:
+        print(shown(f"evalens run: {name}: {changed[name]}"), file=sys.stderr)
+    request.units = names
     return None
 
 

@@ -54,7 +54,6 @@ UAAPS_ONLY = {
     "jobs": "--jobs",
     "runs_threshold": "--runs-threshold",
     "judge_repeats": "--judge-repeats",
-    "changed_since": "--changed-since",
     "env": "--env",
     "rejudge": "--rejudge",
 }
@@ -204,8 +203,8 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
     again.add_argument(
         "--changed-since",
         metavar="REF",
-        help="run only the cases whose inputs (the case, skills, hooks, rules, fixtures, eval config) differ "
-        "from git ref REF, e.g. the pull request's base branch",
+        help="run only the units whose inputs (the unit, the skills, hooks, rules and fixtures it installs, the "
+        "eval config; under --replay its cassettes) differ from git ref REF, e.g. the pull request's base branch",
     )
     uaaps.add_argument(
         "--env",

@@ -157,3 +157,42 @@ def test_the_mode_verbs_need_their_argument() -> None:
         assert out.returncode == 2 and f"evalens {verb}: give the" in out.stderr
     out = evalens(["compare"])
     assert out.returncode == 2 and "evalens compare" in out.stderr
+
+
+def test_changed_since_picks_the_units_of_an_eval_file_whose_inputs_changed(tmp_path: Path) -> None:
+    """`--changed-since` was UAAPS-only (the Action ran an eval file whole); now one verb gives it to every
+    format: an edited eval and a new one run, an untouched one does not, and a SKILL.md change runs them all."""
+    import subprocess
+
+    repo = tmp_path / "repo"
+    skill = repo / "greeter"
+    evals = _skill(skill)
+    data = {
+        "skill_name": "greeter",
+        "evals": [
+            {"id": 1, "prompt": "Greet A", "expected_output": "a greeting"},
+            {"id": 2, "prompt": "Greet B", "expected_output": "a greeting"},
+        ],
+    }
+    evals.write_text(json.dumps(data, indent=2))
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "base"], check=True)
+    argv = ["run", str(evals), "--changed-since", "main", "--dry-run"]
+    nothing = evalens(argv)
+    assert nothing.returncode == 0 and "no unit changed since main" in nothing.stderr, nothing.stderr
+    data["evals"][1]["prompt"] = "Greet B warmly"
+    data["evals"].append({"id": 3, "prompt": "Greet C", "expected_output": "a greeting"})
+    evals.write_text(json.dumps(data, indent=2))
+    out = evalens(argv)
+    assert out.returncode == 0, out.stderr
+    assert "evalens run: 2: the unit's own text changed" in out.stderr and "3: new since main" in out.stderr
+    assert "evalens run: 1:" not in out.stderr
+    assert sorted(line.split("\t")[0] for line in out.stdout.splitlines()) == ["2", "3"]
+    (skill / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Writes greetings.\n---\nGreet warmly.\n"
+    )
+    assert "evalens run: 1: skill greeter changed" in evalens(argv).stderr
+    bad = evalens(["run", str(evals), "--changed-since", "nope", "--dry-run"])
+    assert bad.returncode == 2 and "unknown git ref" in bad.stderr
