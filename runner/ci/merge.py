@@ -180,7 +180,7 @@ def _check_inputs(items: list[tuple[Path, Any]]) -> None:
     seen: dict[str, tuple[str, Path]] = {}
     for path, report in items:
         for case in report.cases:
-            if getattr(case, "baseline", None):  # a baseline run's inputs are meant to differ (no skill, a ref)
+            if getattr(case, "baseline", None):  # a baseline's inputs differ on purpose (no skill, a ref)
                 continue
             for part, value in (case.fingerprint or {}).items():
                 if part == "unit":
