@@ -9,7 +9,7 @@ import type { BundledEnv } from "./bundledEnv";
 import { describeProbe, probePython } from "./bundledEnv";
 import { checkInterpreter, Exec } from "./install";
 import type { LogLine } from "./logChannel";
-import { bundledServerCommand, resolveServerCommand, ServerCommand } from "./serverCommand";
+import { bundledServerCommand, ISOLATED, resolveServerCommand, ServerCommand } from "./serverCommand";
 import type { EvalensSettings } from "./settings";
 
 export type ServerChoice =
@@ -31,7 +31,7 @@ export interface ChoiceDeps {
 /** `python` cannot serve; the log line names its full path and version when it runs at all. */
 async function whyNot(deps: ChoiceDeps, python: string, what: string, cwd?: string): Promise<string> {
   const probe = await probePython(deps.exec, python);
-  const r = await deps.exec(python, ["-I", "-c", "import evalens.server"], 30_000, cwd);
+  const r = await deps.exec(python, [ISOLATED, "-c", "import evalens.server"], 30_000, cwd);
   const error = probe.error ?? (r.stderr.trim().split(/\r?\n/).pop() || `exit ${r.code}`);
   const text = `${what}: ${describeProbe({ ...probe, error })}`;
   deps.log({ level: "error", text });
