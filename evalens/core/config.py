@@ -11,7 +11,6 @@ import os
 import re
 import threading
 import time
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
@@ -227,6 +226,8 @@ CONFIG_LIMIT = 4 << 20  # bytes of an evalens.toml / pyproject.toml read at most
 
 def load_config_file(path: Path) -> FileConfig | None:
     """Parse one config file; None for a pyproject.toml without ``[tool.evalens]`` (the search goes on)."""
+    import tomllib  # lazy: ~45 ms (its regexes compile at import), not needed before the server answers (issue 43)
+
     try:
         # read like an eval file: a committed `evalens.toml -> /dev/stdin` made the server read its own LSP
         # channel, and `-> /dev/zero` ended in a MemoryError (#42); a FIFO or a device is refused unread

@@ -12,8 +12,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
 from pydantic import ValidationError
 
 from evalens.core.documents import Node, ParsedDocument, Path
@@ -57,6 +55,10 @@ def _cached_validator(schema: dict[str, Any]) -> Any:
     key = schema.get("$id") or json.dumps(schema, sort_keys=True)
     cached = _BY_ID.get(key)
     if cached is None or cached[0] is not schema:
+        # lazy: jsonschema costs ~45 ms to import; the server answers initialize before it (issue 43), and the
+        # pydantic fast path answers most documents without it
+        from jsonschema import Draft202012Validator
+
         cached = (schema, Draft202012Validator(schema))
         _BY_ID[key] = cached
     return cached[1]
@@ -193,6 +195,8 @@ def _translate(doc: ParsedDocument, error: Any) -> Iterator[Problem]:
     name = dotted(path)
     data = {"path": list(path), "validator": kind}
     if kind in {"anyOf", "oneOf"} and error.context:
+        from jsonschema.exceptions import best_match  # lazy: loaded with the validator, see _cached_validator
+
         yield from _translate(doc, best_match(error.context))
         return
     if kind == "required":
