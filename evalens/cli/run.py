@@ -160,14 +160,14 @@ def main(argv: list[str]) -> int:
         from evalens.cli import eval as uaaps_cli
 
         return uaaps_cli.execute(uaaps_cli.uaaps_args(parser, args))
-    _check_args(parser, args)
-    if args.create_eval:
-        return _create_eval(args)
-    if args.resume is not None:
+    if args.resume is not None:  # before the flags are given their defaults: it refuses any flag given
         resumed = _resume_request(args)
         if isinstance(resumed, int):
             return resumed
         return _finish(resumed, None, args)
+    _check_args(parser, args)
+    if args.create_eval:
+        return _create_eval(args)
     return _run_file(parser, args)
 
 

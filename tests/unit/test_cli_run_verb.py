@@ -196,3 +196,13 @@ def test_changed_since_picks_the_units_of_an_eval_file_whose_inputs_changed(tmp_
     assert "evalens run: 1: skill greeter changed" in evalens(argv).stderr
     bad = evalens(["run", str(evals), "--changed-since", "nope", "--dry-run"])
     assert bad.returncode == 2 and "unknown git ref" in bad.stderr
+
+
+def test_resume_alone_is_not_refused_for_flags_it_was_not_given(tmp_path: Path) -> None:
+    """`resume DIR` once refused itself ("drop --engine, --runs"): the flags had been given their defaults before
+    the check that no flag was given. Now the run log is read (here: there is none, so it says that)."""
+    for argv in (["resume", str(tmp_path)], ["run", "--resume", str(tmp_path)]):
+        out = evalens(argv)
+        assert out.returncode == 2 and "drop" not in out.stderr and "cannot resume" in out.stderr, out.stderr
+    out = evalens(["run", "--resume", str(tmp_path), "--runs", "2"])
+    assert out.returncode == 2 and "drop --runs" in out.stderr, out.stderr
