@@ -26,8 +26,9 @@ from evalens.cli import limits, run_ci, run_options, sandbox_policy
 from evalens.cli.changed import ChangedSinceError, changed_file_units
 from evalens.cli.progress import turn_text
 from evalens.core.engines import default_engine, engine_names
+from evalens.core.formats.registry import detect
 from evalens.core.index import find_package_root
-from evalens.core.validate import validate_file
+from evalens.core.validate import read_source, validate_file
 from evalens.core.workflow_commands import in_actions, shown
 from evalens.runner.api import UsageError, run_file
 from evalens.runner.depends import NextRun
@@ -484,7 +485,6 @@ class _Uaaps:
 
 
 UAAPS = _Uaaps()
-_FILE_NAMES = ("tasks.yaml", "task.md", "evals.json", "trigger-eval.json", "trigger_evals.json")
 
 
 def route(paths: list[str], args: argparse.Namespace | None = None) -> _Uaaps | Path | None | str:
@@ -545,17 +545,23 @@ def _kind(path: Path) -> Path | str | tuple[bool, Path | None]:
 
 
 def _runnable_files(folder: Path) -> list[Path]:
-    """The eval files a folder (a skill, a suite) holds at its top or in its ``evals/``, by format."""
+    """The eval files a folder (a skill, a suite) holds at its top or in its ``evals/``: the files the format
+    registry detects as a runnable format (one parse each, no validation), whatever they are named."""
     found = []
     for where in (folder, folder / "evals"):
-        for name in _FILE_NAMES:
-            candidate = where / name
-            if candidate.is_file() and _format_of(candidate) in FILE_FORMATS:
-                found.append(candidate)
+        try:
+            entries = sorted(where.iterdir())
+        except OSError:
+            continue
+        found += [f for f in entries if f.is_file() and not f.is_symlink() and _format_of(f) in FILE_FORMATS]
     return found
 
 
 def _format_of(path: Path) -> str | None:
-    """The file's format id, as the core registry detects it (a file it cannot read has none)."""
-    checked = validate_file(path)
-    return checked.format.id if checked.format else None
+    """The file's format id as the core registry detects it, from one parse and no validation (a file it cannot
+    read or decode has none): what the editor shows the file to be."""
+    text, _problem = read_source(path)
+    if text is None:
+        return None
+    fmt = detect(str(path), text).format
+    return fmt.id if fmt is not None else None
