@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalens.runner.engines.codex_record import SHELL_CALLS
-from evalens.runner.resource_limits import MB, SCAN_ENTRIES, ResourceLimits, own_process_count
+from evalens.runner.resource_limits import MB, ResourceLimits, TooManyEntries, own_process_count, walk_entries
 
 SHELL_TOOLS = frozenset({"Bash", *SHELL_CALLS})
 
@@ -81,29 +81,14 @@ def refused_in_stderr(text: str, limits: ResourceLimits) -> list[str]:
 def capped_file(root: Path, limits: ResourceLimits, skip: frozenset[str] = frozenset()) -> str | None:
     """A regular file under ``root`` at exactly the file-size cap: a write the kernel cut there (None: none).
     Folders named in ``skip`` at the top are the runner's own (its capture of the streams, cut at a limit of its
-    own). Never follows links; stops after ``SCAN_ENTRIES`` entries (the size watch names such a flood)."""
-    cap, seen = limits.file_mb * MB, 0
-    stack = [root]
-    while stack:
-        folder = stack.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            if seen > SCAN_ENTRIES:
-                return None
-            if folder == root and entry.name in skip:
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(Path(entry.path))
-            elif entry.is_file(follow_symlinks=False) and st.st_size == cap:
+    own). Never follows links (the sandbox's one bounded walk); a flood is the size watch's to name."""
+    cap = limits.file_mb * MB
+    try:
+        for entry, st in walk_entries(root, skip):
+            if st.st_size == cap and entry.is_file(follow_symlinks=False):
                 return os.path.relpath(entry.path, root)
+    except TooManyEntries:
+        return None
     return None
 
 

@@ -29,6 +29,7 @@ import resource
 import shutil
 import subprocess
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
@@ -218,12 +219,17 @@ def create_cgroup(limits: ResourceLimits, root: Path = CGROUP_ROOT) -> RunCgroup
         return None
 
 
-def sandbox_bytes(root: Path, skip: frozenset[str] = frozenset()) -> int:
-    """Bytes the files under ``root`` occupy (allocated blocks, so sparse files count what they use), never
-    following links; folders named in ``skip`` at the top level are left out (the runner's own logs). Past
-    ``SCAN_ENTRIES`` entries the count stops and reports a size over any limit: that many files is a flood.
-    Blocking: call it in a worker thread."""
-    total, seen = 0, 0
+class TooManyEntries(Exception):
+    """A walk met more than ``SCAN_ENTRIES`` entries: a flood, over any sane workspace."""
+
+
+def walk_entries(
+    root: Path, skip: frozenset[str] = frozenset()
+) -> Iterator[tuple[os.DirEntry[str], os.stat_result]]:
+    """Every entry under ``root`` with its own stat (never following links), folders named in ``skip`` at the
+    top level left out (the runner's own logs); raises :class:`TooManyEntries` past ``SCAN_ENTRIES``. The one
+    bounded walk of a sandbox: its size and the read-back of a file cut at its cap. Blocking."""
+    seen = 0
     stack = [root]
     while stack:
         folder = stack.pop()
@@ -234,17 +240,25 @@ def sandbox_bytes(root: Path, skip: frozenset[str] = frozenset()) -> int:
         for entry in entries:
             seen += 1
             if seen > SCAN_ENTRIES:
-                return 1 << 62
+                raise TooManyEntries
             if folder == root and entry.name in skip:
                 continue
             try:
                 st = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            total += st.st_blocks * 512
             if entry.is_dir(follow_symlinks=False):
                 stack.append(Path(entry.path))
-    return total
+            yield entry, st
+
+
+def sandbox_bytes(root: Path, skip: frozenset[str] = frozenset()) -> int:
+    """Bytes the files under ``root`` occupy (allocated blocks, so sparse files count what they use); a flood
+    of more than ``SCAN_ENTRIES`` entries reports a size over any limit. Blocking: call it in a worker thread."""
+    try:
+        return sum(st.st_blocks * 512 for _entry, st in walk_entries(root, skip))
+    except TooManyEntries:
+        return 1 << 62
 
 
 def _clamped(value: int, resource_id: int) -> int:
