@@ -57,4 +57,8 @@ def main(argv: list[str]) -> int:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
+    # lazy: as create_server above (the features are the server's)
+    from evalens.server.features.lifecycle import finish_loading_formats
+
+    finish_loading_formats()
     return server.exit_code

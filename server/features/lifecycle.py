@@ -38,6 +38,24 @@ def watch_globs() -> list[str]:
     return list(dict.fromkeys([*(k["glob"] for k in published()), *INDEX_GLOBS]))
 
 
+_LOADERS: list[threading.Thread] = []
+"""The format loader started after ``initialize`` (at most one per server)."""
+
+
+def start_loading_formats() -> None:
+    thread = threading.Thread(target=load_formats, name="evalens-formats", daemon=True)
+    _LOADERS.append(thread)
+    thread.start()
+
+
+def finish_loading_formats(timeout: float = 10.0) -> None:
+    """Wait for the loader before the process exits. Why: a daemon thread still importing modules while the
+    interpreter finalises aborts the process (SIGABRT, exit -6), and an editor that sends ``exit`` right after
+    ``initialize`` saw that instead of the exit code LSP asks for."""
+    for thread in _LOADERS:
+        thread.join(timeout)
+
+
 def load_formats() -> None:
     """Load every format module (and the models they import) in a worker thread, right after the initialize
     answer is written: the answer no longer waits for them (issue 43), and the first document opened after it
@@ -57,9 +75,7 @@ def register(server: EvalensServer) -> None:
         ls.settings_changed()
         ls.report_config_errors(tuple(ls.settings.update(params.initialization_options)))
         # after this callback: the initialize answer is written first
-        asyncio.get_running_loop().call_soon(
-            threading.Thread(target=load_formats, name="evalens-formats", daemon=True).start
-        )
+        asyncio.get_running_loop().call_soon(start_loading_formats)
 
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: EvalensServer, params: types.InitializedParams) -> None:
