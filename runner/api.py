@@ -71,6 +71,7 @@ from evalens.runner.results import (
 from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable
 from evalens.runner.run_file import run_file as _run_file
 from evalens.runner.session import UsageError
+from evalens.runner.suites import PACKAGE_FORMAT, names_per_file, suite_for
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.uaaps import plan_run
 from evalens.runner.suites.uaaps import run_cases as _run_cases
@@ -84,6 +85,9 @@ __all__ = [
     "NotRunnable",
     "UsageError",
     "run_file",
+    "run",
+    "request_for",
+    "concurrent_repeats",
     "RunRequest",
     "ProgressEvent",
     "CaseResult",
@@ -130,6 +134,81 @@ async def run_file(
         return await _run_file(request, on_progress, format_id)
 
 
+def concurrent_repeats(format_id: str) -> bool:
+    """Whether a batch of ``format_id`` runs a unit's repeats at once (``jobs``): the package pipeline schedules
+    them; a file suite runs them one after another until it shares that scheduler (issue 41)."""
+    return not names_per_file(format_id)
+
+
+def request_for(
+    format_id: str,
+    file: Path,
+    units: list[str],
+    options: dict[str, Any],
+    *,
+    package_root: Path | None = None,
+    jobs: int = 1,
+) -> RunRequest | FileRunRequest:
+    """The request of a batch of ``units`` of ``file`` (empty: the whole file, or with ``file`` the package root
+    itself, every case of the package), whatever its format, under the
+    shared ``options`` (:class:`RunOptions`' fields). A package's case runs as its package plans it
+    (``package_root``, ``jobs`` at once); a file's units as its suite does,
+    anchored to the suite's folder (:meth:`Suite.anchored_options`). Blocking (a suite may read its config).
+    Raises :class:`RunError` for a format evalens does not run."""
+    if names_per_file(format_id):
+        suite = suite_for(format_id)
+        assert suite is not None
+        return FileRunRequest(file=file, units=list(units), **{**suite.anchored_options(file), **options})
+    if package_root is None:
+        raise RunError(
+            f"{file} is neither a package's case (no evals/ above it) nor an eval file evalens runs"
+        )
+    return RunRequest(
+        package_root=package_root,
+        cases=list(units) or ([str(file)] if file != package_root else []),  # the package itself: every case
+        jobs=jobs,
+        **options,
+    )
+
+
+async def run(
+    request: RunRequest | FileRunRequest,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    on_turn: TurnCallback | None = None,
+    format_id: str | None = None,
+) -> RunOutcome | FileOutcome:
+    """Run a batch of any format (:func:`request_for` builds its request): the one entry the editors use.
+    Progress comes as :class:`ProgressEvent` whatever the format: a file run's line saying how a unit's run went
+    is a ``done`` event, its other notes ``plan`` events, and the partial report of an interrupted batch a
+    ``report`` event. ``format_id``: the file's format as the caller detected it (else detected again).
+    Raises :class:`RunError` / :class:`UsageError` before any agent starts."""
+    if isinstance(request, RunRequest):
+        return await run_cases(request, on_progress, on_turn)
+    progress = as_progress_events(on_progress, request.file) if on_progress is not None else None
+    return await run_file(request, progress, format_id, on_turn=on_turn)
+
+
+def as_progress_events(
+    on_progress: Callable[[ProgressEvent], None], file: Path
+) -> Callable[[FileProgress], None]:
+    """A file suite's progress as the package batch's :class:`ProgressEvent`: how one run of a unit went is
+    ``done``, the partial report of an interrupted batch ``report``, any other note ``plan``."""
+
+    def progress(event: FileProgress) -> None:
+        stage: Stage = "done" if event.outcome else "report" if event.report_path else "plan"
+        on_progress(
+            ProgressEvent(
+                case_name=event.unit or None,
+                stage=stage,
+                message=event.message,
+                case_file=str(file),
+                report_path=str(event.report_path) if event.report_path else None,
+            )
+        )
+
+    return progress
+
+
 # --------------------------------------------------------------------------- reading results back
 
 
@@ -149,7 +228,7 @@ def load_last_results(
         except Exception:
             continue
         for case in report.cases:
-            uaaps = (case.format or "uaaps-case") == "uaaps-case"
+            uaaps = not names_per_file(case.format or PACKAGE_FORMAT)
             key = case.name if not every_format else f"{case.case_file}::{case.name}"
             if key in out or not (uaaps or every_format) or is_interrupted(case, report):
                 continue

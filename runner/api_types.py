@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
 from evalens.core.models.uaaps import EvalReport
 from evalens.core.models.verdict import Verdict
@@ -76,10 +76,94 @@ class AgentRunLimits(BaseModel):
     )
 
 
-class RunRequest(AgentRunLimits):
-    """What to run. Unset overrides fall back to ``evals/eval-config.json``."""
+class RunOptions(AgentRunLimits):
+    """What every run request means the same way, under one name each (issue 41): the engine, the agent model,
+    the judge, the timeout in seconds, runs, limits, baseline, arm, resume and the report. :class:`RunRequest`
+    (a UAAPS package) and :class:`~evalens.runner.suites.base.FileRunRequest` (any other format's file) add
+    what only they select; ``evalens run`` fills either from the one option set (``evalens/cli/run_options.py``).
+    The file request's old names (``model``, ``judge_model``, ``timeout_seconds``, ``report``) are still
+    accepted as keywords."""
 
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
+
+    engine: str | None = Field(default=None, description="Engine override (`claude-code`, `codex`).")
+    agent_model: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("agent_model", "model"),
+        description="Model the agent should use (engine default if unset).",
+    )
+    judge: str | None = Field(
+        default=None,
+        validation_alias=AliasChoices("judge", "judge_model"),
+        description="Judge / grader model override (`model` or `provider:model`).",
+    )
+    timeout: float | None = Field(
+        default=None,
+        validation_alias=AliasChoices("timeout", "timeout_seconds"),
+        description="Per-run agent timeout in seconds.",
+    )
+    judge_timeout: float | None = Field(
+        default=None,
+        description="Seconds all judge calls of one run may "
+        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
+        "10-60 s); then the run is ERROR.",
+    )
+    no_judge: bool = Field(default=False, description="Skip the LLM judge; verdicts come from checks alone.")
+    dry_run: bool = Field(default=False, description="Plan only: no agent, no model, no report.")
+    keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
+    extra_env: list[str] = Field(
+        default_factory=list,
+        description="Names of the caller's environment variables passed through to the agent (`--env NAME`, the "
+        "editor's `evalens.apiKeyEnvVars`); names only, their values are read from the caller's environment.",
+    )
+    runs: int = Field(default=1, ge=1, description="Runs per unit; the report carries each unit's pass rate.")
+    max_cost: float | None = Field(
+        default=None,
+        ge=0,
+        description="USD the batch may spend; then no new run "
+        "starts and the rest are SKIP (docs/repeats.md#budgets).",
+    )
+    max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
+    budget: Any = Field(
+        default=None,
+        exclude=True,
+        description="A runner.budget.Budget shared by several calls "
+        "(an editor's batch); when set, max_cost and max_tokens are ignored.",
+    )
+    baseline: str | None = Field(
+        default=None,
+        description="`no-skill`, or a git ref: run every unit again "
+        "without the skill or package, or with it as it was at the ref (docs/baseline.md).",
+    )
+    allow_unisolated_baseline: bool = Field(
+        default=False,
+        description="Run a baseline even when the sandbox is "
+        "not enforced (its agent can read the package from the host); the "
+        "uplift is then marked unisolated.",
+    )
+    arm: str | None = Field(
+        default=None,
+        description="`--arms`: the arm this batch runs (`skill`, `no-skill`, `plugin`, `ref:REF`, "
+        "`without:references|scripts|hooks`): what its runs install (runner/arms.py).",
+    )
+    output: Path | None = Field(
+        default=None,
+        validation_alias=AliasChoices("output", "report"),
+        description="The evalens report's path; default evals/reports/<timestamp>.json.",
+    )
+    write_report: bool = Field(
+        default=True, description="Write the report and artifacts (false: results only)."
+    )
+    resume: Path | None = Field(
+        default=None,
+        description="The report of a batch cut short: run only its runs that did not finish (its run log says "
+        "which), keep the others, and write its report complete. The other fields must be the batch's own "
+        "(`runner.run_log`); a changed input is refused.",
+    )
+
+
+class RunRequest(RunOptions):
+    """What to run of a UAAPS package. Unset overrides fall back to ``evals/eval-config.json``."""
 
     package_root: Path = Field(description="Package root: the folder holding `evals/`.")
     cases: list[str] = Field(
@@ -88,23 +172,7 @@ class RunRequest(AgentRunLimits):
     target: str | None = Field(
         default=None, description="Only cases with this target, e.g. `skill:pdf-tools`."
     )
-    engine: str | None = Field(default=None, description="Engine override (`claude-code`, `codex`).")
-    judge: str | None = Field(default=None, description="Judge model override (`model` or `provider:model`).")
-    agent_model: str | None = Field(
-        default=None, description="Model the agent should use (engine default if unset)."
-    )
-    timeout: float | None = Field(default=None, description="Per-case timeout override in seconds.")
-    judge_timeout: float | None = Field(
-        default=None,
-        description="Seconds all judge calls of one case run may "
-        "take (default: $EVALENS_JUDGE_TIMEOUT, else half the case timeout, "
-        "10-60 s); then the case is ERROR.",
-    )
-    no_judge: bool = Field(default=False, description="Skip the LLM judge; verdicts come from checks alone.")
-    dry_run: bool = Field(default=False, description="Plan only: no agent, no model, no report.")
-    keep_sandbox: bool = Field(default=False, description="Keep each sandbox directory for inspection.")
     jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
-    runs: int = Field(default=1, ge=1, description="Runs per case; the report carries each case's pass rate.")
     runs_auto: bool = Field(
         default=False,
         description="`--runs auto[:MAX]`: `runs` is MAX, and a case runs again only while the Wilson interval of "
@@ -119,55 +187,11 @@ class RunRequest(AgentRunLimits):
         description="`--judge-repeats K`: each transcript judged K times; any FAIL fails, any ERROR errs, and the "
         "report gives each case's flip rate and the batch's agreement (Krippendorff's alpha).",
     )
-    max_cost: float | None = Field(
-        default=None,
-        ge=0,
-        description="USD the batch may spend; then no new run "
-        "starts and the rest are SKIP (docs/repeats.md#budgets).",
-    )
-    max_tokens: int | None = Field(default=None, ge=0, description="Tokens (in + out) the batch may spend.")
-    baseline: str | None = Field(
-        default=None,
-        description="`no-skill`, or a git ref: run every case again "
-        "without the package, or with it as it was at the ref (docs/baseline.md).",
-    )
-    allow_unisolated_baseline: bool = Field(
-        default=False,
-        description="Run a baseline even when the sandbox is "
-        "not enforced (its agent can read the package from the host); the "
-        "uplift is then marked unisolated.",
-    )
-    arm: str | None = Field(
-        default=None,
-        description="`--arms`: the arm this batch runs (`skill`, `no-skill`, `plugin`, `ref:REF`, "
-        "`without:references|scripts|hooks`): what its runs install of the package (runner/arms.py).",
-    )
-    budget: Any = Field(
-        default=None,
-        exclude=True,
-        description="A runner.budget.Budget shared by several calls "
-        "(an editor's batch); when set, max_cost and max_tokens are ignored.",
-    )
-    extra_env: list[str] = Field(
-        default_factory=list, description="Extra environment variable names passed through to the agent."
-    )
     agent_key_env: list[str] | None = Field(
         default=None, description="Env var names holding the agent's API key (engine default)."
     )
     judge_key_env: list[str] | None = Field(
         default=None, description="Env var names holding the judge's API key (provider default)."
-    )
-    output: Path | None = Field(
-        default=None, description="Report path; default evals/reports/<timestamp>.json."
-    )
-    write_report: bool = Field(
-        default=True, description="Write the report and artifacts (false: results only)."
-    )
-    resume: Path | None = Field(
-        default=None,
-        description="The report of a batch cut short: run only its runs that did not finish (its run log says "
-        "which), keep the others, and write its report complete. The other fields must be the batch's own "
-        "(`runner.run_log`); a changed input is refused.",
     )
 
 

@@ -34,10 +34,10 @@ from evalens.runner.baseline import (
     BaselinePlan,
     _add_worktree,
     _counts,
-    remove_worktree,
     resolve,
     uplift_of,
 )
+from evalens.runner.git_repo import remove_worktree
 from evalens.runner.install import PackageError, PackageInfo, read_package
 from evalens.runner.stats import newcombe_paired_difference, paired_bootstrap
 

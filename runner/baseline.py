@@ -12,9 +12,6 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +20,7 @@ from typing import Any, Literal
 from evalens.core.models.baseline import BaselineSource, Uplift
 from evalens.core.models.run_record import Usage, sum_usage
 from evalens.core.models.uaaps import ReportBaseline
+from evalens.runner.git_repo import GitRefError, add_worktree, ref_commit, remove_worktree
 from evalens.runner.install import PackageError, read_package
 from evalens.runner.record import attach_records, unit_folder_name
 from evalens.runner.report import artifacts_root, summarize
@@ -104,57 +102,6 @@ class BaselinePlan:
         return out
 
 
-# Every git call: hooks off (a pull request's checkout must not run a post-checkout hook), no bare repository
-# found by discovery (a git repository committed as plain files inside the package: HEAD, config with
-# `worktree = .`, objects/, refs/, hooks/), no fsmonitor command. Discovery itself never runs: the git dir and
-# work tree are always named (:func:`repository_of`).
-GIT_SAFETY = (
-    "-c",
-    "core.hooksPath=/dev/null",
-    "-c",
-    "safe.bareRepository=explicit",
-    "-c",
-    "core.fsmonitor=false",
-)
-# Variables that would point git elsewhere than the repository named on its command line.
-_GIT_LOCATION_VARS = (
-    "GIT_DIR",
-    "GIT_WORK_TREE",
-    "GIT_COMMON_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_CEILING_DIRECTORIES",
-)
-
-
-def repository_of(folder: Path) -> Path | None:
-    """The work tree of the git repository holding ``folder``: the nearest folder at or above it with a
-    ``.git`` (a folder, or a linked worktree's ``gitdir:`` file). Only a ``.git`` counts: a package that commits
-    a repository's files as plain files (``HEAD``, ``config``, ``objects/``) is no repository here, whatever
-    git's own discovery would make of it; git refuses to commit a ``.git``, so a ``.git`` is the clone's own."""
-    current = folder.resolve()
-    for candidate in (current, *current.parents):
-        dot_git = candidate / ".git"
-        if dot_git.is_dir() or dot_git.is_file():
-            return candidate
-    return None
-
-
-def _git(top: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``git`` on the repository whose work tree is ``top`` (see :func:`repository_of`), its git dir and work
-    tree named explicitly, with :data:`GIT_SAFETY`."""
-    env = {k: v for k, v in os.environ.items() if k not in _GIT_LOCATION_VARS}
-    return subprocess.run(
-        ["git", f"--git-dir={top / '.git'}", f"--work-tree={top}", *GIT_SAFETY, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=str(top),
-        stdin=subprocess.DEVNULL,
-        env={**env, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
-        check=False,
-    )
-
-
 def resolve(value: str | None, where: Path) -> BaselinePlan | None:
     """``--baseline`` as a plan (None without one). Blocking (runs git): call it off the event loop.
     Raises :class:`BaselineError` when ``where`` is in no git repository or the ref is unknown."""
@@ -176,43 +123,13 @@ def resolve(value: str | None, where: Path) -> BaselinePlan | None:
     return BaselinePlan("ref", ref=value, commit=commit, repo=repo)
 
 
-class GitRefError(Exception):
-    """A git ref an option names cannot be used: no git, no repository, or no such commit."""
-
-
-def ref_commit(
-    option: str, ref: str, folder: Path, *, git_for: str = "", unknown_hint: str = ""
-) -> tuple[Path, str]:
-    """The repository holding ``folder`` and the commit ``ref`` names in it, for ``--baseline`` and
-    ``--changed-since`` alike; each error starts with the ``option`` as the user typed it. Blocking (runs git)."""
-    if shutil.which("git") is None:
-        raise GitRefError(f"{option}: git is not installed{git_for}")
-    repo = repository_of(folder)
-    if repo is None or _git(repo, "rev-parse", "--git-dir").returncode != 0:
-        raise GitRefError(f"{option}: {folder} is not inside a git repository")
-    commit = _git(repo, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    if commit.returncode != 0 or not commit.stdout.strip():
-        raise GitRefError(f"{option}: unknown git ref in {repo}{unknown_hint}")
-    return repo, commit.stdout.strip()
-
-
 def _add_worktree(plan: BaselinePlan) -> Path:
+    """The checkout at the plan's ref (:func:`~evalens.runner.git_repo.add_worktree`), or a :class:`BaselineError`."""
     assert plan.repo is not None and plan.commit is not None
-    parent = Path(tempfile.mkdtemp(prefix="evalens-baseline-"))
-    tree = parent / "tree"
-    added = _git(plan.repo, "worktree", "add", "--detach", str(tree), plan.commit)
-    if added.returncode != 0:
-        shutil.rmtree(parent, ignore_errors=True)
-        why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
-        raise BaselineError(f"--baseline {plan.ref}: cannot check out {plan.commit[:7]}: {why}")
-    return tree
-
-
-def remove_worktree(repo: Path, tree: Path) -> None:
-    """Remove the checkout and git's note of it (never leaves one behind, even when git refuses)."""
-    _git(repo, "worktree", "remove", "--force", str(tree))
-    shutil.rmtree(tree.parent, ignore_errors=True)
-    _git(repo, "worktree", "prune")
+    try:
+        return add_worktree(plan.repo, plan.commit, "evalens-baseline-")
+    except GitRefError as exc:
+        raise BaselineError(f"--baseline {plan.ref}: cannot check out {plan.commit[:7]}: {exc}") from None
 
 
 @contextlib.asynccontextmanager

@@ -173,3 +173,35 @@ def short_diff(recorded: Any, got: Any, limit: int = 12) -> str:
     if len(out) > limit:
         out = out[:limit] + [f"... ({len(out) - limit} more diff lines)"]
     return "\n".join(out)
+
+
+# A tool definition's parts that are the CLI's own wording: its description and its argument schema. A release
+# rewrites them (2.1.332 added a required field to one of Claude Code's tools; Codex 0.171.0 reworded a shell
+# option and its model list) while the run offers the same tools.
+_CLI_WORDING = frozenset({"description", "input_schema", "parameters"})
+
+
+def _run_owned(name: str) -> bool:
+    """A tool the run brings (an MCP server of the package: ``mcp__server__tool``, in both CLIs' naming), whose
+    definition the package wrote; the CLIs' built-in tools never have a double underscore."""
+    return "__" in name
+
+
+def _tool_as_offered(tool: Any) -> Any:
+    if not isinstance(tool, dict) or _run_owned(str(tool.get("name") or "")):
+        return tool
+    out = {k: v for k, v in tool.items() if k not in _CLI_WORDING and k != "tools"}
+    if isinstance(tool.get("tools"), list):  # Codex's namespaces: each member as offered, by name
+        out["tools"] = [_tool_as_offered(t) for t in tool["tools"]]
+    return out
+
+
+def without_cli_tool_wording(request: Any) -> Any:
+    """The request with each built-in tool's description and schema left out, for a replay on another CLI version
+    (issue 40). It reads the request's own structure (the top-level ``tools`` list of the Messages and Responses
+    APIs), never its prose. What the run decides stays compared: which tools are offered (a tool added or removed,
+    say by ``disallowed-tools``, still differs), every other field of a tool, and the whole definition of a tool
+    the package brings."""
+    if not isinstance(request, dict) or not isinstance(request.get("tools"), list):
+        return request
+    return {**request, "tools": [_tool_as_offered(t) for t in request["tools"]]}

@@ -22,15 +22,17 @@ from typing import Any
 import yaml
 
 from evalens.core.documents import Language, parse
+from evalens.core.index import evals_parent
+from evalens.core.labels import PLUGIN_EVAL_FORMATS  # a case folder: both files are one unit
 from evalens.runner.engines import get_engine
 from evalens.runner.engines.base import binary_version
 from evalens.runner.fingerprint import Fingerprint, build, changes, text_hash, tree_hash
 from evalens.runner.judge import default_judge, resolve_judge
 from evalens.runner.results import apply_repeats
+from evalens.runner.suites import PACKAGE_FORMAT, names_per_file
 from evalens.runner.suites.base import skill_root_of
 from evalens.runner.suites.plugin_eval_paths import eval_dir_of, plugin_root_of
 
-PLUGIN_EVAL_FORMATS = ("plugin-eval-prompt", "plugin-eval-case")  # a case folder: both files are one unit
 PACKAGE_PARTS = ("hooks", "rules", "agents", "scripts", "bin")  # every folder install.py copies or runs
 
 
@@ -65,7 +67,7 @@ def engine_version_now(engine_name: str) -> str | None:
 def _config_of(format_id: str, file: Path, root: Path) -> tuple[Path | None, dict[str, Any]]:
     """The eval config the next run reads (UAAPS: ``evals/eval-config.json``; skilljack: ``eval.config.yaml``
     beside the file) and its data (empty when unreadable)."""
-    if format_id == "uaaps-case":
+    if format_id == PACKAGE_FORMAT:
         path = root / "evals" / "eval-config.json"
     elif format_id.startswith("skilljack"):
         path = file.parent / "eval.config.yaml"
@@ -225,10 +227,10 @@ def file_unit_value(file: Path, location: Iterable[str | int]) -> Any:
 
 def package_root_for(format_id: str, file: Path) -> Path:
     """The folder whose skills, hooks and rules the unit's run installs."""
-    if format_id == "uaaps-case":
-        for parent in file.resolve().parents:
-            if parent.name == "evals":
-                return parent.parent
+    if not names_per_file(format_id):  # a package's case installs its package
+        found = evals_parent(file.resolve())
+        if found is not None:
+            return found
     if format_id in PLUGIN_EVAL_FORMATS:  # a plugin's case installs the plugin
         return plugin_root_of(file.parent) or file.parent
     return skill_root_of(file)
@@ -248,7 +250,7 @@ def fixtures_for(format_id: str, root: Path, value: Any, file: Path | None = Non
         return plugin_case_files(file, root)
     if not isinstance(value, dict):
         return []
-    if format_id == "uaaps-case":
+    if format_id == PACKAGE_FORMAT:
         raw, base = (
             (value.get("input") or {}).get("files") if isinstance(value.get("input"), dict) else None,
             root / "evals",

@@ -26,7 +26,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ValidationError
 
 from evalens.core.engines import default_engine, judge_provider
-from evalens.core.models.verdict import JudgeVerdict
+from evalens.core.models.verdict import JudgeRuling
 from evalens.runner.judge_material import fence, material_of, new_boundary, unquoted, untrusted_note
 from evalens.runner.replay import judge_base_url
 from evalens.runner.verdicts import combine_judgements
@@ -81,7 +81,7 @@ class JudgeSpec:
 class JudgeOutcome:
     """PASS / FAIL from the judge, or ERROR when it could not be used."""
 
-    verdict: JudgeVerdict
+    verdict: JudgeRuling
     reason: str
     model: str
     provider: str
@@ -366,9 +366,12 @@ async def ask_parsed(
     """Ask until ``parse(reply)`` succeeds, at most :data:`JUDGE_ATTEMPTS` times and within ``deadline`` seconds
     in total; returns ``(parsed, raw)`` or raises :class:`JudgeFailed` with the last reason."""
     try:  # importing an SDK takes seconds on a busy machine: off the loop, and not on the judge's clock
+        # (an import preflight.judge_sdk_ready started beside the agent is waited for under the module's lock)
         await asyncio.to_thread(importlib.import_module, spec.provider)
-    except ImportError as exc:
-        raise JudgeFailed(f"judge SDK not importable: {exc} (pip install evalens installs it)") from None
+    except Exception as exc:  # noqa: BLE001 - a broken install fails in many ways; all mean "no judge"
+        raise JudgeFailed(
+            f"judge SDK not importable: {type(exc).__name__}: {exc} (pip install evalens installs it)"
+        ) from None
     loop = asyncio.get_running_loop()
     end = loop.time() + deadline
     last_error, raw, asked, waited = "", "", 0, 0.0

@@ -5,8 +5,10 @@ meets one is refused or killed with nothing for the runner to read: ``--limit fi
 exceeded" inside the run, then PASS. ``docs/sandbox.md`` says a limit that is met is never PASS, so the runner
 reads the refusal back from what the kernel and the processes report:
 
-- **pids**: the agent uid's process count, polled while the run goes; RLIMIT_NPROC refuses a fork once the
-  count reaches the limit, so a peak at the limit is a refused fork (a bomb that swallows its errors included);
+- **pids**: the agent uid's process count, counted while the run goes (every 0.1 s, at once when the machine's
+  task total jumps, and at each model call: the moment a tool call has returned and what it left running still
+  lives); RLIMIT_NPROC refuses a fork once the count reaches the limit, so a peak at the limit is a refused
+  fork (a bomb that swallows its errors included);
 - **file-mb**: a file at exactly the RLIMIT_FSIZE cap in the sandbox (a write past it was cut there, by the
   kernel), or a shell's report of SIGXFSZ / EFBIG;
 - **memory-mb**, **cpu-seconds**: the refusal as the process reported it in a shell call's result (ENOMEM,
@@ -21,8 +23,9 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from evalens.runner.engines.codex_record import SHELL_CALLS
@@ -102,10 +105,31 @@ class PidWatch:
     uid: int
     nproc: int
     peak: int = 0
+    counted: int = 0  # the uid's count at the last full count
+    total: int | None = None  # the machine's task total then (None: unknown, no /proc/loadavg)
+    # two worker threads may count at once (the timed watch and a model call's look): one at a time, so a lower
+    # count written last never takes the peak back
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def poll(self) -> None:
         """Blocking (walks the process table): call it in a worker thread."""
-        self.peak = max(self.peak, own_process_count(self.uid))
+        with self.lock:
+            self.total = task_total()
+            self.counted = own_process_count(self.uid)
+            self.peak = max(self.peak, self.counted)
+
+    def near(self) -> bool:
+        """Whether the uid's count may have come within the margin since the last full count, read from the
+        machine's task total (one small read, no walk): every task added since then counted as the agent's.
+        False when the total cannot be read; the timed full count is then all there is."""
+        if self.total is None:
+            return False
+        now = task_total()
+        return now is not None and self.counted + now - self.total >= self.threshold()
+
+    def threshold(self) -> int:
+        """The count that reads as the limit met: within an eighth of it (see :meth:`met`)."""
+        return self.nproc - max(4, self.nproc // 8)
 
     def met(self) -> bool:
         """The peak reached the limit, within an eighth of it. Why a margin: the kernel does not count what a
@@ -113,7 +137,17 @@ class PidWatch:
         namespace, and a look misses processes born and gone between two looks). Measured with a bomb that
         forks until refused: 62-64 seen of 64 as root, 61 of 68 unprivileged. An agent's own work sits far
         below (a CLI and its shells: 10-30 tasks), so a peak this close to the limit is the limit met."""
-        return self.peak >= self.nproc - max(4, self.nproc // 8)
+        return self.peak >= self.threshold()
+
+
+def task_total() -> int | None:
+    """The tasks (processes and threads) the machine runs now, from ``/proc/loadavg``'s fourth field (None:
+    unreadable). Cheap enough to read every few milliseconds, unlike a walk of ``/proc``."""
+    try:
+        with open("/proc/loadavg", "rb") as f:
+            return int(f.read(128).split()[3].split(b"/")[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def kernel_readback(

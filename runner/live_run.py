@@ -16,6 +16,7 @@ from pathlib import Path
 from evalens.core.models.run_log import RunFinish
 from evalens.runner.report import load_report
 from evalens.runner.run_log import NotARunLog, RunLog, past_batches, read_log
+from evalens.runner.suites import names_per_file
 from evalens.runner.unit_identity import key, relative_file
 
 MAX_BATCHES = 50  # batches looked at, newest first, for the unit's newest one
@@ -84,7 +85,7 @@ def _unit_in(log: RunLog, start: Path, name: str) -> LiveRun | None:
     wanted = [
         u.unit
         for u in log.start.units
-        if u.unit.name == name and (file is None or u.unit.format == "uaaps-case" or u.unit.file == file)
+        if u.unit.name == name and (file is None or not names_per_file(u.unit.format) or u.unit.file == file)
     ]
     if not wanted:
         return None

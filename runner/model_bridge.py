@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -168,6 +168,11 @@ class Guard:
     tally: Tally = field(default_factory=Tally)
     on_call: Callable[[ModelCall], None] | None = None
     stopped: Callable[[], str | None] = lambda: None
+    # Awaited before each model call goes on: the run's process count (limit_readback.PidWatch). Why here: a
+    # model call is the one moment the runner knows the agent's last tool call has returned while what it left
+    # running is still alive (the CLI exits, and its sandbox with it, one answer later), so a bomb whose
+    # children outlive its shell is seen at every turn, not only when a timed look falls in that window.
+    before_call: Callable[[], Awaitable[None]] | None = None
 
     @classmethod
     def for_env(cls, env: dict[str, str], key_vars: Iterable[str]) -> Guard:
@@ -190,6 +195,11 @@ class Guard:
                     value = value.replace(placeholder, real)
             out.append((name, value))
         return out
+
+    async def before(self, method: str, target: str) -> None:
+        """What the run does before a model call goes on (``before_call``; nothing for other requests)."""
+        if self.before_call is not None and is_model_call(method, target):
+            await self.before_call()
 
     def refusal(self, method: str, target: str) -> Answer | None:
         """The answer to a model call made after the run passed a limit (None: let it through)."""

@@ -225,6 +225,7 @@ class ModelProxy:
         method, target, body = request.method, request.target, request.body
         guard = self.guard
         if guard is not None:
+            await guard.before(method, target)
             refusal = guard.refusal(method, target)
             if refusal is not None:
                 await send_answer(writer, refusal)

@@ -5,19 +5,26 @@ judge's provider, the sandbox and writable temp space. One list of checks feeds 
 :func:`preflight`, because they all start runs through ``runner.api`` (``run_cases`` or ``run_file``).
 
 Everything here is cheap (no SDK import, cached ``--version``); :func:`import_judge_sdk` does the real import
-and is run off the event loop.
+and is run off the event loop, before the first agent unless an earlier process proved it on the same files
+(:func:`judge_sdk_ready`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import importlib.util
 import os
 import shutil
+import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from evalens.runner.engines.base import EngineNotFound, binary_version
+from evalens.core.engines import engine_names
+from evalens.runner import probe_cache
+from evalens.runner.engines import UnsupportedEngine, get_engine
+from evalens.runner.engines.base import EngineNotFound, binary_version, cli_key
 from evalens.runner.host_platform import this_host
 from evalens.runner.judge import OPENAI_PREFIXES, PROVIDER_KEYS, default_judge, resolve_judge
 from evalens.runner.resource_limits import ResourceLimits, create_cgroup
@@ -102,8 +109,10 @@ def engine_checks(
     key_env: tuple[str, ...] | None = None,
     required: bool = True,
     env: dict[str, str] | None = None,
+    fresh: bool = False,
 ) -> list[Check]:
-    """The engine's CLI is found and runs, and its API key is set."""
+    """The engine's CLI is found and runs, and its API key is set; ``fresh``: the CLI is asked even when its
+    answer is on record (``evalens doctor`` is where a user checks that it still runs)."""
     source = os.environ if env is None else env
     label = f"{engine.name} CLI"
     checks: list[Check] = []
@@ -127,7 +136,7 @@ def engine_checks(
             )
         )
     else:
-        version = binary_version(binary)
+        version = binary_version(binary, fresh=fresh)
         if version is None:
             checks.append(
                 Check(
@@ -327,9 +336,11 @@ def preflight(
     network: bool = False,
     env: dict[str, str] | None = None,
     judge_label: str | None = None,
+    fresh: bool = False,
 ) -> tuple[Preflight, Any]:
-    """Every check a run of ``engine`` needs; returns the result and the resolved judge spec (None: no judge)."""
-    result = Preflight(engine_checks(engine, key_env=agent_key_env, env=env))
+    """Every check a run of ``engine`` needs; returns the result and the resolved judge spec (None: no judge);
+    ``fresh`` as for :func:`engine_checks`."""
+    result = Preflight(engine_checks(engine, key_env=agent_key_env, env=env, fresh=fresh))
     spec = None
     if use_judge:
         checks, spec = judge_checks(
@@ -345,7 +356,8 @@ def preflight(
 
 
 def import_judge_sdk(provider: str) -> str | None:
-    """Import the judge's SDK for real (seconds on a busy machine: call it off the event loop); the problem, if any."""
+    """Import the judge's SDK for real (seconds on a busy machine: call it off the event loop); the problem, if any.
+    A clean import is remembered under :func:`sdk_key` (:func:`judge_sdk_ready`)."""
     module = SDK_MODULES.get(provider, provider)
     try:
         importlib.import_module(module)
@@ -354,4 +366,157 @@ def import_judge_sdk(provider: str) -> str | None:
             f"cannot start (no agent was started): the `{module}` package is installed but does not import "
             f"({type(exc).__name__}: {str(exc)[:200]}) — fix: {REINSTALL}"
         )
+    # the files as they are once imported (a first import may have written the package's __pycache__)
+    probe_cache.remember("sdk-imports", module, sdk_key(module), True)
     return None
+
+
+def sdk_key(module: str) -> list[Any] | None:
+    """What a clean import of ``module`` depends on, as files: the interpreter, the SDK's ``__init__`` and folder,
+    and every site-packages folder on ``sys.path`` (``pip install`` / ``uninstall`` of any package, a dependency
+    included, adds or removes entries there, which changes the folder). None: not installed, or not a file."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.origin or not os.path.isfile(spec.origin):
+        return None
+    folders = [os.path.dirname(spec.origin)] + [
+        p for p in sys.path if os.path.basename(p) in ("site-packages", "dist-packages") and os.path.isdir(p)
+    ]
+    keys = [probe_cache.file_key(sys.executable), probe_cache.file_key(spec.origin)]
+    keys += [probe_cache.file_key(f) for f in dict.fromkeys(folders)]
+    return None if any(k is None for k in keys) else [sys.version, *keys]
+
+
+def _proven(module: str) -> bool:
+    key = sdk_key(module)
+    return key is None or probe_cache.recall("sdk-imports", module, key) is True  # None: nothing to prove
+
+
+def _cli_binaries() -> list[str]:
+    """Every supported engine's CLI that is installed."""
+    found = []
+    for name in engine_names():
+        try:
+            found.append(str(get_engine(name).binary))
+        except (EngineNotFound, UnsupportedEngine):
+            continue
+    return found
+
+
+def unprimed() -> bool:
+    """Whether a probe a run makes before its agent has no record on this machine yet: an installed judge SDK not
+    proven on its current files, an installed CLI whose ``--version`` was not asked (:func:`prime_probes`)."""
+    if not all(_proven(m) for m in SDK_MODULES.values()):
+        return True
+    return any(probe_cache.recall("cli-versions", b, cli_key(b)) is None for b in _cli_binaries())
+
+
+def prime_probes() -> None:
+    """Make the probes a run makes before its agent, so that they are on record
+    (:mod:`~evalens.runner.probe_cache`) before a first run ever asks: the server runs this in a child process at
+    its first Run lens (``prime_command``), so a new user's first click (issue 45: the first minute) does not prove
+    the SDK (2-3 s) before its agent, and the server's own process never imports an SDK it may not need."""
+    for provider, module in SDK_MODULES.items():
+        if not _proven(module):
+            import_judge_sdk(provider)
+    for binary in _cli_binaries():
+        binary_version(binary)
+
+
+PRIME = "from evalens.runner.preflight import prime_probes\nprime_probes()\n"
+PRIMING_WAIT = 60.0  # seconds a run waits for the priming child's record before it probes itself
+
+
+def prime_command() -> list[str] | None:
+    """The child process that makes the missing records, or None when every probe is on record or there is no
+    cache to keep them in. It runs at the server's own priority: a click that comes before it is done waits for
+    its record (:func:`judge_sdk_ready`), and must not wait behind a child the machine's load starves."""
+    if probe_cache.cache_dir() is None or not unprimed():
+        return None
+    return [sys.executable, "-c", PRIME]
+
+
+_priming: asyncio.Task[None] | None = None  # this process's one priming child (prime_soon)
+
+
+def prime_soon() -> asyncio.Task[None]:
+    """Start :func:`prime_probes` in a child process, once per process (call it on the event loop)."""
+    global _priming
+    if _priming is None:
+        _priming = asyncio.get_running_loop().create_task(_prime())
+    return _priming
+
+
+async def _prime() -> None:
+    argv = await asyncio.to_thread(prime_command)
+    if argv is None:
+        return
+    child = await asyncio.create_subprocess_exec(
+        *argv,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await child.wait()
+    finally:
+        if child.returncode is None:  # stopped: by a run that waited too long, or the server's shutdown
+            child.kill()
+            await child.wait()
+
+
+async def stop_priming() -> None:
+    """Stop the priming child if it still runs (the server shutting down; a run that waited long enough)."""
+    task = _priming
+    if task is not None and not task.done():
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+
+
+def _recorded(module: str) -> bool:
+    """``module`` imported cleanly, in this interpreter, from the files it has now (:func:`sdk_key`)."""
+    key = sdk_key(module)
+    return key is not None and probe_cache.recall("sdk-imports", module, key) is True
+
+
+async def _primed(module: str) -> bool:
+    """Whether ``module`` is on record, once the priming child, if it still runs, has recorded it or ended: its
+    proof is already under way, so waiting for it is never longer than proving again (at most
+    :data:`PRIMING_WAIT` seconds, then the child is stopped)."""
+    task = _priming
+    loop = asyncio.get_running_loop()
+    end = loop.time() + PRIMING_WAIT
+    while task is not None and not task.done() and not _recorded(module):
+        if loop.time() > end:
+            await stop_priming()
+            break
+        await asyncio.wait({task}, timeout=0.1)
+    return _recorded(module)
+
+
+_imports: set[asyncio.Future[Any]] = set()  # imports running beside a batch's first agent (kept referenced)
+
+
+async def judge_sdk_ready(provider: str) -> str | None:
+    """Before a batch's first agent: the judge's SDK imports, else the problem (the run is refused before any
+    agent is paid for).
+
+    Importing the SDK to prove it costs seconds (``anthropic`` 2-3 s), and a first click in a fresh server paid it
+    before its agent started (issue 45). When this interpreter already imported it cleanly from exactly these files
+    (:func:`sdk_key`, remembered by :func:`import_judge_sdk` in an earlier process), the proof is that record, and
+    the import runs in a worker thread beside the agent (whose process runs on its own core); the judge imports
+    through the same module lock (``judge.ask_parsed``), so it waits for it, and an import that fails after all is
+    the judge's ERROR, never a PASS. A priming child still at work (:func:`prime_soon`) is waited for; anything
+    else, a changed install included, imports here before the agent."""
+    module = SDK_MODULES.get(provider, provider)
+    if module in sys.modules:
+        return None
+    if await _primed(module):
+        future = asyncio.get_running_loop().run_in_executor(None, import_judge_sdk, provider)
+        _imports.add(future)
+        future.add_done_callback(_imports.discard)
+        return None
+    return await asyncio.to_thread(import_judge_sdk, provider)

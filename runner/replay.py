@@ -1,6 +1,6 @@
 """Record and replay at the model bridge (issue 24, docs/replay.md).
 
-A batch run with ``--record`` or ``--replay[=strict|new]`` holds a :class:`Batch` in a context variable. Each
+A batch run with ``--record`` or ``--replay[=strict|new]`` holds a :class:`CassetteBatch` in a context variable. Each
 unit-run opens a :class:`Tape` when its agent starts (``sandbox.launch_agent``); the agent's base URL and, later,
 the judge's are pointed at a :class:`~evalens.runner.model_proxy.ModelProxy` of that tape. The tape decides
 per request: answer from the cassette, go live, or refuse (strict replay, first divergence). When the batch ends
@@ -38,7 +38,9 @@ from evalens.runner.canonical import (
     redact,
     redact_value,
     short_diff,
+    without_cli_tool_wording,
 )
+from evalens.runner.git_repo import changed_names, git, repository_of
 from evalens.runner.model_proxy import Answer, ModelProxy, error_answer
 
 if TYPE_CHECKING:
@@ -55,7 +57,9 @@ def _run_folder(body: bytes) -> str | None:
     return found.group(0) if found else None
 
 
-_BATCH: contextvars.ContextVar[Batch | None] = contextvars.ContextVar("evalens_replay_batch", default=None)
+_BATCH: contextvars.ContextVar[CassetteBatch | None] = contextvars.ContextVar(
+    "evalens_replay_batch", default=None
+)
 _TAPE: contextvars.ContextVar[Tape | None] = contextvars.ContextVar("evalens_replay_tape", default=None)
 # the tapes one agent attempt opened (agent_retry.run_retrying asks whether one of them refused a request)
 _ATTEMPT: contextvars.ContextVar[list[Tape] | None] = contextvars.ContextVar(
@@ -74,7 +78,7 @@ def cassette_name(
     engine, the agent model (``default``: the CLI's own) and the ``--arms`` arm. Matrix cells and arms run the
     same units of the same package into the same folder; without these parts each cell's or arm's recording
     overwrote the one before, and the others' replays then diverged (issue 44). Without an engine, the name
-    cassettes had before (``<unit>-<run>.json``): :meth:`Batch.open` still reads one of those when the new
+    cassettes had before (``<unit>-<run>.json``): :meth:`CassetteBatch.open` still reads one of those when the new
     name is missing."""
     name = f"{_slug(unit) or 'unit'}-{run}"
     if engine is not None:
@@ -88,7 +92,7 @@ def cassette_name(
 class Tape:
     """The exchanges of one unit-run: those recorded before (replay) and those of this run, in order."""
 
-    batch: Batch
+    batch: CassetteBatch
     unit: str
     run: int
     engine: str | None
@@ -157,12 +161,17 @@ class Tape:
             return Answer(200, "application/json", b"{}" if method != "HEAD" else b"")
         canonical = self._canonical(body)
         index = len(self.exchanges) + 1
+        # on another CLI version, the CLI's own tool wording is not the run's (canonical.without_cli_tool_wording)
+        across = self.cli_changed is not None
+        offered = without_cli_tool_wording(canonical) if across else canonical
         for i, old in enumerate(self.recorded):
             if (
                 i not in self.used
                 and old.source == source
                 and old.path == target
-                and old.request == canonical
+                and (
+                    old.request == canonical or (across and without_cli_tool_wording(old.request) == offered)
+                )
             ):
                 self.used.add(i)
                 self.exchanges.append(old.model_copy(update={"index": index}))
@@ -176,9 +185,10 @@ class Tape:
         elif nearest is None:
             why = f"request {index} ({source}) is not in the cassette {where}: the recording had no more requests"
         else:
+            recorded = without_cli_tool_wording(nearest.request) if across else nearest.request
             why = (
                 f"request {index} ({source}) differs from recorded request {nearest.index} of {where}:\n"
-                + short_diff(nearest.request, canonical)
+                + short_diff(recorded, offered)
             )
         if self.diverged is None:
             self.diverged = why
@@ -338,7 +348,7 @@ def _answer_of(response: CassetteResponse, here: Callable[[str], str]) -> Answer
 
 
 @dataclass(slots=True)
-class Batch:
+class CassetteBatch:
     """The cassette settings of one batch and its unit-runs' tapes."""
 
     mode: Mode
@@ -567,7 +577,7 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
     if settings is None:
         yield
         return
-    batch = Batch(settings.mode, settings.folder, settings.root, env_secrets(extra=settings.key_env))
+    batch = CassetteBatch(settings.mode, settings.folder, settings.root, env_secrets(extra=settings.key_env))
     batch.model, batch.arm = settings.model, settings.arm
     if settings.base:
         batch.base = settings.base
@@ -590,8 +600,7 @@ async def cassettes(settings: ReplaySettings | None) -> AsyncIterator[None]:
 def edited_since(folder: Path, base: str) -> tuple[frozenset[Path], str | None]:
     """The files under ``folder`` that differ from git ref ``base`` (changed, added, untracked or ignored), as
     resolved paths, and why they could not be listed (then no cassette is trusted). Blocking: runs git, with
-    the repository named explicitly and hooks off (``baseline._git``)."""
-    from evalens.runner.baseline import _git, repository_of  # lazy: baseline loads the run machinery
+    the repository named explicitly, hooks and filter drivers off (:mod:`evalens.runner.git_repo`)."""
 
     top = repository_of(folder if folder.exists() else folder.parent)
     if top is None:
@@ -600,11 +609,11 @@ def edited_since(folder: Path, base: str) -> tuple[frozenset[Path], str | None]:
         rel = folder.resolve().relative_to(top.resolve()).as_posix()
     except ValueError:
         return frozenset(), f"{folder} is outside its repository {top}"
-    known = _git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}")
+    known = git(top, "rev-parse", "--verify", "--quiet", "--end-of-options", f"{base}^{{commit}}")
     if known.returncode != 0:
         return frozenset(), f"git ref {base} is unknown here (fetch it, e.g. with fetch-depth: 0)"
-    changed = _git(top, "diff", "--name-only", "--no-renames", "-z", known.stdout.strip(), "--", rel)
-    extra = _git(top, "ls-files", "--others", "-z", "--", rel)
+    changed = changed_names(top, known.stdout.strip(), rel)
+    extra = git(top, "ls-files", "--others", "-z", "--", rel)
     if changed.returncode != 0 or extra.returncode != 0:
         return (
             frozenset(),

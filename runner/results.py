@@ -21,10 +21,11 @@ from evalens.core.models.run_record import Usage
 from evalens.core.models.uaaps import DeterministicChecks, EvalReport, JudgeVerdict, ReportCase, ReportCheck
 from evalens.core.models.verdict import CheckStatus, State, Verdict
 from evalens.runner.stats import Repeats, exit_state_fails
+from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.runner.verdicts import known_verdict, unit_state
 
 Location = list[str | int]
-UAAPS_FORMAT = "uaaps-case"
+UAAPS_FORMAT = PACKAGE_FORMAT
 
 
 class UnitCheck(BaseModel):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from evalens.runner.check_words import check_key, yaml_value
 from evalens.runner.report import NotAReport, load_report
 from evalens.runner.report_html import CSS, _diff
 from evalens.runner.results import is_interrupted
@@ -160,7 +161,7 @@ def facts(side: Side) -> list[tuple[str, str]]:
     for check in case.checks:
         rows.append(
             (
-                f"check {check.kind} {check.value}",
+                f"check {check_key(check.kind)} {yaml_value(check.value)}",  # as the case and the run page write it
                 f"{check.status}{': ' + check.detail if check.detail else ''}",
             )
         )

@@ -57,8 +57,8 @@ from evalens.runner.run_log import (
     plan_unit,
     read_log,
 )
-from evalens.runner.session import AgentResult, UsageError
-from evalens.runner.suites import suite_for
+from evalens.runner.session import AgentResult, UsageError, agent_env
+from evalens.runner.suites import names_per_file, suite_for
 from evalens.runner.suites.base import FileRunRequest, KeptRun, LoggedSession, Suite, Unit, UnitRun
 from evalens.runner.unit_identity import identity, key, reconcile
 
@@ -196,11 +196,13 @@ async def run_file(
     except ArmError as exc:
         raise UsageError(str(exc)) from None
     max_cost = request.budget.max_cost if request.budget is not None else request.max_cost
-    refused = refuse_unpriced(request.engine, request.model, max_cost, request.allow_unpriced)
+    refused = refuse_unpriced(request.engine, request.agent_model, max_cost, request.allow_unpriced)
     if refused is not None:  # before any run: the budget would count them $0
         raise UsageError(refused)
     session = await suite.session(units)
-    unpriced = unpriced_before(request.engine, request.model) if max_cost is not None else None
+    if request.extra_env:  # --env NAME: the caller's variable, as a package's run passes it
+        session.env.update(agent_env(session.engine, request.extra_env))
+    unpriced = unpriced_before(request.engine, request.agent_model) if max_cost is not None else None
     if unpriced is not None:
         suite.say("", f"warning: --max-cost: {unpriced}")
 
@@ -263,8 +265,8 @@ async def _run_units(
     budget = request.budget or Budget(request.max_cost, request.max_tokens)
     inputs = NextRun(
         engine=request.engine,
-        agent_model=request.model,
-        judge=request.judge_model,
+        agent_model=request.agent_model,
+        judge=request.judge,
         no_judge=request.no_judge,
         engine_version=getattr(session, "engine_version", None),
     )
@@ -379,7 +381,7 @@ async def _run_unit(
     if result.usage is None:  # what the unit's agent runs spent, from their records
         result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
     await asyncio.to_thread(finish_unit, result, None, inputs)
-    budget.spend_usage(result.usage, result.agent_model or request.model)
+    budget.spend_usage(result.usage, result.agent_model or request.agent_model)
     if plan is None:
         return result, None
 
@@ -400,7 +402,7 @@ def _report_path(request: FileRunRequest, suite: Suite, started: Any) -> Path | 
     """Where the batch's report and run log go (a resumed batch: where they went); None: no report."""
     if not request.write_report:
         return None
-    return request.resume or allocate_report_path(suite.root, started, request.report)
+    return request.resume or allocate_report_path(suite.root, started, request.output)
 
 
 def _write(
@@ -610,7 +612,7 @@ class LoggedRule:
         """The rule of ``log``'s batch; None when it is not a file batch or its file cannot be read any more
         (then the log's generic reading stands). Blocking (reads and validates the file)."""
         planned = log.start.units
-        if not planned or planned[0].unit.format == "uaaps-case":
+        if not planned or not names_per_file(planned[0].unit.format):
             return None
         try:
             request = FileRunRequest.model_validate({**log.start.inputs, "units": []})

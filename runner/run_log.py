@@ -50,6 +50,7 @@ from evalens.runner.judge import JudgeOutcome
 from evalens.runner.record import RECORD_FILE, NotARecord, load_record
 from evalens.runner.report import iso, utc_now
 from evalens.runner.results import UnitCheck, UnitResult, apply_repeats, report_checks
+from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.runner.unit_identity import identity, key, reconcile
 from evalens.runner.verdicts import combine_runs
 
@@ -200,6 +201,18 @@ def request_inputs(request: Any) -> dict[str, Any]:
         exclude={"package_root", "budget", "output", "report", "write_report", "dry_run", "resume"},
     )
     return {**dumped, **{k: v for k, v in absolute.items() if k in dumped}}
+
+
+# A file request's options under the names they had before RunOptions gave both requests one name each
+_FILE_NAMES_BEFORE = {"agent_model": "model", "judge": "judge_model", "timeout": "timeout_seconds"}
+
+
+def _before_shared_names(inputs: dict[str, Any]) -> dict[str, Any]:
+    """``inputs`` of a file batch as an evalens before issue 41's RunOptions recorded them, so a batch it
+    started can still be resumed (a UAAPS batch's names did not change)."""
+    if "file" not in inputs:
+        return inputs
+    return {_FILE_NAMES_BEFORE.get(k, k): v for k, v in inputs.items()}
 
 
 def fingerprint(inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> str:
@@ -395,7 +408,7 @@ def plan_unit(
     package_root: Path,
     inputs: Any,
     location: Sequence[str | int] = (),
-    fmt: str = "uaaps-case",
+    fmt: str = PACKAGE_FORMAT,
 ) -> PlannedUnit:
     """A unit to run (``name`` at ``location`` in ``file``) with its identity and fingerprint, any format.
     Blocking (hashes files)."""
@@ -607,6 +620,11 @@ def open_units(
     except NotARunLog as exc:
         raise ResumeRefused(str(exc)) from None
     now = fingerprint(now_inputs, units)
+    if (
+        now != log.start.fingerprint
+        and fingerprint(_before_shared_names(now_inputs), units) == log.start.fingerprint
+    ):
+        now = log.start.fingerprint  # a file batch started before its request shared RunOptions' names
     if now != log.start.fingerprint:
         what = fingerprint_changes(log.start, now_inputs, units) or ["the inputs' fingerprint"]
         raise ResumeRefused(

@@ -19,6 +19,7 @@ import stat
 import tempfile
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -55,6 +56,7 @@ SANDBOX_PREFIX = "evalens-eval-"
 SIZE_POLL_SECONDS = 1.0  # how often the sandbox's size is measured (--limit workspace-mb)
 STDERR_READ = 65536  # bytes of the agent CLI's stderr read for a refusal it reports
 PID_POLL_SECONDS = 0.1  # how often the agent uid's processes are counted (--limit pids, without a cgroup)
+PID_TOTAL_POLL_SECONDS = 0.005  # how often the machine's task total is read (PidWatch.near)
 USAGE_POLL_SECONDS = 0.2  # how often the usage records an engine writes to files are read (per-run limits)
 # Directories the engines own inside the workspace; never counted as "files created".
 INSTALLED_DIRS = (".claude", ".agents", ".codex", ".evalens-package")
@@ -521,6 +523,8 @@ async def launch_agent(
         sizer = asyncio.ensure_future(_watch_size(paths, resources.workspace_mb, stop_for))
         pids = _pid_watch(prefix, owner, cgroup)
         counter = asyncio.ensure_future(_watch_pids(pids)) if pids is not None else None
+        if pids is not None:
+            guard.before_call = partial(in_thread, pids.poll)
         lines = _event_lines(feed, readers)
         try:
             bridges = await start_bridges(bridges_spec, owner)
@@ -689,10 +693,17 @@ def _pid_watch(prefix: list[str], owner: int | None, cgroup: Any) -> PidWatch | 
 
 
 async def _watch_pids(watch: PidWatch) -> None:
-    """Poll the agent uid's process count while the run goes (a bomb's children live for a while)."""
+    """Count the agent uid's processes while the run goes: a full count every 0.1 s, and at once when the
+    machine's task total (one small read, every 5 ms) says the count may be near the limit. Why both: a bomb's
+    children can live for less than 0.1 s (Codex ends a command's process group with the command), and a full
+    count every 5 ms would cost a fifth of a core for the whole run."""
+    last = 0.0
     while True:
-        await in_thread(watch.poll)
-        await asyncio.sleep(PID_POLL_SECONDS)
+        now = time.monotonic()
+        if now - last >= PID_POLL_SECONDS or (not watch.met() and watch.near()):
+            await in_thread(watch.poll)
+            last = now
+        await asyncio.sleep(PID_TOTAL_POLL_SECONDS)
 
 
 async def _watch_size(paths: SandboxPaths, cap_mb: int, stop_for: Callable[[str], None]) -> None:

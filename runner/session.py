@@ -27,7 +27,7 @@ from evalens.runner.checks import CheckNotRun, CheckTimedOut, check_deadline, fi
 from evalens.runner.engines import UnsupportedEngine, get_engine
 from evalens.runner.engines.base import SandboxPaths, Transcript
 from evalens.runner.limit_readback import merged, refused_in_results
-from evalens.runner.preflight import import_judge_sdk, preflight
+from evalens.runner.preflight import judge_sdk_ready, preflight
 from evalens.runner.record import capture
 from evalens.runner.report import iso, utc_now
 from evalens.runner.resource_limits import ResourceLimits
@@ -303,12 +303,12 @@ class AgentSession:
             self.warn(self.plan.warning)
 
     async def ready(self) -> None:
-        """Import the judge's SDK for real, off the event loop, before the first agent starts."""
+        """The judge's SDK is known to import (``preflight.judge_sdk_ready``: imported off the event loop, or
+        proven by an earlier process on the same files) before the first agent starts."""
         self.engine_version = await asyncio.to_thread(self.engine.version)
         if self.judge is None:
             return
-
-        problem = await asyncio.to_thread(import_judge_sdk, self.judge.provider)
+        problem = await judge_sdk_ready(self.judge.provider)
         if problem:
             raise UsageError(problem)
 

@@ -50,13 +50,13 @@ class OptimizeRequest:
     trigger_set: Path
     with_installed: list[Path] = field(default_factory=list)
     engine: str = "claude-code"
-    model: str | None = None
-    judge_model: str | None = None
+    agent_model: str | None = None  # the names RunOptions gives these (issue 41: one name per meaning)
+    judge: str | None = None
     runs: int = 1
     candidates: int = 3
     holdout: float = 0.5
     seed: int = 0
-    timeout_seconds: float = 60
+    timeout: float = 60  # seconds, per query run
     max_cost: float | None = None
 
 
@@ -290,9 +290,9 @@ class Optimizer:
                 skill=skill,
                 with_installed=self.others,
                 engine=self.request.engine,
-                model=self.request.model,
+                agent_model=self.request.agent_model,
                 runs=self.request.runs,
-                timeout_seconds=self.request.timeout_seconds,
+                timeout=self.request.timeout,
                 budget=self.budget,
                 write_report=False,
             )
@@ -321,7 +321,7 @@ class Optimizer:
 
         engine = get_engine(self.request.engine)
         spec = resolve_judge(
-            self.request.judge_model, default_provider=engine.default_provider, agent_model=self.request.model
+            self.request.judge, default_provider=engine.default_provider, agent_model=self.request.agent_model
         )
         rows = []
         for (q, want), runs in zip(train.queries, train.fired, strict=True):
@@ -362,7 +362,7 @@ async def optimize(request: OptimizeRequest, say: Callable[[str], None] = lambda
     # lazy: budget loads the report machinery (see the note above the imports)
     from evalens.runner.budget import refuse_unpriced
 
-    refused = refuse_unpriced(request.engine, request.model, request.max_cost, False)
+    refused = refuse_unpriced(request.engine, request.agent_model, request.max_cost, False)
     if refused is not None:  # before any run: the budget would count every run $0 and never stop the search
         result.error = refused
         shutil.rmtree(opt.work, ignore_errors=True)

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.formats.registry import all_formats
+from evalens.core.labels import unit_cases
 from evalens.core.models.run_log import LogUnit
 from evalens.core.units import read_doc
 from evalens.runner.depends import file_unit_value, unit_text, unit_value
 from evalens.runner.fingerprint import text_hash
 from evalens.runner.report import load_report, reports_newest_first
 from evalens.runner.results import is_interrupted, result_from_report_case
+from evalens.runner.suites import PACKAGE_FORMAT, names_per_file
 from evalens.runner.suites.uaaps_select import select_cases
 
 
@@ -45,7 +47,7 @@ def content_hash(file: Path, location: Sequence[str | int] = ()) -> str | None:
 
 
 def identity(
-    file: Path, name: str, package_root: Path, location: Sequence[str | int] = (), fmt: str = "uaaps-case"
+    file: Path, name: str, package_root: Path, location: Sequence[str | int] = (), fmt: str = PACKAGE_FORMAT
 ) -> LogUnit:
     """The identity of the unit ``name`` written at ``location`` in ``file``, read now. Blocking."""
     return LogUnit(
@@ -71,7 +73,7 @@ def of_result(result: Any, package_root: Path) -> LogUnit | None:
         name=result.name,
         content=(result.fingerprint or {}).get("unit"),
         location=list(result.location or []),
-        format=result.format or "uaaps-case",
+        format=result.format or PACKAGE_FORMAT,
     )
 
 
@@ -127,7 +129,7 @@ def file_units(file: Path, fmt: str, package_root: Path) -> list[LogUnit]:
     if found is None:
         return []
     out = []
-    for case in found.cases(doc):
+    for case in unit_cases(found, doc, str(file)):
         if case.name == "*":  # the whole file: no unit of its own
             continue
         location = list(case.path)
@@ -204,7 +206,7 @@ def last_run(package_root: Path, name: str, max_reports: int = 50) -> tuple[Path
         cases = [
             c
             for c in report.cases
-            if (c.format or "uaaps-case") == "uaaps-case" and not is_interrupted(c, report)
+            if not names_per_file(c.format or PACKAGE_FORMAT) and not is_interrupted(c, report)
         ]
         if any(c.name == name for c in cases):
             return path, name

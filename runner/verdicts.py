@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from evalens.core.models.verdict import CheckStatus, JudgeVerdict, State, Verdict
+from evalens.core.models.verdict import CheckStatus, JudgeRuling, State, Verdict
 
 VERDICTS: tuple[Verdict, ...] = ("PASS", "FAIL", "ERROR", "SKIP")
 
@@ -130,7 +130,7 @@ def unit_state(verdicts: Iterable[str], budget_stopped: int = 0) -> tuple[Verdic
     return "ERROR", "ERROR"
 
 
-def combine_judgements(verdicts: Iterable[str]) -> JudgeVerdict:
+def combine_judgements(verdicts: Iterable[str]) -> JudgeRuling:
     """One transcript judged several times (``--judge-repeats``): any ERROR errs (a judge that could not answer
     once is not trusted the other times), else any FAIL fails, else PASS: every judgement must pass it."""
     seen = list(verdicts)

@@ -45,20 +45,23 @@ def main(argv: list[str]) -> int:
             handler.addFilter(_BenignRaces())
     else:
         _log_to_stderr()
-    # lazy: the server (pygls, lsprotocol) costs ~1 s; `evalens lsp --help` and a bad flag answer without it
+    # Start-up (lsprotocol's ~600 classes, the models, the rule tables) ran ~150 collections of the cyclic GC,
+    # ~30 ms before the initialize answer (issue 43): the collector stays off until the format loader, after the
+    # answer, has collected once and frozen what start-up made (startup.resume_gc_after_loading)
+    gc.disable()
+    # lazy: the server (pygls, lsprotocol) costs ~0.3 s; `evalens lsp --help` and a bad flag answer without it
     from evalens.server.server import create_server
 
-    server = create_server()
-    # What start-up made (lsprotocol's ~600 classes, the models, the rule tables) lives as long as the process:
-    # frozen out of the collector, a full collection while serving does not walk it again (0.1 s each), and
-    # the interpreter's teardown, which collected it several times over, no longer holds up the exit (0.5 s)
-    gc.freeze()
+    # the feature modules load after the initialize answer (server/startup.py)
+    server = create_server(lazy=True)
+    # lazy: as create_server above
+    from evalens.server.startup import finish_loading, resume_gc_after_loading
+
+    resume_gc_after_loading()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
         server.start_io()
-    # lazy: as create_server above (the features are the server's)
-    from evalens.server.features.lifecycle import finish_loading_formats
 
-    finish_loading_formats()
+    finish_loading()
     return server.exit_code

@@ -99,6 +99,7 @@ class EvalensProtocol(LanguageServerProtocol):
         self.stopped: asyncio.Future[None] | None = None
         self._parent_watch: asyncio.Task[None] | None = None
         self._finished: list[tuple[Any, Any]] = []
+        self.before_handling: Callable[[], None] | None = None  # startup.Startup.activate, until it ran
 
     # ------------------------------------------------------------------------------------ initialize
     @lsp_method(types.INITIALIZE)
@@ -194,10 +195,15 @@ class EvalensProtocol(LanguageServerProtocol):
                 "ignored %s for %s: the document is not open", method, message.params.text_document.uri[:200]
             )
             return
+        self._about_to_handle(method, message)
+        self.handle_message(message)
+
+    def _about_to_handle(self, method: str, message: Any) -> None:
         if method == types.INITIALIZE:
             self.initialize_seen = True
             self._watch_parent(getattr(message.params, "process_id", None))
-        self.handle_message(message)
+        elif self.before_handling is not None:
+            self.before_handling()  # the features load before the first message after initialize is handled
 
     @staticmethod
     def _generic_type(has_id: bool) -> Any:

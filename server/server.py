@@ -23,17 +23,17 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 
 from evalens import __version__
-from evalens.core.config import NO_FILE, ConfigCache, RuleLevels, Tuning
-from evalens.core.index import IndexCache
-from evalens.core.validate import Validation, validate_file, validate_text
 from evalens.server import uris
 from evalens.server.protocol import EvalensProtocol, serve
-from evalens.server.settings import Settings
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
+    from evalens.core.config import ConfigCache, RuleLevels, Tuning
+    from evalens.core.index import IndexCache
+    from evalens.core.validate import Validation
     from evalens.server.features.run import Runs
+    from evalens.server.settings import Settings
 
 log = logging.getLogger("evalens.server")
 T = TypeVar("T")
@@ -53,8 +53,9 @@ class EvalensServer(LanguageServer):
         )
         self.exit_code = 1
         self._settings: Settings | None = None  # made on first use
-        self.indexes = IndexCache(self.read_text)
-        self.configs = ConfigCache(ttl=5.0)  # stop_at: the workspace folders, set once they are known
+        self._indexes: IndexCache | None = None  # made on first use, as the configs
+        self._configs: ConfigCache | None = None
+        self.initial_options: object = None  # initializationOptions, applied when the features load
         self._overrides: tuple[RuleLevels, list[str]] | None = (
             None  # parsed ``rules`` setting (None: re-parse)
         )
@@ -74,8 +75,40 @@ class EvalensServer(LanguageServer):
     def settings(self) -> Settings:
         """The ``evalens.*`` settings (server/settings.py)."""
         if self._settings is None:
-            self._settings = Settings()
+            # lazy: pydantic and the settings model (~60 ms) are not on the initialize answer's path (issue 43)
+            from evalens.server.settings import Settings
+
+            self._settings = self._once("_settings", Settings)
         return self._settings
+
+    @property
+    def indexes(self) -> IndexCache:
+        """The package indexes, read through the open documents (made on first use)."""
+        if self._indexes is None:
+            # lazy: as the settings above, the package index is not on the initialize answer's path
+            from evalens.core.index import IndexCache
+
+            self._indexes = self._once("_indexes", lambda: IndexCache(self.read_text))
+        return self._indexes
+
+    @property
+    def configs(self) -> ConfigCache:
+        """The config files by mtime; stop_at: the workspace folders, set once they are known."""
+        if self._configs is None:
+            # lazy: the rule tuning (the format registry, the rule catalog) is not on the initialize answer's path
+            from evalens.core.config import ConfigCache
+
+            self._configs = self._once("_configs", lambda: ConfigCache(ttl=5.0))
+        return self._configs
+
+    def _once(self, name: str, make: Callable[[], T]) -> T:
+        """The value of attribute ``name``, made by ``make`` if it is None: once, whichever thread asks first."""
+        with self.lock:
+            value = getattr(self, name)
+            if value is None:
+                value = make()
+                setattr(self, name, value)
+        return value
 
     # ----------------------------------------------------------------------------------- process
     def start_io(self, stdin: Any = None, stdout: Any = None) -> None:
@@ -186,6 +219,9 @@ class EvalensServer(LanguageServer):
         if self._overrides is None:
             self._overrides = self.settings.rule_overrides()
         levels, setting_errors = self._overrides
+        # lazy: as ``configs`` (loaded by then: the features import the config module)
+        from evalens.core.config import NO_FILE, Tuning
+
         preference = self.settings.configuration_preference
         file = NO_FILE if preference == "editorOnly" else self.configs.for_file(path)
         self.report_config_errors((*setting_errors, *file.errors))
@@ -207,6 +243,9 @@ class EvalensServer(LanguageServer):
 
     def validate_uri(self, uri: str) -> Validation:
         """Validate the document at ``uri``: the open buffer (cached per version), else the file on disk."""
+        # lazy: the validation path (pydantic, the formats) loads after the initialize answer (issue 43)
+        from evalens.core.validate import Validation, validate_file
+
         doc = self.open_doc(uri)
         path = uris.path_of(uri) or uri
         if doc is None:
@@ -235,9 +274,12 @@ class EvalensServer(LanguageServer):
                 mine: Future[Validation] = Future()
                 self._validating[k] = (version, mine)
                 self.validated += 1
-                previous = cached[1].doc if cached is not None else None
+                previous = cached[1] if cached is not None else None
         if waiting is not None:
             return waiting.result()
+        # lazy: as in validate_uri
+        from evalens.core.validate import validate_text
+
         try:
             result = validate_text(
                 path,
@@ -245,7 +287,7 @@ class EvalensServer(LanguageServer):
                 self.indexes,
                 self.settings.rule_settings(),
                 self.tuning_for(path),
-                previous,  # an edit inside one item of a big YAML list re-parses that item only
+                previous,  # an edit inside one item of a big YAML list re-parses and re-checks that item only
             )
         except BaseException as exc:
             with self.lock:
@@ -321,36 +363,12 @@ def _newer(a: int | None, b: int | None) -> bool:
     return a is not None and b is not None and a > b
 
 
-def create_server() -> EvalensServer:
-    """Build the server with every feature module registered."""
-    # cycle: every feature module imports evalens.server.server (EvalensServer) at load
-    from evalens.server.features import (
-        code_actions,
-        code_lens,
-        completion,
-        definition,
-        diagnostics,
-        hover,
-        lifecycle,
-        new_case,
-        optimize_description,
-        run_view,
-        symbols,
-    )
+def create_server(lazy: bool = False) -> EvalensServer:
+    """Build the server with every feature module registered; ``lazy`` (``evalens lsp``): with the
+    placeholders of ``startup.py`` until the first message after ``initialize``, which loads the features."""
+    # cycle: startup imports the feature modules, each of which imports evalens.server.server (EvalensServer)
+    from evalens.server.startup import install
 
     server = EvalensServer()
-    for module in (
-        lifecycle,
-        diagnostics,
-        completion,
-        hover,
-        definition,
-        symbols,
-        code_actions,
-        code_lens,
-        run_view,
-        new_case,
-        optimize_description,
-    ):
-        module.register(server)
+    install(server, lazy)
     return server

@@ -21,10 +21,10 @@ from evalens.core.models.verdict import Verdict
 class Wire(BaseModel):
     """Base: camelCase on the wire, unknown fields refused (a payload is exactly what is declared)."""
 
-    # attribute docstrings become the schema's descriptions, and so the generated TypeScript's doc comments
-    model_config = ConfigDict(
-        alias_generator=to_camel, populate_by_name=True, extra="forbid", use_attribute_docstrings=True
-    )
+    # attribute docstrings become the generated TypeScript's doc comments: wire_ts reads them from this file's
+    # source (one parse), not pydantic at import (use_attribute_docstrings walks the frames and re-reads each
+    # class's source: ~20 ms of the server's start before its initialize answer, issue 43)
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
 
     def wire(self) -> dict[str, Any]:
         """The JSON object sent (optional fields left unset are left out)."""
@@ -159,6 +159,13 @@ class DiscoveredCase(Wire):
     last_verdict: Verdict | None = None
     last_reason: str | None = None
     last_duration_seconds: float | None = None
+    last_stale: list[str] | None = None
+    """What changed since its last run (the lens's ``· stale``, ``server/features/run_stale.py``); empty or unset:
+    current. The Test Explorer says so in the result's description."""
+    last_outdated: bool | None = None
+    """The unit's own text changed since its last run: the Test Explorer draws that result outdated (dimmed, its
+    inline failures withdrawn, as they sit at lines of a text that is gone). Other changes (a skill, the model)
+    leave the case as written: only the description marks them, and the failures stay at their lines."""
     skill: str | None = None
     """The skill the unit exercises (a Test Explorer tag)."""
     engine: str | None = None
@@ -278,6 +285,24 @@ class MatrixArgs(Wire):
 
     uri: str
     name: str | None = None
+
+
+class ComparisonArgs(Wire):
+    """``evalens.runComparison``: start a whole comparison of the package holding ``uri``: every engine · model
+    cell times every arm, one batch each (runner/comparison.py); the answer is its matrix, as ``evalens.matrix``
+    reads it back. The fields are the CLI's ``--engine``, ``--model``, ``--arms`` and ``--arms-reference``."""
+
+    uri: str
+    engines: str | None = None
+    """``claude-code,codex`` (none: the editor's engine setting)."""
+    models: str | None = None
+    """``claude-sonnet-4-5`` on every engine, or ``codex=gpt-5`` on one (none: each engine's default)."""
+    arms: str | None = None
+    """``skill,no-skill,ref:v1.2,without:references`` (none: one batch per cell)."""
+    arms_reference: str | None = None
+    """The arm the others are compared with (default ``skill``)."""
+    no_judge: bool = False
+    """Checks only: no judge, no pairwise comparison."""
 
 
 class MatrixRow(Wire):
@@ -503,6 +528,8 @@ COMMANDS: dict[str, str] = {
     # the SKILL.md description's "Optimize description with the trigger set…" (server/features/optimize_description.py)
     "optimizeDescription": "evalens.optimizeDescription",
     "matrix": "evalens.matrix",  # the newest matrix run's units x cells (server/features/matrix_view.py)
+    # start a whole matrix x arms run of a package (server/features/comparison_run.py, runner/comparison.py)
+    "runComparison": "evalens.runComparison",
 }
 """Every ``workspace/executeCommand`` command the server registers (the generated ``Commands``)."""
 
@@ -511,6 +538,8 @@ NOTIFICATIONS: dict[str, str] = {
     "runState": "evalens/runState",
     "scanComplete": "evalens/scanComplete",
     "runTurn": "evalens/runTurn",
+    # what changed since remembered runs moved (server/features/run_stale.py): the Test Explorer asks again
+    "staleChanged": "evalens/staleChanged",
 }
 """Every custom notification the server sends (the generated ``Notifications``)."""
 
@@ -535,6 +564,7 @@ MODELS: tuple[type[Wire], ...] = (
     ListRunsArgs,
     RunEntry,
     MatrixArgs,
+    ComparisonArgs,
     MatrixRow,
     MatrixAnswer,
     RunViewArgs,

@@ -11,8 +11,11 @@ arrays, string-keyed maps, ``Any``); anything else raises rather than being type
 
 from __future__ import annotations
 
+import ast
+import inspect
 import json
 import sys
+from functools import cache
 from pathlib import Path
 from typing import Any, get_args
 
@@ -78,19 +81,53 @@ def _doc(text: str | None, indent: str) -> list[str]:
     ]
 
 
-def _property(name: str, schema: dict[str, Any], required: bool) -> list[str]:
+def _property(name: str, schema: dict[str, Any], required: bool, doc: str | None) -> list[str]:
     """One field: ``name?`` when it may be absent (left unset, it is not sent), ``| null`` when it may be null."""
     optional = "" if required else "?"
-    return [*_doc(schema.get("description"), "  "), f"  {name}{optional}: {ts_type(schema)};"]
+    return [*_doc(schema.get("description") or doc, "  "), f"  {name}{optional}: {ts_type(schema)};"]
+
+
+@cache
+def _docstrings() -> dict[str, dict[str, str]]:
+    """Class name → field name → the string literal written right after the field in server/wire.py, as pydantic's
+    ``use_attribute_docstrings`` reads them (the models do not set it: it costs the server's start, issue 43)."""
+    out: dict[str, dict[str, str]] = {}
+    for node in ast.parse(inspect.getsource(wire)).body:
+        if not isinstance(node, ast.ClassDef):
+            continue
+        docs = out[node.name] = {}
+        for field, after in zip(node.body, node.body[1:], strict=False):
+            if (
+                isinstance(field, ast.AnnAssign)
+                and isinstance(field.target, ast.Name)
+                and isinstance(after, ast.Expr)
+                and isinstance(after.value, ast.Constant)
+                and isinstance(after.value.value, str)
+            ):
+                docs[field.target.id] = inspect.cleandoc(after.value.value)
+    return out
+
+
+def field_docs(model: type[wire.Wire]) -> dict[str, str]:
+    """Wire name → docstring of each field of ``model``, its own or a base class's."""
+    by_field: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        by_field.update(_docstrings().get(cls.__name__, {}) if cls.__module__ == wire.__name__ else {})
+    return {
+        (info.serialization_alias or info.alias or name): by_field[name]
+        for name, info in model.model_fields.items()
+        if name in by_field
+    }
 
 
 def interface(model: type[wire.Wire]) -> str:
     """``export interface Name {...}`` for one wire model (its fields by their wire names)."""
     schema = model.model_json_schema(by_alias=True)
     required = set(schema.get("required", []))
+    docs = field_docs(model)
     lines = [*_doc(model.__doc__, ""), f"export interface {model.__name__} {{"]
     for name, prop in schema["properties"].items():
-        lines += _property(name, prop, name in required)
+        lines += _property(name, prop, name in required, docs.get(name))
     return "\n".join([*lines, "}"])
 
 

@@ -8,20 +8,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 
 from evalens.cli.eval import _check_args, _request, _run_and_report
 from evalens.cli.run import _exit_code, _print_outcome, _run
-from evalens.core.models.baseline import ReportArms
 from evalens.core.workflow_commands import shown
-from evalens.runner.arms import ArmError, comparison, parse, resolve_arm
-from evalens.runner.judge import resolve_judge
+from evalens.runner.comparison import ComparisonError, compare_arms_of, plan_comparison, resolve_arms
 from evalens.runner.matrix import matrix
-from evalens.runner.pairwise import compare_arms
-from evalens.runner.report import load_report, stamp, utc_now, write_report
+from evalens.runner.report import load_report
 
 CLASHING = (
     ("--baseline", "baseline"),
@@ -41,6 +37,8 @@ def _refuse(args: argparse.Namespace) -> str | None:
 
 
 def run_arms(args: argparse.Namespace) -> int:
+    """One cell, every arm (the runner's plan, runner/comparison.py: the reference last), each batch run with
+    the CLI's view; then the comparison and the units × arms table."""
     refused = _refuse(args)
     if refused is not None:
         print(f"evalens eval: {refused}", file=sys.stderr)
@@ -49,29 +47,29 @@ def run_arms(args: argparse.Namespace) -> int:
     request = checked if checked is not None else _request(args)
     if isinstance(request, int):
         return request
-    resolved = _arms_of(args, request.package_root.resolve(), "evalens eval")
-    if isinstance(resolved, int):
-        return resolved
-    names, reference, arms = resolved
-
-    batch = stamp(utc_now())
-    folder = request.package_root / "evals" / "reports"
-    order = [n for n in names if n != reference] + [reference]
+    try:
+        plan = plan_comparison(
+            request.package_root, args.engine, args.agent_model, args.arms, args.arms_reference, matrix=False
+        )
+    except ComparisonError as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return 2
+    assert plan.reference is not None
     paths: dict[str, Path] = {}
     code = 0
-    for i, name in enumerate(order, 1):
-        arm = arms[name]
-        print(shown(f"evalens eval: arm {arm.label}"), file=sys.stderr)
-        path = folder / (f"{batch}-arms.json" if name == reference else f"{batch}-arm-{i}.json")
+    for run in plan.cell_runs(1):
+        assert run.arm is not None
+        print(shown(f"evalens eval: arm {plan.arms[run.arm].label}"), file=sys.stderr)
         one = argparse.Namespace(**{**vars(args), "json": False})
-        code = _run_and_report(request.model_copy(update={"output": path, "arm": name}), one)
+        code = _run_and_report(request.model_copy(update={"output": run.report, "arm": run.arm}), one)
         if code >= 128:  # interrupted: no more arms
             return code
-        if path.is_file():
-            paths[name] = path
-    if reference not in paths:
+        if run.report.is_file():
+            paths[run.arm] = run.report
+    if plan.reference not in paths:
         return code or 1
-    report = _compare(arms, names, reference, paths, judged=not args.no_judge)
+    names = [n for n in plan.names if n]
+    report = _compare(plan.arms, names, plan.reference, paths, judged=not args.no_judge)
     if args.json:
         print(json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2))
     return code
@@ -89,15 +87,11 @@ RUN_CLASHING = (
 def _arms_of(
     args: argparse.Namespace, where: Path, command: str
 ) -> tuple[list[str], str, dict[str, Any]] | int:
-    """``--arms`` / ``--arms-reference`` checked and every arm resolved (a ref known) before any agent starts:
-    the names in order, the reference, the arms; exit 2 with the reason otherwise."""
-    reference = args.arms_reference or "skill"
+    """``--arms`` / ``--arms-reference`` resolved before any agent starts (runner/comparison.py): the names in
+    order, the reference, the arms; exit 2 with the reason otherwise."""
     try:
-        names = parse(args.arms)
-        if reference not in names:
-            raise ArmError(f"--arms-reference {reference} is not one of --arms {args.arms}")
-        return names, reference, {name: resolve_arm(name, where) for name in names}
-    except ArmError as exc:
+        return resolve_arms(args.arms, args.arms_reference, where)
+    except ComparisonError as exc:
         print(shown(f"{command}: {exc}"), file=sys.stderr)
         return 2
 
@@ -141,51 +135,17 @@ def _compare(
     reference: str,
     paths: dict[str, Path],
     judged: bool = True,
-    echo: bool = True,
 ) -> Any:
-    """Mark every arm's report with its arm, give the reference's the comparison (``judged``: with the judge's
-    pairwise comparison of each unit's outputs too), print the table (``echo``; a matrix run prints one table
-    of every cell instead)."""
+    """The runner's comparison of one cell's arms (runner/comparison.py), saying which pairs the judge
+    compares; then the units × arms table."""
+
+    def judging(ours: str, theirs: str) -> None:
+        print(shown(f"evalens eval: judging {ours} vs {theirs} pairwise"), file=sys.stderr)
+
+    ref = asyncio.run(compare_arms_of(arms, names, reference, paths, judged, on_pairwise=judging))
     reports = {name: load_report(path) for name, path in paths.items()}
-    for name, report in reports.items():
-        if name != reference:
-            report.arm = arms[name].source()
-            write_report(report, paths[name])
-    ref = reports[reference]
-    ref.arm = arms[reference].source()
-    ref.arms = ReportArms(
-        reference=ref.arm,
-        comparisons=[
-            comparison(ref, reports[n], arms[n].source(), os.path.relpath(paths[n], paths[reference].parent))
-            for n in names
-            if n != reference and n in reports
-        ],
-    )
-    if judged and ref.judge is not None and ref.judge.model:
-        _pairwise(ref, paths, reports, reference)
-    write_report(ref, paths[reference])  # written last: the newest report, the one the editor shows
-    if echo:
-        print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
+    print(shown(table([n for n in names if n in reports], reports, arms, reference)), file=sys.stderr)
     return ref
-
-
-def _pairwise(ref: Any, paths: dict[str, Path], reports: dict[str, Any], reference: str) -> None:
-    """Each comparison's units judged pairwise by the reference run's judge (runner/pairwise.py): each unit's
-    two outputs twice, the order swapped."""
-    provider = ref.judge.model_provider or "anthropic"
-    spec = resolve_judge(f"{provider}:{ref.judge.model}", default_provider=provider)
-    by_label = {report.arm.label: name for name, report in reports.items() if report.arm is not None}
-    for compared in ref.arms.comparisons:
-        name = by_label.get(compared.arm.label)
-        if name is None or name == reference:
-            continue
-        print(
-            shown(f"evalens eval: judging {ref.arm.label} vs {compared.arm.label} pairwise"),
-            file=sys.stderr,
-        )
-        compared.pairwise = asyncio.run(
-            compare_arms(spec, (paths[reference], ref), (paths[name], reports[name]))
-        )
 
 
 def table(names: list[str], reports: dict[str, Any], arms: dict[str, Any], reference: str) -> str:

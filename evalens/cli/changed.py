@@ -9,14 +9,16 @@ The engine and model are not compared: a pull request does not change them.
 
 from __future__ import annotations
 
-import tempfile
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.baseline import GitRefError, _git, ref_commit, remove_worktree
 from evalens.runner.depends import file_unit_value, fixtures_for, package_root_for, unit_fingerprint
 from evalens.runner.fingerprint import changes, text_hash
+from evalens.runner.git_repo import GitRefError, ref_commit, worktree_at
 from evalens.runner.replay import cassette_name
+from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.runner.unit_identity import file_units, key, reconcile
 
 
@@ -33,7 +35,7 @@ def _fingerprint(root: Path, case_file: Path) -> Any:
     return unit_fingerprint(
         value,
         package_root=root,
-        fixtures=fixtures_for("uaaps-case", root, value),
+        fixtures=fixtures_for(PACKAGE_FORMAT, root, value),
         values={"config": config_hash},
     )
 
@@ -55,6 +57,16 @@ def _cassettes(root: Path, name: str) -> str | None:
     )
 
 
+@contextlib.contextmanager
+def _checkout(repo: Path, commit: str, ref: str) -> Iterator[Path]:
+    """The repository at ``ref`` in a temporary worktree (git's safety: :mod:`evalens.runner.git_repo`)."""
+    try:
+        with worktree_at(repo, commit, "evalens-changed-") as tree:
+            yield tree
+    except GitRefError as exc:
+        raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {exc}") from None
+
+
 def changed_units(root: Path, units: dict[str, str], ref: str, *, cassettes: bool = False) -> dict[str, str]:
     """Unit name → why it is picked (what changed since ``ref``), for the units of ``units`` (name → case
     file) whose inputs differ at ``ref``; with ``cassettes`` (``--replay``), a unit whose recordings differ is
@@ -69,13 +81,7 @@ def changed_units(root: Path, units: dict[str, str], ref: str, *, cassettes: boo
         )
     except GitRefError as exc:
         raise ChangedSinceError(str(exc)) from None
-    parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
-    tree = parent / "tree"
-    try:
-        added = _git(repo, "worktree", "add", "--detach", str(tree), commit)
-        if added.returncode != 0:
-            why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
-            raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {why}")
+    with _checkout(repo, commit, ref) as tree:
         then_root = tree / root.relative_to(repo)
         picked: dict[str, str] = {}
         for name, case_file in units.items():
@@ -90,8 +96,6 @@ def changed_units(root: Path, units: dict[str, str], ref: str, *, cassettes: boo
             if differ:
                 picked[name] = "; ".join(differ)
         return picked
-    finally:
-        remove_worktree(repo, tree)
 
 
 def _unit_fingerprint(fmt: str, file: Path, location: list[str | int]) -> Any:
@@ -118,13 +122,7 @@ def changed_file_units(file: Path, fmt: str, ref: str) -> dict[str, str]:
         raise ChangedSinceError(str(exc)) from None
     root = package_root_for(fmt, file)
     now_units = file_units(file, fmt, root)
-    parent = Path(tempfile.mkdtemp(prefix="evalens-changed-"))
-    tree = parent / "tree"
-    try:
-        added = _git(repo, "worktree", "add", "--detach", str(tree), commit)
-        if added.returncode != 0:
-            why = (added.stderr.strip().splitlines() or ["git worktree add failed"])[-1]
-            raise ChangedSinceError(f"--changed-since {ref}: cannot check it out: {why}")
+    with _checkout(repo, commit, ref) as tree:
         then_file = tree / file.relative_to(repo)
         if not then_file.is_file():
             return {unit.name: f"new since {ref}" for unit in now_units}
@@ -145,5 +143,3 @@ def changed_file_units(file: Path, fmt: str, ref: str) -> dict[str, str]:
             if differ:
                 picked[unit.name] = "; ".join(differ)
         return picked
-    finally:
-        remove_worktree(repo, tree)

@@ -55,11 +55,12 @@ def _package_config(explicit: Path | None) -> dict:
 
 
 def collect(engine_name: str, judge: str | None, network: bool = False) -> Preflight:
-    """The required checks for ``engine_name`` plus the other engine's, marked optional."""
-    result, _spec = preflight(get_engine(engine_name), judge=judge, network=network)
+    """The required checks for ``engine_name`` plus the other engine's, marked optional; every CLI asked for real,
+    not read from the probe cache a run uses (the user is checking that it still runs)."""
+    result, _spec = preflight(get_engine(engine_name), judge=judge, network=network, fresh=True)
     for other in engine_names():
         if other != engine_name:
-            result.checks[2:2] = engine_checks(get_engine(other), required=False)
+            result.checks[2:2] = engine_checks(get_engine(other), required=False, fresh=True)
     return result
 
 

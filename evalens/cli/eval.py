@@ -37,10 +37,11 @@ from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
 from evalens.runner.ci.junit import write_junit
 from evalens.runner.ci.paired import DEFAULT_MARGIN, paired_gate
 from evalens.runner.ci.shard import ShardError
+from evalens.runner.comparison import ComparisonError, compare_arms_of, plan_comparison
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
-from evalens.runner.matrix import cell_report_name, cells, matrix
-from evalens.runner.report import diff_reports, load_report, stamp, utc_now
+from evalens.runner.matrix import cells, matrix
+from evalens.runner.report import diff_reports, load_report, utc_now
 from evalens.runner.reselect import case_names, pick
 from evalens.runner.results import fails_run
 from evalens.runner.run_log import NotARunLog, find_log, read_log
@@ -529,14 +530,11 @@ def _resume_request(args: Any) -> Any:
 def _matrix(args: argparse.Namespace) -> int:
     """``--engine a,b`` / ``--model A,B``: one batch per (engine, model) cell, each with its own report, then
     the units × cells matrix (runner/matrix.py). The exit code is the worst cell's. With ``--arms`` each cell
-    runs every arm (evalens/cli/arms.py: one batch per arm, the reference last, its report compared with the
-    others'), every cell × arm its own cell report; the matrix has one column per engine · model · arm and each
-    cell's uplift per arm, and the exit code is the worst of the cells' reference arms."""
-    try:
-        plan = cells(args.engine, args.agent_model)
-    except ValueError as exc:
-        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
-        return 2
+    runs every arm, every cell × arm its own cell report, the reference last, its report compared with the
+    others'; the matrix has one column per engine · model · arm and each cell's uplift per arm, and the exit
+    code is the worst of the cells' reference arms. The plan, the order, the names and the comparison are the
+    runner's (runner/comparison.py), which the editors drive too; this face runs each batch with the CLI's
+    progress view, checks and exit codes."""
     clashing = [
         flag
         for flag, given in (
@@ -551,24 +549,28 @@ def _matrix(args: argparse.Namespace) -> int:
     if clashing:
         print(f"evalens eval: a matrix run takes no {', '.join(clashing)}", file=sys.stderr)
         return 2
-    armed = _matrix_arms(args, plan) if args.arms else None
-    if isinstance(armed, int):
-        return armed
-    names: list[str | None] = list(armed[0]) if armed is not None else [None]
-    reference, arms = (armed[1], armed[2]) if armed is not None else (None, {})
-
-    batch = stamp(utc_now())
-    shards = _matrix_shards(args, plan) if args.shard else None
+    if args.arms and args.shard:
+        print(
+            "evalens eval: --shard cannot split a matrix run with --arms: each cell's arms are compared in its "
+            "reference arm's report, which needs every arm's runs of a unit on one machine and which merging "
+            "shards does not make; run it unsharded, or shard the matrix without --arms",
+            file=sys.stderr,
+        )
+        return 2
+    comparison = _comparison(args)
+    if isinstance(comparison, int):
+        return comparison
+    shards = _matrix_shards(args, comparison.cells) if args.shard else None
     if isinstance(shards, int):
         return shards
     if shards is not None:  # the cells of one shard are one batch: the shard in its reports' names
-        batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
+        comparison.batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
     codes: list[int] = []
     found: dict[int, Path] = {}  # cell report index → path, every cell × arm
     decides: list[
         tuple[Path, str]
     ] = []  # the reports that decide the exit code and JUnit (the reference arms')
-    for i, (engine, model) in enumerate(plan, 1):
+    for i, (engine, model) in enumerate(comparison.cells, 1):
         # one JUnit file for the whole matrix, written below: a cell's own would overwrite the one before
         cell = argparse.Namespace(
             **{**vars(args), "engine": engine, "agent_model": model, "json": False, "junit": None}
@@ -579,7 +581,7 @@ def _matrix(args: argparse.Namespace) -> int:
             codes.append(request)
             continue
         shard = shards[i - 1] if shards is not None else None
-        code, mine = _matrix_cell(request, cell, (i, batch, shard), (names, reference, arms), found)
+        code, mine = _matrix_cell(request, cell, comparison, i, shard, found)
         if code >= 128:  # interrupted: no more cells
             return code
         codes.append(code)
@@ -598,36 +600,56 @@ def _matrix(args: argparse.Namespace) -> int:
     return max(codes, default=0)
 
 
+def _comparison(args: argparse.Namespace) -> Any:
+    """The run's plan (runner/comparison.py), or exit 2 with the reason: the cells, and every ``--arms`` arm
+    resolved before any agent starts."""
+    # cycle: evalens.cli.arms imports evalens.cli.eval at load (an arms batch runs its pipeline)
+    from evalens.cli.arms import _refuse
+
+    if args.arms:
+        refused = _refuse(args)
+        if refused is not None:
+            print(f"evalens eval: {refused}", file=sys.stderr)
+            return 2
+    try:
+        engine, model = cells(args.engine, args.agent_model)[0]
+        first = _request(argparse.Namespace(**{**vars(args), "engine": engine, "agent_model": model}))
+        if isinstance(first, int):
+            return first
+        return plan_comparison(
+            first.package_root, args.engine, args.agent_model, args.arms, args.arms_reference, matrix=True
+        )
+    except (ValueError, ComparisonError) as exc:
+        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        return 2
+
+
 def _matrix_cell(
     request: Any,
     cell: argparse.Namespace,
-    where: tuple[int, str, Any],
-    armed: tuple[list[str | None], str | None, dict[str, Any]],
+    comparison: Any,
+    i: int,
+    shard: Any,
     found: dict[int, Path],
 ) -> tuple[int, Path | None]:
-    """One (engine, model) cell of a matrix run (``where``: its number from 1, the batch, its shard): every arm
-    (``armed``: names in --arms order, the reference, the arms; ``[None]``: no --arms) one batch, the reference
-    run last, each report named by its cell × arm index into ``found``; then the reference's report compared
-    with the others'. Returns the exit code (the reference arm's) and the report that decides it."""
-    i, batch, shard = where
-    names, reference, arms = armed
-    # the reference arm last (its report gets the comparison); no --arms: the one plain run ([None])
-    order = [n for n in names if n != reference] + [reference] if reference is not None else names
+    """One (engine, model) cell of a matrix run: each of its batches (the runner's plan: every arm, the
+    reference last) run with the CLI's view, each report kept in ``found`` by its index; then the reference's
+    report compared with the others'. Returns the exit code (the reference arm's) and the report that decides
+    it."""
     mine: dict[str, Path] = {}
     code = 0
-    for arm in order:
-        k = (i - 1) * len(names) + names.index(arm) + 1  # --arms order in the names: the matrix's columns
-        label = cell_label(cell.engine, cell.agent_model) + (f" · {arms[arm].label}" if arm else "")
-        print(shown(f"evalens eval: cell {label}"), file=sys.stderr)
-        path = request.package_root / "evals" / "reports" / cell_report_name(batch, k)
-        one = request.model_copy(update={"output": path, **({"arm": arm} if arm else {})})
+    runs = comparison.cell_runs(i)
+    for run in runs:
+        print(shown(f"evalens eval: cell {run.label}"), file=sys.stderr)
+        path = run.report
+        one = request.model_copy(update={"output": path, **({"arm": run.arm} if run.arm else {})})
         mark = None
         if shard is not None:
             narrowed = _shard_cell(one, shard, cell)
             if isinstance(narrowed, int):
                 code = narrowed
                 if path.is_file():
-                    found[k], mine[str(arm)] = path, path
+                    found[run.index], mine[str(run.arm)] = path, path
                 continue
             one, mark = narrowed
         refusal: list[str] = []
@@ -635,44 +657,17 @@ def _matrix_cell(
         if code >= 128:
             return code, None
         if not path.is_file() and refusal:  # the cell never ran: its column and JUnit suite say ERROR
-            _write_unrun_cell(one, cell, arms[arm] if arm else None, path, refusal[0])
+            arm = comparison.arms[run.arm] if run.arm else None
+            _write_unrun_cell(one, cell, arm, path, refusal[0])
         if path.is_file():
-            found[k], mine[str(arm)] = path, path
+            found[run.index], mine[str(run.arm)] = path, path
+    reference = comparison.reference
     if reference is not None:  # the reference's report gets the comparison with this cell's other arms
         if reference not in mine:
             return code or 1, None
-
-        # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
-        from evalens.cli.arms import _compare
-
-        _compare(arms, [n for n in names if n], reference, mine, judged=not cell.no_judge, echo=False)
-    return code, mine.get(str(order[-1]))
-
-
-def _matrix_arms(
-    args: argparse.Namespace, plan: list[tuple[str | None, str | None]]
-) -> tuple[list[str], str, dict[str, Any]] | int:
-    """``--arms`` of a matrix run checked and every arm resolved before any agent starts (evalens/cli/arms.py):
-    the arm names in order, the reference, the arms; an exit code when they cannot run."""
-    # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
-    from evalens.cli.arms import _arms_of, _refuse
-
-    if args.shard:
-        print(
-            "evalens eval: --shard cannot split a matrix run with --arms: each cell's arms are compared in its "
-            "reference arm's report, which needs every arm's runs of a unit on one machine and which merging "
-            "shards does not make; run it unsharded, or shard the matrix without --arms",
-            file=sys.stderr,
-        )
-        return 2
-    refused = _refuse(args)
-    if refused is not None:
-        print(f"evalens eval: {refused}", file=sys.stderr)
-        return 2
-    first = _request(argparse.Namespace(**{**vars(args), "engine": plan[0][0], "agent_model": plan[0][1]}))
-    if isinstance(first, int):
-        return first
-    return _arms_of(args, first.package_root.resolve(), "evalens eval")
+        names = [n for n in comparison.names if n]
+        asyncio.run(compare_arms_of(comparison.arms, names, reference, mine, judged=not cell.no_judge))
+    return code, mine.get(str(runs[-1].arm))
 
 
 def _matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:

@@ -38,7 +38,7 @@ from evalens.runner.results import fails_run, repeat_label
 from evalens.runner.run_file import InvalidFile, prepare
 from evalens.runner.run_log import NotARunLog, find_log, read_log
 from evalens.runner.sandbox import plan_sandbox
-from evalens.runner.suites import FILE_FORMATS
+from evalens.runner.suites import FILE_FORMATS, PACKAGE_FORMAT, names_per_file
 from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
 from evalens.runner.uplift_words import describe
@@ -96,11 +96,11 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
         runs=args.runs,
         engine=args.engine,
-        model=args.agent_model,
-        judge_model=args.judge,
+        agent_model=args.agent_model,
+        judge=args.judge,
         no_judge=args.no_judge,
         no_deterministic=args.no_deterministic,
-        timeout_seconds=args.timeout,
+        timeout=args.timeout,
         judge_timeout=args.judge_timeout,
         config=_config(args, file),
         output_dir=Path(args.output_dir) if args.output_dir else None,
@@ -113,7 +113,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         ablation=args.ablation,
         github_summary=args.github_summary,
         keep_sandbox=args.keep_sandbox,
-        report=args.output,
+        extra_env=list(args.env),
+        output=args.output,
         dry_run=args.dry_run,
         **limits.limit_fields(args),
         **limits.batch_fields(args),
@@ -129,7 +130,7 @@ def _reselect(request: Any, fmt: str | None, args: Any) -> list[str] | None:
         return None
 
     inputs = NextRun(
-        engine=request.engine, agent_model=request.model, judge=request.judge_model, no_judge=request.no_judge
+        engine=request.engine, agent_model=request.agent_model, judge=request.judge, no_judge=request.no_judge
     )
     names, why = pick(
         suite.root,
@@ -182,7 +183,7 @@ def _routed_to_uaaps(args: argparse.Namespace) -> bool | int:
             log = None  # the resume itself says why, in the face that reads it
         units = log.start.units if log is not None else []
         args.file = None
-        return bool(units) and units[0].unit.format == "uaaps-case"
+        return bool(units) and not names_per_file(units[0].unit.format)
     if args.package is not None:
         return True  # `--package DIR`: that package's cases; the paths are its case names or files
     target = route(args.paths, args) if not args.create_eval else None
@@ -312,7 +313,7 @@ def _resume_request(args: Any) -> FileRunRequest | int:
         print(shown(f"evalens run: cannot resume {args.resume}: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     start = log.start
-    if not start.units or start.units[0].unit.format == "uaaps-case":
+    if not start.units or not names_per_file(start.units[0].unit.format):
         print(
             shown(
                 f"evalens run: {args.resume} is not an eval file's batch (a UAAPS batch, or no unit): resume it "
@@ -537,7 +538,7 @@ def _kind(path: Path) -> Path | str | tuple[bool, Path | None]:
     if not path.exists():
         return False, None  # a case name, resolved by the UAAPS planner
     fmt = _format_of(path)
-    if fmt == "uaaps-case":
+    if fmt == PACKAGE_FORMAT:
         return False, find_package_root(path.resolve())
     if fmt is None:
         return f"{path}: not an eval file evalens can run"

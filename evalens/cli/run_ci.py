@@ -113,4 +113,4 @@ def _own_summary(args: argparse.Namespace, format_id: str | None) -> bool:
 
 
 def _empty_report(request: Any, suite: Any, mark: Any) -> tuple[Any, Path]:
-    return write_empty_report(mark, suite.root, request.report, ReportConfig(engine=request.engine))
+    return write_empty_report(mark, suite.root, request.output, ReportConfig(engine=request.engine))

@@ -54,7 +54,6 @@ UAAPS_ONLY = {
     "jobs": "--jobs",
     "runs_threshold": "--runs-threshold",
     "judge_repeats": "--judge-repeats",
-    "env": "--env",
     "rejudge": "--rejudge",
 }
 FILE_ONLY = {
@@ -132,6 +131,13 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
     p.add_argument("--dry-run", action="store_true", help="print what would run; start no agent and no model")
     p.add_argument("--keep-sandbox", action="store_true", help="keep each sandbox folder for inspection")
     p.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="pass this environment variable of yours through to the agent (repeatable; a name, never a value)",
+    )
+    p.add_argument(
         "--json",
         nargs="?",
         const=True,
@@ -205,13 +211,6 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         metavar="REF",
         help="run only the units whose inputs (the unit, the skills, hooks, rules and fixtures it installs, the "
         "eval config; under --replay its cassettes) differ from git ref REF, e.g. the pull request's base branch",
-    )
-    uaaps.add_argument(
-        "--env",
-        action="append",
-        default=[],
-        metavar="NAME",
-        help="pass this environment variable through to the agent (repeatable)",
     )
     uaaps.add_argument(
         "--rejudge",

@@ -23,6 +23,7 @@ from evalens.runner.ci.shard import (
     split,
     split_fingerprint,
 )
+from evalens.runner.comparison import cell_label
 from evalens.runner.matrix import shard_pairs
 from evalens.runner.report import allocate_report_path, batch_id, new_report, utc_now, write_report
 
@@ -84,11 +85,6 @@ def cut_shard(
         cases=cases_fingerprint(case_files, root),
     )
     return cut.units(index), mark
-
-
-def cell_label(engine: str | None, model: str | None) -> str:
-    """``codex · gpt-5``: a matrix cell as asked for (the default engine or model named so)."""
-    return f"{engine or 'default engine'} · {model or 'default model'}"
 
 
 def _of_cell(engine: str | None, model: str | None) -> Any:

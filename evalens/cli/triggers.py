@@ -136,13 +136,13 @@ def main(argv: list[str]) -> int:
         trigger_set=trigger_set.resolve(),
         with_installed=list(args.with_installed),
         engine=args.engine,
-        model=args.model,
-        judge_model=args.judge_model,
+        agent_model=args.model,
+        judge=args.judge_model,
         runs=args.runs,
         candidates=args.candidates,
         holdout=args.holdout,
         seed=args.seed,
-        timeout_seconds=args.timeout,
+        timeout=args.timeout,
         max_cost=args.max_cost,
     )
     try:

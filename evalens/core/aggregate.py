@@ -8,6 +8,8 @@ first occurrence carries the diagnostic; the others become related locations (LS
 
 from __future__ import annotations
 
+import dataclasses
+
 from evalens.core.problems import Fix, Problem, Severity
 
 AT_LEAST = {Severity.ERROR: 4, Severity.WARNING: 4, Severity.INFO: 2, Severity.HINT: 2}
@@ -44,7 +46,9 @@ def aggregate(problems: list[Problem]) -> list[Problem]:
             out += group
             continue
         group.sort(key=Problem.sort_key)
-        main, rest = group[0], group[1:]
+        # a copy: the first finding may be shared with the last validation (its parse's problems, the problems of
+        # an unchanged task: issue 43), which must not gain a second "more like this"
+        main, rest = dataclasses.replace(group[0]), group[1:]
         main.severity = Severity(severity)
         main.message += f" ({len(rest)} more like this in this file: see the related locations.)"
         fix_all = _fix_all(group)

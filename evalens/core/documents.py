@@ -10,12 +10,13 @@ import bisect
 import json.decoder
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
-import yaml
-
-from evalens.core import yaml_events
 from evalens.core.problems import Problem, Severity, Span, duplicate_key
+
+if TYPE_CHECKING:
+    import yaml
 
 Language = Literal["yaml", "json", "markdown"]
 PathKey = str | int
@@ -42,10 +43,29 @@ def sub_list(data: Any, key: str) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-try:  # libyaml is ~10x faster; the pure-Python loader gives the same marks
-    _YamlLoader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - PyYAML without libyaml
-    _YamlLoader = yaml.SafeLoader
+def _yaml() -> Any:
+    """PyYAML, imported by the first YAML parse rather than with this module: every server feature imports this
+    module, and PyYAML's ~45 ms came before the server's initialize answer (issue 43). The import system's
+    lock makes a first import from two threads safe."""
+    # lazy: PyYAML ~45 ms to import; the server answers initialize before it (issue 43)
+    import yaml
+
+    return yaml
+
+
+def _events() -> Any:
+    """``evalens.core.yaml_events``, which imports PyYAML at its top: loaded with the first YAML parse too."""
+    # lazy: it imports PyYAML (~45 ms); the server answers initialize before it (issue 43)
+    from evalens.core import yaml_events
+
+    return yaml_events
+
+
+@cache
+def _loader() -> Any:
+    """The YAML loader class: libyaml's is ~10x faster; the pure-Python loader gives the same marks."""
+    yaml = _yaml()
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 @dataclass(slots=True)
@@ -299,10 +319,15 @@ def _yaml_error(exc: yaml.YAMLError, lines: list[str], line_offset: int = 0) -> 
 _MERGE = "tag:yaml.org,2002:merge"  # a plain `<<` key
 
 
+@cache
+def _safe_constructor() -> Any:
+    """One PyYAML constructor for the scalars the full composer builds, made on first use like ``_loader``."""
+    return _yaml().constructor.SafeConstructor()
+
+
 class _Builder:
     """Turn PyYAML nodes into ``Node``s and plain values, bounding alias expansion and resolving merge keys."""
 
-    _constructor = yaml.constructor.SafeConstructor()
     _ints = {
         "tag:yaml.org,2002:int",
         "tag:yaml.org,2002:float",
@@ -316,6 +341,7 @@ class _Builder:
         self.line_offset = line_offset
         self.stack: set[int] = set()
         self.memo: dict[int, tuple[Node, Any, int]] = {}
+        self.yaml = _yaml()
 
     def span(self, node: yaml.Node) -> Span:
         s, e = node.start_mark, node.end_mark
@@ -335,6 +361,7 @@ class _Builder:
             return memo
         if depth > MAX_DEPTH:
             raise _TooBig(self.span(node))
+        yaml = self.yaml
         if isinstance(node, yaml.ScalarNode):
             self.count += 1
             built = (*self.scalar(node), 1)
@@ -373,6 +400,7 @@ class _Builder:
         members = _Members(out, self.problems)
         mapping = members.values
         merged: list[tuple[Node, dict[str, Any]]] = []
+        yaml = self.yaml
         for key_node, value_node in node.value:
             kspan = self.span(key_node)
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag == _MERGE:
@@ -401,7 +429,7 @@ class _Builder:
         """The mappings a ``<<`` key merges in (one mapping, or a list of them): resolved here, as js-yaml
         (skilljack), PyYAML (UAAPS's Python tools) and the agent CLIs resolve them, so validation, the lens
         and the runner all see the merged keys. Anything else is an error the tools also refuse."""
-        items = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+        items = value_node.value if isinstance(value_node, self.yaml.SequenceNode) else [value_node]
         sources: list[tuple[Node, dict[str, Any]]] = []
         for item in items:
             child, value, _ = self._build(item, depth + 1)
@@ -423,7 +451,7 @@ class _Builder:
         tag = node.tag
         if tag in self._ints:
             try:
-                value = self._constructor.construct_object(node)
+                value = _safe_constructor().construct_object(node)
             except Exception:  # noqa: BLE001 - odd literals stay strings
                 value = node.value
         else:
@@ -441,14 +469,15 @@ class _TooBig(Exception):
 def _compose_yaml(
     text: str, lines: list[str], line_offset: int = 0
 ) -> tuple[Node | None, Any, list[Problem]]:
-    fast = yaml_events.compose(  # plain documents: built from the event stream, ~2x faster
-        text, line_offset, _YamlLoader, Node, MAX_NODES, MAX_DEPTH
+    fast = _events().compose(  # plain documents: built from the event stream, ~2x faster
+        text, line_offset, _loader(), Node, MAX_NODES, MAX_DEPTH
     )
     if fast is not None:
         return fast
     problems: list[Problem] = []
+    yaml = _yaml()
     try:
-        loader = _YamlLoader(text)
+        loader = _loader()(text)
         try:
             if not loader.check_node():
                 return None, None, problems
@@ -517,7 +546,7 @@ def _compose_yaml(
 
 
 def _parse_yaml(text: str, lines: list[str]) -> ParsedDocument:
-    fast = yaml_events.compose_counted(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    fast = _events().compose_counted(text, 0, _loader(), Node, MAX_NODES, MAX_DEPTH)
     if fast is not None:
         root, data, problems, count = fast
         return ParsedDocument(text, "yaml", root, data, problems, lines, yaml_nodes=count)
@@ -584,7 +613,7 @@ def reparse_item(previous: ParsedDocument, text: str, lines: list[str]) -> Parse
     if _NOT_LOCAL.search(old_part) or _NOT_LOCAL.search(new_part):
         return None
     fragment = new_part + "\n" + " " * dash + "- 0"
-    parsed = yaml_events.compose_counted(fragment, start, _YamlLoader, Node, MAX_NODES, depth)
+    parsed = _events().compose_counted(fragment, start, _loader(), Node, MAX_NODES, depth)
     if parsed is None:
         return None  # a syntax error or something the event composer leaves to the full one
     frag_root, frag_data, frag_problems, frag_count = parsed

@@ -60,6 +60,12 @@ def normalise_event(event: str) -> str:
     return re.sub(r"[-_\s]", "", event).lower()
 
 
+def evals_parent(path: Path) -> Path | None:
+    """The folder holding the nearest ``evals/`` above ``path`` (``<root>/evals/cases/x.yaml`` → ``<root>``): a
+    UAAPS case's package, whose eval config, cases and reports live there. None when no ``evals/`` is above it."""
+    return next((p.parent for p in path.parents if p.name == "evals"), None)
+
+
 def find_package_root(path: Path) -> Path | None:
     """The package a file belongs to: the parent of its nearest ``evals/`` or ``skills/`` ancestor."""
     path = path.resolve() if not path.is_absolute() else path

@@ -21,9 +21,6 @@ from functools import cache
 from pathlib import Path
 from typing import TypedDict
 
-from evalens.core.formats.base import glob_regex
-from evalens.core.formats.registry import all_formats
-
 
 class FileKindWire(TypedDict):
     """One published file kind, as editors receive it."""
@@ -46,6 +43,9 @@ class FileKind:
         return {"glob": self.glob, "languageId": self.language_id, "formats": list(self.formats)}
 
     def matches(self, path: str) -> bool:
+        # lazy: the server's initialize answer reads only the published copy of the kinds (issue 43)
+        from evalens.core.formats.base import glob_regex
+
         return bool(glob_regex(self.glob).search(path.replace("\\", "/")))
 
 
@@ -61,6 +61,9 @@ CONTENT_KINDS: tuple[FileKind, ...] = (
 def file_kinds() -> tuple[FileKind, ...]:
     """Every file kind: the formats' globs in registry order (a glob two formats share is one kind), then
     the content-claimed folders."""
+    # lazy: as glob_regex in FileKind.matches (the published copy needs no format module)
+    from evalens.core.formats.registry import all_formats
+
     by_glob: dict[str, tuple[str, list[str]]] = {}
     for fmt in all_formats():
         for glob in fmt.globs:

@@ -9,11 +9,14 @@ with a real name (a UAAPS case, a skilljack task id) keeps it.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 OPAQUE = re.compile(r"^(\d+|[A-Za-z_]+\[\d+\])$")
 TEXT_KEYS = ("prompt", "query", "text", "description")
 MAX_LABEL = 60
+PLUGIN_EVAL_FORMATS = ("plugin-eval-prompt", "plugin-eval-case")
 
 
 def one_line(text: str, limit: int = MAX_LABEL) -> str:
@@ -75,3 +78,22 @@ def unit_skill(doc: Any, case: Any) -> str | None:
     if target is not None:
         return target.removeprefix("skill:") if target.startswith("skill:") else None
     return _text(doc.root, "skill_name") or _text(doc.root, "skill")
+
+
+def unit_cases(fmt: Any, doc: Any, file: str) -> list[Any]:
+    """``fmt.cases(doc)`` named as the runner names its units. A file may leave a unit's name to its folder: a
+    skilljack task.md without `id` is named after its folder, a `claude plugin eval` case by
+    :func:`~evalens.core.formats.plugin_eval.case_name` (`prompt.md`'s `name`, else `case.yaml`'s, else the
+    folder's: neither file knows the other's). The server's lenses and the units' identities (a verdict
+    restored from a report, the run log) read this one list, so they agree on a name: a report's ``greets``
+    was read back as a unit called "" and its lens showed no verdict after a reload."""
+    cases = list(fmt.cases(doc))
+    if fmt.id == "skilljack-task":
+        return [c if c.name else replace(c, name=Path(file).parent.name) for c in cases]
+    if fmt.id in PLUGIN_EVAL_FORMATS and any(not c.name for c in cases):
+        # lazy: importing a format module registers it, and the server loads the formats only after its
+        # `initialize` answer (issue 43); by the time a unit is named, they are loaded
+        from evalens.core.formats.plugin_eval import case_name
+
+        return [c if c.name else replace(c, name=case_name(Path(file).parent)) for c in cases]
+    return cases

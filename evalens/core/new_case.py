@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from evalens.core.documents import parse
+from evalens.core.formats.uaaps import UaapsCase
 from evalens.core.index import frontmatter_fields
 from evalens.core.problems import Span
 
@@ -100,7 +101,7 @@ def _uaaps_case(cases: Path, skill: str) -> NewCase:
     prefix = f"{max(numbers, default=0) + 1:0{width}d}-" if numbers or not files else ""
     body = f'name: {case}\ntarget: skill:{skill}\ninput:\n  prompt: ""\njudge:\n  criteria: ""\n'
     return NewCase(
-        "uaaps-case",
+        UaapsCase.id,
         cases / f"{prefix}{case}.yaml",
         body,
         _prompt_at(body, 'prompt: "'),

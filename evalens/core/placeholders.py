@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 
 from evalens.core.documents import Node, ParsedDocument
-from evalens.core.problems import Problem, Severity
+from evalens.core.problems import Problem, Severity, Span
 
 #: The judge criteria of the UAAPS case skeleton (completion in an empty case file).
 CASE_CRITERIA = "The output names a concrete, checkable fact."
@@ -22,8 +22,11 @@ CHECKLIST_ITEM = "A checkable fact"
 TASK_ASSERTION = "A checkable fact about the output"
 #: The assertion of the skill-creator ``evals.json`` skeleton.
 EVAL_ASSERTION = "The output names output/report.md as the file it wrote"
-#: The rubric of the ``claude plugin eval`` grader skeleton.
+#: The rubric of the ``claude plugin eval`` grader skeleton (``PluginEvalGrader.skeleton``).
 GRADER_RUBRIC = "What a successful response contains."
+#: The rubric ``claude plugin eval init --bare`` writes in ``graders/criteria.md``; Claude Code's loader refuses it
+#: (the ``plugin-eval-template`` error says so in its words), and the runner never judges it on any engine.
+INIT_RUBRIC = "TODO: describe what a successful response looks like"
 
 PLACEHOLDERS = (CASE_CRITERIA, CRITERIA_FIX, CHECKLIST_ITEM, TASK_ASSERTION, EVAL_ASSERTION, GRADER_RUBRIC)
 
@@ -71,13 +74,16 @@ def refusal(field: str, text: str) -> str:
 CODE = "skeleton-placeholder"
 
 
-def _scalars(node: Node, path: tuple, under: bool, keys: frozenset[str]) -> Iterator[tuple[tuple, Node]]:
+def _scalars(
+    node: Node, path: tuple, under: bool, keys: frozenset[str], skip: Node | None = None
+) -> Iterator[tuple[tuple, Node]]:
     if node.kind == "scalar":
         if under and isinstance(node.value, str):
             yield path, node
     elif node.kind == "map":
         for key, _, child in node.entries:
-            yield from _scalars(child, (*path, key), under or key in keys, keys)
+            if child is not skip:
+                yield from _scalars(child, (*path, key), under or key in keys, keys)
     else:
         for i, child in enumerate(node.items):
             yield from _scalars(child, (*path, i), under, keys)
@@ -88,20 +94,53 @@ def placeholder_problems(doc: ParsedDocument, keys: tuple[str, ...]) -> list[Pro
     still a skeleton's placeholder. An error, so the lens offers no run until it is replaced."""
     if doc.root is None or not keys:
         return []
+    return _problems(_scalars(doc.root, (), False, frozenset(keys)))
+
+
+def placeholder_split(
+    doc: ParsedDocument, keys: tuple[str, ...], key: str, fresh: list[int]
+) -> tuple[list[Problem], dict[int, list[Problem]]]:
+    """``placeholder_problems`` by items of the root mapping's list ``key`` (issue 43, as
+    ``schema_check.check_split``): those outside the list's items, and those of the items ``fresh``."""
+    items: dict[int, list[Problem]] = {i: [] for i in fresh}
+    seq = doc.root.get(key) if doc.root is not None and doc.root.kind == "map" else None
+    if doc.root is None or not keys or seq is None:
+        return [], items
+    wanted = frozenset(keys)
+    rest = _problems(_scalars(doc.root, (), False, wanted, skip=seq))
+    for i in fresh:
+        if i < len(seq.items):
+            items[i] = _problems(_scalars(seq.items[i], (key, i), key in wanted, wanted))
+    return rest, items
+
+
+def rubric_placeholder(text: object) -> str | None:
+    """What a ``claude plugin eval`` grader's rubric (its ``criteria``, or a grader file's body) still holds of a
+    skeleton: evalens's own (:func:`placeholder_in`) or ``init``'s TODO line; None: the user's own rubric."""
+    if isinstance(text, str) and INIT_RUBRIC in text:
+        return INIT_RUBRIC
+    return placeholder_in(text)
+
+
+def placeholder_problem(span: Span, what: str, found: str, path: tuple) -> Problem:
+    """The ``skeleton-placeholder`` error on ``span``: ``what`` (a field in backticks, or "The rubric") still is
+    the skeleton's ``found``. One wording for every format."""
+    return Problem(
+        span,
+        Severity.ERROR,
+        "skeleton-placeholder",  # CODE, a literal where it is emitted (tests/unit/test_rules_catalog.py)
+        f"{what} is still the skeleton's placeholder ({found!r}): write what the output must contain or do; "
+        "evalens will not judge a placeholder.",
+        data={"path": list(path), "placeholder": found},
+    )
+
+
+def _problems(found: Iterator[tuple[tuple, Node]]) -> list[Problem]:
     out = []
-    for path, node in _scalars(doc.root, (), False, frozenset(keys)):
-        found = placeholder_in(node.value)
-        if found is None:
-            continue
-        where = ".".join(str(p) for p in path)
-        out.append(
-            Problem(
-                node.span,
-                Severity.ERROR,
-                "skeleton-placeholder",  # CODE, a literal where it is emitted (tests/unit/test_rules_catalog.py)
-                f"`{where}` is still the skeleton's placeholder ({found!r}): write what the output must contain "
-                "or do; evalens will not judge a placeholder.",
-                data={"path": list(path), "placeholder": found},
+    for path, node in found:
+        found_text = placeholder_in(node.value)
+        if found_text is not None:
+            out.append(
+                placeholder_problem(node.span, f"`{'.'.join(str(p) for p in path)}`", found_text, path)
             )
-        )
     return out

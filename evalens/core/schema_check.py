@@ -335,6 +335,88 @@ def unknown_keys(doc: ParsedDocument, root_schema: dict[str, Any]) -> list[Probl
     return walker.out
 
 
+_SPLIT_ROOT = frozenset(
+    ("$schema", "$id", "title", "description", "markdownDescription", "$defs", "definitions", "type")
+    + ("properties", "required", "additionalProperties", "examples")
+)
+"""Root keywords under which a list's items are checked one by one: none of them reads inside the list."""
+_SPLIT_LIST = frozenset(
+    ("type", "items", "description", "markdownDescription", "title", "examples", "default")
+)
+"""List keywords that check each item alone (``minItems``, ``uniqueItems``, ``anyOf``... compare items or choose
+among their errors, so a list that has one is checked whole)."""
+
+
+def check_split(
+    doc: ParsedDocument, schema: dict[str, Any], key: str, fresh: list[int]
+) -> tuple[list[Problem], dict[int, list[Problem]]] | None:
+    """``check`` by items of the root mapping's list ``doc.data[key]`` (issue 43): the problems of everything
+    but that list's items, and those of the items ``fresh`` (by index), the others being the caller's to reuse.
+    The same problems ``check`` gives, because the list's schema checks each item alone (``_SPLIT_LIST``) and
+    nothing at the root looks inside it (``_SPLIT_ROOT``): the items left out change no other error, as for
+    the pruning of ``schema_errors``. None when the schema does not allow it."""
+    root = _resolve(schema, schema)
+    props = root.get("properties")
+    data = doc.data
+    if (
+        doc.root is None
+        or doc.root.kind != "map"
+        or not isinstance(data, dict)
+        or not isinstance(data.get(key), list)
+        or not set(root) <= _SPLIT_ROOT
+        or not isinstance(props, dict)
+        or key not in props
+    ):
+        return None
+    list_schema = _resolve(props[key], schema)
+    seq = doc.root.get(key)
+    if (
+        not set(list_schema) <= _SPLIT_LIST
+        or not isinstance(list_schema.get("items"), dict)
+        or seq is None
+        or seq.kind != "seq"
+        or len(seq.items) != len(data[key])
+    ):
+        return None
+    pruned = dict(data)
+    pruned[key] = [data[key][i] for i in fresh]
+    found: list[Problem] = []
+    seen: set[tuple[Span, str]] = set()
+    for error in schema_errors(_cached_validator(schema), schema, pruned):
+        path = error.path  # the top-level error's own deque: its sub-errors' absolute paths derive from it
+        if len(path) >= 2 and path[0] == key and isinstance(path[1], int):
+            path[1] = fresh[path[1]]
+        for problem in _translate(doc, error):
+            seen_key = (problem.span, problem.message)
+            if seen_key not in seen:
+                seen.add(seen_key)
+                found.append(problem)
+    walker = _UnknownKeys(doc, schema)
+    walker.walk(doc.root, root, (), skip=seq)
+    item_schema = walker.res(list_schema["items"])
+    for i in fresh:
+        if seq.items[i].kind != "scalar":
+            walker.walk(seq.items[i], item_schema, (key, i))
+    found += walker.out
+    return split_by_item(found, key, fresh)
+
+
+def split_by_item(
+    problems: list[Problem], key: str, fresh: list[int]
+) -> tuple[list[Problem], dict[int, list[Problem]]]:
+    """Problems of the root (those whose ``data["path"]`` is not inside an item of ``key``) and of each item."""
+    rest: list[Problem] = []
+    items: dict[int, list[Problem]] = {i: [] for i in fresh}
+    for p in problems:
+        path = (p.data or {}).get("path")
+        where = path[1] if isinstance(path, list) and len(path) >= 2 and path[0] == key else None
+        if isinstance(where, int) and where in items:
+            items[where].append(p)
+        else:
+            rest.append(p)
+    return rest, items
+
+
 class _UnknownKeys:
     """The walk of ``unknown_keys``. A class rather than a recursive closure: a nested function that calls
     itself is a reference cycle, which kept ``doc`` (~57,000 objects for a 500-task file) alive until the
@@ -355,12 +437,15 @@ class _UnknownKeys:
             hit = self.resolved[id(schema)] = _resolve(schema, self.root)
         return hit
 
-    def walk(self, node: Node, schema: dict[str, Any], path: Path) -> None:
+    def walk(self, node: Node, schema: dict[str, Any], path: Path, skip: Node | None = None) -> None:
+        """Walk ``node``; the mapping value ``skip`` (a list whose items the caller walks) is passed over."""
         if node.kind == "map":
             props = schema.get("properties")
             addl = schema.get("additionalProperties", True)
             unknown = 0
             for key, _kspan, child in node.entries:
+                if child is skip:
+                    continue
                 if isinstance(props, dict) and key in props:
                     if child.kind != "scalar":
                         self.walk(child, self.res(props[key]), (*path, key))

@@ -106,42 +106,45 @@ def skilljack_tasks(data: Any, skills: dict[str, FsPath] | None = None) -> tuple
     skilljack's ``parseTask`` does: a task's own value, else the default, else the built-in; a
     ``deterministic`` block implies ``expect_skill_activation: true``."""
     defaults = sub_dict(data, "defaults")
-    dcrit = sub_dict(defaults, "criteria")
-    out: list[SkilljackTask] = []
-    for index, raw in enumerate(sub_list(data, "tasks")):
-        if not isinstance(raw, dict):
-            continue
-        here: Location = ["tasks", index]
-        tcrit = sub_dict(raw, "criteria")
-        criteria = {}
-        for d in DIMENSIONS:
-            if d in tcrit or d in dcrit:
-                own, inherited = sub_dict(tcrit, d), sub_dict(dcrit, d)
-                criteria[d] = {
-                    "weight": own.get("weight", inherited.get("weight", DEFAULT_WEIGHT)),
-                    "description": own.get("description", inherited.get("description", "")),
-                }
-        block = raw.get("deterministic")
-        det = {"expect_skill_activation": True, **block} if isinstance(block, dict) else None
-        own_expected = "expected_skill_load" in raw
-        out.append(
-            SkilljackTask(
-                id=str(raw.get("id", "")),
-                prompt=str(raw.get("prompt", "")),
-                expected=str(raw.get("expected_skill_load", defaults.get("expected_skill_load", "")) or ""),
-                criteria=criteria,
-                checklist=[str(x) for x in raw.get("golden_checklist") or []],
-                det=det,
-                skills=dict(skills or {}),
-                location=here,
-                det_paths={k: [*here, "deterministic", k] for k in det or {}},
-                expected_at=[*here, "expected_skill_load"]
-                if own_expected
-                else ["defaults", "expected_skill_load"],
-            )
-        )
+    out = [
+        skilljack_task(index, raw, defaults, skills)
+        for index, raw in enumerate(sub_list(data, "tasks"))
+        if isinstance(raw, dict)
+    ]
     skill = data.get("skill", "") if isinstance(data, dict) else ""
     return str(skill or ""), out
+
+
+def skilljack_task(
+    index: int, raw: dict[str, Any], defaults: dict[str, Any], skills: dict[str, FsPath] | None = None
+) -> SkilljackTask:
+    """One task of ``skilljack_tasks``: the rules resolve the edited task alone (issue 43), the same way."""
+    dcrit = sub_dict(defaults, "criteria")
+    here: Location = ["tasks", index]
+    tcrit = sub_dict(raw, "criteria")
+    criteria = {}
+    for d in DIMENSIONS:
+        if d in tcrit or d in dcrit:
+            own, inherited = sub_dict(tcrit, d), sub_dict(dcrit, d)
+            criteria[d] = {
+                "weight": own.get("weight", inherited.get("weight", DEFAULT_WEIGHT)),
+                "description": own.get("description", inherited.get("description", "")),
+            }
+    block = raw.get("deterministic")
+    det = {"expect_skill_activation": True, **block} if isinstance(block, dict) else None
+    own_expected = "expected_skill_load" in raw
+    return SkilljackTask(
+        id=str(raw.get("id", "")),
+        prompt=str(raw.get("prompt", "")),
+        expected=str(raw.get("expected_skill_load", defaults.get("expected_skill_load", "")) or ""),
+        criteria=criteria,
+        checklist=[str(x) for x in raw.get("golden_checklist") or []],
+        det=det,
+        skills=dict(skills or {}),
+        location=here,
+        det_paths={k: [*here, "deterministic", k] for k in det or {}},
+        expected_at=[*here, "expected_skill_load"] if own_expected else ["defaults", "expected_skill_load"],
+    )
 
 
 def skilljack_task_md(doc: ParsedDocument, path: FsPath) -> tuple[str, SkilljackTask]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evalens.core import schema_check
+from evalens.core import item_cache, schema_check
 from evalens.core.aggregate import aggregate
 from evalens.core.config import Tuning
 from evalens.core.documents import ParsedDocument
@@ -32,6 +32,8 @@ class Validation:
     problems: list[Problem] = field(default_factory=list)
     lookalike: Format | None = None
     _case_names: tuple[str, ...] | None = None
+    # the problems of each unit of the document's list (skilljack's tasks), for the next version's validation
+    items: item_cache.ItemResults | None = None
 
     def case_names(self) -> tuple[str, ...]:
         """Names of the runnable units (computed once per document version)."""
@@ -51,12 +53,13 @@ def validate_text(
     indexes: IndexCache | None = None,
     settings: dict[str, Any] | None = None,
     tuning: Tuning | None = None,
-    previous: ParsedDocument | None = None,
+    previous: Validation | ParsedDocument | None = None,
 ) -> Validation:
     """Validate one document; never raises for bad input. ``tuning`` (the user's rule levels; None: the
-    nearest config file of ``path``) is applied last. ``previous`` is the parse of the document's last
-    validated version: an edit inside one YAML sequence item re-parses that item only (issue 43), the
-    result being the full parse's (``documents.reparse_item``).
+    nearest config file of ``path``) is applied last. ``previous`` is the document's last validation (or its
+    parse): an edit inside one YAML sequence item re-parses that item only (issue 43), the result being the
+    full parse's (``documents.reparse_item``), and re-checks that item only, the other items' problems being
+    the last validation's (``item_cache``).
 
     The cyclic garbage collector is paused meanwhile: a 6,500-line file allocates ~30k acyclic nodes, and
     the collections they trigger would rescan every document the server holds (2-3x the validation time)."""
@@ -85,9 +88,10 @@ def _validate_text(
     text: str,
     indexes: IndexCache | None,
     settings: dict[str, Any] | None,
-    previous: ParsedDocument | None = None,
+    previous: Validation | ParsedDocument | None = None,
 ) -> Validation:
-    detection = detect(path, text, previous)
+    last, previous_doc = (previous, previous.doc) if isinstance(previous, Validation) else (None, previous)
+    detection = detect(path, text, previous_doc)
     fmt, doc = detection.format, detection.doc
     if fmt is None:
         problems: list[Problem] = []
@@ -104,15 +108,34 @@ def _validate_text(
         return Validation(path, None, doc, problems, detection.lookalike)
     assert doc is not None
     problems = list(doc.problems)
-    if doc.ok:
+    items = None
+    if not doc.ok:
+        problems = fmt.unparsed_problems(doc, rule_context(path, indexes, settings))
+    else:
         ctx = rule_context(path, indexes, settings)
         schema = fmt.schema()
-        found = schema_check.check(doc, schema) if schema is not None and doc.data is not None else []
-        problems += fmt.refine(doc, found, ctx)
-        problems += fmt.rules(doc, ctx)
-        problems += placeholder_problems(doc, fmt.judged_keys)
+        split = fmt.item_rules(doc, ctx) if schema is not None else None
+        by_item = (
+            item_cache.check(doc, fmt, schema, ctx, split, last.items if last is not None else None)
+            if split is not None and schema is not None
+            else None
+        )
+        if by_item is not None:
+            found, items = by_item
+            problems += found
+        else:
+            problems += whole_document_problems(doc, fmt, schema, ctx)
     problems.sort(key=Problem.sort_key)
-    return Validation(path, fmt, doc, problems)
+    return Validation(path, fmt, doc, problems, items=items)
+
+
+def whole_document_problems(
+    doc: ParsedDocument, fmt: Format, schema: dict[str, Any] | None, ctx: RuleContext
+) -> list[Problem]:
+    """Schema, rule and placeholder problems of the whole document at once: formats without ``item_rules``,
+    and what the validation by items (``item_cache``) must equal."""
+    found = schema_check.check(doc, schema) if schema is not None and doc.data is not None else []
+    return fmt.refine(doc, found, ctx) + fmt.rules(doc, ctx) + placeholder_problems(doc, fmt.judged_keys)
 
 
 def cannot_validate(path: str, text: str, exc: BaseException) -> Validation:

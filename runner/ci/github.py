@@ -14,7 +14,7 @@ from typing import Any
 
 from evalens.core.workflow_commands import escape
 from evalens.core.workflow_commands import in_actions as in_actions
-from evalens.runner.ci.units import Unit, counts, locate, pass_rate, units_of
+from evalens.runner.ci.units import ReportUnit, counts, locate, pass_rate, units_of
 from evalens.runner.uplift_words import cost_text, rates_text, uplift_text
 
 ICONS = {"PASS": "✅", "FAIL": "❌", "FLAKY": "⚠️", "ERROR": "💥", "SKIP": "⏭️"}
@@ -61,7 +61,7 @@ def _code(text: str | None) -> str:
     return "`" + " ".join((text or "").split()).replace("`", "'") + "`"
 
 
-def _row(unit: Unit) -> str:
+def _row(unit: ReportUnit) -> str:
     duration = f"{unit.duration:.1f} s" if unit.duration is not None else ""
     why = "" if unit.passed else unit.message()
     return (
@@ -124,7 +124,7 @@ def step_summary(report: Any, *, report_path: Path | None = None, title: str | N
     return "\n".join(lines) + "\n"
 
 
-def replay_lines(units: list[Unit]) -> list[str]:
+def replay_lines(units: list[ReportUnit]) -> list[str]:
     """--replay: how many verdicts came from cassettes, and which units needed a live call (docs/replay.md)."""
     taped = [u for u in units if u.replay is not None and u.replay.mode != "record"]
     if not taped:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.core.models.cassette import replay_label
-from evalens.runner.ci.units import Unit, counts, locate, units_of
+from evalens.runner.ci.units import ReportUnit, counts, locate, units_of
 from evalens.runner.verdicts import passed
 
 #: Characters XML 1.0 cannot carry (an agent's output may hold any of them).
@@ -36,7 +36,7 @@ def _seconds(value: float | None) -> str:
     return f"{max(0.0, value or 0.0):.3f}"
 
 
-def _details(unit: Unit) -> str:
+def _details(unit: ReportUnit) -> str:
     lines = [f"verdict: {unit.verdict}"]
     if unit.run_verdicts:
         lines.append(f"runs: {', '.join(unit.run_verdicts)}")
@@ -50,7 +50,7 @@ def _details(unit: Unit) -> str:
     return "\n".join(lines)
 
 
-def place(unit: Unit, package_root: Path | None, base: Path | None = None) -> str | None:
+def place(unit: ReportUnit, package_root: Path | None, base: Path | None = None) -> str | None:
     """``file:line`` of the unit (its failed check, else its case), relative to ``base`` when it is inside."""
     if not unit.file:
         return None
@@ -64,7 +64,7 @@ def place(unit: Unit, package_root: Path | None, base: Path | None = None) -> st
     return f"{shown}:{line}"
 
 
-def testcase(unit: Unit, package_root: Path | None, base: Path | None = None) -> ET.Element:
+def testcase(unit: ReportUnit, package_root: Path | None, base: Path | None = None) -> ET.Element:
     """One ``<testcase>``; ``base`` makes the place relative (a repository root), else it stays as stored."""
     element = ET.Element(
         "testcase",
@@ -148,7 +148,7 @@ def _suite(
 
 
 def _properties(
-    props: ET.Element, report: Any, units: list[Unit], package_root: Path | None, base: Path | None
+    props: ET.Element, report: Any, units: list[ReportUnit], package_root: Path | None, base: Path | None
 ) -> None:
     """What the schemas have no attribute for: the run's facts, and each unit's verdict and place."""
     facts = {

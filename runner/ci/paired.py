@@ -28,6 +28,7 @@ from typing import Any, Literal
 
 from evalens.core.models.run_log import LogUnit
 from evalens.runner import stats
+from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.runner.unit_identity import key, reconcile
 from evalens.runner.verdicts import count_passed, counted
 
@@ -145,7 +146,7 @@ def sides(report: Any) -> list[Side]:
             name=case.name,
             content=(case.fingerprint or {}).get("unit"),
             location=list(case.location or []),
-            format=case.format or "uaaps-case",
+            format=case.format or PACKAGE_FORMAT,
         )
         verdicts = tuple(case.run_verdicts) if case.run_verdicts else (case.verdict,)
         out.append(Side(unit, verdicts, getattr(case, "state", None) or case.verdict))

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.runner.ci.units import units_of
+from evalens.runner.git_repo import git, repository_of
 from evalens.runner.report import NotAReport, load_report
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
@@ -148,13 +149,12 @@ def config_fingerprint(path: Path) -> str:
 def commit_of(root: Path) -> str | None:
     """``git rev-parse HEAD`` of the repository holding ``root``; None outside one. Its git dir is named, never
     discovered, with hooks off (:func:`evalens.runner.baseline.repository_of`)."""
-    from evalens.runner.baseline import _git, repository_of  # lazy: loads the run machinery
 
     top = repository_of(root)
     if top is None:
         return None
     try:
-        done = _git(top, "rev-parse", "HEAD")
+        done = git(top, "rev-parse", "HEAD")
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None if done.returncode == 0 else None

@@ -1,6 +1,6 @@
 """A report seen as CI sees it: a flat list of units with a verdict, a duration, a place and a reason.
 
-Every CI writer (JUnit, the step summary, annotations, the gate, sharding) reads :class:`Unit`, never a
+Every CI writer (JUnit, the step summary, annotations, the gate, sharding) reads :class:`ReportUnit`, never a
 report's own shape, so a new report shape needs only a new :func:`units_of`.
 """
 
@@ -27,7 +27,7 @@ _CHECK_KEYS = {
 
 
 @dataclass(slots=True)
-class Unit:
+class ReportUnit:
     """One case / task / query of a report."""
 
     name: str
@@ -74,7 +74,7 @@ class Unit:
         return "; ".join(p.replace("\n", " ").strip() for p in parts if p) or self.verdict
 
 
-def units_of(report: Any) -> list[Unit]:
+def units_of(report: Any) -> list[ReportUnit]:
     """The units of a report (today: an ``EvalReport`` of UAAPS cases)."""
     suite = (report.package.name if report.package else None) or "evalens"
     out = []
@@ -94,7 +94,7 @@ def units_of(report: Any) -> list[Unit]:
         own = getattr(case, "location", None)
         paths.append((tuple(own), None) if own is not None else (("name",), None))
         out.append(
-            Unit(
+            ReportUnit(
                 name=case.name,
                 verdict=getattr(case, "state", None) or case.verdict,
                 suite=suite,
@@ -115,7 +115,7 @@ def units_of(report: Any) -> list[Unit]:
     return out
 
 
-def counts(units: list[Unit]) -> dict[str, int]:
+def counts(units: list[ReportUnit]) -> dict[str, int]:
     """Verdict → number of units, every verdict present (0 when none)."""
     out = dict.fromkeys(VERDICTS, 0)
     for unit in units:
@@ -123,11 +123,11 @@ def counts(units: list[Unit]) -> dict[str, int]:
     return out
 
 
-def pass_rate(units: list[Unit]) -> float:
+def pass_rate(units: list[ReportUnit]) -> float:
     return round(sum(u.passed for u in units) / len(units), 4) if units else 0.0
 
 
-def locate(unit: Unit, package_root: Path | None) -> tuple[Path | None, int]:
+def locate(unit: ReportUnit, package_root: Path | None) -> tuple[Path | None, int]:
     """The unit's file (absolute, when it exists) and the 1-based line a failure annotation should point at:
     the first failed check's entry, else the judge criteria, else the case's ``name``."""
     if not unit.file:

@@ -16,11 +16,11 @@ import subprocess
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from evalens.core.engines import judge_provider
+from evalens.runner import probe_cache
 from evalens.runner.engines.conversation import Builder, Conversation
 
 
@@ -187,9 +187,45 @@ def find_binary(name: str, override_env: str, install: str = "") -> Path:
     )
 
 
-@lru_cache(maxsize=16)
-def binary_version(binary: str) -> str | None:
-    """``<binary> --version``, cached per path (a few hundred ms per call, so once per process)."""
+_versions: dict[str, tuple[Any, str]] = {}  # binary -> (its file key, its --version line)
+
+
+def cli_key(binary: str) -> list[Any] | None:
+    """What a CLI's ``--version`` depends on, as files: the binary (:func:`~evalens.runner.probe_cache.file_key`)
+    and, for a script, its interpreter (``#!/usr/bin/env node``: the ``node`` on PATH; Codex's ``codex.js``), so a
+    replaced or removed Node asks again. None when the binary cannot be read."""
+    key = probe_cache.file_key(binary)
+    if key is None:
+        return None
+    try:
+        with open(key[1], "rb") as fh:
+            head = fh.read(256).split(b"\n", 1)[0]
+    except OSError:
+        return None
+    if head.startswith(b"#!"):
+        words = head[2:].decode("utf-8", "replace").split()
+        if words and os.path.basename(words[0]) == "env":
+            words = [w for w in words[1:] if not w.startswith("-")]
+            found = shutil.which(words[0]) if words else None
+            words = [found] if found else []
+        key = [*key, probe_cache.file_key(words[0]) if words else None]
+    return key
+
+
+def binary_version(binary: str, fresh: bool = False) -> str | None:
+    """``<binary> --version`` (a few hundred ms per call: Codex starts node), asked once per installed file:
+    remembered in this process and across processes (:mod:`~evalens.runner.probe_cache`) under :func:`cli_key`,
+    so a first run in a fresh server does not ask again, and an upgraded or replaced CLI is asked at once (also by
+    a server that kept running). A failed probe is never remembered; ``fresh`` (``evalens doctor``) asks anyway."""
+    key = cli_key(binary)
+    if key is not None and not fresh:
+        known = _versions.get(binary)
+        if known is not None and known[0] == key:
+            return known[1]
+        remembered = probe_cache.recall("cli-versions", binary, key)
+        if isinstance(remembered, str):
+            _versions[binary] = (key, remembered)
+            return remembered
     try:
         out = subprocess.run(
             [binary, "--version"], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
@@ -197,7 +233,17 @@ def binary_version(binary: str) -> str | None:
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = (out.stdout or out.stderr).strip().splitlines()
-    return text[0].strip() if text else None
+    version = text[0].strip() if text else None
+    # only a clean answer of a file that did not change meanwhile is remembered
+    if version is not None and out.returncode == 0 and key is not None and cli_key(binary) == key:
+        _versions[binary] = (key, version)
+        probe_cache.remember("cli-versions", binary, key, version)
+    return version
+
+
+def forget_versions() -> None:
+    """Forget this process's answers (a test that must see the probe run; the file cache is keyed anyway)."""
+    _versions.clear()
 
 
 def version_tuple(text: str | None) -> tuple[int, ...] | None:

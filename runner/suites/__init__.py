@@ -1,18 +1,23 @@
 """One suite per runnable format; a format names its suite here (format id → suite class).
 
-UAAPS cases (``uaaps-case``) run through :func:`evalens.runner.api.run_cases`, which plans a whole package
-(its eval config, its cases, the package installed for the engine); every other runnable format runs through
+Every face that starts or shows a run asks this module what a format's runs are, so none of them branches on
+a format id: :func:`names_per_file` says where a unit's name is unique (and so what keys its runs, verdicts and
+reports), and :func:`evalens.runner.api.run` starts a batch of any of them.
+
+UAAPS cases (:data:`PACKAGE_FORMAT`) run as a package (its eval config, its cases, the package installed for
+the engine) through :func:`evalens.runner.api.run_cases`; every other runnable format runs through
 :func:`evalens.runner.api.run_file` and a :class:`~evalens.runner.suites.base.Suite` listed here.
 """
 
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 if TYPE_CHECKING:
     from evalens.runner.suites.base import Suite
 
+PACKAGE_FORMAT = "uaaps-case"  # a package's case: its name is unique in the package, which plans its batch
 SUITES: dict[str, str] = {  # format id -> "module:Class" (imported when a file of that format runs)
     "skilljack-tasks": "skilljack:SkilljackSuite",
     "skilljack-task": "skilljack:SkilljackSuite",
@@ -24,10 +29,24 @@ SUITES: dict[str, str] = {  # format id -> "module:Class" (imported when a file 
     "plugin-eval-case": "plugin_eval:PluginEvalSuite",
 }
 FILE_FORMATS = frozenset(SUITES)
+RUNNABLE_FORMATS = frozenset({PACKAGE_FORMAT, *SUITES})
+
+
+def runnable(format_id: str | None) -> TypeGuard[str]:
+    """Whether evalens runs files of ``format_id`` (a config, a SKILL.md or an unknown file does not)."""
+    return format_id in RUNNABLE_FORMATS
+
+
+def names_per_file(format_id: str | None) -> TypeGuard[str]:
+    """Whether a unit's name is unique only within its file (a task id, a query's index, a plugin case's folder),
+    so the file keys its runs and verdicts, and a whole-file unit (``*``) can stand for all of them; False for a
+    package's case, whose name is unique in its package (another case file may not reuse it) and whose batch
+    the package plans."""
+    return format_id in SUITES
 
 
 def suite_for(format_id: str) -> type[Suite] | None:
-    """The suite class of a runnable format (None: the format does not run through ``run_file``)."""
+    """The suite class of a format that runs per file (None: a package's case, or not runnable)."""
     spec = SUITES.get(format_id)
     if spec is None:
         return None

@@ -16,14 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.formats.registry import all_formats
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
-from evalens.runner.api_types import SNIPPET_CHARS, AgentRunLimits
+from evalens.runner.api_types import SNIPPET_CHARS, RunOptions
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.session import AgentResult, AgentSession, UsageError
 
@@ -45,34 +45,17 @@ __all__ = [
 ]
 
 
-class FileRunRequest(AgentRunLimits):
-    """What ``evalens run FILE``, the lens and the Test Explorer ask for; unset values fall back to the suite's
-    own configuration (skilljack's ``eval.config.yaml``) and then to the format's defaults."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+class FileRunRequest(RunOptions):
+    """What ``evalens run FILE``, the lens and the Test Explorer ask for of any format but UAAPS; unset values
+    fall back to the suite's own configuration (skilljack's ``eval.config.yaml``) and then to the format's
+    defaults. The shared options are :class:`~evalens.runner.api_types.RunOptions`'s; a file runs 3 times and on
+    Claude Code unless told."""
 
     file: Path = Field(description="The eval file: tasks.yaml, task.md, evals.json or a trigger eval set.")
     units: list[str] = Field(default_factory=list, description="Unit ids to run (empty: every unit).")
     runs: int = Field(default=3, ge=1, description="Runs per unit.")
-    max_cost: float | None = Field(default=None, ge=0, description="USD the batch may spend (then SKIP).")
-    max_tokens: int | None = Field(default=None, ge=0, description="Tokens the batch may spend (then SKIP).")
-    budget: Any = Field(
-        default=None,
-        exclude=True,
-        description="A runner.budget.Budget shared by several calls "
-        "(an editor's batch); when set, max_cost and max_tokens are ignored.",
-    )
     engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
-    model: str | None = Field(default=None, description="Agent model.")
-    judge_model: str | None = Field(
-        default=None, description="Judge / grader model (`model` or `provider:model`)."
-    )
-    no_judge: bool = Field(default=False, description="Skip the judge (skilljack only).")
     no_deterministic: bool = Field(default=False, description="Skip skilljack's deterministic checks.")
-    timeout_seconds: float | None = Field(default=None, description="Per-run agent timeout.")
-    judge_timeout: float | None = Field(
-        default=None, description="Seconds all judge calls of one run may take."
-    )
     config: Path | None = Field(
         default=None, description="skilljack eval.config.yaml (default: beside the file)."
     )
@@ -101,33 +84,27 @@ class FileRunRequest(AgentRunLimits):
         "plugin resolves: each run again without the plugin, the with-only graders unscored) or `none`.",
     )
     github_summary: bool = False
-    keep_sandbox: bool = False
-    dry_run: bool = Field(default=False, description="List what would run; start no agent.")
-    report: Path | None = Field(
-        default=None,
-        description="evalens report path (default: evals/reports/<stamp>.json under the suite's root).",
-    )
-    write_report: bool = Field(default=True, description="Write the evalens report of the batch.")
-    baseline: str | None = Field(
-        default=None,
-        description="`no-skill`, or a git ref: run every unit again "
-        "without the skill, or with it as it was at the ref (docs/baseline.md).",
-    )
-    resume: Path | None = Field(
-        default=None,
-        description="Finish the batch of this report (its run log): runs that finished are kept, the rest run "
-        "(`runner.run_log`); a changed input is refused.",
-    )
-    allow_unisolated_baseline: bool = Field(
-        default=False,
-        description="Run a baseline even when the sandbox is "
-        "not enforced; the uplift is then marked unisolated.",
-    )
-    arm: str | None = Field(
-        default=None,
-        description="`--arms`: the arm this batch runs (`skill`, `no-skill`, `plugin`, `ref:REF`, "
-        "`without:references|scripts|hooks`): what every run installs of the skills (runner/arms.py).",
-    )
+
+    # the names this request had before it shared RunOptions' (a public API: still readable)
+    @property
+    def model(self) -> str | None:
+        """Deprecated: ``agent_model``."""
+        return self.agent_model
+
+    @property
+    def judge_model(self) -> str | None:
+        """Deprecated: ``judge``."""
+        return self.judge
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """Deprecated: ``timeout``."""
+        return self.timeout
+
+    @property
+    def report(self) -> Path | None:
+        """Deprecated: ``output``."""
+        return self.output
 
 
 @dataclass
@@ -290,7 +267,7 @@ class Suite(ABC):
             agent_seconds=round(sum(r.duration_ms for r in runs) / 1000, 3),
             engine=session.engine.name,
             engine_version=session.engine_version,
-            agent_model=shown.model or model or self.request.model,
+            agent_model=shown.model or model or self.request.agent_model,
             output_snippet=shown.output[:SNIPPET_CHARS] or None,
             exit_code=shown.exit_code,
             runs=self.request.runs,
@@ -437,6 +414,13 @@ class Suite(ABC):
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
         """Write the format's own result files; say how the whole file did."""
         return SuiteSummary()
+
+    @classmethod
+    def anchored_options(cls, file: Path) -> dict[str, Any]:
+        """Request options a batch started away from the suite's folder needs to write where one started in it
+        would: the editor's server runs in no folder of the user's, so a default relative to the working
+        directory (skilljack's ``./results``) would land somewhere else. Blocking (reads the suite's config)."""
+        return {}
 
     @classmethod
     def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:

@@ -242,7 +242,7 @@ class GradedSuite(Suite):
     def load(self) -> None:
         self.data = self.doc.data
         self.skill_root = skill_root_of(self.file)
-        self.timeout = self.request.timeout_seconds or 300
+        self.timeout = self.request.timeout or 300
         self.spec: Any = None
 
     def units(self) -> list[Unit]:
@@ -257,12 +257,12 @@ class GradedSuite(Suite):
         if self.request.no_judge:
             raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
         self.spec = resolve_judge(
-            self.request.judge_model,
+            self.request.judge,
             default_provider=default_judge(self.request.engine),
         )
         return await start_session(
             self.request.engine,
-            self.request.model,
+            self.request.agent_model,
             self.timeout,
             keep_sandbox=self.request.keep_sandbox,
             judge=self.spec,

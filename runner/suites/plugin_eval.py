@@ -28,8 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from evalens.core.formats.plugin_eval import case_files, case_name, is_case_folder
+from evalens.core.formats.plugin_eval import PROMPT_TEMPLATE, case_files, case_name, is_case_folder
 from evalens.core.models.plugin_eval import READ_ONLY_TOOLS
+from evalens.core.placeholders import refusal, rubric_placeholder
 from evalens.core.regular_files import read_regular_bytes
 from evalens.runner.baseline import uplift_of
 from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript
@@ -38,7 +39,17 @@ from evalens.runner.engines.conversation import Builder, Conversation
 from evalens.runner.judge import default_judge, judge_deadline, resolve_judge
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentLaunch, AgentResult, AgentSession, UsageError, agent_error
-from evalens.runner.suites.base import Ran, Suite, Unit, UnitRun
+from evalens.runner.suites.base import (
+    FileRunRequest,
+    LoggedSession,
+    Ran,
+    Restored,
+    Suite,
+    Unit,
+    UnitRun,
+    newest_first,
+    read_json,
+)
 from evalens.runner.suites.plugin_eval_grading import (
     PAID,
     Evidence,
@@ -67,6 +78,8 @@ GRADER_THREW = (
     "grader threw"  # how the result document words a grader that failed (a judge call, a missing file)
 )
 RESULT_LIMIT = 32 << 20  # bytes of the result document read back
+RESULT_FILE = "aggregate-result.json"  # the result document in each of the CLI's own result folders
+MAX_RESULT_FILES = 20  # of the CLI's own runs, the newest read back on a reload
 NEVER_GRANTED = ("Bash", "Monitor", "EnterWorktree", "ExitWorktree")
 """Tools evalens never grants the CLI's runs: Bash needs Claude Code's own OS sandbox, which cannot start inside
 evalens's (a nested bubblewrap), and the rest the platform never grants."""
@@ -291,15 +304,37 @@ class PluginEvalSuite(Suite):
             if self.request.engine == "claude-code"
             else f"{self.request.engine} + evalens's graders"
         )
-        return [
-            f"{u.id}\t{len(self.graders)} grader(s): {kinds}; ablation {self.ablation}; {how}" for u in units
-        ]
+        out = []
+        for u in units:
+            why = self.placeholder_refusal(u)
+            refused = f"; {why}; it will be ERROR, no agent started" if why else ""
+            out.append(
+                f"{u.id}\t{len(self.graders)} grader(s): {kinds}; ablation {self.ablation}; {how}{refused}"
+            )
+        return out
+
+    def placeholder_refusal(self, unit: Unit) -> str | None:
+        """A case whose `llm` / `baseline` grader's rubric is still a skeleton's (evalens's, or ``init``'s TODO
+        line) is not run: its graders live in other files than the one run (`case.yaml`'s list, `graders/*.md`),
+        which the generic check of the run file's judged keys cannot see, and judged it measured nothing. A prompt
+        still ``init --bare``'s TODO line is refused too: Claude Code will not load it, and on another engine the
+        agent would run a text the user did not write (``plugin-eval-template`` is ``enforced``)."""
+        if PROMPT_TEMPLATE in self.prompt:
+            return (
+                f"not run: the case prompt is still the blank `init` template ({PROMPT_TEMPLATE!r}); write the "
+                "user prompt to test"
+            )
+        for g in self.graders:
+            found = rubric_placeholder(g.options.get("criteria")) if g.type in ("llm", "baseline") else None
+            if found is not None:
+                return refusal(f"the `{g.name}` grader's criteria ({g.where})", found)
+        return None
 
     def _agent_time(self) -> float:
         """One run's time: the case's own wall clock per arm (two arms under the ablation, plus the judge's votes),
         unless the request sets one."""
-        if self.request.timeout_seconds:
-            return float(self.request.timeout_seconds)
+        if self.request.timeout:
+            return float(self.request.timeout)
         arms = 2 if self.ablation == "with-without" else 1
         return self.case_timeout * arms + 120
 
@@ -316,7 +351,7 @@ class PluginEvalSuite(Suite):
             )
         paid = any(g.type in PAID for g in self.graders)
         own_judge = self.request.engine != "claude-code" and paid
-        self.cli_judge = self.request.judge_model
+        self.cli_judge = self.request.judge
         if self.request.engine == "claude-code" and self.cli_judge and ":" in self.cli_judge:
             provider, _, model = self.cli_judge.partition(":")
             if provider != "anthropic":
@@ -328,13 +363,11 @@ class PluginEvalSuite(Suite):
         if own_judge and self.request.no_judge:
             raise UsageError("this case has llm / baseline graders, which need the judge: drop --no-judge")
         if own_judge:
-            self.spec = resolve_judge(
-                self.request.judge_model, default_provider=default_judge(self.request.engine)
-            )
+            self.spec = resolve_judge(self.request.judge, default_provider=default_judge(self.request.engine))
         session = await asyncio.to_thread(
             PluginEvalSession,
             self.request.engine,
-            self.request.model,
+            self.request.agent_model,
             self._agent_time(),
             keep_sandbox=self.request.keep_sandbox,
             judge=self.spec,
@@ -360,7 +393,23 @@ class PluginEvalSuite(Suite):
             res, outcomes, without, error = await self._platform_run(session)
         else:
             res, outcomes, without, error = await self._own_run(session)
-        score = run_score(outcomes) if outcomes else None
+        done = self._graded_run(res, outcomes, without, error, time.monotonic() - t0)
+        self.say(unit.id, f"{unit.id} run {run}: {done.verdict} — {done.reason}", outcome=True)
+        return done
+
+    def _graded_run(
+        self,
+        res: AgentResult,
+        outcomes: list[Outcome],
+        without: list[Outcome],
+        error: str | None,
+        seconds: float,
+        score: float | None = None,
+    ) -> UnitRun:
+        """One graded run as a unit-run, for a run of this batch and for one read back from a result document
+        the CLI wrote itself (``score``: the document's own, else the outcomes' weighted mean)."""
+        if score is None:
+            score = run_score(outcomes) if outcomes else None
         score_without = run_score(without) if without else None
         verdict, reason = self._verdict(error, outcomes, score)
         checks = [
@@ -381,8 +430,7 @@ class PluginEvalSuite(Suite):
             "without": [o.to_data() for o in without],
             "error": error,
         }
-        self.say(unit.id, f"{unit.id} run {run}: {verdict} — {reason}", outcome=True)
-        return UnitRun(verdict, reason, res, checks, time.monotonic() - t0, figures)
+        return UnitRun(verdict, reason, res, checks, seconds, figures)
 
     def _location(self, name: str) -> list[str | int] | None:
         g = next((g for g in self.graders if g.name == name), None)
@@ -435,15 +483,24 @@ class PluginEvalSuite(Suite):
             return res, [], [], res.error or "claude plugin eval did not run the case"
         arms = case.get("arms") or {}
         first = (arms.get("with") or [{}])[0]
+        base = (arms.get("without") or [{}])[0] if arms.get("without") else None
+        outcomes, without, error = self._arm_outcomes(first, base)
+        return res, outcomes, without, error
+
+    def _arm_outcomes(
+        self, first: dict[str, Any], base: dict[str, Any] | None
+    ) -> tuple[list[Outcome], list[Outcome], str | None]:
+        """A with-plugin run of the result document and its without-plugin run (None without the ablation): their
+        graders' outcomes, and the error that makes the run ERROR (a grader the platform could not grade, the
+        without run's error, a mocked call that aborted it). The agent's own error is the caller's."""
         outcomes = outcomes_of(first, self.graders)
-        without = outcomes_of((arms.get("without") or [{}])[0], self.graders) if arms.get("without") else []
+        without = outcomes_of(base, self.graders) if base is not None else []
         error = grader_error(outcomes) or grader_error(without)
-        base = (arms.get("without") or [{}])[0]
-        if isinstance(base.get("error"), str) and base["error"]:
+        if base is not None and isinstance(base.get("error"), str) and base["error"]:
             error = error or f"the without-plugin run failed: {base['error']}"
         if first.get("aborted"):
             error = error or f"a mocked tool call aborted the run: {json.dumps(first['aborted'])[:300]}"
-        return res, outcomes, without, error
+        return outcomes, without, error
 
     async def _own_run(
         self, session: AgentSession
@@ -551,3 +608,87 @@ class PluginEvalSuite(Suite):
             details=details,
             uplift=uplift,
         )
+
+    # ----------------------------------------------------------------------- results the CLI wrote itself
+
+    @classmethod
+    def result_folder(cls, format_id: str, file: Path) -> Path | None:
+        """``<eval dir>/results/``, where `claude plugin eval` writes each run's ``<timestamp>/aggregate-result.
+        json`` (its ``--output-dir`` default, reference §8)."""
+        folder = file.resolve().parent
+        plugin = plugin_root_of(folder)
+        eval_dir = eval_dir_of(plugin, folder) if plugin is not None else None
+        return plugin / eval_dir / "results" if plugin is not None and eval_dir is not None else None
+
+    @classmethod
+    def result_files(cls, format_id: str, file: Path) -> list[Path]:
+        base = cls.result_folder(format_id, file)
+        if base is None or not base.is_dir():
+            return []
+        found = [p / RESULT_FILE for p in base.iterdir() if p.is_dir() and (p / RESULT_FILE).is_file()]
+        return newest_first(found, MAX_RESULT_FILES)
+
+    @classmethod
+    def restore(cls, format_id: str, file: Path, data: Any) -> dict[str, Restored]:
+        """The case's newest verdict from the result documents the CLI wrote on its own runs (`claude plugin eval`
+        run outside evalens), decided by the rules of an evalens run: the same graders' outcomes, threshold and
+        verdict function, so a reload shows what a run from the lens would have shown for that document."""
+        files = cls.result_files(format_id, file)
+        if not files:
+            return {}
+        try:
+            suite = cls(FileRunRequest(file=file), format_id)
+        except (OSError, ValueError):
+            return {}
+        for path in files:
+            doc = read_json(path, RESULT_LIMIT)
+            try:
+                result = suite.from_document(doc) if isinstance(doc, dict) else None
+                if result is not None:
+                    result.result_file = str(path)
+                    return {suite.name: Restored(result, str(path), path.stat().st_mtime)}
+            except Exception:  # noqa: BLE001 - a foreign or half-written document is skipped
+                continue
+        return {}
+
+    def from_document(self, doc: dict[str, Any]) -> UnitResult | None:
+        """This case's result in a result document (§11), read leniently: every with-plugin run a unit-run (its
+        error an ERROR; its graders the checks; the without run beside it), combined as the runs of one batch.
+        None when the document does not hold this case (another case, or a document of another plugin)."""
+        if doc.get("schemaVersion") not in (1, None):
+            return None
+        rel = self.folder.relative_to(self.root).as_posix()
+        case = next(
+            (c for c in doc.get("cases") or [] if isinstance(c, dict) and c.get("dir") == rel),
+            None,
+        )  # `dir` is relative to the suite's root (§11): a case of the same name elsewhere is not this one
+        if case is None:
+            return None
+        suite: dict[str, Any] = doc["suite"] if isinstance(doc.get("suite"), dict) else {}
+        threshold = suite.get("threshold")
+        if isinstance(threshold, int | float) and 0 <= threshold <= 1:
+            self.threshold = float(threshold)
+        if suite.get("ablation") in ABLATIONS:
+            self.ablation = suite["ablation"]
+        arms: dict[str, Any] = case["arms"] if isinstance(case.get("arms"), dict) else {}
+        withs = [r for r in arms.get("with") or [] if isinstance(r, dict)]
+        bases = [r for r in arms.get("without") or [] if isinstance(r, dict)]
+        if not withs:
+            return None
+        runs = []
+        for i, first in enumerate(withs):
+            base = bases[i] if i < len(bases) else None
+            outcomes, without, error = self._arm_outcomes(first, base)
+            if isinstance(first.get("error"), str) and first["error"]:
+                error = f"agent error: {first['error']}"
+            res = AgentResult(
+                output=_summary(case),
+                model=case.get("model") if isinstance(case.get("model"), str) else None,
+                duration_ms=int(float(first.get("durationSeconds") or 0) * 1000),
+            )
+            score = first.get("score") if isinstance(first.get("score"), int | float) else None
+            runs.append(self._graded_run(res, outcomes, without, error, res.duration_ms / 1000, score))
+        version = doc.get("claudeVersion") if isinstance(doc.get("claudeVersion"), str) else None
+        result = self.combine(LoggedSession(ClaudeCode(), version), self.units()[0], runs)
+        result.runs = len(runs)
+        return result

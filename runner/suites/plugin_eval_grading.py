@@ -18,7 +18,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import regex
+
 from evalens.core.formats.plugin_eval import case_file, case_files
+from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS
 from evalens.core.models.plugin_eval import GRADER_TYPES
 from evalens.core.regular_files import read_regular_bytes
 from evalens.runner.judge import JudgeSpec, judge_case
@@ -247,8 +250,10 @@ def _outside_class(pattern: str, i: int, multiline: bool) -> tuple[str, int, boo
     return c, i + 1, False
 
 
-def js_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
-    """A JavaScript pattern as Python runs it: ``(?<name>`` groups renamed, ``$`` without `m` only at the very
+def js_regex(pattern: str, flags: str = "") -> Any:
+    """A JavaScript pattern as the time-bounded ``regex`` engine runs it (the pattern is the eval file's and the
+    text the hostile agent's: search it with ``timeout=`` :data:`REGEX_TIMEOUT_SECONDS`, since Python's ``re``
+    has no deadline and ``^(a|aa)+$`` against a long answer would hold the run forever): ``(?<name>`` groups renamed, ``$`` without `m` only at the very
     end (Python's ``$`` also matches before a final newline), ``\\d``/``\\w``/``\\s``-classes ASCII as in
     JavaScript, ``[]`` and ``[^]``, flags `i`, `m`, `s` mapped (`g`, `d`, `u`, `v` change nothing a grader tests;
     `y` anchors at the start). Raises ValueError for what Python cannot run."""
@@ -264,20 +269,27 @@ def js_regex(pattern: str, flags: str = "") -> re.Pattern[str]:
         else:
             text, i, in_class = _outside_class(pattern, i, multiline)
         out.append(text)
-    py_flags = re.ASCII
+    py_flags = regex.V0 | regex.ASCII  # V0: re's semantics
     if "i" in flags:
-        py_flags |= re.IGNORECASE
+        py_flags |= regex.IGNORECASE
     if multiline:
-        py_flags |= re.MULTILINE
+        py_flags |= regex.MULTILINE
     if "s" in flags:
-        py_flags |= re.DOTALL
+        py_flags |= regex.DOTALL
     text = "".join(out)
     if "y" in flags:
         text = f"\\A(?:{text})"
     try:
-        return re.compile(text, py_flags)
-    except re.error as exc:
+        return regex.compile(text, py_flags)
+    except Exception as exc:  # regex.error and the recursion/overflow errors alike
         raise ValueError(f"the pattern cannot be run: {exc}") from None
+
+
+def _too_long(pattern: str, what: str) -> str:
+    return (
+        f"/{pattern}/ ran longer than {REGEX_TIMEOUT_SECONDS:g} s on the {what} (catastrophic backtracking): "
+        "the grader cannot decide"
+    )
 
 
 # --------------------------------------------------------------------------- the free graders
@@ -312,11 +324,14 @@ def _regex(g: Grader, ev: Evidence) -> tuple[bool | None, str]:
     except ValueError as exc:
         return None, str(exc)
     match = str(g.options.get("match") or "contains")
-    if match.startswith("count:"):
-        want = int(match[6:])
-        found = sum(1 for _ in rx.finditer(text))
-        return found == want, f"found {found} matches (expected {want})"
-    hit = rx.search(text)
+    try:
+        if match.startswith("count:"):
+            want = int(match[6:])
+            found = sum(1 for _ in rx.finditer(text, timeout=REGEX_TIMEOUT_SECONDS))
+            return found == want, f"found {found} matches (expected {want})"
+        hit = rx.search(text, timeout=REGEX_TIMEOUT_SECONDS)
+    except TimeoutError:
+        return None, _too_long(str(g.options.get("pattern") or ""), what)
     if match == "not_contains":
         return (
             (True, "pattern absent as expected")
@@ -345,11 +360,14 @@ def _calls_matching(ref: Any, ev: Evidence) -> tuple[str, list[int]] | str:
             rx = js_regex(pattern)
         except ValueError as exc:
             return str(exc)
-    found = [
-        i
-        for i, (name, data) in enumerate(ev.calls)
-        if name == tool and (rx is None or rx.search(_encoded(data)))
-    ]
+    try:
+        found = [
+            i
+            for i, (name, data) in enumerate(ev.calls)
+            if name == tool and (rx is None or rx.search(_encoded(data), timeout=REGEX_TIMEOUT_SECONDS))
+        ]
+    except TimeoutError:
+        return _too_long(str(pattern), f"inputs of the {tool} calls")
     return tool, found
 
 
@@ -400,13 +418,17 @@ def glob_match(pattern: str, path: str) -> bool:
         else:
             rx += re.escape(pattern[i])
             i += 1
-    return re.fullmatch(rx, path, re.DOTALL) is not None
+    # a glob of many `*` is a backtracking pattern too, against a path the agent chose
+    return regex.fullmatch(rx, path, regex.DOTALL | regex.V0, timeout=REGEX_TIMEOUT_SECONDS) is not None
 
 
 def _file_exists(g: Grader, ev: Evidence) -> tuple[bool | None, str]:
     pattern = str(g.options.get("path") or "")
     want = g.options.get("exists") is not False
-    hits = [p for p in ev.created if glob_match(pattern, p)]
+    try:
+        hits = [p for p in ev.created if glob_match(pattern, p)]
+    except TimeoutError:
+        return None, _too_long(pattern, "created files' paths")
     if bool(hits) == want:
         return True, f"{pattern} {'exists' if want else 'absent'} as expected"
     return (

@@ -25,6 +25,7 @@ from evalens.core.units import SkilljackTask, read_doc, skilljack_task_md, skill
 from evalens.runner import bwrap
 from evalens.runner.checks import CheckNotRun, CheckTimedOut, not_a_real_file
 from evalens.runner.confined_check import run_confined
+from evalens.runner.git_repo import repository_of
 from evalens.runner.judge import JudgeFailed, ask_json, default_judge, judge_deadline, resolve_judge
 from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 from evalens.runner.results import UnitCheck, UnitResult, Verdict
@@ -574,7 +575,6 @@ def _confine_output_dir(configured: str, file: Path) -> None:
     """``output.dir`` of an ``eval.config.yaml`` comes with the repository: it may name a folder inside the
     suite's repository (or the suite's folder outside one), never ``/etc/...`` or ``../../..`` (a write of
     agent-controlled text wherever the runner may write, #42). ``--output-dir`` is the runner's own choice."""
-    from evalens.runner.baseline import repository_of  # lazy: baseline loads the run machinery
 
     suite = (file.parent.parent if file.name == "task.md" else file.parent).resolve()
     top = repository_of(suite) or suite
@@ -593,6 +593,12 @@ class SkilljackSuite(Suite):
     """A skilljack ``tasks.yaml`` or ``task.md``: every task is a unit, scored as skilljack scores it."""
 
     format_ids = ("skilljack-tasks", "skilljack-task")
+
+    @classmethod
+    def anchored_options(cls, file: Path) -> dict[str, Any]:
+        """The results folder and ``eval.config.yaml`` of the suite ``file`` belongs to, not the working
+        directory's."""
+        return {"output_dir": skilljack_results_dir(file), "config": skilljack_config(file)}
 
     def load(self) -> None:
         request, format_id = self.request, self.format_id
@@ -613,9 +619,9 @@ class SkilljackSuite(Suite):
         self.score_threshold = (
             request.threshold_score if request.threshold_score is not None else self.cfg.avg_score
         )
-        self.timeout = request.timeout_seconds or self.cfg.timeout_ms / 1000
+        self.timeout = request.timeout or self.cfg.timeout_ms / 1000
         # skilljack's config names Claude models (sonnet, haiku): only an engine on Anthropic's models takes one
-        self.agent_model = request.model or (
+        self.agent_model = request.agent_model or (
             self.cfg.agent_model if judge_provider(request.engine) == "anthropic" else None
         )
         self.judge_spec: Any = None
@@ -660,7 +666,7 @@ class SkilljackSuite(Suite):
         provider = default_judge(self.request.engine)
         if not self.request.no_judge and any(t.criteria for t in tasks):
             self.judge_spec = resolve_judge(
-                self.request.judge_model or self.cfg.judge_model, default_provider=provider
+                self.request.judge or self.cfg.judge_model, default_provider=provider
             )
         return await start_session(
             self.request.engine,

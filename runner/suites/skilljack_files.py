@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from evalens.core.formats._shared import frontmatter_name
 from evalens.core.units import read_doc
+from evalens.runner.git_repo import repository_of
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentResult, UsageError, agent_error
 from evalens.runner.suites.base import FileRunRequest
@@ -212,8 +213,8 @@ def build_results(
             k: v
             for k, v in (
                 ("skillPath", str(file)),
-                ("agentModel", request.model or cfg.agent_model),
-                ("judgeModel", None if request.no_judge else request.judge_model or cfg.judge_model),
+                ("agentModel", request.agent_model or cfg.agent_model),
+                ("judgeModel", None if request.no_judge else request.judge or cfg.judge_model),
                 ("runnerType", request.engine),
             )
             if v is not None
@@ -403,7 +404,6 @@ def skilljack_results_dir(file: Path) -> Path:
             except Exception:  # noqa: BLE001 - a broken config falls back to the default folder
                 break
             out = out if out.is_absolute() else (suite / out)
-            from evalens.runner.baseline import repository_of  # lazy: baseline loads the run machinery
 
             top = (repository_of(suite) or suite).resolve()
             if out.resolve() == top or top in out.resolve().parents:

@@ -173,8 +173,8 @@ class TriggerSetSuite(Suite):
     async def session(self, units: list[Unit] | None = None) -> AgentSession:
         return await start_session(
             self.request.engine,
-            self.request.model,
-            self.request.timeout_seconds or 30,
+            self.request.agent_model,
+            self.request.timeout or 30,
             keep_sandbox=self.request.keep_sandbox,
             warn=lambda m: self.say("", m),
         )
@@ -268,7 +268,7 @@ class TriggerSetSuite(Suite):
             checks=checks,
             engine=session.engine.name,
             engine_version=session.engine_version,
-            agent_model=last.model or self.request.model,
+            agent_model=last.model or self.request.agent_model,
             output_snippet=last.output[:500] or None,
             error=reason if verdict == "ERROR" else None,
             exit_code=last.exit_code,

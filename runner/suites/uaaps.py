@@ -63,7 +63,7 @@ from evalens.runner.depends import NextRun, finish_unit
 from evalens.runner.engines import EngineNotFound, UnsupportedEngine, get_engine
 from evalens.runner.install import PackageError, install_package, read_package
 from evalens.runner.judge import build_prompt, default_judge, judge_deadline, judge_repeated, resolve_judge
-from evalens.runner.preflight import import_judge_sdk, preflight
+from evalens.runner.preflight import judge_sdk_ready, preflight
 from evalens.runner.record import RECORD_FILE, finish, write_record
 from evalens.runner.report import (
     allocate_report_path,
@@ -723,8 +723,7 @@ async def run_cases(
         return RunOutcome(plan=ctx.plan)
     if ctx.judge_spec is not None:
         # A judge SDK that is installed but broken must stop the run before any agent is paid for.
-
-        problem = await asyncio.to_thread(import_judge_sdk, ctx.judge_spec.provider)
+        problem = await judge_sdk_ready(ctx.judge_spec.provider)
         if problem:
             raise RunError(problem)
 
@@ -993,8 +992,8 @@ async def _finish_batch(
             report,
             report_section(plan, results, bases, base_cases, report_cases, isolated=ctx.baseline_isolated),
         )
-    if report_path is not None:
-        write_report(report, report_path)
+    if report_path is not None:  # written and fsynced in a worker thread: the editor's loop keeps answering
+        await asyncio.to_thread(write_report, report, report_path)
     if ctx.log is not None:
         await ctx.log.batch_finished(report, interrupted)
     return RunOutcome(

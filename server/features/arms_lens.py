@@ -10,8 +10,6 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from evalens.runner.report import NotAReport, load_report, reports_newest_first
-from evalens.runner.uplift_words import uplift_text
 from evalens.server import uris
 from evalens.server.server import EvalensServer
 
@@ -29,6 +27,9 @@ def _package_root(skill_md: Path) -> Path | None:
 
 def _titles(report_path: Path) -> list[str]:
     """The lens titles of one report (none without an arms section)."""
+    # lazy: the report models (~0.1 s) load after the initialize answer (issue 43)
+    from evalens.runner.report import NotAReport, load_report
+    from evalens.runner.uplift_words import uplift_text
 
     try:
         report = load_report(report_path)
@@ -45,6 +46,9 @@ def _titles(report_path: Path) -> list[str]:
 
 def titles_for(root: Path) -> list[str]:
     """The newest arms comparison of the package at ``root``, as lens titles. Blocking: reads reports."""
+    # lazy: the report models (~0.1 s) load after the initialize answer (issue 43)
+    from evalens.runner.report import reports_newest_first
+
     for path in reports_newest_first(root, SEARCHED):
         try:
             titles = _titles(path)

@@ -1,12 +1,16 @@
 """Completion: keys valid at the cursor (with required children), enum values, workspace values
-(skills, hooks, agents, fixtures) and a whole-file skeleton in an empty file."""
+(skills, hooks, agents, fixtures), a whole-file skeleton in an empty file, and the keys of a new file from its
+first character."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from lsprotocol import types
 
+from evalens.core.formats.base import Format
+from evalens.core.formats.registry import detect
 from evalens.core.schema_check import subschema
 from evalens.core.validate import rule_context
 from evalens.server import uris
@@ -23,13 +27,26 @@ def register(server: EvalensServer) -> None:
         return await ls.off_loop(complete, ls, params.text_document.uri, params.position)
 
 
+_FIRST_WORD = re.compile(r"\s*[A-Za-z_][\w-]*\s*")
+
+
+def first_key_format(path: str, source: str) -> Format | None:
+    """The format of a new file whose first key is being typed (``n``, ``na``: one bare word, issue 45 #7): the
+    format its path claims when empty, since the word alone is no evidence of any format; else None. YAML only: a
+    word is a key there, where Markdown needs its frontmatter first and JSON its braces."""
+    if not _FIRST_WORD.fullmatch(source):
+        return None
+    fmt = detect(path, "").format
+    return fmt if fmt is not None and fmt.language == "yaml" else None
+
+
 def complete(ls: EvalensServer, uri: str, position: types.Position) -> types.CompletionList | None:
     result = ls.validate_uri(uri)
-    fmt = result.format
-    if fmt is None:
-        return None
     text_doc = ls.open_doc(uri)
     source = text_doc.source if text_doc is not None else (result.doc.text if result.doc is not None else "")
+    fmt = result.format or first_key_format(result.path, source)
+    if fmt is None:
+        return None
     lines = result.doc.lines if result.doc is not None else source.split("\n")
     line, col = from_position(lines, position, ls.encoding)
     snippets = ls.snippets

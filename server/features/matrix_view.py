@@ -12,9 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalens.runner.report import NotAReport, load_report, reports_newest_first
+from evalens.core.index import evals_parent
 from evalens.server import uris
-from evalens.server.features.run_memory import package_root_of
 from evalens.server.wire import MatrixAnswer, MatrixCell, MatrixRow
 
 log = logging.getLogger(__name__)
@@ -30,7 +29,7 @@ class Column:
 
 
 @dataclass(slots=True)
-class Batch:
+class MatrixBatch:
     """One matrix run: its cells (columns) and each unit's row, keyed by unit identity (case file, name)."""
 
     name: str  # the batch's time stamp, shared by its cell reports
@@ -60,35 +59,48 @@ def _same_file(reported: str, case_file: str) -> bool:
     )
 
 
-def newest_batch(root: Path) -> Batch | None:
+def newest_batch(root: Path) -> MatrixBatch | None:
     """The newest matrix run of the package at ``root`` (None: no cell report among its newest reports).
     Blocking: reads reports."""
-    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
-    from evalens.runner.matrix import CELL_REPORT, batch_reports, matrix
+    # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it, and without the report
+    # models (~0.1 s, issue 43)
+    from evalens.runner.matrix import CELL_REPORT, batch_reports
+    from evalens.runner.report import reports_newest_first
 
     for path in reports_newest_first(root, SEARCHED):
         found = CELL_REPORT.fullmatch(path.name)
         if found is None:
             continue
-        reports, paths, unread = [], [], []
-        for p in batch_reports(path):
-            try:
-                reports.append(load_report(p))
-                paths.append(p)
-            except (NotAReport, OSError, ValueError) as exc:
-                unread.append(f"{p.name}: {exc}")
-        if len(reports) < 2:  # one cell readable: nothing to compare
-            continue
-        grid = matrix(reports)
-        columns = [
-            Column(label, r.config.engine, r.agent.model if r.agent else None, r.arm.name if r.arm else None)
-            for label, r in zip(grid.columns, reports, strict=True)
-        ]
-        return Batch(found["batch"], paths, columns, grid, unread)
+        batch = batch_of(batch_reports(path), found["batch"])
+        if batch is not None:
+            return batch
     return None
 
 
-def cell_models(batch: Batch, cells: list[Any]) -> list[MatrixCell]:
+def batch_of(paths: list[Path], name: str) -> MatrixBatch | None:
+    """The matrix of the reports ``paths`` (in column order), named ``name``; None when fewer than two can be
+    read (one cell: nothing to compare). Blocking: reads reports."""
+    from evalens.runner.matrix import matrix  # lazy: ~0.3 s, as in newest_batch
+    from evalens.runner.report import NotAReport, load_report  # lazy: the report models, as above
+
+    reports, kept, unread = [], [], []
+    for p in paths:
+        try:
+            reports.append(load_report(p))
+            kept.append(p)
+        except (NotAReport, OSError, ValueError) as exc:
+            unread.append(f"{p.name}: {exc}")
+    if len(reports) < 2:
+        return None
+    grid = matrix(reports)
+    columns = [
+        Column(label, r.config.engine, r.agent.model if r.agent else None, r.arm.name if r.arm else None)
+        for label, r in zip(grid.columns, reports, strict=True)
+    ]
+    return MatrixBatch(name, kept, columns, grid, unread)
+
+
+def cell_models(batch: MatrixBatch, cells: list[Any]) -> list[MatrixCell]:
     """A unit's row as ``MatrixCell`` models (server/wire.py); ``arm`` only for an ``--arms`` run's cells."""
     out = []
     for column, cell in zip(batch.columns, cells, strict=True):
@@ -114,7 +126,7 @@ def cell_models(batch: Batch, cells: list[Any]) -> list[MatrixCell]:
     return out
 
 
-def hover_markdown(batch: Batch, cells: list[Any]) -> str:
+def hover_markdown(batch: MatrixBatch, cells: list[Any]) -> str:
     """The unit's row under a heading, as a Markdown table of two columns (so a hover never cuts it off,
     however many cells): one line per cell (k/N, interval, cost), then with ``--arms`` one per engine and arm
     with the reference arm's uplift over it."""
@@ -140,10 +152,10 @@ class MatrixRows:
     threads only (hover, discovery, ``evalens.matrix``): a changed folder is read once, under a lock."""
 
     def __init__(self) -> None:
-        self._known: dict[Path, tuple[int, Batch | None]] = {}
+        self._known: dict[Path, tuple[int, MatrixBatch | None]] = {}
         self._lock = threading.Lock()
 
-    def batch(self, root: Path) -> Batch | None:
+    def batch(self, root: Path) -> MatrixBatch | None:
         try:
             stamp = (root / "evals" / "reports").stat().st_mtime_ns
         except OSError:
@@ -162,7 +174,9 @@ class MatrixRows:
                 self._known.pop(next(iter(self._known)))
             return batch
 
-    def row(self, root: Path, name: str, case_file: str | None = None) -> tuple[Batch, list[Any]] | None:
+    def row(
+        self, root: Path, name: str, case_file: str | None = None
+    ) -> tuple[MatrixBatch, list[Any]] | None:
         """The unit's cells in the package's newest matrix run (None: no such run, or the unit is not in it)."""
         batch = self.batch(root)
         cells = batch.row(name, case_file) if batch is not None else None
@@ -171,30 +185,33 @@ class MatrixRows:
     def answer(self, root: Path, name: str | None) -> MatrixAnswer | None:
         """``evalens.matrix``: the whole matrix (or one unit's row) with its plain-text table."""
         batch = self.batch(root)
-        if batch is None:
-            return None
-        grid = batch.grid
-        mine = [i for i, key in enumerate(grid.keys) if name is None or key[1] == name]
-        if not mine:
-            return None
-        shown = grid.only(mine)
-        return MatrixAnswer(
-            batch=batch.name,
-            columns=[c.label for c in batch.columns],
-            rows=[
-                MatrixRow(
-                    unit=label,
-                    name=key[1],
-                    cells=cell_models(batch, cells),
-                    uplift=batch.uplift(cells) or None,
-                )
-                for (label, cells), key in zip(shown.rows, shown.keys, strict=True)
-            ],
-            report_paths=[str(p) for p in batch.paths],
-            table=shown.table(),
-            pooled=grid.pooled or None,
-            unread=batch.unread,
-        )
+        return None if batch is None else answer_of(batch, name)
+
+
+def answer_of(batch: MatrixBatch, name: str | None) -> MatrixAnswer | None:
+    """A matrix (or unit ``name``'s row of it) as ``evalens.matrix`` and ``evalens.runComparison`` answer."""
+    grid = batch.grid
+    mine = [i for i, key in enumerate(grid.keys) if name is None or key[1] == name]
+    if not mine:
+        return None
+    shown = grid.only(mine)
+    return MatrixAnswer(
+        batch=batch.name,
+        columns=[c.label for c in batch.columns],
+        rows=[
+            MatrixRow(
+                unit=label,
+                name=key[1],
+                cells=cell_models(batch, cells),
+                uplift=batch.uplift(cells) or None,
+            )
+            for (label, cells), key in zip(shown.rows, shown.keys, strict=True)
+        ],
+        report_paths=[str(p) for p in batch.paths],
+        table=shown.table(),
+        pooled=grid.pooled or None,
+        unread=batch.unread,
+    )
 
 
 def root_of(args: dict[str, Any]) -> Path | None:
@@ -202,7 +219,7 @@ def root_of(args: dict[str, Any]) -> Path | None:
     path = uris.usable_path(args.get("uri") or "") if args.get("uri") else None
     if not path:
         return None
-    found = package_root_of(Path(path))
+    found = evals_parent(Path(path))
     if found is not None:
         return found
     start = Path(path)

@@ -21,8 +21,6 @@ from lsprotocol import types
 from lsprotocol.converters import get_converter
 
 from evalens.core.engines import default_engine
-from evalens.runner.engines import get_engine
-from evalens.runner.trigger_optimize import OptimizeRequest, find_trigger_set, optimize, with_description
 from evalens.server import wire
 from evalens.server.features.new_case import skill_md
 from evalens.server.features.run_state import CommandRefused, typed_command, uri_action
@@ -38,6 +36,9 @@ ANNOTATION = "evalens.optimizedDescription"
 
 def _skill(ls: EvalensServer, uri: str) -> tuple[Path, Path] | None:
     """(SKILL.md, its trigger set) when ``uri`` is a SKILL.md whose skill has exactly one trigger set."""
+    # lazy: it imports PyYAML (~45 ms), which the server's initialize answer does not wait for (issue 43)
+    from evalens.runner.trigger_optimize import find_trigger_set
+
     skill = skill_md(ls, uri)
     found = find_trigger_set(skill.parent) if skill is not None else None
     return (skill, found) if skill is not None and found is not None else None
@@ -72,7 +73,9 @@ def code_actions(ls: EvalensServer, uri: str, wanted: types.Range) -> list[types
 
 def _judge_refusal(engine: str, judge: str | None) -> str | None:
     """Why the judge cannot be asked (no key, no SDK, unknown provider), in preflight's words; None: it can."""
-    # lazy: evalens.runner.preflight ~0.2 s to import; the server starts without it
+    # lazy: evalens.runner.preflight ~0.2 s to import; the server starts without it, and without the engines
+    # (~0.07 s with their trace models, issue 43)
+    from evalens.runner.engines import get_engine
     from evalens.runner.preflight import Preflight, judge_checks
 
     checks, _spec = judge_checks(judge, default_provider=get_engine(engine).default_provider)
@@ -114,8 +117,10 @@ def review_edit(uri: str, text: str, new_text: str, annotated: bool) -> types.Wo
 
 async def optimize_description(ls: EvalensServer, a: wire.OptimizeArgs) -> wire.OptimizeAnswer:
     """Run the optimizer; answer the winner as an edit to review (``edit``), or why there is none."""
-    # lazy: evalens.runner.session ~0.4 s to import; the server starts without it
+    # lazy: evalens.runner.session ~0.4 s to import; the server starts without it, and without the optimizer
+    # (it imports PyYAML, issue 43)
     from evalens.runner.session import UsageError
+    from evalens.runner.trigger_optimize import OptimizeRequest, optimize, with_description
 
     found = _skill(ls, a.uri)
     if found is None:
@@ -135,13 +140,13 @@ async def optimize_description(ls: EvalensServer, a: wire.OptimizeArgs) -> wire.
         trigger_set=trigger_set,
         with_installed=beside,
         engine=engine,
-        model=settings.model,
-        judge_model=settings.judge or None,
+        agent_model=settings.model,
+        judge=settings.judge or None,
         runs=a.runs,
         candidates=a.candidates,
         holdout=a.holdout,
         seed=a.seed,
-        timeout_seconds=float(settings.timeout) if settings.timeout else 60,
+        timeout=float(settings.timeout) if settings.timeout else 60,
         max_cost=settings.run.max_cost,
     )
     said: list[str] = []

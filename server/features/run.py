@@ -12,9 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import re
 import time
-import uuid
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -23,20 +21,21 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from evalens.core.formats.plugin_eval import case_name
-from evalens.core.labels import case_label, unit_skill
-from evalens.runner.results import UnitResult
+from evalens.core.index import evals_parent
+from evalens.core.labels import case_label, unit_cases, unit_skill
+from evalens.runner.fingerprint import own_text_changed
+from evalens.runner.suites import names_per_file, runnable
 from evalens.server import uris, wire
 from evalens.server.convert import to_range
-from evalens.server.features import diagnostics, run_formats, run_live, run_memory
+from evalens.server.features import diagnostics, run_formats, run_live, run_memory, work_done
 from evalens.server.features import run_focus as focus
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
 from evalens.server.features.lifecycle import workspace_roots
 from evalens.server.features.matrix_view import MatrixRows, cell_models, hover_markdown
-from evalens.server.features.run_formats import ALL, CLI_FORMATS, PLUGIN_EVAL_FORMATS
-from evalens.server.features.run_memory import CaseRecord, Memory, package_root_of
-from evalens.server.features.run_state import RUNNABLE, CommandRefused, RunHandle, Slots, Target
+from evalens.server.features.run_formats import ALL
+from evalens.server.features.run_memory import CaseRecord, Memory
+from evalens.server.features.run_state import CommandRefused, RunHandle, RunTarget, Slots
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 from evalens.server.wire import (
@@ -51,7 +50,6 @@ log = logging.getLogger("evalens.server.run")
 
 CONFIG = "uaaps-config"
 STAGES = {"sandbox": 10, "agent": 25, "checks": 70, "judge": 80, "cleanup": 95}
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SKIP_DIRS = {".git", "node_modules", ".tools", ".venv", "venv", "__pycache__", "reports", "build", "dist"}
 
 
@@ -85,24 +83,20 @@ class Runs:
     def units_of(self, validation: Any) -> list[Any]:
         return self._cases(validation)
 
-    def _cases(self, validation: Any, format_id: str = RUNNABLE) -> list[Any]:
-        """The runnable units of a document of ``format_id`` (any runnable format for ``RUNNABLE``); cached
+    def _cases(self, validation: Any, format_id: str | None = None) -> list[Any]:
+        """The units of a document of ``format_id`` (None: of any runnable format); cached
         per validation (one per document version), since diagnostics, lenses and hover all ask."""
         if validation is None or validation.format is None:
             return []
         fid = validation.format.id
-        if fid != format_id and not (format_id == RUNNABLE and fid in CLI_FORMATS):
+        if not runnable(fid) if format_id is None else fid != format_id:
             return []
         if validation.doc is None or not validation.doc.ok:
             return []
         cached = self._case_cache.get(validation.path)
         if cached is not None and cached[0] is validation:
             return cached[1]
-        cases = list(validation.format.cases(validation.doc))
-        if fid == "skilljack-task":  # a task.md without `id`: the runner names it after its folder
-            cases = [c if c.name else replace(c, name=Path(validation.path).parent.name) for c in cases]
-        elif fid in PLUGIN_EVAL_FORMATS:  # a case's name may be in the other file of its folder
-            cases = [replace(c, name=c.name or case_name(Path(validation.path).parent)) for c in cases]
+        cases = unit_cases(validation.format, validation.doc, validation.path)
         self._follow_renames(validation, cases)
         if len(self._case_cache) >= 64 and validation.path not in self._case_cache:
             self._case_cache.pop(next(iter(self._case_cache)))
@@ -114,7 +108,9 @@ class Runs:
         unit names by their path in the file, so a name typed over several versions still moves."""
         before = self._names.setdefault(validation.path, {})
         taken = {c.name for c in cases}
-        if self.format_id_of(validation) == RUNNABLE:  # UAAPS names are per package: another file may hold it
+        if not names_per_file(
+            self.format_id_of(validation)
+        ):  # a package's case: another file may hold the name
             index = self.ls.indexes.for_file(Path(validation.path))  # may predate this edit: skip this file
             taken |= (
                 {
@@ -144,10 +140,10 @@ class Runs:
         if path is None:
             return None
         fid = self.format_id_of(validation)
-        if fid in CLI_FORMATS:
+        if names_per_file(fid):
             self.memory.watch(path, fid, partial(self._data_of, str(path)))
             return path
-        return package_root_of(path)
+        return evals_parent(path)
 
     def _data_of(self, path: str) -> Any:
         """The current data of an eval file (looked up when needed: nothing holds an old document)."""
@@ -237,7 +233,7 @@ class Runs:
         if root is None:
             return []
         lines = self._lines(validation)
-        cli = self.format_id_of(validation) in CLI_FORMATS
+        per_file = names_per_file(self.format_id_of(validation))
         out: list[types.CodeLens] = []
 
         def lens(rng: types.Range, title: str, command: str, arg: dict[str, Any]) -> None:
@@ -269,7 +265,12 @@ class Runs:
             if errors:  # nothing runs until they are fixed; the lens jumps to the first one
                 lens(rng, invalid.lens_title(len(errors)), "evalens.showProblems", arg)
             else:
-                lens(rng, present.run_title(validation, case, cli, case.name == ALL), "evalens.runCase", arg)
+                lens(
+                    rng,
+                    present.run_title(validation, case, per_file, case.name == ALL),
+                    "evalens.runCase",
+                    arg,
+                )
                 lens(rng, "Dry run", "evalens.runCase", {**arg, "dryRun": True})
             if not errors and case.name != ALL and (n := self.ls.settings.run.repeats) > 1:
                 lens(rng, f"Run {n}×", "evalens.runCase", {**arg, "runs": n})
@@ -294,18 +295,24 @@ class Runs:
                 )
                 lens(rng, title, "evalens.lastReport", {"uri": uri})
         if (
-            cli or self.format_id_of(validation) == CONFIG
+            per_file or self.format_id_of(validation) == CONFIG
         ):  # "Run failed" / "Run stale" at the top of the file
             out += focus.current_file_lenses(self, uri, root, validation)
         return out
 
     def _run_progress(self, handle: RunHandle, run: int) -> None:
-        """A turn of run ``run`` of a repeated unit: the lens says "run k/N" (refreshed once per new run)."""
+        """A turn of run ``run``: the agent is running (a file suite names no stage of its own), and for a
+        repeated unit the lens says "run k/N" (refreshed once per new run)."""
+        if handle.stage == "starting":
+            self._progress(
+                handle, "agent", "running the agent" + (" on every unit" if handle.name == ALL else "")
+            )
         if handle.runs > 1 and run != handle.current_run:
             handle.current_run = run
-            self._refresh_lenses()
+            self.refresh_lenses()
 
-    def _refresh_lenses(self) -> None:
+    def refresh_lenses(self) -> None:
+        """Ask the editor for the lenses again (a run ended, a batch wrote the package's newest report)."""
         if self.ls.cap("workspace.code_lens.refresh_support", False):
             try:
                 self.ls.workspace_code_lens_refresh(None)
@@ -339,7 +346,7 @@ class Runs:
                     return running.strip() + grid
                 return (
                     "No run yet: use **▶ Run eval**."
-                    if self.format_id_of(validation) == RUNNABLE
+                    if not names_per_file(self.format_id_of(validation))
                     else "No run yet: use **▶ Run**."
                 ) + grid
             links = present.run_links(self.ls.cap("experimental", None), uri, case.name)
@@ -349,12 +356,12 @@ class Runs:
     def matrix_hover(self, root: Path, validation: Any, name: str) -> str:
         """The unit's row in the package's newest matrix run (``--engine a,b``), under the hover's text; '' when
         it has none. Reads reports: hover runs in a worker thread."""
-        if self.format_id_of(validation) != RUNNABLE:
+        if names_per_file(self.format_id_of(validation)):  # a matrix run is a package's batch
             return ""
         found = self.matrix.row(root, name, getattr(validation, "path", None))
         return "" if found is None else "\n\n" + hover_markdown(*found)
 
-    def target(self, uri: str, name: str | None) -> Target:
+    def target(self, uri: str, name: str | None) -> RunTarget:
         path = to_fs_path(uri)
         if not path:
             raise CommandRefused(f"not a file URI: {uri}")
@@ -363,31 +370,31 @@ class Runs:
         fid = self.format_id_of(validation)
         root = self._root(Path(path), validation)
         cases = self._cases(validation)
-        if fid in CLI_FORMATS:
+        if names_per_file(fid):
             assert root is not None
             if name is None:  # a bare runCase on the file: the whole file when it has such a unit
                 name = next((c.name for c in cases if c.name == ALL), cases[0].name if cases else None)
             if name is None:
                 raise CommandRefused(f"{path} has no runnable unit (does it parse?)")
             case = next((c for c in cases if c.name == name), None)
-            return Target(
+            return RunTarget(
                 uri, root, name, Path(path), validation, case, fid, run_formats.display_root(fid, Path(path))
             )
-        if root is None or not cases and fid != RUNNABLE:
+        if root is None or not cases and not runnable(fid):
             raise CommandRefused(
                 f"{path} is not a runnable eval file (a UAAPS case, a skilljack tasks.yaml or "
                 "task.md, an evals.json or a trigger eval set)"
             )
         case = next((c for c in cases if name in (None, c.name)), None)
-        return Target(
+        return RunTarget(
             uri, root, case.name if case else (name or Path(path).stem), Path(path), validation, case
         )
 
-    def file_targets(self, uri: str, *, whole: bool) -> list[Target]:
+    def file_targets(self, uri: str, *, whole: bool) -> list[RunTarget]:
         """A file's units: each one (``whole=False``, for discovery), or what running the file means
         (the ``*`` unit when the format has one, else every unit)."""
         validation = self.validation_of(uri)
-        if self.format_id_of(validation) not in CLI_FORMATS:
+        if not names_per_file(self.format_id_of(validation)):
             try:
                 return [self.target(uri, None)]
             except ValueError:
@@ -410,11 +417,11 @@ class Runs:
             if not uri or not path or tops and not any(Path(path).is_relative_to(t) for t in tops):
                 continue
             validation = self.validation_of(uri) if self.ls.open_doc(uri) is not None else known.get(key)
-            if self.format_id_of(validation) in CLI_FORMATS:
+            if names_per_file(self.format_id_of(validation)):
                 out.append(uri)
         return out
 
-    def package_targets(self, root: Path) -> list[Target]:
+    def package_targets(self, root: Path) -> list[RunTarget]:
         cases_dir = root / "evals" / "cases"
         files = sorted(p for p in cases_dir.glob("*.y*ml") if p.is_file()) if cases_dir.is_dir() else []
         out = []
@@ -440,14 +447,14 @@ class Runs:
                 ]
         return sorted(set(found))
 
-    def answer(self, target: Target, record: CaseRecord) -> wire.CaseResult:
+    def answer(self, target: RunTarget, record: CaseRecord) -> wire.CaseResult:
         """A unit's last result as the ``evalens.runCase`` answer."""
         case_path = target.case.path if target.case is not None else ()
         return present.case_result(
             target.uri, target.name, record, target.validation, case_path, self.ls.encoding
         )
 
-    def discovered(self, target: Target) -> wire.DiscoveredCase:
+    def discovered(self, target: RunTarget) -> wire.DiscoveredCase:
         lines = self._lines(target.validation)
         span = target.case.span if target.case is not None else None
         rng = (
@@ -473,51 +480,23 @@ class Runs:
             entry.last_verdict = record.result.verdict
             entry.last_reason = record.result.reason
             entry.last_duration_seconds = record.result.duration_seconds
+            entry.last_stale = list(record.result.stale or [])  # the lens's "· stale", one check for both
+            if own_text_changed(entry.last_stale):
+                entry.last_outdated = True
             if record.result.engine:
                 entry.engine = record.result.engine
-        if target.format_id == RUNNABLE and target.name != ALL:
+        if not names_per_file(target.format_id) and target.name != ALL:
             if (found := self.matrix.row(target.root, target.name, str(target.case_file))) is not None:
                 entry.matrix = cell_models(*found)  # a row of the newest matrix run: one cell per column
         return entry
 
-    def request(
+    def start(
         self,
-        root: Path,
-        cases: list[str],
-        dry_run: bool = False,
+        target: RunTarget,
         runs: int = 1,
-        jobs: int = 1,
         budget: Any = None,
         settings: Any = None,
         arm: str | None = None,
-    ) -> Any:
-        # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-        from evalens.runner.api import RunRequest
-
-        s = settings or self.ls.settings
-        names = [n for n in (s.api_key_env_vars or []) if isinstance(n, str) and ENV_NAME.match(n)]
-        if len(names) != len(s.api_key_env_vars or []):
-            log.warning(
-                "evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest"
-            )
-        return RunRequest(
-            package_root=root,
-            cases=cases,
-            engine=s.engine or None,
-            agent_model=s.model or None,
-            judge=s.judge or None,
-            timeout=float(s.timeout) if s.timeout else None,
-            keep_sandbox=bool(s.keep_sandbox),
-            jobs=jobs,
-            runs=runs,
-            budget=budget,
-            extra_env=names,
-            dry_run=dry_run,
-            arm=arm,
-        )
-
-    def start(
-        self, target: Target, runs: int = 1, budget: Any = None, settings: Any = None, arm: str | None = None
     ) -> RunHandle:
         """Start (or join) the run of one case (``runs`` times, within the batch's ``budget``, under ``settings``
         with the batch's overrides, else the editor's; ``arm``: installed as that ``--arms`` arm installs the
@@ -543,50 +522,45 @@ class Runs:
         self._state_changed()
         return handle
 
-    async def _execute(self, handle: RunHandle, target: Target) -> CaseRecord | None:
+    async def _execute(self, handle: RunHandle, target: RunTarget) -> CaseRecord | None:
+        """Run one unit of any format through the runner's one entry (``run_formats.run_unit``); every unit the
+        run graded is remembered (a whole file's units, before the file's own verdict)."""
         # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-        from evalens.runner.api import CaseResult, RunError, run_cases
+        from evalens.runner.api import concurrent_repeats
+        from evalens.runner.results import UnitResult
 
         record: CaseRecord | None = None
         others: list[CaseRecord] = []
         try:
             await self._progress_begin(handle, present.unit_label(target))
-            if handle.format_id in CLI_FORMATS:
-                async with self.slots:
-                    record, others = await self._execute_file_unit(handle, target)
-                return record
-            async with self.slots.take(
-                handle.runs
-            ) as taken:  # repeats run concurrently within maxParallelRuns
+            wanted = handle.runs if concurrent_repeats(handle.format_id) else 1
+            async with self.slots.take(wanted) as taken:  # repeats run at once within maxParallelRuns
                 self._progress(handle, "starting", "planning")
-                request = self.request(
-                    handle.root,
-                    [str(handle.case_file)],
+                reports = run_formats.suite_root(handle.format_id, handle.case_file) / "evals" / "reports"
+                new_folder = not reports.exists()
+                results = await run_formats.run_unit(
+                    handle.format_id,
+                    handle.case_file,
+                    handle.name,
+                    handle.settings or self.ls.settings,
+                    partial(self._progress, handle),
+                    run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
+                    package_root=handle.root,
                     runs=handle.runs,
                     jobs=taken,
                     budget=handle.budget,
-                    settings=handle.settings,
                     arm=handle.arm,
                 )
-                try:
-                    outcome = await run_cases(
-                        request,
-                        on_progress=lambda e: self._on_event(handle, e),
-                        on_turn=run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
-                    )
-                    result = next((r for r in outcome.results if r.name == handle.name), outcome.results[0])
-                    report = str(outcome.report_path) if outcome.report_path else None
-                except RunError as exc:
-                    result = CaseResult(
-                        name=handle.name,
-                        case_file=str(handle.case_file),
-                        verdict="ERROR",
-                        reason=str(exc),
-                        error=str(exc),
-                    )
-                    report = None
-            record = CaseRecord(result, report, time.time())
-            self.memory.put(handle.root, handle.name, record)
+            if new_folder and reports.is_dir():
+                self._say_new_reports(reports)
+            now = time.time()
+            for unit, path in results:
+                rec = CaseRecord(unit, path, now)
+                self.memory.put(handle.root, unit.name, rec)
+                if unit.name == handle.name:
+                    record = rec
+                else:
+                    others.append(rec)
         except asyncio.CancelledError:
             handle.cancelled = True
             task = asyncio.current_task()
@@ -594,8 +568,9 @@ class Runs:
                 task.uncancel()
         except Exception as exc:  # noqa: BLE001 - a runner bug becomes this case's ERROR, not a dead server
             log.exception("run of %s failed", handle.name)
-            result = CaseResult(
+            result = UnitResult(
                 name=handle.name,
+                format=handle.format_id,
                 case_file=str(handle.case_file),
                 verdict="ERROR",
                 reason=f"internal error: {exc}",
@@ -613,58 +588,22 @@ class Runs:
             self._state_changed()
         return record
 
-    async def _execute_file_unit(
-        self, handle: RunHandle, target: Target
-    ) -> tuple[CaseRecord, list[CaseRecord]]:
-        """One unit of a suite format (``*``: the whole file); every unit it graded is remembered."""
-        doing = "running the agent" + (" on every unit" if handle.name == ALL else "")
-        self._progress(handle, "agent", doing)
-        data = target.validation.doc.data if target.validation is not None and target.validation.doc else None
-        results = await run_formats.run_unit(
-            handle.format_id,
-            handle.case_file,
-            handle.name,
-            data,
-            handle.settings or self.ls.settings,
-            lambda message: self._progress(handle, "agent", f"{doing} · {message}"),
-            run_live.forwarder(self.ls, handle.uri, partial(self._run_progress, handle)),
-            runs=handle.runs,
-            budget=handle.budget,
-        )
-        now = time.time()
-        own: CaseRecord | None = None
-        others = []
-        for unit, path in results:
-            rec = CaseRecord(unit, path, now)
-            self.memory.put(handle.root, unit.name, rec)
-            if unit.name == handle.name:
-                own = rec
-            else:
-                others.append(rec)
-        if own is None:  # run_unit always answers for the unit it was asked about; be safe anyway
-            own = CaseRecord(
-                UnitResult(
-                    name=handle.name,
-                    format=handle.format_id,
-                    verdict="ERROR",
-                    reason="no verdict",
-                    error="no verdict",
-                ),
-                None,
-                now,
+    def _say_new_reports(self, reports: Path) -> None:
+        """A run of a file format made ``evals/reports/`` beside the user's files (a skill's own repository, for
+        skill-creator): say so once, and where, since the lens shows only the verdict (issue 45 #10)."""
+        self.ls.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Info,
+                message=f"evalens: this run wrote its report to a new folder, {reports}; add evals/reports/ to "
+                ".gitignore to keep runs out of the repository",
             )
-            self.memory.put(handle.root, handle.name, own)
-        return own, others
-
-    def _on_event(self, handle: RunHandle, event: Any) -> None:
-        if event.case_name and event.stage in STAGES:
-            self._progress(handle, event.stage, event.message)
+        )
 
     def _state_changed(self) -> None:
         self.ls.protocol.notify(NOTIFICATIONS["runState"], RunStateParams(running=len(self.active)).wire())
-        self._refresh_lenses()
+        self.refresh_lenses()
 
-    def _announce(self, target: Target, record: CaseRecord, diagnostics: bool = True) -> None:
+    def _announce(self, target: RunTarget, record: CaseRecord, diagnostics: bool = True) -> None:
         """Tell every face: diagnostics, the verdict notification (lens refresh follows in _state_changed)."""
         validation = self.validation_of(target.uri)
         case = next((c for c in self._cases(validation) if c.name == target.name), target.case)
@@ -686,48 +625,19 @@ class Runs:
             log.exception("publishing verdict diagnostics failed")
         self.ls.protocol.notify(NOTIFICATIONS["verdictChanged"], params.wire())
 
-    def _progress_supported(self) -> bool:
-        return bool(self.ls.cap("window.work_done_progress", False))
-
     async def _progress_begin(self, handle: RunHandle, label: str) -> None:
-        if not self._progress_supported():
-            return
-        token = f"evalens-run-{uuid.uuid4()}"
-        try:
-            await asyncio.wait_for(self.ls.work_done_progress.create_async(token), 10)
-        except Exception:  # noqa: BLE001 - progress is a nicety; the run goes on without it
-            return
-        handle.token = token
-        self.ls.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title=f"Eval {label}", message="queued", cancellable=True, percentage=0
-            ),
+        handle.token = await work_done.begin(
+            self.ls, f"Eval {label}", "queued", lambda: self.cancel_handle(handle)
         )
-        future = self.ls.work_done_progress.tokens.get(token)
-        if future is not None:
-            loop = asyncio.get_running_loop()
-            future.add_done_callback(
-                lambda f: f.cancelled() and loop.call_soon_threadsafe(self.cancel_handle, handle)
-            )
 
     def _progress(self, handle: RunHandle, stage: str, message: str) -> None:
         handle.stage = stage
-        if handle.token is None:
-            return
-        self.ls.work_done_progress.report(
-            handle.token,
-            types.WorkDoneProgressReport(
-                message=f"{stage}: {message}" if message else stage, percentage=STAGES.get(stage, 5)
-            ),
-        )
+        text = f"{stage}: {message}" if message else stage
+        work_done.report(self.ls, handle.token, text, STAGES.get(stage, 5))
 
     def _progress_end(self, handle: RunHandle, record: CaseRecord | None) -> None:
-        if handle.token is None:
-            return
         message = present.verdict_title(record.result) if record is not None else "cancelled"
-        self.ls.work_done_progress.end(handle.token, types.WorkDoneProgressEnd(message=message))
-        self.ls.work_done_progress.tokens.pop(handle.token, None)
+        work_done.end(self.ls, handle.token, message)
 
     def cancel_handle(self, handle: RunHandle) -> bool:
         if handle.task is None or handle.task.done():
@@ -755,7 +665,7 @@ class Runs:
 
         ls.protocol.on_cancel(ls.protocol.msg_id, cancel_all)
 
-    async def wait(self, targets: list[Target], handles: list[RunHandle]) -> list[wire.CaseResult]:
+    async def wait(self, targets: list[RunTarget], handles: list[RunHandle]) -> list[wire.CaseResult]:
         """Answer only once every verdict is known (Neovim 0.7 re-requests lenses on the answer)."""
         out = []
         for target, handle in zip(targets, handles, strict=True):
@@ -783,7 +693,7 @@ class Runs:
                 out.append(self.answer(target, record))
         return out
 
-    def warn_if_unsaved(self, target: Target) -> None:
+    def warn_if_unsaved(self, target: RunTarget) -> None:
         doc = self.ls.open_doc(target.uri)
         if doc is None:
             return

@@ -14,16 +14,18 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from evalens.core.index import evals_parent
+from evalens.runner.suites import names_per_file
 from evalens.server.convert import to_range
 from evalens.server.features import arms_lens, new_case, run_dry, run_focus, run_formats
 from evalens.server.features import run_invalid as invalid
 from evalens.server.features import run_present as present
+from evalens.server.features.comparison_run import ComparisonRuns
 from evalens.server.features.matrix_view import root_of
 from evalens.server.features.run import CONFIG, Runs
-from evalens.server.features.run_formats import ALL, CLI_FORMATS
-from evalens.server.features.run_memory import package_root_of
+from evalens.server.features.run_formats import ALL
 from evalens.server.features.run_stale import StaleChecker
-from evalens.server.features.run_state import Target, typed_command
+from evalens.server.features.run_state import RunTarget, typed_command
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
 from evalens.server.wire import (
@@ -31,6 +33,7 @@ from evalens.server.wire import (
     CancelRunResult,
     CaseCommandArgs,
     CaseResult,
+    ComparisonArgs,
     DiscoveredCase,
     LastReportResult,
     LspRange,
@@ -57,6 +60,7 @@ class RunCommands:
         self.stale = StaleChecker()
         self.arms = arms_lens.ArmsLens()
         self.budgets = run_focus.Budgets()
+        self._primer: asyncio.Task | None = None  # the probes of a first run, made at the first Run lens
 
     def commands(self) -> list[tuple[str, Callable[..., Any], bool]]:
         """Each command's name, its handler over ``CaseCommandArgs`` and whether it needs the file (``uri``)."""
@@ -81,13 +85,35 @@ class RunCommands:
             )  # off the loop; lenses refresh if a verdict went stale
             uri = params.text_document.uri
             arms = await self.arms.lenses(ls, uri)  # reads reports off the loop, only when they changed
-            return self.runs.lenses(uri) + new_case.lenses(ls, uri) + arms
+            found = self.runs.lenses(uri) + new_case.lenses(ls, uri) + arms
+            self._prime_soon(ls, found)
+            return found
         except Exception:  # noqa: BLE001 - no lenses is better than an error popup on every keystroke
             log.exception("code lenses failed for %s", params.text_document.uri)
             return []
 
+    def _prime_soon(self, ls: EvalensServer, found: list[types.CodeLens]) -> None:
+        """At the first Run lens of this server: the probes a first run ever makes before its agent (the judge
+        SDK proven, the CLIs' versions) made now, in a child process, while the user reads the case, so a first
+        click does not make them again (issue 45; one that comes sooner waits for the child's record, which is
+        never longer). Once per server; nothing when all are on record (``runner.preflight.prime_command``)."""
+        if self._primer is not None or not any(
+            lens.command is not None and lens.command.command == COMMANDS["runCase"] for lens in found
+        ):
+            return
+        self._primer = asyncio.get_running_loop().create_task(self._prime(ls))
+
+    async def _prime(self, ls: EvalensServer) -> None:
+        try:
+            preflight = await off_loop(ls, _preflight)
+            await preflight.prime_soon()
+        except Exception:  # noqa: BLE001 - a probe not made ahead is made by the run itself
+            log.debug("priming the run's probes failed", exc_info=True)
+
     async def on_shutdown(self, ls: EvalensServer, params: None) -> None:
-        """Cancel runs in flight so no agent process or sandbox outlives the server."""
+        """Cancel runs in flight so no agent process or sandbox outlives the server (nor the probes' child)."""
+        if self._primer is not None:
+            self._primer.cancel()  # the child is killed (runner.preflight.prime_soon)
         handles = list(self.runs.active.values())
         for handle in handles:
             self.runs.cancel_handle(handle)
@@ -98,7 +124,7 @@ class RunCommands:
     async def run_case(self, ls: EvalensServer, a: CaseCommandArgs) -> CaseResult:
         runs = self.runs
         target = runs.target(a.uri or "", a.name)
-        arm = run_focus.arm_of(a, target.format_id in CLI_FORMATS)
+        arm = run_focus.arm_of(a, names_per_file(target.format_id))
         errors = self.blockers(target)
         if errors:  # the lens says "✗ N errors: fix to run"; the Test Explorer gets a SKIP with the reason
             return invalid.skipped_answer(target.uri, target.name, errors, dry_run=bool(a.dry_run))
@@ -110,12 +136,12 @@ class RunCommands:
         runs.link_request(ls, [handle])
         return (await runs.wait([target], [handle]))[0]
 
-    def blockers(self, target: Target) -> list[Any]:
+    def blockers(self, target: RunTarget) -> list[Any]:
         """The validation errors that keep a unit from running (none: it may run)."""
         return invalid.unit_errors(target.validation, target.case, self.runs.units_of(target.validation))
 
     async def run_many(
-        self, ls: EvalensServer, targets: list[Target], a: CaseCommandArgs | None = None
+        self, ls: EvalensServer, targets: list[RunTarget], a: CaseCommandArgs | None = None
     ) -> list[CaseResult]:
         """Run every target that validates, as one batch within one budget (``evalens.run.maxCost`` /
         ``maxTokens``); the others answer SKIP with their problems, in place."""
@@ -180,12 +206,12 @@ class RunCommands:
             log.info("run %s: %s: %s", mode, target.name, why)
         return await self.run_many(ls, [t for t, _ in picked], a)
 
-    def package_targets_of(self, uri: str) -> list[Target] | None:
+    def package_targets_of(self, uri: str) -> list[RunTarget] | None:
         """A package's units when ``uri`` is its eval config, else None."""
         validation = self.runs.validation_of(uri)
         if validation is None or validation.format is None or validation.format.id != CONFIG:
             return None
-        root = package_root_of(Path(to_fs_path(uri) or ""))
+        root = evals_parent(Path(to_fs_path(uri) or ""))
         return self.runs.package_targets(root) if root else []
 
     async def run_file(self, ls: EvalensServer, a: CaseCommandArgs) -> list[CaseResult]:
@@ -206,15 +232,15 @@ class RunCommands:
             require_inside(ls, to_fs_path(uri) or uri, "evalens.runAll")
         if a.select:
             return await self.run_picked(ls, uri, a, whole_package=True)
-        if uri and self.runs.format_id_of(self.runs.validation_of(uri)) in CLI_FORMATS:
+        if uri and names_per_file(self.runs.format_id_of(self.runs.validation_of(uri))):
             return await self.run_many(ls, self.runs.file_targets(uri, whole=True), a)
         return await self.run_many(ls, await off_loop(ls, lambda: self.all_targets(uri)), a)
 
-    def all_targets(self, uri: str | None) -> list[Target]:
+    def all_targets(self, uri: str | None) -> list[RunTarget]:
         """Run all: the package of ``uri`` (or every workspace package), plus every runnable file when the
         whole workspace runs."""
         runs = self.runs
-        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        root = evals_parent(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
         targets = [t for r in roots for t in runs.package_targets(r)]
         if not uri:
@@ -224,7 +250,9 @@ class RunCommands:
     async def pick_units(self, ls: EvalensServer, a: CaseCommandArgs) -> list[PickedUnit]:
         """What "Run failed" / "Run stale" would run (of a file, or the workspace), for the Test Explorer; with
         no ``select``, every unit a batch lens on ``uri`` runs ("▶ Run all evals" on an eval config, "▶ Run all"
-        on a file), so the editor can say what it is about to spend before it asks (as its palette does)."""
+        on a file), so the editor can say what it is about to spend before it asks (as its palette does). A unit
+        with validation errors is left out: the batch answers it SKIP without an agent, so it costs nothing and
+        "Run 3 evals" must not count it."""
         mode = a.select
         if mode is None:
             if not a.uri:
@@ -232,12 +260,19 @@ class RunCommands:
                     'evalens.pickUnits needs `select` ("failed" or "stale") or a `uri`'
                 )
             uri = a.uri
-            targets = await off_loop(ls, lambda: self.batch_units(uri))
+            targets = await off_loop(ls, lambda: [t for t in self.batch_units(uri) if not self.blockers(t)])
             return [PickedUnit(uri=t.uri, name=t.name, reason="") for t in targets]
-        picked = await off_loop(ls, lambda: run_focus.picked_targets(self.runs, a.uri, mode))
+        picked = await off_loop(
+            ls,
+            lambda: [
+                (t, why)
+                for t, why in run_focus.picked_targets(self.runs, a.uri, mode)
+                if not self.blockers(t)
+            ],
+        )
         return [PickedUnit(uri=t.uri, name=t.name, reason=why) for t, why in picked]
 
-    def batch_units(self, uri: str) -> list[Target]:
+    def batch_units(self, uri: str) -> list[RunTarget]:
         """The units a whole-file or whole-package run of ``uri`` runs, each on its own (a tasks.yaml's tasks,
         not its ``*`` unit). Blocking."""
         package = self.package_targets_of(uri)
@@ -280,10 +315,10 @@ class RunCommands:
     def newest_result(self, uri: str | None) -> LastReportResult | None:
         runs = self.runs
         fid = runs.format_id_of(runs.validation_of(uri)) if uri else None
-        if uri and fid in CLI_FORMATS:
+        if uri and names_per_file(fid):
             files = run_formats.result_files(fid, Path(to_fs_path(uri) or ""))
             return LastReportResult(path=str(files[0])) if files else None
-        root = package_root_of(Path(to_fs_path(uri) or "")) if uri else None
+        root = evals_parent(Path(to_fs_path(uri) or "")) if uri else None
         roots = [root] if root else runs.workspace_packages()
         found = [p for p in (runs.memory.newest_report(r) for r in roots) if p is not None]
         if not found:
@@ -309,6 +344,13 @@ class RunCommands:
             )
         )
         return answer
+
+
+def _preflight() -> Any:
+    # lazy: the runner's preflight (~0.5 s with the sandbox and engines) loads at the first Run lens, not at start
+    from evalens.runner import preflight
+
+    return preflight
 
 
 def _handler(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -339,3 +381,5 @@ def register(server: EvalensServer) -> None:
     for name, method, needs_uri in handlers.commands():
         typed_command(server, name, CaseCommandArgs, method, uri=needs_uri)
     typed_command(server, COMMANDS["matrix"], MatrixArgs, handlers.matrix, uri=True)
+    comparisons = ComparisonRuns(handlers.runs)
+    typed_command(server, COMMANDS["runComparison"], ComparisonArgs, comparisons.start, uri=True)

@@ -1,6 +1,6 @@
 """Dry runs from the editor: what running a unit would do (engine, judge, sandbox, checks), no agent and no
-report. UAAPS cases plan through ``run_cases(dry_run=True)``, the other formats through their suite's
-``dry_run`` (``evalens run --dry-run``); the plan is shown as a message and answered as a SKIP with
+report. Every format plans through the runner's one entry (``run`` with ``dry_run``): a package's case as its
+package plans it, the other formats through their suite's ``dry_run`` (``evalens run --dry-run``); the plan is shown as a message and answered as a SKIP with
 ``dryRun: true``, so no face takes it for a verdict."""
 
 from __future__ import annotations
@@ -9,35 +9,26 @@ from typing import Any
 
 from lsprotocol import types
 
+from evalens.core.engines import default_engine
 from evalens.server.features import run_formats
 from evalens.server.features import run_present as present
 from evalens.server.features.run import Runs
-from evalens.server.features.run_formats import CLI_FORMATS
-from evalens.server.features.run_state import Target
+from evalens.server.features.run_state import RunTarget
 from evalens.server.wire import CaseResult
 
 
-async def dry_run(runs: Runs, target: Target, settings: Any = None) -> CaseResult:
+async def dry_run(runs: Runs, target: RunTarget, settings: Any = None) -> CaseResult:
     """The ``evalens.runCase`` answer with ``dryRun``: the plan (under ``settings`` with the run's overrides,
     else the editor's), also shown as a message."""
     # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-    from evalens.runner.api import RunError, UsageError, run_cases
+    from evalens.runner.api import RunError, RunOutcome, UsageError
 
     base = CaseResult(
         uri=target.uri, name=target.name, verdict="SKIP", duration_seconds=0.0, failed_checks=[], dry_run=True
     )
     try:
-        if target.format_id in CLI_FORMATS:
-            return _show_plan(
-                runs,
-                base,
-                target,
-                await run_formats.dry_run(
-                    target.format_id, target.case_file, target.name, settings or runs.ls.settings
-                ),
-            )
-        outcome = await run_cases(
-            runs.request(target.root, [str(target.case_file)], dry_run=True, settings=settings)
+        outcome = await run_formats.dry_run(
+            target.format_id, target.case_file, target.name, settings or runs.ls.settings, target.root
         )
     except (RunError, UsageError) as exc:
         runs.ls.window_show_message(
@@ -45,6 +36,10 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> CaseResul
         )
         base.verdict, base.reason, base.error = "ERROR", str(exc), str(exc)
         return base
+    if not isinstance(outcome, RunOutcome):  # a file suite's plan: its own lines, as `evalens run --dry-run`
+        given = settings or runs.ls.settings
+        head = f"engine {given.engine or default_engine()}, judge {given.judge or 'default'}"
+        return _show_plan(runs, base, target, [head, *outcome.dry_run])
     plan = outcome.plan
     case = next((c for c in plan.cases if c.name == target.name), plan.cases[0] if plan.cases else None)
     lines = [
@@ -59,7 +54,7 @@ async def dry_run(runs: Runs, target: Target, settings: Any = None) -> CaseResul
     return _show_plan(runs, base, target, lines)
 
 
-def _show_plan(runs: Runs, base: CaseResult, target: Target, lines: list[str]) -> CaseResult:
+def _show_plan(runs: Runs, base: CaseResult, target: RunTarget, lines: list[str]) -> CaseResult:
     """The dry run's message (``Dry run of <unit>: ...``) and its SKIP answer."""
     label = present.unit_label(target)
     message = "\n".join([f"Dry run of {label}: {lines[0]}", *lines[1:]])

@@ -17,11 +17,12 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.uris import to_fs_path
 
+from evalens.core.index import evals_parent
 from evalens.core.problems import Severity
+from evalens.runner.suites import names_per_file, runnable
 from evalens.server import uris
-from evalens.server.features.run_formats import ALL, CLI_FORMATS, suite_root
-from evalens.server.features.run_memory import package_root_of
-from evalens.server.features.run_state import RUNNABLE, Target
+from evalens.server.features.run_formats import ALL, suite_root
+from evalens.server.features.run_state import RunTarget
 from evalens.server.wire import CaseCommandArgs
 
 log = logging.getLogger("evalens.server.run")
@@ -132,7 +133,7 @@ def _never_ran(runs: Any, current: dict[str, Path | None], records: dict[str, An
 def current_file_lenses(runs: Any, uri: str, root: Path, validation: Any) -> list[types.CodeLens]:
     """:func:`file_lenses` over the units the file (or the eval config's package) has now: a unit renamed in
     the editor keeps its verdict under its new name and is counted once."""
-    if runs.format_id_of(validation) in CLI_FORMATS:
+    if names_per_file(runs.format_id_of(validation)):
         current: dict[str, Path | None] | None = {c.name: None for c in runs.units_of(validation)}
     else:
         index = runs.ls.indexes.for_file(Path(validation.path))
@@ -144,7 +145,7 @@ def current_file_lenses(runs: Any, uri: str, root: Path, validation: Any) -> lis
 
 def picked_targets(
     runs: Any, uri: str | None, mode: str, *, whole_package: bool = False
-) -> list[tuple[Target, str]]:
+) -> list[tuple[RunTarget, str]]:
     """The units "Run failed" / "Run stale" run, each with why: of one eval file, of a package (its eval config,
     or a case file's package: narrowed to that case unless ``whole_package``, as ``runAll`` asks), or (no
     ``uri``) of the whole workspace. Blocking."""
@@ -152,7 +153,7 @@ def picked_targets(
     from evalens.runner.reselect import case_names, pick
 
     inputs = next_run(runs.ls.settings)
-    out: list[tuple[Target, str]] = []
+    out: list[tuple[RunTarget, str]] = []
 
     def package(root: Path, within: list[str]) -> None:
         names, why = pick(root, mode, case_names(root), within, inputs=inputs)  # type: ignore[arg-type]
@@ -163,7 +164,7 @@ def picked_targets(
         path = Path(to_fs_path(file_uri) or "")
         validation = runs.validation_of(file_uri)
         fid = runs.format_id_of(validation)
-        if fid in CLI_FORMATS:
+        if names_per_file(fid):
             units = [t.name for t in runs.file_targets(file_uri, whole=False)]
             names, why = pick(
                 suite_root(fid, path),
@@ -175,10 +176,10 @@ def picked_targets(
             )
             out.extend((runs.target(file_uri, n), why[n]) for n in names if n in units)
             return
-        root = package_root_of(path)
+        root = evals_parent(path)
         if root is None:
             return
-        if fid == RUNNABLE and not whole_package:
+        if runnable(fid) and not whole_package:  # a package's case: narrowed to it
             package(root, [runs.target(file_uri, None).name])
         else:  # the eval config: the whole package
             package(root, [])

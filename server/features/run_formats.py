@@ -10,36 +10,43 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from evalens.core.engines import default_engine, engine_names
-from evalens.core.models.run_log import LOG_FILE
-from evalens.runner.report import load_report
-from evalens.runner.results import UnitResult, is_interrupted, result_from_report_case
-from evalens.runner.suites import FILE_FORMATS, suite_for
+from evalens.core.engines import engine_names
+from evalens.core.index import evals_parent
+from evalens.core.labels import PLUGIN_EVAL_FORMATS
+from evalens.runner.suites import names_per_file, suite_for
 from evalens.runner.verdicts import combine_units, count_passed
+
+if TYPE_CHECKING:
+    from evalens.runner.results import UnitResult
 
 log = logging.getLogger("evalens.server.run")
 
-CLI_FORMATS = FILE_FORMATS
 ALL = "*"  # the unit that runs a whole file (a tasks.yaml, a trigger set)
-PLUGIN_EVAL_FORMATS = (
-    "plugin-eval-prompt",
-    "plugin-eval-case",
-)  # a case folder's two files: one unit, the case
+STAGES = {
+    "sandbox": 10,
+    "agent": 25,
+    "checks": 70,
+    "judge": 80,
+    "cleanup": 95,
+}  # a stage → its share of the bar
 MAX_REPORTS = 30  # evalens reports read per eval file when restoring
 FOLDER_TTL = 5.0  # seconds a file's result folder is trusted (it depends on eval.config.yaml and SKILL.md)
 
 
 def suite_root(fmt: str, file: Path) -> Path:
-    """The folder a unit belongs to: the suite for skilljack, the skill otherwise; its evalens reports are in
-    ``evals/reports/`` below it."""
+    """The folder a unit belongs to: its package for a package's case, the suite for skilljack, the plugin for a
+    plugin's case, the skill otherwise; its evalens reports are in ``evals/reports/`` below it."""
     # lazy: evalens.runner.suites.base ~0.6 s to import; the server starts without it
     from evalens.runner.suites.base import skill_root_of
 
+    if not names_per_file(fmt):
+        return evals_parent(file) or file.parent
     if fmt == "skilljack-task":
         return file.parent.parent
     if fmt == "skilljack-tasks":
@@ -128,7 +135,11 @@ def _from_reports(fmt: str, file: Path) -> dict[str, tuple[UnitResult, str, floa
     """Units of ``file`` from the batches of its suite's folder (newest first), read as the UAAPS memory reads
     them (``run_memory.read_reports``): a report's cases, a killed batch's finished runs from its run log, and a
     unit renamed in place since found under its new name (``unit_identity.renamed_since``)."""
-    # lazy: evalens.runner.run_log ~0.6 s, unit_identity ~0.8 s to import; the server starts without them
+    # lazy: evalens.runner.run_log ~0.6 s, unit_identity ~0.8 s to import; the server starts without them, and
+    # without the report and run-log models (~0.1 s, issue 43: initialize answers before them)
+    from evalens.core.models.run_log import LOG_FILE
+    from evalens.runner.report import load_report
+    from evalens.runner.results import is_interrupted, result_from_report_case
     from evalens.runner.run_log import logged_results
     from evalens.runner.unit_identity import file_units, renamed_since
 
@@ -174,48 +185,77 @@ def restore(fmt: str, file: Path, data: Any) -> dict[str, tuple[UnitResult, str,
     return found
 
 
-async def _request(
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def key_env_names(settings: Any) -> list[str]:
+    """``evalens.apiKeyEnvVars``: names of environment variables the agent may read; anything else is dropped
+    (a key pasted there must never reach a command line or a log)."""
+    given = settings.api_key_env_vars or []
+    names = [n for n in given if isinstance(n, str) and ENV_NAME.match(n)]
+    if len(names) != len(given):
+        log.warning(
+            "evalens.apiKeyEnvVars holds names of environment variables, never keys; ignored the rest"
+        )
+    return names
+
+
+async def request(
     fmt: str,
     file: Path,
     name: str,
     settings: Any,
-    engine: str,
+    *,
+    package_root: Path | None = None,
     dry_run: bool = False,
     runs: int = 1,
+    jobs: int = 1,
     budget: Any = None,
+    arm: str | None = None,
 ) -> Any:
-    """The runner request for one unit (``*``: the whole file) under the editor's settings, ``runs`` times each,
-    within the batch's ``budget``."""
-    # lazy: evalens.runner.api ~0.7 s, suites.skilljack_files ~0.6 s to import; the server starts without them
-    from evalens.runner.api import FileRunRequest
-    from evalens.runner.suites.skilljack_files import skilljack_config
+    """The runner request for one unit (``*``: the whole file; a package's case: its case file) under the
+    editor's settings, ``runs`` times each (``jobs`` at once where the format schedules repeats), within the
+    batch's ``budget``, installed as ``arm`` installs the skills. Built off the loop: a suite may read its
+    config."""
+    # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
+    from evalens.runner.api import request_for
 
-    skilljack = fmt.startswith("skilljack")
-    return FileRunRequest(
-        file=file,
-        units=[] if name == ALL else [name],
-        runs=runs,
-        budget=budget,
-        engine=engine,
-        model=getattr(settings, "model", None) or None,
-        judge_model=settings.judge or None,
-        timeout_seconds=float(settings.timeout) if settings.timeout else None,
-        keep_sandbox=bool(settings.keep_sandbox),
-        dry_run=dry_run,
-        output_dir=await asyncio.to_thread(skilljack_results_dir, file) if skilljack else None,
-        config=await asyncio.to_thread(skilljack_config, file) if skilljack else None,
+    options = {
+        "engine": settings.engine or None,
+        "agent_model": getattr(settings, "model", None) or None,
+        "judge": settings.judge or None,
+        "timeout": float(settings.timeout) if settings.timeout else None,
+        "keep_sandbox": bool(settings.keep_sandbox),
+        "runs": runs,
+        "budget": budget,
+        "dry_run": dry_run,
+        "arm": arm,
+        "extra_env": key_env_names(settings),
+    }
+    given = {k: v for k, v in options.items() if v is not None}  # unset: the format's own default
+    units = [] if name == ALL else [name]
+    if not names_per_file(fmt):
+        units = []  # a package's case runs by its file (renamed since the last parse or not)
+    return await asyncio.to_thread(
+        request_for,
+        fmt,
+        file,
+        units,
+        given,
+        package_root=package_root,
+        jobs=jobs,
     )
 
 
-async def dry_run(fmt: str, file: Path, name: str, settings: Any) -> list[str]:
-    """What running one unit (``*``: the whole file) would do, as ``evalens run --dry-run`` prints it: the
-    engine and judge first, then one line per unit. Starts no agent; raises the runner's ``UsageError``."""
+async def dry_run(fmt: str, file: Path, name: str, settings: Any, package_root: Path | None = None) -> Any:
+    """What running one unit would do, as ``evalens run --dry-run`` plans it: starts no agent and writes no
+    report. The runner's outcome; raises the runner's ``RunError`` / ``UsageError``."""
     # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-    from evalens.runner.api import run_file
+    from evalens.runner.api import run
 
-    engine = settings.engine or default_engine()
-    outcome = await run_file(await _request(fmt, file, name, settings, engine, dry_run=True), None, fmt)
-    return [f"engine {engine}, judge {settings.judge or 'default'}", *outcome.dry_run]
+    return await run(
+        await request(fmt, file, name, settings, package_root=package_root, dry_run=True), None, format_id=fmt
+    )
 
 
 def engine_refusal(file: Path, engine: str) -> str | None:
@@ -225,19 +265,24 @@ def engine_refusal(file: Path, engine: str) -> str | None:
     return f"`evalens run` runs {file.name} with {' or '.join(engine_names())}, not {engine} (setting evalens.engine)"
 
 
-def stage_progress(on_progress: Callable[[str], None] | None) -> Callable[[Any], None]:
-    """The suite's progress as a stage the editor's status bar can show: how many unit-runs have finished. The
-    suite's own lines (``0: WRONG should trigger…``, warnings) are the CLI's output; shown as progress they read
-    as a raw log line in VS Code's status bar (issue 45 #4), so they go to the server's log instead."""
+def stage_progress(on_progress: Callable[[str, str], None] | None) -> Callable[[Any], None]:
+    """The run's progress as a stage the editor's status bar can show (``stage``, ``message``): a package's
+    stages as its batch names them, and how many unit-runs have finished. A suite's own notes
+    (``0: WRONG should trigger…``, warnings) are the CLI's output; shown as progress they read as a raw log line
+    in VS Code's status bar (issue 45 #4), so they go to the server's log instead."""
     finished = 0
 
     def progress(event: Any) -> None:
         nonlocal finished
-        if event.message:
-            log.info("%s", f"{event.unit}: {event.message}" if event.unit else event.message)
-        if event.outcome and on_progress is not None:
+        if event.message and event.stage in ("plan", "done", "report"):
+            log.info("%s", f"{event.case_name}: {event.message}" if event.case_name else event.message)
+        if on_progress is None or not event.case_name:
+            return
+        if event.stage == "done":
             finished += 1
-            on_progress(f"{finished} run{'' if finished == 1 else 's'} finished")
+            on_progress("agent", f"{finished} run{'' if finished == 1 else 's'} finished")
+        elif event.stage in STAGES:
+            on_progress(event.stage, event.message)
 
     return progress
 
@@ -246,35 +291,48 @@ async def run_unit(
     fmt: str,
     file: Path,
     name: str,
-    data: Any,
     settings: Any,
-    on_progress: Callable[[str], None] | None = None,
+    on_progress: Callable[[str, str], None] | None = None,
     on_turn: Callable[[Any], None] | None = None,
+    *,
+    package_root: Path | None = None,
     runs: int = 1,
+    jobs: int = 1,
     budget: Any = None,
+    arm: str | None = None,
 ) -> list[tuple[UnitResult, str | None]]:
-    """Run one unit (``*``: the whole file); every unit's result with the file it was written to (the format's
-    own result file, else the evalens report).
+    """Run one unit of any runnable format (``*``: the whole file); every unit's result with the file it was
+    written to (the format's own result file, else the evalens report). A run that cannot start is the unit's
+    ERROR, with the runner's reason.
 
     Cancelling the calling task cancels the run: the agent's whole process group is killed and its sandbox
     removed on the way out (a partial report is written).
     """
     # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-    from evalens.runner.api import UsageError, run_file
+    from evalens.runner.api import RunError, UsageError, run
+    from evalens.runner.results import UnitResult
 
-    engine = settings.engine or default_engine()
-    why = engine_refusal(file, engine)
+    def refused(why: str) -> list[tuple[UnitResult, str | None]]:
+        return [
+            (
+                UnitResult(
+                    name=name, format=fmt, case_file=str(file), verdict="ERROR", reason=why, error=why
+                ),
+                None,
+            )
+        ]
+
+    why = engine_refusal(file, settings.engine) if settings.engine else None
     if why is not None:
-        return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=why, error=why), None)]
-    request = await _request(fmt, file, name, settings, engine, runs=runs, budget=budget)
-
-    progress = stage_progress(on_progress)
-
+        return refused(why)
     t0 = time.monotonic()
     try:
-        outcome = await run_file(request, progress, fmt, on_turn=on_turn)
-    except UsageError as exc:
-        return [(UnitResult(name=name, format=fmt, verdict="ERROR", reason=str(exc), error=str(exc)), None)]
+        req = await request(
+            fmt, file, name, settings, package_root=package_root, runs=runs, jobs=jobs, budget=budget, arm=arm
+        )
+        outcome = await run(req, stage_progress(on_progress), on_turn=on_turn, format_id=fmt)
+    except (RunError, UsageError) as exc:
+        return refused(str(exc))
     elapsed = round(time.monotonic() - t0, 3)
     report = str(outcome.report_path) if outcome.report_path else None
     # the format's own result file is what its users know (the evalens report is next to it, in evals/reports)
@@ -282,6 +340,8 @@ async def run_unit(
     if name == ALL:
         out.append((summary(fmt, outcome.results, elapsed), report))
     elif not any(r.name == name for r, _ in out):
+        if not names_per_file(fmt) and len(out) == 1:  # a package's case renamed since the file was parsed
+            return [(out[0][0].model_copy(update={"name": name}), out[0][1])]
         out.append(
             (
                 UnitResult(
@@ -300,6 +360,9 @@ async def run_unit(
 def summary(fmt: str, units: list[UnitResult], elapsed: float) -> UnitResult:
     """The ``*`` unit: how the whole file did (precision / recall for a trigger set, from the queries' own
     labels, ERROR queries left out and counted)."""
+    # lazy: the result models (~0.1 s with the report's) load after the initialize answer (issue 43)
+    from evalens.runner.results import UnitResult
+
     if not units:
         return UnitResult(name=ALL, format=fmt, verdict="ERROR", reason="nothing ran", error="nothing ran")
     passed = count_passed(u.verdict for u in units)

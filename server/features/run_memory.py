@@ -16,9 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evalens.core.models.run_log import LOG_FILE
-from evalens.runner.report import load_report, newest_report, reports_dir
-from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
 from evalens.server.features import run_formats
 
 MAX_REPORTS = 50  # how far back to look for a case's last verdict
@@ -35,21 +32,17 @@ class CaseRecord:
     finished_at: float  # wall clock; a report older than this does not replace the record
 
 
-def package_root_of(path: Path) -> Path | None:
-    """The folder holding ``evals/`` for a UAAPS file (``<root>/evals/cases/x.yaml``, ``<root>/evals/x.json``)."""
-    for parent in path.parents:
-        if parent.name == "evals":
-            return parent.parent
-    return None
-
-
 def read_reports(
     root: Path, names: set[str] | None = None, prefer: tuple[str | None, str | None] = (None, None)
 ) -> dict[str, CaseRecord]:
     """Case name → record from the newest batch that holds the case (at most ``MAX_REPORTS`` are read): its
     report, or the run log of a batch killed before its report (the runs that finished). A matrix batch's
     case is the cell :func:`matrix_first` picks (``prefer``: the next run's engine and model)."""
-    # lazy: evalens.runner.run_log ~0.6 s to import; the server starts without it
+    # lazy: evalens.runner.run_log ~0.6 s to import; the server starts without it, and without the report and
+    # run-log models (~0.1 s, issue 43: initialize answers before them)
+    from evalens.core.models.run_log import LOG_FILE
+    from evalens.runner.report import load_report, reports_dir
+    from evalens.runner.results import UAAPS_FORMAT, is_interrupted, result_from_report_case
     from evalens.runner.run_log import logged_results, past_batches
 
     found: dict[str, CaseRecord] = {}
@@ -112,6 +105,7 @@ def cell_order(path: Path, prefer: tuple[str | None, str | None]) -> list[Path]:
     ``--engine``)."""
     # lazy: evalens.runner.matrix ~0.3 s to import; the server starts without it
     from evalens.runner.matrix import batch_reports
+    from evalens.runner.report import load_report
 
     cells = []
     for p in batch_reports(path):
@@ -290,4 +284,7 @@ class Memory:
             self._records[(str(root), name)] = record
 
     def newest_report(self, root: Path) -> Path | None:
+        # lazy: the report models (~0.1 s) load after the initialize answer (issue 43)
+        from evalens.runner.report import newest_report
+
         return newest_report(root)

@@ -16,12 +16,9 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from evalens.core.labels import case_label, one_line
-from evalens.core.models.cassette import replay_label
 from evalens.runner.check_words import CHECK_KEYS, failure_sentence
-from evalens.runner.results import repeat_label
 from evalens.runner.stats import Repeats
 from evalens.runner.trigger_report import query_label
-from evalens.runner.uplift_words import describe, uplift_text
 from evalens.server.convert import code_description, to_range
 from evalens.server.wire import (
     CaseResult,
@@ -59,6 +56,11 @@ def verdict_title(result: Any) -> str:
     """``✓ PASS 18.2s``, ``✗ FAIL: <short reason>``, ``≈ FLAKY 3/5``, ``⚠ ERROR: <short reason>``; a trigger
     query says which skill fired (``✓ fired 3/3``, ``✗ stolen by pdf-tools 2/3``, docs/triggers.md); a verdict
     whose inputs changed since it ran ends in ``· stale``."""
+    # lazy: the result, replay and uplift models (~0.1 s) load after the initialize answer (issue 43); a result
+    # to show has loaded them already
+    from evalens.core.models.cassette import replay_label
+    from evalens.runner.uplift_words import uplift_text
+
     state = getattr(result, "state", None) or result.verdict
     icon = ICONS.get(state, "•")
     stale = " · stale" if getattr(result, "stale", None) else ""
@@ -293,6 +295,10 @@ def report_link(path: str, link: bool = True) -> str:
 def hover_markdown(record: Any, links: str = "", draws_links: bool = True) -> str:
     """The last result, in full: verdict, checks, judge, duration, engine + model, output, report; ``links``:
     how to open the run (:func:`run_links`); ``draws_links``: the report as a link (:func:`report_link`)."""
+    # lazy: the result and uplift models (~0.1 s) load after the initialize answer (issue 43)
+    from evalens.runner.results import repeat_label
+    from evalens.runner.uplift_words import describe
+
     r = record.result
     state = getattr(r, "state", None) or r.verdict
     head = f"**Last run: {ICONS.get(state, '')} {state}**"
@@ -366,6 +372,9 @@ def case_result(
     uri: str, name: str, record: Any, validation: Any, case_path: tuple, encoding: str
 ) -> CaseResult:
     """The answer of ``evalens.runCase`` for a unit's last result."""
+    # lazy: the replay models load after the initialize answer (issue 43)
+    from evalens.core.models.cassette import replay_label
+
     r = record.result
     out = CaseResult(
         uri=uri,
@@ -414,11 +423,15 @@ def repeat_stats(verdicts: list[str]) -> RepeatStats:
 
 
 def record_lenses(record: Any, whole_file: bool) -> list[tuple[str, str]]:
-    """(title, command) of the lenses a unit's last result adds: its verdict, and "Show run" (the editor's own
-    command: VS Code opens the run page in a webview, Neovim the run buffer) when a report holds the run."""
+    """(title, command) of the lenses a unit's last result adds: "Show run" (the editor's own command: VS Code
+    opens the run page in a webview, Neovim the run buffer) when a report holds the run, then its verdict. The
+    verdict, the one title of no fixed length (a FAIL's reason), comes last: an editor clips a lens line that is
+    too wide (VS Code with Show Run open beside the case), and clipped at its end every lens still shows its
+    start and can be clicked (issue 45 #3: "Show run" after a long FAIL was cut off)."""
     if record is None:
         return []
-    out = [(verdict_title(record.result), "evalens.showResult")]
+    out = []
     if record.report_path and not whole_file:
         out.append(("Show run", "evalens.showRun"))
+    out.append((verdict_title(record.result), "evalens.showResult"))
     return out

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from evalens.server.features.run_focus import next_run
+from evalens.server.wire import NOTIFICATIONS
 
 log = logging.getLogger("evalens.server.run")
 
@@ -51,6 +52,11 @@ class StaleChecker:
         finally:
             self._last = time.monotonic()
         changed = apply(updates)
+        if changed:  # the Test Explorer dims stale results: it asks discovery again (`last_stale`)
+            try:
+                ls.protocol.notify(NOTIFICATIONS["staleChanged"], {})
+            except Exception:  # noqa: BLE001
+                log.debug("staleChanged notification failed", exc_info=True)
         if changed and ls.cap("workspace.code_lens.refresh_support", False):
             try:
                 ls.workspace_code_lens_refresh(None)

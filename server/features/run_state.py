@@ -16,6 +16,7 @@ from lsprotocol import types
 from pydantic import ValidationError
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.server import uris
 from evalens.server.wire import Wire
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 ArgsT = TypeVar("ArgsT", bound=Wire)
 
-RUNNABLE = "uaaps-case"  # the format runner.api.run_cases runs; CLI_FORMATS run through runner.api.run_file
+PACKAGE = PACKAGE_FORMAT  # a run is a package's case unless it says otherwise
 
 
 class Slots:
@@ -82,7 +83,7 @@ class RunHandle:
     name: str
     uri: str
     case_file: Path
-    format_id: str = RUNNABLE
+    format_id: str = PACKAGE
     task: asyncio.Task | None = None
     stage: str = "queued"
     token: str | None = None
@@ -98,7 +99,7 @@ class RunHandle:
 
 
 @dataclass(slots=True)
-class Target:
+class RunTarget:
     """A case resolved from a command's ``{uri, name}``."""
 
     uri: str
@@ -107,7 +108,7 @@ class Target:
     case_file: Path
     validation: Any
     case: Any  # CaseInfo or None when the file no longer parses
-    format_id: str = RUNNABLE
+    format_id: str = PACKAGE
     package_root: Path | None = None  # what the Test Explorer groups by (``root`` keys memory and runs)
 
 

@@ -16,7 +16,6 @@ from typing import Any
 from pygls.uris import from_fs_path
 
 from evalens.core.index import find_package_root
-from evalens.runner.report import NotAReport, load_report
 from evalens.server import uris
 from evalens.server.features.run_formats import ALL
 from evalens.server.features.run_state import typed_command
@@ -27,6 +26,9 @@ MAX_REPORTS = 50
 
 def report_with_unit(start: Path, name: str | None) -> Path | None:
     """The newest report under the package holding ``start`` that has unit ``name`` (any report if None)."""
+    # lazy: the report models (~0.1 s) load after the initialize answer (issue 43)
+    from evalens.runner.report import load_report
+
     folder = start if start.is_dir() else start.parent
     for base in (folder, *folder.parents):
         reports = base / "evals" / "reports"
@@ -138,7 +140,9 @@ def render_live(path: str, name: str, fmt: str) -> RunViewAnswer | None:
 def render(args: RunViewArgs, running: bool = False) -> RunViewAnswer | None:
     """The command's answer (blocking: call it in a worker thread); ``running``: the server runs the unit now,
     so its live page is answered while its batch has no report."""
-    # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it
+    # lazy: evalens.runner.run_view ~0.3 s to import; the server starts without it, and without the report
+    # models (~0.1 s, issue 43)
+    from evalens.runner.report import NotAReport
     from evalens.runner.run_view import load_view
 
     name = args.name

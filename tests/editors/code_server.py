@@ -139,13 +139,15 @@ def code_server_session(
     cwd: Path | None = None,
     user_settings: dict[str, Any] | None = None,
     env_overrides: dict[str, str] | None = None,
+    untrusted: bool = False,
 ) -> Iterator[dict[str, Any]]:
     """Start the fake model and code-server on a copy of examples/pdf-tools (``prepare`` may add files), run the
     driver ``tests/editors/vscode/<driver>`` once, and yield the facts it wrote (``steps``, values) with its
     output and the extension's log. ``cwd``: code-server's working directory, which its extension host inherits
     (default: this process's). ``user_settings`` is laid over the profile's settings (a ``None`` value removes the
     key, e.g. ``evalens.server.path`` for the extension's bundled evalens); ``env_overrides`` over code-server's
-    environment (PATH, proxies). Everything started is stopped, screenshots and logs stay in ``artifacts``."""
+    environment (PATH, proxies); ``untrusted`` opens the workspace in Restricted Mode (workspace trust on, its
+    prompt off, as a user who answers "No" sees it). Everything started is stopped, screenshots and logs stay in ``artifacts``."""
     if not CODE_SERVER.exists():
         pytest.skip(f"code-server not installed at {CODE_SERVER} (run .ci/install-vscode.sh)")
     if not Path(CHROMIUM).exists():
@@ -204,6 +206,10 @@ def code_server_session(
         settings = json.loads((E2E_DIR / "settings.json").read_text())
         settings.update({"evalens.server.path": sys.executable, "evalens.server.args": []})
         settings.update(user_settings or {})
+        if untrusted:
+            settings.update(
+                {"security.workspace.trust.enabled": True, "security.workspace.trust.startupPrompt": "never"}
+            )
         settings = {k: v for k, v in settings.items() if v is not None}
         (ud / "User" / "settings.json").write_text(json.dumps(settings, indent=2))
         port = _free_port()
@@ -245,7 +251,13 @@ def code_server_session(
         cs_log = open(artifacts / "code-server.log", "w")  # noqa: SIM115 - closed in teardown
         logs.append(cs_log)
         cs = subprocess.Popen(
-            [*cs_args, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", str(ws)],
+            [
+                *cs_args,
+                "--disable-telemetry",
+                "--disable-update-check",
+                *([] if untrusted else ["--disable-workspace-trust"]),
+                str(ws),
+            ],
             env=env,
             cwd=cwd,
             stdout=cs_log,

@@ -131,8 +131,8 @@ judge:
 
 @pytest.mark.parametrize("version", ["0.7", "0.11"])
 def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_model: FakeModelServer):
-    """`:EvalensRunRepeat 2` makes a case that fails then passes FLAKY (lens and message), and
-    `:EvalensRunFailed` re-runs exactly that case (docs/repeats.md#in-the-editor)."""
+    """`:EvalensRunRepeat 2` makes a case that fails then passes FLAKY (lens and message), heads its runs' turns
+    run 1/2 and run 2/2, and `:EvalensRunFailed` re-runs exactly that case (docs/repeats.md#in-the-editor)."""
     nvim = Neovim.or_skip(version)
     claude_or_skip()
     pkg = example_package(tmp_path)
@@ -146,8 +146,18 @@ def test_run_repeat_and_run_failed_commands(version: str, tmp_path: Path, fake_m
     result = run.result
     assert result["has_commands"] and result["lenses_before"] == ["▶ Run eval", "Dry run", "Run 5×"]
     assert result["verdict_lens"] == "≈ FLAKY 1/2", result
+    # issue 45 #8: each run's turns headed run k/N, the first one included (it was unnumbered, the second "(run 2)")
+    heads = [f"── wobbly (run {k}/2): the agent's turns ──" for k in (1, 2)]
+    assert sorted(result["turn_heads"]) == heads, result["turn_heads"]  # the two runs may start at once
+    after = result["turn_heads_after_failed"]
+    assert sorted(after[:2]) == heads and after[2:] == ["── wobbly: the agent's turns ──"], after
+    # :EvalensRunFailed asks first, as the batch lenses do (issue 45 #10), naming the failed case
+    question = result["failed_question"]
+    assert question.splitlines()[0].startswith("Run 1 eval (failed in 01-wobbly.yaml)? "), question
+    assert "\n• wobbly" in question, question
     notes = result["notes"]
-    assert any(n.startswith("evalens: wobbly: FLAKY 1/2 passed (95% interval") for n in notes), notes
+    (flaky,) = [n for n in notes if n.startswith("evalens: wobbly: FLAKY 1/2 passed (95% interval")]
+    assert "flaky:" not in flaky and flaky.count("1/2") == 1, flaky  # FLAKY said once, as VS Code says it
     assert any(
         n.startswith("evalens: 1 run: 1 FAIL") or n.startswith("evalens: 1 run: 1 PASS") for n in notes
     ), notes

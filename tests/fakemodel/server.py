@@ -35,7 +35,8 @@ How a reply is chosen
   ``{last_tool_output}`` (the text of the newest tool result, bounded to 4000 characters).
 * Generic steps map to whatever the request offers: ``write`` becomes Claude's ``Write`` tool (absolute path) or a
   shell command for Codex; ``shell`` becomes ``Bash`` (Claude), ``exec_command`` (``{"cmd": ...}``) or ``shell``
-  (argv list). If the needed tool is not offered the reply says so in text, which makes failures visible.
+  (argv list); ``code`` is a code-mode script sent as it stands (Codex's default model only). If the needed tool is
+  not offered the reply says so in text, which makes failures visible.
 
 Scenarios
 ---------
@@ -789,6 +790,11 @@ def _tool_step(reply: Reply, conv: Conversation, step: dict[str, Any], cwd: str)
             reply.tool, reply.tool_input = "Skill", {"skill": step["activate"]}
         else:
             shell(f"cat .agents/skills/{shlex.quote(step['activate'])}/SKILL.md", "Skill or shell tool")
+    elif "code" in step:  # a code-mode script as the model wrote it (Codex's default model offers `exec`)
+        if conv.code_mode:
+            _set_call(reply, ("exec", step["code"]))
+        else:
+            reply.text = "fake model: no code-mode exec tool offered"
     elif "tool" in step:
         if step["tool"] in conv.tools:
             reply.tool, reply.tool_input = step["tool"], step.get("input", {})

@@ -82,6 +82,11 @@ def fake_model() -> Iterator[FakeModelServer]:
 @pytest.fixture
 def run_pkg(tmp_path: Path) -> Path:
     """A copy of the example package plus scripted cases (10-pass, 11-fail, 12-slow)."""
+    return make_run_pkg(tmp_path)
+
+
+def make_run_pkg(tmp_path: Path) -> Path:
+    """What :func:`run_pkg` gives, for a test that changes it first."""
     dest = tmp_path / "pdf-tools"
     shutil.copytree(EXAMPLE, dest, ignore=shutil.ignore_patterns("reports"))
     (dest / "evals" / "reports").mkdir()
@@ -92,6 +97,16 @@ def run_pkg(tmp_path: Path) -> Path:
     (cases / "12-slow.yaml").write_text(SLOW_CASE.format(marker=marker))
     (dest / ".slow-marker").write_text(marker)
     return dest
+
+
+def two_case_pkg(tmp_path: Path) -> Path:
+    """:func:`make_run_pkg` with its passing and failing cases only (the example's and the slow case go): a
+    whole-package run (a comparison) then runs two quick agents per batch."""
+    pkg = make_run_pkg(tmp_path)
+    for case in (pkg / "evals" / "cases").iterdir():
+        if case.name not in ("10-pass.yaml", "11-fail.yaml"):
+            case.unlink()
+    return pkg
 
 
 def plain(value: Any) -> Any:

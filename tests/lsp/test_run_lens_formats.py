@@ -273,7 +273,7 @@ async def test_skilljack_task_lens_run(client: LanguageClient, ws: Path) -> None
         ["tasks", 0],
         "tasks.yaml",
     )
-    *_, title, show = await _titles_at(client, uri, line)
+    *_, show, title = await _titles_at(client, uri, line)  # the verdict last (issue 45 #3)
     assert title.startswith("✓ PASS ") and title.endswith("s") and show == "Show run", (title, show)
     _no_verdict_diagnostic(client, uri)
     assert client.verdicts[-1]["name"] == "gr-001" and client.verdicts[-1]["verdict"] == "PASS"
@@ -295,7 +295,7 @@ async def test_skilljack_task_md_lens_run(client: LanguageClient, ws: Path) -> N
 
     assert result["verdict"] == "PASS" and result["name"] == "gr-002", result
     assert Path(result["reportPath"]).parent == ws / "greet-suite" / "results"
-    assert (await _titles_at(client, uri, 0))[-2:][0].startswith("✓ PASS ")
+    assert (await _titles_at(client, uri, 0))[-1].startswith("✓ PASS ")  # the verdict last
     _no_verdict_diagnostic(client, uri)
 
 
@@ -319,6 +319,10 @@ async def test_skill_creator_case_lens_run(client: LanguageClient, ws: Path) -> 
         if isinstance(r, types.WorkDoneProgressBegin)
     ]
     assert "Eval Say hello to the new team member SCENARIO=graded" in titles, titles  # the prompt, not "1"
+    # issue 45 #10: the run made evals/reports/ in the skill's own folder, and says so
+    reports = ws / "greeting" / "evals" / "reports"
+    said = [m.message for m in client.messages if str(reports) in m.message]
+    assert said and "new folder" in said[0] and ".gitignore" in said[0], [m.message for m in client.messages]
 
 
 async def test_writing_skills_case_lens_run(client: LanguageClient, ws: Path) -> None:
@@ -547,7 +551,7 @@ async def test_plugin_eval_case_lens_run(client: LanguageClient, ws: Path) -> No
 
     assert result["verdict"] == "PASS" and result["name"] == "says-hi", result
     assert result["engine"] == "claude-code"
-    assert (await _titles_at(client, uri, 0))[-2:][0].startswith("✓ PASS ")
+    assert (await _titles_at(client, uri, 0))[-1].startswith("✓ PASS ")  # the verdict last
     assert list((plugin / "evals" / "reports").glob("*.json"))  # the plugin's reports, not the case folder's
     _no_verdict_diagnostic(client, uri)
     found = await client.workspace_execute_command_async(

@@ -112,3 +112,51 @@ async def test_flaky_verdict_then_stale_after_a_skill_edit(run_client: LanguageC
     assert hover is not None
     text = hover.contents.value if isinstance(hover.contents, types.MarkupContent) else str(hover.contents)
     assert f"**Stale**: skill {skill_md.parent.name} changed since this run" in text
+
+
+async def _discovered(client: LanguageClient, uri: str, name: str) -> dict:
+    answer = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="evalens.discoverCases", arguments=[{"uri": uri}])
+    )
+    cases = answer["cases"] if isinstance(answer, dict) else answer
+    return next(c for c in cases if c["name"] == name)
+
+
+async def test_only_the_cases_own_text_changing_makes_its_result_outdated(
+    run_client: LanguageClient, run_pkg: Path
+) -> None:
+    """The Test Explorer dims a result (VS Code's outdated, which withdraws its inline failures) only when the
+    case as written is gone: a skill edit marks the result stale and leaves it current for the Test Explorer;
+    an edit of the case's own text makes it ``lastOutdated`` too (issue 45 item 4)."""
+    client = run_client
+    path = run_pkg / "evals" / "cases" / "11-fail.yaml"
+    _write_flaky_report(run_pkg, path)
+    uri = await open_doc(client, path)
+    lens_titles(await lenses(client, uri))
+    entry = await _discovered(client, uri, "greet-missing")
+    assert entry["lastVerdict"] == "FAIL" and not entry.get("lastStale") and "lastOutdated" not in entry, (
+        entry
+    )
+
+    skill_md = next((run_pkg / "skills").glob("*/SKILL.md"))
+    skill_md.write_text(skill_md.read_text() + "\nOne more instruction.\n")
+    await asyncio.sleep(1.1)
+    await _titles_until(client, uri, "· stale")
+    entry = await _discovered(client, uri, "greet-missing")
+    assert entry["lastStale"] == [f"skill {skill_md.parent.name} changed"] and "lastOutdated" not in entry, (
+        entry
+    )
+
+    text = path.read_text()
+    assert "Write a greeting" in text
+    path.write_text(text.replace("Write a greeting", "Write a short greeting", 1))
+    await asyncio.sleep(1.1)
+    deadline = asyncio.get_running_loop().time() + 15
+    while True:
+        lens_titles(await lenses(client, uri))
+        entry = await _discovered(client, uri, "greet-missing")
+        if entry.get("lastOutdated") or asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.3)
+    assert entry.get("lastOutdated") is True, entry
+    assert "the unit's own text changed" in entry["lastStale"], entry

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,23 @@ REAL = {
     "ANTHROPIC_API_KEY": "fake-anthropic-key-REAL-7f3a9c",
     "OPENAI_API_KEY": "fake-openai-key-REAL-7f3a9c",
 }
+
+
+def _runner_env(work: Path, fake_model: Any) -> dict[str, str]:
+    """The environment of evalens run as the unprivileged runner in ``work``: the real keys, the fake model, no
+    workflow opt-in to agent network (a test that wants one passes the flag)."""
+    import os
+
+    return {
+        **{k: v for k, v in os.environ.items() if k != "EVALENS_ALLOW_AGENT_NETWORK"},
+        **REAL,
+        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        "HOME": str(work / "home"),
+        "ANTHROPIC_BASE_URL": fake_model.anthropic_base_url,
+        "OPENAI_BASE_URL": fake_model.openai_base_url,
+        "EVALENS_AGENT_RETRIES": "0",
+        "NO_COLOR": "1",
+    }
 
 
 def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -163,7 +181,6 @@ def test_as_the_unprivileged_runner_the_key_stays_on_the_host_and_the_bridge_met
     """Attacks 6b and 9 as GitHub's ubuntu-latest runs evalens: an unprivileged user (root drops to one here).
     The agent's environment holds the placeholder, the fake receives the real key, and the shell's own calls
     through the bridge stop the run at the token limit."""
-    import os
     import subprocess
 
     from tests.runner.test_agents_sandbox import evalens_command
@@ -178,15 +195,7 @@ def test_as_the_unprivileged_runner_the_key_stays_on_the_host_and_the_bridge_met
         timeout=120,
         cases={"probe": case("env-probe"), "burn": case("bridge-burn", contains=["GREETING-OK"])},
     )
-    env = {
-        **os.environ,
-        **REAL,
-        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
-        "HOME": str(work / "home"),
-        "ANTHROPIC_BASE_URL": fake_model.anthropic_base_url,
-        "OPENAI_BASE_URL": fake_model.openai_base_url,
-        "EVALENS_AGENT_RETRIES": "0",
-    }
+    env = _runner_env(work, fake_model)
     first = len(fake_model.records)
     argv = [*evalens_command("unprivileged", work), "eval", "--package", str(pkg), *MODEL[engine]]
     out = subprocess.run(
@@ -209,4 +218,54 @@ def test_as_the_unprivileged_runner_the_key_stays_on_the_host_and_the_bridge_met
         assert cases["burn"]["verdict"] == "PASS", cases["burn"]  # Codex's own sandbox kept its shell off
     else:
         assert cases["burn"]["verdict"] == "ERROR" and "token limit" in cases["burn"]["reason"], cases["burn"]
+    assert list((work / "sandboxes").iterdir()) == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_as_the_unprivileged_runner_network_needs_the_opt_in_and_settings_stay_read_only(
+    engine: str, runner_work: Path, fake_model
+) -> None:
+    """Attacks 6 and 10 as GitHub's ubuntu-latest runs evalens (an unprivileged user). A pull request's
+    ``sandbox.network: true`` is refused under a required sandbox before any agent starts; with the workflow's
+    opt-in the run goes ahead, and an agent that rewrites the settings its CLI reloads earns no
+    ``agent-blocked``: the settings folders are read-only for this uid too."""
+    import subprocess
+
+    from tests.runner.test_agents_sandbox import evalens_command
+
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    work = runner_work
+    pkg = make_package(
+        work / "pkg",
+        engine=engine,
+        judge=JUDGES[engine],
+        network=True,
+        cases={
+            "ok": case("pass", contains=["GREETING-OK"]),
+            "tamper": case("settings-tamper", agent_blocked=True),
+        },
+    )
+    env = _runner_env(work, fake_model)
+    argv = [*evalens_command("unprivileged", work), "eval", "--package", str(pkg), *MODEL[engine]]
+    argv += ["--sandbox", "required", "--json"]
+    first = len(fake_model.records)
+    refused = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=240)
+    assert refused.returncode == 2, refused.stdout[-2000:] + refused.stderr[-2000:]
+    assert "sandbox.network: true" in refused.stderr and "--allow-agent-network" in refused.stderr
+    assert fake_model.records[first:] == []  # refused before any agent started
+    allowed = subprocess.run(
+        [*argv, "--allow-agent-network"], env=env, capture_output=True, text=True, timeout=500
+    )
+    assert "Traceback" not in allowed.stderr, allowed.stderr[-3000:]
+    cases = {c["name"]: c for c in json.loads(allowed.stdout)["cases"]}
+    assert cases["ok"]["verdict"] == "PASS", cases["ok"]
+    assert cases["tamper"]["verdict"] == "FAIL", cases["tamper"]  # nothing of the package blocked anything
+    assert allowed.returncode == 1
+    newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+    [(_, record)] = records_for(newest, cases["tamper"].get("artifacts"))
+    assert record is not None and not record.blocked
+    settings = ".claude" if engine == "claude-code" else ".codex"
+    tool_output = json.dumps(record.model_dump(mode="json"))
+    assert f"TAMPER-DENIED-{settings}" in tool_output and f"TAMPER-OK-{settings}" not in tool_output
     assert list((work / "sandboxes").iterdir()) == []

@@ -358,12 +358,13 @@ def test_two_replays_give_the_same_report_for_every_format(
 
 
 def _git_repo(root: Path) -> str:
-    """Make ``root`` a repository with everything committed; its HEAD (the pull request's base)."""
+    """Make ``root`` a repository with everything committed; its HEAD (the pull request's base). Its files may
+    belong to the unprivileged runner, so this git trusts the folder."""
     import subprocess
 
     def git(*args: str) -> str:
         return subprocess.run(
-            ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", *args],
+            ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t", "-c", "safe.directory=*", *args],
             check=True, capture_output=True, text=True,
         ).stdout.strip()  # fmt: skip
 
@@ -373,25 +374,51 @@ def _git_repo(root: Path) -> str:
     return git("rev-parse", "HEAD")
 
 
+@pytest.mark.parametrize("who", ["root", "unprivileged"])
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
 def test_a_pull_request_that_edits_a_recorded_judge_answer_gets_no_pass(
-    engine: str, tmp_path: Path, sandbox_dir: Path
+    engine: str, who: str, runner_work: Path
 ) -> None:
-    """Issue 42, attack 8: one word changed in a recorded judge reply turned a recorded FAIL into a strict-replay
-    PASS. With the pull request's base named (`--replay-base`, the Action's default on a pull request), a
-    cassette the change edited answers nothing: the unit is ERROR naming the cassette, never PASS; without the
-    edit the same replay gives the recorded FAIL."""
+    """Issue 42, attack 8, as root and as GitHub's unprivileged runner: one word changed in a recorded judge reply
+    turned a recorded FAIL into a strict-replay PASS. With the pull request's base named (`--replay-base`, the
+    Action's default on a pull request), a cassette the change edited answers nothing: the unit is ERROR naming
+    the cassette, never PASS; without the edit the same replay gives the recorded FAIL."""
+    import os
+    import subprocess
+
+    from tests.runner.test_agents_sandbox import evalens_command
+
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    repo = tmp_path / "repo"
+    work = runner_work
+    repo = work / "repo"
     pkg = make_package(repo / "pkg", engine=engine, timeout=120, cases={"judged": case("pass", judge="fail")})
-    with FakeModelServer(log_dir=tmp_path / "log") as fake:
+    runner_env = {
+        "EVALENS_SANDBOX_DIR": str(work / "sandboxes"),
+        "HOME": str(work / "home"),
+        "NO_COLOR": "1",
+        # the runner's git trusts the clone it was handed (the checkout action's safe.directory)
+        "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "safe.directory",
+        "GIT_CONFIG_VALUE_0": "*",
+    }
+
+    def evaluate(env: dict[str, str], *flags: str) -> dict[str, Any]:
+        argv = [*evalens_command(who, work), "eval", "--package", str(pkg), *MODEL[engine], *flags]
+        proc = subprocess.run(
+            argv, env={**os.environ, **runner_env, **env}, capture_output=True, text=True, timeout=600
+        )
+        assert proc.returncode in (0, 1), proc.stderr[-3000:]
+        newest = max((pkg / "evals" / "reports").glob("*.json"), key=lambda p: p.stat().st_mtime_ns)
+        return json.loads(newest.read_text())
+
+    with FakeModelServer(log_dir=work / "log") as fake:
         port = fake.port
-        recorded = _eval(pkg, engine, _env(fake, port), "--record")
+        recorded = evaluate(_env(fake, port), "--record")
     assert _cases(recorded)["judged"]["verdict"] == "FAIL"
     base = _git_repo(repo)
     env = _env(None, port)  # nothing answers there: only the cassettes can
-    same = _eval(pkg, engine, env, "--replay", "--replay-base", base)
+    same = evaluate(env, "--replay", "--replay-base", base)
     assert _cases(same)["judged"]["verdict"] == "FAIL"  # an untouched cassette replays as recorded
     [cassette] = (pkg / "evals" / "cassettes").glob("*.json")
     text = cassette.read_text()
@@ -400,18 +427,19 @@ def test_a_pull_request_that_edits_a_recorded_judge_answer_gets_no_pass(
     )  # one word of the judge's reply
     assert forged != text, "the recorded judge reply was not found in the cassette"
     cassette.write_text(forged)
-    naive = _cases(_eval(pkg, engine, env, "--replay"))["judged"]  # the edit no longer matches its digest
+    naive = _cases(evaluate(env, "--replay"))["judged"]  # the edit no longer matches its digest
     assert naive["verdict"] == "ERROR" and "edited after it was recorded" in naive["reason"], naive
     data = json.loads(forged)
     data["digest"] = cassette_digest(data)  # anyone can compute a digest: it is no signature
     cassette.write_text(json.dumps(data, indent=1))
-    unguarded = _eval(pkg, engine, env, "--replay")
+    unguarded = evaluate(env, "--replay")
     assert _cases(unguarded)["judged"]["verdict"] == "PASS"  # what the attack did: why the base is needed
-    guarded = _eval(pkg, engine, env, "--replay", "--replay-base", base)
+    guarded = evaluate(env, "--replay", "--replay-base", base)
     unit = _cases(guarded)["judged"]
     assert unit["verdict"] == "ERROR", unit
     assert "was added or edited since" in unit["reason"] and cassette.name in unit["reason"], unit["reason"]
     assert unit["replay"]["untrusted"], unit["replay"]
+    assert list((work / "sandboxes").iterdir()) == []
 
 
 def test_matrix_cells_record_and_replay_their_own_cassettes(tmp_path: Path, sandbox_dir: Path) -> None:

@@ -426,8 +426,8 @@ def test_changed_since_with_a_git_repository_committed_as_plain_files_runs_no_ho
 ) -> None:
     """Attack 3 as root and as the unprivileged runner: the package commits a whole repository as plain files
     (``HEAD``, ``objects/``, ``refs/``, ``config`` with ``worktree = .``, ``hooks/post-checkout``), and the
-    clone has a post-checkout hook of its own. ``--changed-since HEAD --dry-run`` compares with the clone and
-    runs neither hook."""
+    clone has a post-checkout hook of its own, and a filter driver that its committed ``.gitattributes`` selects.
+    ``--changed-since HEAD --dry-run`` compares with the clone and runs neither hook nor driver."""
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
     work = runner_work
@@ -451,10 +451,13 @@ def test_changed_since_with_a_git_repository_committed_as_plain_files_runs_no_ho
     (pkg / "config").write_text("[core]\n\trepositoryformatversion = 0\n\tbare = false\n\tworktree = .\n")
     (pkg / "hooks" / "post-checkout").write_text(f"#!/bin/sh\necho ran >> {marker}\n")
     (pkg / "hooks" / "post-checkout").chmod(0o755)
+    (repo / ".gitattributes").write_text("* filter=evil\n")  # a driver the clone's config defines
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "v1")
     (repo / ".git" / "hooks" / "post-checkout").write_text(f"#!/bin/sh\necho clone >> {marker}\n")
     (repo / ".git" / "hooks" / "post-checkout").chmod(0o755)
+    for program in ("clean", "smudge", "process"):
+        _git(repo, "config", f"filter.evil.{program}", f"sh -c 'echo {program} >> {marker}; cat'")
     body = {"name": "two", **case("greet", contains=["GREETING-OK"])}
     (pkg / "evals" / "cases" / "01-two.yaml").write_text(json.dumps(body))
     prefix = _prefix(who, work)

@@ -198,8 +198,10 @@ def test_an_unprivileged_runner_bounds_the_bombs_too(engine: str, model_env, run
     assert cases["disk"]["verdict"] == "ERROR" and "workspace limit" in cases["disk"]["reason"], cases
     # at most the limit; possibly none: the agent CLI's own threads count against RLIMIT_NPROC too
     assert peak <= 64, f"{peak} bomb processes ran at once under --limit pids=64"
-    # the bomb swallows its refused forks, and without a cgroup the kernel's count (charged per user namespace)
-    # is not the process table's: the peak is read back when it comes within an eighth of the limit, which an
-    # unprivileged run does not always show (47-66 of 68 measured); it is never a PASS named otherwise
+    # the bomb swallows its refused forks, and Codex ends the command's process group with the command, so its
+    # children live a few ms: the machine's task total, read every 5 ms, asks for a full count at once
+    # (limit_readback.PidWatch.near; issue 44 item 4): ERROR, the limit named, on both CLIs
     forks = cases["forks"]
-    assert forks["verdict"] == "PASS" or "pid limit" in forks["reason"], cases
+    assert forks["verdict"] == "ERROR" and "pid limit" in forks["reason"] and "pids=64" in forks["reason"], (
+        cases
+    )

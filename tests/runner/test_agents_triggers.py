@@ -36,6 +36,11 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "cat-devnull": [{"shell": "cat .agents/skills/greeter/SKILL.md > /dev/null"}, {"text": "DONE"}],
     "false-and-cat": [{"shell": "false && cat .agents/skills/greeter/SKILL.md"}, {"text": "DONE"}],
     "cd-root-cat": [{"shell": "cd / && cat .agents/skills/greeter/SKILL.md"}, {"text": "DONE"}],
+    # Codex's code mode: the command is a string in a script that never passes it to a tool
+    "js-unran": [
+        {"code": 'const never = "cat .agents/skills/greeter/SKILL.md";\ntext("nothing ran");'},
+        {"text": "DONE"},
+    ],
 }
 
 
@@ -341,3 +346,39 @@ def test_a_skill_call_claude_code_refused_fires_nothing(
     ]
     calls = [c for t in record["turns"] for c in t["tool_calls"] if c["name"] == "Skill"]
     assert calls and calls[0].get("is_error"), calls  # the probe ran: Claude Code refused the call
+
+
+def test_a_code_mode_string_that_never_ran_fires_nothing_on_codex(
+    tmp_path: Path, trigger_env, sandbox_dir: Path
+) -> None:
+    """Issue 44, on the real Codex with its default model, which reaches the shell only through code mode's
+    JavaScript ``exec`` tool: a script holding ``cat …/SKILL.md`` as a string it never passes to a tool was
+    "triggered 1/1". Now it is "triggered 0/1"; a script that does run the read (the control) still fires."""
+    from evalens.runner.api import run_file
+    from evalens.runner.suites.base import FileRunRequest
+
+    if not agents_available("codex"):
+        pytest.skip("codex CLI not installed (run .ci/install-agents.sh)")
+    greeter = skill(tmp_path, "greeter", GREET)
+    file = trigger_set(
+        greeter,
+        [
+            ("write a greeting SCENARIO=js-unran", True),
+            (f"write a greeting for Ann SCENARIO=use-skill NEEDS={GREET}", True),
+        ],
+    )
+    request = FileRunRequest(file=file, engine="codex", model=None, runs=1, timeout_seconds=90)
+    outcome = asyncio.run(run_file(request))
+    by = {r.name: r for r in outcome.results}
+    report = json.loads(outcome.report_path.read_text())
+    calls = [
+        c
+        for case in report["cases"]
+        for p in (outcome.report_path.parent / case["artifacts"]).glob("**/record.json")
+        for t in json.loads(p.read_text())["turns"]
+        for c in t["tool_calls"]
+    ]
+    assert calls and all(c["name"] == "exec" for c in calls), [c["name"] for c in calls]  # code mode, both
+    assert by["0"].reason == "triggered 0/1 (should trigger)", by["0"].reason
+    assert fired(by["0"]) == [(None, None, False)], by["0"].details
+    assert fired(by["1"])[0][0] == "greeter" and by["1"].verdict == "PASS", by["1"].details

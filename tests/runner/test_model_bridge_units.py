@@ -108,6 +108,32 @@ def test_a_call_after_the_limit_is_refused_and_never_reaches_the_upstream() -> N
     assert len(stopped) == 1 and meter.tokens == 72 and meter.turns == 3
 
 
+def test_the_runs_look_before_a_model_call_ends_before_the_upstream_sees_it() -> None:
+    """The process count (issue 44 item 4) is taken at each model call, while what the agent's last tool call
+    left running still lives: the look finishes before the call goes on, and only model calls wait for it."""
+    guard = Guard.for_env({"ANTHROPIC_API_KEY": REAL}, ["ANTHROPIC_API_KEY"])
+    seen: list[int] = []
+
+    async def go() -> list[int]:
+        with FakeModelServer() as fake:
+
+            async def look() -> None:
+                await asyncio.sleep(0.05)  # a look that takes a while still ends before the call goes on
+                seen.append(len(fake.records))
+
+            guard.before_call = look
+            proxy = await ModelProxy(fake.anthropic_base_url, "agent", guard=guard).start()
+            try:
+                for _ in range(2):
+                    await _post(proxy.port, "/v1/messages", "k", MESSAGE)
+                await _post(proxy.port, "/v1/messages/count_tokens", "k", MESSAGE)
+            finally:
+                await proxy.stop()
+        return seen
+
+    assert asyncio.run(go()) == [0, 1]
+
+
 @pytest.mark.parametrize(
     ("content_type", "raw", "expected"),
     [

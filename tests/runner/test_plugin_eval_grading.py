@@ -132,6 +132,30 @@ def test_file_exists_globs_created_files_only() -> None:
     assert absent.passed is False and absent.explanation == "in.txt missing (expected present)"
 
 
+def test_a_backtracking_pattern_against_the_agents_output_is_an_error_in_bounded_time() -> None:
+    """Issue 42: the pattern is the eval file's and the text the hostile agent's. Python's ``re`` has no
+    deadline, so ``^(a|aa)+$`` against a long answer held the Codex run's grading forever; the bounded engine
+    stops it after REGEX_TIMEOUT_SECONDS and the grader cannot decide (an ERROR, never a PASS or FAIL)."""
+    import dataclasses
+    import time
+
+    hostile = dataclasses.replace(
+        RUN,
+        last_message="a" * 80 + "!",
+        calls=[("Write", {"file_path": "a" * 80 + "!"})],
+    )
+    graders = [
+        g("regex", pattern="^(a|aa)+$"),
+        g("regex", pattern="^(a|aa)+$", match="count:1"),
+        g("tool_used", tool="Write", input_match="(a|aa)+$"),
+    ]
+    for grader in graders:
+        started = time.monotonic()
+        out = grade_free(grader, hostile)
+        assert out.passed is None and "catastrophic backtracking" in out.explanation, (grader, out)
+        assert time.monotonic() - started < 10, grader
+
+
 def test_with_only_graders_under_the_ablation() -> None:
     graders = [
         g("regex", "says", pattern="x"),
@@ -394,3 +418,84 @@ def test_a_case_yaml_graders_check_is_located_at_its_list_item(tmp_path: Path) -
     assert [u.id for u in suite.units()] == ["good-yaml"]
     assert suite._location("content") == ["graders", 1]
     assert _suite(tmp_path)._location("says") is None
+
+
+def _cli_result(plugin: Path, stamp: str, runs: list[dict], without: list[dict] | None = None) -> Path:
+    """The result document `claude plugin eval` writes on a run of its own (§11), for good-md and another case."""
+    case = {
+        "name": "good-md",
+        "dir": "evals/good-md",
+        "source": "prose",
+        "runsPerCase": len(runs),
+        "arms": {"with": runs, **({"without": without} if without is not None else {})},
+        "aggregates": {"score": sum(r["score"] for r in runs) / len(runs)},
+        "unknownField": True,  # read leniently
+    }
+    other = {**case, "name": "bad-md", "dir": "evals/bad-md"}
+    doc = {
+        "schemaVersion": 1,
+        "claudeVersion": "2.1.332",
+        "partial": False,
+        "suite": {"root": str(plugin), "ablation": "with-without" if without else "none", "threshold": 1},
+        "cases": [other, case],
+    }
+    path = plugin / "evals" / "results" / stamp / "aggregate-result.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def _graded(says: bool, judge: bool, error: str | None = None) -> dict:
+    return {
+        "score": (1 if says else 0) * 0.25 + (1 if judge else 0) * 0.5 + 0.25,
+        "error": error,
+        "durationSeconds": 2.5,
+        "graders": [
+            {"name": "says", "passed": says, "weight": 1, "explanation": "1 match" if says else "0 matches"},
+            {"name": "judge", "passed": judge, "weight": 2, "explanation": "3/3 votes"},
+            {"name": "skill", "passed": True, "weight": 1, "explanation": "0 calls"},
+        ],
+    }
+
+
+def test_a_result_document_the_cli_wrote_itself_is_restored(tmp_path: Path) -> None:
+    """`claude plugin eval` run outside evalens leaves `<eval dir>/results/<ts>/aggregate-result.json`: after a
+    reload the case's lens shows the newest one's verdict, decided by evalens's rules (the threshold, ERROR for
+    an agent error), with the graders as checks and the without arm as the delta."""
+    from evalens.server.features import run_formats
+
+    file = _suite(tmp_path).file
+    plugin = tmp_path / "demo"
+    assert PluginEvalSuite.restore("plugin-eval-prompt", file, None) == {}  # no result folder yet
+    old = _cli_result(plugin, "2026-01-01T00-00-00Z", [_graded(True, True, "timed out after 300s")])
+    os.utime(old, (1_000_000, 1_000_000))
+    new = _cli_result(plugin, "2026-01-02T00-00-00Z", [_graded(True, False)], without=[_graded(False, False)])
+    assert (
+        PluginEvalSuite.result_folder("plugin-eval-prompt", file) == (plugin / "evals" / "results").resolve()
+    )
+    assert [p.resolve() for p in PluginEvalSuite.result_files("plugin-eval-prompt", file)] == [
+        new.resolve(),
+        old.resolve(),
+    ]
+
+    [(name, restored)] = PluginEvalSuite.restore("plugin-eval-prompt", file, None).items()
+    result = restored.result
+    assert name == result.name == "good-md" and restored.path == str(new)
+    assert result.verdict == "FAIL" and result.reason.startswith(
+        "score 0.50 below the threshold 1; judge: 3/3"
+    )
+    assert {c.value: c.status for c in result.checks} == {"says": "PASS", "judge": "FAIL", "skill": "PASS"}
+    assert result.details["score"] == 0.5 and result.details["delta"] == 0.25 and result.uplift is not None
+    assert (
+        result.engine == "claude-code"
+        and result.engine_version == "2.1.332"
+        and result.result_file == str(new)
+    )
+    # the server's memory takes it, under the case's name (the lens's)
+    assert run_formats.restore("plugin-eval-prompt", file, None)["good-md"][0].verdict == "FAIL"
+
+    new.unlink()  # only the older document: its run's agent error is an ERROR, whatever its graders said
+    [(_, restored)] = PluginEvalSuite.restore("plugin-eval-prompt", file, None).items()
+    assert restored.result.verdict == "ERROR" and "timed out after 300s" in restored.result.reason
+    old.write_text("{not json")  # half-written: skipped, never raised
+    assert PluginEvalSuite.restore("plugin-eval-prompt", file, None) == {}

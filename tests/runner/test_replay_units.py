@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -366,7 +367,7 @@ def test_a_cassette_the_change_edited_never_answers_a_replay(tmp_path: Path) -> 
     With --replay-base, a cassette that differs from the base (edited, added, untracked) answers nothing: the
     request is refused naming why, so the unit is ERROR; an untouched cassette still replays."""
     from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
-    from evalens.runner.replay import Batch, edited_since
+    from evalens.runner.replay import CassetteBatch, edited_since
 
     repo = tmp_path / "repo"
     folder = repo / "evals" / "cassettes"
@@ -400,7 +401,7 @@ def test_a_cassette_the_change_edited_never_answers_a_replay(tmp_path: Path) -> 
     }
 
     async def go() -> dict[str, tuple[int, str]]:
-        batch = Batch("strict", folder, repo, base="HEAD", edited=edited)
+        batch = CassetteBatch("strict", folder, repo, base="HEAD", edited=edited)
         out = {}
         for unit in ("kept", "forged", "new"):
             tape = await batch.open(unit, 1, None, {})
@@ -418,7 +419,7 @@ def test_a_cassette_the_change_edited_never_answers_a_replay(tmp_path: Path) -> 
     # a base that cannot be compared trusts nothing, and says why
     _, problem = edited_since(folder, "no-such-ref")
     assert problem is not None and "no-such-ref is unknown" in problem
-    batch = Batch("strict", folder, repo, base="no-such-ref", base_problem=problem)
+    batch = CassetteBatch("strict", folder, repo, base="no-such-ref", base_problem=problem)
     assert "no cassette is trusted" in (batch.untrusted(folder / "kept-1.json") or "")
 
 
@@ -428,7 +429,7 @@ def test_cassette_names_carry_engine_model_and_arm_and_an_old_name_still_replays
     name now carries the engine, the agent model and the arm. A cassette under the old name is still read
     when the new one is missing, only for the engine it says it was recorded with and never for an arm."""
     from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
-    from evalens.runner.replay import Batch, cassette_name
+    from evalens.runner.replay import CassetteBatch, cassette_name
 
     names = {
         cassette_name("greet", 1, "claude-code"),
@@ -453,7 +454,7 @@ def test_cassette_names_carry_engine_model_and_arm_and_an_old_name_still_replays
     (folder / "greet-1.json").write_text(json.dumps(old))
 
     async def answer(engine: str, model: str | None, arm: str | None) -> tuple[int, list[str]]:
-        batch = Batch("strict", folder, tmp_path, model=model, arm=arm)
+        batch = CassetteBatch("strict", folder, tmp_path, model=model, arm=arm)
         tape = await batch.open("greet", 1, engine, {})
         got = tape.decide("judge", "POST", "/v1/messages", body)
         assert got is not None
@@ -497,3 +498,80 @@ def test_a_cassette_edited_after_its_recording_never_answers(tmp_path: Path) -> 
     cassette.write_text(json.dumps(data))
     [(status, _)] = asyncio.run(_exchange("strict", tmp_path, upstream, [first]))
     assert status == 200
+
+
+# ------------------------------------------------------------------ issue 40: a replay on another CLI version
+
+COMMITTED = Path(__file__).resolve().parents[1] / "data" / "cassettes" / "uaaps"
+
+
+def _first_request(engine: str) -> tuple[Path, dict[str, Any]]:
+    """The committed cassette of ``engine`` (recorded on the pin) and its first request, unpacked."""
+    from evalens.runner.replay import read_cassette
+
+    path = COMMITTED / engine / "greet-1.json"
+    [first, *_], _cli, edited = read_cassette(path)
+    assert edited is None
+    return path, first.request
+
+
+def _reworded(request: dict[str, Any], added: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``request`` as another CLI version sends it: every built-in tool's description and schema reworded (what
+    2.1.331 → 2.1.332 and 0.169.0 → 0.171.0 did), and ``added`` offered besides when given."""
+    import copy
+
+    out = copy.deepcopy(request)
+    for tool in out["tools"]:
+        for key in ("description", "input_schema", "parameters"):
+            if key in tool:
+                tool[key] = {"reworded": True} if key != "description" else "Reworded by a newer CLI."
+        for member in tool.get("tools", []):
+            member["description"] = "Reworded by a newer CLI."
+    if added is not None:
+        out["tools"].append(added)
+    return out
+
+
+async def _decide(
+    tmp_path: Path, engine: str, recorded: dict[str, Any], sent: dict[str, Any], cli: str
+) -> int:
+    """The status the strict replay answers ``sent`` with, from a cassette holding ``recorded``, on CLI ``cli``."""
+    from evalens.core.models.cassette import Cassette, CassetteExchange, CassetteResponse
+    from evalens.runner.replay import CassetteBatch, cassette_digest
+
+    folder = tmp_path / "evals" / "cassettes"
+    folder.mkdir(parents=True, exist_ok=True)
+    exchange = CassetteExchange(
+        index=1, source="agent", path="/v1/messages", request=recorded, response=CassetteResponse(status=200)
+    )
+    data = Cassette(unit="u", engine=engine, cli="pinned 1.0", exchanges=[exchange]).model_dump(mode="json")
+    data["digest"] = cassette_digest(data)
+    batch = CassetteBatch("strict", folder, tmp_path)
+    tape = await batch.open("u", 1, engine, {}, cli)
+    tape.path.write_text(json.dumps(data))
+    tape = await batch.open("u", 1, engine, {}, cli)
+    answer = tape.decide("agent", "POST", "/v1/messages", json.dumps(sent).encode())
+    return 200 if answer is None else answer.status
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_newer_clis_tool_wording_replays_and_what_the_run_offers_still_differs(
+    engine: str, tmp_path: Path
+) -> None:
+    """Replayed on another CLI version, a request whose built-in tools are only reworded matches the recording
+    (their descriptions and schemas are the CLI's); on the same version the same change diverges, and across
+    versions a tool added to what is offered, or a package's MCP tool reworded, still diverges."""
+    from evalens.runner.canonical import without_cli_tool_wording
+
+    _, request = _first_request(engine)
+    newer = _reworded(request)
+    assert newer != request and without_cli_tool_wording(newer) == without_cli_tool_wording(request)
+    assert asyncio.run(_decide(tmp_path / "a", engine, request, newer, "newer 1.1")) == 200
+    assert asyncio.run(_decide(tmp_path / "b", engine, request, newer, "pinned 1.0")) == 409
+    added = _reworded(request, {"name": "Monitor", "description": "New.", "input_schema": {}})
+    assert asyncio.run(_decide(tmp_path / "c", engine, request, added, "newer 1.1")) == 409
+    mcp = {"name": "mcp__pkg__lookup", "description": "Looks up v1.", "input_schema": {}}
+    with_mcp = {**request, "tools": [*request["tools"], mcp]}
+    reworded_mcp = _reworded(request, {**mcp, "description": "Looks up v2."})
+    assert asyncio.run(_decide(tmp_path / "d", engine, with_mcp, reworded_mcp, "newer 1.1")) == 409
+    assert asyncio.run(_decide(tmp_path / "e", engine, with_mcp, _reworded(request, mcp), "newer 1.1")) == 200

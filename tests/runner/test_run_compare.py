@@ -21,8 +21,8 @@ def test_the_two_newest_runs_side_by_side(tmp_path: Path) -> None:
     )
     table = {label: (before, now) for label, before, now in rows(cmp)}
     assert table["verdict"] == ("PASS", "FAIL")
-    assert table["check agent_blocked False"][0] == "PASS"
-    assert table["check agent_blocked False"][1].startswith("FAIL: the agent was blocked")
+    assert table["check agent-blocked false"][0] == "PASS"
+    assert table["check agent-blocked false"][1].startswith("FAIL: the agent was blocked")
     assert table["cost"] == ("$0.0020", "$0.0010")
     assert "judge" not in table  # no judge ruled on this unit in either run: no row
     diff = cmp.output_diff()

@@ -1,6 +1,6 @@
 """A UAAPS case's file work runs in worker threads, never on the event loop (the language server runs cases on
 its own loop, which must keep answering): the checks that read the workspace, the artifact copies, the
-transcript and the run record, as the session's steps do (``session.agent_run``). A scripted stand-in for
+transcript, the run record and the report (written and fsynced), as the session's steps do (``session.agent_run``). A scripted stand-in for
 `claude` (EVALENS_CLAUDE_BIN) runs the case; the real functions run, each call noting its thread."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from evalens.runner.api import RunRequest, run_cases
 from evalens.runner.suites import uaaps
 from tests.runner.runner_helpers import case, make_package
 
-FILE_WORK = ("run_checks", "_keep_artifacts", "_write_transcript", "_finish_record")
+FILE_WORK = ("run_checks", "_keep_artifacts", "_write_transcript", "_finish_record", "write_report")
 
 
 def _noting(threads: dict[str, list[int]], name: str, real: Callable[..., Any]) -> Callable[..., Any]:

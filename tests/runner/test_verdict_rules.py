@@ -128,13 +128,13 @@ def test_doctor_without_the_cli_on_path(keys, monkeypatch, capsys, tmp_path: Pat
 
 
 def test_doctor_cli_that_does_not_run(keys, monkeypatch, capsys, tmp_path: Path) -> None:
-    from evalens.runner.engines.base import binary_version
+    from evalens.runner.engines.base import forget_versions
 
     broken = tmp_path / "claude"
     broken.write_text("#!/bin/sh\nexit 3\n")
     broken.chmod(broken.stat().st_mode | stat.S_IEXEC)
     monkeypatch.setenv("EVALENS_CLAUDE_BIN", str(broken))
-    binary_version.cache_clear()
+    forget_versions()
     code, report = _doctor(monkeypatch, capsys)
     cli = _check(report, "claude-code CLI")
     assert code == 1 and cli["status"] == "missing" and "does not run" in cli["detail"]

@@ -6,7 +6,7 @@ only warns). Each variant is one generated plugin (or marketplace) in its own fo
 ``.ci/install-agents.sh`` lives in ``.tools/node``; ``EVALENS_CLAUDE_NEWEST`` may name a second one.
 
 The same comparison runs over the plugin files of the reviewed corpora, with one named exception: outside a git
-checkout evalens does not call a missing component path an error (`formats/claude_plugin.py::whole_checkout`: a
+checkout evalens does not call a missing component path an error (`formats/_shared.py::whole_checkout`: a
 copied or trimmed plugin folder cannot tell a missing file from one not copied), where the CLI does.
 """
 
@@ -345,8 +345,7 @@ def test_errors_agree_with_claude_plugin_validate(tmp_path: Path, cli: Path) -> 
 
 def _corpus_files() -> list[Path]:
     roots = [
-        REPO / "tests" / "corpus" / "field",
-        REPO / "tests" / "corpus" / "realworld",
+        *sorted(p.parent for p in (REPO / "tests" / "corpus").glob("*/VERDICTS.tsv")),
         CORPUS / "realworld",
     ]
     out: list[Path] = []

@@ -97,15 +97,39 @@ def test_a_prompt_md_or_case_yaml_is_claimed_only_on_the_formats_evidence(tmp_pa
     ci.parent.mkdir()
     ci.write_text("name: deploy\nsteps: [build]\n")
     assert detect(str(ci), ci.read_text()).format is None
-    body_only = (
-        DEMO / "evals" / "bad-dup" / "prompt.md"
-    )  # a prompt.md with no frontmatter: valid, nothing to check
-    assert detect(str(body_only), body_only.read_text()).format is None
+    # a prompt.md with no frontmatter is a valid prompt: claimed in a case folder, where case.yaml reports the
+    # case's checks (bad-dup's duplicate grader), and nowhere else
+    body_only = DEMO / "evals" / "bad-dup" / "prompt.md"
+    fmt = detect(str(body_only), body_only.read_text()).format
+    assert fmt is not None and fmt.id == "plugin-eval-prompt"
+    assert validate_file(body_only).problems == []
+    loose = tmp_path / "evals" / "y" / "prompt.md"
+    loose.parent.mkdir(parents=True)
+    loose.write_text("Say hi.\n")
+    assert detect(str(loose), loose.read_text()).format is None
+
+
+def test_a_body_only_prompt_md_case_with_no_grader_the_loader_reads_is_an_error(tmp_path: Path) -> None:
+    """FakharEAli/book-skills (fresh corpus): prompt.md with no frontmatter and rubric graders without one.
+    claude plugin eval 2.1.332 refuses each such case (`invalid case.yaml: graders: Required`), and evalens said
+    nothing, as it did not claim a prompt.md without frontmatter; with one typed grader the case loads."""
+    case = tmp_path / "evals" / "c1"
+    (case / "graders").mkdir(parents=True)
+    (case / "prompt.md").write_text("Say hi to the user.\n")
+    (case / "graders" / "g.md").write_text("PASS if the reply says hi.\n")
+    found = validate_file(case / "prompt.md").problems
+    assert [(p.code, p.severity.name, p.span.start_line) for p in found] == [
+        ("plugin-eval-no-grader", "ERROR", 0),
+        ("plugin-eval-grader-skipped", "WARNING", 0),
+    ]
+    (case / "graders" / "g.md").write_text("---\ntype: regex\npattern: hi\n---\n")
+    assert validate_file(case / "prompt.md").problems == []
 
 
 def test_the_new_case_skeletons_load_clean(tmp_path: Path) -> None:
-    """`＋ New eval case` writes what `claude plugin eval init --bare` writes, with the prompt and the rubric as
-    text to replace instead of the TODO lines the loader refuses."""
+    """The skeletons write what `claude plugin eval init --bare` writes, with the prompt and the rubric as text to
+    replace instead of the TODO lines the loader refuses: nothing the loader refuses, and only the rubric is
+    flagged, as every skeleton's judged text is (``skeleton-placeholder``: evalens will not judge it)."""
     from evalens.core.formats.registry import by_id
 
     case = tmp_path / "evals" / "fresh"
@@ -114,7 +138,7 @@ def test_the_new_case_skeletons_load_clean(tmp_path: Path) -> None:
     assert prompt is not None and grader is not None
     (case / "prompt.md").write_text(prompt.skeleton(False) or "")
     (case / "graders" / "criteria.md").write_text(grader.skeleton(False) or "")
-    assert [p for _, p in case_problems(case)] == []
+    assert [(f, p.code) for f, p in case_problems(case)] == [("graders/criteria.md", "skeleton-placeholder")]
     assert "${1:" in (prompt.skeleton(True) or "")
 
 
@@ -139,3 +163,48 @@ def test_a_case_file_outside_the_case_folder_is_flagged_and_never_opened(tmp_pat
     from evalens.core.formats.plugin_eval import case_file
 
     assert case_file(case, "../../secret.sh") is None and case_file(case, "/etc/passwd") is None
+
+
+_SCAFFOLDED = (
+    'schema_version: "1.1"\nname: c\ncontext:\n  scaffold_script: scaffold.sh\nexecution:\n'
+    "  prompt: Hi.\ngraders:\n  - {name: g, type: regex, pattern: x}\n"
+)
+
+
+def test_a_missing_scaffold_script_is_flagged_only_in_a_checkout(tmp_path: Path) -> None:
+    """As a plugin's component paths (`whole_checkout`): a case copied without its scripts, under a LICENSE but
+    no `.git` (a corpus, an archive excerpt), cannot tell a missing file from one not copied."""
+    case = tmp_path / "evals" / "c"
+    case.mkdir(parents=True)
+    (case / "case.yaml").write_text(_SCAFFOLDED)
+    (tmp_path / "LICENSE").write_text("MIT\n")
+    assert case_problems(case) == []
+    (tmp_path / ".git").mkdir()
+    [(_, p)] = case_problems(case)
+    assert p.code == "plugin-eval-file-missing" and "`scaffold.sh` is not a file" in p.message
+
+
+def test_a_case_whose_graders_are_all_skill_graders_is_not_warned(tmp_path: Path) -> None:
+    """Claude Code 2.1.332 scores every grader when all of them are with-only (`--ablation with-without --json`
+    reports `withOnly: false, scored: true` for two `tool_used: Skill` graders, in both arms), as the runner's
+    `with_only` does: a routing case measures something."""
+    case = tmp_path / "evals" / "c"
+    (case / "graders").mkdir(parents=True)
+    (case / "prompt.md").write_text("---\nmax_turns: 5\n---\nWhat's running on 203.0.113.5?\n")
+    (case / "graders" / "fires.md").write_text("---\ntype: tool_used\ntool: Skill\nmin: 1\n---\nFires.\n")
+    assert case_problems(case) == []
+
+
+def test_an_empty_call_count_range_is_warned(tmp_path: Path) -> None:
+    """`max: 0` alone keeps `min` at 1: the loader takes it and reports `Skill called 0x (expected 1..0)`, a grader
+    no run passes."""
+    case = tmp_path / "evals" / "c"
+    (case / "graders").mkdir(parents=True)
+    (case / "prompt.md").write_text("---\nmax_turns: 5\n---\nLook up 203.0.113.5.\n")
+    (case / "graders" / "never.md").write_text("---\ntype: tool_used\ntool: Skill\nmax: 0\n---\nNot fired.\n")
+    (case / "graders" / "ok.md").write_text(
+        "---\ntype: tool_used\ntool: Read\nmin: 0\nmax: 0\n---\nNo read.\n"
+    )
+    [(where, p)] = case_problems(case)
+    assert (where, p.code, p.severity.name) == ("graders/never.md", "plugin-eval-count-range", "WARNING")
+    assert "expects 1..0" in p.message and "`min: 0`" in p.message

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from evalens.core.aggregate import related_of
 from evalens.core.formats.registry import detect
 from evalens.core.problems import Severity
@@ -89,6 +91,76 @@ def test_a_name_with_spaces_gets_its_kebab_case_rename(tmp_path: Path) -> None:
     assert json.loads(apply(path.read_text(), name.fixes[0].edits))["name"] == "pdf-tools"
 
 
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        ("claude-code-tracing", True),
+        ("claude_foo", True),
+        ("anthropics-x", True),
+        ("ccplugin-x", True),
+        ("claude", True),
+        ("xclaude-official", True),
+        ("claudecode", True),
+        ("cl-aude", True),
+        ("ClaudeCode", True),
+        ("foo-claude", False),
+        ("claudette", False),
+        ("ccpluginx", False),
+    ],
+)
+def test_a_reserved_plugin_name_is_an_error(tmp_path: Path, name: str, refused: bool) -> None:
+    """`claude plugin validate` 2.1.332 refuses a plugin named as Anthropic's own ("Plugin name … is reserved"),
+    in plugin.json and in a marketplace entry (Arize-ai/coding-harness-tracing's `claude-code-tracing`)."""
+    path = _write(tmp_path / "p" / ".claude-plugin" / "plugin.json", {"name": name})
+    assert (_levels(path).get("plugin-name") is Severity.ERROR) is refused
+    market = {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": name, "source": "./p"}]}
+    path = _write(tmp_path / ".claude-plugin" / "marketplace.json", market)
+    assert (_levels(path).get("plugin-name") is Severity.ERROR) is refused
+
+
+@pytest.mark.parametrize(
+    ("name", "warned"),
+    [
+        ("codex-in-claude", True),
+        ("foo_claude", True),
+        ("my-anthropic", True),
+        ("foo-anthropics", True),
+        ("foo-claude-code", True),
+        ("fooclaude", False),
+        ("foo-claudes", False),
+        ("x-claudecode", False),
+        ("claudette", False),
+    ],
+)
+def test_a_plugin_name_that_reads_as_anthropics_is_a_hint(tmp_path: Path, name: str, warned: bool) -> None:
+    """`claude plugin validate` 2.1.332 loads a plugin with `claude` / `anthropic(s)` as a later word of its name and
+    warns "reads as one of Anthropic's own" (0xA3B/skills' `codex-in-claude`): advice, as the not-kebab-case
+    warning is, in plugin.json and in a marketplace entry."""
+    reads = "reads as one of Anthropic's own"
+    path = _write(tmp_path / "p" / ".claude-plugin" / "plugin.json", {"name": name})
+    found = [p for p in check(path).problems if p.code == "plugin-name" and reads in p.message]
+    assert [p.severity for p in found] == ([Severity.HINT] if warned else [])
+    market = {"name": "m", "owner": {"name": "o"}, "plugins": [{"name": name, "source": "./p"}]}
+    path = _write(tmp_path / ".claude-plugin" / "marketplace.json", market)
+    found = [p for p in check(path).problems if p.code == "plugin-name" and reads in p.message]
+    assert [p.severity for p in found] == ([Severity.HINT] if warned else [])
+
+
+def test_anthropics_own_marketplaces_may_list_a_reserved_name(tmp_path: Path) -> None:
+    """The CLI passes `claude-x` as an entry of `anthropic-agent-skills` (anthropics/skills lists `claude-api`),
+    and refuses it in any other marketplace; a marketplace's own name is never judged by this rule."""
+    market = {
+        "name": "anthropic-agent-skills",
+        "owner": {"name": "o"},
+        "plugins": [{"name": "claude-api", "source": "./p"}],
+    }
+    path = _write(tmp_path / ".claude-plugin" / "marketplace.json", market)
+    assert "plugin-name" not in _levels(path)
+    market["name"] = "claude-market"
+    path = _write(tmp_path / ".claude-plugin" / "marketplace.json", market)
+    assert _levels(path).get("plugin-name") is Severity.ERROR
+
+
 def test_codex_plugin_values_it_drops_are_warnings(tmp_path: Path) -> None:
     """Codex fails open: a path outside `./`, a fourth or over-long default prompt, a bad colour are dropped."""
     manifest = {
@@ -140,6 +212,16 @@ def test_settings_hooks_are_checked_but_never_fail(tmp_path: Path) -> None:
     }
     path = _write(tmp_path / ".claude" / "settings.json", settings)
     assert [(p.code, p.severity) for p in check(path).problems] == [("hook-invalid", Severity.WARNING)]
+
+
+def test_a_github_hooks_folder_is_left_to_copilot(tmp_path: Path) -> None:
+    """`.github/hooks/*.json` is where GitHub Copilot and VS Code read their hooks (flat `{type, command}` entries,
+    PascalCase events in VS Code's form); Claude Code never reads it, so its rules do not judge the file."""
+    flat = {"version": 1, "hooks": {"PreToolUse": [{"command": "bin/run-hook.sh guard", "timeout": 15}]}}
+    path = _write(tmp_path / "repo" / ".github" / "hooks" / "hooks.json", flat)
+    assert detect(str(path), path.read_text()).format is None
+    plugin_hooks = _write(tmp_path / "repo" / "hooks" / "hooks.json", flat)
+    assert detect(str(plugin_hooks), plugin_hooks.read_text()).format is not None
 
 
 def test_a_uaaps_packages_hooks_are_left_to_uaaps(tmp_path: Path) -> None:

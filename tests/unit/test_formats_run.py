@@ -194,7 +194,7 @@ def test_results_json_is_valid_skilljack_results(tmp_path: Path) -> None:
         {"discovery": 0.3, "adherence": 0.4, "output": 0.3},
     )
     mean, rep = sj.aggregate([score])
-    args = argparse.Namespace(model=None, judge_model=None, no_judge=True, engine="claude-code")
+    args = argparse.Namespace(agent_model=None, judge=None, no_judge=True, engine="claude-code")
     report = sjf.build_results(
         "greeting",
         Path("tasks.yaml"),

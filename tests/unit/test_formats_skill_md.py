@@ -406,3 +406,55 @@ def test_strict_profile_refuses_flow_style_as_skills_ref_does(tmp_path: Path) ->
     assert severities(check(tmp_path, number, "agentskills"), "compatibility-type") == [Severity.WARNING]
     # where Claude Code reads the skill too, its reader takes flow style: no error
     assert severities(check(tmp_path, flow, "claude-code"), "syntax") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "loads"),
+    [
+        ("argument-hint: [base-branch] [focus...]", True),  # a flow list followed by text
+        ("description: Reads PDFs. Triggers on: pdf", True),  # `: ` in a plain scalar
+        ("description: 'open", False),  # nothing Claude Code re-quotes
+        ("metadata:\n  hint: [a] [b]", False),  # an indented line stays as written
+    ],
+)
+def test_a_yaml_error_claude_code_reads_through_is_a_warning_in_a_claude_plugin(
+    tmp_path: Path, line: str, loads: bool
+) -> None:
+    """`claude plugin validate` (2.1.332) passes the first two skills (Claude Code quotes a failing top-level value
+    and parses again) and fails the last two ("YAML frontmatter failed to parse"): an error exactly there, and a
+    warning with the quoting fix where Claude Code loads the skill, since skills-ref still fails on it."""
+    (tmp_path / ".claude-plugin").mkdir()
+    (tmp_path / ".claude-plugin" / "plugin.json").write_text('{"name": "p"}')
+    text = f"---\nname: pdf-tools\ndescription: Reads PDFs.\n{line}\n---\n# PDF\n".replace(
+        "description: Reads PDFs.\ndescription", "description"
+    )
+    p = only(check(tmp_path, text), "syntax")
+    assert p.severity is (Severity.WARNING if loads else Severity.ERROR), p.message
+    if loads:
+        assert "Claude Code still loads the skill" in p.message
+        [edit] = p.fixes[0].edits
+        assert edit.text.endswith('"') and ': "' in edit.text
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("# PDF\n\nBody.\n", "frontmatter-missing"), ("---\nname: pdf-tools\nBody.\n", "frontmatter-unclosed")],
+)
+def test_a_skill_without_frontmatter_is_a_warning_in_a_claude_plugin(
+    tmp_path: Path, text: str, code: str
+) -> None:
+    """`claude plugin validate` (2.1.332) passes a plugin whose SKILL.md has no frontmatter (or never closes it) and
+    warns "No frontmatter block found" (0x1337c0d3/claude-security's prompt-injection-defender); skills-ref still
+    rejects the file, so it is an error where the skill is portable and a warning in a Claude Code plugin."""
+    assert severities(check(tmp_path / "portable", text), code) == [Severity.ERROR]
+    plugin = tmp_path / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "p"}')
+    p = only(check(plugin, text), code)
+    assert p.severity is Severity.WARNING and "Claude Code still loads the skill" in p.message
+
+
+def test_a_yaml_error_is_an_error_where_the_skill_is_portable(tmp_path: Path) -> None:
+    """No Claude Code evidence: skills-ref's reading decides, and it fails."""
+    text = "---\nname: pdf-tools\ndescription: Reads PDFs. Triggers on: pdf\n---\n# PDF\n"
+    assert severities(check(tmp_path, text), "syntax") == [Severity.ERROR]

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from evalens.core import documents, yaml_events
-from evalens.core.documents import MAX_DEPTH, MAX_NODES, Node, _YamlLoader, split_lines
+from evalens.core.documents import MAX_DEPTH, MAX_NODES, Node, _loader, split_lines
 from tests.conftest import CORPUS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def _texts() -> list[tuple[str, str]]:
 @pytest.mark.parametrize(("name", "text"), _texts(), ids=[n[-60:] for n, _ in _texts()])
 def test_event_builder_matches_composer(name: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
     slow_root, slow_data, slow_problems = _slow(text, monkeypatch)
-    fast = yaml_events.compose(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    fast = yaml_events.compose(text, 0, _loader(), Node, MAX_NODES, MAX_DEPTH)
     if fast is None:
         return  # declined: the composer handles it (anchors, tags, several documents, errors, …)
     root, data, problems = fast
@@ -125,14 +125,14 @@ def test_event_builder_matches_composer(name: str, text: str, monkeypatch: pytes
 
 def test_declines_what_it_does_not_handle() -> None:
     for text in ("a: &x 1\nb: *x\n", "a: !!str 1\n", "? [a]\n: b\n", "a: 1\n---\nb: 2\n", "a: [1\n", ""):
-        assert yaml_events.compose(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH) is None, text
+        assert yaml_events.compose(text, 0, _loader(), Node, MAX_NODES, MAX_DEPTH) is None, text
     deep = "a: " + "[" * 250 + "]" * 250 + "\n"
-    assert yaml_events.compose(deep, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH) is None
+    assert yaml_events.compose(deep, 0, _loader(), Node, MAX_NODES, MAX_DEPTH) is None
 
 
 def test_line_offset_for_frontmatter(monkeypatch: pytest.MonkeyPatch) -> None:
     text = "\nname: x\ndescription: y\n"
-    fast = yaml_events.compose(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+    fast = yaml_events.compose(text, 0, _loader(), Node, MAX_NODES, MAX_DEPTH)
     assert fast is not None
     _same(fast[0], _slow(text, monkeypatch)[0])
     doc = documents.parse("---\nname: x\ndup: 1\ndup: 2\n---\nbody\n", "markdown")
@@ -174,7 +174,7 @@ if given is not None:
             slow_root, slow_data, slow_problems = _slow(text, mp)
         finally:
             mp.undo()
-        fast = yaml_events.compose(text, 0, _YamlLoader, Node, MAX_NODES, MAX_DEPTH)
+        fast = yaml_events.compose(text, 0, _loader(), Node, MAX_NODES, MAX_DEPTH)
         if fast is None:
             return
         _same(fast[0], slow_root)

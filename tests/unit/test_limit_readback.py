@@ -91,6 +91,48 @@ def test_the_process_peak_at_the_prlimit_is_a_refused_fork(monkeypatch: pytest.M
     assert not rb.PidWatch(uid=65534, nproc=74, peak=64).met()
 
 
+def test_a_jump_of_the_machines_task_total_asks_for_a_full_count_at_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Codex ends a command's process group with the command, so a bomb's children may live a few ms: the watch
+    reads the machine's task total (cheap) between its full counts, and a jump that could put the agent's count
+    within the margin asks for a full count then; a small rise or an unreadable total does not."""
+    totals = iter([500, 510, 560, 561])
+    monkeypatch.setattr(rb, "task_total", lambda: next(totals))
+    monkeypatch.setattr(rb, "own_process_count", lambda uid: 12)
+    watch = rb.PidWatch(uid=65534, nproc=74)  # threshold 66: 12 counted needs 54 more tasks
+    watch.poll()  # total 500
+    assert not watch.near()  # 510: 22 at most
+    assert watch.near()  # 560: up to 72
+    monkeypatch.setattr(rb, "task_total", lambda: None)
+    assert not watch.near()
+    assert not rb.PidWatch(uid=65534, nproc=74).near()  # no full count yet: nothing to compare with
+
+
+def test_two_counts_at_once_take_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The timed watch and a model call's look count in two worker threads: one at a time, so a lower count
+    written last never takes the peak back."""
+    import threading
+
+    monkeypatch.setattr(rb, "own_process_count", lambda uid: 66)
+    watch = rb.PidWatch(uid=65534, nproc=74)
+    with watch.lock:  # another count is under way
+        other = threading.Thread(target=watch.poll)
+        other.start()
+        other.join(0.2)
+        assert other.is_alive() and watch.peak == 0  # it waits its turn
+    other.join(5)
+    assert watch.peak == 66 and watch.met()
+
+
+def test_the_task_total_is_read_from_proc_loadavg() -> None:
+    total = rb.task_total()
+    if not os.path.exists("/proc/loadavg"):
+        assert total is None
+        return
+    assert total is not None and total >= 1
+
+
 def test_the_watch_follows_the_prefix_and_is_off_where_nproc_does_not_bind() -> None:
     prefix = ["prlimit", "--nproc=90", "--data=1", "--"]
     watch = _pid_watch(prefix, 65534, None)

@@ -19,9 +19,10 @@ import pytest
 from tests.conftest import CORPUS, REPO, SHARED_CORPUS
 
 SHARED = CORPUS / "realworld"
-OWN = (REPO / "tests" / "corpus" / "field", REPO / "tests" / "corpus" / "realworld")
-"""Reviewed corpora kept in the repository (vendored under their licences, PROVENANCE.tsv); the shared corpus
-beside the clone is optional extra evidence (issue #22)."""
+OWN = tuple(sorted(p.parent for p in (REPO / "tests" / "corpus").glob("*/VERDICTS.tsv")))
+"""Reviewed corpora kept in the repository (vendored under their licences, PROVENANCE.tsv): every folder of
+tests/corpus with a VERDICTS.tsv (field, realworld, fresh-2026-12), so a new reviewed corpus is scored without an
+edit here; the shared corpus beside the clone is optional extra evidence (issue #22)."""
 CORPORA = [c for c in (*OWN, SHARED) if (c / "VERDICTS.tsv").is_file()]
 
 

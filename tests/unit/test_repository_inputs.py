@@ -359,8 +359,8 @@ def test_baseline_checkout_with_a_git_repository_committed_as_plain_files_runs_n
 def test_the_runners_git_resolves_the_clone_not_the_embedded_repository(
     repo_with_embedded_git: tuple[Path, Path],
 ) -> None:
-    from evalens.runner.baseline import ref_commit, repository_of
     from evalens.runner.ci.shard import commit_of
+    from evalens.runner.git_repo import ref_commit, repository_of
 
     pkg, marker = repo_with_embedded_git
     repo = pkg.parent
@@ -369,6 +369,94 @@ def test_the_runners_git_resolves_the_clone_not_the_embedded_repository(
     assert ref_commit("--changed-since HEAD", "HEAD", pkg) == (repo.resolve(), head)
     assert commit_of(pkg) == head
     assert not marker.exists()
+
+
+@pytest.fixture
+def repo_with_filter_drivers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A clone whose committed ``.gitattributes`` selects filter and diff drivers that its configuration defines:
+    the clone's own ``.git/config`` (a repository handed over as an archive, or a user's global setup such as
+    git-lfs) and the user's global configuration, one driver name in mixed case. Each program appends to a
+    marker. Plain ``git diff <ref>`` after a touch, and ``git worktree add``, run them (checked below)."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    marker = tmp_path / "PWNED"
+    program = f"sh -c 'echo $0 >> {marker}; cat' "
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q", "-b", "main")
+    pkg = _package(repo / "pkg", {"PDF_STRICT": "1"})
+    (repo / ".gitattributes").write_text("* filter=evil diff=evil\n*.yaml filter=Upper.Case\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "v1")
+    for key, value in {
+        "filter.evil.clean": program + "clean",
+        "filter.evil.smudge": program + "smudge",
+        "filter.evil.required": "true",
+        "diff.evil.textconv": program + "textconv",
+        "diff.evil.command": program + "diff",
+    }.items():
+        _git(repo, "config", key, value)
+    global_config = tmp_path / "gitconfig"
+    for key, value in {"process": program + "process", "smudge": program + "gsmudge"}.items():
+        _git(repo, "config", "--file", str(global_config), f"filter.Upper.Case.{key}", value)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(global_config))
+    return pkg, marker
+
+
+def _touch_every_file(root: Path) -> None:
+    for path in root.rglob("*"):
+        if path.is_file() and ".git" not in path.parts:
+            os.utime(path, (1_000_000_000, 1_000_000_000))
+
+
+def test_plain_git_runs_the_drivers_a_committed_gitattributes_selects(
+    repo_with_filter_drivers: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """The attack is real: without the overrides, both a diff after a touch and a worktree run the programs."""
+    pkg, marker = repo_with_filter_drivers
+    repo = pkg.parent
+    _touch_every_file(repo)
+    subprocess.run(["git", "diff", "--name-only", "HEAD"], cwd=repo, capture_output=True, timeout=60)
+    subprocess.run(
+        ["git", "worktree", "add", "-q", "--detach", str(tmp_path / "plain"), "HEAD"],
+        cwd=repo,
+        capture_output=True,
+        timeout=60,
+    )
+    ran = marker.read_text().split()
+    assert "clean" in ran and "smudge" in ran and ("process" in ran or "gsmudge" in ran), ran
+
+
+def test_no_filter_or_diff_driver_runs_in_any_git_call_evalens_makes(
+    repo_with_filter_drivers: tuple[Path, Path],
+) -> None:
+    """``--changed-since`` (a worktree at the ref), the replay guard's diff (``--replay-base``), ``--baseline``
+    (a worktree) and the shard planner's commit: no program of a driver runs, and the checkout holds the
+    committed bytes."""
+    import asyncio
+
+    from evalens.cli.changed import changed_units
+    from evalens.runner.baseline import checked_out, resolve
+    from evalens.runner.ci.shard import commit_of
+    from evalens.runner.replay import edited_since
+
+    pkg, marker = repo_with_filter_drivers
+    repo = pkg.parent
+    _touch_every_file(repo)
+    (pkg / "evals" / "cases" / "one.yaml").write_text(CASE.format(name="one").replace("say hi", "say hello"))
+    edited, why = edited_since(pkg, "HEAD")
+    assert why is None and edited == {(pkg / "evals" / "cases" / "one.yaml").resolve()}
+    assert set(changed_units(pkg, {"one": "evals/cases/one.yaml"}, "HEAD")) == {"one"}
+    assert commit_of(pkg) == _git(repo, "rev-parse", "HEAD")
+    plan = resolve("HEAD", pkg)
+
+    async def look() -> str:
+        async with checked_out(plan) as held:
+            assert held is not None and held.worktree is not None
+            return (held.worktree / "pkg" / "evals" / "cases" / "one.yaml").read_text()
+
+    assert asyncio.run(look()) == CASE.format(name="one")
+    assert not marker.exists(), f"a driver ran: {marker.read_text()}"
 
 
 # ------------------------------------------------------------ attack 4: Python started in a hostile checkout
@@ -475,9 +563,9 @@ def test_python_isolated_in_a_checkout_with_its_own_evalens_package(tmp_path: Pa
 def _tape(root: Path, unit: str = "greets") -> Any:
     import asyncio
 
-    from evalens.runner.replay import Batch
+    from evalens.runner.replay import CassetteBatch
 
-    batch = Batch("record", root / "evals" / "cassettes", root)
+    batch = CassetteBatch("record", root / "evals" / "cassettes", root)
     return asyncio.run(batch.open(unit, 1, "claude-code", {}))
 
 

@@ -325,3 +325,19 @@ def test_resume_refuses_other_run_flags_and_a_missing_log(tmp_path: Path) -> Non
     )
     bad = evalens("--resume", str(tmp_path))
     assert bad.returncode == 2 and "not a run log" in bad.stderr, bad.stderr
+
+
+def test_a_file_batch_started_under_the_requests_old_names_still_resumes(tmp_path: Path) -> None:
+    """Issue 41 gave FileRunRequest RunOptions' names (agent_model, judge, timeout); a run log written before
+    records model, judge_model and timeout_seconds. Its fingerprint is matched under those names, so the batch
+    resumes instead of being refused as changed; a UAAPS batch's names did not change."""
+    from evalens.runner.api_types import RunRequest
+    from evalens.runner.run_log import _before_shared_names, request_inputs
+    from evalens.runner.suites.base import FileRunRequest
+
+    now = request_inputs(FileRunRequest(file=tmp_path / "tasks.yaml", agent_model="m", judge="j", timeout=5))
+    before = _before_shared_names(now)
+    assert (before["model"], before["judge_model"], before["timeout_seconds"]) == ("m", "j", 5.0)
+    assert not {"agent_model", "judge", "timeout"} & set(before)
+    uaaps = request_inputs(RunRequest(package_root=tmp_path, agent_model="m", judge="j", timeout=5))
+    assert _before_shared_names(uaaps) == uaaps

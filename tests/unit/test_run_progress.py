@@ -33,7 +33,7 @@ def test_turns_move_the_run_counter_and_refresh_lenses_once_per_run():
         cap=lambda name, default=None: True,
         workspace_code_lens_refresh=lambda params: refreshes.append(params),
     )
-    runs = SimpleNamespace(ls=ls, _refresh_lenses=lambda: Runs._refresh_lenses(runs))
+    runs = SimpleNamespace(ls=ls, refresh_lenses=lambda: Runs.refresh_lenses(runs))
     handle = RunHandle(
         root=Path("/pkg"), name="greet", uri="file:///pkg/a.yaml", case_file=Path("/pkg/a.yaml"), runs=5
     )
@@ -50,12 +50,13 @@ def test_a_file_run_reports_a_stage_never_the_suites_lines(caplog):
     """VS Code shows the run's progress in its status bar: a trigger set's run had it read
     ``Eval *: agent: 0: WRONG should trigger…`` (issue 45 #4). The suite's lines go to the log; the progress
     says how many runs finished, and a whole-file run is named by its file."""
+    from evalens.runner.api import as_progress_events
     from evalens.runner.run_file import FileProgress
     from evalens.server.features import run_present
     from evalens.server.features.run_formats import stage_progress
 
     said: list[str] = []
-    progress = stage_progress(said.append)
+    progress = as_progress_events(stage_progress(lambda _stage, text: said.append(text)), Path("t.json"))
     with caplog.at_level("INFO", logger="evalens.server.run"):
         progress(FileProgress(unit="", message="warning: --max-cost: no price for model x"))
         progress(FileProgress(unit="0", message="WRONG should trigger: extract the text", outcome=True))
@@ -65,3 +66,25 @@ def test_a_file_run_reports_a_stage_never_the_suites_lines(caplog):
     assert "0: WRONG should trigger: extract the text" in caplog.text  # kept, in the server's log
     whole = SimpleNamespace(name="*", case_file=Path("/pkg/evals/triggers.json"), case=None, validation=None)
     assert run_present.unit_label(whole) == "all of triggers.json"
+
+
+def test_a_package_run_reports_its_stages_and_counts_finished_runs(caplog):
+    """A package's case and a file's units reach the status bar through one reader (``stage_progress``): the
+    package batch's stages as it names them, a finished run counted, never an event without a unit."""
+    from evalens.runner.api_types import ProgressEvent
+    from evalens.server.features.run_formats import stage_progress
+
+    said: list[tuple[str, str]] = []
+    progress = stage_progress(lambda stage, text: said.append((stage, text)))
+    with caplog.at_level("INFO", logger="evalens.server.run"):
+        progress(ProgressEvent(case_name=None, stage="plan", message="warning: no price for model x"))
+        progress(ProgressEvent(case_name="greets", stage="sandbox", message="creating the sandbox"))
+        progress(ProgressEvent(case_name="greets", stage="judge", message="judging with m"))
+        progress(ProgressEvent(case_name="greets", stage="done", message="PASS", verdict="PASS"))
+        progress(ProgressEvent(case_name="greets", stage="report", message="report written"))
+    assert said == [
+        ("sandbox", "creating the sandbox"),
+        ("judge", "judging with m"),
+        ("agent", "1 run finished"),
+    ]
+    assert "warning: no price for model x" in caplog.text

@@ -37,7 +37,7 @@ def test_merge_key_task_gets_the_same_checks_from_validate_lens_and_run() -> Non
     hover = effective_task_markdown(checked.doc.data, 1)
     assert "expect_skill_activation: `true`" in hover and "`greeting` (from defaults)" in hover
     listed = asyncio.run(run_formats.dry_run("skilljack-tasks", MERGE_KEY, "gr-002", Settings()))
-    assert listed[1:] == ["gr-002\texpected=greeting\tnegative=False\tjudge=False\tdeterministic=True"]
+    assert listed.dry_run == ["gr-002\texpected=greeting\tnegative=False\tjudge=False\tdeterministic=True"]
 
     # run: the suite's unit is the task validation resolved, and a run checks exactly those keys
     suite, units = prepare(FileRunRequest(file=MERGE_KEY, units=["gr-002"]))

@@ -30,6 +30,7 @@ import { Commands, isLensBatch, lensRunTarget, Notifications, RunStateParams, Ru
 import { RunOverrides, withOverrides } from "./overrides";
 import { describeServerCommand, ServerCommand } from "./serverCommand";
 import { configurationValue, EvalensSettings, isEvalensSection, needsRestart, readSettings, toWire } from "./settings";
+import { explainRestricted, isTrusted, refusedUntrusted, restrictLenses } from "./trust";
 
 export type ServerState = "stopped" | "starting" | "running" | "failed" | "notInstalled";
 
@@ -55,6 +56,8 @@ export interface EvalServer {
   readonly onRunState: vscode.Event<RunStateParams>;
   /** The agent's turns while a unit runs (`evalens/runTurn`). */
   readonly onRunTurn: vscode.Event<RunTurnParams>;
+  /** What changed since remembered runs moved (`evalens/staleChanged`): stale results are dimmed anew. */
+  readonly onStaleChanged?: vscode.Event<void>;
   /** Which process runs (or would run) the server and where it came from, in words; undefined before a start. */
   readonly serverDescription?: string;
   executeCommand<T>(command: string, argument: object, token?: vscode.CancellationToken): Promise<T>;
@@ -75,6 +78,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   private readonly verdictEmitter = new vscode.EventEmitter<VerdictChangedParams>();
   private readonly runStateEmitter = new vscode.EventEmitter<RunStateParams>();
   private readonly runTurnEmitter = new vscode.EventEmitter<RunTurnParams>();
+  private readonly staleEmitter = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private restartTimer: NodeJS.Timeout | undefined;
   private starting: Promise<void> | undefined;
@@ -90,6 +94,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   readonly onVerdictChanged = this.verdictEmitter.event;
   readonly onRunState = this.runStateEmitter.event;
   readonly onRunTurn = this.runTurnEmitter.event;
+  readonly onStaleChanged = this.staleEmitter.event;
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -104,7 +109,12 @@ export class ServerManager implements EvalServer, vscode.Disposable {
       this.verdictEmitter,
       this.runStateEmitter,
       this.runTurnEmitter,
+      this.staleEmitter,
       vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        this.log.info("Workspace trusted; restarting the server with the workspace's settings and interpreter");
+        this.scheduleRestart();
+      }),
       interpreters.onDidChange(() => {
         if (!this.settings.server.path) {
           this.log.info("Python interpreter changed; restarting the server");
@@ -134,6 +144,10 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     if (!this.client || this._state !== "running") {
       throw new Error(`the evalens server is ${this._state}`);
     }
+    if (refusedUntrusted(command, [argument])) {
+      explainRestricted();
+      throw new Error("this workspace is not trusted (Restricted Mode): evalens starts no agent here");
+    }
     return (await this.client.sendRequest(
       ExecuteCommandRequest.type,
       { command, arguments: [withOverrides(command, argument, this.overrides())] },
@@ -159,7 +173,9 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     this.settings = currentSettings();
     const folder = vscode.workspace.workspaceFolders?.[0];
     const cwd = folder?.uri.fsPath;
-    const selected = this.settings.server.path ? undefined : await this.interpreters.interpreter(folder?.uri);
+    // Restricted Mode: the Python extension's interpreter is often the workspace's own .venv (trust.ts)
+    const selected =
+      this.settings.server.path || !isTrusted() ? undefined : await this.interpreters.interpreter(folder?.uri);
     const choice = await chooseServer(
       {
         exec: this.exec,
@@ -221,6 +237,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
           configuration: (params, token, next) => this.answerConfiguration(params.items, () => next(params, token)),
         },
         executeCommand: (command, args, next) => this.executeLensCommand(command, args, next),
+        provideCodeLenses: (document, token, next) => Promise.resolve(next(document, token)).then((l) => restrictLenses(l)),
         provideCodeActions: (document, range, context, token, next) =>
           provideCodeActionsWithSnippets(() => next(document, range, context, token)),
       },
@@ -245,6 +262,7 @@ export class ServerManager implements EvalServer, vscode.Disposable {
     client.onNotification(Notifications.verdictChanged, (p: VerdictChangedParams) => this.verdictEmitter.fire(p));
     client.onNotification(Notifications.runState, (p: RunStateParams) => this.runStateEmitter.fire(p));
     client.onNotification(Notifications.runTurn, (p: RunTurnParams) => this.runTurnEmitter.fire(p));
+    client.onNotification(Notifications.staleChanged, () => this.staleEmitter.fire());
     try {
       await client.start();
       this.setState("running");
@@ -284,6 +302,10 @@ export class ServerManager implements EvalServer, vscode.Disposable {
   ): Promise<unknown> {
     if (command === Commands.newCase) {
       return newCaseThenReveal(command, args, next); // the cursor goes to the new case's prompt
+    }
+    if (refusedUntrusted(command, args)) {
+      explainRestricted(); // a lens made before trust changed, or a hover link: nothing starts
+      return undefined;
     }
     args = args.length ? [withOverrides(command, args[0], this.overrides()), ...args.slice(1)] : args;
     const target = command === Commands.runCase ? lensRunTarget(args) : undefined;

@@ -5,9 +5,11 @@ import { currentSettings, ServerManager } from "./client";
 import { execProcess } from "./install";
 import { write } from "./logChannel";
 import { registerCommands } from "./commands";
+import { COMPARE_COMMAND, compareEnginesAndArms } from "./comparison";
 import { PythonExtensionInterpreter } from "./interpreter";
 import { vscodeSaveGuard } from "./saveBeforeRun";
 import { OverridesStore, pickOverrides } from "./overrides";
+import { registerRunPageSerializer } from "./runView";
 import { registerRunsView } from "./runsView";
 import { StatusBar } from "./statusBar";
 import { EvalTestController } from "./testController";
@@ -42,7 +44,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     overrides,
     overrides.onDidChange(() => server?.overridesChanged()),
     vscode.commands.registerCommand("evalens.runOverrides", () => pickOverrides(overrides)),
+    vscode.commands.registerCommand(COMPARE_COMMAND, () => compareEnginesAndArms(server!, tests)),
     ...registerRunsView(server, log),
+    registerRunPageSerializer(server, log),
     { dispose: () => void server?.dispose() },
   );
   void server.start();

@@ -115,6 +115,17 @@ export interface DiscoveredCase {
   lastVerdict?: Verdict | null;
   lastReason?: string | null;
   lastDurationSeconds?: number | null;
+  /**
+   * What changed since its last run (the lens's `· stale`, `server/features/run_stale.py`); empty or unset:
+   * current. The Test Explorer says so in the result's description.
+   */
+  lastStale?: string[] | null;
+  /**
+   * The unit's own text changed since its last run: the Test Explorer draws that result outdated (dimmed, its
+   * inline failures withdrawn, as they sit at lines of a text that is gone). Other changes (a skill, the model)
+   * leave the case as written: only the description marks them, and the failures stay at their lines.
+   */
+  lastOutdated?: boolean | null;
   /** The skill the unit exercises (a Test Explorer tag). */
   skill?: string | null;
   /** The engine of its last run (a Test Explorer tag). */
@@ -234,6 +245,25 @@ export interface RunEntry {
 export interface MatrixArgs {
   uri: string;
   name?: string | null;
+}
+
+/**
+ * `evalens.runComparison`: start a whole comparison of the package holding `uri`: every engine · model
+ * cell times every arm, one batch each (runner/comparison.py); the answer is its matrix, as `evalens.matrix`
+ * reads it back. The fields are the CLI's `--engine`, `--model`, `--arms` and `--arms-reference`.
+ */
+export interface ComparisonArgs {
+  uri: string;
+  /** `claude-code,codex` (none: the editor's engine setting). */
+  engines?: string | null;
+  /** `claude-sonnet-4-5` on every engine, or `codex=gpt-5` on one (none: each engine's default). */
+  models?: string | null;
+  /** `skill,no-skill,ref:v1.2,without:references` (none: one batch per cell). */
+  arms?: string | null;
+  /** The arm the others are compared with (default `skill`). */
+  armsReference?: string | null;
+  /** Checks only: no judge, no pairwise comparison. */
+  noJudge?: boolean;
 }
 
 export interface MatrixRow {
@@ -452,6 +482,7 @@ export const Commands = {
   listRuns: "evalens.listRuns",
   optimizeDescription: "evalens.optimizeDescription",
   matrix: "evalens.matrix",
+  runComparison: "evalens.runComparison",
 } as const;
 
 /** Every custom notification the server sends. */
@@ -460,4 +491,5 @@ export const Notifications = {
   runState: "evalens/runState",
   scanComplete: "evalens/scanComplete",
   runTurn: "evalens/runTurn",
+  staleChanged: "evalens/staleChanged",
 } as const;

@@ -21,6 +21,33 @@ export function webviewHtml(page: string, nonce: string, cspSource = ""): string
   return withMeta.split("<script>").join(`<script nonce="${nonce}">`);
 }
 
+/** `page` with a script that keeps `target` as the webview's state, which VS Code hands back to the panel
+ * serializer after a window reload (`registerRunPageSerializer`), so the page can be drawn again from the run log.
+ * `<` is escaped so no path or name can close the script. */
+export function withRestoreState(page: string, target: RunViewTarget): string {
+  const state = JSON.stringify({ target }).replace(/</g, "\\u003c");
+  const script = `<script>acquireVsCodeApi().setState(${state});</script>`;
+  return page.includes("</body>") ? page.replace("</body>", `${script}</body>`) : page + script;
+}
+
+/** The target a restored panel's state names, or undefined (a page from before state was kept, or garbage). */
+export function restoredTarget(state: unknown): RunViewTarget | undefined {
+  const target = (state as { target?: unknown } | undefined)?.target;
+  if (!target || typeof target !== "object") {
+    return undefined;
+  }
+  const t = target as Record<string, unknown>;
+  const text = (k: string) => (typeof t[k] === "string" ? (t[k] as string) : undefined);
+  const out: RunViewTarget = { uri: text("uri"), name: text("name"), reportPath: text("reportPath") };
+  if (text("againstReportPath")) {
+    out.againstReportPath = text("againstReportPath");
+  }
+  if (t.compare === true) {
+    out.compare = true;
+  }
+  return out.uri || out.reportPath ? out : undefined;
+}
+
 export function nonce(): string {
   const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   let out = "";
@@ -76,15 +103,20 @@ window.addEventListener("message", (e) => {
 </script></body></html>`;
 }
 
-function panelFor(key: string, title: string): vscode.WebviewPanel {
+function panelFor(key: string, title: string, restored?: vscode.WebviewPanel): vscode.WebviewPanel {
   let panel = panels.get(key);
+  if (panel && restored && panel !== restored) {
+    restored.dispose(); // the same run's page is open already
+  }
   if (!panel) {
-    panel = vscode.window.createWebviewPanel(
-      VIEW_TYPE,
-      title,
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
-      { enableScripts: true, enableFindWidget: true, localResourceRoots: [] },
-    );
+    panel =
+      restored ??
+      vscode.window.createWebviewPanel(
+        VIEW_TYPE,
+        title,
+        { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+        { enableScripts: true, enableFindWidget: true, localResourceRoots: [] },
+      );
     panels.set(key, panel);
     panel.onDidDispose(() => {
       panels.delete(key);
@@ -95,9 +127,10 @@ function panelFor(key: string, title: string): vscode.WebviewPanel {
   return panel;
 }
 
-function showLive(key: string, name: string, turns: readonly RunTurnParams[]): void {
+function showLive(key: string, uri: string, name: string, turns: readonly RunTurnParams[]): void {
   const panel = panelFor(key, `evalens: ${name} (running)`);
-  panel.webview.html = webviewHtml(livePage(name, turns), nonce(), panel.webview.cspSource);
+  const page = withRestoreState(livePage(name, turns), { uri, name }); // after a reload: the unit's last run
+  panel.webview.html = webviewHtml(page, nonce(), panel.webview.cspSource);
   livePanels.add(key);
   panel.reveal(vscode.ViewColumn.Beside, true);
 }
@@ -122,7 +155,7 @@ export function followTurn(p: RunTurnParams): void {
   if (livePanels.has(key)) {
     void panel.webview.postMessage({ turn: turnHtml(p) });
   } else {
-    showLive(key, p.name, turns);
+    showLive(key, p.uri, p.name, turns);
   }
 }
 
@@ -150,10 +183,11 @@ export async function showRun(
   target: RunViewTarget,
   log: vscode.LogOutputChannel,
   quiet = false,
+  restored?: vscode.WebviewPanel,
 ): Promise<boolean> {
   const unit = target.uri && target.name ? unitKey(target.uri, target.name) : undefined;
-  if (unit && !target.compare && liveTurns.has(unit)) {
-    showLive(unit, target.name!, liveTurns.get(unit)!);
+  if (unit && !target.compare && liveTurns.has(unit) && !restored) {
+    showLive(unit, target.uri!, target.name!, liveTurns.get(unit)!);
     return true;
   }
   let page: RunViewAnswer | null;
@@ -177,9 +211,74 @@ export async function showRun(
   const key =
     (target.compare ? `compare:${target.againstReportPath ?? ""}:` : "") +
     (unit ?? (target.name ? `${page.reportPath}#${target.name}` : page.reportPath));
-  const panel = panelFor(key, page.title);
+  const panel = panelFor(key, page.title, restored);
   livePanels.delete(key);
-  panel.webview.html = webviewHtml(page.text, nonce(), panel.webview.cspSource);
-  panel.reveal(vscode.ViewColumn.Beside, true);
+  panel.webview.html = webviewHtml(withRestoreState(page.text, target), nonce(), panel.webview.cspSource);
+  if (!restored) {
+    panel.reveal(vscode.ViewColumn.Beside, true);
+  }
   return true;
+}
+
+/** Resolves true once the server runs, false if it fails or `ms` pass first (a restored page waits for it). */
+function whenRunning(server: EvalServer, ms: number): Promise<boolean> {
+  if (server.state === "running") {
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      sub.dispose();
+      resolve(ok);
+    };
+    const timer = setTimeout(() => done(false), ms);
+    const sub = server.onDidChangeState((state) => {
+      if (state === "running" || state === "failed") {
+        done(state === "running");
+      }
+    });
+  });
+}
+
+/** A server that has not started within this long leaves a restored page saying so (a first start that installs
+ * the bundled evalens takes under a minute). */
+const RESTORE_WAIT_MS = 120_000;
+
+/** Run pages come back after a window reload (VS Code calls this for each `evalens.run` panel it had open,
+ * activating the extension by `onWebviewPanel:evalens.run`): each is drawn again from the run log, through the
+ * same `evalens.runView` as Show Run, for the target its state kept. */
+export function registerRunPageSerializer(server: EvalServer, log: vscode.LogOutputChannel): vscode.Disposable {
+  return vscode.window.registerWebviewPanelSerializer(VIEW_TYPE, {
+    async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+      const target = restoredTarget(state);
+      if (!target) {
+        panel.dispose(); // a page from before its target was kept: nothing to draw it from
+        return;
+      }
+      panel.webview.options = { enableScripts: true, localResourceRoots: [] };
+      const what = target.name ?? target.reportPath ?? "the run";
+      panel.webview.html = webviewHtml(
+        withRestoreState(`<!DOCTYPE html><html><head></head><body><p>Loading the run of ${escapeHtml(what)}…</p></body></html>`, target),
+        nonce(),
+        panel.webview.cspSource,
+      );
+      if (!(await whenRunning(server, RESTORE_WAIT_MS))) {
+        log.warn(`run page of ${what} not restored: the evalens server is ${server.state}`);
+        panel.webview.html = webviewHtml(
+          withRestoreState(`<!DOCTYPE html><html><head></head><body><p>The evalens server is ${escapeHtml(server.state)}: use Show run again once it runs.</p></body></html>`, target),
+          nonce(),
+          panel.webview.cspSource,
+        );
+        return;
+      }
+      if (!(await showRun(server, target, log, true, panel))) {
+        log.info(`run page of ${what} not restored: the run log has no such run any more`);
+        panel.webview.html = webviewHtml(
+          `<!DOCTYPE html><html><head></head><body><p>No run of ${escapeHtml(what)} is recorded any more.</p></body></html>`,
+          nonce(),
+          panel.webview.cspSource,
+        );
+      }
+    },
+  });
 }

@@ -8,6 +8,7 @@ import { CaseCommandArgs, CaseResult, caseKey, Commands, DiscoveredCase, LspRang
 import { addUsage, batchSummary, cancelledLine, Outcome, outcomeFromNotification, outcomeFromResult, resultOutput, TestOutcome } from "./results";
 import type { EvalensSettings } from "./settings";
 import type { SpendUnit } from "./spend";
+import { explainRestricted, isTrusted } from "./trust";
 
 function repeatLabel(n: number): string {
   return `Run ${Math.max(1, n)}×`;
@@ -144,6 +145,14 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** The outcome of each case's last real run (not a dry run, not a cancelled one), by item id: what a dry run
    * or a cancel leaves in place. Seeded from discovery's `lastVerdict` (results restored from reports). */
   private readonly lastReal = new Map<string, Outcome>();
+  /** The last run discovery reported of each case (`verdict|reason|duration`), by item id: a result shown
+   * once (restored after a reload, from the CLI or the lens) is not shown again until it changes. */
+  private readonly shownLast = new Map<string, string>();
+  /** Cases whose result this session reported from its own run since the last discovery: not reported again. */
+  private readonly reportedHere = new Set<string>();
+  /** Cases whose last result is drawn outdated (discovery's `lastOutdated`), by item id: made outdated once, on the
+   * discovery that first says so; a new run's result, current again, takes the key out. */
+  private readonly outdated = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
@@ -198,6 +207,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         }
       }),
       server.onRunTurn((p) => this.runTurn(p)),
+      ...(server.onStaleChanged ? [server.onStaleChanged(() => this.scheduleRefreshAll())] : []),
       server.onVerdictChanged((p) => {
         this.verdictChanged(p).catch((err) => this.log.warn(`evalens/verdictChanged: ${String(err)}`));
       }),
@@ -220,8 +230,9 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
       watcher.onDidChange((u) => this.scheduleRefresh(u, 200)),
       watcher.onDidDelete((u) => this.removeFile(u)),
     );
-    // a matrix run from the terminal writes one report per cell: the cases' cell items follow the newest run
-    const cellReports = vscode.workspace.createFileSystemWatcher("**/evals/reports/*-cell-*.json");
+    // a run from the terminal (`evalens run`, a matrix's cells) writes reports: the items show its results, and
+    // the cases' cell items follow the newest matrix run
+    const cellReports = vscode.workspace.createFileSystemWatcher("**/evals/reports/*.json");
     this.disposables.push(
       cellReports,
       cellReports.onDidCreate(() => this.scheduleRefreshAll()),
@@ -367,6 +378,8 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     const known = new Set<string>();
     file.children.forEach((child) => void known.add(child.id));
     const fresh: vscode.TestItem[] = []; // new items the server already knows a run of: a case renamed in place
+    const restored: [vscode.TestItem, DiscoveredCase][] = []; // a last run this window has not shown
+    const dimmed: vscode.TestItem[] = []; // results whose case's own text changed since they ran
     for (const c of cases) {
       const key = caseKey(fileId, c.name);
       let item = file.children.get(key);
@@ -378,11 +391,28 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
         }
       }
       item.label = label;
-      item.description = label !== c.name ? `#${c.name}` : undefined;
+      const stale = c.lastVerdict ? (c.lastStale ?? []) : [];
+      const described = [label !== c.name ? `#${c.name}` : "", stale.length ? `stale: ${stale.join(", ")}` : ""];
+      item.description = described.filter(Boolean).join(" · ") || undefined;
       item.range = toRange(c.range);
       item.tags = caseTags(c).map((id) => new vscode.TestTag(id));
       if (c.lastVerdict && !this.lastReal.has(key)) {
         this.lastReal.set(key, outcomeFromNotification({ ...c, verdict: c.lastVerdict, reason: c.lastReason, durationSeconds: c.lastDurationSeconds }));
+      }
+      const last = c.lastVerdict ? [c.lastVerdict, c.lastReason ?? "", c.lastDurationSeconds ?? ""].join("|") : "";
+      if (this.reportedHere.delete(key)) {
+        this.shownLast.set(key, last); // its own run showed it
+      } else if (last && this.shownLast.get(key) !== last && !this.busy()) {
+        this.shownLast.set(key, last);
+        restored.push([item, c]);
+      }
+      if (c.lastVerdict && c.lastOutdated) {
+        if (!this.outdated.has(key)) {
+          this.outdated.add(key);
+          dimmed.push(item);
+        }
+      } else {
+        this.outdated.delete(key);
       }
       this.data.set(item, c);
       this.cases.set(key, item);
@@ -392,6 +422,40 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
     file.children.replace(items);
     file.range = undefined;
     this.carryRenamed(fresh, [...known].filter((id) => !items.some((item) => item.id === id)));
+    this.showRestored(restored.filter(([item]) => !fresh.includes(item)));
+    if (dimmed.length > 0) {
+      // after the restored results are reported: an outdated mark applies to the results that exist. Only the
+      // unit's own text changing does this (its failures sit at lines that are gone); a changed skill or model
+      // only marks the description, and the failures stay at their lines.
+      this.controller.invalidateTestResults(dimmed);
+    }
+  }
+
+  /** Whether a run of this window is in flight: its results come through it, and a discovery meanwhile (a report
+   * it wrote) must not show them a second time; a terminal's run is shown by the next discovery after it. */
+  private busy(): boolean {
+    return this.active.size > 0 || this.lensRuns.size > 0 || this.lensBatches.length > 0;
+  }
+
+  /** Results this window did not run: the last runs the server restored after a reload, and runs started from a
+   * terminal (`evalens run`), read from the same run log as the lens, in one "evalens (last runs)" run. A stale
+   * result (the server's stale check, the lens's `· stale`) is marked in its item's description; it is made
+   * outdated (dimmed) only when the case's own text changed, since VS Code then withdraws its inline failures. */
+  private showRestored(restored: [vscode.TestItem, DiscoveredCase][]): void {
+    if (restored.length === 0) {
+      return;
+    }
+    const items = restored.map(([item]) => item);
+    // as an automatic run's results (continuous, focus kept): VS Code opens no failure peek for them, which took the
+    // focus (and closed a quick pick just opened) at every reload with a failed case in view
+    const request = new vscode.TestRunRequest(items, undefined, undefined, true, true);
+    const run = this.controller.createTestRun(request, "evalens (last runs)", false);
+    for (const [item, c] of restored) {
+      const outcome = outcomeFromNotification({ ...c, verdict: c.lastVerdict!, reason: c.lastReason, durationSeconds: c.lastDurationSeconds });
+      this.lastReal.set(item.id, outcome);
+      this.report(run, item, outcome);
+    }
+    run.end();
   }
 
   /** A case renamed in its file is a new item (items are keyed by name) that VS Code shows "Not yet run", while
@@ -531,6 +595,10 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   async runHandler(request: vscode.TestRunRequest, token: vscode.CancellationToken, mode: boolean | RunMode): Promise<void> {
     const m: RunMode = typeof mode === "boolean" ? { dryRun: mode } : mode;
     const dryRun = m.dryRun === true;
+    if (!dryRun && !isTrusted()) {
+      explainRestricted(); // Restricted Mode: no run is started, so no item is marked (trust.ts)
+      return;
+    }
     let items = this.collect(request);
     // a matrix cell's item runs its case with that cell's engine and model (not with the cases' other cells)
     const pinned = new Map<string, CaseCommandArgs>();
@@ -658,6 +726,7 @@ export class EvalTestController implements LensRunHooks, vscode.Disposable {
   /** A real run's outcome: shown, and remembered as what dry runs and cancels leave in place. */
   private reportReal(run: vscode.TestRun, item: vscode.TestItem, o: Outcome): void {
     this.lastReal.set(item.id, o);
+    this.reportedHere.add(item.id);
     this.batchOf.get(run)?.outcomes.set(item.id, o.outcome);
     this.report(run, item, o);
   }

@@ -14,7 +14,7 @@ import { BUILTIN_FILE_KINDS } from "../src/fileKinds.generated";
 import { FileKindsFeature } from "../src/fileKindsFeature";
 import { lensRunTarget } from "../src/protocol";
 import { outcomeFromNotification, outcomeFromResult, repeatsText, resultOutput, usageText } from "../src/results";
-import { webviewHtml } from "../src/runView";
+import { restoredTarget, webviewHtml, withRestoreState } from "../src/runView";
 import { looksLikePython, resolveServerCommand } from "../src/serverCommand";
 import { configurationValue, DEFAULT_SETTINGS, isEvalensSection, needsRestart, readSettings, toWire } from "../src/settings";
 import { statusView } from "../src/statusBar";
@@ -309,4 +309,24 @@ test("a repeated unit's Test Explorer message says k/N, the pass rate and its in
   const passed = outcomeFromResult({ uri: "file:///a.yaml", name: "steady", verdict: "PASS", repeats: { ...repeats, passed: 3, passRate: 1, verdicts: ["PASS", "PASS", "PASS"], passHatK: 1 } });
   assert.equal(passed.outcome, "passed");
   assert.match(passed.output, /runs: 3\/3 runs passed · pass rate 100%/);
+});
+
+test("a run page keeps its target as webview state, which a reload hands back to the serializer", () => {
+  const target = { uri: "file:///ws/evals/cases/01.yaml", name: "x</script><b>", reportPath: "/ws/r.json" };
+  const page = withRestoreState("<html><head></head><body><h1>run</h1></body></html>", target);
+  const script = /<script>acquireVsCodeApi\(\)\.setState\((.*)\);<\/script><\/body>/.exec(page);
+  assert.ok(script, page);
+  assert.ok(!script[1].includes("</script>"), script[1]); // a name cannot close the script
+  const state = JSON.parse(script[1]) as unknown;
+  assert.deepEqual(restoredTarget(state), target);
+  assert.ok(webviewHtml(page, "n0nce").includes('<script nonce="n0nce">acquireVsCodeApi()'));
+  assert.deepEqual(restoredTarget({ target: { reportPath: "/ws/r.json", compare: true, againstReportPath: "/ws/q.json" } }), {
+    uri: undefined,
+    name: undefined,
+    reportPath: "/ws/r.json",
+    againstReportPath: "/ws/q.json",
+    compare: true,
+  });
+  assert.equal(restoredTarget(undefined), undefined); // a page from before state was kept: not restored
+  assert.equal(restoredTarget({ target: { name: "x" } }), undefined);
 });

@@ -283,6 +283,53 @@ test("a cancelled code-lens run keeps the verdict restored at discovery", async 
   tc.dispose();
 });
 
+test("a last run this window did not make (a reload, a terminal's evalens run) is shown once, and marked when stale", async () => {
+  let stale: string[] = [];
+  let outdated = false;
+  let verdict: "ERROR" | "PASS" = "ERROR";
+  const { tc, controller } = setup({
+    "evalens.discoverCases": () =>
+      discovered().map((c) =>
+        c.name === "task-1" ? { ...c, lastVerdict: verdict, lastReason: "agent: HTTP 500", lastStale: stale, lastOutdated: outdated } : c,
+      ),
+  });
+  await tc.refreshAll();
+  const id = tc.caseItem(TASKS_URI, "task-1")!.id;
+  const restored = controller.runs.filter((r) => r.name === "evalens (last runs)");
+  assert.equal(restored.length, 1);
+  assert.deepEqual(restored[0].events.filter((e) => e.kind === "errored").map((e) => e.id), [id]);
+  assert.ok(restored[0].ended && restored[0].persist === false);
+  await tc.refreshAll(); // the same last run: not shown again
+  assert.equal(controller.runs.filter((r) => r.name === "evalens (last runs)").length, 1);
+  stale = ["skill pdf changed"]; // the server's stale check (the lens's "· stale"): marked, not shown again
+  await tc.refreshAll();
+  assert.equal(controller.runs.filter((r) => r.name === "evalens (last runs)").length, 1);
+  // the case as written is what ran: not outdated, its failures stay at their lines
+  assert.deepEqual(controller.invalidated, []);
+  assert.equal(tc.caseItem(TASKS_URI, "task-1")!.description, "stale: skill pdf changed");
+  stale = ["skill pdf changed", "the unit's own text changed"];
+  outdated = true; // the case's own text changed: its result is drawn outdated (dimmed), once
+  await tc.refreshAll();
+  assert.deepEqual(controller.invalidated, [[id]]);
+  await tc.refreshAll();
+  assert.deepEqual(controller.invalidated, [[id]]);
+  assert.equal(controller.runs.filter((r) => r.name === "evalens (last runs)").length, 1);
+  // a run of this window's own is shown by that run, not again by the next discovery
+  tc.lensRunStarted(TASKS_URI, "task-1");
+  tc.lensRunFinished(TASKS_URI, "task-1", { ...result("task-1", "PASS"), uri: TASKS_URI });
+  verdict = "PASS";
+  stale = [];
+  outdated = false;
+  await tc.refreshAll();
+  assert.equal(controller.runs.filter((r) => r.name === "evalens (last runs)").length, 1);
+  assert.equal(tc.caseItem(TASKS_URI, "task-1")!.description, undefined);
+  stale = ["the unit's own text changed"]; // edited again after the new run: outdated anew
+  outdated = true;
+  await tc.refreshAll();
+  assert.deepEqual(controller.invalidated, [[id], [id]]);
+  tc.dispose();
+});
+
 test("a case renamed in place keeps its result: its new item gets the last outcome, a new case gets none", async () => {
   const { tc, controller } = setup();
   await tc.refreshAll();

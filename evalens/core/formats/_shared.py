@@ -310,3 +310,16 @@ def document_data(ctx: RuleContext, language: str) -> Any:
 def path_error(value: str) -> str | None:
     """Why a path relative to a root is unsafe (absolute, drive letter, ``..`` escape), or None."""
     return path_escape(value)
+
+
+def whole_checkout(root: FsPath) -> bool:
+    """Whether a plugin or eval case folder is part of a git work tree, the one place a missing file can be told
+    from one that was never copied: a plugin folder copied out of its repository, an archive excerpt or a corpus
+    that keeps only some files has no `.git` at its root (the first folder up with `.git` or a LICENSE), and there
+    a path that does not resolve proves nothing."""
+    for folder in (root, *root.parents)[:12]:
+        if (folder / ".git").exists():
+            return True
+        if any(folder.glob("LICENSE*")):
+            return False  # a project root without git (as index.container_root): never the tree above it
+    return False

@@ -7,6 +7,7 @@ Features never branch on file names; they ask the document's format.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
@@ -65,6 +66,28 @@ class RuleContext:
     doc: ParsedDocument | None = None  # the open document, when a feature (e.g. hover) has it at hand
 
 
+@dataclass(slots=True)
+class ItemRules:
+    """A format's rules split at the one list of units its files hold (skilljack's ``tasks``), so that an edit
+    inside one unit re-checks that unit alone (issue 43, ``evalens.core.item_cache``): a 500-task file re-ran
+    every rule over every task on each keystroke.
+
+    ``item(i, value)`` gives the problems of item ``i`` of ``doc.data[key]`` and may read nothing outside it but
+    what ``context`` holds (compared by equality: while it is equal, an unchanged item's problems are reused).
+    ``rest()`` gives every other problem, cross-item ones (duplicate ids, names, references) included, and runs
+    on every validation. A format that offers this also promises that its ``refine`` treats each schema problem
+    by itself: it is given the problems of the root and of the changed items only."""
+
+    key: str
+    context: Any
+    item: Callable[[int, Any], list[Problem]]
+    rest: Callable[[], list[Problem]]
+
+    def all(self, items: list[Any]) -> list[Problem]:
+        """Every problem, in the order a validation by items gives them (the whole-document ``rules``)."""
+        return self.rest() + [p for i, value in enumerate(items) for p in self.item(i, value)]
+
+
 @cache
 def glob_regex(pattern: str) -> re.Pattern[str]:
     """Translate a path glob (``**/``, ``*``, ``?``, ``{a,b}``) into a regex matching a path's tail."""
@@ -117,6 +140,11 @@ class Format:
         """Whether a file at a matching path that does not parse is still this format's (its problems shown)."""
         return True
 
+    def unparsed_problems(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """The problems of a claimed file that does not parse (``claims_unparsed``): the parser's, unless the
+        format reads such a file its own way (a `claude plugin eval` prompt.md needs no frontmatter)."""
+        return list(doc.problems)
+
     def schema(self) -> dict[str, Any] | None:
         if not self.schema_file:
             return None
@@ -126,6 +154,11 @@ class Format:
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
         """Semantic and cross-file rules beyond the schema."""
         return []
+
+    def item_rules(self, doc: ParsedDocument, ctx: RuleContext) -> ItemRules | None:
+        """The rules split by unit, for documents whose units can be re-checked one by one; None: ``rules``
+        checks the whole document on every edit."""
+        return None
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         """Reword or re-grade schema problems and attach fixes (e.g. reserved engines)."""

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from evalens.core.documents import ParsedDocument, Path
 from evalens.core.formats import registry
-from evalens.core.formats._shared import problem
+from evalens.core.formats._shared import problem, whole_checkout
 from evalens.core.formats.base import Format, Match, RuleContext, Target
 from evalens.core.models import claude_plugin as m
 from evalens.core.models.catalog import SchemaSpec, register
@@ -355,19 +355,6 @@ def _path_problems(doc: ParsedDocument, root: FsPath, key: Path, value: Any) -> 
     return out
 
 
-def whole_checkout(root: FsPath) -> bool:
-    """Whether the plugin folder is part of a git work tree, the one place a missing component can be told from
-    one that was never copied: a plugin folder copied out of its repository, an archive excerpt or a corpus that
-    keeps only some files has no `.git` at its root (the first folder up with `.git` or a LICENSE), and there a
-    path that does not resolve proves nothing."""
-    for folder in (root, *root.parents)[:12]:
-        if (folder / ".git").exists():
-            return True
-        if any(folder.glob("LICENSE*")):
-            return False  # a project root without git (as index.container_root): never the tree above it
-    return False
-
-
 def _command_map_problems(doc: ParsedDocument, root: FsPath, commands: dict[str, Any]) -> list[Problem]:
     """A `commands` map: each command needs a `source` file (checked like any component path) or `content`."""
     out: list[Problem] = []
@@ -391,7 +378,54 @@ def _command_map_problems(doc: ParsedDocument, root: FsPath, commands: dict[str,
     return out
 
 
-def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: bool) -> list[Problem]:
+OFFICIAL_MARKETPLACES = frozenset(
+    (
+        "agent-skills",
+        "anthropic-agent-skills",
+        "anthropic-marketplace",
+        "anthropic-plugins",
+        "claude-code-marketplace",
+        "claude-code-plugins",
+        "claude-plugins-official",
+        "financial-services-plugins",
+        "knowledge-work-plugins",
+        "life-sciences",
+    )
+)
+"""Marketplace names whose entries `claude plugin validate` (2.1.332) lets carry a reserved plugin name (it passes
+`claude-x` in each of these and refuses it in `anthropic-skills`, `claude-plugins`, `my-market`): Anthropic's own."""
+_RESERVED_PREFIX = re.compile(r"^(?:claude|anthropics?)(?:[-_.]|$)|^cc[-_.]?plugin[-_.]|^claude-mods$")
+_RESERVED_COMPACT = frozenset({"claude", "anthropic", "anthropics", "claudecode", "claudemods"})
+"""The reserved names, compared with their `-`, `_` and `.` removed: the CLI refuses `claudecode`, `cl-aude`,
+`claud-emods` and `ClaudeCode` as it refuses `claude-code`."""
+
+
+def reserved_plugin_name(name: str) -> bool:
+    """A plugin name `claude plugin validate` (2.1.332) refuses as passing for Anthropic's own, read from its
+    verdicts on generated plugins: case aside, `claude-foo`, `claude.foo`, `claude_foo`, `anthropic-x`,
+    `anthropics-x`, `cc-plugin-x`, `ccplugin-x`, `claude`, `claude-mods`, and `official` with `claude` or
+    `anthropic` anywhere (`officialclaude`) are refused, and so is a reserved name with its separators moved or
+    dropped (`claudecode`, `cl-aude`); `foo-claude`, `claudette`, `claudex-foo`, `anthropicx`, `ccpluginx` and
+    `mods-claude` pass (the first and last with a warning, `reads_as_anthropic`). A marketplace's own name is not checked, and the entries of Anthropic's own
+    marketplaces (`OFFICIAL_MARKETPLACES`) pass."""
+    low = name.lower()
+    return (
+        bool(_RESERVED_PREFIX.match(low))
+        or re.sub(r"[-_.]", "", low) in _RESERVED_COMPACT
+        or ("official" in low and ("claude" in low or "anthropic" in low))
+    )
+
+
+def reads_as_anthropic(name: str) -> bool:
+    """A name `claude plugin validate` (2.1.332) loads but warns "reads as one of Anthropic's own": `claude`,
+    `anthropic` or `anthropics` as a later word (`codex-in-claude`, `foo_claude`, `my-anthropic`), case aside;
+    `fooclaude`, `foo-claudes` and `x-claudecode` pass silently."""
+    return any(w in ("claude", "anthropic", "anthropics") for w in re.split(r"[-_.]+", name.lower())[1:])
+
+
+def _name_problems(
+    doc: ParsedDocument, name: Any, what: str, *, advise_kebab: bool, reserved: bool = True
+) -> list[Problem]:
     """A plugin or marketplace id: empty or with whitespace is refused; characters Claude Code cannot install
     warn; anything else that is not kebab-case is advice (the Claude.ai marketplace sync wants it)."""
     if not isinstance(name, str):
@@ -435,17 +469,30 @@ def _name_problems(doc: ParsedDocument, name: Any, what: str, *, advise_kebab: b
                 "starting with a letter or digit).",
             )
         ]
-    if advise_kebab and not _KEBAB.match(name):
+    if what == "plugin" and reserved and reserved_plugin_name(name):
         return [
             problem(
                 doc,
                 path,
-                H,
+                E,
                 "plugin-name",
-                f"`{name}` is not kebab-case: Claude Code accepts it, the Claude.ai marketplace sync does not.",
+                f"The plugin name `{name}` is reserved: Claude Code refuses a third party's plugin that passes as one "
+                "of Anthropic's own (a name starting `claude-`, `anthropic-`, `anthropics-` or `cc-plugin-`; `claude`, "
+                "`anthropic`, `anthropics`, `claude-code`, `claude-mods`; `official` beside `claude` or `anthropic`). "
+                "Name it for what it does.",
             )
         ]
-    return []
+    said = []
+    if advise_kebab and not _KEBAB.match(name):
+        said.append(
+            f"`{name}` is not kebab-case: Claude Code accepts it, the Claude.ai marketplace sync does not."
+        )
+    if what == "plugin" and reserved and reads_as_anthropic(name):
+        said.append(
+            f"The plugin name `{name}` reads as one of Anthropic's own (`claude` or `anthropic` as a word): Claude Code "
+            "loads it and `claude plugin validate` warns. Name it for what it does."
+        )
+    return [problem(doc, path, H, "plugin-name", " ".join(said))] if said else []
 
 
 # ------------------------------------------------------------------------------------------------ plugin.json
@@ -674,7 +721,8 @@ def _entry_problems(
     out: list[Problem] = []
     name = entry.get("name")
     if isinstance(name, str):
-        for p in _name_problems(doc, name, "plugin", advise_kebab=False):
+        official = isinstance(doc.data, dict) and doc.data.get("name") in OFFICIAL_MARKETPLACES
+        for p in _name_problems(doc, name, "plugin", advise_kebab=False, reserved=not official):
             p.span = doc.span_for((*base, "name"))
             p.data = {"path": [*base, "name"]}
             if p.severity is W:
@@ -937,11 +985,15 @@ class ClaudeHooks(Format):
 
     def detect(self, path: str, data: Any) -> Match:
         """A plugin's hooks file: `hooks/hooks.json` in a folder with `.claude-plugin/`, or any such file whose
-        `hooks` map names a Claude Code event (other tools use the name too), except in a UAAPS package."""
+        `hooks` map names a Claude Code event (other tools use the name too), except in a UAAPS package and in
+        `.github/hooks/`, the folder GitHub Copilot (CLI, cloud agent) and VS Code read their own hook files from
+        (flat `{type, command}` entries under the same PascalCase event names); Claude Code never reads it."""
         if _in_plugin(path):
             return Match.YES
         if (_plugin_root(path) / "package.agent.json").is_file():
             return Match.NO  # a UAAPS package's hooks, whose event names UAAPS normalises (`pre-tool-use`)
+        if _plugin_root(path).name == ".github":
+            return Match.NO
         hooks = data.get("hooks") if isinstance(data, dict) else None
         if isinstance(hooks, dict) and set(hooks) & set(m.HOOK_EVENTS):
             return Match.YES

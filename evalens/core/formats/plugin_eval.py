@@ -18,11 +18,17 @@ from typing import Any
 
 from evalens.core.documents import ParsedDocument, Path, parse
 from evalens.core.formats import registry
-from evalens.core.formats._shared import js_regex_error, path_escape, problem
+from evalens.core.formats._shared import js_regex_error, path_escape, problem, whole_checkout
 from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target
 from evalens.core.models import plugin_eval as m
 from evalens.core.models.catalog import SchemaSpec, register
-from evalens.core.placeholders import GRADER_RUBRIC, tab_stop
+from evalens.core.placeholders import (
+    GRADER_RUBRIC,
+    INIT_RUBRIC,
+    placeholder_in,
+    placeholder_problem,
+    tab_stop,
+)
 from evalens.core.problems import Problem, Severity, Span
 from evalens.core.regular_files import read_regular_bytes
 
@@ -54,7 +60,7 @@ register(
 
 E, W = Severity.ERROR, Severity.WARNING
 PROMPT_TEMPLATE = "TODO: describe what the agent should do"
-GRADER_TEMPLATE = "TODO: describe what a successful response looks like"
+GRADER_TEMPLATE = INIT_RUBRIC
 # prompt.md keys no other format's prompt file has: evidence that a prompt.md under evals/ is a case
 _SPECIFIC_PROMPT_KEYS = frozenset(
     {
@@ -77,6 +83,11 @@ def _folder(path: str) -> FsPath:
 def is_case_folder(folder: FsPath) -> bool:
     """A folder Claude Code loads as a case: it holds `prompt.md` or `case.yaml`."""
     return (folder / "prompt.md").is_file() or (folder / "case.yaml").is_file()
+
+
+def _body_only(doc: ParsedDocument) -> bool:
+    """A Markdown file with no frontmatter at all (the parser's one problem: ``frontmatter-missing``)."""
+    return bool(doc.problems) and all(p.code == "frontmatter-missing" for p in doc.problems)
 
 
 def _in_eval_dir(path: str) -> bool:
@@ -134,6 +145,14 @@ def _body(doc: ParsedDocument) -> str:
     return "\n".join(doc.lines[start:]).strip()
 
 
+def _body_span(doc: ParsedDocument) -> Span:
+    """The body's text, first to last non-blank line (a grader file's rubric when its frontmatter has none)."""
+    start = doc.body_start_line if doc.ok else 0
+    filled = [i for i in range(start, len(doc.lines)) if doc.lines[i].strip()] or [start]
+    last = filled[-1]
+    return Span(filled[0], 0, last, len(doc.lines[last]) if last < len(doc.lines) else 0)
+
+
 def case_files(folder: FsPath, own: ParsedDocument | None = None, own_name: str = "") -> CaseFiles:
     """Read a case folder; ``own`` (the open document, named ``own_name``) stands in for its file on disk."""
     files = CaseFiles(folder)
@@ -156,7 +175,9 @@ def case_files(folder: FsPath, own: ParsedDocument | None = None, own_name: str 
 
 def grader_problems(doc: ParsedDocument, path: Path, data: dict[str, Any], body: str = "") -> list[Problem]:
     """What the loader refuses in one grader object: an option of another kind, a missing required option (a
-    grader file's body may give `criteria` / `pattern`), a bad JavaScript pattern, the blank `init` template."""
+    grader file's body may give `criteria` / `pattern`), a bad JavaScript pattern, the blank `init` template; what
+    it loads but no run can pass (a call-count range that is empty); and a rubric still evalens's own skeleton
+    (``skeleton-placeholder``: loaded, but the runner never judges it)."""
     kind = data.get("type")
     if kind not in m.KIND_OPTIONS:
         return []  # a missing or unknown type is the schema's error
@@ -210,6 +231,19 @@ def grader_problems(doc: ParsedDocument, path: Path, data: dict[str, Any], body:
                     f"The pattern is not a JavaScript regex ({why}): the case loads, but the grader cannot match.",
                 )
             )
+    low, high = data.get("min", 1), data.get("max")
+    if kind == "tool_used" and isinstance(low, int) and isinstance(high, int) and high < low:
+        out.append(
+            problem(
+                doc,
+                (*path, "max"),
+                W,
+                "plugin-eval-count-range",
+                f"`max: {high}` is below `min` ({low}{' when unset' if 'min' not in data else ''}): the case loads, "
+                f'but no run can pass this grader (Claude Code expects {low}..{high} calls). For "never called" '
+                "write `min: 0` beside `max: 0`.",
+            )
+        )
     criteria = data.get("criteria") if isinstance(data.get("criteria"), str) else body
     if kind in ("llm", "baseline") and criteria and GRADER_TEMPLATE in criteria:
         out.append(
@@ -222,6 +256,13 @@ def grader_problems(doc: ParsedDocument, path: Path, data: dict[str, Any], body:
                 "response looks like (Claude Code refuses the case as it is).",
             )
         )
+    elif kind in ("llm", "baseline") and (found := placeholder_in(criteria)) is not None:
+        # evalens's own grader skeleton (PluginEvalGrader.skeleton): Claude Code loads it; evalens never judges it
+        if "criteria" in data:
+            at = (*path, "criteria")
+            out.append(placeholder_problem(doc.span_for(at), f"`{'.'.join(map(str, at))}`", found, at))
+        else:
+            out.append(placeholder_problem(_body_span(doc), "The rubric (this file's body)", found, (*path,)))
     return out
 
 
@@ -333,7 +374,8 @@ def case_problems(doc: ParsedDocument, files: CaseFiles, own_name: str) -> list[
 def _run_field_problems(doc: ParsedDocument, files: CaseFiles, own_name: str) -> list[Problem]:
     out: list[Problem] = []
     base: Path = () if own_name == "prompt.md" else ("execution",)
-    env = doc.data.get("env") if own_name == "prompt.md" else (doc.data.get("execution") or {}).get("env")
+    data = doc.data if isinstance(doc.data, dict) else {}  # a body-only prompt.md has no fields
+    env = data.get("env") if own_name == "prompt.md" else (data.get("execution") or {}).get("env")
     if isinstance(env, dict):
         for key in env:
             if isinstance(key, str) and not _ENV_KEY.match(key):
@@ -350,7 +392,6 @@ def _run_field_problems(doc: ParsedDocument, files: CaseFiles, own_name: str) ->
                 )
     allowed = files.run_field("allowed_tools")
     granted = set(m.READ_ONLY_TOOLS) | ({str(t) for t in allowed} if isinstance(allowed, list) else set())
-    scored = []
     for item in _all_graders(files):
         kind = item.get("type")
         tool = item.get("tool")
@@ -368,25 +409,6 @@ def _run_field_problems(doc: ParsedDocument, files: CaseFiles, own_name: str) ->
                         "the read-only set also need the operator's `--allow-tools`).",
                     )
                 )
-        if not (kind == "tool_used" and tool == "Skill" and item.get("arm") != "both") and item.get(
-            "arm"
-        ) != ("with-only"):
-            scored.append(item)
-    graders = _all_graders(files)
-    if (
-        graders
-        and not scored
-        and any(g.get("type") == "tool_used" and g.get("tool") == "Skill" for g in graders)
-    ):
-        out.append(
-            Problem(
-                _first_line(doc),
-                W,
-                "plugin-eval-skill-only",
-                "The only signal of this case is a `tool_used: Skill` grader, which the with/without ablation does "
-                "not score: add an outcome grader (a regex, a file, an llm rubric) beside it.",
-            )
-        )
     return out
 
 
@@ -430,11 +452,23 @@ class PluginEvalPrompt(Format):
         return Match.NO
 
     def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
-        """A body without frontmatter is a valid case prompt (nothing to check); an unclosed frontmatter in a
-        case folder is refused by the loader."""
+        """In a case folder (a `graders/` folder or a `case.yaml` beside it, as the loader needs): an unclosed
+        frontmatter, which the loader refuses, and a body without frontmatter, which is a valid prompt whose case
+        is still checked (a case with no grader the loader can read is refused)."""
         folder = _folder(path)
-        unclosed = any(p.code == "frontmatter-unclosed" for p in doc.problems)
-        return unclosed and ((folder / "graders").is_dir() or (folder / "case.yaml").is_file())
+        if not ((folder / "graders").is_dir() or (folder / "case.yaml").is_file()):
+            return False
+        return _body_only(doc) or any(p.code == "frontmatter-unclosed" for p in doc.problems)
+
+    def unparsed_problems(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        """A body-only prompt.md is no error (the body is the prompt): its case's checks are reported here,
+        unless a case.yaml beside it reports them."""
+        if not _body_only(doc):
+            return list(doc.problems)
+        folder = _folder(ctx.file_path)
+        if (folder / "case.yaml").is_file():
+            return []
+        return case_problems(doc, case_files(folder, doc, "prompt.md"), "prompt.md")
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         return strict_wording(problems, "prompt.md's frontmatter")
@@ -496,6 +530,8 @@ class PluginEvalCase(Format):
             value = context.get(key)
             if isinstance(value, str) and value and case_file(folder, value) is None:
                 escape = path_escape(value)
+                if not escape and not whole_checkout(folder):
+                    continue  # a case copied without its scripts (a corpus, an archive) proves nothing missing
                 out.append(
                     problem(
                         doc,

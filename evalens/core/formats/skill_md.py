@@ -49,6 +49,27 @@ CLAUDE_BOOL_KEYS = ("disable-model-invocation", "user-invocable", "background")
 EFFORT_LEVELS = ("low", "medium", "high", "xhigh", "max")
 _ALLOWED_LIST = str(sorted(m.AGENTSKILLS_KEYS))
 MAX_LINES = 500
+_CC_KEY_LINE = re.compile(r"^([a-zA-Z_-]+):\s+(.+)$")
+_CC_SPECIAL = re.compile(r"[{}\[\]*&#!|>%@`]|: ")
+
+
+def claude_code_requoted(lines: list[str]) -> dict[int, str]:
+    """Claude Code's second reading of frontmatter that fails as YAML (2.1.332, read from `claude plugin validate`
+    on generated skills): a top-level `key: value` line (the key of letters, `_`, `-`) whose value holds `: ` or
+    one of ``{}[]*&#!|>%@` `` and is not already quoted is rewritten `key: "value"` and the frontmatter parsed
+    again; indented lines and other keys stay as written (`argument-hint: [a] [b]` and `description: x: y` load,
+    `description: 'open` and an indented `hint: [a] [b]` do not). The lines it rewrites, by index."""
+    out: dict[int, str] = {}
+    for i, line in enumerate(lines):
+        found = _CC_KEY_LINE.match(line)
+        if not found:
+            continue
+        key, value = found.groups()
+        if len(value) > 1 and value[0] == value[-1] and value[0] in "\"'":
+            continue
+        if _CC_SPECIAL.search(value):
+            out[i] = f'{key}: "{value.replace(chr(92), chr(92) * 2).replace(chr(34), chr(92) + chr(34))}"'
+    return out
 
 
 def profile_of(ctx: RuleContext, data: Any = None) -> str:
@@ -106,7 +127,10 @@ class SkillMd(Format):
 
     def claims_unparsed(self, path: str, doc: ParsedDocument) -> bool:
         """A ``SKILL.md`` without frontmatter is a broken skill; a lowercase ``skill.md`` without one is a note."""
-        return FsPath(path).name == "SKILL.md"
+        if FsPath(path).name != "SKILL.md":
+            return False
+        _claude_code_reading(path, doc)
+        return True
 
     def refine(self, doc: ParsedDocument, problems: list[Problem], ctx: RuleContext) -> list[Problem]:
         """The schema serves hover and completion; what is wrong depends on the profile, so ``rules`` decides."""
@@ -996,3 +1020,56 @@ def _slug(name: str) -> str | None:
     ``bad-name``); None when nothing is left."""
     slug = re.sub(r"-{2,}", "-", re.sub(r"[^a-z0-9-]+", "-", name.lower())).strip("-")[:64].rstrip("-")
     return slug or None
+
+
+def _claude_code_frontmatter(path: str, doc: ParsedDocument) -> None:
+    """A SKILL.md with no frontmatter, or one never closed, is no error for a Claude Code skill: `claude plugin
+    validate` (2.1.332) passes the plugin and warns "No frontmatter block found" (the skill loads under its
+    folder's name, with no description). It stays a warning, since skills-ref and uploads reject the file."""
+    found = [
+        p
+        for p in doc.problems
+        if p.code in ("frontmatter-missing", "frontmatter-unclosed") and p.severity is E
+    ]
+    if not found or infer_platform(FsPath(path), {}).profile != "claude-code":
+        return
+    for p in found:
+        p.severity = W
+        p.message += (
+            ". Claude Code still loads the skill, under its folder's name and with no description, but skills-ref"
+            " and uploads reject it; add `name` and `description` between `---` lines."
+        )
+
+
+def _claude_code_reading(path: str, doc: ParsedDocument) -> None:
+    """A YAML error that Claude Code reads through (`claude_code_requoted`) is no error for a Claude Code skill:
+    the skill loads with the value as text, and `claude plugin validate` says nothing. It stays a warning, since
+    skills-ref and every other YAML reader still fail, with the fix that quotes the value as Claude Code does. The
+    path's evidence decides the platform (this runs before a validation's settings exist), and the problem is
+    changed once: a second call finds no error left."""
+    _claude_code_frontmatter(path, doc)
+    syntax = [p for p in doc.problems if p.code == "syntax" and p.severity is E]
+    end = doc.body_start_line - 1
+    if not syntax or end < 1:
+        return
+    rewritten = {i + 1: line for i, line in claude_code_requoted(doc.lines[1:end]).items()}
+    if not rewritten:
+        return
+    try:
+        data = yaml.safe_load("\n".join(rewritten.get(i, doc.lines[i]) for i in range(1, end)))
+    except yaml.YAMLError:
+        return
+    if not isinstance(data, dict) or infer_platform(FsPath(path), data).profile != "claude-code":
+        return
+    keys = ", ".join(f"`{line.split(':', 1)[0]}`" for _, line in sorted(rewritten.items()))
+    fix = Fix(
+        "Quote the value as Claude Code reads it",
+        tuple(Edit(Span(i, 0, i, len(doc.lines[i])), line) for i, line in sorted(rewritten.items())),
+    )
+    for p in syntax:
+        p.severity = W
+        p.message += (
+            f". Claude Code still loads the skill: it quotes the value of {keys} and reads the YAML again, but "
+            "skills-ref and other YAML readers fail on it; quote the value."
+        )
+        p.fixes = [fix]

@@ -24,7 +24,7 @@ from evalens.core.formats._shared import (
     skill_names,
     skills_in,
 )
-from evalens.core.formats.base import CaseInfo, Format, Match, RuleContext, Target, ValueChoice
+from evalens.core.formats.base import CaseInfo, Format, ItemRules, Match, RuleContext, Target, ValueChoice
 from evalens.core.index import frontmatter_fields
 from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS, nested_quantifier
 from evalens.core.models import skilljack as m
@@ -32,7 +32,7 @@ from evalens.core.models.catalog import SchemaSpec, register
 from evalens.core.placeholders import CHECKLIST_ITEM, TASK_ASSERTION, tab_stop
 from evalens.core.problems import Edit, Fix, Problem, Severity, Span
 from evalens.core.schema_check import suggest
-from evalens.core.units import skilljack_tasks
+from evalens.core.units import skilljack_task
 
 register(
     SchemaSpec(
@@ -285,29 +285,36 @@ class SkilljackTasks(Format):
         return problems
 
     def rules(self, doc: ParsedDocument, ctx: RuleContext) -> list[Problem]:
+        split = self._split(doc, ctx)
+        if split is not None:
+            return split.all(doc.data["tasks"])
+        data = (
+            doc.data
+        )  # None: an empty new file (completion offers the skeleton); not a mapping: the schema's
+        # type error (reworded in refine) says it
+        return self._suite_rules(doc, data, self._scope(ctx)) if isinstance(data, dict) else []
+
+    def item_rules(self, doc: ParsedDocument, ctx: RuleContext) -> ItemRules | None:
+        """Each task's rules read the task, ``defaults`` and the suite's skills: a task unchanged since the last
+        validation keeps its problems while those are equal; the suite's keys and the duplicate ids run whole."""
+        return self._split(doc, ctx)
+
+    def _split(self, doc: ParsedDocument, ctx: RuleContext) -> ItemRules | None:
         data = doc.data
-        if data is None:  # an empty new file: completion offers the skeleton
-            return []
-        if not isinstance(data, dict):
-            return []  # the schema's type error (reworded in refine) says it
-        skills, where = suite_skills(ctx.file_path, ctx)
-        scope = _SkillScope(skills, where, {"none", ""} | skill_names(skills))
-        out = self._suite_rules(doc, data, scope)
-        tasks = data.get("tasks")
-        if not isinstance(tasks, list):
-            return out
-        default_skill = sub_dict(data, "defaults").get("expected_skill_load")
-        # what the runner will check and judge: the same resolved tasks (evalens.core.units)
-        resolved = {int(t.location[1]): t for t in skilljack_tasks(data)[1]}
-        seen: dict[str, int] = {}
-        for i, task in enumerate(tasks):
+        if not isinstance(data, dict) or not isinstance(data.get("tasks"), list):
+            return None
+        tasks: list[Any] = data["tasks"]
+        scope = self._scope(ctx)
+        defaults = sub_dict(data, "defaults")
+        default_skill = defaults.get("expected_skill_load")
+
+        def item(i: int, task: Any) -> list[Problem]:
             if not isinstance(task, dict):
-                continue
-            out += _duplicate_id(doc, i, task, seen)
-            out += _criteria_weights(doc, i, task)
-            out += self._task_rules(doc, i, task, default_skill, scope)
-            unit = resolved.get(i)
-            if unit is not None and not unit.judged and unit.det is None:
+                return []
+            out = _criteria_weights(doc, i, task) + self._task_rules(doc, i, task, default_skill, scope)
+            # what the runner will check and judge: the same resolved task (evalens.core.units)
+            unit = skilljack_task(i, task, defaults)
+            if not unit.judged and unit.det is None:
                 out.append(
                     problem(
                         doc,
@@ -319,7 +326,22 @@ class SkilljackTasks(Format):
                         on_key=True,
                     )
                 )
-        return out
+            return out
+
+        def rest() -> list[Problem]:
+            out = self._suite_rules(doc, data, scope)
+            seen: dict[str, int] = {}
+            for i, task in enumerate(tasks):
+                if isinstance(task, dict):
+                    out += _duplicate_id(doc, i, task, seen)
+            return out
+
+        context = ({k: v for k, v in data.items() if k != "tasks"}, scope)
+        return ItemRules("tasks", context, item, rest)
+
+    def _scope(self, ctx: RuleContext) -> _SkillScope:
+        skills, where = suite_skills(ctx.file_path, ctx)
+        return _SkillScope(skills, where, {"none", ""} | skill_names(skills))
 
     def _suite_rules(self, doc: ParsedDocument, data: dict[str, Any], scope: _SkillScope) -> list[Problem]:
         """The suite's own keys: an unquoted version, an unknown suite or default skill."""

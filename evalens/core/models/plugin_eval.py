@@ -68,7 +68,7 @@ class FileTarget(StrictEvalModel):
     )
 
 
-Target = Literal["last_message", "trace", "files", "mock_calls"] | FileTarget
+GraderTarget = Literal["last_message", "trace", "files", "mock_calls"] | FileTarget
 ToolRef = str | dict[str, Any]
 
 
@@ -102,7 +102,7 @@ class Grader(StrictEvalModel):
         default=None,
         example="GREETING-OK",
     )
-    target: Target | None = doc(
+    target: GraderTarget | None = doc(
         "`regex`: what it searches: `last_message` (default), `trace` (the session as JSON lines: quotes appear as "
         '`\\"`), `files` (paths created during the run, not their content), `mock_calls`, or '
         "`{source: file, path: …}` (one file's content).",
@@ -159,7 +159,7 @@ class Grader(StrictEvalModel):
         default=None,
         example="The reply names the file it wrote.",
     )
-    focus: Target | None = doc(
+    focus: GraderTarget | None = doc(
         "`llm`: what the judge sees: `last_message` (default), `trace` (first and last 12 messages), `files`, "
         "`mock_calls` or `{source: file, path: …}` (an image is shown as an image).",
         default=None,

@@ -15,7 +15,7 @@ from pydantic import Field, RootModel
 from evalens.core.models.base import EvalModel, doc
 from evalens.core.models.run_record import Usage
 from evalens.core.models.uaaps import ReportCheck
-from evalens.core.models.verdict import JudgeVerdict, Verdict
+from evalens.core.models.verdict import JudgeRuling, Verdict
 
 LOG_VERSION = 1
 LOG_FILE = "run-log.jsonl"
@@ -109,7 +109,7 @@ class RunStart(_UnitRunEvent):
 class LogJudge(EvalModel):
     """The judge's ruling on one run."""
 
-    verdict: JudgeVerdict = doc("PASS, FAIL or ERROR.", example="PASS")
+    verdict: JudgeRuling = doc("PASS, FAIL or ERROR.", example="PASS")
     reason: str = doc("The judge's reason.", default="", example="The table lists all rows.")
     model: str | None = doc("Judge model.", default=None, example="claude-sonnet-4-5")
     provider: str | None = doc("Judge provider.", default=None, example="anthropic")

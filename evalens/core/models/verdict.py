@@ -15,5 +15,5 @@ passed and failed, BUDGET when a budget cut it short."""
 CheckStatus = Literal["PASS", "FAIL"]
 """One deterministic check's outcome."""
 
-JudgeVerdict = Literal["PASS", "FAIL", "ERROR"]
+JudgeRuling = Literal["PASS", "FAIL", "ERROR"]
 """The judge's ruling on a unit-run (ERROR: the judge failed, never a guess)."""

@@ -26,10 +26,30 @@ out.verdict_lens = common.title(bufnr, verdicts)
 vim.wait(5000, function() return common.noted(out.notes, 'FLAKY', 'passed') end, 50)
 table.insert(out.steps, 'verdict')
 
--- the verdict failed: :EvalensRunFailed re-runs exactly it (the server answers with one result)
+-- :EvalensTurns heads each run's turns "(run k/2)", the first run included, as VS Code's Test Results does
+local function turn_heads()
+  local heads = {}
+  vim.cmd('EvalensTurns')
+  for _, line in ipairs(vim.api.nvim_buf_get_lines(0, 0, -1, false)) do
+    if line:sub(1, #'── ') == '── ' then
+      table.insert(heads, line)
+    end
+  end
+  common.back_to(bufnr, 1)
+  return heads
+end
+out.turn_heads = turn_heads()
+
+-- the verdict failed: :EvalensRunFailed asks first (a batch of paid runs), then re-runs exactly it (the server
+-- answers with one result)
+vim.fn.confirm = function(question)
+  out.failed_question = question
+  return 1
+end
 vim.cmd('EvalensRunFailed')
 if not vim.wait(180000, function() return common.noted(out.notes, 'evalens: 1 run') end, 100) then
   return fail(':EvalensRunFailed did not end; notes: ' .. vim.inspect(out.notes))
 end
 table.insert(out.steps, 'failed')
+out.turn_heads_after_failed = turn_heads() -- the single re-run is unnumbered again
 finish(0)

@@ -25,7 +25,7 @@ const [PAGE, OUT] = process.argv.slice(2);
   seen.verdict_changed = (await row('verdict').getAttribute('class')) === 'changed';
   seen.verdict_colours = await row('verdict').locator('td').evaluateAll(
     (tds) => tds.map((td) => getComputedStyle(td).color));
-  seen.check = await cells('check agent_blocked False');
+  seen.check = await cells('check agent-blocked false');
   seen.cost = await cells('cost');
   seen.diff_visible = await page.locator('#output-diff').isVisible();
   seen.diff_removed = (await page.locator('#output-diff .del').allInnerTexts()).map((t) => t.trim());

@@ -48,6 +48,42 @@ async function openFile(page, name) {
   await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 30000 });
 }
 
+/** Quick-open a file by a path under the workspace (two files of one name, SKILL.md or prompt.md: the name alone is
+ * ambiguous). */
+async function openPath(page, relative) {
+  const name = relative.split('/').pop();
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 15000 });
+  await input.fill(relative);
+  // the row of this file (its folder's path is the row's description), not another file of the same name
+  const parts = relative.split('/');
+  const folder = parts.length > 1 ? parts[parts.length - 2] : name;
+  const dir = parts.length > 1 ? parts.slice(0, -1).join('/') : name;
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: name }).filter({ hasText: dir }).first();
+  await row.waitFor({ timeout: 30000 });
+  await row.click();
+  await page.locator('.tab.active', { hasText: name }).waitFor({ timeout: 30000 });
+  if (parts.length > 1) {
+    // the active tab's name is the old editor's too (prompt.md after prompt.md): wait for this file's folder in
+    // the breadcrumbs, an item of exactly that name (`no-greeting` is inside `cli-no-greeting`)
+    const exact = new RegExp(`^\\s*${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+    await page.locator('.breadcrumbs-control .monaco-breadcrumb-item', { hasText: exact }).first()
+      .waitFor({ timeout: 30000 });
+  }
+  await page.waitForSelector('.editor-instance .monaco-editor .view-lines', { timeout: 30000 });
+}
+
+/** Every code lens line of the active editor, top to bottom. */
+async function lensTexts(page) {
+  return (await page.locator('.editor-instance .codelens-decoration').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+}
+
+/** Wait (60 s unless told) until a code lens line of the active editor holds `text` (a string or a RegExp). */
+async function waitForLens(page, text, timeout = 60000) {
+  await page.locator('.editor-instance .codelens-decoration', { hasText: text }).first().waitFor({ timeout });
+}
+
 async function gotoLine(page, line, column = 1) {
   await page.keyboard.press('Control+G');
   const input = page.locator('.quick-input-widget input');
@@ -117,8 +153,8 @@ async function runPageFrame(page, anchorPrefix, exact = false, timeout = 30000) 
 }
 
 /** Every Test Explorer row as VS Code draws it: `label`, its aria-label ("<name> (<state>)…"; file rows show their
- * path), `text` (label, description, tags), `level`, `icons` (its codicon-testing-* classes) and `state`, the live
- * state from the row's state icon: running, passed, failed, error, queued, skipped or unset.
+ * path), `text` (label, description, tags), `level`, `icons` (its codicon-testing-* classes), `state`, the live
+ * state from the row's state icon: running, passed, failed, error, queued, skipped or unset, and `retired`.
  *
  * Read a test's state from `state`, never from the aria-label's "(<state>)". VS Code draws a row's icon again
  * when its test's state changes, but sets the aria-label only when the row itself is laid out again (read in
@@ -136,6 +172,7 @@ async function testRows(page) {
       icons: [...r.querySelectorAll('[class*="codicon-testing-"]')]
         .map((e) => [...e.classList].filter((c) => c.startsWith('codicon-testing-')).join(' ')).join(' '),
       state: /codicon-loading/.test(cls) ? 'running' : named ? named[1] : '',
+      retired: /\bretired\b/.test(cls), // a result marked outdated (invalidateTestResults), drawn dimmed
     };
   }));
 }
@@ -171,7 +208,31 @@ async function launch() {
   return { browser, page };
 }
 
+/** A driver's whole run: a browser, the steps in `body(page)`, then the outcome in the result file (`ok`, the
+ * first failure's message and a failure.png) and the exit code; the browser is closed whatever happened. */
+function drive(body) {
+  (async () => {
+    const { browser, page } = await launch();
+    try {
+      await body(page);
+      result.ok = true;
+      save();
+      log('ALL OK');
+    } catch (e) {
+      console.error('FAIL', e.message);
+      await page.screenshot({ path: `${OUT}/failure.png` }).catch(() => undefined);
+      result.ok = false;
+      result.error = e.message;
+      save();
+      process.exitCode = 1;
+    } finally {
+      await browser.close();
+    }
+  })();
+}
+
 module.exports = {
   OUT, result, log, save, step, shot, openFile, gotoLine, dismissWidgets, scrollEditorToTop, chooseMenuItem, runCommand,
-  runPageFrame, launch, testRows, caseRow, showTesting,
+  runPageFrame, launch, testRows, caseRow, showTesting, openPath, lensTexts,
+  waitForLens, drive,
 };

@@ -93,6 +93,13 @@ export class CodeAction {
   constructor(readonly title: string) {}
 }
 
+export class CodeLens {
+  constructor(
+    public range: Range,
+    public command?: { title: string; command: string; tooltip?: string; arguments?: unknown[] },
+  ) {}
+}
+
 export class Location {
   constructor(
     readonly uri: Uri,
@@ -229,6 +236,11 @@ export class FakeTestController {
     this.runs.push(run);
     return run;
   }
+  /** The ids of each invalidateTestResults call (results marked outdated, which VS Code dims). */
+  readonly invalidated: string[][] = [];
+  invalidateTestResults(items?: TestItem | readonly TestItem[]): void {
+    this.invalidated.push(items === undefined ? ["*"] : ([] as TestItem[]).concat(items as TestItem).map((i) => i.id));
+  }
   dispose(): void {}
 }
 
@@ -270,10 +282,14 @@ export const workspaceEvents = {
   changeText: new EventEmitter<{ document: { uri: Uri }; contentChanges: unknown[] }>(),
   save: new EventEmitter<{ uri: Uri }>(),
   configuration: new EventEmitter<{ affectsConfiguration(section: string): boolean }>(),
+  grantTrust: new EventEmitter<void>(),
 };
 
 export const workspace = {
   workspaceFolders: undefined as { uri: Uri; name: string; index: number }[] | undefined,
+  /** Workspace trust: tests set it false for Restricted Mode. */
+  isTrusted: true,
+  onDidGrantWorkspaceTrust: workspaceEvents.grantTrust.event,
   /** As VS Code's: the innermost workspace folder holding `uri`. */
   getWorkspaceFolder(uri: Uri) {
     const inside = (workspace.workspaceFolders ?? []).filter(

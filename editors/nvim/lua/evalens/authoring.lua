@@ -1,6 +1,8 @@
 -- Client-side halves of two server commands, as vim.lsp.commands (the code lens and code action pick them up):
 --   * evalens.runCase / runFile / runAll: a run reads the saved file, so a buffer with unsaved edits first asks
---     "Save and run" or "Run the saved file" (VS Code: vscode-extension/src/saveBeforeRun.ts);
+--     "Save and run" or "Run the saved file" (VS Code: vscode-extension/src/saveBeforeRun.ts); a batch lens
+--     ("↻ Run stale (6)", "▶ Run all evals", a file's "▶ Run all") starts several paid runs, so it then asks
+--     the palette's question, naming the units the server says it will run (VS Code: src/spendConfirm.ts);
 --   * evalens.newCase ("New eval case for this skill" on SKILL.md): the server writes the case with a workspace
 --     edit and answers where its prompt is; the cursor goes there;
 --   * evalens.optimizeDescription ("Optimize description with the trigger set…" on a SKILL.md description): the
@@ -53,6 +55,66 @@ function M.ensure_saved(bufnrs, go)
     else
       vim.notify('evalens: not run (unsaved changes)', vim.log.levels.INFO)
     end
+  end)
+end
+
+--- A lens command that runs many units as one batch: runAll, runFile, or runCase on a whole file (`name` "*"),
+--- never a dry run (vscode-extension/src/protocol.ts isLensBatch). A single case's "▶ Run" does not ask.
+function M.is_batch(command, arg)
+  if arg.dryRun == true then
+    return false
+  end
+  return command == 'evalens.runAll' or command == 'evalens.runFile' or (command == 'evalens.runCase' and arg.name == '*')
+end
+
+local SHOWN = 12
+
+--- What the batch covers, for the question: "stale in cases.yaml", "every eval of eval-config.json".
+function M.batch_scope(arg)
+  local file = type(arg.uri) == 'string' and vim.fn.fnamemodify(vim.uri_to_fname(arg.uri), ':t') or 'the workspace'
+  return arg.select and (arg.select .. ' in ' .. file) or ('every eval of ' .. file)
+end
+
+--- The palette's question (vscode-extension/src/spend.ts spendQuestion) over `units` ({name} each), one
+--- sentence then a line per unit (the first 12); and the label of the button that runs them.
+function M.spend_question(units, what)
+  local n = #units
+  local evals = ('%d eval%s'):format(n, n == 1 and '' or 's')
+  local lines = { ('Run %s (%s)? Each one is a real agent run and may cost money.'):format(evals, what) }
+  for i = 1, math.min(n, SHOWN) do
+    table.insert(lines, '• ' .. units[i].name)
+  end
+  if n > SHOWN then
+    table.insert(lines, ('… and %d more'):format(n - SHOWN))
+  end
+  return table.concat(lines, '\n'), 'Run ' .. evals
+end
+
+--- Calls `go()` once the user said yes to a batch's runs (a batch lens, :EvalensRunAll, :EvalensRunFailed[!],
+--- :EvalensRunStale[!]), or when the server picks nothing (the run then says so). The units are the server's
+--- (evalens.pickUnits with the batch's uri and select: what it runs; no uri, with a select: the workspace's);
+--- when it cannot say, the question names the scope only. Declined, nothing runs.
+function M.confirm_batch(bufnr, exec, arg, go)
+  local function ask(question, button)
+    if vim.fn.confirm(question, '&' .. button .. '\n&Cancel', 2) == 1 then
+      return go()
+    end
+    vim.notify('evalens: not run (' .. M.batch_scope(arg) .. ')', vim.log.levels.INFO)
+  end
+  local generic = ('Run %s? Each eval is a real agent run and may cost money.'):format(M.batch_scope(arg))
+  if type(arg.uri) ~= 'string' and not arg.select then
+    return ask(generic, 'Run')
+  end
+  exec(bufnr, 'evalens.pickUnits', { uri = arg.uri, select = arg.select }, function(units)
+    if type(units) ~= 'table' then
+      return ask(generic, 'Run')
+    end
+    if #units == 0 then
+      return go()
+    end
+    ask(M.spend_question(units, M.batch_scope(arg)))
+  end, function()
+    ask(generic, 'Run') -- a server without evalens.pickUnits still asks
   end)
 end
 
@@ -152,7 +214,16 @@ function M.register(exec)
       local arg = command.arguments and command.arguments[1] or {}
       local bufnr = ctx and ctx.bufnr or vim.api.nvim_get_current_buf()
       M.ensure_saved(buffers_of(name, arg, bufnr), function()
-        exec(bufnr, name, arg, on_run_result)
+        local function go()
+          if name == 'evalens.runCase' and arg.name and not arg.dryRun then
+            require('evalens.show').expect_runs(arg.uri, arg.name, arg.runs) -- "Run 5×": turns say run k/5
+          end
+          exec(bufnr, name, arg, on_run_result)
+        end
+        if M.is_batch(name, arg) then
+          return M.confirm_batch(bufnr, exec, arg, go) -- after the save: the server picks from the saved files
+        end
+        go()
       end)
     end
   end

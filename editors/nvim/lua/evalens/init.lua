@@ -150,8 +150,9 @@ local function request(client, method, params, handler, bufnr)
   return client.request(method, params, handler, bufnr)
 end
 
---- Run an evalens command with its one dict argument; the answer goes to `on_result(result)`.
-function M.exec(bufnr, command, arg, on_result)
+--- Run an evalens command with its one dict argument; the answer goes to `on_result(result)`, an error to
+--- `on_error(err)` when given (a caller with a fallback), else to a notification.
+function M.exec(bufnr, command, arg, on_result, on_error)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = clients_of(bufnr)[1]
   if not client then
@@ -159,7 +160,9 @@ function M.exec(bufnr, command, arg, on_result)
     return
   end
   request(client, 'workspace/executeCommand', { command = command, arguments = { arg } }, function(err, result)
-    if err then
+    if err and on_error then
+      on_error(err)
+    elseif err then
       vim.notify('evalens: ' .. command .. ' failed: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     elseif on_result then
       on_result(result)
@@ -202,8 +205,11 @@ end
 local function run_all(bufnr)
   local authoring = require('evalens.authoring')
   authoring.ensure_saved(authoring.eval_buffers(bufnr), function() -- a run reads the saved files
-    require('evalens.ui').echo("evalens: running every eval case of this file's package…")
-    M.exec(bufnr, 'evalens.runAll', { uri = vim.uri_from_bufnr(bufnr) }, require('evalens.ui').summarize_runs)
+    local arg = { uri = vim.uri_from_bufnr(bufnr) }
+    authoring.confirm_batch(bufnr, M.exec, arg, function() -- several paid runs: ask, as the lens does
+      require('evalens.ui').echo("evalens: running every eval case of this file's package…")
+      M.exec(bufnr, 'evalens.runAll', arg, require('evalens.ui').summarize_runs)
+    end)
   end)
 end
 

@@ -3,6 +3,7 @@
 --   :EvalensRunFailed[!]   the cases whose last verdict was FAIL, FLAKY or ERROR: of this file (a UAAPS case
 --                          file: its package); with ! of the whole workspace
 --   :EvalensRunStale[!]    the cases whose verdict is stale or that never ran, likewise
+--   :EvalensRunMatrix {engines} [{arms}]  every case of the package on each engine (and arm): a comparison
 -- The server picks the units (the same ones `evalens run --failed` / `--stale` pick); the budget settings
 -- (evalens.run.maxCost / maxTokens) apply to each of these runs.
 
@@ -55,8 +56,12 @@ local function report(result)
         math.floor(rep.interval[2] * 100 + 0.5))
     end
   end
-  if r.reason and r.reason ~= '' then
-    text = text .. ': ' .. r.reason
+  local reason = r.reason or ''
+  if r.repeats then -- k/N is said above: "FLAKY 1/2 passed: flaky: passed 1/2 runs" said it twice (issue 45 #8)
+    reason = reason:gsub('^flaky:%s*passed %S+ runs;?%s*', '')
+  end
+  if reason ~= '' then
+    text = text .. ': ' .. reason
   end
   local level = (r.verdict == 'PASS' or r.verdict == 'SKIP') and vim.log.levels.INFO or vim.log.levels.WARN
   ui.show_lines(text, level)
@@ -76,6 +81,7 @@ function M.run_repeat(bufnr, exec, count)
     return
   end
   require('evalens.ui').echo(('evalens: running %s %d×…'):format(unit.name, n))
+  require('evalens.show').expect_runs(unit.uri, unit.name, n) -- its turns are headed run k/N
   exec(bufnr, 'evalens.runCase', { uri = unit.uri, name = unit.name, runs = n }, report)
 end
 
@@ -85,9 +91,39 @@ function M.run_picked(bufnr, exec, select, workspace)
   if not workspace then
     arg.uri = vim.uri_from_bufnr(bufnr)
   end
-  require('evalens.ui').echo(('evalens: running the %s evals of %s…'):format(select,
-    workspace and 'the workspace' or 'this file'))
-  exec(bufnr, 'evalens.runAll', arg, require('evalens.ui').summarize_runs)
+  require('evalens.authoring').confirm_batch(bufnr, exec, arg, function() -- several paid runs: ask, as lenses do
+    require('evalens.ui').echo(('evalens: running the %s evals of %s…'):format(select,
+      workspace and 'the workspace' or 'this file'))
+    exec(bufnr, 'evalens.runAll', arg, require('evalens.ui').summarize_runs)
+  end)
+end
+
+--- :EvalensRunMatrix {engines} [{arms}]: a whole comparison of this buffer's package (issue 41), the server's
+--- evalens.runComparison (the runner's plan, as `evalens run --engine a,b --arms skill,no-skill` runs it); asks
+--- first, because every case of the package runs once per engine and arm. The matrix's table is shown at the end.
+function M.run_matrix(bufnr, exec, args)
+  local engines, arms = args[1], args[2]
+  if not engines or engines == '' then
+    vim.notify('evalens: :EvalensRunMatrix {engines} [{arms}], e.g. :EvalensRunMatrix claude-code,codex skill,no-skill',
+      vim.log.levels.WARN)
+    return
+  end
+  local batches = #vim.split(engines, ',', { trimempty = true }) * math.max(#vim.split(arms or '', ',',
+    { trimempty = true }), 1)
+  local question = ('Compare %s%s: every case of the package runs %d times, each a real agent run that may cost money.'):format(
+    engines, arms and (' × ' .. arms) or '', batches)
+  if vim.fn.confirm(question, '&Run\n&Cancel', 2) ~= 1 then
+    return
+  end
+  require('evalens.ui').echo(('evalens: comparing %s%s…'):format(engines, arms and (' × ' .. arms) or ''))
+  exec(bufnr, 'evalens.runComparison', { uri = vim.uri_from_bufnr(bufnr), engines = engines, arms = arms },
+    function(result)
+      if type(result) == 'table' and result.table then
+        require('evalens.ui').show_lines(result.table, vim.log.levels.INFO)
+      else
+        vim.notify('evalens: the comparison was cancelled, or fewer than two of its batches ran', vim.log.levels.WARN)
+      end
+    end)
 end
 
 --- Buffer-local user commands (called from on_attach).
@@ -95,6 +131,9 @@ function M.register(bufnr, exec)
   vim.api.nvim_buf_create_user_command(bufnr, 'EvalensRunRepeat', function(opts)
     M.run_repeat(bufnr, exec, opts.args ~= '' and opts.args or nil)
   end, { nargs = '?', desc = 'evalens: run the case under the cursor N times (default evalens.run.repeats)' })
+  vim.api.nvim_buf_create_user_command(bufnr, 'EvalensRunMatrix', function(opts)
+    M.run_matrix(bufnr, exec, opts.fargs)
+  end, { nargs = '+', desc = "evalens: compare engines (and arms) over every case of this buffer's package" })
   for _, select in ipairs({ 'failed', 'stale' }) do
     local name = 'EvalensRun' .. select:sub(1, 1):upper() .. select:sub(2)
     vim.api.nvim_buf_create_user_command(bufnr, name, function(opts)

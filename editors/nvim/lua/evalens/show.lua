@@ -150,12 +150,37 @@ local function follow(buf, old_count)
   end
 end
 
+-- uri .. '#' .. name → { total = the runs a repeated run started here asks for ("Run 5×", :EvalensRunRepeat 5),
+-- seen = its runs whose first turn has come }
+local repeats = {}
+
+--- A run of `name` in `uri` is starting with `runs` repeats (nil or 1: a single run): its turns are headed
+--- "(run k/N)", as VS Code's Test Results heads them, the first run included.
+function M.expect_runs(uri, name, runs)
+  local n = tonumber(runs) or 1
+  repeats[tostring(uri) .. '#' .. tostring(name)] = n > 1 and { total = n, seen = {} } or nil
+end
+
+--- What a run's first turn is headed with after the unit's name: " (run k/N)" for a repeated run, " (run k)"
+--- for a later run whose count is not known here (started elsewhere), nothing for a single run.
+local function which_run(params)
+  local key = tostring(params.uri) .. '#' .. tostring(params.name)
+  local rep = repeats[key]
+  if rep then
+    rep.seen[params.run] = true
+    if vim.tbl_count(rep.seen) >= rep.total then
+      repeats[key] = nil -- every run has started (they may run at once): a later single run is unnumbered
+    end
+    return (' (run %d/%d)'):format(params.run, rep.total)
+  end
+  return params.run > 1 and (' (run ' .. params.run .. ')') or ''
+end
+
 --- One turn (the params of evalens/runTurn): kept, and shown if the turns buffer is open.
 function M.turn(params)
   local new = {}
   if params.seq == 0 then
-    table.insert(new, '── ' .. tostring(params.name) .. (params.run > 1 and (' (run ' .. params.run .. ')') or '')
-      .. ": the agent's turns ──")
+    table.insert(new, '── ' .. tostring(params.name) .. which_run(params) .. ": the agent's turns ──")
   end
   vim.list_extend(new, turn_text(params))
   vim.list_extend(turn_lines, new)

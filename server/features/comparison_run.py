@@ -1,0 +1,101 @@
+"""``evalens.runComparison``: an editor starts a whole matrix × arms run of a package (issue 41).
+
+The comparison is the runner's (runner/comparison.py): the same plan, order, report names and arm comparison as
+``evalens run --engine a,b --arms skill,no-skill``, each batch through the run API. This face adds what an
+editor needs: the package and the workspace checked first, one cancellable progress ("batch 2 of 4: codex ·
+default model · no skill"), the lenses refreshed after each batch (a batch's report is the package's newest), and
+the matrix as the answer, read back as ``evalens.matrix`` reads it. Nothing blocks the event loop: planning
+(a ref arm runs git) and the reads run in the server's worker threads.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from evalens.runner.suites import PACKAGE_FORMAT
+from evalens.server.features import run_formats, work_done
+from evalens.server.features.matrix_view import answer_of, batch_of, root_of
+from evalens.server.features.run_formats import ALL
+from evalens.server.features.workspace_scope import require_inside
+from evalens.server.server import EvalensServer
+from evalens.server.wire import ComparisonArgs, MatrixAnswer
+
+log = logging.getLogger("evalens.server.comparison")
+
+
+class ComparisonRuns:
+    """The comparison runs in flight, one per package: a second start for a package that is running one is
+    refused (two comparisons would name their reports in the same batch folder at once)."""
+
+    def __init__(self, runs: Any) -> None:
+        self.runs = runs
+        self.running: set[str] = (
+            set()
+        )  # package roots; taken before the first await, so two starts cannot race
+
+    async def start(self, ls: EvalensServer, a: ComparisonArgs) -> MatrixAnswer | None:
+        root = await ls.off_loop(root_of, {"uri": a.uri})
+        if root is None:
+            raise JsonRpcInvalidParams(f"evalens.runComparison: no eval package holds {a.uri}")
+        require_inside(ls, root, "evalens.runComparison")
+        key = str(root)
+        if key in self.running:
+            raise JsonRpcInvalidParams(f"evalens.runComparison: {root.name} is running a comparison already")
+        self.running.add(key)
+        try:
+            return await self._run(ls, a, root)
+        finally:
+            self.running.discard(key)
+
+    async def _run(self, ls: EvalensServer, a: ComparisonArgs, root: Any) -> MatrixAnswer | None:
+        from evalens.runner.comparison import (  # lazy: the runner loads at the first run, not at start
+            ComparisonError,
+            plan_comparison,
+            run_comparison,
+        )
+
+        engines = a.engines or ls.settings.engine or None
+        try:
+            plan = await ls.off_loop(plan_comparison, root, engines, a.models, a.arms, a.arms_reference)
+        except ComparisonError as exc:
+            raise JsonRpcInvalidParams(f"evalens.runComparison: {exc}") from None
+        base = await run_formats.request(PACKAGE_FORMAT, root, ALL, ls.settings, package_root=root)
+        if a.no_judge:
+            base = base.model_copy(update={"no_judge": True})
+        batches = plan.runs()
+
+        def on_run(run: Any) -> None:
+            number = batches.index(run)
+            if number:
+                self.runs.refresh_lenses()  # the batch before wrote the package's newest report
+            message = f"batch {number + 1} of {len(batches)}: {run.label}"
+            work_done.report(ls, token, message, number * 100 // len(batches))
+
+        title = f"Compare {root.name}: {len(batches)} batches"
+        # the editor's Cancel stops the task made right after (no await between: it cannot come first)
+        token = await work_done.begin(ls, title, "starting", lambda: task.cancel())
+        task = asyncio.get_running_loop().create_task(run_comparison(base, plan, on_run=on_run))
+        try:
+            outcome = await task
+        except asyncio.CancelledError:  # the request itself cancelled: the batches stop with it
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            raise
+        finally:
+            work_done.end(ls, token, "cancelled" if task.cancelled() else None)
+            self.runs.refresh_lenses()
+        if outcome.interrupted:
+            return None
+        return await ls.off_loop(_answer, outcome.reports, plan.batch)
+
+
+def _answer(reports: list[Any], batch: str) -> MatrixAnswer | None:
+    """The comparison's own reports as a matrix (whatever the newest matrix run of the package is by then)."""
+    found = batch_of(list(reports), batch)
+    return None if found is None else answer_of(found, None)
