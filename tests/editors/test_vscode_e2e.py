@@ -79,7 +79,10 @@ def test_hover_explains_the_field(vscode_session):
 def test_completion_offers_expected_keys(vscode_session):
     _step(vscode_session, "completion")
     completions = vscode_session["completions"]
-    assert any(k in completions for k in ("files-created", "agent-blocked", "not-contains")), completions
+    assert any(k in completions for k in ("files-created", "agent-blocked", "not-contains")), (
+        completions,
+        vscode_session.get("completionTries"),
+    )
 
 
 def test_run_eval_lens_is_shown(vscode_session):
