@@ -158,7 +158,9 @@ def request_for(
     if names_per_file(format_id):
         suite = suite_for(format_id)
         assert suite is not None
-        return FileRunRequest(file=file, units=list(units), **{**suite.anchored_options(file), **options})
+        return FileRunRequest(
+            file=file, units=list(units), jobs=jobs, **{**suite.anchored_options(file), **options}
+        )
     if package_root is None:
         raise RunError(
             f"{file} is neither a package's case (no evals/ above it) nor an eval file evalens runs"

@@ -117,6 +117,12 @@ class RunOptions(AgentRunLimits):
         "editor's `evalens.apiKeyEnvVars`); names only, their values are read from the caller's environment.",
     )
     runs: int = Field(default=1, ge=1, description="Runs per unit; the report carries each unit's pass rate.")
+    jobs: int = Field(
+        default=1,
+        ge=1,
+        description="Runs in flight at once: a package's case runs, a file's units (each unit's runs one after "
+        "another, as its format rules them); a run starts only while the budget lasts.",
+    )
     max_cost: float | None = Field(
         default=None,
         ge=0,
@@ -172,7 +178,6 @@ class RunRequest(RunOptions):
     target: str | None = Field(
         default=None, description="Only cases with this target, e.g. `skill:pdf-tools`."
     )
-    jobs: int = Field(default=1, ge=1, description="Case runs executed concurrently.")
     runs_auto: bool = Field(
         default=False,
         description="`--runs auto[:MAX]`: `runs` is MAX, and a case runs again only while the Wilson interval of "

@@ -327,11 +327,12 @@ async def run_side(
     if refused is not None:
         return suite.skipped(unit, refused)
     first = len(session.records)
+    was = suite.baseline  # --jobs: the phase of baseline sides has set it already (runner/run_file.py)
     session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:
         result = await suite.run_unit(session, unit, kept, hooks)
     finally:
-        session.install, session.side, suite.baseline = None, None, None
+        session.install, session.side, suite.baseline = None, None, was
         taken = session.records[first:]
         del session.records[first:]
         for _, record in taken:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -257,8 +257,6 @@ async def _run_units(
     isolated: bool = True,
 ) -> FileOutcome:
     started, t0 = utc_now(), time.monotonic()
-    results: list[UnitResult] = []
-    bases: list[UnitResult] = []  # with --baseline: each unit's baseline runs
     base_records: list[tuple[str, Any]] = []
     interrupted = False
 
@@ -279,18 +277,20 @@ async def _run_units(
         units = batch.units
         if batch.resumed is not None:
             suite.say("", f"resuming: {batch.resumed[0]} finished run(s) kept, {batch.resumed[1]} to run")
+    finished: dict[int, tuple[UnitResult, UnitResult | None]] = {}  # by the unit's place in the batch
     try:
-        for unit in units:
-            result, base = await _run_unit(
-                request, suite, unit, session, plan, budget, batch, inputs, base_records
+        if request.jobs > 1 and len(units) > 1:
+            await _run_at_once(
+                request, suite, units, session, plan, budget, batch, inputs, base_records, finished
             )
-            results.append(result)
-            if base is not None:
-                bases.append(base)
+        else:
+            for i, unit in enumerate(units):
+                finished[i] = await _run_unit(
+                    request, suite, unit, session, plan, budget, batch, inputs, base_records
+                )
     except asyncio.CancelledError:
         interrupted = True
-        done = {r.name for r in results}
-        results += [suite.skipped(u, "not run: interrupted") for u in units if u.id not in done]
+    results, bases = _in_file_order(suite, units, finished)
     note = budget.unpriced_note()
     if not interrupted:
         summary = await asyncio.to_thread(suite.finish, results)
@@ -342,6 +342,141 @@ async def _run_units(
     return outcome
 
 
+def _in_file_order(
+    suite: Suite, units: list[Unit], finished: dict[int, tuple[UnitResult, UnitResult | None]]
+) -> tuple[list[UnitResult], list[UnitResult]]:
+    """Every unit's result in the file's order however they finished (one not run: SKIP, interrupted), and
+    with ``--baseline`` the baseline results of those that have one."""
+    results = [
+        finished[i][0] if i in finished else suite.skipped(unit, "not run: interrupted")
+        for i, unit in enumerate(units)
+    ]
+    bases = [base for i in sorted(finished) if (base := finished[i][1]) is not None]
+    return results, bases
+
+
+async def _bounded(jobs: int, work: list[Callable[[], Awaitable[None]]]) -> None:
+    """Each of ``work``, at most ``jobs`` in flight, started in order. Cancelled, or one failed: the others are
+    cancelled and waited for (each removes its sandbox) before this raises."""
+    slots = asyncio.Semaphore(jobs)
+
+    async def one(step: Callable[[], Awaitable[None]]) -> None:
+        async with slots:
+            await step()
+
+    tasks = [asyncio.create_task(one(step)) for step in work]
+    try:
+        await asyncio.gather(*tasks)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+async def _run_at_once(
+    request: FileRunRequest,
+    suite: Suite,
+    units: list[Unit],
+    session: Any,
+    plan: Any,
+    budget: Any,
+    batch: FileBatch | None,
+    inputs: NextRun,
+    base_records: list[tuple[str, Any]],
+    finished: dict[int, tuple[UnitResult, UnitResult | None]],
+) -> None:
+    """``--jobs N``: up to N units at once, each on its own view of the session (its records, its install),
+    each unit's runs one after another as its suite rules them; a unit starts only while the budget lasts (one
+    in flight may still spend past it, as a package's case run does). With ``--baseline`` every unit's own
+    runs go first and then every baseline side: the suite knows which side it is running for the whole phase
+    (its result files and messages are per side). The run records are merged in the file's order."""
+    views: dict[int, Any] = {}
+    mains: dict[int, tuple[UnitResult, bool]] = {}
+
+    def main(i: int, unit: Unit) -> Callable[[], Awaitable[None]]:
+        async def go() -> None:
+            views[i] = session.for_unit(unit.id)
+            mains[i] = await _run_own(request, suite, unit, views[i], budget, batch, inputs)
+
+        return go
+
+    try:
+        await _bounded(request.jobs, [main(i, u) for i, u in enumerate(units)])
+    finally:
+        for i in sorted(views):
+            session.take_records(views[i])
+        if plan is None:  # interrupted: the units that finished keep their results
+            finished.update({i: (r, None) for i, (r, _went) in mains.items()})
+    if plan is None:
+        return
+    finished.update({i: (r, None) for i, (r, went) in mains.items() if not went})  # no baseline side
+    sides: dict[int, UnitResult] = {}
+    taken: dict[int, list[tuple[str, Any]]] = {i: [] for i, (_r, went) in mains.items() if went}
+
+    def side(i: int, unit: Unit) -> Callable[[], Awaitable[None]]:
+        async def go() -> None:
+            sides[i] = await run_side(
+                suite,
+                session.for_unit(unit.id),
+                unit,
+                plan,
+                budget,
+                taken[i],
+                kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
+                hooks=batch.hooks(plan.label) if batch is not None else None,
+            )
+
+        return go
+
+    suite.baseline = plan.label  # for the whole phase: run_side puts back what it found
+    try:
+        await _bounded(request.jobs, [side(i, units[i]) for i in sorted(taken)])
+    finally:
+        suite.baseline = None
+        for i in sorted(taken):
+            base_records.extend(taken[i])
+        finished.update({i: (mains[i][0], sides[i]) for i in sides})
+
+
+async def _run_own(
+    request: FileRunRequest,
+    suite: Suite,
+    unit: Unit,
+    session: Any,
+    budget: Any,
+    batch: FileBatch | None,
+    inputs: NextRun,
+) -> tuple[UnitResult, bool]:
+    """One unit's own runs (those a resumed batch kept are not run again), and whether they went (a baseline
+    side follows only then): a unit the budget refuses is SKIP with the reason, a skeleton's placeholder ERROR
+    without an agent."""
+    why = suite.placeholder_refusal(unit)
+    if why is not None:  # a skeleton's placeholder is never judged: ERROR, no agent, no budget spent
+        return await suite.refuse(unit, why, batch.hooks(None) if batch is not None else None), False
+    kept = batch.kept(suite, unit, None) if batch is not None else {}
+    refused = budget.admit(unit.id) if len(kept) < request.runs else None
+    if refused is not None:  # the budget is spent: the rest are SKIP with the reason
+        if batch is not None:
+            await batch.refused(unit, refused, None)
+        skipped = suite.skipped(
+            unit,
+            refused,
+            runs=request.runs,
+            run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
+            budget_stopped=request.runs,
+        )
+        return apply_repeats(skipped), False
+    session.unit = unit.id
+    first = len(session.records)
+    result = await suite.run_unit(session, unit, kept, batch.hooks(None) if batch is not None else None)
+    if result.usage is None:  # what the unit's agent runs spent, from their records
+        result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
+    await asyncio.to_thread(finish_unit, result, None, inputs)
+    budget.spend_usage(result.usage, result.agent_model or request.agent_model)
+    return result, True
+
+
 async def _run_unit(
     request: FileRunRequest,
     suite: Suite,
@@ -353,36 +488,9 @@ async def _run_unit(
     inputs: NextRun,
     base_records: list[tuple[str, Any]],
 ) -> tuple[UnitResult, UnitResult | None]:
-    """One unit: its runs (those a resumed batch kept are not run again), then with ``--baseline`` its baseline
-    runs; a unit the budget refuses is SKIP with the reason."""
-    why = suite.placeholder_refusal(unit)
-    if why is not None:  # a skeleton's placeholder is never judged: ERROR, no agent, no budget spent
-        return await suite.refuse(unit, why, batch.hooks(None) if batch is not None else None), None
-    kept = batch.kept(suite, unit, None) if batch is not None else {}
-    refused = budget.admit(unit.id) if len(kept) < request.runs else None
-    if refused is not None:  # the budget is spent: the rest are SKIP with the reason
-        if batch is not None:
-            await batch.refused(unit, refused, None)
-        return (
-            apply_repeats(
-                suite.skipped(
-                    unit,
-                    refused,
-                    runs=request.runs,
-                    run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
-                    budget_stopped=request.runs,
-                )
-            ),
-            None,
-        )
-    session.unit = unit.id
-    first = len(session.records)
-    result = await suite.run_unit(session, unit, kept, batch.hooks(None) if batch is not None else None)
-    if result.usage is None:  # what the unit's agent runs spent, from their records
-        result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
-    await asyncio.to_thread(finish_unit, result, None, inputs)
-    budget.spend_usage(result.usage, result.agent_model or request.agent_model)
-    if plan is None:
+    """One unit: its own runs (:func:`_run_own`), then with ``--baseline`` its baseline runs."""
+    result, went = await _run_own(request, suite, unit, session, budget, batch, inputs)
+    if plan is None or not went:
         return result, None
 
     base = await run_side(

@@ -10,6 +10,7 @@ package installer in place of the skill copy.
 from __future__ import annotations
 
 import asyncio
+import copy
 import os
 import stat
 from collections.abc import AsyncIterator, Callable
@@ -301,6 +302,20 @@ class AgentSession:
         self.retries: int | None = None  # --agent-retries (None: $EVALENS_AGENT_RETRIES, else the default)
         if self.plan.warning:
             self.warn(self.plan.warning)
+
+    def for_unit(self, unit: str) -> AgentSession:
+        """A view of this session for one unit run beside others (``--jobs``): the preflight, engine, judge,
+        environment, limits and kept-sandbox list are shared; what a unit's runs change while they go (the unit
+        that names their records, the records themselves, a baseline's install and side) is its own, so two
+        units in flight never number or take each other's runs. The caller merges ``records`` back in unit
+        order (:meth:`take_records`)."""
+        view = copy.copy(self)
+        view.unit, view.records = unit, []
+        return view
+
+    def take_records(self, view: AgentSession) -> None:
+        """A unit view's run records, appended to this session's (after the unit finished)."""
+        self.records.extend(view.records)
 
     async def ready(self) -> None:
         """The judge's SDK is known to import (``preflight.judge_sdk_ready``: imported off the event loop, or

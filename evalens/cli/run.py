@@ -95,6 +95,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
         runs=args.runs,
+        jobs=args.jobs,
         engine=args.engine,
         agent_model=args.agent_model,
         judge=args.judge,
@@ -352,6 +353,8 @@ def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     args.runs = int(runs)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     if (args.max_cost is not None and args.max_cost < 0) or (
         args.max_tokens is not None and args.max_tokens < 0
     ):

@@ -51,7 +51,6 @@ def duration_seconds(text: str) -> float:
 UAAPS_ONLY = {
     "package": "--package",
     "target": "--target",
-    "jobs": "--jobs",
     "runs_threshold": "--runs-threshold",
     "judge_repeats": "--judge-repeats",
     "rejudge": "--rejudge",
@@ -112,6 +111,14 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         help="runs per unit (default: the format's: 1 for UAAPS cases, 3 for the others); reports each unit's "
         "pass rate. auto[:MAX] (MAX default 20): run a unit again only while the 95%% interval of its pass "
         "rate straddles --runs-threshold (docs/repeats.md)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="runs in flight at once (default 1): a package's case runs; an eval file's units, each unit's runs "
+        "one after another",
     )
     p.add_argument(
         "--timeout",
@@ -190,7 +197,6 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         "--package", type=Path, help="package root holding evals/ (default: found from the cwd)"
     )
     uaaps.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
-    uaaps.add_argument("--jobs", type=int, default=1, help="cases run concurrently (default 1)")
     uaaps.add_argument(
         "--runs-threshold",
         type=float,

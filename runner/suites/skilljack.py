@@ -773,12 +773,15 @@ class SkilljackSuite(Suite):
         )
 
     def finish(self, results: list[UnitResult]) -> SuiteSummary:
-        """The results JSON and markdown report in skilljack's shapes, in ``output.dir``."""
+        """The results JSON and markdown report in skilljack's shapes, in ``output.dir``; the tasks in the
+        file's order, however their runs finished (``--jobs``)."""
+        order = {id(t): n for n, t in enumerate(self.tasks)}
+        outcomes = sorted(self.outcomes, key=lambda o: order.get(id(o[0]), len(order)))
         report = build_results(
             self.skill,
             self.file,
-            [t for t, *_ in self.outcomes],
-            self.outcomes,
+            [t for t, *_ in outcomes],
+            outcomes,
             self.cfg,
             self.request,
             self.discovery_threshold,
