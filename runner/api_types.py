@@ -117,6 +117,14 @@ class RunOptions(AgentRunLimits):
         "editor's `evalens.apiKeyEnvVars`); names only, their values are read from the caller's environment.",
     )
     runs: int = Field(default=1, ge=1, description="Runs per unit; the report carries each unit's pass rate.")
+    runs_auto: bool = Field(
+        default=False,
+        description="`--runs auto[:MAX]`: `runs` is MAX, and a unit runs again only while the Wilson interval of "
+        "its pass rate straddles `runs_threshold` (runner/adaptive.py); the report says why each unit stopped.",
+    )
+    runs_threshold: float = Field(
+        default=0.5, ge=0, le=1, description="The pass rate adaptive repeats decide a unit against."
+    )
     jobs: int = Field(
         default=1,
         ge=1,
@@ -177,14 +185,6 @@ class RunRequest(RunOptions):
     )
     target: str | None = Field(
         default=None, description="Only cases with this target, e.g. `skill:pdf-tools`."
-    )
-    runs_auto: bool = Field(
-        default=False,
-        description="`--runs auto[:MAX]`: `runs` is MAX, and a case runs again only while the Wilson interval of "
-        "its pass rate straddles `runs_threshold` (runner/adaptive.py); the report says why each case stopped.",
-    )
-    runs_threshold: float = Field(
-        default=0.5, ge=0, le=1, description="The pass rate adaptive repeats decide a case against."
     )
     judge_repeats: int = Field(
         default=1,

@@ -30,6 +30,7 @@ from evalens.core.formats.registry import detect
 from evalens.core.index import find_package_root
 from evalens.core.validate import read_source, validate_file
 from evalens.core.workflow_commands import in_actions, shown
+from evalens.runner.adaptive import parse_runs
 from evalens.runner.api import UsageError, run_file
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
@@ -95,6 +96,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
         runs=args.runs,
+        runs_auto=args.runs_auto,
+        runs_threshold=args.runs_threshold,
         jobs=args.jobs,
         engine=args.engine,
         agent_model=args.agent_model,
@@ -343,16 +346,13 @@ def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
         )
     if args.agent_model is not None and ("," in args.agent_model or "=" in args.agent_model):
         parser.error("--model A,B (a matrix of models) runs UAAPS packages only, for now")
-    runs = args.runs or "3"
-    if not runs.isdigit():
-        parser.error(
-            "--runs auto runs UAAPS packages only, for now"
-            if runs.startswith("auto")
-            else f"--runs takes a number, not {runs!r}"
-        )
-    args.runs = int(runs)
-    if args.runs < 1:
-        parser.error("--runs must be at least 1")
+    try:
+        spec = parse_runs(args.runs or "3")
+    except ValueError:
+        parser.error(f"--runs takes a number or auto[:MAX], not {args.runs!r}")
+    args.runs, args.runs_auto = spec.count, spec.auto
+    if not 0 <= args.runs_threshold <= 1:
+        parser.error("--runs-threshold must be between 0 and 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
     if (args.max_cost is not None and args.max_cost < 0) or (
@@ -449,6 +449,8 @@ def _print_outcome(outcome: Any) -> None:
 
     for r in outcome.results:
         label = repeat_label(r) if r.runs > 1 else ""
+        why = r.details.get("stopped")  # --runs auto: why the unit made no more runs
+        label += f" ({why})" if why else ""
         print(
             shown(
                 f"{r.shown_state:5} {r.name}"

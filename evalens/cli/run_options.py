@@ -51,7 +51,6 @@ def duration_seconds(text: str) -> float:
 UAAPS_ONLY = {
     "package": "--package",
     "target": "--target",
-    "runs_threshold": "--runs-threshold",
     "judge_repeats": "--judge-repeats",
     "rejudge": "--rejudge",
 }
@@ -111,6 +110,13 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         help="runs per unit (default: the format's: 1 for UAAPS cases, 3 for the others); reports each unit's "
         "pass rate. auto[:MAX] (MAX default 20): run a unit again only while the 95%% interval of its pass "
         "rate straddles --runs-threshold (docs/repeats.md)",
+    )
+    p.add_argument(
+        "--runs-threshold",
+        type=float,
+        default=0.5,
+        metavar="RATE",
+        help="with --runs auto: the pass rate a unit is decided against (default 0.5)",
     )
     p.add_argument(
         "--jobs",
@@ -197,13 +203,6 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         "--package", type=Path, help="package root holding evals/ (default: found from the cwd)"
     )
     uaaps.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
-    uaaps.add_argument(
-        "--runs-threshold",
-        type=float,
-        default=0.5,
-        metavar="RATE",
-        help="with --runs auto: the pass rate a case is decided against (default 0.5)",
-    )
     uaaps.add_argument(
         "--judge-repeats",
         type=int,

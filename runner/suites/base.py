@@ -23,9 +23,11 @@ from evalens.core.formats.registry import all_formats
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
+from evalens.runner.adaptive import StopReason, stop_reason
 from evalens.runner.api_types import SNIPPET_CHARS, RunOptions
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.session import AgentResult, AgentSession, UsageError
+from evalens.runner.verdicts import count_passed, counted
 
 __all__ = [
     "FileRunRequest",
@@ -386,15 +388,32 @@ class Suite(ABC):
                 runs.append(done.run)
                 if done.record is not None:
                     session.records.append((unit.id, done.record))
-                continue
-            if hooks is not None:
-                await hooks.started(unit, number)
-            first = len(session.records)
-            one = await self.run_once(session, unit, number)
-            runs.append(one)
-            if hooks is not None:
-                await hooks.finished(unit, number, one, [r for _, r in session.records[first:]])
-        return self.combine(session, unit, runs)
+            else:
+                if hooks is not None:
+                    await hooks.started(unit, number)
+                first = len(session.records)
+                one = await self.run_once(session, unit, number)
+                runs.append(one)
+                if hooks is not None:
+                    await hooks.finished(unit, number, one, [r for _, r in session.records[first:]])
+            if self.request.runs_auto and self._decided(runs, number) is not None:
+                break  # --runs auto: decided (a resumed batch's kept runs count too)
+        result = self.combine(session, unit, runs)
+        if self.request.runs_auto:  # the runs it made, and why it made no more (docs/repeats.md)
+            result.runs = len(runs)
+            result.details["stopped"] = self._decided(runs, len(runs)) or "max-reached"
+        return result
+
+    def _decided(self, runs: list[UnitRun], made: int) -> StopReason | None:
+        """``--runs auto:MAX``: why no further run of the unit should start (runner/adaptive.py), or None."""
+        verdicts = [r.verdict for r in runs]
+        return stop_reason(
+            count_passed(verdicts),
+            sum(1 for v in verdicts if counted(v)),
+            made,
+            self.request.runs,
+            self.request.runs_threshold,
+        )
 
     def restored_run(
         self, unit: Unit, verdict: Verdict, reason: str, checks: list[UnitCheck], data: Any

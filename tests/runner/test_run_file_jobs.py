@@ -167,3 +167,28 @@ def test_the_verb_takes_jobs_for_an_eval_file(tmp_path: Path, slow_claude: Path,
     assert _most_in_flight(tmp_path / "r.json") == 4
     out = evalens(["run", tasks, "--jobs", "0", "--dry-run"], cwd=tasks.parent)
     assert out.returncode == 2 and "--jobs must be at least 1" in out.stderr
+
+
+def test_runs_auto_stops_each_unit_when_decided(tmp_path: Path, slow_claude: Path, sandbox_dir: Path) -> None:
+    """``--runs auto:MAX`` for an eval file, as for a package's case (tests/runner/test_adaptive_runs.py): a
+    steady unit stops once its Wilson interval clears the threshold (4 passes), an erring one (ERROR is not
+    counted) runs MAX times; the report and the summary say why each stopped, the runs never started are no
+    runs at all."""
+    tasks = _suite(tmp_path / "suite", n=2)
+    out = evalens(
+        ["run", tasks, "--no-judge", "--runs", "auto:5", "--jobs", "2", "-o", tmp_path / "r.json"],
+        cwd=tasks.parent,
+    )
+    assert out.returncode == 1, out.stderr
+    cases = {c["name"]: c for c in json.loads((tmp_path / "r.json").read_text())["cases"]}
+    good, erring = cases["t0"], cases["t1"]
+    # skilljack rules a task by its runs' mean scores (no per-run verdicts in the report): each run's own
+    # verdict still decides when to stop
+    assert (good["verdict"], good["runs"], good["details"]["stopped"]) == ("PASS", 4, "decided-pass")
+    assert (erring["verdict"], erring["runs"], erring["details"]["stopped"]) == ("ERROR", 5, "max-reached")
+    assert {n: len(r) for n, r in _records(tmp_path / "r.json").items()} == {"t0": 4, "t1": 5}
+    assert "(decided-pass)" in out.stdout and "(max-reached)" in out.stdout, out.stdout
+    out = evalens(["run", tasks, "--runs", "auto:0", "--dry-run"], cwd=tasks.parent)
+    assert out.returncode == 2 and "auto[:MAX]" in out.stderr
+    out = evalens(["run", tasks, "--runs", "auto", "--runs-threshold", "2", "--dry-run"], cwd=tasks.parent)
+    assert out.returncode == 2 and "--runs-threshold must be between 0 and 1" in out.stderr

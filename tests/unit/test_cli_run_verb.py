@@ -136,8 +136,6 @@ def test_a_flag_one_kind_of_target_cannot_honour_is_refused_by_name(tmp_path: Pa
     pkg = make_package(tmp_path / "pkg", cases={"a": {"input": {"prompt": "hi"}}})
     out = evalens(["run", str(pkg), "--with-installed", str(tmp_path), "--dry-run"])
     assert out.returncode == 2 and "--with-installed applies to eval files only" in out.stderr
-    out = evalens(["run", str(evals), "--runs", "auto", "--dry-run"])
-    assert out.returncode == 2 and "--runs auto runs UAAPS packages only" in out.stderr
 
 
 def test_one_verb_runs_a_package_and_a_file(tmp_path: Path) -> None:
