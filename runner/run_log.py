@@ -215,6 +215,19 @@ def _before_shared_names(inputs: dict[str, Any]) -> dict[str, Any]:
     return {_FILE_NAMES_BEFORE.get(k, k): v for k, v in inputs.items()}
 
 
+def _as_logged(request: Any, inputs: dict[str, Any], logged: dict[str, Any]) -> dict[str, Any]:
+    """``inputs`` without the options the batch's log does not record where they hold their defaults: an
+    option added to the request since the batch started (``--runs auto``'s for a file, say) changes nothing
+    it ran, so the batch still resumes; one set to anything else is a changed input."""
+    fields = type(request).model_fields
+
+    def unset(name: str, value: Any) -> bool:
+        field = fields.get(name)
+        return field is not None and value == field.get_default(call_default_factory=True)
+
+    return {k: v for k, v in inputs.items() if k in logged or not unset(k, v)}
+
+
 def fingerprint(inputs: dict[str, Any], units: Sequence[PlannedUnit]) -> str:
     """One hash of the inputs that decide verdicts and of every planned unit's fingerprint (by file and content,
     not name: a rename is not a change)."""
@@ -620,11 +633,12 @@ def open_units(
     except NotARunLog as exc:
         raise ResumeRefused(str(exc)) from None
     now = fingerprint(now_inputs, units)
-    if (
-        now != log.start.fingerprint
-        and fingerprint(_before_shared_names(now_inputs), units) == log.start.fingerprint
-    ):
-        now = log.start.fingerprint  # a file batch started before its request shared RunOptions' names
+    older = (  # as an older evalens recorded the same request
+        _as_logged(request, now_inputs, log.start.inputs),
+        _as_logged(request, _before_shared_names(now_inputs), log.start.inputs),
+    )
+    if now != log.start.fingerprint and any(fingerprint(i, units) == log.start.fingerprint for i in older):
+        now = log.start.fingerprint  # the same inputs, under the names and options it knew
     if now != log.start.fingerprint:
         what = fingerprint_changes(log.start, now_inputs, units) or ["the inputs' fingerprint"]
         raise ResumeRefused(

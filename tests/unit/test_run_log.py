@@ -341,3 +341,19 @@ def test_a_file_batch_started_under_the_requests_old_names_still_resumes(tmp_pat
     assert not {"agent_model", "judge", "timeout"} & set(before)
     uaaps = request_inputs(RunRequest(package_root=tmp_path, agent_model="m", judge="j", timeout=5))
     assert _before_shared_names(uaaps) == uaaps
+
+
+def test_an_option_added_since_the_batch_started_does_not_refuse_its_resume(tmp_path: Path) -> None:
+    """A run log written before a request option existed (``runs_auto`` for a file, issue 41) has no entry for
+    it: left at its default the option changed nothing that ran, so the fingerprint matches without it; set to
+    anything else it is a changed input."""
+    from evalens.runner.run_log import _as_logged, request_inputs
+    from evalens.runner.suites.base import FileRunRequest
+
+    request = FileRunRequest(file=tmp_path / "tasks.yaml", runs=2)
+    now = request_inputs(request)
+    logged = {k: v for k, v in now.items() if k not in ("runs_auto", "runs_threshold")}
+    assert _as_logged(request, now, logged) == logged
+    auto = FileRunRequest(file=tmp_path / "tasks.yaml", runs=2, runs_auto=True)
+    assert _as_logged(auto, request_inputs(auto), logged)["runs_auto"] is True
+    assert _as_logged(request, now, now) == now  # a log that records it: compared as it is
