@@ -118,12 +118,12 @@ async def run_cases(
     (:class:`LiveTurn`: text, tool calls, results, blocking hooks; called on the caller's event loop, so it
     must return at once)."""
     with streaming(on_turn):
-        async with cassettes(settings_of(request, request.package_root.resolve())):  # --record / --replay
+        async with cassettes(settings_of(request, request.package_path.resolve())):  # --record / --replay
             return carry(await _run_cases(request, on_progress))
 
 
 async def run_file(
-    request: FileRunRequest,
+    request: RunRequest,
     on_progress: Callable[[FileProgress], None] | None = None,
     format_id: str | None = None,
     on_turn: TurnCallback | None = None,
@@ -148,7 +148,7 @@ def request_for(
     *,
     package_root: Path | None = None,
     jobs: int = 1,
-) -> RunRequest | FileRunRequest:
+) -> RunRequest:
     """The request of a batch of ``units`` of ``file`` (empty: the whole file, or with ``file`` the package root
     itself, every case of the package), whatever its format, under the
     shared ``options`` (:class:`RunOptions`' fields). A package's case runs as its package plans it
@@ -158,7 +158,7 @@ def request_for(
     if names_per_file(format_id):
         suite = suite_for(format_id)
         assert suite is not None
-        return FileRunRequest(
+        return RunRequest(
             file=file, units=list(units), jobs=jobs, **{**suite.anchored_options(file), **options}
         )
     if package_root is None:
@@ -174,7 +174,7 @@ def request_for(
 
 
 async def run(
-    request: RunRequest | FileRunRequest,
+    request: RunRequest,
     on_progress: Callable[[ProgressEvent], None] | None = None,
     on_turn: TurnCallback | None = None,
     format_id: str | None = None,
@@ -184,7 +184,7 @@ async def run(
     is a ``done`` event, its other notes ``plan`` events, and the partial report of an interrupted batch a
     ``report`` event. ``format_id``: the file's format as the caller detected it (else detected again).
     Raises :class:`RunError` / :class:`UsageError` before any agent starts."""
-    if isinstance(request, RunRequest):
+    if request.file is None:  # a package's cases
         return await run_cases(request, on_progress, on_turn)
     progress = as_progress_events(on_progress, request.file) if on_progress is not None else None
     return await run_file(request, progress, format_id, on_turn=on_turn)

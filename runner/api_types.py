@@ -1,4 +1,6 @@
-"""The request, progress and outcome types of :func:`evalens.runner.api.run_cases` (UAAPS cases).
+"""The request, progress and outcome types of the run API (:func:`evalens.runner.api.run`): one
+:class:`RunRequest` for every format; the progress and outcome of a package's cases
+(:func:`~evalens.runner.api.run_cases`).
 
 Stability: the fields of :class:`RunRequest`, :class:`ProgressEvent` and :class:`RunOutcome` are a public
 contract; add fields, don't rename them.
@@ -9,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
 
 from evalens.core.models.uaaps import EvalReport
 from evalens.core.models.verdict import Verdict
@@ -18,6 +20,7 @@ from evalens.runner.results import CaseResult
 Stage = Literal["plan", "sandbox", "agent", "checks", "judge", "cleanup", "done", "report"]
 
 SNIPPET_CHARS = 500
+FILE_ENGINE = "claude-code"  # an eval file's engine when none is asked for (a package's: its eval config's)
 
 
 class RunError(Exception):
@@ -79,9 +82,8 @@ class AgentRunLimits(BaseModel):
 class RunOptions(AgentRunLimits):
     """What every run request means the same way, under one name each (issue 41): the engine, the agent model,
     the judge, the timeout in seconds, runs, limits, baseline, arm, resume and the report. :class:`RunRequest`
-    (a UAAPS package) and :class:`~evalens.runner.suites.base.FileRunRequest` (any other format's file) add
-    what only they select; ``evalens run`` fills either from the one option set (``evalens/cli/run_options.py``).
-    The file request's old names (``model``, ``judge_model``, ``timeout_seconds``, ``report``) are still
+    adds what it selects (a UAAPS package's cases or an eval file's units); ``evalens run`` fills it from the one
+    option set (``evalens/cli/run_options.py``). The file request's old names (``model``, ``judge_model``, ``timeout_seconds``, ``report``) are still
     accepted as keywords."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, populate_by_name=True)
@@ -177,9 +179,16 @@ class RunOptions(AgentRunLimits):
 
 
 class RunRequest(RunOptions):
-    """What to run of a UAAPS package. Unset overrides fall back to ``evals/eval-config.json``."""
+    """What to run, one request for every format (issue 41): a UAAPS package's cases (``package_root``, unset
+    overrides falling back to ``evals/eval-config.json``) or one eval file's units (``file``, unset values
+    falling back to the suite's own configuration, skilljack's ``eval.config.yaml``, then to the format's
+    defaults: a file runs 3 times and on Claude Code unless told). The options are :class:`RunOptions`', the
+    same for both; the fields below the selection are each one kind's own, and the CLI refuses one given for
+    the other kind (``evalens/cli/run_options.py``)."""
 
-    package_root: Path = Field(description="Package root: the folder holding `evals/`.")
+    package_root: Path | None = Field(
+        default=None, description="Package root: the folder holding `evals/` (or give `file`)."
+    )
     cases: list[str] = Field(
         default_factory=list, description="Case names or case file paths; empty = every case in evals/cases/."
     )
@@ -198,6 +207,94 @@ class RunRequest(RunOptions):
     judge_key_env: list[str] | None = Field(
         default=None, description="Env var names holding the judge's API key (provider default)."
     )
+
+    file: Path | None = Field(
+        default=None,
+        description="An eval file to run (tasks.yaml, task.md, evals.json, a trigger eval set, a plugin eval "
+        "case): its units, instead of a package's cases.",
+    )
+    units: list[str] = Field(default_factory=list, description="Unit ids to run (empty: every unit).")
+    no_deterministic: bool = Field(default=False, description="Skip skilljack's deterministic checks.")
+    config: Path | None = Field(
+        default=None, description="skilljack eval.config.yaml (default: beside the file)."
+    )
+    output_dir: Path | None = Field(default=None, description="Where the format's own result files go.")
+    json_output: Path | None = Field(default=None, description="Also write the format's JSON results here.")
+    skills_dir: Path | None = Field(
+        default=None, description="skilljack: skills folder (default: skills/ beside)."
+    )
+    skill: Path | None = Field(
+        default=None, description="Trigger sets: the skill folder (default: inferred)."
+    )
+    with_installed: list[Path] = Field(
+        default_factory=list,
+        description="Trigger sets: other skills installed beside the one under test, so queries can be stolen "
+        "(each a skill folder, or a folder of skills such as a plugin's `skills/`).",
+    )
+    threshold_discovery: float | None = None
+    threshold_score: float | None = Field(
+        default=None,
+        description="skilljack: the mean score a task needs (1-5); plugin evals: the run score a case needs (0-1, "
+        "default 1).",
+    )
+    ablation: str | None = Field(
+        default=None,
+        description="Plugin evals: `with-without` (the default, as `claude plugin eval` decides for a case whose "
+        "plugin resolves: each run again without the plugin, the with-only graders unscored) or `none`.",
+    )
+    github_summary: bool = False
+
+    @model_validator(mode="after")
+    def _one_target(self) -> RunRequest:
+        """Exactly one of ``package_root`` and ``file``; a file's defaults where the caller set none."""
+        if (self.package_root is None) == (self.file is None):
+            raise ValueError("a run request names a package_root or a file, not both and not neither")
+        if self.file is not None:
+            if "runs" not in self.model_fields_set:
+                self.runs = 3
+            if self.engine is None:
+                self.engine = FILE_ENGINE
+        return self
+
+    @property
+    def package_path(self) -> Path:
+        """The package a package request runs (typed: the validator saw it set)."""
+        if self.package_root is None:
+            raise ValueError("this request runs an eval file, not a package")
+        return self.package_root
+
+    @property
+    def file_path(self) -> Path:
+        """The eval file a file request runs (typed: the validator saw it set)."""
+        if self.file is None:
+            raise ValueError("this request runs a package, not an eval file")
+        return self.file
+
+    @property
+    def file_engine(self) -> str:
+        """The engine a file request runs on (the validator set Claude Code where none was asked for)."""
+        return self.engine or FILE_ENGINE
+
+    # the names the file request had before it shared RunOptions' (a public API: still readable)
+    @property
+    def model(self) -> str | None:
+        """Deprecated: ``agent_model``."""
+        return self.agent_model
+
+    @property
+    def judge_model(self) -> str | None:
+        """Deprecated: ``judge``."""
+        return self.judge
+
+    @property
+    def timeout_seconds(self) -> float | None:
+        """Deprecated: ``timeout``."""
+        return self.timeout
+
+    @property
+    def report(self) -> Path | None:
+        """Deprecated: ``output``."""
+        return self.output
 
 
 class ProgressEvent(BaseModel):

@@ -21,6 +21,7 @@ from evalens.core.models.run_record import sum_usage
 from evalens.core.models.uaaps import EvalReport, ReportAgent, ReportConfig, ReportJudge, ReportPackage
 from evalens.core.validate import validate_file
 from evalens.runner.agent_process import in_thread
+from evalens.runner.api_types import RunRequest
 from evalens.runner.arms import ArmError, opened_async, resolve_arm
 from evalens.runner.baseline import (
     FOLDER,
@@ -59,7 +60,7 @@ from evalens.runner.run_log import (
 )
 from evalens.runner.session import AgentResult, UsageError, agent_env
 from evalens.runner.suites import names_per_file, suite_for
-from evalens.runner.suites.base import FileRunRequest, KeptRun, LoggedSession, Suite, Unit, UnitRun
+from evalens.runner.suites.base import KeptRun, LoggedSession, Suite, Unit, UnitRun
 from evalens.runner.unit_identity import identity, key, reconcile
 
 __all__ = ["FileOutcome", "FileProgress", "InvalidFile", "NotRunnable", "file_report", "prepare", "run_file"]
@@ -110,13 +111,13 @@ class FileOutcome(BaseModel):
 
 
 def prepare(
-    request: FileRunRequest,
+    request: RunRequest,
     on_progress: Callable[[FileProgress], None] | None = None,
     format_id: str | None = None,
 ) -> tuple[Suite, list[Unit]]:
     """Validate the file, pick its suite and the selected units; raises :class:`UsageError` before anything
     runs. Blocking (reads and validates the file): call it off the event loop."""
-    file = request.file
+    file = request.file_path
     if not file.is_file():
         raise UsageError(f"{file}: no such file")
     doc = None  # the parse validation made: the suite's units come from it (evalens.core.units)
@@ -168,7 +169,7 @@ def prepare(
 
 
 async def run_file(
-    request: FileRunRequest,
+    request: RunRequest,
     on_progress: Callable[[FileProgress], None] | None = None,
     format_id: str | None = None,
 ) -> FileOutcome:
@@ -183,7 +184,7 @@ async def run_file(
         plan = await asyncio.to_thread(_baseline_plan, request, suite)
     except BaselineError as exc:
         raise UsageError(str(exc)) from None
-    outcome = FileOutcome(format=suite.format_id, file=request.file)
+    outcome = FileOutcome(format=suite.format_id, file=request.file_path)
     if request.dry_run:
         outcome.dry_run = suite.dry_run(units) + (
             [f"baseline: {plan.label}: every unit runs {request.runs} more time(s)"]
@@ -196,13 +197,13 @@ async def run_file(
     except ArmError as exc:
         raise UsageError(str(exc)) from None
     max_cost = request.budget.max_cost if request.budget is not None else request.max_cost
-    refused = refuse_unpriced(request.engine, request.agent_model, max_cost, request.allow_unpriced)
+    refused = refuse_unpriced(request.file_engine, request.agent_model, max_cost, request.allow_unpriced)
     if refused is not None:  # before any run: the budget would count them $0
         raise UsageError(refused)
     session = await suite.session(units)
     if request.extra_env:  # --env NAME: the caller's variable, as a package's run passes it
         session.env.update(agent_env(session.engine, request.extra_env))
-    unpriced = unpriced_before(request.engine, request.agent_model) if max_cost is not None else None
+    unpriced = unpriced_before(request.file_engine, request.agent_model) if max_cost is not None else None
     if unpriced is not None:
         suite.say("", f"warning: --max-cost: {unpriced}")
 
@@ -242,13 +243,13 @@ def _say_partial(on_progress: Callable[[FileProgress], None] | None, report_path
         pass
 
 
-def _baseline_plan(request: FileRunRequest, suite: Suite) -> Any:
+def _baseline_plan(request: RunRequest, suite: Suite) -> Any:
     """``--baseline`` resolved against the repository holding the skill (blocking: runs git)."""
     return resolve(request.baseline, suite.root)
 
 
 async def _run_units(
-    request: FileRunRequest,
+    request: RunRequest,
     suite: Suite,
     units: list[Unit],
     session: Any,
@@ -375,7 +376,7 @@ async def _bounded(jobs: int, work: list[Callable[[], Awaitable[None]]]) -> None
 
 
 async def _run_at_once(
-    request: FileRunRequest,
+    request: RunRequest,
     suite: Suite,
     units: list[Unit],
     session: Any,
@@ -440,7 +441,7 @@ async def _run_at_once(
 
 
 async def _run_own(
-    request: FileRunRequest,
+    request: RunRequest,
     suite: Suite,
     unit: Unit,
     session: Any,
@@ -478,7 +479,7 @@ async def _run_own(
 
 
 async def _run_unit(
-    request: FileRunRequest,
+    request: RunRequest,
     suite: Suite,
     unit: Unit,
     session: Any,
@@ -506,7 +507,7 @@ async def _run_unit(
     return result, base
 
 
-def _report_path(request: FileRunRequest, suite: Suite, started: Any) -> Path | None:
+def _report_path(request: RunRequest, suite: Suite, started: Any) -> Path | None:
     """Where the batch's report and run log go (a resumed batch: where they went); None: no report."""
     if not request.write_report:
         return None
@@ -592,7 +593,7 @@ class FileBatch:
     @classmethod
     def open(
         cls,
-        request: FileRunRequest,
+        request: RunRequest,
         suite: Suite,
         units: list[Unit],
         inputs: NextRun,
@@ -723,9 +724,9 @@ class LoggedRule:
         if not planned or not names_per_file(planned[0].unit.format):
             return None
         try:
-            request = FileRunRequest.model_validate({**log.start.inputs, "units": []})
+            request = RunRequest.model_validate({**log.start.inputs, "units": []})
             suite, units = prepare(request, None, planned[0].unit.format)
-            engine = get_engine(request.engine)
+            engine = get_engine(request.file_engine)
         except (UsageError, UnsupportedEngine, OSError, ValueError):
             return None
         root = log.package_root

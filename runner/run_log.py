@@ -210,7 +210,7 @@ _FILE_NAMES_BEFORE = {"agent_model": "model", "judge": "judge_model", "timeout":
 def _before_shared_names(inputs: dict[str, Any]) -> dict[str, Any]:
     """``inputs`` of a file batch as an evalens before issue 41's RunOptions recorded them, so a batch it
     started can still be resumed (a UAAPS batch's names did not change)."""
-    if "file" not in inputs:
+    if inputs.get("file") is None:
         return inputs
     return {_FILE_NAMES_BEFORE.get(k, k): v for k, v in inputs.items()}
 

@@ -278,14 +278,14 @@ class Optimizer:
     async def measure(self, description: str, queries: list[tuple[str, bool]]) -> Measured:
         # lazy: the run machinery (see the note above the imports)
         from evalens.runner.api import run_file
-        from evalens.runner.suites.base import FileRunRequest
+        from evalens.runner.api_types import RunRequest
 
         skill = self.copy(description)
         (skill / "evals").mkdir()
         file = skill / "evals" / "trigger-eval.json"
         file.write_text(json.dumps([{"query": q, "should_trigger": w} for q, w in queries]), encoding="utf-8")
         outcome = await run_file(
-            FileRunRequest(
+            RunRequest(
                 file=file,
                 skill=skill,
                 with_installed=self.others,

@@ -32,6 +32,7 @@ from evalens.core.validate import read_source, validate_file
 from evalens.core.workflow_commands import in_actions, shown
 from evalens.runner.adaptive import parse_runs
 from evalens.runner.api import UsageError, run_file
+from evalens.runner.api_types import RunRequest
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
 from evalens.runner.reselect import pick
@@ -40,7 +41,6 @@ from evalens.runner.run_file import InvalidFile, prepare
 from evalens.runner.run_log import NotARunLog, find_log, read_log
 from evalens.runner.sandbox import plan_sandbox
 from evalens.runner.suites import FILE_FORMATS, PACKAGE_FORMAT, names_per_file
-from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.suites.skilljack_files import create_eval, rescore, skilljack_config
 from evalens.runner.uplift_words import describe
 from evalens.runner.verdicts import passed
@@ -91,8 +91,8 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
     return EXIT_OK if report["passed"] else EXIT_FAILED
 
 
-def request_from_args(file: Path, args: argparse.Namespace) -> FileRunRequest:
-    return FileRunRequest(
+def request_from_args(file: Path, args: argparse.Namespace) -> RunRequest:
+    return RunRequest(
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
         runs=args.runs,
@@ -295,7 +295,7 @@ RESUME_CONFLICTS = (
 )
 
 
-def _resume_request(args: Any) -> FileRunRequest | int:
+def _resume_request(args: Any) -> RunRequest | int:
     """The request that finishes the batch of ``--resume REPORT_DIR``: the batch's own inputs from its run log,
     every unit of its file (the run narrows them to the batch's units by identity: one renamed since is still
     found); an exit code when it cannot be."""
@@ -327,7 +327,7 @@ def _resume_request(args: Any) -> FileRunRequest | int:
         )
         return EXIT_USAGE
     try:
-        return FileRunRequest.model_validate({**start.inputs, "units": [], "resume": Path(start.report)})
+        return RunRequest.model_validate({**start.inputs, "units": [], "resume": Path(start.report)})
     except ValueError as exc:
         print(shown(f"evalens run: cannot resume {args.resume}: {exc}"), file=sys.stderr)
         return EXIT_USAGE

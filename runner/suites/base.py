@@ -16,15 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
-from pydantic import Field
-
 from evalens.core.documents import ParsedDocument
 from evalens.core.formats.registry import all_formats
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
 from evalens.runner.adaptive import StopReason, stop_reason
-from evalens.runner.api_types import SNIPPET_CHARS, RunOptions
+from evalens.runner.api_types import SNIPPET_CHARS, RunRequest
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.session import AgentResult, AgentSession, UsageError
 from evalens.runner.verdicts import count_passed, counted
@@ -47,66 +45,8 @@ __all__ = [
 ]
 
 
-class FileRunRequest(RunOptions):
-    """What ``evalens run FILE``, the lens and the Test Explorer ask for of any format but UAAPS; unset values
-    fall back to the suite's own configuration (skilljack's ``eval.config.yaml``) and then to the format's
-    defaults. The shared options are :class:`~evalens.runner.api_types.RunOptions`'s; a file runs 3 times and on
-    Claude Code unless told."""
-
-    file: Path = Field(description="The eval file: tasks.yaml, task.md, evals.json or a trigger eval set.")
-    units: list[str] = Field(default_factory=list, description="Unit ids to run (empty: every unit).")
-    runs: int = Field(default=3, ge=1, description="Runs per unit.")
-    engine: str = Field(default="claude-code", description="`claude-code` or `codex`.")
-    no_deterministic: bool = Field(default=False, description="Skip skilljack's deterministic checks.")
-    config: Path | None = Field(
-        default=None, description="skilljack eval.config.yaml (default: beside the file)."
-    )
-    output_dir: Path | None = Field(default=None, description="Where the format's own result files go.")
-    json_output: Path | None = Field(default=None, description="Also write the format's JSON results here.")
-    skills_dir: Path | None = Field(
-        default=None, description="skilljack: skills folder (default: skills/ beside)."
-    )
-    skill: Path | None = Field(
-        default=None, description="Trigger sets: the skill folder (default: inferred)."
-    )
-    with_installed: list[Path] = Field(
-        default_factory=list,
-        description="Trigger sets: other skills installed beside the one under test, so queries can be stolen "
-        "(each a skill folder, or a folder of skills such as a plugin's `skills/`).",
-    )
-    threshold_discovery: float | None = None
-    threshold_score: float | None = Field(
-        default=None,
-        description="skilljack: the mean score a task needs (1-5); plugin evals: the run score a case needs (0-1, "
-        "default 1).",
-    )
-    ablation: str | None = Field(
-        default=None,
-        description="Plugin evals: `with-without` (the default, as `claude plugin eval` decides for a case whose "
-        "plugin resolves: each run again without the plugin, the with-only graders unscored) or `none`.",
-    )
-    github_summary: bool = False
-
-    # the names this request had before it shared RunOptions' (a public API: still readable)
-    @property
-    def model(self) -> str | None:
-        """Deprecated: ``agent_model``."""
-        return self.agent_model
-
-    @property
-    def judge_model(self) -> str | None:
-        """Deprecated: ``judge``."""
-        return self.judge
-
-    @property
-    def timeout_seconds(self) -> float | None:
-        """Deprecated: ``timeout``."""
-        return self.timeout
-
-    @property
-    def report(self) -> Path | None:
-        """Deprecated: ``output``."""
-        return self.output
+#: The name ``evalens run FILE``'s callers knew (a public API): the one request, for a file.
+FileRunRequest = RunRequest
 
 
 @dataclass
@@ -233,7 +173,7 @@ class Suite(ABC):
     ) -> None:
         self.request = request
         self.format_id = format_id
-        self.file = request.file
+        self.file = request.file_path
         self._progress = progress
         self.doc = doc if doc is not None else read_doc(self.file, format_id)
         """The file's positioned parse from :mod:`evalens.core` (the one validation read): units come from it,

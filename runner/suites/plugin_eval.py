@@ -32,6 +32,7 @@ from evalens.core.formats.plugin_eval import PROMPT_TEMPLATE, case_files, case_n
 from evalens.core.models.plugin_eval import READ_ONLY_TOOLS
 from evalens.core.placeholders import refusal, rubric_placeholder
 from evalens.core.regular_files import read_regular_bytes
+from evalens.runner.api_types import RunRequest
 from evalens.runner.baseline import uplift_of
 from evalens.runner.engines.base import AgentCommand, Engine, Invocation, SandboxPaths, Transcript
 from evalens.runner.engines.claude_code import ClaudeCode
@@ -40,7 +41,6 @@ from evalens.runner.judge import default_judge, judge_deadline, resolve_judge
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentLaunch, AgentResult, AgentSession, UsageError, agent_error
 from evalens.runner.suites.base import (
-    FileRunRequest,
     LoggedSession,
     Ran,
     Restored,
@@ -366,7 +366,7 @@ class PluginEvalSuite(Suite):
             self.spec = resolve_judge(self.request.judge, default_provider=default_judge(self.request.engine))
         session = await asyncio.to_thread(
             PluginEvalSession,
-            self.request.engine,
+            self.request.file_engine,
             self.request.agent_model,
             self._agent_time(),
             keep_sandbox=self.request.keep_sandbox,
@@ -637,7 +637,7 @@ class PluginEvalSuite(Suite):
         if not files:
             return {}
         try:
-            suite = cls(FileRunRequest(file=file), format_id)
+            suite = cls(RunRequest(file=file), format_id)
         except (OSError, ValueError):
             return {}
         for path in files:

@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from evalens.core.formats._shared import frontmatter_name
 from evalens.core.units import read_doc
+from evalens.runner.api_types import RunRequest
 from evalens.runner.git_repo import repository_of
 from evalens.runner.results import UnitCheck, UnitResult
 from evalens.runner.session import AgentResult, UsageError, agent_error
-from evalens.runner.suites.base import FileRunRequest
 from evalens.runner.verdicts import check_status, scored_verdict
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ def build_results(
     tasks: list[SjTask],
     outcomes: list[Any],
     cfg: SjConfig,
-    request: FileRunRequest,
+    request: RunRequest,
     discovery_threshold: float,
     score_threshold: float,
 ) -> dict[str, Any]:

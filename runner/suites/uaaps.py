@@ -217,7 +217,7 @@ def _planned(cases: list[tuple[EvalCase, Path]], judged: bool, warnings: list[st
 
 def plan_run(request: RunRequest, on_progress: Callable[[ProgressEvent], None] | None = None) -> _Context:
     """Resolve config, cases, engine, judge and sandbox; raises :class:`RunError` before anything starts."""
-    root = request.package_root.resolve()
+    root = request.package_path.resolve()
 
     try:  # a bad --baseline or --arms is named before anything else is checked
         baseline, arm = resolve(request.baseline, root), resolve_arm(request.arm, root)
@@ -496,7 +496,7 @@ async def _run_case(
     rec.state = "running"
     start = time.monotonic()
     extra = {"run_index": run_index, "case_file": str(case_file)}
-    evals_dir = ctx.request.package_root.resolve() / "evals"
+    evals_dir = ctx.request.package_path.resolve() / "evals"
 
     def install(paths: Any) -> None:
         populate(paths, evals_dir, case.input.files, case.input.workspace_files)
@@ -642,7 +642,7 @@ def _case_results(ctx: _Context, report_path: Path | None) -> tuple[list[CaseRes
                 runs=runs if runs > 1 else None,
                 pass_rate=pass_rate,
                 run_verdicts=verdicts if runs > 1 else [],
-                case_file=os.path.relpath(path, ctx.request.package_root.resolve()),
+                case_file=os.path.relpath(path, ctx.request.package_path.resolve()),
                 artifacts=artifacts_rel,
                 usage=usage,
                 details=dict(stopped),
@@ -944,7 +944,7 @@ def _report_path(ctx: _Context, started: Any) -> Path | None:
     if not request.write_report:
         return None
     report_path = request.resume or allocate_report_path(
-        request.package_root.resolve(), started, request.output
+        request.package_path.resolve(), started, request.output
     )
     ctx.artifacts_dir = artifacts_root(report_path)
     ctx.emit(None, "report", "report path", report_path=str(report_path))

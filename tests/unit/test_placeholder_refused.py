@@ -36,7 +36,7 @@ def test_a_uaaps_case_with_placeholder_criteria_is_an_error_before_any_agent(
     record = uaaps_suite._RunRecord()
     ctx = SimpleNamespace(
         records={("x", 1): record},
-        request=SimpleNamespace(package_root=tmp_path),
+        request=SimpleNamespace(package_root=tmp_path, package_path=tmp_path),
         judge_spec=object(),
         emit=lambda *a, **k: None,
     )
