@@ -246,6 +246,7 @@ def parse(argv: list[str], prog: str = "evalens eval") -> argparse.Namespace | i
     parser = _parser()
     parser.prog = prog
     args = parser.parse_args(argv)
+    args.prog = prog  # the face that parsed: its messages name it (`evalens rejudge: …`)
     run_options.deprecations(args, prog)
     refused = run_options.refuse_foreign(args, parser.parse_args([]), True, prog)
     if refused is not None:
@@ -328,13 +329,14 @@ def execute(args: argparse.Namespace) -> int:
 
 def _rejudge(args: Any) -> int:
     """``--rejudge REPORT``: judge a past batch's transcripts again and print the new verdicts."""
+    prog = getattr(args, "prog", "evalens eval")
     try:
         report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
     except RunError as exc:
-        print(shown(f"evalens eval: {exc}"), file=sys.stderr)
+        print(shown(f"{prog}: {exc}"), file=sys.stderr)
         return exc.exit_code
     except (OSError, ValueError) as exc:
-        print(shown(f"evalens eval: cannot re-judge {args.rejudge}: {exc}"), file=sys.stderr)
+        print(shown(f"{prog}: cannot re-judge {args.rejudge}: {exc}"), file=sys.stderr)
         return 2
     if args.json:
         print(report.model_dump_json(indent=2, by_alias=True, exclude_none=True))

@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 from evalens.cli.ci_flags import add_ci_arguments, emit
-from evalens.core.index import find_package_root
+from evalens.core.index import package_of_folder
 from evalens.core.workflow_commands import shown
 from evalens.runner.ci.merge import MergeError, merge_reports
 from evalens.runner.ci.shard import ShardError, durations_from, split
@@ -81,7 +81,7 @@ def _package_of(report_path: Path, explicit: Path | None) -> Path | None:
     if parent.name == "reports" and parent.parent.name == "evals":
         return parent.parent.parent
 
-    return find_package_root(Path.cwd()) or Path.cwd()
+    return package_of_folder(Path.cwd()) or Path.cwd()
 
 
 def _ci(argv: list[str]) -> int:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from evalens.core.index import find_package_root
+from evalens.core.index import package_of_folder
 from evalens.core.models.uaaps import ReportConfig, ReportPackage, ReportShard
 from evalens.runner.api import RunRequest, plan_run
 from evalens.runner.ci.shard import (
@@ -47,10 +47,7 @@ def find_package(explicit: Path | None) -> Path:
     if explicit is not None:
         return explicit
     cwd = Path.cwd()
-    if (cwd / "evals").is_dir():
-        return cwd
-
-    return find_package_root(cwd) or cwd
+    return package_of_folder(cwd) or cwd
 
 
 def planned_units(root: Path, request: Any = None) -> dict[str, str]:

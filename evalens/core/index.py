@@ -75,6 +75,17 @@ def find_package_root(path: Path) -> Path | None:
     return None
 
 
+def package_of_folder(folder: Path) -> Path | None:
+    """The package a command started in ``folder`` works on: the folder when it holds ``evals/``, its parent
+    when it is the package's ``evals/`` or ``skills/`` itself, else the package around it. A file's package is
+    :func:`find_package_root`'s (which never takes the path itself for the ``evals/`` folder it names)."""
+    if (folder / "evals").is_dir():
+        return folder
+    if folder.name in {"evals", "skills"} and folder.is_dir():
+        return folder.parent
+    return find_package_root(folder)
+
+
 def frontmatter_fields(text: str) -> dict[str, str]:
     """`name` and `description` from a SKILL.md without a full parse (fast, tolerant)."""
     doc = parse(text, "markdown")

@@ -40,7 +40,7 @@ def tune(
         or tuning.overrides
         or tuning.select is not None
     ):
-        return problems
+        return list(problems)  # a new list even with nothing to tune: a caller may extend it
     out: list[Problem] = []
     for p in problems:
         if not is_tunable(p.code):

@@ -33,7 +33,9 @@ def _manifest_eval_dir(root: Path) -> str | None:
             data = json.loads(raw)
         except ValueError:
             return None
-        value = (data.get("experimental") or {}).get("evals") if isinstance(data, dict) else None
+        experimental = data.get("experimental") if isinstance(data, dict) else None
+        # a committed plugin.json is the repository's: any shape is read, none crashes the run or the server
+        value = experimental.get("evals") if isinstance(experimental, dict) else None
         if isinstance(value, list):
             value = value[0] if value else None
         return value.strip("/") if isinstance(value, str) and value.strip("/") else None

@@ -85,8 +85,8 @@ def yaml_context(lines: list[str], line: int, col: int) -> CursorContext:
             threshold_item = dash
         else:
             threshold_item = None
-        if m:
-            path.insert(0, m.group(2))
+        if m:  # the key after the item's index: `- type: ` is (…, i, "type")
+            path.append(m.group(2))
         if threshold_item is not None:
             threshold = threshold_item
             in_seq = True

@@ -52,6 +52,9 @@ def test_package_of_a_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     repo = make_package(tmp_path / "repo")
     monkeypatch.chdir(repo / "skills" / "greeter")
     assert _package_of(tmp_path / "out" / "r.json", None).resolve() == repo.resolve()
+    for inside in (repo / "evals", repo / "skills", repo / "evals" / "cases"):  # the package's own folders
+        monkeypatch.chdir(inside)
+        assert _package_of(tmp_path / "out" / "r.json", None).resolve() == repo.resolve(), inside
 
 
 def test_ci_exit_code_follows_the_verdicts(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

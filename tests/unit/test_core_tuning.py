@@ -35,7 +35,9 @@ def _file(tmp_path: Path, text: str) -> FileConfig:
 
 def test_nothing_to_apply_keeps_the_problems() -> None:
     problems = [_p("unknown-key"), _p("missing-key", 1, Severity.ERROR)]
-    assert tune(problems, None, "uaaps-case", "a.yaml", Tuning()) == problems
+    out = tune(problems, None, "uaaps-case", "a.yaml", Tuning())
+    assert out == problems
+    assert out is not problems  # a new list, as promised: extending it leaves the caller's alone
 
 
 def test_a_yaml_comment_silences_its_line_or_the_next() -> None:

@@ -175,3 +175,16 @@ def test_copied_entries_of_a_nested_eval_dir_without_mocks(tmp_path: Path) -> No
     (root / "qa" / "notes.md").write_text("x", encoding="utf-8")
     case = _case(root, "qa/cases/one")
     assert copied_entries(root, "qa/cases", case) == [".claude-plugin", "qa/cases/one"]
+
+
+@pytest.mark.parametrize("experimental", ['"yes"', "[1]", "7", "true"])
+def test_an_experimental_section_of_any_shape_is_read_without_a_crash(
+    tmp_path: Path, experimental: str
+) -> None:
+    """A committed plugin.json is the repository's: `experimental` that is not a mapping names no eval dir (the
+    default, evals/, stands) instead of raising in the run, the lens or the stale check."""
+    root = tmp_path / "plugin"
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(f'{{"name": "p", "experimental": {experimental}}}')
+    (root / "evals" / "c1").mkdir(parents=True)
+    assert eval_dir_of(root, root / "evals" / "c1") == "evals"

@@ -162,3 +162,15 @@ def test_json_insert_by_type() -> None:
     assert _json_insert("network", {"type": "boolean"}, False) == '"network": false'
     assert _json_insert("timeout", {"type": "number"}, True) == '"timeout": $1'
     assert _json_insert("timeout", {"type": "number"}, False) == '"timeout": '
+
+
+def test_a_list_items_first_key_completes_its_values(tmp_path: Path) -> None:
+    """`graders:\\n  - type: ` in a plugin eval's case.yaml offers the grader kinds on the item's first line, as on
+    any later one (the cursor's path once put the key before the item's index, and nothing was offered)."""
+    plugin = tmp_path / "demo"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "plugin_eval" / "demo", plugin)
+    case = plugin / "evals" / "new-case" / "case.yaml"
+    case.parent.mkdir()
+    ls = make_server(tmp_path, capabilities())
+    uri = open_doc(ls, case, "prompt: Say DONE.\ngraders:\n  - type: \n")
+    assert {"regex", "tool_used", "file_exists", "llm"} <= set(_labels(complete(ls, uri, position(2, 10))))

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from evalens.core.documents import parse
 from evalens.server.features.context import CursorContext, json_context, yaml_context
 
@@ -104,13 +102,9 @@ def test_nested_lists_of_mappings() -> None:
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: the value of a list item's FIRST key gets the path (list, key, index) instead of (list, index, "
-    "key) (server/features/context.py, yaml_context: path.append(index) then path.insert(0, key)); "
-    "completion then finds no schema for it, e.g. no grader kinds for `graders:\\n  - type: `",
-)
 def test_the_value_of_a_list_items_first_key() -> None:
+    """The key follows the item's index (it once came before it, and completion found no schema for
+    `graders:\\n  - type: `)."""
     assert at(13).parent == ("tasks", 1, "id")
 
 
