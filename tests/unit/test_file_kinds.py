@@ -22,6 +22,17 @@ def test_generated_copies_match_the_declaration():
     assert kinds.published() == kinds.computed()  # what the server sends, read from the JSON copy
 
 
+def test_the_published_kinds_have_the_wire_models_shape():
+    """The wire shape is declared once, as ``wire.FileKind`` (the TypeScript type is generated from it): every
+    kind the server publishes is exactly that, and the initialize section is ``ExperimentalCapabilities``."""
+    from evalens.server import wire
+    from evalens.server.protocol import experimental_capabilities
+
+    section = experimental_capabilities()["evalens"]
+    assert wire.ExperimentalCapabilities.model_validate(section).wire() == section
+    assert [wire.FileKind.model_validate(k).wire() for k in kinds.published()] == kinds.published()
+
+
 def test_every_format_glob_is_a_kind():
     globs = {k.glob for k in kinds.file_kinds()}
     for fmt in all_formats():
