@@ -18,7 +18,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.lsp.fuzz import Fuzzer, Report  # noqa: E402
+from tests.server.fuzz import Fuzzer, Report  # noqa: E402
 
 
 def main() -> int:

@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from lsp_bench import machine_load  # noqa: E402 - beside this script
 
-from tests.lsp.run_fixtures import PASS_CASE, plain  # noqa: E402 - the Run lens tests' own case
+from tests.server.run_fixtures import PASS_CASE, plain  # noqa: E402 - the Run lens tests' own case
 
 EXAMPLE_PKG = ROOT / "examples" / "pdf-tools"
 FAKE = ROOT / "tests" / "fakemodel" / "server.py"

@@ -174,11 +174,11 @@ def _count_recall(result: Score, diagnostics: list[Diagnostic], verdicts: list[d
 
 
 def overruled(verdicts: list[dict[str, str]], corpus: Path) -> list[dict[str, str]]:
-    """The verdicts with the tests' reasoned exceptions applied (``OVERRULED`` in tests/unit/test_realworld.py, one
+    """The verdicts with the tests' reasoned exceptions applied (``OVERRULED`` in tests/core/test_realworld.py, one
     table for both), so ``--exceptions`` prints the numbers the tests hold the targets against."""
     repo = Path(__file__).resolve().parents[1]
     sys.path.insert(0, str(repo))
-    from tests.unit.test_realworld import (
+    from tests.core.test_realworld import (
         OVERRULED,
     )  # lazy: only --exceptions needs the test module (and pytest)
 
@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--exceptions",
         action="store_true",
-        help="apply the reasoned exceptions of tests/unit/test_realworld.py (OVERRULED): reviewer verdicts held "
+        help="apply the reasoned exceptions of tests/core/test_realworld.py (OVERRULED): reviewer verdicts held "
         "wrong by the format's own documentation or tool, as the tests score them",
     )
     args = parser.parse_args(argv)

@@ -8,7 +8,7 @@
 * :func:`graded_verdict`: units graded statement by statement (skill-creator, writing-skills; rule 3).
 * :func:`scored_verdict`: units scored over repeated runs against thresholds (skilljack, live and restored).
 * :func:`check_status`, :func:`held`, :func:`passed`, :func:`count_passed`, :func:`counted`, :func:`read_verdict`: the words
-  themselves. No other module compares to ``"PASS"`` to decide anything (``tests/unit/test_verdict_module.py``
+  themselves. No other module compares to ``"PASS"`` to decide anything (``tests/core/test_verdict_module.py``
   greps for it); faces that only display a verdict are allow-listed there.
 """
 

@@ -268,7 +268,7 @@ class EvalensProtocol(LanguageServerProtocol):
 
     # ------------------------------------------------------------------------------------ pygls hooks
     # The one place evalens relies on pygls internals (``_request_futures``, ``_result_types``, the
-    # ``_execute_handler`` / ``_handle_response`` / ``_send_handler_result`` steps); tests/lsp/test_pygls_hooks.py
+    # ``_execute_handler`` / ``_handle_response`` / ``_send_handler_result`` steps); tests/server/test_pygls_hooks.py
     # and test_protocol.py::test_pygls_still_leaks_bookkeeping fail when pygls changes them.
     def on_cancel(self, msg_id: Any, callback: Callable[[], None]) -> bool:
         """Call ``callback`` (on the event loop) when the client cancels request ``msg_id``.
@@ -305,7 +305,7 @@ class EvalensProtocol(LanguageServerProtocol):
         pygls files the future of every async, threaded and generator handler under ``_request_futures``,
         but only a request's answer removes it: notifications (``didOpen``, ``didChange``, ...) and the
         steps of its built-in generator handlers stay there for good (two entries per opened file).
-        ``tests/lsp/test_protocol.py::test_pygls_still_leaks_bookkeeping`` fails once pygls fixes it."""
+        ``tests/server/test_protocol.py::test_pygls_still_leaks_bookkeeping`` fails once pygls fixes it."""
         super()._execute_handler(msg_id, handler, callback, args, kwargs)
         future = self._request_futures.get(msg_id)
         if future is not None:

@@ -7,7 +7,7 @@ editor registers placeholders read from ``capabilities.json``, the features' nam
 the real registration makes them, and answers. A worker thread then imports the feature modules
 (``load``); the first message after ``initialize`` waits for it on the loop and registers the real handlers
 in place of the placeholders (``activate``), so no handler ever runs before its module is loaded and every
-message is handled in the order it came. ``tests/lsp/test_start_up.py`` holds the manifest to the live
+message is handled in the order it came. ``tests/server/test_start_up.py`` holds the manifest to the live
 registration, the two servers' answers to each other and the answer's path to its modules.
 
 ``create_server()`` (tests, in process) registers every feature at once, as before.

@@ -3,7 +3,7 @@ notifications and the initialize result's ``experimental.evalens`` section.
 
 Field names are the camelCase names on the wire. ``vscode-extension/src/protocol.generated.ts`` is generated from
 the models here (``python -m evalens.server.wire_ts --write``, server/wire_ts.py) and the extension imports its
-types through ``protocol.ts``; ``tests/unit/test_wire.py`` fails when the generated file is out of date. Build a
+types through ``protocol.ts``; ``tests/server/test_wire.py`` fails when the generated file is out of date. Build a
 payload with ``Model(...).wire()``.
 """
 

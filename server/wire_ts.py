@@ -6,7 +6,7 @@ the schema shapes the wire models use are handled (objects, ``$ref``, optional a
 arrays, string-keyed maps, ``Any``); anything else raises rather than being typed loosely.
 
 ``python -m evalens.server.wire_ts --write`` regenerates the file, ``--check`` exits 1 when it is out of date
-(``tests/unit/test_wire.py`` does the same).
+(``tests/server/test_wire.py`` does the same).
 """
 
 from __future__ import annotations

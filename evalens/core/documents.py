@@ -571,7 +571,7 @@ def reparse_item(previous: ParsedDocument, text: str, lines: list[str]) -> Parse
     ends at the next token); nothing in it refers outside it or reads past it (``_NOT_LOCAL``); the document
     stays one plain document whose node count (``yaml_nodes``) is kept under ``MAX_NODES``; and the lines
     around it are unchanged, so the full parse reads them as before. A differential test
-    (tests/unit/test_incremental_parse.py) holds it to the full parse over random edits."""
+    (tests/core/test_incremental_parse.py) holds it to the full parse over random edits."""
     old_lines = previous.lines
     if len(lines) != len(old_lines) or previous.root is None:
         return None

@@ -3,7 +3,7 @@
 ``vscode-extension/package.json`` offers the ``evalens.engine`` setting as an enum: ``auto`` and then every
 registered engine with its label. The registry is the one list of engines, so the manifest's copy is written
 from it: ``python -m evalens.core.engine_manifest --write`` regenerates it, ``--check`` exits 1 when it is out
-of date (``tests/unit/test_engine_registry.py`` does the same). The rest of the manifest is left as it is.
+of date (``tests/core/test_engine_registry.py`` does the same). The rest of the manifest is left as it is.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ schema enum and completion, the runner's ``get_engine`` (which imports the adapt
 runs), preflight and ``evalens doctor``, the judge's default provider and the server's engine check. ``core``
 imports no runner code, so an engine is declared by the import path of its adapter (an
 :class:`evalens.runner.engines.base.Engine` subclass). Adding an engine is its adapter module plus one
-:func:`register_engine` call; ``tests/unit/test_engine_registry.py`` registers a toy one and finds it everywhere.
+:func:`register_engine` call; ``tests/core/test_engine_registry.py`` registers a toy one and finds it everywhere.
 """
 
 from __future__ import annotations

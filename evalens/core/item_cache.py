@@ -5,7 +5,7 @@ node of the last parse. Each item's problems (its schema check, its format rules
 on that node, its index and what the format's ``ItemRules.context`` names, so a validation keeps them per item
 (``ItemResults``) and the next one reuses those whose node, index and context are unchanged. The root, the
 changed items and the cross-item rules (``ItemRules.rest``: duplicate ids, names) are checked on every
-validation. ``tests/unit/test_item_cache.py`` holds the result to a validation from scratch over random edits.
+validation. ``tests/core/test_item_cache.py`` holds the result to a validation from scratch over random edits.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ extension reads it from there, and the Neovim setup ships a copy generated from 
 fallback until the server answers). The server itself publishes a generated copy too
 (``evalens/core/file_kinds.json``): the list is computed from every format module, and loading them all before
 the initialize answer was a third of the server's start (issue 43); they load right after it instead.
-``tests/unit/test_file_kinds.py`` fails when a copy drifts. Regenerate all three with
+``tests/core/test_file_kinds.py`` fails when a copy drifts. Regenerate all three with
 ``python -m evalens.core.kinds --write``.
 """
 
@@ -23,7 +23,7 @@ from typing import Any
 
 #: One published file kind as editors receive it (``glob``, ``languageId``, ``formats``). Its shape is declared
 #: once, as the wire model ``evalens.server.wire.FileKind`` (the extension's TypeScript type is generated from
-#: it; ``tests/unit/test_file_kinds.py`` validates every published kind against it). A plain mapping here: the
+#: it; ``tests/core/test_file_kinds.py`` validates every published kind against it). A plain mapping here: the
 #: initialize answer stays free of pydantic (issue 43).
 FileKindWire = dict[str, Any]
 

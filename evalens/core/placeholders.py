@@ -128,7 +128,7 @@ def placeholder_problem(span: Span, what: str, found: str, path: tuple) -> Probl
     return Problem(
         span,
         Severity.ERROR,
-        "skeleton-placeholder",  # CODE, a literal where it is emitted (tests/unit/test_rules_catalog.py)
+        "skeleton-placeholder",  # CODE, a literal where it is emitted (tests/core/test_rules_catalog.py)
         f"{what} is still the skeleton's placeholder ({found!r}): write what the output must contain or do; "
         "evalens will not judge a placeholder.",
         data={"path": list(path), "placeholder": found},

@@ -4,7 +4,7 @@
 (no anchors, aliases, merge keys, explicit tags or complex keys; one document) and gives up (returns None) on anything
 else, so the composer-based builder keeps handling every edge case with its exact messages. Skipping
 PyYAML's Python-level node objects and resolver calls roughly halves parse time on a 6,500-line tasks.yaml.
-A differential test (tests/unit/test_formats_yaml_events.py) checks trees, values and problems are identical.
+A differential test (tests/core/test_formats_yaml_events.py) checks trees, values and problems are identical.
 """
 
 from __future__ import annotations

@@ -54,9 +54,17 @@ class MatrixBatch:
 
 
 def _same_file(reported: str, case_file: str) -> bool:
-    return Path(reported).as_posix().lstrip("./") == Path(case_file).as_posix().lstrip("./") or (
+    """Whether a report's case file is ``case_file`` (a leading ``./`` aside; ``.github/`` stays a folder)."""
+    return _plain(reported) == _plain(case_file) or (
         Path(case_file).is_absolute() and Path(case_file).as_posix().endswith("/" + Path(reported).as_posix())
     )
+
+
+def _plain(path: str) -> str:
+    text = Path(path).as_posix()
+    while text.startswith("./"):
+        text = text[2:]
+    return text
 
 
 def newest_batch(root: Path) -> MatrixBatch | None:

@@ -14,8 +14,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from tests.ci_helpers import make_arms_report, write
 from tests.fakemodel.server import FakeModelServer
-from tests.unit.ci_helpers import make_arms_report, write
 
 GREETER = "---\nname: greeter\ndescription: Writes greetings. Use when asked to greet. Key greet-key-7.\n---\nGreet.\n"
 #: the lens titles each face must show

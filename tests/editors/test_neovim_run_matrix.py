@@ -13,7 +13,7 @@ import pytest
 
 from tests.editors.nvim_session import Neovim, claude_or_skip
 from tests.fakemodel.server import FakeModelServer
-from tests.lsp.run_fixtures import two_case_pkg
+from tests.server.run_fixtures import two_case_pkg
 
 pytestmark = pytest.mark.editors
 

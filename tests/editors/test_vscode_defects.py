@@ -262,7 +262,7 @@ def test_hover_report_path_is_a_link(session):
 
 def test_readme_images_ship_in_the_vsix(session):
     """#27 defect 11: the README's images were remote URLs (blank offline). The packaged .vsix holds the README
-    with relative image paths and each image file, byte for byte (the sources: tests/unit/test_vsix_readme.py)."""
+    with relative image paths and each image file, byte for byte (the sources: tests/editors/test_vsix_readme.py)."""
     step(session, "readme-images")  # the session built the .vsix from the current sources
     with zipfile.ZipFile(VSIX) as vsix:
         names = set(vsix.namelist())

@@ -9,9 +9,9 @@ import os
 import subprocess
 from pathlib import Path
 
+from tests.ci_helpers import validate_junit
 from tests.in_process import evalens as evalens_cli
 from tests.runner.runner_helpers import case, make_package
-from tests.unit.ci_helpers import validate_junit
 
 
 def _eval(pkg: Path, *args: str) -> subprocess.CompletedProcess:

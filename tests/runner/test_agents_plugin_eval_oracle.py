@@ -1,6 +1,6 @@
 """The platform as the oracle (issue 38): Claude Code's own `claude plugin eval` loads the fixture plugin's cases
 against the fake model, and the cases it refuses are exactly those evalens reports an error on (`bad-*`;
-tests/unit/test_formats_plugin_eval.py holds evalens's side). A CLI release that loosens or tightens its loader
+tests/core/test_formats_plugin_eval.py holds evalens's side). A CLI release that loosens or tightens its loader
 shows up here as a named case, not as a silent drift."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from tests.runner.runner_helpers import agents_available
 
 pytestmark = pytest.mark.agents
 
-DEMO = Path(__file__).resolve().parents[1] / "unit" / "fixtures" / "plugin_eval" / "demo"
+DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "plugin_eval" / "demo"
 
 
 def _refused_by_the_cli(plugin: Path, home: Path, base_url: str) -> tuple[set[str], str]:

@@ -13,12 +13,12 @@ import pytest
 
 from evalens.runner.engines import get_engine
 from evalens.runner.report import load_report
+from tests.ci_helpers import validate_junit
 from tests.conftest import REPO
 from tests.runner.actions_emulator import Emulator, base_env, parse_outputs
 from tests.runner.ci_fixtures import scripted_agent_fixture, twelve_case_package  # noqa: F401 - fixture
 from tests.runner.runner_helpers import agents_available, case, make_package
-from tests.unit.ci_helpers import validate_junit
-from tests.unit.workflow_log import commands
+from tests.workflow_log import commands
 
 
 def _validate_junit(path: Path) -> None:

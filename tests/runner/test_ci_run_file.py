@@ -8,9 +8,9 @@ import subprocess
 from pathlib import Path
 
 from evalens.runner.report import load_report
+from tests.ci_helpers import validate_junit
 from tests.in_process import evalens as evalens_cli
 from tests.runner.ci_fixtures import scripted_agent_fixture  # noqa: F401 - fixture
-from tests.unit.ci_helpers import validate_junit
 
 SKILL_MD = "---\nname: greeting\ndescription: Greets people by name.\n---\nGreet.\n"
 

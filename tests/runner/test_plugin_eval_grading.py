@@ -35,7 +35,7 @@ from evalens.runner.suites.plugin_eval_grading import (
     with_only,
 )
 
-DEMO = Path(__file__).resolve().parents[1] / "unit" / "fixtures" / "plugin_eval" / "demo"
+DEMO = Path(__file__).resolve().parents[1] / "fixtures" / "plugin_eval" / "demo"
 
 
 def g(type_: str, name: str = "g", weight: float = 1, arm: str | None = None, **options) -> Grader:

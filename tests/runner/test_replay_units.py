@@ -162,7 +162,7 @@ def test_a_replayed_verdict_says_so_in_junit_and_the_lens_and_a_live_one_does_no
     from evalens.runner.ci.junit import junit_xml
     from evalens.runner.results import result_from_report_case
     from evalens.server.features.run_present import verdict_title
-    from tests.unit.ci_helpers import make_case, make_report, validate_junit
+    from tests.ci_helpers import make_case, make_report, validate_junit
 
     full = CaseReplay(
         mode="new", replayed=True, requests=3, live_requests=0, cassettes=["evals/cassettes/a-1.json"]
@@ -200,8 +200,8 @@ def test_a_run_record_and_the_test_explorer_answer_say_a_verdict_was_replayed(tm
     from evalens.runner.results import result_from_report_case
     from evalens.runner.run_view import record_facts
     from evalens.server.features.run_present import case_result
+    from tests.ci_helpers import make_case, make_report
     from tests.fakemodel import FakeModelServer
-    from tests.unit.ci_helpers import make_case, make_report
 
     bodies = [_body("SCENARIO=done hello"), _body("SCENARIO=done again")]
 

@@ -5,6 +5,7 @@ They work on plain values and spans so each rule stays a few lines; nothing here
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from pathlib import Path as FsPath
@@ -107,8 +108,13 @@ def inner(doc: ParsedDocument, span: Span) -> Span:
 
 
 def replace_fix(doc: ParsedDocument, path: Path, new: str, title: str | None = None) -> Fix:
-    """A fix that replaces the scalar at ``path`` (keeping its quotes)."""
-    return Fix(title or f"Change to `{new}`", (Edit(inner(doc, doc.span_for(path)), new),))
+    """A fix that replaces the scalar at ``path`` (keeping its quotes), the new text escaped as those quotes
+    need: a backslash or a quote written raw between JSON's (or YAML's double) quotes would break the file."""
+    span = doc.span_for(path)
+    body = inner(doc, span)
+    quote = doc.lines[span.start_line][span.start_col] if body != span else ""
+    text = json.dumps(new)[1:-1] if quote == '"' else new.replace("'", "''") if quote == "'" else new
+    return Fix(title or f"Change to `{new}`", (Edit(body, text),))
 
 
 def problem(

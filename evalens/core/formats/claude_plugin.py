@@ -1,6 +1,6 @@
 """Claude Code's plugin metadata: `.claude-plugin/plugin.json`, `.claude-plugin/marketplace.json` and a plugin's
 `hooks/hooks.json` (and the same hook map inline in plugin.json), checked as `claude plugin validate` of Claude Code
-2.1.332 checks them (`models/claude_plugin.py`; `tests/unit/test_claude_plugin_oracle.py` runs the CLI on generated
+2.1.332 checks them (`models/claude_plugin.py`; `tests/core/test_claude_plugin_oracle.py` runs the CLI on generated
 variants and fails where evalens and the CLI disagree about errors).
 
 Severities follow what the CLI does with each finding: an error where it fails validation (a wrong type, a

@@ -218,7 +218,7 @@ class SkillMd(Format):
     def _flow_style(self, doc: ParsedDocument) -> list[Problem]:
         """skills-ref reads frontmatter with strictyaml, which refuses YAML flow style (`[a, b]`, `{a: b}`):
         "Invalid YAML in frontmatter: … Found ugly disallowed JSONesque flow mapping" (skills-ref 0.1.1,
-        ``tests/unit/test_skills_ref_oracle.py``). Block style is read; a flow list of tools has a fix to the
+        ``tests/core/test_skills_ref_oracle.py``). Block style is read; a flow list of tools has a fix to the
         space-separated string the specification writes."""
         end = doc.body_start_line - 1
         if end < 1:

@@ -247,7 +247,8 @@ class WritingSkillsEvals(Format):
             (frontmatter_name(here / n) for n in ("SKILL.md", "skill.md") if (here / n).is_file()), None
         )
         if FsPath(ctx.file_path).parent.name == "evals" and declared and declared not in (here.name, own):
-            fixed = skill[: len(skill) - len(declared)] + here.name
+            base = skill.rstrip("/\\")  # a trailing slash stays where it was
+            fixed = base[: len(base) - len(declared)] + here.name + skill[len(base) :]
             out.append(
                 problem(
                     doc,

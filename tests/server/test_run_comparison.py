@@ -1,0 +1,77 @@
+"""An editor starts a whole comparison (issue 41): ``evalens.runComparison`` on the real server, the real runner
+and the real ``claude`` CLI against the fake model. One cell, two arms: both batches run (the reference last),
+the reference's report carries the comparison, the answer is the comparison's matrix, and its reports are named
+as the CLI names them (the plan is runner/comparison.py's, for both faces)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types
+from pygls.uris import from_fs_path
+from pytest_lsp import LanguageClient
+
+from tests.server import run_fixtures
+from tests.server.run_fixtures import start_run_client, stop_run_client
+from tests.server.test_run_lens import needs_claude
+
+fake_model = run_fixtures.fake_model
+
+
+@pytest.fixture
+def pkg(tmp_path: Path) -> Path:
+    return run_fixtures.two_case_pkg(tmp_path)
+
+
+@pytest_asyncio.fixture
+async def client(fake_model, pkg: Path) -> AsyncIterator[LanguageClient]:
+    started = await start_run_client(fake_model, pkg, "visual-studio-code")
+    yield started
+    await stop_run_client(started)
+
+
+async def _execute(client: LanguageClient, arguments: dict, timeout: float = 300) -> object:
+    return await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command="evalens.runComparison", arguments=[arguments])
+        ),
+        timeout,
+    )
+
+
+@needs_claude
+async def test_an_editor_runs_every_arm_and_gets_the_comparisons_matrix(
+    client: LanguageClient, pkg: Path
+) -> None:
+    uri = from_fs_path(str(pkg / "evals" / "cases" / "10-pass.yaml"))
+    answer = await _execute(
+        client, {"uri": uri, "engines": "claude-code", "arms": "skill,no-skill", "noJudge": True}
+    )
+    data = json.loads(json.dumps(answer, default=lambda o: o.__dict__))
+    assert len(data["columns"]) == 2 and all(c.startswith("claude-code · ") for c in data["columns"]), data
+    names = {row["name"] for row in data["rows"]}
+    assert names == {"greet", "greet-missing"}, data
+    reports = [Path(p).name for p in data["reportPaths"]]
+    batch = data["batch"]
+    assert sorted(reports) == sorted([f"{batch}-arm-1.json", f"{batch}-arms.json"]), reports
+    reference = json.loads((pkg / "evals" / "reports" / f"{batch}-arms.json").read_text())
+    assert reference["arm"]["name"] == "skill", reference.get("arm")
+    [compared] = reference["arms"]["comparisons"]
+    assert compared["arm"]["name"] == "no-skill", compared
+    verdicts = {c["name"]: c["verdict"] for c in reference["cases"]}
+    assert verdicts == {"greet": "PASS", "greet-missing": "FAIL"}, verdicts
+
+
+async def test_a_comparison_that_cannot_be_planned_says_why_before_any_agent(
+    client: LanguageClient, pkg: Path
+) -> None:
+    """A model bound to an engine that is not asked for: one line, nothing run, no report."""
+    uri = from_fs_path(str(pkg / "evals" / "cases" / "10-pass.yaml"))
+    with pytest.raises(Exception, match="codex is not one of --engine claude-code"):
+        await _execute(client, {"uri": uri, "engines": "claude-code", "models": "codex=gpt-5"})
+    assert list((pkg / "evals" / "reports").iterdir()) == []
