@@ -1,6 +1,6 @@
 /** The evalens server's custom commands and notifications (see vscode-extension/README.md, "Server contract").
  * Their types are generated from server/wire.py into protocol.generated.ts (`python -m evalens.server.wire_ts
- * --write`; tests/unit/test_wire.py fails when it is out of date); this module re-exports them beside the helpers
+ * --write`; tests/server/test_wire.py fails when it is out of date); this module re-exports them beside the helpers
  * the extension builds on them. */
 import { Commands } from "./protocol.generated";
 
