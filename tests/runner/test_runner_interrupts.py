@@ -138,7 +138,20 @@ def test_first_signal_cancels_the_task_and_handlers_come_back() -> None:
     assert {sig: signal.getsignal(sig) for sig in interrupts.SIGNALS} == before
 
 
-def test_second_signal_only_says_cleanup_is_under_way(capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.fixture
+def sigint_as_in_a_terminal() -> Iterator[None]:
+    """SIGINT handled as a terminal's Ctrl-C is (a pytest-xdist worker ignores it, and an ignored signal is left
+    ignored: the test would wait out its sleep), put back afterwards."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
+def test_second_signal_only_says_cleanup_is_under_way(
+    capsys: pytest.CaptureFixture[str], sigint_as_in_a_terminal: None
+) -> None:
     async def work() -> str:
         signal.raise_signal(signal.SIGINT)
         try:
@@ -156,15 +169,18 @@ def test_second_signal_only_says_cleanup_is_under_way(capsys: pytest.CaptureFixt
 
 
 def test_ignored_signals_are_left_to_their_ignoring() -> None:
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
 
     async def work() -> str:
         signal.raise_signal(signal.SIGHUP)  # ignored: the task goes on
         await asyncio.sleep(0.01)
         return "finished"
 
-    assert run_interruptibly(work(), "evalens eval") == ("finished", None)
-    assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    try:
+        assert run_interruptibly(work(), "evalens eval") == ("finished", None)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)  # the worker's own handling, for the tests after this one
 
 
 def test_tasks_left_pending_are_cancelled_before_the_loop_closes() -> None:
