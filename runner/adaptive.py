@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from evalens.runner.stats import wilson_interval
+from evalens.runner.verdicts import count_passed, counted
 
 StopReason = Literal["decided-pass", "decided-fail", "max-reached", "budget"]
 STOP_REASONS: tuple[StopReason, ...] = ("decided-pass", "decided-fail", "max-reached", "budget")
@@ -68,6 +69,14 @@ def stop_reason(
     if made >= most:
         return "max-reached"
     return None
+
+
+def stop_after(
+    verdicts: Sequence[str], made: int, most: int, threshold: float = DEFAULT_THRESHOLD
+) -> StopReason | None:
+    """:func:`stop_reason` over a unit's run verdicts so far (PASS and FAIL counted, an ERROR not): the one
+    reading both pipelines stop a unit's runs by (a package's case, a file's unit)."""
+    return stop_reason(count_passed(verdicts), sum(1 for v in verdicts if counted(v)), made, most, threshold)
 
 
 def decided_above(passed: int, counted: int, reason: StopReason | None, threshold: float) -> bool | None:

@@ -21,11 +21,10 @@ from evalens.core.formats.registry import all_formats
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
-from evalens.runner.adaptive import StopReason, stop_reason
+from evalens.runner.adaptive import StopReason, stop_after
 from evalens.runner.api_types import SNIPPET_CHARS, RunRequest
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.session import AgentResult, AgentSession, UsageError
-from evalens.runner.verdicts import count_passed, counted
 
 __all__ = [
     "FileRunRequest",
@@ -346,14 +345,7 @@ class Suite(ABC):
 
     def _decided(self, runs: list[UnitRun], made: int) -> StopReason | None:
         """``--runs auto:MAX``: why no further run of the unit should start (runner/adaptive.py), or None."""
-        verdicts = [r.verdict for r in runs]
-        return stop_reason(
-            count_passed(verdicts),
-            sum(1 for v in verdicts if counted(v)),
-            made,
-            self.request.runs,
-            self.request.runs_threshold,
-        )
+        return stop_after([r.verdict for r in runs], made, self.request.runs, self.request.runs_threshold)
 
     def restored_run(
         self, unit: Unit, verdict: Verdict, reason: str, checks: list[UnitCheck], data: Any

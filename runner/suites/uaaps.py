@@ -33,7 +33,7 @@ from evalens.core.models.uaaps import (
 )
 from evalens.core.placeholders import placeholder_in, refusal
 from evalens.core.regular_files import write_text_atomic
-from evalens.runner.adaptive import decided, stop_reason, wants_leftover
+from evalens.runner.adaptive import decided, stop_after, wants_leftover
 from evalens.runner.agent_process import in_thread
 from evalens.runner.agent_retry import after_retries, run_retrying, with_discarded
 from evalens.runner.api_types import (
@@ -818,14 +818,7 @@ class _Admission:
             if recs[-1].budget:
                 side.stops[case.name] = "budget"
                 break
-            verdicts = [r.verdict for r in recs]
-            why = stop_reason(
-                count_passed(verdicts),
-                sum(1 for v in verdicts if counted(v)),
-                index,
-                request.runs,
-                request.runs_threshold,
-            )
+            why = stop_after([r.verdict for r in recs], index, request.runs, request.runs_threshold)
             if why is not None:
                 side.stops[case.name] = why
                 break
