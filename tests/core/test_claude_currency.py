@@ -31,6 +31,10 @@ from evalens.core.models import skill_md as sm
 from tests.conftest import CORPUS, REPO
 from tests.core.test_claude_plugin_oracle import CLIS
 
+# The CLI tier: it drives the installed CLI (its own validator, as the oracle), which the fast tier never
+# needs; without the CLI it skips (docs/CONTRIBUTING.md, the tiers).
+pytestmark = pytest.mark.agents
+
 needs_cli = pytest.mark.skipif(
     not CLIS, reason="claude CLI not installed (.ci/install-agents.sh installs it)"
 )

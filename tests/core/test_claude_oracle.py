@@ -21,6 +21,10 @@ from evalens.core.problems import Severity
 from evalens.core.validate import validate_text
 from tests.conftest import REPO
 
+# The CLI tier: it drives the installed CLI (its own validator, as the oracle), which the fast tier never
+# needs; without the CLI it skips (docs/CONTRIBUTING.md, the tiers).
+pytestmark = pytest.mark.agents
+
 PINNED = REPO / ".tools" / "node" / "node_modules" / ".bin" / "claude"
 CLIS = [p for p in (PINNED, Path(os.environ.get("EVALENS_CLAUDE_NEWEST", "/nonexistent"))) if p.is_file()]
 

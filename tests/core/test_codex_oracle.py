@@ -24,6 +24,10 @@ from evalens.core.problems import Severity
 from evalens.core.validate import validate_text
 from tests.conftest import REPO
 
+# The CLI tier: it drives the installed CLI (its own validator, as the oracle), which the fast tier never
+# needs; without the CLI it skips (docs/CONTRIBUTING.md, the tiers).
+pytestmark = pytest.mark.agents
+
 CODEX = REPO / ".tools" / "node" / "node_modules" / ".bin" / "codex"
 needs_codex = pytest.mark.skipif(
     not CODEX.is_file(), reason="codex CLI not installed (.ci/install-agents.sh)"
