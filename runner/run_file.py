@@ -417,16 +417,20 @@ async def _run_at_once(
 
     def side(i: int, unit: Unit) -> Callable[[], Awaitable[None]]:
         async def go() -> None:
-            sides[i] = await run_side(
-                suite,
-                session.for_unit(unit.id),
-                unit,
-                plan,
-                budget,
-                taken[i],
-                kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
-                hooks=batch.hooks(plan.label) if batch is not None else None,
-            )
+            view = session.for_unit(unit.id)
+            try:
+                sides[i] = await run_side(
+                    suite,
+                    view,
+                    unit,
+                    plan,
+                    budget,
+                    taken[i],
+                    kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
+                    hooks=batch.hooks(plan.label) if batch is not None else None,
+                )
+            finally:  # its records went to taken[i]; its kept sandboxes are the session's
+                session.kept.extend(view.kept)
 
         return go
 

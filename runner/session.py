@@ -305,17 +305,18 @@ class AgentSession:
 
     def for_unit(self, unit: str) -> AgentSession:
         """A view of this session for one unit run beside others (``--jobs``): the preflight, engine, judge,
-        environment, limits and kept-sandbox list are shared; what a unit's runs change while they go (the unit
-        that names their records, the records themselves, a baseline's install and side) is its own, so two
-        units in flight never number or take each other's runs. The caller merges ``records`` back in unit
-        order (:meth:`take_records`)."""
+        environment and limits are shared; what a unit's runs change while they go (the unit that names their
+        records, the records themselves, the sandboxes they kept, a baseline's install and side) is its own, so
+        two units in flight never number or take each other's runs, nor name each other's kept sandbox. The
+        caller merges them back in unit order (:meth:`take_records`)."""
         view = copy.copy(self)
-        view.unit, view.records = unit, []
+        view.unit, view.records, view.kept = unit, [], []
         return view
 
     def take_records(self, view: AgentSession) -> None:
-        """A unit view's run records, appended to this session's (after the unit finished)."""
+        """A unit view's run records and kept sandboxes, appended to this session's (after the unit finished)."""
         self.records.extend(view.records)
+        self.kept.extend(view.kept)
 
     async def ready(self) -> None:
         """The judge's SDK is known to import (``preflight.judge_sdk_ready``: imported off the event loop, or

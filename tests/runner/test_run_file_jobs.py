@@ -150,11 +150,10 @@ def test_a_unit_view_shares_the_preflight_and_owns_its_runs() -> None:
     session.records, session.unit, session.kept, session.install = [("a", 1)], "", [], None
     view = session.for_unit("b")
     view.records.append(("b", 2))
-    view.kept.append("/kept")
-    assert session.records == [("a", 1)] and session.unit == ""
-    assert session.kept == ["/kept"]  # the kept sandboxes are the session's, whichever view kept them
+    view.kept.append("/kept-b")
+    assert session.records == [("a", 1)] and session.unit == "" and session.kept == []
     session.take_records(view)
-    assert session.records == [("a", 1), ("b", 2)]
+    assert session.records == [("a", 1), ("b", 2)] and session.kept == ["/kept-b"]
 
 
 def test_the_verb_takes_jobs_for_an_eval_file(tmp_path: Path, slow_claude: Path, sandbox_dir: Path) -> None:
@@ -192,3 +191,24 @@ def test_runs_auto_stops_each_unit_when_decided(tmp_path: Path, slow_claude: Pat
     assert out.returncode == 2 and "auto[:MAX]" in out.stderr
     out = evalens(["run", tasks, "--runs", "auto", "--runs-threshold", "2", "--dry-run"], cwd=tasks.parent)
     assert out.returncode == 2 and "--runs-threshold must be between 0 and 1" in out.stderr
+
+
+async def test_each_unit_names_its_own_kept_sandbox(
+    tmp_path: Path, slow_claude: Path, sandbox_dir: Path
+) -> None:
+    """``--keep-sandbox --jobs 3``: a unit's result names the sandbox its own run kept, never one another unit in
+    flight kept last."""
+    import shutil
+
+    tasks = _suite(tmp_path / "suite")
+    outcome = await run_file(
+        FileRunRequest(
+            file=tasks, runs=1, jobs=3, no_judge=True, keep_sandbox=True, output_dir=tmp_path / "results"
+        )
+    )
+    kept = [r.sandbox_path for r in outcome.results]
+    try:
+        assert all(kept) and len(set(kept)) == 4, kept  # four units, four sandboxes, each named once
+    finally:
+        for folder in kept:
+            shutil.rmtree(folder, ignore_errors=True)
