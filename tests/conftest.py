@@ -51,9 +51,33 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("xdist_group"):
             continue
         if item.get_closest_marker("editors"):
-            item.add_marker(pytest.mark.xdist_group("editors"))
+            item.add_marker(pytest.mark.xdist_group(_editor_of(item)))
         elif _shares_a_module_fixture(item):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.nodeid))
+
+
+_SECOND_VSCODE_LANE = frozenset(
+    {
+        "test_vscode_runs",
+        "test_vscode_layout",
+        "test_vscode_plugin_eval",
+        "test_vscode_matrix",
+        "test_vscode_restricted_mode",
+    }
+)
+"""The VS Code modules of the editors tier's second browser lane. The two lanes hold about the same driving time
+(each module's setup in the editors JUnit file, ``.ci-out/editors.xml``: about 5.5 minutes each); a new module
+joins the shorter one."""
+
+
+def _editor_of(item: pytest.Item) -> str:
+    """The editors tier's group of ``item``: two lanes of browser-driven VS Code modules and one of Neovim, each
+    run one module after another on its own worker (``.ci/run`` gives the tier three). The editors mostly wait
+    on their UI and the fake model, so three of them share two cores without starving each other."""
+    name = (item.module.__name__ if item.module else item.nodeid).rsplit(".", 1)[-1]
+    if "vscode" in name or "vsix" in name or "run_page" in name:
+        return "editors-vscode-2" if name in _SECOND_VSCODE_LANE else "editors-vscode-1"
+    return "editors-neovim"
 
 
 def _shares_a_module_fixture(item: pytest.Item) -> bool:

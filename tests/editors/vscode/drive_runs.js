@@ -150,9 +150,18 @@ drive(async (page) => {
     await step('diff-peek', async () => {
       // issue 45 #2: VS Code draws each failed check inline at its line, in the server's one sentence (it had
       // drawn `✗ != output/report.md` from the diff while the hover and Neovim said the file was not created)
+      // the batch's Test Results panel may still be open: it shrinks the editor, and Monaco hides a content widget
+      // whose line is outside the editor's view (the widget is there, hidden), so close it and, while the first
+      // widget stays hidden, bring the failed checks' lines into view
+      await runCommand(page, 'View: Close Panel').catch(() => undefined);
       await openFile(page, '04-diff.yaml');
       const widget = page.locator('.test-error-content-widget');
-      await widget.first().waitFor({ timeout: 30000 });
+      const shown = page.locator('.test-error-content-widget:visible');
+      for (let i = 0; i < 6; i++) {
+        if (await shown.first().waitFor({ timeout: 5000 }).then(() => true, () => false)) break;
+        await gotoLine(page, 8 + (i % 3) * 2).catch(() => undefined); // `contains:` … `files-created:`
+      }
+      await shown.first().waitFor({ timeout: 10000 });
       await page.waitForTimeout(700);
       result.inlineFailures = (await widget.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
       await shot(page, 'inline-failures.png', 'vscode-45-inline-failure-sentence.png');
