@@ -87,7 +87,6 @@ __all__ = [
     "run_file",
     "run",
     "request_for",
-    "concurrent_repeats",
     "RunRequest",
     "ProgressEvent",
     "CaseResult",
@@ -132,12 +131,6 @@ async def run_file(
     :func:`run_cases`."""
     with streaming(on_turn):
         return await _run_file(request, on_progress, format_id)
-
-
-def concurrent_repeats(format_id: str) -> bool:
-    """Whether a batch of ``format_id`` runs a unit's repeats at once (``jobs``): the package pipeline schedules
-    them; a file suite runs them one after another until it shares that scheduler (issue 41)."""
-    return not names_per_file(format_id)
 
 
 def request_for(

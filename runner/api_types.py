@@ -130,8 +130,8 @@ class RunOptions(AgentRunLimits):
     jobs: int = Field(
         default=1,
         ge=1,
-        description="Runs in flight at once: a package's case runs, a file's units (each unit's runs one after "
-        "another, as its format rules them); a run starts only while the budget lasts.",
+        description="Agent runs in flight at once, a unit's repeats among them (one after another under "
+        "--runs auto), whatever the format; a run starts only while the budget lasts.",
     )
     max_cost: float | None = Field(
         default=None,

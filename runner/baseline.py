@@ -25,6 +25,7 @@ from evalens.runner.install import PackageError, read_package
 from evalens.runner.record import attach_records, unit_folder_name
 from evalens.runner.report import artifacts_root, summarize
 from evalens.runner.results import apply_repeats
+from evalens.runner.scheduling import Admission, Refused
 from evalens.runner.stats import Repeats, newcombe_difference
 from evalens.runner.verdicts import counted
 
@@ -315,22 +316,24 @@ async def run_side(
     session: Any,
     unit: Any,
     plan: BaselinePlan,
-    budget: Any,
+    admission: Admission,
     records: list[tuple[str, Any]],
     kept: dict[int, Any] | None = None,
     hooks: Any = None,
 ) -> Any:
     """One unit's baseline runs in a file suite (the same session, the skills swapped by ``plan``); its run
-    records move to ``records``, marked. The suite writes none of its own result files for them. ``kept`` and
-    ``hooks``: the runs a resumed batch keeps, and the run log's ears (``Suite.run_unit``)."""
-    refused = budget.admit(unit.id) if len(kept or {}) < suite.request.runs else None
-    if refused is not None:
-        return suite.skipped(unit, refused)
+    records move to ``records``, marked. The suite writes none of its own result files for them. ``admission``:
+    the batch's scheduler (:mod:`evalens.runner.scheduling`), whose slots and budget both sides share; ``kept``
+    and ``hooks``: the runs a resumed batch keeps, and the run log's ears (``Suite.run_unit``)."""
     first = len(session.records)
     was = suite.baseline  # --jobs: the phase of baseline sides has set it already (runner/run_file.py)
     session.unit, session.install, session.side, suite.baseline = unit.id, plan.skills, plan.label, plan.label
     try:
-        result = await suite.run_unit(session, unit, kept, hooks)
+        result = await suite.run_unit(
+            session, unit, kept, hooks, admission.gate(unit.id, suite.request.agent_model)
+        )
+    except Refused as refused:  # the budget was spent before this side's first run
+        return suite.skipped(unit, refused.reason)
     finally:
         session.install, session.side, suite.baseline = None, None, was
         taken = session.records[first:]
@@ -338,11 +341,7 @@ async def run_side(
         for _, record in taken:
             record.baseline = plan.label
         records.extend(taken)
-    if result.usage is None:
-        result.usage = sum_usage([record.usage for _, record in taken])
-    apply_repeats(result)
-    budget.spend_usage(result.usage, getattr(result, "agent_model", None))
-    return result
+    return apply_repeats(result)
 
 
 def attach_baseline_records(section: Any, report_path: Path, records: list[tuple[str, Any]]) -> None:

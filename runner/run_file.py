@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,7 @@ from evalens.runner.run_log import (
     plan_unit,
     read_log,
 )
+from evalens.runner.scheduling import Admission, Refused, all_of
 from evalens.runner.session import AgentResult, UsageError, agent_env
 from evalens.runner.suites import names_per_file, suite_for
 from evalens.runner.suites.base import KeptRun, LoggedSession, Suite, Unit, UnitRun
@@ -261,7 +262,8 @@ async def _run_units(
     base_records: list[tuple[str, Any]] = []
     interrupted = False
 
-    budget = request.budget or Budget(request.max_cost, request.max_tokens)
+    admission = Admission(request.jobs, request.budget or Budget(request.max_cost, request.max_tokens))
+    budget = admission.budget
     inputs = NextRun(
         engine=request.engine,
         agent_model=request.agent_model,
@@ -280,14 +282,14 @@ async def _run_units(
             suite.say("", f"resuming: {batch.resumed[0]} finished run(s) kept, {batch.resumed[1]} to run")
     finished: dict[int, tuple[UnitResult, UnitResult | None]] = {}  # by the unit's place in the batch
     try:
-        if request.jobs > 1 and len(units) > 1:
+        if request.jobs > 1:
             await _run_at_once(
-                request, suite, units, session, plan, budget, batch, inputs, base_records, finished
+                request, suite, units, session, plan, admission, batch, inputs, base_records, finished
             )
         else:
             for i, unit in enumerate(units):
                 finished[i] = await _run_unit(
-                    request, suite, unit, session, plan, budget, batch, inputs, base_records
+                    request, suite, unit, session, plan, admission, batch, inputs, base_records
                 )
     except asyncio.CancelledError:
         interrupted = True
@@ -356,54 +358,34 @@ def _in_file_order(
     return results, bases
 
 
-async def _bounded(jobs: int, work: list[Callable[[], Awaitable[None]]]) -> None:
-    """Each of ``work``, at most ``jobs`` in flight, started in order. Cancelled, or one failed: the others are
-    cancelled and waited for (each removes its sandbox) before this raises."""
-    slots = asyncio.Semaphore(jobs)
-
-    async def one(step: Callable[[], Awaitable[None]]) -> None:
-        async with slots:
-            await step()
-
-    tasks = [asyncio.create_task(one(step)) for step in work]
-    try:
-        await asyncio.gather(*tasks)
-    except BaseException:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        raise
-
-
 async def _run_at_once(
     request: RunRequest,
     suite: Suite,
     units: list[Unit],
     session: Any,
     plan: Any,
-    budget: Any,
+    admission: Admission,
     batch: FileBatch | None,
     inputs: NextRun,
     base_records: list[tuple[str, Any]],
     finished: dict[int, tuple[UnitResult, UnitResult | None]],
 ) -> None:
-    """``--jobs N``: up to N units at once, each on its own view of the session (its records, its install),
-    each unit's runs one after another as its suite rules them; a unit starts only while the budget lasts (one
-    in flight may still spend past it, as a package's case run does). With ``--baseline`` every unit's own
-    runs go first and then every baseline side: the suite knows which side it is running for the whole phase
-    (its result files and messages are per side). The run records are merged in the file's order."""
+    """``--jobs N``: N runs at once (:mod:`evalens.runner.scheduling`, the scheduler a package's cases go
+    through): every unit is started, each on its own view of the session (its records, its install), and its
+    runs wait for a slot in the file's order, a unit's repeats at once unless ``--runs auto`` rules them one
+    after another. A unit is admitted by the budget when its first run gets a slot (one in flight may still
+    spend past it, as a package's case run does). With ``--baseline`` every unit's own runs go first and then
+    every baseline side: the suite knows which side it is running for the whole phase (its result files and
+    messages are per side). The run records are merged in the file's order."""
     views: dict[int, Any] = {}
     mains: dict[int, tuple[UnitResult, bool]] = {}
 
-    def main(i: int, unit: Unit) -> Callable[[], Awaitable[None]]:
-        async def go() -> None:
-            views[i] = session.for_unit(unit.id)
-            mains[i] = await _run_own(request, suite, unit, views[i], budget, batch, inputs)
-
-        return go
+    async def main(i: int, unit: Unit) -> None:
+        views[i] = session.for_unit(unit.id)
+        mains[i] = await _run_own(request, suite, unit, views[i], admission, batch, inputs)
 
     try:
-        await _bounded(request.jobs, [main(i, u) for i, u in enumerate(units)])
+        await all_of(main(i, u) for i, u in enumerate(units))
     finally:
         for i in sorted(views):
             session.take_records(views[i])
@@ -415,28 +397,25 @@ async def _run_at_once(
     sides: dict[int, UnitResult] = {}
     taken: dict[int, list[tuple[str, Any]]] = {i: [] for i, (_r, went) in mains.items() if went}
 
-    def side(i: int, unit: Unit) -> Callable[[], Awaitable[None]]:
-        async def go() -> None:
-            view = session.for_unit(unit.id)
-            try:
-                sides[i] = await run_side(
-                    suite,
-                    view,
-                    unit,
-                    plan,
-                    budget,
-                    taken[i],
-                    kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
-                    hooks=batch.hooks(plan.label) if batch is not None else None,
-                )
-            finally:  # its records went to taken[i]; its kept sandboxes are the session's
-                session.kept.extend(view.kept)
-
-        return go
+    async def side(i: int, unit: Unit) -> None:
+        view = session.for_unit(unit.id)
+        try:
+            sides[i] = await run_side(
+                suite,
+                view,
+                unit,
+                plan,
+                admission,
+                taken[i],
+                kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
+                hooks=batch.hooks(plan.label) if batch is not None else None,
+            )
+        finally:  # its records went to taken[i]; its kept sandboxes are the session's
+            session.kept.extend(view.kept)
 
     suite.baseline = plan.label  # for the whole phase: run_side puts back what it found
     try:
-        await _bounded(request.jobs, [side(i, units[i]) for i in sorted(taken)])
+        await all_of(side(i, units[i]) for i in sorted(taken))
     finally:
         suite.baseline = None
         for i in sorted(taken):
@@ -449,7 +428,7 @@ async def _run_own(
     suite: Suite,
     unit: Unit,
     session: Any,
-    budget: Any,
+    admission: Admission,
     batch: FileBatch | None,
     inputs: NextRun,
 ) -> tuple[UnitResult, bool]:
@@ -460,25 +439,27 @@ async def _run_own(
     if why is not None:  # a skeleton's placeholder is never judged: ERROR, no agent, no budget spent
         return await suite.refuse(unit, why, batch.hooks(None) if batch is not None else None), False
     kept = batch.kept(suite, unit, None) if batch is not None else {}
-    refused = budget.admit(unit.id) if len(kept) < request.runs else None
-    if refused is not None:  # the budget is spent: the rest are SKIP with the reason
+    session.unit = unit.id
+    try:
+        result = await suite.run_unit(
+            session,
+            unit,
+            kept,
+            batch.hooks(None) if batch is not None else None,
+            admission.gate(unit.id, request.agent_model),
+        )
+    except Refused as refused:  # the budget is spent: the rest are SKIP with the reason
         if batch is not None:
-            await batch.refused(unit, refused, None)
+            await batch.refused(unit, refused.reason, None)
         skipped = suite.skipped(
             unit,
-            refused,
+            refused.reason,
             runs=request.runs,
             run_verdicts=["SKIP"] * request.runs if request.runs > 1 else [],
             budget_stopped=request.runs,
         )
         return apply_repeats(skipped), False
-    session.unit = unit.id
-    first = len(session.records)
-    result = await suite.run_unit(session, unit, kept, batch.hooks(None) if batch is not None else None)
-    if result.usage is None:  # what the unit's agent runs spent, from their records
-        result.usage = sum_usage([rec.usage for _, rec in session.records[first:]])
     await asyncio.to_thread(finish_unit, result, None, inputs)
-    budget.spend_usage(result.usage, result.agent_model or request.agent_model)
     return result, True
 
 
@@ -488,13 +469,13 @@ async def _run_unit(
     unit: Unit,
     session: Any,
     plan: Any,
-    budget: Any,
+    admission: Admission,
     batch: FileBatch | None,
     inputs: NextRun,
     base_records: list[tuple[str, Any]],
 ) -> tuple[UnitResult, UnitResult | None]:
     """One unit: its own runs (:func:`_run_own`), then with ``--baseline`` its baseline runs."""
-    result, went = await _run_own(request, suite, unit, session, budget, batch, inputs)
+    result, went = await _run_own(request, suite, unit, session, admission, batch, inputs)
     if plan is None or not went:
         return result, None
 
@@ -503,7 +484,7 @@ async def _run_unit(
         session,
         unit,
         plan,
-        budget,
+        admission,
         base_records,
         kept=batch.kept(suite, unit, plan.label) if batch is not None else None,
         hooks=batch.hooks(plan.label) if batch is not None else None,

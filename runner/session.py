@@ -292,6 +292,7 @@ class AgentSession:
         self.kept: list[str] = []
         self.unit = ""  # the unit being run (the caller sets it): names the run records below
         self.records: list[tuple[str, Any]] = []  # (unit, run record) of every agent run, in order
+        self.runs_before = 0  # a view for run N of a unit (for_unit): the unit's runs numbered before it
         self.engine_version: str | None = None
         # --baseline: which skills a run really installs (none, or each as it was at a git ref); None: as asked
         self.install: Callable[[dict[str, Path]], dict[str, Path]] | None = None
@@ -303,14 +304,15 @@ class AgentSession:
         if self.plan.warning:
             self.warn(self.plan.warning)
 
-    def for_unit(self, unit: str) -> AgentSession:
+    def for_unit(self, unit: str, run: int = 1) -> AgentSession:
         """A view of this session for one unit run beside others (``--jobs``): the preflight, engine, judge,
         environment and limits are shared; what a unit's runs change while they go (the unit that names their
         records, the records themselves, the sandboxes they kept, a baseline's install and side) is its own, so
         two units in flight never number or take each other's runs, nor name each other's kept sandbox. The
-        caller merges them back in unit order (:meth:`take_records`)."""
+        caller merges them back in unit order (:meth:`take_records`). ``run``: the view runs that run of the unit
+        (its repeats at once), so its agent run is numbered so (the live turns' ``#N``)."""
         view = copy.copy(self)
-        view.unit, view.records, view.kept = unit, [], []
+        view.unit, view.records, view.kept, view.runs_before = unit, [], [], run - 1
         return view
 
     def take_records(self, view: AgentSession) -> None:
@@ -432,8 +434,9 @@ class AgentSession:
                 prompt,
                 lambda paths: self._fill(installed, files_base, list(files), paths),
                 unit=unit,
-                run_index=1
-                + sum(u == unit for u, _ in self.records),  # this unit's runs so far, plus this one
+                run_index=1  # this unit's runs so far, plus this one
+                + self.runs_before
+                + sum(u == unit for u, _ in self.records),
                 time_limit=time_limit,
                 side=self.side,
                 installed=names,

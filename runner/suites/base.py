@@ -18,12 +18,14 @@ from typing import Any, ClassVar, Protocol
 
 from evalens.core.documents import ParsedDocument
 from evalens.core.formats.registry import all_formats
+from evalens.core.models.run_record import sum_usage
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
 from evalens.runner.adaptive import StopReason, stop_after
 from evalens.runner.api_types import SNIPPET_CHARS, RunRequest
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
+from evalens.runner.scheduling import Admission, Gate, Refused, all_of
 from evalens.runner.session import AgentResult, AgentSession, UsageError
 
 __all__ = [
@@ -98,6 +100,21 @@ class KeptRun:
 
     run: UnitRun
     record: Any = None
+
+
+@dataclass
+class _Made:
+    """A run of a unit that finished (or was kept), with what it leaves in the session: its agent run records
+    and the sandboxes it kept."""
+
+    run: UnitRun
+    records: list[tuple[str, Any]]
+    kept: list[str]
+
+
+def _in_order(made: dict[int, _Made]) -> list[UnitRun]:
+    """The unit-runs made so far, run 1 first."""
+    return [made[number].run for number in sorted(made)]
 
 
 class Ran(Protocol):
@@ -316,32 +333,76 @@ class Suite(ABC):
         unit: Unit,
         kept: dict[int, KeptRun] | None = None,
         hooks: RunHooks | None = None,
+        gate: Gate | None = None,
     ) -> UnitResult:
         """Run one unit ``request.runs`` times, each run one unit-run (``hooks`` hear each start and finish: the
-        run log), then combine them. ``kept``: runs a resumed batch already finished (by run number), used
-        as they are and not run again; their agent run records go back into the session in run order."""
-        runs: list[UnitRun] = []
-        for number in range(1, self.request.runs + 1):
-            done = (kept or {}).get(number)
-            if done is not None:
-                runs.append(done.run)
-                if done.record is not None:
-                    session.records.append((unit.id, done.record))
+        run log), then combine them. ``kept``: runs a resumed batch already finished (by run number), used as
+        they are and not run again.
+
+        Each run holds one of the batch's slots (``gate``: the scheduler every format shares,
+        :mod:`evalens.runner.scheduling`; None: a batch of its own, one run at a time). With ``--jobs`` above 1
+        the unit's runs go at once, as a package's case runs do, each on its own view of the session; ``--runs
+        auto`` runs them one after another, since each run decides whether another starts. Either way the runs'
+        records and kept sandboxes go back into ``session`` in run order. Raises
+        :class:`~evalens.runner.scheduling.Refused` when the budget was spent before the unit's first run."""
+        gate = gate if gate is not None else Admission(1).gate(unit.id, self.request.agent_model)
+        made: dict[int, _Made] = {}
+        refused = False
+        numbers = range(1, self.request.runs + 1)
+        try:
+            if gate.parallel and not self.request.runs_auto:
+                await all_of(
+                    self._run_numbered(session, unit, n, kept or {}, hooks, gate, made) for n in numbers
+                )
             else:
-                if hooks is not None:
-                    await hooks.started(unit, number)
-                first = len(session.records)
-                one = await self.run_once(session, unit, number)
-                runs.append(one)
-                if hooks is not None:
-                    await hooks.finished(unit, number, one, [r for _, r in session.records[first:]])
-            if self.request.runs_auto and self._decided(runs, number) is not None:
-                break  # --runs auto: decided (a resumed batch's kept runs count too)
+                for number in numbers:
+                    await self._run_numbered(session, unit, number, kept or {}, hooks, gate, made)
+                    if self.request.runs_auto and self._decided(_in_order(made), number) is not None:
+                        break  # --runs auto: decided (a resumed batch's kept runs count too)
+        except Refused:
+            refused = True  # nothing of the unit counts: every run of it is SKIP
+            raise
+        finally:
+            if not refused:  # interrupted too: the runs that finished keep their records
+                for number in sorted(made):
+                    session.records.extend(made[number].records)
+                    session.kept.extend(made[number].kept)
+        runs = _in_order(made)
         result = self.combine(session, unit, runs)
         if self.request.runs_auto:  # the runs it made, and why it made no more (docs/repeats.md)
             result.runs = len(runs)
             result.details["stopped"] = self._decided(runs, len(runs)) or "max-reached"
+        if result.usage is None:  # what the unit's agent runs spent, from their records
+            result.usage = sum_usage([rec.usage for n in sorted(made) for _, rec in made[n].records])
         return result
+
+    async def _run_numbered(
+        self,
+        session: AgentSession,
+        unit: Unit,
+        number: int,
+        kept: dict[int, KeptRun],
+        hooks: RunHooks | None,
+        gate: Gate,
+        made: dict[int, _Made],
+    ) -> None:
+        """Run ``number`` of ``unit`` in a slot of ``gate``, on a view of ``session`` of its own (so runs in flight
+        never take each other's records); a kept run is taken as it is, its spending counted."""
+        done = kept.get(number)
+        if done is not None:
+            records = [(unit.id, done.record)] if done.record is not None else []
+            gate.spend(rec for _, rec in records)
+            made[number] = _Made(done.run, records, [])
+            return
+        async with gate.run():
+            view = session.for_unit(unit.id, number)
+            if hooks is not None:
+                await hooks.started(unit, number)
+            one = await self.run_once(view, unit, number)
+            if hooks is not None:
+                await hooks.finished(unit, number, one, [rec for _, rec in view.records])
+            gate.spend(rec for _, rec in view.records)
+        made[number] = _Made(one, view.records, view.kept)
 
     def _decided(self, runs: list[UnitRun], made: int) -> StopReason | None:
         """``--runs auto:MAX``: why no further run of the unit should start (runner/adaptive.py), or None."""

@@ -85,6 +85,7 @@ from evalens.runner.sandbox import (
     populate,
     sweep_stale_sandboxes,
 )
+from evalens.runner.scheduling import Admission
 from evalens.runner.session import AgentLaunch, agent_env, agent_run, capture_files
 from evalens.runner.stats import flip_rate, krippendorff_alpha_nominal
 from evalens.runner.suites.uaaps_select import load_config as _load_config
@@ -779,16 +780,14 @@ async def _open_log(
     return kept
 
 
-@dataclass
-class _Admission:
-    """The batch's one semaphore and budget: a run starts when a slot frees and only while the budget lasts."""
-
-    semaphore: asyncio.Semaphore
-    budget: Any
+class _Admission(Admission):
+    """The batch's scheduler (:mod:`evalens.runner.scheduling`, the one every format's batch goes through) as a
+    package's cases use it: a run starts when a slot frees and only while the budget lasts, each run admitted on
+    its own, and ``--runs auto`` gets the budget's leftover rounds."""
 
     async def run(self, side: _Context, case: EvalCase, path: Path, index: int) -> None:
         async with (
-            self.semaphore
+            self.slots
         ):  # admitted when a slot frees: running ones finish, no new one starts once spent
             rec = side.records[(case.name, index)]
             refused = self.budget.admit(case.name)
@@ -890,9 +889,7 @@ async def _run_batch(ctx: _Context, plan: Any) -> RunOutcome:
         for case, _path in ctx.cases:
             for i in range(1, request.runs + 1):
                 side.records[(case.name, i)] = _RunRecord()
-    admission = _Admission(
-        asyncio.Semaphore(request.jobs), request.budget or Budget(request.max_cost, request.max_tokens)
-    )
+    admission = _Admission(request.jobs, request.budget or Budget(request.max_cost, request.max_tokens))
     tasks: list[asyncio.Task] = []
     interrupted = False
     try:  # from here on an interruption still writes a report (interrupted: true)

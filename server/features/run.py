@@ -526,15 +526,14 @@ class Runs:
         """Run one unit of any format through the runner's one entry (``run_formats.run_unit``); every unit the
         run graded is remembered (a whole file's units, before the file's own verdict)."""
         # lazy: evalens.runner.api ~0.7 s to import; the server starts without it (it loads on the first run)
-        from evalens.runner.api import concurrent_repeats
         from evalens.runner.results import UnitResult
 
         record: CaseRecord | None = None
         others: list[CaseRecord] = []
         try:
             await self._progress_begin(handle, present.unit_label(target))
-            wanted = handle.runs if concurrent_repeats(handle.format_id) else 1
-            async with self.slots.take(wanted) as taken:  # repeats run at once within maxParallelRuns
+            # a unit's repeats run at once within maxParallelRuns, whatever its format (runner/scheduling.py)
+            async with self.slots.take(handle.runs) as taken:
                 self._progress(handle, "starting", "planning")
                 reports = run_formats.suite_root(handle.format_id, handle.case_file) / "evals" / "reports"
                 new_folder = not reports.exists()

@@ -144,6 +144,50 @@ async def test_with_a_baseline_each_side_is_its_own(
     assert [t["task"]["id"] for t in json.loads(results_file.read_text())["tasks"]] == ["t0", "t1", "t2"]
 
 
+async def test_a_units_repeats_run_at_once_as_a_packages_case_runs_do(
+    tmp_path: Path, slow_claude: Path, sandbox_dir: Path
+) -> None:
+    """One scheduler for every format (runner/scheduling.py): ``--jobs 3`` lets a file unit's three runs go at
+    once, each on its own view of the session; its records still come back numbered 1, 2, 3."""
+    tasks = _suite(tmp_path / "suite", n=1)
+    outcome = await run_file(
+        FileRunRequest(
+            file=tasks,
+            runs=3,
+            jobs=3,
+            no_judge=True,
+            output_dir=tmp_path / "results",
+            output=tmp_path / "r.json",
+        )
+    )
+    assert [(r.name, r.verdict, r.runs) for r in outcome.results] == [("t0", "PASS", 3)]
+    assert _most_in_flight(tmp_path / "r.json") == 3
+    assert [r["run_index"] for r in _records(tmp_path / "r.json")["t0"]] == [1, 2, 3]
+
+
+async def test_with_runs_auto_a_units_runs_go_one_after_another(
+    tmp_path: Path, slow_claude: Path, sandbox_dir: Path
+) -> None:
+    """``--runs auto``: each run decides whether another starts, so one unit never has two in flight, whatever
+    ``--jobs`` allows."""
+    tasks = _suite(tmp_path / "suite", n=1)
+    outcome = await run_file(
+        FileRunRequest(
+            file=tasks,
+            runs=5,
+            runs_auto=True,
+            jobs=3,
+            no_judge=True,
+            output_dir=tmp_path / "results",
+            output=tmp_path / "r.json",
+        )
+    )
+    assert [(r.verdict, r.runs, r.details["stopped"]) for r in outcome.results] == [
+        ("PASS", 4, "decided-pass")
+    ]
+    assert _most_in_flight(tmp_path / "r.json") == 1
+
+
 def test_a_unit_view_shares_the_preflight_and_owns_its_runs() -> None:
     """:meth:`AgentSession.for_unit` without a preflight: the view's records are its own until merged."""
     session = AgentSession.__new__(AgentSession)

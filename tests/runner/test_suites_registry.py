@@ -9,7 +9,7 @@ import pytest
 
 from evalens.core.formats.registry import all_formats
 from evalens.core.formats.uaaps import UaapsCase
-from evalens.runner.api import FileRunRequest, RunError, RunRequest, concurrent_repeats, request_for
+from evalens.runner.api import FileRunRequest, RunError, RunRequest, request_for
 from evalens.runner.suites import (
     PACKAGE_FORMAT,
     RUNNABLE_FORMATS,
@@ -31,7 +31,6 @@ def test_a_packages_case_is_keyed_by_its_package_and_every_other_unit_by_its_fil
     assert runnable(PACKAGE_FORMAT) and not names_per_file(PACKAGE_FORMAT)
     assert all(runnable(fid) and names_per_file(fid) for fid in SUITES)
     assert not runnable("skill-md") and not names_per_file("skill-md") and not runnable(None)
-    assert concurrent_repeats(PACKAGE_FORMAT) and not concurrent_repeats("skilljack-tasks")
 
 
 def test_one_builder_makes_the_request_of_any_format(tmp_path: Path):
