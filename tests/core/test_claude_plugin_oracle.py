@@ -12,6 +12,7 @@ copied or trimmed plugin folder cannot tell a missing file from one not copied),
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -287,11 +288,45 @@ def _write(root: Path, variant: Variant) -> Path:
     return folder
 
 
-def cli_errors(cli: Path, folder: Path, kind: str, home: Path) -> list[str]:
-    """The CLI's errors about one file of ``kind``, read from `claude plugin validate --json`."""
-    # the manifest file itself: given a folder that also holds a marketplace.json, the CLI checks the marketplace;
-    # a plugin.json's report also holds the plugin's contents (hooks.json)
-    target = folder / ".claude-plugin" / ("marketplace.json" if kind == "marketplace.json" else "plugin.json")
+ORACLE_CACHE = os.environ.get(
+    "EVALENS_ORACLE_CACHE", str(Path.home() / ".cache" / "evalens-tests" / "oracle")
+)
+"""Where the CLI's reports are kept, by what decides them (``off``: never kept). See :func:`validate_report`."""
+_FOLDER = "<folder>"
+
+
+def _cli_identity(cli: Path) -> str:
+    real = Path(os.path.realpath(cli))
+    stat = real.stat()
+    return f"{real}:{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _inputs_key(cli: Path, target: Path, folder: Path) -> str:
+    """A digest of everything `claude plugin validate` reads: the CLI binary (its path, size and modification
+    time: a reinstall changes it), the target's place in the folder, and every entry under the folder (names,
+    kinds and bytes)."""
+    digest = hashlib.sha256(_cli_identity(cli).encode())
+    digest.update(str(target.relative_to(folder)).encode())
+    for path in sorted(folder.rglob("*")):
+        digest.update(b"\0" + str(path.relative_to(folder)).encode())
+        if path.is_symlink():
+            digest.update(b"L" + os.readlink(path).encode())
+        elif path.is_file():
+            digest.update(b"F" + path.read_bytes())
+        else:
+            digest.update(b"D")
+    return digest.hexdigest()
+
+
+def validate_report(cli: Path, target: Path, folder: Path, home: Path) -> dict[str, Any]:
+    """`claude plugin validate --json target`, the CLI's own report. The CLI is deterministic in what it reads,
+    so its report is kept under :data:`ORACLE_CACHE` by a digest of all of it (:func:`_inputs_key`) and read back
+    for the same inputs: a run on the same machine asks the CLI only about what changed (a new variant, a corpus
+    file, another CLI), and a different binary or byte asks it again. The folder's path is kept as a placeholder,
+    so a report made for one temporary folder reads true for the next."""
+    cache = None if ORACLE_CACHE == "off" else Path(ORACLE_CACHE) / f"{_inputs_key(cli, target, folder)}.json"
+    if cache is not None and cache.is_file():
+        return json.loads(cache.read_text(encoding="utf-8").replace(_FOLDER, json.dumps(str(folder))[1:-1]))
     proc = subprocess.run(
         [str(cli), "plugin", "validate", "--json", str(target)],
         capture_output=True,
@@ -301,6 +336,21 @@ def cli_errors(cli: Path, folder: Path, kind: str, home: Path) -> list[str]:
         check=False,
     )
     report = json.loads(proc.stdout)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        kept = proc.stdout.replace(json.dumps(str(folder))[1:-1], _FOLDER)
+        partial = cache.with_suffix(f".{os.getpid()}.tmp")
+        partial.write_text(kept, encoding="utf-8")
+        partial.replace(cache)  # atomic: two workers asking the same question never read half an answer
+    return report
+
+
+def cli_errors(cli: Path, folder: Path, kind: str, home: Path) -> list[str]:
+    """The CLI's errors about one file of ``kind``, read from `claude plugin validate --json`."""
+    # the manifest file itself: given a folder that also holds a marketplace.json, the CLI checks the marketplace;
+    # a plugin.json's report also holds the plugin's contents (hooks.json)
+    target = folder / ".claude-plugin" / ("marketplace.json" if kind == "marketplace.json" else "plugin.json")
+    report = validate_report(cli, target, folder, home)
     if kind == "hooks.json":
         return [
             f"{e['path']}: {e['message']}"
@@ -420,16 +470,7 @@ def test_hook_option_sweep_agrees_in_severity(tmp_path: Path, event: str) -> Non
     ]
     text = json.dumps({"hooks": {event: entries}}, indent=1)
     folder = _write(tmp_path, _hooks_file(text))
-    report = json.loads(
-        subprocess.run(
-            [str(CLIS[0]), "plugin", "validate", "--json", str(folder / ".claude-plugin" / "plugin.json")],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env={**os.environ, "HOME": str(tmp_path / "home"), "NO_COLOR": "1"},
-            check=False,
-        ).stdout
-    )
+    report = validate_report(CLIS[0], folder / ".claude-plugin" / "plugin.json", folder, tmp_path / "home")
     theirs: dict[int, str] = {}
     for content in report.get("contents") or []:
         for level in ("errors", "warnings"):
@@ -454,3 +495,22 @@ def test_hook_option_sweep_agrees_in_severity(tmp_path: Path, event: str) -> Non
         if theirs.get(i) != ours.get(i)
     ]
     assert not disagree, "\n".join(disagree)
+
+
+def test_a_kept_report_is_asked_again_for_any_other_byte_or_binary(tmp_path: Path) -> None:
+    """The oracle's kept reports (:func:`validate_report`) stand only for the very inputs they were made of."""
+    cli = tmp_path / "claude"
+    cli.write_text("#!/bin/sh\n")
+    folder = _write(tmp_path / "p", _plugin())
+    target = folder / ".claude-plugin" / "plugin.json"
+    first = _inputs_key(cli, target, folder)
+    assert _inputs_key(cli, target, folder) == first
+    (folder / "skills").mkdir()
+    assert _inputs_key(cli, target, folder) != first  # a new entry, even an empty folder
+    (folder / "skills").rmdir()
+    target.write_text(target.read_text().replace('"p"', '"q"'))
+    assert _inputs_key(cli, target, folder) != first
+    target.write_text(target.read_text().replace('"q"', '"p"'))
+    assert _inputs_key(cli, target, folder) == first
+    os.utime(cli, ns=(1, 1))  # another binary at the same path (a reinstall)
+    assert _inputs_key(cli, target, folder) != first
