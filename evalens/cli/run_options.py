@@ -123,8 +123,8 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         type=int,
         default=1,
         metavar="N",
-        help="runs in flight at once (default 1): a package's case runs; an eval file's units, each unit's runs "
-        "one after another",
+        help="agent runs in flight at once (default 1), a unit's repeats among them, whatever the format (one "
+        "after another under --runs auto)",
     )
     p.add_argument(
         "--timeout",
