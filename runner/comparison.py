@@ -1,10 +1,11 @@
-"""A comparison run: every (engine, model) cell of a matrix times every ``--arms`` arm, one ordinary batch each.
+"""A comparison run: every (engine, model) cell of a matrix times every ``--arms`` arm, one ordinary batch each,
+of any format: a package's cases or an eval file's units (each batch goes through :func:`evalens.runner.api.run`).
 
 The plan (which batches, in which order, each report's name and label), the per-cell comparison of the arms
 (the reference's report gets every other arm's uplift, and the judge's pairwise verdicts) and the run itself
 live here, behind the run API, so that every face starts the same comparison (issue 41): the CLI
-(``evalens run --engine a,b --arms skill,no-skill``) drives :meth:`Comparison.cell_runs` with its own progress
-view and exit codes, and the language server's ``evalens.runComparison`` awaits :func:`run_comparison`.
+(``evalens run [FILE] --engine a,b --arms skill,no-skill``) drives :meth:`Comparison.cell_runs` with its own
+progress view and exit codes, and the language server's ``evalens.runComparison`` awaits :func:`run_comparison`.
 
 Order and names are part of the contract the views read back: within a cell the reference arm runs last (so
 its report is the newest, the one an editor shows), a matrix run names its reports by cell
@@ -64,7 +65,7 @@ class Comparison:
     arms: dict[str, Arm]
     batch: str
     reports: Path
-    """The package's reports folder."""
+    """The reports folder of the package, or of the eval file's suite (``<root>/evals/reports``)."""
     is_matrix: bool
     """Reports named by cell (several cells, or a cell asked for by ``ENGINE=MODEL``), else by arm."""
 
@@ -106,7 +107,7 @@ def resolve_arms(arms: str, arms_reference: str | None, where: Path) -> tuple[li
 
 
 def plan_comparison(
-    package_root: Path,
+    root: Path,
     engines: str | None,
     models: str | None,
     arms: str | None = None,
@@ -116,7 +117,9 @@ def plan_comparison(
 ) -> Comparison:
     """The cells of ``engines`` × ``models`` (runner/matrix.py's :func:`cells`) and every arm of ``arms``
     resolved (a ref known) before any agent starts; ``matrix`` (default: several cells) names the reports by
-    cell. Blocking (a ref arm runs git). Raises :class:`ComparisonError`."""
+    cell. ``root``: where the batches' reports go, a package root or an eval file's suite root
+    (:attr:`~evalens.runner.suites.base.Suite.root`), the same folder a single batch of it reports to.
+    Blocking (a ref arm runs git). Raises :class:`ComparisonError`."""
     try:
         plan = cells(engines, models)
     except ValueError as exc:
@@ -125,7 +128,7 @@ def plan_comparison(
     reference: str | None = None
     resolved: dict[str, Arm] = {}
     if arms:
-        listed, reference, resolved = resolve_arms(arms, arms_reference, package_root)
+        listed, reference, resolved = resolve_arms(arms, arms_reference, root)
         names = list(listed)
     return Comparison(
         plan,
@@ -133,7 +136,7 @@ def plan_comparison(
         reference,
         resolved,
         batch or stamp(utc_now()),
-        package_root / "evals" / "reports",
+        root / "evals" / "reports",
         len(plan) > 1 if matrix is None else matrix,
     )
 
@@ -204,6 +207,18 @@ async def _pairwise(
         compared.pairwise = await compare_arms(spec, (paths[reference], ref), (paths[name], reports[name]))
 
 
+def batch_request(base: Any, run: CellRun) -> Any:
+    """The request of one batch of a comparison: ``base`` on the cell's engine (a cell that names none keeps
+    ``base``'s) with the cell's model (none: that engine's default), as the arm installs the skills, reporting
+    to the batch's own report."""
+    update: dict[str, Any] = {"output": run.report, "agent_model": run.model}
+    if run.engine is not None:
+        update["engine"] = run.engine
+    if run.arm is not None:
+        update["arm"] = run.arm
+    return base.model_copy(update=update)
+
+
 @dataclass(slots=True)
 class ComparisonOutcome:
     """What a comparison run wrote: every batch's report (in index order) and, per cell, the report that
@@ -219,14 +234,16 @@ async def run_comparison(
     plan: Comparison,
     on_run: Callable[[CellRun], None] | None = None,
     on_progress: Callable[[Any], None] | None = None,
+    format_id: str | None = None,
 ) -> ComparisonOutcome:
     """Run every batch of ``plan`` from the request ``base`` (a :class:`~evalens.runner.api_types.RunRequest`
-    of the package: each batch is ``base`` with the cell's engine and model, the arm and the report path), one
-    after another, each through :func:`evalens.runner.api.run_cases`; each cell's arms compared once its
+    of a package's cases or of an eval file's units, ``format_id`` the file's format when the caller knows it:
+    each batch is ``base`` with the cell's engine and model, the arm and the report path), one after another,
+    each through :func:`evalens.runner.api.run`, whatever the format; each cell's arms compared once its
     reference has run. ``on_run`` is told each batch as it starts. A batch that cannot start (its CLI missing)
     raises the run's :class:`~evalens.runner.api_types.RunError`; cancelling stops the batch running and the
     rest."""
-    from evalens.runner.api import run_cases  # lazy: api loads every suite
+    from evalens.runner.api import run as run_batch  # lazy: api loads every suite
 
     outcome = ComparisonOutcome()
     found: dict[int, Path] = {}
@@ -236,10 +253,7 @@ async def run_comparison(
         for run in plan.cell_runs(cell):
             if on_run is not None:
                 on_run(run)
-            update: dict[str, Any] = {"engine": run.engine, "agent_model": run.model, "output": run.report}
-            if run.arm is not None:
-                update["arm"] = run.arm
-            result = await run_cases(base.model_copy(update=update), on_progress=on_progress)
+            result = await run_batch(batch_request(base, run), on_progress=on_progress, format_id=format_id)
             if await asyncio.to_thread(run.report.is_file):
                 found[run.index], mine[str(run.arm)], last = run.report, run.report, run.report
             if result.interrupted:

@@ -288,9 +288,10 @@ class MatrixArgs(Wire):
 
 
 class ComparisonArgs(Wire):
-    """``evalens.runComparison``: start a whole comparison of the package holding ``uri``: every engine · model
-    cell times every arm, one batch each (runner/comparison.py); the answer is its matrix, as ``evalens.matrix``
-    reads it back. The fields are the CLI's ``--engine``, ``--model``, ``--arms`` and ``--arms-reference``."""
+    """``evalens.runComparison``: start a whole comparison of ``uri``, an eval file of a format that runs per file
+    (every unit of it), else the package holding it (every case): every engine · model cell times every arm, one
+    batch each (runner/comparison.py); the answer is its matrix, as ``evalens.matrix`` reads it back. The fields
+    are the CLI's ``--engine``, ``--model``, ``--arms`` and ``--arms-reference``."""
 
     uri: str
     engines: str | None = None

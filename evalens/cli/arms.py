@@ -12,12 +12,19 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from evalens.cli.eval import _check_args, _request, _run_and_report
+from evalens.cli.eval import _check_args, _request, _run_and_report, matrix_junit
 from evalens.cli.run import _exit_code, _print_outcome, _run
 from evalens.core.workflow_commands import shown
-from evalens.runner.comparison import ComparisonError, compare_arms_of, plan_comparison, resolve_arms
+from evalens.runner.comparison import (
+    ComparisonError,
+    batch_request,
+    cell_label,
+    compare_arms_of,
+    plan_comparison,
+)
 from evalens.runner.matrix import matrix
 from evalens.runner.report import load_report
+from evalens.runner.suites import suite_root
 
 CLASHING = (
     ("--baseline", "baseline"),
@@ -81,52 +88,96 @@ RUN_CLASHING = (
     ("--resume", "resume"),
     ("--report", "report"),
     ("--dry-run", "dry_run"),
+    ("--changed-since", "changed_since"),
 )
 
 
-def _arms_of(
-    args: argparse.Namespace, where: Path, command: str
-) -> tuple[list[str], str, dict[str, Any]] | int:
-    """``--arms`` / ``--arms-reference`` resolved before any agent starts (runner/comparison.py): the names in
-    order, the reference, the arms; exit 2 with the reason otherwise."""
+def is_comparison(args: argparse.Namespace) -> bool:
+    """Several engines or models (a matrix), or ``--arms``: a comparison run, one batch per cell × arm."""
+    models = args.agent_model or ""
+    return bool(args.arms) or "," in (args.engine or "") or "," in models or "=" in models
+
+
+def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None) -> int:
+    """``evalens run FILE --engine a,b --model … --arms …``: what a package's comparison does, for an eval file
+    of any other format, from the runner's one plan (runner/comparison.py): one ``run_file`` batch per cell ×
+    arm (the arm's install of the skills in every run), each with its own report in the suite's reports folder,
+    each cell's reference arm last and its report given the comparison with the cell's other arms. One cell
+    prints the units × arms table; a matrix prints the units × cells matrix (each column a cell · arm, with its
+    uplift per arm). The exit code is the worst of the cells' reference arms (of the cells, without arms)."""
+    several = "," in (args.engine or "") or "," in (args.agent_model or "")
+    command = "evalens run"
+    clashing = [flag for flag, name in RUN_CLASHING if getattr(args, name, None)]
+    if several and args.output:
+        clashing.append("--output")  # every cell has its own report
+    if clashing:
+        what = "a matrix run" if several and not args.arms else "an --arms run"
+        print(f"{command}: {what} takes no {', '.join(clashing)}", file=sys.stderr)
+        return 2
     try:
-        return resolve_arms(args.arms, args.arms_reference, where)
+        plan = plan_comparison(
+            suite_root(fmt, request.file_path),
+            args.engine,
+            args.agent_model,
+            args.arms,
+            args.arms_reference,
+            matrix=several or "=" in (args.agent_model or ""),
+        )
     except ComparisonError as exc:
         print(shown(f"{command}: {exc}"), file=sys.stderr)
         return 2
+    codes: list[int] = []
+    found: dict[int, Path] = {}
+    decides: list[tuple[Path, str]] = []  # per cell, the report its exit code and JUnit suite come from
+    for cell in range(1, len(plan.cells) + 1):
+        code, mine = _file_cell(args, request, fmt, plan, cell, found)
+        if code >= 128:  # interrupted: no more batches
+            return code
+        codes.append(code)
+        deciding = mine.get(str(plan.reference))
+        if deciding is not None:
+            decides.append((deciding, cell_label(*plan.cells[cell - 1])))
+        if plan.reference is not None and plan.reference in mine:
+            names = [n for n in plan.names if n]
+            if plan.is_matrix:  # the matrix below shows every cell's uplift per arm
+                asyncio.run(compare_arms_of(plan.arms, names, plan.reference, mine, judged=False))
+            else:
+                _compare(plan.arms, names, plan.reference, mine, judged=False)
+    if plan.is_matrix and found:
+        grid = matrix([load_report(found[k]) for k in sorted(found)])
+        print(json.dumps(grid.as_json(), indent=2) if args.json else shown(grid.table()))
+    if getattr(args, "junit", None) is not None:  # one suite per cell, as for a package's matrix
+        reports = [load_report(p) for p, _label in decides]
+        codes.append(
+            matrix_junit(reports, [label for _p, label in decides], args.junit, [p for p, _ in decides])
+        )
+    return max(codes, default=0)
 
 
-def run_file_arms(args: argparse.Namespace, request: Any, fmt: str | None) -> int:
-    """``evalens run FILE --arms …``: what ``evalens eval --arms`` does, for the other formats: one ``run_file``
-    batch per arm (the arm's install of the skills in every run), each with its own report, the reference last;
-    its report gets the comparison and the CLI the units × arms table. The exit code is the reference arm's."""
-    clashing = [flag for flag, name in RUN_CLASHING if getattr(args, name, None)]
-    if clashing:
-        print(f"evalens run: an --arms run takes no {', '.join(clashing)}", file=sys.stderr)
-        return 2
-    resolved = _arms_of(args, request.file.resolve().parent, "evalens run")
-    if isinstance(resolved, int):
-        return resolved
-    names, reference, arms = resolved
-    order = [n for n in names if n != reference] + [reference]
-    paths: dict[str, Path] = {}
+def _file_cell(
+    args: argparse.Namespace, request: Any, fmt: str | None, plan: Any, cell: int, found: dict[int, Path]
+) -> tuple[int, dict[str, Path]]:
+    """One cell of a file's comparison: each batch of the plan (the reference arm last) run with the CLI's
+    view, its report kept in ``found`` by its index. Returns the cell's exit code (its reference arm's, or its
+    one batch's; 1 when the reference wrote no report) and the cell's reports by arm."""
+    mine: dict[str, Path] = {}
     code = 0
-    for name in order:
-        print(shown(f"evalens run: arm {arms[name].label}"), file=sys.stderr)
-        outcome = _run(request.model_copy(update={"arm": name}), fmt, args)
+    for run in plan.cell_runs(cell):
+        label = plan.arms[run.arm].label if run.arm and not plan.is_matrix else run.label
+        print(shown(f"evalens run: {'cell' if plan.is_matrix else 'arm'} {label}"), file=sys.stderr)
+        outcome = _run(batch_request(request, run), fmt, args)
         if isinstance(outcome, int):
-            if outcome >= 128:  # interrupted: no more arms
-                return outcome
+            if outcome >= 128:  # interrupted: no more batches
+                return outcome, mine
             code = outcome
             continue
         _print_outcome(outcome)
         code = _exit_code(args, outcome)
         if outcome.report_path is not None and Path(outcome.report_path).is_file():
-            paths[name] = Path(outcome.report_path)
-    if reference not in paths:
-        return code or 1
-    _compare(arms, names, reference, paths, judged=False)
-    return code
+            found[run.index] = mine[str(run.arm)] = Path(outcome.report_path)
+    if plan.reference is not None and plan.reference not in mine:
+        return code or 1, mine
+    return code, mine
 
 
 def _compare(

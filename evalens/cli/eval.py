@@ -597,7 +597,7 @@ def _matrix(args: argparse.Namespace) -> int:
     if args.junit is not None:
         junit = [load_report(p) for p, _label in decides]
         codes.append(
-            _matrix_junit(junit, [label for _p, label in decides], args.junit, [p for p, _ in decides])
+            matrix_junit(junit, [label for _p, label in decides], args.junit, [p for p, _ in decides])
         )
     return max(codes, default=0)
 
@@ -672,7 +672,7 @@ def _matrix_cell(
     return code, mine.get(str(runs[-1].arm))
 
 
-def _matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
+def matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
     """A matrix run's JUnit file: one ``<testsuite>`` per cell in one document; 2 when it cannot be written."""
     root = paths[0].parents[2] if paths else None  # <package>/evals/reports/<cell report>
     base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())

@@ -92,6 +92,13 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
 
 
 def request_from_args(file: Path, args: argparse.Namespace) -> RunRequest:
+    """The file's request from the parsed flags; with several engines or models (a matrix) on the first cell's,
+    which each batch of the comparison replaces with its own (runner/comparison.py's ``batch_request``)."""
+    engine, model = args.engine, args.agent_model
+    if engine and "," in engine:
+        engine = next(e.strip() for e in engine.split(",") if e.strip())
+    if model and ("," in model or "=" in model):
+        model = None
     return RunRequest(
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],
@@ -99,8 +106,8 @@ def request_from_args(file: Path, args: argparse.Namespace) -> RunRequest:
         runs_auto=args.runs_auto,
         runs_threshold=args.runs_threshold,
         jobs=args.jobs,
-        engine=args.engine,
-        agent_model=args.agent_model,
+        engine=engine,
+        agent_model=model,
         judge=args.judge,
         no_judge=args.no_judge,
         no_deterministic=args.no_deterministic,
@@ -218,11 +225,11 @@ def _run_file(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
         early = _narrow_to_changed(request, fmt, args.changed_since)
         if early is not None:
             return early
-    if args.arms:
-        # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
-        from evalens.cli.arms import run_file_arms
+    # cycle: evalens.cli.arms imports evalens.cli.eval and evalens.cli.run at load (an arms batch runs their pipeline)
+    from evalens.cli.arms import is_comparison, run_file_comparison
 
-        return run_file_arms(args, request, fmt if not errors else None)
+    if is_comparison(args):  # a matrix of engines / models, or --arms: one batch per cell × arm
+        return run_file_comparison(args, request, fmt if not errors else None)
 
     shard_mark, suite_root = None, None
     if run_ci.wanted(args) and not errors:
@@ -337,15 +344,10 @@ def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
     """The flag values argparse's types do not bound (a usage error, exit 2)."""
     if args.engine is None:
         args.engine = default_engine()
-    elif args.engine not in engine_names():
-        several = "," in args.engine
-        parser.error(
-            f"--engine {args.engine!r}: "
-            + ("a matrix of engines runs UAAPS packages only, for now" if several else "not one of ")
-            + ("" if several else ", ".join(engine_names()))
-        )
-    if args.agent_model is not None and ("," in args.agent_model or "=" in args.agent_model):
-        parser.error("--model A,B (a matrix of models) runs UAAPS packages only, for now")
+    else:  # several (a matrix): each must be one evalens drives
+        unknown = [e for e in (n.strip() for n in args.engine.split(",")) if e and e not in engine_names()]
+        if unknown or not args.engine.strip(", "):
+            parser.error(f"--engine {args.engine!r}: not one of {', '.join(engine_names())}")
     try:
         spec = parse_runs(args.runs or "3")
     except ValueError:

@@ -12,7 +12,11 @@ the engine) through :func:`evalens.runner.api.run_cases`; every other runnable f
 from __future__ import annotations
 
 from importlib import import_module
+from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
+
+from evalens.core.index import evals_parent
+from evalens.core.labels import PLUGIN_EVAL_FORMATS
 
 if TYPE_CHECKING:
     from evalens.runner.suites.base import Suite
@@ -53,3 +57,27 @@ def suite_for(format_id: str) -> type[Suite] | None:
     module, name = spec.split(":")
     cls: type[Suite] = getattr(import_module(f"evalens.runner.suites.{module}"), name)
     return cls
+
+
+def suite_root(fmt: str | None, file: Path) -> Path:
+    """The folder a unit of ``file`` belongs to, by path alone (no suite loaded, nothing parsed): its package for
+    a package's case, the suite for skilljack, the plugin for a plugin's case, the skill otherwise. Its evalens
+    reports are in ``evals/reports/`` below it, so the server restores from there and a comparison of the file
+    (runner/comparison.py) writes its batches there, where each batch of it alone would report."""
+    # lazy: evalens.runner.suites.base ~0.6 s to import; the server starts without it
+    from evalens.runner.suites.base import skill_root_of
+
+    if not names_per_file(fmt):
+        return evals_parent(file) or file.parent
+    if fmt == "skilljack-task":
+        return file.parent.parent
+    if fmt == "skilljack-tasks":
+        return file.parent
+    if (
+        fmt in PLUGIN_EVAL_FORMATS
+    ):  # a plugin's case: its reports go under the plugin, as the suite writes them
+        # lazy: as above
+        from evalens.runner.suites.plugin_eval_paths import plugin_root_of
+
+        return plugin_root_of(file.parent) or file.parent
+    return skill_root_of(file)

@@ -1,4 +1,5 @@
-"""``evalens.runComparison``: an editor starts a whole matrix × arms run of a package (issue 41).
+"""``evalens.runComparison``: an editor starts a whole matrix × arms run of a package, or of an eval file of any
+other runnable format (issue 41).
 
 The comparison is the runner's (runner/comparison.py): the same plan, order, report names and arm comparison as
 ``evalens run --engine a,b --arms skill,no-skill``, each batch through the run API. This face adds what an
@@ -13,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from pathlib import Path
 from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from evalens.runner.suites import PACKAGE_FORMAT
+from evalens.runner.suites import PACKAGE_FORMAT, names_per_file, suite_root
+from evalens.server import uris
 from evalens.server.features import run_formats, work_done
 from evalens.server.features.matrix_view import answer_of, batch_of, root_of
 from evalens.server.features.run_formats import ALL
@@ -39,20 +42,35 @@ class ComparisonRuns:
         )  # package roots; taken before the first await, so two starts cannot race
 
     async def start(self, ls: EvalensServer, a: ComparisonArgs) -> MatrixAnswer | None:
-        root = await ls.off_loop(root_of, {"uri": a.uri})
-        if root is None:
-            raise JsonRpcInvalidParams(f"evalens.runComparison: no eval package holds {a.uri}")
-        require_inside(ls, root, "evalens.runComparison")
+        target = await ls.off_loop(self._target, a.uri)
+        if target is None:
+            raise JsonRpcInvalidParams(f"evalens.runComparison: no eval package or eval file holds {a.uri}")
+        fmt, file, root = target
+        require_inside(ls, file or root, "evalens.runComparison")
         key = str(root)
         if key in self.running:
             raise JsonRpcInvalidParams(f"evalens.runComparison: {root.name} is running a comparison already")
         self.running.add(key)
         try:
-            return await self._run(ls, a, root)
+            return await self._run(ls, a, fmt, file, root)
         finally:
             self.running.discard(key)
 
-    async def _run(self, ls: EvalensServer, a: ComparisonArgs, root: Any) -> MatrixAnswer | None:
+    def _target(self, uri: str) -> tuple[str, Path | None, Path] | None:
+        """What ``uri`` compares: an eval file that runs per file (its format, the file, the suite's root, where
+        every batch reports), else the package holding it (its cases, the package root). Blocking: it may
+        validate the file from disk."""
+        path = uris.usable_path(uri) if uri else None
+        if path and Path(path).is_file():
+            fmt = self.runs.format_id_of(self.runs.validation_of(uri))
+            if names_per_file(fmt):
+                return fmt, Path(path), suite_root(fmt, Path(path))
+        root = root_of({"uri": uri})
+        return None if root is None else (PACKAGE_FORMAT, None, root)
+
+    async def _run(
+        self, ls: EvalensServer, a: ComparisonArgs, fmt: str, file: Path | None, root: Path
+    ) -> MatrixAnswer | None:
         from evalens.runner.comparison import (  # lazy: the runner loads at the first run, not at start
             ComparisonError,
             plan_comparison,
@@ -64,7 +82,10 @@ class ComparisonRuns:
             plan = await ls.off_loop(plan_comparison, root, engines, a.models, a.arms, a.arms_reference)
         except ComparisonError as exc:
             raise JsonRpcInvalidParams(f"evalens.runComparison: {exc}") from None
-        base = await run_formats.request(PACKAGE_FORMAT, root, ALL, ls.settings, package_root=root)
+        if file is not None:  # the whole file, each batch as its suite runs it
+            base = await run_formats.request(fmt, file, ALL, ls.settings)
+        else:  # every case of the package
+            base = await run_formats.request(PACKAGE_FORMAT, root, ALL, ls.settings, package_root=root)
         if a.no_judge:
             base = base.model_copy(update={"no_judge": True})
         batches = plan.runs()
@@ -72,14 +93,16 @@ class ComparisonRuns:
         def on_run(run: Any) -> None:
             number = batches.index(run)
             if number:
-                self.runs.refresh_lenses()  # the batch before wrote the package's newest report
+                self.runs.refresh_lenses()  # the batch before wrote the newest report
             message = f"batch {number + 1} of {len(batches)}: {run.label}"
             work_done.report(ls, token, message, number * 100 // len(batches))
 
         title = f"Compare {root.name}: {len(batches)} batches"
         # the editor's Cancel stops the task made right after (no await between: it cannot come first)
         token = await work_done.begin(ls, title, "starting", lambda: task.cancel())
-        task = asyncio.get_running_loop().create_task(run_comparison(base, plan, on_run=on_run))
+        task = asyncio.get_running_loop().create_task(
+            run_comparison(base, plan, on_run=on_run, format_id=fmt if file is not None else None)
+        )
         try:
             outcome = await task
         except asyncio.CancelledError:  # the request itself cancelled: the batches stop with it

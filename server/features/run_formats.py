@@ -17,9 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalens.core.engines import engine_names
-from evalens.core.index import evals_parent
-from evalens.core.labels import PLUGIN_EVAL_FORMATS
-from evalens.runner.suites import names_per_file, suite_for
+from evalens.runner.suites import names_per_file, suite_for, suite_root
 from evalens.runner.verdicts import combine_units, count_passed
 
 if TYPE_CHECKING:
@@ -37,28 +35,6 @@ STAGES = {
 }  # a stage → its share of the bar
 MAX_REPORTS = 30  # evalens reports read per eval file when restoring
 FOLDER_TTL = 5.0  # seconds a file's result folder is trusted (it depends on eval.config.yaml and SKILL.md)
-
-
-def suite_root(fmt: str, file: Path) -> Path:
-    """The folder a unit belongs to: its package for a package's case, the suite for skilljack, the plugin for a
-    plugin's case, the skill otherwise; its evalens reports are in ``evals/reports/`` below it."""
-    # lazy: evalens.runner.suites.base ~0.6 s to import; the server starts without it
-    from evalens.runner.suites.base import skill_root_of
-
-    if not names_per_file(fmt):
-        return evals_parent(file) or file.parent
-    if fmt == "skilljack-task":
-        return file.parent.parent
-    if fmt == "skilljack-tasks":
-        return file.parent
-    if (
-        fmt in PLUGIN_EVAL_FORMATS
-    ):  # a plugin's case: its reports go under the plugin, as the suite writes them
-        # lazy: evalens.runner.suites (its base ~0.6 s to import); the server starts without it
-        from evalens.runner.suites.plugin_eval_paths import plugin_root_of
-
-        return plugin_root_of(file.parent) or file.parent
-    return skill_root_of(file)
 
 
 display_root = suite_root

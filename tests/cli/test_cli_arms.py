@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from evalens.cli import arms as cli_arms
-from evalens.cli.arms import _arms_of, _compare, _refuse, run_arms, run_file_arms, table
+from evalens.cli.arms import _compare, _refuse, run_arms, run_file_comparison, table
 from evalens.cli.eval import parse
 from evalens.core.models.baseline import ArmSource
 from evalens.runner.comparison import resolve_arms
@@ -65,15 +65,6 @@ def test_eval_arms_refusals_are_exit_2_before_any_run(
     err = capsys.readouterr().err
     assert err.startswith("evalens eval: ") and said in err
     assert not (tmp_path / "evals" / "reports").exists()  # nothing ran
-
-
-def test_arms_of_resolves_in_order_or_says_why_not(tmp_path: Path, capsys) -> None:
-    names, reference, arms = _arms_of(
-        argparse.Namespace(arms="no-skill,skill", arms_reference=None), tmp_path, "x"
-    )
-    assert (names, reference, sorted(arms)) == (["no-skill", "skill"], "skill", ["no-skill", "skill"])
-    assert _arms_of(argparse.Namespace(arms="skill,nope", arms_reference=None), tmp_path, "evalens run") == 2
-    assert capsys.readouterr().err.startswith("evalens run: --arms nope: not an arm")
 
 
 def test_table_has_a_column_per_arm_and_marks_the_reference(tmp_path: Path) -> None:
@@ -130,6 +121,12 @@ def _run_args(**over: Any) -> argparse.Namespace:
     values = dict(
         arms="skill,no-skill,without:references",
         arms_reference=None,
+        engine="claude-code",
+        agent_model=None,
+        output=None,
+        json=False,
+        junit=None,
+        changed_since=None,
         baseline=None,
         shard=None,
         resume=None,
@@ -152,7 +149,7 @@ def test_run_file_arms_runs_the_reference_last_and_compares(
 ) -> None:
     fake = _FakeRun(tmp_path, exit_codes={"no-skill": 1, "skill": 0})
     monkeypatch.setattr(cli_arms, "_run", fake)
-    assert run_file_arms(_run_args(), request_, "skilljack-tasks") == 0  # the reference's code
+    assert run_file_comparison(_run_args(), request_, "skilljack-tasks") == 0  # the reference's code
     assert fake.arms == ["no-skill", "without:references", "skill"]
     out = capsys.readouterr()
     assert [line for line in out.err.splitlines() if line.startswith("evalens run: arm ")] == [
@@ -170,9 +167,11 @@ def test_run_file_arms_exit_code_is_the_reference_arms(
     tmp_path: Path, request_: FileRunRequest, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     monkeypatch.setattr(cli_arms, "_run", _FakeRun(tmp_path, exit_codes={"skill": 1}))
-    assert run_file_arms(_run_args(arms="skill,no-skill"), request_, None) == 1
+    assert run_file_comparison(_run_args(arms="skill,no-skill"), request_, None) == 1
     monkeypatch.setattr(cli_arms, "_run", _FakeRun(tmp_path, exit_codes={"skill": 1}))
-    assert run_file_arms(_run_args(arms="skill,no-skill", arms_reference="no-skill"), request_, None) == 0
+    assert (
+        run_file_comparison(_run_args(arms="skill,no-skill", arms_reference="no-skill"), request_, None) == 0
+    )
 
 
 def test_an_interrupt_stops_the_remaining_arms(
@@ -180,7 +179,7 @@ def test_an_interrupt_stops_the_remaining_arms(
 ) -> None:
     fake = _FakeRun(tmp_path, codes={"no-skill": 130})
     monkeypatch.setattr(cli_arms, "_run", fake)
-    assert run_file_arms(_run_args(), request_, None) == 130
+    assert run_file_comparison(_run_args(), request_, None) == 130
     assert fake.arms == ["no-skill"]
 
 
@@ -189,7 +188,7 @@ def test_without_the_reference_report_there_is_no_comparison(
 ) -> None:
     fake = _FakeRun(tmp_path, codes={"skill": 2})
     monkeypatch.setattr(cli_arms, "_run", fake)
-    assert run_file_arms(_run_args(arms="skill,no-skill"), request_, None) == 2
+    assert run_file_comparison(_run_args(arms="skill,no-skill"), request_, None) == 2
     assert fake.arms == ["no-skill", "skill"]
     assert load_report(tmp_path / "no-skill.json").arms is None
     assert "Δ vs" not in capsys.readouterr().err
@@ -200,8 +199,108 @@ def test_run_file_arms_refuses_before_running(
 ) -> None:
     fake = _FakeRun(tmp_path)
     monkeypatch.setattr(cli_arms, "_run", fake)
-    assert run_file_arms(_run_args(report=Path("r.json"), shard="1/2"), request_, None) == 2
+    assert run_file_comparison(_run_args(report=Path("r.json"), shard="1/2"), request_, None) == 2
     assert "evalens run: an --arms run takes no --shard, --report" in capsys.readouterr().err
-    assert run_file_arms(_run_args(arms="skill,ref:v1"), request_, None) == 2
+    assert run_file_comparison(_run_args(arms="skill,ref:v1"), request_, None) == 2
     assert "not inside a git repository" in capsys.readouterr().err
     assert fake.arms == []
+
+
+def test_an_unknown_arm_is_refused_with_its_name(
+    tmp_path: Path, request_: FileRunRequest, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    fake = _FakeRun(tmp_path)
+    monkeypatch.setattr(cli_arms, "_run", fake)
+    assert run_file_comparison(_run_args(arms="skill,nope"), request_, None) == 2
+    assert capsys.readouterr().err.startswith("evalens run: --arms nope: not an arm")
+    assert fake.arms == []
+
+
+class _FakeCells:
+    """Stands in for the file runner in a matrix: writes the report each (engine, model, arm) batch would, at the
+    path the comparison's plan gave it (``request.output``), with that cell's engine and model; ``failing``: the
+    cells (engine) whose one case fails."""
+
+    def __init__(self, failing: frozenset[str] = frozenset()) -> None:
+        self.failing = failing
+        self.batches: list[tuple[str, str | None, str | None, Path]] = []
+
+    def __call__(self, request: Any, fmt: str | None, args: Any) -> Any:
+        self.batches.append((request.engine, request.agent_model, request.arm, request.output))
+        verdict = "FAIL" if request.engine in self.failing or request.arm == "no-skill" else "PASS"
+        report = make_report([make_case("c1", verdict)])
+        report.config.engine = request.engine
+        if request.arm:
+            report.arm = ArmSource(name=request.arm, label=LABELS[request.arm], kind=request.arm)
+        path = write(report, request.output)
+        return SimpleNamespace(
+            summary=[],
+            results=[],
+            report=load_report(path),
+            result_file=None,
+            report_path=str(path),
+            exit_code=1 if verdict == "FAIL" and request.arm != "no-skill" else 0,
+            summary_failed=False,
+        )
+
+
+def test_a_file_matrix_runs_one_batch_per_cell_into_the_suites_reports_and_prints_the_matrix(
+    tmp_path: Path, request_: FileRunRequest, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """``evalens run tasks.yaml --engine claude-code,codex``: the runner's plan (one batch per cell, reports named
+    by cell in the suite's own reports folder), the worst cell's exit code, one JUnit suite per cell."""
+    fake = _FakeCells(failing=frozenset({"codex"}))
+    monkeypatch.setattr(cli_arms, "_run", fake)
+    junit = tmp_path / "junit.xml"
+    args = _run_args(arms=None, engine="claude-code,codex", agent_model="codex=gpt-fake", junit=junit)
+    assert run_file_comparison(args, request_, "skilljack-tasks") == 1  # codex's cell failed
+    assert [(e, m, a) for e, m, a, _ in fake.batches] == [
+        ("claude-code", None, None),
+        ("codex", "gpt-fake", None),
+    ]
+    reports = [p for *_rest, p in fake.batches]
+    assert {p.parent for p in reports} == {
+        tmp_path / "evals" / "reports"
+    }  # skilljack's root: the tasks' folder
+    assert [p.name.split("-cell-")[1] for p in reports] == ["1.json", "2.json"]
+    out = capsys.readouterr()
+    assert [line for line in out.err.splitlines() if line.startswith("evalens run: cell ")] == [
+        "evalens run: cell claude-code · default model",
+        "evalens run: cell codex · gpt-fake",
+    ]
+    header = next(line for line in out.out.splitlines() if line.startswith("unit"))
+    assert "claude-code" in header and "codex" in header
+    xml = junit.read_text()
+    assert xml.count("<testsuite ") == 2 and "codex · gpt-fake" in xml
+
+
+def test_a_file_matrix_with_arms_runs_every_arm_in_every_cell_the_reference_last(
+    tmp_path: Path, request_: FileRunRequest, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    fake = _FakeCells()
+    monkeypatch.setattr(cli_arms, "_run", fake)
+    args = _run_args(arms="skill,no-skill", engine="claude-code,codex")
+    assert run_file_comparison(args, request_, "skilljack-tasks") == 0  # both references passed
+    assert [(e, a) for e, _m, a, _p in fake.batches] == [
+        ("claude-code", "no-skill"),
+        ("claude-code", "skill"),
+        ("codex", "no-skill"),
+        ("codex", "skill"),
+    ]
+    references = [load_report(p) for _e, _m, a, p in fake.batches if a == "skill"]
+    assert all(
+        r.arms is not None and [c.arm.name for c in r.arms.comparisons] == ["no-skill"] for r in references
+    )
+    out = capsys.readouterr().out
+    assert "skill" in next(line for line in out.splitlines() if line.startswith("unit"))
+
+
+def test_a_file_matrix_refuses_one_output_for_every_cell(
+    tmp_path: Path, request_: FileRunRequest, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    fake = _FakeCells()
+    monkeypatch.setattr(cli_arms, "_run", fake)
+    args = _run_args(arms=None, engine="claude-code,codex", output=tmp_path / "one.json")
+    assert run_file_comparison(args, request_, "skilljack-tasks") == 2
+    assert "evalens run: a matrix run takes no --output" in capsys.readouterr().err
+    assert fake.batches == []

@@ -103,6 +103,70 @@ def test_every_engine_runs_every_arm_in_one_matrix(tmp_path: Path, model_env, sa
     assert "codex · gpt-fake · without references" in show.stdout and pooled[1] in show.stdout, show.stdout
 
 
+def test_an_eval_file_runs_the_same_matrix_of_engines_and_arms(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """``evalens run tasks.yaml --engine claude-code,codex --model codex=gpt-fake --arms skill,no-skill``: a
+    skilljack suite gets the package's comparison (runner/comparison.py, one plan for every format): every task in
+    every engine · model · arm, one cell report each in the suite's reports folder, each engine's reference arm
+    compared with its other arm, one matrix, one JUnit suite per cell; the no-skill arm never fails the command."""
+    for engine in ("claude-code", "codex"):
+        if not agents_available(engine):
+            pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+    task = (
+        '    prompt: "Greet {who} SCENARIO=use-skill NEEDS=' + KEY + '"\n    expected_skill_load: greeter\n'
+    )
+    checks = "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+    (suite / "tasks.yaml").write_text(
+        "skill: greeter\ntasks:\n"
+        + "".join(f"  - id: {who}\n" + task.format(who=who) + checks for who in ("ann", "bob"))
+    )
+    junit = tmp_path / "junit.xml"
+    argv = ["--engine", "claude-code,codex", "--model", "codex=gpt-fake", "--arms", "skill,no-skill"]
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "run",
+            str(suite / "tasks.yaml"),
+            "--runs",
+            "1",
+            "--no-judge",
+            "--json",
+        ]
+        + ["--output-dir", str(tmp_path / "results"), "--junit", str(junit), *argv],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=900,
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
+    grid = json.loads(out.stdout[out.stdout.index("{\n") :])  # the batches' lines, then the matrix
+    claude = grid["columns"][0].rsplit(" · ", 1)[0]
+    assert claude.startswith("claude-code · ")
+    assert grid["columns"] == [f"{claude} · skill", f"{claude} · no skill"] + [
+        "codex · gpt-fake · skill",
+        "codex · gpt-fake · no skill",
+    ]
+    for row in grid["rows"]:
+        assert [c["state"] for c in row["cells"]] == ["PASS", "FAIL"] * 2, (row, out.stderr[-3000:])
+        assert row["uplift"]["Δ vs no skill · codex · gpt-fake"] == "▲ +100 pts [\u221212, +100]", row
+    cells = batch_reports(next((suite / "evals" / "reports").glob("*-cell-1.json")))
+    read = [json.loads(p.read_text()) for p in cells]
+    assert [(r["config"]["engine"], r["arm"]["name"]) for r in read] == [
+        (e, a) for e in ("claude-code", "codex") for a in ("skill", "no-skill")
+    ]
+    for ref in (read[0], read[2]):
+        (compared,) = ref["arms"]["comparisons"]
+        assert compared["arm"]["name"] == "no-skill" and compared["uplift"]["interval"] == [0.07, 1.0]
+    suites = ET.parse(junit).getroot().findall("testsuite")
+    assert len(suites) == 2 and all(s.get("failures") == "0" for s in suites), junit.read_text()
+
+
 BIN_ENV = {"claude-code": "EVALENS_CLAUDE_BIN", "codex": "EVALENS_CODEX_BIN"}
 
 

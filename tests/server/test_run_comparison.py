@@ -75,3 +75,45 @@ async def test_a_comparison_that_cannot_be_planned_says_why_before_any_agent(
     with pytest.raises(Exception, match="codex is not one of --engine claude-code"):
         await _execute(client, {"uri": uri, "engines": "claude-code", "models": "codex=gpt-5"})
     assert list((pkg / "evals" / "reports").iterdir()) == []
+
+
+GREETER = "---\nname: greeter\ndescription: Writes greetings into output/. Key greet-key-42.\n---\nWrite a greeting.\n"
+GREET_TASKS = (
+    "skill: greeter\ntasks:\n"
+    "  - id: ann\n"
+    '    prompt: "Greet ann SCENARIO=use-skill NEEDS=greet-key-42"\n'
+    "    expected_skill_load: greeter\n"
+    "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+)
+
+
+@needs_claude
+async def test_an_editor_compares_the_arms_of_an_eval_file_as_it_does_a_packages(
+    client: LanguageClient, pkg: Path
+) -> None:
+    """``evalens.runComparison`` on a skilljack tasks.yaml: the same plan as for a package (the reference arm last,
+    reports named by arm), each batch the file's own suite run, the reports in the suite's reports folder (where
+    a single run of the file reports), and the answer the comparison's matrix."""
+    suite = pkg / "greet-suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(GREETER)
+    (suite / "tasks.yaml").write_text(GREET_TASKS)
+    uri = from_fs_path(str(suite / "tasks.yaml"))
+    answer = await _execute(
+        client, {"uri": uri, "engines": "claude-code", "arms": "skill,no-skill", "noJudge": True}
+    )
+    data = json.loads(json.dumps(answer, default=lambda o: o.__dict__))
+    assert len(data["columns"]) == 2, data
+    assert {row["name"] for row in data["rows"]} == {"ann"}, data
+    batch = data["batch"]
+    reports = suite / "evals" / "reports"
+    assert sorted(Path(p) for p in data["reportPaths"]) == sorted(
+        [reports / f"{batch}-arm-1.json", reports / f"{batch}-arms.json"]
+    ), data["reportPaths"]
+    reference = json.loads((reports / f"{batch}-arms.json").read_text())
+    assert reference["arm"]["name"] == "skill" and [c["verdict"] for c in reference["cases"]] == ["PASS"]
+    [compared] = reference["arms"]["comparisons"]
+    assert compared["arm"]["name"] == "no-skill" and compared["uplift"]["difference"] == 1.0, compared
+    other = json.loads((reports / f"{batch}-arm-1.json").read_text())
+    assert other["arm"]["name"] == "no-skill" and [c["verdict"] for c in other["cases"]] == ["FAIL"]
+    assert list((pkg / "evals" / "reports").iterdir()) == []  # nothing in the package's own folder

@@ -248,9 +248,10 @@ export interface MatrixArgs {
 }
 
 /**
- * `evalens.runComparison`: start a whole comparison of the package holding `uri`: every engine · model
- * cell times every arm, one batch each (runner/comparison.py); the answer is its matrix, as `evalens.matrix`
- * reads it back. The fields are the CLI's `--engine`, `--model`, `--arms` and `--arms-reference`.
+ * `evalens.runComparison`: start a whole comparison of `uri`, an eval file of a format that runs per file
+ * (every unit of it), else the package holding it (every case): every engine · model cell times every arm, one
+ * batch each (runner/comparison.py); the answer is its matrix, as `evalens.matrix` reads it back. The fields
+ * are the CLI's `--engine`, `--model`, `--arms` and `--arms-reference`.
  */
 export interface ComparisonArgs {
   uri: string;
