@@ -18,7 +18,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from evalens.core.models.run_record import sum_usage
-from evalens.core.models.uaaps import EvalReport, ReportAgent, ReportConfig, ReportJudge, ReportPackage
+from evalens.core.models.uaaps import (
+    EvalReport,
+    ReportAgent,
+    ReportCase,
+    ReportConfig,
+    ReportJudge,
+    ReportPackage,
+)
 from evalens.core.validate import validate_file
 from evalens.runner.agent_process import in_thread
 from evalens.runner.api_types import RunRequest
@@ -528,6 +535,37 @@ def _rel(path: str, base: Path) -> str:
         return os.path.relpath(path, base)
     except ValueError:
         return path
+
+
+def unrun_report(request: RunRequest, why: str, format_id: str | None = None) -> EvalReport:
+    """The report of a comparison's batch that could not start (its CLI missing, a refused setting): every unit
+    it would have run ERROR with the reason, so its column in the matrix and its JUnit suite say so instead of
+    vanishing (issue 44), and its exit code stays the refusal's. A file that cannot even be read gives one
+    ``(cell)`` unit. Blocking: reads the file."""
+    reason = f"the cell did not run: {why}"
+    try:
+        suite, units = prepare(request, None, format_id)
+        root = suite.root
+        results = [suite.refused(unit, reason) for unit in units]
+    except (UsageError, ValueError, OSError):
+        root, results = request.file_path.parent, []
+    cases = [report_case_from_result(r, None, root) for r in results]
+    if not cases:
+        cases = [ReportCase(name="(cell)", verdict="ERROR", error=reason)]
+    engine = request.file_engine
+    arm = None
+    if request.arm:
+        try:  # the arm's label for the column: a ref arm that cannot resolve is named as asked
+            arm = resolve_arm(request.arm, root).source()
+        except ArmError:
+            arm = None
+    return new_report(
+        utc_now(),
+        cases,
+        ReportConfig(engine=engine),
+        agent=ReportAgent(runtime=engine, model=request.agent_model),
+        arm=arm,
+    )
 
 
 def file_report(

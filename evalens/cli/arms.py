@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from evalens.cli import sandbox_policy
 from evalens.cli.eval import _check_args, _request, _run_and_report, matrix_junit
-from evalens.cli.run import _exit_code, _print_outcome, _run
+from evalens.cli.run import _exit_code, _print_outcome, _refuse_unsandboxed, _run
 from evalens.core.workflow_commands import shown
 from evalens.runner.comparison import (
     ComparisonError,
@@ -23,7 +25,8 @@ from evalens.runner.comparison import (
     plan_comparison,
 )
 from evalens.runner.matrix import matrix
-from evalens.runner.report import load_report
+from evalens.runner.report import load_report, write_report
+from evalens.runner.run_file import unrun_report
 from evalens.runner.suites import suite_root
 
 CLASHING = (
@@ -142,7 +145,9 @@ def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None)
             if plan.is_matrix:  # the matrix below shows every cell's uplift per arm
                 asyncio.run(compare_arms_of(plan.arms, names, plan.reference, mine, judged=False))
             else:
-                _compare(plan.arms, names, plan.reference, mine, judged=False)
+                compared = _compare(plan.arms, names, plan.reference, mine, judged=False)
+                if args.json:  # the reference's report with the comparison, as for a package's arms
+                    print(json.dumps(compared.model_dump(mode="json", exclude_none=True), indent=2))
     if plan.is_matrix and found:
         grid = matrix([load_report(found[k]) for k in sorted(found)])
         print(json.dumps(grid.as_json(), indent=2) if args.json else shown(grid.table()))
@@ -162,17 +167,29 @@ def _file_cell(
     one batch's; 1 when the reference wrote no report) and the cell's reports by arm."""
     mine: dict[str, Path] = {}
     code = 0
+    sandbox = sandbox_policy.policy(args)
     for run in plan.cell_runs(cell):
         label = plan.arms[run.arm].label if run.arm and not plan.is_matrix else run.label
         print(shown(f"evalens run: {'cell' if plan.is_matrix else 'arm'} {label}"), file=sys.stderr)
-        outcome = _run(batch_request(request, run), fmt, args)
+        one = batch_request(request, run)
+        refused = _refuse_unsandboxed(sandbox, one)  # each batch as a batch of its own is: before any agent
+        if refused is not None:
+            return refused, mine
+        refusal: list[str] = []
+        outcome = _run(one, fmt, args, refusal)
         if isinstance(outcome, int):
             if outcome >= 128:  # interrupted: no more batches
                 return outcome, mine
             code = outcome
+            if plan.is_matrix and refusal and not run.report.exists():  # its column and suite say ERROR
+                write_report(unrun_report(one, refusal[0], fmt), run.report)
+                found[run.index] = mine[str(run.arm)] = run.report
             continue
-        _print_outcome(outcome)
-        code = _exit_code(args, outcome)
+        with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
+            _print_outcome(outcome)  # under --json, stdout is the one JSON document at the end
+        code = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run") or _exit_code(
+            args, outcome
+        )
         if outcome.report_path is not None and Path(outcome.report_path).is_file():
             found[run.index] = mine[str(run.arm)] = Path(outcome.report_path)
     if plan.reference is not None and plan.reference not in mine:

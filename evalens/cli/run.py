@@ -425,8 +425,9 @@ def _progress(event: object, partial: list[Path] | None = None) -> None:
     print(shown(message), file=sys.stdout if getattr(event, "outcome", False) else sys.stderr, flush=True)
 
 
-def _run(request: Any, fmt: str | None, args: Any) -> Any:
-    """Run the file's units; the outcome, or the exit code of a usage error or an interrupt."""
+def _run(request: Any, fmt: str | None, args: Any, refusal: list[str] | None = None) -> Any:
+    """Run the file's units; the outcome, or the exit code of a usage error or an interrupt. ``refusal`` gets
+    the message of a batch that could not start (a comparison's cell writes its ERROR report from it)."""
     partial: list[Path] = []
     try:
         outcome, signum = run_interruptibly(
@@ -437,6 +438,7 @@ def _run(request: Any, fmt: str | None, args: Any) -> Any:
         )
     except (InvalidFile, UsageError) as exc:
         print(shown(f"evalens run: {exc}"), file=sys.stderr)
+        (refusal if refusal is not None else []).append(str(exc))
         return EXIT_USAGE
     if signum is not None:  # the agents are dead and their sandboxes gone; a partial report was written
         print(interrupted_line("evalens run", partial[-1] if partial else None), file=sys.stderr)

@@ -7,6 +7,7 @@ would (no agent CLI runs here; runner/arms.py's own tests install the arms for r
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -101,7 +102,7 @@ class _FakeRun:
         self.tmp, self.codes, self.exit_codes = tmp, codes or {}, exit_codes or {}
         self.arms: list[str] = []
 
-    def __call__(self, request: Any, fmt: str | None, args: Any) -> Any:
+    def __call__(self, request: Any, fmt: str | None, args: Any, refusal: list[str] | None = None) -> Any:
         self.arms.append(request.arm)
         if request.arm in self.codes:
             return self.codes[request.arm]
@@ -221,12 +222,16 @@ class _FakeCells:
     path the comparison's plan gave it (``request.output``), with that cell's engine and model; ``failing``: the
     cells (engine) whose one case fails."""
 
-    def __init__(self, failing: frozenset[str] = frozenset()) -> None:
-        self.failing = failing
+    def __init__(self, failing: frozenset[str] = frozenset(), missing: frozenset[str] = frozenset()) -> None:
+        self.failing, self.missing = failing, missing
         self.batches: list[tuple[str, str | None, str | None, Path]] = []
 
-    def __call__(self, request: Any, fmt: str | None, args: Any) -> Any:
+    def __call__(self, request: Any, fmt: str | None, args: Any, refusal: list[str] | None = None) -> Any:
         self.batches.append((request.engine, request.agent_model, request.arm, request.output))
+        if request.engine in self.missing:  # as run.py's _run says a batch could not start
+            assert refusal is not None
+            refusal.append(f"{request.engine} CLI not found")
+            return 2
         verdict = "FAIL" if request.engine in self.failing or request.arm == "no-skill" else "PASS"
         report = make_report([make_case("c1", verdict)])
         report.config.engine = request.engine
@@ -304,3 +309,22 @@ def test_a_file_matrix_refuses_one_output_for_every_cell(
     assert run_file_comparison(args, request_, "skilljack-tasks") == 2
     assert "evalens run: a matrix run takes no --output" in capsys.readouterr().err
     assert fake.batches == []
+
+
+def test_a_file_matrix_cell_that_cannot_start_is_an_error_column_not_a_missing_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """Issue 44's rule for a file's matrix: a cell whose batch could not start writes its report, every unit of
+    the file ERROR with the reason, so the matrix keeps its column; the exit code stays the refusal's."""
+    (tmp_path / "tasks.yaml").write_text("tasks:\n  - id: a\n    prompt: hi\n  - id: b\n    prompt: ho\n")
+    request = FileRunRequest(file=tmp_path / "tasks.yaml")
+    fake = _FakeCells(missing=frozenset({"codex"}))
+    monkeypatch.setattr(cli_arms, "_run", fake)
+    args = _run_args(arms=None, engine="claude-code,codex", json=True)
+    assert run_file_comparison(args, request, "skilljack-tasks") == 2
+    unrun = load_report(fake.batches[1][3])
+    assert [(c.name, c.verdict) for c in unrun.cases] == [("a", "ERROR"), ("b", "ERROR")]
+    assert all(c.error == "the cell did not run: codex CLI not found" for c in unrun.cases)
+    assert unrun.config.engine == "codex"
+    grid = json.loads(capsys.readouterr().out)  # --json: stdout is the matrix alone
+    assert len(grid["columns"]) == 2 and grid["columns"][1].startswith("codex")

@@ -145,7 +145,9 @@ def test_an_eval_file_runs_the_same_matrix_of_engines_and_arms(
         timeout=900,
     )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-3000:]
-    grid = json.loads(out.stdout[out.stdout.index("{\n") :])  # the batches' lines, then the matrix
+    grid = json.loads(
+        out.stdout
+    )  # under --json, stdout is the matrix alone (the batches' lines go to stderr)
     claude = grid["columns"][0].rsplit(" · ", 1)[0]
     assert claude.startswith("claude-code · ")
     assert grid["columns"] == [f"{claude} · skill", f"{claude} · no skill"] + [
@@ -208,3 +210,57 @@ def test_a_cell_whose_cli_is_missing_is_an_error_column_and_an_error_suite(
     )
     # the batch's cell reports include the one that never ran (evalens show draws the same matrix)
     assert len(batch_reports(next((pkg / "evals" / "reports").glob("*-cell-1.json")))) == 2
+
+
+@pytest.mark.parametrize("missing", ["claude-code", "codex"])
+def test_an_eval_files_cell_whose_cli_is_missing_is_an_error_column_too(
+    missing: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """The same for an eval file's matrix (issue 44's rule, now that a file runs a matrix): the cell whose CLI is
+    missing is an ERROR column for every task, with the reason, and an erroring JUnit suite; exit code 2."""
+    present = "codex" if missing == "claude-code" else "claude-code"
+    if not agents_available(present):
+        pytest.skip(f"{present} CLI not installed (run .ci/install-agents.sh)")
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+    (suite / "tasks.yaml").write_text(
+        "skill: greeter\ntasks:\n  - id: hello\n"
+        f'    prompt: "Greet ann SCENARIO=use-skill NEEDS={KEY}"\n    expected_skill_load: greeter\n'
+        "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+    )
+    junit = tmp_path / "junit.xml"
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "evalens",
+            "run",
+            str(suite / "tasks.yaml"),
+            "--runs",
+            "1",
+            "--no-judge",
+            "--json",
+        ]
+        + ["--engine", "claude-code,codex", "--model", "codex=gpt-fake", "--junit", str(junit)]
+        + ["--output-dir", str(tmp_path / "results")],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200", BIN_ENV[missing]: str(tmp_path / "no-such-cli")},
+        timeout=600,
+    )
+    assert out.returncode == 2, out.stderr[-3000:]
+    grid = json.loads(out.stdout)
+    where = 0 if missing == "claude-code" else 1
+    assert len(grid["columns"]) == 2 and grid["columns"][where].startswith(f"{missing} · "), grid["columns"]
+    [row] = grid["rows"]
+    assert row["cells"][where]["state"] == "ERROR" and row["cells"][1 - where]["state"] == "PASS", (
+        row,
+        out.stderr[-3000:],
+    )
+    suites = ET.parse(junit).getroot().findall("testsuite")
+    assert [s.get("errors") for s in suites] == (["1", "0"] if where == 0 else ["0", "1"]), junit.read_text()
+    [error] = suites[where].iter("error")
+    assert "the cell did not run" in (error.get("message") or "") and "no-such-cli" in error.get(
+        "message", ""
+    )
