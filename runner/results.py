@@ -20,7 +20,7 @@ from evalens.core.models.cassette import CaseReplay
 from evalens.core.models.run_record import Usage
 from evalens.core.models.uaaps import DeterministicChecks, EvalReport, JudgeVerdict, ReportCase, ReportCheck
 from evalens.core.models.verdict import CheckStatus, State, Verdict
-from evalens.runner.stats import Repeats, exit_state_fails
+from evalens.runner.stats import Repeats, exit_state_fails, flip_fields
 from evalens.runner.suites import PACKAGE_FORMAT
 from evalens.runner.verdicts import known_verdict, unit_state
 
@@ -103,6 +103,11 @@ class UnitResult(BaseModel):
     )
     usage: Usage | None = Field(
         default=None, description="Tokens and cost of the agent runs, summed over runs."
+    )
+    judgements: list[list[str]] = Field(
+        default_factory=list,
+        description="With `--judge-repeats K`: each repeatedly judged item's K verdicts (a graded case's "
+        "statements, run after run); the report's flip rate and the batch's agreement are derived from them.",
     )
     budget_stopped: int = Field(
         default=0,
@@ -308,6 +313,7 @@ def report_case_from_result(result: UnitResult, report_path: Path | None, root: 
         budget_stopped=result.budget_stopped or None,
         replay=result.replay,
         pass_at_k=result.pass_at_k,
+        **flip_fields(result.judgements),
         at_least_k=result.at_least_k,
     )
 

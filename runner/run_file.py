@@ -67,6 +67,7 @@ from evalens.runner.run_log import (
 )
 from evalens.runner.scheduling import Admission, Refused, all_of
 from evalens.runner.session import AgentResult, UsageError, agent_env
+from evalens.runner.stats import agreement_fields
 from evalens.runner.suites import names_per_file, suite_for
 from evalens.runner.suites.base import KeptRun, LoggedSession, Suite, Unit, UnitRun
 from evalens.runner.unit_identity import identity, key, reconcile
@@ -147,6 +148,11 @@ def prepare(
         raise InvalidFile(f"fix the {len(errors)} error(s) above first", errors)
     if request.no_judge and suite_cls.needs_judge:
         raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
+    if request.judge_repeats > 1 and not suite_cls.repeats_judge and not request.no_judge:
+        raise UsageError(
+            f"--judge-repeats: {suite_cls.judge_repeats_refusal} (it repeats UAAPS cases' judge and the "
+            "graders of skill-creator and writing-skills evals)"
+        )
 
     def emit(unit: str, message: str, outcome: bool = False) -> None:
         if on_progress is not None:
@@ -595,6 +601,7 @@ def file_report(
             model=spec.model if spec is not None else None,
             model_provider=spec.provider if spec is not None else None,
             choice=(spec.why or None) if spec is not None else None,
+            **agreement_fields((j for r in results for j in r.judgements), suite.request.judge_repeats),
         ),
         package=ReportPackage(name=getattr(suite, "skill", None) or suite.root.name),
         interrupted=interrupted,

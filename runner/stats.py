@@ -20,7 +20,7 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from evalens.runner.verdicts import State, count_passed, unit_state
 
@@ -292,3 +292,24 @@ def krippendorff_alpha_nominal(units: Iterable[Iterable[str]]) -> float | None:
     if expected == 0:
         return None
     return 1 - (n - 1) * observed / expected
+
+
+def flip_fields(judged: Iterable[Iterable[str]]) -> dict[str, Any]:
+    """A unit's ``judge_flip_rate`` (the mean flip rate of its repeatedly judged items: a UAAPS case's runs, a
+    graded case's statements in each run) and ``judge_verdicts`` (the last item's judgements), for the report's
+    case; nothing when no item was judged more than once. One rule for every format."""
+    items = [list(j) for j in judged]
+    items = [j for j in items if len(j) > 1]
+    if not items:
+        return {}
+    rates = [x for j in items if (x := flip_rate(j)) is not None]
+    return {"judge_flip_rate": round(sum(rates) / len(rates), 4), "judge_verdicts": list(items[-1])}
+
+
+def agreement_fields(judged: Iterable[Iterable[str]], repeats: int) -> dict[str, Any]:
+    """The report's ``judge.repeats`` and ``judge.agreement`` (Krippendorff's α over every repeatedly judged item
+    of the batch) with ``--judge-repeats K`` above 1; nothing otherwise."""
+    if repeats <= 1:
+        return {}
+    alpha = krippendorff_alpha_nominal([list(j) for j in judged])
+    return {"repeats": repeats, "agreement": None if alpha is None else round(alpha, 4)}

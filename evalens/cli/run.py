@@ -109,6 +109,7 @@ def request_from_args(file: Path, args: argparse.Namespace) -> RunRequest:
         engine=engine,
         agent_model=model,
         judge=args.judge,
+        judge_repeats=args.judge_repeats,
         no_judge=args.no_judge,
         no_deterministic=args.no_deterministic,
         timeout=args.timeout,
@@ -278,6 +279,7 @@ RESUME_CONFLICTS = (
     "tasks",
     "timeout",
     "judge_timeout",
+    "judge_repeats",
     "output_dir",
     "results_json",
     "output",
@@ -357,6 +359,8 @@ def _check_args(parser: argparse.ArgumentParser, args: Any) -> None:
         parser.error("--runs-threshold must be between 0 and 1")
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
+    if args.judge_repeats < 1:
+        parser.error("--judge-repeats must be at least 1")
     if (args.max_cost is not None and args.max_cost < 0) or (
         args.max_tokens is not None and args.max_tokens < 0
     ):

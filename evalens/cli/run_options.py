@@ -51,7 +51,6 @@ def duration_seconds(text: str) -> float:
 UAAPS_ONLY = {
     "package": "--package",
     "target": "--target",
-    "judge_repeats": "--judge-repeats",
     "rejudge": "--rejudge",
 }
 FILE_ONLY = {
@@ -117,6 +116,15 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         default=0.5,
         metavar="RATE",
         help="with --runs auto: the pass rate a unit is decided against (default 0.5)",
+    )
+    p.add_argument(
+        "--judge-repeats",
+        type=int,
+        default=1,
+        metavar="K",
+        help="judge each run K times (a UAAPS case's judge, a skill-creator or writing-skills grader): any FAIL "
+        "fails, any ERROR errs; the report gives each unit's flip rate and the batch's agreement "
+        "(Krippendorff's alpha). Refused, with the reason, for a format whose judge is not repeated yet",
     )
     p.add_argument(
         "--jobs",
@@ -203,14 +211,6 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         "--package", type=Path, help="package root holding evals/ (default: found from the cwd)"
     )
     uaaps.add_argument("--target", help="only cases with this target, e.g. skill:pdf-tools")
-    uaaps.add_argument(
-        "--judge-repeats",
-        type=int,
-        default=1,
-        metavar="K",
-        help="judge each transcript K times: any FAIL fails, any ERROR errs; the report gives each case's flip "
-        "rate and the batch's agreement (Krippendorff's alpha)",
-    )
     again.add_argument(
         "--changed-since",
         metavar="REF",

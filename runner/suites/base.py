@@ -179,6 +179,8 @@ class Suite(ABC):
 
     format_ids: ClassVar[tuple[str, ...]]
     needs_judge: ClassVar[bool] = False  # graded formats cannot run without their grader
+    repeats_judge: ClassVar[bool] = False  # --judge-repeats K: the suite judges each run K times
+    judge_repeats_refusal: ClassVar[str] = "this format's runs have no judge evalens can ask again yet"
 
     def __init__(
         self,

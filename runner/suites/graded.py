@@ -39,8 +39,11 @@ async def grade_statements(
     *,
     scale: bool,
     deadline: float | None = None,
-) -> list[dict[str, Any]]:
-    """One judge call per run: each statement passed/failed (skill-creator) or scored 1-5 (writing-skills).
+    repeats: int = 1,
+) -> list[list[dict[str, Any]]]:
+    """One judge call per run (``repeats`` calls with ``--judge-repeats``, each with the same prompt, as a UAAPS
+    case's transcript is judged again): each statement passed/failed (skill-creator) or scored 1-5
+    (writing-skills); one grading per call.
 
     Raises :class:`~evalens.runner.judge.JudgeFailed` when the grader fails or leaves a statement ungraded: an
     ungraded statement is not a failed one."""
@@ -68,7 +71,15 @@ async def grade_statements(
             f'Reply: {{"results": [{shape}, ...]}} with one entry per statement.',
         ]
     )
-    reply = await ask_json(spec, GRADER_SYSTEM, user, deadline)
+    return [
+        _graded(await ask_json(spec, GRADER_SYSTEM, user, deadline), statements, scale)
+        for _ in range(max(1, repeats))
+    ]
+
+
+def _graded(reply: dict[str, Any], statements: list[str], scale: bool) -> list[dict[str, Any]]:
+    """One grading of ``statements`` from the grader's reply. Raises
+    :class:`~evalens.runner.judge.JudgeFailed` for a statement it left ungraded."""
     items = {int(_num(r.get("index"), 0)): r for r in reply.get("results") or [] if isinstance(r, dict)}
     out = []
     for i, _ in enumerate(statements):
@@ -92,17 +103,51 @@ async def grade_statements(
 
 
 async def grade(
-    spec: Any, prompt: str, res: AgentResult, statements: list[str], *, scale: bool, deadline: float
-) -> tuple[list[dict[str, Any]] | None, str | None]:
-    """(graded statements, None), or (None, why) when the agent or the grader failed: then nothing was graded."""
+    spec: Any,
+    prompt: str,
+    res: AgentResult,
+    statements: list[str],
+    *,
+    scale: bool,
+    deadline: float,
+    repeats: int = 1,
+) -> tuple[list[dict[str, Any]] | None, str | None, list[list[str]]]:
+    """(graded statements, None, judgements), or (None, why, []) when the agent or the grader failed: then
+    nothing was graded.
+
+    ``repeats`` (``--judge-repeats K``): the run graded K times, each call with its own deadline, combined by the
+    rule every judge follows (:func:`~evalens.runner.verdicts.combine_judgements`): a grader that fails once
+    fails the grading; a statement holds only if every grading passed it (a scored statement keeps its lowest
+    score, so it passes, score 3 or more, only if every grading passed it). ``judgements``: each statement's
+    K verdicts (PASS / FAIL), from which the report derives the flip rate and the batch's agreement; empty
+    with one grading."""
     if res.error:
-        return None, agent_error(res)
+        return None, agent_error(res), []
     if not statements:
-        return [], None
+        return [], None, []
     try:
-        return await grade_statements(spec, prompt, res, statements, scale=scale, deadline=deadline), None
+        gradings = await grade_statements(
+            spec, prompt, res, statements, scale=scale, deadline=deadline, repeats=repeats
+        )
     except JudgeFailed as exc:
-        return None, f"grader error: {exc}"
+        return None, f"grader error: {exc}", []
+    if len(gradings) == 1:
+        return gradings[0], None, []
+    judgements = [
+        ["PASS" if _held(g[i], scale) else "FAIL" for g in gradings] for i in range(len(statements))
+    ]
+    combined = []
+    for i in range(len(statements)):
+        graded = [g[i] for g in gradings]
+        failing = [x for x in graded if not _held(x, scale)]
+        shown = min(graded, key=lambda x: x["score"]) if scale else (failing or graded)[0]
+        combined.append(dict(shown))
+    return combined, None, judgements
+
+
+def _held(graded: dict[str, Any], scale: bool) -> bool:
+    """Whether one grading passed a statement: skill-creator's ``passed``, writing-skills' score of 3 or more."""
+    return bool(graded["score"] >= 3) if scale else bool(graded["passed"])
 
 
 def statement_key(data: Any, fmt: str, name: str) -> tuple[str, int | None]:
@@ -227,6 +272,7 @@ class GradedSuite(Suite):
     file, the runs combine by the one verdict function, and results come back from those files."""
 
     needs_judge = True
+    repeats_judge = True  # --judge-repeats: each run graded K times (:func:`grade`)
     units_key: ClassVar[str]  # the list the units are in ("evals", "cases")
     results_under: ClassVar[str]  # the folder of the skill's workspace the grading files go to
 
@@ -281,15 +327,21 @@ class GradedSuite(Suite):
         checks: list[UnitCheck],
         res: AgentResult,
         seconds: float,
+        judgements: list[list[str]] | None = None,
     ) -> UnitRun:
-        """One graded unit-run: the grader's ruling is the run's verdict (but for an agent or grader error)."""
+        """One graded unit-run: the grader's ruling is the run's verdict (but for an agent or grader error).
+        ``judgements`` (``--judge-repeats``): each statement's repeated verdicts, kept in the run's figures so a
+        resumed batch derives the same flip rate."""
+        figures: dict[str, Any] = {"grading": str(target)}
+        if judgements:
+            figures["judgements"] = judgements
         return UnitRun(
             verdict=verdict,
             reason=reason,
             res=res,
             checks=checks,
             seconds=seconds,
-            figures={"grading": str(target)},
+            figures=figures,
             judge=(verdict, reason, self.spec.model if self.spec else None) if counted(verdict) else None,
         )
 
@@ -319,6 +371,7 @@ class GradedSuite(Suite):
             run_verdicts=verdicts if len(verdicts) > 1 else [],
             result_file=shown.figures.get("grading"),
             details=self.details(),
+            judgements=[list(j) for r in runs for j in r.figures.get("judgements") or []],
         )
 
     @classmethod

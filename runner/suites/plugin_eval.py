@@ -267,6 +267,9 @@ class PluginEvalSession(AgentSession):
 
 class PluginEvalSuite(Suite):
     format_ids = ("plugin-eval-prompt", "plugin-eval-case")
+    judge_repeats_refusal = (
+        "a plugin's eval graders judge each run once (on Claude Code, `claude plugin eval` runs them)"
+    )
 
     def load(self) -> None:
         self.folder = self.file.resolve().parent

@@ -86,13 +86,14 @@ class SkillCreatorSuite(GradedSuite):
             prompt, installed_skill(self.skill_root, self.data.get("skill_name")), self.skill_root, files
         )
         executor = time.monotonic() - t0
-        graded, error = await grade(
+        graded, error, judgements = await grade(
             self.spec,
             prompt,
             res,
             statements,
             scale=False,
             deadline=judge_deadline(self.timeout, self.request.judge_timeout),
+            repeats=self.request.judge_repeats,
         )
         grader = time.monotonic() - t0 - executor
         expectations = (
@@ -134,7 +135,7 @@ class SkillCreatorSuite(GradedSuite):
             ]
         )
         self.say(unit.id, f"eval {unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
-        return self.graded_run(verdict, reason, target, checks, res, executor + grader)
+        return self.graded_run(verdict, reason, target, checks, res, executor + grader, judgements)
 
     @classmethod
     def result_files(cls, format_id: str, file: Path) -> list[Path]:

@@ -593,6 +593,7 @@ class SkilljackSuite(Suite):
     """A skilljack ``tasks.yaml`` or ``task.md``: every task is a unit, scored as skilljack scores it."""
 
     format_ids = ("skilljack-tasks", "skilljack-task")
+    judge_repeats_refusal = "skilljack's judge scores each run once, on three scales, and is not repeated yet"
 
     @classmethod
     def anchored_options(cls, file: Path) -> dict[str, Any]:

@@ -136,6 +136,9 @@ def fired_entry(activations: list[Any]) -> dict[str, Any]:
 
 class TriggerSetSuite(Suite):
     format_ids = ("trigger-evals", "trigger-evals-variant")
+    judge_repeats_refusal = (
+        "a trigger set has no judge: whether the skill fired is read from the agent's events"
+    )
 
     def load(self) -> None:
         request = self.request

@@ -87,7 +87,7 @@ from evalens.runner.sandbox import (
 )
 from evalens.runner.scheduling import Admission
 from evalens.runner.session import AgentLaunch, agent_env, agent_run, capture_files
-from evalens.runner.stats import flip_rate, krippendorff_alpha_nominal
+from evalens.runner.stats import agreement_fields, flip_fields
 from evalens.runner.suites.uaaps_select import load_config as _load_config
 from evalens.runner.suites.uaaps_select import select_cases as _select_cases
 from evalens.runner.verdicts import combine_runs, count_passed, counted, unit_verdict
@@ -413,22 +413,16 @@ async def _judge(
 
 
 def _judge_flips(recs: list[_RunRecord]) -> dict[str, Any]:
-    """A case's ``judge_flip_rate`` and ``judge_verdicts`` with ``--judge-repeats`` (nothing otherwise)."""
-    judged = [r.judge.judgements for r in recs if r.judge is not None and len(r.judge.judgements) > 1]
-    if not judged:
-        return {}
-    rates = [x for j in judged if (x := flip_rate(j)) is not None]
-    return {"judge_flip_rate": round(sum(rates) / len(rates), 4), "judge_verdicts": list(judged[-1])}
+    """A case's ``judge_flip_rate`` and ``judge_verdicts`` with ``--judge-repeats`` (nothing otherwise): each run's
+    transcript is one repeatedly judged item (runner/stats.py's one rule for every format)."""
+    return flip_fields(r.judge.judgements for r in recs if r.judge is not None and r.judge.judgements)
 
 
 def _judge_agreement(ctx: _Context) -> dict[str, Any]:
     """The report's ``judge.repeats`` and ``judge.agreement`` (Krippendorff's alpha over every transcript's
     repeated judgements) with ``--judge-repeats``."""
-    if ctx.request.judge_repeats <= 1:
-        return {}
-    units = [r.judge.judgements for r in ctx.records.values() if r.judge is not None and r.judge.judgements]
-    alpha = krippendorff_alpha_nominal(units)
-    return {"repeats": ctx.request.judge_repeats, "agreement": None if alpha is None else round(alpha, 4)}
+    judged = [r.judge.judgements for r in ctx.records.values() if r.judge is not None and r.judge.judgements]
+    return agreement_fields(judged, ctx.request.judge_repeats)
 
 
 def _write_transcript(

@@ -44,13 +44,14 @@ class WritingSkillsSuite(GradedSuite):
         res = await session.run(
             prompt, installed_skill(self.skill_root, None), self.skill_root / "evals", files
         )
-        graded, error = await grade(
+        graded, error, judgements = await grade(
             self.spec,
             prompt,
             res,
             [f"{e.get('criterion')}: {e.get('description')}" for _, e in exps],
             scale=True,
             deadline=judge_deadline(self.timeout, self.request.judge_timeout),
+            repeats=self.request.judge_repeats,
         )
         results = [
             {
@@ -95,7 +96,7 @@ class WritingSkillsSuite(GradedSuite):
             for r, (j, _) in zip(results, exps, strict=False)
         ]
         self.say(unit.id, f"{unit.id} run {run}: {verdict} — {reason} → {target}", outcome=True)
-        return self.graded_run(verdict, reason, target, checks, res, res.duration_ms / 1000)
+        return self.graded_run(verdict, reason, target, checks, res, res.duration_ms / 1000, judgements)
 
     def _grading(
         self,

@@ -131,8 +131,8 @@ def test_deprecated_spellings_map_onto_the_current_ones_and_say_so(
 
 def test_a_flag_one_kind_of_target_cannot_honour_is_refused_by_name(tmp_path: Path) -> None:
     evals = _skill(tmp_path / "skill")
-    out = evalens(["run", str(evals), "--judge-repeats", "2", "--dry-run"])
-    assert out.returncode == 2 and "--judge-repeats applies to UAAPS packages only" in out.stderr
+    out = evalens(["run", str(evals), "--target", "skill:x", "--dry-run"])
+    assert out.returncode == 2 and "--target applies to UAAPS packages only" in out.stderr
     pkg = make_package(tmp_path / "pkg", cases={"a": {"input": {"prompt": "hi"}}})
     out = evalens(["run", str(pkg), "--with-installed", str(tmp_path), "--dry-run"])
     assert out.returncode == 2 and "--with-installed applies to eval files only" in out.stderr

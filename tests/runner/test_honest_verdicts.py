@@ -190,12 +190,12 @@ def test_a_grader_reply_with_an_example_object_is_an_error(monkeypatch: pytest.M
 
     monkeypatch.setattr(judge, "ask_text", ask)
     spec = judge.resolve_judge("claude-sonnet-4-5", default_provider="anthropic")
-    graded, error = asyncio.run(
+    graded, error, _judgements = asyncio.run(
         grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5)
     )
     assert graded is None and error is not None and error.startswith("grader error:")
     replies[0] = '{"results": [{"index": 1, "passed": false, "evidence": "missing"}]}'
-    graded, error = asyncio.run(
+    graded, error, _judgements = asyncio.run(
         grade(spec, "p", AgentResult(output="done"), ["wrote it"], scale=False, deadline=5)
     )
     assert error is None and graded == [{"passed": False, "evidence": "missing"}]

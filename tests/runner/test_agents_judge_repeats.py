@@ -1,0 +1,90 @@
+"""``evalens run evals.json --judge-repeats 3`` on the real CLIs against the fake model: a skill-creator eval whose
+grader always agrees with itself keeps its PASS with a flip rate of 0; one whose grader flips (the fake's
+``alternate`` grader: every statement passed, failed, passed for the same request) FAILS, because a statement
+holds only if every grading passed it, with the flip rate by hand and the batch's agreement, as a UAAPS case's
+repeated judge gives them (tests/runner/test_adaptive_runs.py). A trigger set, which has no judge, refuses the
+flag with the reason."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.runner.runner_helpers import agents_available
+
+pytestmark = pytest.mark.agents
+
+KEY = "greet-key-42"
+SKILL = (
+    f"---\nname: greeter\ndescription: Writes greetings into output/. Key {KEY}.\n---\nWrite a greeting.\n"
+)
+MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
+
+
+def _evalens(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "evalens", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+        timeout=600,
+    )
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_graded_eval_judged_three_times_fails_when_its_grader_flips(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    skill = tmp_path / "greeter"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    evals = skill / "evals" / "evals.json"
+
+    def one(number: int, judge: str) -> dict:
+        prompt = f"Greet {number} SCENARIO=needs-skill NEEDS={KEY} JUDGE={judge}"
+        return {
+            "id": number,
+            "prompt": prompt,
+            "expected_output": "a greeting",
+            "assertions": ["greets", "is kind"],
+        }
+
+    evals.write_text(json.dumps({"skill_name": "greeter", "evals": [one(1, "pass"), one(2, "alternate")]}))
+    out = _evalens(
+        "run", str(evals), "--engine", engine, *MODEL[engine], "--runs", "1", "--judge-repeats", "3"
+    )
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-3000:]  # the flipping eval failed
+    report = json.loads(next((skill / "evals" / "reports").glob("*.json")).read_text())
+    cases = {c["name"]: c for c in report["cases"]}
+    steady, flipping = cases["1"], cases["2"]
+    assert steady["verdict"] == "PASS" and steady["judge_flip_rate"] == 0.0, steady
+    assert steady["judge_verdicts"] == ["PASS"] * 3
+    # each statement of eval 2 graded PASS, FAIL, PASS: a flip in 2 of its 3 pairs, for both statements
+    assert flipping["verdict"] == "FAIL" and flipping["judge_flip_rate"] == 0.6667, flipping
+    assert flipping["judge_verdicts"] == ["PASS", "FAIL", "PASS"]
+    # four items, two steady and two flipping ([P,P,P] ×2, [P,F,P] ×2). By hand: coincidences PP 3+3+1+1 = 8,
+    # PF = FP = 2, so n_P = 10, n_F = 2, n = 12; α = 1 − (n − 1)·(PF + FP) / (2·n_P·n_F) = 1 − 11·4/40 = −0.1
+    # (worse than chance: the disagreement sits in half the items)
+    assert report["judge"]["repeats"] == 3 and report["judge"]["agreement"] == -0.1, report["judge"]
+    # skill-creator's own grading.json holds the combined grading: the failing one's, for eval 2
+    (stamp,) = (tmp_path / "greeter-workspace" / "runs").iterdir()
+    grading = json.loads((stamp / "eval-2" / "grading.json").read_text())
+    assert [e["passed"] for e in grading["expectations"]] == [False, False], grading
+
+
+def test_a_trigger_set_refuses_judge_repeats_with_the_reason(tmp_path: Path) -> None:
+    skill = tmp_path / "greeter"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    queries = skill / "evals" / "trigger-eval.json"
+    queries.write_text(json.dumps([{"query": "say hello", "should_trigger": True}]))
+    out = _evalens("run", str(queries), "--judge-repeats", "2", "--dry-run")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "--judge-repeats: a trigger set has no judge" in out.stderr, out.stderr
