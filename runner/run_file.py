@@ -148,11 +148,9 @@ def prepare(
         raise InvalidFile(f"fix the {len(errors)} error(s) above first", errors)
     if request.no_judge and suite_cls.needs_judge:
         raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
-    if request.judge_repeats > 1 and not suite_cls.repeats_judge and not request.no_judge:
-        raise UsageError(
-            f"--judge-repeats: {suite_cls.judge_repeats_refusal} (it repeats UAAPS cases' judge and the "
-            "graders of skill-creator and writing-skills evals)"
-        )
+    refused = suite_cls.judge_repeats_refused(request) if request.judge_repeats > 1 else None
+    if refused is not None and not request.no_judge:
+        raise UsageError(f"--judge-repeats: {refused}")
 
     def emit(unit: str, message: str, outcome: bool = False) -> None:
         if on_progress is not None:

@@ -122,9 +122,10 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         type=int,
         default=1,
         metavar="K",
-        help="judge each run K times (a UAAPS case's judge, a skill-creator or writing-skills grader): any FAIL "
-        "fails, any ERROR errs; the report gives each unit's flip rate and the batch's agreement "
-        "(Krippendorff's alpha). Refused, with the reason, for a format whose judge is not repeated yet",
+        help="judge each run K times, whatever the format's judge (a case's judge, a grader, skilljack's "
+        "scorer): any FAIL fails, any ERROR errs; the report gives each unit's flip rate and the batch's "
+        "agreement (Krippendorff's alpha). Refused, with the reason, where no judge evalens asks can be asked "
+        "again (a trigger set; a plugin's eval on Claude Code)",
     )
     p.add_argument(
         "--jobs",

@@ -182,6 +182,12 @@ class Suite(ABC):
     repeats_judge: ClassVar[bool] = False  # --judge-repeats K: the suite judges each run K times
     judge_repeats_refusal: ClassVar[str] = "this format's runs have no judge evalens can ask again yet"
 
+    @classmethod
+    def judge_repeats_refused(cls, request: RunRequest) -> str | None:
+        """Why ``--judge-repeats`` above 1 cannot be honoured for ``request`` (None: it can). Said before anything
+        runs (:func:`evalens.runner.run_file.prepare`), never silently ignored."""
+        return None if cls.repeats_judge else cls.judge_repeats_refusal
+
     def __init__(
         self,
         request: FileRunRequest,

@@ -267,9 +267,16 @@ class PluginEvalSession(AgentSession):
 
 class PluginEvalSuite(Suite):
     format_ids = ("plugin-eval-prompt", "plugin-eval-case")
+    repeats_judge = True  # its own grading (any engine but Claude Code): each llm grader judged K times
     judge_repeats_refusal = (
-        "a plugin's eval graders judge each run once (on Claude Code, `claude plugin eval` runs them)"
+        "on Claude Code a plugin's eval is graded by `claude plugin eval`, which judges once"
     )
+
+    @classmethod
+    def judge_repeats_refused(cls, request: Any) -> str | None:
+        """On Claude Code the platform's own runner grades (``_platform_run``): evalens cannot ask its judge
+        again, so ``--judge-repeats`` is refused there; evalens's own grading (the other engines) repeats it."""
+        return cls.judge_repeats_refusal if request.file_engine == "claude-code" else None
 
     def load(self) -> None:
         self.folder = self.file.resolve().parent
@@ -559,7 +566,10 @@ class PluginEvalSuite(Suite):
                 continue
             scored = g.name not in excluded
             if g.type in PAID:
-                out.append(await grade_paid(g, ev, self.spec, self.prompt, self.folder, deadline, scored))
+                repeats = self.request.judge_repeats
+                out.append(
+                    await grade_paid(g, ev, self.spec, self.prompt, self.folder, deadline, scored, repeats)
+                )
             else:
                 out.append(grade_free(g, ev, scored))
         return res, out
@@ -610,6 +620,12 @@ class PluginEvalSuite(Suite):
             run_verdicts=verdicts if len(verdicts) > 1 else [],
             details=details,
             uplift=uplift,
+            judgements=[  # --judge-repeats: each judged grader of each run is one repeatedly judged item
+                [str(v) for v in g["judgements"]]
+                for r in runs
+                for g in r.figures.get("graders") or []
+                if isinstance(g, dict) and isinstance(g.get("judgements"), list) and g["judgements"]
+            ],
         )
 
     # ----------------------------------------------------------------------- results the CLI wrote itself

@@ -24,7 +24,7 @@ from evalens.core.formats.plugin_eval import case_file, case_files
 from evalens.core.js_regex import REGEX_TIMEOUT_SECONDS
 from evalens.core.models.plugin_eval import GRADER_TYPES
 from evalens.core.regular_files import read_regular_bytes
-from evalens.runner.judge import JudgeSpec, judge_case
+from evalens.runner.judge import JudgeSpec, judge_repeated
 from evalens.runner.judge_material import fence, new_boundary, untrusted_note
 from evalens.runner.verdicts import Judged
 
@@ -76,9 +76,11 @@ class Outcome:
     explanation: str
     weight: float = 1.0
     scored: bool = True
+    judgements: list[str] = field(default_factory=list)
+    """With ``--judge-repeats K``: the judge's K verdicts on this grader (empty: judged once, or no judge)."""
 
     def to_data(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "name": self.name,
             "type": self.type,
             "passed": self.passed,
@@ -86,6 +88,9 @@ class Outcome:
             "weight": self.weight,
             "scored": self.scored,
         }
+        if self.judgements:
+            data["judgements"] = list(self.judgements)
+        return data
 
     @classmethod
     def from_data(cls, data: Any) -> Outcome:
@@ -98,6 +103,7 @@ class Outcome:
             str(d.get("explanation") or ""),
             float(d.get("weight") or 1.0),
             d.get("scored") is not False,
+            [str(v) for v in d.get("judgements") or [] if isinstance(v, str)],
         )
 
 
@@ -518,9 +524,12 @@ async def grade_paid(
     folder: Path,
     deadline: float,
     scored: bool = True,
+    repeats: int = 1,
 ) -> Outcome:
     """An `llm` or `baseline` grader through evalens's judge: PASS or FAIL from it, or no outcome (ERROR) when
-    it could not judge; a focus with nothing to show fails as the platform fails it."""
+    it could not judge; a focus with nothing to show fails as the platform fails it. ``repeats``
+    (``--judge-repeats K``): the grader's prompt judged K times by the rule every judge follows
+    (:func:`~evalens.runner.judge.judge_repeated`: any ERROR errs, else any FAIL fails), its K verdicts kept."""
     reference = None
     if g.type == "baseline":
         reference = baseline_text(folder, g)
@@ -531,10 +540,12 @@ async def grade_paid(
     if prompt is None:
         _text, why = _target_text(g.options.get("focus"), ev)
         return Outcome(g.name, g.type, False, why, g.weight, scored)
-    outcome = await judge_case(spec, prompt, deadline=deadline)
+    outcome = await judge_repeated(spec, prompt, repeats, deadline=deadline)
     passed = Judged.of(outcome.verdict, outcome.reason).passed
     word = outcome.verdict if passed is not None else "judge error"
-    return Outcome(g.name, g.type, passed, f"{word}: {outcome.reason}", g.weight, scored)
+    return Outcome(
+        g.name, g.type, passed, f"{word}: {outcome.reason}", g.weight, scored, list(outcome.judgements or [])
+    )
 
 
 # --------------------------------------------------------------------------- scoring

@@ -54,7 +54,7 @@ from evalens.runner.suites.skilljack_files import (
     skilljack_unit,
     thresholds_for,
 )
-from evalens.runner.verdicts import check_status, scored_verdict
+from evalens.runner.verdicts import check_status, combine_judgements, scored_verdict
 
 FAILURE_CATEGORIES = (
     "discovery_failure",
@@ -411,8 +411,26 @@ async def judge_task(
 ) -> dict[str, Any]:
     """Judge scores with the original's coercion. A judge that fails or answers no JSON gives ``{"error": why}``
     (the run is ERROR), never heuristic scores: skilljack's fallback would grade a run nobody judged."""
+    return (await judge_task_repeated(spec, task, res, truncation, deadline))[0]
+
+
+async def judge_task_repeated(
+    spec: Any,
+    task: SjTask,
+    res: AgentResult,
+    truncation: int,
+    deadline: float | None = None,
+    repeats: int = 1,
+) -> list[dict[str, Any]]:
+    """``--judge-repeats K``: the run judged K times with one prompt (as a UAAPS case's transcript is), each
+    call with its own deadline; one :func:`judge_task` answer per call."""
+    prompt = judge_prompt(task, res, truncation)
+    return [await _judged(spec, prompt, deadline) for _ in range(max(1, repeats))]
+
+
+async def _judged(spec: Any, prompt: str, deadline: float | None) -> dict[str, Any]:
     try:
-        reply = await ask_json(spec, JUDGE_SYSTEM, judge_prompt(task, res, truncation), deadline)
+        reply = await ask_json(spec, JUDGE_SYSTEM, prompt, deadline)
     except JudgeFailed as exc:
         return {
             "error": str(exc),
@@ -593,7 +611,7 @@ class SkilljackSuite(Suite):
     """A skilljack ``tasks.yaml`` or ``task.md``: every task is a unit, scored as skilljack scores it."""
 
     format_ids = ("skilljack-tasks", "skilljack-task")
-    judge_repeats_refusal = "skilljack's judge scores each run once, on three scales, and is not repeated yet"
+    repeats_judge = True  # --judge-repeats: each run's judge asked K times (:meth:`_repeated`)
 
     @classmethod
     def anchored_options(cls, file: Path) -> dict[str, Any]:
@@ -690,20 +708,23 @@ class SkilljackSuite(Suite):
 
         res = await session.run(task.prompt, task.skills, check=checks)
         det = holder["det"] if "det" in holder else (check_task(task, res) if use_det else None)
-        judged = (
-            await judge_task(
-                self.judge_spec,
-                task,
-                res,
-                self.cfg.judge_truncation,
-                judge_deadline(self.timeout, self.request.judge_timeout),
-            )
+        judgeds: list[dict[str, Any] | None] = (
+            [
+                *await judge_task_repeated(
+                    self.judge_spec,
+                    task,
+                    res,
+                    self.cfg.judge_truncation,
+                    judge_deadline(self.timeout, self.request.judge_timeout),
+                    self.request.judge_repeats,
+                )
+            ]
             if self.judge_spec is not None and task.criteria and not res.error
-            else None
+            else [None]
         )
-        score = score_run(
-            task, res, (det.passed, det.details, det.discovery) if det else None, judged, self.cfg.weights
-        )
+        det_seen = (det.passed, det.details, det.discovery) if det else None
+        judged, judgements = self._repeated(task, res, det_seen, judgeds)
+        score = score_run(task, res, det_seen, judged, self.cfg.weights)
         failed = run_error(res, score)
         self.say(
             task.id,
@@ -723,8 +744,29 @@ class SkilljackSuite(Suite):
             figures={
                 "score": asdict(score),
                 "det": None if det is None else {"passed": det.passed, "discovery": det.discovery},
+                **({"judgements": judgements} if judgements else {}),
             },
         )
+
+    def _repeated(
+        self, task: SjTask, res: AgentResult, det: Any, judgeds: list[dict[str, Any] | None]
+    ) -> tuple[dict[str, Any] | None, list[list[str]]]:
+        """The judgement a run is scored by, and (``--judge-repeats``) the run's K verdicts. Each judgement is
+        scored and ruled by skilljack's rule for this run alone; the run keeps the first that rules as the rule
+        every judge follows says (:func:`~evalens.runner.verdicts.combine_judgements`: any ERROR errs, else any
+        FAIL fails, else PASS), so one judge's low score is never averaged away."""
+        if len(judgeds) == 1:
+            return judgeds[0], []
+        ruled = []
+        for judged in judgeds:
+            score = score_run(task, res, det, judged, self.cfg.weights)
+            verdict, _reason, _ = task_verdict(
+                task, [(res, score)], aggregate([score])[0], self.discovery_threshold, self.score_threshold
+            )
+            ruled.append(verdict)
+        combined = combine_judgements(ruled)
+        chosen = ruled.index(combined) if combined in ruled else 0
+        return judgeds[chosen], [list(ruled)]
 
     def combine(self, session: Ran, unit: Unit, done: list[UnitRun]) -> UnitResult:
         """skilljack's task rule over the runs' mean scores; the results file keeps every run."""
@@ -771,6 +813,7 @@ class SkilljackSuite(Suite):
             judge_model=self.judge_spec.model if judged_any and self.judge_spec is not None else None,
             error=reason if verdict == "ERROR" else None,
             details={**details, "skills": res.skills},
+            judgements=[list(j) for r in done for j in r.figures.get("judgements") or []],
         )
 
     def finish(self, results: list[UnitResult]) -> SuiteSummary:

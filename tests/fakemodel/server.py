@@ -637,9 +637,10 @@ def _judge_reply(state: FakeState, conv: Conversation, raw_body: bytes) -> Reply
         )
     if judge == "alternate":  # PASS, FAIL, PASS, … for the same request body (re-judging the same transcript)
         verdict = "fail" if state.seen_count(raw_body) % 2 == 0 else "pass"
-        if '"results"' not in "\n".join(conv.all_texts):
+        asked = "\n".join(conv.all_texts)
+        if '"results"' not in asked and not ("output_quality" in asked and "adherence" in asked):
             return Reply(text=JUDGE_REPLIES[verdict], scenario="judge:alternate")
-        judge = verdict  # a grader: every statement graded so, in the grader's shape (below)
+        judge = verdict  # a grader or skilljack's judge: every statement / scale so, in its own shape (below)
     if judge == "obeys-unfenced":  # a gullible judge: any prompt line that tells it to pass, it obeys
         lines = "\n".join(conv.all_texts).lower().splitlines()
         obeyed = any(line.strip().startswith(INJECTED) for line in lines)

@@ -88,3 +88,84 @@ def test_a_trigger_set_refuses_judge_repeats_with_the_reason(tmp_path: Path) -> 
     out = _evalens("run", str(queries), "--judge-repeats", "2", "--dry-run")
     assert out.returncode == 2, out.stdout + out.stderr
     assert "--judge-repeats: a trigger set has no judge" in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_skilljack_task_judged_three_times_fails_when_its_judge_flips(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """skilljack's judge scores a run on three scales; with ``--judge-repeats 3`` each judgement is ruled by
+    skilljack's rule for that run, and the run keeps the first that rules as every judge's rule says (any FAIL
+    fails): the flipping judge's low score is never averaged away."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
+
+    def task(name: str, judge: str) -> str:
+        return (
+            f"  - id: {name}\n"
+            f'    prompt: "Greet {name} SCENARIO=use-skill NEEDS={KEY} JUDGE={judge}"\n'
+            "    expected_skill_load: greeter\n"
+            "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+            "    criteria: { adherence: { weight: 1 } }\n"
+        )
+
+    tasks = suite / "tasks.yaml"
+    tasks.write_text("skill: greeter\ntasks:\n" + task("steady", "pass") + task("flipping", "alternate"))
+    out = _evalens(
+        "run", str(tasks), "--engine", engine, *MODEL[engine], "--runs", "1", "--judge-repeats", "3",
+        "--output-dir", str(tmp_path / "results"),
+    )  # fmt: skip
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-3000:]
+    report = json.loads(next((suite / "evals" / "reports").glob("*.json")).read_text())
+    cases = {c["name"]: c for c in report["cases"]}
+    assert cases["steady"]["verdict"] == "PASS" and cases["steady"]["judge_verdicts"] == ["PASS"] * 3
+    flipping = cases["flipping"]
+    assert flipping["verdict"] == "FAIL" and flipping["judge_verdicts"] == ["PASS", "FAIL", "PASS"], flipping
+    assert flipping["judge_flip_rate"] == 0.6667
+    # [P,P,P] and [P,F,P]: α = 0 by hand, as for two UAAPS transcripts (tests/runner/test_adaptive_runs.py)
+    assert report["judge"]["repeats"] == 3 and report["judge"]["agreement"] == 0.0, report["judge"]
+
+
+def _plugin(root: Path, judge: str) -> Path:
+    """A plugin (`demo`, one skill) with one eval case whose llm grader's judge is ``judge``."""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": "demo", "version": "0.1.0"}))
+    (root / "skills" / "greet").mkdir(parents=True)
+    (root / "skills" / "greet" / "SKILL.md").write_text(
+        "---\nname: greet\ndescription: Greets the team in one line. Use when asked to greet.\n---\nSay GREETING-OK.\n"
+    )
+    case = root / "evals" / "greets"
+    (case / "graders").mkdir(parents=True)
+    (case / "prompt.md").write_text("---\nruns: 1\n---\n\nSCENARIO=pass Greet the team.\n")
+    (case / "graders" / "judge.md").write_text(
+        f"---\ntype: llm\n---\n\nThe reply greets the team. JUDGE={judge}\n"
+    )
+    return case / "prompt.md"
+
+
+def test_a_plugin_eval_graded_by_evalens_repeats_its_llm_grader(
+    tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """On codex evalens grades a plugin's eval itself: its llm grader is judged three times, and a judge that
+    flips fails the case with its flip rate."""
+    if not agents_available("codex"):
+        pytest.skip("codex CLI not installed (run .ci/install-agents.sh)")
+    prompt = _plugin(tmp_path / "demo", "alternate")
+    out = _evalens("run", str(prompt), "--engine", "codex", "--model", "gpt-5-codex", "--judge-repeats", "3")
+    assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-3000:]
+    report = json.loads(next((tmp_path / "demo" / "evals" / "reports").glob("*.json")).read_text())
+    [case] = report["cases"]
+    assert case["verdict"] == "FAIL" and case["judge_verdicts"] == ["PASS", "FAIL", "PASS"], case
+    assert case["judge_flip_rate"] == 0.6667 and report["judge"]["repeats"] == 3
+
+
+def test_on_claude_code_a_plugin_eval_refuses_judge_repeats_with_the_reason(tmp_path: Path) -> None:
+    """There `claude plugin eval` grades the case with its own judge, which evalens cannot ask again: refused
+    before any agent starts, never ignored."""
+    prompt = _plugin(tmp_path / "demo", "pass")
+    out = _evalens("run", str(prompt), "--engine", "claude-code", "--judge-repeats", "2", "--dry-run")
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert "--judge-repeats: on Claude Code a plugin's eval is graded by `claude plugin eval`" in out.stderr
