@@ -188,6 +188,31 @@ def creator_evals(root: Path, prompt: str) -> Path:
     return evals
 
 
+GREETER_KEY = "greet-key-42"
+GREETER_SKILL = f"---\nname: greeter\ndescription: Writes greetings into output/. Key {GREETER_KEY}.\n---\nWrite a greeting.\n"
+
+
+def greeter_suite(suite: Path, tasks: dict[str, str | None]) -> Path:
+    """A skilljack suite under ``suite`` whose skill ``greeter`` carries the key the fake model's ``use-skill``
+    scenario needs (the scripted agent greets, GREETING-OK, only when the CLI lists the skill): one task per
+    ``tasks`` entry (id → the fake judge's ``JUDGE=`` token, None: checks only, no judge criteria), each
+    expecting the skill to load and the greeting. Its tasks.yaml."""
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(GREETER_SKILL)
+    body = "skill: greeter\ntasks:\n"
+    for name, judge in tasks.items():
+        token = f" JUDGE={judge}" if judge else ""
+        body += (
+            f"  - id: {name}\n"
+            f'    prompt: "Greet {name} SCENARIO=use-skill NEEDS={GREETER_KEY}{token}"\n'
+            "    expected_skill_load: greeter\n"
+            "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
+            + ("    criteria: { adherence: { weight: 1 } }\n" if judge else "")
+        )
+    (suite / "tasks.yaml").write_text(body)
+    return suite / "tasks.yaml"
+
+
 def signals_delivered() -> None:
     """``preexec_fn`` for an ``evalens`` started to be signalled: SIGINT, SIGTERM and SIGHUP back to their default.
 

@@ -15,14 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner.runner_helpers import agents_available
+from tests.runner.runner_helpers import GREETER_KEY, GREETER_SKILL, agents_available, greeter_suite
 
 pytestmark = pytest.mark.agents
 
-KEY = "greet-key-42"
-SKILL = (
-    f"---\nname: greeter\ndescription: Writes greetings into output/. Key {KEY}.\n---\nWrite a greeting.\n"
-)
+KEY, SKILL = GREETER_KEY, GREETER_SKILL
 MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
 
 
@@ -99,21 +96,8 @@ def test_a_skilljack_task_judged_three_times_fails_when_its_judge_flips(
     fails): the flipping judge's low score is never averaged away."""
     if not agents_available(engine):
         pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    suite = tmp_path / "suite"
-    (suite / "skills" / "greeter").mkdir(parents=True)
-    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
-
-    def task(name: str, judge: str) -> str:
-        return (
-            f"  - id: {name}\n"
-            f'    prompt: "Greet {name} SCENARIO=use-skill NEEDS={KEY} JUDGE={judge}"\n'
-            "    expected_skill_load: greeter\n"
-            "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
-            "    criteria: { adherence: { weight: 1 } }\n"
-        )
-
-    tasks = suite / "tasks.yaml"
-    tasks.write_text("skill: greeter\ntasks:\n" + task("steady", "pass") + task("flipping", "alternate"))
+    tasks = greeter_suite(tmp_path / "suite", {"steady": "pass", "flipping": "alternate"})
+    suite = tasks.parent
     out = _evalens(
         "run", str(tasks), "--engine", engine, *MODEL[engine], "--runs", "1", "--judge-repeats", "3",
         "--output-dir", str(tmp_path / "results"),

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from evalens.runner.matrix import batch_reports
-from tests.runner.runner_helpers import agents_available, case, make_package
+from tests.runner.runner_helpers import agents_available, case, greeter_suite, make_package
 
 pytestmark = pytest.mark.agents
 
@@ -114,16 +114,7 @@ def test_an_eval_file_runs_the_same_matrix_of_engines_and_arms(
         if not agents_available(engine):
             pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
     suite = tmp_path / "suite"
-    (suite / "skills" / "greeter").mkdir(parents=True)
-    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
-    task = (
-        '    prompt: "Greet {who} SCENARIO=use-skill NEEDS=' + KEY + '"\n    expected_skill_load: greeter\n'
-    )
-    checks = "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
-    (suite / "tasks.yaml").write_text(
-        "skill: greeter\ntasks:\n"
-        + "".join(f"  - id: {who}\n" + task.format(who=who) + checks for who in ("ann", "bob"))
-    )
+    greeter_suite(suite, {"ann": None, "bob": None})
     junit = tmp_path / "junit.xml"
     argv = ["--engine", "claude-code,codex", "--model", "codex=gpt-fake", "--arms", "skill,no-skill"]
     out = subprocess.run(
@@ -222,13 +213,7 @@ def test_an_eval_files_cell_whose_cli_is_missing_is_an_error_column_too(
     if not agents_available(present):
         pytest.skip(f"{present} CLI not installed (run .ci/install-agents.sh)")
     suite = tmp_path / "suite"
-    (suite / "skills" / "greeter").mkdir(parents=True)
-    (suite / "skills" / "greeter" / "SKILL.md").write_text(SKILL)
-    (suite / "tasks.yaml").write_text(
-        "skill: greeter\ntasks:\n  - id: hello\n"
-        f'    prompt: "Greet ann SCENARIO=use-skill NEEDS={KEY}"\n    expected_skill_load: greeter\n'
-        "    deterministic: { expect_skill_activation: true, expect_marker: GREETING-OK }\n"
-    )
+    greeter_suite(suite, {"hello": None})
     junit = tmp_path / "junit.xml"
     out = subprocess.run(
         [
