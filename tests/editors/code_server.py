@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from tests.editors.shared_build import build_lock
+
 REPO = Path(__file__).resolve().parents[2]
 EXT_DIR = REPO / "vscode-extension"
 E2E_DIR = Path(__file__).resolve().parent / "vscode"
@@ -152,13 +154,14 @@ def code_server_session(
         pytest.skip(f"code-server not installed at {CODE_SERVER} (run .ci/install-vscode.sh)")
     if not Path(CHROMIUM).exists():
         pytest.skip(f"chromium not installed at {CHROMIUM} (run .ci/install-vscode.sh)")
-    if not (E2E_DIR / "node_modules" / "playwright-core").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=E2E_DIR, check=True)
     if claude_binary() is None:
         pytest.fail("the claude CLI is not installed (run .ci/install-agents.sh): the runs need it")
     t0 = time.monotonic()
-    if _vsix_is_stale():
-        _build_vsix()
+    with build_lock():  # the lanes of the editors tier share these folders: one builds, the others reuse it
+        if not (E2E_DIR / "node_modules" / "playwright-core").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=E2E_DIR, check=True)
+        if _vsix_is_stale():
+            _build_vsix()
     timings = {"vsix": round(time.monotonic() - t0, 1)}
 
     home, ud, ext = run / "home", run / "ud", run / "ext"

@@ -20,6 +20,7 @@ import pytest
 from tests.conftest import REPO
 from tests.editors.doc_images import nvim_capture
 from tests.editors.nvim_session import DRIVERS, Neovim, example_package, keyless_env
+from tests.editors.shared_build import build_lock
 
 pytestmark = pytest.mark.editors
 
@@ -35,9 +36,10 @@ INIT = {
 @pytest.fixture(scope="session")
 def wheels() -> Path:
     """The bundled wheels, built from this checkout once (the dependency wheels are cached by bundle_python.py)."""
-    subprocess.run(
-        [sys.executable, str(REPO / "vscode-extension" / "scripts" / "bundle_python.py")], check=True
-    )
+    with build_lock():  # the VS Code lanes package the same folder into their .vsix
+        subprocess.run(
+            [sys.executable, str(REPO / "vscode-extension" / "scripts" / "bundle_python.py")], check=True
+        )
     return WHEELS
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.editors.shared_build import build_lock
+
 pytestmark = pytest.mark.editors
 
 REPO = Path(__file__).resolve().parents[2]
@@ -29,8 +31,9 @@ ARTIFACTS = REPO / "build" / "e2e" / "run-page"
 def test_page_shows_verdict_failed_check_tool_call_and_diff(tmp_path: Path) -> None:
     if not Path(CHROMIUM).exists() or shutil.which("node") is None:
         pytest.skip(f"chromium ({CHROMIUM}) or node not installed (run .ci/install-vscode.sh)")
-    if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
+    with build_lock():  # another lane of the editors tier may be installing it right now
+        if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
     reports = tmp_path / "evals" / "reports"
     shutil.copytree(FIXTURE, reports)
     page = tmp_path / "run.html"
@@ -75,8 +78,9 @@ def test_compare_page_shows_both_runs_and_the_output_diff(tmp_path: Path) -> Non
     """``evalens show --compare UNIT --html``: the unit's two most recent runs side by side in Chromium."""
     if not Path(CHROMIUM).exists() or shutil.which("node") is None:
         pytest.skip(f"chromium ({CHROMIUM}) or node not installed (run .ci/install-vscode.sh)")
-    if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
+    with build_lock():  # another lane of the editors tier may be installing it right now
+        if not (PLAYWRIGHT / "node_modules" / "playwright-core").exists():
+            subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PLAYWRIGHT, check=True)
     from tests.runner.compare_fixture import two_runs
 
     two_runs(tmp_path / "pkg")
