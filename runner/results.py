@@ -106,8 +106,9 @@ class UnitResult(BaseModel):
     )
     judgements: list[list[str]] = Field(
         default_factory=list,
-        description="With `--judge-repeats K`: each repeatedly judged item's K verdicts (a graded case's "
-        "statements, run after run); the report's flip rate and the batch's agreement are derived from them.",
+        description="With `--judge-repeats K`: each repeatedly judged item's K verdicts, run after run (a graded "
+        "case's statements, a skilljack run, a plugin eval's judged grader); the report's flip rate and the "
+        "batch's agreement are derived from them.",
     )
     budget_stopped: int = Field(
         default=0,

@@ -32,14 +32,14 @@ log = logging.getLogger("evalens.server.comparison")
 
 
 class ComparisonRuns:
-    """The comparison runs in flight, one per package: a second start for a package that is running one is
-    refused (two comparisons would name their reports in the same batch folder at once)."""
+    """The comparison runs in flight, one per reports folder (a package's, or an eval file's suite's): a second
+    start there while one runs is refused (two comparisons would name their reports in one folder at once)."""
 
     def __init__(self, runs: Any) -> None:
         self.runs = runs
         self.running: set[str] = (
             set()
-        )  # package roots; taken before the first await, so two starts cannot race
+        )  # roots whose evals/reports a comparison writes; taken before the first await, so two starts cannot race
 
     async def start(self, ls: EvalensServer, a: ComparisonArgs) -> MatrixAnswer | None:
         target = await ls.off_loop(self._target, a.uri)
