@@ -19,6 +19,7 @@ from evalens.runner.verdicts import (
     combine_runs,
     count_passed,
     counted,
+    decided,
     graded_verdict,
     held,
     read_verdict,
@@ -133,8 +134,8 @@ async def grade(
         return None, f"grader error: {exc}", []
     if len(gradings) == 1:
         return gradings[0], None, []
-    judgements = [
-        ["PASS" if _held(g[i], scale) else "FAIL" for g in gradings] for i in range(len(statements))
+    judgements: list[list[str]] = [
+        [decided(_held(g[i], scale)) for g in gradings] for i in range(len(statements))
     ]
     combined = []
     for i in range(len(statements)):
