@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evalens.cli import sandbox_policy
-from evalens.cli.eval import _check_args, _request, _run_and_report, matrix_junit
+from evalens.cli.eval import _check_args, _is_matrix, _request, _run_and_report, matrix_junit
 from evalens.cli.run import _exit_code, _print_outcome, _refuse_unsandboxed, _run
 from evalens.core.workflow_commands import shown
 from evalens.runner.comparison import (
@@ -96,9 +96,9 @@ RUN_CLASHING = (
 
 
 def is_comparison(args: argparse.Namespace) -> bool:
-    """Several engines or models (a matrix), or ``--arms``: a comparison run, one batch per cell × arm."""
-    models = args.agent_model or ""
-    return bool(args.arms) or "," in (args.engine or "") or "," in models or "=" in models
+    """Several engines or models (a matrix: ``cli/eval.py::_is_matrix``, the one test for every format), or
+    ``--arms``: a comparison run, one batch per cell × arm."""
+    return bool(args.arms) or _is_matrix(args)
 
 
 def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None) -> int:
@@ -108,7 +108,7 @@ def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None)
     each cell's reference arm last and its report given the comparison with the cell's other arms. One cell
     prints the units × arms table; a matrix prints the units × cells matrix (each column a cell · arm, with its
     uplift per arm). The exit code is the worst of the cells' reference arms (of the cells, without arms)."""
-    several = "," in (args.engine or "") or "," in (args.agent_model or "")
+    several = _is_matrix(args)  # reports named by cell, the matrix printed
     command = "evalens run"
     clashing = [flag for flag, name in RUN_CLASHING if getattr(args, name, None)]
     if several and args.output:
@@ -124,7 +124,7 @@ def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None)
             args.agent_model,
             args.arms,
             args.arms_reference,
-            matrix=several or "=" in (args.agent_model or ""),
+            matrix=several,
         )
     except ComparisonError as exc:
         print(shown(f"{command}: {exc}"), file=sys.stderr)
@@ -151,7 +151,7 @@ def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None)
     if plan.is_matrix and found:
         grid = matrix([load_report(found[k]) for k in sorted(found)])
         print(json.dumps(grid.as_json(), indent=2) if args.json else shown(grid.table()))
-    if getattr(args, "junit", None) is not None:  # one suite per cell, as for a package's matrix
+    if args.junit is not None:  # one suite per cell, as for a package's matrix
         reports = [load_report(p) for p, _label in decides]
         codes.append(
             matrix_junit(reports, [label for _p, label in decides], args.junit, [p for p, _ in decides])

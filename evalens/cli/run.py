@@ -35,6 +35,7 @@ from evalens.runner.api import UsageError, run_file
 from evalens.runner.api_types import RunRequest
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
+from evalens.runner.matrix import cells
 from evalens.runner.reselect import pick
 from evalens.runner.results import fails_run, repeat_label
 from evalens.runner.run_file import InvalidFile, prepare
@@ -94,11 +95,10 @@ def _rescore(file: Path, args: argparse.Namespace) -> int:
 def request_from_args(file: Path, args: argparse.Namespace) -> RunRequest:
     """The file's request from the parsed flags; with several engines or models (a matrix) on the first cell's,
     which each batch of the comparison replaces with its own (runner/comparison.py's ``batch_request``)."""
-    engine, model = args.engine, args.agent_model
-    if engine and "," in engine:
-        engine = next(e.strip() for e in engine.split(",") if e.strip())
-    if model and ("," in model or "=" in model):
-        model = None
+    try:
+        engine, model = cells(args.engine, args.agent_model)[0]
+    except ValueError:  # a model bound to an engine not asked for: the comparison's plan refuses it by name
+        engine, model = args.engine, None
     return RunRequest(
         file=file,
         units=[t for t in (args.tasks or "").split(",") if t.strip()],

@@ -153,3 +153,48 @@ def test_on_claude_code_a_plugin_eval_refuses_judge_repeats_with_the_reason(tmp_
     out = _evalens("run", str(prompt), "--engine", "claude-code", "--judge-repeats", "2", "--dry-run")
     assert out.returncode == 2, out.stdout + out.stderr
     assert "--judge-repeats: on Claude Code a plugin's eval is graded by `claude plugin eval`" in out.stderr
+
+
+@pytest.mark.parametrize("engine", ["claude-code", "codex"])
+def test_a_judge_that_fails_under_repeats_makes_the_run_error_never_pass(
+    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+) -> None:
+    """The failure path of ``--judge-repeats``: a grader (skill-creator) or judge (skilljack) that answers HTTP 500
+    every time makes the run ERROR, with the judge's reason; no verdict rests on the judgements that did not come."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    skill = tmp_path / "greeter"
+    (skill / "evals").mkdir(parents=True)
+    (skill / "SKILL.md").write_text(SKILL)
+    evals = skill / "evals" / "evals.json"
+    prompt = f"Greet SCENARIO=needs-skill NEEDS={KEY} JUDGE=err500"
+    evals.write_text(
+        json.dumps(
+            {"skill_name": "greeter", "evals": [{"id": 1, "prompt": prompt, "assertions": ["greets"]}]}
+        )
+    )
+    tasks = greeter_suite(tmp_path / "suite", {"down": "err500"})
+    for file, extra in ((evals, []), (tasks, ["--output-dir", str(tmp_path / "results")])):
+        out = _evalens(
+            "run",
+            str(file),
+            "--engine",
+            engine,
+            *MODEL[engine],
+            "--runs",
+            "1",
+            "--judge-repeats",
+            "2",
+            *extra,
+        )
+        assert out.returncode == 1, (file.name, out.stdout[-2000:] + out.stderr[-3000:])
+        report = json.loads(
+            next(
+                (file.parent.parent if file == evals else file.parent).glob("evals/reports/*.json")
+            ).read_text()
+        )
+        [case] = report["cases"]
+        assert case["verdict"] == "ERROR", (file.name, case)
+        assert (
+            "judge" in (case.get("error") or "").lower() or "grader" in (case.get("error") or "").lower()
+        ), case
