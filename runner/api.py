@@ -243,12 +243,18 @@ async def rejudge(
     judge_key_env: list[str] | None = None,
     on_progress: Callable[[ProgressEvent], None] | None = None,
 ) -> tuple[EvalReport, Path]:
-    """Judge a finished run again from its saved transcripts (no agent is run); writes a new report.
+    """Judge a finished run again from its saved transcripts (no agent is run); writes a new report. An eval
+    file's batch is judged again from its run log by its suite (``runner/rejudge_file.py``).
 
     Every run of a ``--runs N`` case is judged again and the runs are recombined (:func:`report.aggregate`);
     runs whose agent errored or whose deterministic checks failed keep their verdict.
     """
     old = load_report(report_path)
+    if any(names_per_file(case.format or PACKAGE_FORMAT) for case in old.cases):  # an eval file's batch
+        # lazy: the file re-judge reads run logs through the file pipeline, which imports this module's peers
+        from evalens.runner.rejudge_file import rejudge_file
+
+        return await rejudge_file(report_path, old, judge=judge, output=output, on_progress=on_progress)
     default_provider = default_judge(old.config.engine)
     spec = resolve_judge(
         judge or old.config.judge or old.judge.model,

@@ -328,18 +328,12 @@ def logged_results(path: Path) -> list[UnitResult]:
     return unit_results(log, finished_only=True)
 
 
-def unit_results(log: RunLog, side: str | None = None, finished_only: bool = False) -> list[UnitResult]:
-    """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
-    a run that never finished counted as SKIP ("not run"). Under each unit's latest name. ``finished_only``:
-    leave out the units none of whose runs finished. A file batch's unit whose every run finished is decided
-    by its suite's own ``combine`` (:class:`~evalens.runner.run_file.LoggedRule`), as its report was: a rule
-    over all the runs (skilljack's mean-score thresholds, a trigger query's hit rate) is not a combination of
-    the runs' own verdicts. Blocking (a file batch's file is read)."""
-    # cycle: evalens.runner.run_file imports evalens.runner.run_log at load (a file batch writes its log)
-    from evalens.runner.run_file import LoggedRule
-
-    rule = LoggedRule.open(log)
-
+def logged_units(
+    log: RunLog, side: str | None = None
+) -> list[tuple[PlannedUnit, LogUnit, list[RunFinish | None]]]:
+    """Each planned unit of ``log`` on ``side``, under its latest name (a resumed batch's renames followed),
+    with its runs' ``run-finish`` events in run order (None: that run never finished): the one reading of a
+    log's runs, for :func:`unit_results` and ``evalens rejudge``."""
     aliases: dict[str, str] = {}  # a unit's key after a rename → its key at the batch's start
     for event in log.events:
         if isinstance(event, BatchResume):
@@ -354,10 +348,29 @@ def unit_results(log: RunLog, side: str | None = None, finished_only: bool = Fal
         was = next((u.unit for u in log.start.units if key(u.unit) == planned_key), None)
         if was is not None and new_key.startswith(f"{was.file}::"):
             names[planned_key] = was.model_copy(update={"name": new_key[len(was.file) + 2 :]})
+    return [
+        (
+            planned,
+            names.get(key(planned.unit), planned.unit),
+            [finished.get((side, key(planned.unit), i)) for i in range(1, log.start.runs + 1)],
+        )
+        for planned in log.start.units
+    ]
+
+
+def unit_results(log: RunLog, side: str | None = None, finished_only: bool = False) -> list[UnitResult]:
+    """Each planned unit's result, rebuilt from the log alone: its runs combined by the one verdict function,
+    a run that never finished counted as SKIP ("not run"). Under each unit's latest name. ``finished_only``:
+    leave out the units none of whose runs finished. A file batch's unit whose every run finished is decided
+    by its suite's own ``combine`` (:class:`~evalens.runner.run_file.LoggedRule`), as its report was: a rule
+    over all the runs (skilljack's mean-score thresholds, a trigger query's hit rate) is not a combination of
+    the runs' own verdicts. Blocking (a file batch's file is read)."""
+    # cycle: evalens.runner.run_file imports evalens.runner.run_log at load (a file batch writes its log)
+    from evalens.runner.run_file import LoggedRule
+
+    rule = LoggedRule.open(log)
     out = []
-    for planned in log.start.units:
-        unit = names.get(key(planned.unit), planned.unit)
-        runs = [finished.get((side, key(planned.unit), i)) for i in range(1, log.start.runs + 1)]
+    for planned, unit, runs in logged_units(log, side):
         verdicts = [r.verdict if r is not None else "SKIP" for r in runs]
         budget = sum(bool(r and r.budget) for r in runs)
         verdict = combine_runs(verdicts, budget)

@@ -328,7 +328,8 @@ def execute(args: argparse.Namespace) -> int:
 
 
 def _rejudge(args: Any) -> int:
-    """``--rejudge REPORT``: judge a past batch's transcripts again and print the new verdicts."""
+    """``--rejudge REPORT``: judge a past batch again (a package's from its transcripts, an eval file's from its
+    run log) and print the new verdicts."""
     prog = getattr(args, "prog", "evalens eval")
     try:
         report, path = asyncio.run(rejudge(args.rejudge, judge=args.judge, output=args.output))
@@ -346,7 +347,9 @@ def _rejudge(args: Any) -> int:
             print(shown(f"{case.verdict:5} {case.name}  {reason}"))
         print(shown(f"report: {path}"))
 
-    if emit(args, report, path, find_package(args.package), "evalens eval"):
+    reports = path.resolve().parent  # <root>/evals/reports/: the batch's root, whatever its format
+    root = reports.parents[1] if args.package is None and reports.parts[-2:] == ("evals", "reports") else None
+    if emit(args, report, path, root or find_package(args.package), "evalens eval"):
         return 2
     return 0 if report.summary.failed == 0 and report.summary.errored == 0 else 1
 

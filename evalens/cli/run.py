@@ -196,6 +196,11 @@ def _routed_to_uaaps(args: argparse.Namespace) -> bool | int:
         units = log.start.units if log is not None else []
         args.file = None
         return bool(units) and not names_per_file(units[0].unit.format)
+    if args.rejudge is not None:  # a finished batch of any format, judged again (runner.api.rejudge)
+        if args.paths:
+            print("evalens run: --rejudge REPORT takes no PATH (evalens rejudge REPORT)", file=sys.stderr)
+            return EXIT_USAGE
+        return True
     if args.package is not None:
         return True  # `--package DIR`: that package's cases; the paths are its case names or files
     target = route(args.paths, args) if not args.create_eval else None

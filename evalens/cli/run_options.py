@@ -51,7 +51,6 @@ def duration_seconds(text: str) -> float:
 UAAPS_ONLY = {
     "package": "--package",
     "target": "--target",
-    "rejudge": "--rejudge",
 }
 FILE_ONLY = {
     "tasks": "--tasks",
@@ -126,6 +125,14 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         "scorer): any FAIL fails, any ERROR errs; the report gives each unit's flip rate and the batch's "
         "agreement (Krippendorff's alpha). Refused, with the reason, where no judge evalens asks can be asked "
         "again (a trigger set; a plugin's eval on Claude Code)",
+    )
+    p.add_argument(
+        "--rejudge",
+        type=Path,
+        metavar="REPORT",
+        help="judge a finished batch again, no agent run (a package's from its transcripts, an eval file's from "
+        "its run log; refused, with the reason, where no judge evalens asks can be asked again); also: "
+        "evalens rejudge REPORT",
     )
     p.add_argument(
         "--jobs",
@@ -217,12 +224,6 @@ def parser(prog: str = "evalens run", description: str | None = None, epilog: st
         metavar="REF",
         help="run only the units whose inputs (the unit, the skills, hooks, rules and fixtures it installs, the "
         "eval config; under --replay its cassettes) differ from git ref REF, e.g. the pull request's base branch",
-    )
-    uaaps.add_argument(
-        "--rejudge",
-        type=Path,
-        metavar="REPORT",
-        help="judge a finished run again from its transcripts (also: evalens rejudge REPORT)",
     )
 
     files = p.add_argument_group("eval files only (skilljack, skill-creator, writing-skills, trigger sets)")

@@ -188,6 +188,25 @@ class Suite(ABC):
         runs (:func:`evalens.runner.run_file.prepare`), never silently ignored."""
         return None if cls.repeats_judge else cls.judge_repeats_refusal
 
+    @classmethod
+    def rejudge_refused(cls, request: RunRequest) -> str | None:
+        """Why a finished batch of this format cannot be judged again from its run log (``evalens rejudge``;
+        None: it can). A judge evalens can ask again for a repeat it can ask again for a logged run, since a
+        run's log keeps what that judge reads (the agent's output, the skills it loaded, its workspace's file
+        names: :func:`agent_data`)."""
+        return cls.judge_repeats_refused(request)
+
+    def open_judge(self) -> Any:
+        """Resolve the judge the suite's runs are judged by (None: none of its units asks one), as
+        :meth:`session` does before any agent starts; ``evalens rejudge`` calls it without a session."""
+        raise UsageError(self.judge_repeats_refusal)
+
+    async def rejudge_run(self, unit: Unit, run: int, done: UnitRun) -> UnitRun:
+        """Run ``run`` of ``unit`` judged again from what its run log kept (``done``, :meth:`restored_run`), no
+        agent started: the same verdict rule as :meth:`run_once`. A run the judge does not decide (its agent
+        failed, nothing to judge) comes back as it was."""
+        return done
+
     def __init__(
         self,
         request: FileRunRequest,

@@ -4,6 +4,7 @@ scored 1-5): one grader call per run through the one judge client, and reading `
 
 from __future__ import annotations
 
+import time
 from abc import abstractmethod
 from pathlib import Path
 from typing import Any, ClassVar
@@ -300,13 +301,17 @@ class GradedSuite(Suite):
             if isinstance(c, dict)
         ]
 
-    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+    def open_judge(self) -> Any:
         if self.request.no_judge:
             raise UsageError("grading evals.json needs the judge; --no-judge is not available here")
         self.spec = resolve_judge(
             self.request.judge,
             default_provider=default_judge(self.request.engine),
         )
+        return self.spec
+
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        self.open_judge()
         return await start_session(
             self.request.engine,
             self.request.agent_model,
@@ -316,9 +321,27 @@ class GradedSuite(Suite):
             warn=lambda m: self.say("", m),
         )
 
-    @abstractmethod
     async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
-        """Run the unit once, grade it and write the format's grading file (its path: ``figures["grading"]``)."""
+        """Run the unit once, then grade that run (:meth:`graded_once`)."""
+        t0 = time.monotonic()
+        res = await self.agent_run(session, unit)
+        return await self.graded_once(unit, run, res, time.monotonic() - t0)
+
+    async def rejudge_run(self, unit: Unit, run: int, done: UnitRun) -> UnitRun:
+        """The logged run graded again: the grader reads only the agent's output and its workspace's file
+        names, both in the run log. A run whose agent failed was never graded and keeps its verdict."""
+        if done.res.error:
+            return done
+        return await self.graded_once(unit, run, done.res, done.res.duration_ms / 1000)
+
+    @abstractmethod
+    async def agent_run(self, session: AgentSession, unit: Unit) -> AgentResult:
+        """The unit's prompt run once by the agent, with the skill installed."""
+
+    @abstractmethod
+    async def graded_once(self, unit: Unit, run: int, res: AgentResult, executor: float) -> UnitRun:
+        """Grade one run of the unit (``executor``: the agent's seconds) and write the format's grading file
+        (its path: ``figures["grading"]``)."""
 
     def graded_run(
         self,

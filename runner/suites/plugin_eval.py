@@ -278,6 +278,16 @@ class PluginEvalSuite(Suite):
         again, so ``--judge-repeats`` is refused there; evalens's own grading (the other engines) repeats it."""
         return cls.judge_repeats_refusal if request.file_engine == "claude-code" else None
 
+    @classmethod
+    def rejudge_refused(cls, request: Any) -> str | None:
+        """Never yet: the graders of a plugin's eval read the run's trace and the files it left (``_arm``'s
+        evidence), which its run log does not keep, and on Claude Code the platform's runner grades."""
+        return (
+            cls.judge_repeats_refusal
+            if request.file_engine == "claude-code"
+            else "a plugin eval's graders read the run's trace and workspace files, which its run log does not keep"
+        )
+
     def load(self) -> None:
         self.folder = self.file.resolve().parent
         if not is_case_folder(self.folder):

@@ -13,7 +13,7 @@ from typing import Any
 from evalens.core.regular_files import write_text_atomic
 from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
-from evalens.runner.session import AgentSession
+from evalens.runner.session import AgentResult, AgentSession
 from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first
 from evalens.runner.suites.graded import GradedSuite, creator_unit, grade
 from evalens.runner.verdicts import check_status, graded_verdict
@@ -76,16 +76,20 @@ class SkillCreatorSuite(GradedSuite):
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(statements_of(u.data)[1])} statement(s)" for u in units]
 
-    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+    async def agent_run(self, session: AgentSession, unit: Unit) -> AgentResult:
+        files = [f for f in unit.data.get("files") or [] if isinstance(f, str)]
+        return await session.run(
+            str(unit.data.get("prompt", "")),
+            installed_skill(self.skill_root, self.data.get("skill_name")),
+            self.skill_root,
+            files,
+        )
+
+    async def graded_once(self, unit: Unit, run: int, res: AgentResult, executor: float) -> UnitRun:
         case = unit.data
         key, statements = statements_of(case)
-        files = [f for f in case.get("files") or [] if isinstance(f, str)]
         prompt = str(case.get("prompt", ""))
         t0 = time.monotonic()
-        res = await session.run(
-            prompt, installed_skill(self.skill_root, self.data.get("skill_name")), self.skill_root, files
-        )
-        executor = time.monotonic() - t0
         graded, error, judgements = await grade(
             self.spec,
             prompt,
@@ -95,7 +99,7 @@ class SkillCreatorSuite(GradedSuite):
             deadline=judge_deadline(self.timeout, self.request.judge_timeout),
             repeats=self.request.judge_repeats,
         )
-        grader = time.monotonic() - t0 - executor
+        grader = time.monotonic() - t0
         expectations = (
             [{"text": s, **g} for s, g in zip(statements, graded, strict=True)]
             if graded is not None

@@ -680,13 +680,17 @@ class SkilljackSuite(Suite):
             for t in tasks
         ]
 
-    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+    def open_judge(self, units: list[Unit] | None = None) -> Any:
         tasks = [u.data for u in units] if units is not None else self.tasks
         provider = default_judge(self.request.engine)
         if not self.request.no_judge and any(t.criteria for t in tasks):
             self.judge_spec = resolve_judge(
                 self.request.judge or self.cfg.judge_model, default_provider=provider
             )
+        return self.judge_spec
+
+    async def session(self, units: list[Unit] | None = None) -> AgentSession:
+        self.open_judge(units)
         return await start_session(
             self.request.engine,
             self.agent_model,
@@ -708,6 +712,25 @@ class SkilljackSuite(Suite):
 
         res = await session.run(task.prompt, task.skills, check=checks)
         det = holder["det"] if "det" in holder else (check_task(task, res) if use_det else None)
+        return await self._scored(task, run, res, det)
+
+    async def rejudge_run(self, unit: Unit, run: int, done: UnitRun) -> UnitRun:
+        """The logged run's judge asked again: its prompt reads the agent's output and the skills it loaded,
+        both in the run log; the deterministic checks keep their logged outcome (the workspace they read is
+        gone). A run whose agent failed, or a task without criteria, keeps its verdict."""
+        task: SjTask = unit.data
+        if done.res.error or self.judge_spec is None or not task.criteria:
+            return done
+        logged = done.figures.get("det")
+        det = (
+            DetOutcome(bool(logged["passed"]), done.checks, bool(logged["discovery"]))
+            if isinstance(logged, dict)
+            else None
+        )
+        return await self._scored(task, run, done.res, det)
+
+    async def _scored(self, task: SjTask, run: int, res: AgentResult, det: DetOutcome | None) -> UnitRun:
+        """One run judged (``--judge-repeats`` times) and scored as skilljack scores a run."""
         judgeds: list[dict[str, Any] | None] = (
             [
                 *await judge_task_repeated(

@@ -11,7 +11,7 @@ from typing import Any
 from evalens.core.regular_files import write_text_atomic
 from evalens.runner.judge import judge_deadline
 from evalens.runner.results import UnitCheck, UnitResult
-from evalens.runner.session import AgentSession
+from evalens.runner.session import AgentResult, AgentSession
 from evalens.runner.suites.base import Unit, UnitRun, installed_skill, newest_first, read_json
 from evalens.runner.suites.graded import GradedSuite, grade, writing_unit
 from evalens.runner.verdicts import check_status, graded_verdict
@@ -36,14 +36,19 @@ class WritingSkillsSuite(GradedSuite):
     def details(self) -> dict[str, Any]:
         return {"version": self.version}
 
-    async def run_once(self, session: AgentSession, unit: Unit, run: int) -> UnitRun:
+    async def agent_run(self, session: AgentSession, unit: Unit) -> AgentResult:
+        files = [f for f in unit.data.get("files") or [] if isinstance(f, str)]
+        return await session.run(
+            str(unit.data.get("prompt", "")),
+            installed_skill(self.skill_root, None),
+            self.skill_root / "evals",
+            files,
+        )
+
+    async def graded_once(self, unit: Unit, run: int, res: AgentResult, executor: float) -> UnitRun:
         case = unit.data
         exps = [(j, e) for j, e in enumerate(case.get("expectations") or []) if isinstance(e, dict)]
-        files = [f for f in case.get("files") or [] if isinstance(f, str)]
         prompt = str(case.get("prompt", ""))
-        res = await session.run(
-            prompt, installed_skill(self.skill_root, None), self.skill_root / "evals", files
-        )
         graded, error, judgements = await grade(
             self.spec,
             prompt,
