@@ -68,7 +68,7 @@ from evalens.runner.results import (
     rederive_report_case,
     result_from_report_case,
 )
-from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable
+from evalens.runner.run_file import FileOutcome, FileProgress, InvalidFile, NotRunnable, prepare
 from evalens.runner.run_file import run_file as _run_file
 from evalens.runner.session import UsageError
 from evalens.runner.suites import PACKAGE_FORMAT, names_per_file, suite_for
@@ -87,6 +87,7 @@ __all__ = [
     "run_file",
     "run",
     "request_for",
+    "unit_count",
     "RunRequest",
     "ProgressEvent",
     "CaseResult",
@@ -181,6 +182,15 @@ async def run(
         return await run_cases(request, on_progress, on_turn)
     progress = as_progress_events(on_progress, request.file) if on_progress is not None else None
     return await run_file(request, progress, format_id, on_turn=on_turn)
+
+
+def unit_count(request: RunRequest, format_id: str | None = None) -> int:
+    """How many units a batch of ``request`` runs (each up to ``request.runs`` times), as its dry run plans
+    them: a package's selected cases, or the selected units of a file as its suite lists them. Nothing runs.
+    Blocking (reads the config or the file). Raises :class:`RunError` / :class:`UsageError` as the batch would."""
+    if request.file is None:  # a package's cases, as :func:`run` routes them
+        return len(plan_run(request.model_copy(update={"dry_run": True})).plan.cases)
+    return len(prepare(request, None, format_id)[1])
 
 
 def as_progress_events(

@@ -220,6 +220,33 @@ def batch_request(base: Any, run: CellRun) -> Any:
 
 
 @dataclass(slots=True)
+class PlannedRuns:
+    """What a comparison would start, counted before it starts: its batches, the units a batch runs (the most
+    any of them does) and each unit's runs, and the agent runs in all (the spend an editor asks about)."""
+
+    batches: int
+    units: int
+    runs: int
+    agent_runs: int
+
+
+def planned_runs(base: Any, plan: Comparison, format_id: str | None = None) -> PlannedRuns:
+    """Count every batch of ``plan`` from ``base`` as :func:`run_comparison` would run it (each batch's own
+    dry run: the units it selects × its runs; ``--runs auto`` counts its maximum). Nothing runs. Blocking.
+    Raises the batch's :class:`~evalens.runner.api_types.RunError` / ``UsageError``."""
+    from evalens.runner.api import unit_count  # lazy: api loads every suite
+
+    batches = plan.runs()
+    counted = [(unit_count(batch_request(base, run), format_id), base.runs) for run in batches]
+    return PlannedRuns(
+        batches=len(batches),
+        units=max((n for n, _ in counted), default=0),
+        runs=base.runs,
+        agent_runs=sum(n * runs for n, runs in counted),
+    )
+
+
+@dataclass(slots=True)
 class ComparisonOutcome:
     """What a comparison run wrote: every batch's report (in index order) and, per cell, the report that
     decides it (the reference arm's, or the cell's one batch)."""

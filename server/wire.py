@@ -306,6 +306,21 @@ class ComparisonArgs(Wire):
     """Checks only: no judge, no pairwise comparison."""
 
 
+class ComparisonPlan(Wire):
+    """The answer of ``evalens.planComparison`` (the same arguments as ``evalens.runComparison``): what that
+    comparison would start, counted by the runner before anything runs, so an editor asks about the real
+    spend (an eval file's units, not every unit of its folder; each unit's runs)."""
+
+    batches: int
+    """One per engine · model cell and arm."""
+    units: int
+    """The units a batch runs."""
+    runs: int
+    """Each unit's runs in a batch (``--runs auto``: its maximum)."""
+    agent_runs: int
+    """Every agent run the comparison starts."""
+
+
 class MatrixRow(Wire):
     unit: str
     """As the table labels it (the file added when two files share the name)."""
@@ -531,6 +546,8 @@ COMMANDS: dict[str, str] = {
     "matrix": "evalens.matrix",  # the newest matrix run's units x cells (server/features/matrix_view.py)
     # start a whole matrix x arms run of a package (server/features/comparison_run.py, runner/comparison.py)
     "runComparison": "evalens.runComparison",
+    # what that comparison would start, counted before it starts (the editor's spend question)
+    "planComparison": "evalens.planComparison",
 }
 """Every ``workspace/executeCommand`` command the server registers (the generated ``Commands``)."""
 
@@ -566,6 +583,7 @@ MODELS: tuple[type[Wire], ...] = (
     RunEntry,
     MatrixArgs,
     ComparisonArgs,
+    ComparisonPlan,
     MatrixRow,
     MatrixAnswer,
     RunViewArgs,

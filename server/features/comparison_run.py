@@ -26,7 +26,7 @@ from evalens.server.features.matrix_view import answer_of, batch_of, root_of
 from evalens.server.features.run_formats import ALL
 from evalens.server.features.workspace_scope import require_inside
 from evalens.server.server import EvalensServer
-from evalens.server.wire import ComparisonArgs, MatrixAnswer
+from evalens.server.wire import ComparisonArgs, ComparisonPlan, MatrixAnswer
 
 log = logging.getLogger("evalens.server.comparison")
 
@@ -56,6 +56,52 @@ class ComparisonRuns:
         finally:
             self.running.discard(key)
 
+    async def plan(self, ls: EvalensServer, a: ComparisonArgs) -> ComparisonPlan:
+        """What :meth:`start` would run for ``a``, counted by the runner (no agent starts): the editor's spend
+        question asks about these numbers, not its own guess."""
+        from evalens.runner.api_types import RunError  # lazy: the runner loads at the first run, not at start
+        from evalens.runner.comparison import planned_runs  # lazy: as above
+        from evalens.runner.session import UsageError  # lazy: as above
+
+        target = await ls.off_loop(self._target, a.uri)
+        if target is None:
+            raise JsonRpcInvalidParams(f"evalens.planComparison: no eval package or eval file holds {a.uri}")
+        fmt, file, root = target
+        require_inside(ls, file or root, "evalens.planComparison")
+        plan = await self._plan(ls, a, root, "evalens.planComparison")
+        base = await self._base(ls, a, fmt, file, root)
+        try:
+            counted = await ls.off_loop(planned_runs, base, plan, fmt if file is not None else None)
+        except (RunError, UsageError) as exc:
+            raise JsonRpcInvalidParams(f"evalens.planComparison: {exc}") from None
+        return ComparisonPlan(
+            batches=counted.batches, units=counted.units, runs=counted.runs, agent_runs=counted.agent_runs
+        )
+
+    async def _plan(self, ls: EvalensServer, a: ComparisonArgs, root: Path, command: str) -> Any:
+        """The runner's plan of ``a``'s comparison (a ref arm runs git: off the loop)."""
+        from evalens.runner.comparison import (  # lazy: the runner loads at the first run, not at start
+            ComparisonError,
+            plan_comparison,
+        )
+
+        engines = a.engines or ls.settings.engine or None
+        try:
+            return await ls.off_loop(plan_comparison, root, engines, a.models, a.arms, a.arms_reference)
+        except ComparisonError as exc:
+            raise JsonRpcInvalidParams(f"{command}: {exc}") from None
+
+    async def _base(
+        self, ls: EvalensServer, a: ComparisonArgs, fmt: str, file: Path | None, root: Path
+    ) -> Any:
+        """The request every batch of the comparison starts from: the whole file, each batch as its suite runs
+        it, or every case of the package."""
+        if file is not None:
+            base = await run_formats.request(fmt, file, ALL, ls.settings)
+        else:
+            base = await run_formats.request(PACKAGE_FORMAT, root, ALL, ls.settings, package_root=root)
+        return base.model_copy(update={"no_judge": True}) if a.no_judge else base
+
     def _target(self, uri: str) -> tuple[str, Path | None, Path] | None:
         """What ``uri`` compares: an eval file that runs per file (its format, the file, the suite's root, where
         every batch reports), else the package holding it (its cases, the package root). Blocking: it may
@@ -71,23 +117,10 @@ class ComparisonRuns:
     async def _run(
         self, ls: EvalensServer, a: ComparisonArgs, fmt: str, file: Path | None, root: Path
     ) -> MatrixAnswer | None:
-        from evalens.runner.comparison import (  # lazy: the runner loads at the first run, not at start
-            ComparisonError,
-            plan_comparison,
-            run_comparison,
-        )
+        from evalens.runner.comparison import run_comparison  # lazy: the runner loads at the first run
 
-        engines = a.engines or ls.settings.engine or None
-        try:
-            plan = await ls.off_loop(plan_comparison, root, engines, a.models, a.arms, a.arms_reference)
-        except ComparisonError as exc:
-            raise JsonRpcInvalidParams(f"evalens.runComparison: {exc}") from None
-        if file is not None:  # the whole file, each batch as its suite runs it
-            base = await run_formats.request(fmt, file, ALL, ls.settings)
-        else:  # every case of the package
-            base = await run_formats.request(PACKAGE_FORMAT, root, ALL, ls.settings, package_root=root)
-        if a.no_judge:
-            base = base.model_copy(update={"no_judge": True})
+        plan = await self._plan(ls, a, root, "evalens.runComparison")
+        base = await self._base(ls, a, fmt, file, root)
         batches = plan.runs()
 
         def on_run(run: Any) -> None:

@@ -383,3 +383,4 @@ def register(server: EvalensServer) -> None:
     typed_command(server, COMMANDS["matrix"], MatrixArgs, handlers.matrix, uri=True)
     comparisons = ComparisonRuns(handlers.runs)
     typed_command(server, COMMANDS["runComparison"], ComparisonArgs, comparisons.start, uri=True)
+    typed_command(server, COMMANDS["planComparison"], ComparisonArgs, comparisons.plan, uri=True)

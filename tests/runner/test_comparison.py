@@ -64,3 +64,26 @@ def test_what_cannot_be_planned_is_refused_before_any_agent(
 ) -> None:
     with pytest.raises(ComparisonError, match=said):
         plan_comparison(tmp_path, engines, models, arms, reference)
+
+
+def test_the_count_is_each_batchs_own_units_times_its_runs(tmp_path: Path) -> None:
+    """``planned_runs``: each batch's dry run (a file's selected units, never its folder's other files) times
+    the runs, over every cell × arm; nothing runs, no report is written."""
+    from evalens.runner.api import request_for
+    from evalens.runner.comparison import planned_runs
+
+    suite = tmp_path / "suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(
+        "---\nname: greeter\ndescription: Greets.\n---\nHi.\n"
+    )
+    tasks = "skill: greeter\ntasks:\n" + "".join(f'  - id: t{i}\n    prompt: "hi {i}"\n' for i in range(3))
+    (suite / "tasks.yaml").write_text(tasks)
+    (suite / "other.tasks.yaml").write_text(tasks.replace("id: t", "id: u"))
+    base = request_for("skilljack-tasks", suite / "tasks.yaml", [], {"runs": 3})
+    plan = plan_comparison(suite, "claude-code,codex", None, "skill,no-skill", None, matrix=True)
+    counted = planned_runs(base, plan, "skilljack-tasks")
+    assert (counted.batches, counted.units, counted.runs, counted.agent_runs) == (4, 3, 3, 36)
+    picked = planned_runs(base.model_copy(update={"units": ["t1"]}), plan, "skilljack-tasks")
+    assert picked.agent_runs == 12  # the selected unit only
+    assert not (suite / "evals" / "reports").exists() or not any((suite / "evals" / "reports").iterdir())

@@ -117,3 +117,40 @@ async def test_an_editor_compares_the_arms_of_an_eval_file_as_it_does_a_packages
     other = json.loads((reports / f"{batch}-arm-1.json").read_text())
     assert other["arm"]["name"] == "no-skill" and [c["verdict"] for c in other["cases"]] == ["FAIL"]
     assert list((pkg / "evals" / "reports").iterdir()) == []  # nothing in the package's own folder
+
+
+async def test_an_editor_asks_what_a_comparison_would_start_and_nothing_runs(
+    client: LanguageClient, pkg: Path
+) -> None:
+    """``evalens.planComparison``: the runner's count of the batches, the units each runs (the file's own, not every
+    unit of its folder) and each unit's runs (the editor's setting, as the run takes it), before any agent
+    starts; for a package, every case."""
+    suite = pkg / "greet-suite"
+    (suite / "skills" / "greeter").mkdir(parents=True)
+    (suite / "skills" / "greeter" / "SKILL.md").write_text(GREETER)
+    (suite / "tasks.yaml").write_text(GREET_TASKS)
+    (suite / "more.tasks.yaml").write_text(GREET_TASKS.replace("ann", "bob"))  # beside it: not counted
+
+    async def plan(arguments: dict) -> dict:
+        answer = await asyncio.wait_for(
+            client.workspace_execute_command_async(
+                types.ExecuteCommandParams(command="evalens.planComparison", arguments=[arguments])
+            ),
+            60,
+        )
+        return json.loads(json.dumps(answer, default=lambda o: o.__dict__))
+
+    uri = from_fs_path(str(suite / "tasks.yaml"))
+    counted = await plan({"uri": uri, "engines": "claude-code,codex", "arms": "skill,no-skill"})
+    assert counted == {"batches": 4, "units": 1, "runs": 1, "agentRuns": 4}, counted
+    case = from_fs_path(str(pkg / "evals" / "cases" / "10-pass.yaml"))
+    assert await plan({"uri": case, "engines": "claude-code"}) == {
+        "batches": 1,
+        "units": 2,
+        "runs": 1,
+        "agentRuns": 2,
+    }
+    with pytest.raises(Exception, match="codex is not one of --engine claude-code"):
+        await plan({"uri": uri, "engines": "claude-code", "models": "codex=gpt-5"})
+    assert not (suite / "evals" / "reports").exists() or list((suite / "evals" / "reports").iterdir()) == []
+    assert list((pkg / "evals" / "reports").iterdir()) == []

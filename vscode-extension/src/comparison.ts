@@ -2,27 +2,35 @@
  * "evalens: Compare Engines and Arms…" (issue 41): start a whole matrix × arms run of the package holding the
  * active file, the same comparison `evalens run --engine a,b --arms skill,no-skill` runs (the server's
  * `evalens.runComparison`, over runner/comparison.py). It asks for the engines and the arms, says what it will
- * spend before it starts (every case of the package, once per engine and arm), and afterwards the Test Explorer's
+ * spend before it starts (the server's count, `evalens.planComparison`), and afterwards the Test Explorer's
  * cell items and the lenses show the new matrix; its table opens beside the file.
  */
 import * as vscode from "vscode";
 import type { EvalServer } from "./client";
-import { Commands, MatrixAnswer } from "./protocol";
+import { Commands, ComparisonPlan, MatrixAnswer } from "./protocol";
 import type { EvalTestController } from "./testController";
 
 export const COMPARE_COMMAND = "evalens.compareEnginesAndArms";
 
-/** How many agent runs the comparison starts: each case of the package once per engine and per arm. */
+/**
+ * How many agent runs the comparison starts. `planned`: the server's count (`evalens.planComparison`: the
+ * units each batch really runs, an eval file's own and not every unit of its folder, times each unit's runs);
+ * without it (an older server), each case of the package once per engine and per arm.
+ */
 export function comparisonQuestion(
   cases: number,
   engines: string[],
   arms: string[],
+  planned?: ComparisonPlan | null,
 ): { message: string; detail: string; run: string } {
-  const batches = Math.max(engines.length, 1) * Math.max(arms.length, 1);
-  const runs = cases * batches;
+  const batches = planned?.batches ?? Math.max(engines.length, 1) * Math.max(arms.length, 1);
+  const units = planned?.units ?? cases;
+  const each = planned?.runs ?? 1;
+  const runs = planned?.agentRuns ?? units * batches;
+  const times = each > 1 ? ` × ${each} runs` : "";
   return {
     message: `Compare ${engines.join(", ") || "the default engine"}${arms.length ? ` × ${arms.join(", ")}` : ""}: ${runs} agent run${runs === 1 ? "" : "s"}? Each one is a real agent run and may cost money.`,
-    detail: `${cases} eval${cases === 1 ? "" : "s"} × ${batches} batch${batches === 1 ? "" : "es"} (one per engine${arms.length ? " and arm" : ""}).`,
+    detail: `${units} eval${units === 1 ? "" : "s"}${times} × ${batches} batch${batches === 1 ? "" : "es"} (one per engine${arms.length ? " and arm" : ""}).`,
     run: `Run ${runs} evals`,
   };
 }
@@ -67,7 +75,22 @@ export async function compareEnginesAndArms(server: EvalServer, tests: EvalTestC
   }
   await tests.refreshAll();
   const cases = casesOfPackage(tests, uri);
-  const q = comparisonQuestion(cases, listOf(engines), listOf(arms));
+  const planned = server.supports(Commands.planComparison)
+    ? await server
+        .executeCommand<ComparisonPlan>(Commands.planComparison, {
+          uri,
+          engines: engines.trim() || undefined,
+          arms: arms.trim() || undefined,
+        })
+        .catch((e: unknown) => {
+          void vscode.window.showErrorMessage(`evalens: ${e instanceof Error ? e.message : String(e)}`);
+          return undefined;
+        })
+    : null;
+  if (planned === undefined) {
+    return undefined; // the comparison cannot start (its arms, its file): the server said why
+  }
+  const q = comparisonQuestion(cases, listOf(engines), listOf(arms), planned);
   if ((await vscode.window.showWarningMessage(q.message, { modal: true, detail: q.detail }, q.run)) !== q.run) {
     return undefined;
   }

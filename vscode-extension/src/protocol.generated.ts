@@ -267,6 +267,22 @@ export interface ComparisonArgs {
   noJudge?: boolean;
 }
 
+/**
+ * The answer of `evalens.planComparison` (the same arguments as `evalens.runComparison`): what that
+ * comparison would start, counted by the runner before anything runs, so an editor asks about the real
+ * spend (an eval file's units, not every unit of its folder; each unit's runs).
+ */
+export interface ComparisonPlan {
+  /** One per engine · model cell and arm. */
+  batches: number;
+  /** The units a batch runs. */
+  units: number;
+  /** Each unit's runs in a batch (`--runs auto`: its maximum). */
+  runs: number;
+  /** Every agent run the comparison starts. */
+  agentRuns: number;
+}
+
 export interface MatrixRow {
   /** As the table labels it (the file added when two files share the name). */
   unit: string;
@@ -484,6 +500,7 @@ export const Commands = {
   optimizeDescription: "evalens.optimizeDescription",
   matrix: "evalens.matrix",
   runComparison: "evalens.runComparison",
+  planComparison: "evalens.planComparison",
 } as const;
 
 /** Every custom notification the server sends. */

@@ -17,6 +17,7 @@ export const AGENT_COMMANDS: ReadonlySet<string> = new Set<string>([
   Commands.runAll,
   Commands.optimizeDescription,
   Commands.runComparison,
+  Commands.planComparison, // resolves the arms as the run would (a ref arm asks git)
 ]);
 
 /** Every other server command reads, plans or edits files in the editor: allowed in Restricted Mode. */

@@ -18,6 +18,55 @@ test("the question counts every case once per engine and per arm", () => {
   assert.equal(comparisonQuestion(2, ["codex"], []).run, "Run 2 evals");
 });
 
+test("the question counts what the server planned: the file's own units, each unit's runs", () => {
+  const q = comparisonQuestion(9, ["claude-code", "codex"], ["skill", "no-skill"], { batches: 4, units: 2, runs: 3, agentRuns: 24 });
+  assert.equal(q.run, "Run 24 evals");
+  assert.match(q.message, /: 24 agent runs\?/);
+  assert.equal(q.detail, "2 evals × 3 runs × 4 batches (one per engine and arm).");
+});
+
+test("the palette asks the server's count, and a comparison the server cannot plan does not start", async () => {
+  let planned: Record<string, unknown> | Error = { batches: 2, units: 1, runs: 3, agentRuns: 6 };
+  const server = new FakeServer({
+    "evalens.discoverCases": () => [
+      { uri: URI, name: "first", format: "skilljack-tasks", range: range(0), packageRoot: "/ws/pkg" },
+      { uri: "file:///ws/pkg/other.yaml", name: "second", format: "skilljack-tasks", range: range(0), packageRoot: "/ws/pkg" },
+    ],
+    "evalens.planComparison": () => {
+      if (planned instanceof Error) {
+        throw planned;
+      }
+      return planned;
+    },
+    "evalens.runComparison": () => ({ batch: "b", columns: ["x", "y"], rows: [], reportPaths: [], table: "TABLE", unread: [] }),
+  });
+  const tests = new EvalTestController(server, () => DEFAULT_SETTINGS, log);
+  const w = fakeWindow as unknown as Record<string, unknown>;
+  const inputs = ["claude-code,codex", ""];
+  const inputBox = w.showInputBox;
+  w.showInputBox = async () => inputs.shift();
+  fakeWindow.activeTextEditor = { document: { uri: vscode.Uri.parse(URI) } };
+  fakeWindow.warningAnswers.push(undefined);
+  try {
+    assert.equal(await compareEnginesAndArms(server, tests), undefined); // declined
+    const [plan] = server.calls.filter((c) => c.command === Commands.planComparison);
+    assert.deepEqual(plan.argument, { uri: URI, engines: "claude-code,codex", arms: undefined });
+    assert.ok(fakeWindow.messages.some((m) => m.startsWith("Compare claude-code, codex: 6 agent runs?")), fakeWindow.messages.join("\n"));
+    planned = new Error("evalens.planComparison: unknown arm 'nope'");
+    inputs.push("codex", "nope");
+    assert.equal(await compareEnginesAndArms(server, tests), undefined);
+    assert.equal(server.calls.filter((c) => c.command === Commands.runComparison).length, 0);
+    assert.ok(fakeWindow.messages.some((m) => m.includes("unknown arm 'nope'")), fakeWindow.messages.join("\n"));
+  } finally {
+    w.showInputBox = inputBox;
+    fakeWindow.activeTextEditor = undefined;
+    fakeWindow.messages.length = 0;
+    fakeWindow.warningAnswers.length = 0;
+    fakeWindow.warningOptions.length = 0;
+    tests.dispose();
+  }
+});
+
 test("the palette's comparison asks, confirms, starts the server's comparison and opens its table", async () => {
   const server = new FakeServer({
     "evalens.discoverCases": () => [

@@ -100,7 +100,7 @@ end
 
 --- :EvalensRunMatrix {engines} [{arms}]: a whole comparison of this buffer's package (issue 41), the server's
 --- evalens.runComparison (the runner's plan, as `evalens run --engine a,b --arms skill,no-skill` runs it); asks
---- first, because every case of the package runs once per engine and arm. The matrix's table is shown at the end.
+--- first with the server's count (every unit once per engine, arm and run). The matrix's table is shown at the end.
 function M.run_matrix(bufnr, exec, args)
   local engines, arms = args[1], args[2]
   if not engines or engines == '' then
@@ -108,22 +108,30 @@ function M.run_matrix(bufnr, exec, args)
       vim.log.levels.WARN)
     return
   end
-  local batches = #vim.split(engines, ',', { trimempty = true }) * math.max(#vim.split(arms or '', ',',
-    { trimempty = true }), 1)
-  local question = ('Compare %s%s: every case of the package runs %d times, each a real agent run that may cost money.'):format(
-    engines, arms and (' × ' .. arms) or '', batches)
-  if vim.fn.confirm(question, '&Run\n&Cancel', 2) ~= 1 then
-    return
-  end
-  require('evalens.ui').echo(('evalens: comparing %s%s…'):format(engines, arms and (' × ' .. arms) or ''))
-  exec(bufnr, 'evalens.runComparison', { uri = vim.uri_from_bufnr(bufnr), engines = engines, arms = arms },
-    function(result)
+  local arg = { uri = vim.uri_from_bufnr(bufnr), engines = engines, arms = arms }
+  local label = engines .. (arms and (' × ' .. arms) or '')
+  local function start(question)
+    if vim.fn.confirm(question, '&Run\n&Cancel', 2) ~= 1 then
+      return
+    end
+    require('evalens.ui').echo(('evalens: comparing %s…'):format(label))
+    exec(bufnr, 'evalens.runComparison', arg, function(result)
       if type(result) == 'table' and result.table then
         require('evalens.ui').show_lines(result.table, vim.log.levels.INFO)
       else
         vim.notify('evalens: the comparison was cancelled, or fewer than two of its batches ran', vim.log.levels.WARN)
       end
     end)
+  end
+  -- the server counts what would run (evalens.planComparison: an eval file's own units, each unit's runs);
+  -- a comparison it cannot plan says why and does not start
+  exec(bufnr, 'evalens.planComparison', arg, function(plan)
+    if type(plan) ~= 'table' or not plan.agentRuns then
+      return
+    end
+    start(('Compare %s: each of %d eval%s runs %d times (%d agent runs), each a real agent run that may cost money.'):format(
+      label, plan.units, plan.units == 1 and '' or 's', plan.batches * plan.runs, plan.agentRuns))
+  end)
 end
 
 --- Buffer-local user commands (called from on_attach).
