@@ -1,7 +1,10 @@
-"""``evalens eval --arms skill,no-skill,plugin,ref:v1.2,without:references`` (runner/arms.py): one ordinary
-batch per arm, each with its own report, the reference arm last (so the editor's newest report is its); then
-its report gets the comparison with every other arm and the CLI prints one row per unit and one column per arm,
-with the uplift of the reference over each arm. The exit code is the reference arm's."""
+"""The CLI's comparison runs: ``--arms skill,no-skill,plugin,ref:v1.2,without:references`` (runner/arms.py) and
+matrices of ``--engine a,b`` / ``--model A,B``, for a package and an eval file alike. The plan (cells, arms, the
+reference last, report names) is the runner's (runner/comparison.py); :func:`compare_all` is the one loop over it,
+each face handing it how it runs one batch (:func:`package_batches`, :func:`file_batches`). Each batch writes its
+own report; each cell's reference report gets the comparison with the cell's other arms; one cell prints the
+units × arms table with the reference's uplift over each arm, a matrix the units × cells matrix. The exit code
+is the worst cell's reference arm's."""
 
 from __future__ import annotations
 
@@ -10,14 +13,24 @@ import asyncio
 import contextlib
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from evalens.cli import sandbox_policy
-from evalens.cli.eval import _check_args, _is_matrix, _request, _run_and_report, matrix_junit
+from evalens.cli.eval import (
+    _check_args,
+    _is_matrix,
+    _request,
+    _run_and_report,
+    _shard_cell,
+    _write_unrun_cell,
+    matrix_junit,
+)
 from evalens.cli.run import _exit_code, _print_outcome, _refuse_unsandboxed, _run
 from evalens.core.workflow_commands import shown
 from evalens.runner.comparison import (
+    CellRun,
     ComparisonError,
     batch_request,
     cell_label,
@@ -47,8 +60,8 @@ def _refuse(args: argparse.Namespace) -> str | None:
 
 
 def run_arms(args: argparse.Namespace) -> int:
-    """One cell, every arm (the runner's plan, runner/comparison.py: the reference last), each batch run with
-    the CLI's view; then the comparison and the units × arms table."""
+    """One cell of a package, every arm (the runner's plan, runner/comparison.py: the reference last), each
+    batch run with the CLI's view (:func:`compare_all`); then the comparison and the units × arms table."""
     refused = _refuse(args)
     if refused is not None:
         print(f"evalens eval: {refused}", file=sys.stderr)
@@ -65,24 +78,123 @@ def run_arms(args: argparse.Namespace) -> int:
         print(shown(f"evalens eval: {exc}"), file=sys.stderr)
         return 2
     assert plan.reference is not None
-    paths: dict[str, Path] = {}
-    code = 0
-    for run in plan.cell_runs(1):
-        assert run.arm is not None
-        print(shown(f"evalens eval: arm {plan.arms[run.arm].label}"), file=sys.stderr)
-        one = argparse.Namespace(**{**vars(args), "json": False})
-        code = _run_and_report(request.model_copy(update={"output": run.report, "arm": run.arm}), one)
-        if code >= 128:  # interrupted: no more arms
-            return code
-        if run.report.is_file():
-            paths[run.arm] = run.report
-    if plan.reference not in paths:
-        return code or 1
-    names = [n for n in plan.names if n]
-    report = _compare(plan.arms, names, plan.reference, paths, judged=not args.no_judge)
-    if args.json:
-        print(json.dumps(report.model_dump(mode="json", exclude_none=True), indent=2))
-    return code
+    batch = package_batches(args, plan, None, {1: request})
+    return compare_all(args, plan, batch, prog="evalens eval", pairwise=not args.no_judge, junit=False)
+
+
+class StopCell(Exception):
+    """A batch that stops its cell: the cell's request cannot be built, or a batch is refused before any agent
+    (``code``: the exit code); the comparison goes on with the next cell."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+Batch = Callable[[CellRun], tuple[int, Path | None]]
+"""One batch of the plan run with a face's view: its exit code and its report (None: none was written)."""
+
+
+def compare_all(
+    args: argparse.Namespace, plan: Any, batch: Batch, *, prog: str, pairwise: bool, junit: bool
+) -> int:
+    """The CLI's one loop over the runner's comparison plan (runner/comparison.py), for a package's cases and an
+    eval file's units alike: each cell's batches in the plan's order (the reference arm last), each run by
+    ``batch`` (the face's own view, checks and exit code); then each cell's reference report compared with its
+    other arms (judged pairwise when ``pairwise``); then, for a matrix, the units × cells matrix and (``junit``)
+    one JUnit suite per cell. One cell with arms prints the units × arms table instead (and under ``--json``
+    the reference's report with the comparison). The exit code is the worst cell's: its reference arm's, or its
+    one batch's; 1 for a cell whose reference wrote no report; a batch interrupted (128+n) ends the run."""
+    codes: list[int] = []
+    found: dict[int, Path] = {}  # report index → path, every cell × arm
+    decides: list[tuple[Path, str]] = []  # per cell, the report its exit code and JUnit suite come from
+    for cell in range(1, len(plan.cells) + 1):
+        mine: dict[str, Path] = {}
+        code = 0
+        try:
+            for run in plan.cell_runs(cell):
+                label = plan.arms[run.arm].label if run.arm and not plan.is_matrix else run.label
+                print(shown(f"{prog}: {'cell' if plan.is_matrix else 'arm'} {label}"), file=sys.stderr)
+                code, path = batch(run)
+                if code >= 128:  # interrupted: no more batches
+                    return code
+                if path is not None:
+                    found[run.index] = mine[str(run.arm)] = path
+        except StopCell as stopped:
+            codes.append(stopped.code)
+            continue
+        if plan.reference is not None and plan.reference not in mine:
+            codes.append(code or 1)  # a cell whose reference did not run decides nothing
+            continue
+        codes.append(code)
+        deciding = mine.get(str(plan.reference))
+        if deciding is not None:
+            decides.append((deciding, cell_label(*plan.cells[cell - 1])))
+        if (
+            plan.reference is not None
+        ):  # the reference's report gets the comparison with the cell's other arms
+            names = [n for n in plan.names if n]
+            if plan.is_matrix:  # the matrix below shows every cell's uplift per arm
+                asyncio.run(compare_arms_of(plan.arms, names, plan.reference, mine, judged=pairwise))
+            else:
+                compared = _compare(plan.arms, names, plan.reference, mine, judged=pairwise)
+                if args.json:  # the reference's report with the comparison
+                    print(json.dumps(compared.model_dump(mode="json", exclude_none=True), indent=2))
+    if plan.is_matrix and found:
+        grid = matrix([load_report(found[k]) for k in sorted(found)])
+        print(json.dumps(grid.as_json(), indent=2) if args.json else shown(grid.table()))
+    if junit and args.junit is not None:  # one suite per cell, in one document
+        reports = [load_report(p) for p, _label in decides]
+        codes.append(
+            matrix_junit(reports, [label for _p, label in decides], args.junit, [p for p, _ in decides])
+        )
+    return max(codes, default=0)
+
+
+def package_batches(
+    args: argparse.Namespace, plan: Any, shards: Any, requests: dict[int, Any] | None = None
+) -> Batch:
+    """A package's batches for :func:`compare_all`: each cell's request built once from the flags with the
+    cell's engine and model (``requests``: the ones already built, by cell), narrowed to a shard's units
+    (``shards``: per cell, the units and the mark), run with the UAAPS progress view. A matrix cell that could
+    not start writes its ERROR report, so its column and JUnit suite say so."""
+    built: dict[int, Any] = dict(requests or {})
+
+    def batch(run: CellRun) -> tuple[int, Path | None]:
+        engine, model = (run.engine, run.model) if plan.is_matrix else (args.engine, args.agent_model)
+        # a matrix writes one JUnit file for every cell, at the end: a cell's own would overwrite the one before
+        cell = argparse.Namespace(
+            **{
+                **vars(args),
+                "engine": engine,
+                "agent_model": model,
+                "json": False,
+                "junit": None if plan.is_matrix else args.junit,
+            }
+        )
+        if run.cell not in built:
+            refused = _check_args(cell)
+            built[run.cell] = refused if refused is not None else _request(cell)
+        request = built[run.cell]
+        if isinstance(request, int):
+            raise StopCell(request)
+        path = run.report
+        one = request.model_copy(update={"output": path, **({"arm": run.arm} if run.arm else {})})
+        mark = None
+        if shards is not None:
+            narrowed = _shard_cell(one, shards[run.cell - 1], cell)
+            if isinstance(narrowed, int):
+                return narrowed, path if path.is_file() else None
+            one, mark = narrowed
+        refusal: list[str] = []
+        code = _run_and_report(one, cell, mark, refusal)
+        if code >= 128:
+            return code, None
+        if plan.is_matrix and not path.is_file() and refusal:  # the cell never ran: its column says ERROR
+            _write_unrun_cell(one, cell, plan.arms[run.arm] if run.arm else None, path, refusal[0])
+        return code, path if path.is_file() else None
+
+    return batch
 
 
 RUN_CLASHING = (
@@ -129,72 +241,38 @@ def run_file_comparison(args: argparse.Namespace, request: Any, fmt: str | None)
     except ComparisonError as exc:
         print(shown(f"{command}: {exc}"), file=sys.stderr)
         return 2
-    codes: list[int] = []
-    found: dict[int, Path] = {}
-    decides: list[tuple[Path, str]] = []  # per cell, the report its exit code and JUnit suite come from
-    for cell in range(1, len(plan.cells) + 1):
-        code, mine = _file_cell(args, request, fmt, plan, cell, found)
-        if code >= 128:  # interrupted: no more batches
-            return code
-        codes.append(code)
-        deciding = mine.get(str(plan.reference))
-        if deciding is not None:
-            decides.append((deciding, cell_label(*plan.cells[cell - 1])))
-        if plan.reference is not None and plan.reference in mine:
-            names = [n for n in plan.names if n]
-            if plan.is_matrix:  # the matrix below shows every cell's uplift per arm
-                asyncio.run(compare_arms_of(plan.arms, names, plan.reference, mine, judged=False))
-            else:
-                compared = _compare(plan.arms, names, plan.reference, mine, judged=False)
-                if args.json:  # the reference's report with the comparison, as for a package's arms
-                    print(json.dumps(compared.model_dump(mode="json", exclude_none=True), indent=2))
-    if plan.is_matrix and found:
-        grid = matrix([load_report(found[k]) for k in sorted(found)])
-        print(json.dumps(grid.as_json(), indent=2) if args.json else shown(grid.table()))
-    if args.junit is not None:  # one suite per cell, as for a package's matrix
-        reports = [load_report(p) for p, _label in decides]
-        codes.append(
-            matrix_junit(reports, [label for _p, label in decides], args.junit, [p for p, _ in decides])
-        )
-    return max(codes, default=0)
+    batch = file_batches(args, request, fmt, plan)
+    return compare_all(args, plan, batch, prog=command, pairwise=False, junit=True)
 
 
-def _file_cell(
-    args: argparse.Namespace, request: Any, fmt: str | None, plan: Any, cell: int, found: dict[int, Path]
-) -> tuple[int, dict[str, Path]]:
-    """One cell of a file's comparison: each batch of the plan (the reference arm last) run with the CLI's
-    view, its report kept in ``found`` by its index. Returns the cell's exit code (its reference arm's, or its
-    one batch's; 1 when the reference wrote no report) and the cell's reports by arm."""
-    mine: dict[str, Path] = {}
-    code = 0
+def file_batches(args: argparse.Namespace, request: Any, fmt: str | None, plan: Any) -> Batch:
+    """An eval file's batches for :func:`compare_all`: each the file's request on the batch's cell and arm
+    (``runner.comparison.batch_request``), held to ``--sandbox`` as a batch of its own is (a refusal stops the
+    cell before any agent), run with the file's view; under ``--json`` the batches' lines go to stderr. A
+    matrix cell that could not start writes its ERROR report."""
     sandbox = sandbox_policy.policy(args)
-    for run in plan.cell_runs(cell):
-        label = plan.arms[run.arm].label if run.arm and not plan.is_matrix else run.label
-        print(shown(f"evalens run: {'cell' if plan.is_matrix else 'arm'} {label}"), file=sys.stderr)
+
+    def batch(run: CellRun) -> tuple[int, Path | None]:
         one = batch_request(request, run)
         refused = _refuse_unsandboxed(sandbox, one)  # each batch as a batch of its own is: before any agent
         if refused is not None:
-            return refused, mine
+            raise StopCell(refused)
         refusal: list[str] = []
         outcome = _run(one, fmt, args, refusal)
         if isinstance(outcome, int):
-            if outcome >= 128:  # interrupted: no more batches
-                return outcome, mine
-            code = outcome
-            if plan.is_matrix and refusal and not run.report.exists():  # its column and suite say ERROR
-                write_report(unrun_report(one, refusal[0], fmt), run.report)
-                found[run.index] = mine[str(run.arm)] = run.report
-            continue
+            if outcome < 128 and plan.is_matrix and refusal and not run.report.exists():
+                write_report(unrun_report(one, refusal[0], fmt), run.report)  # its column and suite say ERROR
+                return outcome, run.report
+            return outcome, None
         with contextlib.redirect_stdout(sys.stderr) if args.json else contextlib.nullcontext():
             _print_outcome(outcome)  # under --json, stdout is the one JSON document at the end
         code = sandbox_policy.refuse_after(sandbox, outcome.report, "evalens run") or _exit_code(
             args, outcome
         )
-        if outcome.report_path is not None and Path(outcome.report_path).is_file():
-            found[run.index] = mine[str(run.arm)] = Path(outcome.report_path)
-    if plan.reference is not None and plan.reference not in mine:
-        return code or 1, mine
-    return code, mine
+        written = outcome.report_path is not None and Path(outcome.report_path).is_file()
+        return code, Path(outcome.report_path) if written else None
+
+    return batch
 
 
 def _compare(

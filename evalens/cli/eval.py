@@ -21,7 +21,6 @@ from evalens.cli.changed import ChangedSinceError, changed_units
 from evalens.cli.ci_flags import emit
 from evalens.cli.progress import ProgressView, print_summary
 from evalens.cli.shard import (
-    cell_label,
     cut_matrix_shard,
     empty_report,
     find_package,
@@ -37,10 +36,10 @@ from evalens.runner.ci.gate import EXIT_OK, EXIT_REGRESSION, gate
 from evalens.runner.ci.junit import write_junit
 from evalens.runner.ci.paired import DEFAULT_MARGIN, paired_gate
 from evalens.runner.ci.shard import ShardError
-from evalens.runner.comparison import ComparisonError, compare_arms_of, plan_comparison
+from evalens.runner.comparison import ComparisonError, plan_comparison
 from evalens.runner.depends import NextRun
 from evalens.runner.interrupts import interrupted_line, run_interruptibly
-from evalens.runner.matrix import cells, matrix
+from evalens.runner.matrix import cells
 from evalens.runner.report import diff_reports, load_report, utc_now
 from evalens.runner.reselect import case_names, pick
 from evalens.runner.results import fails_run
@@ -570,39 +569,11 @@ def _matrix(args: argparse.Namespace) -> int:
         return shards
     if shards is not None:  # the cells of one shard are one batch: the shard in its reports' names
         comparison.batch += f"-shard-{shards[0][1].index}-of-{shards[0][1].count}"
-    codes: list[int] = []
-    found: dict[int, Path] = {}  # cell report index → path, every cell × arm
-    decides: list[
-        tuple[Path, str]
-    ] = []  # the reports that decide the exit code and JUnit (the reference arms')
-    for i, (engine, model) in enumerate(comparison.cells, 1):
-        # one JUnit file for the whole matrix, written below: a cell's own would overwrite the one before
-        cell = argparse.Namespace(
-            **{**vars(args), "engine": engine, "agent_model": model, "json": False, "junit": None}
-        )
-        refused = _check_args(cell)
-        request = refused if refused is not None else _request(cell)
-        if isinstance(request, int):
-            codes.append(request)
-            continue
-        shard = shards[i - 1] if shards is not None else None
-        code, mine = _matrix_cell(request, cell, comparison, i, shard, found)
-        if code >= 128:  # interrupted: no more cells
-            return code
-        codes.append(code)
-        if mine is not None:
-            decides.append((mine, cell_label(engine, model)))
-    paths = [found[k] for k in sorted(found)]
-    reports = [load_report(p) for p in paths]
-    if reports:
-        table = matrix(reports)
-        print(json.dumps(table.as_json(), indent=2) if args.json else shown(table.table()))
-    if args.junit is not None:
-        junit = [load_report(p) for p, _label in decides]
-        codes.append(
-            matrix_junit(junit, [label for _p, label in decides], args.junit, [p for p, _ in decides])
-        )
-    return max(codes, default=0)
+    # cycle: evalens.cli.arms imports evalens.cli.eval at load (an arms batch runs its pipeline)
+    from evalens.cli.arms import compare_all, package_batches
+
+    batch = package_batches(args, comparison, shards)
+    return compare_all(args, comparison, batch, prog="evalens eval", pairwise=not args.no_judge, junit=True)
 
 
 def _comparison(args: argparse.Namespace) -> Any:
@@ -627,52 +598,6 @@ def _comparison(args: argparse.Namespace) -> Any:
     except (ValueError, ComparisonError) as exc:
         print(shown(f"evalens eval: {exc}"), file=sys.stderr)
         return 2
-
-
-def _matrix_cell(
-    request: Any,
-    cell: argparse.Namespace,
-    comparison: Any,
-    i: int,
-    shard: Any,
-    found: dict[int, Path],
-) -> tuple[int, Path | None]:
-    """One (engine, model) cell of a matrix run: each of its batches (the runner's plan: every arm, the
-    reference last) run with the CLI's view, each report kept in ``found`` by its index; then the reference's
-    report compared with the others'. Returns the exit code (the reference arm's) and the report that decides
-    it."""
-    mine: dict[str, Path] = {}
-    code = 0
-    runs = comparison.cell_runs(i)
-    for run in runs:
-        print(shown(f"evalens eval: cell {run.label}"), file=sys.stderr)
-        path = run.report
-        one = request.model_copy(update={"output": path, **({"arm": run.arm} if run.arm else {})})
-        mark = None
-        if shard is not None:
-            narrowed = _shard_cell(one, shard, cell)
-            if isinstance(narrowed, int):
-                code = narrowed
-                if path.is_file():
-                    found[run.index], mine[str(run.arm)] = path, path
-                continue
-            one, mark = narrowed
-        refusal: list[str] = []
-        code = _run_and_report(one, cell, mark, refusal)
-        if code >= 128:
-            return code, None
-        if not path.is_file() and refusal:  # the cell never ran: its column and JUnit suite say ERROR
-            arm = comparison.arms[run.arm] if run.arm else None
-            _write_unrun_cell(one, cell, arm, path, refusal[0])
-        if path.is_file():
-            found[run.index], mine[str(run.arm)] = path, path
-    reference = comparison.reference
-    if reference is not None:  # the reference's report gets the comparison with this cell's other arms
-        if reference not in mine:
-            return code or 1, None
-        names = [n for n in comparison.names if n]
-        asyncio.run(compare_arms_of(comparison.arms, names, reference, mine, judged=not cell.no_judge))
-    return code, mine.get(str(runs[-1].arm))
 
 
 def matrix_junit(reports: list[Any], labels: list[str], target: Path, paths: list[Path]) -> int:
