@@ -351,6 +351,10 @@ async def rejudge(
         case.reason = case.error or outcome.reason
         case.run_verdicts = verdicts if runs > 1 else []
         case.verdict = verdict
+        if (
+            case.fingerprint and "judge" in case.fingerprint
+        ):  # the judge that decided now, as a file's rejudge says
+            case.fingerprint = {**case.fingerprint, "judge": spec.model}
         rederive_report_case(case)  # verdict, state, pass rate, interval, pass^k: derived, never kept
         new_cases.append(case)
         if on_progress:

@@ -114,6 +114,8 @@ def test_rejudge_uses_saved_transcripts(tmp_path: Path, model_env, sandbox_dir: 
     cases = {c["name"]: c for c in new["cases"]}
     assert cases["good"]["verdict"] == "PASS" and cases["good"]["judge_verdict"]["model"] == "claude-rejudge"
     assert cases["checks-fail"]["verdict"] == "FAIL"
+    assert cases["good"]["fingerprint"]["judge"] == "claude-rejudge"  # the judge that decided it now
+    assert cases["checks-fail"]["fingerprint"]["judge"] == "gpt-judge"  # kept: not judged again
     assert new["judge"] == {
         "model": "claude-rejudge",
         "model_provider": "anthropic",
