@@ -27,6 +27,7 @@ from evalens.core.models.uaaps import (
     ReportPackage,
 )
 from evalens.core.validate import validate_file
+from evalens.runner.adaptive import wants_leftover
 from evalens.runner.agent_process import in_thread
 from evalens.runner.api_types import RunRequest
 from evalens.runner.arms import ArmError, opened_async, resolve_arm
@@ -302,6 +303,8 @@ async def _run_units(
                 finished[i] = await _run_unit(
                     request, suite, unit, session, plan, admission, batch, inputs, base_records
                 )
+        # --runs auto: the budget left goes to the units still FLAKY after MAX
+        await _leftover(request, suite, units, session, admission, batch, inputs, finished)
     except asyncio.CancelledError:
         interrupted = True
     results, bases = _in_file_order(suite, units, finished)
@@ -354,6 +357,59 @@ async def _run_units(
     if interrupted:
         raise asyncio.CancelledError()
     return outcome
+
+
+async def _leftover(
+    request: RunRequest,
+    suite: Suite,
+    units: list[Unit],
+    session: Any,
+    admission: Admission,
+    batch: FileBatch | None,
+    inputs: NextRun,
+    finished: dict[int, tuple[UnitResult, UnitResult | None]],
+) -> None:
+    """``--runs auto:MAX`` with ``--max-cost`` / ``--max-tokens``, once every unit stopped: the budget left goes to
+    the units still FLAKY after MAX (``adaptive.wants_leftover`` over the runs' own verdicts), one more run of
+    each per round, each admitted by the budget on its own, until each is decided or the budget is spent; as a
+    package's cases get it (docs/repeats.md). A round that spends nothing ends it (runs the budget cannot
+    measure would never use it up). The baseline side gets none."""
+    budget = admission.budget
+    if not request.runs_auto or (budget.max_cost is None and budget.max_tokens is None):
+        return
+    extra: dict[int, int] = {}
+    while True:
+        todo = [
+            i
+            for i, (result, _base) in sorted(finished.items())
+            if wants_leftover(suite.run_verdicts(units[i]), result.details.get("stopped"))
+        ]
+        if not todo:
+            return
+        if budget.exhausted() is not None:
+            for i in todo:
+                if extra.get(i):  # the budget ran out with it still undecided
+                    finished[i][0].details["stopped"] = "budget"
+            return
+        spent = (budget.cost, budget.tokens)
+
+        async def one(i: int) -> None:
+            unit = units[i]
+            session.unit = unit.id
+            gate = admission.gate(unit.id, request.agent_model)
+            hooks = batch.hooks(None) if batch is not None else None
+            result = await suite.run_more(session, unit, hooks, gate, extra.get(i, 0) + 1)
+            if result is None:  # refused by the budget: not a run of the unit (the round spends nothing)
+                if extra.get(i):
+                    finished[i][0].details["stopped"] = "budget"
+                return
+            extra[i] = extra.get(i, 0) + 1
+            await asyncio.to_thread(finish_unit, result, None, inputs)
+            finished[i] = (result, finished[i][1])
+
+        await all_of(one(i) for i in todo)
+        if (budget.cost, budget.tokens) == spent:
+            return
 
 
 def _in_file_order(
@@ -773,4 +829,9 @@ class LoggedRule:
         why = self.suite.placeholder_refusal(today)
         if why is not None:  # refused, not run (``_run_unit``): the log's ERROR runs say the same
             return self.suite.refused(today, why)
-        return self.suite.combine(self.session, today, [logged_run(self.suite, today, done) for done in runs])
+        result = self.suite.combine(
+            self.session, today, [logged_run(self.suite, today, done) for done in runs]
+        )
+        if self.suite.request.runs_auto:  # the runs it made (past MAX with the budget's leftover runs)
+            result.runs = len(runs)
+        return result

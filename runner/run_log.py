@@ -332,8 +332,9 @@ def logged_units(
     log: RunLog, side: str | None = None
 ) -> list[tuple[PlannedUnit, LogUnit, list[RunFinish | None]]]:
     """Each planned unit of ``log`` on ``side``, under its latest name (a resumed batch's renames followed),
-    with its runs' ``run-finish`` events in run order (None: that run never finished): the one reading of a
-    log's runs, for :func:`unit_results` and ``evalens rejudge``."""
+    with its runs' ``run-finish`` events in run order (None: that run never finished; a leftover run of ``--runs
+    auto`` past the batch's MAX included): the one reading of a log's runs, for :func:`unit_results` and
+    ``evalens rejudge``."""
     aliases: dict[str, str] = {}  # a unit's key after a rename → its key at the batch's start
     for event in log.events:
         if isinstance(event, BatchResume):
@@ -348,11 +349,18 @@ def logged_units(
         was = next((u.unit for u in log.start.units if key(u.unit) == planned_key), None)
         if was is not None and new_key.startswith(f"{was.file}::"):
             names[planned_key] = was.model_copy(update={"name": new_key[len(was.file) + 2 :]})
+    last: dict[str, int] = {}  # --runs auto's leftover runs go past the batch's MAX
+    for run_side, planned_key, run in finished:
+        if run_side == side:
+            last[planned_key] = max(last.get(planned_key, 0), run)
     return [
         (
             planned,
             names.get(key(planned.unit), planned.unit),
-            [finished.get((side, key(planned.unit), i)) for i in range(1, log.start.runs + 1)],
+            [
+                finished.get((side, key(planned.unit), i))
+                for i in range(1, max(log.start.runs, last.get(key(planned.unit), 0)) + 1)
+            ],
         )
         for planned in log.start.units
     ]
@@ -409,7 +417,7 @@ def unit_results(log: RunLog, side: str | None = None, finished_only: bool = Fal
             judge_model=main.judge.model if main is not None and main.judge else None,
             agent_model=main.model if main is not None else None,
             output_snippet=main.output if main is not None else None,
-            runs=log.start.runs,
+            runs=len(runs),  # past the batch's MAX with --runs auto's leftover runs
             run_verdicts=verdicts,
             budget_stopped=budget,
             usage=sum_usage([r.usage for r in real]),

@@ -86,9 +86,9 @@ class StopCell(Exception):
     """A batch that stops its cell: the cell's request cannot be built, or a batch is refused before any agent
     (``code``: the exit code); the comparison goes on with the next cell."""
 
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
+    def __init__(self, exit_code: int) -> None:
+        super().__init__(exit_code)
+        self.exit_code = exit_code
 
 
 Batch = Callable[[CellRun], tuple[int, Path | None]]
@@ -121,7 +121,7 @@ def compare_all(
                 if path is not None:
                     found[run.index] = mine[str(run.arm)] = path
         except StopCell as stopped:
-            codes.append(stopped.code)
+            codes.append(stopped.exit_code)
             continue
         if plan.reference is not None and plan.reference not in mine:
             codes.append(code or 1)  # a cell whose reference did not run decides nothing

@@ -22,11 +22,12 @@ from evalens.core.models.run_record import sum_usage
 from evalens.core.placeholders import placeholder_problems, refusal
 from evalens.core.regular_files import read_regular_bytes
 from evalens.core.units import Unit, read_doc
-from evalens.runner.adaptive import StopReason, stop_after
+from evalens.runner.adaptive import StopReason, decided, stop_after
 from evalens.runner.api_types import SNIPPET_CHARS, RunRequest
 from evalens.runner.results import UnitCheck, UnitResult, Verdict, apply_repeats
 from evalens.runner.scheduling import Admission, Gate, Refused, all_of
 from evalens.runner.session import AgentResult, AgentSession, UsageError
+from evalens.runner.verdicts import count_passed, counted
 
 __all__ = [
     "FileRunRequest",
@@ -224,6 +225,7 @@ class Suite(ABC):
         self.baseline: str | None = (
             None  # set while a --baseline run of a unit goes (its label): no side effects
         )
+        self._made: dict[str, dict[int, _Made]] = {}  # each unit's runs (its own side): for the budget left
         self.load()
 
     @abstractmethod
@@ -394,14 +396,55 @@ class Suite(ABC):
                 for number in sorted(made):
                     session.records.extend(made[number].records)
                     session.kept.extend(made[number].kept)
+        if not self.baseline:
+            self._made[unit.id] = made
+        runs = _in_order(made)
+        return self._result(session, unit, made, self._decided(runs, len(runs)) or "max-reached")
+
+    def _result(
+        self, session: Ran, unit: Unit, made: dict[int, _Made], stopped: str, extra: int = 0
+    ) -> UnitResult:
+        """The unit's result from the runs it made, by the format's rule; under ``--runs auto`` with the runs it
+        made, why it made no more and (``extra``) how many came from the budget left (docs/repeats.md)."""
         runs = _in_order(made)
         result = self.combine(session, unit, runs)
-        if self.request.runs_auto:  # the runs it made, and why it made no more (docs/repeats.md)
+        if self.request.runs_auto:
             result.runs = len(runs)
-            result.details["stopped"] = self._decided(runs, len(runs)) or "max-reached"
+            result.details["stopped"] = stopped
+            if extra:
+                result.details["leftover_runs"] = extra
         if result.usage is None:  # what the unit's agent runs spent, from their records
             result.usage = sum_usage([rec.usage for n in sorted(made) for _, rec in made[n].records])
         return result
+
+    def run_verdicts(self, unit: Unit) -> list[Verdict]:
+        """The verdicts of the runs ``unit`` made on its own side, run 1 first (none: it did not run)."""
+        return [r.verdict for r in _in_order(self._made.get(unit.id, {}))]
+
+    async def run_more(
+        self, session: AgentSession, unit: Unit, hooks: RunHooks | None, gate: Gate, extra: int
+    ) -> UnitResult | None:
+        """``--runs auto:MAX`` with a budget, once every unit stopped: one more run of ``unit`` beyond the runs it
+        made (``gate``: admitted by the budget on its own, as a package's leftover run is), then the unit's result
+        again by the format's rule, ``extra`` counting this one. None: the budget refused it (not a run)."""
+        made = self._made.get(unit.id)
+        if not made:
+            return None
+        number = max(made) + 1
+        try:
+            await self._run_numbered(session, unit, number, {}, hooks, gate, made)
+        except Refused:
+            return None
+        session.records.extend(made[number].records)
+        session.kept.extend(made[number].kept)
+        runs = _in_order(made)
+        why = decided(
+            count_passed([r.verdict for r in runs]),
+            sum(counted(r.verdict) for r in runs),
+            len(runs),
+            self.request.runs_threshold,
+        )
+        return self._result(session, unit, made, why or "max-reached", extra)
 
     async def _run_numbered(
         self,

@@ -803,7 +803,8 @@ class SkilljackSuite(Suite):
         ]
         mean, rep = aggregate([s for _, s in runs])
         if not self.baseline:  # the results files are the skill's own runs
-            self.outcomes.append((task, runs, mean, rep))
+            # a leftover run (--runs auto's budget left) combines the task again: its outcome replaces the first
+            self.outcomes = [o for o in self.outcomes if o[0] is not task] + [(task, runs, mean, rep)]
         verdict, reason, details = task_verdict(
             task, runs, mean, self.discovery_threshold, self.score_threshold
         )

@@ -236,6 +236,9 @@ SCENARIOS: dict[str, list[dict[str, Any]]] = {
     "needs-skill": [{"needs_skill": {"then": "pass", "else": "fail-contains"}}],
     "use-skill": [{"needs_skill": {"then": "activate-listed", "else": "done"}}],
     "activate-listed": [{"activate": "{listed_skill}"}, {"text": "DONE: used the skill. GREETING-OK"}],
+    "activate-quiet": [{"activate": "{listed_skill}"}, {"text": "DONE: used the skill."}],  # no marker
+    # a skill-using agent that wobbles: odd runs load the skill but leave the marker out, even runs greet
+    "alt-skill-fail-pass": [{"cycle": ["activate-quiet", "activate-listed"]}],
     "err401": [{"error": 401}],
     "err429": [{"error": 429}],
     "err500": [{"error": 500}],
