@@ -53,8 +53,8 @@ from evalens.runner.report import (
     batch_id,
     iso,
     load_report,
+    rejudged_path,
     reports_newest_first,
-    stamp,
     summarize,
     utc_now,
     write_report,
@@ -279,11 +279,7 @@ async def rejudge(
     started = utc_now()
     t0 = time.monotonic()
     if output is None:
-        output = report_path.parent / f"{stamp(started)}-rejudged.json"
-        n = 2
-        while output.exists():
-            output = report_path.parent / f"{stamp(started)}-rejudged-{n}.json"
-            n += 1
+        output = rejudged_path(report_path, started)
     deadline = judge_deadline(old.config.timeout)
     new_cases = []
     for case in old.cases:
@@ -351,9 +347,7 @@ async def rejudge(
         case.reason = case.error or outcome.reason
         case.run_verdicts = verdicts if runs > 1 else []
         case.verdict = verdict
-        if (
-            case.fingerprint and "judge" in case.fingerprint
-        ):  # the judge that decided now, as a file's rejudge says
+        if case.fingerprint and "judge" in case.fingerprint:  # the judge that decided it now
             case.fingerprint = {**case.fingerprint, "judge": spec.model}
         rederive_report_case(case)  # verdict, state, pass rate, interval, pass^k: derived, never kept
         new_cases.append(case)

@@ -237,13 +237,10 @@ def planned_runs(base: Any, plan: Comparison, format_id: str | None = None) -> P
     from evalens.runner.api import unit_count  # lazy: api loads every suite
 
     batches = plan.runs()
-    counted = [(unit_count(batch_request(base, run), format_id), base.runs) for run in batches]
-    return PlannedRuns(
-        batches=len(batches),
-        units=max((n for n, _ in counted), default=0),
-        runs=base.runs,
-        agent_runs=sum(n * runs for n, runs in counted),
-    )
+    units = [
+        unit_count(batch_request(base, run), format_id) for run in batches
+    ]  # every batch runs base.runs each
+    return PlannedRuns(len(batches), max(units, default=0), base.runs, sum(units) * base.runs)
 
 
 @dataclass(slots=True)

@@ -21,7 +21,15 @@ from evalens.core.models.uaaps import EvalReport, ReportCase, ReportJudge
 from evalens.runner.api_types import ProgressEvent, RunError, RunRequest
 from evalens.runner.engines import UnsupportedEngine, get_engine
 from evalens.runner.judge import MissingKey, require_key
-from evalens.runner.report import batch_id, iso, stamp, summarize, utc_now, write_report
+from evalens.runner.report import (
+    artifacts_root,
+    batch_id,
+    iso,
+    rejudged_path,
+    summarize,
+    utc_now,
+    write_report,
+)
 from evalens.runner.results import UnitResult, report_case_from_result
 from evalens.runner.run_file import logged_run, prepare
 from evalens.runner.run_log import NotARunLog, log_path, logged_units, read_log
@@ -30,17 +38,6 @@ from evalens.runner.stats import agreement_fields
 from evalens.runner.suites import names_per_file
 from evalens.runner.suites.base import LoggedSession, Suite, Unit
 from evalens.runner.unit_identity import identity, key, reconcile
-
-
-def rejudged_path(report_path: Path, started: Any) -> Path:
-    """``<stamp>-rejudged.json`` beside the report (``-2``, ``-3``… if taken): a re-judged batch never
-    overwrites the report it came from."""
-    output = report_path.parent / f"{stamp(started)}-rejudged.json"
-    n = 2
-    while output.exists():
-        output = report_path.parent / f"{stamp(started)}-rejudged-{n}.json"
-        n += 1
-    return output
 
 
 def _suite(log: Any, judge: str | None) -> tuple[Suite, list[tuple[Any, Unit]], Any]:
@@ -103,6 +100,7 @@ async def rejudge_file(
             raise RunError(str(exc)) from None
     started, t0 = utc_now(), time.monotonic()
     output = output if output is not None else rejudged_path(report_path, started)
+    suite.write_files_to(artifacts_root(output) / "files")  # the batch's own grading files stay as they were
     old_cases = {(c.case_file, c.name): c for c in old.cases}
     cases: list[ReportCase] = []
     results: list[UnitResult] = []

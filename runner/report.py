@@ -85,6 +85,17 @@ def allocate_report_path(package_root: Path, moment: datetime, output: Path | No
     return candidate
 
 
+def rejudged_path(report_path: Path, moment: datetime) -> Path:
+    """``<stamp>-rejudged.json`` beside the report (``-2``, ``-3``… if taken): a re-judged batch, of any format,
+    never overwrites the report it came from."""
+    output = report_path.parent / f"{stamp(moment)}-rejudged.json"
+    n = 2
+    while output.exists():
+        output = report_path.parent / f"{stamp(moment)}-rejudged-{n}.json"
+        n += 1
+    return output
+
+
 def artifacts_root(report_path: Path) -> Path:
     """Folder next to the report holding each case's transcript and captured files."""
     return report_path.with_suffix("")

@@ -377,7 +377,22 @@ async def _leftover(
     budget = admission.budget
     if not request.runs_auto or (budget.max_cost is None and budget.max_tokens is None):
         return
-    extra: dict[int, int] = {}
+    extra: dict[int, int] = {}  # a unit's place in the batch → the runs the budget left gave it
+    hooks = batch.hooks(None) if batch is not None else None
+
+    async def one(i: int) -> None:
+        """One more run of unit ``i``, on a view of the session of its own (``Suite.run_more``)."""
+        unit = units[i]
+        gate = admission.gate(unit.id, request.agent_model)  # admitted by the budget on its own
+        result = await suite.run_more(session, unit, hooks, gate, extra.get(i, 0) + 1)
+        if result is None:  # refused by the budget: not a run of the unit (the round spends nothing)
+            if extra.get(i):
+                finished[i][0].details["stopped"] = "budget"
+            return
+        extra[i] = extra.get(i, 0) + 1
+        await asyncio.to_thread(finish_unit, result, None, inputs)
+        finished[i] = (result, finished[i][1])
+
     while True:
         todo = [
             i
@@ -392,21 +407,6 @@ async def _leftover(
                     finished[i][0].details["stopped"] = "budget"
             return
         spent = (budget.cost, budget.tokens)
-
-        async def one(i: int) -> None:
-            unit = units[i]
-            session.unit = unit.id
-            gate = admission.gate(unit.id, request.agent_model)
-            hooks = batch.hooks(None) if batch is not None else None
-            result = await suite.run_more(session, unit, hooks, gate, extra.get(i, 0) + 1)
-            if result is None:  # refused by the budget: not a run of the unit (the round spends nothing)
-                if extra.get(i):
-                    finished[i][0].details["stopped"] = "budget"
-                return
-            extra[i] = extra.get(i, 0) + 1
-            await asyncio.to_thread(finish_unit, result, None, inputs)
-            finished[i] = (result, finished[i][1])
-
         await all_of(one(i) for i in todo)
         if (budget.cost, budget.tokens) == spent:
             return

@@ -202,6 +202,12 @@ class Suite(ABC):
         :meth:`session` does before any agent starts; ``evalens rejudge`` calls it without a session."""
         raise UsageError(self.judge_repeats_refusal)
 
+    def write_files_to(self, folder: Path) -> None:
+        """Write the format's own files of this run (its grading files) under ``folder`` instead of where a batch
+        writes them: a re-judge (``evalens rejudge``) never overwrites the files of the batch it judges again.
+        A format whose files are always new (skilljack's timestamped results) keeps its place."""
+        return None
+
     async def rejudge_run(self, unit: Unit, run: int, done: UnitRun) -> UnitRun:
         """Run ``run`` of ``unit`` judged again from what its run log kept (``done``, :meth:`restored_run`), no
         agent started: the same verdict rule as :meth:`run_once`. A run the judge does not decide (its agent

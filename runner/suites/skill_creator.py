@@ -76,6 +76,9 @@ class SkillCreatorSuite(GradedSuite):
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(statements_of(u.data)[1])} statement(s)" for u in units]
 
+    def write_files_to(self, folder: Path) -> None:
+        self.out_dir = folder  # `--output-dir` would otherwise take the batch's own grading.json files
+
     async def agent_run(self, session: AgentSession, unit: Unit) -> AgentResult:
         files = [f for f in unit.data.get("files") or [] if isinstance(f, str)]
         return await session.run(

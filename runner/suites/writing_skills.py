@@ -27,11 +27,17 @@ class WritingSkillsSuite(GradedSuite):
     def load(self) -> None:
         super().load()
         self.workspace = self.request.output_dir or self.skill_workspace(self.skill_root)
+        self.grading_dir = self.workspace / self.results_under
         history = read_json(self.workspace / "history.json")
         self.version = int(history.get("current_version") or 0) if isinstance(history, dict) else 0
 
     def dry_run(self, units: list[Unit]) -> list[str]:
         return [f"{u.id}\t{len(u.data.get('expectations') or [])} expectation(s)" for u in units]
+
+    def write_files_to(self, folder: Path) -> None:
+        self.grading_dir = (
+            folder  # the version's own `<id>_v<version>_run<n>.json` stay as the batch wrote them
+        )
 
     def details(self) -> dict[str, Any]:
         return {"version": self.version}
@@ -83,8 +89,7 @@ class WritingSkillsSuite(GradedSuite):
         )
         grading = self._grading(case, run, results, required, mean, verdict, overall, res, error)
         target = (
-            self.workspace
-            / self.results_under
+            self.grading_dir
             / ("baseline" if self.baseline else "")
             / f"{case.get('id')}_v{self.version}_run{run}.json"
         )  # baseline: never restored as the unit's

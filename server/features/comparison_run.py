@@ -41,12 +41,16 @@ class ComparisonRuns:
             set()
         )  # roots whose evals/reports a comparison writes; taken before the first await, so two starts cannot race
 
-    async def start(self, ls: EvalensServer, a: ComparisonArgs) -> MatrixAnswer | None:
-        target = await ls.off_loop(self._target, a.uri)
+    async def _where(self, ls: EvalensServer, uri: str, command: str) -> tuple[str, Path | None, Path]:
+        """What ``uri`` compares (:meth:`_target`), inside the workspace, or the command's refusal."""
+        target = await ls.off_loop(self._target, uri)
         if target is None:
-            raise JsonRpcInvalidParams(f"evalens.runComparison: no eval package or eval file holds {a.uri}")
-        fmt, file, root = target
-        require_inside(ls, file or root, "evalens.runComparison")
+            raise JsonRpcInvalidParams(f"{command}: no eval package or eval file holds {uri}")
+        require_inside(ls, target[1] or target[2], command)
+        return target
+
+    async def start(self, ls: EvalensServer, a: ComparisonArgs) -> MatrixAnswer | None:
+        fmt, file, root = await self._where(ls, a.uri, "evalens.runComparison")
         key = str(root)
         if key in self.running:
             raise JsonRpcInvalidParams(f"evalens.runComparison: {root.name} is running a comparison already")
@@ -63,11 +67,7 @@ class ComparisonRuns:
         from evalens.runner.comparison import planned_runs  # lazy: as above
         from evalens.runner.session import UsageError  # lazy: as above
 
-        target = await ls.off_loop(self._target, a.uri)
-        if target is None:
-            raise JsonRpcInvalidParams(f"evalens.planComparison: no eval package or eval file holds {a.uri}")
-        fmt, file, root = target
-        require_inside(ls, file or root, "evalens.planComparison")
+        fmt, file, root = await self._where(ls, a.uri, "evalens.planComparison")
         plan = await self._plan(ls, a, root, "evalens.planComparison")
         base = await self._base(ls, a, fmt, file, root)
         try:

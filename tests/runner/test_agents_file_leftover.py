@@ -9,16 +9,13 @@ budget left once both stopped goes to it, run after run, each run admitted on it
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
 import pytest
 
 from evalens.runner.run_log import log_path, read_log, unit_results
-from tests.runner.runner_helpers import GREETER_KEY, GREETER_SKILL, agents_available
+from tests.runner.runner_helpers import GREETER_KEY, GREETER_SKILL, agents_available, run_evalens
 
 pytestmark = pytest.mark.agents
 
@@ -45,14 +42,10 @@ def _suite(root: Path) -> Path:
 
 
 def _run(engine: str, tasks: Path, *args: str) -> tuple[dict, Path]:
-    out = subprocess.run(
-        [sys.executable, "-m", "evalens", "run", str(tasks), "--engine", engine, *MODEL[engine], "--no-judge"]
-        + ["--runs", "auto:4", "--output-dir", str(tasks.parent / "results"), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-        timeout=900,
-    )
+    out = run_evalens(
+        "run", str(tasks), "--engine", engine, *MODEL[engine], "--no-judge", "--runs", "auto:4",
+        "--output-dir", str(tasks.parent / "results"), *args, env={"COLUMNS": "200"}, timeout=900,
+    )  # fmt: skip
     assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-3000:]  # the wobbly task fails the run
     (path,) = (tasks.parent / "evals" / "reports").glob("*.json")
     return json.loads(path.read_text()), path

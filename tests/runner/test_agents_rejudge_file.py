@@ -8,28 +8,19 @@ judge) and a batch with no run log are refused with the reason."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.runner.runner_helpers import GREETER_KEY, GREETER_SKILL, agents_available
+from tests.runner.runner_helpers import GREETER_KEY, GREETER_SKILL, agents_available, run_evalens
 
 pytestmark = pytest.mark.agents
 
 MODEL = {"claude-code": [], "codex": ["--model", "gpt-fake"]}
 
 
-def _evalens(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "evalens", *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "COLUMNS": "200"},
-        timeout=600,
-    )
+def _evalens(*args: str):
+    return run_evalens(*args, env={"COLUMNS": "200"})  # wide: the lines the asserts read are not wrapped
 
 
 def _skill_creator(root: Path) -> Path:
@@ -63,20 +54,32 @@ def _skilljack(root: Path) -> Path:
     return suite / "tasks.yaml"
 
 
+def _ran(engine: str, make, tmp_path: Path, runs: int) -> tuple[Path, Path, Path]:
+    """The suite ``make`` writes, run ``runs`` times on ``engine`` (all PASS), the format's own files in
+    ``--output-dir`` (skilljack's results, skill-creator's grading.json files): the file, its reports folder and
+    the batch's report."""
+    if not agents_available(engine):
+        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
+    file = make(tmp_path)
+    out = tmp_path / "out"
+    ran = _evalens(
+        "run", str(file), "--engine", engine, *MODEL[engine], "--runs", str(runs), "--output-dir", str(out)
+    )
+    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
+    reports = (file.parent if file.name == "evals.json" else file.parent / "evals") / "reports"
+    (path,) = reports.glob("*.json")
+    return file, reports, path
+
+
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
 @pytest.mark.parametrize("make", [_skill_creator, _skilljack], ids=["skill-creator", "skilljack"])
 def test_rejudging_a_file_batch_judges_its_logged_runs_again_without_an_agent(
     engine: str, make, tmp_path: Path, model_env, sandbox_dir: Path
 ) -> None:
-    if not agents_available(engine):
-        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    file = make(tmp_path)
-    extra = ["--output-dir", str(tmp_path / "results")] if file.name == "tasks.yaml" else []
-    ran = _evalens("run", str(file), "--engine", engine, *MODEL[engine], "--runs", "2", *extra)
-    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
-    reports = (file.parent if file.name == "evals.json" else file.parent / "evals") / "reports"
-    (path,) = reports.glob("*.json")
+    file, reports, path = _ran(engine, make, tmp_path, runs=2)
     before = path.read_text()
+    own = {f: f.read_bytes() for f in (tmp_path / "out").rglob("*") if f.is_file()}
+    assert own
     first = len(model_env.records)
     model_env.state.judge_default = "fail"
     try:
@@ -90,6 +93,7 @@ def test_rejudging_a_file_batch_judges_its_logged_runs_again_without_an_agent(
     assert asked and all(r.get("judge") for r in asked), asked  # judged again, no agent started
     assert len(asked) == 2  # both runs of the unit, once each
     assert path.read_text() == before  # the batch's own report is left as it was
+    assert {f: f.read_bytes() for f in own} == own  # and so are the format's own files it wrote
     (new,) = [p for p in reports.glob("*-rejudged*.json")]
     report = json.loads(new.read_text())
     old = json.loads(before)
@@ -104,28 +108,29 @@ def test_rejudging_a_file_batch_judges_its_logged_runs_again_without_an_agent(
     assert (reports / case["artifacts"]).is_dir()
     assert report["summary"]["failed"] == 1 and report["id"].endswith("-rejudged")
     assert "FAIL" in out.stdout and str(new) in out.stdout
+    if file.name == "evals.json":  # the re-judged gradings: beside the new report, failed
+        gradings = sorted((new.with_suffix("") / "files").glob("eval-1/run-*/grading.json"))
+        assert len(gradings) == 2, gradings
+        assert all(not e["passed"] for g in gradings for e in json.loads(g.read_text())["expectations"])
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])
+@pytest.mark.parametrize("make", [_skill_creator, _skilljack], ids=["skill-creator", "skilljack"])
 def test_a_judge_that_fails_on_the_rejudge_is_error(
-    engine: str, tmp_path: Path, model_env, sandbox_dir: Path
+    engine: str, make, tmp_path: Path, model_env, sandbox_dir: Path
 ) -> None:
-    """The re-judge's grader answers no JSON: every run it judged is ERROR, never PASS or FAIL."""
-    if not agents_available(engine):
-        pytest.skip(f"{engine} CLI not installed (run .ci/install-agents.sh)")
-    file = _skill_creator(tmp_path)
-    ran = _evalens("run", str(file), "--engine", engine, *MODEL[engine], "--runs", "1")
-    assert ran.returncode == 0, ran.stdout[-2000:] + ran.stderr[-3000:]
-    (path,) = (file.parent / "reports").glob("*.json")
+    """The re-judge's grader or judge answers no JSON: every run it judged is ERROR, never PASS or FAIL."""
+    file, reports, path = _ran(engine, make, tmp_path, runs=1)
     model_env.state.judge_default = "garbage"
     try:
         out = _evalens("rejudge", str(path))
     finally:
         model_env.state.judge_default = "pass"
     assert out.returncode == 1, out.stdout[-2000:] + out.stderr[-3000:]
-    (new,) = (file.parent / "reports").glob("*-rejudged*.json")
+    (new,) = reports.glob("*-rejudged*.json")
     (case,) = json.loads(new.read_text())["cases"]
-    assert case["verdict"] == "ERROR" and "grader error" in case["reason"], case
+    assert case["verdict"] == "ERROR", case
+    assert "grader error" in case["reason"] or "judge error" in case["reason"], case
 
 
 @pytest.mark.parametrize("engine", ["claude-code", "codex"])

@@ -12,8 +12,7 @@ import pytest
 from evalens.core.models.uaaps import ReportCase, ReportConfig
 from evalens.runner import api
 from evalens.runner.api_types import RunError
-from evalens.runner.rejudge_file import rejudged_path
-from evalens.runner.report import new_report, utc_now, write_report
+from evalens.runner.report import new_report, rejudged_path, utc_now, write_report
 
 
 def _file_report(root: Path) -> Path:
@@ -33,7 +32,7 @@ def test_a_file_batch_without_its_run_log_is_refused_naming_it(tmp_path: Path) -
     assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # nothing written
 
 
-def test_a_file_batch_whose_log_is_not_a_file_batch_is_refused(tmp_path: Path) -> None:
+def test_a_file_batch_whose_run_log_cannot_be_read_is_refused(tmp_path: Path) -> None:
     path = _file_report(tmp_path)
     folder = path.with_suffix("")
     folder.mkdir()
